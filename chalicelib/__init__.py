@@ -1,0 +1,1 @@
+"""Matching Service: listings, search, requests, conversations and webhooks on AWS Chalice."""

@@ -1,0 +1,1 @@
+"""API keys and the authenticated caller."""

@@ -1,0 +1,23 @@
+"""API key format and hashing.
+
+Keys are ``msk_`` + 43 URL-safe base64 characters (32 random bytes from :mod:`secrets`).
+Only their SHA-256 hex digest is stored (DESIGN §2); a high-entropy key needs no slow
+password hash (OWASP "API key" guidance).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+KEY_PREFIX = "msk_"
+
+
+def new_api_key() -> str:
+    """Return a new random API key (shown to its owner once, never stored)."""
+    return KEY_PREFIX + secrets.token_urlsafe(32)
+
+
+def hash_key(api_key: str) -> str:
+    """Return the lower-case hex SHA-256 digest of ``api_key`` (UTF-8), the stored form."""
+    return hashlib.sha256(api_key.encode("utf-8")).hexdigest()

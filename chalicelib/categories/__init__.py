@@ -1,0 +1,1 @@
+"""Categories: roles and the typed fields a listing of each role carries (data files in ``data/``)."""

@@ -1,0 +1,48 @@
+"""Process configuration, read once from environment variables.
+
+Each stage of ``.chalice/config.json`` sets the plain settings; the resource names
+(tables, queues, stream ARN) are injected by the deployment template
+(``infra/resources.json``: ``Environment.Variables`` with ``Ref``/``GetAtt``) and, locally,
+by ``chalicelib.local.resources`` from that same template.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+class Settings(BaseSettings):
+    """Typed view of the environment (pydantic-settings reads the variables by field name)."""
+
+    model_config = SettingsConfigDict(case_sensitive=True, extra="ignore")
+
+    USERS_TABLE: str = "UsersTable"
+    API_KEYS_TABLE: str = "ApiKeysTable"
+    LISTINGS_TABLE: str = "ListingsTable"
+    REQUESTS_TABLE: str = "RequestsTable"
+    CONVERSATIONS_TABLE: str = "ConversationsTable"
+    CONVERSATION_MEMBERS_TABLE: str = "ConversationMembersTable"
+    MESSAGES_TABLE: str = "MessagesTable"
+    WEBHOOKS_TABLE: str = "WebhooksTable"
+    DELIVERIES_TABLE: str = "DeliveriesTable"
+    EVENTS_TABLE: str = "EventsTable"
+    APPROVAL_QUEUE_URL: str = ""
+    DELIVERY_RETRY_QUEUE_URL: str = ""
+    DELIVERY_RETRY_QUEUE_ARN: str = "arn:aws:sqs:us-east-1:000000000000:DeliveryRetryQueue"
+    EVENTS_STREAM_ARN: str = "arn:aws:dynamodb:us-east-1:000000000000:table/EventsTable/stream/placeholder"
+    #: Allow http:// and loopback/private webhook targets (local stage and tests only).
+    ALLOW_INSECURE_WEBHOOKS: bool = False
+    #: Seconds an authenticated key stays in the per-process cache (revocation delay).
+    AUTH_CACHE_TTL_SECONDS: int = Field(default=60, ge=0)
+    #: Seconds an approval task stays claimed by ``GET /v1/admin/approvals``.
+    APPROVAL_CLAIM_SECONDS: int = Field(default=300, ge=1, le=43200)
+    #: ``gazetteer`` (embedded GeoNames) or ``amazon-location``.
+    GEOCODER: str = "gazetteer"
+
+
+@lru_cache(maxsize=1)
+def settings() -> Settings:
+    """Return the process-wide :class:`Settings` (read once; tests call ``settings.cache_clear()``)."""
+    return Settings()

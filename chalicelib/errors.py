@@ -1,0 +1,171 @@
+"""The API's error vocabulary.
+
+Every non-2xx response carries the spec's error body (spec §7)::
+
+    {"code": "VALIDATION_ERROR", "error": "human readable", "details": [{"field": "...", "issue": "..."}]}
+
+Codes and statuses follow DESIGN §2. Services raise these exceptions; the HTTP
+middleware (``chalicelib.http.errors_middleware``) turns them into responses, so no
+layer below the route handler knows about HTTP responses.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+
+class FieldIssue(BaseModel):
+    """One item of an error body's ``details``: the offending field and what is wrong with it."""
+
+    field: str
+    issue: str
+
+
+class ErrorBody(BaseModel):
+    """The spec's error body (spec §7)."""
+
+    code: str
+    error: str
+    details: list[FieldIssue] | None = None
+
+
+class ApiError(Exception):
+    """Base of every error the API reports to a client.
+
+    Parameters
+    ----------
+    message:
+        Human-readable text for the ``error`` field.
+    details:
+        Optional list of :class:`FieldIssue` naming the offending fields.
+    """
+
+    status: int = 500
+    code: str = "INTERNAL_ERROR"
+    headers: dict[str, str] = {}
+
+    def __init__(self, message: str, details: list[FieldIssue] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details or None
+
+    def body(self) -> dict[str, Any]:
+        """Return the JSON-ready error body (``details`` omitted when empty)."""
+        return ErrorBody(code=self.code, error=self.message, details=self.details).model_dump(
+            exclude_none=True
+        )
+
+
+class ValidationError(ApiError):
+    """400 VALIDATION_ERROR: the request is malformed or names bad values."""
+
+    status = 400
+    code = "VALIDATION_ERROR"
+
+    @classmethod
+    def for_field(cls, field: str, issue: str, message: str | None = None) -> ValidationError:
+        """Build an error whose ``details`` names one field.
+
+        Parameters
+        ----------
+        field:
+            Dotted path of the offending field or query parameter, e.g. ``meta.salary``.
+        issue:
+            What is wrong with it.
+        message:
+            Optional summary; defaults to ``"Invalid <field>: <issue>"``.
+        """
+        return cls(message or f"Invalid {field}: {issue}", [FieldIssue(field=field, issue=issue)])
+
+
+class UnauthorizedError(ApiError):
+    """401 UNAUTHORIZED: missing, malformed or unknown API key."""
+
+    status = 401
+    code = "UNAUTHORIZED"
+    headers = {"WWW-Authenticate": 'Bearer realm="matching-service"'}
+
+
+class ForbiddenError(ApiError):
+    """403 FORBIDDEN: authenticated, but not allowed to do this."""
+
+    status = 403
+    code = "FORBIDDEN"
+
+
+class NotFoundError(ApiError):
+    """404 NOT_FOUND: the resource does not exist or is not visible to the caller."""
+
+    status = 404
+    code = "NOT_FOUND"
+
+
+class MethodNotAllowedError(ApiError):
+    """405 METHOD_NOT_ALLOWED: the path exists but not with this method."""
+
+    status = 405
+    code = "METHOD_NOT_ALLOWED"
+
+
+class ConflictError(ApiError):
+    """409 CONFLICT: duplicate resource or a state change not allowed from the current state."""
+
+    status = 409
+    code = "CONFLICT"
+
+
+class PayloadTooLargeError(ApiError):
+    """413 PAYLOAD_TOO_LARGE: the body exceeds ``MAX_BODY_BYTES`` (256 KiB)."""
+
+    status = 413
+    code = "PAYLOAD_TOO_LARGE"
+
+
+class UnsupportedMediaTypeError(ApiError):
+    """415 UNSUPPORTED_MEDIA_TYPE: a body that is not ``application/json``."""
+
+    status = 415
+    code = "UNSUPPORTED_MEDIA_TYPE"
+
+
+class RateLimitedError(ApiError):
+    """429 RATE_LIMITED: too many requests; carries ``Retry-After`` (seconds)."""
+
+    status = 429
+    code = "RATE_LIMITED"
+
+    def __init__(self, message: str, retry_after_seconds: int = 1) -> None:
+        super().__init__(message)
+        self.headers = {"Retry-After": str(retry_after_seconds)}
+
+
+class InternalError(ApiError):
+    """500 INTERNAL_ERROR: an unexpected fault; the body never carries a stack trace."""
+
+    status = 500
+    code = "INTERNAL_ERROR"
+
+
+def from_pydantic(exc: Any, prefix: str = "") -> ValidationError:
+    """Convert a ``pydantic.ValidationError`` into a :class:`ValidationError`.
+
+    Parameters
+    ----------
+    exc:
+        The pydantic exception.
+    prefix:
+        Prepended to every field path (e.g. ``"query."``); empty for bodies.
+
+    Returns
+    -------
+    ValidationError
+        One ``details`` item per pydantic error, its ``field`` the dotted location.
+    """
+    details = []
+    for err in exc.errors():
+        loc = ".".join(str(part) for part in err.get("loc", ()) if part != "__root__")
+        details.append(FieldIssue(field=prefix + loc if loc else prefix.rstrip(".") or "body", issue=err["msg"]))
+    fields = ", ".join(d.field for d in details)
+    return ValidationError(f"Request validation failed: {fields}", details)

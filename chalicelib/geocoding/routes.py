@@ -1,0 +1,31 @@
+"""``GET /v1/geocode?q=``."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from chalice import Blueprint
+from pydantic import BaseModel, ConfigDict, StringConstraints
+
+from chalicelib import errors
+from chalicelib.auth.service import Caller
+from chalicelib.geocoding import GeocodeResult, get_geocoder
+from chalicelib.http import route
+
+bp = Blueprint(__name__)
+
+
+class GeocodeQuery(BaseModel):
+    """Query of ``GET /v1/geocode``: the address text (1..200 characters)."""
+
+    model_config = ConfigDict(extra="forbid")
+    q: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+
+
+@route(bp, "/v1/geocode", "GET", query=GeocodeQuery, response=GeocodeResult, tags=("geocoding",))
+def geocode(caller: Caller, query: GeocodeQuery) -> GeocodeResult:
+    """Coordinates (degrees, WGS 84) of an address; 404 NOT_FOUND when nothing matches."""
+    result = get_geocoder().geocode(query.q)
+    if result is None:
+        raise errors.NotFoundError(f"No place matches '{query.q}'")
+    return result

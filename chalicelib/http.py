@@ -1,0 +1,218 @@
+"""The HTTP edge: route registration, parsing, serialization and error bodies.
+
+Every route is registered through :func:`route`, which
+
+* authenticates the caller (``auth="user"`` or ``"admin"``; ``"none"`` for public routes),
+* rejects bodies over :data:`MAX_BODY_BYTES` and malformed JSON,
+* validates the body and query string with the given pydantic models,
+* serializes the returned model, and
+* turns every :class:`~chalicelib.errors.ApiError` (and any unexpected exception) into the
+  spec's error body (spec §7), never leaking a stack trace.
+
+It also records each route in :data:`ROUTES`, from which the OpenAPI document is generated.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from aws_lambda_powertools import Logger
+from chalice import Blueprint, Chalice, Response
+from chalice.app import Request
+from pydantic import BaseModel
+from pydantic import ValidationError as PydanticValidationError
+
+from chalicelib import errors
+from chalicelib.auth.service import Caller, authenticate
+
+logger = Logger(service="matching-service")
+
+#: Largest accepted request body: 256 KiB (DESIGN; API Gateway itself allows 10 MB).
+MAX_BODY_BYTES = 256 * 1024
+
+AuthMode = Literal["user", "admin", "none"]
+Router = Chalice | Blueprint
+
+
+@dataclass(frozen=True)
+class RouteSpec:
+    """What the OpenAPI generator needs to know about one route."""
+
+    path: str
+    method: str
+    handler: Callable[..., Any]
+    auth: AuthMode
+    body: type[BaseModel] | None
+    query: type[BaseModel] | None
+    response: type[BaseModel] | None
+    status: int
+    tags: tuple[str, ...] = field(default_factory=tuple)
+    extra_query: tuple[str, ...] = field(default_factory=tuple)
+
+
+#: Every registered route, in registration order.
+ROUTES: list[RouteSpec] = []
+
+
+def error_response(exc: errors.ApiError) -> Response:
+    """Render ``exc`` as a Chalice response with the spec's error body."""
+    headers = {"Content-Type": "application/json", **exc.headers}
+    return Response(body=json.dumps(exc.body()), status_code=exc.status, headers=headers)
+
+
+def to_jsonable(value: Any) -> Any:
+    """Turn a pydantic model (or a list of them) into JSON-ready data, keeping nulls."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True)
+    if isinstance(value, list):
+        return [to_jsonable(v) for v in value]
+    return value
+
+
+def parse_json_body(request: Request) -> Any:
+    """Return the decoded JSON body of ``request``.
+
+    Raises
+    ------
+    PayloadTooLargeError
+        Over :data:`MAX_BODY_BYTES`.
+    ValidationError
+        Missing or malformed JSON (``details`` names ``body``).
+    """
+    raw = request.raw_body or b""
+    if len(raw) > MAX_BODY_BYTES:
+        raise errors.PayloadTooLargeError(f"Request body exceeds {MAX_BODY_BYTES} bytes")
+    if not raw.strip():
+        raise errors.ValidationError.for_field("body", "a JSON object is required", "Request body is empty")
+    try:
+        return json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise errors.ValidationError.for_field("body", f"malformed JSON: {exc}", "Request body is not valid JSON") from exc
+
+
+def parse_model[M: BaseModel](model: type[M], data: Any, prefix: str = "") -> M:
+    """Validate ``data`` against ``model``.
+
+    Raises
+    ------
+    ValidationError
+        One ``details`` item per invalid field (``prefix`` prepended to its path).
+    """
+    try:
+        return model.model_validate(data)
+    except PydanticValidationError as exc:
+        raise errors.from_pydantic(exc, prefix) from exc
+
+
+def query_params(request: Request) -> dict[str, str]:
+    """The query string as a flat dict (the last value wins for repeated keys)."""
+    return dict(request.query_params or {})
+
+
+def route(
+    router: Router,
+    path: str,
+    method: str,
+    *,
+    auth: AuthMode = "user",
+    body: type[BaseModel] | None = None,
+    query: type[BaseModel] | None = None,
+    response: type[BaseModel] | None = None,
+    status: int = 200,
+    tags: tuple[str, ...] = (),
+    extra_query: tuple[str, ...] = (),
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a view on ``router`` with authentication, validation and error handling.
+
+    The view is called as ``view(caller, **path_params, body=..., query=...)``: ``caller``
+    is the authenticated :class:`~chalicelib.auth.service.Caller` (omitted when
+    ``auth="none"``), ``body`` and ``query`` are the validated models when given. It returns
+    a pydantic model (or JSON-ready data), sent with ``status``.
+
+    Parameters
+    ----------
+    router:
+        The Chalice app or blueprint.
+    path, method:
+        As for ``Chalice.route``; one method per registration.
+    auth:
+        ``"user"`` (any valid key), ``"admin"`` (a key with the admin scope) or ``"none"``.
+    body, query, response:
+        pydantic models of the JSON body, the query string and the response (OpenAPI).
+    extra_query:
+        Names of free-form query parameters the view reads itself (documented in OpenAPI).
+    """
+
+    def register(view: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(view)
+        def handler(**path_params: Any) -> Response:
+            request = router.current_request
+            try:
+                kwargs: dict[str, Any] = dict(path_params)
+                args: list[Any] = []
+                if auth != "none":
+                    args.append(authenticate(request.headers.get("authorization"), require_admin=auth == "admin"))
+                if body is not None:
+                    kwargs["body"] = parse_model(body, parse_json_body(request))
+                elif request.raw_body and len(request.raw_body) > MAX_BODY_BYTES:
+                    raise errors.PayloadTooLargeError(f"Request body exceeds {MAX_BODY_BYTES} bytes")
+                if query is not None:
+                    kwargs["query"] = parse_model(query, query_params(request))
+                result = view(*args, **kwargs)
+            except errors.ApiError as exc:
+                return error_response(exc)
+            except Exception:  # noqa: BLE001 - the last line of defence: log it, never leak it
+                logger.exception("unhandled error", extra={"path": path, "method": method})
+                return error_response(errors.InternalError("An internal error occurred"))
+            if isinstance(result, Response):
+                return result
+            return Response(
+                body=json.dumps(to_jsonable(result)),
+                status_code=status,
+                headers={"Content-Type": "application/json"},
+            )
+
+        router.route(path, methods=[method])(handler)
+        ROUTES.append(
+            RouteSpec(path, method, view, auth, body, query, response, status, tags, extra_query)
+        )
+        return view
+
+    return register
+
+
+#: Chalice's own error codes (raised before our views run) mapped to the API's vocabulary.
+_CHALICE_ERRORS: dict[str, type[errors.ApiError]] = {
+    "BadRequestError": errors.ValidationError,
+    "MethodNotAllowedError": errors.MethodNotAllowedError,
+    "UnsupportedMediaType": errors.UnsupportedMediaTypeError,
+    "NotFoundError": errors.NotFoundError,
+    "UnauthorizedError": errors.UnauthorizedError,
+    "ForbiddenError": errors.ForbiddenError,
+    "ConflictError": errors.ConflictError,
+    "TooManyRequestsError": errors.RateLimitedError,
+    "RequestTooLargeError": errors.PayloadTooLargeError,
+    "InternalServerError": errors.InternalError,
+}
+
+
+def chalice_errors_middleware(event: Request, get_response: Callable[[Request], Response]) -> Response:
+    """HTTP middleware: rewrite errors that Chalice produces itself into the spec's error body.
+
+    Chalice answers a wrong method (405), an unsupported media type (415) and a few others
+    before our views run, with ``{"Code", "Message"}``; clients must only ever see
+    ``{"code", "error"}``.
+    """
+    response = get_response(event)
+    body = response.body
+    if response.status_code >= 400 and isinstance(body, dict) and "Code" in body:
+        error_type = _CHALICE_ERRORS.get(str(body["Code"]), errors.InternalError)
+        message = str(body.get("Message") or "Request failed")
+        if error_type is errors.InternalError:
+            message = "An internal error occurred"
+        return error_response(error_type(message))
+    return response

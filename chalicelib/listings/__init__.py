@@ -1,0 +1,1 @@
+"""Listings: create, read, update, pause/resume, delete; meta validated against the category."""

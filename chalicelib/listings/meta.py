@@ -1,0 +1,227 @@
+"""Validation and normalization of a listing's ``meta`` against its category (DESIGN §2 "Categories").
+
+Every value is a string. Each field type has one parser that checks the value and returns
+its canonical string (numbers normalized, option lists de-duplicated, HTML sanitized with
+nh3). Location fields carry the address in ``meta.<key>`` and decimal-degree coordinates in
+``meta.<key>_lat`` / ``meta.<key>_lng``; missing coordinates are geocoded.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from datetime import date
+from decimal import Decimal, InvalidOperation
+
+import nh3
+
+from chalicelib import errors
+from chalicelib.categories.models import Category, CategoryField, FieldType
+from chalicelib.geocoding import get_geocoder
+
+#: Longest accepted value per type, in characters (after sanitizing, for rich text).
+MAX_LENGTH: dict[FieldType, int] = {FieldType.TEXT: 500, FieldType.RICHTEXT: 20_000, FieldType.URL: 2048, FieldType.LOCATION: 200}
+TITLE_MAX_LENGTH = 140
+DEFAULT_MAX_LENGTH = 100
+
+
+class InvalidValue(ValueError):
+    """A meta value that does not fit its field; the message is the ``issue``."""
+
+
+def _text(field: CategoryField, value: str) -> str:
+    return " ".join(value.split()) if field.type == FieldType.TEXT else value.strip()
+
+
+def _richtext(field: CategoryField, value: str) -> str:
+    # Ammonia's default allow-list (via nh3) strips scripts, event handlers and javascript: URLs.
+    return nh3.clean(value).strip()
+
+
+def _number(field: CategoryField, value: str) -> str:
+    try:
+        number = Decimal(value.strip())
+    except InvalidOperation as exc:
+        raise InvalidValue('must be a decimal string, e.g. "85000" or "12.5"') from exc
+    if not number.is_finite():
+        raise InvalidValue("must be a finite number")
+    return format(number.normalize(), "f") if number == number.to_integral_value() else str(number.normalize())
+
+
+def _integer(field: CategoryField, value: str) -> str:
+    text = value.strip()
+    if not text.lstrip("-").isdigit() or not text.isascii():
+        raise InvalidValue('must be a base-10 integer string, e.g. "3"')
+    return str(int(text))
+
+
+def _boolean(field: CategoryField, value: str) -> str:
+    text = value.strip().lower()
+    if text not in ("true", "false"):
+        raise InvalidValue('must be "true" or "false"')
+    return text
+
+
+def _select(field: CategoryField, value: str) -> str:
+    text = value.strip()
+    if text not in field.option_keys():
+        raise InvalidValue(f"must be one of: {', '.join(sorted(field.option_keys()))}")
+    return text
+
+
+def _multiselect(field: CategoryField, value: str) -> str:
+    chosen = list(dict.fromkeys(part.strip() for part in value.split(",") if part.strip()))
+    unknown = [c for c in chosen if c not in field.option_keys()]
+    if unknown:
+        raise InvalidValue(f"unknown option(s) {', '.join(unknown)}; allowed: {', '.join(sorted(field.option_keys()))}")
+    if not chosen:
+        raise InvalidValue("must name at least one option")
+    return ",".join(chosen)
+
+
+def _date(field: CategoryField, value: str) -> str:
+    text = value.strip()
+    try:
+        if len(text) != 10:
+            raise ValueError
+        return date.fromisoformat(text).isoformat()
+    except ValueError as exc:
+        raise InvalidValue("must be an ISO 8601 date, YYYY-MM-DD") from exc
+
+
+def _url(field: CategoryField, value: str) -> str:
+    text = value.strip()
+    if not text.lower().startswith(("http://", "https://")) or " " in text or "." not in text.split("//", 1)[-1]:
+        raise InvalidValue("must be an absolute http(s) URL")
+    return text
+
+
+_PARSERS: dict[FieldType, Callable[[CategoryField, str], str]] = {
+    FieldType.TEXT: _text,
+    FieldType.RICHTEXT: _richtext,
+    FieldType.NUMBER: _number,
+    FieldType.INTEGER: _integer,
+    FieldType.BOOLEAN: _boolean,
+    FieldType.SELECT: _select,
+    FieldType.MULTISELECT: _multiselect,
+    FieldType.DATE: _date,
+    FieldType.URL: _url,
+    FieldType.LOCATION: _text,
+}
+
+
+def parse_value(field: CategoryField, value: str) -> str:
+    """Check ``value`` against ``field`` and return its canonical string.
+
+    Raises
+    ------
+    InvalidValue
+        The value does not fit the field's type, options or length.
+    """
+    result = _PARSERS[field.type](field, value)
+    limit = TITLE_MAX_LENGTH if field.key == "title" else MAX_LENGTH.get(field.type, DEFAULT_MAX_LENGTH)
+    if len(result) > limit:
+        raise InvalidValue(f"must be at most {limit} characters")
+    return result
+
+
+def parse_coordinate(value: str, limit: float) -> float:
+    """Parse a decimal-degree string within ``[-limit, limit]`` (90 for latitude, 180 for longitude).
+
+    Raises
+    ------
+    InvalidValue
+        Not a number, not finite, or out of range.
+    """
+    try:
+        number = float(value.strip())
+    except ValueError as exc:
+        raise InvalidValue("must be a decimal number of degrees") from exc
+    if not math.isfinite(number) or abs(number) > limit:
+        raise InvalidValue(f"must be between -{limit:g} and {limit:g}")
+    return number
+
+
+def format_coordinate(value: float) -> str:
+    """Coordinates are stored with 6 decimals (about 0.1 m), trailing zeros dropped."""
+    return f"{value:.6f}".rstrip("0").rstrip(".")
+
+
+def validate_meta(category: Category, role_key: str, meta: dict[str, str]) -> dict[str, str]:
+    """Validate a complete ``meta`` for a listing of ``role_key`` in ``category``.
+
+    Parameters
+    ----------
+    category, role_key:
+        The listing's category and role (the role must exist in the category).
+    meta:
+        Field values keyed by field key (plus ``<loc>_lat`` / ``<loc>_lng``).
+
+    Returns
+    -------
+    dict
+        The canonical meta: values normalized, rich text sanitized, empty optional values
+        dropped, and location coordinates filled in (geocoded when not given).
+
+    Raises
+    ------
+    ValidationError
+        One ``details`` item per offending key (``meta.<key>``): unknown for the role, a
+        required field missing, a value not fitting its type, or an address that cannot be
+        geocoded.
+    """
+    issues: list[errors.FieldIssue] = []
+    allowed = {f.key: f for f in category.fields if role_key in f.roles}
+    coordinate_keys = {f"{f.key}_{axis}": f for f in allowed.values() if f.type == FieldType.LOCATION for axis in ("lat", "lng")}
+    result: dict[str, str] = {}
+
+    for key, value in meta.items():
+        if key in coordinate_keys:
+            continue
+        field = allowed.get(key)
+        if field is None:
+            known = "a field of another role" if category.field(key) else "not a field of this category"
+            issues.append(errors.FieldIssue(field=f"meta.{key}", issue=f"unknown field for role '{role_key}' ({known})"))
+            continue
+        if not value.strip():
+            continue  # empty optional values are dropped; required ones are reported below
+        try:
+            result[key] = parse_value(field, value)
+        except InvalidValue as exc:
+            issues.append(errors.FieldIssue(field=f"meta.{key}", issue=str(exc)))
+
+    for field in allowed.values():
+        if role_key in field.requiredFor and field.key not in result and not any(i.field == f"meta.{field.key}" for i in issues):
+            issues.append(errors.FieldIssue(field=f"meta.{field.key}", issue=f"required for role '{role_key}'"))
+
+    for field in (f for f in allowed.values() if f.type == FieldType.LOCATION):
+        issues.extend(_locate(field, meta, result))
+
+    if issues:
+        raise errors.ValidationError("Listing meta is invalid: " + ", ".join(i.field for i in issues), issues)
+    return result
+
+
+def _locate(field: CategoryField, meta: dict[str, str], result: dict[str, str]) -> list[errors.FieldIssue]:
+    """Fill ``result`` with the coordinates of location ``field``; return the issues found."""
+    lat_key, lng_key = f"{field.key}_lat", f"{field.key}_lng"
+    given = {k: meta[k].strip() for k in (lat_key, lng_key) if meta.get(k, "").strip()}
+    if field.key not in result:
+        return [errors.FieldIssue(field=f"meta.{k}", issue=f"given without meta.{field.key}") for k in given]
+    if len(given) == 1:
+        missing = lng_key if lat_key in given else lat_key
+        return [errors.FieldIssue(field=f"meta.{missing}", issue=f"give both meta.{lat_key} and meta.{lng_key}, or neither")]
+    if given:
+        issues = []
+        for key, limit in ((lat_key, 90.0), (lng_key, 180.0)):
+            try:
+                result[key] = format_coordinate(parse_coordinate(given[key], limit))
+            except InvalidValue as exc:
+                issues.append(errors.FieldIssue(field=f"meta.{key}", issue=str(exc)))
+        return issues
+    found = get_geocoder().geocode(result[field.key])
+    if found is None:
+        return [errors.FieldIssue(field=f"meta.{field.key}", issue="address could not be geocoded; give meta.<key>_lat and _lng")]
+    result[lat_key] = format_coordinate(found.latitude)
+    result[lng_key] = format_coordinate(found.longitude)
+    return []

@@ -1,0 +1,103 @@
+"""Listing request and response models (spec §2 Listing, DESIGN §2 "Listings")."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from chalicelib.pagination import Envelope
+from chalicelib.users.models import SocialLinks
+
+Key = Annotated[str, StringConstraints(min_length=1, max_length=64)]
+#: ``null`` for a key in a PATCH removes that meta field.
+MetaValues = dict[Annotated[str, StringConstraints(min_length=1, max_length=64)], str]
+
+
+class ListingStatus(StrEnum):
+    """Listing states (spec §3; DESIGN names the paused state PAUSED)."""
+
+    PENDING = "PENDING"
+    ACTIVE = "ACTIVE"
+    PAUSED = "PAUSED"
+    REJECTED = "REJECTED"
+
+
+class ListingCreate(BaseModel):
+    """Body of ``POST /v1/listings``."""
+
+    model_config = ConfigDict(extra="forbid")
+    categoryKey: Key
+    roleKey: Key
+    meta: MetaValues
+    channels: list[str] = Field(min_length=1, max_length=5)
+    webhookIds: list[str] = Field(default_factory=list, max_length=20)
+
+
+class ListingUpdate(BaseModel):
+    """Body of ``PATCH /v1/listings/{id}``: meta is merged key by key (``null`` removes a key);
+    channels and webhookIds replace the current lists. The listing returns to PENDING."""
+
+    model_config = ConfigDict(extra="forbid")
+    meta: dict[Annotated[str, StringConstraints(min_length=1, max_length=64)], str | None] | None = None
+    channels: list[str] | None = Field(default=None, min_length=1, max_length=5)
+    webhookIds: list[str] | None = Field(default=None, max_length=20)
+
+
+class ListingStatusChange(BaseModel):
+    """Body of ``PATCH /v1/listings/{id}/status``: PAUSED pauses an ACTIVE listing, ACTIVE resumes a PAUSED one."""
+
+    model_config = ConfigDict(extra="forbid")
+    status: Literal["PAUSED", "ACTIVE"]
+
+
+class OwnerSummary(BaseModel):
+    """The owner's profile summary on a listing."""
+
+    userId: str
+    displayName: str | None = None
+    verifiedLevel: int = 0
+    country: str | None = None
+    socialLinks: SocialLinks | None = None
+
+
+class Listing(BaseModel):
+    """A listing as reads return it."""
+
+    id: str
+    title: str
+    categoryKey: str
+    roleKey: str
+    meta: dict[str, str]
+    channels: list[str]
+    webhookIds: list[str]
+    status: ListingStatus
+    statusReason: str | None = None
+    profile: OwnerSummary
+    createdAt: str
+    updatedAt: str
+
+
+class ListingDetail(Listing):
+    """``GET /v1/listings/{id}``: adds the caller's own match request (null when none)."""
+
+    myRequest: dict[str, Any] | None = None
+
+
+class ListingSearchItem(Listing):
+    """A search result: adds ``distanceKm`` (great-circle km; null without a geo filter)."""
+
+    distanceKm: float | None = None
+
+
+class ListingPage(Envelope):
+    """Search envelope ``{listings, total, page, pageSize}``."""
+
+    listings: list[ListingSearchItem]
+
+
+class MyListingPage(Envelope):
+    """``GET /v1/listings/mine`` envelope, newest first."""
+
+    listings: list[Listing]

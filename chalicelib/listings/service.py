@@ -1,0 +1,265 @@
+"""Listing rules (spec §3 "Listing status", DESIGN §2 "Listings").
+
+* Create and update validate against the category, check channels and webhooks, and write
+  the listing and its ``listing.submitted`` outbox event in one transaction; the event is
+  turned into an approval task (:mod:`chalicelib.approvals`).
+* Only ACTIVE listings are visible to others; owners see their own in any status.
+* Pause: ACTIVE -> PAUSED; resume: PAUSED -> ACTIVE; anything else is 409 CONFLICT.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib import clock, errors, outbox, storage
+from chalicelib.auth.service import Caller
+from chalicelib.categories.models import Category, FieldType
+from chalicelib.categories.registry import all_categories
+from chalicelib.listings import repository
+from chalicelib.listings.meta import validate_meta
+from chalicelib.listings.models import (
+    Listing,
+    ListingCreate,
+    ListingDetail,
+    ListingStatus,
+    ListingStatusChange,
+    ListingUpdate,
+    MyListingPage,
+    OwnerSummary,
+)
+from chalicelib.pagination import Deleted, PageQuery
+from chalicelib.text import words
+from chalicelib.users import repository as users
+from chalicelib.users.service import active_channels, require_user, summary_from_item
+from chalicelib.webhooks import repository as webhooks
+
+#: Field types whose words ``q`` searches (DESIGN §2 "Search": title and text fields).
+SEARCHED_TYPES = {FieldType.TEXT, FieldType.RICHTEXT, FieldType.LOCATION}
+
+
+def owner_summary(user: dict[str, Any] | None, user_id: str) -> OwnerSummary:
+    """The owner summary of a listing (only ``userId`` when the owner record is gone)."""
+    if user is None:
+        return OwnerSummary(userId=user_id)
+    return OwnerSummary(userId=user_id, **summary_from_item(user).model_dump())
+
+
+def to_model(item: dict[str, Any], owner: dict[str, Any] | None) -> Listing:
+    """The API view of a listing item."""
+    return Listing(
+        id=item["listingId"],
+        title=item["title"],
+        categoryKey=item["categoryKey"],
+        roleKey=item["roleKey"],
+        meta=item.get("meta") or {},
+        channels=item.get("channels") or [],
+        webhookIds=item.get("webhookIds") or [],
+        status=item["status"],
+        statusReason=item.get("statusReason"),
+        profile=owner_summary(owner, item["ownerId"]),
+        createdAt=item["createdAt"],
+        updatedAt=item["updatedAt"],
+    )
+
+
+def search_text(category: Category, meta: dict[str, str]) -> str:
+    """The folded, de-duplicated words of the searched fields, space separated (``q`` matches word prefixes)."""
+    found: dict[str, None] = {}
+    for field in category.fields:
+        if field.type in SEARCHED_TYPES and field.key in meta:
+            found.update(dict.fromkeys(words(meta[field.key])))
+    return " ".join(found)
+
+
+def _category_and_role(category_key: str, role_key: str) -> Category:
+    category = all_categories().get(category_key)
+    if category is None:
+        raise errors.ValidationError.for_field(
+            "categoryKey", f"unknown category; use one of {', '.join(all_categories())}"
+        )
+    if category.role(role_key) is None:
+        raise errors.ValidationError.for_field(
+            "roleKey", f"unknown role for category '{category_key}'; use one of {', '.join(r.key for r in category.roles)}"
+        )
+    return category
+
+
+def _check_channels(owner: dict[str, Any], channels: list[str]) -> list[str]:
+    connected = set(active_channels(owner))
+    missing = [c for c in dict.fromkeys(channels) if c not in connected]
+    if missing:
+        raise errors.ValidationError.for_field(
+            "channels",
+            f"not connected by you: {', '.join(missing)} (connect them with PUT /v1/me/channels/{{key}})",
+            "Channels must be connected by the listing owner",
+        )
+    return list(dict.fromkeys(channels))
+
+
+def _check_webhooks(owner_id: str, webhook_ids: list[str]) -> list[str]:
+    unique = list(dict.fromkeys(webhook_ids))
+    found = webhooks.get_many(unique) if unique else {}
+    foreign = [w for w in unique if found.get(w, {}).get("ownerId") != owner_id]
+    if foreign:
+        raise errors.ValidationError.for_field("webhookIds", f"not webhooks of yours: {', '.join(foreign)}")
+    return unique
+
+
+def _submitted_event(listing_id: str, version: int) -> dict[str, Any]:
+    return outbox.event_op(outbox.LISTING_SUBMITTED, {"listingId": listing_id, "version": version})
+
+
+def create_listing(caller: Caller, body: ListingCreate) -> Listing:
+    """Create a PENDING listing and queue it for approval (one transaction with its event).
+
+    Raises
+    ------
+    ValidationError
+        Unknown category or role, invalid meta, channels not connected by the caller
+        (``details`` field ``channels``), or webhook ids that are not the caller's.
+    """
+    category = _category_and_role(body.categoryKey, body.roleKey)
+    meta = validate_meta(category, body.roleKey, body.meta)
+    owner = require_user(caller.user_id)
+    channels = _check_channels(owner, body.channels)
+    webhook_ids = _check_webhooks(caller.user_id, body.webhookIds)
+    now = clock.iso()
+    item = {
+        "listingId": clock.new_id("lst"),
+        "ownerId": caller.user_id,
+        "categoryKey": category.key,
+        "roleKey": body.roleKey,
+        "title": meta["title"],
+        "meta": meta,
+        "channels": channels,
+        "webhookIds": webhook_ids,
+        "status": ListingStatus.PENDING.value,
+        "version": 1,
+        "searchText": search_text(category, meta),
+        "createdAt": now,
+        "updatedAt": now,
+    }
+    repository.create(item, [_submitted_event(item["listingId"], 1)])
+    return to_model(item, owner)
+
+
+def _owned(caller: Caller, listing_id: str) -> dict[str, Any]:
+    item = repository.get(listing_id)
+    if item is None:
+        raise errors.NotFoundError(f"Listing '{listing_id}' not found")
+    if item["ownerId"] != caller.user_id:
+        raise errors.ForbiddenError("Only the listing's owner may change it")
+    return item
+
+
+def get_visible(caller: Caller, listing_id: str) -> dict[str, Any]:
+    """The listing item if the caller may see it: ACTIVE, or the caller's own.
+
+    Raises
+    ------
+    NotFoundError
+        No such listing, or another user's listing that is not ACTIVE.
+    """
+    item = repository.get(listing_id)
+    if item is None or (item["status"] != ListingStatus.ACTIVE and item["ownerId"] != caller.user_id):
+        raise errors.NotFoundError(f"Listing '{listing_id}' not found")
+    return item
+
+
+def get_listing_detail(caller: Caller, listing_id: str) -> ListingDetail:
+    """Listing detail with the owner summary and the caller's match request (``myRequest``)."""
+    item = get_visible(caller, listing_id)
+    owner = users.get_user(item["ownerId"])
+    return ListingDetail(**to_model(item, owner).model_dump(), myRequest=None)
+
+
+def list_my_listings(caller: Caller, page: PageQuery) -> MyListingPage:
+    """The caller's listings in every status, newest first."""
+    items = repository.list_by_owner(caller.user_id)
+    owner = users.get_user(caller.user_id) if items else None
+    return MyListingPage(
+        listings=[to_model(i, owner) for i in page.slice(items)], total=len(items), page=page.page, pageSize=page.pageSize
+    )
+
+
+def update_listing(caller: Caller, listing_id: str, body: ListingUpdate) -> Listing:
+    """Apply a PATCH: merge meta, replace channels/webhookIds, back to PENDING, re-queue for approval.
+
+    Raises
+    ------
+    NotFoundError, ForbiddenError
+        No such listing; not the caller's.
+    ValidationError
+        As for create.
+    ConflictError
+        The listing changed concurrently (retry with the new state).
+    """
+    item = _owned(caller, listing_id)
+    category = _category_and_role(item["categoryKey"], item["roleKey"])
+    merged = dict(item.get("meta") or {})
+    for key, value in (body.meta or {}).items():
+        if value is None:
+            merged.pop(key, None)
+        else:
+            merged[key] = value
+        if key in {f.key for f in category.location_fields()} and value != (item.get("meta") or {}).get(key):
+            # A new address invalidates the stored coordinates unless the PATCH gives new ones.
+            for axis in ("lat", "lng"):
+                if f"{key}_{axis}" not in (body.meta or {}):
+                    merged.pop(f"{key}_{axis}", None)
+    meta = validate_meta(category, item["roleKey"], merged)
+    owner = require_user(caller.user_id)
+    channels = _check_channels(owner, body.channels if body.channels is not None else item.get("channels") or [])
+    webhook_ids = _check_webhooks(caller.user_id, body.webhookIds if body.webhookIds is not None else item.get("webhookIds") or [])
+    version = int(item["version"])
+    updated = {
+        **item, "title": meta["title"], "meta": meta, "channels": channels, "webhookIds": webhook_ids,
+        "searchText": search_text(category, meta), "updatedAt": clock.iso(), "status": ListingStatus.PENDING.value,
+        "version": version + 1,
+    }
+    updated.pop("statusReason", None)
+    try:
+        storage.transact([repository.replace_content_op(updated, version), _submitted_event(listing_id, version + 1)])
+    except storage.TransactionConflict as exc:
+        raise errors.ConflictError("The listing changed while you were updating it; read it again and retry") from exc
+    return to_model(updated, owner)
+
+
+def change_status(caller: Caller, listing_id: str, body: ListingStatusChange) -> Listing:
+    """Pause an ACTIVE listing or resume a PAUSED one.
+
+    Raises
+    ------
+    ConflictError
+        Any other transition (e.g. pausing a PENDING listing).
+    """
+    item = _owned(caller, listing_id)
+    now = clock.iso()
+    source = ListingStatus.ACTIVE if body.status == ListingStatus.PAUSED else ListingStatus.PAUSED
+    try:
+        if body.status == ListingStatus.ACTIVE:
+            updated = repository.activate(item, source.value, now)
+        else:
+            updated = repository.deactivate(listing_id, source.value, body.status, now)
+    except storage.ConditionFailed as exc:
+        raise errors.ConflictError(
+            f"Cannot change status from {item['status']} to {body.status}; "
+            "only ACTIVE -> PAUSED and PAUSED -> ACTIVE are allowed"
+        ) from exc
+    return to_model(updated, users.get_user(caller.user_id))
+
+
+def delete_listing(caller: Caller, listing_id: str) -> Deleted:
+    """Delete the caller's listing (404 for everyone afterwards).
+
+    Raises
+    ------
+    NotFoundError, ForbiddenError
+        No such listing; not the caller's.
+    """
+    _owned(caller, listing_id)
+    try:
+        storage.transact([repository.delete_op(listing_id, caller.user_id)])
+    except storage.TransactionConflict as exc:
+        raise errors.NotFoundError(f"Listing '{listing_id}' not found") from exc
+    return Deleted(id=listing_id)

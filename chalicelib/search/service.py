@@ -1,0 +1,111 @@
+"""Listing search (DESIGN §1 "Search").
+
+Candidates come from Queries on the sparse ACTIVE indexes, never a Scan:
+
+* geo filter with ``radiusKm``: the geohash cells covering the circle (:func:`geo.plan_cells`),
+  one Query per cell, run concurrently, narrowed to the category/role by the sort key;
+* otherwise the category's partition of ``activeByCategory`` (role by sort-key prefix), or
+  every category's partition when no category is given.
+
+Meta filters, the ``q`` word-prefix match, haversine distance and sorting run in memory over
+the candidates, so ``total`` is exact and the read cost grows with the candidates in the
+category or circle, never with the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from chalicelib.categories.registry import all_categories
+from chalicelib.listings import repository
+from chalicelib.listings.models import ListingPage, ListingSearchItem
+from chalicelib.listings.service import to_model
+from chalicelib.search import geo
+from chalicelib.search.query import SearchQuery
+from chalicelib.users import repository as users
+
+#: Concurrent Queries per search (cells or category partitions).
+QUERY_CONCURRENCY = 8
+
+
+def _parallel(tasks: Iterable[Callable[[], list[dict[str, Any]]]]) -> list[dict[str, Any]]:
+    tasks = list(tasks)
+    if len(tasks) == 1:
+        return tasks[0]()
+    with ThreadPoolExecutor(max_workers=min(QUERY_CONCURRENCY, len(tasks))) as pool:
+        results = list(pool.map(lambda task: task(), tasks))
+    unique: dict[str, dict[str, Any]] = {}
+    for batch in results:
+        for item in batch:
+            unique[item["listingId"]] = item
+    return list(unique.values())
+
+
+def candidates(query: SearchQuery) -> list[dict[str, Any]]:
+    """The ACTIVE listings a search must look at, read from the narrowest index."""
+    if query.geo is not None and query.geo.radius_km is not None:
+        plan = geo.plan_cells(query.geo.lat, query.geo.lng, query.geo.radius_km)
+        if plan is not None:
+            precision, cells = plan
+            prefix = None
+            if query.category is not None:
+                prefix = f"{query.category.key}#" + (f"{query.role}#" if query.role else "")
+            key = query.geo.key
+            return _parallel(
+                (lambda c=cell: repository.query_cell(precision, f"{key}#{c}", prefix)) for cell in cells
+            )
+    categories = [query.category] if query.category else list(all_categories().values())
+    return _parallel((lambda k=c.key: repository.query_category(k, query.role)) for c in categories)
+
+
+def _location(item: dict[str, Any], key: str) -> tuple[float, float] | None:
+    meta = item.get("meta") or {}
+    lat, lng = meta.get(f"{key}_lat"), meta.get(f"{key}_lng")
+    return (float(lat), float(lng)) if lat and lng else None
+
+
+def _matches_terms(item: dict[str, Any], terms: list[str]) -> bool:
+    haystack = " " + item.get("searchText", "")
+    return all(f" {term}" in haystack for term in terms)
+
+
+def search_listings(query: SearchQuery) -> ListingPage:
+    """Run a search and return one page of the envelope ``{listings, total, page, pageSize}``.
+
+    Results are nearest first with ``distanceKm`` (km, rounded to 0.01) when a geo filter is
+    given (ties newest first), otherwise newest first with ``distanceKm`` null.
+    """
+    matched: list[tuple[float | None, dict[str, Any]]] = []
+    for item in candidates(query):
+        if query.role and item["roleKey"] != query.role:
+            continue
+        if query.category and item["categoryKey"] != query.category.key:
+            continue
+        meta = item.get("meta") or {}
+        if not all(f.matches(meta) for f in query.filters) or not _matches_terms(item, query.terms):
+            continue
+        distance = None
+        if query.geo is not None:
+            point = _location(item, query.geo.key)
+            if point is None:
+                continue
+            distance = geo.haversine_km(query.geo.lat, query.geo.lng, *point)
+            if query.geo.radius_km is not None and distance > query.geo.radius_km:
+                continue
+        matched.append((distance, item))
+
+    matched.sort(key=lambda pair: pair[1]["createdAt"], reverse=True)
+    if query.geo is not None:
+        matched.sort(key=lambda pair: pair[0] or 0.0)  # stable: equal distances stay newest first
+    page = query.page.slice(matched)
+    owners = users.get_users(list({item["ownerId"] for _, item in page}))
+    listings = [
+        ListingSearchItem(
+            **to_model(item, owners.get(item["ownerId"])).model_dump(),
+            distanceKm=None if distance is None else round(distance, 2),
+        )
+        for distance, item in page
+    ]
+    return ListingPage(listings=listings, total=len(matched), page=query.page.page, pageSize=query.page.pageSize)

@@ -1,0 +1,281 @@
+"""DynamoDB and SQS plumbing shared by every repository.
+
+Repositories speak plain Python dicts; this module converts them to and from DynamoDB's
+attribute-value format (numbers come back as ``int`` or ``float``, never ``Decimal``),
+creates the boto3 clients once per process, and turns a cancelled transaction into a
+typed exception so services can map it to CONFLICT or NOT_FOUND.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from decimal import Decimal
+from functools import lru_cache
+from typing import Any
+
+import boto3
+from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from botocore.config import Config
+from botocore.exceptions import ClientError
+
+_serializer = TypeSerializer()
+_deserializer = TypeDeserializer()
+_client_lock = threading.Lock()
+
+#: Retries in "standard" mode back off on throttling (botocore docs, "Retries").
+_BOTO_CONFIG = Config(retries={"mode": "standard", "max_attempts": 4}, max_pool_connections=32)
+
+
+@lru_cache(maxsize=None)
+def client(service: str) -> Any:
+    """Return the process-wide boto3 client for ``service`` (``"dynamodb"``, ``"sqs"``, ...).
+
+    boto3 reads ``AWS_ENDPOINT_URL`` itself, so local runs reach the embedded AWS without
+    a branch in this code. Clients are thread-safe and created once (Lambda cold start).
+    """
+    with _client_lock:
+        return boto3.session.Session().client(service, config=_BOTO_CONFIG)
+
+
+def dynamodb() -> Any:
+    """Shorthand for ``client("dynamodb")``."""
+    return client("dynamodb")
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, set, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _dynamo_value(value: Any) -> Any:
+    if isinstance(value, float):
+        return Decimal(str(value))
+    if isinstance(value, dict):
+        return {k: _dynamo_value(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [_dynamo_value(v) for v in value]
+    return value
+
+
+def to_item(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Serialize a plain dict into a DynamoDB item; ``None`` values are left out."""
+    return {k: _serializer.serialize(_dynamo_value(v)) for k, v in data.items() if v is not None}
+
+
+def to_value(value: Any) -> dict[str, Any]:
+    """Serialize one value into a DynamoDB attribute value (for expression values)."""
+    result: dict[str, Any] = _serializer.serialize(_dynamo_value(value))
+    return result
+
+
+def values(**named: Any) -> dict[str, Any]:
+    """Build ``ExpressionAttributeValues`` from keyword arguments: ``values(s="ACTIVE")`` -> ``{":s": ...}``."""
+    return {f":{k}": to_value(v) for k, v in named.items()}
+
+
+def from_item(item: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """Deserialize a DynamoDB item into a plain dict (numbers as int/float); ``None`` stays ``None``."""
+    if item is None:
+        return None
+    return {k: _plain(_deserializer.deserialize(v)) for k, v in item.items()}
+
+
+class TransactionConflict(Exception):
+    """A TransactWriteItems was cancelled because a condition failed.
+
+    Attributes
+    ----------
+    reasons:
+        The cancellation reason code per transaction item, in order (``"None"`` for items
+        whose condition held, ``"ConditionalCheckFailed"`` for the ones that failed).
+    """
+
+    def __init__(self, reasons: list[str]) -> None:
+        super().__init__(f"transaction cancelled: {reasons}")
+        self.reasons = reasons
+
+    def failed(self, index: int) -> bool:
+        """Return True when item ``index`` of the transaction failed its condition."""
+        return index < len(self.reasons) and self.reasons[index] == "ConditionalCheckFailed"
+
+
+class ConditionFailed(Exception):
+    """A single-item write was rejected by its condition expression."""
+
+
+def transact(items: Sequence[Mapping[str, Any]]) -> None:
+    """Run ``TransactWriteItems`` with ``items`` (already in low-level format).
+
+    Raises
+    ------
+    TransactionConflict
+        When any condition failed; ``reasons`` says which.
+    """
+    try:
+        dynamodb().transact_write_items(TransactItems=list(items))
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] != "TransactionCanceledException":
+            raise
+        reasons = [r.get("Code", "None") for r in exc.response.get("CancellationReasons", [])]
+        if not reasons:  # some emulators leave the reasons out of the response
+            reasons = _reasons_from_message(exc.response["Error"].get("Message", ""))
+        if "ConditionalCheckFailed" in reasons:
+            raise TransactionConflict(reasons) from exc
+        raise
+
+
+def _reasons_from_message(message: str) -> list[str]:
+    # "Transaction cancelled, please refer cancellation reasons for specific reasons [None, ConditionalCheckFailed]"
+    start, end = message.rfind("["), message.rfind("]")
+    if start == -1 or end < start:
+        return []
+    return [part.strip() for part in message[start + 1 : end].split(",")]
+
+
+def put(table: str, item: Mapping[str, Any], condition: str | None = None, **expr: Any) -> None:
+    """PutItem with an optional condition.
+
+    Raises
+    ------
+    ConditionFailed
+        When ``condition`` does not hold.
+    """
+    _write("put_item", TableName=table, Item=to_item(item), condition=condition, **expr)
+
+
+def update(
+    table: str, key: Mapping[str, Any], update_expression: str, condition: str | None = None, **expr: Any
+) -> dict[str, Any]:
+    """UpdateItem returning the new item (``ReturnValues=ALL_NEW``) as a plain dict.
+
+    Raises
+    ------
+    ConditionFailed
+        When ``condition`` does not hold.
+    """
+    response = _write(
+        "update_item",
+        TableName=table,
+        Key=to_item(key),
+        UpdateExpression=update_expression,
+        ReturnValues="ALL_NEW",
+        condition=condition,
+        **expr,
+    )
+    return from_item(response.get("Attributes")) or {}
+
+
+def delete(table: str, key: Mapping[str, Any], condition: str | None = None, **expr: Any) -> dict[str, Any] | None:
+    """DeleteItem returning the deleted item, or ``None`` when there was none.
+
+    Raises
+    ------
+    ConditionFailed
+        When ``condition`` does not hold.
+    """
+    response = _write("delete_item", TableName=table, Key=to_item(key), ReturnValues="ALL_OLD", condition=condition, **expr)
+    return from_item(response.get("Attributes"))
+
+
+def _write(operation: str, condition: str | None, **params: Any) -> Any:
+    if condition:
+        params["ConditionExpression"] = condition
+    try:
+        return getattr(dynamodb(), operation)(**params)
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+            raise ConditionFailed(str(exc)) from exc
+        raise
+
+
+def get(table: str, key: Mapping[str, Any], consistent: bool = False) -> dict[str, Any] | None:
+    """GetItem as a plain dict, or ``None`` when the item does not exist."""
+    response = dynamodb().get_item(TableName=table, Key=to_item(key), ConsistentRead=consistent)
+    return from_item(response.get("Item"))
+
+
+def batch_get(table: str, keys: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """BatchGetItem for any number of keys (chunks of 100, unprocessed keys retried).
+
+    Returns the found items in no particular order; missing keys are simply absent.
+    """
+    found: list[dict[str, Any]] = []
+    unique = list({tuple(sorted(k.items())): k for k in keys}.values())
+    for start in range(0, len(unique), 100):
+        request: dict[str, Any] = {table: {"Keys": [to_item(k) for k in unique[start : start + 100]]}}
+        while request:
+            response = dynamodb().batch_get_item(RequestItems=request)
+            found.extend(from_item(i) or {} for i in response["Responses"].get(table, []))
+            request = response.get("UnprocessedKeys") or {}
+    return found
+
+
+def query_pages(table: str, **params: Any) -> Iterator[dict[str, Any]]:
+    """Yield every item of a Query, following ``LastEvaluatedKey`` page by page."""
+    params = {"TableName": table, **params}
+    while True:
+        response = dynamodb().query(**params)
+        for item in response.get("Items", []):
+            yield from_item(item) or {}
+        last = response.get("LastEvaluatedKey")
+        if not last:
+            return
+        params["ExclusiveStartKey"] = last
+
+
+def query(table: str, **params: Any) -> list[dict[str, Any]]:
+    """Every item of a Query as a list (see :func:`query_pages`)."""
+    return list(query_pages(table, **params))
+
+
+def put_op(table: str, item: Mapping[str, Any], condition: str | None = None, **expr: Any) -> dict[str, Any]:
+    """A ``Put`` element of a TransactWriteItems request."""
+    op: dict[str, Any] = {"TableName": table, "Item": to_item(item), **expr}
+    if condition:
+        op["ConditionExpression"] = condition
+    return {"Put": op}
+
+
+def update_op(
+    table: str, key: Mapping[str, Any], update_expression: str, condition: str | None = None, **expr: Any
+) -> dict[str, Any]:
+    """An ``Update`` element of a TransactWriteItems request."""
+    op: dict[str, Any] = {"TableName": table, "Key": to_item(key), "UpdateExpression": update_expression, **expr}
+    if condition:
+        op["ConditionExpression"] = condition
+    return {"Update": op}
+
+
+def delete_op(table: str, key: Mapping[str, Any], condition: str | None = None, **expr: Any) -> dict[str, Any]:
+    """A ``Delete`` element of a TransactWriteItems request."""
+    op: dict[str, Any] = {"TableName": table, "Key": to_item(key), **expr}
+    if condition:
+        op["ConditionExpression"] = condition
+    return {"Delete": op}
+
+
+def condition_op(table: str, key: Mapping[str, Any], condition: str, **expr: Any) -> dict[str, Any]:
+    """A ``ConditionCheck`` element of a TransactWriteItems request."""
+    return {"ConditionCheck": {"TableName": table, "Key": to_item(key), "ConditionExpression": condition, **expr}}
+
+
+def batch_get_tables(keys_by_table: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """One BatchGetItem across several tables (at most 100 keys in all).
+
+    Returns the found items per table name; a table with no hits maps to an empty list.
+    Used to keep a read path at one call, e.g. a listing's owner and the caller's request.
+    """
+    request = {t: {"Keys": [to_item(k) for k in ks]} for t, ks in keys_by_table.items() if ks}
+    found: dict[str, list[dict[str, Any]]] = {t: [] for t in keys_by_table}
+    while request:
+        response = dynamodb().batch_get_item(RequestItems=request)
+        for table, items in response["Responses"].items():
+            found[table].extend(from_item(i) or {} for i in items)
+        request = response.get("UnprocessedKeys") or {}
+    return found

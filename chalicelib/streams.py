@@ -1,0 +1,43 @@
+"""Reading outbox events out of DynamoDB stream records, with partial-batch failure reporting.
+
+Consumers process one record at a time through powertools' ``BatchProcessor``, which returns
+``{"batchItemFailures": [...]}`` so that Lambda retries only the failed records
+(event source mapping with ``FunctionResponseTypes: [ReportBatchItemFailures]``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
+
+from chalicelib import storage
+
+
+def outbox_event(record: DynamoDBRecord) -> dict[str, Any] | None:
+    """The outbox item a stream record inserted, or ``None`` for MODIFY/REMOVE (TTL expiry) records."""
+    raw = record.raw_event
+    if raw.get("eventName") != "INSERT":
+        return None
+    return storage.from_item(raw["dynamodb"].get("NewImage"))
+
+
+def process_outbox_batch(event: dict[str, Any], handle: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    """Call ``handle(outbox_item)`` for every INSERT record of a stream batch.
+
+    Returns
+    -------
+    dict
+        ``{"batchItemFailures": [{"itemIdentifier": <sequence number>}, ...]}``.
+    """
+
+    def record_handler(record: DynamoDBRecord) -> None:
+        item = outbox_event(record)
+        if item is not None:
+            handle(item)
+
+    processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
+    result: dict[str, Any] = process_partial_response(event=event, record_handler=record_handler, processor=processor)
+    return result

@@ -1,0 +1,1 @@
+"""Service-level routes: health."""

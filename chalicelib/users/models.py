@@ -1,0 +1,154 @@
+"""Request and response models of users, profiles and channels (DESIGN §2)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator
+
+from chalicelib.channels import ChannelKey
+from chalicelib.countries import normalize_country
+
+#: Verification levels: 0 none, 1 email, 2 phone or identity document, 3 organization (our scale).
+MAX_VERIFIED_LEVEL = 3
+
+DisplayName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]
+Country = Annotated[str, AfterValidator(normalize_country)]
+Handle = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+VerifiedLevel = Annotated[int, Field(ge=0, le=MAX_VERIFIED_LEVEL)]
+
+
+def _http_url(value: str | None) -> str | None:
+    if value is None:
+        return None
+    value = value.strip()
+    if not value.lower().startswith(("https://", "http://")) or len(value) > 2048 or " " in value or "." not in value:
+        raise ValueError("must be an absolute http(s) URL")
+    return value
+
+
+HttpUrlString = Annotated[str | None, AfterValidator(_http_url)]
+
+
+class SocialLinks(BaseModel):
+    """Social profile URLs; exactly these platform keys (spec §6), each optional."""
+
+    model_config = ConfigDict(extra="forbid")
+    x: HttpUrlString = None
+    linkedin: HttpUrlString = None
+    github: HttpUrlString = None
+    instagram: HttpUrlString = None
+    tiktok: HttpUrlString = None
+    youtube: HttpUrlString = None
+    website: HttpUrlString = None
+
+
+#: Values of ``recruiting.seniority``.
+Seniority = Literal["intern", "junior", "mid", "senior", "lead", "principal", "executive"]
+
+
+class Recruiting(BaseModel):
+    """Recruiting information on a profile (DESIGN §2: openToWork, headline, skills, seniority, roles, remote)."""
+
+    model_config = ConfigDict(extra="forbid")
+    openToWork: bool = False
+    headline: Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)] | None = None
+    skills: list[Annotated[str, StringConstraints(strip_whitespace=True, to_lower=True, min_length=1, max_length=50)]] = Field(
+        default_factory=list, max_length=50
+    )
+    seniority: Seniority | None = None
+    roles: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]] = Field(
+        default_factory=list, max_length=20
+    )
+    remote: bool | None = None
+
+    @field_validator("skills")
+    @classmethod
+    def _unique_skills(cls, value: list[str]) -> list[str]:
+        return list(dict.fromkeys(value))
+
+
+class RequestPolicy(BaseModel):
+    """Who may send this user profile requests."""
+
+    model_config = ConfigDict(extra="forbid")
+    acceptingRequests: bool = True
+    minVerifiedLevel: VerifiedLevel = 0
+
+
+class ProfileSummary(BaseModel):
+    """The requester summary carried by requests and webhook payloads (spec §2, §6)."""
+
+    displayName: str
+    verifiedLevel: int
+    country: str | None
+    socialLinks: SocialLinks
+
+
+class Profile(ProfileSummary):
+    """A user's own profile as ``GET /v1/me`` returns it."""
+
+    userId: str
+    recruiting: Recruiting
+    requestPolicy: RequestPolicy
+    activeChannels: list[str]
+    createdAt: str
+    updatedAt: str
+
+
+class ProfilePatch(BaseModel):
+    """Body of ``PATCH /v1/me/profile``: any subset; ``null`` clears country."""
+
+    model_config = ConfigDict(extra="forbid")
+    displayName: DisplayName | None = None
+    country: Country | None = None
+    socialLinks: SocialLinks | None = None
+    recruiting: Recruiting | None = None
+    requestPolicy: RequestPolicy | None = None
+
+
+class Channel(BaseModel):
+    """A connected channel."""
+
+    key: ChannelKey
+    handle: str
+    connectedAt: str
+
+
+class ChannelList(BaseModel):
+    """Response of ``GET /v1/me/channels``."""
+
+    channels: list[Channel]
+
+
+class ChannelConnect(BaseModel):
+    """Body of ``PUT /v1/me/channels/{key}``."""
+
+    model_config = ConfigDict(extra="forbid")
+    handle: Handle
+
+
+class AdminUserCreate(BaseModel):
+    """Body of ``POST /v1/admin/users``; ``admin`` gives the new key the admin scope."""
+
+    model_config = ConfigDict(extra="forbid")
+    displayName: DisplayName
+    country: Country | None = None
+    verifiedLevel: VerifiedLevel = 0
+    channels: dict[ChannelKey, Handle] = Field(default_factory=dict)
+    admin: bool = False
+
+
+class AdminUserPatch(BaseModel):
+    """Body of ``PATCH /v1/admin/users/{userId}``."""
+
+    model_config = ConfigDict(extra="forbid")
+    verifiedLevel: VerifiedLevel
+
+
+class CreatedUser(BaseModel):
+    """Response of ``POST /v1/admin/users``: the API key is shown only here."""
+
+    userId: str
+    apiKey: str
+    profile: Profile

@@ -1,0 +1,88 @@
+"""Users table: one item per user holding the profile and the connected channels.
+
+Item shape: ``{userId, displayName, country?, verifiedLevel, socialLinks, recruiting,
+requestPolicy, channels: {<key>: {handle, connectedAt}}, searchShard, createdAt, updatedAt}``.
+``country`` is left out when unset, so the ``byCountry`` index stays sparse.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any
+
+from chalicelib import storage
+from chalicelib.config import settings
+
+#: Profile search reads the ``bySearchShard`` index shard by shard; 8 shards spread the writes.
+SEARCH_SHARDS = 8
+
+
+def search_shard(user_id: str) -> str:
+    """The ``searchShard`` of a user: ``S0``..``S7`` from a stable hash of the id."""
+    return f"S{int(hashlib.sha256(user_id.encode()).hexdigest(), 16) % SEARCH_SHARDS}"
+
+
+def _table() -> str:
+    return settings().USERS_TABLE
+
+
+def get_user(user_id: str) -> dict[str, Any] | None:
+    """The user item, or ``None``."""
+    return storage.get(_table(), {"userId": user_id})
+
+
+def get_users(user_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Users by id (BatchGetItem); unknown ids are absent from the result."""
+    return {u["userId"]: u for u in storage.batch_get(_table(), [{"userId": i} for i in user_ids])}
+
+
+def put_user_op(user: dict[str, Any]) -> dict[str, Any]:
+    """A transaction ``Put`` creating ``user``; fails if the id exists."""
+    return storage.put_op(_table(), user, condition="attribute_not_exists(userId)")
+
+
+def update_user(user_id: str, changes: dict[str, Any], remove: Sequence[str] = ()) -> dict[str, Any] | None:
+    """Set top-level attributes ``changes`` (and remove ``remove``) on an existing user.
+
+    Returns the new item, or ``None`` when the user does not exist.
+    """
+    names = {f"#a{i}": k for i, k in enumerate(changes)}
+    vals = {f":v{i}": storage.to_value(v) for i, v in enumerate(changes.values())}
+    expression = "SET " + ", ".join(f"#a{i} = :v{i}" for i in range(len(changes)))
+    if remove:
+        names.update({f"#r{i}": k for i, k in enumerate(remove)})
+        expression += " REMOVE " + ", ".join(f"#r{i}" for i in range(len(remove)))
+    try:
+        return storage.update(
+            _table(), {"userId": user_id}, expression, condition="attribute_exists(userId)",
+            ExpressionAttributeNames=names, ExpressionAttributeValues=vals,
+        )
+    except storage.ConditionFailed:
+        return None
+
+
+def set_channel(user_id: str, key: str, handle: str, connected_at: str) -> dict[str, Any]:
+    """Connect channel ``key`` (replacing its handle) and return the new user item."""
+    return storage.update(
+        _table(), {"userId": user_id},
+        "SET channels.#k = :c, updatedAt = :u",
+        condition="attribute_exists(userId)",
+        ExpressionAttributeNames={"#k": key},
+        ExpressionAttributeValues=storage.values(c={"handle": handle, "connectedAt": connected_at}, u=connected_at),
+    )
+
+
+def remove_channel(user_id: str, key: str, updated_at: str) -> bool:
+    """Disconnect channel ``key``; return False when it was not connected."""
+    try:
+        storage.update(
+            _table(), {"userId": user_id},
+            "REMOVE channels.#k SET updatedAt = :u",
+            condition="attribute_exists(channels.#k)",
+            ExpressionAttributeNames={"#k": key},
+            ExpressionAttributeValues=storage.values(u=updated_at),
+        )
+    except storage.ConditionFailed:
+        return False
+    return True

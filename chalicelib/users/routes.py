@@ -1,0 +1,65 @@
+"""Routes of users: ``/v1/me``, ``/v1/me/channels`` and the admin user routes."""
+
+from __future__ import annotations
+
+from chalice import Blueprint
+
+from chalicelib.auth.service import Caller
+from chalicelib.users import service
+from chalicelib.users.models import (
+    AdminUserCreate,
+    AdminUserPatch,
+    Channel,
+    ChannelConnect,
+    ChannelList,
+    CreatedUser,
+    Profile,
+    ProfilePatch,
+)
+from chalicelib.http import route
+from chalicelib.pagination import Deleted
+
+bp = Blueprint(__name__)
+
+
+@route(bp, "/v1/admin/users", "POST", auth="admin", body=AdminUserCreate, response=CreatedUser, status=201, tags=("admin",))
+def create_user(caller: Caller, body: AdminUserCreate) -> CreatedUser:
+    """Create a user with its first API key (shown once)."""
+    return service.create_user(body)
+
+
+@route(bp, "/v1/admin/users/{userId}", "PATCH", auth="admin", body=AdminUserPatch, response=Profile, tags=("admin",))
+def patch_user(caller: Caller, userId: str, body: AdminUserPatch) -> Profile:
+    """Set a user's verification level."""
+    return service.set_verified_level(userId, body.verifiedLevel)
+
+
+@route(bp, "/v1/me", "GET", response=Profile, tags=("profiles",))
+def me(caller: Caller) -> Profile:
+    """The caller's own profile."""
+    return service.get_me(caller)
+
+
+@route(bp, "/v1/me/profile", "PATCH", body=ProfilePatch, response=Profile, tags=("profiles",))
+def patch_profile(caller: Caller, body: ProfilePatch) -> Profile:
+    """Update the caller's profile (any subset of its fields)."""
+    return service.update_profile(caller, body)
+
+
+@route(bp, "/v1/me/channels", "GET", response=ChannelList, tags=("channels",))
+def list_channels(caller: Caller) -> ChannelList:
+    """The caller's connected channels."""
+    return service.list_channels(caller)
+
+
+@route(bp, "/v1/me/channels/{key}", "PUT", body=ChannelConnect, response=Channel, tags=("channels",))
+def connect_channel(caller: Caller, key: str, body: ChannelConnect) -> Channel:
+    """Connect a channel (or change its handle)."""
+    return service.connect_channel(caller, key, body.handle)
+
+
+@route(bp, "/v1/me/channels/{key}", "DELETE", response=Deleted, tags=("channels",))
+def disconnect_channel(caller: Caller, key: str) -> Deleted:
+    """Disconnect a channel; answers ``{id: <key>, deleted: true}``."""
+    service.disconnect_channel(caller, key)
+    return Deleted(id=key)

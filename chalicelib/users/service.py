@@ -1,0 +1,183 @@
+"""User rules: creating users and keys, profiles, channels."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib import clock, errors, storage
+from chalicelib.auth import keys
+from chalicelib.auth import repository as key_repository
+from chalicelib.auth.service import ADMIN_SCOPE, Caller
+from chalicelib.channels import CHANNEL_KEYS
+from chalicelib.users import repository
+from chalicelib.users.models import (
+    AdminUserCreate,
+    Channel,
+    ChannelList,
+    CreatedUser,
+    Profile,
+    ProfilePatch,
+    ProfileSummary,
+    Recruiting,
+    RequestPolicy,
+    SocialLinks,
+)
+
+
+def active_channels(user: dict[str, Any]) -> list[str]:
+    """The keys of the channels ``user`` has connected, sorted."""
+    return sorted((user.get("channels") or {}).keys())
+
+
+def summary_from_item(user: dict[str, Any]) -> ProfileSummary:
+    """The requester summary (displayName, verifiedLevel, country, socialLinks) of a user item."""
+    return ProfileSummary(
+        displayName=user["displayName"],
+        verifiedLevel=int(user.get("verifiedLevel", 0)),
+        country=user.get("country"),
+        socialLinks=SocialLinks.model_validate(user.get("socialLinks") or {}),
+    )
+
+
+def profile_from_item(user: dict[str, Any]) -> Profile:
+    """The full own-profile view of a user item."""
+    return Profile(
+        userId=user["userId"],
+        **summary_from_item(user).model_dump(),
+        recruiting=Recruiting.model_validate(user.get("recruiting") or {}),
+        requestPolicy=RequestPolicy.model_validate(user.get("requestPolicy") or {}),
+        activeChannels=active_channels(user),
+        createdAt=user["createdAt"],
+        updatedAt=user["updatedAt"],
+    )
+
+
+def require_user(user_id: str) -> dict[str, Any]:
+    """The user item of ``user_id``.
+
+    Raises
+    ------
+    NotFoundError
+        No such user.
+    """
+    user = repository.get_user(user_id)
+    if user is None:
+        raise errors.NotFoundError(f"User '{user_id}' not found")
+    return user
+
+
+def create_user(body: AdminUserCreate, api_key: str | None = None) -> CreatedUser:
+    """Create a user and its first API key in one transaction.
+
+    Parameters
+    ----------
+    body:
+        Profile basics, channels and whether the key is an admin key.
+    api_key:
+        Use this key instead of a random one (the local bootstrap's ``ADMIN_API_KEY``).
+
+    Raises
+    ------
+    ConflictError
+        ``api_key`` is already registered.
+    """
+    now = clock.iso()
+    user_id = clock.new_id("usr")
+    api_key = api_key or keys.new_api_key()
+    user: dict[str, Any] = {
+        "userId": user_id,
+        "displayName": body.displayName,
+        "country": body.country,
+        "verifiedLevel": body.verifiedLevel,
+        "socialLinks": {},
+        "recruiting": Recruiting().model_dump(),
+        "requestPolicy": RequestPolicy().model_dump(),
+        "channels": {k.value: {"handle": h, "connectedAt": now} for k, h in body.channels.items()},
+        "searchShard": repository.search_shard(user_id),
+        "createdAt": now,
+        "updatedAt": now,
+    }
+    scopes = [ADMIN_SCOPE] if body.admin else []
+    try:
+        storage.transact(
+            [repository.put_user_op(user), key_repository.put_key_op(keys.hash_key(api_key), user_id, scopes, now)]
+        )
+    except storage.TransactionConflict as exc:
+        raise errors.ConflictError("That API key is already registered") from exc
+    return CreatedUser(userId=user_id, apiKey=api_key, profile=profile_from_item(user))
+
+
+def set_verified_level(user_id: str, level: int) -> Profile:
+    """Set a user's verification level (admin).
+
+    Raises
+    ------
+    NotFoundError
+        No such user.
+    """
+    user = repository.update_user(user_id, {"verifiedLevel": level, "updatedAt": clock.iso()})
+    if user is None:
+        raise errors.NotFoundError(f"User '{user_id}' not found")
+    return profile_from_item(user)
+
+
+def get_me(caller: Caller) -> Profile:
+    """The caller's own profile."""
+    return profile_from_item(require_user(caller.user_id))
+
+
+def update_profile(caller: Caller, patch: ProfilePatch) -> Profile:
+    """Apply the fields present in ``patch`` to the caller's profile; ``country: null`` clears it."""
+    given = patch.model_dump(exclude_unset=True, mode="json")
+    changes = {k: v for k, v in given.items() if v is not None}
+    remove = [k for k, v in given.items() if v is None and k == "country"]
+    if "socialLinks" in changes:
+        changes["socialLinks"] = {k: v for k, v in changes["socialLinks"].items() if v is not None}
+    changes["updatedAt"] = clock.iso()
+    user = repository.update_user(caller.user_id, changes, remove)
+    if user is None:
+        raise errors.NotFoundError("Your user record no longer exists")
+    return profile_from_item(user)
+
+
+def list_channels(caller: Caller) -> ChannelList:
+    """The caller's connected channels, sorted by key."""
+    user = require_user(caller.user_id)
+    channels = user.get("channels") or {}
+    return ChannelList(channels=[Channel(key=k, **channels[k]) for k in sorted(channels)])
+
+
+def _check_channel_key(key: str) -> None:
+    if key not in CHANNEL_KEYS:
+        raise errors.ValidationError.for_field(
+            "key", f"unknown channel; use one of {', '.join(sorted(CHANNEL_KEYS))}", f"Unknown channel '{key}'"
+        )
+
+
+def connect_channel(caller: Caller, key: str, handle: str) -> Channel:
+    """Connect (or re-point) channel ``key`` with ``handle``.
+
+    Raises
+    ------
+    ValidationError
+        ``key`` is not a supported channel (``details`` names ``key``).
+    """
+    _check_channel_key(key)
+    now = clock.iso()
+    repository.set_channel(caller.user_id, key, handle, now)
+    return Channel(key=key, handle=handle, connectedAt=now)  # type: ignore[arg-type]
+
+
+def disconnect_channel(caller: Caller, key: str) -> None:
+    """Disconnect channel ``key``.
+
+    Raises
+    ------
+    ValidationError
+        Unknown channel key.
+    NotFoundError
+        The channel is not connected.
+    """
+    _check_channel_key(key)
+    if not repository.remove_channel(caller.user_id, key, clock.iso()):
+        raise errors.NotFoundError(f"Channel '{key}' is not connected")

@@ -1,0 +1,1 @@
+"""Webhooks: registration, stream-driven signed delivery, failure policy and the delivery log."""

@@ -1,0 +1,238 @@
+"""The local event runner: what event source mappings do in AWS, for the embedded AWS.
+
+It polls every DynamoDB stream and SQS queue the Chalice app subscribes to
+(``app.event_sources``) and invokes the same handlers with Lambda-shaped events:
+
+* streams: batches of up to ``batch_size`` records from each shard; records after the first
+  one reported in ``batchItemFailures`` (or all, if the handler raises) are retried, up to
+  :data:`MAX_RETRY_ATTEMPTS` times, then skipped (AWS: ``MaximumRetryAttempts``);
+* queues: messages received in batches; those not reported as failures are deleted, failed
+  ones become visible again after their visibility timeout (AWS: ``ReportBatchItemFailures``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import boto3
+from botocore.config import Config
+from chalice import Chalice
+from chalice.app import DynamoDBEventConfig, SQSEventConfig
+
+logger = logging.getLogger("local_stack.runner")
+
+MAX_RETRY_ATTEMPTS = 3
+POLL_INTERVAL_SECONDS = 0.1
+
+
+class _Context:
+    """The few Lambda context attributes handlers and powertools read."""
+
+    function_name = "local-event-runner"
+    memory_limit_in_mb = 512
+    invoked_function_arn = "arn:aws:lambda:us-east-1:000000000000:function:local"
+    aws_request_id = "local"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 60_000
+
+
+@dataclass
+class _Shard:
+    iterator: str | None
+    attempts: int = 0
+
+
+@dataclass
+class _StreamSource:
+    handler: Any
+    stream_arn: str
+    batch_size: int
+    starting_position: str
+    shards: dict[str, _Shard] = field(default_factory=dict)
+
+
+@dataclass
+class _QueueSource:
+    handler: Any
+    queue_url: str
+    queue_arn: str
+    batch_size: int
+
+
+def _resolve_handler(handler_string: str) -> Any:
+    module_name, _, name = handler_string.rpartition(".")
+    return getattr(importlib.import_module(module_name), name)
+
+
+class EventRunner:
+    """Polls the app's event sources on the current AWS endpoint and invokes its handlers.
+
+    Parameters
+    ----------
+    app:
+        The Chalice app whose ``event_sources`` to run.
+    """
+
+    def __init__(self, app: Chalice) -> None:
+        # botocore's account-based stream endpoints (<account>.streams-ddb...) are unknown to moto.
+        self._streams_client = boto3.client("dynamodbstreams", config=Config(account_id_endpoint_mode="disabled"))
+        self._sqs = boto3.client("sqs")
+        self._region = self._sqs.meta.region_name
+        self.streams: list[_StreamSource] = []
+        self.queues: list[_QueueSource] = []
+        for source in app.event_sources:
+            handler = _resolve_handler(source.handler_string)
+            if isinstance(source, DynamoDBEventConfig):
+                stream_arn = self._current_stream_arn(source.stream_arn)
+                self.streams.append(_StreamSource(handler, stream_arn, source.batch_size or 100, source.starting_position))
+            elif isinstance(source, SQSEventConfig):
+                arn = source.queue_arn or ""
+                name = arn.rsplit(":", 1)[-1] if arn else str(source.queue)
+                url = self._sqs.get_queue_url(QueueName=name)["QueueUrl"]
+                self.queues.append(_QueueSource(handler, url, arn, source.batch_size or 10))
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        for stream in self.streams:
+            self._discover_shards(stream)
+
+    # -- streams -------------------------------------------------------------------------
+    @staticmethod
+    def _current_stream_arn(configured: str) -> str:
+        """The table's current stream ARN: the ARN given at import may be a placeholder or stale (tests)."""
+        table = configured.split(":table/", 1)[1].split("/", 1)[0]
+        return str(boto3.client("dynamodb").describe_table(TableName=table)["Table"]["LatestStreamArn"])
+
+    def _discover_shards(self, stream: _StreamSource) -> None:
+        description = self._streams_client.describe_stream(StreamArn=stream.stream_arn)["StreamDescription"]
+        for shard in description["Shards"]:
+            if shard["ShardId"] not in stream.shards:
+                iterator = self._streams_client.get_shard_iterator(
+                    StreamArn=stream.stream_arn, ShardId=shard["ShardId"], ShardIteratorType=stream.starting_position
+                )["ShardIterator"]
+                stream.shards[shard["ShardId"]] = _Shard(iterator)
+
+    def _lambda_stream_record(self, record: dict[str, Any], stream_arn: str) -> dict[str, Any]:
+        dynamodb = dict(record["dynamodb"])
+        created = dynamodb.get("ApproximateCreationDateTime")
+        if hasattr(created, "timestamp"):
+            dynamodb["ApproximateCreationDateTime"] = int(created.timestamp())
+        return {**record, "dynamodb": dynamodb, "eventSourceARN": stream_arn, "awsRegion": self._region}
+
+    def _pump_stream(self, stream: _StreamSource) -> int:
+        handled = 0
+        for shard_id, shard in stream.shards.items():
+            if shard.iterator is None:
+                continue
+            response = self._streams_client.get_records(ShardIterator=shard.iterator, Limit=stream.batch_size)
+            records = response.get("Records", [])
+            if not records:
+                shard.iterator = response.get("NextShardIterator")
+                continue
+            event = {"Records": [self._lambda_stream_record(r, stream.stream_arn) for r in records]}
+            failed_at = self._invoke_stream(stream.handler, event)
+            if failed_at is None or shard.attempts >= MAX_RETRY_ATTEMPTS:
+                if failed_at is not None:
+                    logger.error("skipping stream records after %d attempts (shard %s)", shard.attempts, shard_id)
+                shard.iterator, shard.attempts = response.get("NextShardIterator"), 0
+                handled += len(records)
+                continue
+            # Retry from the first failed record, as Lambda does with ReportBatchItemFailures.
+            shard.attempts += 1
+            shard.iterator = self._streams_client.get_shard_iterator(
+                StreamArn=stream.stream_arn, ShardId=shard_id, ShardIteratorType="AT_SEQUENCE_NUMBER", SequenceNumber=failed_at
+            )["ShardIterator"]
+            handled += 1
+        return handled
+
+    def _invoke_stream(self, handler: Any, event: dict[str, Any]) -> str | None:
+        """Invoke a stream handler; return the sequence number to retry from, or None on success."""
+        try:
+            result = handler(event, _Context())
+        except Exception:
+            logger.exception("stream handler raised")
+            return str(event["Records"][0]["dynamodb"]["SequenceNumber"])
+        failures = (result or {}).get("batchItemFailures") or [] if isinstance(result, dict) else []
+        if not failures:
+            return None
+        return str(min((f["itemIdentifier"] for f in failures), key=int))
+
+    # -- queues --------------------------------------------------------------------------
+    def _pump_queue(self, queue: _QueueSource) -> int:
+        response = self._sqs.receive_message(
+            QueueUrl=queue.queue_url, MaxNumberOfMessages=min(queue.batch_size, 10), AttributeNames=["All"], WaitTimeSeconds=0
+        )
+        messages = response.get("Messages", [])
+        if not messages:
+            return 0
+        event = {
+            "Records": [
+                {
+                    "messageId": m["MessageId"],
+                    "receiptHandle": m["ReceiptHandle"],
+                    "body": m["Body"],
+                    "attributes": m.get("Attributes", {}),
+                    "messageAttributes": m.get("MessageAttributes", {}),
+                    "md5OfBody": m.get("MD5OfBody", ""),
+                    "eventSource": "aws:sqs",
+                    "eventSourceARN": queue.queue_arn,
+                    "awsRegion": self._region,
+                }
+                for m in messages
+            ]
+        }
+        try:
+            result = queue.handler(event, _Context())
+            failed = {f["itemIdentifier"] for f in (result or {}).get("batchItemFailures", [])} if isinstance(result, dict) else set()
+        except Exception:
+            logger.exception("queue handler raised")
+            failed = {m["MessageId"] for m in messages}
+        for message in messages:
+            if message["MessageId"] not in failed:
+                self._sqs.delete_message(QueueUrl=queue.queue_url, ReceiptHandle=message["ReceiptHandle"])
+        return len(messages)
+
+    # -- driving -------------------------------------------------------------------------
+    def pump(self) -> int:
+        """One pass over every source; returns how many records or messages were handled."""
+        handled = 0
+        for stream in self.streams:
+            handled += self._pump_stream(stream)
+        for queue in self.queues:
+            handled += self._pump_queue(queue)
+        return handled
+
+    def drain(self, max_passes: int = 50) -> int:
+        """Pump until a pass handles nothing (tests); returns the total handled."""
+        total = 0
+        for _ in range(max_passes):
+            handled = self.pump()
+            total += handled
+            if handled == 0:
+                break
+        return total
+
+    def start(self) -> None:
+        """Run :meth:`pump` on a daemon thread until :meth:`stop`."""
+        self._thread = threading.Thread(target=self._loop, name="event-runner", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                if self.pump() == 0:
+                    self._stop.wait(POLL_INTERVAL_SECONDS)
+            except Exception:
+                logger.exception("event runner pass failed")
+                self._stop.wait(1.0)
+
+    def stop(self) -> None:
+        """Stop the polling thread and wait for it."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)

@@ -1,0 +1,18 @@
+"""Shared fixtures: fake AWS credentials so no test ever reaches a real account."""
+
+from __future__ import annotations
+
+import os
+
+# Set before any boto3 client exists (moto docs: "Getting started", credentials).
+os.environ.update(
+    {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_SESSION_TOKEN": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "ALLOW_INSECURE_WEBHOOKS": "true",
+    }
+)
+os.environ.pop("AWS_ENDPOINT_URL", None)
+os.environ.pop("AWS_PROFILE", None)
