@@ -13,6 +13,7 @@ from functools import lru_cache
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+
 class Settings(BaseSettings):
     """Typed view of the environment (pydantic-settings reads the variables by field name)."""
 

@@ -27,7 +27,7 @@ from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
 from chalicelib import errors
-from chalicelib.auth.service import Caller, authenticate
+from chalicelib.auth.service import authenticate
 
 logger = Logger(service="matching-service")
 
@@ -165,7 +165,7 @@ def route(
                 result = view(*args, **kwargs)
             except errors.ApiError as exc:
                 return error_response(exc)
-            except Exception:  # noqa: BLE001 - the last line of defence: log it, never leak it
+            except Exception:
                 logger.exception("unhandled error", extra={"path": path, "method": method})
                 return error_response(errors.InternalError("An internal error occurred"))
             if isinstance(result, Response):

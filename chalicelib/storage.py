@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from decimal import Decimal
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import boto3
@@ -27,7 +27,7 @@ _client_lock = threading.Lock()
 _BOTO_CONFIG = Config(retries={"mode": "standard", "max_attempts": 4}, max_pool_connections=32)
 
 
-@lru_cache(maxsize=None)
+@cache
 def client(service: str) -> Any:
     """Return the process-wide boto3 client for ``service`` (``"dynamodb"``, ``"sqs"``, ...).
 

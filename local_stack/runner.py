@@ -15,7 +15,6 @@ from __future__ import annotations
 import importlib
 import logging
 import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any
 

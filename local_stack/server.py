@@ -42,7 +42,7 @@ class ApiRequestHandler(ChaliceRequestHandler):
         body = _error(404, "NOT_FOUND", f"No route matches {self.command} {self.path.split('?')[0]}")
         self._send_http_response(404, {"Content-Type": "application/json"}, body)
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - BaseHTTPRequestHandler's name
+    def log_message(self, format: str, *args: Any) -> None:
         """Access log on stderr in a compact form."""
         super().log_message(format, *args)
 

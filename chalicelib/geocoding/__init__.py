@@ -18,9 +18,15 @@ import os
 from functools import lru_cache
 from typing import Final
 
-from chalicelib.geocoding.base import GeocodeResult, Geocoder
+from chalicelib.geocoding.base import Geocoder, GeocodeResult
 
-__all__ = ["GEOCODER_BACKENDS", "GEOCODER_ENV_VAR", "GeocodeResult", "Geocoder", "get_geocoder"]
+__all__ = [
+    "GEOCODER_BACKENDS",
+    "GEOCODER_ENV_VAR",
+    "GeocodeResult",
+    "Geocoder",
+    "get_geocoder",
+]
 
 GEOCODER_ENV_VAR: Final = "GEOCODER"
 """Environment variable naming the backend."""
@@ -51,7 +57,9 @@ def get_geocoder() -> Geocoder:
     botocore.exceptions.NoRegionError
         For ``amazon-location`` when no AWS region is configured.
     """
-    backend = os.environ.get(GEOCODER_ENV_VAR, "").strip().lower() or GEOCODER_BACKENDS[0]
+    backend = (
+        os.environ.get(GEOCODER_ENV_VAR, "").strip().lower() or GEOCODER_BACKENDS[0]
+    )
     if backend == "gazetteer":
         from chalicelib.geocoding.gazetteer import GazetteerGeocoder
 
@@ -60,4 +68,6 @@ def get_geocoder() -> Geocoder:
         from chalicelib.geocoding.amazon_location import AmazonLocationGeocoder
 
         return AmazonLocationGeocoder()
-    raise ValueError(f"{GEOCODER_ENV_VAR}={backend!r} is not one of {', '.join(GEOCODER_BACKENDS)}")
+    raise ValueError(
+        f"{GEOCODER_ENV_VAR}={backend!r} is not one of {', '.join(GEOCODER_BACKENDS)}"
+    )

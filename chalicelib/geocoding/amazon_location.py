@@ -43,7 +43,9 @@ class AmazonLocationGeocoder:
         When ``client`` is omitted and no AWS region is configured.
     """
 
-    def __init__(self, client: GeoPlacesClient | None = None, *, language: str | None = None) -> None:
+    def __init__(
+        self, client: GeoPlacesClient | None = None, *, language: str | None = None
+    ) -> None:
         if client is None:
             import boto3  # type: ignore[import-untyped, unused-ignore]
 

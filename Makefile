@@ -1,0 +1,42 @@
+# The two commands a fresh machine needs: `make run` and `make test` (see README.md).
+SHELL := /bin/sh
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8000
+MOTO_PORT ?= 5000
+
+.PHONY: run demo test unit e2e lint bench install clean
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	@PYTHON=$$(sh scripts/find-python.sh) || exit 1; \
+	  test -x $(PY) || $$PYTHON -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	@touch $@
+
+install: $(VENV)/.installed ## Create the virtualenv (Python 3.13) and install everything
+
+run: $(VENV)/.installed ## Start the whole local stack on 127.0.0.1:$(PORT) (Ctrl-C stops it)
+	PORT=$(PORT) MOTO_PORT=$(MOTO_PORT) exec $(PY) -m local_stack $(if $(DEMO),--demo,)
+
+demo: $(VENV)/.installed ## As `make run`, plus demo users and ~200 approved listings
+	PORT=$(PORT) MOTO_PORT=$(MOTO_PORT) exec $(PY) -m local_stack --demo
+
+test: $(VENV)/.installed ## Every test: unit (in-process moto) and end-to-end (real local stack)
+	$(PY) -m pytest -q tests
+
+unit: $(VENV)/.installed
+	$(PY) -m pytest -q tests/unit
+
+e2e: $(VENV)/.installed
+	$(PY) -m pytest -q tests/e2e
+
+lint: $(VENV)/.installed ## ruff and mypy (strict for chalicelib/)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+
+bench: $(VENV)/.installed ## Benchmarks with their budgets checked
+	$(PY) bench/search.py --check
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache out

@@ -1,0 +1,146 @@
+"""``python -m local_stack``: the whole service on 127.0.0.1 (DESIGN "Local run contract").
+
+1. the embedded AWS: ``python -m moto.server`` on ``MOTO_PORT`` (default 5000) as a child
+   process, unless ``AWS_ENDPOINT_URL`` already names an endpoint;
+2. every table, stream and queue of ``infra/resources.json`` created there;
+3. the ``local`` stage's environment from ``.chalice/config.json``;
+4. the admin key from ``ADMIN_API_KEY`` registered (or a new one generated and printed);
+5. the event runner (streams and queues -> the app's event handlers) on a thread;
+6. the API on ``PORT`` (default 8000); ``GET /v1/health`` answers 200 once all of it is up;
+7. with ``--demo``, demo users and listings created through the public API.
+
+Ctrl-C or SIGTERM stops the server, the runner and the moto child process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+from types import FrameType
+
+ROOT = Path(__file__).resolve().parent.parent
+log = logging.getLogger("local_stack")
+
+
+def _wait_for(url: str, timeout_seconds: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_seconds
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=1):
+                return
+        except Exception:
+            if time.monotonic() > deadline:
+                raise SystemExit(f"{what} did not start at {url} within {timeout_seconds:.0f} s") from None
+            time.sleep(0.1)
+
+
+def start_moto(host: str, port: int) -> subprocess.Popen[bytes]:
+    """Start ``moto.server`` as a child process and wait until it answers."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", host, "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        _wait_for(f"http://{host}:{port}/moto-api/", 30, "moto server")
+    except SystemExit:
+        process.kill()
+        raise
+    return process
+
+
+def stage_environment(stage: str = "local") -> dict[str, str]:
+    """The environment variables of ``stage`` in ``.chalice/config.json`` (global ones overridden by the stage's)."""
+    config = json.loads((ROOT / ".chalice" / "config.json").read_text())
+    return {**config.get("environment_variables", {}), **config["stages"][stage].get("environment_variables", {})}
+
+
+def register_admin_key(api_key: str | None) -> tuple[str, bool]:
+    """Register ``api_key`` (or a new one) as an administrator's key; returns ``(key, created)``."""
+    from chalicelib import errors
+    from chalicelib.users.models import AdminUserCreate
+    from chalicelib.users.service import create_user
+
+    try:
+        created = create_user(AdminUserCreate(displayName="Local admin", admin=True), api_key=api_key)
+    except errors.ConflictError:
+        return str(api_key), False
+    return created.apiKey, True
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the local stack until Ctrl-C / SIGTERM; returns the exit status."""
+    parser = argparse.ArgumentParser(prog="python -m local_stack", description=__doc__.splitlines()[0])
+    parser.add_argument("--demo", action="store_true", help="create demo users and ~200 approved listings")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+
+    host = os.environ.get("HOST", "127.0.0.1")
+    port = int(os.environ.get("PORT", "8000"))
+    moto_port = int(os.environ.get("MOTO_PORT", "5000"))
+    for name, value in {"AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local", "AWS_DEFAULT_REGION": "us-east-1"}.items():
+        os.environ.setdefault(name, value)
+
+    moto: subprocess.Popen[bytes] | None = None
+    if not os.environ.get("AWS_ENDPOINT_URL"):
+        moto = start_moto(host, moto_port)
+        os.environ["AWS_ENDPOINT_URL"] = f"http://{host}:{moto_port}"
+    stopping = threading.Event()
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        stopping.set()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    server = runner = None
+    try:
+        from local_stack.resources import create_resources
+
+        os.environ.update(stage_environment("local"))
+        os.environ.update(create_resources())
+        admin_key, created = register_admin_key(os.environ.get("ADMIN_API_KEY") or None)
+
+        from app import app
+        from local_stack.runner import EventRunner
+        from local_stack.server import make_server
+
+        runner = EventRunner(app)
+        runner.start()
+        server = make_server(app, host, port)
+        threading.Thread(target=server.serve_forever, name="api", daemon=True).start()
+        base_url = f"http://{host}:{port}"
+        _wait_for(f"{base_url}/v1/health", 30, "API")
+        print(f"\nMatching Service running on {base_url} (embedded AWS at {os.environ['AWS_ENDPOINT_URL']})", flush=True)
+        print(f"Admin API key{'' if created else ' (already registered)'}: {admin_key}", flush=True)
+        print(f"Try: curl -H 'Authorization: Bearer {admin_key}' {base_url}/v1/categories\n", flush=True)
+        if args.demo:
+            from local_stack.demo import seed_demo
+
+            seed_demo(base_url, admin_key, runner)
+        stopping.wait()
+    finally:
+        print("Stopping...", flush=True)
+        if server is not None:
+            server.shutdown()
+        if runner is not None:
+            runner.stop()
+        if moto is not None:
+            moto.terminate()
+            try:
+                moto.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                moto.kill()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""Demo data through the public API: a few users and about 200 listings in real cities, approved.
+
+Everything goes over HTTP exactly as a client would do it (admin user creation, channel
+connection, listing creation, approval through the queue), so the demo also exercises the
+whole local stack.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+import httpx
+
+from local_stack.cities import CITIES
+
+DEMO_USERS = [
+    ("Maria Schneider", "de"), ("Jean Dupont", "fr"), ("Priya Natarajan", "gb"),
+    ("Lucas Oliveira", "br"), ("Emma Johansson", "se"), ("Kenji Sato", "jp"),
+]
+
+_JOBS = ["Backend engineer", "Data scientist", "Product designer", "DevOps engineer", "Frontend developer",
+         "Machine learning engineer", "Engineering manager", "QA engineer"]
+
+
+def _listing(rng: random.Random, index: int, city: tuple[str, str, float, float]) -> dict[str, Any]:
+    name, _, lat, lng = city
+    position = {"location": f"{name}", "location_lat": f"{lat + rng.uniform(-0.08, 0.08):.5f}",
+                "location_lng": f"{lng + rng.uniform(-0.12, 0.12):.5f}"}
+    kind = index % 4
+    if kind == 0:
+        job = rng.choice(_JOBS)
+        role = rng.choice(["hiring", "seeking"])
+        meta = {"title": f"{job} in {name}" if role == "hiring" else f"{job} looking for a team in {name}",
+                "employmentType": rng.choice(["full_time", "part_time", "contract"]),
+                "remote": rng.choice(["onsite", "hybrid", "remote"]),
+                "skills": ",".join(rng.sample(["python", "aws", "react", "sql", "go", "typescript", "machine_learning"], 2)),
+                "salary": str(rng.randrange(45, 140) * 1000),
+                "description": f"<p>{job} role based in {name}. <strong>Great team</strong>.</p>"}
+        return {"categoryKey": "jobs", "roleKey": role, "meta": {**meta, **position}}
+    if kind == 1:
+        role = rng.choice(["founder", "joiner"])
+        industry = rng.choice(["fintech", "health", "climate", "edtech", "saas", "ai"])
+        meta = {"title": f"{industry.title()} startup in {name} seeks co-founder" if role == "founder" else f"Engineer in {name} wants to co-found in {industry}",
+                "industry": industry, "skillsNeeded": ",".join(rng.sample(["engineering", "design", "sales", "marketing"], 2)),
+                "commitment": rng.choice(["full_time", "part_time"]),
+                "description": f"<p>Building something in {industry} from {name}.</p>"}
+        if role == "founder":
+            meta |= {"stage": rng.choice(["idea", "prototype", "revenue"]), "equityPercent": str(rng.randrange(5, 40))}
+        return {"categoryKey": "cofounders", "roleKey": role, "meta": {**meta, **position}}
+    if kind == 2:
+        role = rng.choice(["mentor", "mentee"])
+        topics = ",".join(rng.sample(["career", "leadership", "engineering", "product", "startups", "data"], 2))
+        meta = {"title": f"Mentoring in {topics.replace(',', ' and ')} ({name})" if role == "mentor" else f"Looking for a mentor in {name}",
+                "topics": topics, "format": rng.choice(["online", "in_person", "both"]),
+                "description": f"<p>Sessions around {topics.replace(',', ', ')}.</p>"}
+        if role == "mentor":
+            meta |= {"yearsExperience": str(rng.randrange(5, 25)), "hourlyRate": str(rng.choice([0, 50, 80, 120]))}
+        return {"categoryKey": "mentoring", "roleKey": role, "meta": {**meta, **position}}
+    role = rng.choice(["offering", "seeking"])
+    kind_ = rng.choice(["room", "studio", "apartment"])
+    meta = {"title": f"Bright {kind_} in {name}" if role == "offering" else f"Looking for a {kind_} in {name}",
+            "propertyType": kind_, "rentMonthly": str(rng.randrange(4, 30) * 100), "bedrooms": str(rng.randrange(1, 4)),
+            "amenities": ",".join(rng.sample(["furnished", "balcony", "parking", "elevator"], 2)),
+            "description": f"<p>A {kind_} close to the centre of {name}.</p>"}
+    return {"categoryKey": "housing", "roleKey": role, "meta": {**meta, **position}}
+
+
+def seed_demo(base_url: str, admin_key: str, runner: Any | None = None, listings: int = 200, seed: int = 7) -> dict[str, Any]:
+    """Create the demo users and ``listings`` listings, then approve them all.
+
+    Returns ``{"users": [{userId, apiKey, displayName}], "listings": <count approved>}`` and
+    prints a summary with one user's key for trying the API.
+    """
+    rng = random.Random(seed)
+    admin = {"Authorization": f"Bearer {admin_key}"}
+    users = []
+    with httpx.Client(base_url=base_url, timeout=30) as http:
+        for name, country in DEMO_USERS:
+            handle = name.split()[0].lower()
+            response = http.post("/v1/admin/users", headers=admin, json={
+                "displayName": name, "country": country, "verifiedLevel": rng.randrange(0, 3),
+                "channels": {"telegram": f"@{handle}", "email": f"{handle}@example.org"},
+            })
+            response.raise_for_status()
+            users.append({**response.json(), "displayName": name})
+        for index in range(listings):
+            user = users[index % len(users)]
+            body = {**_listing(rng, index, CITIES[index % len(CITIES)]), "channels": ["telegram", "email"]}
+            http.post("/v1/listings", headers={"Authorization": f"Bearer {user['apiKey']}"}, json=body).raise_for_status()
+        approved, deadline = 0, time.monotonic() + 120
+        while approved < listings and time.monotonic() < deadline:
+            claimed = http.get("/v1/admin/approvals", headers=admin, params={"max": 10}).json()["approvals"]
+            if not claimed:
+                time.sleep(0.2)
+                continue
+            for task in claimed:
+                http.post(f"/v1/admin/approvals/{task['approvalId']}", headers=admin, json={"decision": "approve"}).raise_for_status()
+                approved += 1
+    print(f"Demo data: {len(users)} users, {approved} approved listings. A demo user's key: {users[0]['apiKey']}", flush=True)
+    return {"users": [{"userId": u["userId"], "apiKey": u["apiKey"], "displayName": u["displayName"]} for u in users], "listings": approved}

@@ -1,0 +1,134 @@
+"""End-to-end fixtures: the real local stack (moto server over HTTP, the served app, the event
+runner) started as a child process exactly as ``make run`` starts it, driven over HTTP."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ADMIN_KEY = "msk_e2e_admin_key_0123456789"
+
+
+def free_port() -> int:
+    """A TCP port that was free a moment ago on 127.0.0.1."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Stack:
+    """A running local stack."""
+
+    process: subprocess.Popen[bytes]
+    base_url: str
+    moto_url: str
+    admin_key: str
+    log_path: Path
+    clients: list[httpx.Client] = field(default_factory=list)
+
+    def client(self, key: str | None = None) -> httpx.Client:
+        """An HTTP client for the API, sending ``key`` as bearer token."""
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        client = httpx.Client(base_url=self.base_url, headers=headers, timeout=30)
+        self.clients.append(client)
+        return client
+
+    def admin(self) -> httpx.Client:
+        """A client with the administrator key."""
+        return self.client(self.admin_key)
+
+    def new_user(self, name: str, channels: dict[str, str] | None = None, **fields: Any) -> tuple[str, httpx.Client]:
+        """Create a user through ``POST /v1/admin/users``; returns ``(userId, client with its key)``."""
+        handle = name.lower().replace(" ", "")
+        body = {"displayName": name, "channels": channels if channels is not None else {"telegram": f"@{handle}"}, **fields}
+        response = self.admin().post("/v1/admin/users", json=body)
+        assert response.status_code == 201, response.text
+        return response.json()["userId"], self.client(response.json()["apiKey"])
+
+
+def start_stack(extra_env: dict[str, str] | None = None, timeout_seconds: float = 60) -> Stack:
+    """Start ``python -m local_stack`` on free ports and wait for ``GET /v1/health``."""
+    port, moto_port = free_port(), free_port()
+    log_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"matching-e2e-{port}.log"
+    env = {k: v for k, v in os.environ.items() if k != "AWS_ENDPOINT_URL"}
+    env.update({"PORT": str(port), "MOTO_PORT": str(moto_port), "ADMIN_API_KEY": ADMIN_KEY, **(extra_env or {})})
+    with log_path.open("wb") as log:
+        process = subprocess.Popen([sys.executable, "-m", "local_stack"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base_url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + timeout_seconds
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"local stack exited early:\n{log_path.read_text()[-4000:]}")
+        try:
+            if httpx.get(f"{base_url}/v1/health", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError(f"local stack not healthy in {timeout_seconds} s:\n{log_path.read_text()[-4000:]}")
+        time.sleep(0.2)
+    return Stack(process, base_url, f"http://127.0.0.1:{moto_port}", ADMIN_KEY, log_path)
+
+
+def stop_stack(stack: Stack) -> int:
+    """SIGTERM the stack and wait; returns its exit status."""
+    for client in stack.clients:
+        client.close()
+    stack.process.send_signal(signal.SIGTERM)
+    try:
+        return stack.process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        stack.process.kill()
+        raise
+
+
+@pytest.fixture(scope="session")
+def stack() -> Iterator[Stack]:
+    """One local stack shared by the end-to-end tests of a session."""
+    running = start_stack()
+    yield running
+    stop_stack(running)
+
+
+def wait_until(predicate: Any, timeout_seconds: float = 10, interval: float = 0.1) -> Any:
+    """Poll ``predicate()`` until it returns a truthy value; fail after ``timeout_seconds``."""
+    deadline = time.monotonic() + timeout_seconds
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {timeout_seconds} s")
+        time.sleep(interval)
+
+
+def approve_listing(stack: Stack, listing_id: str) -> dict[str, Any]:
+    """Claim approval tasks through the admin route until ``listing_id``'s appears, and approve it."""
+    admin = stack.admin()
+
+    def claim() -> dict[str, Any] | None:
+        response = admin.get("/v1/admin/approvals", params={"max": 10})
+        assert response.status_code == 200, response.text
+        for task in response.json()["approvals"]:
+            if task["listingId"] == listing_id:
+                return dict(task)
+        return None
+
+    task = wait_until(claim, timeout_seconds=15)
+    decided = admin.post(f"/v1/admin/approvals/{task['approvalId']}", json={"decision": "approve"})
+    assert decided.status_code == 200, decided.text
+    return dict(decided.json()["listing"])
