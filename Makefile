@@ -5,7 +5,8 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 MOTO_PORT ?= 5000
 
-.PHONY: run demo test unit e2e lint bench install clean
+.PHONY: run demo test unit e2e lint bench install clean package contract
+STAGE ?= prod
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	@PYTHON=$$(sh scripts/find-python.sh) || exit 1; \
@@ -35,8 +36,20 @@ lint: $(VENV)/.installed ## ruff and mypy (strict for chalicelib/)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
+package: $(VENV)/.installed ## SAM template + bundle of STAGE (default prod) in out/, checked by cfn-lint
+	$(PY) infra/build_template.py --check
+	rm -rf out
+	AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-us-east-1} $(VENV)/bin/chalice package --stage $(STAGE) \
+	  --merge-template infra/resources.json out/
+	$(VENV)/bin/cfn-lint out/sam.json
+
+contract: $(VENV)/.installed ## Contract fuzzing: schemathesis against the local stack (>= 1000 cases)
+	$(PY) -m pytest -q -s tests/e2e/test_contract.py
+
 bench: $(VENV)/.installed ## Benchmarks with their budgets checked
 	$(PY) bench/search.py --check
+	$(PY) bench/requests.py --check
+	$(PY) bench/webhooks.py --check
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache out

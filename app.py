@@ -4,26 +4,48 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalice import Chalice
-from chalice.app import DynamoDBEvent
+from chalice.app import Chalice, DynamoDBEvent, SQSEvent
 
 from chalicelib.approvals import handlers as approval_handlers
 from chalicelib.approvals.routes import bp as approvals_bp
 from chalicelib.categories.routes import bp as categories_bp
 from chalicelib.config import settings
+from chalicelib.conversations.routes import bp as conversations_bp
 from chalicelib.geocoding.routes import bp as geocoding_bp
 from chalicelib.http import chalice_errors_middleware
 from chalicelib.listings.routes import bp as listings_bp
+from chalicelib.match_requests.routes import bp as match_requests_bp
+from chalicelib.openapi import bp as openapi_bp
+from chalicelib.profiles.routes import bp as profiles_bp
 from chalicelib.system.routes import bp as system_bp
 from chalicelib.users.routes import bp as users_bp
+from chalicelib.webhooks import handlers as webhook_handlers
+from chalicelib.webhooks.routes import bp as webhooks_bp
 
 app = Chalice(app_name="matching-service")
 app.register_middleware(chalice_errors_middleware, "http")
 for blueprint in (system_bp, users_bp, categories_bp, geocoding_bp, listings_bp, approvals_bp):
     app.register_blueprint(blueprint)
+app.register_blueprint(webhooks_bp)
+app.register_blueprint(profiles_bp)
+app.register_blueprint(match_requests_bp)
+app.register_blueprint(conversations_bp)
+app.register_blueprint(openapi_bp)
 
 
 @app.on_dynamodb_record(stream_arn=settings().EVENTS_STREAM_ARN, batch_size=100, starting_position="TRIM_HORIZON")
 def enqueue_approvals(event: DynamoDBEvent) -> dict[str, Any]:
     """Outbox stream -> approval queue (``listing.submitted`` events)."""
     return approval_handlers.handle_outbox_batch(event.to_dict())
+
+
+@app.on_dynamodb_record(stream_arn=settings().EVENTS_STREAM_ARN, batch_size=25, starting_position="TRIM_HORIZON")
+def deliver_webhooks(event: DynamoDBEvent) -> dict[str, Any]:
+    """Outbox stream -> signed webhook deliveries (first attempts), concurrently per batch."""
+    return webhook_handlers.handle_outbox_batch(event.to_dict(), event.context)
+
+
+@app.on_sqs_message(queue_arn=settings().DELIVERY_RETRY_QUEUE_ARN, batch_size=10)
+def retry_webhook_deliveries(event: SQSEvent) -> dict[str, Any]:
+    """Delivery retry queue -> the retries of failed deliveries (backoff via DelaySeconds)."""
+    return webhook_handlers.handle_retry_batch(event.to_dict(), event.context)

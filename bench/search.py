@@ -32,9 +32,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from local_stack.__main__ import start_moto  # noqa: E402
-from local_stack.cities import CITIES  # noqa: E402
-from tests.e2e.conftest import free_port  # noqa: E402
+from local_stack.__main__ import start_moto
+from local_stack.cities import CITIES
+from tests.e2e.conftest import free_port
 
 GEO_READ_BUDGET = 5.0
 GEO_TABLE_SHARE_BUDGET = 0.05

@@ -21,12 +21,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from aws_lambda_powertools import Logger
-from chalice import Blueprint, Chalice, Response
-from chalice.app import Request
+from chalice.app import Blueprint, Chalice, Request, Response
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
-from chalicelib import errors
+from chalicelib import errors, storage
 from chalicelib.auth.service import authenticate
 
 logger = Logger(service="matching-service")
@@ -52,6 +51,8 @@ class RouteSpec:
     status: int
     tags: tuple[str, ...] = field(default_factory=tuple)
     extra_query: tuple[str, ...] = field(default_factory=tuple)
+    #: Error statuses the view raises beyond those ``chalicelib.openapi.error_statuses`` infers.
+    error_statuses: tuple[int, ...] = field(default_factory=tuple)
 
 
 #: Every registered route, in registration order.
@@ -60,7 +61,7 @@ ROUTES: list[RouteSpec] = []
 
 def error_response(exc: errors.ApiError) -> Response:
     """Render ``exc`` as a Chalice response with the spec's error body."""
-    headers = {"Content-Type": "application/json", **exc.headers}
+    headers: dict[str, str | list[str]] = {"Content-Type": "application/json", **exc.headers}
     return Response(body=json.dumps(exc.body()), status_code=exc.status, headers=headers)
 
 
@@ -108,6 +109,24 @@ def parse_model[M: BaseModel](model: type[M], data: Any, prefix: str = "") -> M:
         raise errors.from_pydantic(exc, prefix) from exc
 
 
+def parse_body[M: BaseModel](model: type[M], request: Request) -> M:
+    """Validate the JSON body of ``request`` against ``model``, in strict mode.
+
+    JSON has types, so a body value must have the type the model (and the OpenAPI document)
+    gives it: ``false`` is not an integer, ``0`` not a boolean, ``"5"`` not a number.
+
+    Raises
+    ------
+    PayloadTooLargeError, ValidationError
+        As :func:`parse_json_body` and :func:`parse_model`.
+    """
+    parse_json_body(request)  # size, emptiness and well-formedness, with their own messages
+    try:
+        return model.model_validate_json(request.raw_body or b"", strict=True)
+    except PydanticValidationError as exc:
+        raise errors.from_pydantic(exc) from exc
+
+
 def query_params(request: Request) -> dict[str, str]:
     """The query string as a flat dict (the last value wins for repeated keys)."""
     return dict(request.query_params or {})
@@ -125,6 +144,7 @@ def route(
     status: int = 200,
     tags: tuple[str, ...] = (),
     extra_query: tuple[str, ...] = (),
+    error_statuses: tuple[int, ...] = (),
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a view on ``router`` with authentication, validation and error handling.
 
@@ -145,19 +165,23 @@ def route(
         pydantic models of the JSON body, the query string and the response (OpenAPI).
     extra_query:
         Names of free-form query parameters the view reads itself (documented in OpenAPI).
+    error_statuses:
+        Error statuses the view raises that OpenAPI cannot infer from the inputs (e.g. 404 of
+        a lookup by query string); see :func:`chalicelib.openapi.error_statuses`.
     """
 
     def register(view: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(view)
         def handler(**path_params: Any) -> Response:
             request = router.current_request
+            assert request is not None  # Chalice sets it before calling a view
             try:
                 kwargs: dict[str, Any] = dict(path_params)
                 args: list[Any] = []
                 if auth != "none":
                     args.append(authenticate(request.headers.get("authorization"), require_admin=auth == "admin"))
                 if body is not None:
-                    kwargs["body"] = parse_model(body, parse_json_body(request))
+                    kwargs["body"] = parse_body(body, request)
                 elif request.raw_body and len(request.raw_body) > MAX_BODY_BYTES:
                     raise errors.PayloadTooLargeError(f"Request body exceeds {MAX_BODY_BYTES} bytes")
                 if query is not None:
@@ -165,6 +189,8 @@ def route(
                 result = view(*args, **kwargs)
             except errors.ApiError as exc:
                 return error_response(exc)
+            except storage.Contention:
+                return error_response(errors.ConflictError("Too many simultaneous changes to the same records; retry the request"))
             except Exception:
                 logger.exception("unhandled error", extra={"path": path, "method": method})
                 return error_response(errors.InternalError("An internal error occurred"))
@@ -178,7 +204,7 @@ def route(
 
         router.route(path, methods=[method])(handler)
         ROUTES.append(
-            RouteSpec(path, method, view, auth, body, query, response, status, tags, extra_query)
+            RouteSpec(path, method, view, auth, body, query, response, status, tags, extra_query, error_statuses)
         )
         return view
 
@@ -214,5 +240,14 @@ def chalice_errors_middleware(event: Request, get_response: Callable[[Request], 
         message = str(body.get("Message") or "Request failed")
         if error_type is errors.InternalError:
             message = "An internal error occurred"
-        return error_response(error_type(message))
+        rendered = error_response(error_type(message))
+        allowed = allowed_methods(str((event.context or {}).get("resourcePath") or ""))
+        if error_type is errors.MethodNotAllowedError and allowed:
+            rendered.headers["Allow"] = ", ".join(allowed)  # RFC 9110 §15.5.6: a 405 lists the methods
+        return rendered
     return response
+
+
+def allowed_methods(path: str) -> list[str]:
+    """The methods registered for the route template ``path`` (e.g. ``/v1/listings/{listingId}``)."""
+    return sorted({spec.method for spec in ROUTES if spec.path == path})

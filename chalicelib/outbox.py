@@ -6,21 +6,39 @@ event exists if and only if its change committed. Items expire after :data:`EVEN
 
 Item shape: ``{eventId, type, createdAt, expiresAt, data: {...}, routing: {...}}`` where
 ``data`` is the event's payload (spec §6 fields for webhook events) and ``routing`` what the
-consumers need to address it (listing id and webhook ids, recipient user id, ...).
+consumers need to address it (listing id and webhook ids, recipient user id, ...). ``data``
+keeps its ``None`` values (stored as DynamoDB NULL, read back as ``None``), so a payload field
+the spec lists is always present, null when unset.
 """
 
 from __future__ import annotations
 
 from datetime import timedelta
+from decimal import Decimal
 from typing import Any
+
+from boto3.dynamodb.types import TypeSerializer
 
 from chalicelib import clock, storage
 from chalicelib.config import settings
 
 EVENT_TTL_DAYS = 7
 
+_serializer = TypeSerializer()
+
 #: Internal event: a listing was created or updated and awaits review.
 LISTING_SUBMITTED = "listing.submitted"
+
+#: Webhook events of match requests (spec §6); recipient: the listing owner.
+MATCH_REQUEST_RECEIVED = "match_request.received"
+MATCH_REQUEST_ACCEPTED = "match_request.accepted"
+MATCH_REQUEST_REJECTED = "match_request.rejected"
+#: Webhook events of profile requests (DESIGN §2); recipient: the requested profile's owner.
+PROFILE_REQUEST_RECEIVED = "profile_request.received"
+PROFILE_REQUEST_ACCEPTED = "profile_request.accepted"
+PROFILE_REQUEST_REJECTED = "profile_request.rejected"
+#: Webhook event of a new message (spec §6); recipient: the other participant.
+MESSAGE_NEW = "message.new"
 
 
 def event_op(event_type: str, data: dict[str, Any], routing: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -41,7 +59,20 @@ def event_op(event_type: str, data: dict[str, Any], routing: dict[str, Any] | No
         "type": event_type,
         "createdAt": clock.iso(moment),
         "expiresAt": clock.epoch_seconds(moment + timedelta(days=EVENT_TTL_DAYS)),
-        "data": data,
         "routing": routing or {},
     }
-    return storage.put_op(settings().EVENTS_TABLE, item, condition="attribute_not_exists(eventId)")
+    op = storage.put_op(settings().EVENTS_TABLE, item, condition="attribute_not_exists(eventId)")
+    # storage.to_item leaves None out; payloads keep their nulls (e.g. unset socialLinks keys).
+    op["Put"]["Item"]["data"] = _serializer.serialize(_with_decimals(data))
+    return op
+
+
+def _with_decimals(value: Any) -> Any:
+    """``value`` with floats as Decimal (DynamoDB numbers) and every None kept (stored as NULL)."""
+    if isinstance(value, float):
+        return Decimal(str(value))
+    if isinstance(value, dict):
+        return {k: _with_decimals(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_with_decimals(v) for v in value]
+    return value

@@ -8,7 +8,9 @@ typed exception so services can map it to CONFLICT or NOT_FOUND.
 
 from __future__ import annotations
 
+import random
 import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from decimal import Decimal
 from functools import cache
@@ -35,7 +37,15 @@ def client(service: str) -> Any:
     a branch in this code. Clients are thread-safe and created once (Lambda cold start).
     """
     with _client_lock:
-        return boto3.session.Session().client(service, config=_BOTO_CONFIG)
+        return _session().client(service, config=_BOTO_CONFIG)  # type: ignore[call-overload]
+
+
+@cache
+def _session() -> boto3.session.Session:
+    # One session per process: its loader caches the service models, so creating a client
+    # again (tests reset clients per test) skips re-reading botocore's JSON. Credentials,
+    # region and AWS_ENDPOINT_URL are still resolved from the environment per client.
+    return boto3.session.Session()
 
 
 def dynamodb() -> Any:
@@ -70,8 +80,7 @@ def to_item(data: Mapping[str, Any]) -> dict[str, Any]:
 
 def to_value(value: Any) -> dict[str, Any]:
     """Serialize one value into a DynamoDB attribute value (for expression values)."""
-    result: dict[str, Any] = _serializer.serialize(_dynamo_value(value))
-    return result
+    return dict(_serializer.serialize(_dynamo_value(value)))
 
 
 def values(**named: Any) -> dict[str, Any]:
@@ -109,25 +118,53 @@ class ConditionFailed(Exception):
     """A single-item write was rejected by its condition expression."""
 
 
+class Contention(Exception):
+    """A transaction kept being cancelled by concurrent transactions on the same items."""
+
+
+#: Attempts of one transaction in all, and the first backoff (seconds; doubled per attempt, full jitter).
+TRANSACT_ATTEMPTS = 5
+TRANSACT_BASE_DELAY_SECONDS = 0.02
+_CONTENTION_CODES = {"TransactionConflictException", "TransactionInProgressException"}
+
+
 def transact(items: Sequence[Mapping[str, Any]]) -> None:
     """Run ``TransactWriteItems`` with ``items`` (already in low-level format).
+
+    DynamoDB cancels a transaction with reason ``TransactionConflict`` when another one touches
+    the same items at that moment (AWS docs, "Transaction conflict handling in DynamoDB"), and
+    botocore does not retry it: such cancellations are retried here with jittered exponential
+    backoff, so the conditions decide between concurrent writers. Failed conditions are never
+    retried.
 
     Raises
     ------
     TransactionConflict
         When any condition failed; ``reasons`` says which.
+    Contention
+        Still cancelled by concurrent transactions after :data:`TRANSACT_ATTEMPTS` attempts.
     """
-    try:
-        dynamodb().transact_write_items(TransactItems=list(items))
-    except ClientError as exc:
-        if exc.response["Error"]["Code"] != "TransactionCanceledException":
-            raise
-        reasons = [r.get("Code", "None") for r in exc.response.get("CancellationReasons", [])]
-        if not reasons:  # some emulators leave the reasons out of the response
-            reasons = _reasons_from_message(exc.response["Error"].get("Message", ""))
-        if "ConditionalCheckFailed" in reasons:
-            raise TransactionConflict(reasons) from exc
-        raise
+    for attempt in range(TRANSACT_ATTEMPTS):
+        try:
+            dynamodb().transact_write_items(TransactItems=list(items))
+            return
+        except ClientError as exc:
+            reasons = _cancellation_reasons(exc)
+            if "ConditionalCheckFailed" in reasons:
+                raise TransactionConflict(reasons) from exc
+            if exc.response["Error"]["Code"] not in _CONTENTION_CODES and "TransactionConflict" not in reasons:
+                raise
+            if attempt == TRANSACT_ATTEMPTS - 1:
+                raise Contention(str(exc)) from exc
+            time.sleep(random.uniform(0, TRANSACT_BASE_DELAY_SECONDS * 2**attempt))  # jitter, not security
+
+
+def _cancellation_reasons(exc: ClientError) -> list[str]:
+    if exc.response["Error"]["Code"] != "TransactionCanceledException":
+        return []
+    reasons = [r.get("Code", "None") for r in exc.response.get("CancellationReasons", [])]
+    # Some emulators leave the reasons out of the response and list them in the message only.
+    return reasons or _reasons_from_message(exc.response["Error"].get("Message", ""))
 
 
 def _reasons_from_message(message: str) -> list[str]:

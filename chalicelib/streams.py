@@ -39,5 +39,4 @@ def process_outbox_batch(event: dict[str, Any], handle: Callable[[dict[str, Any]
             handle(item)
 
     processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
-    result: dict[str, Any] = process_partial_response(event=event, record_handler=record_handler, processor=processor)
-    return result
+    return dict(process_partial_response(event=event, record_handler=record_handler, processor=processor))

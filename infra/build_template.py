@@ -1,16 +1,29 @@
 """Generate ``infra/resources.json``, the CloudFormation merge template (one source of truth).
 
-Run ``python infra/build_template.py`` after changing a resource here; a unit test fails when
-the committed JSON and this generator disagree. The local stack (``chalicelib.local.resources``)
-creates its tables and queues from the generated JSON, and ``chalice package --merge-template``
-merges it into the production SAM template.
+Run ``python infra/build_template.py`` after changing a resource here or an event handler in
+``app.py``; a unit test fails when the committed JSON and this generator disagree. The local
+stack (``local_stack/resources.py``) creates its tables and queues from the generated JSON,
+and ``chalice package --merge-template`` merges it into the production SAM template
+(``make package``).
+
+The template holds the tables (GSIs, TTL, point-in-time recovery, on-demand billing), the
+outbox stream, the queues with their dead-letter queues, the functions' environment
+(``Globals``), the execution role (``cfn_iam.py``), the settings of Chalice's functions and
+event source mappings (``cfn_functions.py``) and of its API stage (``cfn_api.py``).
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if __package__ in (None, ""):  # run as a script: python infra/build_template.py
+    sys.path.insert(0, str(ROOT))
+
+from infra import cfn_api, cfn_functions, cfn_iam  # noqa: E402
 
 OUT = Path(__file__).with_name("resources.json")
 
@@ -48,9 +61,14 @@ def _table(
     return {"Type": "AWS::DynamoDB::Table", "DeletionPolicy": "Retain", "UpdateReplacePolicy": "Retain", "Properties": props}
 
 
+#: Queues hold work in flight (approval tasks, retries, failed batches): keep them when the stack goes.
+_KEEP = {"DeletionPolicy": "Retain", "UpdateReplacePolicy": "Retain"}
+
+
 def _queue(dead_letter: str, visibility_seconds: int, max_receives: int) -> dict[str, Any]:
     return {
         "Type": "AWS::SQS::Queue",
+        **_KEEP,
         "Properties": {
             "VisibilityTimeout": visibility_seconds,
             "MessageRetentionPeriod": 1209600,
@@ -64,7 +82,7 @@ def _queue(dead_letter: str, visibility_seconds: int, max_receives: int) -> dict
 
 
 def _dead_letter_queue() -> dict[str, Any]:
-    return {"Type": "AWS::SQS::Queue", "Properties": {"MessageRetentionPeriod": 1209600, "SqsManagedSseEnabled": True}}
+    return {"Type": "AWS::SQS::Queue", **_KEEP, "Properties": {"MessageRetentionPeriod": 1209600, "SqsManagedSseEnabled": True}}
 
 
 S = "S"
@@ -103,8 +121,12 @@ RESOURCES: dict[str, Any] = {
     "EventsTable": _table([("eventId", S)], ttl="expiresAt", stream=True),
     "ApprovalQueue": _queue("ApprovalDeadLetterQueue", visibility_seconds=300, max_receives=10),
     "ApprovalDeadLetterQueue": _dead_letter_queue(),
-    "DeliveryRetryQueue": _queue("DeliveryRetryDeadLetterQueue", visibility_seconds=120, max_receives=5),
+    # Consumed by an SQS event source mapping: visibility at least 6x the function timeout
+    # (60 s in the prod stage), as AWS recommends, so that a slow batch is not received twice.
+    "DeliveryRetryQueue": _queue("DeliveryRetryDeadLetterQueue", visibility_seconds=360, max_receives=5),
     "DeliveryRetryDeadLetterQueue": _dead_letter_queue(),
+    # On-failure destination of the outbox stream's event source mappings (cfn_functions.py).
+    cfn_functions.STREAM_FAILURE_QUEUE: _dead_letter_queue(),
 }
 
 #: Environment variables every function gets: resource names and ARNs from the template.
@@ -126,13 +148,33 @@ ENVIRONMENT: dict[str, Any] = {
 }
 
 
+def _of_type(kind: str) -> list[str]:
+    return [name for name, resource in RESOURCES.items() if resource["Type"] == kind]
+
+
 def template() -> dict[str, Any]:
-    """The merge template as a dict."""
+    """The merge template as a dict (imports ``app`` to find its event handlers)."""
+    tables, queues = _of_type("AWS::DynamoDB::Table"), _of_type("AWS::SQS::Queue")
+    sources = cfn_functions.event_sources(tables, queues)
+    policy = cfn_iam.policy_document(
+        tables,
+        indexed_tables=[t for t in tables if "GlobalSecondaryIndexes" in RESOURCES[t]["Properties"]],
+        stream_tables=sorted({s.resource for s in sources if s.kind == "DynamoDB"}),
+        polled_queues=sorted({s.resource for s in sources if s.kind == "SQS"}),
+        failure_queues=[cfn_functions.STREAM_FAILURE_QUEUE] if any(s.kind == "DynamoDB" for s in sources) else [],
+    )
+    resources: dict[str, Any] = {
+        **RESOURCES,
+        cfn_functions.ROLE: cfn_iam.execution_role(policy),
+        **cfn_functions.function_overrides(sources),
+        "RestAPI": cfn_api.rest_api_override(),
+    }
     return {
         "AWSTemplateFormatVersion": "2010-09-09",
         "Transform": "AWS::Serverless-2016-10-31",
+        "Parameters": cfn_api.PARAMETERS,
         "Globals": {"Function": {"Environment": {"Variables": ENVIRONMENT}}},
-        "Resources": RESOURCES,
+        "Resources": resources,
     }
 
 
@@ -141,6 +183,18 @@ def render() -> str:
     return json.dumps(template(), indent=2, sort_keys=False) + "\n"
 
 
-if __name__ == "__main__":
-    OUT.write_text(render())
+def main(argv: list[str]) -> int:
+    """Write ``infra/resources.json``; with ``--check``, only fail (exit 1) when it is stale."""
+    text = render()
+    if "--check" in argv:
+        if OUT.read_text() != text:
+            print(f"{OUT} is stale: run `python infra/build_template.py`", file=sys.stderr)
+            return 1
+        return 0
+    OUT.write_text(text)
     print(f"wrote {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -37,16 +37,17 @@ def _wait_for(url: str, timeout_seconds: float, what: str) -> None:
         try:
             with urllib.request.urlopen(url, timeout=1):
                 return
-        except Exception:
+        except OSError:  # URLError, connection refused, timeouts
             if time.monotonic() > deadline:
                 raise SystemExit(f"{what} did not start at {url} within {timeout_seconds:.0f} s") from None
             time.sleep(0.1)
 
 
 def start_moto(host: str, port: int) -> subprocess.Popen[bytes]:
-    """Start ``moto.server`` as a child process and wait until it answers."""
+    """Start the embedded AWS (:mod:`local_stack.moto_server`) as a child process and wait until it answers."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", host, "-p", str(port)],
+        [sys.executable, "-m", "local_stack.moto_server", host, str(port)],
+        cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -42,7 +42,10 @@ def _listing(rng: random.Random, index: int, city: tuple[str, str, float, float]
     if kind == 1:
         role = rng.choice(["founder", "joiner"])
         industry = rng.choice(["fintech", "health", "climate", "edtech", "saas", "ai"])
-        meta = {"title": f"{industry.title()} startup in {name} seeks co-founder" if role == "founder" else f"Engineer in {name} wants to co-found in {industry}",
+        title = f"{industry.title()} startup in {name} seeks co-founder"
+        if role == "joiner":
+            title = f"Engineer in {name} wants to co-found in {industry}"
+        meta = {"title": title,
                 "industry": industry, "skillsNeeded": ",".join(rng.sample(["engineering", "design", "sales", "marketing"], 2)),
                 "commitment": rng.choice(["full_time", "part_time"]),
                 "description": f"<p>Building something in {industry} from {name}.</p>"}

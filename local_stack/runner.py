@@ -12,9 +12,11 @@ It polls every DynamoDB stream and SQS queue the Chalice app subscribes to
 
 from __future__ import annotations
 
+import functools
 import importlib
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,7 +45,10 @@ class _Context:
 
 @dataclass
 class _Shard:
-    iterator: str | None
+    """Checkpoint of one shard: records up to ``after`` are done; ``retry_at`` is re-read next."""
+
+    after: str | None = None
+    retry_at: str | None = None
     attempts: int = 0
 
 
@@ -96,7 +101,7 @@ class EventRunner:
                 url = self._sqs.get_queue_url(QueueName=name)["QueueUrl"]
                 self.queues.append(_QueueSource(handler, url, arn, source.batch_size or 10))
         self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []
         for stream in self.streams:
             self._discover_shards(stream)
 
@@ -110,11 +115,28 @@ class EventRunner:
     def _discover_shards(self, stream: _StreamSource) -> None:
         description = self._streams_client.describe_stream(StreamArn=stream.stream_arn)["StreamDescription"]
         for shard in description["Shards"]:
-            if shard["ShardId"] not in stream.shards:
-                iterator = self._streams_client.get_shard_iterator(
-                    StreamArn=stream.stream_arn, ShardId=shard["ShardId"], ShardIteratorType=stream.starting_position
-                )["ShardIterator"]
-                stream.shards[shard["ShardId"]] = _Shard(iterator)
+            if shard["ShardId"] in stream.shards:
+                continue
+            checkpoint = _Shard()
+            if stream.starting_position == "LATEST":  # start after what the shard holds now
+                while records := self._read(stream, shard["ShardId"], checkpoint):
+                    checkpoint.after = records[-1]["dynamodb"]["SequenceNumber"]
+            stream.shards[shard["ShardId"]] = checkpoint
+
+    def _read(self, stream: _StreamSource, shard_id: str, shard: _Shard) -> list[dict[str, Any]]:
+        """Read the next batch after the checkpoint with a fresh iterator.
+
+        A fresh iterator per read (rather than following ``NextShardIterator``) is what a
+        checkpointing consumer does, and it survives moto replacing a table's stream shard.
+        """
+        position: dict[str, str] = {"ShardIteratorType": "TRIM_HORIZON"}
+        if shard.retry_at is not None:
+            position = {"ShardIteratorType": "AT_SEQUENCE_NUMBER", "SequenceNumber": shard.retry_at}
+        elif shard.after is not None:
+            position = {"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "SequenceNumber": shard.after}
+        iterator = self._streams_client.get_shard_iterator(StreamArn=stream.stream_arn, ShardId=shard_id, **position)["ShardIterator"]
+        records: list[dict[str, Any]] = self._streams_client.get_records(ShardIterator=iterator, Limit=stream.batch_size)["Records"]
+        return records
 
     def _lambda_stream_record(self, record: dict[str, Any], stream_arn: str) -> dict[str, Any]:
         dynamodb = dict(record["dynamodb"])
@@ -126,26 +148,20 @@ class EventRunner:
     def _pump_stream(self, stream: _StreamSource) -> int:
         handled = 0
         for shard_id, shard in stream.shards.items():
-            if shard.iterator is None:
-                continue
-            response = self._streams_client.get_records(ShardIterator=shard.iterator, Limit=stream.batch_size)
-            records = response.get("Records", [])
+            records = self._read(stream, shard_id, shard)
             if not records:
-                shard.iterator = response.get("NextShardIterator")
                 continue
             event = {"Records": [self._lambda_stream_record(r, stream.stream_arn) for r in records]}
             failed_at = self._invoke_stream(stream.handler, event)
             if failed_at is None or shard.attempts >= MAX_RETRY_ATTEMPTS:
                 if failed_at is not None:
                     logger.error("skipping stream records after %d attempts (shard %s)", shard.attempts, shard_id)
-                shard.iterator, shard.attempts = response.get("NextShardIterator"), 0
+                shard.after, shard.retry_at, shard.attempts = records[-1]["dynamodb"]["SequenceNumber"], None, 0
                 handled += len(records)
                 continue
             # Retry from the first failed record, as Lambda does with ReportBatchItemFailures.
+            shard.retry_at = failed_at
             shard.attempts += 1
-            shard.iterator = self._streams_client.get_shard_iterator(
-                StreamArn=stream.stream_arn, ShardId=shard_id, ShardIteratorType="AT_SEQUENCE_NUMBER", SequenceNumber=failed_at
-            )["ShardIterator"]
             handled += 1
         return handled
 
@@ -217,21 +233,30 @@ class EventRunner:
         return total
 
     def start(self) -> None:
-        """Run :meth:`pump` on a daemon thread until :meth:`stop`."""
-        self._thread = threading.Thread(target=self._loop, name="event-runner", daemon=True)
-        self._thread.start()
+        """Poll every source on its own daemon thread until :meth:`stop`.
 
-    def _loop(self) -> None:
+        One thread per source mirrors AWS, where each event source mapping invokes its own
+        function: a slow webhook delivery never holds up the approval queue.
+        """
+        pumps: list[tuple[str, Callable[[], int]]] = [
+            (f"stream-{i}", functools.partial(self._pump_stream, s)) for i, s in enumerate(self.streams)
+        ] + [(f"queue-{i}", functools.partial(self._pump_queue, q)) for i, q in enumerate(self.queues)]
+        for name, pump in pumps:
+            thread = threading.Thread(target=self._loop, args=(pump,), name=name, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def _loop(self, pump: Callable[[], int]) -> None:
         while not self._stop.is_set():
             try:
-                if self.pump() == 0:
+                if pump() == 0:
                     self._stop.wait(POLL_INTERVAL_SECONDS)
             except Exception:
                 logger.exception("event runner pass failed")
                 self._stop.wait(1.0)
 
     def stop(self) -> None:
-        """Stop the polling thread and wait for it."""
+        """Stop the polling threads and wait for them."""
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=10)
+        for thread in self._threads:
+            thread.join(timeout=15)

@@ -37,6 +37,14 @@ class ApiRequestHandler(ChaliceRequestHandler):
             return
         super()._generic_handle()
 
+    def __getattr__(self, name: str) -> Any:
+        # Any other method (TRACE, QUERY, ...) goes to the app too, which answers 405
+        # METHOD_NOT_ALLOWED in the error body, as for a known method on the wrong path
+        # (BaseHTTPRequestHandler alone would answer 501 with an HTML page).
+        if name.startswith("do_"):
+            return self._generic_handle
+        raise AttributeError(name)
+
     def _send_error_response(self, error: LocalGatewayException) -> None:
         # The only gateway error without an authorizer is "no such route".
         body = _error(404, "NOT_FOUND", f"No route matches {self.command} {self.path.split('?')[0]}")

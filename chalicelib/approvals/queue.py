@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from botocore.exceptions import ClientError
+
 from chalicelib import storage
 from chalicelib.config import settings
 
@@ -51,6 +53,37 @@ def receive(max_tasks: int) -> list[Task]:
     return tasks
 
 
+#: SQS error codes meaning a receipt handle no longer (or never did) name a claimed message.
+_LOST_CLAIM_CODES = frozenset({"ReceiptHandleIsInvalid", "AWS.SimpleQueueService.MessageNotInflight", "MessageNotInflight"})
+
+
+class ClaimLostError(Exception):
+    """The receipt handle of a task is not (or no longer) a claim this queue issued."""
+
+
+def hold(receipt: str) -> None:
+    """Confirm the claim behind ``receipt`` is still held, extending it by ``APPROVAL_CLAIM_SECONDS``.
+
+    Raises
+    ------
+    ClaimLostError
+        SQS rejects the receipt handle (forged, or its message is gone) or the message is
+        no longer in flight (the claim expired).
+    """
+    try:
+        _sqs().change_message_visibility(
+            QueueUrl=settings().APPROVAL_QUEUE_URL, ReceiptHandle=receipt, VisibilityTimeout=settings().APPROVAL_CLAIM_SECONDS
+        )
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] in _LOST_CLAIM_CODES:
+            raise ClaimLostError(exc.response["Error"]["Code"]) from exc
+        raise
+
+
 def delete(receipt: str) -> None:
-    """Remove a decided or dropped task from the queue."""
-    _sqs().delete_message(QueueUrl=settings().APPROVAL_QUEUE_URL, ReceiptHandle=receipt)
+    """Remove a decided or dropped task from the queue (a receipt SQS rejects means the task is already gone)."""
+    try:
+        _sqs().delete_message(QueueUrl=settings().APPROVAL_QUEUE_URL, ReceiptHandle=receipt)
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] not in _LOST_CLAIM_CODES:
+            raise

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chalice import Blueprint
+from chalice.app import Blueprint
 
 from chalicelib.approvals import service
 from chalicelib.approvals.models import ApprovalClaimQuery, ApprovalDecision, ApprovalList, ApprovalResult

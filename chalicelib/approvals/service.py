@@ -79,7 +79,8 @@ def decide(approval_id: str, body: ApprovalDecision) -> ApprovalResult:
     Raises
     ------
     NotFoundError
-        Unknown approval id, or the listing no longer exists (task dropped).
+        Unknown approval id, a claim SQS no longer honours (forged or expired), or the listing
+        no longer exists (task dropped).
     ConflictError
         The listing changed since the task was queued or was already decided (task dropped).
     """
@@ -90,6 +91,11 @@ def decide(approval_id: str, body: ApprovalDecision) -> ApprovalResult:
         if not _is_current(listing, task):
             raise storage.ConditionFailed("stale task")
         assert listing is not None
+        try:
+            queue.hold(task.receipt)
+        except queue.ClaimLostError as exc:
+            # Never apply a decision without a claim this queue issued and still holds.
+            raise errors.NotFoundError("Unknown or expired approval id; claim the task again") from exc
         if body.decision == "approve":
             updated = listings.activate(listing, ListingStatus.PENDING.value, now, version=task.version)
         else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from chalice import Blueprint
+from chalice.app import Blueprint
 from pydantic import BaseModel, ConfigDict, StringConstraints
 
 from chalicelib import errors
@@ -22,7 +22,7 @@ class GeocodeQuery(BaseModel):
     q: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 
 
-@route(bp, "/v1/geocode", "GET", query=GeocodeQuery, response=GeocodeResult, tags=("geocoding",))
+@route(bp, "/v1/geocode", "GET", query=GeocodeQuery, response=GeocodeResult, tags=("geocoding",), error_statuses=(404,))
 def geocode(caller: Caller, query: GeocodeQuery) -> GeocodeResult:
     """Coordinates (degrees, WGS 84) of an address; 404 NOT_FOUND when nothing matches."""
     result = get_geocoder().geocode(query.q)

@@ -45,13 +45,20 @@ def _number(field: CategoryField, value: str) -> str:
         raise InvalidValue('must be a decimal string, e.g. "85000" or "12.5"') from exc
     if not number.is_finite():
         raise InvalidValue("must be a finite number")
-    return format(number.normalize(), "f") if number == number.to_integral_value() else str(number.normalize())
+    # Bound the magnitude before formatting: "1e999999999" would otherwise expand to a huge string
+    # (or overflow the decimal context); no accepted value is longer than DEFAULT_MAX_LENGTH anyway.
+    if not number.is_zero() and abs(number.adjusted()) >= DEFAULT_MAX_LENGTH:
+        raise InvalidValue("is out of range")
+    # Always positional notation ("0.00000001", never "1E-8"): the documented encoding is a decimal string.
+    return format(number.normalize(), "f")
 
 
 def _integer(field: CategoryField, value: str) -> str:
     text = value.strip()
-    if not text.lstrip("-").isdigit() or not text.isascii():
+    if not text.removeprefix("-").isdigit() or not text.isascii():
         raise InvalidValue('must be a base-10 integer string, e.g. "3"')
+    if len(text) > DEFAULT_MAX_LENGTH:  # before int(): Python refuses (ValueError) to convert over 4300 digits
+        raise InvalidValue(f"must be at most {DEFAULT_MAX_LENGTH} characters")
     return str(int(text))
 
 
@@ -186,9 +193,12 @@ def validate_meta(category: Category, role_key: str, meta: dict[str, str]) -> di
         if not value.strip():
             continue  # empty optional values are dropped; required ones are reported below
         try:
-            result[key] = parse_value(field, value)
+            parsed = parse_value(field, value)
         except InvalidValue as exc:
             issues.append(errors.FieldIssue(field=f"meta.{key}", issue=str(exc)))
+            continue
+        if parsed:  # rich text that sanitizes to nothing counts as missing, like an empty value
+            result[key] = parsed
 
     for field in allowed.values():
         if role_key in field.requiredFor and field.key not in result and not any(i.field == f"meta.{field.key}" for i in issues):

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from chalicelib.match_requests.models import MatchRequest
 from chalicelib.pagination import Envelope
 from chalicelib.users.models import SocialLinks
 
@@ -82,7 +83,7 @@ class Listing(BaseModel):
 class ListingDetail(Listing):
     """``GET /v1/listings/{id}``: adds the caller's own match request (null when none)."""
 
-    myRequest: dict[str, Any] | None = None
+    myRequest: MatchRequest | None = None
 
 
 class ListingSearchItem(Listing):

@@ -86,7 +86,7 @@ def activate(listing: dict[str, Any], from_status: str, updated_at: str, version
     attributes = index_attributes(listing)
     sets = ", ".join(f"{k} = :{k}" for k in attributes)
     condition = "#st = :from" + (" AND version = :v" if version is not None else "")
-    vals = {"from": from_status, "active": "ACTIVE", "u": updated_at, **attributes}
+    vals: dict[str, Any] = {"from": from_status, "active": "ACTIVE", "u": updated_at, **attributes}
     if version is not None:
         vals["v"] = version
     return storage.update(

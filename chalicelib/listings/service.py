@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from chalicelib import clock, errors, outbox, storage
@@ -27,11 +28,16 @@ from chalicelib.listings.models import (
     MyListingPage,
     OwnerSummary,
 )
+from chalicelib.match_requests import listing_deletion
+from chalicelib.match_requests import service as match_requests
 from chalicelib.pagination import Deleted, PageQuery
 from chalicelib.text import words
 from chalicelib.users import repository as users
 from chalicelib.users.service import active_channels, require_user, summary_from_item
 from chalicelib.webhooks import repository as webhooks
+
+#: Attempts of a deletion while requests for the listing keep arriving.
+DELETE_ATTEMPTS = 4
 
 #: Field types whose words ``q`` searches (DESIGN §2 "Search": title and text fields).
 SEARCHED_TYPES = {FieldType.TEXT, FieldType.RICHTEXT, FieldType.LOCATION}
@@ -124,8 +130,9 @@ def create_listing(caller: Caller, body: ListingCreate) -> Listing:
     channels = _check_channels(owner, body.channels)
     webhook_ids = _check_webhooks(caller.user_id, body.webhookIds)
     now = clock.iso()
-    item = {
-        "listingId": clock.new_id("lst"),
+    listing_id = clock.new_id("lst")
+    item: dict[str, Any] = {
+        "listingId": listing_id,
         "ownerId": caller.user_id,
         "categoryKey": category.key,
         "roleKey": body.roleKey,
@@ -139,7 +146,7 @@ def create_listing(caller: Caller, body: ListingCreate) -> Listing:
         "createdAt": now,
         "updatedAt": now,
     }
-    repository.create(item, [_submitted_event(item["listingId"], 1)])
+    repository.create(item, [_submitted_event(listing_id, 1)])
     return to_model(item, owner)
 
 
@@ -169,8 +176,8 @@ def get_visible(caller: Caller, listing_id: str) -> dict[str, Any]:
 def get_listing_detail(caller: Caller, listing_id: str) -> ListingDetail:
     """Listing detail with the owner summary and the caller's match request (``myRequest``)."""
     item = get_visible(caller, listing_id)
-    owner = users.get_user(item["ownerId"])
-    return ListingDetail(**to_model(item, owner).model_dump(), myRequest=None)
+    owner, my_request = match_requests.owner_and_my_request(item, caller.user_id)  # one BatchGetItem
+    return ListingDetail(**to_model(item, owner).model_dump(), myRequest=my_request)
 
 
 def list_my_listings(caller: Caller, page: PageQuery) -> MyListingPage:
@@ -212,7 +219,7 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate) -> List
     channels = _check_channels(owner, body.channels if body.channels is not None else item.get("channels") or [])
     webhook_ids = _check_webhooks(caller.user_id, body.webhookIds if body.webhookIds is not None else item.get("webhookIds") or [])
     version = int(item["version"])
-    updated = {
+    updated: dict[str, Any] = {
         **item, "title": meta["title"], "meta": meta, "channels": channels, "webhookIds": webhook_ids,
         "searchText": search_text(category, meta), "updatedAt": clock.iso(), "status": ListingStatus.PENDING.value,
         "version": version + 1,
@@ -250,16 +257,25 @@ def change_status(caller: Caller, listing_id: str, body: ListingStatusChange) ->
 
 
 def delete_listing(caller: Caller, listing_id: str) -> Deleted:
-    """Delete the caller's listing (404 for everyone afterwards).
+    """Delete the caller's listing (404 for everyone afterwards), rejecting its pending requests.
+
+    Pending requests become REJECTED with reason "listing deleted" (and their
+    ``match_request.rejected`` events) in the deleting transaction, chunked when there are
+    many (:mod:`chalicelib.match_requests.listing_deletion`); conversations stay.
 
     Raises
     ------
     NotFoundError, ForbiddenError
         No such listing; not the caller's.
+    ConflictError
+        Requests kept arriving during every attempt (retry).
     """
-    _owned(caller, listing_id)
-    try:
-        storage.transact([repository.delete_op(listing_id, caller.user_id)])
-    except storage.TransactionConflict as exc:
-        raise errors.NotFoundError(f"Listing '{listing_id}' not found") from exc
-    return Deleted(id=listing_id)
+    for attempt in range(DELETE_ATTEMPTS):
+        item = _owned(caller, listing_id)
+        try:
+            listing_deletion.delete_listing_rejecting_requests(item)
+        except storage.TransactionConflict:
+            time.sleep(0.05 * 2**attempt)  # a request arrived or the index lags: read again
+            continue
+        return Deleted(id=listing_id)
+    raise errors.ConflictError("Requests for this listing kept arriving; retry the deletion")

@@ -80,8 +80,8 @@ def plan_cells(lat: float, lng: float, radius_km: float) -> tuple[int, list[str]
 
 def _estimate(lat: float, radius_km: float, precision: int) -> float:
     bits = 5 * precision
-    lat_deg = 180.0 / 2 ** (bits // 2)
-    lng_deg = 360.0 / 2 ** (bits - bits // 2)
+    lat_deg = 180.0 / float(2 ** (bits // 2))
+    lng_deg = 360.0 / float(2 ** (bits - bits // 2))
     height = 2 * radius_km / _KM_PER_DEGREE_LAT
     width = 2 * radius_km / (_KM_PER_DEGREE_LAT * max(math.cos(math.radians(min(abs(lat), 89.0))), 1e-6))
     return (height / lat_deg + 1) * (min(width, 360.0) / lng_deg + 1)

@@ -14,6 +14,7 @@ category or circle, never with the table.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -53,11 +54,9 @@ def candidates(query: SearchQuery) -> list[dict[str, Any]]:
             if query.category is not None:
                 prefix = f"{query.category.key}#" + (f"{query.role}#" if query.role else "")
             key = query.geo.key
-            return _parallel(
-                (lambda c=cell: repository.query_cell(precision, f"{key}#{c}", prefix)) for cell in cells
-            )
+            return _parallel(functools.partial(repository.query_cell, precision, f"{key}#{cell}", prefix) for cell in cells)
     categories = [query.category] if query.category else list(all_categories().values())
-    return _parallel((lambda k=c.key: repository.query_category(k, query.role)) for c in categories)
+    return _parallel(functools.partial(repository.query_category, c.key, query.role) for c in categories)
 
 
 def _location(item: dict[str, Any], key: str) -> tuple[float, float] | None:

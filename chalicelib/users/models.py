@@ -97,7 +97,13 @@ class Profile(ProfileSummary):
 
 
 class ProfilePatch(BaseModel):
-    """Body of ``PATCH /v1/me/profile``: any subset; ``null`` clears country."""
+    """Body of ``PATCH /v1/me/profile``: any subset of the fields.
+
+    ``country: null`` clears the country and ``socialLinks: null`` every link; the objects
+    ``socialLinks``, ``recruiting`` and ``requestPolicy`` are merged key by key (a ``null``
+    inside clears that key). ``displayName``, ``recruiting`` and ``requestPolicy`` cannot be
+    null.
+    """
 
     model_config = ConfigDict(extra="forbid")
     displayName: DisplayName | None = None
@@ -105,6 +111,13 @@ class ProfilePatch(BaseModel):
     socialLinks: SocialLinks | None = None
     recruiting: Recruiting | None = None
     requestPolicy: RequestPolicy | None = None
+
+    @field_validator("displayName", "recruiting", "requestPolicy", mode="before")
+    @classmethod
+    def _not_null(cls, value: object) -> object:
+        if value is None:
+            raise ValueError("may not be null")
+        return value
 
 
 class Channel(BaseModel):

@@ -86,3 +86,49 @@ def remove_channel(user_id: str, key: str, updated_at: str) -> bool:
     except storage.ConditionFailed:
         return False
     return True
+
+
+def query_country(country: str) -> list[dict[str, Any]]:
+    """Every user with ``country`` (the sparse ``byCountry`` index)."""
+    return storage.query(
+        _table(), IndexName="byCountry", KeyConditionExpression="country = :c",
+        ExpressionAttributeValues=storage.values(c=country),
+    )
+
+
+def query_shard(shard: str) -> list[dict[str, Any]]:
+    """Every user of one ``searchShard`` (``S0``..``S7``, the ``bySearchShard`` index)."""
+    return storage.query(
+        _table(), IndexName="bySearchShard", KeyConditionExpression="searchShard = :s",
+        ExpressionAttributeValues=storage.values(s=shard),
+    )
+
+
+def patch_user(user_id: str, sets: dict[str, Any], removes: Sequence[str] = ()) -> dict[str, Any] | None:
+    """Set and remove attributes by dotted path (``"recruiting.headline"``) in one UpdateItem.
+
+    Nested paths merge into the existing maps (``socialLinks``, ``recruiting``,
+    ``requestPolicy``) instead of replacing them. Returns the new item, or ``None`` when the
+    user does not exist.
+    """
+    names: dict[str, str] = {}
+
+    def path(dotted: str) -> str:
+        parts = []
+        for segment in dotted.split("."):
+            placeholder = f"#p{len(names)}"
+            names[placeholder] = segment
+            parts.append(placeholder)
+        return ".".join(parts)
+
+    vals = {f":v{i}": storage.to_value(v) for i, v in enumerate(sets.values())}
+    expression = "SET " + ", ".join(f"{path(p)} = :v{i}" for i, p in enumerate(sets))
+    if removes:
+        expression += " REMOVE " + ", ".join(path(p) for p in removes)
+    try:
+        return storage.update(
+            _table(), {"userId": user_id}, expression, condition="attribute_exists(userId)",
+            ExpressionAttributeNames=names, ExpressionAttributeValues=vals,
+        )
+    except storage.ConditionFailed:
+        return None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chalice import Blueprint
+from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
 from chalicelib.http import route

@@ -126,15 +126,41 @@ def get_me(caller: Caller) -> Profile:
     return profile_from_item(require_user(caller.user_id))
 
 
+#: Profile objects a PATCH merges field by field instead of replacing.
+MERGED_OBJECTS = ("socialLinks", "recruiting", "requestPolicy")
+
+
 def update_profile(caller: Caller, patch: ProfilePatch) -> Profile:
-    """Apply the fields present in ``patch`` to the caller's profile; ``country: null`` clears it."""
-    given = patch.model_dump(exclude_unset=True, mode="json")
-    changes = {k: v for k, v in given.items() if v is not None}
-    remove = [k for k, v in given.items() if v is None and k == "country"]
-    if "socialLinks" in changes:
-        changes["socialLinks"] = {k: v for k, v in changes["socialLinks"].items() if v is not None}
-    changes["updatedAt"] = clock.iso()
-    user = repository.update_user(caller.user_id, changes, remove)
+    """Apply the fields present in ``patch`` to the caller's profile in one UpdateItem.
+
+    ``displayName`` and ``country`` are replaced (``country: null`` clears it).
+    ``socialLinks``, ``recruiting`` and ``requestPolicy`` are merged key by key, as JSON Merge
+    Patch (RFC 7396) does: keys left out keep their values, a ``null`` value clears that key
+    (e.g. ``{"socialLinks": {"x": null}}`` removes the X link), lists are replaced whole;
+    ``socialLinks: null`` clears every link.
+
+    Raises
+    ------
+    NotFoundError
+        The caller's user record no longer exists.
+    """
+    sets: dict[str, Any] = {}
+    removes: list[str] = []
+    for name, value in patch.model_dump(exclude_unset=True, mode="json").items():
+        if name in MERGED_OBJECTS and value is not None:
+            for key, inner in value.items():
+                if inner is None:
+                    removes.append(f"{name}.{key}")
+                else:
+                    sets[f"{name}.{key}"] = inner
+        elif value is not None:
+            sets[name] = value
+        elif name == "socialLinks":
+            sets[name] = {}
+        else:
+            removes.append(name)  # country: null
+    sets["updatedAt"] = clock.iso()
+    user = repository.patch_user(caller.user_id, sets, removes)
     if user is None:
         raise errors.NotFoundError("Your user record no longer exists")
     return profile_from_item(user)
@@ -165,7 +191,7 @@ def connect_channel(caller: Caller, key: str, handle: str) -> Channel:
     _check_channel_key(key)
     now = clock.iso()
     repository.set_channel(caller.user_id, key, handle, now)
-    return Channel(key=key, handle=handle, connectedAt=now)  # type: ignore[arg-type]
+    return Channel(key=key, handle=handle, connectedAt=now)
 
 
 def disconnect_channel(caller: Caller, key: str) -> None:

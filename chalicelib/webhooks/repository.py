@@ -1,4 +1,10 @@
-"""Webhooks table access (item keyed by ``webhookId``; ``byOwner`` index)."""
+"""Webhooks table access (item keyed by ``webhookId``; ``byOwner`` index on ``ownerId, createdAt``).
+
+Item shape: ``{webhookId, ownerId, name, url, secret, events, active, failCount, createdAt,
+updatedAt, disabledAt?}``. ``failCount`` counts consecutive failed delivery attempts; it only
+changes through atomic UpdateItem expressions (``ADD``/``SET``), never read-modify-write, so
+concurrent deliveries cannot lose an update.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +19,85 @@ def _table() -> str:
     return settings().WEBHOOKS_TABLE
 
 
+def _key(webhook_id: str) -> dict[str, str]:
+    return {"webhookId": webhook_id}
+
+
 def get_many(webhook_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
     """Webhooks by id (BatchGetItem); unknown ids are absent."""
     return {w["webhookId"]: w for w in storage.batch_get(_table(), [{"webhookId": i} for i in webhook_ids])}
+
+
+def get(webhook_id: str) -> dict[str, Any] | None:
+    """One webhook item, or ``None``."""
+    return storage.get(_table(), _key(webhook_id))
+
+
+def create(item: dict[str, Any]) -> None:
+    """Put a new webhook (the id must be new)."""
+    storage.put(_table(), item, condition="attribute_not_exists(webhookId)")
+
+
+def list_by_owner(owner_id: str) -> list[dict[str, Any]]:
+    """Every webhook of ``owner_id``, newest first (Query on ``byOwner``)."""
+    return storage.query(
+        _table(),
+        IndexName="byOwner",
+        KeyConditionExpression="ownerId = :o",
+        ExpressionAttributeValues=storage.values(o=owner_id),
+        ScanIndexForward=False,
+    )
+
+
+def delete_owned(webhook_id: str, owner_id: str) -> bool:
+    """Delete ``webhook_id`` if ``owner_id`` owns it; ``False`` when missing or someone else's."""
+    try:
+        storage.delete(_table(), _key(webhook_id), condition="ownerId = :o", ExpressionAttributeValues=storage.values(o=owner_id))
+    except storage.ConditionFailed:
+        return False
+    return True
+
+
+def add_failure(webhook_id: str) -> dict[str, Any] | None:
+    """``ADD failCount 1`` on an existing, active webhook; the new item, or ``None`` when it is
+    deleted or already inactive (nothing counted)."""
+    try:
+        return storage.update(
+            _table(),
+            _key(webhook_id),
+            "ADD failCount :one",
+            condition="attribute_exists(webhookId) AND active = :yes",
+            ExpressionAttributeValues=storage.values(one=1, yes=True),
+        )
+    except storage.ConditionFailed:
+        return None
+
+
+def deactivate(webhook_id: str, limit: int, now: str) -> bool:
+    """Set ``active`` false when ``failCount`` reached ``limit``; ``True`` when this call did it."""
+    try:
+        storage.update(
+            _table(),
+            _key(webhook_id),
+            "SET active = :no, disabledAt = :now, updatedAt = :now",
+            condition="attribute_exists(webhookId) AND active = :yes AND failCount >= :limit",
+            ExpressionAttributeValues=storage.values(no=False, yes=True, limit=limit, now=now),
+        )
+    except storage.ConditionFailed:
+        return False
+    return True
+
+
+def reset_failures(webhook_id: str) -> bool:
+    """``SET failCount = 0`` when it is above 0; ``True`` when it changed (``False``: already 0 or gone)."""
+    try:
+        storage.update(
+            _table(),
+            _key(webhook_id),
+            "SET failCount = :zero",
+            condition="attribute_exists(webhookId) AND failCount > :zero",
+            ExpressionAttributeValues=storage.values(zero=0),
+        )
+    except storage.ConditionFailed:
+        return False
+    return True

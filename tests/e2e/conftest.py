@@ -62,7 +62,7 @@ class Stack:
 def start_stack(extra_env: dict[str, str] | None = None, timeout_seconds: float = 60) -> Stack:
     """Start ``python -m local_stack`` on free ports and wait for ``GET /v1/health``."""
     port, moto_port = free_port(), free_port()
-    log_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"matching-e2e-{port}.log"
+    log_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"matching-stack-{port}.log"
     env = {k: v for k, v in os.environ.items() if k != "AWS_ENDPOINT_URL"}
     env.update({"PORT": str(port), "MOTO_PORT": str(moto_port), "ADMIN_API_KEY": ADMIN_KEY, **(extra_env or {})})
     with log_path.open("wb") as log:

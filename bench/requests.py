@@ -1,0 +1,238 @@
+"""DynamoDB calls per route of the seeker, sourcing and management flows (issue 3, "Performance").
+
+Runs the app on in-process moto (``moto.mock_aws``) behind Chalice's test client, walks the
+flows once (listing detail, profile detail, create request, accept, send message, list
+conversations, list messages, and the other request/conversation routes for information) and
+counts every DynamoDB call each route makes with a botocore ``before-call.dynamodb`` hook on the
+product's shared client. Authentication is warmed up first and its key lookups are left out.
+
+Budgets (``--check`` exits 1 when one is missed):
+
+* a read route makes at most 2 DynamoDB calls and writes nothing;
+* a state change makes exactly one TransactWriteItems, no other write, and at most one read.
+
+Rows marked ``info`` have no budget: profile search (one Query per index partition it reads)
+and deleting a listing that has requests (it also Queries them, and rejects more than 49
+pending ones in further transactions).
+
+Calls are what carries over to DynamoDB; moto's latencies do not, so none are reported. The data
+is deliberately not tiny (many requests, conversations and messages per user) so that a route
+whose calls grow with the data would show it.
+
+Usage, from the repository root: ``python bench/requests.py [--check]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# Run as a script, this file's folder comes first on sys.path, and this module's name would then
+# shadow the ``requests`` package that moto imports: put the repository root there instead.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+sys.path.insert(0, str(_HERE.parent))
+
+READ_OPERATIONS = {"GetItem", "BatchGetItem", "Query", "Scan"}
+TRANSACTION = "TransactWriteItems"
+READ_BUDGET = 2
+CHANGE_READ_BUDGET = 1
+
+
+@dataclass
+class Counter:
+    """Every DynamoDB operation the product's client sends, in order (key lookups excluded)."""
+
+    keys_table: str
+    calls: list[tuple[str, str]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def hook(self, model: Any, params: dict[str, Any], **_: Any) -> None:
+        body = json.loads(params.get("body") or b"{}")
+        tables = body.get("TableName") or ",".join(body.get("RequestItems", {})) or "*"
+        if tables == self.keys_table:
+            return
+        with self.lock:
+            self.calls.append((model.name, tables))
+
+
+@dataclass
+class Row:
+    """One measured route."""
+
+    label: str
+    kind: str  # "read", "change" or "info" (no budget)
+    status: int
+    calls: list[tuple[str, str]]
+
+    @property
+    def reads(self) -> int:
+        return sum(1 for op, _ in self.calls if op in READ_OPERATIONS)
+
+    @property
+    def transactions(self) -> int:
+        return sum(1 for op, _ in self.calls if op == TRANSACTION)
+
+    @property
+    def other_writes(self) -> int:
+        return len(self.calls) - self.reads - self.transactions
+
+    @property
+    def scans(self) -> int:
+        return sum(1 for op, _ in self.calls if op == "Scan")
+
+    def budget(self) -> str:
+        return {"read": f"<= {READ_BUDGET} calls", "change": f"1 txn + <= {CHANGE_READ_BUDGET} read", "info": "-"}[self.kind]
+
+    def ok(self) -> bool:
+        if self.status >= 400 or self.scans:
+            return False
+        if self.kind == "read":
+            return self.transactions == 0 and self.other_writes == 0 and len(self.calls) <= READ_BUDGET
+        if self.kind == "change":
+            return self.transactions == 1 and self.other_writes == 0 and self.reads <= CHANGE_READ_BUDGET
+        return True
+
+
+def run(check: bool) -> int:
+    """Build the data, measure the routes, print the table and the summary line."""
+    from chalice.test import Client
+
+    from chalicelib import clock, storage
+    from chalicelib.auth.service import clear_cache
+    from chalicelib.config import settings
+    from chalicelib.listings import repository as listings
+    from chalicelib.users.models import AdminUserCreate
+    from chalicelib.users.service import create_user
+    from local_stack.resources import create_resources
+
+    os.environ.update(create_resources())
+    settings.cache_clear()
+    storage.client.cache_clear()
+    clear_cache()
+    from app import app
+
+    def user(name: str, level: int = 0) -> tuple[str, str]:
+        channels = {"telegram": f"@{name.lower()}", "email": f"{name.lower()}@example.org"}
+        created = create_user(AdminUserCreate(displayName=name, country="de", verifiedLevel=level, channels=channels))
+        return created.userId, created.apiKey
+
+    rows: list[Row] = []
+    counter = Counter(settings().API_KEYS_TABLE)
+    storage.dynamodb().meta.events.register("before-call.dynamodb", counter.hook)
+
+    with Client(app) as client:
+
+        def call(method: str, path: str, key: str, body: Any = None) -> tuple[int, Any]:
+            headers = {"authorization": f"Bearer {key}", "content-type": "application/json"}
+            payload = json.dumps(body).encode() if body is not None else b""
+            response = getattr(client.http, method.lower())(path, headers=headers, body=payload)
+            return response.status_code, (json.loads(response.body) if response.body else None)
+
+        def measure(label: str, kind: str, method: str, path: str, key: str, body: Any = None) -> Any:
+            counter.calls.clear()
+            status, result = call(method, path, key, body)
+            rows.append(Row(label, kind, status, list(counter.calls)))
+            return result
+
+        def setup(method: str, path: str, key: str, body: Any = None) -> Any:
+            status, result = call(method, path, key, body)
+            if status >= 400:
+                raise SystemExit(f"setup call {method} {path} failed: {status} {result}")
+            return result
+
+        owner_id, owner = user("Olivia")
+        _, seeker = user("Sam", level=2)
+        others = [user(f"Peer{i}") for i in range(30)]
+        for key in (owner, seeker, *(k for _, k in others)):
+            setup("GET", "/v1/me", key)  # warm the key cache: the budgets count calls after authentication
+
+        body = {
+            "categoryKey": "jobs", "roleKey": "hiring", "channels": ["telegram"],
+            "meta": {"title": "Backend engineer", "description": "<p>APIs</p>", "location": "Berlin",
+                     "location_lat": "52.52", "location_lng": "13.405", "employmentType": "full_time"},
+        }
+        listing = setup("POST", "/v1/listings", owner, body)
+        listings.activate(listings.get(listing["id"]) or {}, "PENDING", clock.iso())
+        # Volume: 30 other requests to the listing, 30 accepted into conversations with the owner.
+        for _, key in others:
+            request = setup("POST", "/v1/match-requests", key, {"listingId": listing["id"], "message": "hi", "channels": ["email"]})
+            setup("PATCH", f"/v1/match-requests/{request['requestId']}/status", owner, {"status": "ACCEPTED"})
+
+        lid = listing["id"]
+        measure("GET listing detail (no request yet)", "read", "GET", f"/v1/listings/{lid}", seeker)
+        measure("GET profile detail", "read", "GET", f"/v1/profiles/{owner_id}", seeker)
+        request = measure("POST create match request", "change", "POST", "/v1/match-requests", seeker,
+                          {"listingId": lid, "message": "I would like to apply", "channels": ["telegram", "email"]})
+        measure("GET listing detail (with myRequest)", "read", "GET", f"/v1/listings/{lid}", seeker)
+        accepted = measure("PATCH accept request", "change", "PATCH", f"/v1/match-requests/{request['requestId']}/status",
+                           owner, {"status": "ACCEPTED"})
+        conversation = accepted["conversationId"]
+        for i in range(60):
+            setup("POST", f"/v1/conversations/{conversation}/messages", owner if i % 2 else seeker, {"content": f"message {i}"})
+        measure("POST send message", "change", "POST", f"/v1/conversations/{conversation}/messages", seeker,
+                {"content": "See you on Monday"})
+        measure("GET list conversations", "read", "GET", "/v1/conversations", owner)
+        measure("GET list messages (page 2)", "read", "GET", f"/v1/conversations/{conversation}/messages?page=2&pageSize=20", owner)
+
+        profile_request = measure("POST create profile request", "change", "POST", "/v1/profile-requests", seeker,
+                                  {"userId": others[0][0], "message": "Hello", "channel": "email"})
+        measure("PATCH reject request", "change", "PATCH", f"/v1/match-requests/{profile_request['requestId']}/status",
+                others[0][1], {"status": "REJECTED", "reason": "not now"})
+        measure("GET my requests", "read", "GET", "/v1/match-requests/mine", seeker)
+        measure("GET incoming requests", "read", "GET", "/v1/match-requests/incoming", owner)
+        measure("GET requests of a listing", "read", "GET", f"/v1/match-requests/listing/{lid}", owner)
+        measure("GET one request", "read", "GET", f"/v1/match-requests/{request['requestId']}", seeker)
+        measure("GET conversation detail", "read", "GET", f"/v1/conversations/{conversation}", seeker)
+        measure("DELETE leave conversation", "change", "DELETE", f"/v1/conversations/{conversation}", seeker)
+        quiet = setup("POST", "/v1/listings", owner, body)
+        measure("DELETE listing (no requests)", "change", "DELETE", f"/v1/listings/{quiet['id']}", owner)
+        busy = setup("POST", "/v1/listings", owner, body)
+        listings.activate(listings.get(busy["id"]) or {}, "PENDING", clock.iso())
+        for _, key in others[:5]:
+            setup("POST", "/v1/match-requests", key, {"listingId": busy["id"], "message": "hi", "channels": ["email"]})
+        measure("DELETE listing (5 pending requests)", "info", "DELETE", f"/v1/listings/{busy['id']}", owner)
+        measure("GET profile search (8 shards)", "info", "GET", "/v1/profiles/search?q=peer", seeker)
+        measure("GET profile search (country)", "info", "GET", "/v1/profiles/search?country=de&q=peer", seeker)
+
+    print(f"{'route':<40} {'kind':<6} {'status':>6} {'calls':>5} {'reads':>5} {'txns':>4}  {'budget':<20} result  operations")
+    for row in rows:
+        operations = " ".join(op for op, _ in row.calls)
+        print(f"{row.label:<40} {row.kind:<6} {row.status:>6} {len(row.calls):>5} {row.reads:>5} {row.transactions:>4}  "
+              f"{row.budget():<20} {'OK' if row.ok() else 'OVER':<6}  {operations}")
+    budgeted = [r for r in rows if r.kind != "info"]
+    failed = [r for r in budgeted if not r.ok()]
+    worst_read = max(len(r.calls) for r in budgeted if r.kind == "read")
+    worst_change = max(r.reads for r in budgeted if r.kind == "change")
+    print(
+        f"summary: {len(budgeted) - len(failed)}/{len(budgeted)} budgeted routes within budget; reads max {worst_read} calls "
+        f"(budget {READ_BUDGET}), changes 1 transaction + max {worst_change} read (budget {CHANGE_READ_BUDGET}), "
+        f"scans {sum(r.scans for r in rows)} -> {'OK' if not failed else 'OVER: ' + ', '.join(r.label for r in failed)}"
+    )
+    return 1 if failed and check else 0
+
+
+def main(argv: list[str] | None = None, run_: Callable[[bool], int] = run) -> int:
+    """Parse the arguments and run the benchmark on a fresh in-process moto."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 when a route is over its budget")
+    args = parser.parse_args(argv)
+    os.environ.update({"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_SESSION_TOKEN": "bench",
+                       "AWS_DEFAULT_REGION": "us-east-1", "ALLOW_INSECURE_WEBHOOKS": "true"})
+    os.environ.pop("AWS_ENDPOINT_URL", None)
+    os.environ.pop("AWS_PROFILE", None)
+    from moto import mock_aws
+
+    with mock_aws():
+        return run_(args.check)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

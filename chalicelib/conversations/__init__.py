@@ -1,0 +1,1 @@
+"""Conversations: opened by an accepted request, two participants, messages oldest first, leaving."""

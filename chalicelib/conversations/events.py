@@ -1,0 +1,35 @@
+"""The ``message.new`` outbox event: payload (spec §6 ``data``) and routing.
+
+``routing``: ``recipientId`` is the other participant (whose active webhooks are notified),
+``senderId`` the author.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from chalicelib import outbox
+
+
+class MessageNew(BaseModel):
+    """``message.new`` data."""
+
+    conversationId: str
+    messageId: str
+    senderId: str
+    senderName: str
+    content: str
+    isApiSent: bool
+    createdAt: str
+
+
+#: The ``data`` model of every conversation event type.
+EVENT_DATA_MODELS: dict[str, type[BaseModel]] = {outbox.MESSAGE_NEW: MessageNew}
+
+
+def message_event_op(message: dict[str, Any], recipient_id: str) -> dict[str, Any]:
+    """The outbox ``Put`` announcing ``message`` (a message item) to ``recipient_id``."""
+    data = MessageNew.model_validate(message).model_dump(mode="json")
+    return outbox.event_op(outbox.MESSAGE_NEW, data, {"recipientId": recipient_id, "senderId": message["senderId"]})

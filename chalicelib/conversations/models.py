@@ -1,0 +1,85 @@
+"""Request and response models of conversations and messages (spec §2 "Conversation and message")."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, StringConstraints
+
+from chalicelib.match_requests.models import SubjectType
+from chalicelib.pagination import Envelope, PageQuery
+
+#: Longest message, in characters (Unicode code points).
+MAX_CONTENT_LENGTH = 4000
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must contain a non-whitespace character")
+    return value
+
+
+class MessageCreate(BaseModel):
+    """Body of ``POST /v1/conversations/{id}/messages``: 1 to 4000 characters, not only whitespace."""
+
+    model_config = ConfigDict(extra="forbid")
+    content: Annotated[str, StringConstraints(min_length=1, max_length=MAX_CONTENT_LENGTH), AfterValidator(_not_blank)]
+
+
+class Message(BaseModel):
+    """A message; ``isApiSent`` is true for every message sent through this API."""
+
+    messageId: str
+    conversationId: str
+    senderId: str
+    senderName: str
+    content: str
+    isApiSent: bool
+    createdAt: str
+
+
+class Participant(BaseModel):
+    """A participant of a conversation; ``left`` once they have left it."""
+
+    userId: str
+    displayName: str
+    left: bool = False
+
+
+class Conversation(BaseModel):
+    """A conversation as the caller sees it; ``otherLeft`` is true when the other participant left."""
+
+    conversationId: str
+    subjectType: SubjectType
+    subjectId: str
+    requestId: str
+    participants: list[Participant]
+    otherLeft: bool
+    lastMessage: Message | None = None
+    messageCount: int
+    createdAt: str
+    updatedAt: str
+
+
+class ConversationPage(Envelope):
+    """Envelope ``{conversations, total, page, pageSize}``, most recently active first."""
+
+    conversations: list[Conversation]
+
+
+class MessagePage(Envelope):
+    """Envelope ``{messages, total, page, pageSize}``, oldest first."""
+
+    messages: list[Message]
+
+
+class ConversationListQuery(PageQuery):
+    """Query of ``GET /v1/conversations``: no ``subjectType`` lists both kinds."""
+
+    subjectType: SubjectType | None = None
+
+
+class LeaveResult(BaseModel):
+    """Response of ``DELETE /v1/conversations/{id}``."""
+
+    success: bool = True

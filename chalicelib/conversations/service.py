@@ -1,0 +1,226 @@
+"""Conversation rules.
+
+* A conversation is opened by accepting a request (:func:`open_conversation_ops`, in the
+  decision's transaction); its participants are the requester and the recipient.
+* Only participants see it: everyone else gets 404 NOT_FOUND, so ids reveal nothing.
+* Messages are numbered 1, 2, ... per conversation (oldest first); a page is one Query.
+* Leaving (``DELETE``) takes the conversation out of the leaver's list; the other participant
+  sees ``otherLeft: true``; from then on any message to it is 403 FORBIDDEN. Both keep read
+  access to the history by id. Leaving twice is a no-op success.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import time
+from typing import Any
+
+from chalicelib import clock, errors, storage
+from chalicelib.auth.service import Caller
+from chalicelib.conversations import repository
+from chalicelib.conversations.events import message_event_op
+from chalicelib.conversations.models import (
+    Conversation,
+    ConversationListQuery,
+    ConversationPage,
+    LeaveResult,
+    Message,
+    MessagePage,
+    Participant,
+)
+from chalicelib.pagination import PageQuery
+
+#: Longer path ids are answered 404 without a read (DynamoDB rejects keys over 2048 bytes).
+MAX_ID_LENGTH = 128
+#: Attempts to take the next message number when other messages keep arriving at once: each
+#: lost attempt means another message got in, so N simultaneous senders all succeed while N <= this.
+SEND_ATTEMPTS = 10
+#: Longest pause between two attempts, seconds (full jitter).
+SEND_RETRY_DELAY_SECONDS = 0.02
+
+
+def open_conversation_ops(
+    request: dict[str, Any], participants: list[tuple[str, str]], opened_at: str
+) -> tuple[str, list[dict[str, Any]]]:
+    """The transaction ops that open the conversation of an accepted request.
+
+    Parameters
+    ----------
+    request:
+        The request item (``requestId``, ``subjectType``, ``subjectId``).
+    participants:
+        ``(userId, displayName)`` of the requester and of the recipient.
+    opened_at:
+        ISO 8601 timestamp of the acceptance.
+
+    Returns
+    -------
+    tuple
+        The new ``conversationId`` and the ``Put`` ops (conversation and two member items).
+    """
+    conversation_id = clock.new_id("cnv")
+    conversation = {
+        "conversationId": conversation_id,
+        "subjectType": request["subjectType"],
+        "subjectId": request["subjectId"],
+        "requestId": request["requestId"],
+        "participantIds": [user_id for user_id, _ in participants],
+        "participants": [{"userId": user_id, "displayName": name} for user_id, name in participants],
+        "messageCount": 0,
+        "createdAt": opened_at,
+        "updatedAt": opened_at,
+    }
+    members = [
+        {"userId": user_id, "conversationId": conversation_id, "subjectType": request["subjectType"], "updatedAt": opened_at}
+        for user_id, _ in participants
+    ]
+    return conversation_id, repository.open_ops(conversation, members)
+
+
+def _message(item: dict[str, Any], conversation_id: str) -> Message:
+    return Message(
+        messageId=item["messageId"],
+        conversationId=conversation_id,
+        senderId=item["senderId"],
+        senderName=item["senderName"],
+        content=item["content"],
+        isApiSent=bool(item.get("isApiSent", True)),
+        createdAt=item["createdAt"],
+    )
+
+
+def to_model(item: dict[str, Any], viewer_id: str) -> Conversation:
+    """The API view of a conversation item for participant ``viewer_id``."""
+    left = set(item.get("leftBy") or [])
+    last = item.get("lastMessage")
+    return Conversation(
+        conversationId=item["conversationId"],
+        subjectType=item["subjectType"],
+        subjectId=item["subjectId"],
+        requestId=item["requestId"],
+        participants=[Participant(**p, left=p["userId"] in left) for p in item.get("participants") or []],
+        otherLeft=any(p != viewer_id for p in left),
+        lastMessage=_message(last, item["conversationId"]) if last else None,
+        messageCount=int(item.get("messageCount", 0)),
+        createdAt=item["createdAt"],
+        updatedAt=item["updatedAt"],
+    )
+
+
+def _not_found(conversation_id: str) -> errors.NotFoundError:
+    return errors.NotFoundError(f"Conversation '{conversation_id[:MAX_ID_LENGTH]}' not found")
+
+
+def _read(conversation_id: str) -> dict[str, Any] | None:
+    return repository.get(conversation_id) if len(conversation_id) <= MAX_ID_LENGTH else None
+
+
+def _participating(item: dict[str, Any] | None, caller: Caller, conversation_id: str) -> dict[str, Any]:
+    if item is None or caller.user_id not in (item.get("participantIds") or []):
+        raise _not_found(conversation_id)
+    return item
+
+
+def get_conversation(caller: Caller, conversation_id: str) -> Conversation:
+    """One conversation of the caller.
+
+    Raises
+    ------
+    NotFoundError
+        No such conversation, or the caller is not a participant.
+    """
+    return to_model(_participating(_read(conversation_id), caller, conversation_id), caller.user_id)
+
+
+def list_conversations(caller: Caller, query: ConversationListQuery) -> ConversationPage:
+    """The caller's conversations (not the ones they left), most recently active first.
+
+    Costs one Query (member items) and one BatchGetItem (the page's conversations).
+    """
+    subject = query.subjectType.value if query.subjectType else None
+    memberships = repository.list_memberships(caller.user_id, subject)
+    memberships.sort(key=lambda m: (m.get("updatedAt", ""), m["conversationId"]), reverse=True)
+    page = query.slice(memberships)
+    found = repository.get_many([m["conversationId"] for m in page])
+    conversations = [to_model(found[m["conversationId"]], caller.user_id) for m in page if m["conversationId"] in found]
+    return ConversationPage(conversations=conversations, total=len(memberships), page=query.page, pageSize=query.pageSize)
+
+
+def list_messages(caller: Caller, conversation_id: str, query: PageQuery) -> MessagePage:
+    """A page of the conversation's messages, oldest first (one GetItem, one Query).
+
+    Raises
+    ------
+    NotFoundError
+        No such conversation, or the caller is not a participant.
+    """
+    item = _participating(_read(conversation_id), caller, conversation_id)
+    total = int(item.get("messageCount", 0))
+    first = (query.page - 1) * query.pageSize + 1
+    last = min(first + query.pageSize - 1, total)
+    items = repository.message_range(conversation_id, first, last) if first <= last else []
+    return MessagePage(
+        messages=[_message(m, conversation_id) for m in items], total=total, page=query.page, pageSize=query.pageSize
+    )
+
+
+def send_message(caller: Caller, conversation_id: str, content: str) -> Message:
+    """Append a message and write its ``message.new`` event in one transaction.
+
+    Costs one BatchGetItem (conversation and sender) and one TransactWriteItems; a message
+    arriving at the same moment costs one more (strongly consistent) GetItem and transaction.
+
+    Raises
+    ------
+    NotFoundError
+        No such conversation, or the caller is not a participant.
+    ForbiddenError
+        A participant has left the conversation.
+    ConflictError
+        Other messages kept taking the next number through every attempt (retry).
+    """
+    if len(conversation_id) > MAX_ID_LENGTH:
+        raise _not_found(conversation_id)
+    conversation, sender = repository.get_with_user(conversation_id, caller.user_id)
+    for attempt in range(SEND_ATTEMPTS):
+        if attempt:  # after a lost race, read the count strongly consistent (an eventual read may lag)
+            time.sleep(random.uniform(0, SEND_RETRY_DELAY_SECONDS))  # jitter, not security
+            conversation = repository.get(conversation_id, consistent=True)
+        conversation = _participating(conversation, caller, conversation_id)
+        if conversation.get("leftBy"):
+            raise errors.ForbiddenError("This conversation was left; no more messages can be sent to it")
+        sequence = int(conversation.get("messageCount", 0)) + 1
+        snapshot = {p["userId"]: p["displayName"] for p in conversation.get("participants") or []}
+        message = {
+            "conversationId": conversation_id,
+            "messageId": clock.new_id("msg"),
+            "senderId": caller.user_id,
+            "senderName": (sender or {}).get("displayName") or snapshot.get(caller.user_id, ""),
+            "content": content,
+            "isApiSent": True,
+            "createdAt": clock.iso(),
+        }
+        recipient = next(p for p in conversation["participantIds"] if p != caller.user_id)
+        try:
+            storage.transact([*repository.append_message_ops(conversation, message, sequence), message_event_op(message, recipient)])
+        except storage.TransactionConflict:
+            continue  # someone left, or another message took the number: read again and decide again
+        return _message(message, conversation_id)
+    raise errors.ConflictError("The conversation is receiving many messages at once; retry")
+
+
+def leave(caller: Caller, conversation_id: str) -> LeaveResult:
+    """Leave a conversation (idempotent).
+
+    Raises
+    ------
+    NotFoundError
+        No such conversation, or the caller is not a participant.
+    """
+    item = _participating(_read(conversation_id), caller, conversation_id)
+    if caller.user_id in (item.get("leftBy") or []):
+        return LeaveResult()
+    with contextlib.suppress(storage.TransactionConflict):  # left concurrently by the caller: same outcome
+        storage.transact(repository.leave_ops(conversation_id, caller.user_id, clock.iso()))
+    return LeaveResult()

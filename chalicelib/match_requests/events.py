@@ -1,0 +1,144 @@
+"""Outbox events of requests: payloads (spec §6 ``data``) and routing, one model per event type.
+
+``data`` holds exactly the spec's fields. ``routing`` tells the webhook consumer whom to
+notify: ``recipientId`` (match_request.*: the listing owner; profile_request.*: the requested
+user) and, for match_request.*, the ``listingId`` and the listing's ``webhookIds`` at the time
+of the event.
+
+Fields without a value are present as ``null`` (e.g. an unset ``socialLinks.x``, or the
+``reason`` of a rejection without one): :func:`chalicelib.outbox.event_op` keeps nulls in
+``data``. ``EVENT_DATA_MODELS`` maps each type to the model of its ``data``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from chalicelib import outbox
+from chalicelib.match_requests.models import SubjectType
+from chalicelib.users.models import ProfileSummary
+
+
+class MatchRequestReceived(BaseModel):
+    """``match_request.received`` data."""
+
+    requestId: str
+    status: Literal["PENDING"] = "PENDING"
+    listingId: str
+    listingTitle: str
+    requesterId: str
+    profile: ProfileSummary
+    channels: list[str]
+    message: str
+    createdAt: str
+
+
+class MatchRequestAccepted(BaseModel):
+    """``match_request.accepted`` data."""
+
+    requestId: str
+    status: Literal["ACCEPTED"] = "ACCEPTED"
+    listingId: str
+    listingTitle: str
+    requesterId: str
+    respondedAt: str
+
+
+class MatchRequestRejected(BaseModel):
+    """``match_request.rejected`` data."""
+
+    requestId: str
+    status: Literal["REJECTED"] = "REJECTED"
+    listingId: str
+    listingTitle: str
+    requesterId: str
+    reason: str | None = None
+    respondedAt: str
+
+
+class ProfileRequestReceived(BaseModel):
+    """``profile_request.received`` data (``userId``: the requested user)."""
+
+    requestId: str
+    status: Literal["PENDING"] = "PENDING"
+    userId: str
+    requesterId: str
+    profile: ProfileSummary
+    channels: list[str]
+    message: str
+    createdAt: str
+
+
+class ProfileRequestAccepted(BaseModel):
+    """``profile_request.accepted`` data."""
+
+    requestId: str
+    status: Literal["ACCEPTED"] = "ACCEPTED"
+    userId: str
+    requesterId: str
+    respondedAt: str
+
+
+class ProfileRequestRejected(BaseModel):
+    """``profile_request.rejected`` data."""
+
+    requestId: str
+    status: Literal["REJECTED"] = "REJECTED"
+    userId: str
+    requesterId: str
+    reason: str | None = None
+    respondedAt: str
+
+
+#: The ``data`` model of every request event type.
+EVENT_DATA_MODELS: dict[str, type[BaseModel]] = {
+    outbox.MATCH_REQUEST_RECEIVED: MatchRequestReceived,
+    outbox.MATCH_REQUEST_ACCEPTED: MatchRequestAccepted,
+    outbox.MATCH_REQUEST_REJECTED: MatchRequestRejected,
+    outbox.PROFILE_REQUEST_RECEIVED: ProfileRequestReceived,
+    outbox.PROFILE_REQUEST_ACCEPTED: ProfileRequestAccepted,
+    outbox.PROFILE_REQUEST_REJECTED: ProfileRequestRejected,
+}
+
+_TYPES = {
+    (SubjectType.LISTING, "PENDING"): outbox.MATCH_REQUEST_RECEIVED,
+    (SubjectType.LISTING, "ACCEPTED"): outbox.MATCH_REQUEST_ACCEPTED,
+    (SubjectType.LISTING, "REJECTED"): outbox.MATCH_REQUEST_REJECTED,
+    (SubjectType.PROFILE, "PENDING"): outbox.PROFILE_REQUEST_RECEIVED,
+    (SubjectType.PROFILE, "ACCEPTED"): outbox.PROFILE_REQUEST_ACCEPTED,
+    (SubjectType.PROFILE, "REJECTED"): outbox.PROFILE_REQUEST_REJECTED,
+}
+
+
+def event_type(request: dict[str, Any]) -> str:
+    """The event type announcing a request item's current status."""
+    return _TYPES[(SubjectType(request["subjectType"]), request["status"])]
+
+
+def routing(request: dict[str, Any], listing: dict[str, Any] | None) -> dict[str, Any]:
+    """Addressing of a request event; ``listing`` (the current listing item) for LISTING requests."""
+    if request["subjectType"] == SubjectType.PROFILE:
+        return {"recipientId": request["recipientId"]}
+    webhook_ids = list((listing or {}).get("webhookIds") or [])
+    return {"recipientId": request["recipientId"], "listingId": request["listingId"], "webhookIds": webhook_ids}
+
+
+def request_event_op(request: dict[str, Any], listing: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The outbox ``Put`` announcing ``request`` (an item in its new status).
+
+    Parameters
+    ----------
+    request:
+        The request item as written by the same transaction (status PENDING, ACCEPTED or
+        REJECTED; ``respondedAt`` and ``reason`` for decisions).
+    listing:
+        The listing item, for LISTING requests (title and webhook ids at event time).
+    """
+    kind = event_type(request)
+    data = dict(request)
+    if listing is not None:
+        data["listingTitle"] = listing.get("title", request.get("listingTitle"))
+    model = EVENT_DATA_MODELS[kind].model_validate(data)
+    return outbox.event_op(kind, model.model_dump(mode="json"), routing(request, listing))

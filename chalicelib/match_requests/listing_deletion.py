@@ -1,0 +1,82 @@
+"""Deleting a listing rejects its pending requests (reason "listing deleted"); conversations stay.
+
+The first transaction deletes the listing (conditional on its owner and on ``requestCount``
+matching the requests found, see :mod:`chalicelib.match_requests.guards`) together with as
+many rejections as fit; each rejection is two items (the request update and its
+``match_request.rejected`` event), so the first transaction carries up to
+:data:`FIRST_CHUNK` requests and each further one :data:`CHUNK`. Once the listing is gone no
+request can be created or decided for it (both are conditional on the listing), so the later
+transactions cannot race with anything; one that fails anyway is logged and skipped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools import Logger
+
+from chalicelib import clock, storage
+from chalicelib.match_requests import guards, repository
+from chalicelib.match_requests.events import request_event_op
+from chalicelib.match_requests.models import RequestStatus
+
+logger = Logger(service="matching-service")
+
+#: The reason written on requests rejected by their listing's deletion (DESIGN §2).
+LISTING_DELETED_REASON = "listing deleted"
+#: DynamoDB's limit of items per TransactWriteItems.
+MAX_TRANSACTION_ITEMS = 100
+#: Requests rejected in the deleting transaction (the delete itself is one more item).
+FIRST_CHUNK = (MAX_TRANSACTION_ITEMS - 1) // 2
+#: Requests rejected per later transaction.
+CHUNK = MAX_TRANSACTION_ITEMS // 2
+
+
+def _rejection_ops(request: dict[str, Any], listing: dict[str, Any], responded_at: str) -> list[dict[str, Any]]:
+    rejected = {
+        **request, "status": RequestStatus.REJECTED.value, "reason": LISTING_DELETED_REASON, "respondedAt": responded_at,
+    }
+    return [
+        repository.decide_op(
+            request["requestId"], request["recipientId"], RequestStatus.REJECTED.value, responded_at,
+            reason=LISTING_DELETED_REASON,
+        ),
+        request_event_op(rejected, listing),
+    ]
+
+
+def delete_listing_rejecting_requests(listing: dict[str, Any]) -> int:
+    """Delete ``listing`` and reject its PENDING requests.
+
+    Parameters
+    ----------
+    listing:
+        The listing item as just read (``ownerId``, ``requestCount``, ``title``, ``webhookIds``).
+
+    Returns
+    -------
+    int
+        The number of requests rejected.
+
+    Raises
+    ------
+    storage.TransactionConflict
+        The listing is gone, or has more requests than the ``bySubject`` index returned (a
+        request arrived meanwhile or the index lags): read the listing again and retry.
+    """
+    listing_id, owner_id = listing["listingId"], listing["ownerId"]
+    requests = repository.list_for_subject(listing_id) if int(listing.get("requestCount", 0)) else []
+    pending = [r for r in requests if r["status"] == RequestStatus.PENDING]
+    now = clock.iso()
+    first, rest = pending[:FIRST_CHUNK], pending[FIRST_CHUNK:]
+    ops = [guards.delete_listing_op(listing_id, owner_id, len(requests))]
+    for request in first:
+        ops += _rejection_ops(request, listing, now)
+    storage.transact(ops)
+    for start in range(0, len(rest), CHUNK):
+        chunk_ops = [op for request in rest[start : start + CHUNK] for op in _rejection_ops(request, listing, now)]
+        try:
+            storage.transact(chunk_ops)
+        except storage.TransactionConflict:
+            logger.warning("some pending requests of a deleted listing were not rejected", extra={"listingId": listing_id})
+    return len(pending)

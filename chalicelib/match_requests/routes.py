@@ -1,0 +1,63 @@
+"""Request routes: send match and profile requests, list them, read one, accept or reject."""
+
+from __future__ import annotations
+
+from chalice.app import Blueprint
+
+from chalicelib.auth.service import Caller
+from chalicelib.http import route
+from chalicelib.match_requests import decisions, service
+from chalicelib.match_requests.models import (
+    ListingRequestQuery,
+    MatchRequest,
+    MatchRequestCreate,
+    ProfileRequestCreate,
+    RequestListQuery,
+    RequestPage,
+    StatusChange,
+)
+
+bp = Blueprint(__name__)
+TAGS = ("requests",)
+
+
+@route(bp, "/v1/match-requests", "POST", body=MatchRequestCreate, response=MatchRequest, status=201, tags=TAGS)
+def create_match_request(caller: Caller, body: MatchRequestCreate) -> MatchRequest:
+    """Send a match request about an ACTIVE listing (one per requester and listing)."""
+    return service.create_match_request(caller, body)
+
+
+@route(bp, "/v1/profile-requests", "POST", body=ProfileRequestCreate, response=MatchRequest, status=201, tags=TAGS)
+def create_profile_request(caller: Caller, body: ProfileRequestCreate) -> MatchRequest:
+    """Send a profile request through one of the user's active channels (one per requester and user)."""
+    return service.create_profile_request(caller, body)
+
+
+@route(bp, "/v1/match-requests/mine", "GET", query=RequestListQuery, response=RequestPage, tags=TAGS)
+def mine(caller: Caller, query: RequestListQuery) -> RequestPage:
+    """The caller's sent requests with their status; ``subjectType=PROFILE|LISTING`` narrows them."""
+    return service.list_sent(caller, query)
+
+
+@route(bp, "/v1/match-requests/incoming", "GET", query=RequestListQuery, response=RequestPage, tags=TAGS)
+def incoming(caller: Caller, query: RequestListQuery) -> RequestPage:
+    """Requests addressed to the caller (about their listings or their profile)."""
+    return service.list_received(caller, query)
+
+
+@route(bp, "/v1/match-requests/listing/{listingId}", "GET", query=ListingRequestQuery, response=RequestPage, tags=TAGS)
+def for_listing(caller: Caller, listingId: str, query: ListingRequestQuery) -> RequestPage:
+    """Incoming requests for one of the caller's listings (owner only)."""
+    return service.list_for_listing(caller, listingId, query)
+
+
+@route(bp, "/v1/match-requests/{requestId}", "GET", response=MatchRequest, tags=TAGS)
+def get_request(caller: Caller, requestId: str) -> MatchRequest:
+    """One request, for its requester or recipient."""
+    return service.get_request(caller, requestId)
+
+
+@route(bp, "/v1/match-requests/{requestId}/status", "PATCH", body=StatusChange, response=MatchRequest, tags=TAGS)
+def decide(caller: Caller, requestId: str, body: StatusChange) -> MatchRequest:
+    """Accept or reject a PENDING request addressed to the caller; accepting opens a conversation."""
+    return decisions.decide(caller, requestId, body)

@@ -1,0 +1,257 @@
+"""Request rules: sending match and profile requests, and reading them.
+
+* Match request: only to an ACTIVE listing (404 otherwise, as for its detail), never to one's
+  own (403), with channels the requester has connected (400 naming ``channels``).
+* Profile request: the target's ``profileRequestPolicy`` must admit the caller (403 with its
+  reason); ``channel`` must be one of the target's ``activeChannels`` and connected by the
+  requester (400 naming ``channel``).
+* One request per requester and subject, ever: the id is derived from both
+  (:mod:`chalicelib.match_requests.ids`) and written with ``attribute_not_exists``, so of any
+  number of simultaneous identical requests exactly one is created; the others get 409.
+* Each create is one BatchGetItem plus one TransactWriteItems holding the request, the guard
+  on the listing or profile (:mod:`chalicelib.match_requests.guards`) and the outbox event.
+* Lists are newest first; without ``subjectType`` they hold both kinds.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib import clock, errors, storage
+from chalicelib.auth.service import Caller
+from chalicelib.listings import repository as listings
+from chalicelib.match_requests import guards, ids, repository
+from chalicelib.match_requests.events import request_event_op
+from chalicelib.match_requests.models import (
+    ListingRequestQuery,
+    MatchRequest,
+    MatchRequestCreate,
+    ProfileRequestCreate,
+    RequestListQuery,
+    RequestPage,
+    RequestStatus,
+    SubjectType,
+)
+from chalicelib.pagination import PageQuery
+from chalicelib.profiles.policy import evaluate
+from chalicelib.users.models import ProfileSummary, SocialLinks
+from chalicelib.users.service import active_channels, summary_from_item
+
+
+def _summary(stored: dict[str, Any]) -> ProfileSummary:
+    """The stored requester summary (unset values were left out when it was written)."""
+    return ProfileSummary(
+        displayName=stored.get("displayName", ""),
+        verifiedLevel=int(stored.get("verifiedLevel", 0)),
+        country=stored.get("country"),
+        socialLinks=SocialLinks.model_validate(stored.get("socialLinks") or {}),
+    )
+
+
+def to_model(item: dict[str, Any]) -> MatchRequest:
+    """The API view of a request item."""
+    return MatchRequest(
+        requestId=item["requestId"],
+        subjectType=item["subjectType"],
+        subjectId=item["subjectId"],
+        status=item["status"],
+        listingId=item.get("listingId"),
+        listingTitle=item.get("listingTitle"),
+        userId=item.get("userId"),
+        requesterId=item["requesterId"],
+        recipientId=item["recipientId"],
+        profile=_summary(item.get("profile") or {}),
+        channels=list(item.get("channels") or []),
+        message=item.get("message", ""),
+        reason=item.get("reason"),
+        conversationId=item.get("conversationId"),
+        createdAt=item["createdAt"],
+        respondedAt=item.get("respondedAt"),
+    )
+
+
+def _page(items: list[dict[str, Any]], query: PageQuery) -> RequestPage:
+    return RequestPage(
+        requests=[to_model(i) for i in query.slice(items)], total=len(items), page=query.page, pageSize=query.pageSize
+    )
+
+
+def _requester(bundle: repository.Bundle, caller: Caller) -> dict[str, Any]:
+    user = bundle.users.get(caller.user_id)
+    if user is None:
+        raise errors.NotFoundError("Your user record no longer exists")
+    return user
+
+
+def _new_item(caller: Caller, requester: dict[str, Any], subject_type: SubjectType, subject_id: str,
+              recipient_id: str, channels: list[str], message: str) -> dict[str, Any]:
+    return {
+        "requestId": ids.request_id(subject_type, caller.user_id, subject_id),
+        "subjectType": subject_type.value,
+        "subjectId": subject_id,
+        "requesterId": caller.user_id,
+        "recipientId": recipient_id,
+        "status": RequestStatus.PENDING.value,
+        "profile": summary_from_item(requester).model_dump(mode="json"),
+        "channels": channels,
+        "message": message,
+        "createdAt": clock.iso(),
+    }
+
+
+def create_match_request(caller: Caller, body: MatchRequestCreate) -> MatchRequest:
+    """Send a match request about an ACTIVE listing (status PENDING, event ``match_request.received``).
+
+    Raises
+    ------
+    NotFoundError
+        No such listing, or it is not ACTIVE (also when it stops being ACTIVE meanwhile).
+    ForbiddenError
+        The listing is the caller's own.
+    ValidationError
+        A channel the caller has not connected (``details`` field ``channels``).
+    ConflictError
+        The caller already sent a request about this listing.
+    """
+    bundle = repository.read_bundle(user_ids=[caller.user_id], listing_ids=[body.listingId])
+    listing = bundle.listings.get(body.listingId)
+    if listing is not None and listing["ownerId"] == caller.user_id:
+        raise errors.ForbiddenError("You cannot send a match request to your own listing")
+    if listing is None or listing["status"] != "ACTIVE":
+        raise errors.NotFoundError(f"Listing '{body.listingId}' not found or not accepting requests")
+    requester = _requester(bundle, caller)
+    channels = [c.value for c in body.channels]
+    missing = [c for c in channels if c not in active_channels(requester)]
+    if missing:
+        raise errors.ValidationError.for_field(
+            "channels",
+            f"not connected by you: {', '.join(missing)} (connect them with PUT /v1/me/channels/{{key}})",
+            "Channels must be connected by the requester",
+        )
+    item = _new_item(caller, requester, SubjectType.LISTING, listing["listingId"], listing["ownerId"], channels, body.message)
+    item.update(listingId=listing["listingId"], listingTitle=listing["title"])
+    try:
+        storage.transact([
+            repository.put_new_op(item),
+            guards.count_request_on_active_listing_op(listing["listingId"]),
+            request_event_op(item, listing),
+        ])
+    except storage.TransactionConflict as exc:
+        if exc.failed(0):
+            raise errors.ConflictError(
+                f"You already sent a match request for this listing (requestId '{item['requestId']}')"
+            ) from exc
+        raise errors.NotFoundError(f"Listing '{body.listingId}' not found or not accepting requests") from exc
+    return to_model(item)
+
+
+def create_profile_request(caller: Caller, body: ProfileRequestCreate) -> MatchRequest:
+    """Send a profile request (status PENDING, event ``profile_request.received``).
+
+    Raises
+    ------
+    NotFoundError
+        No such user.
+    ForbiddenError
+        ``profileRequestPolicy`` does not admit the caller (the message is its ``reason``).
+    ValidationError
+        ``channel`` is not one of the target's ``activeChannels`` or not connected by the
+        caller (``details`` field ``channel``).
+    ConflictError
+        The caller already sent this user a request, or the user's policy or channels
+        changed while the request was being written (read the profile again).
+    """
+    bundle = repository.read_bundle(user_ids=[body.userId, caller.user_id])
+    target = bundle.users.get(body.userId)
+    if target is None:
+        raise errors.NotFoundError(f"User '{body.userId}' not found")
+    requester = _requester(bundle, caller)
+    level = int(requester.get("verifiedLevel", 0))
+    policy = evaluate(target, caller.user_id, level)
+    if not policy.canRequest:
+        raise errors.ForbiddenError(policy.reason or "You cannot send this user a profile request")
+    channel = body.channel.value
+    if channel not in active_channels(target):
+        raise errors.ValidationError.for_field(
+            "channel", f"not one of the user's activeChannels ({', '.join(active_channels(target))})"
+        )
+    if channel not in active_channels(requester):
+        raise errors.ValidationError.for_field(
+            "channel", f"not connected by you (connect it with PUT /v1/me/channels/{channel})"
+        )
+    item = _new_item(caller, requester, SubjectType.PROFILE, body.userId, body.userId, [channel], body.message)
+    item["userId"] = body.userId
+    try:
+        storage.transact([
+            repository.put_new_op(item),
+            guards.profile_admits_op(body.userId, level, channel),
+            request_event_op(item),
+        ])
+    except storage.TransactionConflict as exc:
+        if exc.failed(0):
+            raise errors.ConflictError(
+                f"You already sent this user a profile request (requestId '{item['requestId']}')"
+            ) from exc
+        raise errors.ConflictError(
+            "The user's request policy or channels changed meanwhile; read the profile again"
+        ) from exc
+    return to_model(item)
+
+
+def get_request(caller: Caller, request_id: str) -> MatchRequest:
+    """One request, for its requester or its recipient.
+
+    Raises
+    ------
+    NotFoundError
+        No such request, or the caller is neither its requester nor its recipient.
+    """
+    item = repository.get(request_id) if ids.subject_of(request_id) else None
+    if item is None or caller.user_id not in (item["requesterId"], item["recipientId"]):
+        raise errors.NotFoundError(f"Request '{request_id}' not found")
+    return to_model(item)
+
+
+def list_sent(caller: Caller, query: RequestListQuery) -> RequestPage:
+    """The caller's sent requests (both kinds unless ``subjectType``), newest first; one Query."""
+    subject = query.subjectType.value if query.subjectType else None
+    status = query.status.value if query.status else None
+    return _page(repository.list_sent(caller.user_id, subject, status), query)
+
+
+def list_received(caller: Caller, query: RequestListQuery) -> RequestPage:
+    """Requests addressed to the caller (both kinds unless ``subjectType``), newest first; one Query."""
+    subject = query.subjectType.value if query.subjectType else None
+    status = query.status.value if query.status else None
+    return _page(repository.list_received(caller.user_id, subject, status), query)
+
+
+def list_for_listing(caller: Caller, listing_id: str, query: ListingRequestQuery) -> RequestPage:
+    """Requests about one of the caller's listings, newest first (one GetItem, one Query).
+
+    Raises
+    ------
+    NotFoundError
+        No such listing, or another user's listing that is not ACTIVE.
+    ForbiddenError
+        Another user's (visible) listing.
+    """
+    listing = listings.get(listing_id) if len(listing_id) <= ids.MAX_ID_LENGTH else None
+    if listing is None or (listing["ownerId"] != caller.user_id and listing["status"] != "ACTIVE"):
+        raise errors.NotFoundError(f"Listing '{listing_id}' not found")
+    if listing["ownerId"] != caller.user_id:
+        raise errors.ForbiddenError("Only the listing's owner may see its requests")
+    status = query.status.value if query.status else None
+    return _page(repository.list_for_subject(listing_id, status), query)
+
+
+def owner_and_my_request(listing: dict[str, Any], caller_id: str) -> tuple[dict[str, Any] | None, MatchRequest | None]:
+    """A listing's owner item and the caller's match request about it, in one BatchGetItem.
+
+    For the owner the request is always ``None`` (no requests to one's own listing).
+    """
+    owner_id, listing_id = listing["ownerId"], listing["listingId"]
+    request_id = ids.request_id(SubjectType.LISTING, caller_id, listing_id) if caller_id != owner_id else None
+    bundle = repository.read_bundle(request_ids=[request_id] if request_id else [], user_ids=[owner_id])
+    mine = bundle.requests.get(request_id) if request_id else None
+    return bundle.users.get(owner_id), (to_model(mine) if mine else None)

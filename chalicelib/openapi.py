@@ -1,0 +1,287 @@
+"""The OpenAPI 3.1 document, generated from the route table and the pydantic models.
+
+Nothing here is maintained by hand: every operation comes from a
+:class:`~chalicelib.http.RouteSpec` in :data:`chalicelib.http.ROUTES` (path, method, auth,
+body, query and response models, status, tags, extra query names) and every schema from
+pydantic's :func:`~pydantic.json_schema.models_json_schema`. Request bodies and query
+parameters use the models' *validation* schemas, responses their *serialization* schemas
+(what ``model_dump(mode="json")`` produces, nullable fields as ``anyOf`` with ``null``).
+
+``GET /v1/openapi.json`` serves the document without a key.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from chalice.app import Blueprint, Request
+from pydantic import BaseModel
+from pydantic.json_schema import JsonSchemaMode, models_json_schema
+
+from chalicelib.errors import ErrorBody
+from chalicelib.http import ROUTES, RouteSpec, route
+from chalicelib.openapi_links import add_links
+
+__all__ = ["ERROR_RESPONSES", "bp", "build_document", "document", "error_statuses"]
+
+OPENAPI_VERSION = "3.1.0"
+REF_TEMPLATE = "#/components/schemas/{model}"
+TITLE = "Matching Service API"
+API_VERSION = "1.0.0"
+SECURITY_SCHEME = "bearerAuth"
+
+#: Error status -> (components.responses name, description). Every one carries :class:`ErrorBody`.
+ERROR_RESPONSES: dict[int, tuple[str, str]] = {
+    400: ("ValidationError", "VALIDATION_ERROR: malformed JSON, or a body, path or query value is invalid (`details` names it)."),
+    401: ("Unauthorized", "UNAUTHORIZED: the `Authorization: Bearer <key>` header is missing, malformed or names no key."),
+    403: ("Forbidden", "FORBIDDEN: the key lacks the admin scope, or the caller may not act on this resource."),
+    404: ("NotFound", "NOT_FOUND: the resource does not exist or is not visible to the caller."),
+    409: ("Conflict", "CONFLICT: duplicate resource, or a state change not allowed from the current state."),
+    413: ("PayloadTooLarge", "PAYLOAD_TOO_LARGE: the body exceeds 256 KiB."),
+    415: ("UnsupportedMediaType", "UNSUPPORTED_MEDIA_TYPE: the body is not `application/json`."),
+    429: ("RateLimited", "RATE_LIMITED: too many requests; retry after `Retry-After` seconds."),
+    500: ("InternalError", "INTERNAL_ERROR: an unexpected fault (no stack trace in the body)."),
+}
+
+#: Response headers of some error statuses (always sent with them).
+_ERROR_HEADERS: dict[int, dict[str, Any]] = {
+    401: {"WWW-Authenticate": {"description": "`Bearer realm=...`", "required": True, "schema": {"type": "string"}}},
+    429: {"Retry-After": {"description": "Seconds to wait.", "required": True, "schema": {"type": "string", "pattern": "^[0-9]+$"}}},
+}
+
+_PATH_PARAM = re.compile(r"{([^}]+)}")
+_WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def path_params(path: str) -> list[str]:
+    """The parameter names of a path template, in order (``/v1/x/{id}`` -> ``["id"]``)."""
+    return _PATH_PARAM.findall(path)
+
+
+def error_statuses(spec: RouteSpec) -> list[int]:
+    """The error statuses ``spec``'s route can return, inferred from what it takes.
+
+    400 with any input; 401 with a key; 403 for admin routes and for user routes acting on a
+    resource (ownership, policies); 404 with path parameters or a body naming other
+    resources; 409 for writes; 413 and 415 with a body; 429 (API Gateway throttling) and
+    500 always. A route adds more through its ``error_statuses`` (e.g. 404 of ``GET /v1/geocode``).
+    """
+    has_params = bool(path_params(spec.path))
+    acts_on_resource = has_params or spec.body is not None
+    statuses = {429, 500, *spec.error_statuses}
+    if acts_on_resource or spec.query is not None or spec.extra_query:
+        statuses.add(400)
+    if spec.auth != "none":
+        statuses.add(401)
+    if spec.auth == "admin" or (spec.auth == "user" and acts_on_resource):
+        statuses.add(403)
+    if acts_on_resource:
+        statuses.add(404)
+    if spec.method in _WRITE_METHODS:
+        statuses.add(409)
+    if spec.body is not None:
+        statuses.update((413, 415))
+    return sorted(statuses)
+
+
+def _model_inputs(routes: Sequence[RouteSpec]) -> list[tuple[type[BaseModel], JsonSchemaMode]]:
+    inputs: dict[tuple[type[BaseModel], JsonSchemaMode], None] = {(ErrorBody, "serialization"): None}
+    for spec in routes:
+        for model in (spec.body, spec.query):
+            if model is not None:
+                inputs[(model, "validation")] = None
+        if spec.response is not None:
+            inputs[(spec.response, "serialization")] = None
+    return list(inputs)
+
+
+def _without_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """A query parameter is absent rather than ``null``: drop ``null`` from an ``anyOf``."""
+    options = schema.get("anyOf")
+    if not isinstance(options, list) or {"type": "null"} not in options:
+        return schema
+    rest = [o for o in options if o != {"type": "null"}]
+    stripped = {k: v for k, v in schema.items() if k not in ("anyOf", "default")}
+    merged = {**stripped, **rest[0]} if len(rest) == 1 else {**stripped, "anyOf": rest}
+    if schema.get("default") is not None:
+        merged["default"] = schema["default"]
+    return merged
+
+
+def _query_parameters(model_schema: dict[str, Any]) -> list[dict[str, Any]]:
+    required = set(model_schema.get("required", []))
+    params = []
+    for name, prop in model_schema.get("properties", {}).items():
+        schema = _without_null({k: v for k, v in prop.items() if k not in ("title", "description")})
+        param: dict[str, Any] = {"name": name, "in": "query", "required": name in required, "schema": schema}
+        if prop.get("description"):
+            param["description"] = prop["description"]
+        params.append(param)
+    return params
+
+
+def _path_parameters(spec: RouteSpec) -> list[dict[str, Any]]:
+    return [
+        {"name": name, "in": "path", "required": True, "schema": {"type": "string"}} for name in path_params(spec.path)
+    ]
+
+
+def _description(spec: RouteSpec) -> str:
+    doc = (spec.handler.__doc__ or "").strip()
+    parts = [doc] if doc else []
+    if spec.auth == "admin":
+        parts.append("Requires an API key with the admin scope.")
+    elif spec.auth == "none":
+        parts.append("No API key needed.")
+    patterns = [name for name in spec.extra_query if "<" in name]
+    if patterns:
+        listed = ", ".join(f"`{name}`" for name in patterns)
+        parts.append(
+            f"Filters on category fields (not listed as parameters): {listed}, where `<key>` is a field key of the "
+            "category (`GET /v1/categories/{key}`): `meta.<key>=value` (select: equals; multiselect: contains), "
+            "`meta.<key>_min` / `_max` for number and integer fields, `meta.<key>_lat` and `meta.<key>_lng` "
+            "(decimal degrees) for a location field, with `radiusKm`."
+        )
+    return "\n\n".join(parts)
+
+
+def _operation_id(spec: RouteSpec, taken: set[str]) -> str:
+    module = spec.handler.__module__.removesuffix(".routes").rsplit(".", 1)[-1]
+    candidate = f"{module}_{spec.handler.__name__}"
+    if candidate in taken:
+        candidate = f"{candidate}_{spec.method.lower()}"
+    taken.add(candidate)
+    return candidate
+
+
+#: ``models_json_schema``'s answer: the ``$ref`` of each (model, mode).
+Refs = Mapping[tuple[Any, JsonSchemaMode], dict[str, Any]]
+
+
+def _operation(spec: RouteSpec, refs: Refs, schemas: dict[str, Any], taken: set[str]) -> dict[str, Any]:
+    doc = (spec.handler.__doc__ or "").strip()
+    operation: dict[str, Any] = {
+        "operationId": _operation_id(spec, taken),
+        "summary": doc.splitlines()[0] if doc else f"{spec.method} {spec.path}",
+        "description": _description(spec),
+        "tags": list(spec.tags),
+    }
+    parameters = _path_parameters(spec)
+    if spec.query is not None:
+        name = refs[(spec.query, "validation")]["$ref"].rsplit("/", 1)[-1]
+        parameters += _query_parameters(schemas[name])
+    known = {p["name"] for p in parameters}
+    parameters += [
+        {"name": name, "in": "query", "required": False, "schema": {"type": "string"}}
+        for name in spec.extra_query
+        if "<" not in name and name not in known
+    ]
+    if parameters:
+        operation["parameters"] = parameters
+    if spec.body is not None:
+        operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": refs[(spec.body, "validation")]}}}
+    success_schema = refs[(spec.response, "serialization")] if spec.response is not None else {"type": "object"}
+    responses: dict[str, Any] = {
+        str(spec.status): {"description": "Success.", "content": {"application/json": {"schema": success_schema}}}
+    }
+    for status in error_statuses(spec):
+        responses[str(status)] = {"$ref": f"#/components/responses/{ERROR_RESPONSES[status][0]}"}
+    operation["responses"] = responses
+    operation["security"] = [] if spec.auth == "none" else [{SECURITY_SCHEME: []}]
+    return operation
+
+
+def _error_components(error_ref: dict[str, Any]) -> dict[str, Any]:
+    responses = {}
+    for status, (name, description) in ERROR_RESPONSES.items():
+        response: dict[str, Any] = {"description": description, "content": {"application/json": {"schema": error_ref}}}
+        if status in _ERROR_HEADERS:
+            response["headers"] = _ERROR_HEADERS[status]
+        responses[name] = response
+    return responses
+
+
+def build_document(routes: Sequence[RouteSpec]) -> dict[str, Any]:
+    """Build the OpenAPI 3.1 document of ``routes``.
+
+    Parameters
+    ----------
+    routes:
+        Route specs, usually :data:`chalicelib.http.ROUTES`.
+
+    Returns
+    -------
+    dict
+        The JSON-ready document: one operation per route, schemas under
+        ``components.schemas`` (``$ref`` ``#/components/schemas/<Model>``), the error body
+        as shared ``components.responses``, the HTTP bearer security scheme, and links
+        between operations (:mod:`chalicelib.openapi_links`).
+    """
+    refs, definitions = models_json_schema(_model_inputs(routes), ref_template=REF_TEMPLATE)
+    schemas: dict[str, Any] = definitions.get("$defs", {})
+    paths: dict[str, dict[str, Any]] = {}
+    taken: set[str] = set()
+    for spec in routes:
+        paths.setdefault(spec.path, {})[spec.method.lower()] = _operation(spec, refs, schemas, taken)
+    add_links(paths, schemas, {path: path_params(path) for path in paths})
+    return {
+        "openapi": OPENAPI_VERSION,
+        "info": {
+            "title": TITLE,
+            "version": API_VERSION,
+            "description": (
+                "Listings, search, profiles, match and profile requests, conversations, channels and webhooks. "
+                "Every request carries `Authorization: Bearer <API key>` unless the operation says otherwise; "
+                "every non-2xx response has the error body `{code, error, details?}`."
+            ),
+        },
+        "paths": paths,
+        "components": {
+            "schemas": schemas,
+            "responses": _error_components(refs[(ErrorBody, "serialization")]),
+            "securitySchemes": {
+                SECURITY_SCHEME: {"type": "http", "scheme": "bearer", "description": "An API key (`msk_...`) as bearer token."}
+            },
+        },
+        "security": [{SECURITY_SCHEME: []}],
+    }
+
+
+@functools.lru_cache(maxsize=4)
+def _document_of(route_count: int) -> dict[str, Any]:
+    return build_document(ROUTES[:route_count])
+
+
+def document() -> dict[str, Any]:
+    """The document of every route registered so far (cached; do not mutate it)."""
+    return _document_of(len(ROUTES))
+
+
+def server_url(request: Request) -> str | None:
+    """The base URL the caller reached the API at (scheme, host, stage prefix), if known."""
+    headers = request.headers
+    host = headers.get("host")
+    if not host:
+        return None
+    context = request.context or {}
+    path, resource = str(context.get("path") or ""), str(context.get("resourcePath") or "")
+    prefix = path[: -len(resource)] if resource and path.endswith(resource) else ""
+    return f"{headers.get('x-forwarded-proto', 'http')}://{host}{prefix.rstrip('/')}"
+
+
+bp = Blueprint(__name__)
+
+
+@route(bp, "/v1/openapi.json", "GET", auth="none", tags=("system",))
+def openapi_document() -> dict[str, Any]:
+    """This API's OpenAPI 3.1 document."""
+    request = bp.current_request
+    served: dict[str, Any] = dict(document())
+    url = server_url(request) if request is not None else None
+    if url:
+        served["servers"] = [{"url": url}]
+    return served
+

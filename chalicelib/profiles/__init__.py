@@ -1,0 +1,1 @@
+"""Profiles as other users see them: detail with the request policy, and sourcing search."""

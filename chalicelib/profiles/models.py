@@ -1,0 +1,68 @@
+"""Models of profile detail and profile search (spec §2 "Profile", DESIGN §2)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, Field, StringConstraints, field_validator
+
+from chalicelib.channels import ChannelKey
+from chalicelib.match_requests.models import MatchRequest
+from chalicelib.pagination import Envelope, PageQuery
+from chalicelib.profiles.policy import ProfileRequestPolicy
+from chalicelib.users.models import Country, Recruiting, Seniority, SocialLinks, VerifiedLevel
+
+#: Most skills one search may require.
+MAX_SEARCH_SKILLS = 20
+
+
+class PublicProfile(BaseModel):
+    """What every authenticated user may see of a profile (search items)."""
+
+    userId: str
+    displayName: str
+    verifiedLevel: int
+    country: str | None
+    socialLinks: SocialLinks
+    recruiting: Recruiting
+    activeChannels: list[str]
+    createdAt: str
+    updatedAt: str
+
+
+class ProfileDetail(PublicProfile):
+    """``GET /v1/profiles/{userId}``: adds the request policy for the caller and the caller's request."""
+
+    profileRequestPolicy: ProfileRequestPolicy
+    myProfileRequest: MatchRequest | None = None
+
+
+class ProfilePage(Envelope):
+    """Envelope ``{profiles, total, page, pageSize}``."""
+
+    profiles: list[PublicProfile]
+
+
+class ProfileSearchQuery(PageQuery):
+    """Sourcing filters of ``GET /v1/profiles/search``; all given filters must hold.
+
+    ``q``: every word must start a word of the display name, headline or skills (case and
+    accents ignored). ``skills``: comma-separated, the profile must list all of them.
+    ``channel``: the profile has that channel connected.
+    """
+
+    q: Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)] | None = None
+    country: Country | None = None
+    minVerifiedLevel: VerifiedLevel | None = None
+    skills: list[str] | None = Field(default=None, max_length=MAX_SEARCH_SKILLS)
+    openToWork: bool | None = None
+    seniority: Seniority | None = None
+    remote: bool | None = None
+    channel: ChannelKey | None = None
+
+    @field_validator("skills", mode="before")
+    @classmethod
+    def _split_skills(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [part.strip().lower() for part in value.split(",") if part.strip()]
+        return value

@@ -1,0 +1,117 @@
+"""Deliveries table access: send claims (no duplicates) and the attempt log (with TTL).
+
+Two kinds of items share the table (hash ``webhookId``, range ``deliveryKey``):
+
+* ``SENT#<eventId>``: the claim of a delivery, ``{attempt, claimedAt, expiresAt}``. Attempt 1
+  is claimed with ``attribute_not_exists`` before sending, attempt n > 1 by moving
+  ``attempt`` from n-1 to n; a replayed stream batch or a redelivered retry message finds
+  the claim taken and sends nothing.
+* ``LOG#<attemptedAt>#<eventId>#<attempt>``: one logged attempt (time, attempt number,
+  status code or error class, duration, response body up to 4 KiB). The key sorts by time,
+  so a descending Query on the ``LOG#`` prefix lists the newest first.
+
+Both expire :data:`RETENTION_DAYS` after writing (DynamoDB TTL on ``expiresAt``, epoch seconds).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from itertools import islice
+from typing import Any
+
+from chalicelib import clock, storage
+from chalicelib.config import settings
+
+RETENTION_DAYS = 30
+_LOG = "LOG#"
+
+
+def _table() -> str:
+    return settings().DELIVERIES_TABLE
+
+
+def _expires_at() -> int:
+    return clock.epoch_seconds(clock.now() + timedelta(days=RETENTION_DAYS))
+
+
+def sent_key(event_id: str) -> str:
+    """Range key of the send claim of ``event_id``."""
+    return f"SENT#{event_id}"
+
+
+def claim(webhook_id: str, event_id: str, attempt: int) -> bool:
+    """Claim ``attempt`` of delivering ``event_id`` to ``webhook_id``; ``False`` when it is already taken.
+
+    Parameters
+    ----------
+    webhook_id, event_id:
+        The delivery.
+    attempt:
+        1 for the first send (from the stream), n > 1 for the n-th (from the retry queue).
+    """
+    key = {"webhookId": webhook_id, "deliveryKey": sent_key(event_id)}
+    now = clock.iso()
+    try:
+        if attempt == 1:
+            storage.put(
+                _table(),
+                {**key, "eventId": event_id, "attempt": 1, "claimedAt": now, "expiresAt": _expires_at()},
+                condition="attribute_not_exists(deliveryKey)",
+            )
+        else:
+            storage.update(
+                _table(),
+                key,
+                "SET attempt = :n, claimedAt = :now",
+                condition="attempt = :prev",
+                ExpressionAttributeValues=storage.values(n=attempt, prev=attempt - 1, now=now),
+            )
+    except storage.ConditionFailed:
+        return False
+    return True
+
+
+def log_attempt(webhook_id: str, entry: dict[str, Any]) -> dict[str, Any]:
+    """Store one attempt; ``entry`` has ``attemptedAt``, ``eventId`` and ``attempt`` (plus the outcome).
+
+    Returns
+    -------
+    dict
+        The stored item (with ``webhookId``, ``deliveryKey``, ``expiresAt``).
+    """
+    key = f"{_LOG}{entry['attemptedAt']}#{entry['eventId']}#{int(entry['attempt']):02d}"
+    item = {**entry, "webhookId": webhook_id, "deliveryKey": key, "expiresAt": _expires_at()}
+    storage.put(_table(), item)
+    return item
+
+
+def _log_query(webhook_id: str, **params: Any) -> dict[str, Any]:
+    return {
+        "KeyConditionExpression": "webhookId = :w AND begins_with(deliveryKey, :log)",
+        "ExpressionAttributeValues": storage.values(w=webhook_id, log=_LOG),
+        **params,
+    }
+
+
+def count_attempts(webhook_id: str) -> int:
+    """How many logged attempts ``webhook_id`` has (Query ``Select=COUNT``, every page)."""
+    params: dict[str, Any] = {"TableName": _table(), "Select": "COUNT", **_log_query(webhook_id)}
+    total = 0
+    while True:
+        response = storage.dynamodb().query(**params)
+        total += int(response.get("Count", 0))
+        last = response.get("LastEvaluatedKey")
+        if not last:
+            return total
+        params["ExclusiveStartKey"] = last
+
+
+def newest_attempts(webhook_id: str, limit: int) -> list[dict[str, Any]]:
+    """The ``limit`` newest logged attempts of ``webhook_id``, newest first (reads no more than needed)."""
+    if limit <= 0:
+        return []
+    pages: Iterator[dict[str, Any]] = storage.query_pages(
+        _table(), **_log_query(webhook_id, ScanIndexForward=False, Limit=min(limit, 1000))
+    )
+    return list(islice(pages, limit))

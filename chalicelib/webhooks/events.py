@@ -1,0 +1,93 @@
+"""The events webhooks deliver, and the envelope they are delivered in.
+
+Sources: spec §6 "Event kinds" and "Envelope"; DESIGN §2 "Webhooks" (``profile_request.*``
+events, ``test`` false on real events). The outbox item (:mod:`chalicelib.outbox`) carries the
+spec's ``data`` fields exactly; this module only wraps them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from chalicelib.outbox import (
+    MATCH_REQUEST_ACCEPTED,
+    MATCH_REQUEST_RECEIVED,
+    MATCH_REQUEST_REJECTED,
+    MESSAGE_NEW,
+    PROFILE_REQUEST_ACCEPTED,
+    PROFILE_REQUEST_RECEIVED,
+    PROFILE_REQUEST_REJECTED,
+)
+
+#: Every event a webhook can subscribe to, in documentation order (``events`` of POST /v1/webhooks).
+SUPPORTED_EVENTS: tuple[str, ...] = (
+    MATCH_REQUEST_RECEIVED,
+    MATCH_REQUEST_ACCEPTED,
+    MATCH_REQUEST_REJECTED,
+    MESSAGE_NEW,
+    PROFILE_REQUEST_RECEIVED,
+    PROFILE_REQUEST_ACCEPTED,
+    PROFILE_REQUEST_REJECTED,
+)
+
+
+@dataclass(frozen=True)
+class Event:
+    """One outbox event, as far as delivery needs it.
+
+    Attributes
+    ----------
+    event_id:
+        The outbox ``eventId`` (``evt_...``); with the webhook id it names a delivery.
+    type:
+        The event name, one of :data:`SUPPORTED_EVENTS` for deliverable events.
+    created_at:
+        ISO 8601 UTC time of the change; the envelope's ``timestamp``.
+    data:
+        The spec §6 ``data`` object, JSON-ready.
+    routing:
+        Addressing (``recipientId``, ``webhookIds``, ``senderId``, ``listingId``); never sent.
+    """
+
+    event_id: str
+    type: str
+    created_at: str
+    data: dict[str, Any]
+    routing: dict[str, Any]
+
+    @classmethod
+    def from_outbox(cls, item: dict[str, Any]) -> Event:
+        """Build from an Events table item ``{eventId, type, createdAt, data, routing}``."""
+        return cls(
+            event_id=str(item["eventId"]),
+            type=str(item["type"]),
+            created_at=str(item["createdAt"]),
+            data=dict(item.get("data") or {}),
+            routing=dict(item.get("routing") or {}),
+        )
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One event addressed to one webhook, at an attempt number (1 = the first send)."""
+
+    event: Event
+    webhook_id: str
+    attempt: int = 1
+
+
+def envelope_body(event: Event) -> bytes:
+    """The delivery body: ``{"event", "timestamp", "test": false, "data"}`` as compact UTF-8 JSON.
+
+    The same event always produces the same bytes, so every attempt of a delivery carries an
+    identical, identically signed body.
+
+    Returns
+    -------
+    bytes
+        The exact bytes that are signed and sent.
+    """
+    envelope = {"event": event.type, "timestamp": event.created_at, "test": False, "data": event.data}
+    return json.dumps(envelope, separators=(",", ":"), ensure_ascii=False).encode("utf-8")

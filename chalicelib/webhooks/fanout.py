@@ -1,0 +1,82 @@
+"""Which webhooks receive an event (spec §6 "Event kinds"; DESIGN §2 "Webhooks").
+
+* ``match_request.*``: the webhooks bound to the listing through ``webhookIds`` (the
+  listing's ids at event time, ``routing.webhookIds``) that the listing owner
+  (``routing.recipientId``) owns;
+* ``message.new``: every webhook of the recipient (``routing.recipientId``), never one of
+  the sender (``routing.senderId``);
+* ``profile_request.*``: every webhook of the profile owner (``routing.recipientId``).
+
+In every case only active webhooks subscribed to the event receive it. Other events (e.g.
+the internal ``listing.submitted``) go nowhere. An event without a recipient goes nowhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from chalicelib.outbox import MESSAGE_NEW
+from chalicelib.webhooks import repository
+from chalicelib.webhooks.events import SUPPORTED_EVENTS, Event
+
+
+class WebhookDirectory:
+    """Webhook reads for one batch: each id or owner is read once, and every caller gets the
+    same item object for the same webhook id."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[str, dict[str, Any] | None] = {}
+        self._by_owner: dict[str, list[str]] = {}
+
+    def by_ids(self, webhook_ids: Iterable[str]) -> list[dict[str, Any]]:
+        """The existing webhooks among ``webhook_ids`` (one BatchGetItem for the unread ones)."""
+        wanted = [str(i) for i in dict.fromkeys(webhook_ids)]
+        missing = [i for i in wanted if i not in self._by_id]
+        if missing:
+            found = repository.get_many(missing)
+            for webhook_id in missing:
+                self._by_id[webhook_id] = found.get(webhook_id)
+        return [item for i in wanted if (item := self._by_id[i]) is not None]
+
+    def by_owner(self, owner_id: str) -> list[dict[str, Any]]:
+        """Every webhook of ``owner_id`` (one Query on ``byOwner``)."""
+        if owner_id not in self._by_owner:
+            items = repository.list_by_owner(owner_id)
+            for item in items:
+                self._by_id.setdefault(item["webhookId"], item)
+            self._by_owner[owner_id] = [item["webhookId"] for item in items]
+        return self.by_ids(self._by_owner[owner_id])
+
+
+def subscribed(webhook: dict[str, Any], event_type: str) -> bool:
+    """True when ``webhook`` is active and subscribed to ``event_type`` (no stored events: all of them)."""
+    events = webhook.get("events") or SUPPORTED_EVENTS
+    return bool(webhook.get("active")) and event_type in events
+
+
+def recipients(event: Event, directory: WebhookDirectory) -> list[dict[str, Any]]:
+    """The webhook items ``event`` is delivered to (possibly none).
+
+    Parameters
+    ----------
+    event:
+        An outbox event with its ``routing``.
+    directory:
+        The batch's webhook reads.
+    """
+    if event.type not in SUPPORTED_EVENTS:
+        return []
+    recipient = event.routing.get("recipientId")
+    if not recipient:
+        return []
+    if event.type.startswith("match_request."):
+        bound = directory.by_ids(event.routing.get("webhookIds") or [])
+        candidates = [w for w in bound if w.get("ownerId") == recipient]
+    elif event.type == MESSAGE_NEW:
+        if recipient == event.routing.get("senderId"):
+            return []
+        candidates = directory.by_owner(str(recipient))
+    else:
+        candidates = directory.by_owner(str(recipient))
+    return [w for w in candidates if subscribed(w, event.type) and w.get("ownerId") == recipient]

@@ -1,0 +1,95 @@
+"""Webhook request and response models (spec §2 "Webhook", §4 webhook endpoints)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from chalicelib.pagination import Envelope
+from chalicelib.webhooks.addresses import MAX_URL_LENGTH
+from chalicelib.webhooks.events import SUPPORTED_EVENTS
+
+DEFAULT_NAME = "API Webhook"
+
+
+class WebhookCreate(BaseModel):
+    """Body of ``POST /v1/webhooks``.
+
+    ``events`` null, omitted or empty subscribes to every supported event; an unknown event
+    name fails validation naming the field ``events``. The URL rules (https, public address)
+    are checked by the service, which resolves the host.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    name: str | None = Field(default=DEFAULT_NAME, max_length=100)
+    url: str = Field(min_length=1, max_length=MAX_URL_LENGTH)
+    events: list[str] | None = Field(default=None, max_length=len(SUPPORTED_EVENTS) * 4, validate_default=True)
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str | None) -> str:
+        if value is None:
+            return DEFAULT_NAME
+        stripped = value.strip()
+        if not stripped:
+            raise ValueError("must not be blank")
+        return stripped
+
+    @field_validator("events")
+    @classmethod
+    def _events(cls, value: list[str] | None) -> list[str]:
+        if not value:
+            return list(SUPPORTED_EVENTS)
+        unknown = [e for e in dict.fromkeys(value) if e not in SUPPORTED_EVENTS]
+        if unknown:
+            raise ValueError(f"unknown event(s): {', '.join(unknown)}; supported: {', '.join(SUPPORTED_EVENTS)}")
+        return list(dict.fromkeys(value))
+
+
+class WebhookCreated(BaseModel):
+    """Response of ``POST /v1/webhooks`` (201)."""
+
+    id: str
+    name: str
+    url: str
+    secret: str = Field(description="Signing secret: whsec_ + base64 of 32 random bytes")
+    events: list[str]
+    active: bool
+    createdAt: str
+    updatedAt: str
+
+
+class Webhook(WebhookCreated):
+    """A webhook in ``GET /v1/webhooks``: adds ``failCount`` (consecutive failed attempts)."""
+
+    failCount: int
+
+
+class WebhookList(BaseModel):
+    """``GET /v1/webhooks``: every webhook of the caller, newest first (not paginated)."""
+
+    webhooks: list[Webhook]
+
+
+class DeliveryAttempt(BaseModel):
+    """One logged delivery attempt."""
+
+    id: str
+    eventId: str
+    event: str
+    attempt: int = Field(description="1 for the first send, 2.. for retries")
+    attemptedAt: str
+    messageId: str = Field(description="The webhook-id header: stable per event and webhook")
+    success: bool
+    statusCode: int | None = Field(default=None, description="HTTP status; null when no response arrived")
+    error: str | None = Field(
+        default=None, description="timeout, connection_error, tls_error, protocol_error, blocked_address or dns_error"
+    )
+    errorDetail: str | None = None
+    durationMs: int
+    responseBody: str | None = Field(default=None, description="First 4 KiB of the response body")
+
+
+class DeliveryPage(Envelope):
+    """``GET /v1/webhooks/{id}/deliveries`` envelope, newest first (kept 30 days)."""
+
+    deliveries: list[DeliveryAttempt]

@@ -1,0 +1,38 @@
+"""Webhook routes: register, list, delete, and read the delivery log (spec §4)."""
+
+from __future__ import annotations
+
+from chalice.app import Blueprint
+
+from chalicelib.auth.service import Caller
+from chalicelib.http import route
+from chalicelib.pagination import Deleted, PageQuery
+from chalicelib.webhooks import service
+from chalicelib.webhooks.models import DeliveryPage, WebhookCreate, WebhookCreated, WebhookList
+
+bp = Blueprint(__name__)
+TAGS = ("webhooks",)
+
+
+@route(bp, "/v1/webhooks", "POST", body=WebhookCreate, response=WebhookCreated, status=201, tags=TAGS)
+def create_webhook(caller: Caller, body: WebhookCreate) -> WebhookCreated:
+    """Register a webhook; the response carries its signing secret."""
+    return service.create_webhook(caller, body)
+
+
+@route(bp, "/v1/webhooks", "GET", response=WebhookList, tags=TAGS)
+def list_webhooks(caller: Caller) -> WebhookList:
+    """The caller's webhooks with ``failCount`` and ``secret``."""
+    return service.list_webhooks(caller)
+
+
+@route(bp, "/v1/webhooks/{webhookId}", "DELETE", response=Deleted, tags=TAGS)
+def delete_webhook(caller: Caller, webhookId: str) -> Deleted:
+    """Delete one of the caller's webhooks."""
+    return service.delete_webhook(caller, webhookId)
+
+
+@route(bp, "/v1/webhooks/{webhookId}/deliveries", "GET", query=PageQuery, response=DeliveryPage, tags=TAGS)
+def list_deliveries(caller: Caller, webhookId: str, query: PageQuery) -> DeliveryPage:
+    """The delivery attempts of one of the caller's webhooks, newest first."""
+    return service.list_deliveries(caller, webhookId, query)

@@ -1,0 +1,123 @@
+"""Webhook secrets and delivery signatures.
+
+Two signatures travel with every delivery (DESIGN §2 "Webhooks"):
+
+* ``X-Webhook-Signature`` (spec §6): lower-case hex HMAC-SHA256 (RFC 2104, FIPS 180-4) of the
+  exact body bytes, keyed with the secret string exactly as the API returned it (its UTF-8
+  bytes, ``whsec_`` prefix included);
+* the Standard Webhooks headers ``webhook-id``, ``webhook-timestamp`` and
+  ``webhook-signature`` (``v1,`` + base64 HMAC-SHA256 over ``id.timestamp.body``, keyed with
+  the base64-decoded part of the secret after ``whsec_``), verifiable with the
+  ``standardwebhooks`` library (https://github.com/standard-webhooks/standard-webhooks,
+  spec.md "Signature scheme").
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+
+from chalicelib.webhooks.events import Event
+
+SECRET_PREFIX = "whsec_"
+#: Random bytes in a secret (Standard Webhooks recommends 24..64).
+SECRET_BYTES = 32
+USER_AGENT = "MatchingService-Webhooks/1.0"
+
+
+def new_secret() -> str:
+    """A new signing secret: ``whsec_`` + standard base64 of 32 random bytes (44 characters)."""
+    return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(SECRET_BYTES)).decode("ascii")
+
+
+def hex_signature(secret: str, body: bytes) -> str:
+    """``X-Webhook-Signature``: hex HMAC-SHA256 of ``body`` keyed with ``secret``'s UTF-8 bytes.
+
+    Parameters
+    ----------
+    secret:
+        The secret exactly as the API returned it (``whsec_...``).
+    body:
+        The exact request body bytes.
+
+    Returns
+    -------
+    str
+        64 lower-case hex characters.
+    """
+    return hmac.new(secret.encode("utf-8"), body, hashlib.sha256).hexdigest()
+
+
+def secret_key(secret: str) -> bytes:
+    """The Standard Webhooks HMAC key: the base64-decoded part of ``secret`` after ``whsec_``.
+
+    Raises
+    ------
+    ValueError
+        When the part after the prefix is not valid base64 or is empty.
+    """
+    encoded = secret.removeprefix(SECRET_PREFIX)
+    key = base64.b64decode(encoded, validate=True)
+    if not key:
+        raise ValueError("empty webhook secret")
+    return key
+
+
+def standard_signature(secret: str, message_id: str, timestamp: int, body: bytes) -> str:
+    """``webhook-signature``: ``"v1," + base64(HMAC-SHA256(key, f"{id}.{timestamp}." + body))``.
+
+    Parameters
+    ----------
+    secret:
+        ``whsec_...``; the key is :func:`secret_key` of it.
+    message_id:
+        The ``webhook-id`` header value.
+    timestamp:
+        The ``webhook-timestamp`` header value, Unix time in seconds.
+    body:
+        The exact request body bytes.
+    """
+    signed = f"{message_id}.{timestamp}.".encode() + body
+    digest = hmac.new(secret_key(secret), signed, hashlib.sha256).digest()
+    return "v1," + base64.b64encode(digest).decode("ascii")
+
+
+def message_id(event_id: str, webhook_id: str) -> str:
+    """``webhook-id``: stable per event and webhook, the same on every retry (receivers dedupe on it)."""
+    return f"{event_id}_{webhook_id}"
+
+
+def delivery_headers(secret: str, event: Event, webhook_id: str, body: bytes, timestamp: int) -> dict[str, str]:
+    """Every header of one delivery attempt.
+
+    Parameters
+    ----------
+    secret:
+        The webhook's secret.
+    event:
+        The delivered event (its name goes into ``X-Webhook-Event``).
+    webhook_id:
+        The receiving webhook's id.
+    body:
+        The exact body bytes (:func:`chalicelib.webhooks.events.envelope_body`).
+    timestamp:
+        Unix seconds of this attempt (``webhook-timestamp``).
+
+    Returns
+    -------
+    dict
+        ``Content-Type``, ``User-Agent``, ``X-Webhook-Event``, ``X-Webhook-Signature``,
+        ``webhook-id``, ``webhook-timestamp``, ``webhook-signature``.
+    """
+    msg_id = message_id(event.event_id, webhook_id)
+    return {
+        "Content-Type": "application/json",
+        "User-Agent": USER_AGENT,
+        "X-Webhook-Event": event.type,
+        "X-Webhook-Signature": hex_signature(secret, body),
+        "webhook-id": msg_id,
+        "webhook-timestamp": str(timestamp),
+        "webhook-signature": standard_signature(secret, msg_id, timestamp, body),
+    }

@@ -1,0 +1,1 @@
+"""CloudFormation merge template generator (``python infra/build_template.py``)."""

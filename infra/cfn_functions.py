@@ -1,0 +1,131 @@
+"""What the merge template overrides in Chalice's functions: role and event source mappings.
+
+Chalice names the functions after the Python handlers (``deliver_webhooks`` ->
+``DeliverWebhooks``, the API handler ``APIHandler``) and their event sources
+``<Function>DynamodbEventSource`` / ``<Function>SqsEventSource``; its mappings point at the
+placeholder ARNs of ``chalicelib.config`` and cannot set partial-batch responses, bisection,
+retry limits or on-failure destinations (DESIGN "Deployment facts"). The overrides are
+computed from ``app.event_sources`` when the template is generated: ``chalice package``
+merges the template key by key, so an override for a function that does not exist would
+leave a resource without ``Type`` or code in the output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from chalice.utils import to_cfn_resource_name
+
+#: Chalice's logical id of the function that serves every route.
+API_HANDLER = "APIHandler"
+#: The execution role of every function (``infra/cfn_iam.py``).
+ROLE = "LambdaExecutionRole"
+#: On-failure destination of the stream event source mappings: metadata of the batches
+#: (shard, sequence numbers) that exhausted their retries or aged out.
+STREAM_FAILURE_QUEUE = "EventsStreamFailureQueue"
+
+#: Settings of every DynamoDB stream mapping (SAM ``DynamoDB`` event properties).
+STREAM_DEFAULTS: dict[str, Any] = {
+    "FunctionResponseTypes": ["ReportBatchItemFailures"],
+    "BisectBatchOnFunctionError": True,
+    "MaximumRetryAttempts": 5,
+    "MaximumRecordAgeInSeconds": 21600,
+}
+
+#: Per-function settings over :data:`STREAM_DEFAULTS` / :data:`QUEUE_DEFAULTS`, by handler name.
+FUNCTION_SETTINGS: dict[str, dict[str, Any]] = {
+    # An approval task must not be lost: retry longer (each attempt re-sends only failed records).
+    "enqueue_approvals": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 86400},
+    # Receiver failures never fail a record (the retry queue handles them): only faults of ours do.
+    "deliver_webhooks": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 21600},
+}
+
+#: Settings of every SQS mapping. SQS mappings take no retry or destination settings: a
+#: message is retried after its visibility timeout and moved to the queue's dead-letter
+#: queue after ``maxReceiveCount`` receives (the queue's ``RedrivePolicy``).
+QUEUE_DEFAULTS: dict[str, Any] = {"FunctionResponseTypes": ["ReportBatchItemFailures"]}
+
+
+@dataclass(frozen=True)
+class EventSource:
+    """One event handler of the app and the template resource that feeds it."""
+
+    handler: str
+    kind: Literal["DynamoDB", "SQS"]
+    resource: str
+
+    @property
+    def function(self) -> str:
+        """Chalice's logical id of the handler's function."""
+        return to_cfn_resource_name(self.handler)
+
+    @property
+    def event(self) -> str:
+        """Chalice's name of the function's event (``<Function>DynamodbEventSource``)."""
+        suffix = "-dynamodb-event-source" if self.kind == "DynamoDB" else "-sqs-event-source"
+        return to_cfn_resource_name(self.handler + suffix)
+
+
+def resource_of_arn(arn: str, candidates: list[str]) -> str:
+    """The logical id among ``candidates`` whose physical name ``arn`` names.
+
+    Physical names are the logical ids, possibly prefixed (local stack, tests) or with the
+    placeholders of ``chalicelib.config`` (``...:table/EventsTable/stream/placeholder``,
+    ``...:DeliveryRetryQueue``).
+
+    Raises
+    ------
+    ValueError
+        No candidate matches: the handler subscribes to a resource the template lacks.
+    """
+    name = arn.split(":table/", 1)[1].split("/", 1)[0] if ":table/" in arn else arn.rsplit(":", 1)[-1]
+    matches = [c for c in candidates if name == c or name.endswith(c)]
+    if not matches:
+        raise ValueError(f"{arn} names none of the template's resources {candidates}")
+    return max(matches, key=len)
+
+
+def event_sources(tables: list[str], queues: list[str]) -> list[EventSource]:
+    """The app's DynamoDB-stream and SQS handlers (imports ``app``)."""
+    from chalice.app import DynamoDBEventConfig, SQSEventConfig
+
+    from app import app
+
+    found = []
+    for source in app.event_sources:
+        if isinstance(source, DynamoDBEventConfig):
+            found.append(EventSource(source.name, "DynamoDB", resource_of_arn(source.stream_arn, tables)))
+        elif isinstance(source, SQSEventConfig):
+            if source.queue_arn is None:
+                raise ValueError(f"{source.name}: subscribe with queue_arn= (queue= breaks the merge template)")
+            found.append(EventSource(source.name, "SQS", resource_of_arn(source.queue_arn, queues)))
+        else:
+            raise ValueError(f"{source.name}: event source {type(source).__name__} has no template support")
+    return found
+
+
+def _event_properties(source: EventSource) -> dict[str, Any]:
+    if source.kind == "DynamoDB":
+        return {
+            "Stream": {"Fn::GetAtt": [source.resource, "StreamArn"]},
+            **STREAM_DEFAULTS,
+            **FUNCTION_SETTINGS.get(source.handler, {}),
+            "DestinationConfig": {"OnFailure": {"Type": "SQS", "Destination": {"Fn::GetAtt": [STREAM_FAILURE_QUEUE, "Arn"]}}},
+        }
+    return {"Queue": {"Fn::GetAtt": [source.resource, "Arn"]}, **QUEUE_DEFAULTS, **FUNCTION_SETTINGS.get(source.handler, {})}
+
+
+def function_overrides(sources: list[EventSource]) -> dict[str, Any]:
+    """The merge template's entries for Chalice's functions: the role, and each event's settings."""
+    role = {"Fn::GetAtt": [ROLE, "Arn"]}
+    overrides: dict[str, Any] = {API_HANDLER: {"Type": "AWS::Serverless::Function", "Properties": {"Role": role}}}
+    for source in sources:
+        overrides[source.function] = {
+            "Type": "AWS::Serverless::Function",
+            "Properties": {
+                "Role": role,
+                "Events": {source.event: {"Type": source.kind, "Properties": _event_properties(source)}},
+            },
+        }
+    return overrides

@@ -1,0 +1,285 @@
+"""Listing approval (DESIGN §2 "Approvals"): outbox -> SQS task, claim with ``max``, approve/reject,
+stale tasks (listing changed or deleted) dropped at claim and at decision time, admin only."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from chalicelib import storage
+from chalicelib.config import settings
+from tests.unit.conftest import Api, User
+from tests.unit.helpers import (
+    Stack,
+    approval_queue_depth,
+    assert_error,
+    claim,
+    create_listing,
+    decide,
+    error_fields,
+    get_listing,
+    shared_stack,
+)
+
+
+def _forged_approval_id(listing_id: str, version: int = 1, receipt: str = "forged-receipt") -> str:
+    raw = json.dumps([receipt, listing_id, version, "2026-01-01T00:00:00.000Z"], separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def _peek_tasks() -> list[dict[str, Any]]:
+    """The bodies of the visible approval tasks, left visible (VisibilityTimeout 0)."""
+    messages = storage.client("sqs").receive_message(
+        QueueUrl=settings().APPROVAL_QUEUE_URL, MaxNumberOfMessages=10, VisibilityTimeout=0
+    ).get("Messages", [])
+    return sorted((json.loads(m["Body"]) for m in messages), key=lambda b: (b["listingId"], b["version"]))
+
+
+def _update(api: Api, user: User, listing_id: str, title: str) -> None:
+    response = api.call("PATCH", f"/v1/listings/{listing_id}", user.key, {"meta": {"title": title}})
+    assert response.status_code == 200, response.json
+
+
+@pytest.fixture(scope="class")
+def stack() -> Iterator[Stack]:
+    with shared_stack() as built:
+        yield built
+
+
+class TestRefusedWithoutEffect:
+    """Claims and decisions that must be refused without touching the (empty) queue; one shared stack."""
+
+    def test_claim_of_an_empty_queue_is_an_empty_list(self, stack: Stack) -> None:
+        assert claim(stack.api, stack.admin, max_tasks=1) == []
+
+    @pytest.mark.parametrize("query", ["max=0", "max=11", "max=-1", "max=abc", "max=2.5"])
+    def test_claim_max_out_of_range_is_a_validation_error_naming_max(self, stack: Stack, query: str) -> None:
+        response = stack.api.call("GET", f"/v1/admin/approvals?{query}", stack.admin.key)
+        assert_error(response, 400, "VALIDATION_ERROR")
+        assert error_fields(response) == ["max"]
+
+    def test_claim_rejects_unknown_query_parameters(self, stack: Stack) -> None:
+        response = stack.api.call("GET", "/v1/admin/approvals?limit=5", stack.admin.key)
+        assert_error(response, 400, "VALIDATION_ERROR")
+        assert error_fields(response) == ["limit"]
+
+    @pytest.mark.parametrize(
+        "approval_id", ["nope", "bm90IGpzb24", "WzEsMl0", "%E2%9C%93"], ids=["garbage", "not-json", "short-list", "unicode"]
+    )
+    def test_undecodable_approval_id_is_404(self, stack: Stack, approval_id: str) -> None:
+        body = assert_error(decide(stack.api, stack.admin, approval_id, "approve"), 404, "NOT_FOUND")
+        assert body["error"] == "Unknown approval id"
+
+    def test_forged_approval_id_for_a_missing_listing_is_404(self, stack: Stack) -> None:
+        assert_error(decide(stack.api, stack.admin, _forged_approval_id("lst_ghost"), "approve"), 404, "NOT_FOUND")
+
+
+# --- queueing --------------------------------------------------------------------------
+
+
+def test_create_puts_a_task_on_the_queue_via_the_outbox(api: Api, alice: User, runner: Any) -> None:
+    listing = create_listing(api, alice)
+    assert approval_queue_depth() == (0, 0)  # nothing until the outbox stream is processed
+    assert runner.drain() >= 1
+    tasks = _peek_tasks()
+    assert [(t["listingId"], t["version"]) for t in tasks] == [(listing["id"], 1)]
+    assert tasks[0]["enqueuedAt"].endswith("Z")
+
+
+def test_each_update_queues_a_new_version(api: Api, alice: User, runner: Any) -> None:
+    listing = create_listing(api, alice)
+    _update(api, alice, listing["id"], "Second title")
+    _update(api, alice, listing["id"], "Third title")
+    runner.drain()
+    assert [(t["listingId"], t["version"]) for t in _peek_tasks()] == [(listing["id"], v) for v in (1, 2, 3)]
+
+
+# --- claiming --------------------------------------------------------------------------
+
+
+def test_claim_returns_the_task_with_the_listing(api: Api, alice: User, admin: User, runner: Any) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    [approval] = claim(api, admin)
+    assert set(approval) == {"approvalId", "listingId", "listing", "enqueuedAt"}
+    assert approval["listingId"] == listing["id"]
+    assert approval["listing"] == listing
+    assert approval["enqueuedAt"] >= listing["createdAt"]
+
+
+def test_claim_respects_max_and_claimed_tasks_are_hidden(api: Api, alice: User, admin: User, runner: Any) -> None:
+    ids = {create_listing(api, alice, meta={"title": f"L{i}"})["id"] for i in range(3)}
+    runner.drain()
+    first = claim(api, admin, max_tasks=2)
+    second = claim(api, admin, max_tasks=2)
+    assert (len(first), len(second)) == (2, 1)
+    assert {a["listingId"] for a in first + second} == ids
+    assert claim(api, admin) == []
+    assert approval_queue_depth() == (0, 3)
+
+
+# --- deciding --------------------------------------------------------------------------
+
+
+def test_approve_makes_the_listing_active_and_removes_the_task(
+    api: Api, alice: User, bob: User, admin: User, runner: Any
+) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    [approval] = claim(api, admin)
+    response = decide(api, admin, approval["approvalId"], "approve")
+    assert response.status_code == 200, response.json
+    assert response.json["approvalId"] == approval["approvalId"]
+    assert response.json["decision"] == "approve"
+    assert response.json["listing"]["status"] == "ACTIVE"
+    assert response.json["listing"]["meta"] == listing["meta"]
+    assert get_listing(api, bob, listing["id"]).json["status"] == "ACTIVE"
+    assert approval_queue_depth() == (0, 0)
+
+
+def test_reject_sets_rejected_with_the_reason(api: Api, alice: User, bob: User, admin: User, runner: Any) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    [approval] = claim(api, admin)
+    response = decide(api, admin, approval["approvalId"], "reject", "  Please add a salary range ")
+    assert response.status_code == 200, response.json
+    assert response.json["listing"]["status"] == "REJECTED"
+    assert response.json["listing"]["statusReason"] == "Please add a salary range"
+    own = get_listing(api, alice, listing["id"]).json
+    assert (own["status"], own["statusReason"]) == ("REJECTED", "Please add a salary range")
+    assert_error(get_listing(api, bob, listing["id"]), 404, "NOT_FOUND")
+    assert approval_queue_depth() == (0, 0)
+
+
+def test_reject_without_reason_uses_a_default_reason(api: Api, alice: User, admin: User, runner: Any) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    decide(api, admin, claim(api, admin)[0]["approvalId"], "reject")
+    assert get_listing(api, alice, listing["id"]).json["statusReason"] == "Rejected by an administrator"
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [({"decision": "maybe"}, "decision"), ({}, "decision"), ({"decision": "reject", "reason": ""}, "reason"),
+     ({"decision": "approve", "note": "x"}, "note")],
+)
+def test_invalid_decision_changes_nothing_and_keeps_the_claim(
+    api: Api, alice: User, admin: User, runner: Any, body: dict[str, Any], field: str
+) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    [approval] = claim(api, admin)
+    response = api.call("POST", f"/v1/admin/approvals/{approval['approvalId']}", admin.key, body)
+    assert_error(response, 400, "VALIDATION_ERROR")
+    assert error_fields(response) == [field]
+    assert get_listing(api, alice, listing["id"]).json["status"] == "PENDING"
+    assert decide(api, admin, approval["approvalId"], "approve").status_code == 200  # the claim still works
+
+
+def test_a_task_cannot_be_decided_twice(api: Api, alice: User, admin: User, runner: Any) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    [approval] = claim(api, admin)
+    assert decide(api, admin, approval["approvalId"], "approve").status_code == 200
+    assert_error(decide(api, admin, approval["approvalId"], "reject", "changed my mind"), 409, "CONFLICT")
+    assert get_listing(api, alice, listing["id"]).json["status"] == "ACTIVE"
+
+
+# --- stale tasks: dropped, never applied ------------------------------------------------
+
+
+def test_task_of_a_listing_updated_after_queueing_is_dropped_at_claim(
+    api: Api, alice: User, admin: User, runner: Any
+) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    _update(api, alice, listing["id"], "Updated title")
+    runner.drain()
+    approvals = claim(api, admin)
+    assert [(a["listingId"], a["listing"]["title"]) for a in approvals] == [(listing["id"], "Updated title")]
+    assert approval_queue_depth() == (0, 1)  # the stale task was deleted, the current one is claimed
+
+
+def test_task_of_a_deleted_listing_is_dropped_at_claim(api: Api, alice: User, admin: User, runner: Any) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    api.call("DELETE", f"/v1/listings/{listing['id']}", alice.key)
+    assert claim(api, admin) == []
+    assert approval_queue_depth() == (0, 0)
+
+
+def test_task_of_an_already_decided_listing_is_dropped_at_claim(
+    api: Api, alice: User, admin: User, runner: Any
+) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    # a duplicate delivery of the same task (SQS is at-least-once)
+    storage.client("sqs").send_message(QueueUrl=settings().APPROVAL_QUEUE_URL, MessageBody=json.dumps(_peek_tasks()[0]))
+    first = claim(api, admin, max_tasks=1)
+    decide(api, admin, first[0]["approvalId"], "approve")
+    assert claim(api, admin) == []
+    assert get_listing(api, alice, listing["id"]).json["status"] == "ACTIVE"
+
+
+@pytest.mark.parametrize("decision", ["approve", "reject"])
+def test_listing_updated_after_claim_is_not_decided(api: Api, alice: User, admin: User, runner: Any, decision: str) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    [approval] = claim(api, admin)
+    _update(api, alice, listing["id"], "Changed while under review")
+    body = assert_error(decide(api, admin, approval["approvalId"], decision), 409, "CONFLICT")
+    assert "dropped" in body["error"]
+    after = get_listing(api, alice, listing["id"]).json
+    assert (after["status"], after["title"], after["statusReason"]) == ("PENDING", "Changed while under review", None)
+    runner.drain()
+    [fresh] = claim(api, admin)  # the new version's task is still there and decidable
+    assert fresh["listing"]["title"] == "Changed while under review"
+    assert decide(api, admin, fresh["approvalId"], "approve").json["listing"]["status"] == "ACTIVE"
+
+
+def test_listing_deleted_after_claim_is_404_and_the_task_dropped(api: Api, alice: User, admin: User, runner: Any) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    [approval] = claim(api, admin)
+    api.call("DELETE", f"/v1/listings/{listing['id']}", alice.key)
+    assert_error(decide(api, admin, approval["approvalId"], "approve"), 404, "NOT_FOUND")
+    assert approval_queue_depth() == (0, 0)
+    assert_error(get_listing(api, alice, listing["id"]), 404, "NOT_FOUND")
+
+
+# --- access and bogus ids --------------------------------------------------------------
+
+
+def test_non_admin_can_neither_claim_nor_decide(api: Api, alice: User, bob: User, admin: User, runner: Any) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    assert_error(api.call("GET", "/v1/admin/approvals", bob.key), 403, "FORBIDDEN")
+    assert approval_queue_depth() == (1, 0)  # the forbidden claim claimed nothing
+    [approval] = claim(api, admin)
+    assert_error(decide(api, bob, approval["approvalId"], "approve"), 403, "FORBIDDEN")
+    assert_error(decide(api, alice, approval["approvalId"], "approve"), 403, "FORBIDDEN")
+    assert get_listing(api, alice, listing["id"]).json["status"] == "PENDING"
+
+
+def test_forged_approval_id_for_a_pending_listing_is_404_and_not_applied(
+    api: Api, alice: User, admin: User, runner: Any
+) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    assert_error(decide(api, admin, _forged_approval_id(listing["id"]), "approve"), 404, "NOT_FOUND")
+    assert get_listing(api, alice, listing["id"]).json["status"] == "PENDING"
+    assert approval_queue_depth() == (1, 0)  # the real task is untouched
+    [approval] = claim(api, admin)
+    assert decide(api, admin, approval["approvalId"], "approve").status_code == 200
+
+
+def test_forged_approval_id_for_a_decided_listing_is_409_not_500(api: Api, alice: User, admin: User, runner: Any) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    decide(api, admin, claim(api, admin)[0]["approvalId"], "approve")
+    assert_error(decide(api, admin, _forged_approval_id(listing["id"]), "reject"), 409, "CONFLICT")
+    assert get_listing(api, alice, listing["id"]).json["status"] == "ACTIVE"

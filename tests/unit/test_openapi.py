@@ -1,0 +1,203 @@
+"""The OpenAPI document: generated from the route table, valid, complete, and served without a key."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+from openapi_spec_validator import validate
+from referencing import Registry
+from referencing.jsonschema import DRAFT202012
+
+from chalicelib.http import ROUTES, RouteSpec
+from chalicelib.openapi import ERROR_RESPONSES, build_document, document, error_statuses, path_params
+from tests.unit.conftest import Api, make_user
+
+
+@pytest.fixture(scope="module")
+def doc() -> dict[str, Any]:
+    import app  # noqa: F401  (registers every route)
+
+    return document()
+
+
+def _operation(doc: dict[str, Any], spec: RouteSpec) -> dict[str, Any]:
+    return dict(doc["paths"][spec.path][spec.method.lower()])
+
+
+def _validator(doc: dict[str, Any], ref: str) -> Draft202012Validator:
+    """A JSON Schema validator for ``ref`` (``#/components/schemas/X``) with the document as registry."""
+    registry: Registry[Any] = Registry().with_resource("urn:openapi", DRAFT202012.create_resource(doc))
+    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$ref": "urn:openapi" + ref}
+    return Draft202012Validator(schema, registry=registry.crawl())
+
+
+def test_document_is_valid_openapi_3_1(doc: dict[str, Any]) -> None:
+    assert doc["openapi"] == "3.1.0"
+    validate(doc)
+
+
+def test_every_route_is_an_operation_with_a_unique_id(doc: dict[str, Any]) -> None:
+    assert ROUTES, "no routes registered"
+    operations = [(path, method) for path, methods in doc["paths"].items() for method in methods]
+    assert sorted(operations) == sorted((s.path, s.method.lower()) for s in ROUTES)
+    ids = [op["operationId"] for methods in doc["paths"].values() for op in methods.values()]
+    assert len(ids) == len(set(ids))
+
+
+def test_success_response_is_the_response_model(doc: dict[str, Any]) -> None:
+    for spec in ROUTES:
+        responses = _operation(doc, spec)["responses"]
+        schema = responses[str(spec.status)]["content"]["application/json"]["schema"]
+        if spec.response is not None:
+            assert schema == {"$ref": f"#/components/schemas/{spec.response.__name__}"}, spec.path
+            assert spec.response.__name__ in doc["components"]["schemas"]
+
+
+def test_error_statuses_use_the_error_body(doc: dict[str, Any]) -> None:
+    error_body = doc["components"]["schemas"]["ErrorBody"]
+    assert set(error_body["required"]) == {"code", "error"}
+    for status, (name, _) in ERROR_RESPONSES.items():
+        response = doc["components"]["responses"][name]
+        assert response["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/ErrorBody"}, status
+    assert "Retry-After" in doc["components"]["responses"]["RateLimited"]["headers"]
+    assert "WWW-Authenticate" in doc["components"]["responses"]["Unauthorized"]["headers"]
+    for spec in ROUTES:
+        responses = _operation(doc, spec)["responses"]
+        documented = {int(code) for code in responses if not code.startswith("2")}
+        assert documented == set(error_statuses(spec)), spec.path
+        assert {429, 500} <= documented
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "expected", "absent"),
+    [
+        ("GET", "/v1/health", {429, 500}, {400, 401, 403}),
+        ("GET", "/v1/categories", {401, 429, 500}, {400, 403, 404, 409, 413}),
+        ("POST", "/v1/listings", {400, 401, 403, 404, 409, 413, 415, 429, 500}, set()),
+        ("GET", "/v1/geocode", {400, 401, 404}, {403, 409, 413}),
+        ("GET", "/v1/admin/approvals", {400, 401, 403}, {413, 415}),
+        ("DELETE", "/v1/listings/{listingId}", {401, 403, 404, 409}, {413, 415}),
+    ],
+)
+def test_error_statuses_follow_what_a_route_takes(
+    doc: dict[str, Any], method: str, path: str, expected: set[int], absent: set[int]
+) -> None:
+    spec = next(s for s in ROUTES if s.method == method and s.path == path)
+    statuses = set(error_statuses(spec))
+    assert expected <= statuses
+    assert not absent & statuses
+
+
+def test_security_is_http_bearer_except_public_routes(doc: dict[str, Any]) -> None:
+    assert doc["components"]["securitySchemes"]["bearerAuth"] == {
+        "type": "http", "scheme": "bearer", "description": doc["components"]["securitySchemes"]["bearerAuth"]["description"]
+    }
+    assert doc["security"] == [{"bearerAuth": []}]
+    for spec in ROUTES:
+        expected: list[Any] = [] if spec.auth == "none" else [{"bearerAuth": []}]
+        assert _operation(doc, spec)["security"] == expected, spec.path
+    assert _operation(doc, next(s for s in ROUTES if s.path == "/v1/openapi.json"))["security"] == []
+
+
+def test_parameters_come_from_the_path_and_the_query_model(doc: dict[str, Any]) -> None:
+    for spec in ROUTES:
+        params = _operation(doc, spec).get("parameters", [])
+        in_path = [p["name"] for p in params if p["in"] == "path"]
+        assert in_path == path_params(spec.path)
+        assert all(p["required"] for p in params if p["in"] == "path")
+        if spec.query is not None:
+            in_query = {p["name"] for p in params if p["in"] == "query"}
+            assert set(spec.query.model_fields) <= in_query, spec.path
+    mine = _operation(doc, next(s for s in ROUTES if s.path == "/v1/listings/mine"))
+    page_size = next(p for p in mine["parameters"] if p["name"] == "pageSize")
+    assert page_size["schema"]["maximum"] == 100
+    assert page_size["required"] is False
+
+
+def test_free_form_search_filters_are_described_not_listed(doc: dict[str, Any]) -> None:
+    search = next(s for s in ROUTES if s.path == "/v1/listings/search")
+    operation = _operation(doc, search)
+    names = {p["name"] for p in operation["parameters"]}
+    assert {"q", "category", "role", "radiusKm", "page", "pageSize"} <= names
+    assert not any("<" in name or name.startswith("meta.") for name in names)
+    assert all(p["schema"] == {"type": "string"} for p in operation["parameters"])
+    assert "`meta.<key>_lat`" in operation["description"]
+
+
+def test_nullable_fields_are_any_of_with_null(doc: dict[str, Any]) -> None:
+    item = doc["components"]["schemas"]["ListingSearchItem"]["properties"]["distanceKm"]
+    assert {"type": "null"} in item["anyOf"]
+    assert {"type": "number"} in item["anyOf"]
+
+
+def test_request_bodies_are_the_body_models(doc: dict[str, Any]) -> None:
+    for spec in ROUTES:
+        operation = _operation(doc, spec)
+        if spec.body is None:
+            assert "requestBody" not in operation
+        else:
+            body = operation["requestBody"]
+            assert body["required"] is True
+            assert body["content"]["application/json"]["schema"] == {"$ref": f"#/components/schemas/{spec.body.__name__}"}
+
+
+def test_links_follow_identifiers_from_responses_to_path_parameters(doc: dict[str, Any]) -> None:
+    created = doc["paths"]["/v1/listings"]["post"]["responses"]["201"]["links"]
+    assert created["listings_detail"]["parameters"] == {"path.listingId": "$response.body#/id"}
+    claimed = doc["paths"]["/v1/admin/approvals"]["get"]["responses"]["200"]["links"]
+    assert claimed["approvals_decide"]["parameters"] == {"path.approvalId": "$response.body#/approvals/0/approvalId"}
+    # A category key never fills a channel key.
+    categories = doc["paths"]["/v1/categories"]["get"]["responses"]["200"]["links"]
+    assert set(categories) == {"categories_category_detail"}
+
+
+def test_build_document_of_a_subset() -> None:
+    import app  # noqa: F401
+
+    health = [s for s in ROUTES if s.path == "/v1/health"]
+    built = build_document(health)
+    validate(built)
+    assert list(built["paths"]) == ["/v1/health"]
+
+
+def test_served_without_a_key_with_the_server_url(api: Api) -> None:
+    response = api.call("GET", "/v1/openapi.json", headers={"host": "api.example.org", "x-forwarded-proto": "https"})
+    assert response.status_code == 200
+    assert response.headers["Content-Type"] == "application/json"
+    served = response.json
+    assert served["paths"] == document()["paths"]
+    assert served["servers"] == [{"url": "https://api.example.org"}]
+    validate(served)
+
+
+def test_real_responses_match_their_schemas(api: Api, doc: dict[str, Any]) -> None:
+    user = make_user("Grace")
+    for path, ref in [("/v1/me", "Profile"), ("/v1/categories", "CategoryList"), ("/v1/me/channels", "ChannelList")]:
+        response = api.call("GET", path, key=user.key)
+        assert response.status_code == 200, response.json
+        _validator(doc, f"#/components/schemas/{ref}").validate(response.json)
+    missing = api.call("GET", "/v1/listings/nope", key=user.key)
+    assert missing.status_code == 404
+    _validator(doc, "#/components/schemas/ErrorBody").validate(missing.json)
+
+
+def test_wrong_method_lists_the_routes_methods_in_allow(api: Api) -> None:
+    user = make_user("Edsger")
+    response = api.call("PUT", "/v1/listings/abc", key=user.key, body={})
+    assert response.status_code == 405
+    assert response.json["code"] == "METHOD_NOT_ALLOWED"
+    assert response.headers["Allow"] == "DELETE, GET, PATCH"
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [({"displayName": "Ada", "verifiedLevel": False}, "verifiedLevel"), ({"displayName": "Ada", "admin": 0}, "admin"),
+     ({"displayName": "Ada", "verifiedLevel": "2"}, "verifiedLevel")],
+)
+def test_body_values_must_have_the_documented_json_type(api: Api, body: dict[str, Any], field: str) -> None:
+    admin = make_user("Root", admin=True)
+    response = api.call("POST", "/v1/admin/users", key=admin.key, body=body)
+    assert response.status_code == 400
+    assert [d["field"] for d in response.json["details"]] == [field]

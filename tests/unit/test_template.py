@@ -1,0 +1,238 @@
+"""The CloudFormation merge template (``infra/resources.json``) against the code that uses it.
+
+Every table, index, stream and queue the code refers to must be declared; the committed JSON
+must be what ``infra/build_template.py`` renders; and the local stack must create all of it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+
+from chalicelib import outbox
+from chalicelib.config import Settings
+from chalicelib.search.geo import INDEX_PRECISIONS
+from chalicelib.search.index import index_attributes
+from infra import build_template
+from local_stack.resources import create_resources, load_template, resources_of_type
+
+ROOT = Path(__file__).resolve().parents[2]
+TEMPLATE = load_template()
+TABLES = resources_of_type(TEMPLATE, "AWS::DynamoDB::Table")
+QUEUES = resources_of_type(TEMPLATE, "AWS::SQS::Queue")
+ENVIRONMENT: dict[str, Any] = TEMPLATE["Globals"]["Function"]["Environment"]["Variables"]
+#: Settings that name a deployed resource (the rest are plain options).
+RESOURCE_SETTINGS = [name for name in Settings.model_fields if re.search(r"_(TABLE|QUEUE_URL|QUEUE_ARN|STREAM_ARN)$", name)]
+
+_INDEX_LITERAL = re.compile(r"""["']?IndexName["']?\s*[=:]\s*(f?)["']([^"']+)["']""")
+#: In a file that passes ``IndexName`` through a variable, index names are the ``"by..."`` literals.
+_BY_LITERAL = re.compile(r"""["'](by[A-Z]\w*)["']""")
+_TABLE_SETTING = re.compile(r"settings\(\)\.(\w+_TABLE)\b")
+
+
+def _gsis(table: str) -> dict[str, list[str]]:
+    """Index name -> key attribute names (hash, range) of ``table``."""
+    return {
+        g["IndexName"]: [k["AttributeName"] for k in g["KeySchema"]]
+        for g in TABLES[table]["Properties"].get("GlobalSecondaryIndexes", [])
+    }
+
+
+def _code_index_references() -> list[tuple[Path, str, list[str]]]:
+    """``(file, index name, tables named in that file)`` for every literal ``IndexName`` in chalicelib/.
+
+    f-strings over ``{precision}`` expand to every indexed precision; other f-strings are skipped;
+    files that pass ``IndexName`` a variable contribute their ``"by..."`` literals.
+    """
+    found: set[tuple[Path, str, tuple[str, ...]]] = set()
+    for path in sorted((ROOT / "chalicelib").rglob("*.py")):
+        text = path.read_text()
+        if "IndexName" not in text:
+            continue
+        tables = tuple(sorted(set(_TABLE_SETTING.findall(text))))
+        names = set(_BY_LITERAL.findall(text))
+        for is_fstring, name in _INDEX_LITERAL.findall(text):
+            if not is_fstring:
+                names.add(name)
+            elif name == "activeByGeo{precision}":
+                names.update(f"activeByGeo{p}" for p in INDEX_PRECISIONS)
+        found.update((path.relative_to(ROOT), n, tables) for n in names)
+    return [(path, name, list(tables)) for path, name, tables in sorted(found)]
+
+
+def _table_of_setting(setting: str) -> str:
+    default = Settings.model_fields[setting].default
+    assert isinstance(default, str)
+    return default
+
+
+# --- generated, committed, consistent -------------------------------------------------
+
+
+def test_committed_template_is_the_generator_output() -> None:
+    assert (ROOT / "infra" / "resources.json").read_text() == build_template.render()
+
+
+def test_template_parses_and_has_the_sam_shape() -> None:
+    assert TEMPLATE["Transform"] == "AWS::Serverless-2016-10-31"
+    assert TABLES
+    assert QUEUES
+
+
+# --- tables and settings --------------------------------------------------------------
+
+
+def test_resource_settings_are_found() -> None:
+    assert {"USERS_TABLE", "LISTINGS_TABLE", "API_KEYS_TABLE", "EVENTS_TABLE", "APPROVAL_QUEUE_URL", "EVENTS_STREAM_ARN"} <= set(
+        RESOURCE_SETTINGS
+    )
+
+
+@pytest.mark.parametrize("setting", [s for s in RESOURCE_SETTINGS if s.endswith("_TABLE")])
+def test_every_table_setting_names_a_template_table_injected_by_ref(setting: str) -> None:
+    table = _table_of_setting(setting)
+    assert table in TABLES, f"{setting} defaults to {table}, which the template does not declare"
+    assert ENVIRONMENT.get(setting) == {"Ref": table}
+
+
+@pytest.mark.parametrize("setting", RESOURCE_SETTINGS)
+def test_every_resource_setting_is_set_by_the_template(setting: str) -> None:
+    assert setting in ENVIRONMENT
+
+
+def test_every_template_variable_is_a_setting_the_code_reads() -> None:
+    assert set(ENVIRONMENT) <= set(Settings.model_fields)
+
+
+def test_every_table_the_code_names_is_declared() -> None:
+    named = {name for path in (ROOT / "chalicelib").rglob("*.py") for name in _TABLE_SETTING.findall(path.read_text())}
+    assert named
+    for setting in named:
+        assert _table_of_setting(setting) in TABLES, setting
+
+
+# --- indexes --------------------------------------------------------------------------
+
+
+def test_the_code_refers_to_indexes() -> None:
+    names = {name for _, name, _ in _code_index_references()}
+    assert {"byOwner", "activeByCategory", *(f"activeByGeo{p}" for p in INDEX_PRECISIONS)} <= names
+
+
+@pytest.mark.parametrize(
+    ("path", "index", "tables"), [pytest.param(*ref, id=f"{ref[0]}:{ref[1]}") for ref in _code_index_references()]
+)
+def test_every_index_the_code_queries_exists_on_its_table(path: Path, index: str, tables: list[str]) -> None:
+    candidates = [_table_of_setting(t) for t in tables] if len(tables) == 1 else list(TABLES)
+    assert any(index in _gsis(t) for t in candidates), f"{path}: {index} not declared on {candidates}"
+
+
+def test_listing_search_indexes_are_keyed_by_the_attributes_the_code_writes() -> None:
+    gsis = _gsis("ListingsTable")
+    listing = {"listingId": "lst_1", "categoryKey": "jobs", "roleKey": "hiring", "createdAt": "2026-01-01T00:00:00.000Z",
+               "meta": {"location": "Berlin", "location_lat": "52.52", "location_lng": "13.405"}}
+    written = set(index_attributes(listing))
+    assert gsis["activeByCategory"] == ["activeCategory", "activeSort"]
+    for precision in INDEX_PRECISIONS:
+        assert gsis[f"activeByGeo{precision}"] == [f"geo{precision}", "geoSort"]
+    assert {a for name in ("activeByCategory", *(f"activeByGeo{p}" for p in INDEX_PRECISIONS)) for a in gsis[name]} == written
+    assert gsis["byOwner"] == ["ownerId", "createdAt"]
+
+
+def test_the_listings_table_declares_no_unused_search_index() -> None:
+    assert set(_gsis("ListingsTable")) == {"byOwner", "activeByCategory", *(f"activeByGeo{p}" for p in INDEX_PRECISIONS)}
+
+
+# --- stream and queues ----------------------------------------------------------------
+
+
+def test_events_table_streams_new_images_and_the_functions_get_its_arn() -> None:
+    stream = TABLES["EventsTable"]["Properties"]["StreamSpecification"]
+    assert stream["StreamViewType"] in ("NEW_IMAGE", "NEW_AND_OLD_IMAGES")
+    assert ENVIRONMENT["EVENTS_STREAM_ARN"] == {"Fn::GetAtt": ["EventsTable", "StreamArn"]}
+
+
+def test_event_ttl_attribute_is_the_one_the_outbox_writes() -> None:
+    put = outbox.event_op(outbox.LISTING_SUBMITTED, {"listingId": "lst_1", "version": 1})["Put"]
+    ttl = TABLES["EventsTable"]["Properties"]["TimeToLiveSpecification"]
+    assert ttl == {"AttributeName": "expiresAt", "Enabled": True}
+    assert "N" in put["Item"][ttl["AttributeName"]]
+
+
+def test_approval_queue_is_injected_and_has_a_dead_letter_queue() -> None:
+    assert ENVIRONMENT["APPROVAL_QUEUE_URL"] == {"Ref": "ApprovalQueue"}
+    redrive = QUEUES["ApprovalQueue"]["Properties"]["RedrivePolicy"]
+    dead_letter = redrive["deadLetterTargetArn"]["Fn::GetAtt"]
+    assert dead_letter[1] == "Arn"
+    assert dead_letter[0] in QUEUES
+    assert "RedrivePolicy" not in QUEUES[dead_letter[0]]["Properties"]
+    assert redrive["maxReceiveCount"] > 1
+
+
+def test_every_queue_with_a_redrive_policy_points_at_a_declared_queue() -> None:
+    for name, queue in QUEUES.items():
+        redrive = queue["Properties"].get("RedrivePolicy")
+        if redrive:
+            assert redrive["deadLetterTargetArn"]["Fn::GetAtt"][0] in QUEUES, name
+
+
+def test_every_ref_and_getatt_in_the_environment_names_a_declared_resource() -> None:
+    for variable, value in ENVIRONMENT.items():
+        if isinstance(value, dict):
+            logical = value.get("Ref") or value["Fn::GetAtt"][0]
+            assert logical in TEMPLATE["Resources"], variable
+
+
+# --- the local stack creates it all -------------------------------------------------------
+
+
+def test_local_stack_creates_every_table_with_its_indexes_and_stream(aws: dict[str, str]) -> None:
+    dynamodb = boto3.client("dynamodb")
+    assert set(TABLES) <= set(dynamodb.list_tables()["TableNames"])
+    for name, table in TABLES.items():
+        described = dynamodb.describe_table(TableName=name)["Table"]
+        assert described["KeySchema"] == table["Properties"]["KeySchema"], name
+        assert {g["IndexName"] for g in described.get("GlobalSecondaryIndexes", [])} == set(_gsis(name)), name
+        assert ("StreamSpecification" in table["Properties"]) == ("LatestStreamArn" in described), name
+        if "TimeToLiveSpecification" in table["Properties"]:
+            ttl = dynamodb.describe_time_to_live(TableName=name)["TimeToLiveDescription"]
+            assert ttl["AttributeName"] == table["Properties"]["TimeToLiveSpecification"]["AttributeName"], name
+
+
+def test_local_stack_creates_every_queue_with_its_redrive_policy(aws: dict[str, str]) -> None:
+    sqs = boto3.client("sqs")
+    for name, queue in QUEUES.items():
+        url = sqs.get_queue_url(QueueName=name)["QueueUrl"]
+        attributes = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
+        redrive = queue["Properties"].get("RedrivePolicy")
+        if redrive:
+            policy = json.loads(attributes["RedrivePolicy"])
+            assert policy["deadLetterTargetArn"].endswith(":" + redrive["deadLetterTargetArn"]["Fn::GetAtt"][0])
+            assert int(policy["maxReceiveCount"]) == redrive["maxReceiveCount"]
+        else:
+            assert "RedrivePolicy" not in attributes
+
+
+def test_local_stack_resolves_every_environment_variable(aws: dict[str, str]) -> None:
+    assert set(aws) == set(ENVIRONMENT)
+    assert all(isinstance(v, str) and v for v in aws.values())
+    assert aws["LISTINGS_TABLE"] == "ListingsTable"
+    assert aws["APPROVAL_QUEUE_URL"].endswith("/ApprovalQueue")
+    stream_arn = boto3.client("dynamodb").describe_table(TableName="EventsTable")["Table"]["LatestStreamArn"]
+    assert aws["EVENTS_STREAM_ARN"] == stream_arn
+
+
+def test_local_stack_creation_is_idempotent(aws: dict[str, str]) -> None:
+    assert create_resources() == aws
+
+
+def test_local_stack_prefix_gives_a_separate_copy(aws: dict[str, str]) -> None:
+    environment = create_resources(prefix="other-")
+    assert environment["LISTINGS_TABLE"] == "other-ListingsTable"
+    assert environment["APPROVAL_QUEUE_URL"].endswith("/other-ApprovalQueue")
+    assert "other-EventsTable" in boto3.client("dynamodb").list_tables()["TableNames"]

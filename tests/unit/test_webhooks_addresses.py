@@ -1,0 +1,148 @@
+"""Address rules (SSRF): every rule at the address level, the URL syntax rules, and registration."""
+
+from __future__ import annotations
+
+import ipaddress
+
+import pytest
+
+from chalicelib.webhooks import addresses
+from chalicelib.webhooks.addresses import UrlRejected, blocked_reason, parse_url
+from tests.unit.conftest import Api, User
+from tests.unit.helpers import assert_error
+from tests.unit.webhook_helpers import use_settings
+
+
+@pytest.mark.parametrize(
+    ("address", "reason"),
+    [
+        ("10.1.2.3", "private address"),
+        ("172.16.0.1", "private address"),
+        ("192.168.1.1", "private address"),
+        ("127.0.0.1", "loopback address"),
+        ("127.8.8.8", "loopback address"),
+        ("::1", "loopback address"),
+        ("169.254.169.254", "link-local address"),
+        ("169.254.1.1", "link-local address"),
+        ("fe80::1", "link-local address"),
+        ("100.64.0.1", "carrier-grade NAT address"),
+        ("100.127.255.254", "carrier-grade NAT address"),
+        ("fd00::1", "unique-local address"),
+        ("fc00::1", "unique-local address"),
+        ("::ffff:8.8.8.8", "IPv4-mapped IPv6 address"),
+        ("::ffff:127.0.0.1", "IPv4-mapped IPv6 address"),
+        ("0.0.0.0", "unspecified address"),
+        ("::", "unspecified address"),
+        ("224.0.0.1", "multicast address"),
+        ("ff02::1", "multicast address"),
+        ("240.0.0.1", "reserved address"),
+        ("255.255.255.255", "reserved address"),
+        ("64:ff9b::808:808", "reserved address"),
+        ("192.0.2.10", "private address"),
+        ("2001:db8::1", "private address"),
+        ("fec0::1", "site-local address"),
+    ],
+)
+def test_forbidden_addresses(address: str, reason: str) -> None:
+    assert blocked_reason(ipaddress.ip_address(address)) == reason
+
+
+@pytest.mark.parametrize("address", ["2002:a00:1::1", "64:ff9b::a00:1", "64:ff9b::7f00:1", "64:ff9b::a9fe:a9fe"])
+def test_ipv6_forms_embedding_forbidden_ipv4_are_blocked(address: str) -> None:
+    reason = blocked_reason(ipaddress.ip_address(address))
+    assert reason is not None
+    assert "embedding a forbidden IPv4" in reason
+
+
+@pytest.mark.parametrize("address", ["93.184.215.14", "8.8.8.8", "1.1.1.1", "2606:4700:4700::1111"])
+def test_public_addresses_are_allowed(address: str) -> None:
+    assert blocked_reason(ipaddress.ip_address(address)) is None
+
+
+def test_insecure_stage_allows_loopback_only() -> None:
+    assert blocked_reason(ipaddress.ip_address("127.0.0.1"), allow_loopback=True) is None
+    assert blocked_reason(ipaddress.ip_address("::1"), allow_loopback=True) is None
+    for still_forbidden in ("10.0.0.1", "169.254.169.254", "100.64.0.1", "fd00::1", "::ffff:127.0.0.1"):
+        assert blocked_reason(ipaddress.ip_address(still_forbidden), allow_loopback=True) is not None
+
+
+@pytest.mark.parametrize(
+    ("url", "issue"),
+    [
+        ("http://hooks.example.com/x", "https"),
+        ("ftp://hooks.example.com/x", "https"),
+        ("hooks.example.com/x", "https"),
+        ("https://user:pw@hooks.example.com/x", "user info"),
+        ("https:///path", "host"),
+        ("https://hooks.example.com:99999/", "port"),
+        ("https://hooks.example.com/a b", "spaces"),
+        ("https://hooks.example.com/x#frag", "fragment"),
+        ("https://hooks.example.com/" + "a" * 2100, "2048"),
+        ("https://hooks.example.com/päth", "ASCII"),
+    ],
+)
+def test_url_syntax_rules(url: str, issue: str) -> None:
+    with pytest.raises(UrlRejected, match=issue):
+        parse_url(url, allow_insecure=False)
+
+
+def test_url_parts_and_host_header() -> None:
+    parsed = parse_url("https://Hooks.Example.com/in?x=1", allow_insecure=False)
+    assert (parsed.scheme, parsed.host, parsed.port, parsed.target) == ("https", "hooks.example.com", 443, "/in?x=1")
+    assert parsed.host_header == "hooks.example.com"
+    assert parse_url("http://127.0.0.1:8080", allow_insecure=True).host_header == "127.0.0.1:8080"
+    assert parse_url("https://[2606:4700::1]:8443/", allow_insecure=False).host_header == "[2606:4700::1]:8443"
+    assert parse_url("https://bücher.example/", allow_insecure=False).host == "xn--bcher-kva.example"
+
+
+def test_every_resolved_address_must_be_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(addresses, "getaddrinfo", lambda host, port: [ipaddress.ip_address("93.184.215.14"),
+                                                                       ipaddress.ip_address("10.0.0.5")])
+    with pytest.raises(UrlRejected, match=r"private address \(10.0.0.5\)"):
+        addresses.allowed_target("https://mixed.example.com/", allow_insecure=False, timeout=1)
+
+
+def test_unresolvable_host_is_rejected() -> None:
+    with pytest.raises(UrlRejected, match="does not resolve"):
+        addresses.allowed_target("https://no-such-host.invalid/", allow_insecure=False, timeout=2)
+
+
+def test_literal_addresses_need_no_dns() -> None:
+    parsed, pinned = addresses.allowed_target("https://93.184.215.14/hook", allow_insecure=False, timeout=1)
+    assert pinned == [ipaddress.ip_address("93.184.215.14")]
+    assert parsed.host == "93.184.215.14"
+
+
+# -- at registration (POST /v1/webhooks) -----------------------------------------------------------------
+
+@pytest.fixture
+def secure_stage(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The production rules: ALLOW_INSECURE_WEBHOOKS=false."""
+    use_settings(monkeypatch, ALLOW_INSECURE_WEBHOOKS="false")
+
+
+@pytest.mark.usefixtures("secure_stage")
+@pytest.mark.parametrize(
+    "url",
+    ["http://hooks.example.com/", "https://127.0.0.1/", "https://[::1]/", "https://169.254.169.254/latest/meta-data",
+     "https://10.0.0.1/", "https://100.64.1.1/", "https://[fd12::1]/", "https://[::ffff:1.2.3.4]/", "https://0.0.0.0/"],
+)
+def test_registration_rejects_forbidden_urls(api: Api, alice: User, url: str) -> None:
+    assert_error(api.call("POST", "/v1/webhooks", alice.key, {"url": url}), 400, "VALIDATION_ERROR", "url")
+
+
+@pytest.mark.usefixtures("secure_stage")
+def test_registration_resolves_the_host(api: Api, alice: User, monkeypatch: pytest.MonkeyPatch) -> None:
+    answers = {"public.example.com": ["93.184.215.14"], "internal.example.com": ["93.184.215.14", "192.168.0.7"]}
+    monkeypatch.setattr(addresses, "getaddrinfo", lambda host, port: [ipaddress.ip_address(a) for a in answers[host]])
+    ok = api.call("POST", "/v1/webhooks", alice.key, {"url": "https://public.example.com/hook"})
+    assert ok.status_code == 201, ok.json
+    body = assert_error(api.call("POST", "/v1/webhooks", alice.key, {"url": "https://internal.example.com/hook"}),
+                        400, "VALIDATION_ERROR", "url")
+    assert "192.168.0.7" in body["details"][0]["issue"]
+
+
+def test_insecure_stage_accepts_http_loopback_but_not_private(api: Api, alice: User) -> None:
+    assert api.call("POST", "/v1/webhooks", alice.key, {"url": "http://127.0.0.1:9/hook"}).status_code == 201
+    assert_error(api.call("POST", "/v1/webhooks", alice.key, {"url": "http://10.0.0.1/hook"}), 400, "VALIDATION_ERROR", "url")
+    assert_error(api.call("POST", "/v1/webhooks", alice.key, {"url": "http://169.254.169.254/"}), 400, "VALIDATION_ERROR", "url")
