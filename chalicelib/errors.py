@@ -44,12 +44,13 @@ class ApiError(Exception):
 
     status: int = 500
     code: str = "INTERNAL_ERROR"
-    headers: dict[str, str] = {}
 
-    def __init__(self, message: str, details: list[FieldIssue] | None = None) -> None:
+    def __init__(self, message: str, details: list[FieldIssue] | None = None, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.details = details or None
+        #: Extra response headers (``WWW-Authenticate``, ``Retry-After``).
+        self.headers = dict(headers or {})
 
     def body(self) -> dict[str, Any]:
         """Return the JSON-ready error body (``details`` omitted when empty)."""
@@ -85,7 +86,9 @@ class UnauthorizedError(ApiError):
 
     status = 401
     code = "UNAUTHORIZED"
-    headers = {"WWW-Authenticate": 'Bearer realm="matching-service"'}
+
+    def __init__(self, message: str, details: list[FieldIssue] | None = None) -> None:
+        super().__init__(message, details, headers={"WWW-Authenticate": 'Bearer realm="matching-service"'})
 
 
 class ForbiddenError(ApiError):
@@ -137,8 +140,7 @@ class RateLimitedError(ApiError):
     code = "RATE_LIMITED"
 
     def __init__(self, message: str, retry_after_seconds: int = 1) -> None:
-        super().__init__(message)
-        self.headers = {"Retry-After": str(retry_after_seconds)}
+        super().__init__(message, headers={"Retry-After": str(retry_after_seconds)})
 
 
 class InternalError(ApiError):

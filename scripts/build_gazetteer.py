@@ -31,7 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from chalicelib.geocoding.gazetteer import (
+from chalicelib.geocoding.gazetteer import (  # noqa: E402 - after the sys.path line above
     DATA_FORMAT_VERSION,
     DATA_PATH,
     GEONAMES_ATTRIBUTION,

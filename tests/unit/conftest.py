@@ -4,6 +4,7 @@ users with keys, and an event runner that drains the outbox stream on demand."""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 from chalice.test import Client
 from moto import mock_aws
+from moto.core.botocore_stubber import BotocoreStubber
 
 from chalicelib import storage
 from chalicelib.auth.service import clear_cache
@@ -22,7 +24,20 @@ from local_stack.resources import create_resources
 
 @pytest.fixture
 def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
-    """A fresh in-process moto with every table and queue of ``infra/resources.json``."""
+    """A fresh in-process moto with every table and queue of ``infra/resources.json``.
+
+    moto handles one AWS call at a time here, as a real service is atomic per call: its
+    DynamoDB backend is not thread-safe (a cancelled transaction restores a snapshot of the
+    whole table), while the product code above it still runs truly concurrently.
+    """
+    lock = threading.Lock()
+    original = BotocoreStubber.process_request
+
+    def one_at_a_time(self: BotocoreStubber, request: Any) -> Any:
+        with lock:
+            return original(self, request)
+
+    monkeypatch.setattr(BotocoreStubber, "process_request", one_at_a_time)
     with mock_aws():
         environment = create_resources()
         for name, value in environment.items():

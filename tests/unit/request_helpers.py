@@ -1,5 +1,5 @@
 """Helpers of the request, profile and conversation tests: ACTIVE listings, requests, accepted
-conversations, outbox events and a serialized moto for the concurrency tests."""
+conversations and outbox events."""
 
 from __future__ import annotations
 
@@ -7,9 +7,6 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
-
-import pytest
-from moto.core.botocore_stubber import BotocoreStubber
 
 from chalicelib import clock
 from chalicelib.config import settings
@@ -64,21 +61,6 @@ def events(event_type: str | None = None) -> list[dict[str, Any]]:
     return sorted(items, key=lambda i: i["eventId"])
 
 
-@pytest.fixture
-def serialized_aws(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make in-process moto handle one AWS call at a time, as a real service is atomic per call.
-
-    moto's DynamoDB backend is not thread-safe (a cancelled transaction restores a snapshot of
-    the whole table); the service code above it still runs truly concurrently.
-    """
-    lock = threading.Lock()
-    original = BotocoreStubber.process_request
-
-    def locked(self: BotocoreStubber, request: Any) -> Any:
-        with lock:
-            return original(self, request)
-
-    monkeypatch.setattr(BotocoreStubber, "process_request", locked)
 
 
 def run_concurrently[T](count: int, action: Callable[[int], T]) -> list[T | BaseException]:

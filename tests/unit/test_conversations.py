@@ -18,7 +18,6 @@ from tests.unit.request_helpers import (
     events,
     profile_request,
     run_concurrently,
-    serialized_aws,  # noqa: F401 - fixture
 )
 
 CONVERSATION_FIELDS = {
@@ -150,7 +149,6 @@ def test_leaving_a_conversation(api: Api, alice: User, bob: User) -> None:
     assert len(events(outbox.MESSAGE_NEW)) == 1
 
 
-@pytest.mark.usefixtures("serialized_aws")
 def test_concurrent_messages_all_get_a_place(api: Api, alice: User, bob: User) -> None:
     _, conversation_id = accepted_conversation(api, alice, bob)
     callers = [Caller(alice.user_id), Caller(bob.user_id)]
@@ -162,7 +160,6 @@ def test_concurrent_messages_all_get_a_place(api: Api, alice: User, bob: User) -
     assert len(events(outbox.MESSAGE_NEW)) == 6
 
 
-@pytest.mark.usefixtures("serialized_aws")
 def test_a_leave_racing_a_message_never_lets_the_message_through(api: Api, alice: User, bob: User) -> None:
     _, conversation_id = accepted_conversation(api, alice, bob)
 

@@ -24,7 +24,6 @@ from tests.unit.request_helpers import (
     match_request,
     profile_request,
     run_concurrently,
-    serialized_aws,  # noqa: F401 - fixture
 )
 
 REQUEST_FIELDS = {
@@ -124,7 +123,6 @@ def test_second_request_for_the_same_listing_is_409(api: Api, alice: User, bob: 
     assert len(events(outbox.MATCH_REQUEST_RECEIVED)) == 1
 
 
-@pytest.mark.usefixtures("serialized_aws")
 def test_ten_concurrent_identical_requests_create_exactly_one(api: Api, alice: User, bob: User) -> None:
     listing = active_listing(api, alice)
     body = MatchRequestCreate.model_validate({"listingId": listing["id"], "message": "hi", "channels": ["telegram"]})
@@ -140,7 +138,6 @@ def test_ten_concurrent_identical_requests_create_exactly_one(api: Api, alice: U
     assert (listings.get(listing["id"]) or {})["requestCount"] == 1
 
 
-@pytest.mark.usefixtures("serialized_aws")
 def test_ten_concurrent_identical_posts_through_the_api(
     api: Api, alice: User, bob: User, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -405,7 +402,6 @@ def test_invalid_decision_bodies(api: Api, alice: User, bob: User, body: dict[st
     assert_error(response, 400, "VALIDATION_ERROR", field)
 
 
-@pytest.mark.usefixtures("serialized_aws")
 def test_concurrent_double_decision_one_wins(api: Api, alice: User, bob: User) -> None:
     listing = active_listing(api, alice)
     created = match_request(api, bob, listing["id"]).json
