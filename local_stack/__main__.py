@@ -3,7 +3,7 @@
 1. the embedded AWS: ``python -m moto.server`` on ``MOTO_PORT`` (default 5000) as a child
    process, unless ``AWS_ENDPOINT_URL`` already names an endpoint;
 2. every table, stream and queue of ``infra/resources.json`` created there;
-3. the ``local`` stage's environment from ``.chalice/config.json``;
+3. the ``local`` stage's environment from ``.chalice/config.json`` (variables already set win);
 4. the admin key from ``ADMIN_API_KEY`` registered (or a new one generated and printed);
 5. the event runner (streams and queues -> the app's event handlers) on a thread;
 6. the API on ``PORT`` (default 8000); ``GET /v1/health`` answers 200 once all of it is up;
@@ -106,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from local_stack.resources import create_resources
 
-        os.environ.update(stage_environment("local"))
+        # The local stage's settings, unless the caller's environment sets them (tests, debugging).
+        os.environ.update({k: v for k, v in stage_environment("local").items() if k not in os.environ})
         os.environ.update(create_resources())
         admin_key, created = register_admin_key(os.environ.get("ADMIN_API_KEY") or None)
 

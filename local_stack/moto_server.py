@@ -6,6 +6,15 @@ a concurrent successful write and orphans the stream shard that open iterators r
 DynamoDB serializes conflicting transactions; this launcher gives moto the same guarantee by
 dispatching one request at a time (fine for local runs; nothing here long-polls SQS).
 
+A cancelled transaction also leaves its stream records where a consumer can read them: moto
+appends them to the live stream shard, then swaps in a deep copy of the table (and shard)
+taken before. A stream iterator issued before the transaction still reads the old shard, so
+a consumer that asked for an iterator, then for records, could get records of a write that
+never happened (e.g. a ``match_request.received`` for a request refused with 409), with the
+sequence numbers the next committed writes then reuse: it checkpoints past them and never
+sees the real ones. :func:`keep_stream_shards` makes a cancellation drop its records from
+the live shard and keep that shard, as DynamoDB streams carry committed writes only.
+
 Usage: ``python -m local_stack.moto_server HOST PORT``
 """
 
@@ -16,6 +25,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from moto.dynamodb.models import DynamoDBBackend
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
 from werkzeug.serving import run_simple
 
@@ -31,8 +41,38 @@ def serialized(app: Callable[..., Iterable[bytes]]) -> Callable[..., list[bytes]
     return wsgi
 
 
+def keep_stream_shards(backend: type[DynamoDBBackend] = DynamoDBBackend) -> None:
+    """Patch ``backend.transact_write_items`` so a cancelled transaction leaves no stream records.
+
+    After moto's own rollback (the tables replaced by their copies from before), every stream
+    shard gets back the records it had before the transaction, and each table keeps its live
+    shard object, the one open iterators read.
+    """
+    transact = backend.transact_write_items
+    if getattr(transact, "keeps_stream_shards", False):
+        return
+
+    def transact_write_items(self: DynamoDBBackend, transact_items: list[dict[str, Any]]) -> None:
+        shards = {name: (table.stream_shard, len(table.stream_shard.items))
+                  for name, table in self.tables.items() if table.stream_shard is not None}
+        try:
+            transact(self, transact_items)
+        except Exception:
+            for name, (shard, length) in shards.items():
+                del shard.items[length:]
+                table = self.tables.get(name)
+                if table is not None and table.stream_shard is not None and table.stream_shard is not shard:
+                    shard.table = table
+                    table.stream_shard = shard
+            raise
+
+    transact_write_items.keeps_stream_shards = True  # type: ignore[attr-defined]
+    backend.transact_write_items = transact_write_items  # type: ignore[method-assign]
+
+
 def main(host: str, port: int) -> None:
     """Serve moto on ``host:port`` until killed."""
+    keep_stream_shards()
     run_simple(host, port, serialized(DomainDispatcherApplication(create_backend_app)), threaded=True,
                request_handler=MotoRequestHandler)
 

@@ -7,8 +7,9 @@
   the sender (``routing.senderId``);
 * ``profile_request.*``: every webhook of the profile owner (``routing.recipientId``).
 
-In every case only active webhooks subscribed to the event receive it. Other events (e.g.
-the internal ``listing.submitted``) go nowhere. An event without a recipient goes nowhere.
+In every case only active webhooks subscribed to the event, registered before the event
+happened, receive it. Other events (e.g. the internal ``listing.submitted``) go nowhere. An
+event without a recipient goes nowhere.
 """
 
 from __future__ import annotations
@@ -79,4 +80,14 @@ def recipients(event: Event, directory: WebhookDirectory) -> list[dict[str, Any]
         candidates = directory.by_owner(str(recipient))
     else:
         candidates = directory.by_owner(str(recipient))
-    return [w for w in candidates if subscribed(w, event.type) and w.get("ownerId") == recipient]
+    return [w for w in candidates if subscribed(w, event.type) and w.get("ownerId") == recipient and existed_at(w, event)]
+
+
+def existed_at(webhook: dict[str, Any], event: Event) -> bool:
+    """False when ``webhook`` was registered after ``event`` happened (``createdAt`` later than the
+    event's; both are fixed-width ISO 8601 UTC strings, so string order is time order).
+
+    The stream is read a moment after the change (and a replayed batch much later), so without
+    this a webhook registered in between would get events from before it existed.
+    """
+    return str(webhook.get("createdAt") or "") <= event.created_at

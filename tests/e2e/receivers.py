@@ -128,7 +128,7 @@ class Receiver:
 
         self._server = _QuietServer(("127.0.0.1", 0), Handler)
         self.port = int(self._server.server_address[1])
-        self._thread = threading.Thread(target=self._server.serve_forever, name=f"receiver-{self.port}", daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name=f"receiver-{self.port}", daemon=True)
         self._thread.start()
 
     @property

@@ -252,6 +252,8 @@ def test_message_new_goes_to_the_recipient_never_the_sender(stack: Stack, new_re
 
     say(bob, conversation_id, "How are you?")  # barrier for Alice's side
     received(alice_rx, 2)
+    # webhooks registered after the profile request got none of its (earlier) events
+    assert (alice_rx.events(), bob_rx.events()) == (["message.new"] * 2, ["message.new"])
     assert [body_of(r)["data"]["senderId"] for r in alice_rx.requests] == [bob_id, bob_id]  # not her own reply
     assert [body_of(r)["data"]["senderId"] for r in bob_rx.requests] == [alice_id]  # not his own first message
 

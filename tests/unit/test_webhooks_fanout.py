@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -90,3 +91,14 @@ def test_a_batch_reads_each_owner_once(alice: User, bob: User) -> None:
 def test_stored_empty_events_mean_all() -> None:
     assert fanout.subscribed({"active": True, "events": []}, "message.new")
     assert not fanout.subscribed({"active": False, "events": []}, "message.new")
+
+
+def test_a_webhook_registered_after_the_event_does_not_get_it(alice: User, bob: User) -> None:
+    before = event("message.new", recipientId=alice.user_id, senderId=bob.user_id)
+    time.sleep(0.002)  # createdAt has millisecond precision
+    webhook = put(alice, "late")
+    assert fanout.recipients(before, fanout.WebhookDirectory()) == []
+    bound = event("match_request.received", recipientId=alice.user_id, listingId="lst_1", webhookIds=[webhook])
+    assert names(fanout.recipients(bound, fanout.WebhookDirectory())) == {"late"}
+    stale = Event(bound.event_id, bound.type, before.created_at, bound.data, bound.routing)
+    assert fanout.recipients(stale, fanout.WebhookDirectory()) == []

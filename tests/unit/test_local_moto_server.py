@@ -1,0 +1,42 @@
+"""The embedded AWS of the local stack: a cancelled transaction leaves no stream records."""
+
+from __future__ import annotations
+
+import boto3
+import pytest
+from botocore.config import Config
+from botocore.exceptions import ClientError
+from moto import mock_aws
+from moto.dynamodb.models import DynamoDBBackend
+
+from local_stack.moto_server import keep_stream_shards
+
+
+def test_a_stream_iterator_never_reads_the_records_of_a_cancelled_transaction(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(DynamoDBBackend, "transact_write_items", DynamoDBBackend.transact_write_items)  # undone after
+    keep_stream_shards()
+    with mock_aws():
+        dynamodb = boto3.client("dynamodb", region_name="us-east-1")
+        dynamodb.create_table(
+            TableName="Events", KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "k", "AttributeType": "S"}], BillingMode="PAY_PER_REQUEST",
+            StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"},
+        )
+        arn = dynamodb.describe_table(TableName="Events")["Table"]["LatestStreamArn"]
+        streams = boto3.client("dynamodbstreams", region_name="us-east-1", config=Config(account_id_endpoint_mode="disabled"))
+        shard_id = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]["ShardId"]
+        dynamodb.put_item(TableName="Events", Item={"k": {"S": "first"}})
+        # A consumer takes an iterator; a transaction is cancelled before it reads.
+        iterator = streams.get_shard_iterator(StreamArn=arn, ShardId=shard_id, ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+        with pytest.raises(ClientError, match="TransactionCanceled"):
+            dynamodb.transact_write_items(TransactItems=[
+                {"Put": {"TableName": "Events", "Item": {"k": {"S": "never written"}}}},
+                {"Put": {"TableName": "Events", "Item": {"k": {"S": "first"}}, "ConditionExpression": "attribute_not_exists(k)"}},
+            ])
+        dynamodb.put_item(TableName="Events", Item={"k": {"S": "second"}})
+
+        records = streams.get_records(ShardIterator=iterator)["Records"]
+        assert [r["dynamodb"]["Keys"]["k"]["S"] for r in records] == ["first", "second"]
+        numbers = [int(r["dynamodb"]["SequenceNumber"]) for r in records]
+        assert numbers == sorted(set(numbers))
+        assert dynamodb.get_item(TableName="Events", Key={"k": {"S": "never written"}}).get("Item") is None
