@@ -71,16 +71,13 @@ def recipients(event: Event, directory: WebhookDirectory) -> list[dict[str, Any]
     recipient = event.routing.get("recipientId")
     if not recipient:
         return []
+    if event.type == MESSAGE_NEW and recipient == event.routing.get("senderId"):
+        return []
     if event.type.startswith("match_request."):
-        bound = directory.by_ids(event.routing.get("webhookIds") or [])
-        candidates = [w for w in bound if w.get("ownerId") == recipient]
-    elif event.type == MESSAGE_NEW:
-        if recipient == event.routing.get("senderId"):
-            return []
-        candidates = directory.by_owner(str(recipient))
+        candidates = directory.by_ids(event.routing.get("webhookIds") or [])  # bound to the listing
     else:
-        candidates = directory.by_owner(str(recipient))
-    return [w for w in candidates if subscribed(w, event.type) and w.get("ownerId") == recipient and existed_at(w, event)]
+        candidates = directory.by_owner(str(recipient))  # message.new, profile_request.*
+    return [w for w in candidates if w.get("ownerId") == recipient and subscribed(w, event.type) and existed_at(w, event)]
 
 
 def existed_at(webhook: dict[str, Any], event: Event) -> bool:
