@@ -271,6 +271,21 @@ def query(table: str, **params: Any) -> list[dict[str, Any]]:
     return list(query_pages(table, **params))
 
 
+def query_index(table: str, index: str, attribute: str, value: Any, newest_first: bool = False) -> list[dict[str, Any]]:
+    """Every item of one partition of a GSI: ``attribute = value`` on ``index``.
+
+    ``newest_first`` reverses the sort-key order (``ScanIndexForward=False``).
+    """
+    return query(
+        table,
+        IndexName=index,
+        KeyConditionExpression="#k = :v",
+        ExpressionAttributeNames={"#k": attribute},
+        ExpressionAttributeValues=values(v=value),
+        ScanIndexForward=not newest_first,
+    )
+
+
 def put_op(table: str, item: Mapping[str, Any], condition: str | None = None, **expr: Any) -> dict[str, Any]:
     """A ``Put`` element of a TransactWriteItems request."""
     op: dict[str, Any] = {"TableName": table, "Item": to_item(item), **expr}

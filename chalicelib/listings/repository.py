@@ -36,13 +36,7 @@ def get_many(listing_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
 
 def list_by_owner(owner_id: str) -> list[dict[str, Any]]:
     """Every listing of ``owner_id``, newest first (``byOwner`` index)."""
-    return storage.query(
-        _table(),
-        IndexName="byOwner",
-        KeyConditionExpression="ownerId = :o",
-        ExpressionAttributeValues=storage.values(o=owner_id),
-        ScanIndexForward=False,
-    )
+    return storage.query_index(_table(), "byOwner", "ownerId", owner_id, newest_first=True)
 
 
 def create(item: dict[str, Any], extra_ops: Sequence[dict[str, Any]]) -> None:

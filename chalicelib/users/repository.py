@@ -90,18 +90,12 @@ def remove_channel(user_id: str, key: str, updated_at: str) -> bool:
 
 def query_country(country: str) -> list[dict[str, Any]]:
     """Every user with ``country`` (the sparse ``byCountry`` index)."""
-    return storage.query(
-        _table(), IndexName="byCountry", KeyConditionExpression="country = :c",
-        ExpressionAttributeValues=storage.values(c=country),
-    )
+    return storage.query_index(_table(), "byCountry", "country", country)
 
 
 def query_shard(shard: str) -> list[dict[str, Any]]:
     """Every user of one ``searchShard`` (``S0``..``S7``, the ``bySearchShard`` index)."""
-    return storage.query(
-        _table(), IndexName="bySearchShard", KeyConditionExpression="searchShard = :s",
-        ExpressionAttributeValues=storage.values(s=shard),
-    )
+    return storage.query_index(_table(), "bySearchShard", "searchShard", shard)
 
 
 def patch_user(user_id: str, sets: dict[str, Any], removes: Sequence[str] = ()) -> dict[str, Any] | None:

@@ -40,13 +40,7 @@ def create(item: dict[str, Any]) -> None:
 
 def list_by_owner(owner_id: str) -> list[dict[str, Any]]:
     """Every webhook of ``owner_id``, newest first (Query on ``byOwner``)."""
-    return storage.query(
-        _table(),
-        IndexName="byOwner",
-        KeyConditionExpression="ownerId = :o",
-        ExpressionAttributeValues=storage.values(o=owner_id),
-        ScanIndexForward=False,
-    )
+    return storage.query_index(_table(), "byOwner", "ownerId", owner_id, newest_first=True)
 
 
 def delete_owned(webhook_id: str, owner_id: str) -> bool:

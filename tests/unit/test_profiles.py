@@ -216,7 +216,7 @@ def test_profile_search_rejects_bad_parameters(api: Api, alice: User, query: str
 def test_profile_search_reads_indexes_only(api: Api, people: dict[str, User]) -> None:
     with aws_calls("Query") as queries, forbid_scans():
         assert search(api, people["ana"], "q=python").status_code == 200
-    assert sorted(q["ExpressionAttributeValues"][":s"]["S"] for q in queries) == [f"S{i}" for i in range(8)]
+    assert sorted(q["ExpressionAttributeValues"][":v"]["S"] for q in queries) == [f"S{i}" for i in range(8)]
     assert {q["IndexName"] for q in queries} == {"bySearchShard"}
     with aws_calls("Query") as queries:
         assert search(api, people["ana"], "country=de").status_code == 200
