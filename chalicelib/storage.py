@@ -245,11 +245,7 @@ def batch_get(table: str, keys: Sequence[Mapping[str, Any]]) -> list[dict[str, A
     found: list[dict[str, Any]] = []
     unique = list({tuple(sorted(k.items())): k for k in keys}.values())
     for start in range(0, len(unique), 100):
-        request: dict[str, Any] = {table: {"Keys": [to_item(k) for k in unique[start : start + 100]]}}
-        while request:
-            response = dynamodb().batch_get_item(RequestItems=request)
-            found.extend(from_item(i) or {} for i in response["Responses"].get(table, []))
-            request = response.get("UnprocessedKeys") or {}
+        found.extend(batch_get_tables({table: unique[start : start + 100]})[table])
     return found
 
 
@@ -322,12 +318,23 @@ def batch_get_tables(keys_by_table: Mapping[str, Sequence[Mapping[str, Any]]]) -
 
     Returns the found items per table name; a table with no hits maps to an empty list.
     Used to keep a read path at one call, e.g. a listing's owner and the caller's request.
+
+    Raises
+    ------
+    Contention
+        Keys still unprocessed (throttling) after :data:`TRANSACT_ATTEMPTS` backed-off attempts.
     """
     request = {t: {"Keys": [to_item(k) for k in ks]} for t, ks in keys_by_table.items() if ks}
     found: dict[str, list[dict[str, Any]]] = {t: [] for t in keys_by_table}
-    while request:
+    if not request:
+        return found
+    for attempt in range(TRANSACT_ATTEMPTS):
         response = dynamodb().batch_get_item(RequestItems=request)
         for table, items in response["Responses"].items():
             found[table].extend(from_item(i) or {} for i in items)
         request = response.get("UnprocessedKeys") or {}
-    return found
+        if not request:
+            return found
+        # Unprocessed keys mean throttling: back off before asking again (AWS docs, BatchGetItem).
+        time.sleep(random.uniform(0, TRANSACT_BASE_DELAY_SECONDS * 2**attempt))  # jitter, not security
+    raise Contention(f"BatchGetItem left keys unprocessed after {TRANSACT_ATTEMPTS} attempts")

@@ -80,6 +80,13 @@ def hold(receipt: str) -> None:
         raise
 
 
+def delete_many(receipts: list[str]) -> None:
+    """Remove up to 10 dropped tasks in one DeleteMessageBatch (receipts SQS rejects are already gone)."""
+    if receipts:
+        entries = [{"Id": str(i), "ReceiptHandle": r} for i, r in enumerate(receipts)]
+        _sqs().delete_message_batch(QueueUrl=settings().APPROVAL_QUEUE_URL, Entries=entries)
+
+
 def delete(receipt: str) -> None:
     """Remove a decided or dropped task from the queue (a receipt SQS rejects means the task is already gone)."""
     try:

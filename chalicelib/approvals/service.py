@@ -53,12 +53,15 @@ def claim(max_tasks: int) -> ApprovalList:
     """Claim up to ``max_tasks`` pending reviews, dropping stale tasks on the way."""
     tasks = queue.receive(max_tasks)
     found = listings.get_many([t.listing_id for t in tasks]) if tasks else {}
-    current = []
+    current, stale, seen = [], [], set()
     for task in tasks:
-        if _is_current(found.get(task.listing_id), task):
+        # The outbox stream delivers at least once, so one submission may have queued two tasks.
+        if _is_current(found.get(task.listing_id), task) and (task.listing_id, task.version) not in seen:
+            seen.add((task.listing_id, task.version))
             current.append(task)
         else:
-            queue.delete(task.receipt)
+            stale.append(task.receipt)
+    queue.delete_many(stale)
     owners = users.get_users(list({found[t.listing_id]["ownerId"] for t in current})) if current else {}
     return ApprovalList(
         approvals=[

@@ -31,8 +31,9 @@ class AmazonLocationGeocoder:
     Parameters
     ----------
     client:
-        A boto3 ``geo-places`` client; by default ``boto3.client("geo-places")``,
-        which takes region and credentials from the environment (Lambda role).
+        A boto3 ``geo-places`` client; by default the process-wide one of
+        :func:`chalicelib.storage.client` (standard retries; region and credentials from the
+        environment, i.e. the Lambda role).
     language:
         Optional BCP 47 tag (e.g. ``"en"``) sent as ``Language`` so names come back
         in that language; by default the service's choice (usually local names).
@@ -47,9 +48,9 @@ class AmazonLocationGeocoder:
         self, client: GeoPlacesClient | None = None, *, language: str | None = None
     ) -> None:
         if client is None:
-            import boto3  # type: ignore[import-untyped, unused-ignore]
+            from chalicelib import storage  # imported here: the gazetteer path never loads boto3
 
-            client = boto3.client("geo-places")
+            client = storage.client("geo-places")
         self._client: GeoPlacesClient = client
         self._language = language
 

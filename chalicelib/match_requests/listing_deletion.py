@@ -5,8 +5,9 @@ matching the requests found, see :mod:`chalicelib.match_requests.guards`) togeth
 many rejections as fit; each rejection is two items (the request update and its
 ``match_request.rejected`` event), so the first transaction carries up to
 :data:`FIRST_CHUNK` requests and each further one :data:`CHUNK`. Once the listing is gone no
-request can be created or decided for it (both are conditional on the listing), so the later
-transactions cannot race with anything; one that fails anyway is logged and skipped.
+request can be created or decided for it (both are conditional on the listing); a request of a
+later chunk decided between the read and the delete simply drops out of its chunk, which is
+written again without it (:func:`_reject_remaining`).
 """
 
 from __future__ import annotations
@@ -74,9 +75,30 @@ def delete_listing_rejecting_requests(listing: dict[str, Any]) -> int:
         ops += _rejection_ops(request, listing, now)
     storage.transact(ops)
     for start in range(0, len(rest), CHUNK):
-        chunk_ops = [op for request in rest[start : start + CHUNK] for op in _rejection_ops(request, listing, now)]
-        try:
-            storage.transact(chunk_ops)
-        except storage.TransactionConflict:
-            logger.warning("some pending requests of a deleted listing were not rejected", extra={"listingId": listing_id})
+        _reject_remaining(rest[start : start + CHUNK], listing, now)
     return len(pending)
+
+
+def _reject_remaining(chunk: list[dict[str, Any]], listing: dict[str, Any], responded_at: str) -> None:
+    """Reject one later chunk after the listing is gone; never raises (the delete has committed).
+
+    A request whose PENDING condition fails was decided just before the delete: it is left out
+    and the rest of the chunk written again. Anything else is logged with the ids left PENDING.
+    """
+    while chunk:
+        try:
+            storage.transact([op for request in chunk for op in _rejection_ops(request, listing, responded_at)])
+            return
+        except storage.TransactionConflict as exc:
+            # Items 2k and 2k + 1 belong to request k; only its update (2k) carries a condition.
+            still_pending = [request for k, request in enumerate(chunk) if not exc.failed(2 * k)]
+            if len(still_pending) == len(chunk):  # no request's condition failed: nothing to leave out
+                logger.error("rejecting requests of a deleted listing failed", extra={"listingId": listing["listingId"]})
+                return
+            chunk = still_pending
+        except Exception:
+            logger.exception(
+                "pending requests of a deleted listing were not rejected",
+                extra={"listingId": listing["listingId"], "requestIds": [r["requestId"] for r in chunk]},
+            )
+            return

@@ -153,10 +153,10 @@ class AdminUserCreate(BaseModel):
 
 
 class AdminUserPatch(BaseModel):
-    """Body of ``PATCH /v1/admin/users/{userId}``."""
+    """Body of ``PATCH /v1/admin/users/{userId}`` (DESIGN: ``{verifiedLevel?}``; ``{}`` changes nothing)."""
 
     model_config = ConfigDict(extra="forbid")
-    verifiedLevel: VerifiedLevel
+    verifiedLevel: VerifiedLevel | None = None
 
 
 class CreatedUser(BaseModel):

@@ -42,35 +42,18 @@ def put_user_op(user: dict[str, Any]) -> dict[str, Any]:
     return storage.put_op(_table(), user, condition="attribute_not_exists(userId)")
 
 
-def update_user(user_id: str, changes: dict[str, Any], remove: Sequence[str] = ()) -> dict[str, Any] | None:
-    """Set top-level attributes ``changes`` (and remove ``remove``) on an existing user.
-
-    Returns the new item, or ``None`` when the user does not exist.
-    """
-    names = {f"#a{i}": k for i, k in enumerate(changes)}
-    vals = {f":v{i}": storage.to_value(v) for i, v in enumerate(changes.values())}
-    expression = "SET " + ", ".join(f"#a{i} = :v{i}" for i in range(len(changes)))
-    if remove:
-        names.update({f"#r{i}": k for i, k in enumerate(remove)})
-        expression += " REMOVE " + ", ".join(f"#r{i}" for i in range(len(remove)))
+def set_channel(user_id: str, key: str, handle: str, connected_at: str) -> dict[str, Any] | None:
+    """Connect channel ``key`` (replacing its handle); the new user item, or ``None`` when the user is gone."""
     try:
         return storage.update(
-            _table(), {"userId": user_id}, expression, condition="attribute_exists(userId)",
-            ExpressionAttributeNames=names, ExpressionAttributeValues=vals,
+            _table(), {"userId": user_id},
+            "SET channels.#k = :c, updatedAt = :u",
+            condition="attribute_exists(userId)",
+            ExpressionAttributeNames={"#k": key},
+            ExpressionAttributeValues=storage.values(c={"handle": handle, "connectedAt": connected_at}, u=connected_at),
         )
     except storage.ConditionFailed:
         return None
-
-
-def set_channel(user_id: str, key: str, handle: str, connected_at: str) -> dict[str, Any]:
-    """Connect channel ``key`` (replacing its handle) and return the new user item."""
-    return storage.update(
-        _table(), {"userId": user_id},
-        "SET channels.#k = :c, updatedAt = :u",
-        condition="attribute_exists(userId)",
-        ExpressionAttributeNames={"#k": key},
-        ExpressionAttributeValues=storage.values(c={"handle": handle, "connectedAt": connected_at}, u=connected_at),
-    )
 
 
 def remove_channel(user_id: str, key: str, updated_at: str) -> bool:

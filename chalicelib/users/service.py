@@ -107,15 +107,17 @@ def create_user(body: AdminUserCreate, api_key: str | None = None) -> CreatedUse
     return CreatedUser(userId=user_id, apiKey=api_key, profile=profile_from_item(user))
 
 
-def set_verified_level(user_id: str, level: int) -> Profile:
-    """Set a user's verification level (admin).
+def set_verified_level(user_id: str, level: int | None) -> Profile:
+    """Set a user's verification level (admin); ``None`` leaves the user unchanged.
 
     Raises
     ------
     NotFoundError
         No such user.
     """
-    user = repository.update_user(user_id, {"verifiedLevel": level, "updatedAt": clock.iso()})
+    if level is None:
+        return profile_from_item(require_user(user_id))
+    user = repository.patch_user(user_id, {"verifiedLevel": level, "updatedAt": clock.iso()})
     if user is None:
         raise errors.NotFoundError(f"User '{user_id}' not found")
     return profile_from_item(user)
@@ -190,7 +192,8 @@ def connect_channel(caller: Caller, key: str, handle: str) -> Channel:
     """
     _check_channel_key(key)
     now = clock.iso()
-    repository.set_channel(caller.user_id, key, handle, now)
+    if repository.set_channel(caller.user_id, key, handle, now) is None:
+        raise errors.NotFoundError("Your user record no longer exists")
     return Channel(key=key, handle=handle, connectedAt=now)
 
 

@@ -383,7 +383,8 @@ def test_hanging_and_dripping_receivers_do_not_delay_a_healthy_one_and_are_cut_o
     assert sent.status_code == 201, sent.text
     started = time.monotonic()
     first = received(healthy_rx, 1, timeout=DELIVERY_WAIT)[0]
-    assert first.at - started < 2.5, f"healthy receiver waited {first.at - started:.1f} s"
+    # Well under the slow receivers' 10 s deadline (slack for a loaded CI machine).
+    assert first.at - started < 5.0, f"healthy receiver waited {first.at - started:.1f} s"
     # all three were sent at once: the slow ones are still open while the healthy one is done
     received(hanging_rx, 1, timeout=2)
     received(dripping_rx, 1, timeout=2)

@@ -140,6 +140,11 @@ class TestWithoutWrites:
 
     # --- PATCH /v1/admin/users/{userId}: rejected ---------------------------------------
 
+    def test_patch_with_an_empty_body_changes_nothing(self, stack: Stack) -> None:
+        response = stack.api.call("PATCH", f"/v1/admin/users/{stack.alice.user_id}", stack.admin.key, {})
+        assert response.status_code == 200, response.json
+        assert (response.json["userId"], response.json["verifiedLevel"]) == (stack.alice.user_id, 0)
+
     def test_patch_unknown_user_is_404_and_creates_nothing(self, stack: Stack) -> None:
         users_before = _user_count()
         response = stack.api.call("PATCH", "/v1/admin/users/usr_ghost", stack.admin.key, {"verifiedLevel": 1})
@@ -148,7 +153,8 @@ class TestWithoutWrites:
 
     @pytest.mark.parametrize(
         ("body", "field"),
-        [({"verifiedLevel": 9}, "verifiedLevel"), ({}, "verifiedLevel"), ({"verifiedLevel": 1, "country": "de"}, "country")],
+        [({"verifiedLevel": 9}, "verifiedLevel"), ({"verifiedLevel": "2"}, "verifiedLevel"),
+         ({"verifiedLevel": 1, "country": "de"}, "country")],
     )
     def test_patch_user_validation(self, stack: Stack, body: dict[str, Any], field: str) -> None:
         response = stack.api.call("PATCH", f"/v1/admin/users/{stack.alice.user_id}", stack.admin.key, body)

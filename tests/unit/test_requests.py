@@ -11,6 +11,7 @@ from botocore.exceptions import ClientError
 
 from chalicelib import errors, outbox, storage
 from chalicelib.auth.service import Caller
+from chalicelib.config import settings
 from chalicelib.listings import repository as listings
 from chalicelib.match_requests import decisions, ids, listing_deletion, service
 from chalicelib.match_requests.models import MatchRequestCreate, StatusChange, SubjectType
@@ -488,6 +489,19 @@ def test_deleting_a_listing_with_many_requests_is_chunked(
     statuses = [api.call("GET", f"/v1/match-requests/{r['requestId']}", u.key).json for r, u in zip(created, requesters, strict=True)]
     assert all(s["status"] == "REJECTED" for s in statuses)
     assert [s["reason"] for s in statuses[1:]] == ["listing deleted"] * 6
+
+
+def test_a_later_chunk_skips_a_request_decided_just_before_the_delete(api: Api, alice: User) -> None:
+    listing = active_listing(api, alice)
+    requesters = [make_user(f"Late{i}") for i in range(3)]
+    created = [match_request(api, u, listing["id"]).json for u in requesters]
+    stored = listings.get(listing["id"]) or {}
+    items = [storage.get(settings().REQUESTS_TABLE, {"requestId": r["requestId"]}) or {} for r in created]
+    decide(api, alice, created[1]["requestId"], "ACCEPTED")  # decided after the chunk was read
+    storage.transact([listings.delete_op(listing["id"], alice.user_id)])
+    listing_deletion._reject_remaining(items, stored, "2026-11-22T00:00:00.000Z")
+    statuses = [(storage.get(settings().REQUESTS_TABLE, {"requestId": r["requestId"]}) or {})["status"] for r in created]
+    assert statuses == ["REJECTED", "ACCEPTED", "REJECTED"]
 
 
 def test_deletion_is_cancelled_when_a_request_it_did_not_see_exists(api: Api, alice: User, bob: User) -> None:

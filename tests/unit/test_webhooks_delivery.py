@@ -15,6 +15,8 @@ import pytest
 import trustme
 from standardwebhooks import Webhook as StandardWebhook
 
+from chalicelib import storage
+from chalicelib.config import settings
 from chalicelib.webhooks import addresses, handlers, sender, signing
 from tests.unit.conftest import Api, User
 from tests.unit.webhook_helpers import (
@@ -86,8 +88,10 @@ def test_the_polling_runner_delivers_within_a_second(api: Api, alice: User, bob:
     try:
         written = time.monotonic()
         message_event(alice, bob)
-        [request] = receiver.wait_for(1, timeout=3)
-        assert request.at - written < 1.5  # "about a second"; typically ~0.2 s (0.1 s polling), slack for loaded CI
+        [request] = receiver.wait_for(1, timeout=5)
+        # "About a second" (typically ~0.2 s with 0.1 s polling); the bound only catches a runner
+        # that is not polling, with slack for a loaded CI machine. Latency itself is not unit-tested.
+        assert request.at - written < 3.0
     finally:
         runner.stop()
 
@@ -160,10 +164,12 @@ def test_total_deadline_covers_hanging_and_slow_drip_receivers(
     result = handlers.handle_outbox_batch(stream_event(item))
     elapsed = time.monotonic() - started
     assert result == {"batchItemFailures": []}
-    assert 0.9 <= elapsed < 1.9, elapsed  # one 1 s deadline in total, however the bytes trickle in
+    # One 1 s deadline in total, however the bytes trickle in (the drip would take 10+ s); the upper
+    # bound stays under two deadlines plus slack for moto round trips on a loaded machine.
+    assert 0.9 <= elapsed < 3.5, elapsed
     [attempt] = deliveries(api, alice, webhook["id"])["deliveries"]
     assert (attempt["error"], attempt["statusCode"], attempt["success"]) == ("timeout", None, False)
-    assert 900 <= attempt["durationMs"] < 1900
+    assert 900 <= attempt["durationMs"] < 3500
     assert webhook_state(api, alice, webhook["id"])["failCount"] == 1
 
 
@@ -258,6 +264,10 @@ def test_retry_waits_for_the_configured_delay(api: Api, alice: User, bob: User, 
     create_webhook(api, alice, receiver.url)
     handlers.handle_outbox_batch(stream_event(message_event(alice, bob)))
     assert retry_messages() == []  # queued with DelaySeconds=30: not visible yet
+    attributes = storage.client("sqs").get_queue_attributes(
+        QueueUrl=settings().DELIVERY_RETRY_QUEUE_URL, AttributeNames=["ApproximateNumberOfMessagesDelayed"]
+    )["Attributes"]
+    assert attributes["ApproximateNumberOfMessagesDelayed"] == "1"  # but queued
 
 
 def test_deliveries_are_deferred_when_the_invocation_is_running_out_of_time(
