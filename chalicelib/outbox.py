@@ -14,17 +14,12 @@ the spec lists is always present, null when unset.
 from __future__ import annotations
 
 from datetime import timedelta
-from decimal import Decimal
 from typing import Any
-
-from boto3.dynamodb.types import TypeSerializer
 
 from chalicelib import clock, storage
 from chalicelib.config import settings
 
 EVENT_TTL_DAYS = 7
-
-_serializer = TypeSerializer()
 
 #: Internal event: a listing was created or updated and awaits review.
 LISTING_SUBMITTED = "listing.submitted"
@@ -63,16 +58,6 @@ def event_op(event_type: str, data: dict[str, Any], routing: dict[str, Any] | No
     }
     op = storage.put_op(settings().EVENTS_TABLE, item, condition="attribute_not_exists(eventId)")
     # storage.to_item leaves None out; payloads keep their nulls (e.g. unset socialLinks keys).
-    op["Put"]["Item"]["data"] = _serializer.serialize(_with_decimals(data))
+    op["Put"]["Item"]["data"] = storage.to_value(data, keep_none=True)
     return op
 
-
-def _with_decimals(value: Any) -> Any:
-    """``value`` with floats as Decimal (DynamoDB numbers) and every None kept (stored as NULL)."""
-    if isinstance(value, float):
-        return Decimal(str(value))
-    if isinstance(value, dict):
-        return {k: _with_decimals(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_with_decimals(v) for v in value]
-    return value

@@ -63,13 +63,13 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _dynamo_value(value: Any) -> Any:
+def _dynamo_value(value: Any, keep_none: bool = False) -> Any:
     if isinstance(value, float):
         return Decimal(str(value))
     if isinstance(value, dict):
-        return {k: _dynamo_value(v) for k, v in value.items() if v is not None}
+        return {k: _dynamo_value(v, keep_none) for k, v in value.items() if keep_none or v is not None}
     if isinstance(value, (list, tuple)):
-        return [_dynamo_value(v) for v in value]
+        return [_dynamo_value(v, keep_none) for v in value]
     return value
 
 
@@ -78,9 +78,12 @@ def to_item(data: Mapping[str, Any]) -> dict[str, Any]:
     return {k: _serializer.serialize(_dynamo_value(v)) for k, v in data.items() if v is not None}
 
 
-def to_value(value: Any) -> dict[str, Any]:
-    """Serialize one value into a DynamoDB attribute value (for expression values)."""
-    return dict(_serializer.serialize(_dynamo_value(value)))
+def to_value(value: Any, keep_none: bool = False) -> dict[str, Any]:
+    """Serialize one value into a DynamoDB attribute value (for expression values).
+
+    Map entries that are ``None`` are left out, unless ``keep_none`` (then stored as NULL).
+    """
+    return dict(_serializer.serialize(_dynamo_value(value, keep_none)))
 
 
 def values(**named: Any) -> dict[str, Any]:

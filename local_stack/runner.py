@@ -207,9 +207,9 @@ class EventRunner:
         except Exception:
             logger.exception("queue handler raised")
             failed = {m["MessageId"] for m in messages}
-        for message in messages:
-            if message["MessageId"] not in failed:
-                self._sqs.delete_message(QueueUrl=queue.queue_url, ReceiptHandle=message["ReceiptHandle"])
+        done = [{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(messages) if m["MessageId"] not in failed]
+        if done:
+            self._sqs.delete_message_batch(QueueUrl=queue.queue_url, Entries=done)
         return len(messages)
 
     # -- driving -------------------------------------------------------------------------

@@ -249,6 +249,8 @@ def change_status(caller: Caller, listing_id: str, body: ListingStatusChange) ->
         else:
             updated = repository.deactivate(listing_id, source.value, body.status, now)
     except storage.ConditionFailed as exc:
+        if repository.get(listing_id) is None:  # deleted since it was read: not a state conflict
+            raise errors.NotFoundError(f"Listing '{listing_id}' not found") from exc
         raise errors.ConflictError(
             f"Cannot change status from {item['status']} to {body.status}; "
             "only ACTIVE -> PAUSED and PAUSED -> ACTIVE are allowed"
