@@ -45,8 +45,12 @@ class Settings(BaseSettings):
     WEBHOOK_PER_RECEIVER_CONCURRENCY: int = Field(default=8, ge=1, le=64)
     #: Seconds an authenticated key stays in the per-process cache (revocation delay).
     AUTH_CACHE_TTL_SECONDS: int = Field(default=60, ge=0)
-    #: Seconds an approval task stays claimed by ``GET /v1/admin/approvals``.
+    #: Seconds an approval task stays claimed by ``POST /v1/admin/approvals/claims``.
     APPROVAL_CLAIM_SECONDS: int = Field(default=300, ge=1, le=43200)
+    #: Origins allowed by CORS: comma-separated exact origins, ``*`` for any, empty for none (chalicelib.cors).
+    CORS_ALLOWED_ORIGINS: str = ""
+    #: Table of the idempotency records of POST/PATCH requests (chalicelib.idempotency).
+    IDEMPOTENCY_TABLE: str = "IdempotencyTable"
     #: ``gazetteer`` (embedded GeoNames) or ``amazon-location``.
     GEOCODER: str = "gazetteer"
 

@@ -89,7 +89,10 @@ def create_resources(prefix: str = "", template: dict[str, Any] | None = None) -
         resolved[(name, "Arn")] = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
 
     environment: dict[str, str] = {}
+    parameters = template.get("Parameters", {})
     for var, ref in template["Globals"]["Function"]["Environment"]["Variables"].items():
+        if isinstance(ref, dict) and ref.get("Ref") in parameters:
+            continue  # a deployment parameter: locally the stage's setting (.chalice/config.json) applies
         if isinstance(ref, dict) and "Ref" in ref:
             environment[var] = resolved[(ref["Ref"], "Ref")]
         elif isinstance(ref, dict) and "Fn::GetAtt" in ref:

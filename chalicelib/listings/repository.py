@@ -4,7 +4,8 @@ Item shape: ``{listingId, ownerId, categoryKey, roleKey, title, meta, channels, 
 status, statusReason?, version, searchText, createdAt, updatedAt}`` plus, while ACTIVE, the
 sparse index attributes of :mod:`chalicelib.search.index` and, while PENDING, those of the
 ``pendingReview`` index (:func:`pending_attributes`). ``version`` increments on every
-content change; approval tasks carry it so a stale task is never applied.
+change of the listing (content and status): approval tasks carry it so a stale task is never
+applied, and it is the listing's ``ETag`` (:mod:`chalicelib.conditional`).
 """
 
 from __future__ import annotations
@@ -91,7 +92,8 @@ def replace_content_op(item: dict[str, Any], expected_version: int) -> dict[str,
 def activate(listing: dict[str, Any], from_status: str, updated_at: str, version: int | None = None) -> dict[str, Any]:
     """Move ``listing`` from ``from_status`` to ACTIVE and into the search indexes.
 
-    ``version`` (approvals) additionally requires the stored version to match.
+    ``version`` (approvals, ``If-Match``) additionally requires the stored version to match.
+    The stored version is incremented.
 
     Raises
     ------
@@ -101,12 +103,12 @@ def activate(listing: dict[str, Any], from_status: str, updated_at: str, version
     attributes = index_attributes(listing)
     sets = ", ".join(f"{k} = :{k}" for k in attributes)
     condition = "#st = :from" + (" AND version = :v" if version is not None else "")
-    vals: dict[str, Any] = {"from": from_status, "active": "ACTIVE", "u": updated_at, **attributes}
+    vals: dict[str, Any] = {"from": from_status, "active": "ACTIVE", "u": updated_at, "one": 1, **attributes}
     if version is not None:
         vals["v"] = version
     return storage.update(
         _table(), _key(listing["listingId"]),
-        f"SET #st = :active, updatedAt = :u, {sets} REMOVE statusReason, {_REMOVE_PENDING}",
+        f"SET #st = :active, updatedAt = :u, version = version + :one, {sets} REMOVE statusReason, {_REMOVE_PENDING}",
         condition=condition,
         ExpressionAttributeNames={"#st": "status"},
         ExpressionAttributeValues=storage.values(**vals),
@@ -115,7 +117,8 @@ def activate(listing: dict[str, Any], from_status: str, updated_at: str, version
 
 def deactivate(listing_id: str, from_status: str, to_status: str, updated_at: str,
                reason: str | None = None, version: int | None = None) -> dict[str, Any]:
-    """Move a listing from ``from_status`` to ``to_status`` (PAUSED, REJECTED) and out of the indexes.
+    """Move a listing from ``from_status`` to ``to_status`` (PAUSED, REJECTED) and out of the indexes;
+    the stored version is incremented.
 
     Raises
     ------
@@ -123,10 +126,10 @@ def deactivate(listing_id: str, from_status: str, to_status: str, updated_at: st
         The listing is gone, not in ``from_status``, or at another ``version``.
     """
     condition = "#st = :from" + (" AND version = :v" if version is not None else "")
-    vals: dict[str, Any] = {"from": from_status, "to": to_status, "u": updated_at}
+    vals: dict[str, Any] = {"from": from_status, "to": to_status, "u": updated_at, "one": 1}
     if version is not None:
         vals["v"] = version
-    expression = "SET #st = :to, updatedAt = :u"
+    expression = "SET #st = :to, updatedAt = :u, version = version + :one"
     if reason is not None:
         expression += ", statusReason = :r"
         vals["r"] = reason

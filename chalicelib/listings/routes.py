@@ -5,6 +5,7 @@ from __future__ import annotations
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
+from chalicelib.conditional import Versioned
 from chalicelib.http import query_params, route
 from chalicelib.listings import service
 from chalicelib.listings.models import (
@@ -46,25 +47,27 @@ def mine(caller: Caller, query: PageQuery) -> MyListingPage:
     return service.list_my_listings(caller, query)
 
 
-@route(bp, "/v1/listings/{listingId}", "GET", response=ListingDetail, tags=TAGS)
-def detail(caller: Caller, listingId: str) -> ListingDetail:
+@route(bp, "/v1/listings/{listingId}", "GET", response=ListingDetail, tags=TAGS, etag=True)
+def detail(caller: Caller, listingId: str) -> Versioned:
     """Listing detail: owner profile, channels and the caller's own request (``myRequest``)."""
-    return service.get_listing_detail(caller, listingId)
+    return service.read_listing_detail(caller, listingId)
 
 
-@route(bp, "/v1/listings/{listingId}", "PATCH", body=ListingUpdate, response=Listing, tags=TAGS)
-def update(caller: Caller, listingId: str, body: ListingUpdate) -> Listing:
+@route(bp, "/v1/listings/{listingId}", "PATCH", body=ListingUpdate, response=Listing, tags=TAGS, conditional=True)
+def update(caller: Caller, listingId: str, body: ListingUpdate, expected_version: int | None) -> Listing:
     """Update meta, channels or webhookIds; the listing goes back to PENDING for re-review."""
-    return service.update_listing(caller, listingId, body)
+    return service.update_listing(caller, listingId, body, expected_version)
 
 
-@route(bp, "/v1/listings/{listingId}/status", "PATCH", body=ListingStatusChange, response=Listing, tags=TAGS)
-def change_status(caller: Caller, listingId: str, body: ListingStatusChange) -> Listing:
+@route(
+    bp, "/v1/listings/{listingId}/status", "PATCH", body=ListingStatusChange, response=Listing, tags=TAGS, conditional=True
+)
+def change_status(caller: Caller, listingId: str, body: ListingStatusChange, expected_version: int | None) -> Listing:
     """Pause (``{"status": "PAUSED"}``) an ACTIVE listing or resume (``"ACTIVE"``) a PAUSED one."""
-    return service.change_status(caller, listingId, body)
+    return service.change_status(caller, listingId, body, expected_version)
 
 
-@route(bp, "/v1/listings/{listingId}", "DELETE", response=Deleted, tags=TAGS)
-def delete(caller: Caller, listingId: str) -> Deleted:
+@route(bp, "/v1/listings/{listingId}", "DELETE", response=Deleted, tags=TAGS, conditional=True)
+def delete(caller: Caller, listingId: str, expected_version: int | None) -> Deleted:
     """Delete the caller's listing."""
-    return service.delete_listing(caller, listingId)
+    return service.delete_listing(caller, listingId, expected_version)

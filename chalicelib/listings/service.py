@@ -16,6 +16,7 @@ from chalicelib import clock, errors, outbox, storage
 from chalicelib.auth.service import Caller
 from chalicelib.categories.models import Category, FieldType
 from chalicelib.categories.registry import all_categories
+from chalicelib.conditional import Versioned, check_version
 from chalicelib.listings import repository
 from chalicelib.listings.meta import validate_meta
 from chalicelib.listings.models import (
@@ -176,9 +177,21 @@ def get_visible(caller: Caller, listing_id: str) -> dict[str, Any]:
 
 def get_listing_detail(caller: Caller, listing_id: str) -> ListingDetail:
     """Listing detail with the owner summary and the caller's match request (``myRequest``)."""
+    detail: ListingDetail = read_listing_detail(caller, listing_id).result
+    return detail
+
+
+def read_listing_detail(caller: Caller, listing_id: str) -> Versioned:
+    """As :func:`get_listing_detail`, with the listing's ``version`` (its ETag).
+
+    Raises
+    ------
+    NotFoundError
+        As :func:`get_visible`.
+    """
     item = get_visible(caller, listing_id)
     owner, my_request = match_requests.owner_and_my_request(item, caller.user_id)  # one BatchGetItem
-    return ListingDetail(**to_model(item, owner).model_dump(), myRequest=my_request)
+    return Versioned(ListingDetail(**to_model(item, owner).model_dump(), myRequest=my_request), int(item["version"]))
 
 
 def list_my_listings(caller: Caller, page: PageQuery) -> MyListingPage:
@@ -190,19 +203,25 @@ def list_my_listings(caller: Caller, page: PageQuery) -> MyListingPage:
     )
 
 
-def update_listing(caller: Caller, listing_id: str, body: ListingUpdate) -> Listing:
+def update_listing(caller: Caller, listing_id: str, body: ListingUpdate, expected_version: int | None = None) -> Listing:
     """Apply a PATCH: merge meta, replace channels/webhookIds, back to PENDING, re-queue for approval.
+
+    ``expected_version`` (``If-Match``, see :mod:`chalicelib.conditional`) applies the change
+    only to that version; the write is conditional on the version read either way.
 
     Raises
     ------
     NotFoundError, ForbiddenError
         No such listing; not the caller's.
+    PreconditionFailedError
+        The listing is not at ``expected_version`` (412).
     ValidationError
         As for create.
     ConflictError
         The listing changed concurrently (retry with the new state).
     """
     item = _owned(caller, listing_id)
+    check_version(int(item["version"]), expected_version)
     category = _category_and_role(item["categoryKey"], item["roleKey"])
     merged = dict(item.get("meta") or {})
     for key, value in (body.meta or {}).items():
@@ -229,29 +248,42 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate) -> List
     try:
         storage.transact([repository.replace_content_op(updated, version), _submitted_event(listing_id, version + 1)])
     except storage.TransactionConflict as exc:
+        if expected_version is not None:  # the version read matched If-Match; the write saw another one
+            raise errors.PreconditionFailedError("The listing changed while you were updating it; read it again") from exc
         raise errors.ConflictError("The listing changed while you were updating it; read it again and retry") from exc
     return to_model(updated, owner)
 
 
-def change_status(caller: Caller, listing_id: str, body: ListingStatusChange) -> Listing:
+def change_status(
+    caller: Caller, listing_id: str, body: ListingStatusChange, expected_version: int | None = None
+) -> Listing:
     """Pause an ACTIVE listing or resume a PAUSED one.
+
+    ``expected_version`` (``If-Match``) applies the change only to that version, atomically.
 
     Raises
     ------
     ConflictError
         Any other transition (e.g. pausing a PENDING listing).
+    PreconditionFailedError
+        The listing is not at ``expected_version`` (412).
     """
     item = _owned(caller, listing_id)
+    check_version(int(item["version"]), expected_version)
+    at_version = int(item["version"]) if expected_version is not None else None
     now = clock.iso()
     source = ListingStatus.ACTIVE if body.status == ListingStatus.PAUSED else ListingStatus.PAUSED
     try:
         if body.status == ListingStatus.ACTIVE:
-            updated = repository.activate(item, source.value, now)
+            updated = repository.activate(item, source.value, now, version=at_version)
         else:
-            updated = repository.deactivate(listing_id, source.value, body.status, now)
+            updated = repository.deactivate(listing_id, source.value, body.status, now, version=at_version)
     except storage.ConditionFailed as exc:
-        if repository.get(listing_id) is None:  # deleted since it was read: not a state conflict
+        current = repository.get(listing_id)
+        if current is None:  # deleted since it was read: not a state conflict
             raise errors.NotFoundError(f"Listing '{listing_id}' not found") from exc
+        if at_version is not None and int(current["version"]) != at_version:
+            raise errors.PreconditionFailedError("The listing changed meanwhile; read it again") from exc
         raise errors.ConflictError(
             f"Cannot change status from {item['status']} to {body.status}; "
             "only ACTIVE -> PAUSED and PAUSED -> ACTIVE are allowed"
@@ -259,7 +291,7 @@ def change_status(caller: Caller, listing_id: str, body: ListingStatusChange) ->
     return to_model(updated, users.get_user(caller.user_id))
 
 
-def delete_listing(caller: Caller, listing_id: str) -> Deleted:
+def delete_listing(caller: Caller, listing_id: str, expected_version: int | None = None) -> Deleted:
     """Delete the caller's listing (404 for everyone afterwards), rejecting its pending requests.
 
     Pending requests become REJECTED with reason "listing deleted" (and their
@@ -272,11 +304,15 @@ def delete_listing(caller: Caller, listing_id: str) -> Deleted:
         No such listing; not the caller's.
     ConflictError
         Requests kept arriving during every attempt (retry).
+    PreconditionFailedError
+        ``expected_version`` (``If-Match``) is not the listing's version (412); the delete is
+        conditional on it.
     """
     for attempt in range(DELETE_ATTEMPTS):
         item = _owned(caller, listing_id)
+        check_version(int(item["version"]), expected_version)
         try:
-            listing_deletion.delete_listing_rejecting_requests(item)
+            listing_deletion.delete_listing_rejecting_requests(item, at_version=expected_version is not None)
         except storage.TransactionConflict:
             time.sleep(0.05 * 2**attempt)  # a request arrived or the index lags: read again
             continue

@@ -46,13 +46,15 @@ def _rejection_ops(request: dict[str, Any], listing: dict[str, Any], responded_a
     ]
 
 
-def delete_listing_rejecting_requests(listing: dict[str, Any]) -> int:
+def delete_listing_rejecting_requests(listing: dict[str, Any], at_version: bool = False) -> int:
     """Delete ``listing`` and reject its PENDING requests.
 
     Parameters
     ----------
     listing:
         The listing item as just read (``ownerId``, ``requestCount``, ``title``, ``webhookIds``).
+    at_version:
+        Delete only if the listing is still at the ``version`` read (``If-Match``).
 
     Returns
     -------
@@ -70,7 +72,8 @@ def delete_listing_rejecting_requests(listing: dict[str, Any]) -> int:
     pending = [r for r in requests if r["status"] == RequestStatus.PENDING]
     now = clock.iso()
     first, rest = pending[:FIRST_CHUNK], pending[FIRST_CHUNK:]
-    ops = [guards.delete_listing_op(listing_id, owner_id, len(requests))]
+    version = int(listing["version"]) if at_version else None
+    ops = [guards.delete_listing_op(listing_id, owner_id, len(requests), version)]
     for request in first:
         ops += _rejection_ops(request, listing, now)
     storage.transact(ops)

@@ -5,10 +5,11 @@ from __future__ import annotations
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
+from chalicelib.conditional import Versioned
 from chalicelib.http import route
 from chalicelib.profiles.models import ProfileDetail, ProfilePage, ProfileSearchQuery
 from chalicelib.profiles.search import search_profiles
-from chalicelib.profiles.service import get_profile
+from chalicelib.profiles.service import read_profile
 
 bp = Blueprint(__name__)
 TAGS = ("profiles",)
@@ -20,7 +21,7 @@ def search(caller: Caller, query: ProfileSearchQuery) -> ProfilePage:
     return search_profiles(query)
 
 
-@route(bp, "/v1/profiles/{userId}", "GET", response=ProfileDetail, tags=TAGS)
-def detail(caller: Caller, userId: str) -> ProfileDetail:
+@route(bp, "/v1/profiles/{userId}", "GET", response=ProfileDetail, tags=TAGS, etag=True)
+def detail(caller: Caller, userId: str) -> Versioned:
     """A profile with ``profileRequestPolicy`` for the caller, ``activeChannels`` and ``myProfileRequest``."""
-    return get_profile(caller, userId)
+    return read_profile(caller, userId)

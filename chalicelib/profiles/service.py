@@ -11,12 +11,14 @@ from typing import Any
 
 from chalicelib import errors
 from chalicelib.auth.service import Caller
+from chalicelib.conditional import Versioned
 from chalicelib.match_requests import ids
 from chalicelib.match_requests import repository as requests
 from chalicelib.match_requests.models import SubjectType
 from chalicelib.match_requests.service import to_model as request_model
 from chalicelib.profiles.models import ProfileDetail, PublicProfile
 from chalicelib.profiles.policy import evaluate
+from chalicelib.users import repository as users_repository
 from chalicelib.users.models import Recruiting
 from chalicelib.users.service import active_channels, summary_from_item
 
@@ -41,6 +43,18 @@ def get_profile(caller: Caller, user_id: str) -> ProfileDetail:
     NotFoundError
         No such user.
     """
+    detail: ProfileDetail = read_profile(caller, user_id).result
+    return detail
+
+
+def read_profile(caller: Caller, user_id: str) -> Versioned:
+    """As :func:`get_profile`, with the profile's ``version`` (its ETag).
+
+    Raises
+    ------
+    NotFoundError
+        No such user.
+    """
     if len(user_id) > ids.MAX_ID_LENGTH:
         raise errors.NotFoundError("User not found")
     request_id = ids.request_id(SubjectType.PROFILE, caller.user_id, user_id) if user_id != caller.user_id else None
@@ -50,8 +64,9 @@ def get_profile(caller: Caller, user_id: str) -> ProfileDetail:
         raise errors.NotFoundError(f"User '{user_id}' not found")
     level = int((bundle.users.get(caller.user_id) or {}).get("verifiedLevel", 0))
     mine = bundle.requests.get(request_id) if request_id else None
-    return ProfileDetail(
+    detail = ProfileDetail(
         **public_profile(target).model_dump(),
         profileRequestPolicy=evaluate(target, caller.user_id, level),
         myProfileRequest=request_model(mine) if mine else None,
     )
+    return Versioned(detail, users_repository.version_of(target))

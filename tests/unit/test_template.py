@@ -190,9 +190,10 @@ def test_every_queue_with_a_redrive_policy_points_at_a_declared_queue() -> None:
 
 def test_every_ref_and_getatt_in_the_environment_names_a_declared_resource() -> None:
     for variable, value in ENVIRONMENT.items():
-        if isinstance(value, dict):
-            logical = value.get("Ref") or value["Fn::GetAtt"][0]
-            assert logical in TEMPLATE["Resources"], variable
+        if isinstance(value, dict) and "Fn::GetAtt" in value:
+            assert value["Fn::GetAtt"][0] in TEMPLATE["Resources"], variable
+        elif isinstance(value, dict):  # a Ref names a resource or a deployment parameter
+            assert value["Ref"] in {**TEMPLATE["Resources"], **TEMPLATE["Parameters"]}, variable
 
 
 # --- the local stack creates it all -------------------------------------------------------
@@ -226,7 +227,10 @@ def test_local_stack_creates_every_queue_with_its_redrive_policy(aws: dict[str, 
 
 
 def test_local_stack_resolves_every_environment_variable(aws: dict[str, str]) -> None:
-    assert set(aws) == set(ENVIRONMENT)
+    # Deployment parameters (CORS origins) come from the local stage's settings instead.
+    parameters = {v for v, ref in ENVIRONMENT.items() if isinstance(ref, dict) and ref.get("Ref") in TEMPLATE["Parameters"]}
+    assert parameters == {"CORS_ALLOWED_ORIGINS"}
+    assert set(aws) == set(ENVIRONMENT) - parameters
     assert all(isinstance(v, str) and v for v in aws.values())
     assert aws["LISTINGS_TABLE"] == "ListingsTable"
     assert aws["APPROVAL_QUEUE_URL"].endswith("/ApprovalQueue")
@@ -243,3 +247,30 @@ def test_local_stack_prefix_gives_a_separate_copy(aws: dict[str, str]) -> None:
     assert environment["LISTINGS_TABLE"] == "other-ListingsTable"
     assert environment["APPROVAL_QUEUE_URL"].endswith("/other-ApprovalQueue")
     assert "other-EventsTable" in boto3.client("dynamodb").list_tables()["TableNames"]
+
+
+# --- CORS preflight by API Gateway -----------------------------------------------------------
+
+
+def test_every_api_path_has_a_preflight_mock_integration_with_the_stage_origins() -> None:
+    from app import app
+
+    paths = TEMPLATE["Resources"]["RestAPI"]["Properties"]["DefinitionBody"]["paths"]
+    assert set(paths) == set(app.routes)
+    for path, operations in paths.items():
+        integration = operations["options"]["x-amazon-apigateway-integration"]
+        assert integration["type"] == "mock"
+        response = integration["responses"]["default"]
+        methods = response["responseParameters"]["method.response.header.Access-Control-Allow-Methods"]
+        assert methods == "'" + ", ".join(sorted({*app.routes[path], "OPTIONS"})) + "'"
+        assert "Idempotency-Key" in response["responseParameters"]["method.response.header.Access-Control-Allow-Headers"]
+        assert "${CorsAllowedOrigins}" in response["responseTemplates"]["application/json"]["Fn::Sub"]
+    assert TEMPLATE["Parameters"]["CorsAllowedOrigins"]["Default"] == ""  # none by default in production
+    assert ENVIRONMENT["CORS_ALLOWED_ORIGINS"] == {"Ref": "CorsAllowedOrigins"}
+
+
+def test_idempotency_table_has_the_powertools_layout_and_a_ttl() -> None:
+    props = TABLES["IdempotencyTable"]["Properties"]
+    assert props["KeySchema"] == [{"AttributeName": "id", "KeyType": "HASH"}]
+    assert props["TimeToLiveSpecification"] == {"AttributeName": "expiration", "Enabled": True}
+    assert ENVIRONMENT["IDEMPOTENCY_TABLE"] == {"Ref": "IdempotencyTable"}
