@@ -295,8 +295,9 @@ def concurrent_run(items: list[dict[str, Any]], batch_size: int, hanging_id: str
 
 def sequential_run(items: list[dict[str, Any]]) -> Run:
     """The baseline: every delivery after the previous one, same sender, deadline and policy."""
-    from chalicelib.webhooks import delivery, fanout
     from chalicelib.webhooks.events import Delivery, Event
+
+    from chalicelib.webhooks import delivery, fanout
 
     run = Run(0.0, Counter())
     started = time.perf_counter()

@@ -15,7 +15,9 @@ from chalicelib import clock, errors
 from chalicelib.auth.service import Caller
 from chalicelib.config import settings
 from chalicelib.pagination import Deleted, PageQuery
-from chalicelib.webhooks import addresses, deliveries, repository, signing
+from chalicelib.webhooks import addresses, repository, signing
+from chalicelib.webhooks.delivery import attempt_log, redelivery
+from chalicelib.webhooks.delivery.envelope import Delivery
 from chalicelib.webhooks.models import DeliveryAttempt, DeliveryPage, Webhook, WebhookCreate, WebhookCreated, WebhookList
 
 #: Seconds a registration may spend resolving the URL's host.
@@ -126,13 +128,36 @@ def list_deliveries(caller: Caller, webhook_id: str, query: PageQuery) -> Delive
         Unknown, or someone else's webhook.
     """
     require_own(caller, webhook_id)
-    newest = deliveries.newest_attempts(webhook_id, query.page * query.pageSize)
+    newest = attempt_log.newest_attempts(webhook_id, query.page * query.pageSize)
     return DeliveryPage(
         deliveries=[_attempt_model(item) for item in query.slice(newest)],
-        total=deliveries.count_attempts(webhook_id),
+        total=attempt_log.count_attempts(webhook_id),
         page=query.page,
         pageSize=query.pageSize,
     )
+
+
+def redeliver(caller: Caller, webhook_id: str, event_id: str) -> Delivery:
+    """Queue one more attempt of delivering ``event_id`` to the caller's webhook (same ``webhook-id``).
+
+    The attempt runs in the webhook's lane under the failure policy: nothing is sent while the
+    webhook is inactive (see :mod:`chalicelib.webhooks.delivery.redelivery`).
+
+    Returns
+    -------
+    Delivery
+        The queued attempt (its ``attempt`` number).
+
+    Raises
+    ------
+    NotFoundError
+        Unknown webhook, someone else's, or no delivery of ``event_id`` to it.
+    """
+    require_own(caller, webhook_id)
+    try:
+        return redelivery.redeliver(webhook_id, event_id)
+    except redelivery.UnknownDelivery as exc:
+        raise errors.NotFoundError(f"No delivery of event '{event_id}' to webhook '{webhook_id}'") from exc
 
 
 def _attempt_model(item: dict[str, Any]) -> DeliveryAttempt:

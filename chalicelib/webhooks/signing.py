@@ -19,7 +19,7 @@ import hashlib
 import hmac
 import secrets
 
-from chalicelib.webhooks.events import Event
+from chalicelib.webhooks.delivery.envelope import Event
 
 SECRET_PREFIX = "whsec_"
 #: Random bytes in a secret (Standard Webhooks recommends 24..64).

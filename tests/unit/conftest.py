@@ -19,7 +19,10 @@ from chalicelib.auth.service import clear_cache
 from chalicelib.config import settings
 from chalicelib.users.models import AdminUserCreate
 from chalicelib.users.service import create_user
+from local_stack.moto_server import remember_deduplication_ids
 from local_stack.resources import create_resources
+
+remember_deduplication_ids()  # SQS FIFO deduplication as in AWS (local_stack/moto_server.py)
 
 
 @pytest.fixture

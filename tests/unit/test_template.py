@@ -181,6 +181,19 @@ def test_every_queue_with_a_redrive_policy_points_at_a_declared_queue() -> None:
             assert redrive["deadLetterTargetArn"]["Fn::GetAtt"][0] in QUEUES, name
 
 
+def test_delivery_lanes_are_a_fifo_queue_with_explicit_deduplication_and_a_dead_letter_queue() -> None:
+    lanes = QUEUES["DeliveryQueue"]["Properties"]
+    assert (lanes["FifoQueue"], lanes["ContentBasedDeduplication"]) == (True, False)
+    assert ENVIRONMENT["DELIVERY_QUEUE_URL"] == {"Ref": "DeliveryQueue"}
+    assert ENVIRONMENT["DELIVERY_QUEUE_ARN"] == {"Fn::GetAtt": ["DeliveryQueue", "Arn"]}
+    assert lanes["RedrivePolicy"]["deadLetterTargetArn"] == {"Fn::GetAtt": ["DeliveryDeadLetterQueue", "Arn"]}
+    # its consumer: one message per invocation, partial batch responses
+    consumer = TEMPLATE["Resources"]["DeliverWebhooks"]["Properties"]["Events"]["DeliverWebhooksSqsEventSource"]
+    assert consumer["Type"] == "SQS"
+    assert consumer["Properties"]["Queue"] == {"Fn::GetAtt": ["DeliveryQueue", "Arn"]}
+    assert consumer["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+
+
 def test_every_ref_and_getatt_in_the_environment_names_a_declared_resource() -> None:
     for variable, value in ENVIRONMENT.items():
         if isinstance(value, dict):
@@ -207,12 +220,16 @@ def test_local_stack_creates_every_table_with_its_indexes_and_stream(aws: dict[s
 def test_local_stack_creates_every_queue_with_its_redrive_policy(aws: dict[str, str]) -> None:
     sqs = boto3.client("sqs")
     for name, queue in QUEUES.items():
-        url = sqs.get_queue_url(QueueName=name)["QueueUrl"]
+        fifo = bool(queue["Properties"].get("FifoQueue"))
+        url = sqs.get_queue_url(QueueName=name + (".fifo" if fifo else ""))["QueueUrl"]
         attributes = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
+        assert attributes.get("FifoQueue", "false") == str(fifo).lower(), name
         redrive = queue["Properties"].get("RedrivePolicy")
         if redrive:
             policy = json.loads(attributes["RedrivePolicy"])
-            assert policy["deadLetterTargetArn"].endswith(":" + redrive["deadLetterTargetArn"]["Fn::GetAtt"][0])
+            dead_letter = redrive["deadLetterTargetArn"]["Fn::GetAtt"][0]
+            assert policy["deadLetterTargetArn"].endswith(":" + dead_letter + (".fifo" if fifo else ""))
+            assert bool(QUEUES[dead_letter]["Properties"].get("FifoQueue")) == fifo, name  # SQS: same kind
             assert int(policy["maxReceiveCount"]) == redrive["maxReceiveCount"]
         else:
             assert "RedrivePolicy" not in attributes

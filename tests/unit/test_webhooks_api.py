@@ -6,7 +6,7 @@ import base64
 
 import pytest
 
-from chalicelib.webhooks.events import SUPPORTED_EVENTS
+from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
 from tests.unit.conftest import Api, User
 from tests.unit.helpers import assert_error, listing_body
 from tests.unit.webhook_helpers import create_webhook
