@@ -333,3 +333,98 @@ def test_admin_creates_a_user_and_sets_the_verification_level(api: Api, admin: U
                                                              "user_id": user_id.group(1), "verified_level": "3"})
     assert updated.status_code == 200
     assert api.call("GET", "/v1/me", key.group(1)).json["verifiedLevel"] == 3
+
+
+# --- listings, requests, conversations ---------------------------------------------------------
+
+
+def test_pause_resume_and_delete_a_listing(api: Api, alice: User) -> None:
+    from tests.unit.request_helpers import active_listing
+
+    listing = active_listing(api, alice)
+    b = signed_in(api, alice)
+    page = b.get("/dashboard/listings")
+    assert listing["title"] in page.text and ">Pause<" in page.text
+    assert b.post(f"/dashboard/listings/{listing['id']}/pause", {"csrf_token": b.csrf()}).status_code == 303
+    assert api.call("GET", f"/v1/listings/{listing['id']}", alice.key).json["status"] == "PAUSED"
+    assert ">Resume<" in b.get("/dashboard/listings").text
+    # Pausing twice is the API's 409, shown as a page.
+    assert b.post(f"/dashboard/listings/{listing['id']}/pause", {"csrf_token": b.csrf()}).status_code == 409
+    assert b.post(f"/dashboard/listings/{listing['id']}/resume", {"csrf_token": b.csrf()}).status_code == 303
+    assert api.call("GET", f"/v1/listings/{listing['id']}", alice.key).json["status"] == "ACTIVE"
+    assert b.post(f"/dashboard/listings/{listing['id']}/delete", {"csrf_token": b.csrf()}).status_code == 303
+    assert api.call("GET", f"/v1/listings/{listing['id']}", alice.key).status_code == 404
+
+
+def test_accept_and_reject_requests_then_send_a_message(api: Api, alice: User, bob: User) -> None:
+    from tests.unit.conftest import make_user
+    from tests.unit.request_helpers import active_listing, match_request
+
+    listing = active_listing(api, alice)
+    carol = make_user("Carol")
+    from_bob = match_request(api, bob, listing["id"]).json
+    from_carol = match_request(api, carol, listing["id"]).json
+    b = signed_in(api, alice)
+    page = b.get(f"/dashboard/listings/{listing['id']}")
+    assert "From Bob" in page.text and "From Carol" in page.text
+    token = b.csrf()
+    rejected = b.post(f"/dashboard/requests/{from_carol['requestId']}/reject", {"csrf_token": token, "reason": "Position filled"})
+    assert rejected.status_code == 303
+    stored = api.call("GET", f"/v1/match-requests/{from_carol['requestId']}", carol.key).json
+    assert stored["status"] == "REJECTED"
+    assert stored["reason"] == "Position filled"
+    assert b.post(f"/dashboard/requests/{from_bob['requestId']}/accept", {"csrf_token": token}).status_code == 303
+    accepted = api.call("GET", f"/v1/match-requests/{from_bob['requestId']}", bob.key).json
+    assert accepted["status"] == "ACCEPTED"
+    conversation_id = accepted["conversationId"]
+    assert "With Bob" in b.get("/dashboard/conversations").text
+    sent = b.post(f"/dashboard/conversations/{conversation_id}/messages", {"csrf_token": token, "content": "Welcome <b>Bob</b>"})
+    assert sent.status_code == 303
+    messages = api.call("GET", f"/v1/conversations/{conversation_id}/messages", bob.key).json["messages"]
+    assert messages[-1]["content"] == "Welcome <b>Bob</b>"
+    assert messages[-1]["isApiSent"] is False  # sent through the Dashboard, not the API
+    page = b.get(f"/dashboard/conversations/{conversation_id}")
+    assert "Welcome &lt;b&gt;Bob&lt;/b&gt;" in page.text  # autoescaped
+    assert b.post(f"/dashboard/conversations/{conversation_id}/messages", {"csrf_token": token, "content": "  "}).status_code == 400
+    # Bob cannot act on Alice's listing page or her requests.
+    other = signed_in(api, bob)
+    assert other.get(f"/dashboard/listings/{listing['id']}").status_code in (403, 404)
+
+
+# --- approvals ---------------------------------------------------------------------------------
+
+
+def test_review_queue_lists_without_claiming_and_decides_by_version(api: Api, admin: User, alice: User, runner: Any) -> None:
+    from tests.unit.helpers import approval_queue_depth, create_listing
+
+    first = create_listing(api, alice, meta={"description": "<p>Build <strong>APIs</strong><script>alert(1)</script></p>"})
+    second = create_listing(api, alice)
+    runner.drain()
+    b = signed_in(api, admin)
+    page = b.get("/dashboard/admin/approvals")
+    assert page.status_code == 200
+    assert page.text.index(f'id="ap-{first["id"]}"') < page.text.index(f'id="ap-{second["id"]}"')  # oldest first
+    assert "<strong>APIs</strong>" in page.text and "<script>alert" not in page.text  # sanitized HTML, rendered
+    assert "Alice" in page.text
+    visible, claimed = approval_queue_depth()
+    assert claimed == 0  # looking claimed nothing
+    assert visible >= 2
+    versions = re.findall(r'name="version" value="(\d+)"', page.text)
+    token = b.csrf("/dashboard/admin/approvals")
+    assert b.post(f"/dashboard/admin/approvals/{first['id']}/approve", {"csrf_token": token, "version": versions[0]}).status_code == 303
+    assert api.call("GET", f"/v1/listings/{first['id']}", alice.key).json["status"] == "ACTIVE"
+    # A decision about a version the owner changed since is refused.
+    patched = api.call("PATCH", f"/v1/listings/{second['id']}", alice.key, {"meta": {"title": "Changed title"}})
+    assert patched.status_code == 200
+    stale = b.post(f"/dashboard/admin/approvals/{second['id']}/reject", {"csrf_token": token, "version": "1", "reason": "Spam"})
+    assert stale.status_code == 409
+    fresh = b.get("/dashboard/admin/approvals")
+    version = re.search(rf'approvals/{second["id"]}/reject".*?name="version" value="(\d+)"', fresh.text, re.S)
+    assert version
+    assert version.group(1) == "2"
+    rejected = b.post(f"/dashboard/admin/approvals/{second['id']}/reject", {"csrf_token": token, "version": "2", "reason": "Spam"})
+    assert rejected.status_code == 303
+    listing = api.call("GET", f"/v1/listings/{second['id']}", alice.key).json
+    assert listing["status"] == "REJECTED"
+    assert listing["statusReason"] == "Spam"
+    assert b.get("/dashboard/admin/approvals").text.count('name="version"') == 0
