@@ -211,7 +211,7 @@ class TestInternalErrors:
     def test_unexpected_exception_in_a_read_route_is_500_without_traceback(
         self, stack: Stack, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        from chalicelib.search import service
+        from chalicelib.listings.search import service
 
         monkeypatch.setattr(service, "candidates", _explode)
         response = stack.api.call("GET", "/v1/listings/search?category=jobs", stack.alice.key)

@@ -13,8 +13,11 @@ from chalicelib import errors, outbox, storage
 from chalicelib.auth.service import Caller
 from chalicelib.config import settings
 from chalicelib.listings import repository as listings
-from chalicelib.match_requests import decisions, ids, listing_deletion, service
-from chalicelib.match_requests.models import MatchRequestCreate, StatusChange, SubjectType
+from chalicelib.match_requests import ids, service
+from chalicelib.match_requests.models import MatchRequestCreate, StatusChange
+from chalicelib.subjects import SubjectType
+from chalicelib.workflows import listing_deletion
+from chalicelib.workflows import request_decisions as decisions
 from tests.unit.conftest import Api, User, make_user
 from tests.unit.helpers import assert_error, create_listing, put_webhook
 from tests.unit.request_helpers import (

@@ -17,8 +17,8 @@ import pytest
 from chalicelib import outbox
 from chalicelib.config import Settings
 from chalicelib.listings.repository import PENDING_INDEX, pending_attributes
-from chalicelib.search.geo import INDEX_PRECISIONS
-from chalicelib.search.index import index_attributes
+from chalicelib.listings.search.geo import INDEX_PRECISIONS
+from chalicelib.listings.search.index import index_attributes
 from infra import build_template
 from local_stack.resources import create_resources, load_template, resources_of_type
 

@@ -22,9 +22,9 @@ from typing import Any
 from chalicelib.categories.registry import all_categories
 from chalicelib.listings import repository
 from chalicelib.listings.models import ListingPage, ListingSearchItem
+from chalicelib.listings.search import filters, geo
+from chalicelib.listings.search.query import SearchQuery
 from chalicelib.listings.service import to_model
-from chalicelib.search import filters, geo
-from chalicelib.search.query import SearchQuery
 from chalicelib.users import repository as users
 
 #: Concurrent Queries per search (cells or category partitions).

@@ -1,11 +1,11 @@
 """The one decision whether a listing matches a search: used by search and by the saved-search percolator.
 
-Search (:mod:`chalicelib.search.service`) runs it over the candidates it read from the
+Search (:mod:`chalicelib.listings.search.service`) runs it over the candidates it read from the
 indexes; the percolator (:mod:`chalicelib.saved_searches.percolator`) runs it over one newly
 ACTIVE listing and each candidate saved search. Keeping one function is what makes "a listing
 matches a saved search exactly when that search, run afterwards, returns the listing" hold.
 
-This module reads no store: it depends on the parsed :class:`~chalicelib.search.query.SearchQuery`
+This module reads no store: it depends on the parsed :class:`~chalicelib.listings.search.query.SearchQuery`
 and on a listing item (the Listings table shape) only.
 """
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib.search import geo
-from chalicelib.search.query import SearchQuery
+from chalicelib.listings.search import geo
+from chalicelib.listings.search.query import SearchQuery
 
 
 @dataclass(frozen=True)
