@@ -10,10 +10,10 @@ from chalicelib.dashboard.web import Page, page
 from chalicelib.http import parse_model
 from chalicelib.listings import service as listings
 from chalicelib.listings.models import ListingStatusChange
-from chalicelib.match_requests import decisions
 from chalicelib.match_requests import service as match_requests
 from chalicelib.match_requests.models import ListingRequestQuery, StatusChange
 from chalicelib.pagination import MAX_PAGE_SIZE, PageQuery
+from chalicelib.workflows import listing_deletion, listing_detail, request_decisions
 
 NOTICES = {
     "paused": "Listing paused: it no longer appears in search.",
@@ -55,14 +55,14 @@ def resume(current: Page, listingId: str) -> Response:
 @page("/dashboard/listings/{listingId}/delete", "POST")
 def delete(current: Page, listingId: str) -> Response:
     """Delete the listing (its pending requests are rejected, as through the API)."""
-    listings.delete_listing(current.caller, listingId)
+    listing_deletion.delete_listing(current.caller, listingId)
     return current.redirect("/listings?done=deleted")
 
 
 @page("/dashboard/listings/{listingId}")
 def listing(current: Page, listingId: str) -> Response:
     """One of the user's listings and its incoming requests."""
-    detail = listings.get_listing_detail(current.caller, listingId)
+    detail = listing_detail.get_listing_detail(current.caller, listingId)
     requests = match_requests.list_for_listing(current.caller, listingId, ListingRequestQuery(page=1, pageSize=MAX_PAGE_SIZE))
     return current.render("listing.html", nav="listings", listing=detail, requests=requests.requests,
                           notice=NOTICES.get(current.query("done")))
@@ -70,7 +70,7 @@ def listing(current: Page, listingId: str) -> Response:
 
 def _decide(current: Page, request_id: str, status: str) -> str:
     reason = current.field("reason").strip() or None
-    decided = decisions.decide(current.caller, request_id, parse_model(StatusChange, {"status": status, "reason": reason}))
+    decided = request_decisions.decide(current.caller, request_id, parse_model(StatusChange, {"status": status, "reason": reason}))
     return f"/listings/{decided.listingId}" if decided.listingId else "/listings"
 
 

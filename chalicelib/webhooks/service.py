@@ -18,7 +18,7 @@ from chalicelib import clock, errors, outbox, storage
 from chalicelib.auth.service import Caller
 from chalicelib.config import settings
 from chalicelib.pagination import Deleted, PageQuery
-from chalicelib.webhooks import addresses, deliveries, repository, samples, signing
+from chalicelib.webhooks import addresses, deliveries, repository, signing
 from chalicelib.webhooks.events import SUPPORTED_EVENTS
 from chalicelib.webhooks.models import (
     DeliveryAttempt,
@@ -299,13 +299,18 @@ def get_attempt(caller: Caller, webhook_id: str, token: str) -> LoggedAttempt:
     return _logged_model(item)
 
 
-def send_test_event(caller: Caller, webhook_id: str, event_type: str) -> str:
+def send_test_event(caller: Caller, webhook_id: str, event_type: str, data: dict[str, Any]) -> str:
     """Queue a test event of ``event_type`` for the caller's webhook only.
 
     The event goes through the normal outbox (so it is delivered, signed, retried and logged
     exactly like a real one) with ``targetWebhookId`` (only this webhook receives it) and
-    ``test: true`` (the envelope says so, spec §6). Its ``data`` is a realistic sample
-    (:mod:`chalicelib.webhooks.samples`).
+    ``test: true`` (the envelope says so, spec §6).
+
+    Parameters
+    ----------
+    data:
+        The event's ``data``: a realistic sample of the type's payload model (the Dashboard
+        builds it with :mod:`chalicelib.dashboard.samples`).
 
     Returns
     -------
@@ -328,7 +333,7 @@ def send_test_event(caller: Caller, webhook_id: str, event_type: str) -> str:
         raise errors.ValidationError.for_field("eventType", f"the webhook is not subscribed to {event_type}")
     if not item.get("active"):
         raise errors.ConflictError("The webhook is inactive; enable it before sending a test event")
-    op = outbox.event_op(event_type, samples.sample_data(event_type, caller.user_id), {"recipientId": caller.user_id})
+    op = outbox.event_op(event_type, data, {"recipientId": caller.user_id})
     op["Put"]["Item"]["targetWebhookId"] = storage.to_value(webhook_id)
     op["Put"]["Item"]["test"] = storage.to_value(True)
     storage.transact([op])
