@@ -4,8 +4,9 @@ Attempts to one webhook never overlap: they run one at a time in the webhook's l
 (:mod:`chalicelib.webhooks.delivery.lanes`), so every attempt sees the outcome of the one before
 and the policy is exact. An attempt:
 
-1. reads the webhook (strongly consistent); when it is deleted or inactive the attempt is
-   ``DRAINED``: nothing is sent or logged, and the lane moves on;
+1. reads the webhook (strongly consistent); when it is deleted, inactive or no longer
+   subscribed to the event (test events aside) the attempt is ``DRAINED``: nothing is sent or
+   logged, and the lane moves on;
 2. claims the attempt (:mod:`chalicelib.webhooks.delivery.attempt_log`): a replayed or
    duplicated message finds it claimed and sends nothing (``DUPLICATE``);
 3. signs and sends (:mod:`chalicelib.webhooks.delivery.sender`), then
@@ -29,7 +30,7 @@ from typing import Any
 from chalicelib import clock
 from chalicelib.config import settings
 from chalicelib.webhooks import repository, signing
-from chalicelib.webhooks.delivery import attempt_log, retries, sender
+from chalicelib.webhooks.delivery import attempt_log, recipients, retries, sender
 from chalicelib.webhooks.delivery.envelope import Delivery, envelope_body
 
 #: Consecutive failures after which a webhook is switched off (spec §8).
@@ -66,12 +67,16 @@ def attempt(delivery: Delivery) -> Result:
     webhook = repository.get(delivery.webhook_id, consistent=True)
     if webhook is None or not webhook.get("active"):
         return Result.DRAINED
+    if not delivery.event.test and not recipients.subscribed(webhook, delivery.event.type):
+        return Result.DRAINED  # unsubscribed since the event was routed
     if not attempt_log.claim(delivery):
         return Result.DUPLICATE
     body = envelope_body(delivery.event)
     attempted_at = clock.now()
+    previous = signing.previous_if_valid(webhook.get("previousSecret"), webhook.get("previousSecretExpiresAt"), attempted_at)
     headers = signing.delivery_headers(
-        str(webhook["secret"]), delivery.event, delivery.webhook_id, body, clock.epoch_seconds(attempted_at)
+        str(webhook["secret"]), delivery.event, delivery.webhook_id, body, clock.epoch_seconds(attempted_at),
+        previous_secret=previous,
     )
     outcome = sender.post(
         str(webhook["url"]), body, headers, timeout=config.WEBHOOK_TIMEOUT_SECONDS, allow_insecure=config.ALLOW_INSECURE_WEBHOOKS
@@ -82,7 +87,9 @@ def attempt(delivery: Delivery) -> Result:
         else:
             _record_failure(delivery)
     finally:
-        attempt_log.log_attempt(delivery.webhook_id, _log_entry(delivery, outcome, clock.iso(attempted_at)))
+        entry = _log_entry(delivery, outcome, clock.iso(attempted_at))
+        entry["requestBody"] = body.decode("utf-8")  # shown on demand in the Dashboard's delivery log
+        attempt_log.log_attempt(delivery.webhook_id, entry)
     return Result.SENT if outcome.ok else Result.FAILED
 
 
