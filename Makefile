@@ -37,9 +37,10 @@ integration: $(VENV)/.installed ## In-process moto: tables created once per sess
 e2e: $(VENV)/.installed ## The real local stack driven over HTTP
 	$(PY) -m pytest -q tests/e2e
 
-lint: $(VENV)/.installed ## ruff and mypy (strict for chalicelib/)
+lint: $(VENV)/.installed ## ruff, mypy (strict for chalicelib/) and the import contracts (pyproject.toml)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports --no-logo
 
 package: $(VENV)/.installed ## SAM template + bundle of STAGE (default prod) in out/, checked by cfn-lint and tests/package
 	$(PY) infra/build_template.py --check
@@ -57,4 +58,4 @@ bench: $(VENV)/.installed ## Benchmarks with their budgets checked
 	$(PY) bench/webhooks.py --check
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache out
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache out

@@ -21,6 +21,7 @@ from chalicelib.system.routes import bp as system_bp
 from chalicelib.users.routes import bp as users_bp
 from chalicelib.webhooks import handlers as webhook_handlers
 from chalicelib.webhooks.routes import bp as webhooks_bp
+from chalicelib.workflows.routes import bp as workflows_bp
 
 app = Chalice(app_name="matching-service")
 app.register_middleware(chalice_errors_middleware, "http")
@@ -30,6 +31,7 @@ app.register_blueprint(webhooks_bp)
 app.register_blueprint(profiles_bp)
 app.register_blueprint(match_requests_bp)
 app.register_blueprint(conversations_bp)
+app.register_blueprint(workflows_bp)
 app.register_blueprint(openapi_bp)
 
 

@@ -103,6 +103,8 @@ RESOURCES: dict[str, Any] = {
             "activeByGeo3": [("geo3", S), ("geoSort", S)],
             "activeByGeo4": [("geo4", S), ("geoSort", S)],
             "activeByGeo5": [("geo5", S), ("geoSort", S)],
+            # Sparse: pendingQueue/pendingSort are set only while the listing is PENDING (review queue).
+            "pendingReview": [("pendingQueue", S), ("pendingSort", S)],
         },
     ),
     "RequestsTable": _table(

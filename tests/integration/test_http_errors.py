@@ -136,11 +136,12 @@ class TestAuthErrors:
         ("method", "path", "body"),
         [
             ("GET", "/v1/admin/approvals", None),
+            ("POST", "/v1/admin/approvals/claims", {"max": 1}),
             ("POST", "/v1/admin/approvals/anything", {"decision": "approve"}),
             ("POST", "/v1/admin/users", {"displayName": "Mallory"}),
             ("PATCH", "/v1/admin/users/usr_x", {"verifiedLevel": 3}),
         ],
-        ids=["claim", "decide", "create-user", "patch-user"],
+        ids=["pending", "claim", "decide", "create-user", "patch-user"],
     )
     def test_non_admin_key_gets_403_on_admin_routes(self, stack: Stack, method: str, path: str, body: Any) -> None:
         assert_error(stack.api.call(method, path, stack.alice.key, body), 403, "FORBIDDEN")
@@ -211,7 +212,7 @@ class TestInternalErrors:
     def test_unexpected_exception_in_a_read_route_is_500_without_traceback(
         self, stack: Stack, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        from chalicelib.search import service
+        from chalicelib.listings.search import service
 
         monkeypatch.setattr(service, "candidates", _explode)
         response = stack.api.call("GET", "/v1/listings/search?category=jobs", stack.alice.key)

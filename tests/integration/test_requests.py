@@ -12,8 +12,10 @@ from chalicelib import errors, outbox, storage
 from chalicelib.auth.service import Caller
 from chalicelib.config import settings
 from chalicelib.listings import repository as listings
-from chalicelib.match_requests import decisions, listing_deletion, service
+from chalicelib.match_requests import service
 from chalicelib.match_requests.models import MatchRequestCreate, StatusChange
+from chalicelib.workflows import listing_deletion
+from chalicelib.workflows import request_decisions as decisions
 from tests.integration.conftest import Api, User, make_user
 from tests.integration.helpers import assert_error, create_listing, put_webhook
 from tests.integration.request_helpers import (

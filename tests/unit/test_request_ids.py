@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from chalicelib.match_requests import ids
-from chalicelib.match_requests.models import SubjectType
+from chalicelib.subjects import SubjectType
 
 
 def test_request_ids_are_deterministic_and_carry_the_subject() -> None:

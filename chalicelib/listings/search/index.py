@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.categories.registry import all_categories
-from chalicelib.search.geo import INDEX_PRECISIONS, cell_of
+from chalicelib.listings.search.geo import INDEX_PRECISIONS, cell_of
 
 #: Every attribute :func:`index_attributes` may set (removed when a listing leaves ACTIVE).
 INDEX_ATTRIBUTES = ("activeCategory", "activeSort", "geoSort", *(f"geo{p}" for p in INDEX_PRECISIONS))

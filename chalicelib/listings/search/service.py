@@ -22,9 +22,9 @@ from typing import Any
 from chalicelib.categories.registry import all_categories
 from chalicelib.listings import repository
 from chalicelib.listings.models import ListingPage, ListingSearchItem
+from chalicelib.listings.search import filters, geo
+from chalicelib.listings.search.query import SearchQuery
 from chalicelib.listings.service import to_model
-from chalicelib.search import geo
-from chalicelib.search.query import SearchQuery
 from chalicelib.users import repository as users
 
 #: Concurrent Queries per search (cells or category partitions).
@@ -59,17 +59,6 @@ def candidates(query: SearchQuery) -> list[dict[str, Any]]:
     return _parallel(functools.partial(repository.query_category, c.key, query.role) for c in categories)
 
 
-def _location(item: dict[str, Any], key: str) -> tuple[float, float] | None:
-    meta = item.get("meta") or {}
-    lat, lng = meta.get(f"{key}_lat"), meta.get(f"{key}_lng")
-    return (float(lat), float(lng)) if lat and lng else None
-
-
-def _matches_terms(item: dict[str, Any], terms: list[str]) -> bool:
-    haystack = " " + item.get("searchText", "")
-    return all(f" {term}" in haystack for term in terms)
-
-
 def search_listings(query: SearchQuery) -> ListingPage:
     """Run a search and return one page of the envelope ``{listings, total, page, pageSize}``.
 
@@ -78,22 +67,9 @@ def search_listings(query: SearchQuery) -> ListingPage:
     """
     matched: list[tuple[float | None, dict[str, Any]]] = []
     for item in candidates(query):
-        if query.role and item["roleKey"] != query.role:
-            continue
-        if query.category and item["categoryKey"] != query.category.key:
-            continue
-        meta = item.get("meta") or {}
-        if not all(f.matches(meta) for f in query.filters) or not _matches_terms(item, query.terms):
-            continue
-        distance = None
-        if query.geo is not None:
-            point = _location(item, query.geo.key)
-            if point is None:
-                continue
-            distance = geo.haversine_km(query.geo.lat, query.geo.lng, *point)
-            if query.geo.radius_km is not None and distance > query.geo.radius_km:
-                continue
-        matched.append((distance, item))
+        match = filters.evaluate(query, item)
+        if match is not None:
+            matched.append((match.distance_km, item))
 
     matched.sort(key=lambda pair: pair[1]["createdAt"], reverse=True)
     if query.geo is not None:

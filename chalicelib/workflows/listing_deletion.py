@@ -12,25 +12,56 @@ written again without it (:func:`_reject_remaining`).
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from aws_lambda_powertools import Logger
 
-from chalicelib import clock, storage
+from chalicelib import clock, errors, storage
+from chalicelib.auth.service import Caller
+from chalicelib.listings.service import owned
 from chalicelib.match_requests import guards, repository
 from chalicelib.match_requests.events import request_event_op
 from chalicelib.match_requests.models import RequestStatus
+from chalicelib.pagination import Deleted
 
 logger = Logger(service="matching-service")
 
 #: The reason written on requests rejected by their listing's deletion (DESIGN §2).
 LISTING_DELETED_REASON = "listing deleted"
+#: Attempts of a deletion while requests for the listing keep arriving.
+DELETE_ATTEMPTS = 4
 #: DynamoDB's limit of items per TransactWriteItems.
 MAX_TRANSACTION_ITEMS = 100
 #: Requests rejected in the deleting transaction (the delete itself is one more item).
 FIRST_CHUNK = (MAX_TRANSACTION_ITEMS - 1) // 2
 #: Requests rejected per later transaction.
 CHUNK = MAX_TRANSACTION_ITEMS // 2
+
+
+def delete_listing(caller: Caller, listing_id: str) -> Deleted:
+    """Delete the caller's listing (404 for everyone afterwards), rejecting its pending requests.
+
+    Pending requests become REJECTED with reason "listing deleted" (and their
+    ``match_request.rejected`` events) in the deleting transaction, chunked when there are
+    many (:func:`delete_listing_rejecting_requests`); conversations stay.
+
+    Raises
+    ------
+    NotFoundError, ForbiddenError
+        No such listing; not the caller's.
+    ConflictError
+        Requests kept arriving during every attempt (retry).
+    """
+    for attempt in range(DELETE_ATTEMPTS):
+        item = owned(caller, listing_id)
+        try:
+            delete_listing_rejecting_requests(item)
+        except storage.TransactionConflict:
+            time.sleep(0.05 * 2**attempt)  # a request arrived or the index lags: read again
+            continue
+        return Deleted(id=listing_id)
+    raise errors.ConflictError("Requests for this listing kept arriving; retry the deletion")
 
 
 def _rejection_ops(request: dict[str, Any], listing: dict[str, Any], responded_at: str) -> list[dict[str, Any]]:

@@ -18,8 +18,9 @@ from chalicelib.auth.service import Caller
 from chalicelib.conversations.service import open_conversation_ops
 from chalicelib.match_requests import guards, ids, repository
 from chalicelib.match_requests.events import request_event_op
-from chalicelib.match_requests.models import MatchRequest, RequestStatus, StatusChange, SubjectType
+from chalicelib.match_requests.models import MatchRequest, RequestStatus, StatusChange
 from chalicelib.match_requests.service import to_model
+from chalicelib.subjects import SubjectType
 
 
 def decide(caller: Caller, request_id: str, change: StatusChange) -> MatchRequest:
