@@ -11,6 +11,7 @@ from chalicelib.approvals.routes import bp as approvals_bp
 from chalicelib.categories.routes import bp as categories_bp
 from chalicelib.config import settings
 from chalicelib.conversations.routes import bp as conversations_bp
+from chalicelib.dashboard.routes import bp as dashboard_bp
 from chalicelib.geocoding.routes import bp as geocoding_bp
 from chalicelib.http import chalice_errors_middleware
 from chalicelib.listings.routes import bp as listings_bp
@@ -33,6 +34,7 @@ app.register_blueprint(match_requests_bp)
 app.register_blueprint(conversations_bp)
 app.register_blueprint(workflows_bp)
 app.register_blueprint(openapi_bp)
+app.register_blueprint(dashboard_bp)
 
 
 @app.on_dynamodb_record(stream_arn=settings().EVENTS_STREAM_ARN, batch_size=100, starting_position="TRIM_HORIZON")

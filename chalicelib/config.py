@@ -29,6 +29,7 @@ class Settings(BaseSettings):
     WEBHOOKS_TABLE: str = "WebhooksTable"
     DELIVERIES_TABLE: str = "DeliveriesTable"
     EVENTS_TABLE: str = "EventsTable"
+    DASHBOARD_SESSIONS_TABLE: str = "DashboardSessionsTable"
     APPROVAL_QUEUE_URL: str = ""
     DELIVERY_RETRY_QUEUE_URL: str = ""
     DELIVERY_RETRY_QUEUE_ARN: str = "arn:aws:sqs:us-east-1:000000000000:DeliveryRetryQueue"

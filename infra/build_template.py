@@ -121,6 +121,9 @@ RESOURCES: dict[str, Any] = {
     "WebhooksTable": _table([("webhookId", S)], {"byOwner": [("ownerId", S), ("createdAt", S)]}),
     "DeliveriesTable": _table([("webhookId", S), ("deliveryKey", S)], ttl="expiresAt"),
     "EventsTable": _table([("eventId", S)], ttl="expiresAt", stream=True),
+    # Dashboard sign-ins: keyed by the SHA-256 of the session id (the id itself is never stored),
+    # removed by TTL 12 h after sign-in (chalicelib/dashboard/sessions.py).
+    "DashboardSessionsTable": _table([("sessionHash", S)], ttl="expiresAt"),
     "ApprovalQueue": _queue("ApprovalDeadLetterQueue", visibility_seconds=300, max_receives=10),
     "ApprovalDeadLetterQueue": _dead_letter_queue(),
     # Consumed by an SQS event source mapping: visibility at least 6x the function timeout
@@ -143,6 +146,7 @@ ENVIRONMENT: dict[str, Any] = {
     "WEBHOOKS_TABLE": {"Ref": "WebhooksTable"},
     "DELIVERIES_TABLE": {"Ref": "DeliveriesTable"},
     "EVENTS_TABLE": {"Ref": "EventsTable"},
+    "DASHBOARD_SESSIONS_TABLE": {"Ref": "DashboardSessionsTable"},
     "EVENTS_STREAM_ARN": {"Fn::GetAtt": ["EventsTable", "StreamArn"]},
     "APPROVAL_QUEUE_URL": {"Ref": "ApprovalQueue"},
     "DELIVERY_RETRY_QUEUE_URL": {"Ref": "DeliveryRetryQueue"},

@@ -115,3 +115,10 @@ def newest_attempts(webhook_id: str, limit: int) -> list[dict[str, Any]]:
         _table(), **_log_query(webhook_id, ScanIndexForward=False, Limit=min(limit, 1000))
     )
     return list(islice(pages, limit))
+
+
+def get_logged(webhook_id: str, delivery_key: str) -> dict[str, Any] | None:
+    """One logged attempt by its range key (``LOG#...``), or ``None``."""
+    if not delivery_key.startswith(_LOG):
+        return None
+    return storage.get(_table(), {"webhookId": webhook_id, "deliveryKey": delivery_key})

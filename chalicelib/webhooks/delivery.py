@@ -50,6 +50,8 @@ class Target:
         self.webhook_id = str(item["webhookId"])
         self.url = str(item["url"])
         self.secret = str(item["secret"])
+        self.previous_secret: str | None = item.get("previousSecret")
+        self.previous_secret_expires_at: str | None = item.get("previousSecretExpiresAt")
         self._active = bool(item.get("active"))
         self._failed_in_batch = False
         self._lock = threading.Lock()
@@ -114,8 +116,9 @@ def attempt(delivery: Delivery, target: Target) -> Result:
         return Result.DUPLICATE
     body = envelope_body(delivery.event)
     attempted_at = clock.now()
+    previous = signing.previous_if_valid(target.previous_secret, target.previous_secret_expires_at, attempted_at)
     headers = signing.delivery_headers(
-        target.secret, delivery.event, target.webhook_id, body, clock.epoch_seconds(attempted_at)
+        target.secret, delivery.event, target.webhook_id, body, clock.epoch_seconds(attempted_at), previous_secret=previous
     )
     outcome = sender.post(
         target.url, body, headers, timeout=config.WEBHOOK_TIMEOUT_SECONDS, allow_insecure=config.ALLOW_INSECURE_WEBHOOKS
@@ -127,7 +130,9 @@ def attempt(delivery: Delivery, target: Target) -> Result:
             target.mark_failed()
             _record_failure(delivery, target)
     finally:
-        deliveries.log_attempt(target.webhook_id, _log_entry(delivery, target, outcome, clock.iso(attempted_at)))
+        entry = _log_entry(delivery, target, outcome, clock.iso(attempted_at))
+        entry["requestBody"] = body.decode("utf-8")  # shown on demand in the Dashboard's delivery log
+        deliveries.log_attempt(target.webhook_id, entry)
     return Result.SENT if outcome.ok else Result.FAILED
 
 
