@@ -15,8 +15,9 @@ from chalicelib import clock, errors, storage
 from chalicelib.approvals import service
 from chalicelib.approvals.models import ApprovalDecision
 from chalicelib.config import settings
-from tests.unit.conftest import Api, User
-from tests.unit.helpers import (
+from tests.integration.aws_session import Resources
+from tests.integration.conftest import Api, User
+from tests.integration.helpers import (
     Stack,
     approval_queue_depth,
     assert_error,
@@ -48,8 +49,8 @@ def _update(api: Api, user: User, listing_id: str, title: str) -> None:
 
 
 @pytest.fixture(scope="class")
-def stack() -> Iterator[Stack]:
-    with shared_stack() as built:
+def stack(aws_resources: Resources) -> Iterator[Stack]:
+    with shared_stack(aws_resources) as built:
         yield built
 
 

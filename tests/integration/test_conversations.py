@@ -10,9 +10,9 @@ import pytest
 from chalicelib import outbox
 from chalicelib.auth.service import Caller
 from chalicelib.conversations import service
-from tests.unit.conftest import Api, User, make_user
-from tests.unit.helpers import assert_error
-from tests.unit.request_helpers import (
+from tests.integration.conftest import Api, User, make_user
+from tests.integration.helpers import assert_error
+from tests.integration.request_helpers import (
     accepted_conversation,
     decide,
     events,

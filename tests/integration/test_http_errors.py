@@ -1,7 +1,7 @@
 """The HTTP edge: every failure carries the spec's error body ``{code, error, details?}`` (spec §7, DESIGN §2).
 
 Almost every case here is a rejected request that must change nothing, so they share one
-stack per class (:func:`tests.unit.helpers.shared_stack`); the one that writes data uses the
+stack per class (:func:`tests.integration.helpers.shared_stack`); the one that writes data uses the
 per-test fixtures.
 """
 
@@ -15,15 +15,16 @@ import pytest
 from botocore.exceptions import ClientError
 
 from chalicelib.http import MAX_BODY_BYTES
-from tests.unit.conftest import Api, User
-from tests.unit.helpers import Stack, assert_error, error_fields, listing_body, my_listings, shared_stack
+from tests.integration.aws_session import Resources
+from tests.integration.conftest import Api, User
+from tests.integration.helpers import Stack, assert_error, error_fields, listing_body, my_listings, shared_stack
 
 SECRET = "s3cr3t-connection-string"
 
 
 @pytest.fixture(scope="class")
-def stack() -> Iterator[Stack]:
-    with shared_stack() as built:
+def stack(aws_resources: Resources) -> Iterator[Stack]:
+    with shared_stack(aws_resources) as built:
         yield built
 
 

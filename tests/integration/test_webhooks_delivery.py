@@ -18,8 +18,8 @@ from chalicelib import storage
 from chalicelib.config import settings
 from chalicelib.webhooks import addresses, signing
 from chalicelib.webhooks.delivery import handlers, lanes, sender
-from tests.unit.conftest import Api, User
-from tests.unit.webhook_helpers import (
+from tests.integration.conftest import Api, User
+from tests.integration.webhook_helpers import (
     create_webhook,
     deliveries,
     emit,
@@ -34,7 +34,7 @@ from tests.unit.webhook_helpers import (
     use_settings,
     webhook_state,
 )
-from tests.unit.webhook_receivers import Receiver
+from tests.integration.webhook_receivers import Receiver
 
 
 @pytest.fixture

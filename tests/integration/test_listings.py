@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from chalicelib.config import settings
-from tests.unit.conftest import Api, User
-from tests.unit.helpers import (
+from tests.integration.aws_session import Resources
+from tests.integration.conftest import Api, User
+from tests.integration.helpers import (
     Stack,
     activate,
     approval_queue_depth,
@@ -52,8 +53,8 @@ def _create_in_order(api: Api, user: User, count: int) -> list[str]:
 
 
 @pytest.fixture(scope="class")
-def stack() -> Iterator[Stack]:
-    with shared_stack() as built:
+def stack(aws_resources: Resources) -> Iterator[Stack]:
+    with shared_stack(aws_resources) as built:
         yield built
 
 

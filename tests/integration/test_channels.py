@@ -8,13 +8,14 @@ from typing import Any
 import pytest
 
 from chalicelib.channels import CHANNEL_KEYS
-from tests.unit.conftest import Api, User
-from tests.unit.helpers import Stack, assert_error, error_fields, shared_stack
+from tests.integration.aws_session import Resources
+from tests.integration.conftest import Api, User
+from tests.integration.helpers import Stack, assert_error, error_fields, shared_stack
 
 
 @pytest.fixture(scope="class")
-def stack() -> Iterator[Stack]:
-    with shared_stack() as built:
+def stack(aws_resources: Resources) -> Iterator[Stack]:
+    with shared_stack(aws_resources) as built:
         yield built
 
 

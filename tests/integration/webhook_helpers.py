@@ -1,4 +1,4 @@
-"""Helpers of the webhook unit tests: emit outbox events, build stream and SQS events, register webhooks."""
+"""Helpers of the webhook integration tests: emit outbox events, build stream and SQS events, register webhooks."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 
 from chalicelib import outbox, storage
 from chalicelib.config import settings
-from tests.unit.conftest import Api, User
-from tests.unit.webhook_receivers import Receiver
+from tests.integration.conftest import Api, User
+from tests.integration.webhook_receivers import Receiver
 
 
 def use_settings(monkeypatch: pytest.MonkeyPatch, **values: str) -> None:

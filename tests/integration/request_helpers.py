@@ -11,8 +11,8 @@ from typing import Any
 from chalicelib import clock
 from chalicelib.config import settings
 from chalicelib.listings import repository as listings
-from tests.unit.conftest import Api, User
-from tests.unit.helpers import create_listing, table_items
+from tests.integration.conftest import Api, User
+from tests.integration.helpers import create_listing, table_items
 
 
 def active_listing(api: Api, owner: User, **fields: Any) -> dict[str, Any]:

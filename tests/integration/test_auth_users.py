@@ -15,13 +15,14 @@ import pytest
 
 from chalicelib.auth.service import clear_cache
 from chalicelib.config import settings
-from tests.unit.conftest import Api, User
-from tests.unit.helpers import Stack, assert_error, aws_calls, error_fields, shared_stack, table_items
+from tests.integration.aws_session import Resources
+from tests.integration.conftest import Api, User
+from tests.integration.helpers import Stack, assert_error, aws_calls, error_fields, shared_stack, table_items
 
 
 @pytest.fixture(scope="class")
-def stack() -> Iterator[Stack]:
-    with shared_stack() as built:
+def stack(aws_resources: Resources) -> Iterator[Stack]:
+    with shared_stack(aws_resources) as built:
         yield built
 
 

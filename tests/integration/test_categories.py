@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from chalicelib.categories.models import ENCODINGS, FieldType
-from tests.unit.helpers import Stack, assert_error, shared_stack
+from tests.integration.aws_session import Resources
+from tests.integration.helpers import Stack, assert_error, shared_stack
 
 CATEGORY_KEYS = {"key", "name", "description", "roles", "fields"}
 ROLE_KEYS = {"key", "name", "description"}
@@ -18,9 +19,9 @@ FILTERABLE = {"select", "multiselect", "number", "integer", "boolean", "location
 
 
 @pytest.fixture(scope="module")
-def stack() -> Iterator[Stack]:
+def stack(aws_resources: Resources) -> Iterator[Stack]:
     """Categories are read-only data files: one stack serves the whole module."""
-    with shared_stack() as built:
+    with shared_stack(aws_resources) as built:
         yield built
 
 

@@ -11,8 +11,8 @@ from chalicelib import errors
 from chalicelib.auth.service import Caller
 from chalicelib.webhooks import service
 from chalicelib.webhooks.delivery import handlers
-from tests.unit.conftest import Api, User
-from tests.unit.webhook_helpers import (
+from tests.integration.conftest import Api, User
+from tests.integration.webhook_helpers import (
     create_webhook,
     deliveries,
     emit,
@@ -24,7 +24,7 @@ from tests.unit.webhook_helpers import (
     stream_event,
     webhook_state,
 )
-from tests.unit.webhook_receivers import Receiver
+from tests.integration.webhook_receivers import Receiver
 
 
 @pytest.fixture

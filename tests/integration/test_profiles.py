@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from tests.unit.conftest import Api, User, make_user
-from tests.unit.helpers import assert_error, aws_calls
-from tests.unit.request_helpers import forbid_scans, profile_request
+from tests.integration.conftest import Api, User, make_user
+from tests.integration.helpers import assert_error, aws_calls
+from tests.integration.request_helpers import forbid_scans, profile_request
 
 SOCIAL_KEYS = {"x", "linkedin", "github", "instagram", "tiktok", "youtube", "website"}
 

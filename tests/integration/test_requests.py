@@ -7,20 +7,18 @@ import os
 from typing import Any
 
 import pytest
-from botocore.exceptions import ClientError
 
 from chalicelib import errors, outbox, storage
 from chalicelib.auth.service import Caller
 from chalicelib.config import settings
 from chalicelib.listings import repository as listings
-from chalicelib.match_requests import ids, service
+from chalicelib.match_requests import service
 from chalicelib.match_requests.models import MatchRequestCreate, StatusChange
-from chalicelib.subjects import SubjectType
 from chalicelib.workflows import listing_deletion
 from chalicelib.workflows import request_decisions as decisions
-from tests.unit.conftest import Api, User, make_user
-from tests.unit.helpers import assert_error, create_listing, put_webhook
-from tests.unit.request_helpers import (
+from tests.integration.conftest import Api, User, make_user
+from tests.integration.helpers import assert_error, create_listing, put_webhook
+from tests.integration.request_helpers import (
     accepted_conversation,
     active_listing,
     decide,
@@ -257,14 +255,6 @@ def test_profile_request_fails_when_the_policy_changes_before_the_write(
     assert events(outbox.PROFILE_REQUEST_RECEIVED) == []
 
 
-def test_request_ids_are_deterministic_and_carry_the_subject() -> None:
-    first = ids.request_id(SubjectType.LISTING, "usr_a", "lst_b")
-    assert first == ids.request_id(SubjectType.LISTING, "usr_a", "lst_b")
-    assert first != ids.request_id(SubjectType.LISTING, "usr_c", "lst_b")
-    assert first != ids.request_id(SubjectType.PROFILE, "usr_a", "lst_b")
-    assert ids.subject_of(first) == "lst_b"
-    assert ids.subject_of("req_x") is None
-    assert ids.subject_of("nope") is None
 
 
 # --- lists ------------------------------------------------------------------------------------
@@ -528,41 +518,12 @@ def test_deciding_after_the_listing_was_deleted_is_409(api: Api, alice: User, bo
 # --- transaction retries ----------------------------------------------------------------------
 
 
-def _cancelled(reason: str) -> ClientError:
-    return ClientError(
-        {"Error": {"Code": "TransactionCanceledException", "Message": f"cancelled [{reason}]"},
-         "CancellationReasons": [{"Code": reason}]},
-        "TransactWriteItems",
-    )
 
 
-class _FakeClient:
-    """Stands in for the DynamoDB client: raises ``failures`` one by one, then succeeds."""
-
-    def __init__(self, failures: list[ClientError]) -> None:
-        self.failures = failures
-        self.attempts = 0
-
-    def transact_write_items(self, **_: Any) -> None:
-        self.attempts += 1
-        if self.failures:
-            raise self.failures.pop(0)
 
 
-def test_transaction_conflicts_are_retried(monkeypatch: pytest.MonkeyPatch) -> None:
-    fake = _FakeClient([_cancelled("TransactionConflict"), _cancelled("TransactionConflict")])
-    monkeypatch.setattr(storage, "dynamodb", lambda: fake)
-    storage.transact([{}])
-    assert fake.attempts == 3
 
 
-def test_lasting_contention_raises_contention(monkeypatch: pytest.MonkeyPatch) -> None:
-    fake = _FakeClient([_cancelled("TransactionConflict")] * storage.TRANSACT_ATTEMPTS)
-    monkeypatch.setattr(storage, "dynamodb", lambda: fake)
-    monkeypatch.setattr(storage, "TRANSACT_BASE_DELAY_SECONDS", 0.0)
-    with pytest.raises(storage.Contention):
-        storage.transact([{}])
-    assert fake.attempts == storage.TRANSACT_ATTEMPTS
 
 
 def test_lasting_contention_is_a_retryable_409(api: Api, alice: User, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -575,17 +536,5 @@ def test_lasting_contention_is_a_retryable_409(api: Api, alice: User, monkeypatc
     assert_error(api.call("DELETE", f"/v1/listings/{listing['id']}", alice.key), 409, "CONFLICT")
 
 
-def test_other_cancellations_are_not_retried(monkeypatch: pytest.MonkeyPatch) -> None:
-    fake = _FakeClient([_cancelled("ValidationError")])
-    monkeypatch.setattr(storage, "dynamodb", lambda: fake)
-    with pytest.raises(ClientError):
-        storage.transact([{}])
-    assert fake.attempts == 1
 
 
-def test_failed_conditions_are_not_retried(monkeypatch: pytest.MonkeyPatch) -> None:
-    fake = _FakeClient([_cancelled("ConditionalCheckFailed")])
-    monkeypatch.setattr(storage, "dynamodb", lambda: fake)
-    with pytest.raises(storage.TransactionConflict):
-        storage.transact([{}])
-    assert fake.attempts == 1

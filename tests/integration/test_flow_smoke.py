@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.unit.conftest import Api, User
+from tests.integration.conftest import Api, User
 
 
 def test_creator_flow(api: Api, alice: User, admin: User, runner) -> None:  # type: ignore[no-untyped-def]

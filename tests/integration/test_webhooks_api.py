@@ -7,9 +7,9 @@ import base64
 import pytest
 
 from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
-from tests.unit.conftest import Api, User
-from tests.unit.helpers import assert_error, listing_body
-from tests.unit.webhook_helpers import create_webhook
+from tests.integration.conftest import Api, User
+from tests.integration.helpers import assert_error, listing_body
+from tests.integration.webhook_helpers import create_webhook
 
 URL = "http://127.0.0.1:9/hook"
 

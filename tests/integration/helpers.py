@@ -1,4 +1,4 @@
-"""Small helpers shared by the unit tests: listing bodies, approval shortcuts, error assertions,
+"""Small helpers shared by the integration tests: listing bodies, approval shortcuts, error assertions,
 AWS call counting and direct reads of tables and queues (test-only; the product never scans)."""
 
 from __future__ import annotations
@@ -12,62 +12,13 @@ from typing import Any
 
 import pytest
 from chalice.test import Client
-from moto import mock_aws
 
 from chalicelib import clock, storage
 from chalicelib.approvals.service import decode_approval_id
-from chalicelib.auth.service import clear_cache
 from chalicelib.config import settings
-from local_stack.resources import create_resources
-from tests.unit.conftest import Api, User, make_user
-
-#: A complete, valid meta per (category, role); coordinates given so no geocoding is involved.
-VALID_META: dict[tuple[str, str], dict[str, str]] = {
-    ("jobs", "hiring"): {
-        "title": "Backend engineer",
-        "description": "<p>Build APIs</p>",
-        "location": "Berlin",
-        "location_lat": "52.52",
-        "location_lng": "13.405",
-        "employmentType": "full_time",
-    },
-    ("jobs", "seeking"): {"title": "Looking for a data role", "skills": "python"},
-    ("housing", "offering"): {
-        "title": "Sunny room",
-        "description": "<p>Quiet street</p>",
-        "location": "Berlin",
-        "location_lat": "52.52",
-        "location_lng": "13.405",
-        "propertyType": "room",
-        "rentMonthly": "650",
-    },
-    ("housing", "seeking"): {"title": "Need a flat", "location": "Hamburg", "location_lat": "53.55", "location_lng": "9.99"},
-    ("mentoring", "mentor"): {"title": "Career mentor", "description": "<p>Ten years</p>", "topics": "career", "yearsExperience": "10"},
-    ("mentoring", "mentee"): {"title": "Want a mentor", "topics": "career"},
-    ("cofounders", "founder"): {
-        "title": "Climate startup",
-        "description": "<p>Carbon</p>",
-        "location": "Berlin",
-        "location_lat": "52.52",
-        "location_lng": "13.405",
-        "stage": "idea",
-    },
-    ("cofounders", "joiner"): {"title": "Engineer to join", "skillsNeeded": "engineering"},
-}
-
-
-def listing_body(category: str = "jobs", role: str | None = None, meta: dict[str, str | None] | None = None,
-                 **fields: Any) -> dict[str, Any]:
-    """A valid ``POST /v1/listings`` body; ``meta`` entries override the defaults (``None`` removes one),
-    other keyword arguments replace top-level fields."""
-    role = role or next(r for c, r in VALID_META if c == category)
-    merged: dict[str, Any] = dict(VALID_META[(category, role)])
-    for key, value in (meta or {}).items():
-        if value is None:
-            merged.pop(key, None)
-        else:
-            merged[key] = value
-    return {"categoryKey": category, "roleKey": role, "meta": merged, "channels": ["telegram"], **fields}
+from tests.integration.aws_session import Resources
+from tests.integration.conftest import Api, User, fresh_aws, make_user
+from tests.listing_bodies import listing_body
 
 
 def create_listing(api: Api, user: User, category: str = "jobs", role: str | None = None,
@@ -224,32 +175,20 @@ class Stack:
     admin: User
 
 
-def _reset_process_caches() -> None:
-    settings.cache_clear()
-    storage.client.cache_clear()
-    clear_cache()
-
-
 @contextmanager
-def shared_stack() -> Iterator[Stack]:
+def shared_stack(resources: Resources) -> Iterator[Stack]:
     """What conftest's ``aws``/``api``/``runner``/user fixtures build per test, built once.
 
     For class-scoped fixtures of read-only tests (validation and auth failures, reads), which
-    would otherwise spend most of their time creating moto resources and boto3 clients.
-    Tests that change data keep the per-test fixtures, so no test depends on another's writes.
+    would otherwise spend their time building the same users again. It empties the session's
+    moto first, like the ``aws`` fixture; tests that change data keep the per-test fixtures,
+    so no test depends on another's writes.
     """
     from app import app
     from local_stack.runner import EventRunner
 
-    with mock_aws(), pytest.MonkeyPatch.context() as patch:
-        for name, value in create_resources().items():
-            patch.setenv(name, value)
-        _reset_process_caches()
-        try:
-            with Client(app) as client:
-                alice = make_user("Alice", country="de")
-                bob = make_user("Bob", country="fr")
-                admin = make_user("Admin", admin=True)
-                yield Stack(Api(client), EventRunner(app), alice, bob, admin)
-        finally:
-            _reset_process_caches()
+    with pytest.MonkeyPatch.context() as patch, fresh_aws(resources, patch), Client(app) as client:
+        alice = make_user("Alice", country="de")
+        bob = make_user("Bob", country="fr")
+        admin = make_user("Admin", admin=True)
+        yield Stack(Api(client), EventRunner(app), alice, bob, admin)

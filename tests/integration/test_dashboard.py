@@ -14,7 +14,7 @@ from chalice.test import Client
 from chalicelib import clock
 from chalicelib.dashboard import session_store, sessions
 from chalicelib.webhooks import repository as webhooks_repo
-from tests.unit.conftest import Api, User
+from tests.integration.conftest import Api, User
 
 FORM = {"content-type": "application/x-www-form-urlencoded"}
 
@@ -339,7 +339,7 @@ def test_admin_creates_a_user_and_sets_the_verification_level(api: Api, admin: U
 
 
 def test_pause_resume_and_delete_a_listing(api: Api, alice: User) -> None:
-    from tests.unit.request_helpers import active_listing
+    from tests.integration.request_helpers import active_listing
 
     listing = active_listing(api, alice)
     b = signed_in(api, alice)
@@ -358,8 +358,8 @@ def test_pause_resume_and_delete_a_listing(api: Api, alice: User) -> None:
 
 
 def test_accept_and_reject_requests_then_send_a_message(api: Api, alice: User, bob: User) -> None:
-    from tests.unit.conftest import make_user
-    from tests.unit.request_helpers import active_listing, match_request
+    from tests.integration.conftest import make_user
+    from tests.integration.request_helpers import active_listing, match_request
 
     listing = active_listing(api, alice)
     carol = make_user("Carol")
@@ -397,7 +397,7 @@ def test_accept_and_reject_requests_then_send_a_message(api: Api, alice: User, b
 
 
 def test_review_queue_lists_without_claiming_and_decides_by_version(api: Api, admin: User, alice: User, runner: Any) -> None:
-    from tests.unit.helpers import approval_queue_depth, create_listing
+    from tests.integration.helpers import approval_queue_depth, create_listing
 
     first = create_listing(api, alice, meta={"description": "<p>Build <strong>APIs</strong><script>alert(1)</script></p>"})
     second = create_listing(api, alice)

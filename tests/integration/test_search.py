@@ -14,14 +14,11 @@ from typing import Any
 
 import pytest
 from chalice.test import Client
-from moto import mock_aws
 
-from chalicelib import storage
-from chalicelib.auth.service import clear_cache
 from chalicelib.config import settings
-from local_stack.resources import create_resources
-from tests.unit.conftest import Api, User, make_user
-from tests.unit.helpers import (
+from tests.integration.aws_session import Resources
+from tests.integration.conftest import Api, User, fresh_aws, make_user
+from tests.integration.helpers import (
     activate,
     assert_error,
     aws_calls,
@@ -109,26 +106,17 @@ def _seed(api: Api, alice: User, bob: User, admin: User, runner: Any) -> dict[st
 
 
 @pytest.fixture(scope="class")
-def world() -> Iterator[World]:
-    """One moto, app and seeded data for a whole class of read-only tests (the same setup as the
-    ``aws``/``api`` fixtures of conftest, built once)."""
+def world(aws_resources: Resources) -> Iterator[World]:
+    """The emptied session moto, the app and seeded data for a whole class of read-only tests
+    (the same setup as the ``aws``/``api`` fixtures of conftest, built once)."""
     from app import app
     from local_stack.runner import EventRunner
 
-    with mock_aws(), pytest.MonkeyPatch.context() as patch:
-        for name, value in create_resources().items():
-            patch.setenv(name, value)
-        settings.cache_clear()
-        storage.client.cache_clear()
-        clear_cache()
-        with Client(app) as client:
-            api = Api(client)
-            alice, bob, admin = make_user("Alice", country="de"), make_user("Bob", country="fr"), make_user("Admin", admin=True)
-            ids = _seed(api, alice, bob, admin, EventRunner(app))
-            yield World(api, alice, {v: k for k, v in ids.items()})
-        settings.cache_clear()
-        storage.client.cache_clear()
-        clear_cache()
+    with pytest.MonkeyPatch.context() as patch, fresh_aws(aws_resources, patch), Client(app) as client:
+        api = Api(client)
+        alice, bob, admin = make_user("Alice", country="de"), make_user("Bob", country="fr"), make_user("Admin", admin=True)
+        ids = _seed(api, alice, bob, admin, EventRunner(app))
+        yield World(api, alice, {v: k for k, v in ids.items()})
 
 
 class TestSearchOnSeededData:
