@@ -80,9 +80,15 @@ def preflight_headers(origin: str | None, methods: Iterable[str], allowed: froze
     return headers
 
 
+#: The public API's paths (the Dashboard's pages are same-origin and get no CORS headers).
+API_PREFIX = "/v1/"
+
+
 def cors_middleware(event: Request, get_response: Callable[[Request], Response]) -> Response:
-    """HTTP middleware: add the CORS headers of :func:`response_headers` to every API response."""
+    """HTTP middleware: add the CORS headers of :func:`response_headers` to every public API response."""
     response = get_response(event)
+    if not str((event.context or {}).get("resourcePath") or "").startswith(API_PREFIX):
+        return response
     for name, value in response_headers(event.headers.get("origin")).items():
         response.headers.setdefault(name, value)
     return response

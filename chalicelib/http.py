@@ -59,6 +59,8 @@ class RouteSpec:
     conditional: bool = False
     #: The view returns :class:`~chalicelib.conditional.Versioned`: ``ETag``, ``If-None-Match`` -> 304.
     etag: bool = False
+    #: The OpenAPI ``operationId`` when the view's module does not name its domain (``None``: derived).
+    operation_id: str | None = None
 
     @property
     def idempotent(self) -> bool:
@@ -181,6 +183,7 @@ def route(
     error_statuses: tuple[int, ...] = (),
     conditional: bool = False,
     etag: bool = False,
+    operation_id: str | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a view on ``router`` with authentication, validation and error handling.
 
@@ -213,6 +216,9 @@ def route(
     A read view may return :class:`~chalicelib.conditional.Versioned` to send an ``ETag`` (and
     answer ``If-None-Match`` with 304). POST and PATCH honour ``Idempotency-Key``
     (:mod:`chalicelib.idempotency`).
+    operation_id:
+        The OpenAPI ``operationId``, for a view registered outside its domain's routes module
+        (the cross-domain routes of :mod:`chalicelib.workflows.routes`); derived when ``None``.
     """
 
     def register(view: Callable[..., Any]) -> Callable[..., Any]:
@@ -267,7 +273,8 @@ def route(
         router.route(path, methods=[method])(handler)
         ROUTES.append(
             RouteSpec(
-                path, method, view, auth, body, query, response, status, tags, extra_query, error_statuses, conditional, etag
+                path, method, view, auth, body, query, response, status, tags, extra_query, error_statuses,
+                operation_id=operation_id, conditional=conditional, etag=etag,
             )
         )
         return view

@@ -88,7 +88,7 @@ def with_preflight(rest_api: dict[str, Any], routes: dict[str, list[str]]) -> di
 
 
 def api_routes() -> dict[str, list[str]]:
-    """Path template -> methods of the app's routes (imports ``app``)."""
+    """Path template -> methods of the app's public API routes (``/v1/...``; imports ``app``)."""
     from app import app
 
-    return {path: sorted(entries) for path, entries in app.routes.items()}
+    return {path: sorted(entries) for path, entries in app.routes.items() if path.startswith(cors.API_PREFIX)}

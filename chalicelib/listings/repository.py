@@ -2,7 +2,7 @@
 
 Item shape: ``{listingId, ownerId, categoryKey, roleKey, title, meta, channels, webhookIds,
 status, statusReason?, version, searchText, createdAt, updatedAt}`` plus, while ACTIVE, the
-sparse index attributes of :mod:`chalicelib.search.index` and, while PENDING, those of the
+sparse index attributes of :mod:`chalicelib.listings.search.index` and, while PENDING, those of the
 ``pendingReview`` index (:func:`pending_attributes`). ``version`` increments on every
 change of the listing (content and status): approval tasks carry it so a stale task is never
 applied, and it is the listing's ``ETag`` (:mod:`chalicelib.conditional`).
@@ -15,7 +15,7 @@ from typing import Any
 
 from chalicelib import storage
 from chalicelib.config import settings
-from chalicelib.search.index import INDEX_ATTRIBUTES, index_attributes
+from chalicelib.listings.search.index import INDEX_ATTRIBUTES, index_attributes
 
 
 def _table() -> str:

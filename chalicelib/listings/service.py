@@ -9,36 +9,29 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from chalicelib import clock, errors, outbox, storage
 from chalicelib.auth.service import Caller
 from chalicelib.categories.models import Category, FieldType
 from chalicelib.categories.registry import all_categories
-from chalicelib.conditional import Versioned, check_version
+from chalicelib.conditional import check_version
 from chalicelib.listings import repository
 from chalicelib.listings.meta import validate_meta
 from chalicelib.listings.models import (
     Listing,
     ListingCreate,
-    ListingDetail,
     ListingStatus,
     ListingStatusChange,
     ListingUpdate,
     MyListingPage,
     OwnerSummary,
 )
-from chalicelib.match_requests import listing_deletion
-from chalicelib.match_requests import service as match_requests
-from chalicelib.pagination import Deleted, PageQuery
+from chalicelib.pagination import PageQuery
 from chalicelib.text import words
 from chalicelib.users import repository as users
 from chalicelib.users.service import active_channels, require_user, summary_from_item
 from chalicelib.webhooks import repository as webhooks
-
-#: Attempts of a deletion while requests for the listing keep arriving.
-DELETE_ATTEMPTS = 4
 
 #: Field types whose words ``q`` searches (DESIGN §2 "Search": title and text fields).
 SEARCHED_TYPES = {FieldType.TEXT, FieldType.RICHTEXT, FieldType.LOCATION}
@@ -152,7 +145,16 @@ def create_listing(caller: Caller, body: ListingCreate) -> Listing:
     return to_model(item, owner)
 
 
-def _owned(caller: Caller, listing_id: str) -> dict[str, Any]:
+def owned(caller: Caller, listing_id: str) -> dict[str, Any]:
+    """The listing item if the caller owns it.
+
+    Raises
+    ------
+    NotFoundError
+        No such listing.
+    ForbiddenError
+        Another user's listing.
+    """
     item = repository.get(listing_id)
     if item is None:
         raise errors.NotFoundError(f"Listing '{listing_id}' not found")
@@ -173,25 +175,6 @@ def get_visible(caller: Caller, listing_id: str) -> dict[str, Any]:
     if item is None or (item["status"] != ListingStatus.ACTIVE and item["ownerId"] != caller.user_id):
         raise errors.NotFoundError(f"Listing '{listing_id}' not found")
     return item
-
-
-def get_listing_detail(caller: Caller, listing_id: str) -> ListingDetail:
-    """Listing detail with the owner summary and the caller's match request (``myRequest``)."""
-    detail: ListingDetail = read_listing_detail(caller, listing_id).result
-    return detail
-
-
-def read_listing_detail(caller: Caller, listing_id: str) -> Versioned:
-    """As :func:`get_listing_detail`, with the listing's ``version`` (its ETag).
-
-    Raises
-    ------
-    NotFoundError
-        As :func:`get_visible`.
-    """
-    item = get_visible(caller, listing_id)
-    owner, my_request = match_requests.owner_and_my_request(item, caller.user_id)  # one BatchGetItem
-    return Versioned(ListingDetail(**to_model(item, owner).model_dump(), myRequest=my_request), int(item["version"]))
 
 
 def list_my_listings(caller: Caller, page: PageQuery) -> MyListingPage:
@@ -220,7 +203,7 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate, expecte
     ConflictError
         The listing changed concurrently (retry with the new state).
     """
-    item = _owned(caller, listing_id)
+    item = owned(caller, listing_id)
     check_version(int(item["version"]), expected_version)
     category = _category_and_role(item["categoryKey"], item["roleKey"])
     merged = dict(item.get("meta") or {})
@@ -268,7 +251,7 @@ def change_status(
     PreconditionFailedError
         The listing is not at ``expected_version`` (412).
     """
-    item = _owned(caller, listing_id)
+    item = owned(caller, listing_id)
     check_version(int(item["version"]), expected_version)
     at_version = int(item["version"]) if expected_version is not None else None
     now = clock.iso()
@@ -289,32 +272,3 @@ def change_status(
             "only ACTIVE -> PAUSED and PAUSED -> ACTIVE are allowed"
         ) from exc
     return to_model(updated, users.get_user(caller.user_id))
-
-
-def delete_listing(caller: Caller, listing_id: str, expected_version: int | None = None) -> Deleted:
-    """Delete the caller's listing (404 for everyone afterwards), rejecting its pending requests.
-
-    Pending requests become REJECTED with reason "listing deleted" (and their
-    ``match_request.rejected`` events) in the deleting transaction, chunked when there are
-    many (:mod:`chalicelib.match_requests.listing_deletion`); conversations stay.
-
-    Raises
-    ------
-    NotFoundError, ForbiddenError
-        No such listing; not the caller's.
-    ConflictError
-        Requests kept arriving during every attempt (retry).
-    PreconditionFailedError
-        ``expected_version`` (``If-Match``) is not the listing's version (412); the delete is
-        conditional on it.
-    """
-    for attempt in range(DELETE_ATTEMPTS):
-        item = _owned(caller, listing_id)
-        check_version(int(item["version"]), expected_version)
-        try:
-            listing_deletion.delete_listing_rejecting_requests(item, at_version=expected_version is not None)
-        except storage.TransactionConflict:
-            time.sleep(0.05 * 2**attempt)  # a request arrived or the index lags: read again
-            continue
-        return Deleted(id=listing_id)
-    raise errors.ConflictError("Requests for this listing kept arriving; retry the deletion")

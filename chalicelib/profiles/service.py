@@ -1,24 +1,11 @@
-"""Profile detail as another user sees it (``GET /v1/profiles/{userId}``).
-
-One BatchGetItem reads the profile, the caller (for the verification level the policy
-compares) and the caller's profile request (its id is derived, see
-:mod:`chalicelib.match_requests.ids`): one DynamoDB call after authentication.
-"""
+"""Profile views: the public view of a user item (search items; the detail adds to it in
+:mod:`chalicelib.workflows.profile_detail`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from chalicelib import errors
-from chalicelib.auth.service import Caller
-from chalicelib.conditional import Versioned
-from chalicelib.match_requests import ids
-from chalicelib.match_requests import repository as requests
-from chalicelib.match_requests.models import SubjectType
-from chalicelib.match_requests.service import to_model as request_model
-from chalicelib.profiles.models import ProfileDetail, PublicProfile
-from chalicelib.profiles.policy import evaluate
-from chalicelib.users import repository as users_repository
+from chalicelib.profiles.models import PublicProfile
 from chalicelib.users.models import Recruiting
 from chalicelib.users.service import active_channels, summary_from_item
 
@@ -33,40 +20,3 @@ def public_profile(user: dict[str, Any]) -> PublicProfile:
         createdAt=user["createdAt"],
         updatedAt=user["updatedAt"],
     )
-
-
-def get_profile(caller: Caller, user_id: str) -> ProfileDetail:
-    """A user's profile with ``profileRequestPolicy`` for the caller and ``myProfileRequest``.
-
-    Raises
-    ------
-    NotFoundError
-        No such user.
-    """
-    detail: ProfileDetail = read_profile(caller, user_id).result
-    return detail
-
-
-def read_profile(caller: Caller, user_id: str) -> Versioned:
-    """As :func:`get_profile`, with the profile's ``version`` (its ETag).
-
-    Raises
-    ------
-    NotFoundError
-        No such user.
-    """
-    if len(user_id) > ids.MAX_ID_LENGTH:
-        raise errors.NotFoundError("User not found")
-    request_id = ids.request_id(SubjectType.PROFILE, caller.user_id, user_id) if user_id != caller.user_id else None
-    bundle = requests.read_bundle(request_ids=[request_id] if request_id else [], user_ids=[user_id, caller.user_id])
-    target = bundle.users.get(user_id)
-    if target is None:
-        raise errors.NotFoundError(f"User '{user_id}' not found")
-    level = int((bundle.users.get(caller.user_id) or {}).get("verifiedLevel", 0))
-    mine = bundle.requests.get(request_id) if request_id else None
-    detail = ProfileDetail(
-        **public_profile(target).model_dump(),
-        profileRequestPolicy=evaluate(target, caller.user_id, level),
-        myProfileRequest=request_model(mine) if mine else None,
-    )
-    return Versioned(detail, users_repository.version_of(target))
