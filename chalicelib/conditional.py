@@ -59,7 +59,7 @@ ANY_VERSION = -1
 
 
 def expected_version(if_match: str | None) -> int | None:
-    """The record version an ``If-Match`` header requires: ``None`` without the header,
+    """The record version an ``If-Match`` header requires: ``None`` without the header (or an empty one),
     :data:`ANY_VERSION` for ``*``, else the version of the (first) tag this API issued.
 
     Raises
@@ -67,7 +67,7 @@ def expected_version(if_match: str | None) -> int | None:
     PreconditionFailedError
         No tag of the list is a strong tag this API issued, so none can match (412).
     """
-    if if_match is None:
+    if if_match is None or not if_match.strip():  # an empty header names nothing: as if absent
         return None
     tags = _tags(if_match)
     if "*" in tags:

@@ -65,6 +65,7 @@ class ApiRequestHandler(ChaliceRequestHandler):
 
     def _preflight(self) -> None:
         """Answer ``OPTIONS`` as the production API's mock integration does: 204 with CORS headers."""
+        self._parse_payload()  # read (and ignore) any body, so a kept-alive connection stays in step
         try:
             route = self.route_matcher.match_route(self.path).route
         except ValueError:

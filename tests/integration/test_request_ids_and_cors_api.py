@@ -117,6 +117,20 @@ def test_local_server_answers_preflight_as_the_gateway_does(local_server: str) -
     assert error["requestId"] == headers["X-Request-Id"]
 
 
+def test_an_options_request_with_a_body_keeps_the_connection_in_step(local_server: str) -> None:
+    import http.client
+
+    host, port = local_server.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=10)
+    connection.request("OPTIONS", "/v1/health", body=b'{"ignored": true}', headers={"Content-Type": "application/json"})
+    first = connection.getresponse()
+    first.read()
+    connection.request("GET", "/v1/health")  # same connection: the OPTIONS body must have been consumed
+    second = connection.getresponse()
+    assert (first.status, second.status) == (204, 200)
+    assert json.loads(second.read()) == {"status": "ok"}
+
+
 def test_local_server_no_route_404_carries_a_request_id(local_server: str) -> None:
     status, headers, body = _request(f"{local_server}/v1/nowhere", "GET", {"X-Request-Id": "trace-7"})
     assert status == 404

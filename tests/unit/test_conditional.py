@@ -20,7 +20,7 @@ def test_etag_is_quoted_version_and_body_digest() -> None:
 
 @pytest.mark.parametrize(
     ("header", "expected"),
-    [(None, None), ("*", conditional.ANY_VERSION), ('"3-0123456789abcdef"', 3),
+    [(None, None), ("", None), (" ", None), ("*", conditional.ANY_VERSION), ('"3-0123456789abcdef"', 3),
      ('"x", "12-0123456789abcdef"', 12)],
 )
 def test_if_match_names_a_version(header: str | None, expected: int | None) -> None:
