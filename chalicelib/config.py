@@ -29,6 +29,7 @@ class Settings(BaseSettings):
     WEBHOOKS_TABLE: str = "WebhooksTable"
     DELIVERIES_TABLE: str = "DeliveriesTable"
     EVENTS_TABLE: str = "EventsTable"
+    SEARCH_INDEX_TABLE: str = "SearchIndexTable"
     APPROVAL_QUEUE_URL: str = ""
     DELIVERY_RETRY_QUEUE_URL: str = ""
     DELIVERY_RETRY_QUEUE_ARN: str = "arn:aws:sqs:us-east-1:000000000000:DeliveryRetryQueue"
@@ -49,6 +50,8 @@ class Settings(BaseSettings):
     APPROVAL_CLAIM_SECONDS: int = Field(default=300, ge=1, le=43200)
     #: ``gazetteer`` (embedded GeoNames) or ``amazon-location``.
     GEOCODER: str = "gazetteer"
+    #: HMAC key of the page cursors (:mod:`chalicelib.cursors`); set a random value per deployment.
+    CURSOR_SECRET: str = "local-cursor-secret"
 
 
 @lru_cache(maxsize=1)

@@ -103,7 +103,7 @@ def decide(approval_id: str, body: ApprovalDecision) -> ApprovalResult:
             updated = listings.activate(listing, ListingStatus.PENDING.value, now, version=task.version)
         else:
             updated = listings.deactivate(
-                task.listing_id, ListingStatus.PENDING.value, ListingStatus.REJECTED.value, now,
+                listing, ListingStatus.PENDING.value, ListingStatus.REJECTED.value, now,
                 reason=body.reason or DEFAULT_REJECTION_REASON, version=task.version,
             )
     except storage.ConditionFailed as exc:

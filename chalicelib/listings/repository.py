@@ -13,6 +13,7 @@ from typing import Any
 
 from chalicelib import storage
 from chalicelib.config import settings
+from chalicelib.search import counters
 from chalicelib.search.index import INDEX_ATTRIBUTES, index_attributes
 
 
@@ -48,29 +49,45 @@ def _remove_index() -> str:
     return ", ".join(INDEX_ATTRIBUTES)
 
 
-def replace_content_op(item: dict[str, Any], expected_version: int) -> dict[str, Any]:
+def replace_content_op(item: dict[str, Any], expected_version: int, was_status: str) -> dict[str, Any]:
     """Transaction ``Update``: new content, status PENDING, version + 1, out of the search indexes.
 
-    Conditional on the stored ``version`` still being ``expected_version`` (optimistic lock).
+    Conditional on the stored ``version`` still being ``expected_version`` (optimistic lock)
+    and the status still being ``was_status`` (an ACTIVE listing's update also carries
+    :func:`leave_active_ops`).
     """
     return storage.update_op(
         _table(),
         _key(item["listingId"]),
         "SET title = :t, meta = :m, channels = :c, webhookIds = :w, searchText = :s, #st = :pending, "
         f"version = :next, updatedAt = :u REMOVE statusReason, {_remove_index()}",
-        condition="version = :v",
+        condition="version = :v AND #st = :was",
         ExpressionAttributeNames={"#st": "status"},
         ExpressionAttributeValues=storage.values(
             t=item["title"], m=item["meta"], c=item["channels"], w=item["webhookIds"], s=item["searchText"],
-            pending="PENDING", next=expected_version + 1, u=item["updatedAt"], v=expected_version,
+            pending="PENDING", next=expected_version + 1, u=item["updatedAt"], v=expected_version, was=was_status,
         ),
     )
 
 
-def activate(listing: dict[str, Any], from_status: str, updated_at: str, version: int | None = None) -> dict[str, Any]:
-    """Move ``listing`` from ``from_status`` to ACTIVE and into the search indexes.
+def leave_active_ops(listing: dict[str, Any], from_status: str) -> list[dict[str, Any]]:
+    """The counter ops of a change out of ``from_status``: -1 when that was ACTIVE, else none."""
+    return [counters.delta_op(listing, -1)] if from_status == "ACTIVE" else []
 
-    ``version`` (approvals) additionally requires the stored version to match.
+
+def _transact_conditional(ops: list[dict[str, Any]]) -> None:
+    try:
+        storage.transact(ops)
+    except storage.TransactionConflict as exc:
+        raise storage.ConditionFailed(str(exc)) from exc
+
+
+def activate(listing: dict[str, Any], from_status: str, updated_at: str, version: int | None = None) -> dict[str, Any]:
+    """Move ``listing`` from ``from_status`` to ACTIVE, into the search indexes and its counters.
+
+    One transaction: the conditional listing update and the counters' +1
+    (:mod:`chalicelib.search.counters`). ``version`` (approvals) additionally requires the
+    stored version to match. Returns the listing item as written.
 
     Raises
     ------
@@ -83,18 +100,25 @@ def activate(listing: dict[str, Any], from_status: str, updated_at: str, version
     vals: dict[str, Any] = {"from": from_status, "active": "ACTIVE", "u": updated_at, **attributes}
     if version is not None:
         vals["v"] = version
-    return storage.update(
+    update = storage.update_op(
         _table(), _key(listing["listingId"]),
         f"SET #st = :active, updatedAt = :u, {sets} REMOVE statusReason",
         condition=condition,
         ExpressionAttributeNames={"#st": "status"},
         ExpressionAttributeValues=storage.values(**vals),
     )
+    _transact_conditional([update, counters.delta_op(listing, +1)])
+    written = {**listing, "status": "ACTIVE", "updatedAt": updated_at, **attributes}
+    written.pop("statusReason", None)
+    return written
 
 
-def deactivate(listing_id: str, from_status: str, to_status: str, updated_at: str,
+def deactivate(listing: dict[str, Any], from_status: str, to_status: str, updated_at: str,
                reason: str | None = None, version: int | None = None) -> dict[str, Any]:
-    """Move a listing from ``from_status`` to ``to_status`` (PAUSED, REJECTED) and out of the indexes.
+    """Move ``listing`` from ``from_status`` to ``to_status`` (PAUSED, REJECTED), out of the indexes.
+
+    Leaving ACTIVE also takes the listing off its counters, in the same transaction. Returns
+    the listing item as written.
 
     Raises
     ------
@@ -110,10 +134,16 @@ def deactivate(listing_id: str, from_status: str, to_status: str, updated_at: st
         expression += ", statusReason = :r"
         vals["r"] = reason
     expression += f" REMOVE {_remove_index()}" + ("" if reason is not None else ", statusReason")
-    return storage.update(
-        _table(), _key(listing_id), expression, condition=condition,
+    update = storage.update_op(
+        _table(), _key(listing["listingId"]), expression, condition=condition,
         ExpressionAttributeNames={"#st": "status"}, ExpressionAttributeValues=storage.values(**vals),
     )
+    _transact_conditional([update, *leave_active_ops(listing, from_status)])
+    written = {k: v for k, v in listing.items() if k not in INDEX_ATTRIBUTES and k != "statusReason"}
+    written.update(status=to_status, updatedAt=updated_at)
+    if reason is not None:
+        written["statusReason"] = reason
+    return written
 
 
 def delete_op(listing_id: str, owner_id: str) -> dict[str, Any]:
@@ -121,6 +151,26 @@ def delete_op(listing_id: str, owner_id: str) -> dict[str, Any]:
     return storage.delete_op(
         _table(), _key(listing_id), condition="ownerId = :o", ExpressionAttributeValues=storage.values(o=owner_id)
     )
+
+
+def newest_keys(partition_index: str, partition: str, before: str | None, limit: int) -> tuple[list[str], bool]:
+    """Up to ``limit`` sort keys (``createdAt#id``) of one index partition, newest first.
+
+    ``partition_index`` is ``activeByCategoryShard`` or ``activeByRoleShard``; ``before``
+    (exclusive) continues after a key already returned. Returns the keys and whether the
+    partition may hold more.
+    """
+    attribute = "activeCategoryShard" if partition_index == "activeByCategoryShard" else "activeRoleShard"
+    condition = f"{attribute} = :p" + (" AND activeNewest < :b" if before else "")
+    vals: dict[str, Any] = {"p": partition}
+    if before:
+        vals["b"] = before
+    response = storage.dynamodb().query(
+        TableName=_table(), IndexName=partition_index, KeyConditionExpression=condition,
+        ExpressionAttributeValues=storage.values(**vals), ScanIndexForward=False, Limit=limit,
+    )
+    keys = [str(storage.from_item(i)["activeNewest"]) for i in response.get("Items", [])]  # type: ignore[index]
+    return keys, "LastEvaluatedKey" in response
 
 
 def query_category(category_key: str, role_key: str | None = None) -> list[dict[str, Any]]:

@@ -226,7 +226,11 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate) -> List
     }
     updated.pop("statusReason", None)
     try:
-        storage.transact([repository.replace_content_op(updated, version), _submitted_event(listing_id, version + 1)])
+        storage.transact([
+            repository.replace_content_op(updated, version, item["status"]),
+            *repository.leave_active_ops(item, item["status"]),
+            _submitted_event(listing_id, version + 1),
+        ])
     except storage.TransactionConflict as exc:
         raise errors.ConflictError("The listing changed while you were updating it; read it again and retry") from exc
     return to_model(updated, owner)
@@ -247,7 +251,7 @@ def change_status(caller: Caller, listing_id: str, body: ListingStatusChange) ->
         if body.status == ListingStatus.ACTIVE:
             updated = repository.activate(item, source.value, now)
         else:
-            updated = repository.deactivate(listing_id, source.value, body.status, now)
+            updated = repository.deactivate(item, source.value, body.status, now)
     except storage.ConditionFailed as exc:
         if repository.get(listing_id) is None:  # deleted since it was read: not a state conflict
             raise errors.NotFoundError(f"Listing '{listing_id}' not found") from exc
@@ -275,7 +279,7 @@ def delete_listing(caller: Caller, listing_id: str) -> Deleted:
     for attempt in range(DELETE_ATTEMPTS):
         item = _owned(caller, listing_id)
         try:
-            listing_deletion.delete_listing_rejecting_requests(item)
+            listing_deletion.delete_listing_rejecting_requests(item, repository.leave_active_ops(item, item["status"]))
         except storage.TransactionConflict:
             time.sleep(0.05 * 2**attempt)  # a request arrived or the index lags: read again
             continue

@@ -12,6 +12,7 @@ written again without it (:func:`_reject_remaining`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from aws_lambda_powertools import Logger
@@ -27,8 +28,10 @@ logger = Logger(service="matching-service")
 LISTING_DELETED_REASON = "listing deleted"
 #: DynamoDB's limit of items per TransactWriteItems.
 MAX_TRANSACTION_ITEMS = 100
-#: Requests rejected in the deleting transaction (the delete itself is one more item).
-FIRST_CHUNK = (MAX_TRANSACTION_ITEMS - 1) // 2
+#: Items of the deleting transaction besides the rejections: the delete and the search counter.
+FIXED_ITEMS = 2
+#: Requests rejected in the deleting transaction.
+FIRST_CHUNK = (MAX_TRANSACTION_ITEMS - FIXED_ITEMS) // 2
 #: Requests rejected per later transaction.
 CHUNK = MAX_TRANSACTION_ITEMS // 2
 
@@ -46,13 +49,17 @@ def _rejection_ops(request: dict[str, Any], listing: dict[str, Any], responded_a
     ]
 
 
-def delete_listing_rejecting_requests(listing: dict[str, Any]) -> int:
+def delete_listing_rejecting_requests(listing: dict[str, Any], extra_ops: Sequence[dict[str, Any]] = ()) -> int:
     """Delete ``listing`` and reject its PENDING requests.
 
     Parameters
     ----------
     listing:
-        The listing item as just read (``ownerId``, ``requestCount``, ``title``, ``webhookIds``).
+        The listing item as just read (``ownerId``, ``status``, ``requestCount``, ``title``,
+        ``webhookIds``); the delete is conditional on that status.
+    extra_ops:
+        At most :data:`FIXED_ITEMS` - 1 more ops of the deleting transaction (the search
+        counter's decrement of an ACTIVE listing).
 
     Returns
     -------
@@ -70,7 +77,7 @@ def delete_listing_rejecting_requests(listing: dict[str, Any]) -> int:
     pending = [r for r in requests if r["status"] == RequestStatus.PENDING]
     now = clock.iso()
     first, rest = pending[:FIRST_CHUNK], pending[FIRST_CHUNK:]
-    ops = [guards.delete_listing_op(listing_id, owner_id, len(requests))]
+    ops = [guards.delete_listing_op(listing_id, owner_id, len(requests), listing["status"]), *extra_ops]
     for request in first:
         ops += _rejection_ops(request, listing, now)
     storage.transact(ops)
