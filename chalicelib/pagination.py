@@ -9,6 +9,7 @@ works as an offset. ``total`` is exact unless ``totalRelation`` says ``"gte"``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -34,6 +35,15 @@ class PageQuery(BaseModel):
         """The items of this page (``page`` only; see :meth:`position` for cursors)."""
         start = (self.page - 1) * self.pageSize
         return list(items[start : start + self.pageSize])
+
+    def filters_text(self) -> str:
+        """Canonical text of this query's parameters other than ``page``, ``pageSize`` and ``cursor``."""
+        rest = self.model_dump(mode="json", exclude={"page", "pageSize", "cursor"}, exclude_none=True)
+        return json.dumps(rest, sort_keys=True, separators=(",", ":"))
+
+    def position_in(self, route: str, caller_id: str) -> Position:
+        """:meth:`position` with the scope made of ``route``, ``caller_id`` and :meth:`filters_text`."""
+        return self.position(f"{route}|{caller_id}|{self.filters_text()}")
 
     def position(self, scope: str) -> Position:
         """Where this request starts within the query ``scope`` (the cursor decoded and verified).

@@ -184,8 +184,10 @@ def list_my_listings(caller: Caller, page: PageQuery) -> MyListingPage:
     """The caller's listings in every status, newest first."""
     items = repository.list_by_owner(caller.user_id)
     owner = users.get_user(caller.user_id) if items else None
+    position = page.position_in("listings.mine", caller.user_id)
     return MyListingPage(
-        listings=[to_model(i, owner) for i in page.slice(items)], total=len(items), page=page.page, pageSize=page.pageSize
+        listings=[to_model(i, owner) for i in position.slice(items)], total=len(items), page=position.page,
+        pageSize=position.page_size, nextCursor=position.next_cursor(position.after(len(items))),
     )
 
 
