@@ -114,6 +114,8 @@ RESOURCES: dict[str, Any] = {
             # Sparse, write-sharded, newest first (search.index): pages read straight from the index.
             "activeByCategoryShard": [("activeCategoryShard", S), ("activeNewest", S)],
             "activeByRoleShard": [("activeRoleShard", S), ("activeNewest", S)],
+            # Sparse: pendingQueue/pendingSort are set only while the listing is PENDING (review queue).
+            "pendingReview": [("pendingQueue", S), ("pendingSort", S)],
         },
         keys_only=("activeByCategoryShard", "activeByRoleShard"),
     ),

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,15 +35,27 @@ def listings() -> Iterator[dict[str, Any]]:
             yield storage.from_item(item) or {}
 
 
+def tally(active: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The counter items (absolute counts per category and shard) of the ACTIVE listings ``active``."""
+    from chalicelib.categories.registry import all_categories
+    from chalicelib.search import counters
+    from chalicelib.search.index import SHARDS, shard_of
+
+    counts: dict[tuple[str, int], Counter[str]] = {(c, s): Counter() for c in all_categories() for s in range(SHARDS)}
+    for item in active:
+        found = counts.setdefault((item["categoryKey"], shard_of(item["listingId"])), Counter())
+        found["n"] += 1
+        found[f"r#{item['roleKey']}"] += 1
+    return [counters.put_counts_op(category, shard, dict(found)) for (category, shard), found in counts.items()]
+
+
 def backfill() -> dict[str, int]:
     """Re-index every ACTIVE listing and rewrite the counters; returns ``{"listings", "reindexed", "counters"}``."""
     from chalicelib import storage
-    from chalicelib.categories.registry import all_categories
     from chalicelib.config import settings
-    from chalicelib.search import counters
-    from chalicelib.search.index import SHARDS, index_attributes, shard_of
+    from chalicelib.search.index import index_attributes
 
-    counts: dict[tuple[str, int], Counter[str]] = {(c, s): Counter() for c in all_categories() for s in range(SHARDS)}
+    active: list[dict[str, Any]] = []
     seen = reindexed = 0
     for item in listings():
         seen += 1
@@ -59,13 +71,8 @@ def backfill() -> dict[str, int]:
                 ExpressionAttributeValues=storage.values(active="ACTIVE", **attributes),
             )
             reindexed += 1
-        tally = counts.setdefault((item["categoryKey"], shard_of(item["listingId"])), Counter())
-        tally["n"] += 1
-        tally[f"r#{item['roleKey']}"] += 1
-    requests = [
-        {"PutRequest": {"Item": storage.to_item(counters.put_counts_op(category, shard, dict(tally)))}}
-        for (category, shard), tally in counts.items()
-    ]
+        active.append({k: item[k] for k in ("listingId", "categoryKey", "roleKey")})
+    requests = [{"PutRequest": {"Item": storage.to_item(counter)}} for counter in tally(active)]
     for start in range(0, len(requests), 25):
         pending: dict[str, Any] = {settings().SEARCH_INDEX_TABLE: requests[start : start + 25]}
         while pending:

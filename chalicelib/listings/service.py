@@ -145,6 +145,7 @@ def create_listing(caller: Caller, body: ListingCreate) -> Listing:
         "searchText": search_text(category, meta),
         "createdAt": now,
         "updatedAt": now,
+        **repository.pending_attributes(listing_id, now),
     }
     repository.create(item, [_submitted_event(listing_id, 1)])
     return to_model(item, owner)

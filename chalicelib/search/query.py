@@ -12,10 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
+from pydantic import ValidationError as PydanticValidationError
+
 from chalicelib import errors
 from chalicelib.categories.models import Category, CategoryField, FieldType
 from chalicelib.categories.registry import all_categories
-from chalicelib.http import parse_model
 from chalicelib.listings.meta import InvalidValue, parse_coordinate, parse_value
 from chalicelib.pagination import PageQuery
 from chalicelib.text import words
@@ -101,7 +102,10 @@ def parse_search(params: dict[str, str]) -> SearchQuery:
         non-filterable meta field, bad value, non-numeric or out-of-range coordinates,
         half a coordinate pair, ``radiusKm`` without coordinates, bad paging.
     """
-    page = parse_model(PageQuery, {k: v for k, v in params.items() if k in _PAGING})
+    try:  # not http.parse_model: this module stays importable without the HTTP layer and its stores
+        page = PageQuery.model_validate({k: v for k, v in params.items() if k in _PAGING})
+    except PydanticValidationError as exc:
+        raise errors.from_pydantic(exc) from exc
     scope = "&".join(f"{k}={v}" for k, v in sorted(params.items()) if k not in _PAGING)
     query = SearchQuery(page=page, scope=f"listings.search?{scope}")
     category_key = params.get("category", "").strip()

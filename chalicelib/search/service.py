@@ -10,7 +10,7 @@ Two access paths, never a Scan:
   counters (:mod:`chalicelib.search.counters`). Items read ≈ 2 x pageSize + the counter shards.
 * **Candidates + verification** (any filter): candidates from the narrowest index (geohash
   cells covering the circle, else the category's partition of ``activeByCategory``), each
-  verified by :func:`chalicelib.search.matching.match`, sorted, then sliced; ``total`` is exact.
+  verified by :func:`chalicelib.search.filters.evaluate`, sorted, then sliced; ``total`` is exact.
 
 Results are nearest first with ``distanceKm`` (km, rounded to 0.01) when a geo filter is
 given (ties newest first), otherwise newest first with ``distanceKm`` null.
@@ -28,9 +28,8 @@ from chalicelib.listings import repository
 from chalicelib.listings.models import ListingPage, ListingSearchItem
 from chalicelib.listings.service import to_model
 from chalicelib.pagination import Position
-from chalicelib.search import counters, geo
+from chalicelib.search import counters, filters, geo
 from chalicelib.search.index import SHARDS, category_partition, newest_key, role_partition
-from chalicelib.search.matching import match
 from chalicelib.search.merge import Fetch, merge_newest
 from chalicelib.search.query import SearchQuery
 from chalicelib.users import repository as users
@@ -136,10 +135,10 @@ def search_listings(query: SearchQuery) -> ListingPage:
 
 
 def _verified(query: SearchQuery, position: Position) -> tuple[list[tuple[float | None, dict[str, Any]]], int]:
-    """Candidates verified by :func:`match`, sorted; this page's rows and the exact total."""
+    """Candidates verified by :func:`filters.evaluate`, sorted; this page's rows and the exact total."""
     matched: list[tuple[float | None, dict[str, Any]]] = []
     for item in candidates(query):
-        found = match(query, item)
+        found = filters.evaluate(query, item)
         if found is not None:
             matched.append((found.distance_km, item))
     matched.sort(key=lambda pair: pair[1]["createdAt"], reverse=True)

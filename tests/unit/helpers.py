@@ -86,7 +86,7 @@ def get_listing(api: Api, user: User, listing_id: str) -> Any:
 
 def claim(api: Api, admin: User, max_tasks: int = 10) -> list[dict[str, Any]]:
     """Claim up to ``max_tasks`` approval tasks (asserts 200)."""
-    response = api.call("GET", f"/v1/admin/approvals?max={max_tasks}", admin.key)
+    response = api.call("POST", "/v1/admin/approvals/claims", admin.key, {"max": max_tasks})
     assert response.status_code == 200, response.json
     approvals: list[dict[str, Any]] = response.json["approvals"]
     return approvals

@@ -6,11 +6,14 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
-from chalicelib import storage
+from chalicelib import clock, errors, storage
+from chalicelib.approvals import service
+from chalicelib.approvals.models import ApprovalDecision
 from chalicelib.config import settings
 from tests.unit.conftest import Api, User
 from tests.unit.helpers import (
@@ -56,16 +59,22 @@ class TestRefusedWithoutEffect:
     def test_claim_of_an_empty_queue_is_an_empty_list(self, stack: Stack) -> None:
         assert claim(stack.api, stack.admin, max_tasks=1) == []
 
-    @pytest.mark.parametrize("query", ["max=0", "max=11", "max=-1", "max=abc", "max=2.5"])
-    def test_claim_max_out_of_range_is_a_validation_error_naming_max(self, stack: Stack, query: str) -> None:
-        response = stack.api.call("GET", f"/v1/admin/approvals?{query}", stack.admin.key)
+    @pytest.mark.parametrize("max_tasks", [0, 11, -1, "abc", 2.5, "5", True])
+    def test_claim_max_out_of_range_is_a_validation_error_naming_max(self, stack: Stack, max_tasks: Any) -> None:
+        response = stack.api.call("POST", "/v1/admin/approvals/claims", stack.admin.key, {"max": max_tasks})
         assert_error(response, 400, "VALIDATION_ERROR")
         assert error_fields(response) == ["max"]
 
-    def test_claim_rejects_unknown_query_parameters(self, stack: Stack) -> None:
-        response = stack.api.call("GET", "/v1/admin/approvals?limit=5", stack.admin.key)
+    def test_claim_rejects_unknown_body_fields(self, stack: Stack) -> None:
+        response = stack.api.call("POST", "/v1/admin/approvals/claims", stack.admin.key, {"limit": 5})
         assert_error(response, 400, "VALIDATION_ERROR")
         assert error_fields(response) == ["limit"]
+
+    @pytest.mark.parametrize("query", ["pageSize=0", "pageSize=101", "pageSize=abc", "cursor=%21%21", "cursor=bm9wZQ", "max=5"])
+    def test_pending_list_rejects_bad_query_naming_the_parameter(self, stack: Stack, query: str) -> None:
+        response = stack.api.call("GET", f"/v1/admin/approvals?{query}", stack.admin.key)
+        assert_error(response, 400, "VALIDATION_ERROR")
+        assert error_fields(response) == [query.split("=")[0]]
 
     @pytest.mark.parametrize(
         "approval_id", ["nope", "bm90IGpzb24", "WzEsMl0", "%E2%9C%93"], ids=["garbage", "not-json", "short-list", "unicode"]
@@ -258,6 +267,7 @@ def test_non_admin_can_neither_claim_nor_decide(api: Api, alice: User, bob: User
     listing = create_listing(api, alice)
     runner.drain()
     assert_error(api.call("GET", "/v1/admin/approvals", bob.key), 403, "FORBIDDEN")
+    assert_error(api.call("POST", "/v1/admin/approvals/claims", bob.key, {"max": 10}), 403, "FORBIDDEN")
     assert approval_queue_depth() == (1, 0)  # the forbidden claim claimed nothing
     [approval] = claim(api, admin)
     assert_error(decide(api, bob, approval["approvalId"], "approve"), 403, "FORBIDDEN")
@@ -283,3 +293,98 @@ def test_forged_approval_id_for_a_decided_listing_is_409_not_500(api: Api, alice
     decide(api, admin, claim(api, admin)[0]["approvalId"], "approve")
     assert_error(decide(api, admin, _forged_approval_id(listing["id"]), "reject"), 409, "CONFLICT")
     assert get_listing(api, alice, listing["id"]).json["status"] == "ACTIVE"
+
+
+# --- the review queue: GET lists without claiming ----------------------------------------
+
+
+@pytest.fixture
+def ticking_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each clock reading one second after the previous one, so submission order is unambiguous."""
+    moments = iter(datetime(2026, 1, 1, tzinfo=UTC) + timedelta(seconds=i) for i in range(10_000))
+    monkeypatch.setattr(clock, "now", lambda: next(moments))
+
+
+def _pending(api: Api, admin: User, query: str = "") -> dict[str, Any]:
+    response = api.call("GET", f"/v1/admin/approvals{query}", admin.key)
+    assert response.status_code == 200, response.json
+    page: dict[str, Any] = response.json
+    return page
+
+
+@pytest.mark.usefixtures("ticking_clock")
+def test_pending_lists_oldest_first_in_pages_without_claiming(api: Api, alice: User, admin: User, runner: Any) -> None:
+    created = [create_listing(api, alice, meta={"title": f"L{i}"}) for i in range(5)]
+    runner.drain()
+    first = _pending(api, admin, "?pageSize=2")
+    second = _pending(api, admin, f"?pageSize=2&cursor={first['nextCursor']}")
+    third = _pending(api, admin, f"?pageSize=2&cursor={second['nextCursor']}")
+    pages = [first, second, third]
+    assert [[x["id"] for x in p["listings"]] for p in pages] == [
+        [created[0]["id"], created[1]["id"]], [created[2]["id"], created[3]["id"]], [created[4]["id"]]
+    ]
+    assert third["nextCursor"] is None
+    assert first["pageSize"] == 2
+    assert first["listings"][0] == created[0]  # the listing as its owner sees it
+    assert approval_queue_depth() == (5, 0)  # looking claimed nothing
+    assert len(claim(api, admin)) == 5  # every task is still claimable
+
+
+@pytest.mark.usefixtures("ticking_clock")
+def test_pending_leaves_out_decided_and_deleted_listings_and_requeues_updates_last(
+    api: Api, alice: User, admin: User, runner: Any
+) -> None:
+    approved, rejected, deleted, updated, waiting = (create_listing(api, alice, meta={"title": f"L{i}"}) for i in range(5))
+    runner.drain()
+    for approval in claim(api, admin):
+        if approval["listingId"] in (approved["id"], rejected["id"]):
+            decide(api, admin, approval["approvalId"], "approve" if approval["listingId"] == approved["id"] else "reject")
+    api.call("DELETE", f"/v1/listings/{deleted['id']}", alice.key)
+    _update(api, alice, updated["id"], "Resubmitted")
+    page = _pending(api, admin)
+    assert [x["id"] for x in page["listings"]] == [waiting["id"], updated["id"]]
+    assert page["listings"][1]["title"] == "Resubmitted"
+    assert page["nextCursor"] is None
+
+
+def test_pending_of_an_empty_queue_is_an_empty_page(api: Api, admin: User) -> None:
+    assert _pending(api, admin, "?pageSize=1") == {"listings": [], "pageSize": 1, "nextCursor": None}
+
+
+# --- deciding without a claim (the Dashboard's review page) ------------------------------
+
+
+def test_decide_listing_without_claim_approves_and_the_queued_task_is_dropped(
+    api: Api, alice: User, bob: User, admin: User, runner: Any
+) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    decided = service.decide_listing(listing["id"], ApprovalDecision(decision="approve"), version=1)
+    assert decided.status == "ACTIVE"
+    assert get_listing(api, bob, listing["id"]).json["status"] == "ACTIVE"
+    assert _pending(api, admin)["listings"] == []
+    assert claim(api, admin) == []  # the task was stale: dropped at claim, never applied
+    assert approval_queue_depth() == (0, 0)
+
+
+def test_decide_listing_rejects_with_reason(api: Api, alice: User) -> None:
+    listing = create_listing(api, alice)
+    decided = service.decide_listing(listing["id"], ApprovalDecision(decision="reject", reason="No salary"))
+    assert (decided.status, decided.statusReason) == ("REJECTED", "No salary")
+
+
+def test_decide_listing_of_another_version_or_decided_listing_is_a_conflict(api: Api, alice: User) -> None:
+    listing = create_listing(api, alice)
+    _update(api, alice, listing["id"], "Changed since the admin looked")
+    with pytest.raises(errors.ConflictError):
+        service.decide_listing(listing["id"], ApprovalDecision(decision="approve"), version=1)
+    assert get_listing(api, alice, listing["id"]).json["status"] == "PENDING"
+    service.decide_listing(listing["id"], ApprovalDecision(decision="approve"), version=2)
+    with pytest.raises(errors.ConflictError):
+        service.decide_listing(listing["id"], ApprovalDecision(decision="reject"))
+    assert get_listing(api, alice, listing["id"]).json["status"] == "ACTIVE"
+
+
+def test_decide_listing_of_a_missing_listing_is_not_found(api: Api) -> None:
+    with pytest.raises(errors.NotFoundError):
+        service.decide_listing("lst_ghost", ApprovalDecision(decision="approve"))

@@ -60,7 +60,7 @@ class TestWithoutWrites:
     def test_admin_key_reaches_admin_routes(self, stack: Stack) -> None:
         response = stack.api.call("GET", "/v1/admin/approvals", stack.admin.key)
         assert response.status_code == 200
-        assert response.json == {"approvals": []}
+        assert response.json == {"listings": [], "pageSize": 20, "nextCursor": None}
 
     def test_regular_key_is_refused_on_admin_routes(self, stack: Stack) -> None:
         assert_error(stack.api.call("GET", "/v1/admin/approvals", stack.alice.key), 403, "FORBIDDEN")

@@ -19,7 +19,7 @@ def test_creator_flow(api: Api, alice: User, admin: User, runner) -> None:  # ty
     assert listing["status"] == "PENDING"
     assert listing["meta"]["description"] == "<p>Python </p>"
     assert runner.drain() >= 1
-    claimed = api.call("GET", "/v1/admin/approvals?max=5", admin.key)
+    claimed = api.call("POST", "/v1/admin/approvals/claims", admin.key, {"max": 5})
     assert claimed.status_code == 200, claimed.json
     assert [a["listingId"] for a in claimed.json["approvals"]] == [listing["id"]]
     decided = api.call("POST", f"/v1/admin/approvals/{claimed.json['approvals'][0]['approvalId']}", admin.key, {"decision": "approve"})

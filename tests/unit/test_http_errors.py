@@ -135,11 +135,12 @@ class TestAuthErrors:
         ("method", "path", "body"),
         [
             ("GET", "/v1/admin/approvals", None),
+            ("POST", "/v1/admin/approvals/claims", {"max": 1}),
             ("POST", "/v1/admin/approvals/anything", {"decision": "approve"}),
             ("POST", "/v1/admin/users", {"displayName": "Mallory"}),
             ("PATCH", "/v1/admin/users/usr_x", {"verifiedLevel": 3}),
         ],
-        ids=["claim", "decide", "create-user", "patch-user"],
+        ids=["pending", "claim", "decide", "create-user", "patch-user"],
     )
     def test_non_admin_key_gets_403_on_admin_routes(self, stack: Stack, method: str, path: str, body: Any) -> None:
         assert_error(stack.api.call(method, path, stack.alice.key, body), 403, "FORBIDDEN")

@@ -78,6 +78,7 @@ def test_error_statuses_use_the_error_body(doc: dict[str, Any]) -> None:
         ("POST", "/v1/listings", {400, 401, 403, 404, 409, 413, 415, 429, 500}, set()),
         ("GET", "/v1/geocode", {400, 401, 404}, {403, 409, 413}),
         ("GET", "/v1/admin/approvals", {400, 401, 403}, {413, 415}),
+        ("POST", "/v1/admin/approvals/claims", {400, 401, 403, 413, 415}, set()),
         ("DELETE", "/v1/listings/{listingId}", {401, 403, 404, 409}, {413, 415}),
     ],
 )
@@ -146,7 +147,7 @@ def test_request_bodies_are_the_body_models(doc: dict[str, Any]) -> None:
 def test_links_follow_identifiers_from_responses_to_path_parameters(doc: dict[str, Any]) -> None:
     created = doc["paths"]["/v1/listings"]["post"]["responses"]["201"]["links"]
     assert created["listings_detail"]["parameters"] == {"path.listingId": "$response.body#/id"}
-    claimed = doc["paths"]["/v1/admin/approvals"]["get"]["responses"]["200"]["links"]
+    claimed = doc["paths"]["/v1/admin/approvals/claims"]["post"]["responses"]["200"]["links"]
     assert claimed["approvals_decide"]["parameters"] == {"path.approvalId": "$response.body#/approvals/0/approvalId"}
     # A category key never fills a channel key.
     categories = doc["paths"]["/v1/categories"]["get"]["responses"]["200"]["links"]

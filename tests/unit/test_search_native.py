@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import threading
+import uuid
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from chalicelib import clock
+from chalicelib.config import settings as settings_
 from chalicelib.listings import repository
 from chalicelib.search import counters
+from chalicelib.search.query import parse_search
+from chalicelib.search.service import search_listings
 from tests.unit.conftest import Api, User
-from tests.unit.helpers import assert_error, aws_calls, create_listing, error_fields
+from tests.unit.helpers import assert_error, aws_calls, create_listing, error_fields, table_items
 
 
 def _active(api: Api, owner: User, count: int, category: str = "jobs", role: str | None = None) -> list[str]:
@@ -150,3 +156,49 @@ def test_totals_stay_exact_under_concurrent_status_changes(api: Api, alice: User
     assert _counts() == active
     result = _search(api, bob, "category=jobs&pageSize=100")
     assert result["total"] == active == len(result["listings"])
+
+
+# --- property: pages equal a brute-force evaluation -------------------------------------
+
+_ROLES = {"jobs": ["hiring", "seeking"], "housing": ["offering", "seeking"]}
+
+
+@given(
+    plan=st.lists(st.tuples(st.sampled_from(["jobs", "housing"]), st.integers(0, 1), st.booleans()), min_size=0, max_size=14),
+    page_size=st.integers(1, 5),
+    category=st.sampled_from(["jobs", "housing", None]),
+    role_index=st.integers(0, 1) | st.none(),
+)
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_cursor_pages_equal_brute_force(
+    aws: dict[str, str], plan: list[tuple[str, int, bool]], page_size: int, category: str | None, role_index: int | None
+) -> None:
+    """Random listings (some paused), any category/role/page size: the pages concatenated are
+    the brute-force newest-first list and every page's total is the brute-force count."""
+    run = uuid.uuid4().hex[:8]
+    for n, (category_key, role_n, paused) in enumerate(plan):
+        now = f"2026-03-01T00:00:{n:02d}.000Z"
+        item = {"listingId": f"lst_{run}{n:02d}", "ownerId": "usr_prop", "categoryKey": category_key,
+                "roleKey": _ROLES[category_key][role_n], "title": "T", "meta": {"title": "T"}, "channels": [],
+                "webhookIds": [], "status": "PENDING", "version": 1, "searchText": "t", "createdAt": now, "updatedAt": now}
+        repository.create(item, [])
+        written = repository.activate(item, "PENDING", now)
+        if paused:
+            repository.deactivate(written, "ACTIVE", "PAUSED", now)
+    role = _ROLES[category][role_index] if category and role_index is not None else None
+    params: dict[str, str] = {"pageSize": str(page_size), **({"category": category} if category else {}),
+                              **({"role": role} if role else {})}
+    stored = table_items(settings_().LISTINGS_TABLE)  # every example's listings: the brute-force truth
+    expected = [i["listingId"] for i in sorted(stored, key=lambda i: (i["createdAt"], i["listingId"]), reverse=True)
+                if i["status"] == "ACTIVE" and (category is None or i["categoryKey"] == category)
+                and (role is None or i["roleKey"] == role)]
+    found: list[str] = []
+    cursor: str | None = None
+    while True:
+        page = search_listings(parse_search({**params, **({"cursor": cursor} if cursor else {})}))
+        found += [listing.id for listing in page.listings]
+        assert page.total == len(expected)
+        cursor = page.nextCursor
+        if cursor is None:
+            break
+    assert found == expected

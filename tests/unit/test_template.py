@@ -16,6 +16,7 @@ import pytest
 
 from chalicelib import outbox
 from chalicelib.config import Settings
+from chalicelib.listings.repository import PENDING_INDEX, pending_attributes
 from chalicelib.search.geo import INDEX_PRECISIONS
 from chalicelib.search.index import index_attributes
 from infra import build_template
@@ -149,8 +150,13 @@ def test_listing_search_indexes_are_keyed_by_the_attributes_the_code_writes() ->
 
 def test_the_listings_table_declares_no_unused_search_index() -> None:
     assert set(_gsis("ListingsTable")) == {
-        "byOwner", "activeByCategory", "activeByCategoryShard", "activeByRoleShard", *(f"activeByGeo{p}" for p in INDEX_PRECISIONS)
+        "byOwner", "activeByCategory", "activeByCategoryShard", "activeByRoleShard",
+        *(f"activeByGeo{p}" for p in INDEX_PRECISIONS), PENDING_INDEX,
     }
+
+
+def test_the_pending_review_index_is_keyed_by_the_attributes_the_repository_writes() -> None:
+    assert _gsis("ListingsTable")[PENDING_INDEX] == list(pending_attributes("lst_x", "2026-01-01T00:00:00.000Z"))
 
 
 # --- stream and queues ----------------------------------------------------------------
