@@ -87,8 +87,8 @@ def make_listings(count: int, seed: int = 11) -> list[dict[str, Any]]:
     evenly over Europe (lat 36..60, lng -10..30), 10 % each mentoring and cofounders.
     """
     from chalicelib.categories.registry import all_categories
+    from chalicelib.listings.search.index import index_attributes
     from chalicelib.listings.service import search_text
-    from chalicelib.search.index import index_attributes
 
     rng = random.Random(seed)
     categories = all_categories()
@@ -225,8 +225,8 @@ class Row:
 
 def _selective(items: list[dict[str, Any]], params: dict[str, str]) -> int:
     """Matches of the most selective single filter of ``params`` (brute force over the generated items)."""
-    from chalicelib.search import filters, geo
-    from chalicelib.search.query import parse_search
+    from chalicelib.listings.search import filters, geo
+    from chalicelib.listings.search.query import parse_search
 
     tests: list[Callable[[dict[str, Any]], bool]] = []
     if "category" in params:
@@ -292,13 +292,13 @@ def _measure(count: int, user_count: int) -> list[Row]:
     from chalicelib.config import settings
     from chalicelib.conversations.models import ConversationListQuery
     from chalicelib.conversations.service import list_conversations
+    from chalicelib.listings.search import filters
+    from chalicelib.listings.search.index import newest_key
+    from chalicelib.listings.search.query import parse_search
+    from chalicelib.listings.search.service import is_index_native, search_listings
     from chalicelib.match_requests import service as requests_service
     from chalicelib.match_requests.models import ListingRequestQuery, RequestListQuery
     from chalicelib.pagination import PageQuery
-    from chalicelib.search import filters
-    from chalicelib.search.index import newest_key
-    from chalicelib.search.query import parse_search
-    from chalicelib.search.service import is_index_native, search_listings
     from scripts.search_backfill import tally
 
     started = time.perf_counter()

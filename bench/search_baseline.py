@@ -4,7 +4,7 @@ Each function issues the Queries the pre-issue-13 service issued for a search, w
 index, key condition and paging, but with ``Select="COUNT"``: DynamoDB (and moto) report the
 same ``ScannedCount`` (items read) without shipping the items, so the baseline is measured
 from DynamoDB responses in the same run at a fraction of the wall time. Listing searches read
-the geohash cells of :func:`chalicelib.search.geo.plan_cells` when a radius is given and a
+the geohash cells of :func:`chalicelib.listings.search.geo.plan_cells` when a radius is given and a
 plan exists, else the whole ``activeByCategory`` partition of the category (of every category
 without one); profile searches read ``byCountry`` or all eight ``bySearchShard`` partitions.
 """
@@ -16,8 +16,8 @@ from typing import Any
 from chalicelib import storage
 from chalicelib.categories.registry import all_categories
 from chalicelib.config import settings
-from chalicelib.search import geo
-from chalicelib.search.query import SearchQuery
+from chalicelib.listings.search import geo
+from chalicelib.listings.search.query import SearchQuery
 from chalicelib.users.repository import SEARCH_SHARDS
 
 

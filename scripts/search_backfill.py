@@ -2,8 +2,8 @@
 
 Reads the Listings table once (a Scan: this is an offline command, never a request path),
 then for every ACTIVE listing writes the index attributes the current code expects
-(:func:`chalicelib.search.index.index_attributes`) and rewrites the counters
-(:mod:`chalicelib.search.counters`) with the exact counts. Run it after deploying a change of
+(:func:`chalicelib.listings.search.index.index_attributes`) and rewrites the counters
+(:mod:`chalicelib.listings.search.counters`) with the exact counts. Run it after deploying a change of
 the search indexes, while listing status changes are quiet (a change committed between the
 Scan and the counter write is not in the recount; run it again to settle).
 
@@ -38,8 +38,8 @@ def listings() -> Iterator[dict[str, Any]]:
 def tally(active: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """The counter items (absolute counts per category and shard) of the ACTIVE listings ``active``."""
     from chalicelib.categories.registry import all_categories
-    from chalicelib.search import counters
-    from chalicelib.search.index import SHARDS, shard_of
+    from chalicelib.listings.search import counters
+    from chalicelib.listings.search.index import SHARDS, shard_of
 
     counts: dict[tuple[str, int], Counter[str]] = {(c, s): Counter() for c in all_categories() for s in range(SHARDS)}
     for item in active:
@@ -53,7 +53,7 @@ def backfill() -> dict[str, int]:
     """Re-index every ACTIVE listing and rewrite the counters; returns ``{"listings", "reindexed", "counters"}``."""
     from chalicelib import storage
     from chalicelib.config import settings
-    from chalicelib.search.index import index_attributes
+    from chalicelib.listings.search.index import index_attributes
 
     active: list[dict[str, Any]] = []
     seen = reindexed = 0

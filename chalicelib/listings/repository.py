@@ -2,7 +2,7 @@
 
 Item shape: ``{listingId, ownerId, categoryKey, roleKey, title, meta, channels, webhookIds,
 status, statusReason?, version, searchText, createdAt, updatedAt}`` plus, while ACTIVE, the
-sparse index attributes of :mod:`chalicelib.search.index` and, while PENDING, those of the
+sparse index attributes of :mod:`chalicelib.listings.search.index` and, while PENDING, those of the
 ``pendingReview`` index (:func:`pending_attributes`). ``version`` increments on every
 content change; approval tasks carry it so a stale task is never applied.
 """
@@ -14,8 +14,8 @@ from typing import Any
 
 from chalicelib import storage
 from chalicelib.config import settings
-from chalicelib.search import counters
-from chalicelib.search.index import INDEX_ATTRIBUTES, index_attributes
+from chalicelib.listings.search import counters
+from chalicelib.listings.search.index import INDEX_ATTRIBUTES, index_attributes
 
 
 def _table() -> str:
@@ -107,7 +107,7 @@ def activate(listing: dict[str, Any], from_status: str, updated_at: str, version
     """Move ``listing`` from ``from_status`` to ACTIVE, into the search indexes and its counters.
 
     One transaction: the conditional listing update and the counters' +1
-    (:mod:`chalicelib.search.counters`). ``version`` (approvals) additionally requires the
+    (:mod:`chalicelib.listings.search.counters`). ``version`` (approvals) additionally requires the
     stored version to match. Returns the listing item as written.
 
     Raises
