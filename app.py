@@ -17,6 +17,8 @@ from chalicelib.listings.routes import bp as listings_bp
 from chalicelib.match_requests.routes import bp as match_requests_bp
 from chalicelib.openapi import bp as openapi_bp
 from chalicelib.profiles.routes import bp as profiles_bp
+from chalicelib.saved_searches import handlers as saved_search_handlers
+from chalicelib.saved_searches.routes import bp as saved_searches_bp
 from chalicelib.system.routes import bp as system_bp
 from chalicelib.users.routes import bp as users_bp
 from chalicelib.webhooks import handlers as webhook_handlers
@@ -30,6 +32,7 @@ app.register_blueprint(webhooks_bp)
 app.register_blueprint(profiles_bp)
 app.register_blueprint(match_requests_bp)
 app.register_blueprint(conversations_bp)
+app.register_blueprint(saved_searches_bp)
 app.register_blueprint(openapi_bp)
 
 
@@ -43,6 +46,12 @@ def enqueue_approvals(event: DynamoDBEvent) -> dict[str, Any]:
 def deliver_webhooks(event: DynamoDBEvent) -> dict[str, Any]:
     """Outbox stream -> signed webhook deliveries (first attempts), concurrently per batch."""
     return webhook_handlers.handle_outbox_batch(event.to_dict(), event.context)
+
+
+@app.on_dynamodb_record(stream_arn=settings().EVENTS_STREAM_ARN, batch_size=25, starting_position="TRIM_HORIZON")
+def percolate_saved_searches(event: DynamoDBEvent) -> dict[str, Any]:
+    """Outbox stream -> saved-search percolator (``listing.activated`` -> matches + ``listing.matched``)."""
+    return saved_search_handlers.handle_outbox_batch(event.to_dict())
 
 
 @app.on_sqs_message(queue_arn=settings().DELIVERY_RETRY_QUEUE_ARN, batch_size=10)

@@ -119,6 +119,13 @@ RESOURCES: dict[str, Any] = {
     "WebhooksTable": _table([("webhookId", S)], {"byOwner": [("ownerId", S), ("createdAt", S)]}),
     "DeliveriesTable": _table([("webhookId", S), ("deliveryKey", S)], ttl="expiresAt"),
     "EventsTable": _table([("eventId", S)], ttl="expiresAt", stream=True),
+    # Saved searches (chalicelib/saved_searches): the searches and each owner's counter item,
+    # the percolator's posting lists (read by key only), and the matches found.
+    "SavedSearchesTable": _table([("ownerId", S), ("savedSearchId", S)]),
+    "PercolatorTable": _table([("postingKey", S)]),
+    "SavedSearchMatchesTable": _table(
+        [("savedSearchId", S), ("listingId", S)], {"byMatchedAt": [("savedSearchId", S), ("matchedAt", S)]}
+    ),
     "ApprovalQueue": _queue("ApprovalDeadLetterQueue", visibility_seconds=300, max_receives=10),
     "ApprovalDeadLetterQueue": _dead_letter_queue(),
     # Consumed by an SQS event source mapping: visibility at least 6x the function timeout
@@ -141,6 +148,9 @@ ENVIRONMENT: dict[str, Any] = {
     "WEBHOOKS_TABLE": {"Ref": "WebhooksTable"},
     "DELIVERIES_TABLE": {"Ref": "DeliveriesTable"},
     "EVENTS_TABLE": {"Ref": "EventsTable"},
+    "SAVED_SEARCHES_TABLE": {"Ref": "SavedSearchesTable"},
+    "PERCOLATOR_TABLE": {"Ref": "PercolatorTable"},
+    "SAVED_SEARCH_MATCHES_TABLE": {"Ref": "SavedSearchMatchesTable"},
     "EVENTS_STREAM_ARN": {"Fn::GetAtt": ["EventsTable", "StreamArn"]},
     "APPROVAL_QUEUE_URL": {"Ref": "ApprovalQueue"},
     "DELIVERY_RETRY_QUEUE_URL": {"Ref": "DeliveryRetryQueue"},

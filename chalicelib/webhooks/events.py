@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.outbox import (
+    LISTING_MATCHED,
     MATCH_REQUEST_ACCEPTED,
     MATCH_REQUEST_RECEIVED,
     MATCH_REQUEST_REJECTED,
@@ -30,6 +31,7 @@ SUPPORTED_EVENTS: tuple[str, ...] = (
     PROFILE_REQUEST_RECEIVED,
     PROFILE_REQUEST_ACCEPTED,
     PROFILE_REQUEST_REJECTED,
+    LISTING_MATCHED,
 )
 
 
