@@ -53,6 +53,8 @@ class RouteSpec:
     extra_query: tuple[str, ...] = field(default_factory=tuple)
     #: Error statuses the view raises beyond those ``chalicelib.openapi.error_statuses`` infers.
     error_statuses: tuple[int, ...] = field(default_factory=tuple)
+    #: The OpenAPI ``operationId`` when the view's module does not name its domain (``None``: derived).
+    operation_id: str | None = None
 
 
 #: Every registered route, in registration order.
@@ -145,6 +147,7 @@ def route(
     tags: tuple[str, ...] = (),
     extra_query: tuple[str, ...] = (),
     error_statuses: tuple[int, ...] = (),
+    operation_id: str | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a view on ``router`` with authentication, validation and error handling.
 
@@ -168,6 +171,9 @@ def route(
     error_statuses:
         Error statuses the view raises that OpenAPI cannot infer from the inputs (e.g. 404 of
         a lookup by query string); see :func:`chalicelib.openapi.error_statuses`.
+    operation_id:
+        The OpenAPI ``operationId``, for a view registered outside its domain's routes module
+        (the cross-domain routes of :mod:`chalicelib.workflows.routes`); derived when ``None``.
     """
 
     def register(view: Callable[..., Any]) -> Callable[..., Any]:
@@ -204,7 +210,7 @@ def route(
 
         router.route(path, methods=[method])(handler)
         ROUTES.append(
-            RouteSpec(path, method, view, auth, body, query, response, status, tags, extra_query, error_statuses)
+            RouteSpec(path, method, view, auth, body, query, response, status, tags, extra_query, error_statuses, operation_id)
         )
         return view
 

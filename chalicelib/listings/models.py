@@ -7,7 +7,6 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from chalicelib.match_requests.models import MatchRequest
 from chalicelib.pagination import Envelope
 from chalicelib.users.models import SocialLinks
 
@@ -78,12 +77,6 @@ class Listing(BaseModel):
     profile: OwnerSummary
     createdAt: str
     updatedAt: str
-
-
-class ListingDetail(Listing):
-    """``GET /v1/listings/{id}``: adds the caller's own match request (null when none)."""
-
-    myRequest: MatchRequest | None = None
 
 
 class ListingSearchItem(Listing):

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from chalicelib import outbox
-from chalicelib.match_requests.models import SubjectType
+from chalicelib.subjects import SubjectType
 from chalicelib.users.models import ProfileSummary
 
 

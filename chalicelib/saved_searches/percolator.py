@@ -7,7 +7,7 @@ For a ``listing.activated`` event:
    one for spilled shards) and keep the entries whose payload passes
    :func:`postings.prefilter` (never the listing owner's own searches);
 3. read those saved searches (BatchGetItem) and verify each with
-   :func:`chalicelib.search.filters.evaluate`, the function search itself uses;
+   :func:`chalicelib.listings.search.filters.evaluate`, the function search itself uses;
 4. record each match with one transaction: the match item, conditional on being the first
    for (saved search, listing); a check that the saved search still exists; and, when its
    alerts are on, the ``listing.matched`` outbox event. A replayed stream record or a
@@ -25,10 +25,10 @@ from aws_lambda_powertools import Logger
 from chalicelib import clock, errors, storage
 from chalicelib.listings import repository as listings
 from chalicelib.listings.models import ListingStatus
+from chalicelib.listings.search.filters import evaluate
 from chalicelib.saved_searches import postings, repository
 from chalicelib.saved_searches.events import ListingMatched, matched_event_op
 from chalicelib.saved_searches.query import parsed
-from chalicelib.search.filters import evaluate
 
 logger = Logger(service="matching-service", child=True)
 

@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.categories.registry import all_categories
-from chalicelib.search import geo
-from chalicelib.search.filters import matches_terms
-from chalicelib.search.query import SearchQuery
+from chalicelib.listings.search import geo
+from chalicelib.listings.search.filters import matches_terms
+from chalicelib.listings.search.query import SearchQuery
 
 #: Geohash precisions a saved search's circle may be covered at, coarsest first
 #: (precision 2 cells are about 1,250 x 625 km, 5 about 4.9 x 4.9 km).
@@ -45,7 +45,7 @@ MAX_COVER_CELLS = 16
 #: Characters of the rarest term that form the word part of a key.
 WORD_TOKEN_LENGTH = 3
 ANY = "*"
-#: km per degree of latitude (mean Earth radius, as in :mod:`chalicelib.search.geo`).
+#: km per degree of latitude (mean Earth radius, as in :mod:`chalicelib.listings.search.geo`).
 KM_PER_DEGREE = math.pi * geo.EARTH_RADIUS_KM / 180.0
 
 

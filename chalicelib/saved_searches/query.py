@@ -7,7 +7,7 @@ from functools import lru_cache
 from urllib.parse import urlencode
 
 from chalicelib import errors
-from chalicelib.search.query import SearchQuery, parse_search
+from chalicelib.listings.search.query import SearchQuery, parse_search
 
 #: Paging belongs to a run of a search, not to the search.
 _PAGING = ("page", "pageSize")

@@ -1,6 +1,6 @@
 """The percolator's index (pure logic): a saved search is found for every listing it matches.
 
-Property: whenever :func:`chalicelib.search.filters.evaluate` says a listing matches a query,
+Property: whenever :func:`chalicelib.listings.search.filters.evaluate` says a listing matches a query,
 one of the posting keys the query is filed under is among the keys the listing reads, and the
 posting entry's payload passes the prefilter. So the index never loses a match; the
 integration property test (test_saved_searches_property.py) checks the whole path on moto.
@@ -13,10 +13,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from chalicelib.listings.search.filters import evaluate
+from chalicelib.listings.search.query import parse_search
 from chalicelib.saved_searches import postings
 from chalicelib.saved_searches.query import parsed
-from chalicelib.search.filters import evaluate
-from chalicelib.search.query import parse_search
 from tests.unit.saved_search_strategies import listings, queries
 
 

@@ -1,4 +1,4 @@
-"""The one filter function (``chalicelib.search.filters``): pure logic, no store."""
+"""The one filter function (``chalicelib.listings.search.filters``): pure logic, no store."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from chalicelib.search.filters import evaluate
-from chalicelib.search.query import parse_search
+from chalicelib.listings.search.filters import evaluate
+from chalicelib.listings.search.query import parse_search
 
 LISBON = {"location_lat": "38.7223", "location_lng": "-9.1393"}
 
@@ -64,7 +64,7 @@ def test_geo_filter_needs_the_location() -> None:
 
 def test_importable_without_stores() -> None:
     code = (
-        "import sys, chalicelib.search.filters; "
+        "import sys, chalicelib.listings.search.filters; "
         "bad = [m for m in sys.modules if m.startswith('boto3') or m.endswith('storage') or 'repository' in m]; "
         "assert not bad, bad"
     )
