@@ -202,6 +202,49 @@ def test_rotated_secret_signs_the_next_delivery_and_the_old_one_still_verifies(
     page.context.close()
 
 
+def test_send_test_event_see_it_in_the_log_and_redeliver_it(
+    browser: Browser, stack: Stack, new_receiver: Callable[..., Receiver]
+) -> None:
+    _, owner = stack.new_user("Tess Tester")
+    receiver = new_receiver("ok")
+    hook = register(owner, receiver, ["message.new", "profile_request.received"])
+
+    page = signed_in_page(browser, stack, key_of(owner))
+    page.get_by_role("link", name="Orders hook").click()
+    page.get_by_label("Event type").select_option("profile_request.received")
+    page.get_by_role("button", name="Send test event").click()
+    expect(page.get_by_role("status")).to_contain_text("Test event queued")
+    first = received(receiver, 1)[0]
+    assert first.verified
+    envelope = json.loads(first.body)
+    assert envelope["test"] is True
+    assert envelope["event"] == "profile_request.received"
+    assert envelope["data"]["message"]  # a realistic sample payload
+
+    def logged() -> bool:
+        page.reload()
+        return page.get_by_role("list").locator("li.attempt").count() >= 1
+    wait_until(logged, timeout_seconds=WAIT)
+    entry = page.locator("li.attempt").first
+    expect(entry).to_contain_text("profile_request.received")
+    expect(entry).to_contain_text("200")
+    expect(entry).to_contain_text("test")
+    entry.get_by_role("link", name="Show request and response").click()  # htmx: loads the fragment in place
+    expect(entry.get_by_role("heading", name="Request body")).to_be_visible()
+    expect(entry.locator("pre").first).to_contain_text('"test":true')
+    assert "/attempts/" not in page.url  # the fragment loaded in place; no navigation
+
+    entry.get_by_role("button", name="Redeliver").click()
+    expect(page.get_by_role("status")).to_contain_text("Redelivery queued")
+    second = received(receiver, 2)[1]
+    assert second.headers["webhook-id"] == first.headers["webhook-id"]
+    assert second.body == first.body
+    assert second.verified
+    state = webhook_state(owner, hook["id"])
+    assert (state["active"], state["failCount"]) == (True, 0)
+    page.context.close()
+
+
 def test_another_users_webhook_is_404_and_responsive_layouts(browser: Browser, stack: Stack) -> None:
     _, owner = stack.new_user("Olga Owner")
     _, intruder = stack.new_user("Ivan Intruder")
