@@ -17,7 +17,8 @@ def _handle(item: dict[str, Any]) -> None:
     if item["type"] != outbox.LISTING_ACTIVATED:
         return
     data = item.get("data") or {}
-    report = percolator.percolate(str(data["listingId"]), int(data["version"]) if data.get("version") is not None else None)
+    version = int(data["version"]) if data.get("version") is not None else None
+    report = percolator.percolate(str(data["listingId"]), version, str(item["createdAt"]))
     if report.matches:
         extra = {"listingId": data["listingId"], "matches": report.matches, "recorded": report.recorded}
         logger.info("saved searches matched", extra=extra)

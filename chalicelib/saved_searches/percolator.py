@@ -2,7 +2,8 @@
 
 For a ``listing.activated`` event:
 
-1. read the listing (strongly consistent); do nothing unless it is ACTIVE at this version;
+1. read the listing (strongly consistent); do nothing unless it is ACTIVE at this version
+   (saved searches created after the activation are left out too);
 2. read the posting lists of its keys (:func:`postings.lookup_keys`: one BatchGetItem, plus
    one for spilled shards) and keep the entries whose payload passes
    :func:`postings.prefilter` (never the listing owner's own searches);
@@ -106,7 +107,7 @@ def _record(listing: dict[str, Any], search: dict[str, Any], distance_km: float 
     return True
 
 
-def percolate(listing_id: str, version: int | None = None) -> Report:
+def percolate(listing_id: str, version: int | None = None, activated_at: str | None = None) -> Report:
     """Match the listing ``listing_id`` against every saved search and record the new matches.
 
     Parameters
@@ -116,6 +117,10 @@ def percolate(listing_id: str, version: int | None = None) -> Report:
     version:
         Its version at activation; a listing since changed (another version) or no longer
         ACTIVE is skipped: its next activation brings its own event.
+    activated_at:
+        ISO 8601 UTC time of the activation (the event's ``createdAt``): searches saved after
+        it do not match it (a search matches listings activated since it was saved, also when
+        the stream is read late).
 
     Returns
     -------
@@ -132,6 +137,8 @@ def percolate(listing_id: str, version: int | None = None) -> Report:
     searches = repository.get_many(wanted) if wanted else []
     report.candidates = len(searches)
     for search in sorted(searches, key=lambda s: str(s["savedSearchId"])):
+        if activated_at is not None and str(search["createdAt"]) > activated_at:
+            continue
         try:
             query = parsed(search["query"])
         except errors.ValidationError:  # e.g. a category field removed since it was saved

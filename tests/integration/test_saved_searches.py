@@ -384,3 +384,16 @@ def test_storage_counter_item_is_not_listed(api: Api, alice: User) -> None:
     assert {i["savedSearchId"] for i in items} >= {repository.COUNTER}
     assert api.call("GET", "/v1/saved-searches", alice.key).json["total"] == 1
     assert storage.get(settings().SAVED_SEARCHES_TABLE, {"ownerId": alice.user_id, "savedSearchId": repository.COUNTER})
+
+
+def test_a_search_saved_after_the_activation_does_not_match_it(api: Api, alice: User, bob: User, admin: User, runner: Any) -> None:
+    from tests.integration.helpers import claim, decide
+
+    listing = mentor(api, bob, LISBON)
+    runner.drain()
+    [task] = [a for a in claim(api, admin) if a["listingId"] == listing["id"]]
+    assert decide(api, admin, task["approvalId"]).status_code == 200
+    search = saved(api, alice, MENTORS_NEAR_LISBON)  # the stream is read only after this
+    runner.drain()
+    assert matches(api, alice, search["savedSearchId"])["total"] == 0
+    assert matched_events() == []
