@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from chalicelib import storage
+from chalicelib import outbox, storage
 from chalicelib.config import settings
 from chalicelib.listings.search import counters
 from chalicelib.listings.search.index import INDEX_ATTRIBUTES, index_attributes
@@ -41,9 +41,9 @@ def pending_attributes(listing_id: str, submitted_at: str) -> dict[str, str]:
     return {"pendingQueue": PENDING_PARTITION, "pendingSort": f"{submitted_at}#{listing_id}"}
 
 
-def get(listing_id: str) -> dict[str, Any] | None:
-    """The listing item, or ``None``."""
-    return storage.get(_table(), _key(listing_id))
+def get(listing_id: str, consistent: bool = False) -> dict[str, Any] | None:
+    """The listing item, or ``None`` (``consistent``: a strongly consistent read)."""
+    return storage.get(_table(), _key(listing_id), consistent=consistent)
 
 
 def get_many(listing_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -106,9 +106,15 @@ def _transact_conditional(ops: list[dict[str, Any]]) -> None:
 def activate(listing: dict[str, Any], from_status: str, updated_at: str, version: int | None = None) -> dict[str, Any]:
     """Move ``listing`` from ``from_status`` to ACTIVE, into the search indexes and its counters.
 
-    One transaction: the conditional listing update and the counters' +1
-    (:mod:`chalicelib.listings.search.counters`). ``version`` (approvals) additionally requires the
+    One transaction: the conditional listing update, the counters' +1
+    (:mod:`chalicelib.listings.search.counters`) and the ``listing.activated`` outbox event (the
+    saved-search percolator reads it). ``version`` (approvals) additionally requires the
     stored version to match. Returns the listing item as written.
+
+    Returns
+    -------
+    dict
+        The listing item as stored after the change.
 
     Raises
     ------
@@ -121,16 +127,20 @@ def activate(listing: dict[str, Any], from_status: str, updated_at: str, version
     vals: dict[str, Any] = {"from": from_status, "active": "ACTIVE", "u": updated_at, **attributes}
     if version is not None:
         vals["v"] = version
-    update = storage.update_op(
+    change = storage.update_op(
         _table(), _key(listing["listingId"]),
         f"SET #st = :active, updatedAt = :u, {sets} REMOVE statusReason, {_REMOVE_PENDING}",
         condition=condition,
         ExpressionAttributeNames={"#st": "status"},
         ExpressionAttributeValues=storage.values(**vals),
     )
-    _transact_conditional([update, counters.delta_op(listing, +1)])
+    event = outbox.event_op(
+        outbox.LISTING_ACTIVATED, {"listingId": listing["listingId"], "version": int(listing.get("version") or 1)}
+    )
+    _transact_conditional([change, counters.delta_op(listing, +1), event])
+    # The condition held, so the stored item is the one read plus this change.
     written = {k: v for k, v in listing.items() if k not in ("statusReason", "pendingQueue", "pendingSort")}
-    written.update(status="ACTIVE", updatedAt=updated_at, **attributes)
+    written.update(attributes, status="ACTIVE", updatedAt=updated_at)
     return written
 
 
