@@ -33,8 +33,12 @@ def _table(
     gsis: dict[str, list[tuple[str, str]]] | None = None,
     ttl: str | None = None,
     stream: bool = False,
+    keys_only: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """A PAY_PER_REQUEST table; ``key`` and each GSI are ``[(attr, "S"), ...]`` hash then range."""
+    """A PAY_PER_REQUEST table; ``key`` and each GSI are ``[(attr, "S"), ...]`` hash then range.
+
+    GSIs named in ``keys_only`` project only the keys (the reader fetches the items it keeps).
+    """
     attrs: dict[str, str] = {}
 
     def schema(parts: list[tuple[str, str]]) -> list[dict[str, str]]:
@@ -50,7 +54,11 @@ def _table(
     }
     if gsis:
         props["GlobalSecondaryIndexes"] = [
-            {"IndexName": name, "KeySchema": schema(parts), "Projection": {"ProjectionType": "ALL"}}
+            {
+                "IndexName": name,
+                "KeySchema": schema(parts),
+                "Projection": {"ProjectionType": "KEYS_ONLY" if name in keys_only else "ALL"},
+            }
             for name, parts in gsis.items()
         ]
     props["AttributeDefinitions"] = [{"AttributeName": n, "AttributeType": t} for n, t in attrs.items()]
@@ -113,10 +121,16 @@ RESOURCES: dict[str, Any] = {
             "activeByGeo3": [("geo3", S), ("geoSort", S)],
             "activeByGeo4": [("geo4", S), ("geoSort", S)],
             "activeByGeo5": [("geo5", S), ("geoSort", S)],
+            # Sparse, write-sharded, newest first (search.index): pages read straight from the index.
+            "activeByCategoryShard": [("activeCategoryShard", S), ("activeNewest", S)],
+            "activeByRoleShard": [("activeRoleShard", S), ("activeNewest", S)],
             # Sparse: pendingQueue/pendingSort are set only while the listing is PENDING (review queue).
             "pendingReview": [("pendingQueue", S), ("pendingSort", S)],
         },
+        keys_only=("activeByCategoryShard", "activeByRoleShard"),
     ),
+    # Search counters (and posting lists): pk = what is counted or indexed, sk = shard or member.
+    "SearchIndexTable": _table([("pk", S), ("sk", S)]),
     "RequestsTable": _table(
         [("requestId", S)],
         {
@@ -134,6 +148,13 @@ RESOURCES: dict[str, Any] = {
     # powertools idempotency records of POST/PATCH requests (chalicelib/idempotency.py): its
     # DynamoDBPersistenceLayer's default layout, expired by TTL 24 h after the first request.
     "IdempotencyTable": _table([("id", S)], ttl="expiration"),
+    # Saved searches (chalicelib/saved_searches): the searches and each owner's counter item,
+    # the percolator's posting lists (read by key only), and the matches found.
+    "SavedSearchesTable": _table([("ownerId", S), ("savedSearchId", S)]),
+    "PercolatorTable": _table([("postingKey", S)]),
+    "SavedSearchMatchesTable": _table(
+        [("savedSearchId", S), ("listingId", S)], {"byMatchedAt": [("savedSearchId", S), ("matchedAt", S)]}
+    ),
     # Dashboard sign-ins: keyed by the SHA-256 of the session id (the id itself is never stored),
     # removed by TTL 12 h after sign-in (chalicelib/dashboard/sessions.py).
     "DashboardSessionsTable": _table([("sessionHash", S)], ttl="expiresAt"),
@@ -166,6 +187,10 @@ ENVIRONMENT: dict[str, Any] = {
     "EVENTS_TABLE": {"Ref": "EventsTable"},
     "IDEMPOTENCY_TABLE": {"Ref": "IdempotencyTable"},
     "CORS_ALLOWED_ORIGINS": {"Ref": cfn_cors.PARAMETER},
+    "SEARCH_INDEX_TABLE": {"Ref": "SearchIndexTable"},
+    "SAVED_SEARCHES_TABLE": {"Ref": "SavedSearchesTable"},
+    "PERCOLATOR_TABLE": {"Ref": "PercolatorTable"},
+    "SAVED_SEARCH_MATCHES_TABLE": {"Ref": "SavedSearchMatchesTable"},
     "DASHBOARD_SESSIONS_TABLE": {"Ref": "DashboardSessionsTable"},
     "EVENTS_STREAM_ARN": {"Fn::GetAtt": ["EventsTable", "StreamArn"]},
     "APPROVAL_QUEUE_URL": {"Ref": "ApprovalQueue"},

@@ -181,8 +181,10 @@ def list_my_listings(caller: Caller, page: PageQuery) -> MyListingPage:
     """The caller's listings in every status, newest first."""
     items = repository.list_by_owner(caller.user_id)
     owner = users.get_user(caller.user_id) if items else None
+    position = page.position_in("listings.mine", caller.user_id)
     return MyListingPage(
-        listings=[to_model(i, owner) for i in page.slice(items)], total=len(items), page=page.page, pageSize=page.pageSize
+        listings=[to_model(i, owner) for i in position.slice(items)], total=len(items), page=position.page,
+        pageSize=position.page_size, nextCursor=position.next_cursor(position.after(len(items))),
     )
 
 
@@ -229,7 +231,11 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate, expecte
     }
     updated.pop("statusReason", None)
     try:
-        storage.transact([repository.replace_content_op(updated, version), _submitted_event(listing_id, version + 1)])
+        storage.transact([
+            repository.replace_content_op(updated, version, item["status"]),
+            *repository.leave_active_ops(item, item["status"]),
+            _submitted_event(listing_id, version + 1),
+        ])
     except storage.TransactionConflict as exc:
         if expected_version is not None:  # the version read matched If-Match; the write saw another one
             raise errors.PreconditionFailedError("The listing changed while you were updating it; read it again") from exc
@@ -260,7 +266,7 @@ def change_status(
         if body.status == ListingStatus.ACTIVE:
             updated = repository.activate(item, source.value, now, version=at_version)
         else:
-            updated = repository.deactivate(listing_id, source.value, body.status, now, version=at_version)
+            updated = repository.deactivate(item, source.value, body.status, now, version=at_version)
     except storage.ConditionFailed as exc:
         current = repository.get(listing_id)
         if current is None:  # deleted since it was read: not a state conflict
