@@ -5,6 +5,7 @@ drains the outbox stream on demand."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -40,12 +41,17 @@ def fresh_aws(resources: Resources, patch: pytest.MonkeyPatch) -> Iterator[dict[
     """Empty the session's moto (:func:`tests.integration.aws_session.reset`), point the
     environment at its resources through ``patch``, and reset the process caches around it."""
     reset(resources)
+    # Chalice's test client swaps ``os.environ`` for a patched copy during each request and puts
+    # back what it saw; two requests overlapping on threads (the concurrency tests) can leave the
+    # copy in place. Every test starts from, and ends with, the process's own environment.
+    environ = os.environ
     for name, value in resources.environment.items():
         patch.setenv(name, value)
     reset_process_caches()
     try:
         yield dict(resources.environment)
     finally:
+        os.environ = environ  # noqa: B003 (puts back the very object, undoing a leaked swap)
         reset_process_caches()
 
 

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from chalicelib.config import settings
 from chalicelib.request_context import logger
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import assert_error
+from tests.integration.webhook_helpers import use_settings
 
 # --- request ids over the API ------------------------------------------------------------------
 
@@ -58,11 +58,9 @@ def test_a_forged_request_id_is_not_echoed(api: Api, alice: User) -> None:
 
 
 @pytest.fixture
-def allow_app_origin(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("CORS_ALLOWED_ORIGINS", "https://app.example")
-    settings.cache_clear()
-    yield
-    settings.cache_clear()
+def allow_app_origin(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Allow one origin; settings are re-read now, outside any request (see ``use_settings``)."""
+    use_settings(monkeypatch, CORS_ALLOWED_ORIGINS="https://app.example")
 
 
 @pytest.mark.usefixtures("allow_app_origin")
@@ -89,12 +87,16 @@ def local_server(api: Api) -> Iterator[str]:
     from app import app
     from local_stack.server import make_server
 
-    server = make_server(app, "127.0.0.1", 0)
+    app_class = app.__class__
+    server = make_server(app, "127.0.0.1", 0)  # turns the app into a LocalChalice (thread-local requests)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server.server_address[1]}"
-    server.shutdown()
-    thread.join(10)
+    try:
+        yield f"http://127.0.0.1:{server.server.server_address[1]}"
+    finally:
+        server.shutdown()
+        thread.join(10)
+        app.__class__ = app_class  # the other tests use the plain app with Chalice's test client
 
 
 @pytest.mark.usefixtures("allow_app_origin")
