@@ -147,8 +147,7 @@ def check_path_ids(path_params: dict[str, Any]) -> None:
     for name, value in path_params.items():
         text = str(value)
         if not path_ids.is_valid(name, text):
-            shown = text[: path_ids.MAX_LENGTH].encode("unicode_escape").decode("ascii")
-            raise errors.NotFoundError(f"No resource has the {name} '{shown}'")
+            raise errors.NotFoundError(path_ids.not_found_message(name, text))
 
 
 def query_params(request: Request) -> dict[str, str]:

@@ -56,3 +56,21 @@ def is_valid(name: str, path_id: str) -> bool:
         without a read.
     """
     return len(path_id) <= LONG_IDS.get(name, MAX_LENGTH) and _ALLOWED.fullmatch(path_id) is not None
+
+
+#: The NOT_FOUND message of a malformed id, by path parameter, as the services word it for unknown ids.
+_NOT_FOUND: dict[str, str] = {
+    "approvalId": "Unknown approval id",
+    "listingId": "Listing '{id}' not found",
+    "requestId": "Request '{id}' not found",
+    "conversationId": "Conversation '{id}' not found",
+    "webhookId": "Webhook '{id}' not found",
+    "userId": "User '{id}' not found",
+}
+
+
+def not_found_message(name: str, path_id: str) -> str:
+    """The 404 message for a malformed ``path_id`` of parameter ``name`` (the id cut to
+    :data:`MAX_LENGTH` characters, control characters escaped)."""
+    shown = path_id[:MAX_LENGTH].encode("unicode_escape").decode("ascii")
+    return _NOT_FOUND.get(name, "'{id}' not found").format(id=shown)
