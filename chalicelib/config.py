@@ -29,6 +29,7 @@ class Settings(BaseSettings):
     WEBHOOKS_TABLE: str = "WebhooksTable"
     DELIVERIES_TABLE: str = "DeliveriesTable"
     EVENTS_TABLE: str = "EventsTable"
+    SEARCH_INDEX_TABLE: str = "SearchIndexTable"
     SAVED_SEARCHES_TABLE: str = "SavedSearchesTable"
     PERCOLATOR_TABLE: str = "PercolatorTable"
     SAVED_SEARCH_MATCHES_TABLE: str = "SavedSearchMatchesTable"
@@ -57,6 +58,8 @@ class Settings(BaseSettings):
     SAVED_SEARCH_LIMIT: int = Field(default=50, ge=1, le=1000)
     #: ``gazetteer`` (embedded GeoNames) or ``amazon-location``.
     GEOCODER: str = "gazetteer"
+    #: HMAC key of the page cursors (:mod:`chalicelib.cursors`); set a random value per deployment.
+    CURSOR_SECRET: str = "local-cursor-secret"
 
 
 @lru_cache(maxsize=1)
