@@ -25,7 +25,7 @@ from chalice.app import Blueprint, Chalice, Request, Response
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
-from chalicelib import errors, storage
+from chalicelib import errors
 from chalicelib.auth.service import authenticate
 
 logger = Logger(service="matching-service")
@@ -195,8 +195,6 @@ def route(
                 result = view(*args, **kwargs)
             except errors.ApiError as exc:
                 return error_response(exc)
-            except storage.Contention:
-                return error_response(errors.ConflictError("Too many simultaneous changes to the same records; retry the request"))
             except Exception:
                 logger.exception("unhandled error", extra={"path": path, "method": method})
                 return error_response(errors.InternalError("An internal error occurred"))

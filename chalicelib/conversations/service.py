@@ -16,7 +16,7 @@ import random
 import time
 from typing import Any
 
-from chalicelib import clock, errors, path_ids, storage
+from chalicelib import clock, errors, path_ids
 from chalicelib.auth.service import Caller
 from chalicelib.conversations import repository
 from chalicelib.conversations.events import message_event_op
@@ -30,6 +30,7 @@ from chalicelib.conversations.models import (
     Participant,
 )
 from chalicelib.pagination import PageQuery
+from chalicelib.transactions import Transaction, TransactionConflict
 
 #: Attempts to take the next message number when other messages keep arriving at once: each
 #: lost attempt means another message got in, so N simultaneous senders all succeed while N <= this.
@@ -200,9 +201,11 @@ def send_message(caller: Caller, conversation_id: str, content: str) -> Message:
             "createdAt": clock.iso(),
         }
         recipient = next(p for p in conversation["participantIds"] if p != caller.user_id)
+        tx = Transaction().add_all("message", repository.append_message_ops(conversation, message, sequence))
+        tx.add("event", message_event_op(message, recipient))
         try:
-            storage.transact([*repository.append_message_ops(conversation, message, sequence), message_event_op(message, recipient)])
-        except storage.TransactionConflict:
+            tx.commit()
+        except TransactionConflict:
             continue  # someone left, or another message took the number: read again and decide again
         return _message(message, conversation_id)
     raise errors.ConflictError("The conversation is receiving many messages at once; retry")
@@ -219,6 +222,6 @@ def leave(caller: Caller, conversation_id: str) -> LeaveResult:
     item = _participating(_read(conversation_id), caller, conversation_id)
     if caller.user_id in (item.get("leftBy") or []):
         return LeaveResult()
-    with contextlib.suppress(storage.TransactionConflict):  # left concurrently by the caller: same outcome
-        storage.transact(repository.leave_ops(conversation_id, caller.user_id, clock.iso()))
+    with contextlib.suppress(TransactionConflict):  # left concurrently by the caller: same outcome
+        Transaction().add_all("leave", repository.leave_ops(conversation_id, caller.user_id, clock.iso())).commit()
     return LeaveResult()

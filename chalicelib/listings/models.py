@@ -2,26 +2,17 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from chalicelib.listings.status import ListingStatus as ListingStatus  # the status machine's enum, re-exported
 from chalicelib.pagination import Envelope
 from chalicelib.users.models import SocialLinks
 
 Key = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 #: ``null`` for a key in a PATCH removes that meta field.
 MetaValues = dict[Annotated[str, StringConstraints(min_length=1, max_length=64)], str]
-
-
-class ListingStatus(StrEnum):
-    """Listing states (spec §3; DESIGN names the paused state PAUSED)."""
-
-    PENDING = "PENDING"
-    ACTIVE = "ACTIVE"
-    PAUSED = "PAUSED"
-    REJECTED = "REJECTED"
 
 
 class ListingCreate(BaseModel):

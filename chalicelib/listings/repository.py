@@ -14,7 +14,9 @@ from typing import Any
 
 from chalicelib import storage
 from chalicelib.config import settings
+from chalicelib.listings import status
 from chalicelib.listings.search.index import INDEX_ATTRIBUTES, index_attributes
+from chalicelib.listings.status import ListingStatus, Transition
 
 
 def _table() -> str:
@@ -27,7 +29,7 @@ def _key(listing_id: str) -> dict[str, str]:
 
 #: Partition value of the sparse ``pendingReview`` index: every PENDING listing, one partition
 #: (an administrators' review queue is small; oldest first by ``pendingSort``).
-PENDING_PARTITION = "PENDING"
+PENDING_PARTITION = ListingStatus.PENDING.value
 PENDING_INDEX = "pendingReview"
 
 
@@ -82,65 +84,62 @@ def replace_content_op(item: dict[str, Any], expected_version: int) -> dict[str,
         ExpressionAttributeNames={"#st": "status"},
         ExpressionAttributeValues=storage.values(
             t=item["title"], m=item["meta"], c=item["channels"], w=item["webhookIds"], s=item["searchText"],
-            pending="PENDING", next=expected_version + 1, u=item["updatedAt"], v=expected_version,
+            pending=status.target(Transition.SUBMIT).value, next=expected_version + 1, u=item["updatedAt"], v=expected_version,
             pq=PENDING_PARTITION, ps=pending_attributes(item["listingId"], item["updatedAt"])["pendingSort"],
         ),
     )
 
 
-def activate(listing: dict[str, Any], from_status: str, updated_at: str, version: int | None = None) -> dict[str, Any]:
-    """Move ``listing`` from ``from_status`` to ACTIVE and into the search indexes.
+def transition(
+    listing: dict[str, Any], change: Transition, updated_at: str, reason: str | None = None, version: int | None = None
+) -> dict[str, Any]:
+    """Apply the status ``change`` to ``listing`` in one conditional update and return the new item.
 
-    ``version`` (approvals) additionally requires the stored version to match.
+    The update is conditional on the status the machine lets ``change`` start from
+    (:func:`chalicelib.listings.status.source`); leading to ACTIVE puts the listing into the
+    search indexes, any other status takes it out of them (and out of ``pendingReview``).
 
-    Raises
-    ------
-    storage.ConditionFailed
-        The listing is gone, not in ``from_status``, or at another version.
-    """
-    attributes = index_attributes(listing)
-    sets = ", ".join(f"{k} = :{k}" for k in attributes)
-    condition = "#st = :from" + (" AND version = :v" if version is not None else "")
-    vals: dict[str, Any] = {"from": from_status, "active": "ACTIVE", "u": updated_at, **attributes}
-    if version is not None:
-        vals["v"] = version
-    return storage.update(
-        _table(), _key(listing["listingId"]),
-        f"SET #st = :active, updatedAt = :u, {sets} REMOVE statusReason, {_REMOVE_PENDING}",
-        condition=condition,
-        ExpressionAttributeNames={"#st": "status"},
-        ExpressionAttributeValues=storage.values(**vals),
-    )
-
-
-def deactivate(listing_id: str, from_status: str, to_status: str, updated_at: str,
-               reason: str | None = None, version: int | None = None) -> dict[str, Any]:
-    """Move a listing from ``from_status`` to ``to_status`` (PAUSED, REJECTED) and out of the indexes.
+    Parameters
+    ----------
+    listing:
+        The listing item as read (its meta and category for the index attributes).
+    change:
+        APPROVE, REJECT, PAUSE or RESUME (a content update is :func:`replace_content_op`).
+    updated_at:
+        ISO 8601 UTC time of the change.
+    reason:
+        ``statusReason`` to store (rejections); any other change removes it.
+    version:
+        When given (approvals), the stored ``version`` must also match.
 
     Raises
     ------
     storage.ConditionFailed
-        The listing is gone, not in ``from_status``, or at another ``version``.
+        The listing is gone, not in the source status, or at another version.
+    ValueError
+        ``change`` is SUBMIT (it starts from any status; see :func:`replace_content_op`).
     """
+    from_status, to_status = status.source(change), status.target(change)
+    if from_status is None:
+        raise ValueError(f"{change} is written by replace_content_op")
+    vals: dict[str, Any] = {"from": from_status.value, "to": to_status.value, "u": updated_at}
     condition = "#st = :from" + (" AND version = :v" if version is not None else "")
-    vals: dict[str, Any] = {"from": from_status, "to": to_status, "u": updated_at}
     if version is not None:
         vals["v"] = version
-    expression = "SET #st = :to, updatedAt = :u"
-    if reason is not None:
-        expression += ", statusReason = :r"
-        vals["r"] = reason
-    expression += f" REMOVE {_remove_index()}, {_REMOVE_PENDING}" + ("" if reason is not None else ", statusReason")
+    if to_status == ListingStatus.ACTIVE:
+        attributes = index_attributes(listing)
+        vals.update(attributes)
+        sets = "".join(f", {k} = :{k}" for k in attributes)
+        expression = f"SET #st = :to, updatedAt = :u{sets} REMOVE statusReason, {_REMOVE_PENDING}"
+    else:
+        expression = "SET #st = :to, updatedAt = :u"
+        if reason is not None:
+            expression += ", statusReason = :r"
+            vals["r"] = reason
+        expression += f" REMOVE {_remove_index()}, {_REMOVE_PENDING}" + ("" if reason is not None else ", statusReason")
     return storage.update(
-        _table(), _key(listing_id), expression, condition=condition,
+        _table(), _key(listing["listingId"]), expression, condition=condition,
         ExpressionAttributeNames={"#st": "status"}, ExpressionAttributeValues=storage.values(**vals),
-    )
-
-
-def delete_op(listing_id: str, owner_id: str) -> dict[str, Any]:
-    """Transaction ``Delete`` of a listing, conditional on its owner."""
-    return storage.delete_op(
-        _table(), _key(listing_id), condition="ownerId = :o", ExpressionAttributeValues=storage.values(o=owner_id)
     )
 
 

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib import clock, errors, storage
+from chalicelib import clock, errors
 from chalicelib.auth.service import Caller
 from chalicelib.listings import repository as listings
+from chalicelib.listings import status as listing_status
 from chalicelib.match_requests import guards, ids, repository
 from chalicelib.match_requests.events import request_event_op
 from chalicelib.match_requests.models import (
@@ -35,8 +36,9 @@ from chalicelib.match_requests.profile_policy import evaluate
 from chalicelib.pagination import PageQuery
 from chalicelib.path_ids import within_limit
 from chalicelib.subjects import SubjectType
+from chalicelib.transactions import Transaction, TransactionConflict
 from chalicelib.users.models import ProfileSummary, SocialLinks
-from chalicelib.users.service import active_channels, summary_from_item
+from chalicelib.users.service import active_channels, require_connected, summary_from_item
 
 
 def _summary(stored: dict[str, Any]) -> ProfileSummary:
@@ -118,27 +120,20 @@ def create_match_request(caller: Caller, body: MatchRequestCreate) -> MatchReque
     listing = bundle.listings.get(body.listingId)
     if listing is not None and listing["ownerId"] == caller.user_id:
         raise errors.ForbiddenError("You cannot send a match request to your own listing")
-    if listing is None or listing["status"] != "ACTIVE":
+    if listing is None or not listing_status.accepts_requests(listing["status"]):
         raise errors.NotFoundError(f"Listing '{body.listingId}' not found or not accepting requests")
     requester = _requester(bundle, caller)
-    channels = [c.value for c in body.channels]
-    missing = [c for c in channels if c not in active_channels(requester)]
-    if missing:
-        raise errors.ValidationError.for_field(
-            "channels",
-            f"not connected by you: {', '.join(missing)} (connect them with PUT /v1/me/channels/{{key}})",
-            "Channels must be connected by the requester",
-        )
+    channels = require_connected(requester, [c.value for c in body.channels], "channels")
     item = _new_item(caller, requester, SubjectType.LISTING, listing["listingId"], listing["ownerId"], channels, body.message)
     item.update(listingId=listing["listingId"], listingTitle=listing["title"])
+    tx = Transaction()
+    tx.add("request", repository.put_new_op(item))
+    tx.add("listing", guards.count_request_on_active_listing_op(listing["listingId"]))
+    tx.add("event", request_event_op(item, listing))
     try:
-        storage.transact([
-            repository.put_new_op(item),
-            guards.count_request_on_active_listing_op(listing["listingId"]),
-            request_event_op(item, listing),
-        ])
-    except storage.TransactionConflict as exc:
-        if exc.failed(0):
+        tx.commit()
+    except TransactionConflict as exc:
+        if exc.failed("request"):
             raise errors.ConflictError(
                 f"You already sent a match request for this listing (requestId '{item['requestId']}')"
             ) from exc
@@ -176,20 +171,17 @@ def create_profile_request(caller: Caller, body: ProfileRequestCreate) -> MatchR
         raise errors.ValidationError.for_field(
             "channel", f"not one of the user's activeChannels ({', '.join(active_channels(target))})"
         )
-    if channel not in active_channels(requester):
-        raise errors.ValidationError.for_field(
-            "channel", f"not connected by you (connect it with PUT /v1/me/channels/{channel})"
-        )
+    require_connected(requester, [channel], "channel")
     item = _new_item(caller, requester, SubjectType.PROFILE, body.userId, body.userId, [channel], body.message)
     item["userId"] = body.userId
+    tx = Transaction()
+    tx.add("request", repository.put_new_op(item))
+    tx.add("profile", guards.profile_admits_op(body.userId, level, channel))
+    tx.add("event", request_event_op(item))
     try:
-        storage.transact([
-            repository.put_new_op(item),
-            guards.profile_admits_op(body.userId, level, channel),
-            request_event_op(item),
-        ])
-    except storage.TransactionConflict as exc:
-        if exc.failed(0):
+        tx.commit()
+    except TransactionConflict as exc:
+        if exc.failed("request"):
             raise errors.ConflictError(
                 f"You already sent this user a profile request (requestId '{item['requestId']}')"
             ) from exc
@@ -238,7 +230,7 @@ def list_for_listing(caller: Caller, listing_id: str, query: ListingRequestQuery
         Another user's (visible) listing.
     """
     listing = listings.get(listing_id) if within_limit(listing_id) else None
-    if listing is None or (listing["ownerId"] != caller.user_id and listing["status"] != "ACTIVE"):
+    if listing is None or not listing_status.is_visible(listing["status"], listing["ownerId"], caller.user_id):
         raise errors.NotFoundError(f"Listing '{listing_id}' not found")
     if listing["ownerId"] != caller.user_id:
         raise errors.ForbiddenError("Only the listing's owner may see its requests")

@@ -8,6 +8,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 
 from chalicelib.channels import ChannelKey
 from chalicelib.countries import normalize_country
+from chalicelib.urls import absolute_http_url
 
 #: Verification levels: 0 none, 1 email, 2 phone or identity document, 3 organization (our scale).
 MAX_VERIFIED_LEVEL = 3
@@ -19,12 +20,7 @@ VerifiedLevel = Annotated[int, Field(ge=0, le=MAX_VERIFIED_LEVEL)]
 
 
 def _http_url(value: str | None) -> str | None:
-    if value is None:
-        return None
-    value = value.strip()
-    if not value.lower().startswith(("https://", "http://")) or len(value) > 2048 or " " in value or "." not in value:
-        raise ValueError("must be an absolute http(s) URL")
-    return value
+    return None if value is None else absolute_http_url(value)  # InvalidUrl is a ValueError: pydantic reports it
 
 
 HttpUrlString = Annotated[str | None, AfterValidator(_http_url)]
