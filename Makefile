@@ -38,10 +38,11 @@ lint: $(VENV)/.installed ## ruff, mypy (strict for chalicelib/) and the import c
 	$(VENV)/bin/lint-imports --no-logo
 
 package: $(VENV)/.installed ## SAM template + bundle of STAGE (default prod) in out/, checked by cfn-lint
-	$(PY) infra/build_template.py --check
+	@# app.py reads its event sources' ARNs at import: the template's placeholder names stand in for them
+	env $$($(PY) -m local_stack.resources) $(PY) infra/build_template.py --check
 	rm -rf out
-	AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-us-east-1} $(VENV)/bin/chalice package --stage $(STAGE) \
-	  --merge-template infra/resources.json out/
+	env $$($(PY) -m local_stack.resources) AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-us-east-1} \
+	  $(VENV)/bin/chalice package --stage $(STAGE) --merge-template infra/resources.json out/
 	$(VENV)/bin/cfn-lint out/sam.json
 
 contract: $(VENV)/.installed ## Contract fuzzing: schemathesis against the local stack (>= 1000 cases)

@@ -2,10 +2,10 @@
 
 * A conversation is opened by accepting a request (:func:`open_conversation_ops`, in the
   decision's transaction); its participants are the requester and the recipient.
-* Only participants see it: everyone else gets 404 NOT_FOUND, so ids reveal nothing.
+* Only participants see it: everyone else gets ``NotFoundError``, so ids reveal nothing.
 * Messages are numbered 1, 2, ... per conversation (oldest first); a page is one Query.
 * Leaving (``DELETE``) takes the conversation out of the leaver's list; the other participant
-  sees ``otherLeft: true``; from then on any message to it is 403 FORBIDDEN. Both keep read
+  sees ``otherLeft: true``; from then on any message to it is a ``ForbiddenError``. Both keep read
   access to the history by id. Leaving twice is a no-op success.
 """
 

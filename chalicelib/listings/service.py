@@ -4,7 +4,8 @@
   the listing and its ``listing.submitted`` outbox event in one transaction; the event is
   turned into an approval task (:mod:`chalicelib.approvals`).
 * Only ACTIVE listings are visible to others; owners see their own in any status.
-* Pause: ACTIVE -> PAUSED; resume: PAUSED -> ACTIVE; anything else is 409 CONFLICT.
+* Pause: ACTIVE -> PAUSED; resume: PAUSED -> ACTIVE; anything else is a ``ConflictError``
+  (the machine: :mod:`chalicelib.listings.status`).
 """
 
 from __future__ import annotations

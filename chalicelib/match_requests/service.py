@@ -1,13 +1,14 @@
 """Request rules: sending match and profile requests, and reading them.
 
-* Match request: only to an ACTIVE listing (404 otherwise, as for its detail), never to one's
-  own (403), with channels the requester has connected (400 naming ``channels``).
-* Profile request: the target's ``profileRequestPolicy`` must admit the caller (403 with its
+* Match request: only to an ACTIVE listing (``NotFoundError`` otherwise, as for its detail), never
+  to one's own (``ForbiddenError``), with channels the requester has connected (``ValidationError``
+  naming ``channels``).
+* Profile request: the target's ``profileRequestPolicy`` must admit the caller (``ForbiddenError`` with its
   reason); ``channel`` must be one of the target's ``activeChannels`` and connected by the
-  requester (400 naming ``channel``).
+  requester (``ValidationError`` naming ``channel``).
 * One request per requester and subject, ever: the id is derived from both
   (:mod:`chalicelib.match_requests.ids`) and written with ``attribute_not_exists``, so of any
-  number of simultaneous identical requests exactly one is created; the others get 409.
+  number of simultaneous identical requests exactly one is created; the others get ``ConflictError``.
 * Each create is one BatchGetItem plus one TransactWriteItems holding the request, the guard
   on the listing or profile (:mod:`chalicelib.match_requests.guards`) and the outbox event.
 * Lists are newest first; without ``subjectType`` they hold both kinds.
