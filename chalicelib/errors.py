@@ -14,17 +14,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
+from chalicelib.model_base import Model
 
 
-class FieldIssue(BaseModel):
+class FieldIssue(Model):
     """One item of an error body's ``details``: the offending field and what is wrong with it."""
 
     field: str
     issue: str
 
 
-class ErrorBody(BaseModel):
+class ErrorBody(Model):
     """The spec's error body (spec §7)."""
 
     code: str

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from chalicelib.model_base import Model
 
 MAX_PAGE_SIZE = 100
 DEFAULT_PAGE_SIZE = 20
 
 
-class PageQuery(BaseModel):
+class PageQuery(Model):
     """The pagination query parameters; other query models extend it."""
 
     model_config = ConfigDict(extra="forbid")
@@ -26,7 +28,7 @@ class PageQuery(BaseModel):
         return list(items[start : start + self.pageSize])
 
 
-class Envelope(BaseModel):
+class Envelope(Model):
     """Common fields of every paginated response."""
 
     total: int
@@ -34,7 +36,7 @@ class Envelope(BaseModel):
     pageSize: int
 
 
-class Deleted(BaseModel):
+class Deleted(Model):
     """Response of a DELETE: ``{id, deleted: true}`` (as the spec's webhook delete)."""
 
     id: str

@@ -17,11 +17,12 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from chalicelib import outbox
+from chalicelib.model_base import Model
 from chalicelib.subjects import SubjectType
 from chalicelib.users.models import ProfileSummary
 
 
-class MatchRequestReceived(BaseModel):
+class MatchRequestReceived(Model):
     """``match_request.received`` data."""
 
     requestId: str
@@ -35,7 +36,7 @@ class MatchRequestReceived(BaseModel):
     createdAt: str
 
 
-class MatchRequestAccepted(BaseModel):
+class MatchRequestAccepted(Model):
     """``match_request.accepted`` data."""
 
     requestId: str
@@ -46,7 +47,7 @@ class MatchRequestAccepted(BaseModel):
     respondedAt: str
 
 
-class MatchRequestRejected(BaseModel):
+class MatchRequestRejected(Model):
     """``match_request.rejected`` data."""
 
     requestId: str
@@ -58,7 +59,7 @@ class MatchRequestRejected(BaseModel):
     respondedAt: str
 
 
-class ProfileRequestReceived(BaseModel):
+class ProfileRequestReceived(Model):
     """``profile_request.received`` data (``userId``: the requested user)."""
 
     requestId: str
@@ -71,7 +72,7 @@ class ProfileRequestReceived(BaseModel):
     createdAt: str
 
 
-class ProfileRequestAccepted(BaseModel):
+class ProfileRequestAccepted(Model):
     """``profile_request.accepted`` data."""
 
     requestId: str
@@ -81,7 +82,7 @@ class ProfileRequestAccepted(BaseModel):
     respondedAt: str
 
 
-class ProfileRequestRejected(BaseModel):
+class ProfileRequestRejected(Model):
     """``profile_request.rejected`` data."""
 
     requestId: str

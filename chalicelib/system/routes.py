@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from chalice.app import Blueprint
-from pydantic import BaseModel
 
 from chalicelib.http import route
+from chalicelib.model_base import Model
 
 bp = Blueprint(__name__)
 
 
-class Health(BaseModel):
+class Health(Model):
     """Health response."""
 
     status: str = "ok"
