@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 MOTO_PORT ?= 5000
 
-.PHONY: run demo test unit e2e lint bench install clean package contract
+.PHONY: run demo test unit integration e2e lint bench install clean package contract
 STAGE ?= prod
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
@@ -23,13 +23,18 @@ run: $(VENV)/.installed ## Start the whole local stack on 127.0.0.1:$(PORT) (Ctr
 demo: $(VENV)/.installed ## As `make run`, plus demo users and ~200 approved listings
 	PORT=$(PORT) MOTO_PORT=$(MOTO_PORT) exec $(PY) -m local_stack --demo
 
-test: $(VENV)/.installed ## Every test: unit (in-process moto) and end-to-end (real local stack)
-	$(PY) -m pytest -q tests
+test: $(VENV)/.installed ## Every test: unit, then integration, then end-to-end (one pytest each)
+	$(PY) -m pytest -q tests/unit
+	$(PY) -m pytest -q tests/integration
+	$(PY) -m pytest -q tests/e2e
 
-unit: $(VENV)/.installed
+unit: $(VENV)/.installed ## Pure logic, no moto (seconds)
 	$(PY) -m pytest -q tests/unit
 
-e2e: $(VENV)/.installed
+integration: $(VENV)/.installed ## In-process moto: tables created once per session, emptied before each test
+	$(PY) -m pytest -q tests/integration
+
+e2e: $(VENV)/.installed ## The real local stack driven over HTTP
 	$(PY) -m pytest -q tests/e2e
 
 lint: $(VENV)/.installed ## ruff, mypy (strict for chalicelib/) and the import contracts (pyproject.toml)
@@ -37,13 +42,13 @@ lint: $(VENV)/.installed ## ruff, mypy (strict for chalicelib/) and the import c
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports --no-logo
 
-package: $(VENV)/.installed ## SAM template + bundle of STAGE (default prod) in out/, checked by cfn-lint
+package: $(VENV)/.installed ## SAM template + bundle of STAGE (default prod) in out/, checked by cfn-lint and tests/package
 	@# app.py reads its event sources' ARNs at import: the template's placeholder names stand in for them
 	env $$($(PY) -m local_stack.resources) $(PY) infra/build_template.py --check
 	rm -rf out
 	env $$($(PY) -m local_stack.resources) AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-us-east-1} \
 	  $(VENV)/bin/chalice package --stage $(STAGE) --merge-template infra/resources.json out/
-	$(VENV)/bin/cfn-lint out/sam.json
+	PACKAGED_DIR=out $(PY) -m pytest -q tests/package  # cfn-lint, the merge and the bundle
 
 contract: $(VENV)/.installed ## Contract fuzzing: schemathesis against the local stack (>= 1000 cases)
 	$(PY) -m pytest -q -s tests/e2e/test_contract.py

@@ -43,7 +43,13 @@ class Settings(BaseModel):
     WEBHOOKS_TABLE: Resource
     DELIVERIES_TABLE: Resource
     EVENTS_TABLE: Resource
+    SAVED_SEARCHES_TABLE: Resource
+    PERCOLATOR_TABLE: Resource
+    SAVED_SEARCH_MATCHES_TABLE: Resource
+    DASHBOARD_SESSIONS_TABLE: Resource
     APPROVAL_QUEUE_URL: Resource
+    DELIVERY_QUEUE_URL: Resource
+    DELIVERY_QUEUE_ARN: Resource
     DELIVERY_RETRY_QUEUE_URL: Resource
     DELIVERY_RETRY_QUEUE_ARN: Resource
     EVENTS_STREAM_ARN: Resource
@@ -53,14 +59,12 @@ class Settings(BaseModel):
     WEBHOOK_TIMEOUT_SECONDS: float = Field(default=10.0, gt=0, le=60)
     #: Delays before the retries of a failed delivery, seconds, comma separated (SQS DelaySeconds: 0..900).
     WEBHOOK_RETRY_DELAYS_SECONDS: str = "30,120,600"
-    #: Deliveries in flight at once per Lambda invocation (threads).
-    WEBHOOK_MAX_CONCURRENCY: int = Field(default=32, ge=1, le=256)
-    #: Deliveries in flight at once to one webhook within an invocation.
-    WEBHOOK_PER_RECEIVER_CONCURRENCY: int = Field(default=8, ge=1, le=64)
     #: Seconds an authenticated key stays in the per-process cache (revocation delay).
     AUTH_CACHE_TTL_SECONDS: int = Field(default=60, ge=0)
     #: Seconds an approval task stays claimed by ``POST /v1/admin/approvals/claims``.
     APPROVAL_CLAIM_SECONDS: int = Field(default=300, ge=1, le=43200)
+    #: Saved searches one user may keep at once (``POST /v1/saved-searches`` answers 409 beyond).
+    SAVED_SEARCH_LIMIT: int = Field(default=50, ge=1, le=1000)
     #: ``gazetteer`` (embedded GeoNames) or ``amazon-location``; case and surrounding blanks ignored,
     #: empty means ``gazetteer``.
     GEOCODER: str = "gazetteer"

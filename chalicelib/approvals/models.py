@@ -66,3 +66,18 @@ class ApprovalResult(Model):
     approvalId: str
     decision: Literal["approve", "reject"]
     listing: Listing
+
+
+class PendingReview(Model):
+    """A PENDING listing as the Dashboard's review page shows it: the listing and the ``version``
+    the administrator reads, which the decision is then bound to (no claim involved)."""
+
+    listing: Listing
+    version: int
+
+
+class ReviewQueue(Model):
+    """The Dashboard's review page: PENDING listings oldest first, and where the next page starts."""
+
+    reviews: list[PendingReview]
+    nextCursor: str | None

@@ -26,6 +26,8 @@ from chalicelib.approvals.models import (
     ApprovalResult,
     PendingListingPage,
     PendingListingQuery,
+    PendingReview,
+    ReviewQueue,
 )
 from chalicelib.listings import repository as listings
 from chalicelib.listings import status
@@ -101,14 +103,34 @@ def list_pending(query: PendingListingQuery) -> PendingListingPage:
     ValidationError
         ``cursor`` is not one this endpoint returned.
     """
+    items, owners, next_cursor = _pending_page(query)
+    return PendingListingPage(
+        listings=[to_model(i, owners.get(i["ownerId"])) for i in items], pageSize=query.pageSize, nextCursor=next_cursor
+    )
+
+
+def _pending_page(query: PendingListingQuery) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]], str | None]:
     start = decode_cursor(query.cursor) if query.cursor else None
     found = listings.query_pending(query.pageSize + 1, start)  # one more tells whether a next page exists
     items = found[: query.pageSize]
     owners = users.get_users(list({i["ownerId"] for i in items})) if items else {}
-    return PendingListingPage(
-        listings=[to_model(i, owners.get(i["ownerId"])) for i in items],
-        pageSize=query.pageSize,
-        nextCursor=encode_cursor(listings.pending_position(items[-1])) if len(found) > query.pageSize else None,
+    next_cursor = encode_cursor(listings.pending_position(items[-1])) if len(found) > query.pageSize else None
+    return items, owners, next_cursor
+
+
+def review_queue(query: PendingListingQuery) -> ReviewQueue:
+    """As :func:`list_pending`, with each listing's ``version`` (the Dashboard binds its decision,
+    :func:`decide_listing`, to the version the administrator read). Claims nothing.
+
+    Raises
+    ------
+    ValidationError
+        ``cursor`` is not one this service returned.
+    """
+    items, owners, next_cursor = _pending_page(query)
+    return ReviewQueue(
+        reviews=[PendingReview(listing=to_model(i, owners.get(i["ownerId"])), version=int(i["version"])) for i in items],
+        nextCursor=next_cursor,
     )
 
 

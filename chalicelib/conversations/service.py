@@ -164,8 +164,11 @@ def list_messages(caller: Caller, conversation_id: str, query: PageQuery) -> Mes
     )
 
 
-def send_message(caller: Caller, conversation_id: str, content: str) -> Message:
+def send_message(caller: Caller, conversation_id: str, content: str, via_api: bool = True) -> Message:
     """Append a message and write its ``message.new`` event in one transaction.
+
+    ``via_api`` becomes the message's ``isApiSent`` (spec §2: "whether sent through the API");
+    the Dashboard's Send box passes ``False``.
 
     Costs one BatchGetItem (conversation and sender) and one TransactWriteItems; a message
     arriving at the same moment costs one more (strongly consistent) GetItem and transaction.
@@ -197,7 +200,7 @@ def send_message(caller: Caller, conversation_id: str, content: str) -> Message:
             "senderId": caller.user_id,
             "senderName": (sender or {}).get("displayName") or snapshot.get(caller.user_id, ""),
             "content": content,
-            "isApiSent": True,
+            "isApiSent": via_api,
             "createdAt": clock.iso(),
         }
         recipient = next(p for p in conversation["participantIds"] if p != caller.user_id)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from chalicelib import storage
+from chalicelib import outbox, storage
 from chalicelib.config import settings
 from chalicelib.listings import status
 from chalicelib.listings.search.index import INDEX_ATTRIBUTES, index_attributes
@@ -42,9 +42,9 @@ def pending_attributes(listing_id: str, submitted_at: str) -> dict[str, str]:
     return {"pendingQueue": PENDING_PARTITION, "pendingSort": f"{submitted_at}#{listing_id}"}
 
 
-def get(listing_id: str) -> dict[str, Any] | None:
-    """The listing item, or ``None``."""
-    return storage.get(_table(), _key(listing_id))
+def get(listing_id: str, consistent: bool = False) -> dict[str, Any] | None:
+    """The listing item, or ``None`` (``consistent``: a strongly consistent read)."""
+    return storage.get(_table(), _key(listing_id), consistent=consistent)
 
 
 def get_many(listing_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -93,11 +93,13 @@ def replace_content_op(item: dict[str, Any], expected_version: int) -> dict[str,
 def transition(
     listing: dict[str, Any], change: Transition, updated_at: str, reason: str | None = None, version: int | None = None
 ) -> dict[str, Any]:
-    """Apply the status ``change`` to ``listing`` in one conditional update and return the new item.
+    """Apply the status ``change`` to ``listing`` in one conditional write and return the new item.
 
-    The update is conditional on the status the machine lets ``change`` start from
-    (:func:`chalicelib.listings.status.source`); leading to ACTIVE puts the listing into the
-    search indexes, any other status takes it out of them (and out of ``pendingReview``).
+    The write is conditional on the status the machine lets ``change`` start from
+    (:func:`chalicelib.listings.status.source`). Leading to ACTIVE puts the listing into the
+    search indexes and writes its ``listing.activated`` outbox event in the same transaction
+    (the saved-search percolator reads it); any other status takes it out of the indexes (and
+    out of ``pendingReview``).
 
     Parameters
     ----------
@@ -111,6 +113,11 @@ def transition(
         ``statusReason`` to store (rejections); any other change removes it.
     version:
         When given (approvals), the stored ``version`` must also match.
+
+    Returns
+    -------
+    dict
+        The listing item as stored after the change.
 
     Raises
     ------
@@ -127,20 +134,40 @@ def transition(
     if version is not None:
         vals["v"] = version
     if to_status == ListingStatus.ACTIVE:
-        attributes = index_attributes(listing)
-        vals.update(attributes)
-        sets = "".join(f", {k} = :{k}" for k in attributes)
-        expression = f"SET #st = :to, updatedAt = :u{sets} REMOVE statusReason, {_REMOVE_PENDING}"
-    else:
-        expression = "SET #st = :to, updatedAt = :u"
-        if reason is not None:
-            expression += ", statusReason = :r"
-            vals["r"] = reason
-        expression += f" REMOVE {_remove_index()}, {_REMOVE_PENDING}" + ("" if reason is not None else ", statusReason")
+        return _activate(listing, vals, condition, updated_at)
+    expression = "SET #st = :to, updatedAt = :u"
+    if reason is not None:
+        expression += ", statusReason = :r"
+        vals["r"] = reason
+    expression += f" REMOVE {_remove_index()}, {_REMOVE_PENDING}" + ("" if reason is not None else ", statusReason")
     return storage.update(
         _table(), _key(listing["listingId"]), expression, condition=condition,
         ExpressionAttributeNames={"#st": "status"}, ExpressionAttributeValues=storage.values(**vals),
     )
+
+
+def _activate(listing: dict[str, Any], vals: dict[str, Any], condition: str, updated_at: str) -> dict[str, Any]:
+    """The ACTIVE side of :func:`transition`: index attributes set, ``listing.activated`` written with it."""
+    attributes = index_attributes(listing)
+    sets = "".join(f", {k} = :{k}" for k in attributes)
+    change = storage.update_op(
+        _table(), _key(listing["listingId"]),
+        f"SET #st = :to, updatedAt = :u{sets} REMOVE statusReason, {_REMOVE_PENDING}",
+        condition=condition,
+        ExpressionAttributeNames={"#st": "status"},
+        ExpressionAttributeValues=storage.values(**vals, **attributes),
+    )
+    event = outbox.event_op(
+        outbox.LISTING_ACTIVATED, {"listingId": listing["listingId"], "version": int(listing.get("version") or 1)}
+    )
+    try:
+        storage.transact([change, event])
+    except storage.TransactionConflict as exc:
+        raise storage.ConditionFailed(str(exc)) from exc
+    # The condition held, so the stored item is the one read plus this change.
+    updated = {k: v for k, v in listing.items() if k != "statusReason"}
+    updated.update(attributes, status=ListingStatus.ACTIVE.value, updatedAt=updated_at)
+    return updated
 
 
 def query_category(category_key: str, role_key: str | None = None) -> list[dict[str, Any]]:

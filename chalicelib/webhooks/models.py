@@ -7,7 +7,7 @@ from pydantic import ConfigDict, Field, field_validator
 from chalicelib.model_base import Model
 from chalicelib.pagination import Envelope
 from chalicelib.webhooks.addresses import MAX_URL_LENGTH
-from chalicelib.webhooks.events import SUPPORTED_EVENTS
+from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
 
 DEFAULT_NAME = "API Webhook"
 
@@ -94,3 +94,26 @@ class DeliveryPage(Envelope):
     """``GET /v1/webhooks/{id}/deliveries`` envelope, newest first (kept 30 days)."""
 
     deliveries: list[DeliveryAttempt]
+
+
+class WebhookOverview(Webhook):
+    """A webhook as the Dashboard lists it: the API view plus its rotation window and last attempt."""
+
+    previousSecretExpiresAt: str | None = Field(default=None, description="Until when the rotated-out secret still verifies")
+    lastDelivery: DeliveryAttempt | None = None
+
+
+class SecretRotated(Model):
+    """Result of rotating a webhook's secret (Dashboard only; not an API operation, spec §4 note 1)."""
+
+    webhook: Webhook
+    secret: str = Field(description="The new secret, shown once on the page")
+    previousSecretExpiresAt: str = Field(description="ISO 8601 UTC end of the old secret's 24 h overlap")
+
+
+class LoggedAttempt(DeliveryAttempt):
+    """A delivery attempt as the Dashboard's delivery log shows it: adds the exact request body
+    and an opaque ``token`` naming the log entry (for the on-demand detail view)."""
+
+    token: str
+    requestBody: str | None = None

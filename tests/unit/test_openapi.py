@@ -1,4 +1,5 @@
-"""The OpenAPI document: generated from the route table, valid, complete, and served without a key."""
+"""The OpenAPI document: generated from the route table, valid and complete (served without a key,
+against real responses: tests/integration/test_openapi_api.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from referencing.jsonschema import DRAFT202012
 
 from chalicelib.http import ROUTES, RouteSpec
 from chalicelib.openapi import ERROR_RESPONSES, build_document, document, error_statuses, path_params
-from tests.unit.conftest import Api, make_user
 
 
 @pytest.fixture(scope="module")
@@ -161,44 +161,3 @@ def test_build_document_of_a_subset() -> None:
     built = build_document(health)
     validate(built)
     assert list(built["paths"]) == ["/v1/health"]
-
-
-def test_served_without_a_key_with_the_server_url(api: Api) -> None:
-    response = api.call("GET", "/v1/openapi.json", headers={"host": "api.example.org", "x-forwarded-proto": "https"})
-    assert response.status_code == 200
-    assert response.headers["Content-Type"] == "application/json"
-    served = response.json
-    assert served["paths"] == document()["paths"]
-    assert served["servers"] == [{"url": "https://api.example.org"}]
-    validate(served)
-
-
-def test_real_responses_match_their_schemas(api: Api, doc: dict[str, Any]) -> None:
-    user = make_user("Grace")
-    for path, ref in [("/v1/me", "Profile"), ("/v1/categories", "CategoryList"), ("/v1/me/channels", "ChannelList")]:
-        response = api.call("GET", path, key=user.key)
-        assert response.status_code == 200, response.json
-        _validator(doc, f"#/components/schemas/{ref}").validate(response.json)
-    missing = api.call("GET", "/v1/listings/nope", key=user.key)
-    assert missing.status_code == 404
-    _validator(doc, "#/components/schemas/ErrorBody").validate(missing.json)
-
-
-def test_wrong_method_lists_the_routes_methods_in_allow(api: Api) -> None:
-    user = make_user("Edsger")
-    response = api.call("PUT", "/v1/listings/abc", key=user.key, body={})
-    assert response.status_code == 405
-    assert response.json["code"] == "METHOD_NOT_ALLOWED"
-    assert response.headers["Allow"] == "DELETE, GET, PATCH"
-
-
-@pytest.mark.parametrize(
-    ("body", "field"),
-    [({"displayName": "Ada", "verifiedLevel": False}, "verifiedLevel"), ({"displayName": "Ada", "admin": 0}, "admin"),
-     ({"displayName": "Ada", "verifiedLevel": "2"}, "verifiedLevel")],
-)
-def test_body_values_must_have_the_documented_json_type(api: Api, body: dict[str, Any], field: str) -> None:
-    admin = make_user("Root", admin=True)
-    response = api.call("POST", "/v1/admin/users", key=admin.key, body=body)
-    assert response.status_code == 400
-    assert [d["field"] for d in response.json["details"]] == [field]
