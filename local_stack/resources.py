@@ -130,9 +130,10 @@ def placeholder_environment(template: dict[str, Any] | None = None, region: str 
     for name in resources_of_type(template, "AWS::DynamoDB::Table"):
         arn = f"arn:aws:dynamodb:{region}:{account}:table/{name}"
         resolved.update({(name, "Ref"): name, (name, "Arn"): arn, (name, "StreamArn"): f"{arn}/stream/placeholder"})
-    for name in resources_of_type(template, "AWS::SQS::Queue"):
-        resolved[(name, "Ref")] = f"https://sqs.{region}.amazonaws.com/{account}/{name}"
-        resolved[(name, "Arn")] = f"arn:aws:sqs:{region}:{account}:{name}"
+    for name, queue in resources_of_type(template, "AWS::SQS::Queue").items():
+        physical = name + (".fifo" if queue["Properties"].get("FifoQueue") else "")  # as create_resources names it
+        resolved[(name, "Ref")] = f"https://sqs.{region}.amazonaws.com/{account}/{physical}"
+        resolved[(name, "Arn")] = f"arn:aws:sqs:{region}:{account}:{physical}"
     return _environment(template, resolved)
 
 
