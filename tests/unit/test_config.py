@@ -42,8 +42,8 @@ def test_values_are_parsed_from_their_text() -> None:
 
 
 def test_an_invalid_value_is_named() -> None:
-    with pytest.raises(ConfigurationError, match="WEBHOOK_MAX_CONCURRENCY"):
-        Settings.from_environment({**placeholder_environment(), "WEBHOOK_MAX_CONCURRENCY": "0"})
+    with pytest.raises(ConfigurationError, match="AUTH_CACHE_TTL_SECONDS"):
+        Settings.from_environment({**placeholder_environment(), "AUTH_CACHE_TTL_SECONDS": "-1"})
 
 
 def test_the_app_does_not_start_without_its_resource_names() -> None:
