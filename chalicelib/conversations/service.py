@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import random
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from chalicelib import clock, errors, path_ids
@@ -40,7 +41,7 @@ SEND_RETRY_DELAY_SECONDS = 0.02
 
 
 def open_conversation_ops(
-    request: dict[str, Any], participants: list[tuple[str, str]], opened_at: str
+    request: Mapping[str, Any], participants: list[tuple[str, str]], opened_at: str
 ) -> tuple[str, list[dict[str, Any]]]:
     """The transaction ops that open the conversation of an accepted request.
 

@@ -16,7 +16,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 from chalicelib import clock, errors
 from chalicelib.auth.service import Caller
@@ -34,6 +35,7 @@ from chalicelib.match_requests.models import (
     RequestStatus,
 )
 from chalicelib.match_requests.profile_policy import evaluate
+from chalicelib.match_requests.records import RequesterSnapshot, RequestRecord
 from chalicelib.pagination import PageQuery
 from chalicelib.path_ids import within_limit
 from chalicelib.subjects import SubjectType
@@ -42,7 +44,7 @@ from chalicelib.users.models import ProfileSummary, SocialLinks
 from chalicelib.users.service import active_channels, require_connected, summary_from_item
 
 
-def _summary(stored: dict[str, Any]) -> ProfileSummary:
+def _summary(stored: Mapping[str, Any]) -> ProfileSummary:
     """The stored requester summary (unset values were left out when it was written)."""
     return ProfileSummary(
         displayName=stored.get("displayName", ""),
@@ -52,7 +54,7 @@ def _summary(stored: dict[str, Any]) -> ProfileSummary:
     )
 
 
-def to_model(item: dict[str, Any]) -> MatchRequest:
+def to_model(item: RequestRecord) -> MatchRequest:
     """The API view of a request item."""
     return MatchRequest(
         requestId=item["requestId"],
@@ -74,7 +76,7 @@ def to_model(item: dict[str, Any]) -> MatchRequest:
     )
 
 
-def _page(items: list[dict[str, Any]], query: PageQuery) -> RequestPage:
+def _page(items: list[RequestRecord], query: PageQuery) -> RequestPage:
     return RequestPage(
         requests=[to_model(i) for i in query.slice(items)], total=len(items), page=query.page, pageSize=query.pageSize
     )
@@ -88,15 +90,15 @@ def _requester(bundle: repository.Bundle, caller: Caller) -> dict[str, Any]:
 
 
 def _new_item(caller: Caller, requester: dict[str, Any], subject_type: SubjectType, subject_id: str,
-              recipient_id: str, channels: list[str], message: str) -> dict[str, Any]:
+              recipient_id: str, channels: list[str], message: str) -> RequestRecord:
     return {
         "requestId": ids.request_id(subject_type, caller.user_id, subject_id),
-        "subjectType": subject_type.value,
+        "subjectType": subject_type,
         "subjectId": subject_id,
         "requesterId": caller.user_id,
         "recipientId": recipient_id,
-        "status": RequestStatus.PENDING.value,
-        "profile": summary_from_item(requester).model_dump(mode="json"),
+        "status": RequestStatus.PENDING,
+        "profile": cast(RequesterSnapshot, summary_from_item(requester).model_dump(mode="json")),
         "channels": channels,
         "message": message,
         "createdAt": clock.iso(),
@@ -126,7 +128,7 @@ def create_match_request(caller: Caller, body: MatchRequestCreate) -> MatchReque
     requester = _requester(bundle, caller)
     channels = require_connected(requester, [c.value for c in body.channels], "channels")
     item = _new_item(caller, requester, SubjectType.LISTING, listing["listingId"], listing["ownerId"], channels, body.message)
-    item.update(listingId=listing["listingId"], listingTitle=listing["title"])
+    item["listingId"], item["listingTitle"] = listing["listingId"], listing["title"]
     tx = Transaction()
     tx.add("request", repository.put_new_op(item))
     tx.add("listing", guards.count_request_on_active_listing_op(listing["listingId"]))

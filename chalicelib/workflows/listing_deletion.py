@@ -23,6 +23,7 @@ from chalicelib.listings.service import owned
 from chalicelib.match_requests import guards, repository
 from chalicelib.match_requests.events import request_event_op
 from chalicelib.match_requests.models import RequestStatus
+from chalicelib.match_requests.records import RequestRecord
 from chalicelib.pagination import Deleted
 from chalicelib.transactions import MAX_ITEMS, Transaction, TransactionConflict
 
@@ -63,7 +64,7 @@ def delete_listing(caller: Caller, listing_id: str) -> Deleted:
     raise errors.ConflictError("Requests for this listing kept arriving; retry the deletion")
 
 
-def _add_rejection(tx: Transaction, request: dict[str, Any], listing: dict[str, Any], responded_at: str) -> None:
+def _add_rejection(tx: Transaction, request: RequestRecord, listing: dict[str, Any], responded_at: str) -> None:
     """Add the rejection of ``request`` (conditional on PENDING) as item ``request:<id>`` and its event."""
     rejected = {
         **request, "status": RequestStatus.REJECTED.value, "reason": LISTING_DELETED_REASON, "respondedAt": responded_at,
@@ -108,7 +109,7 @@ def delete_listing_rejecting_requests(listing: dict[str, Any]) -> int:
     return len(pending)
 
 
-def _reject_remaining(chunk: list[dict[str, Any]], listing: dict[str, Any], responded_at: str) -> None:
+def _reject_remaining(chunk: list[RequestRecord], listing: dict[str, Any], responded_at: str) -> None:
     """Reject one later chunk after the listing is gone; never raises (the delete has committed).
 
     A request whose PENDING condition fails was decided just before the delete: it is left out

@@ -19,6 +19,7 @@ from chalicelib.conversations.service import open_conversation_ops
 from chalicelib.match_requests import guards, ids, repository
 from chalicelib.match_requests.events import request_event_op
 from chalicelib.match_requests.models import MatchRequest, RequestStatus, StatusChange
+from chalicelib.match_requests.records import RequestRecord
 from chalicelib.match_requests.service import to_model
 from chalicelib.subjects import SubjectType
 from chalicelib.transactions import Transaction, TransactionConflict
@@ -70,7 +71,7 @@ def decide(caller: Caller, request_id: str, change: StatusChange) -> MatchReques
             raise errors.ConflictError("The listing was deleted; its pending requests were rejected")
 
     now = clock.iso()
-    updated: dict[str, Any] = {**request, "status": change.status, "respondedAt": now}
+    updated: RequestRecord = {**request, "status": RequestStatus(change.status), "respondedAt": now}
     if change.reason is not None:
         updated["reason"] = change.reason
     if listing is not None:
