@@ -43,6 +43,7 @@ class Settings(BaseModel):
     WEBHOOKS_TABLE: Resource
     DELIVERIES_TABLE: Resource
     EVENTS_TABLE: Resource
+    SEARCH_INDEX_TABLE: Resource
     SAVED_SEARCHES_TABLE: Resource
     PERCOLATOR_TABLE: Resource
     SAVED_SEARCH_MATCHES_TABLE: Resource
@@ -59,6 +60,10 @@ class Settings(BaseModel):
     WEBHOOK_TIMEOUT_SECONDS: float = Field(default=10.0, gt=0, le=60)
     #: Delays before the retries of a failed delivery, seconds, comma separated (SQS DelaySeconds: 0..900).
     WEBHOOK_RETRY_DELAYS_SECONDS: str = "30,120,600"
+    #: botocore client timeouts and attempts of every DynamoDB and SQS client (see storage.boto_config).
+    AWS_CONNECT_TIMEOUT_SECONDS: float = Field(default=2.0, gt=0, le=60)
+    AWS_READ_TIMEOUT_SECONDS: float = Field(default=3.0, gt=0, le=60)
+    AWS_MAX_ATTEMPTS: int = Field(default=3, ge=1, le=10)
     #: Seconds an authenticated key stays in the per-process cache (revocation delay).
     AUTH_CACHE_TTL_SECONDS: int = Field(default=60, ge=0)
     #: Seconds an approval task stays claimed by ``POST /v1/admin/approvals/claims``.
@@ -68,6 +73,8 @@ class Settings(BaseModel):
     #: ``gazetteer`` (embedded GeoNames) or ``amazon-location``; case and surrounding blanks ignored,
     #: empty means ``gazetteer``.
     GEOCODER: str = "gazetteer"
+    #: HMAC key of the page cursors (:mod:`chalicelib.cursors`); set a random value per deployment.
+    CURSOR_SECRET: str = "local-cursor-secret"
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str]) -> Settings:

@@ -29,6 +29,7 @@ from chalicelib import errors, storage
 from chalicelib.auth.service import Caller
 from chalicelib.dashboard import sessions
 from chalicelib.dashboard.sessions import Session
+from chalicelib.http import check_path_ids
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -229,6 +230,7 @@ def page(path: str, method: str = "GET", access: Access = "session") -> Callable
             assert request is not None
             current = Page(request)
             try:
+                check_path_ids(params)  # the API's rule: a malformed id is 404 before any read
                 if method == "POST" and request.headers.get("authorization"):
                     raise Refused(403, "Dashboard actions accept only a Dashboard session, never an API key (Authorization header).")
                 if access != "public":

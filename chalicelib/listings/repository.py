@@ -15,6 +15,7 @@ from typing import Any
 from chalicelib import outbox, storage
 from chalicelib.config import settings
 from chalicelib.listings import status
+from chalicelib.listings.search import counters
 from chalicelib.listings.search.index import INDEX_ATTRIBUTES, index_attributes
 from chalicelib.listings.status import ListingStatus, Transition
 
@@ -69,10 +70,12 @@ def _remove_index() -> str:
     return ", ".join(INDEX_ATTRIBUTES)
 
 
-def replace_content_op(item: dict[str, Any], expected_version: int) -> dict[str, Any]:
+def replace_content_op(item: dict[str, Any], expected_version: int, was_status: str) -> dict[str, Any]:
     """Transaction ``Update``: new content, status PENDING, version + 1, out of the search indexes.
 
-    Conditional on the stored ``version`` still being ``expected_version`` (optimistic lock).
+    Conditional on the stored ``version`` still being ``expected_version`` (optimistic lock)
+    and the status still being ``was_status`` (an ACTIVE listing's update also carries
+    :func:`leave_active_ops`).
     """
     return storage.update_op(
         _table(),
@@ -80,31 +83,45 @@ def replace_content_op(item: dict[str, Any], expected_version: int) -> dict[str,
         "SET title = :t, meta = :m, channels = :c, webhookIds = :w, searchText = :s, #st = :pending, "
         "version = :next, updatedAt = :u, pendingQueue = :pq, pendingSort = :ps "
         f"REMOVE statusReason, {_remove_index()}",
-        condition="version = :v",
+        condition="version = :v AND #st = :was",
         ExpressionAttributeNames={"#st": "status"},
         ExpressionAttributeValues=storage.values(
             t=item["title"], m=item["meta"], c=item["channels"], w=item["webhookIds"], s=item["searchText"],
-            pending=status.target(Transition.SUBMIT).value, next=expected_version + 1, u=item["updatedAt"], v=expected_version,
+            pending=status.target(Transition.SUBMIT).value, next=expected_version + 1, u=item["updatedAt"],
+            v=expected_version, was=was_status,
             pq=PENDING_PARTITION, ps=pending_attributes(item["listingId"], item["updatedAt"])["pendingSort"],
         ),
     )
 
 
+def leave_active_ops(listing: dict[str, Any], from_status: str) -> list[dict[str, Any]]:
+    """The counter ops of a change out of ``from_status``: -1 when that was ACTIVE, else none."""
+    return [counters.delta_op(listing, -1)] if from_status == ListingStatus.ACTIVE else []
+
+
+def _transact_conditional(ops: list[dict[str, Any]]) -> None:
+    try:
+        storage.transact(ops)
+    except storage.TransactionConflict as exc:
+        raise storage.ConditionFailed(str(exc)) from exc
+
+
 def transition(
     listing: dict[str, Any], change: Transition, updated_at: str, reason: str | None = None, version: int | None = None
 ) -> dict[str, Any]:
-    """Apply the status ``change`` to ``listing`` in one conditional write and return the new item.
+    """Apply the status ``change`` to ``listing`` in one transaction and return the item as written.
 
-    The write is conditional on the status the machine lets ``change`` start from
+    The listing update is conditional on the status the machine lets ``change`` start from
     (:func:`chalicelib.listings.status.source`). Leading to ACTIVE puts the listing into the
-    search indexes and writes its ``listing.activated`` outbox event in the same transaction
-    (the saved-search percolator reads it); any other status takes it out of the indexes (and
+    search indexes and its counters (+1, :mod:`chalicelib.listings.search.counters`) and writes
+    its ``listing.activated`` outbox event (the saved-search percolator reads it); leaving
+    ACTIVE takes it off its counters; any status but ACTIVE takes it out of the indexes (and
     out of ``pendingReview``).
 
     Parameters
     ----------
     listing:
-        The listing item as read (its meta and category for the index attributes).
+        The listing item as read (its meta and category for the index attributes and counters).
     change:
         APPROVE, REJECT, PAUSE or RESUME (a content update is :func:`replace_content_op`).
     updated_at:
@@ -140,14 +157,21 @@ def transition(
         expression += ", statusReason = :r"
         vals["r"] = reason
     expression += f" REMOVE {_remove_index()}, {_REMOVE_PENDING}" + ("" if reason is not None else ", statusReason")
-    return storage.update(
+    update = storage.update_op(
         _table(), _key(listing["listingId"]), expression, condition=condition,
         ExpressionAttributeNames={"#st": "status"}, ExpressionAttributeValues=storage.values(**vals),
     )
+    _transact_conditional([update, *leave_active_ops(listing, from_status)])
+    dropped = {*INDEX_ATTRIBUTES, "statusReason", "pendingQueue", "pendingSort"}
+    written = {k: v for k, v in listing.items() if k not in dropped}
+    written.update(status=to_status.value, updatedAt=updated_at)
+    if reason is not None:
+        written["statusReason"] = reason
+    return written
 
 
 def _activate(listing: dict[str, Any], vals: dict[str, Any], condition: str, updated_at: str) -> dict[str, Any]:
-    """The ACTIVE side of :func:`transition`: index attributes set, ``listing.activated`` written with it."""
+    """The ACTIVE side of :func:`transition`: indexes, counters +1 and ``listing.activated``, in one transaction."""
     attributes = index_attributes(listing)
     sets = "".join(f", {k} = :{k}" for k in attributes)
     change = storage.update_op(
@@ -160,14 +184,31 @@ def _activate(listing: dict[str, Any], vals: dict[str, Any], condition: str, upd
     event = outbox.event_op(
         outbox.LISTING_ACTIVATED, {"listingId": listing["listingId"], "version": int(listing.get("version") or 1)}
     )
-    try:
-        storage.transact([change, event])
-    except storage.TransactionConflict as exc:
-        raise storage.ConditionFailed(str(exc)) from exc
+    _transact_conditional([change, counters.delta_op(listing, +1), event])
     # The condition held, so the stored item is the one read plus this change.
-    updated = {k: v for k, v in listing.items() if k != "statusReason"}
-    updated.update(attributes, status=ListingStatus.ACTIVE.value, updatedAt=updated_at)
-    return updated
+    written = {k: v for k, v in listing.items() if k not in ("statusReason", "pendingQueue", "pendingSort")}
+    written.update(attributes, status=ListingStatus.ACTIVE.value, updatedAt=updated_at)
+    return written
+
+
+def newest_keys(partition_index: str, partition: str, before: str | None, limit: int) -> tuple[list[str], bool]:
+    """Up to ``limit`` sort keys (``createdAt#id``) of one index partition, newest first.
+
+    ``partition_index`` is ``activeByCategoryShard`` or ``activeByRoleShard``; ``before``
+    (exclusive) continues after a key already returned. Returns the keys and whether the
+    partition may hold more.
+    """
+    attribute = "activeCategoryShard" if partition_index == "activeByCategoryShard" else "activeRoleShard"
+    condition = f"{attribute} = :p" + (" AND activeNewest < :b" if before else "")
+    vals: dict[str, Any] = {"p": partition}
+    if before:
+        vals["b"] = before
+    response = storage.dynamodb().query(
+        TableName=_table(), IndexName=partition_index, KeyConditionExpression=condition,
+        ExpressionAttributeValues=storage.values(**vals), ScanIndexForward=False, Limit=limit,
+    )
+    keys = [str(storage.from_item(i)["activeNewest"]) for i in response.get("Items", [])]  # type: ignore[index]
+    return keys, "LastEvaluatedKey" in response
 
 
 def query_category(category_key: str, role_key: str | None = None) -> list[dict[str, Any]]:
