@@ -81,8 +81,18 @@ def _queue(dead_letter: str, visibility_seconds: int, max_receives: int) -> dict
     }
 
 
-def _dead_letter_queue() -> dict[str, Any]:
-    return {"Type": "AWS::SQS::Queue", **_KEEP, "Properties": {"MessageRetentionPeriod": 1209600, "SqsManagedSseEnabled": True}}
+def _dead_letter_queue(fifo: bool = False) -> dict[str, Any]:
+    props: dict[str, Any] = {"MessageRetentionPeriod": 1209600, "SqsManagedSseEnabled": True}
+    if fifo:  # the dead-letter queue of a FIFO queue must be FIFO too
+        props["FifoQueue"] = True
+    return {"Type": "AWS::SQS::Queue", **_KEEP, "Properties": props}
+
+
+def _fifo_queue(dead_letter: str, visibility_seconds: int, max_receives: int) -> dict[str, Any]:
+    """A FIFO queue with explicit deduplication ids (no content-based deduplication)."""
+    queue = _queue(dead_letter, visibility_seconds, max_receives)
+    queue["Properties"] = {"FifoQueue": True, "ContentBasedDeduplication": False, **queue["Properties"]}
+    return queue
 
 
 S = "S"
@@ -128,6 +138,11 @@ RESOURCES: dict[str, Any] = {
     "ApprovalDeadLetterQueue": _dead_letter_queue(),
     # Consumed by an SQS event source mapping: visibility at least 6x the function timeout
     # (60 s in the prod stage), as AWS recommends, so that a slow batch is not received twice.
+    # The delivery lanes (chalicelib/webhooks/delivery/lanes.py): one message group per webhook.
+    # Visibility 6x the 60 s timeout of its consumer (prod stage); a message whose attempt hit
+    # a fault of ours 5 times rests in the dead-letter queue (and its lane moves on).
+    "DeliveryQueue": _fifo_queue("DeliveryDeadLetterQueue", visibility_seconds=360, max_receives=5),
+    "DeliveryDeadLetterQueue": _dead_letter_queue(fifo=True),
     "DeliveryRetryQueue": _queue("DeliveryRetryDeadLetterQueue", visibility_seconds=360, max_receives=5),
     "DeliveryRetryDeadLetterQueue": _dead_letter_queue(),
     # On-failure destination of the outbox stream's event source mappings (cfn_functions.py).
@@ -149,6 +164,8 @@ ENVIRONMENT: dict[str, Any] = {
     "DASHBOARD_SESSIONS_TABLE": {"Ref": "DashboardSessionsTable"},
     "EVENTS_STREAM_ARN": {"Fn::GetAtt": ["EventsTable", "StreamArn"]},
     "APPROVAL_QUEUE_URL": {"Ref": "ApprovalQueue"},
+    "DELIVERY_QUEUE_URL": {"Ref": "DeliveryQueue"},
+    "DELIVERY_QUEUE_ARN": {"Fn::GetAtt": ["DeliveryQueue", "Arn"]},
     "DELIVERY_RETRY_QUEUE_URL": {"Ref": "DeliveryRetryQueue"},
     "DELIVERY_RETRY_QUEUE_ARN": {"Fn::GetAtt": ["DeliveryRetryQueue", "Arn"]},
 }

@@ -7,7 +7,7 @@ from chalice.app import Response
 from chalicelib.dashboard.web import Page, page
 from chalicelib.http import parse_model
 from chalicelib.webhooks import service
-from chalicelib.webhooks.events import SUPPORTED_EVENTS
+from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
 from chalicelib.webhooks.models import WebhookCreate
 from chalicelib.webhooks.signing import PREVIOUS_SECRET_HOURS
 

@@ -6,7 +6,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from chalicelib.pagination import Envelope
 from chalicelib.webhooks.addresses import MAX_URL_LENGTH
-from chalicelib.webhooks.events import SUPPORTED_EVENTS
+from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
 
 DEFAULT_NAME = "API Webhook"
 

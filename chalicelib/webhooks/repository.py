@@ -28,9 +28,9 @@ def get_many(webhook_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
     return {w["webhookId"]: w for w in storage.batch_get(_table(), [{"webhookId": i} for i in webhook_ids])}
 
 
-def get(webhook_id: str) -> dict[str, Any] | None:
-    """One webhook item, or ``None``."""
-    return storage.get(_table(), _key(webhook_id))
+def get(webhook_id: str, consistent: bool = False) -> dict[str, Any] | None:
+    """One webhook item, or ``None`` (``consistent``: a strongly consistent read)."""
+    return storage.get(_table(), _key(webhook_id), consistent=consistent)
 
 
 def create(item: dict[str, Any]) -> None:

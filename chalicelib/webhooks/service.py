@@ -18,8 +18,10 @@ from chalicelib import clock, errors, outbox, storage
 from chalicelib.auth.service import Caller
 from chalicelib.config import settings
 from chalicelib.pagination import Deleted, PageQuery
-from chalicelib.webhooks import addresses, deliveries, repository, signing
-from chalicelib.webhooks.events import SUPPORTED_EVENTS
+from chalicelib.webhooks import addresses, repository, signing
+from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
+from chalicelib.webhooks.delivery import attempt_log, redelivery
+from chalicelib.webhooks.delivery.envelope import Delivery
 from chalicelib.webhooks.models import (
     DeliveryAttempt,
     DeliveryPage,
@@ -140,13 +142,36 @@ def list_deliveries(caller: Caller, webhook_id: str, query: PageQuery) -> Delive
         Unknown, or someone else's webhook.
     """
     require_own(caller, webhook_id)
-    newest = deliveries.newest_attempts(webhook_id, query.page * query.pageSize)
+    newest = attempt_log.newest_attempts(webhook_id, query.page * query.pageSize)
     return DeliveryPage(
         deliveries=[_attempt_model(item) for item in query.slice(newest)],
-        total=deliveries.count_attempts(webhook_id),
+        total=attempt_log.count_attempts(webhook_id),
         page=query.page,
         pageSize=query.pageSize,
     )
+
+
+def redeliver(caller: Caller, webhook_id: str, event_id: str) -> Delivery:
+    """Queue one more attempt of delivering ``event_id`` to the caller's webhook (same ``webhook-id``).
+
+    The attempt runs in the webhook's lane under the failure policy: nothing is sent while the
+    webhook is inactive (see :mod:`chalicelib.webhooks.delivery.redelivery`).
+
+    Returns
+    -------
+    Delivery
+        The queued attempt (its ``attempt`` number).
+
+    Raises
+    ------
+    NotFoundError
+        Unknown webhook, someone else's, or no delivery of ``event_id`` to it.
+    """
+    require_own(caller, webhook_id)
+    try:
+        return redelivery.redeliver(webhook_id, event_id)
+    except redelivery.UnknownDelivery as exc:
+        raise errors.NotFoundError(f"No delivery of event '{event_id}' to webhook '{webhook_id}'") from exc
 
 
 def _attempt_model(item: dict[str, Any]) -> DeliveryAttempt:
@@ -238,7 +263,7 @@ def overview(caller: Caller) -> list[WebhookOverview]:
     the list plus one single-item Query per webhook: the cost grows with the answer)."""
     views = []
     for item in repository.list_by_owner(caller.user_id):
-        last = deliveries.newest_attempts(item["webhookId"], 1)
+        last = attempt_log.newest_attempts(item["webhookId"], 1)
         previous_expiry = item.get("previousSecretExpiresAt")
         if previous_expiry and signing.previous_if_valid(item.get("previousSecret"), previous_expiry, clock.now()) is None:
             previous_expiry = None  # the window is over
@@ -277,7 +302,7 @@ def newest_attempts(caller: Caller, webhook_id: str, limit: int) -> list[LoggedA
         Unknown, or someone else's webhook.
     """
     require_own(caller, webhook_id)
-    return [_logged_model(item) for item in deliveries.newest_attempts(webhook_id, limit)]
+    return [_logged_model(item) for item in attempt_log.newest_attempts(webhook_id, limit)]
 
 
 def get_attempt(caller: Caller, webhook_id: str, token: str) -> LoggedAttempt:
@@ -293,7 +318,7 @@ def get_attempt(caller: Caller, webhook_id: str, token: str) -> LoggedAttempt:
         key = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode("utf-8")
     except (binascii.Error, ValueError) as exc:
         raise errors.NotFoundError("Delivery attempt not found") from exc
-    item = deliveries.get_logged(webhook_id, key)
+    item = attempt_log.get_logged(webhook_id, key)
     if item is None:
         raise errors.NotFoundError("Delivery attempt not found")
     return _logged_model(item)

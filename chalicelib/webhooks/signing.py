@@ -27,7 +27,7 @@ import secrets
 from datetime import datetime
 
 from chalicelib import clock
-from chalicelib.webhooks.events import Event
+from chalicelib.webhooks.delivery.envelope import Event
 
 SECRET_PREFIX = "whsec_"
 #: Random bytes in a secret (Standard Webhooks recommends 24..64).
@@ -131,7 +131,7 @@ def delivery_headers(
     webhook_id:
         The receiving webhook's id.
     body:
-        The exact body bytes (:func:`chalicelib.webhooks.events.envelope_body`).
+        The exact body bytes (:func:`chalicelib.webhooks.delivery.envelope.envelope_body`).
     timestamp:
         Unix seconds of this attempt (``webhook-timestamp``).
     previous_secret:

@@ -8,8 +8,8 @@ the start of every test, in memory and in a few milliseconds:
 * every table of the template keeps its definition (keys, indexes, TTL, stream ARN) but loses
   its items, and its stream gets a new, empty shard (a consumer that starts now reads only what
   the test writes, as with a new table);
-* every queue of the template loses its messages, in flight or not, and gets back the
-  attributes the template gives it;
+* every queue of the template loses its messages, in flight or not, and the deduplication ids
+  of a FIFO queue, and gets back the attributes the template gives it;
 * tables and queues a test created itself are deleted.
 
 So every test still starts from empty resources, independent of the order tests run in.
@@ -32,7 +32,10 @@ from moto.dynamodb.models import dynamodb_backends
 from moto.dynamodb.models.table import StreamShard
 from moto.sqs.models import sqs_backends
 
+from local_stack.moto_server import remember_deduplication_ids
 from local_stack.resources import create_resources
+
+remember_deduplication_ids()  # SQS FIFO deduplication as in AWS (see local_stack/moto_server.py)
 
 REGION = "us-east-1"
 
@@ -58,7 +61,7 @@ def _queue_state(queue: Any) -> dict[str, Any]:
     """The attributes of a moto queue that a test could change (everything but its messages)."""
     return {name: value for name, value in vars(queue).items()
             if name not in {"_messages", "_pending_messages", "deleted_messages", "_messages_lock", "last_purged_at",
-                            "lambda_event_source_mappings"}}
+                            "lambda_event_source_mappings", "_seen_deduplication_ids"}}
 
 
 @contextmanager
@@ -109,4 +112,5 @@ def reset(resources: Resources) -> None:
             queue._pending_messages = set()
             queue.deleted_messages = set()
             queue.last_purged_at = None
+            vars(queue).pop("_seen_deduplication_ids", None)  # FIFO deduplication memory
         vars(queue).update(state)

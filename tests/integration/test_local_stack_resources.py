@@ -28,12 +28,16 @@ def test_local_stack_creates_every_table_with_its_indexes_and_stream(aws: dict[s
 def test_local_stack_creates_every_queue_with_its_redrive_policy(aws: dict[str, str]) -> None:
     sqs = boto3.client("sqs")
     for name, queue in QUEUES.items():
-        url = sqs.get_queue_url(QueueName=name)["QueueUrl"]
+        fifo = bool(queue["Properties"].get("FifoQueue"))
+        url = sqs.get_queue_url(QueueName=name + (".fifo" if fifo else ""))["QueueUrl"]
         attributes = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
+        assert attributes.get("FifoQueue", "false") == str(fifo).lower(), name
         redrive = queue["Properties"].get("RedrivePolicy")
         if redrive:
             policy = json.loads(attributes["RedrivePolicy"])
-            assert policy["deadLetterTargetArn"].endswith(":" + redrive["deadLetterTargetArn"]["Fn::GetAtt"][0])
+            dead_letter = redrive["deadLetterTargetArn"]["Fn::GetAtt"][0]
+            assert policy["deadLetterTargetArn"].endswith(":" + dead_letter + (".fifo" if fifo else ""))
+            assert bool(QUEUES[dead_letter]["Properties"].get("FifoQueue")) == fifo, name  # SQS: same kind
             assert int(policy["maxReceiveCount"]) == redrive["maxReceiveCount"]
         else:
             assert "RedrivePolicy" not in attributes

@@ -6,7 +6,7 @@ import base64
 
 import pytest
 
-from chalicelib.webhooks.events import SUPPORTED_EVENTS
+from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import assert_error, listing_body
 from tests.integration.webhook_helpers import create_webhook

@@ -6,7 +6,6 @@ from __future__ import annotations
 import ipaddress
 import json
 import ssl
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -17,7 +16,8 @@ from standardwebhooks import Webhook as StandardWebhook
 
 from chalicelib import storage
 from chalicelib.config import settings
-from chalicelib.webhooks import addresses, handlers, sender, signing
+from chalicelib.webhooks import addresses, signing
+from chalicelib.webhooks.delivery import handlers, lanes, sender
 from tests.integration.conftest import Api, User
 from tests.integration.webhook_helpers import (
     create_webhook,
@@ -25,9 +25,11 @@ from tests.integration.webhook_helpers import (
     emit,
     envelope,
     fast_delivery_settings,
+    lane_messages,
     message_event,
     receiver_factory,
     retry_messages,
+    run_lanes,
     stream_event,
     use_settings,
     webhook_state,
@@ -160,8 +162,10 @@ def test_total_deadline_covers_hanging_and_slow_drip_receivers(
     receiver: Receiver = receivers(behaviour, drip_interval=0.05)
     webhook = create_webhook(api, alice, receiver.url)
     item = message_event(alice, bob)
+    assert handlers.handle_outbox_batch(stream_event(item)) == {"batchItemFailures": []}
+    [record] = lane_messages()
     started = time.monotonic()
-    result = handlers.handle_outbox_batch(stream_event(item))
+    result = handlers.handle_lane_batch({"Records": [record]})
     elapsed = time.monotonic() - started
     assert result == {"batchItemFailures": []}
     # One 1 s deadline in total, however the bytes trickle in (the drip would take 10+ s); the upper
@@ -173,55 +177,97 @@ def test_total_deadline_covers_hanging_and_slow_drip_receivers(
     assert webhook_state(api, alice, webhook["id"])["failCount"] == 1
 
 
-def test_a_hanging_receiver_does_not_delay_the_others(api: Api, alice: User, bob: User, receivers: Any,
+def test_a_hanging_receiver_does_not_delay_the_others(api: Api, alice: User, bob: User, runner: Any, receivers: Any,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    # Ordering, not speed: the healthy receivers finish before the hanging one's deadline, and
-    # the batch takes one deadline, not two. 5 s leaves a loaded CI machine plenty of slack.
-    use_settings(monkeypatch, WEBHOOK_TIMEOUT_SECONDS="5")
+    # Ordering, not speed: with the runner's concurrent lane consumers, every healthy delivery is
+    # made before the hanging receiver's first 2 s deadline ends, and the hanging receiver gets
+    # one request at a time, 5 in all (then it is switched off and its lane drains).
+    use_settings(monkeypatch, WEBHOOK_TIMEOUT_SECONDS="2", WEBHOOK_RETRY_DELAYS_SECONDS="0,0,0")
     hanging: Receiver = receivers("hang")
     healthy: list[Receiver] = [receivers("ok") for _ in range(3)]
-    hanging_hook = create_webhook(api, alice, hanging.url)
+    hanging_hook = create_webhook(api, bob, hanging.url)
     for receiver in healthy:
         create_webhook(api, alice, receiver.url)
-    items = [message_event(alice, bob, content=f"m{i}") for i in range(10)]
-    started = time.monotonic()
-    worker = threading.Thread(target=handlers.handle_outbox_batch, args=(stream_event(*items),))
-    worker.start()
-    for receiver in healthy:
-        assert len(receiver.wait_for(10, timeout=5)) == 10
-    healthy_done = max(r.at for receiver in healthy for r in receiver.requests) - started
-    worker.join(20)
-    total = time.monotonic() - started
-    assert healthy_done < 5.0, healthy_done  # before the hanging receiver's 5 s deadline
-    assert 5.0 <= total < 10.0, total  # one deadline for the hanging receiver in the whole batch, not two
-    assert len(hanging.requests) == 8  # one wave of its 8 lanes, then postponed/switched off: not 10 attempts
-    state = webhook_state(api, alice, hanging_hook["id"])
-    assert state["active"] is False
-    assert state["failCount"] >= 5  # failures racing the switch-off are counted too
+    for i in range(6):
+        message_event(bob, alice, content=f"h{i}")
+        message_event(alice, bob, content=f"m{i}")
+    runner.start()
+    try:
+        for receiver in healthy:
+            assert len(receiver.wait_for(6, timeout=10)) == 6
+        first_hang = hanging.wait_for(1)[0].at
+        healthy_done = max(r.at for receiver in healthy for r in receiver.requests)
+        assert healthy_done < first_hang + 2.0  # all before the first hanging attempt timed out
+        assert len(hanging.wait_for(5, timeout=30)) == 5
+        deadline = time.monotonic() + 10
+        while webhook_state(api, bob, hanging_hook["id"])["active"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        runner.stop()
+    gaps = [b.at - a.at for a, b in zip(hanging.requests, hanging.requests[1:], strict=False)]
+    assert all(gap >= 1.9 for gap in gaps), gaps  # one at a time: each waited for the previous deadline
+    state = webhook_state(api, bob, hanging_hook["id"])
+    assert (state["failCount"], state["active"]) == (5, False)
+    assert len(hanging.requests) == 5
+    assert [envelope(r.body)["data"]["content"] for r in healthy[0].requests] == [f"m{i}" for i in range(6)]  # event order
 
 
-def test_after_a_failure_the_rest_of_the_batch_is_postponed_not_tried(
-    api: Api, alice: User, bob: User, receivers: Any, monkeypatch: pytest.MonkeyPatch
+def test_a_failing_lane_keeps_event_order_and_the_policy_exact(
+    api: Api, alice: User, bob: User, runner: Any, receivers: Any
 ) -> None:
-    use_settings(monkeypatch, WEBHOOK_PER_RECEIVER_CONCURRENCY="1")
     receiver: Receiver = receivers("ok", status=500)
     webhook = create_webhook(api, alice, receiver.url)
-    items = [message_event(alice, bob, content=f"m{i}") for i in range(4)]
+    items = [message_event(alice, bob, content=f"m{i}") for i in range(12)]
     assert handlers.handle_outbox_batch(stream_event(*items)) == {"batchItemFailures": []}
-    assert len(receiver.requests) == 1
-    assert webhook_state(api, alice, webhook["id"])["failCount"] == 1
+    assert run_lanes() == 12
+    # m0..m4 failed in order; the fifth failure switched the webhook off; m5..m11 drained unsent
+    assert [envelope(r.body)["data"]["content"] for r in receiver.requests] == [f"m{i}" for i in range(5)]
+    state = webhook_state(api, alice, webhook["id"])
+    assert (state["failCount"], state["active"]) == (5, False)
     queued = [json.loads(r["body"]) for r in retry_messages()]
-    assert sorted((m["eventId"], m["attempt"]) for m in queued) == sorted(
-        [(items[0]["eventId"], 2)] + [(i["eventId"], 1) for i in items[1:]]
-    )
-    receiver.status = 200
-    handlers.handle_retry_batch({"Records": [dict(r, body=json.dumps(m)) for r, m in zip(
-        [{"messageId": f"m{n}", "receiptHandle": "r", "attributes": {}, "messageAttributes": {}, "md5OfBody": "",
-          "eventSource": "aws:sqs", "eventSourceARN": "arn", "awsRegion": "us-east-1"} for n in range(len(queued))],
-        queued, strict=True)]})
+    assert sorted((m["eventId"], m["attempt"]) for m in queued) == sorted((i["eventId"], 2) for i in items[:4])
+    assert handlers.handle_retry_batch({"Records": [
+        {"messageId": f"r{n}", "receiptHandle": "r", "body": json.dumps(m), "attributes": {}, "messageAttributes": {},
+         "md5OfBody": "", "eventSource": "aws:sqs", "eventSourceARN": "arn", "awsRegion": "us-east-1"}
+        for n, m in enumerate(queued)]}) == {"batchItemFailures": []}
+    assert run_lanes() == 4  # the retries re-entered the lane, and drained: the webhook is off
     assert len(receiver.requests) == 5
-    assert {envelope(r.body)["data"]["content"] for r in receiver.requests} == {"m0", "m1", "m2", "m3"}
-    assert webhook_state(api, alice, webhook["id"])["failCount"] == 0
+    assert deliveries(api, alice, webhook["id"])["total"] == 5
+
+
+def test_the_stream_consumer_only_queues_one_message_per_event_and_webhook(
+    api: Api, alice: User, bob: User, receivers: Any
+) -> None:
+    first: Receiver = receivers("ok")
+    second: Receiver = receivers("ok")
+    hooks = [create_webhook(api, alice, first.url), create_webhook(api, alice, second.url)]
+    items = [message_event(alice, bob, content=f"m{i}") for i in range(3)]
+    assert handlers.handle_outbox_batch(stream_event(*items)) == {"batchItemFailures": []}
+    assert first.requests == []  # nothing is sent by the stream consumer
+    assert second.requests == []
+    records = lane_messages()
+    lanes_seen = {(r["attributes"]["MessageGroupId"], json.loads(r["body"])["eventId"]) for r in records}
+    assert lanes_seen == {(h["id"], i["eventId"]) for h in hooks for i in items}
+    for record in records:
+        delivery = lanes.from_message(record["body"])
+        assert record["attributes"]["MessageGroupId"] == delivery.webhook_id
+        assert record["attributes"]["MessageDeduplicationId"] == f"{delivery.event.event_id}_{delivery.webhook_id}"
+
+
+def test_a_refused_enqueue_reports_the_first_record_of_the_failed_delivery(
+    api: Api, alice: User, bob: User, receivers: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    receiver: Receiver = receivers("ok")
+    create_webhook(api, alice, receiver.url)
+    items = [message_event(alice, bob, content=f"m{i}") for i in range(3)]
+
+    def refuse_from_second(deliveries: Any) -> None:
+        raise lanes.EnqueueFailed([1, 2])
+
+    monkeypatch.setattr(lanes, "enqueue", refuse_from_second)
+    assert handlers.handle_outbox_batch(stream_event(*items, first_sequence=100)) == {
+        "batchItemFailures": [{"itemIdentifier": "101"}]
+    }
 
 
 def test_replayed_stream_batch_sends_nothing_twice(api: Api, alice: User, bob: User, receivers: Any) -> None:
@@ -230,20 +276,33 @@ def test_replayed_stream_batch_sends_nothing_twice(api: Api, alice: User, bob: U
     items = [message_event(alice, bob, content=f"m{i}") for i in range(3)]
     batch = stream_event(*items)
     assert handlers.handle_outbox_batch(batch) == {"batchItemFailures": []}
+    assert run_lanes() == 3
     assert handlers.handle_outbox_batch(batch) == {"batchItemFailures": []}  # a Lambda retry of the same batch
-    time.sleep(0.2)
+    assert run_lanes() == 0  # SQS FIFO deduplication (webhook-id) absorbed the replay
     assert len(receiver.requests) == 3
     assert deliveries(api, alice, webhook["id"])["total"] == 3
+
+
+def test_a_lane_message_received_twice_sends_once(api: Api, alice: User, bob: User, receivers: Any) -> None:
+    receiver: Receiver = receivers("ok")
+    create_webhook(api, alice, receiver.url)
+    handlers.handle_outbox_batch(stream_event(message_event(alice, bob)))
+    records = lane_messages()
+    assert handlers.handle_lane_batch({"Records": records}) == {"batchItemFailures": []}
+    assert handlers.handle_lane_batch({"Records": records}) == {"batchItemFailures": []}  # at-least-once
+    assert len(receiver.requests) == 1
 
 
 def test_redelivered_retry_message_sends_nothing_twice(api: Api, alice: User, bob: User, receivers: Any) -> None:
     receiver: Receiver = receivers("ok", status=500)
     create_webhook(api, alice, receiver.url)
     handlers.handle_outbox_batch(stream_event(message_event(alice, bob)))
+    run_lanes()
     records = retry_messages()
     assert len(records) == 1
     handlers.handle_retry_batch({"Records": records})
     handlers.handle_retry_batch({"Records": records})  # SQS at-least-once: the same message again
+    run_lanes()
     assert len(receiver.requests) == 2  # the first send and one retry
 
 
@@ -251,9 +310,11 @@ def test_retries_stop_when_the_webhook_is_deleted(api: Api, alice: User, bob: Us
     receiver: Receiver = receivers("ok", status=500)
     webhook = create_webhook(api, alice, receiver.url)
     handlers.handle_outbox_batch(stream_event(message_event(alice, bob)))
+    run_lanes()
     records = retry_messages()
     assert api.call("DELETE", f"/v1/webhooks/{webhook['id']}", alice.key).status_code == 200
     assert handlers.handle_retry_batch({"Records": records}) == {"batchItemFailures": []}
+    assert run_lanes() == 1  # drained
     assert len(receiver.requests) == 1
 
 
@@ -263,6 +324,7 @@ def test_retry_waits_for_the_configured_delay(api: Api, alice: User, bob: User, 
     receiver: Receiver = receivers("ok", status=500)
     create_webhook(api, alice, receiver.url)
     handlers.handle_outbox_batch(stream_event(message_event(alice, bob)))
+    run_lanes()
     assert retry_messages() == []  # queued with DelaySeconds=30: not visible yet
     attributes = storage.client("sqs").get_queue_attributes(
         QueueUrl=settings().DELIVERY_RETRY_QUEUE_URL, AttributeNames=["ApproximateNumberOfMessagesDelayed"]
@@ -270,23 +332,28 @@ def test_retry_waits_for_the_configured_delay(api: Api, alice: User, bob: User, 
     assert attributes["ApproximateNumberOfMessagesDelayed"] == "1"  # but queued
 
 
-def test_deliveries_are_deferred_when_the_invocation_is_running_out_of_time(
-    api: Api, alice: User, bob: User, receivers: Any
-) -> None:
-    class Context:
-        def __init__(self, millis: int) -> None:
-            self.millis = millis
+def test_a_lane_fault_holds_the_rest_of_its_lane_only(api: Api, alice: User, bob: User, receivers: Any,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from chalicelib.webhooks.delivery import attempt
 
-        def get_remaining_time_in_millis(self) -> int:
-            return self.millis
+    calls: list[str] = []
 
-    receiver: Receiver = receivers("ok")
-    create_webhook(api, alice, receiver.url)
-    batch = stream_event(message_event(alice, bob))
-    assert handlers.handle_outbox_batch(batch, Context(3_000)) == {"batchItemFailures": [{"itemIdentifier": "100"}]}
-    assert receiver.requests == []
-    assert handlers.handle_outbox_batch(batch, Context(60_000)) == {"batchItemFailures": []}
-    assert len(receiver.wait_for(1)) == 1
+    def flaky(delivery: Any) -> attempt.Result:
+        calls.append(delivery.webhook_id)
+        if delivery.webhook_id == "whk_a" and len([c for c in calls if c == "whk_a"]) == 1:
+            raise RuntimeError("DynamoDB unreachable")
+        return attempt.Result.SENT
+
+    monkeypatch.setattr(attempt, "attempt", flaky)
+    event = {"eventId": "evt_1", "type": "message.new", "createdAt": "2026-11-22T00:00:00.000Z", "data": {}}
+
+    def record(n: int, lane: str) -> dict[str, Any]:
+        body = json.dumps({**event, "eventId": f"evt_{n}", "webhookId": lane, "attempt": 1})
+        return {"messageId": f"m{n}", "body": body, "attributes": {"MessageGroupId": lane}}
+
+    batch = {"Records": [record(1, "whk_a"), record(2, "whk_b"), record(3, "whk_a"), record(4, "whk_b")]}
+    assert handlers.handle_lane_batch(batch) == {"batchItemFailures": [{"itemIdentifier": "m1"}, {"itemIdentifier": "m3"}]}
+    assert calls == ["whk_a", "whk_b", "whk_b"]
 
 
 def test_match_request_events_reach_only_the_listing_webhooks(api: Api, alice: User, bob: User, runner: Any,

@@ -9,8 +9,9 @@ import pytest
 
 from chalicelib import clock, storage
 from chalicelib.config import settings
-from chalicelib.webhooks import fanout
-from chalicelib.webhooks.events import SUPPORTED_EVENTS, Event
+from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
+from chalicelib.webhooks.delivery import recipients as fanout
+from chalicelib.webhooks.delivery.envelope import Event
 from tests.integration.conftest import User
 from tests.integration.helpers import aws_calls
 

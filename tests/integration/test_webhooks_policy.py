@@ -9,9 +9,11 @@ from typing import Any
 import pytest
 
 from chalicelib import clock
-from chalicelib.webhooks import delivery, repository, retries, sender, service
-from chalicelib.webhooks.delivery import FAILURE_LIMIT, Result, Target
-from chalicelib.webhooks.events import Delivery, Event
+from chalicelib.webhooks import repository, service
+from chalicelib.webhooks.delivery import attempt as delivery
+from chalicelib.webhooks.delivery import lanes, retries, sender
+from chalicelib.webhooks.delivery.attempt import FAILURE_LIMIT, Result
+from chalicelib.webhooks.delivery.envelope import Delivery, Event
 from chalicelib.webhooks.models import WebhookCreate
 from tests.integration.conftest import User
 from tests.integration.webhook_helpers import retry_messages, use_settings
@@ -49,10 +51,11 @@ def new_webhook(owner: User) -> str:
 
 
 def send(webhook_id: str, attempt: int = 1) -> Result:
-    item = repository.get(webhook_id)
-    assert item is not None
     event = Event(clock.new_id("evt"), "message.new", clock.iso(), {"content": "x"}, {})
-    return delivery.attempt(Delivery(event, webhook_id, attempt), Target(item))
+    if attempt > 1:  # as a retry: the attempts before it were claimed
+        for earlier in range(1, attempt):
+            assert delivery.attempt_log.claim(Delivery(event, webhook_id, earlier))
+    return delivery.attempt(Delivery(event, webhook_id, attempt))
 
 
 def state(webhook_id: str) -> tuple[int, bool]:
@@ -80,15 +83,14 @@ def test_any_2xx_resets_to_zero(fake: FakeSender, alice: User, status: int) -> N
     assert state(webhook_id) == (0, True)
 
 
-def test_a_2xx_resets_even_when_the_batch_read_a_stale_zero(fake: FakeSender, alice: User) -> None:
+def test_a_2xx_resets_after_failures_of_other_events(fake: FakeSender, alice: User) -> None:
     webhook_id = new_webhook(alice)
-    stale = repository.get(webhook_id) or {}  # read before the failures below (e.g. a lagging index)
     fake.answers = [500, 500, 500, 200]
     for _ in range(3):
         send(webhook_id)
     assert state(webhook_id) == (3, True)
     event = Event(clock.new_id("evt"), "message.new", clock.iso(), {}, {})
-    assert delivery.attempt(Delivery(event, webhook_id), Target(stale)) == Result.SENT
+    assert delivery.attempt(Delivery(event, webhook_id)) == Result.SENT
     assert state(webhook_id) == (0, True)
 
 
@@ -100,7 +102,7 @@ def test_five_consecutive_failures_disable_and_nothing_more_is_sent(fake: FakeSe
         assert state(webhook_id) == (expected, True)
     send(webhook_id)
     assert state(webhook_id) == (5, False)
-    assert send(webhook_id) == Result.SKIPPED
+    assert send(webhook_id) == Result.DRAINED
     assert len(fake.calls) == 5
     disabled = repository.get(webhook_id) or {}
     assert disabled["disabledAt"].endswith("Z")
@@ -119,10 +121,9 @@ def test_concurrent_failures_never_lose_an_increment(aws: dict[str, str], alice:
 def test_concurrent_failing_deliveries_disable_the_webhook(fake: FakeSender, alice: User) -> None:
     webhook_id = new_webhook(alice)
     fake.answers = ["timeout"] * 20
-    item = repository.get(webhook_id) or {}
     events = [Event(clock.new_id("evt"), "message.new", clock.iso(), {}, {}) for _ in range(20)]
-    # one Target each: as 20 concurrent invocations (within one batch the breaker would postpone)
-    threads = [threading.Thread(target=delivery.attempt, args=(Delivery(e, webhook_id), Target(item))) for e in events]
+    # Lanes never run attempts to one webhook at once; the counters stay exact even if something did.
+    threads = [threading.Thread(target=delivery.attempt, args=(Delivery(e, webhook_id),)) for e in events]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -139,7 +140,7 @@ def test_a_failed_attempt_queues_the_next_one_until_the_schedule_ends(fake: Fake
     fake.answers = [500] * 4
     send(webhook_id)
     [message] = retry_messages()
-    queued = retries.from_message(message["body"])
+    queued = lanes.from_message(message["body"])
     assert (queued.webhook_id, queued.attempt, queued.event.type) == (webhook_id, 2, "message.new")
     send(webhook_id, attempt=4)  # the last retry of the 30,120,600 schedule
     assert retry_messages() == []
@@ -156,13 +157,27 @@ def test_no_retry_after_the_failure_that_disables(fake: FakeSender, alice: User)
     assert retry_messages() == []
 
 
-def test_a_deleted_webhook_counts_nothing_and_gets_no_retry(fake: FakeSender, alice: User) -> None:
+def test_a_deleted_webhook_drains_without_sending(fake: FakeSender, alice: User) -> None:
     webhook_id = new_webhook(alice)
-    item = repository.get(webhook_id) or {}
     repository.delete_owned(webhook_id, alice.user_id)
-    fake.answers = [500]
     event = Event(clock.new_id("evt"), "message.new", clock.iso(), {}, {})
-    assert delivery.attempt(Delivery(event, webhook_id), Target(item)) == Result.FAILED
+    assert delivery.attempt(Delivery(event, webhook_id)) == Result.DRAINED
+    assert fake.calls == []
+    assert retry_messages() == []
+
+
+def test_a_webhook_deleted_during_the_send_counts_nothing_and_gets_no_retry(
+    fake: FakeSender, alice: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    webhook_id = new_webhook(alice)
+
+    def deleting_sender(url: str, body: bytes, headers: dict[str, str], **options: Any) -> sender.Outcome:
+        repository.delete_owned(webhook_id, alice.user_id)
+        return sender.Outcome(500, None, 5, "")
+
+    monkeypatch.setattr(sender, "post", deleting_sender)
+    event = Event(clock.new_id("evt"), "message.new", clock.iso(), {}, {})
+    assert delivery.attempt(Delivery(event, webhook_id)) == Result.FAILED
     assert repository.get(webhook_id) is None
     assert retry_messages() == []
 
@@ -178,5 +193,3 @@ def test_retry_schedule_is_configurable_and_validated(aws: dict[str, str], monke
     use_settings(monkeypatch, WEBHOOK_RETRY_DELAYS_SECONDS="1000")
     with pytest.raises(ValueError, match=r"0\.\.900"):
         retries.delays()
-
-

@@ -86,19 +86,42 @@ def stream_event(*items: dict[str, Any], first_sequence: int = 100) -> dict[str,
     return {"Records": records}
 
 
-def retry_messages(max_messages: int = 10) -> list[dict[str, Any]]:
-    """Receive (and delete) the visible messages of the delivery retry queue, as Lambda SQS records."""
+def _records(url: str, arn: str, max_messages: int) -> list[dict[str, Any]]:
     sqs = storage.client("sqs")
-    url = settings().DELIVERY_RETRY_QUEUE_URL
-    messages = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=max_messages, WaitTimeSeconds=0).get("Messages", [])
+    messages = sqs.receive_message(
+        QueueUrl=url, MaxNumberOfMessages=max_messages, WaitTimeSeconds=0, AttributeNames=["All"]
+    ).get("Messages", [])
     for message in messages:
         sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
     return [
-        {"messageId": m["MessageId"], "receiptHandle": m["ReceiptHandle"], "body": m["Body"], "attributes": {},
-         "messageAttributes": {}, "md5OfBody": m["MD5OfBody"], "eventSource": "aws:sqs",
-         "eventSourceARN": settings().DELIVERY_RETRY_QUEUE_ARN, "awsRegion": "us-east-1"}
+        {"messageId": m["MessageId"], "receiptHandle": m["ReceiptHandle"], "body": m["Body"],
+         "attributes": m.get("Attributes", {}), "messageAttributes": {}, "md5OfBody": m["MD5OfBody"],
+         "eventSource": "aws:sqs", "eventSourceARN": arn, "awsRegion": "us-east-1"}
         for m in messages
     ]
+
+
+def retry_messages(max_messages: int = 10) -> list[dict[str, Any]]:
+    """Receive (and delete) the visible messages of the delivery retry queue, as Lambda SQS records."""
+    return _records(settings().DELIVERY_RETRY_QUEUE_URL, settings().DELIVERY_RETRY_QUEUE_ARN, max_messages)
+
+
+def lane_messages(max_messages: int = 10) -> list[dict[str, Any]]:
+    """Receive (and delete) the visible messages of the delivery lanes (FIFO), as Lambda SQS records."""
+    return _records(settings().DELIVERY_QUEUE_URL, settings().DELIVERY_QUEUE_ARN, max_messages)
+
+
+def run_lanes() -> int:
+    """Make the attempts queued in the lanes, one message per invocation (as the mapping's batch
+    size 1), until the lanes are empty; returns how many messages were handled. Retries stay
+    on the retry queue."""
+    from chalicelib.webhooks.delivery import handlers
+
+    handled = 0
+    while records := lane_messages(1):
+        assert handlers.handle_lane_batch({"Records": records}) == {"batchItemFailures": []}
+        handled += 1
+    return handled
 
 
 def create_webhook(api: Api, user: User, url: str, events: list[str] | None = None, name: str | None = None) -> dict[str, Any]:

@@ -187,6 +187,19 @@ def test_every_queue_with_a_redrive_policy_points_at_a_declared_queue() -> None:
             assert redrive["deadLetterTargetArn"]["Fn::GetAtt"][0] in QUEUES, name
 
 
+def test_delivery_lanes_are_a_fifo_queue_with_explicit_deduplication_and_a_dead_letter_queue() -> None:
+    lanes = QUEUES["DeliveryQueue"]["Properties"]
+    assert (lanes["FifoQueue"], lanes["ContentBasedDeduplication"]) == (True, False)
+    assert ENVIRONMENT["DELIVERY_QUEUE_URL"] == {"Ref": "DeliveryQueue"}
+    assert ENVIRONMENT["DELIVERY_QUEUE_ARN"] == {"Fn::GetAtt": ["DeliveryQueue", "Arn"]}
+    assert lanes["RedrivePolicy"]["deadLetterTargetArn"] == {"Fn::GetAtt": ["DeliveryDeadLetterQueue", "Arn"]}
+    # its consumer: one message per invocation, partial batch responses
+    consumer = TEMPLATE["Resources"]["DeliverWebhooks"]["Properties"]["Events"]["DeliverWebhooksSqsEventSource"]
+    assert consumer["Type"] == "SQS"
+    assert consumer["Properties"]["Queue"] == {"Fn::GetAtt": ["DeliveryQueue", "Arn"]}
+    assert consumer["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+
+
 def test_every_ref_and_getatt_in_the_environment_names_a_declared_resource() -> None:
     for variable, value in ENVIRONMENT.items():
         if isinstance(value, dict):

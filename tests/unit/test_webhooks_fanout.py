@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chalicelib.webhooks import fanout
+from chalicelib.webhooks.delivery import recipients as fanout
 
 
 def test_stored_empty_events_mean_all() -> None:

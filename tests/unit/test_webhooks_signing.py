@@ -13,7 +13,7 @@ from standardwebhooks import Webhook as StandardWebhook
 from standardwebhooks.webhooks import WebhookVerificationError
 
 from chalicelib.webhooks import signing
-from chalicelib.webhooks.events import Event, envelope_body
+from chalicelib.webhooks.delivery.envelope import Event, envelope_body
 
 # Standard Webhooks' own test vector (standard-webhooks repository, python tests and spec).
 SW_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"

@@ -1,11 +1,12 @@
-"""Deliveries table access: send claims (no duplicates) and the attempt log (with TTL).
+"""Deliveries table access: attempt claims (no duplicates) and the attempt log (with TTL).
 
 Two kinds of items share the table (hash ``webhookId``, range ``deliveryKey``):
 
-* ``SENT#<eventId>``: the claim of a delivery, ``{attempt, claimedAt, expiresAt}``. Attempt 1
-  is claimed with ``attribute_not_exists`` before sending, attempt n > 1 by moving
-  ``attempt`` from n-1 to n; a replayed stream batch or a redelivered retry message finds
-  the claim taken and sends nothing.
+* ``SENT#<eventId>``: the claim of a delivery, ``{attempt, claimedAt, event, expiresAt}``.
+  Attempt 1 is claimed with ``attribute_not_exists`` before sending, attempt n > 1 by moving
+  ``attempt`` from n-1 to n; a replayed stream batch or a redelivered message finds the
+  claim taken and sends nothing. ``event`` (the lane message of attempt 1, JSON) lets a
+  redelivery rebuild the delivery after the outbox item expired.
 * ``LOG#<attemptedAt>#<eventId>#<attempt>``: one logged attempt (time, attempt number,
   status code or error class, duration, response body up to 4 KiB). The key sorts by time,
   so a descending Query on the ``LOG#`` prefix lists the newest first.
@@ -22,6 +23,8 @@ from typing import Any
 
 from chalicelib import clock, storage
 from chalicelib.config import settings
+from chalicelib.webhooks.delivery import lanes
+from chalicelib.webhooks.delivery.envelope import Delivery
 
 RETENTION_DAYS = 30
 _LOG = "LOG#"
@@ -40,36 +43,45 @@ def sent_key(event_id: str) -> str:
     return f"SENT#{event_id}"
 
 
-def claim(webhook_id: str, event_id: str, attempt: int) -> bool:
-    """Claim ``attempt`` of delivering ``event_id`` to ``webhook_id``; ``False`` when it is already taken.
+def claim(delivery: Delivery) -> bool:
+    """Claim attempt ``delivery.attempt``; ``False`` when it (or a later one) is already taken.
 
-    Parameters
-    ----------
-    webhook_id, event_id:
-        The delivery.
-    attempt:
-        1 for the first send (from the stream), n > 1 for the n-th (from the retry queue).
+    Attempt 1 creates the claim (with the event, for redelivery); attempt n > 1 moves the
+    claim's ``attempt`` from n-1 to n.
     """
-    key = {"webhookId": webhook_id, "deliveryKey": sent_key(event_id)}
+    key = {"webhookId": delivery.webhook_id, "deliveryKey": sent_key(delivery.event.event_id)}
     now = clock.iso()
     try:
-        if attempt == 1:
-            storage.put(
-                _table(),
-                {**key, "eventId": event_id, "attempt": 1, "claimedAt": now, "expiresAt": _expires_at()},
-                condition="attribute_not_exists(deliveryKey)",
-            )
+        if delivery.attempt == 1:
+            item = {
+                **key,
+                "eventId": delivery.event.event_id,
+                "attempt": 1,
+                "claimedAt": now,
+                "event": lanes.to_message(delivery),
+                "expiresAt": _expires_at(),
+            }
+            storage.put(_table(), item, condition="attribute_not_exists(deliveryKey)")
         else:
             storage.update(
                 _table(),
                 key,
                 "SET attempt = :n, claimedAt = :now",
                 condition="attempt = :prev",
-                ExpressionAttributeValues=storage.values(n=attempt, prev=attempt - 1, now=now),
+                ExpressionAttributeValues=storage.values(n=delivery.attempt, prev=delivery.attempt - 1, now=now),
             )
     except storage.ConditionFailed:
         return False
     return True
+
+
+def last_claim(webhook_id: str, event_id: str) -> Delivery | None:
+    """The newest claimed attempt of delivering ``event_id`` to ``webhook_id``, or ``None`` when none was."""
+    item = storage.get(_table(), {"webhookId": webhook_id, "deliveryKey": sent_key(event_id)}, consistent=True)
+    if item is None or "event" not in item:
+        return None
+    first = lanes.from_message(str(item["event"]))
+    return Delivery(first.event, webhook_id, int(item["attempt"]))
 
 
 def log_attempt(webhook_id: str, entry: dict[str, Any]) -> dict[str, Any]:

@@ -1,5 +1,9 @@
 """Which webhooks receive an event (spec §6 "Event kinds"; DESIGN §2 "Webhooks").
 
+* an event addressed to one webhook (``targetWebhookId``, e.g. the Dashboard's test event):
+  that webhook only, when it exists, is active and is owned by ``routing.recipientId`` (when
+  given); a ``test`` event goes to it whatever its subscriptions;
+
 * ``match_request.*``: the webhooks bound to the listing through ``webhookIds`` (the
   listing's ids at event time, ``routing.webhookIds``) that the listing owner
   (``routing.recipientId``) owns;
@@ -19,7 +23,8 @@ from typing import Any
 
 from chalicelib.outbox import MESSAGE_NEW
 from chalicelib.webhooks import repository
-from chalicelib.webhooks.events import SUPPORTED_EVENTS, Event
+from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
+from chalicelib.webhooks.delivery.envelope import Event
 
 
 class WebhookDirectory:
@@ -68,6 +73,8 @@ def recipients(event: Event, directory: WebhookDirectory) -> list[dict[str, Any]
     """
     if event.type not in SUPPORTED_EVENTS:
         return []
+    if event.target_webhook_id is not None:
+        return _addressed(event, directory)
     recipient = event.routing.get("recipientId")
     if not recipient:
         return []
@@ -88,3 +95,17 @@ def existed_at(webhook: dict[str, Any], event: Event) -> bool:
     this a webhook registered in between would get events from before it existed.
     """
     return str(webhook.get("createdAt") or "") <= event.created_at
+
+
+def _addressed(event: Event, directory: WebhookDirectory) -> list[dict[str, Any]]:
+    """The one webhook an addressed event names, if it still exists, is active, belongs to the
+    event's recipient (when the event names one) and, unless ``test``, subscribes to the event."""
+    recipient = event.routing.get("recipientId")
+    found = directory.by_ids([str(event.target_webhook_id)])
+    return [
+        w
+        for w in found
+        if (not recipient or w.get("ownerId") == recipient)
+        and bool(w.get("active"))
+        and (event.test or subscribed(w, event.type))
+    ]

@@ -1,8 +1,9 @@
-"""The events webhooks deliver, and the envelope they are delivered in.
+"""The unit of delivery (an outbox event addressed to one webhook) and the envelope it is sent in.
 
-Sources: spec §6 "Event kinds" and "Envelope"; DESIGN §2 "Webhooks" (``profile_request.*``
-events, ``test`` false on real events). The outbox item (:mod:`chalicelib.outbox`) carries the
-spec's ``data`` fields exactly; this module only wraps them.
+Sources: spec §6 "Envelope"; DESIGN §2 "Webhooks" (``test`` false on real events). The outbox
+item (:mod:`chalicelib.outbox`) carries the spec's ``data`` fields exactly; this module only
+wraps them. An outbox item may be addressed to one webhook (``targetWebhookId``) and marked
+``test`` (the Dashboard's "Send test event"); ``test`` is carried into the envelope.
 """
 
 from __future__ import annotations
@@ -10,27 +11,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from typing import Any
-
-from chalicelib.outbox import (
-    MATCH_REQUEST_ACCEPTED,
-    MATCH_REQUEST_RECEIVED,
-    MATCH_REQUEST_REJECTED,
-    MESSAGE_NEW,
-    PROFILE_REQUEST_ACCEPTED,
-    PROFILE_REQUEST_RECEIVED,
-    PROFILE_REQUEST_REJECTED,
-)
-
-#: Every event a webhook can subscribe to, in documentation order (``events`` of POST /v1/webhooks).
-SUPPORTED_EVENTS: tuple[str, ...] = (
-    MATCH_REQUEST_RECEIVED,
-    MATCH_REQUEST_ACCEPTED,
-    MATCH_REQUEST_REJECTED,
-    MESSAGE_NEW,
-    PROFILE_REQUEST_RECEIVED,
-    PROFILE_REQUEST_ACCEPTED,
-    PROFILE_REQUEST_REJECTED,
-)
 
 
 @dataclass(frozen=True)
@@ -42,13 +22,17 @@ class Event:
     event_id:
         The outbox ``eventId`` (``evt_...``); with the webhook id it names a delivery.
     type:
-        The event name, one of :data:`SUPPORTED_EVENTS` for deliverable events.
+        The event name (:data:`chalicelib.webhooks.catalogue.SUPPORTED_EVENTS` for deliverable events).
     created_at:
         ISO 8601 UTC time of the change; the envelope's ``timestamp``.
     data:
         The spec §6 ``data`` object, JSON-ready.
     routing:
         Addressing (``recipientId``, ``webhookIds``, ``senderId``, ``listingId``); never sent.
+    test:
+        True for a test event (sent as ``"test": true``).
+    target_webhook_id:
+        The only webhook the event goes to, when it is addressed to one.
     """
 
     event_id: str
@@ -56,16 +40,21 @@ class Event:
     created_at: str
     data: dict[str, Any]
     routing: dict[str, Any]
+    test: bool = False
+    target_webhook_id: str | None = None
 
     @classmethod
     def from_outbox(cls, item: dict[str, Any]) -> Event:
-        """Build from an Events table item ``{eventId, type, createdAt, data, routing}``."""
+        """Build from an Events table item ``{eventId, type, createdAt, data, routing, test?, targetWebhookId?}``."""
+        target = item.get("targetWebhookId")
         return cls(
             event_id=str(item["eventId"]),
             type=str(item["type"]),
             created_at=str(item["createdAt"]),
             data=dict(item.get("data") or {}),
             routing=dict(item.get("routing") or {}),
+            test=bool(item.get("test")),
+            target_webhook_id=str(target) if target else None,
         )
 
 
@@ -79,7 +68,7 @@ class Delivery:
 
 
 def envelope_body(event: Event) -> bytes:
-    """The delivery body: ``{"event", "timestamp", "test": false, "data"}`` as compact UTF-8 JSON.
+    """The delivery body: ``{"event", "timestamp", "test", "data"}`` as compact UTF-8 JSON.
 
     The same event always produces the same bytes, so every attempt of a delivery carries an
     identical, identically signed body.
@@ -89,5 +78,5 @@ def envelope_body(event: Event) -> bytes:
     bytes
         The exact bytes that are signed and sent.
     """
-    envelope = {"event": event.type, "timestamp": event.created_at, "test": False, "data": event.data}
+    envelope = {"event": event.type, "timestamp": event.created_at, "test": event.test, "data": event.data}
     return json.dumps(envelope, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
