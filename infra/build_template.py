@@ -131,6 +131,13 @@ RESOURCES: dict[str, Any] = {
     "WebhooksTable": _table([("webhookId", S)], {"byOwner": [("ownerId", S), ("createdAt", S)]}),
     "DeliveriesTable": _table([("webhookId", S), ("deliveryKey", S)], ttl="expiresAt"),
     "EventsTable": _table([("eventId", S)], ttl="expiresAt", stream=True),
+    # Saved searches (chalicelib/saved_searches): the searches and each owner's counter item,
+    # the percolator's posting lists (read by key only), and the matches found.
+    "SavedSearchesTable": _table([("ownerId", S), ("savedSearchId", S)]),
+    "PercolatorTable": _table([("postingKey", S)]),
+    "SavedSearchMatchesTable": _table(
+        [("savedSearchId", S), ("listingId", S)], {"byMatchedAt": [("savedSearchId", S), ("matchedAt", S)]}
+    ),
     # Dashboard sign-ins: keyed by the SHA-256 of the session id (the id itself is never stored),
     # removed by TTL 12 h after sign-in (chalicelib/dashboard/sessions.py).
     "DashboardSessionsTable": _table([("sessionHash", S)], ttl="expiresAt"),
@@ -161,6 +168,9 @@ ENVIRONMENT: dict[str, Any] = {
     "WEBHOOKS_TABLE": {"Ref": "WebhooksTable"},
     "DELIVERIES_TABLE": {"Ref": "DeliveriesTable"},
     "EVENTS_TABLE": {"Ref": "EventsTable"},
+    "SAVED_SEARCHES_TABLE": {"Ref": "SavedSearchesTable"},
+    "PERCOLATOR_TABLE": {"Ref": "PercolatorTable"},
+    "SAVED_SEARCH_MATCHES_TABLE": {"Ref": "SavedSearchMatchesTable"},
     "DASHBOARD_SESSIONS_TABLE": {"Ref": "DashboardSessionsTable"},
     "EVENTS_STREAM_ARN": {"Fn::GetAtt": ["EventsTable", "StreamArn"]},
     "APPROVAL_QUEUE_URL": {"Ref": "ApprovalQueue"},

@@ -1,8 +1,8 @@
 """Realistic sample ``data`` for test events, one per event type, validated by the event's own
 payload model (so a sample can never drift from what real events carry).
 
-The models are the single catalogue of event payloads (``EVENT_DATA_MODELS`` of the request and
-conversation events); ids are freshly generated, times are now.
+The models are the single catalogue of event payloads (``EVENT_DATA_MODELS`` of the request,
+conversation and saved-search events); ids are freshly generated, times are now.
 """
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ from pydantic import BaseModel
 from chalicelib import clock
 from chalicelib.conversations.events import EVENT_DATA_MODELS as CONVERSATION_EVENTS
 from chalicelib.match_requests.events import EVENT_DATA_MODELS as REQUEST_EVENTS
+from chalicelib.saved_searches.events import EVENT_DATA_MODELS as SAVED_SEARCH_EVENTS
 
 #: Every event type's ``data`` model.
-DATA_MODELS: dict[str, type[BaseModel]] = {**REQUEST_EVENTS, **CONVERSATION_EVENTS}
+DATA_MODELS: dict[str, type[BaseModel]] = {**REQUEST_EVENTS, **CONVERSATION_EVENTS, **SAVED_SEARCH_EVENTS}
 
 _PROFILE = {
     "displayName": "Sample Requester",
@@ -54,6 +55,12 @@ def sample_data(event_type: str, recipient_id: str) -> dict[str, Any]:
         "senderName": "Sample Sender",
         "content": "Hello! This is a test message event sent from the Dashboard.",
         "isApiSent": True,
+        "savedSearchId": clock.new_id("ss"),
+        "savedSearchName": "Sample saved search: mentors within 25 km of Lisbon",
+        "categoryKey": "mentoring",
+        "roleKey": "mentor",
+        "distanceKm": 3.2,
+        "matchedAt": now,
     }
     model = DATA_MODELS[event_type]
     return model.model_validate({k: v for k, v in values.items() if k in model.model_fields}).model_dump(mode="json")

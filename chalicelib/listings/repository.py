@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from chalicelib import storage
+from chalicelib import outbox, storage
 from chalicelib.config import settings
 from chalicelib.listings.search.index import INDEX_ATTRIBUTES, index_attributes
 
@@ -40,9 +40,9 @@ def pending_attributes(listing_id: str, submitted_at: str) -> dict[str, str]:
     return {"pendingQueue": PENDING_PARTITION, "pendingSort": f"{submitted_at}#{listing_id}"}
 
 
-def get(listing_id: str) -> dict[str, Any] | None:
-    """The listing item, or ``None``."""
-    return storage.get(_table(), _key(listing_id))
+def get(listing_id: str, consistent: bool = False) -> dict[str, Any] | None:
+    """The listing item, or ``None`` (``consistent``: a strongly consistent read)."""
+    return storage.get(_table(), _key(listing_id), consistent=consistent)
 
 
 def get_many(listing_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -89,9 +89,15 @@ def replace_content_op(item: dict[str, Any], expected_version: int) -> dict[str,
 
 
 def activate(listing: dict[str, Any], from_status: str, updated_at: str, version: int | None = None) -> dict[str, Any]:
-    """Move ``listing`` from ``from_status`` to ACTIVE and into the search indexes.
+    """Move ``listing`` from ``from_status`` to ACTIVE and into the search indexes, and write its
+    ``listing.activated`` outbox event in the same transaction (the saved-search percolator reads it).
 
     ``version`` (approvals) additionally requires the stored version to match.
+
+    Returns
+    -------
+    dict
+        The listing item as stored after the change.
 
     Raises
     ------
@@ -104,13 +110,24 @@ def activate(listing: dict[str, Any], from_status: str, updated_at: str, version
     vals: dict[str, Any] = {"from": from_status, "active": "ACTIVE", "u": updated_at, **attributes}
     if version is not None:
         vals["v"] = version
-    return storage.update(
+    change = storage.update_op(
         _table(), _key(listing["listingId"]),
         f"SET #st = :active, updatedAt = :u, {sets} REMOVE statusReason, {_REMOVE_PENDING}",
         condition=condition,
         ExpressionAttributeNames={"#st": "status"},
         ExpressionAttributeValues=storage.values(**vals),
     )
+    event = outbox.event_op(
+        outbox.LISTING_ACTIVATED, {"listingId": listing["listingId"], "version": int(listing.get("version") or 1)}
+    )
+    try:
+        storage.transact([change, event])
+    except storage.TransactionConflict as exc:
+        raise storage.ConditionFailed(str(exc)) from exc
+    # The condition held, so the stored item is the one read plus this change.
+    updated = {k: v for k, v in listing.items() if k != "statusReason"}
+    updated.update(attributes, status="ACTIVE", updatedAt=updated_at)
+    return updated
 
 
 def deactivate(listing_id: str, from_status: str, to_status: str, updated_at: str,

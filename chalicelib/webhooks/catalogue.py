@@ -9,6 +9,7 @@ document and the Dashboard's test-event choices all read it. A new event type is
 from __future__ import annotations
 
 from chalicelib.outbox import (
+    LISTING_MATCHED,
     MATCH_REQUEST_ACCEPTED,
     MATCH_REQUEST_RECEIVED,
     MATCH_REQUEST_REJECTED,
@@ -27,4 +28,5 @@ SUPPORTED_EVENTS: tuple[str, ...] = (
     PROFILE_REQUEST_RECEIVED,
     PROFILE_REQUEST_ACCEPTED,
     PROFILE_REQUEST_REJECTED,
+    LISTING_MATCHED,
 )
