@@ -64,7 +64,7 @@ def start_stack(extra_env: dict[str, str] | None = None, timeout_seconds: float 
 
     The bound is generous on purpose: it only turns a stack that never comes up into an error,
     and on a shared 2-core machine with e2e workers starting stacks at once a healthy start can
-    take a minute (how fast a first start is, is measured elsewhere, not asserted here)."""
+    take a minute (first-start time is measured by scripts/first_start.sh, not asserted here)."""
     port, moto_port = free_port(), free_port()
     log_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"matching-stack-{port}.log"
     env = {k: v for k, v in os.environ.items() if k != "AWS_ENDPOINT_URL"}
