@@ -29,6 +29,7 @@ class Settings(BaseSettings):
     WEBHOOKS_TABLE: str = "WebhooksTable"
     DELIVERIES_TABLE: str = "DeliveriesTable"
     EVENTS_TABLE: str = "EventsTable"
+    SEARCH_INDEX_TABLE: str = "SearchIndexTable"
     SAVED_SEARCHES_TABLE: str = "SavedSearchesTable"
     PERCOLATOR_TABLE: str = "PercolatorTable"
     SAVED_SEARCH_MATCHES_TABLE: str = "SavedSearchMatchesTable"
@@ -45,6 +46,10 @@ class Settings(BaseSettings):
     WEBHOOK_TIMEOUT_SECONDS: float = Field(default=10.0, gt=0, le=60)
     #: Delays before the retries of a failed delivery, seconds, comma separated (SQS DelaySeconds: 0..900).
     WEBHOOK_RETRY_DELAYS_SECONDS: str = "30,120,600"
+    #: botocore client timeouts and attempts of every DynamoDB and SQS client (see storage.boto_config).
+    AWS_CONNECT_TIMEOUT_SECONDS: float = Field(default=2.0, gt=0, le=60)
+    AWS_READ_TIMEOUT_SECONDS: float = Field(default=3.0, gt=0, le=60)
+    AWS_MAX_ATTEMPTS: int = Field(default=3, ge=1, le=10)
     #: Seconds an authenticated key stays in the per-process cache (revocation delay).
     AUTH_CACHE_TTL_SECONDS: int = Field(default=60, ge=0)
     #: Seconds an approval task stays claimed by ``GET /v1/admin/approvals``.
@@ -53,6 +58,8 @@ class Settings(BaseSettings):
     SAVED_SEARCH_LIMIT: int = Field(default=50, ge=1, le=1000)
     #: ``gazetteer`` (embedded GeoNames) or ``amazon-location``.
     GEOCODER: str = "gazetteer"
+    #: HMAC key of the page cursors (:mod:`chalicelib.cursors`); set a random value per deployment.
+    CURSOR_SECRET: str = "local-cursor-secret"
 
 
 @lru_cache(maxsize=1)

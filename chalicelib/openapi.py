@@ -44,12 +44,14 @@ ERROR_RESPONSES: dict[int, tuple[str, str]] = {
     415: ("UnsupportedMediaType", "UNSUPPORTED_MEDIA_TYPE: the body is not `application/json`."),
     429: ("RateLimited", "RATE_LIMITED: too many requests; retry after `Retry-After` seconds."),
     500: ("InternalError", "INTERNAL_ERROR: an unexpected fault (no stack trace in the body)."),
+    503: ("ServiceUnavailable", "SERVICE_UNAVAILABLE: DynamoDB or SQS did not answer in time; retry after `Retry-After` seconds."),
 }
 
 #: Response headers of some error statuses (always sent with them).
 _ERROR_HEADERS: dict[int, dict[str, Any]] = {
     401: {"WWW-Authenticate": {"description": "`Bearer realm=...`", "required": True, "schema": {"type": "string"}}},
     429: {"Retry-After": {"description": "Seconds to wait.", "required": True, "schema": {"type": "string", "pattern": "^[0-9]+$"}}},
+    503: {"Retry-After": {"description": "Seconds to wait.", "required": True, "schema": {"type": "string", "pattern": "^[0-9]+$"}}},
 }
 
 _PATH_PARAM = re.compile(r"{([^}]+)}")
@@ -67,11 +69,11 @@ def error_statuses(spec: RouteSpec) -> list[int]:
     400 with any input; 401 with a key; 403 for admin routes and for user routes acting on a
     resource (ownership, policies); 404 with path parameters or a body naming other
     resources; 409 for writes; 413 and 415 with a body; 429 (API Gateway throttling) and
-    500 always. A route adds more through its ``error_statuses`` (e.g. 404 of ``GET /v1/geocode``).
+    500 and 503 (a dependency timing out) always. A route adds more through its ``error_statuses`` (e.g. 404 of ``GET /v1/geocode``).
     """
     has_params = bool(path_params(spec.path))
     acts_on_resource = has_params or spec.body is not None
-    statuses = {429, 500, *spec.error_statuses}
+    statuses = {429, 500, 503, *spec.error_statuses}
     if acts_on_resource or spec.query is not None or spec.extra_query:
         statuses.add(400)
     if spec.auth != "none":

@@ -32,7 +32,7 @@ def create_listing(caller: Caller, body: ListingCreate) -> Listing:
 @route(
     bp, "/v1/listings/search", "GET", response=ListingPage, tags=TAGS,
     extra_query=("q", "category", "role", "meta.<key>", "meta.<key>_min", "meta.<key>_max",
-                 "meta.<key>_lat", "meta.<key>_lng", "radiusKm", "page", "pageSize"),
+                 "meta.<key>_lat", "meta.<key>_lng", "radiusKm", "page", "pageSize", "cursor"),
 )
 def search(caller: Caller) -> ListingPage:
     """Search ACTIVE listings; nearest first with a geo filter, else newest first."""

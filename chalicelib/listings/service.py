@@ -43,8 +43,8 @@ def owner_summary(user: dict[str, Any] | None, user_id: str) -> OwnerSummary:
     return OwnerSummary(userId=user_id, **summary_from_item(user).model_dump())
 
 
-def to_model(item: dict[str, Any], owner: dict[str, Any] | None) -> Listing:
-    """The API view of a listing item."""
+def to_model(item: dict[str, Any], owner: dict[str, Any] | None, owner_view: bool = False) -> Listing:
+    """The API view of a listing item; ``webhookIds`` only in the owner's view (``owner_view``)."""
     return Listing(
         id=item["listingId"],
         title=item["title"],
@@ -52,7 +52,7 @@ def to_model(item: dict[str, Any], owner: dict[str, Any] | None) -> Listing:
         roleKey=item["roleKey"],
         meta=item.get("meta") or {},
         channels=item.get("channels") or [],
-        webhookIds=item.get("webhookIds") or [],
+        webhookIds=(item.get("webhookIds") or []) if owner_view else None,
         status=item["status"],
         statusReason=item.get("statusReason"),
         profile=owner_summary(owner, item["ownerId"]),
@@ -141,7 +141,7 @@ def create_listing(caller: Caller, body: ListingCreate) -> Listing:
         **repository.pending_attributes(listing_id, now),
     }
     repository.create(item, [_submitted_event(listing_id, 1)])
-    return to_model(item, owner)
+    return to_model(item, owner, owner_view=True)
 
 
 def owned(caller: Caller, listing_id: str) -> dict[str, Any]:
@@ -180,8 +180,10 @@ def list_my_listings(caller: Caller, page: PageQuery) -> MyListingPage:
     """The caller's listings in every status, newest first."""
     items = repository.list_by_owner(caller.user_id)
     owner = users.get_user(caller.user_id) if items else None
+    position = page.position_in("listings.mine", caller.user_id)
     return MyListingPage(
-        listings=[to_model(i, owner) for i in page.slice(items)], total=len(items), page=page.page, pageSize=page.pageSize
+        listings=[to_model(i, owner, owner_view=True) for i in position.slice(items)], total=len(items), page=position.page,
+        pageSize=position.page_size, nextCursor=position.next_cursor(position.after(len(items))),
     )
 
 
@@ -222,10 +224,14 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate) -> List
     }
     updated.pop("statusReason", None)
     try:
-        storage.transact([repository.replace_content_op(updated, version), _submitted_event(listing_id, version + 1)])
+        storage.transact([
+            repository.replace_content_op(updated, version, item["status"]),
+            *repository.leave_active_ops(item, item["status"]),
+            _submitted_event(listing_id, version + 1),
+        ])
     except storage.TransactionConflict as exc:
         raise errors.ConflictError("The listing changed while you were updating it; read it again and retry") from exc
-    return to_model(updated, owner)
+    return to_model(updated, owner, owner_view=True)
 
 
 def change_status(caller: Caller, listing_id: str, body: ListingStatusChange) -> Listing:
@@ -243,7 +249,7 @@ def change_status(caller: Caller, listing_id: str, body: ListingStatusChange) ->
         if body.status == ListingStatus.ACTIVE:
             updated = repository.activate(item, source.value, now)
         else:
-            updated = repository.deactivate(listing_id, source.value, body.status, now)
+            updated = repository.deactivate(item, source.value, body.status, now)
     except storage.ConditionFailed as exc:
         if repository.get(listing_id) is None:  # deleted since it was read: not a state conflict
             raise errors.NotFoundError(f"Listing '{listing_id}' not found") from exc
@@ -251,4 +257,4 @@ def change_status(caller: Caller, listing_id: str, body: ListingStatusChange) ->
             f"Cannot change status from {item['status']} to {body.status}; "
             "only ACTIVE -> PAUSED and PAUSED -> ACTIVE are allowed"
         ) from exc
-    return to_model(updated, users.get_user(caller.user_id))
+    return to_model(updated, users.get_user(caller.user_id), owner_view=True)

@@ -108,8 +108,10 @@ def get_saved_search(caller: Caller, saved_search_id: str) -> SavedSearch:
 def list_saved_searches(caller: Caller, page: PageQuery) -> SavedSearchPage:
     """The caller's saved searches, newest first (one Query on the caller's partition)."""
     items = repository.list_by_owner(caller.user_id)
+    position = page.position_in("saved_searches", caller.user_id)
     return SavedSearchPage(
-        savedSearches=[to_model(i) for i in page.slice(items)], total=len(items), page=page.page, pageSize=page.pageSize
+        savedSearches=[to_model(i) for i in position.slice(items)], total=len(items), page=position.page,
+        pageSize=position.page_size, nextCursor=position.next_cursor(position.after(len(items))),
     )
 
 
@@ -148,7 +150,8 @@ def list_matches(caller: Caller, saved_search_id: str, page: PageQuery) -> Saved
     matches = repository.list_matches(saved_search_id)
     found = listings.get_many([m["listingId"] for m in matches]) if matches else {}
     active = [(m, found[m["listingId"]]) for m in matches if found.get(m["listingId"], {}).get("status") == ListingStatus.ACTIVE]
-    shown = page.slice(active)
+    position = page.position_in("saved_search.matches", saved_search_id)
+    shown = position.slice(active)
     owners = users.get_users(list({item["ownerId"] for _, item in shown})) if shown else {}
     return SavedSearchMatchPage(
         matches=[
@@ -157,6 +160,7 @@ def list_matches(caller: Caller, saved_search_id: str, page: PageQuery) -> Saved
             )
             for m, item in shown
         ],
-        total=len(active), page=page.page, pageSize=page.pageSize,
+        total=len(active), page=position.page, pageSize=position.page_size,
+        nextCursor=position.next_cursor(position.after(len(active))),
     )
 

@@ -68,7 +68,10 @@ def bobs_active_listing(stack: Stack) -> dict[str, Any]:
     """An ACTIVE listing of Bob's in the shared stack."""
     listing = create_listing(stack.api, stack.bob, meta={"salary": "85000"})
     [active] = activate(stack.api, stack.admin, stack.runner, listing["id"])
-    return active
+    assert "webhookIds" not in active  # the administrator's view: webhookIds are the owner's only (issue 10)
+    owners_view: dict[str, Any] = get_listing(stack.api, stack.bob, listing["id"]).json
+    assert {k: owners_view[k] for k in active} == active
+    return {k: owners_view[k] for k in LISTING_KEYS}
 
 
 class TestRejectedRequests:
@@ -310,7 +313,7 @@ def test_mine_paginates(api: Api, alice: User) -> None:
 
 
 def test_mine_is_empty_for_a_new_user(api: Api, bob: User) -> None:
-    assert my_listings(api, bob) == {"listings": [], "total": 0, "page": 1, "pageSize": 100}
+    assert my_listings(api, bob) == {"listings": [], "total": 0, "page": 1, "pageSize": 100, "nextCursor": None}
 
 
 # --- update ----------------------------------------------------------------------------

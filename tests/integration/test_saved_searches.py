@@ -69,7 +69,7 @@ def test_save_returns_the_search_and_lists_reads_deletes_it(api: Api, alice: Use
     path = f"/v1/saved-searches/{created['savedSearchId']}"
     assert api.call("GET", path, alice.key).json == created
     listed = api.call("GET", "/v1/saved-searches", alice.key).json
-    assert listed == {"savedSearches": [created], "total": 1, "page": 1, "pageSize": 20}
+    assert listed == {"savedSearches": [created], "total": 1, "page": 1, "pageSize": 20, "nextCursor": None}
     assert api.call("DELETE", path, alice.key).json == {"id": created["savedSearchId"], "deleted": True}
     assert_error(api.call("GET", path, alice.key), 404, "NOT_FOUND")
     assert_error(api.call("DELETE", path, alice.key), 404, "NOT_FOUND")
