@@ -18,7 +18,8 @@ import re
 MAX_LENGTH = 128
 #: Path parameters whose ids are longer by design, and their limit (base64url of an SQS receipt handle).
 LONG_IDS: dict[str, int] = {"approvalId": 2048}
-#: The characters of every id the service issues.
+#: The characters of every id the service issues (as an OpenAPI/ECMA 262 pattern).
+PATTERN = "^[A-Za-z0-9_-]+$"
 _ALLOWED = re.compile(r"[A-Za-z0-9_-]+")
 
 

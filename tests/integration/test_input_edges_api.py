@@ -108,3 +108,14 @@ def test_webhook_ids_appear_only_in_the_owners_view(api: Api, alice: User, bob: 
     updated = api.call("PATCH", f"/v1/listings/{created['id']}", alice.key, {"channels": ["telegram"]})
     assert updated.status_code == 200, updated.json
     assert updated.json["webhookIds"] == [hook["id"]]
+
+
+def test_dashboard_pages_answer_a_malformed_path_id_404_without_reading(api: Api, alice: User) -> None:
+    from tests.integration.test_dashboard import signed_in
+
+    browser = signed_in(api, alice)
+    for bad in ("x" * 129, "a%00b", "a.b"):
+        with aws_calls("GetItem") as gets, aws_calls("Query") as queries:
+            response = browser.get(f"/dashboard/listings/{bad}")
+        assert response.status_code == 404
+        assert [c for c in gets + queries if "Sessions" not in json.dumps(c) and "ApiKeys" not in json.dumps(c)] == []

@@ -94,3 +94,33 @@ def test_number_and_integer_fields_carry_their_bounds_in_the_category_record() -
         CategoryField(key="t", label="T", type=FieldType.TEXT, roles=["r"], minimum=1)
     with pytest.raises(ValueError, match="minimum above maximum"):
         CategoryField(key="n", label="N", type=FieldType.NUMBER, roles=["r"], minimum=5, maximum=1)
+
+
+def test_the_openapi_document_states_the_path_id_rule_and_the_number_bounds() -> None:
+    import app  # noqa: F401 -- registers the routes
+    from chalicelib import openapi
+
+    doc = openapi.document()
+    for path, item in doc["paths"].items():
+        for operation in item.values():
+            for parameter in operation.get("parameters", []):
+                if parameter["in"] == "path":
+                    schema = parameter["schema"]
+                    assert schema["pattern"] == path_ids.PATTERN, path
+                    assert schema["maxLength"] == path_ids.LONG_IDS.get(parameter["name"], path_ids.MAX_LENGTH), path
+
+    def numbers(node: Any) -> list[dict[str, Any]]:
+        if isinstance(node, dict):
+            own = [node] if node.get("type") in ("integer", "number") else []
+            return own + [n for v in node.values() for n in numbers(v)]
+        if isinstance(node, list):
+            return [n for v in node for n in numbers(v)]
+        return []
+
+    parameters = [op.get("parameters", []) for item in doc["paths"].values() for op in item.values()]
+    bounded = numbers(parameters)
+    assert bounded  # page, pageSize, limit, radiusKm, ...
+    for schema in bounded:
+        assert "minimum" in schema
+        assert "maximum" in schema
+        assert -json_input.MAX_SAFE_INTEGER <= schema["minimum"] <= schema["maximum"] <= json_input.MAX_SAFE_INTEGER
