@@ -5,6 +5,7 @@ drains the outbox stream on demand."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -41,6 +42,10 @@ def fresh_aws(resources: Resources, patch: pytest.MonkeyPatch) -> Iterator[dict[
     """Empty the session's moto (:func:`tests.integration.aws_session.reset`), point the
     environment at its resources through ``patch``, and reset the process caches around it."""
     reset(resources)
+    # Chalice's test client swaps os.environ for a patched copy during each request, not thread-safely:
+    # a test calling it from several threads can leave the copy (the dev stage's variables) in place.
+    # Restoring the object at teardown keeps that from leaking into the following tests.
+    patch.setattr(os, "environ", os.environ)
     for name, value in resources.environment.items():
         patch.setenv(name, value)
     reset_process_caches()
