@@ -50,10 +50,6 @@ def fresh_aws(resources: Resources, patch: pytest.MonkeyPatch) -> Iterator[dict[
     (and the environment itself, should a test's requests have left a swapped copy)."""
     os.environ = _PROCESS_ENVIRON  # noqa: B003  (restores the object, on purpose)
     reset(resources)
-    # Chalice's test client swaps os.environ for a patched copy during each request, not thread-safely:
-    # a test calling it from several threads can leave the copy (the dev stage's variables) in place.
-    # Restoring the object at teardown keeps that from leaking into the following tests.
-    patch.setattr(os, "environ", os.environ)
     for name, value in resources.environment.items():
         patch.setenv(name, value)
     reset_process_caches()
