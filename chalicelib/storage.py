@@ -3,7 +3,8 @@
 Repositories speak plain Python dicts; this module converts them to and from DynamoDB's
 attribute-value format (numbers come back as ``int`` or ``float``, never ``Decimal``),
 creates the boto3 clients once per process, and turns a cancelled transaction into a
-typed exception so services can map it to CONFLICT or NOT_FOUND.
+typed exception (:class:`TransactionConflict`, whose items :mod:`chalicelib.transactions`
+names) and lasting contention into the API's CONFLICT (:class:`Contention`).
 """
 
 from __future__ import annotations
@@ -19,14 +20,43 @@ from typing import Any
 import boto3
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.config import Config
-from botocore.exceptions import ClientError
+from botocore.exceptions import ClientError, ConnectionClosedError, ReadTimeoutError
+from botocore.exceptions import ConnectionError as BotoConnectionError
+
+from chalicelib import errors
+from chalicelib.config import settings
 
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
 _client_lock = threading.Lock()
 
-#: Retries in "standard" mode back off on throttling (botocore docs, "Retries").
-_BOTO_CONFIG = Config(retries={"mode": "standard", "max_attempts": 4}, max_pool_connections=32)
+#: Faults that mean "the dependency did not answer in time or at all" after botocore's retries:
+#: the HTTP edge answers them 503 SERVICE_UNAVAILABLE with Retry-After, never a hang or a 500.
+UNAVAILABLE: tuple[type[Exception], ...] = (BotoConnectionError, ReadTimeoutError, ConnectionClosedError)
+
+
+def boto_config(attempts: int | None = None) -> Config:
+    """The botocore configuration of every client: explicit timeouts and "standard" retries.
+
+    The numbers (``AWS_CONNECT_TIMEOUT_SECONDS`` 2, ``AWS_READ_TIMEOUT_SECONDS`` 3,
+    ``AWS_MAX_ATTEMPTS`` 3; docs/decisions.md "Bounded waiting") bound one call's worst case to
+    3 x (2 + 3) s plus standard-mode backoff (<= 1 s, then <= 2 s; botocore docs, "Retries"),
+    about 18 s: under API Gateway's 29 s integration timeout and the API function's 30 s, so a
+    request whose first dependency call stalls answers 503 instead of timing out. botocore's
+    defaults (60 s connect and read, legacy retries) would hang a request past both.
+
+    Parameters
+    ----------
+    attempts:
+        Total attempts (first try included); default ``AWS_MAX_ATTEMPTS``.
+    """
+    config = settings()
+    return Config(
+        connect_timeout=config.AWS_CONNECT_TIMEOUT_SECONDS,
+        read_timeout=config.AWS_READ_TIMEOUT_SECONDS,
+        retries={"mode": "standard", "total_max_attempts": attempts or config.AWS_MAX_ATTEMPTS},
+        max_pool_connections=32,
+    )
 
 
 @cache
@@ -34,10 +64,44 @@ def client(service: str) -> Any:
     """Return the process-wide boto3 client for ``service`` (``"dynamodb"``, ``"sqs"``, ...).
 
     boto3 reads ``AWS_ENDPOINT_URL`` itself, so local runs reach the embedded AWS without
-    a branch in this code. Clients are thread-safe and created once (Lambda cold start).
+    a branch in this code. Clients are thread-safe and created once (Lambda cold start), with
+    :func:`boto_config`.
     """
     with _client_lock:
-        return _session().client(service, config=_BOTO_CONFIG)  # type: ignore[call-overload]
+        return _session().client(service, config=boto_config())  # type: ignore[call-overload]
+
+
+@cache
+def probe_client(service: str) -> Any:
+    """A client for readiness probes: the same timeouts, one attempt (a probe reports, it does not retry)."""
+    with _client_lock:
+        return _session().client(service, config=boto_config(attempts=1))  # type: ignore[call-overload]
+
+
+def probe_table(table: str) -> None:
+    """Ask DynamoDB to describe ``table`` (one attempt).
+
+    Raises
+    ------
+    botocore.exceptions.ClientError, botocore.exceptions.BotoCoreError
+        The table is missing or DynamoDB did not answer.
+    RuntimeError
+        The table exists but is not ``ACTIVE`` (or ``UPDATING``, which still serves).
+    """
+    status = probe_client("dynamodb").describe_table(TableName=table)["Table"]["TableStatus"]
+    if status not in ("ACTIVE", "UPDATING"):
+        raise RuntimeError(f"table status {status}")
+
+
+def probe_queue(queue_url: str) -> None:
+    """Ask SQS for one attribute of the queue at ``queue_url`` (one attempt).
+
+    Raises
+    ------
+    botocore.exceptions.ClientError, botocore.exceptions.BotoCoreError
+        The queue is missing or SQS did not answer.
+    """
+    probe_client("sqs").get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])
 
 
 @cache
@@ -106,23 +170,39 @@ class TransactionConflict(Exception):
     reasons:
         The cancellation reason code per transaction item, in order (``"None"`` for items
         whose condition held, ``"ConditionalCheckFailed"`` for the ones that failed).
+    names:
+        The name of each item, in order (:class:`chalicelib.transactions.Transaction` names
+        them; a bare :func:`transact` call numbers them ``"0"``, ``"1"``, ...).
     """
 
-    def __init__(self, reasons: list[str]) -> None:
+    def __init__(self, reasons: list[str], names: Sequence[str] | None = None) -> None:
         super().__init__(f"transaction cancelled: {reasons}")
         self.reasons = reasons
+        self.names = list(names) if names is not None else [str(i) for i in range(len(reasons))]
 
-    def failed(self, index: int) -> bool:
-        """Return True when item ``index`` of the transaction failed its condition."""
-        return index < len(self.reasons) and self.reasons[index] == "ConditionalCheckFailed"
+    def failed(self, name: str) -> bool:
+        """Return True when the item named ``name`` failed its condition."""
+        return any(n == name and r == "ConditionalCheckFailed" for n, r in zip(self.names, self.reasons, strict=False))
+
+    def named(self, names: Sequence[str]) -> TransactionConflict:
+        """The same cancellation with the items called ``names`` (in transaction order)."""
+        return TransactionConflict(self.reasons, names)
 
 
 class ConditionFailed(Exception):
     """A single-item write was rejected by its condition expression."""
 
 
-class Contention(Exception):
-    """A transaction kept being cancelled by concurrent transactions on the same items."""
+class Contention(errors.ConflictError):
+    """A transaction kept being cancelled by concurrent transactions on the same items.
+
+    It is the API's 409 CONFLICT (retry the request), mapped here so that no layer above has
+    to know about DynamoDB's transaction conflicts.
+    """
+
+    def __init__(self, cause: str) -> None:
+        super().__init__("Too many simultaneous changes to the same records; retry the request")
+        self.cause = cause
 
 
 #: Attempts of one transaction in all, and the first backoff (seconds; doubled per attempt, full jitter).

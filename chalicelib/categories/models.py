@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
+
+from chalicelib.json_input import MAX_SAFE_INTEGER
+from chalicelib.model_base import Model
 
 
 class FieldType(StrEnum):
@@ -43,7 +46,7 @@ ENCODINGS: dict[FieldType, str] = {
 FILTERABLE_TYPES = {FieldType.SELECT, FieldType.MULTISELECT, FieldType.NUMBER, FieldType.INTEGER, FieldType.BOOLEAN, FieldType.LOCATION}
 
 
-class Role(BaseModel):
+class Role(Model):
     """A role listings of a category are published under (e.g. hiring / seeking)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -52,7 +55,7 @@ class Role(BaseModel):
     description: str
 
 
-class FieldOption(BaseModel):
+class FieldOption(Model):
     """One allowed value of a select or multiselect field."""
 
     model_config = ConfigDict(extra="forbid")
@@ -60,12 +63,13 @@ class FieldOption(BaseModel):
     label: str
 
 
-class CategoryField(BaseModel):
+class CategoryField(Model):
     """A typed listing field (DESIGN §2 field record).
 
     ``roles`` lists the roles that may set the field, ``requiredFor`` those that must;
     ``encoding`` says how the string value is written; ``filterable`` whether search takes
-    ``meta.<key>`` filters on it.
+    ``meta.<key>`` filters on it; ``minimum``/``maximum`` bound number and integer values
+    (inclusive; by default +-(2**53 - 1), the integers every JSON client represents exactly).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -78,6 +82,8 @@ class CategoryField(BaseModel):
     encoding: str = ""
     filterable: bool = False
     description: str | None = None
+    minimum: int | float | None = Field(default=None, description="Smallest accepted value (number and integer fields)")
+    maximum: int | float | None = Field(default=None, description="Largest accepted value (number and integer fields)")
 
     @model_validator(mode="after")
     def _derive(self) -> CategoryField:
@@ -85,6 +91,13 @@ class CategoryField(BaseModel):
         self.encoding = self.encoding or ENCODINGS[self.type]
         if "filterable" not in self.model_fields_set:
             self.filterable = self.type in FILTERABLE_TYPES
+        if self.type in (FieldType.NUMBER, FieldType.INTEGER):
+            self.minimum = -MAX_SAFE_INTEGER if self.minimum is None else self.minimum
+            self.maximum = MAX_SAFE_INTEGER if self.maximum is None else self.maximum
+            if self.minimum > self.maximum:
+                raise ValueError(f"field {self.key}: minimum above maximum")
+        elif self.minimum is not None or self.maximum is not None:
+            raise ValueError(f"field {self.key}: only number and integer fields take minimum/maximum")
         if self.type in (FieldType.SELECT, FieldType.MULTISELECT) and not self.options:
             raise ValueError(f"field {self.key}: {self.type} needs options")
         if not set(self.requiredFor) <= set(self.roles):
@@ -96,7 +109,7 @@ class CategoryField(BaseModel):
         return {o.key for o in self.options or []}
 
 
-class Category(BaseModel):
+class Category(Model):
     """A category record as ``GET /v1/categories/{key}`` returns it."""
 
     model_config = ConfigDict(extra="forbid")
@@ -136,7 +149,7 @@ class Category(BaseModel):
         return [f for f in self.fields if f.type == FieldType.LOCATION]
 
 
-class CategoryList(BaseModel):
+class CategoryList(Model):
     """Response of ``GET /v1/categories``."""
 
     categories: list[Category]

@@ -18,6 +18,7 @@ import nh3
 from chalicelib import errors
 from chalicelib.categories.models import Category, CategoryField, FieldType
 from chalicelib.geocoding import get_geocoder
+from chalicelib.urls import InvalidUrl, absolute_http_url
 
 #: Longest accepted value per type, in characters (after sanitizing, for rich text).
 MAX_LENGTH: dict[FieldType, int] = {FieldType.TEXT: 500, FieldType.RICHTEXT: 20_000, FieldType.URL: 2048, FieldType.LOCATION: 200}
@@ -49,8 +50,16 @@ def _number(field: CategoryField, value: str) -> str:
     # (or overflow the decimal context); no accepted value is longer than DEFAULT_MAX_LENGTH anyway.
     if not number.is_zero() and abs(number.adjusted()) >= DEFAULT_MAX_LENGTH:
         raise InvalidValue("is out of range")
+    _check_range(field, number)
     # Always positional notation ("0.00000001", never "1E-8"): the documented encoding is a decimal string.
     return format(number.normalize(), "f")
+
+
+def _check_range(field: CategoryField, number: Decimal | int) -> None:
+    """Enforce the field's ``minimum``/``maximum`` (set for every number and integer field)."""
+    low, high = field.minimum, field.maximum
+    if (low is not None and number < Decimal(str(low))) or (high is not None and number > Decimal(str(high))):
+        raise InvalidValue(f"must be between {low} and {high}")
 
 
 def _integer(field: CategoryField, value: str) -> str:
@@ -59,7 +68,9 @@ def _integer(field: CategoryField, value: str) -> str:
         raise InvalidValue('must be a base-10 integer string, e.g. "3"')
     if len(text) > DEFAULT_MAX_LENGTH:  # before int(): Python refuses (ValueError) to convert over 4300 digits
         raise InvalidValue(f"must be at most {DEFAULT_MAX_LENGTH} characters")
-    return str(int(text))
+    number = int(text)
+    _check_range(field, number)
+    return str(number)
 
 
 def _boolean(field: CategoryField, value: str) -> str:
@@ -97,10 +108,10 @@ def _date(field: CategoryField, value: str) -> str:
 
 
 def _url(field: CategoryField, value: str) -> str:
-    text = value.strip()
-    if not text.lower().startswith(("http://", "https://")) or " " in text or "." not in text.split("//", 1)[-1]:
-        raise InvalidValue("must be an absolute http(s) URL")
-    return text
+    try:
+        return absolute_http_url(value)
+    except InvalidUrl as exc:
+        raise InvalidValue(str(exc)) from exc
 
 
 _PARSERS: dict[FieldType, Callable[[CategoryField, str], str]] = {

@@ -4,33 +4,35 @@
   the listing and its ``listing.submitted`` outbox event in one transaction; the event is
   turned into an approval task (:mod:`chalicelib.approvals`).
 * Only ACTIVE listings are visible to others; owners see their own in any status.
-* Pause: ACTIVE -> PAUSED; resume: PAUSED -> ACTIVE; anything else is 409 CONFLICT.
+* Pause: ACTIVE -> PAUSED; resume: PAUSED -> ACTIVE; anything else is a ``ConflictError``
+  (the machine: :mod:`chalicelib.listings.status`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from chalicelib import clock, errors, outbox, storage
+from chalicelib import clock, errors, outbox
 from chalicelib.auth.service import Caller
 from chalicelib.categories.models import Category, FieldType
 from chalicelib.categories.registry import all_categories
 from chalicelib.conditional import check_version
-from chalicelib.listings import repository
+from chalicelib.listings import repository, status
 from chalicelib.listings.meta import validate_meta
 from chalicelib.listings.models import (
     Listing,
     ListingCreate,
-    ListingStatus,
     ListingStatusChange,
     ListingUpdate,
     MyListingPage,
     OwnerSummary,
 )
+from chalicelib.listings.status import Transition
 from chalicelib.pagination import PageQuery
 from chalicelib.text import words
+from chalicelib.transactions import ConditionFailed, Transaction, TransactionConflict
 from chalicelib.users import repository as users
-from chalicelib.users.service import active_channels, require_user, summary_from_item
+from chalicelib.users.service import require_connected, require_user, summary_from_item
 from chalicelib.webhooks import repository as webhooks
 
 #: Field types whose words ``q`` searches (DESIGN §2 "Search": title and text fields).
@@ -44,8 +46,8 @@ def owner_summary(user: dict[str, Any] | None, user_id: str) -> OwnerSummary:
     return OwnerSummary(userId=user_id, **summary_from_item(user).model_dump())
 
 
-def to_model(item: dict[str, Any], owner: dict[str, Any] | None) -> Listing:
-    """The API view of a listing item."""
+def to_model(item: dict[str, Any], owner: dict[str, Any] | None, owner_view: bool = False) -> Listing:
+    """The API view of a listing item; ``webhookIds`` only in the owner's view (``owner_view``)."""
     return Listing(
         id=item["listingId"],
         title=item["title"],
@@ -53,7 +55,7 @@ def to_model(item: dict[str, Any], owner: dict[str, Any] | None) -> Listing:
         roleKey=item["roleKey"],
         meta=item.get("meta") or {},
         channels=item.get("channels") or [],
-        webhookIds=item.get("webhookIds") or [],
+        webhookIds=(item.get("webhookIds") or []) if owner_view else None,
         status=item["status"],
         statusReason=item.get("statusReason"),
         profile=owner_summary(owner, item["ownerId"]),
@@ -84,18 +86,6 @@ def _category_and_role(category_key: str, role_key: str) -> Category:
     return category
 
 
-def _check_channels(owner: dict[str, Any], channels: list[str]) -> list[str]:
-    connected = set(active_channels(owner))
-    missing = [c for c in dict.fromkeys(channels) if c not in connected]
-    if missing:
-        raise errors.ValidationError.for_field(
-            "channels",
-            f"not connected by you: {', '.join(missing)} (connect them with PUT /v1/me/channels/{{key}})",
-            "Channels must be connected by the listing owner",
-        )
-    return list(dict.fromkeys(channels))
-
-
 def _check_webhooks(owner_id: str, webhook_ids: list[str]) -> list[str]:
     unique = list(dict.fromkeys(webhook_ids))
     found = webhooks.get_many(unique) if unique else {}
@@ -121,7 +111,7 @@ def create_listing(caller: Caller, body: ListingCreate) -> Listing:
     category = _category_and_role(body.categoryKey, body.roleKey)
     meta = validate_meta(category, body.roleKey, body.meta)
     owner = require_user(caller.user_id)
-    channels = _check_channels(owner, body.channels)
+    channels = require_connected(owner, body.channels, "channels")
     webhook_ids = _check_webhooks(caller.user_id, body.webhookIds)
     now = clock.iso()
     listing_id = clock.new_id("lst")
@@ -134,7 +124,7 @@ def create_listing(caller: Caller, body: ListingCreate) -> Listing:
         "meta": meta,
         "channels": channels,
         "webhookIds": webhook_ids,
-        "status": ListingStatus.PENDING.value,
+        "status": status.INITIAL.value,
         "version": 1,
         "searchText": search_text(category, meta),
         "createdAt": now,
@@ -142,7 +132,7 @@ def create_listing(caller: Caller, body: ListingCreate) -> Listing:
         **repository.pending_attributes(listing_id, now),
     }
     repository.create(item, [_submitted_event(listing_id, 1)])
-    return to_model(item, owner)
+    return to_model(item, owner, owner_view=True)
 
 
 def owned(caller: Caller, listing_id: str) -> dict[str, Any]:
@@ -172,7 +162,7 @@ def get_visible(caller: Caller, listing_id: str) -> dict[str, Any]:
         No such listing, or another user's listing that is not ACTIVE.
     """
     item = repository.get(listing_id)
-    if item is None or (item["status"] != ListingStatus.ACTIVE and item["ownerId"] != caller.user_id):
+    if item is None or not status.is_visible(item["status"], item["ownerId"], caller.user_id):
         raise errors.NotFoundError(f"Listing '{listing_id}' not found")
     return item
 
@@ -183,7 +173,7 @@ def list_my_listings(caller: Caller, page: PageQuery) -> MyListingPage:
     owner = users.get_user(caller.user_id) if items else None
     position = page.position_in("listings.mine", caller.user_id)
     return MyListingPage(
-        listings=[to_model(i, owner) for i in position.slice(items)], total=len(items), page=position.page,
+        listings=[to_model(i, owner, owner_view=True) for i in position.slice(items)], total=len(items), page=position.page,
         pageSize=position.page_size, nextCursor=position.next_cursor(position.after(len(items))),
     )
 
@@ -191,15 +181,13 @@ def list_my_listings(caller: Caller, page: PageQuery) -> MyListingPage:
 def update_listing(caller: Caller, listing_id: str, body: ListingUpdate, expected_version: int | None = None) -> Listing:
     """Apply a PATCH: merge meta, replace channels/webhookIds, back to PENDING, re-queue for approval.
 
-    ``expected_version`` (``If-Match``, see :mod:`chalicelib.conditional`) applies the change
-    only to that version; the write is conditional on the version read either way.
+    ``expected_version`` (``If-Match``, :mod:`chalicelib.conditional`) applies the change only to
+    that version; the write is conditional on the version read either way (412 otherwise).
 
     Raises
     ------
     NotFoundError, ForbiddenError
         No such listing; not the caller's.
-    PreconditionFailedError
-        The listing is not at ``expected_version`` (412).
     ValidationError
         As for create.
     ConflictError
@@ -221,26 +209,25 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate, expecte
                     merged.pop(f"{key}_{axis}", None)
     meta = validate_meta(category, item["roleKey"], merged)
     owner = require_user(caller.user_id)
-    channels = _check_channels(owner, body.channels if body.channels is not None else item.get("channels") or [])
+    channels = require_connected(owner, body.channels if body.channels is not None else item.get("channels") or [], "channels")
     webhook_ids = _check_webhooks(caller.user_id, body.webhookIds if body.webhookIds is not None else item.get("webhookIds") or [])
     version = int(item["version"])
     updated: dict[str, Any] = {
         **item, "title": meta["title"], "meta": meta, "channels": channels, "webhookIds": webhook_ids,
-        "searchText": search_text(category, meta), "updatedAt": clock.iso(), "status": ListingStatus.PENDING.value,
+        "searchText": search_text(category, meta), "updatedAt": clock.iso(), "status": status.target(Transition.SUBMIT).value,
         "version": version + 1,
     }
     updated.pop("statusReason", None)
+    tx = Transaction().add("listing", repository.replace_content_op(updated, version, item["status"]))
+    tx.add_all("counters", repository.leave_active_ops(item, item["status"]))
+    tx.add("event", _submitted_event(listing_id, version + 1))
     try:
-        storage.transact([
-            repository.replace_content_op(updated, version, item["status"]),
-            *repository.leave_active_ops(item, item["status"]),
-            _submitted_event(listing_id, version + 1),
-        ])
-    except storage.TransactionConflict as exc:
+        tx.commit()
+    except TransactionConflict as exc:
         if expected_version is not None:  # the version read matched If-Match; the write saw another one
             raise errors.PreconditionFailedError("The listing changed while you were updating it; read it again") from exc
         raise errors.ConflictError("The listing changed while you were updating it; read it again and retry") from exc
-    return to_model(updated, owner)
+    return to_model(updated, owner, owner_view=True)
 
 
 def change_status(
@@ -260,14 +247,9 @@ def change_status(
     item = owned(caller, listing_id)
     check_version(int(item["version"]), expected_version)
     at_version = int(item["version"]) if expected_version is not None else None
-    now = clock.iso()
-    source = ListingStatus.ACTIVE if body.status == ListingStatus.PAUSED else ListingStatus.PAUSED
     try:
-        if body.status == ListingStatus.ACTIVE:
-            updated = repository.activate(item, source.value, now, version=at_version)
-        else:
-            updated = repository.deactivate(item, source.value, body.status, now, version=at_version)
-    except storage.ConditionFailed as exc:
+        updated = repository.transition(item, status.owner_transition(body.status), clock.iso(), version=at_version)
+    except ConditionFailed as exc:
         current = repository.get(listing_id)
         if current is None:  # deleted since it was read: not a state conflict
             raise errors.NotFoundError(f"Listing '{listing_id}' not found") from exc
@@ -277,4 +259,4 @@ def change_status(
             f"Cannot change status from {item['status']} to {body.status}; "
             "only ACTIVE -> PAUSED and PAUSED -> ACTIVE are allowed"
         ) from exc
-    return to_model(updated, users.get_user(caller.user_id))
+    return to_model(updated, users.get_user(caller.user_id), owner_view=True)

@@ -64,4 +64,6 @@ def read_listing_detail(caller: Caller, listing_id: str) -> Versioned:
     """
     item = get_visible(caller, listing_id)
     owner, my_request = owner_and_my_request(item, caller.user_id)
-    return Versioned(ListingDetail(**to_model(item, owner).model_dump(), myRequest=my_request), int(item["version"]))
+    owner_view = caller.user_id == item["ownerId"]
+    detail = ListingDetail(**to_model(item, owner, owner_view=owner_view).model_dump(), myRequest=my_request)
+    return Versioned(detail, int(item["version"]))

@@ -33,34 +33,49 @@ def reset_process_caches() -> None:
     """Forget cached settings, boto3 clients and API-key lookups (they depend on the environment)."""
     settings.cache_clear()
     storage.client.cache_clear()
+    storage.probe_client.cache_clear()
     clear_cache()
+
+
+#: The process environment. Chalice's test client swaps ``os.environ`` for a copy with the stage's
+#: variables during each request; concurrent requests (threads) can leave such a copy in place,
+#: which would carry one test's stage variables into the next tests.
+_PROCESS_ENVIRON = os.environ
 
 
 @contextmanager
 def fresh_aws(resources: Resources, patch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
     """Empty the session's moto (:func:`tests.integration.aws_session.reset`), point the
-    environment at its resources through ``patch``, and reset the process caches around it."""
+    environment at its resources through ``patch``, and reset the process caches around it
+    (and the environment itself, should a test's requests have left a swapped copy)."""
+    os.environ = _PROCESS_ENVIRON  # noqa: B003  (restores the object, on purpose)
     reset(resources)
-    # Chalice's test client swaps ``os.environ`` for a patched copy during each request and puts
-    # back what it saw; two requests overlapping on threads (the concurrency tests) can leave the
-    # copy in place. Every test starts from, and ends with, the process's own environment.
-    environ = os.environ
     for name, value in resources.environment.items():
         patch.setenv(name, value)
     reset_process_caches()
     try:
         yield dict(resources.environment)
     finally:
-        os.environ = environ  # noqa: B003 (puts back the very object, undoing a leaked swap)
+        os.environ = _PROCESS_ENVIRON  # noqa: B003
         reset_process_caches()
 
 
 @pytest.fixture
 def aws(aws_resources: Resources, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
     """Every table and queue of ``infra/resources.json``, empty, on the session's in-process moto;
-    yields the functions' environment (already set in ``os.environ``)."""
-    with fresh_aws(aws_resources, monkeypatch) as environment:
-        yield environment
+    yields the functions' environment (already set in ``os.environ``).
+
+    ``os.environ`` is restored whole afterwards: Chalice's test client swaps the stage's
+    variables in and out around each request, and requests made from several threads at once
+    can interleave those swaps and leave the ``dev`` stage's values behind (e.g.
+    ``ALLOW_INSECURE_WEBHOOKS=false``), which would break every later test."""
+    saved = dict(os.environ)
+    try:
+        with fresh_aws(aws_resources, monkeypatch) as environment:
+            yield environment
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 @dataclass

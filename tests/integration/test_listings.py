@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from chalicelib.config import settings
+from tests.clocks import distinct_milliseconds
 from tests.integration.aws_session import Resources
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import (
@@ -45,11 +45,8 @@ def _status(api: Api, owner: User, listing_id: str) -> str:
 
 def _create_in_order(api: Api, user: User, count: int) -> list[str]:
     """Create ``count`` listings with distinct createdAt milliseconds (the byOwner sort key); oldest first."""
-    ids = []
-    for i in range(count):
-        ids.append(create_listing(api, user, meta={"title": f"L{i}"})["id"])
-        time.sleep(0.002)
-    return ids
+    with distinct_milliseconds():
+        return [create_listing(api, user, meta={"title": f"L{i}"})["id"] for i in range(count)]
 
 
 @pytest.fixture(scope="class")
@@ -71,7 +68,10 @@ def bobs_active_listing(stack: Stack) -> dict[str, Any]:
     """An ACTIVE listing of Bob's in the shared stack."""
     listing = create_listing(stack.api, stack.bob, meta={"salary": "85000"})
     [active] = activate(stack.api, stack.admin, stack.runner, listing["id"])
-    return active
+    assert "webhookIds" not in active  # the administrator's view: webhookIds are the owner's only (issue 10)
+    owners_view: dict[str, Any] = get_listing(stack.api, stack.bob, listing["id"]).json
+    assert {k: owners_view[k] for k in active} == active
+    return {k: owners_view[k] for k in LISTING_KEYS}
 
 
 class TestRejectedRequests:
