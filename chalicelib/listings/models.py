@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from chalicelib.pagination import Envelope
+from chalicelib.pagination import Envelope, SearchEnvelope
 from chalicelib.users.models import SocialLinks
 
 Key = Annotated[str, StringConstraints(min_length=1, max_length=64)]
@@ -85,8 +85,8 @@ class ListingSearchItem(Listing):
     distanceKm: float | None = None
 
 
-class ListingPage(Envelope):
-    """Search envelope ``{listings, total, page, pageSize}``."""
+class ListingPage(SearchEnvelope):
+    """Search envelope ``{listings, total, totalRelation, page, pageSize, nextCursor}``."""
 
     listings: list[ListingSearchItem]
 
