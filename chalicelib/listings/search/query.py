@@ -25,6 +25,8 @@ from chalicelib.text import words
 MAX_RADIUS_KM = 20_038.0
 _RANGE_TYPES = {FieldType.NUMBER, FieldType.INTEGER}
 _PAGING = ("page", "pageSize", "cursor")
+#: The parameters that page through results instead of selecting them (a saved search has none).
+PAGING_PARAMETERS = _PAGING
 
 
 @dataclass
