@@ -116,7 +116,7 @@ def _stream(query: SearchQuery, position: Position) -> _Streamed:
     need = skip + position.page_size
     index, partitions = _partitions(query)
     fetches: list[Fetch] = [functools.partial(repository.newest_page, index, p) for p in partitions]
-    entries = merge_newest(fetches, need + 1 if native else max(need + 1, READ_BUDGET), position.key, key=newest_key)
+    entries = merge_newest(fetches, need if native else max(need + 1, READ_BUDGET), position.key, key=newest_key)
     page: list[dict[str, Any]] = []
     matches = examined = 0
     exhausted = True
@@ -129,13 +129,15 @@ def _stream(query: SearchQuery, position: Position) -> _Streamed:
             continue
         if matches <= need:
             page.append(item)
-        elif native or examined >= READ_BUDGET:
+            if native and matches == need:
+                break  # the counters say whether more follow
+        elif examined >= READ_BUDGET:
             exhausted = False  # one match past the page proves there is a next page
             break
     before = position.offset if position.key else 0
     last_key = newest_key(page[-1]) if page else position.key
     if exact is not None:
-        return _Streamed(_fresh(query, page), exact, "eq", matches > need, last_key)
+        return _Streamed(_fresh(query, page), exact, "eq", position.after(exact) and bool(page), last_key)
     return _Streamed(_fresh(query, page), before + matches, "eq" if exhausted else "gte", matches > need, last_key)
 
 
