@@ -193,3 +193,17 @@ def test_retry_schedule_is_configurable_and_validated(aws: dict[str, str], monke
     use_settings(monkeypatch, WEBHOOK_RETRY_DELAYS_SECONDS="1000")
     with pytest.raises(ValueError, match=r"0\.\.900"):
         retries.delays()
+
+
+def test_a_webhook_unsubscribed_since_routing_drains_but_a_test_event_is_still_sent(fake: FakeSender, alice: User) -> None:
+    from chalicelib import storage
+    from chalicelib.config import settings
+
+    webhook_id = new_webhook(alice)
+    storage.update(settings().WEBHOOKS_TABLE, {"webhookId": webhook_id}, "SET events = :e",
+                   ExpressionAttributeValues=storage.values(e=["match_request.received"]))
+    event = Event(clock.new_id("evt"), "message.new", clock.iso(), {}, {})
+    assert delivery.attempt(Delivery(event, webhook_id)) == Result.DRAINED
+    test_event = Event(clock.new_id("evt"), "message.new", clock.iso(), {}, {}, test=True)
+    assert delivery.attempt(Delivery(test_event, webhook_id)) == Result.SENT
+    assert len(fake.calls) == 1
