@@ -48,10 +48,11 @@ lint: $(VENV)/.installed ## ruff, mypy (strict for chalicelib/) and the import c
 	$(VENV)/bin/lint-imports --no-logo
 
 package: $(VENV)/.installed ## SAM template + bundle of STAGE (default prod) in out/, checked by cfn-lint and tests/package
-	$(PY) infra/build_template.py --check
+	@# app.py reads its event sources' ARNs at import: the template's placeholder names stand in for them
+	env $$($(PY) -m local_stack.resources) $(PY) infra/build_template.py --check
 	rm -rf out
-	AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-us-east-1} $(VENV)/bin/chalice package --stage $(STAGE) \
-	  --merge-template infra/resources.json out/
+	env $$($(PY) -m local_stack.resources) AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-us-east-1} \
+	  $(VENV)/bin/chalice package --stage $(STAGE) --merge-template infra/resources.json out/
 	PACKAGED_DIR=out $(PY) -m pytest -q tests/package  # cfn-lint, the merge and the bundle
 
 contract: $(VENV)/.installed ## Contract fuzzing: schemathesis against the local stack (>= 1000 cases)
@@ -62,6 +63,7 @@ bench: $(VENV)/.installed ## Benchmarks with their budgets checked
 	$(PY) bench/requests.py --check
 	$(PY) bench/webhooks.py --check
 	$(PY) bench/saved_searches.py --check
+	$(PY) bench/cold_start.py --check --max-ratio 1.75  # issue 9 targets 1.5: not met yet (docs/decisions.md)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache out

@@ -11,9 +11,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from chalicelib import outbox
+from chalicelib.model_base import Model
 
 
-class MessageNew(BaseModel):
+class MessageNew(Model):
     """``message.new`` data."""
 
     conversationId: str

@@ -12,16 +12,18 @@ Fields without a value are present as ``null`` (e.g. an unset ``socialLinks.x``,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel
 
 from chalicelib import outbox
+from chalicelib.model_base import Model
 from chalicelib.subjects import SubjectType
 from chalicelib.users.models import ProfileSummary
 
 
-class MatchRequestReceived(BaseModel):
+class MatchRequestReceived(Model):
     """``match_request.received`` data."""
 
     requestId: str
@@ -35,7 +37,7 @@ class MatchRequestReceived(BaseModel):
     createdAt: str
 
 
-class MatchRequestAccepted(BaseModel):
+class MatchRequestAccepted(Model):
     """``match_request.accepted`` data."""
 
     requestId: str
@@ -46,7 +48,7 @@ class MatchRequestAccepted(BaseModel):
     respondedAt: str
 
 
-class MatchRequestRejected(BaseModel):
+class MatchRequestRejected(Model):
     """``match_request.rejected`` data."""
 
     requestId: str
@@ -58,7 +60,7 @@ class MatchRequestRejected(BaseModel):
     respondedAt: str
 
 
-class ProfileRequestReceived(BaseModel):
+class ProfileRequestReceived(Model):
     """``profile_request.received`` data (``userId``: the requested user)."""
 
     requestId: str
@@ -71,7 +73,7 @@ class ProfileRequestReceived(BaseModel):
     createdAt: str
 
 
-class ProfileRequestAccepted(BaseModel):
+class ProfileRequestAccepted(Model):
     """``profile_request.accepted`` data."""
 
     requestId: str
@@ -81,7 +83,7 @@ class ProfileRequestAccepted(BaseModel):
     respondedAt: str
 
 
-class ProfileRequestRejected(BaseModel):
+class ProfileRequestRejected(Model):
     """``profile_request.rejected`` data."""
 
     requestId: str
@@ -112,12 +114,12 @@ _TYPES = {
 }
 
 
-def event_type(request: dict[str, Any]) -> str:
+def event_type(request: Mapping[str, Any]) -> str:
     """The event type announcing a request item's current status."""
     return _TYPES[(SubjectType(request["subjectType"]), request["status"])]
 
 
-def routing(request: dict[str, Any], listing: dict[str, Any] | None) -> dict[str, Any]:
+def routing(request: Mapping[str, Any], listing: Mapping[str, Any] | None) -> dict[str, Any]:
     """Addressing of a request event; ``listing`` (the current listing item) for LISTING requests."""
     if request["subjectType"] == SubjectType.PROFILE:
         return {"recipientId": request["recipientId"]}
@@ -125,7 +127,7 @@ def routing(request: dict[str, Any], listing: dict[str, Any] | None) -> dict[str
     return {"recipientId": request["recipientId"], "listingId": request["listingId"], "webhookIds": webhook_ids}
 
 
-def request_event_op(request: dict[str, Any], listing: dict[str, Any] | None = None) -> dict[str, Any]:
+def request_event_op(request: Mapping[str, Any], listing: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The outbox ``Put`` announcing ``request`` (an item in its new status).
 
     Parameters

@@ -5,9 +5,10 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
+from pydantic import AfterValidator, ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
 
 from chalicelib.channels import ChannelKey
+from chalicelib.model_base import Model
 from chalicelib.pagination import Envelope, PageQuery
 from chalicelib.subjects import SubjectType
 from chalicelib.users.models import ProfileSummary
@@ -41,7 +42,7 @@ def _unique_channels(value: list[ChannelKey]) -> list[ChannelKey]:
     return list(dict.fromkeys(value))
 
 
-class MatchRequestCreate(BaseModel):
+class MatchRequestCreate(Model):
     """Body of ``POST /v1/match-requests``: the listing, a message and the requester's channels."""
 
     model_config = ConfigDict(extra="forbid")
@@ -50,7 +51,7 @@ class MatchRequestCreate(BaseModel):
     channels: Annotated[list[ChannelKey], Field(min_length=1, max_length=5), AfterValidator(_unique_channels)]
 
 
-class ProfileRequestCreate(BaseModel):
+class ProfileRequestCreate(Model):
     """Body of ``POST /v1/profile-requests``: the target user, a message and one channel."""
 
     model_config = ConfigDict(extra="forbid")
@@ -59,7 +60,7 @@ class ProfileRequestCreate(BaseModel):
     channel: ChannelKey
 
 
-class StatusChange(BaseModel):
+class StatusChange(Model):
     """Body of ``PATCH /v1/match-requests/{id}/status``; ``reason`` only with REJECTED."""
 
     model_config = ConfigDict(extra="forbid")
@@ -74,7 +75,7 @@ class StatusChange(BaseModel):
         return value
 
 
-class MatchRequest(BaseModel):
+class MatchRequest(Model):
     """A match or profile request as every read returns it.
 
     ``listingId``/``listingTitle`` are set for LISTING requests, ``userId`` (the requested

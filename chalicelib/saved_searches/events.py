@@ -12,9 +12,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from chalicelib import outbox
+from chalicelib.model_base import Model
 
 
-class ListingMatched(BaseModel):
+class ListingMatched(Model):
     """``listing.matched`` data: a newly ACTIVE listing matches one of the recipient's saved searches.
 
     ``distanceKm``: great-circle km from the saved search's geo center, rounded to 0.01 (null

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import AfterValidator, ConfigDict, Field, StringConstraints, field_validator
 
 from chalicelib.channels import ChannelKey
 from chalicelib.countries import normalize_country
+from chalicelib.model_base import Model
+from chalicelib.urls import absolute_http_url
 
 #: Verification levels: 0 none, 1 email, 2 phone or identity document, 3 organization (our scale).
 MAX_VERIFIED_LEVEL = 3
@@ -19,18 +21,13 @@ VerifiedLevel = Annotated[int, Field(ge=0, le=MAX_VERIFIED_LEVEL)]
 
 
 def _http_url(value: str | None) -> str | None:
-    if value is None:
-        return None
-    value = value.strip()
-    if not value.lower().startswith(("https://", "http://")) or len(value) > 2048 or " " in value or "." not in value:
-        raise ValueError("must be an absolute http(s) URL")
-    return value
+    return None if value is None else absolute_http_url(value)  # InvalidUrl is a ValueError: pydantic reports it
 
 
 HttpUrlString = Annotated[str | None, AfterValidator(_http_url)]
 
 
-class SocialLinks(BaseModel):
+class SocialLinks(Model):
     """Social profile URLs; exactly these platform keys (spec §6), each optional."""
 
     model_config = ConfigDict(extra="forbid")
@@ -47,7 +44,7 @@ class SocialLinks(BaseModel):
 Seniority = Literal["intern", "junior", "mid", "senior", "lead", "principal", "executive"]
 
 
-class Recruiting(BaseModel):
+class Recruiting(Model):
     """Recruiting information on a profile (DESIGN §2: openToWork, headline, skills, seniority, roles, remote)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -68,7 +65,7 @@ class Recruiting(BaseModel):
         return list(dict.fromkeys(value))
 
 
-class RequestPolicy(BaseModel):
+class RequestPolicy(Model):
     """Who may send this user profile requests."""
 
     model_config = ConfigDict(extra="forbid")
@@ -76,7 +73,7 @@ class RequestPolicy(BaseModel):
     minVerifiedLevel: VerifiedLevel = 0
 
 
-class ProfileSummary(BaseModel):
+class ProfileSummary(Model):
     """The requester summary carried by requests and webhook payloads (spec §2, §6)."""
 
     displayName: str
@@ -96,7 +93,7 @@ class Profile(ProfileSummary):
     updatedAt: str
 
 
-class ProfilePatch(BaseModel):
+class ProfilePatch(Model):
     """Body of ``PATCH /v1/me/profile``: any subset of the fields.
 
     ``country: null`` clears the country and ``socialLinks: null`` every link; the objects
@@ -120,7 +117,7 @@ class ProfilePatch(BaseModel):
         return value
 
 
-class Channel(BaseModel):
+class Channel(Model):
     """A connected channel."""
 
     key: ChannelKey
@@ -128,20 +125,20 @@ class Channel(BaseModel):
     connectedAt: str
 
 
-class ChannelList(BaseModel):
+class ChannelList(Model):
     """Response of ``GET /v1/me/channels``."""
 
     channels: list[Channel]
 
 
-class ChannelConnect(BaseModel):
+class ChannelConnect(Model):
     """Body of ``PUT /v1/me/channels/{key}``."""
 
     model_config = ConfigDict(extra="forbid")
     handle: Handle
 
 
-class AdminUserCreate(BaseModel):
+class AdminUserCreate(Model):
     """Body of ``POST /v1/admin/users``; ``admin`` gives the new key the admin scope."""
 
     model_config = ConfigDict(extra="forbid")
@@ -152,14 +149,14 @@ class AdminUserCreate(BaseModel):
     admin: bool = False
 
 
-class AdminUserPatch(BaseModel):
+class AdminUserPatch(Model):
     """Body of ``PATCH /v1/admin/users/{userId}`` (DESIGN: ``{verifiedLevel?}``; ``{}`` changes nothing)."""
 
     model_config = ConfigDict(extra="forbid")
     verifiedLevel: VerifiedLevel | None = None
 
 
-class CreatedUser(BaseModel):
+class CreatedUser(Model):
     """Response of ``POST /v1/admin/users``: the API key is shown only here."""
 
     userId: str

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
+from chalicelib.model_base import Model
 from chalicelib.pagination import Envelope
 from chalicelib.webhooks.addresses import MAX_URL_LENGTH
 from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
@@ -11,7 +12,7 @@ from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
 DEFAULT_NAME = "API Webhook"
 
 
-class WebhookCreate(BaseModel):
+class WebhookCreate(Model):
     """Body of ``POST /v1/webhooks``.
 
     ``events`` null, omitted or empty subscribes to every supported event; an unknown event
@@ -45,7 +46,7 @@ class WebhookCreate(BaseModel):
         return list(dict.fromkeys(value))
 
 
-class WebhookCreated(BaseModel):
+class WebhookCreated(Model):
     """Response of ``POST /v1/webhooks`` (201)."""
 
     id: str
@@ -64,13 +65,13 @@ class Webhook(WebhookCreated):
     failCount: int
 
 
-class WebhookList(BaseModel):
+class WebhookList(Model):
     """``GET /v1/webhooks``: every webhook of the caller, newest first (not paginated)."""
 
     webhooks: list[Webhook]
 
 
-class DeliveryAttempt(BaseModel):
+class DeliveryAttempt(Model):
     """One logged delivery attempt."""
 
     id: str
@@ -102,7 +103,7 @@ class WebhookOverview(Webhook):
     lastDelivery: DeliveryAttempt | None = None
 
 
-class SecretRotated(BaseModel):
+class SecretRotated(Model):
     """Result of rotating a webhook's secret (Dashboard only; not an API operation, spec §4 note 1)."""
 
     webhook: Webhook

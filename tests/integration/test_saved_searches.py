@@ -12,6 +12,7 @@ from chalicelib import clock, errors, outbox, storage
 from chalicelib.auth.service import Caller
 from chalicelib.config import settings
 from chalicelib.listings import repository as listings_repository
+from chalicelib.listings.status import Transition
 from chalicelib.saved_searches import handlers, percolator, repository, service
 from chalicelib.saved_searches.models import SavedSearchCreate
 from chalicelib.webhooks import signing
@@ -435,7 +436,7 @@ def test_each_filter_kind_both_ways_through_the_percolator(
         "title": "Python mentor", "format": "online", "hourlyRate": "40", "yearsExperience": "10", **LISBON})
     item = listings_repository.get(listing["id"])
     assert item is not None
-    listings_repository.activate(item, "PENDING", clock.iso(), version=1)
+    listings_repository.transition(item, Transition.APPROVE, clock.iso(), version=1)
     report = percolator.percolate(listing["id"])
     assert (search.savedSearchId in report.matched_ids) is expected
     assert report.candidates == int(expected)  # the embedded query decides before any saved search is read
