@@ -11,7 +11,7 @@ import pytest
 from chalicelib import clock
 from chalicelib.webhooks import repository, service
 from chalicelib.webhooks.delivery import attempt as delivery
-from chalicelib.webhooks.delivery import lanes, retries, sender
+from chalicelib.webhooks.delivery import lanes, sender
 from chalicelib.webhooks.delivery.attempt import FAILURE_LIMIT, Result
 from chalicelib.webhooks.delivery.envelope import Delivery, Event
 from chalicelib.webhooks.models import WebhookCreate
@@ -180,16 +180,3 @@ def test_a_webhook_deleted_during_the_send_counts_nothing_and_gets_no_retry(
     assert delivery.attempt(Delivery(event, webhook_id)) == Result.FAILED
     assert repository.get(webhook_id) is None
     assert retry_messages() == []
-
-
-def test_retry_schedule_is_configurable_and_validated(aws: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
-    use_settings(monkeypatch, WEBHOOK_RETRY_DELAYS_SECONDS="30,120,600")
-    assert retries.delays() == (30, 120, 600)
-    assert [retries.next_delay(n) for n in (1, 2, 3, 4)] == [30, 120, 600, None]
-    use_settings(monkeypatch, WEBHOOK_RETRY_DELAYS_SECONDS="1, 2")
-    assert retries.delays() == (1, 2)
-    use_settings(monkeypatch, WEBHOOK_RETRY_DELAYS_SECONDS="")
-    assert retries.next_delay(1) is None
-    use_settings(monkeypatch, WEBHOOK_RETRY_DELAYS_SECONDS="1000")
-    with pytest.raises(ValueError, match=r"0\.\.900"):
-        retries.delays()
