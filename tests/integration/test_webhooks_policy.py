@@ -180,3 +180,17 @@ def test_a_webhook_deleted_during_the_send_counts_nothing_and_gets_no_retry(
     assert delivery.attempt(Delivery(event, webhook_id)) == Result.FAILED
     assert repository.get(webhook_id) is None
     assert retry_messages() == []
+
+
+def test_a_webhook_unsubscribed_since_routing_drains_but_a_test_event_is_still_sent(fake: FakeSender, alice: User) -> None:
+    from chalicelib import storage
+    from chalicelib.config import settings
+
+    webhook_id = new_webhook(alice)
+    storage.update(settings().WEBHOOKS_TABLE, {"webhookId": webhook_id}, "SET events = :e",
+                   ExpressionAttributeValues=storage.values(e=["match_request.received"]))
+    event = Event(clock.new_id("evt"), "message.new", clock.iso(), {}, {})
+    assert delivery.attempt(Delivery(event, webhook_id)) == Result.DRAINED
+    test_event = Event(clock.new_id("evt"), "message.new", clock.iso(), {}, {}, test=True)
+    assert delivery.attempt(Delivery(test_event, webhook_id)) == Result.SENT
+    assert len(fake.calls) == 1
