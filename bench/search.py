@@ -16,9 +16,13 @@ its most selective single filter (``sel``) and ``read / (pageSize + sel)``. Budg
 * pages without a filter (category, category + role, any page via cursor) read at most
   ``2 x pageSize + 10`` items;
 * every other search at most ``3 x (pageSize + sel) + 50``: reported for every shape, enforced
-  only for the shapes whose read path issue 13 has rebuilt so far (those with an "after"
-  column); the others run the unchanged path ("same") and are printed with ``miss`` when over
-  budget, so the table shows what remains;
+  for the shapes whose read path issue 13 has rebuilt so far (those with an "after" column),
+  except the ones listed in ``AWAITING_POSTINGS`` (they need posting lists); the others run the
+  unchanged path ("same"). Budgets not enforced are printed as ``miss`` when over, so the
+  table shows what remains. The listing shapes of ``AWAITING_POSTINGS`` are not run through the
+  service ("not run"): without posting lists their stream reads the whole category or table,
+  as the old path did, and moto's response serializer (several ms per item) would make that
+  cost minutes at 20,000 listings;
 * the same shape reads the same items at both table sizes (the enforced shapes).
 
 moto's Query walks its whole table in Python, so milliseconds say little here; items read are
@@ -47,6 +51,12 @@ sys.path[0] = str(Path(__file__).resolve().parent.parent)
 from local_stack.cities import CITIES  # noqa: E402 - needs the path set above
 
 PAGE_SIZE = 20
+#: Shapes whose budgets need what issue 13 has not built yet (posting lists for rare filters,
+#: profile postings, natively paged list routes): measured and printed, not enforced by --check.
+AWAITING_POSTINGS = {
+    "q rare", "category+q rare", "mine status=PENDING", "listing requests PENDING", "profiles no filter",
+    "profiles q", "profiles skills+openToWork", "profiles minVerifiedLevel=3",
+}
 START = datetime(2026, 1, 1, tzinfo=UTC)
 HEAVY_USER = "usr_bench_heavy"
 HEAVY_LISTING = "lst_bench_heavy"
@@ -200,11 +210,12 @@ class Row:
     matches: int
     selective: int
     native: bool = False
+    skipped: bool = False
     notes: list[str] = field(default_factory=list)
 
     @property
     def enforced(self) -> bool:
-        return self.after is not None
+        return self.after is not None and self.shape not in AWAITING_POSTINGS
 
     @property
     def read(self) -> int:
@@ -327,11 +338,16 @@ def _measure(count: int, user_count: int) -> list[Row]:
         matches = sum(1 for i in everything if filters.evaluate(query, i) is not None)
         row = Row(shape, (before[0], before[1]), None, matches, _selective(everything, params),
                   native=query.category is not None and is_index_native(query))
-        if is_index_native(query):
+        if shape in AWAITING_POSTINGS:
+            # The stream reads the whole category here as the old path did (a rare filter fills no
+            # page early); moto serializes each item slowly, so it is not run: see the docstring.
+            row.skipped = True
+        elif query.geo is None:  # the rebuilt read path (geo searches still read as before)
             result, *after = reads.measure(lambda q=query: search_listings(q))
             row.after = (after[0], after[1])
-            if result.total != matches:
-                row.notes.append(f"total {result.total} != brute force {matches}")
+            exact = result.totalRelation == "eq"
+            if (exact and result.total != matches) or (not exact and not PAGE_SIZE <= result.total <= matches):
+                row.notes.append(f"total {result.total} ({result.totalRelation}) vs brute force {matches}")
         rows.append(row)
 
     # Page 50 via cursor: the cursor a client holds after 49 pages names the 980th newest key.
@@ -395,7 +411,7 @@ def print_table(results: dict[int, list[Row]]) -> list[str]:
             r = results[n][index]
             before = f"{r.before[0]}/{r.before[1]}c"
             status = "ok" if r.ok else ("MISS" if r.enforced else "miss")
-            after = f"{r.after[0]}/{r.after[1]}c" if r.after else "same"
+            after = f"{r.after[0]}/{r.after[1]}c" if r.after else ("not run" if r.skipped else "same")
             line += f" | {'':>6} {before:>13} {after:>9} {r.matches:>6} {r.selective:>6} {r.ratio:>6.2f} {status:>6}"
             if r.enforced and not r.ok:
                 failures.append(f"{r.shape} at {n}: read {r.after[0]} > budget {r.budget}")

@@ -8,7 +8,7 @@ from pydantic import ConfigDict, Field, StringConstraints
 
 from chalicelib.listings.status import ListingStatus as ListingStatus  # the status machine's enum, re-exported
 from chalicelib.model_base import Model
-from chalicelib.pagination import Envelope
+from chalicelib.pagination import Envelope, SearchEnvelope
 from chalicelib.users.models import SocialLinks
 
 Key = Annotated[str, StringConstraints(min_length=1, max_length=64)]
@@ -82,8 +82,8 @@ class ListingSearchItem(Listing):
     distanceKm: float | None = None
 
 
-class ListingPage(Envelope):
-    """Search envelope ``{listings, total, page, pageSize}``."""
+class ListingPage(SearchEnvelope):
+    """Search envelope ``{listings, total, totalRelation, page, pageSize, nextCursor}``."""
 
     listings: list[ListingSearchItem]
 
