@@ -32,6 +32,7 @@ from chalicelib.approvals.models import (
 from chalicelib.listings import repository as listings
 from chalicelib.listings import status
 from chalicelib.listings.models import Listing
+from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.service import to_model
 from chalicelib.listings.status import Transition
 from chalicelib.transactions import ConditionFailed
@@ -62,7 +63,7 @@ def decode_approval_id(approval_id: str) -> queue.Task:
         raise errors.NotFoundError("Unknown approval id") from exc
 
 
-def _is_current(listing: dict[str, Any] | None, task: queue.Task) -> bool:
+def _is_current(listing: ListingRecord | None, task: queue.Task) -> bool:
     return listing is not None and status.awaiting_review(listing["status"]) and int(listing["version"]) == task.version
 
 
@@ -109,7 +110,7 @@ def list_pending(query: PendingListingQuery) -> PendingListingPage:
     )
 
 
-def _pending_page(query: PendingListingQuery) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]], str | None]:
+def _pending_page(query: PendingListingQuery) -> tuple[list[ListingRecord], dict[str, dict[str, Any]], str | None]:
     start = decode_cursor(query.cursor) if query.cursor else None
     found = listings.query_pending(query.pageSize + 1, start)  # one more tells whether a next page exists
     items = found[: query.pageSize]
@@ -198,7 +199,7 @@ def _stale_task() -> errors.ConflictError:
     return errors.ConflictError("The listing changed or was decided since this task was queued; the task was dropped")
 
 
-def _apply(listing: dict[str, Any], body: ApprovalDecision, version: int) -> dict[str, Any]:
+def _apply(listing: ListingRecord, body: ApprovalDecision, version: int) -> ListingRecord:
     """Approve or reject ``listing`` if it is still PENDING at ``version`` (one conditional update).
 
     Raises

@@ -1,7 +1,7 @@
 """Listings table access.
 
-Item shape: ``{listingId, ownerId, categoryKey, roleKey, title, meta, channels, webhookIds,
-status, statusReason?, version, searchText, createdAt, updatedAt}`` plus, while ACTIVE, the
+Item shape: :class:`~chalicelib.listings.records.ListingRecord` (every read converts ``status`` to
+the :class:`~chalicelib.listings.status.ListingStatus` enum) plus, while ACTIVE, the
 sparse index attributes of :mod:`chalicelib.listings.search.index` and, while PENDING, those of the
 ``pendingReview`` index (:func:`pending_attributes`). ``version`` increments on every
 content change; approval tasks carry it so a stale task is never applied.
@@ -9,12 +9,13 @@ content change; approval tasks carry it so a stale task is never applied.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
 from chalicelib import outbox, storage
 from chalicelib.config import settings
 from chalicelib.listings import status
+from chalicelib.listings.records import ListingRecord, record
 from chalicelib.listings.search import counters
 from chalicelib.listings.search.index import INDEX_ATTRIBUTES, index_attributes
 from chalicelib.listings.status import ListingStatus, Transition
@@ -43,22 +44,23 @@ def pending_attributes(listing_id: str, submitted_at: str) -> dict[str, str]:
     return {"pendingQueue": PENDING_PARTITION, "pendingSort": f"{submitted_at}#{listing_id}"}
 
 
-def get(listing_id: str, consistent: bool = False) -> dict[str, Any] | None:
-    """The listing item, or ``None`` (``consistent``: a strongly consistent read)."""
-    return storage.get(_table(), _key(listing_id), consistent=consistent)
+def get(listing_id: str, consistent: bool = False) -> ListingRecord | None:
+    """The listing record, or ``None`` (``consistent``: a strongly consistent read)."""
+    item = storage.get(_table(), _key(listing_id), consistent=consistent)
+    return record(item) if item is not None else None
 
 
-def get_many(listing_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """Listings by id (BatchGetItem); missing ids are absent."""
-    return {i["listingId"]: i for i in storage.batch_get(_table(), [_key(x) for x in listing_ids])}
+def get_many(listing_ids: Sequence[str]) -> dict[str, ListingRecord]:
+    """Listing records by id (BatchGetItem); missing ids are absent."""
+    return {i["listingId"]: record(i) for i in storage.batch_get(_table(), [_key(x) for x in listing_ids])}
 
 
-def list_by_owner(owner_id: str) -> list[dict[str, Any]]:
-    """Every listing of ``owner_id``, newest first (``byOwner`` index)."""
-    return storage.query_index(_table(), "byOwner", "ownerId", owner_id, newest_first=True)
+def list_by_owner(owner_id: str) -> list[ListingRecord]:
+    """Every listing record of ``owner_id``, newest first (``byOwner`` index)."""
+    return [record(i) for i in storage.query_index(_table(), "byOwner", "ownerId", owner_id, newest_first=True)]
 
 
-def create(item: dict[str, Any], extra_ops: Sequence[dict[str, Any]]) -> None:
+def create(item: ListingRecord, extra_ops: Sequence[dict[str, Any]]) -> None:
     """Put a new listing together with ``extra_ops`` (its outbox event) in one transaction."""
     storage.transact([storage.put_op(_table(), item, condition="attribute_not_exists(listingId)"), *extra_ops])
 
@@ -70,7 +72,7 @@ def _remove_index() -> str:
     return ", ".join(INDEX_ATTRIBUTES)
 
 
-def replace_content_op(item: dict[str, Any], expected_version: int, was_status: str) -> dict[str, Any]:
+def replace_content_op(item: ListingRecord, expected_version: int, was_status: ListingStatus) -> dict[str, Any]:
     """Transaction ``Update``: new content, status PENDING, version + 1, out of the search indexes.
 
     Conditional on the stored ``version`` still being ``expected_version`` (optimistic lock)
@@ -88,13 +90,13 @@ def replace_content_op(item: dict[str, Any], expected_version: int, was_status: 
         ExpressionAttributeValues=storage.values(
             t=item["title"], m=item["meta"], c=item["channels"], w=item["webhookIds"], s=item["searchText"],
             pending=status.target(Transition.SUBMIT).value, next=expected_version + 1, u=item["updatedAt"],
-            v=expected_version, was=was_status,
+            v=expected_version, was=ListingStatus(was_status).value,
             pq=PENDING_PARTITION, ps=pending_attributes(item["listingId"], item["updatedAt"])["pendingSort"],
         ),
     )
 
 
-def leave_active_ops(listing: dict[str, Any], from_status: str) -> list[dict[str, Any]]:
+def leave_active_ops(listing: Mapping[str, Any], from_status: ListingStatus) -> list[dict[str, Any]]:
     """The counter ops of a change out of ``from_status``: -1 when that was ACTIVE, else none."""
     return [counters.delta_op(listing, -1)] if from_status == ListingStatus.ACTIVE else []
 
@@ -107,8 +109,8 @@ def _transact_conditional(ops: list[dict[str, Any]]) -> None:
 
 
 def transition(
-    listing: dict[str, Any], change: Transition, updated_at: str, reason: str | None = None, version: int | None = None
-) -> dict[str, Any]:
+    listing: ListingRecord, change: Transition, updated_at: str, reason: str | None = None, version: int | None = None
+) -> ListingRecord:
     """Apply the status ``change`` to ``listing`` in one transaction and return the item as written.
 
     The listing update is conditional on the status the machine lets ``change`` start from
@@ -134,8 +136,8 @@ def transition(
 
     Returns
     -------
-    dict
-        The listing item as stored after the change.
+    ListingRecord
+        The listing as stored after the change.
 
     Raises
     ------
@@ -165,13 +167,13 @@ def transition(
     _transact_conditional([update, *leave_active_ops(listing, from_status)])
     dropped = {*INDEX_ATTRIBUTES, "statusReason", "pendingQueue", "pendingSort"}
     written = {k: v for k, v in listing.items() if k not in dropped}
-    written.update(status=to_status.value, updatedAt=updated_at, version=int(listing["version"]) + 1)
+    written.update(status=to_status, updatedAt=updated_at, version=int(listing["version"]) + 1)
     if reason is not None:
         written["statusReason"] = reason
-    return written
+    return cast(ListingRecord, written)
 
 
-def _activate(listing: dict[str, Any], vals: dict[str, Any], condition: str, updated_at: str) -> dict[str, Any]:
+def _activate(listing: ListingRecord, vals: dict[str, Any], condition: str, updated_at: str) -> ListingRecord:
     """The ACTIVE side of :func:`transition`: indexes, counters +1 and ``listing.activated``, in one transaction."""
     attributes = index_attributes(listing)
     sets = "".join(f", {k} = :{k}" for k in attributes)
@@ -188,8 +190,8 @@ def _activate(listing: dict[str, Any], vals: dict[str, Any], condition: str, upd
     _transact_conditional([change, counters.delta_op(listing, +1), event])
     # The condition held, so the stored item is the one read plus this change.
     written = {k: v for k, v in listing.items() if k not in ("statusReason", "pendingQueue", "pendingSort")}
-    written.update(attributes, status=ListingStatus.ACTIVE.value, updatedAt=updated_at, version=int(listing["version"]) + 1)
-    return written
+    written.update(attributes, status=ListingStatus.ACTIVE, updatedAt=updated_at, version=int(listing["version"]) + 1)
+    return cast(ListingRecord, written)
 
 
 #: The newest-first indexes and their partition key attributes (search.index).
@@ -199,7 +201,7 @@ _NEWEST_INDEXES = (
 )
 
 
-def newest_page(partition_index: str, partition: str, before: str | None, limit: int) -> tuple[list[dict[str, Any]], bool]:
+def newest_page(partition_index: str, partition: str, before: str | None, limit: int) -> tuple[list[ListingRecord], bool]:
     """Up to ``limit`` ACTIVE listings of one index partition, newest first (one Query).
 
     ``partition_index`` is ``activeByCategoryShard`` or ``activeByRoleShard``; ``before``
@@ -216,10 +218,10 @@ def newest_page(partition_index: str, partition: str, before: str | None, limit:
         _table(), IndexName=partition_index, KeyConditionExpression=condition,
         ExpressionAttributeValues=storage.values(**vals), ScanIndexForward=False, Limit=limit,
     )
-    return items, more is not None
+    return [record(i) for i in items], more is not None
 
 
-def query_cell(precision: int, cell_key: str, sort_prefix: str | None = None) -> list[dict[str, Any]]:
+def query_cell(precision: int, cell_key: str, sort_prefix: str | None = None) -> list[ListingRecord]:
     """ACTIVE listings in one geohash cell (``cell_key`` = ``<fieldKey>#<geohash>``), optionally
     narrowed to a ``category#`` or ``category#role#`` prefix of ``geoSort``."""
     attribute = f"geo{precision}"
@@ -228,13 +230,14 @@ def query_cell(precision: int, cell_key: str, sort_prefix: str | None = None) ->
     if sort_prefix:
         condition += " AND begins_with(geoSort, :p)"
         vals["p"] = sort_prefix
-    return storage.query(
+    items = storage.query(
         _table(), IndexName=f"activeByGeo{precision}", KeyConditionExpression=condition,
         ExpressionAttributeValues=storage.values(**vals),
     )
+    return [record(i) for i in items]
 
 
-def query_pending(limit: int, start_after: dict[str, Any] | None) -> list[dict[str, Any]]:
+def query_pending(limit: int, start_after: dict[str, Any] | None) -> list[ListingRecord]:
     """Up to ``limit`` PENDING listings, oldest submission first, from the sparse ``pendingReview`` index.
 
     Parameters
@@ -247,8 +250,8 @@ def query_pending(limit: int, start_after: dict[str, Any] | None) -> list[dict[s
 
     Returns
     -------
-    list
-        The listing items (index projection ALL). One Query request; its read cost grows with
+    list of ListingRecord
+        The listings (index projection ALL). One Query request; its read cost grows with
         ``limit`` only.
     """
     params: dict[str, Any] = {
@@ -261,9 +264,9 @@ def query_pending(limit: int, start_after: dict[str, Any] | None) -> list[dict[s
     if start_after:
         params["ExclusiveStartKey"] = storage.to_item(start_after)
     items, _ = storage.query_page(_table(), **params)
-    return items
+    return [record(i) for i in items]
 
 
-def pending_position(item: dict[str, Any]) -> dict[str, str]:
+def pending_position(item: ListingRecord) -> dict[str, str]:
     """The ``pendingReview`` index key of a PENDING listing item (where a next page starts after it)."""
     return {"listingId": item["listingId"], "pendingQueue": item["pendingQueue"], "pendingSort": item["pendingSort"]}

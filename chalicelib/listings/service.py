@@ -27,6 +27,7 @@ from chalicelib.listings.models import (
     MyListingPage,
     OwnerSummary,
 )
+from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.status import Transition
 from chalicelib.pagination import PageQuery
 from chalicelib.text import words
@@ -46,7 +47,7 @@ def owner_summary(user: dict[str, Any] | None, user_id: str) -> OwnerSummary:
     return OwnerSummary(userId=user_id, **summary_from_item(user).model_dump())
 
 
-def to_model(item: dict[str, Any], owner: dict[str, Any] | None, owner_view: bool = False) -> Listing:
+def to_model(item: ListingRecord, owner: dict[str, Any] | None, owner_view: bool = False) -> Listing:
     """The API view of a listing item; ``webhookIds`` only in the owner's view (``owner_view``)."""
     return Listing(
         id=item["listingId"],
@@ -115,7 +116,8 @@ def create_listing(caller: Caller, body: ListingCreate) -> Listing:
     webhook_ids = _check_webhooks(caller.user_id, body.webhookIds)
     now = clock.iso()
     listing_id = clock.new_id("lst")
-    item: dict[str, Any] = {
+    pending = repository.pending_attributes(listing_id, now)
+    item: ListingRecord = {
         "listingId": listing_id,
         "ownerId": caller.user_id,
         "categoryKey": category.key,
@@ -124,18 +126,19 @@ def create_listing(caller: Caller, body: ListingCreate) -> Listing:
         "meta": meta,
         "channels": channels,
         "webhookIds": webhook_ids,
-        "status": status.INITIAL.value,
+        "status": status.INITIAL,
         "version": 1,
         "searchText": search_text(category, meta),
         "createdAt": now,
         "updatedAt": now,
-        **repository.pending_attributes(listing_id, now),
+        "pendingQueue": pending["pendingQueue"],
+        "pendingSort": pending["pendingSort"],
     }
     repository.create(item, [_submitted_event(listing_id, 1)])
     return to_model(item, owner, owner_view=True)
 
 
-def owned(caller: Caller, listing_id: str) -> dict[str, Any]:
+def owned(caller: Caller, listing_id: str) -> ListingRecord:
     """The listing item if the caller owns it.
 
     Raises
@@ -153,7 +156,7 @@ def owned(caller: Caller, listing_id: str) -> dict[str, Any]:
     return item
 
 
-def get_visible(caller: Caller, listing_id: str) -> dict[str, Any]:
+def get_visible(caller: Caller, listing_id: str) -> ListingRecord:
     """The listing item if the caller may see it: ACTIVE, or the caller's own.
 
     Raises
@@ -212,9 +215,9 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate, expecte
     channels = require_connected(owner, body.channels if body.channels is not None else item.get("channels") or [], "channels")
     webhook_ids = _check_webhooks(caller.user_id, body.webhookIds if body.webhookIds is not None else item.get("webhookIds") or [])
     version = int(item["version"])
-    updated: dict[str, Any] = {
+    updated: ListingRecord = {
         **item, "title": meta["title"], "meta": meta, "channels": channels, "webhookIds": webhook_ids,
-        "searchText": search_text(category, meta), "updatedAt": clock.iso(), "status": status.target(Transition.SUBMIT).value,
+        "searchText": search_text(category, meta), "updatedAt": clock.iso(), "status": status.target(Transition.SUBMIT),
         "version": version + 1,
     }
     updated.pop("statusReason", None)

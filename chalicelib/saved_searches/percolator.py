@@ -18,6 +18,7 @@ For a ``listing.activated`` event:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,7 +68,7 @@ class Report:
     matched_ids: list[str] = field(default_factory=list)
 
 
-def candidates(listing: dict[str, Any], report: Report) -> list[tuple[str, str]]:
+def candidates(listing: Mapping[str, Any], report: Report) -> list[tuple[str, str]]:
     """``(ownerId, savedSearchId)`` of the saved searches whose posting entries pass the prefilter."""
     keys = postings.lookup_keys(listing)
     report.keys, report.cells = len(keys), len(postings.listing_cells(listing))
@@ -83,7 +84,7 @@ def candidates(listing: dict[str, Any], report: Report) -> list[tuple[str, str]]
     return [(owner, saved_search_id) for saved_search_id, owner in found.items()]
 
 
-def _record(listing: dict[str, Any], search: dict[str, Any], distance_km: float | None) -> bool:
+def _record(listing: Mapping[str, Any], search: dict[str, Any], distance_km: float | None) -> bool:
     """Write one match (and its alert); False when it was recorded before or the search is gone."""
     now = clock.iso()
     distance = None if distance_km is None else round(distance_km, 2)

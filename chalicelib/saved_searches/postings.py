@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -176,7 +177,7 @@ def entry_of(params: dict[str, str], owner_id: str) -> Entry:
     return Entry(owner_id, rarest_term(query.terms) or "", circle, text if len(text) <= MAX_EMBEDDED_QUERY_CHARS else "")
 
 
-def listing_cells(listing: dict[str, Any]) -> list[str]:
+def listing_cells(listing: Mapping[str, Any]) -> list[str]:
     """``<fieldKey>:<cell>`` of every location field the listing has, at every precision."""
     category = all_categories().get(listing["categoryKey"])
     meta = listing.get("meta") or {}
@@ -188,13 +189,13 @@ def listing_cells(listing: dict[str, Any]) -> list[str]:
     return found
 
 
-def listing_tokens(listing: dict[str, Any]) -> list[str]:
+def listing_tokens(listing: Mapping[str, Any]) -> list[str]:
     """The word parts a listing reads: the distinct 3-character prefixes of its ``searchText`` words."""
     words = str(listing.get("searchText") or "").split()
     return sorted({w[:WORD_TOKEN_LENGTH] for w in words if len(w) >= WORD_TOKEN_LENGTH})
 
 
-def lookup_keys(listing: dict[str, Any]) -> list[str]:
+def lookup_keys(listing: Mapping[str, Any]) -> list[str]:
     """Every posting key whose saved searches may match ``listing`` (an ACTIVE Listings item).
 
     ``2 x 2`` kinds (the listing's category or ``*``, its role or ``*``) times: each of its
@@ -206,7 +207,7 @@ def lookup_keys(listing: dict[str, Any]) -> list[str]:
     return [f"{kind}|{tail}" for kind in kinds for tail in tails]
 
 
-def prefilter(entry: Entry, listing: dict[str, Any]) -> bool:
+def prefilter(entry: Entry, listing: Mapping[str, Any]) -> bool:
     """True when the posting entry may match ``listing``: not the listing owner's, and the embedded
     query passes :func:`~chalicelib.listings.search.filters.evaluate` (without one: the rarest term
     is a word prefix of the listing and the listing lies within the circle). No store is read."""

@@ -17,6 +17,7 @@ from chalicelib.auth.service import Caller
 from chalicelib.config import settings
 from chalicelib.listings import repository as listings
 from chalicelib.listings.models import ListingStatus
+from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.service import to_model as to_listing
 from chalicelib.pagination import Deleted, PageQuery
 from chalicelib.saved_searches import postings, repository
@@ -143,6 +144,10 @@ def delete_saved_search(caller: Caller, saved_search_id: str) -> Deleted:
     return Deleted(id=saved_search_id)
 
 
+def _is_active(listing: ListingRecord | None) -> bool:
+    return listing is not None and listing["status"] == ListingStatus.ACTIVE
+
+
 def list_matches(caller: Caller, saved_search_id: str, page: PageQuery) -> SavedSearchMatchPage:
     """The listings that matched the saved search since it was saved and are still ACTIVE, newest first.
 
@@ -156,7 +161,7 @@ def list_matches(caller: Caller, saved_search_id: str, page: PageQuery) -> Saved
     _owned(caller, saved_search_id)
     matches = repository.list_matches(saved_search_id)
     found = listings.get_many([m["listingId"] for m in matches]) if matches else {}
-    active = [(m, found[m["listingId"]]) for m in matches if found.get(m["listingId"], {}).get("status") == ListingStatus.ACTIVE]
+    active = [(m, found[m["listingId"]]) for m in matches if _is_active(found.get(m["listingId"]))]
     position = page.position_in("saved_search.matches", saved_search_id)
     shown = position.slice(active)
     owners = users.get_users(list({item["ownerId"] for _, item in shown})) if shown else {}

@@ -22,6 +22,7 @@ from chalicelib import clock, errors
 from chalicelib.auth.service import Caller
 from chalicelib.conditional import check_version
 from chalicelib.listings import repository as listings_repository
+from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.service import owned
 from chalicelib.match_requests import guards, repository
 from chalicelib.match_requests.events import request_event_op
@@ -75,7 +76,7 @@ def delete_listing(caller: Caller, listing_id: str, expected_version: int | None
     raise errors.ConflictError("Requests for this listing kept arriving; retry the deletion")
 
 
-def _add_rejection(tx: Transaction, request: RequestRecord, listing: dict[str, Any], responded_at: str) -> None:
+def _add_rejection(tx: Transaction, request: RequestRecord, listing: ListingRecord, responded_at: str) -> None:
     """Add the rejection of ``request`` (conditional on PENDING) as item ``request:<id>`` and its event."""
     rejected = {
         **request, "status": RequestStatus.REJECTED.value, "reason": LISTING_DELETED_REASON, "respondedAt": responded_at,
@@ -88,7 +89,7 @@ def _add_rejection(tx: Transaction, request: RequestRecord, listing: dict[str, A
 
 
 def delete_listing_rejecting_requests(
-    listing: dict[str, Any], extra_ops: Sequence[dict[str, Any]] = (), at_version: bool = False
+    listing: ListingRecord, extra_ops: Sequence[dict[str, Any]] = (), at_version: bool = False
 ) -> int:
     """Delete ``listing`` and reject its PENDING requests.
 
@@ -132,7 +133,7 @@ def delete_listing_rejecting_requests(
     return len(pending)
 
 
-def _reject_remaining(chunk: list[RequestRecord], listing: dict[str, Any], responded_at: str) -> None:
+def _reject_remaining(chunk: list[RequestRecord], listing: ListingRecord, responded_at: str) -> None:
     """Reject one later chunk after the listing is gone; never raises (the delete has committed).
 
     A request whose PENDING condition fails was decided just before the delete: it is left out

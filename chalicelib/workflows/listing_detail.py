@@ -10,6 +10,7 @@ from typing import Any
 
 from chalicelib.auth.service import Caller
 from chalicelib.conditional import Versioned
+from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.service import get_visible, to_model
 from chalicelib.match_requests import ids
 from chalicelib.match_requests import repository as requests
@@ -19,7 +20,7 @@ from chalicelib.subjects import SubjectType
 from chalicelib.workflows.models import ListingDetail
 
 
-def owner_and_my_request(listing: dict[str, Any], caller_id: str) -> tuple[dict[str, Any] | None, MatchRequest | None]:
+def owner_and_my_request(listing: ListingRecord, caller_id: str) -> tuple[dict[str, Any] | None, MatchRequest | None]:
     """A listing's owner item and the caller's match request about it, in one BatchGetItem.
 
     Parameters

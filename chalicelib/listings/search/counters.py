@@ -10,6 +10,7 @@ category's concurrent writes over several items, as its index partitions are.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from chalicelib import storage
@@ -25,7 +26,7 @@ def _pk(category_key: str) -> str:
     return f"count#listings#{category_key}"
 
 
-def delta_op(listing: dict[str, Any], delta: int) -> dict[str, Any]:
+def delta_op(listing: Mapping[str, Any], delta: int) -> dict[str, Any]:
     """Transaction ``Update`` adding ``delta`` (+1 into ACTIVE, -1 out) to the listing's counters.
 
     ``listing`` needs ``listingId``, ``categoryKey`` and ``roleKey``.

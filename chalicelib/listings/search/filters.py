@@ -11,6 +11,7 @@ and on a listing item (the Listings table shape) only.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,20 +33,20 @@ class Match:
     distance_km: float | None
 
 
-def location(listing: dict[str, Any], key: str) -> tuple[float, float] | None:
+def location(listing: Mapping[str, Any], key: str) -> tuple[float, float] | None:
     """``(lat, lng)`` in degrees of the listing's location field ``key``, or ``None`` when unset."""
     meta = listing.get("meta") or {}
     lat, lng = meta.get(f"{key}_lat"), meta.get(f"{key}_lng")
     return (float(lat), float(lng)) if lat and lng else None
 
 
-def matches_terms(listing: dict[str, Any], terms: list[str]) -> bool:
+def matches_terms(listing: Mapping[str, Any], terms: list[str]) -> bool:
     """True when every folded term is a prefix of a word of the listing's ``searchText``."""
     haystack = " " + listing.get("searchText", "")
     return all(f" {term}" in haystack for term in terms)
 
 
-def evaluate(query: SearchQuery, listing: dict[str, Any]) -> Match | None:
+def evaluate(query: SearchQuery, listing: Mapping[str, Any]) -> Match | None:
     """Whether ``listing`` (a Listings item: categoryKey, roleKey, meta, searchText) passes ``query``.
 
     Checks, cheapest first: category, role, every meta filter, every ``q`` term (word prefix),

@@ -16,6 +16,7 @@ attributes out of a GSI), so the indexes hold exactly the searchable listings.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from typing import Any
 
 from chalicelib.categories.registry import all_categories
@@ -45,12 +46,12 @@ def role_partition(category_key: str, role_key: str, shard: int) -> str:
     return f"{category_key}#{role_key}#{shard}"
 
 
-def newest_key(listing: dict[str, Any]) -> str:
+def newest_key(listing: Mapping[str, Any]) -> str:
     """The newest-first sort key ``createdAt#listingId`` (ISO 8601 UTC sorts as text)."""
     return f"{listing['createdAt']}#{listing['listingId']}"
 
 
-def location_of(listing: dict[str, Any]) -> tuple[str, float, float] | None:
+def location_of(listing: Mapping[str, Any]) -> tuple[str, float, float] | None:
     """``(fieldKey, lat, lng)`` of the listing's location field, or ``None`` when it has none."""
     category = all_categories().get(listing["categoryKey"])
     if category is None:
@@ -63,7 +64,7 @@ def location_of(listing: dict[str, Any]) -> tuple[str, float, float] | None:
     return None
 
 
-def index_attributes(listing: dict[str, Any]) -> dict[str, str]:
+def index_attributes(listing: Mapping[str, Any]) -> dict[str, str]:
     """The index attributes of an ACTIVE ``listing`` item (needs listingId, categoryKey, roleKey, createdAt, meta)."""
     tail = f"{listing['createdAt']}#{listing['listingId']}"
     shard = shard_of(listing["listingId"])

@@ -26,16 +26,18 @@ import functools
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from chalicelib.categories.registry import all_categories
 from chalicelib.listings import repository
 from chalicelib.listings.models import ListingPage, ListingSearchItem
+from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.search import counters, filters, geo
 from chalicelib.listings.search.index import SHARDS, category_partition, newest_key, role_partition
 from chalicelib.listings.search.merge import Fetch, merge_newest
 from chalicelib.listings.search.query import SearchQuery
 from chalicelib.listings.service import to_model
+from chalicelib.listings.status import ListingStatus
 from chalicelib.pagination import Position
 from chalicelib.users import repository as users
 
@@ -47,13 +49,13 @@ READ_BUDGET = 1000
 PARTITION_PAGE = 1000
 
 
-def _parallel(tasks: Iterable[Callable[[], list[dict[str, Any]]]]) -> list[dict[str, Any]]:
+def _parallel(tasks: Iterable[Callable[[], list[ListingRecord]]]) -> list[ListingRecord]:
     tasks = list(tasks)
     if len(tasks) == 1:
         return tasks[0]()
     with ThreadPoolExecutor(max_workers=min(QUERY_CONCURRENCY, len(tasks))) as pool:
         results = list(pool.map(lambda task: task(), tasks))
-    unique: dict[str, dict[str, Any]] = {}
+    unique: dict[str, ListingRecord] = {}
     for batch in results:
         for item in batch:
             unique[item["listingId"]] = item
@@ -68,8 +70,8 @@ def _partitions(query: SearchQuery) -> tuple[str, list[str]]:
     return "activeByCategoryShard", [category_partition(c, s) for c in category_keys for s in range(SHARDS)]
 
 
-def _whole_partition(index: str, partition: str) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = []
+def _whole_partition(index: str, partition: str) -> list[ListingRecord]:
+    items: list[ListingRecord] = []
     before: str | None = None
     while True:
         page, more = repository.newest_page(index, partition, before, PARTITION_PAGE)
@@ -79,7 +81,7 @@ def _whole_partition(index: str, partition: str) -> list[dict[str, Any]]:
         before = newest_key(page[-1])
 
 
-def candidates(query: SearchQuery) -> list[dict[str, Any]]:
+def candidates(query: SearchQuery) -> list[ListingRecord]:
     """The ACTIVE listings a geo search must look at: the covering cells, else the category's shards."""
     if query.geo is not None and query.geo.radius_km is not None:
         plan = geo.plan_cells(query.geo.lat, query.geo.lng, query.geo.radius_km)
@@ -101,7 +103,7 @@ def is_index_native(query: SearchQuery) -> bool:
 
 @dataclass
 class _Streamed:
-    items: list[dict[str, Any]]
+    items: list[ListingRecord]
     total: int
     relation: Literal["eq", "gte"]
     has_more: bool
@@ -117,7 +119,7 @@ def _stream(query: SearchQuery, position: Position) -> _Streamed:
     index, partitions = _partitions(query)
     fetches: list[Fetch] = [functools.partial(repository.newest_page, index, p) for p in partitions]
     entries = merge_newest(fetches, need if native else max(need + 1, READ_BUDGET), position.key, key=newest_key)
-    page: list[dict[str, Any]] = []
+    page: list[ListingRecord] = []
     matches = examined = 0
     exhausted = True
     for item in entries:
@@ -141,16 +143,16 @@ def _stream(query: SearchQuery, position: Position) -> _Streamed:
     return _Streamed(_fresh(query, page), before + matches, "eq" if exhausted else "gte", matches > need, last_key)
 
 
-def _fresh(query: SearchQuery, page: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _fresh(query: SearchQuery, page: list[ListingRecord]) -> list[ListingRecord]:
     """The page re-read from the table (one BatchGetItem): a listing paused, edited or deleted
     since the index was read (the index lags by a moment) is left out."""
     found = repository.get_many([item["listingId"] for item in page]) if page else {}
-    fresh = []
+    fresh: list[ListingRecord] = []
     for item in page:
         current = found.get(item["listingId"])
-        unchanged = current is not None and current.get("status") == "ACTIVE" and current.get("version") == item.get("version")
-        if unchanged and filters.evaluate(query, current or {}) is not None:
-            fresh.append(current or {})
+        unchanged = current is not None and current["status"] == ListingStatus.ACTIVE and current.get("version") == item.get("version")
+        if unchanged and current is not None and filters.evaluate(query, current) is not None:
+            fresh.append(current)
     return fresh
 
 
@@ -166,7 +168,7 @@ def search_listings(query: SearchQuery) -> ListingPage:
     relation: Literal["eq", "gte"] = "eq"
     if query.geo is None:
         streamed = _stream(query, position)
-        rows: list[tuple[float | None, dict[str, Any]]] = [(None, item) for item in streamed.items]
+        rows: list[tuple[float | None, ListingRecord]] = [(None, item) for item in streamed.items]
         total, relation = streamed.total, streamed.relation
         next_cursor = position.next_cursor(streamed.has_more, streamed.last_key)
     else:
@@ -186,9 +188,9 @@ def search_listings(query: SearchQuery) -> ListingPage:
     )
 
 
-def _verified(query: SearchQuery, position: Position) -> tuple[list[tuple[float | None, dict[str, Any]]], int]:
+def _verified(query: SearchQuery, position: Position) -> tuple[list[tuple[float | None, ListingRecord]], int]:
     """Geo search: candidates verified by :func:`filters.evaluate`, nearest first; this page's rows and the exact total."""
-    matched: list[tuple[float | None, dict[str, Any]]] = []
+    matched: list[tuple[float | None, ListingRecord]] = []
     for item in candidates(query):
         found = filters.evaluate(query, item)
         if found is not None:
