@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from aws_lambda_powertools import Logger
 from chalice.app import Blueprint, Chalice, Request, Response
-from pydantic import BaseModel
+from pydantic import BaseModel, RootModel
 from pydantic import ValidationError as PydanticValidationError
 
 from chalicelib import errors, storage
@@ -50,9 +50,14 @@ class RouteSpec:
     response: type[BaseModel] | None
     status: int
     tags: tuple[str, ...] = field(default_factory=tuple)
-    extra_query: tuple[str, ...] = field(default_factory=tuple)
+    #: OpenAPI parameter objects of query parameters no model declares (``meta.<key>`` filters).
+    extra_parameters: Callable[[], list[dict[str, Any]]] | None = None
     #: Error statuses the view raises beyond those ``chalicelib.openapi.error_statuses`` infers.
     error_statuses: tuple[int, ...] = field(default_factory=tuple)
+    #: Types of path parameters whose values are constrained (an enum of channel keys, ...).
+    path_types: dict[str, Any] = field(default_factory=dict)
+    #: Input rules JSON Schema cannot state, checked by the service (400 VALIDATION_ERROR).
+    rules: tuple[str, ...] = field(default_factory=tuple)
 
 
 #: Every registered route, in registration order.
@@ -124,7 +129,7 @@ def parse_body[M: BaseModel](model: type[M], request: Request) -> M:
     try:
         return model.model_validate_json(request.raw_body or b"", strict=True)
     except PydanticValidationError as exc:
-        raise errors.from_pydantic(exc) from exc
+        raise errors.from_pydantic(exc, tagged_union=issubclass(model, RootModel)) from exc
 
 
 def query_params(request: Request) -> dict[str, str]:
@@ -143,8 +148,10 @@ def route(
     response: type[BaseModel] | None = None,
     status: int = 200,
     tags: tuple[str, ...] = (),
-    extra_query: tuple[str, ...] = (),
+    extra_parameters: Callable[[], list[dict[str, Any]]] | None = None,
     error_statuses: tuple[int, ...] = (),
+    path_types: dict[str, Any] | None = None,
+    rules: tuple[str, ...] = (),
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a view on ``router`` with authentication, validation and error handling.
 
@@ -163,11 +170,17 @@ def route(
         ``"user"`` (any valid key), ``"admin"`` (a key with the admin scope) or ``"none"``.
     body, query, response:
         pydantic models of the JSON body, the query string and the response (OpenAPI).
-    extra_query:
-        Names of free-form query parameters the view reads itself (documented in OpenAPI).
+    extra_parameters:
+        Returns the OpenAPI parameter objects of query parameters the view reads itself
+        (the ``query`` model then allows extra keys).
     error_statuses:
         Error statuses the view raises that OpenAPI cannot infer from the inputs (e.g. 404 of
         a lookup by query string); see :func:`chalicelib.openapi.error_statuses`.
+    path_types:
+        Types (pydantic-compatible) of constrained path parameters, for their OpenAPI schema.
+    rules:
+        Input rules the JSON Schema cannot express, listed in the operation's description
+        (and excluded by operation id from the contract run's positive-data check).
     """
 
     def register(view: Callable[..., Any]) -> Callable[..., Any]:
@@ -204,7 +217,10 @@ def route(
 
         router.route(path, methods=[method])(handler)
         ROUTES.append(
-            RouteSpec(path, method, view, auth, body, query, response, status, tags, extra_query, error_statuses)
+            RouteSpec(
+                path, method, view, auth, body, query, response, status, tags, extra_parameters, error_statuses,
+                dict(path_types or {}), rules,
+            )
         )
         return view
 

@@ -18,12 +18,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from chalice.app import Blueprint, Request
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from chalicelib.errors import ErrorBody
 from chalicelib.http import ROUTES, RouteSpec, route
 from chalicelib.openapi_links import add_links
+from chalicelib.openapi_webhooks import WEBHOOKS_TAG, envelope_models, webhooks_section
 
 __all__ = ["ERROR_RESPONSES", "bp", "build_document", "document", "error_statuses"]
 
@@ -52,6 +53,21 @@ _ERROR_HEADERS: dict[int, dict[str, Any]] = {
     429: {"Retry-After": {"description": "Seconds to wait.", "required": True, "schema": {"type": "string", "pattern": "^[0-9]+$"}}},
 }
 
+#: The document's tags, in display order, with their descriptions.
+TAGS: dict[str, str] = {
+    "listings": "Create, search, read, update, pause and delete listings.",
+    "requests": "Match requests (about a listing) and profile requests (about a user), and their decisions.",
+    "conversations": "Conversations opened by accepted requests, and their messages.",
+    "profiles": "The caller's own profile and other users' public profiles.",
+    "channels": "Contact channels (telegram, discord, ...) the caller connects.",
+    "categories": "Categories, their roles and typed fields.",
+    "geocoding": "Addresses to coordinates.",
+    "webhooks": "Register webhooks and read their delivery log.",
+    "admin": "Administrator operations: users, verification levels, listing approval.",
+    "system": "Health and this document.",
+    WEBHOOKS_TAG: "The signed requests this service sends to registered webhook URLs.",
+}
+
 _PATH_PARAM = re.compile(r"{([^}]+)}")
 _WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
@@ -72,7 +88,7 @@ def error_statuses(spec: RouteSpec) -> list[int]:
     has_params = bool(path_params(spec.path))
     acts_on_resource = has_params or spec.body is not None
     statuses = {429, 500, *spec.error_statuses}
-    if acts_on_resource or spec.query is not None or spec.extra_query:
+    if acts_on_resource or spec.query is not None or spec.extra_parameters is not None:
         statuses.add(400)
     if spec.auth != "none":
         statuses.add(401)
@@ -89,6 +105,8 @@ def error_statuses(spec: RouteSpec) -> list[int]:
 
 def _model_inputs(routes: Sequence[RouteSpec]) -> list[tuple[type[BaseModel], JsonSchemaMode]]:
     inputs: dict[tuple[type[BaseModel], JsonSchemaMode], None] = {(ErrorBody, "serialization"): None}
+    for envelope in envelope_models():
+        inputs[(envelope, "serialization")] = None
     for spec in routes:
         for model in (spec.body, spec.query):
             if model is not None:
@@ -124,9 +142,16 @@ def _query_parameters(model_schema: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _path_parameters(spec: RouteSpec) -> list[dict[str, Any]]:
-    return [
-        {"name": name, "in": "path", "required": True, "schema": {"type": "string"}} for name in path_params(spec.path)
-    ]
+    parameters = []
+    for name in path_params(spec.path):
+        kind = spec.path_types.get(name)
+        schema = {k: v for k, v in TypeAdapter(kind).json_schema().items() if k != "title"} if kind else {"type": "string", "minLength": 1}
+        parameters.append({"name": name, "in": "path", "required": True, "schema": schema})
+    return parameters
+
+
+#: Heading of the list of rules an operation checks beyond its schema.
+RULES_HEADING = "Checked beyond the schema (400 VALIDATION_ERROR, `details` naming the field):"
 
 
 def _description(spec: RouteSpec) -> str:
@@ -136,15 +161,8 @@ def _description(spec: RouteSpec) -> str:
         parts.append("Requires an API key with the admin scope.")
     elif spec.auth == "none":
         parts.append("No API key needed.")
-    patterns = [name for name in spec.extra_query if "<" in name]
-    if patterns:
-        listed = ", ".join(f"`{name}`" for name in patterns)
-        parts.append(
-            f"Filters on category fields (not listed as parameters): {listed}, where `<key>` is a field key of the "
-            "category (`GET /v1/categories/{key}`): `meta.<key>=value` (select: equals; multiselect: contains), "
-            "`meta.<key>_min` / `_max` for number and integer fields, `meta.<key>_lat` and `meta.<key>_lng` "
-            "(decimal degrees) for a location field, with `radiusKm`."
-        )
+    if spec.rules:
+        parts.append(RULES_HEADING + "\n\n" + "\n".join(f"- {rule}" for rule in spec.rules))
     return "\n\n".join(parts)
 
 
@@ -173,12 +191,10 @@ def _operation(spec: RouteSpec, refs: Refs, schemas: dict[str, Any], taken: set[
     if spec.query is not None:
         name = refs[(spec.query, "validation")]["$ref"].rsplit("/", 1)[-1]
         parameters += _query_parameters(schemas[name])
-    known = {p["name"] for p in parameters}
-    parameters += [
-        {"name": name, "in": "query", "required": False, "schema": {"type": "string"}}
-        for name in spec.extra_query
-        if "<" not in name and name not in known
-    ]
+    if spec.extra_parameters is not None:
+        parameters += spec.extra_parameters()
+    if spec.rules:
+        operation["x-validation-rules"] = list(spec.rules)
     if parameters:
         operation["parameters"] = parameters
     if spec.body is not None:
@@ -204,6 +220,38 @@ def _error_components(error_ref: dict[str, Any]) -> dict[str, Any]:
     return responses
 
 
+LOCAL_SERVER = "http://127.0.0.1:8000"
+
+INFO_DESCRIPTION = """Listings in categories under roles, search (text, category, role, typed `meta.*` filters,
+geo nearest-first), profiles, match and profile requests, conversations, contact channels, signed webhooks
+and administrator approval.
+
+**Authentication**: every request carries `Authorization: Bearer <API key>` (`msk_...`) unless the operation
+says otherwise. **Errors**: every non-2xx response has the body `{code, error, details?}`; `details` lists
+`{field, issue}` for validation errors. **Pagination**: list routes take `page` (from 1) and `pageSize`
+(1..100, default 20) and answer `{<items>, total, page, pageSize}`. **Webhooks**: the events this service
+sends, their bodies and signature headers are in the `webhooks` section.
+
+Each operation's schema states every input rule JSON Schema can express; rules it cannot (they depend on
+stored data) are listed in the operation's description and in `x-validation-rules`."""
+
+
+def _drop_query_models(routes: Sequence[RouteSpec], refs: Refs, schemas: dict[str, Any]) -> None:
+    """Query models become parameters; their component schemas would be unused (Redocly: no-unused-components)."""
+    used = {model for spec in routes for model in (spec.body, spec.response) if model is not None}
+    for spec in routes:
+        if spec.query is not None and spec.query not in used:
+            schemas.pop(refs[(spec.query, "validation")]["$ref"].rsplit("/", 1)[-1], None)
+
+
+def _drop_property_titles(schemas: dict[str, Any]) -> None:
+    """Drop pydantic's per-property ``title`` ("Opentowork"): the property name says it, and
+    generated clients would name types after it. Model titles stay."""
+    for schema in schemas.values():
+        for prop in schema.get("properties", {}).values():
+            prop.pop("title", None)
+
+
 def build_document(routes: Sequence[RouteSpec]) -> dict[str, Any]:
     """Build the OpenAPI 3.1 document of ``routes``.
 
@@ -227,18 +275,21 @@ def build_document(routes: Sequence[RouteSpec]) -> dict[str, Any]:
     for spec in routes:
         paths.setdefault(spec.path, {})[spec.method.lower()] = _operation(spec, refs, schemas, taken)
     add_links(paths, schemas, {path: path_params(path) for path in paths})
+    _drop_query_models(routes, refs, schemas)
+    _drop_property_titles(schemas)
+    envelope_refs = {model.__name__: refs[(model, "serialization")]["$ref"] for model in envelope_models()}
     return {
         "openapi": OPENAPI_VERSION,
         "info": {
             "title": TITLE,
             "version": API_VERSION,
-            "description": (
-                "Listings, search, profiles, match and profile requests, conversations, channels and webhooks. "
-                "Every request carries `Authorization: Bearer <API key>` unless the operation says otherwise; "
-                "every non-2xx response has the error body `{code, error, details?}`."
-            ),
+            "description": INFO_DESCRIPTION,
+            "license": {"name": "Proprietary", "identifier": "LicenseRef-Proprietary"},
         },
+        "servers": [{"url": LOCAL_SERVER, "description": "The local stack (`make run`); the served document names its own host."}],
+        "tags": [{"name": name, "description": description} for name, description in TAGS.items()],
         "paths": paths,
+        "webhooks": webhooks_section(envelope_refs),
         "components": {
             "schemas": schemas,
             "responses": _error_components(refs[(ErrorBody, "serialization")]),

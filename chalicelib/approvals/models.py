@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from chalicelib.json_types import NON_BLANK, Timestamp
 from chalicelib.listings.models import Listing
 
 
@@ -22,7 +23,7 @@ class Approval(BaseModel):
     approvalId: str
     listingId: str
     listing: Listing
-    enqueuedAt: str
+    enqueuedAt: Timestamp
 
 
 class ApprovalList(BaseModel):
@@ -36,7 +37,7 @@ class ApprovalDecision(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     decision: Literal["approve", "reject"]
-    reason: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)] | None = None
+    reason: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500, pattern=NON_BLANK)] | None = None
 
 
 class ApprovalResult(BaseModel):

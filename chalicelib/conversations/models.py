@@ -6,6 +6,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, StringConstraints
 
+from chalicelib.json_types import NON_BLANK, Timestamp
 from chalicelib.match_requests.models import SubjectType
 from chalicelib.pagination import Envelope, PageQuery
 
@@ -23,7 +24,7 @@ class MessageCreate(BaseModel):
     """Body of ``POST /v1/conversations/{id}/messages``: 1 to 4000 characters, not only whitespace."""
 
     model_config = ConfigDict(extra="forbid")
-    content: Annotated[str, StringConstraints(min_length=1, max_length=MAX_CONTENT_LENGTH), AfterValidator(_not_blank)]
+    content: Annotated[str, StringConstraints(min_length=1, max_length=MAX_CONTENT_LENGTH, pattern=NON_BLANK), AfterValidator(_not_blank)]
 
 
 class Message(BaseModel):
@@ -35,7 +36,7 @@ class Message(BaseModel):
     senderName: str
     content: str
     isApiSent: bool
-    createdAt: str
+    createdAt: Timestamp
 
 
 class Participant(BaseModel):
@@ -57,8 +58,8 @@ class Conversation(BaseModel):
     otherLeft: bool
     lastMessage: Message | None = None
     messageCount: int
-    createdAt: str
-    updatedAt: str
+    createdAt: Timestamp
+    updatedAt: Timestamp
 
 
 class ConversationPage(Envelope):

@@ -7,6 +7,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from chalicelib.categories.registry import category_key_schema, role_key_schema
+from chalicelib.channels import CHANNEL_KEYS
+from chalicelib.json_types import Timestamp
 from chalicelib.match_requests.models import MatchRequest
 from chalicelib.pagination import Envelope
 from chalicelib.users.models import SocialLinks
@@ -14,6 +17,11 @@ from chalicelib.users.models import SocialLinks
 Key = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 #: ``null`` for a key in a PATCH removes that meta field.
 MetaValues = dict[Annotated[str, StringConstraints(min_length=1, max_length=64)], str]
+#: A channel key; the schema lists the supported keys, the service names unconnected (or unknown)
+#: ones in one ``channels`` error.
+ChannelName = Annotated[str, Field(json_schema_extra={"enum": sorted(CHANNEL_KEYS)})]
+#: A webhook id (``whk_`` + ULID); whether it is one of the caller's webhooks the service checks.
+WebhookId = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 
 
 class ListingStatus(StrEnum):
@@ -29,11 +37,11 @@ class ListingCreate(BaseModel):
     """Body of ``POST /v1/listings``."""
 
     model_config = ConfigDict(extra="forbid")
-    categoryKey: Key
-    roleKey: Key
+    categoryKey: Key = Field(json_schema_extra=category_key_schema)
+    roleKey: Key = Field(json_schema_extra=role_key_schema)
     meta: MetaValues
-    channels: list[str] = Field(min_length=1, max_length=5)
-    webhookIds: list[str] = Field(default_factory=list, max_length=20)
+    channels: list[ChannelName] = Field(min_length=1, max_length=5)
+    webhookIds: list[WebhookId] = Field(default_factory=list, max_length=20)
 
 
 class ListingUpdate(BaseModel):
@@ -42,8 +50,8 @@ class ListingUpdate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     meta: dict[Annotated[str, StringConstraints(min_length=1, max_length=64)], str | None] | None = None
-    channels: list[str] | None = Field(default=None, min_length=1, max_length=5)
-    webhookIds: list[str] | None = Field(default=None, max_length=20)
+    channels: list[ChannelName] | None = Field(default=None, min_length=1, max_length=5)
+    webhookIds: list[WebhookId] | None = Field(default=None, max_length=20)
 
 
 class ListingStatusChange(BaseModel):
@@ -76,8 +84,8 @@ class Listing(BaseModel):
     status: ListingStatus
     statusReason: str | None = None
     profile: OwnerSummary
-    createdAt: str
-    updatedAt: str
+    createdAt: Timestamp
+    updatedAt: Timestamp
 
 
 class ListingDetail(Listing):

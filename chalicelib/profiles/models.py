@@ -7,6 +7,7 @@ from typing import Annotated
 from pydantic import BaseModel, Field, StringConstraints, field_validator
 
 from chalicelib.channels import ChannelKey
+from chalicelib.json_types import Timestamp
 from chalicelib.match_requests.models import MatchRequest
 from chalicelib.pagination import Envelope, PageQuery
 from chalicelib.profiles.policy import ProfileRequestPolicy
@@ -26,8 +27,8 @@ class PublicProfile(BaseModel):
     socialLinks: SocialLinks
     recruiting: Recruiting
     activeChannels: list[str]
-    createdAt: str
-    updatedAt: str
+    createdAt: Timestamp
+    updatedAt: Timestamp
 
 
 class ProfileDetail(PublicProfile):

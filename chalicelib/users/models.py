@@ -2,32 +2,49 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, WithJsonSchema, field_validator
 
 from chalicelib.channels import ChannelKey
-from chalicelib.countries import normalize_country
+from chalicelib.countries import COUNTRY_CODES, normalize_country
+from chalicelib.json_types import INTEGRAL_FLOAT, NON_BLANK, Timestamp, not_nullable
 
 #: Verification levels: 0 none, 1 email, 2 phone or identity document, 3 organization (our scale).
 MAX_VERIFIED_LEVEL = 3
 
-DisplayName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]
-Country = Annotated[str, AfterValidator(normalize_country)]
-Handle = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
-VerifiedLevel = Annotated[int, Field(ge=0, le=MAX_VERIFIED_LEVEL)]
+DisplayName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80, pattern=NON_BLANK)]
+#: ISO 3166-1 alpha-2, lower case (the schema lists the codes; the server also folds case and spaces).
+Country = Annotated[
+    str,
+    AfterValidator(normalize_country),
+    WithJsonSchema({"type": "string", "enum": sorted(COUNTRY_CODES), "description": "ISO 3166-1 alpha-2 country code, lower case"}),
+]
+Handle = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200, pattern=NON_BLANK)]
+VerifiedLevel = Annotated[int, Field(ge=0, le=MAX_VERIFIED_LEVEL), INTEGRAL_FLOAT]
+
+
+#: A social link: an absolute http(s) URL of printable ASCII (percent-encode the rest) with a dot
+#: after the scheme; the schema states the same pattern.
+HTTP_URL_PATTERN = r"^[Hh][Tt][Tt][Pp][Ss]?://[!-~]*[.][!-~]*$"
+MAX_LINK_LENGTH = 2048
 
 
 def _http_url(value: str | None) -> str | None:
     if value is None:
         return None
     value = value.strip()
-    if not value.lower().startswith(("https://", "http://")) or len(value) > 2048 or " " in value or "." not in value:
-        raise ValueError("must be an absolute http(s) URL")
+    if len(value) > MAX_LINK_LENGTH or not re.fullmatch(HTTP_URL_PATTERN, value):
+        raise ValueError("must be an absolute http(s) URL of printable ASCII characters")
     return value
 
 
-HttpUrlString = Annotated[str | None, AfterValidator(_http_url)]
+HttpUrlString = Annotated[
+    str | None,
+    AfterValidator(_http_url),
+    WithJsonSchema({"anyOf": [{"type": "string", "pattern": HTTP_URL_PATTERN, "maxLength": MAX_LINK_LENGTH}, {"type": "null"}]}),
+]
 
 
 class SocialLinks(BaseModel):
@@ -43,6 +60,9 @@ class SocialLinks(BaseModel):
     website: HttpUrlString = None
 
 
+#: A skill: lower-cased, 1..50 characters, not blank.
+Skill = Annotated[str, StringConstraints(strip_whitespace=True, to_lower=True, min_length=1, max_length=50, pattern=NON_BLANK)]
+
 #: Values of ``recruiting.seniority``.
 Seniority = Literal["intern", "junior", "mid", "senior", "lead", "principal", "executive"]
 
@@ -53,11 +73,11 @@ class Recruiting(BaseModel):
     model_config = ConfigDict(extra="forbid")
     openToWork: bool = False
     headline: Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)] | None = None
-    skills: list[Annotated[str, StringConstraints(strip_whitespace=True, to_lower=True, min_length=1, max_length=50)]] = Field(
+    skills: list[Skill] = Field(
         default_factory=list, max_length=50
     )
     seniority: Seniority | None = None
-    roles: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]] = Field(
+    roles: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80, pattern=NON_BLANK)]] = Field(
         default_factory=list, max_length=20
     )
     remote: bool | None = None
@@ -92,8 +112,8 @@ class Profile(ProfileSummary):
     recruiting: Recruiting
     requestPolicy: RequestPolicy
     activeChannels: list[str]
-    createdAt: str
-    updatedAt: str
+    createdAt: Timestamp
+    updatedAt: Timestamp
 
 
 class ProfilePatch(BaseModel):
@@ -106,11 +126,12 @@ class ProfilePatch(BaseModel):
     """
 
     model_config = ConfigDict(extra="forbid")
-    displayName: DisplayName | None = None
+    # null is refused for these three (``_not_null``), so their schema does not offer it.
+    displayName: DisplayName | None = Field(default=None, json_schema_extra=not_nullable)
     country: Country | None = None
     socialLinks: SocialLinks | None = None
-    recruiting: Recruiting | None = None
-    requestPolicy: RequestPolicy | None = None
+    recruiting: Recruiting | None = Field(default=None, json_schema_extra=not_nullable)
+    requestPolicy: RequestPolicy | None = Field(default=None, json_schema_extra=not_nullable)
 
     @field_validator("displayName", "recruiting", "requestPolicy", mode="before")
     @classmethod
@@ -125,7 +146,7 @@ class Channel(BaseModel):
 
     key: ChannelKey
     handle: str
-    connectedAt: str
+    connectedAt: Timestamp
 
 
 class ChannelList(BaseModel):

@@ -104,7 +104,10 @@ def parse_url(url: str, allow_insecure: bool) -> WebhookUrl:
         raise UrlRejected(f"must be at most {MAX_URL_LENGTH} characters")
     if any(ord(c) <= 32 or ord(c) == 127 for c in url):
         raise UrlRejected("must not contain spaces or control characters")
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:  # e.g. "https://[" (an unclosed IPv6 literal)
+        raise UrlRejected(f"is not a valid URL: {exc}") from exc
     scheme = parts.scheme.lower()
     allowed = ("https", "http") if allow_insecure else ("https",)
     if scheme not in allowed:

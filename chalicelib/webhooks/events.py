@@ -11,26 +11,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib.outbox import (
-    MATCH_REQUEST_ACCEPTED,
-    MATCH_REQUEST_RECEIVED,
-    MATCH_REQUEST_REJECTED,
-    MESSAGE_NEW,
-    PROFILE_REQUEST_ACCEPTED,
-    PROFILE_REQUEST_RECEIVED,
-    PROFILE_REQUEST_REJECTED,
-)
+from chalicelib.event_catalog import SUPPORTED_EVENTS
 
-#: Every event a webhook can subscribe to, in documentation order (``events`` of POST /v1/webhooks).
-SUPPORTED_EVENTS: tuple[str, ...] = (
-    MATCH_REQUEST_RECEIVED,
-    MATCH_REQUEST_ACCEPTED,
-    MATCH_REQUEST_REJECTED,
-    MESSAGE_NEW,
-    PROFILE_REQUEST_RECEIVED,
-    PROFILE_REQUEST_ACCEPTED,
-    PROFILE_REQUEST_REJECTED,
-)
+__all__ = ["SUPPORTED_EVENTS", "Delivery", "Event", "envelope_body"]
 
 
 @dataclass(frozen=True)
