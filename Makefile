@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 MOTO_PORT ?= 5000
 
-.PHONY: run demo test unit e2e lint bench install clean package contract
+.PHONY: run demo test unit integration e2e lint bench install clean package contract
 STAGE ?= prod
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
@@ -23,25 +23,31 @@ run: $(VENV)/.installed ## Start the whole local stack on 127.0.0.1:$(PORT) (Ctr
 demo: $(VENV)/.installed ## As `make run`, plus demo users and ~200 approved listings
 	PORT=$(PORT) MOTO_PORT=$(MOTO_PORT) exec $(PY) -m local_stack --demo
 
-test: $(VENV)/.installed ## Every test: unit (in-process moto) and end-to-end (real local stack)
-	$(PY) -m pytest -q tests
-
-unit: $(VENV)/.installed
+test: $(VENV)/.installed ## Every test: unit, then integration, then end-to-end (one pytest each)
 	$(PY) -m pytest -q tests/unit
-
-e2e: $(VENV)/.installed
+	$(PY) -m pytest -q tests/integration
 	$(PY) -m pytest -q tests/e2e
 
-lint: $(VENV)/.installed ## ruff and mypy (strict for chalicelib/)
+unit: $(VENV)/.installed ## Pure logic, no moto (seconds)
+	$(PY) -m pytest -q tests/unit
+
+integration: $(VENV)/.installed ## In-process moto: tables created once per session, emptied before each test
+	$(PY) -m pytest -q tests/integration
+
+e2e: $(VENV)/.installed ## The real local stack driven over HTTP
+	$(PY) -m pytest -q tests/e2e
+
+lint: $(VENV)/.installed ## ruff, mypy (strict for chalicelib/) and the import contracts (pyproject.toml)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports --no-logo
 
-package: $(VENV)/.installed ## SAM template + bundle of STAGE (default prod) in out/, checked by cfn-lint
+package: $(VENV)/.installed ## SAM template + bundle of STAGE (default prod) in out/, checked by cfn-lint and tests/package
 	$(PY) infra/build_template.py --check
 	rm -rf out
 	AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-us-east-1} $(VENV)/bin/chalice package --stage $(STAGE) \
 	  --merge-template infra/resources.json out/
-	$(VENV)/bin/cfn-lint out/sam.json
+	PACKAGED_DIR=out $(PY) -m pytest -q tests/package  # cfn-lint, the merge and the bundle
 
 contract: $(VENV)/.installed ## Contract fuzzing: schemathesis against the local stack (>= 1000 cases)
 	$(PY) -m pytest -q -s tests/e2e/test_contract.py
@@ -52,4 +58,4 @@ bench: $(VENV)/.installed ## Benchmarks with their budgets checked
 	$(PY) bench/webhooks.py --check
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache out
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache out

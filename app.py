@@ -11,6 +11,7 @@ from chalicelib.approvals.routes import bp as approvals_bp
 from chalicelib.categories.routes import bp as categories_bp
 from chalicelib.config import settings
 from chalicelib.conversations.routes import bp as conversations_bp
+from chalicelib.dashboard.routes import bp as dashboard_bp
 from chalicelib.geocoding.routes import bp as geocoding_bp
 from chalicelib.http import chalice_errors_middleware
 from chalicelib.listings.routes import bp as listings_bp
@@ -19,8 +20,9 @@ from chalicelib.openapi import bp as openapi_bp
 from chalicelib.profiles.routes import bp as profiles_bp
 from chalicelib.system.routes import bp as system_bp
 from chalicelib.users.routes import bp as users_bp
-from chalicelib.webhooks import handlers as webhook_handlers
+from chalicelib.webhooks.delivery import handlers as webhook_handlers
 from chalicelib.webhooks.routes import bp as webhooks_bp
+from chalicelib.workflows.routes import bp as workflows_bp
 
 app = Chalice(app_name="matching-service")
 app.register_middleware(chalice_errors_middleware, "http")
@@ -30,7 +32,9 @@ app.register_blueprint(webhooks_bp)
 app.register_blueprint(profiles_bp)
 app.register_blueprint(match_requests_bp)
 app.register_blueprint(conversations_bp)
+app.register_blueprint(workflows_bp)
 app.register_blueprint(openapi_bp)
+app.register_blueprint(dashboard_bp)
 
 
 @app.on_dynamodb_record(stream_arn=settings().EVENTS_STREAM_ARN, batch_size=100, starting_position="TRIM_HORIZON")
@@ -39,13 +43,20 @@ def enqueue_approvals(event: DynamoDBEvent) -> dict[str, Any]:
     return approval_handlers.handle_outbox_batch(event.to_dict())
 
 
-@app.on_dynamodb_record(stream_arn=settings().EVENTS_STREAM_ARN, batch_size=25, starting_position="TRIM_HORIZON")
-def deliver_webhooks(event: DynamoDBEvent) -> dict[str, Any]:
-    """Outbox stream -> signed webhook deliveries (first attempts), concurrently per batch."""
+@app.on_dynamodb_record(stream_arn=settings().EVENTS_STREAM_ARN, batch_size=100, starting_position="TRIM_HORIZON")
+def enqueue_webhook_deliveries(event: DynamoDBEvent) -> dict[str, Any]:
+    """Outbox stream -> one message per (event, webhook) in the webhook's delivery lane."""
     return webhook_handlers.handle_outbox_batch(event.to_dict(), event.context)
+
+
+# Batch size 1: an invocation holds one lane's message only, so no lane waits on another's receiver.
+@app.on_sqs_message(queue_arn=settings().DELIVERY_QUEUE_ARN, batch_size=1)
+def deliver_webhooks(event: SQSEvent) -> dict[str, Any]:
+    """Delivery lanes (FIFO, one message group per webhook) -> signed attempts and the failure policy."""
+    return webhook_handlers.handle_lane_batch(event.to_dict(), event.context)
 
 
 @app.on_sqs_message(queue_arn=settings().DELIVERY_RETRY_QUEUE_ARN, batch_size=10)
 def retry_webhook_deliveries(event: SQSEvent) -> dict[str, Any]:
-    """Delivery retry queue -> the retries of failed deliveries (backoff via DelaySeconds)."""
+    """Delivery retry queue (backoff via DelaySeconds) -> back into the webhooks' lanes."""
     return webhook_handlers.handle_retry_batch(event.to_dict(), event.context)

@@ -56,8 +56,8 @@ def make_listings(count: int, seed: int = 11) -> list[dict[str, Any]]:
     """``count`` ACTIVE listing items as the service writes them, index attributes included."""
     from chalicelib import clock
     from chalicelib.categories.registry import all_categories
+    from chalicelib.listings.search.index import index_attributes
     from chalicelib.listings.service import search_text
-    from chalicelib.search.index import index_attributes
 
     rng = random.Random(seed)
     categories = list(all_categories().values())
@@ -123,9 +123,9 @@ def run(count: int, check: bool) -> int:
     os.environ.update(create_resources())
     from chalicelib import storage
     from chalicelib.config import settings
-    from chalicelib.search import geo
-    from chalicelib.search.query import parse_search
-    from chalicelib.search.service import search_listings
+    from chalicelib.listings.search import geo
+    from chalicelib.listings.search.query import parse_search
+    from chalicelib.listings.search.service import search_listings
 
     started = time.perf_counter()
     items = make_listings(count)

@@ -29,7 +29,10 @@ class Settings(BaseSettings):
     WEBHOOKS_TABLE: str = "WebhooksTable"
     DELIVERIES_TABLE: str = "DeliveriesTable"
     EVENTS_TABLE: str = "EventsTable"
+    DASHBOARD_SESSIONS_TABLE: str = "DashboardSessionsTable"
     APPROVAL_QUEUE_URL: str = ""
+    DELIVERY_QUEUE_URL: str = ""
+    DELIVERY_QUEUE_ARN: str = "arn:aws:sqs:us-east-1:000000000000:DeliveryQueue.fifo"
     DELIVERY_RETRY_QUEUE_URL: str = ""
     DELIVERY_RETRY_QUEUE_ARN: str = "arn:aws:sqs:us-east-1:000000000000:DeliveryRetryQueue"
     EVENTS_STREAM_ARN: str = "arn:aws:dynamodb:us-east-1:000000000000:table/EventsTable/stream/placeholder"
@@ -39,10 +42,6 @@ class Settings(BaseSettings):
     WEBHOOK_TIMEOUT_SECONDS: float = Field(default=10.0, gt=0, le=60)
     #: Delays before the retries of a failed delivery, seconds, comma separated (SQS DelaySeconds: 0..900).
     WEBHOOK_RETRY_DELAYS_SECONDS: str = "30,120,600"
-    #: Deliveries in flight at once per Lambda invocation (threads).
-    WEBHOOK_MAX_CONCURRENCY: int = Field(default=32, ge=1, le=256)
-    #: Deliveries in flight at once to one webhook within an invocation.
-    WEBHOOK_PER_RECEIVER_CONCURRENCY: int = Field(default=8, ge=1, le=64)
     #: Seconds an authenticated key stays in the per-process cache (revocation delay).
     AUTH_CACHE_TTL_SECONDS: int = Field(default=60, ge=0)
     #: Seconds an approval task stays claimed by ``GET /v1/admin/approvals``.

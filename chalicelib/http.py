@@ -54,6 +54,8 @@ class RouteSpec:
     extra_parameters: Callable[[], list[dict[str, Any]]] | None = None
     #: Error statuses the view raises beyond those ``chalicelib.openapi.error_statuses`` infers.
     error_statuses: tuple[int, ...] = field(default_factory=tuple)
+    #: The OpenAPI ``operationId`` when the view's module does not name its domain (``None``: derived).
+    operation_id: str | None = None
     #: Types of path parameters whose values are constrained (an enum of channel keys, ...).
     path_types: dict[str, Any] = field(default_factory=dict)
     #: Input rules JSON Schema cannot state, checked by the service (400 VALIDATION_ERROR).
@@ -150,6 +152,7 @@ def route(
     tags: tuple[str, ...] = (),
     extra_parameters: Callable[[], list[dict[str, Any]]] | None = None,
     error_statuses: tuple[int, ...] = (),
+    operation_id: str | None = None,
     path_types: dict[str, Any] | None = None,
     rules: tuple[str, ...] = (),
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -176,6 +179,9 @@ def route(
     error_statuses:
         Error statuses the view raises that OpenAPI cannot infer from the inputs (e.g. 404 of
         a lookup by query string); see :func:`chalicelib.openapi.error_statuses`.
+    operation_id:
+        The OpenAPI ``operationId``, for a view registered outside its domain's routes module
+        (the cross-domain routes of :mod:`chalicelib.workflows.routes`); derived when ``None``.
     path_types:
         Types (pydantic-compatible) of constrained path parameters, for their OpenAPI schema.
     rules:
@@ -219,7 +225,7 @@ def route(
         ROUTES.append(
             RouteSpec(
                 path, method, view, auth, body, query, response, status, tags, extra_parameters, error_statuses,
-                dict(path_types or {}), rules,
+                operation_id, dict(path_types or {}), rules,
             )
         )
         return view

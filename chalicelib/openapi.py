@@ -167,6 +167,9 @@ def _description(spec: RouteSpec) -> str:
 
 
 def _operation_id(spec: RouteSpec, taken: set[str]) -> str:
+    if spec.operation_id is not None:
+        taken.add(spec.operation_id)
+        return spec.operation_id
     module = spec.handler.__module__.removesuffix(".routes").rsplit(".", 1)[-1]
     candidate = f"{module}_{spec.handler.__name__}"
     if candidate in taken:

@@ -1,8 +1,8 @@
 """The OpenAPI 3.1 top-level ``webhooks`` section, generated from the event catalogue.
 
-One webhook operation per event type of :data:`chalicelib.event_catalog.EVENT_TYPES`: the
+One webhook operation per event type of :data:`chalicelib.webhooks.catalogue.EVENT_TYPES`: the
 request the service sends (``POST`` to the registered URL), with the envelope and ``data``
-schemas of :func:`chalicelib.event_catalog.envelope_model`, the signature headers and the
+schemas of :func:`chalicelib.webhooks.catalogue.envelope_model`, the signature headers and the
 exact signing rule (:mod:`chalicelib.webhooks.signing`), and what the receiver's answer means.
 """
 
@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from chalicelib.event_catalog import EVENT_TYPES, envelope_model
+from chalicelib.webhooks.catalogue import EVENT_TYPES, envelope_model
 from chalicelib.webhooks.signing import SECRET_PREFIX, USER_AGENT
 
 WEBHOOKS_TAG = "webhook events"

@@ -265,6 +265,16 @@ def query_pages(table: str, **params: Any) -> Iterator[dict[str, Any]]:
         params["ExclusiveStartKey"] = last
 
 
+def query_page(table: str, **params: Any) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """One Query request: its items and its ``LastEvaluatedKey`` (plain values; ``None`` on the last page).
+
+    Note that DynamoDB may return a key even when no item follows; the next page is then empty.
+    """
+    response = dynamodb().query(TableName=table, **params)
+    items = [from_item(item) or {} for item in response.get("Items", [])]
+    return items, from_item(response.get("LastEvaluatedKey"))
+
+
 def query(table: str, **params: Any) -> list[dict[str, Any]]:
     """Every item of a Query as a list (see :func:`query_pages`)."""
     return list(query_pages(table, **params))

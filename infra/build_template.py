@@ -81,8 +81,18 @@ def _queue(dead_letter: str, visibility_seconds: int, max_receives: int) -> dict
     }
 
 
-def _dead_letter_queue() -> dict[str, Any]:
-    return {"Type": "AWS::SQS::Queue", **_KEEP, "Properties": {"MessageRetentionPeriod": 1209600, "SqsManagedSseEnabled": True}}
+def _dead_letter_queue(fifo: bool = False) -> dict[str, Any]:
+    props: dict[str, Any] = {"MessageRetentionPeriod": 1209600, "SqsManagedSseEnabled": True}
+    if fifo:  # the dead-letter queue of a FIFO queue must be FIFO too
+        props["FifoQueue"] = True
+    return {"Type": "AWS::SQS::Queue", **_KEEP, "Properties": props}
+
+
+def _fifo_queue(dead_letter: str, visibility_seconds: int, max_receives: int) -> dict[str, Any]:
+    """A FIFO queue with explicit deduplication ids (no content-based deduplication)."""
+    queue = _queue(dead_letter, visibility_seconds, max_receives)
+    queue["Properties"] = {"FifoQueue": True, "ContentBasedDeduplication": False, **queue["Properties"]}
+    return queue
 
 
 S = "S"
@@ -103,6 +113,8 @@ RESOURCES: dict[str, Any] = {
             "activeByGeo3": [("geo3", S), ("geoSort", S)],
             "activeByGeo4": [("geo4", S), ("geoSort", S)],
             "activeByGeo5": [("geo5", S), ("geoSort", S)],
+            # Sparse: pendingQueue/pendingSort are set only while the listing is PENDING (review queue).
+            "pendingReview": [("pendingQueue", S), ("pendingSort", S)],
         },
     ),
     "RequestsTable": _table(
@@ -119,10 +131,18 @@ RESOURCES: dict[str, Any] = {
     "WebhooksTable": _table([("webhookId", S)], {"byOwner": [("ownerId", S), ("createdAt", S)]}),
     "DeliveriesTable": _table([("webhookId", S), ("deliveryKey", S)], ttl="expiresAt"),
     "EventsTable": _table([("eventId", S)], ttl="expiresAt", stream=True),
+    # Dashboard sign-ins: keyed by the SHA-256 of the session id (the id itself is never stored),
+    # removed by TTL 12 h after sign-in (chalicelib/dashboard/sessions.py).
+    "DashboardSessionsTable": _table([("sessionHash", S)], ttl="expiresAt"),
     "ApprovalQueue": _queue("ApprovalDeadLetterQueue", visibility_seconds=300, max_receives=10),
     "ApprovalDeadLetterQueue": _dead_letter_queue(),
     # Consumed by an SQS event source mapping: visibility at least 6x the function timeout
     # (60 s in the prod stage), as AWS recommends, so that a slow batch is not received twice.
+    # The delivery lanes (chalicelib/webhooks/delivery/lanes.py): one message group per webhook.
+    # Visibility 6x the 60 s timeout of its consumer (prod stage); a message whose attempt hit
+    # a fault of ours 5 times rests in the dead-letter queue (and its lane moves on).
+    "DeliveryQueue": _fifo_queue("DeliveryDeadLetterQueue", visibility_seconds=360, max_receives=5),
+    "DeliveryDeadLetterQueue": _dead_letter_queue(fifo=True),
     "DeliveryRetryQueue": _queue("DeliveryRetryDeadLetterQueue", visibility_seconds=360, max_receives=5),
     "DeliveryRetryDeadLetterQueue": _dead_letter_queue(),
     # On-failure destination of the outbox stream's event source mappings (cfn_functions.py).
@@ -141,8 +161,11 @@ ENVIRONMENT: dict[str, Any] = {
     "WEBHOOKS_TABLE": {"Ref": "WebhooksTable"},
     "DELIVERIES_TABLE": {"Ref": "DeliveriesTable"},
     "EVENTS_TABLE": {"Ref": "EventsTable"},
+    "DASHBOARD_SESSIONS_TABLE": {"Ref": "DashboardSessionsTable"},
     "EVENTS_STREAM_ARN": {"Fn::GetAtt": ["EventsTable", "StreamArn"]},
     "APPROVAL_QUEUE_URL": {"Ref": "ApprovalQueue"},
+    "DELIVERY_QUEUE_URL": {"Ref": "DeliveryQueue"},
+    "DELIVERY_QUEUE_ARN": {"Fn::GetAtt": ["DeliveryQueue", "Arn"]},
     "DELIVERY_RETRY_QUEUE_URL": {"Ref": "DeliveryRetryQueue"},
     "DELIVERY_RETRY_QUEUE_ARN": {"Fn::GetAtt": ["DeliveryRetryQueue", "Arn"]},
 }

@@ -37,8 +37,8 @@ STREAM_DEFAULTS: dict[str, Any] = {
 FUNCTION_SETTINGS: dict[str, dict[str, Any]] = {
     # An approval task must not be lost: retry longer (each attempt re-sends only failed records).
     "enqueue_approvals": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 86400},
-    # Receiver failures never fail a record (the retry queue handles them): only faults of ours do.
-    "deliver_webhooks": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 21600},
+    # Routing only (no sends): only faults of ours fail a record; replays are deduplicated.
+    "enqueue_webhook_deliveries": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 21600},
 }
 
 #: Settings of every SQS mapping. SQS mappings take no retry or destination settings: a
@@ -79,7 +79,7 @@ def resource_of_arn(arn: str, candidates: list[str]) -> str:
     ValueError
         No candidate matches: the handler subscribes to a resource the template lacks.
     """
-    name = arn.split(":table/", 1)[1].split("/", 1)[0] if ":table/" in arn else arn.rsplit(":", 1)[-1]
+    name = arn.split(":table/", 1)[1].split("/", 1)[0] if ":table/" in arn else arn.rsplit(":", 1)[-1].removesuffix(".fifo")
     matches = [c for c in candidates if name == c or name.endswith(c)]
     if not matches:
         raise ValueError(f"{arn} names none of the template's resources {candidates}")

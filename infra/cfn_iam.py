@@ -35,6 +35,7 @@ TABLE_ACTIONS = [
 #: failed webhook deliveries are re-queued with a delay).
 QUEUE_ACTIONS: dict[str, list[str]] = {
     "ApprovalQueue": ["sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:ReceiveMessage", "sqs:SendMessage"],
+    "DeliveryQueue": ["sqs:SendMessage"],
     "DeliveryRetryQueue": ["sqs:SendMessage"],
 }
 

@@ -123,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         _wait_for(f"{base_url}/v1/health", 30, "API")
         print(f"\nMatching Service running on {base_url} (embedded AWS at {os.environ['AWS_ENDPOINT_URL']})", flush=True)
         print(f"Admin API key{'' if created else ' (already registered)'}: {admin_key}", flush=True)
+        print(f"Dashboard: {base_url}/dashboard (sign in with the admin API key)", flush=True)
         print(f"Try: curl -H 'Authorization: Bearer {admin_key}' {base_url}/v1/categories\n", flush=True)
         if args.demo:
             from local_stack.demo import seed_demo

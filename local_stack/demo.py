@@ -94,7 +94,7 @@ def seed_demo(base_url: str, admin_key: str, runner: Any | None = None, listings
             http.post("/v1/listings", headers={"Authorization": f"Bearer {user['apiKey']}"}, json=body).raise_for_status()
         approved, deadline = 0, time.monotonic() + 120
         while approved < listings and time.monotonic() < deadline:
-            claimed = http.get("/v1/admin/approvals", headers=admin, params={"max": 10}).json()["approvals"]
+            claimed = http.post("/v1/admin/approvals/claims", headers=admin, json={"max": 10}).json()["approvals"]
             if not claimed:
                 time.sleep(0.2)
                 continue

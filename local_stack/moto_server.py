@@ -15,6 +15,14 @@ sequence numbers the next committed writes then reuse: it checkpoints past them 
 sees the real ones. :func:`keep_stream_shards` makes a cancellation drop its records from
 the live shard and keep that shard, as DynamoDB streams carry committed writes only.
 
+SQS FIFO (the webhook delivery lanes) works in moto as in SQS for what the lanes rely on:
+message groups are handed out in order and a group with a message in flight gives none to
+another receiver, visibility timeouts apply, and ``MessageDeduplicationId`` is honoured. One
+gap: moto compares a new message's deduplication id only with messages still in the queue,
+while SQS remembers it for 5 minutes after the first send even when that message was
+consumed. :func:`remember_deduplication_ids` closes it (the delivery claims would absorb such
+a duplicate anyway, but the local stack should behave like SQS).
+
 Usage: ``python -m local_stack.moto_server HOST PORT``
 """
 
@@ -27,6 +35,7 @@ from typing import Any
 
 from moto.dynamodb.models import DynamoDBBackend
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
+from moto.sqs import models as sqs_models
 from werkzeug.serving import run_simple
 
 
@@ -70,9 +79,37 @@ def keep_stream_shards(backend: type[DynamoDBBackend] = DynamoDBBackend) -> None
     backend.transact_write_items = transact_write_items  # type: ignore[method-assign]
 
 
+def remember_deduplication_ids(queue_class: type[sqs_models.Queue] = sqs_models.Queue) -> None:
+    """Patch ``queue_class.add_message`` so a FIFO queue drops a message whose deduplication id it
+    accepted in the last 5 minutes, also when that message was already deleted (SQS semantics)."""
+    add = queue_class.add_message
+    if getattr(add, "remembers_deduplication_ids", False):
+        return
+    window_ms = sqs_models.DEDUPLICATION_TIME_IN_SECONDS * 1000
+
+    def add_message(self: sqs_models.Queue, message: sqs_models.Message) -> None:
+        dedup = message.deduplication_id
+        if not self.fifo_queue or dedup is None:
+            add(self, message)
+            return
+        seen: dict[str, int] = self.__dict__.setdefault("_seen_deduplication_ids", {})
+        sent = int(message.sent_timestamp or 0)
+        first = seen.get(dedup)
+        if first is not None and sent - first < window_ms:
+            return
+        seen[dedup] = sent
+        for key in [k for k, at in seen.items() if sent - at >= window_ms]:
+            del seen[key]
+        add(self, message)
+
+    add_message.remembers_deduplication_ids = True  # type: ignore[attr-defined]
+    queue_class.add_message = add_message  # type: ignore[method-assign]
+
+
 def main(host: str, port: int) -> None:
     """Serve moto on ``host:port`` until killed."""
     keep_stream_shards()
+    remember_deduplication_ids()
     run_simple(host, port, serialized(DomainDispatcherApplication(create_backend_app)), threaded=True,
                request_handler=MotoRequestHandler)
 

@@ -78,13 +78,18 @@ def create_resources(prefix: str = "", template: dict[str, Any] | None = None) -
         attributes = {
             k: str(props[k]) for k in ("VisibilityTimeout", "MessageRetentionPeriod", "DelaySeconds") if k in props
         }
+        physical = prefix + name
+        if props.get("FifoQueue"):  # SQS requires the suffix; CloudFormation adds it to generated names
+            physical += ".fifo"
+            attributes["FifoQueue"] = "true"
+            attributes["ContentBasedDeduplication"] = str(bool(props.get("ContentBasedDeduplication"))).lower()
         if "RedrivePolicy" in props:
             policy = props["RedrivePolicy"]
             dead_letter = policy["deadLetterTargetArn"]["Fn::GetAtt"][0]
             attributes["RedrivePolicy"] = json.dumps(
                 {"deadLetterTargetArn": resolved[(dead_letter, "Arn")], "maxReceiveCount": policy["maxReceiveCount"]}
             )
-        url = sqs.create_queue(QueueName=prefix + name, Attributes=attributes)["QueueUrl"]
+        url = sqs.create_queue(QueueName=physical, Attributes=attributes)["QueueUrl"]
         resolved[(name, "Ref")] = url
         resolved[(name, "Arn")] = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
 

@@ -7,7 +7,12 @@ It polls every DynamoDB stream and SQS queue the Chalice app subscribes to
   one reported in ``batchItemFailures`` (or all, if the handler raises) are retried, up to
   :data:`MAX_RETRY_ATTEMPTS` times, then skipped (AWS: ``MaximumRetryAttempts``);
 * queues: messages received in batches; those not reported as failures are deleted, failed
-  ones become visible again after their visibility timeout (AWS: ``ReportBatchItemFailures``).
+  ones become visible again after their visibility timeout (AWS: ``ReportBatchItemFailures``);
+* FIFO queues (the webhook delivery lanes): :data:`LANE_WORKERS` threads poll at once, as
+  Lambda scales a FIFO event source mapping with the number of active message groups; SQS
+  (here moto) gives no thread a message of a group another thread holds in flight, so lanes
+  run concurrently and each lane one message at a time, in order. moto's gaps are worked
+  around in :mod:`local_stack.moto_server` (deduplication of deleted messages).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import functools
 import importlib
 import logging
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,6 +35,9 @@ logger = logging.getLogger("local_stack.runner")
 
 MAX_RETRY_ATTEMPTS = 3
 POLL_INTERVAL_SECONDS = 0.1
+#: Concurrent consumers of a FIFO queue (Lambda: one per active message group, up to the
+#: function's concurrency); enough for the local stack's tests and benchmarks.
+LANE_WORKERS = int(os.environ.get("LOCAL_LANE_WORKERS", "8"))
 
 
 class _Context:
@@ -67,6 +76,11 @@ class _QueueSource:
     queue_url: str
     queue_arn: str
     batch_size: int
+
+    @property
+    def fifo(self) -> bool:
+        """True for a FIFO queue (message groups; polled by :data:`LANE_WORKERS` threads)."""
+        return self.queue_url.endswith(".fifo")
 
 
 def _resolve_handler(handler_string: str) -> Any:
@@ -179,12 +193,24 @@ class EventRunner:
 
     # -- queues --------------------------------------------------------------------------
     def _pump_queue(self, queue: _QueueSource) -> int:
+        """Receive one batch of ``batch_size`` messages, invoke the handler, delete the successes."""
         response = self._sqs.receive_message(
             QueueUrl=queue.queue_url, MaxNumberOfMessages=min(queue.batch_size, 10), AttributeNames=["All"], WaitTimeSeconds=0
         )
         messages = response.get("Messages", [])
         if not messages:
             return 0
+        self._invoke_queue(queue, messages)
+        return len(messages)
+
+    def _pump_queue_fully(self, queue: _QueueSource) -> int:
+        """One pass of :meth:`pump`: batches until the queue has no visible message (tests' drain)."""
+        handled = 0
+        while handled < 1000 and (received := self._pump_queue(queue)):
+            handled += received
+        return handled
+
+    def _invoke_queue(self, queue: _QueueSource, messages: list[dict[str, Any]]) -> None:
         event = {
             "Records": [
                 {
@@ -210,7 +236,6 @@ class EventRunner:
         done = [{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(messages) if m["MessageId"] not in failed]
         if done:
             self._sqs.delete_message_batch(QueueUrl=queue.queue_url, Entries=done)
-        return len(messages)
 
     # -- driving -------------------------------------------------------------------------
     def pump(self) -> int:
@@ -219,7 +244,7 @@ class EventRunner:
         for stream in self.streams:
             handled += self._pump_stream(stream)
         for queue in self.queues:
-            handled += self._pump_queue(queue)
+            handled += self._pump_queue_fully(queue) if queue.fifo else self._pump_queue(queue)
         return handled
 
     def drain(self, max_passes: int = 50) -> int:
@@ -240,7 +265,11 @@ class EventRunner:
         """
         pumps: list[tuple[str, Callable[[], int]]] = [
             (f"stream-{i}", functools.partial(self._pump_stream, s)) for i, s in enumerate(self.streams)
-        ] + [(f"queue-{i}", functools.partial(self._pump_queue, q)) for i, q in enumerate(self.queues)]
+        ] + [
+            (f"queue-{i}-{worker}", functools.partial(self._pump_queue, q))
+            for i, q in enumerate(self.queues)
+            for worker in range(LANE_WORKERS if q.fifo else 1)
+        ]
         for name, pump in pumps:
             thread = threading.Thread(target=self._loop, args=(pump,), name=name, daemon=True)
             thread.start()

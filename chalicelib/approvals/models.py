@@ -10,11 +10,31 @@ from chalicelib.json_types import NON_BLANK, Timestamp
 from chalicelib.listings.models import Listing
 
 
-class ApprovalClaimQuery(BaseModel):
-    """Query of ``GET /v1/admin/approvals``: claim up to ``max`` tasks (1..10, SQS's batch limit)."""
+class ApprovalClaimRequest(BaseModel):
+    """Body of ``POST /v1/admin/approvals/claims``: claim up to ``max`` tasks (1..10, SQS's batch limit)."""
 
     model_config = ConfigDict(extra="forbid")
     max: int = Field(default=10, ge=1, le=10)
+
+
+class PendingListingQuery(BaseModel):
+    """Query of ``GET /v1/admin/approvals``: ``pageSize`` 1..100 (default 20) and the opaque
+    ``cursor`` of the previous page's ``nextCursor``."""
+
+    model_config = ConfigDict(extra="forbid")
+    pageSize: int = Field(default=20, ge=1, le=100)
+    cursor: Annotated[str, StringConstraints(min_length=1, max_length=1024, pattern=r"^[A-Za-z0-9_-]+$")] | None = None
+
+
+class PendingListingPage(BaseModel):
+    """Response of ``GET /v1/admin/approvals``: PENDING listings, oldest submission first, nothing claimed.
+
+    ``nextCursor`` is ``null`` on the last page; pass it as ``cursor`` for the next one.
+    """
+
+    listings: list[Listing]
+    pageSize: int
+    nextCursor: str | None
 
 
 class Approval(BaseModel):
@@ -27,7 +47,7 @@ class Approval(BaseModel):
 
 
 class ApprovalList(BaseModel):
-    """Response of ``GET /v1/admin/approvals``."""
+    """Response of ``POST /v1/admin/approvals/claims``: the tasks claimed for ``APPROVAL_CLAIM_SECONDS``."""
 
     approvals: list[Approval]
 
@@ -46,3 +66,18 @@ class ApprovalResult(BaseModel):
     approvalId: str
     decision: Literal["approve", "reject"]
     listing: Listing
+
+
+class PendingReview(BaseModel):
+    """A PENDING listing as the Dashboard's review page shows it: the listing and the ``version``
+    the administrator reads, which the decision is then bound to (no claim involved)."""
+
+    listing: Listing
+    version: int
+
+
+class ReviewQueue(BaseModel):
+    """The Dashboard's review page: PENDING listings oldest first, and where the next page starts."""
+
+    reviews: list[PendingReview]
+    nextCursor: str | None

@@ -1,21 +1,34 @@
-"""Admin approval routes."""
+"""Admin approval routes: the review queue (read only), claims and decisions."""
 
 from __future__ import annotations
 
 from chalice.app import Blueprint
 
 from chalicelib.approvals import service
-from chalicelib.approvals.models import ApprovalClaimQuery, ApprovalDecision, ApprovalList, ApprovalResult
+from chalicelib.approvals.models import (
+    ApprovalClaimRequest,
+    ApprovalDecision,
+    ApprovalList,
+    ApprovalResult,
+    PendingListingPage,
+    PendingListingQuery,
+)
 from chalicelib.auth.service import Caller
 from chalicelib.http import route
 
 bp = Blueprint(__name__)
 
 
-@route(bp, "/v1/admin/approvals", "GET", auth="admin", query=ApprovalClaimQuery, response=ApprovalList, tags=("admin",))
-def claim(caller: Caller, query: ApprovalClaimQuery) -> ApprovalList:
-    """Claim up to ``max`` listings awaiting review."""
-    return service.claim(query.max)
+@route(bp, "/v1/admin/approvals", "GET", auth="admin", query=PendingListingQuery, response=PendingListingPage, tags=("admin",))
+def pending(caller: Caller, query: PendingListingQuery) -> PendingListingPage:
+    """List PENDING listings awaiting review, oldest first, without claiming anything."""
+    return service.list_pending(query)
+
+
+@route(bp, "/v1/admin/approvals/claims", "POST", auth="admin", body=ApprovalClaimRequest, response=ApprovalList, tags=("admin",))
+def claim(caller: Caller, body: ApprovalClaimRequest) -> ApprovalList:
+    """Claim up to ``max`` approval tasks for ``APPROVAL_CLAIM_SECONDS`` (300 s); decide each before it expires."""
+    return service.claim(body.max)
 
 
 @route(bp, "/v1/admin/approvals/{approvalId}", "POST", auth="admin", body=ApprovalDecision, response=ApprovalResult, tags=("admin",))

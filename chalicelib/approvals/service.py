@@ -1,4 +1,9 @@
-"""Approval rules (DESIGN §2 "Approvals").
+"""Approval rules (DESIGN §2 "Approvals", docs/approvals.md).
+
+* :func:`list_pending` shows the review queue (PENDING listings, oldest first) and claims nothing.
+* :func:`claim` claims tasks from the SQS approval queue; :func:`decide` decides a claimed task.
+* :func:`decide_listing` decides a PENDING listing without a claim (the Dashboard's review page);
+  its task stays queued and is dropped as stale when claimed later.
 
 ``approvalId`` is an opaque token (URL-safe base64 of the task and its SQS receipt handle),
 so claims need no extra table. A task whose listing was deleted, changed (another version)
@@ -14,9 +19,18 @@ from typing import Any
 
 from chalicelib import clock, errors, storage
 from chalicelib.approvals import queue
-from chalicelib.approvals.models import Approval, ApprovalDecision, ApprovalList, ApprovalResult
+from chalicelib.approvals.models import (
+    Approval,
+    ApprovalDecision,
+    ApprovalList,
+    ApprovalResult,
+    PendingListingPage,
+    PendingListingQuery,
+    PendingReview,
+    ReviewQueue,
+)
 from chalicelib.listings import repository as listings
-from chalicelib.listings.models import ListingStatus
+from chalicelib.listings.models import Listing, ListingStatus
 from chalicelib.listings.service import to_model
 from chalicelib.users import repository as users
 
@@ -47,6 +61,74 @@ def decode_approval_id(approval_id: str) -> queue.Task:
 
 def _is_current(listing: dict[str, Any] | None, task: queue.Task) -> bool:
     return listing is not None and listing["status"] == ListingStatus.PENDING and int(listing["version"]) == task.version
+
+
+def encode_cursor(key: dict[str, Any]) -> str:
+    """The opaque, URL-safe cursor of a ``pendingReview`` index position."""
+    raw = json.dumps(key, separators=(",", ":"), sort_keys=True)
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+_CURSOR_KEYS = frozenset({"listingId", "pendingQueue", "pendingSort"})
+
+
+def decode_cursor(cursor: str) -> dict[str, Any]:
+    """Inverse of :func:`encode_cursor`.
+
+    Raises
+    ------
+    ValidationError
+        Not a cursor this service issued (``details`` names ``cursor``).
+    """
+    try:
+        key = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    except (binascii.Error, ValueError, UnicodeDecodeError) as exc:
+        raise errors.ValidationError.for_field("cursor", "not a cursor returned by this endpoint") from exc
+    if not isinstance(key, dict) or set(key) != _CURSOR_KEYS or not all(isinstance(v, str) for v in key.values()):
+        raise errors.ValidationError.for_field("cursor", "not a cursor returned by this endpoint")
+    return key
+
+
+def list_pending(query: PendingListingQuery) -> PendingListingPage:
+    """PENDING listings awaiting review, oldest submission first, ``query.pageSize`` per page.
+
+    Claims nothing and changes nothing (one Query of the sparse ``pendingReview`` index plus
+    one BatchGetItem of the owners).
+
+    Raises
+    ------
+    ValidationError
+        ``cursor`` is not one this endpoint returned.
+    """
+    items, owners, next_cursor = _pending_page(query)
+    return PendingListingPage(
+        listings=[to_model(i, owners.get(i["ownerId"])) for i in items], pageSize=query.pageSize, nextCursor=next_cursor
+    )
+
+
+def _pending_page(query: PendingListingQuery) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]], str | None]:
+    start = decode_cursor(query.cursor) if query.cursor else None
+    found = listings.query_pending(query.pageSize + 1, start)  # one more tells whether a next page exists
+    items = found[: query.pageSize]
+    owners = users.get_users(list({i["ownerId"] for i in items})) if items else {}
+    next_cursor = encode_cursor(listings.pending_position(items[-1])) if len(found) > query.pageSize else None
+    return items, owners, next_cursor
+
+
+def review_queue(query: PendingListingQuery) -> ReviewQueue:
+    """As :func:`list_pending`, with each listing's ``version`` (the Dashboard binds its decision,
+    :func:`decide_listing`, to the version the administrator read). Claims nothing.
+
+    Raises
+    ------
+    ValidationError
+        ``cursor`` is not one this service returned.
+    """
+    items, owners, next_cursor = _pending_page(query)
+    return ReviewQueue(
+        reviews=[PendingReview(listing=to_model(i, owners.get(i["ownerId"])), version=int(i["version"])) for i in items],
+        nextCursor=next_cursor,
+    )
 
 
 def claim(max_tasks: int) -> ApprovalList:
@@ -89,7 +171,6 @@ def decide(approval_id: str, body: ApprovalDecision) -> ApprovalResult:
     """
     task = decode_approval_id(approval_id)
     listing = listings.get(task.listing_id)
-    now = clock.iso()
     try:
         if not _is_current(listing, task):
             raise storage.ConditionFailed("stale task")
@@ -99,13 +180,7 @@ def decide(approval_id: str, body: ApprovalDecision) -> ApprovalResult:
         except queue.ClaimLostError as exc:
             # Never apply a decision without a claim this queue issued and still holds.
             raise errors.NotFoundError("Unknown or expired approval id; claim the task again") from exc
-        if body.decision == "approve":
-            updated = listings.activate(listing, ListingStatus.PENDING.value, now, version=task.version)
-        else:
-            updated = listings.deactivate(
-                task.listing_id, ListingStatus.PENDING.value, ListingStatus.REJECTED.value, now,
-                reason=body.reason or DEFAULT_REJECTION_REASON, version=task.version,
-            )
+        updated = _apply(listing, body, task.version)
     except storage.ConditionFailed as exc:
         queue.delete(task.receipt)
         if listing is None:
@@ -115,6 +190,67 @@ def decide(approval_id: str, body: ApprovalDecision) -> ApprovalResult:
         ) from exc
     queue.delete(task.receipt)
     return ApprovalResult(approvalId=approval_id, decision=body.decision, listing=to_model(updated, users.get_user(updated["ownerId"])))
+
+
+def _apply(listing: dict[str, Any], body: ApprovalDecision, version: int) -> dict[str, Any]:
+    """Approve or reject ``listing`` if it is still PENDING at ``version`` (one conditional update).
+
+    Raises
+    ------
+    storage.ConditionFailed
+        The listing is gone, no longer PENDING, or at another version.
+    """
+    now = clock.iso()
+    if body.decision == "approve":
+        return listings.activate(listing, ListingStatus.PENDING.value, now, version=version)
+    return listings.deactivate(
+        listing["listingId"], ListingStatus.PENDING.value, ListingStatus.REJECTED.value, now,
+        reason=body.reason or DEFAULT_REJECTION_REASON, version=version,
+    )
+
+
+def decide_listing(listing_id: str, body: ApprovalDecision, version: int | None = None) -> Listing:
+    """Approve or reject a PENDING listing without a claim (the Dashboard's review page).
+
+    The decision applies only to the version the administrator saw (``version``; the current
+    one when ``None``), atomically (condition expression on status and version). The listing's
+    queued task stays in the approval queue and is dropped as stale when claimed (its listing
+    is no longer PENDING), so nothing is decided twice.
+
+    Parameters
+    ----------
+    listing_id:
+        The listing to decide.
+    body:
+        ``{decision, reason?}`` as for :func:`decide`.
+    version:
+        The listing ``version`` the decision is about (e.g. from the page the administrator read).
+
+    Returns
+    -------
+    Listing
+        The listing after the decision (ACTIVE or REJECTED).
+
+    Raises
+    ------
+    NotFoundError
+        No such listing.
+    ConflictError
+        The listing is not PENDING (already decided) or is at another version than ``version``.
+    """
+    listing = listings.get(listing_id)
+    if listing is None:
+        raise errors.NotFoundError(f"Listing '{listing_id}' not found")
+    expected = int(listing["version"]) if version is None else version
+    try:
+        if listing["status"] != ListingStatus.PENDING:
+            raise storage.ConditionFailed("not pending")
+        updated = _apply(listing, body, expected)
+    except storage.ConditionFailed as exc:
+        if listings.get(listing_id) is None:
+            raise errors.NotFoundError(f"Listing '{listing_id}' not found") from exc
+        raise errors.ConflictError("The listing changed or was already decided; read it again") from exc
+    return to_model(updated, users.get_user(updated["ownerId"]))
 
 
 def enqueue_submitted(data: dict[str, Any], created_at: str) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import outbox
-from chalicelib.event_catalog import MessageNew
+from chalicelib.webhooks.catalogue import MessageNew
 
 
 def message_event_op(message: dict[str, Any], recipient_id: str) -> dict[str, Any]:

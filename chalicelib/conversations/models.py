@@ -7,8 +7,8 @@ from typing import Annotated
 from pydantic import AfterValidator, BaseModel, ConfigDict, StringConstraints
 
 from chalicelib.json_types import NON_BLANK, Timestamp
-from chalicelib.match_requests.models import SubjectType
 from chalicelib.pagination import Envelope, PageQuery
+from chalicelib.subjects import SubjectType
 
 #: Longest message, in characters (Unicode code points).
 MAX_CONTENT_LENGTH = 4000

@@ -16,7 +16,7 @@ import random
 import time
 from typing import Any
 
-from chalicelib import clock, errors, storage
+from chalicelib import clock, errors, path_ids, storage
 from chalicelib.auth.service import Caller
 from chalicelib.conversations import repository
 from chalicelib.conversations.events import message_event_op
@@ -31,8 +31,6 @@ from chalicelib.conversations.models import (
 )
 from chalicelib.pagination import PageQuery
 
-#: Longer path ids are answered 404 without a read (DynamoDB rejects keys over 2048 bytes).
-MAX_ID_LENGTH = 128
 #: Attempts to take the next message number when other messages keep arriving at once: each
 #: lost attempt means another message got in, so N simultaneous senders all succeed while N <= this.
 SEND_ATTEMPTS = 10
@@ -109,11 +107,11 @@ def to_model(item: dict[str, Any], viewer_id: str) -> Conversation:
 
 
 def _not_found(conversation_id: str) -> errors.NotFoundError:
-    return errors.NotFoundError(f"Conversation '{conversation_id[:MAX_ID_LENGTH]}' not found")
+    return errors.NotFoundError(f"Conversation '{conversation_id[:path_ids.MAX_LENGTH]}' not found")
 
 
 def _read(conversation_id: str) -> dict[str, Any] | None:
-    return repository.get(conversation_id) if len(conversation_id) <= MAX_ID_LENGTH else None
+    return repository.get(conversation_id) if path_ids.within_limit(conversation_id) else None
 
 
 def _participating(item: dict[str, Any] | None, caller: Caller, conversation_id: str) -> dict[str, Any]:
@@ -165,8 +163,11 @@ def list_messages(caller: Caller, conversation_id: str, query: PageQuery) -> Mes
     )
 
 
-def send_message(caller: Caller, conversation_id: str, content: str) -> Message:
+def send_message(caller: Caller, conversation_id: str, content: str, via_api: bool = True) -> Message:
     """Append a message and write its ``message.new`` event in one transaction.
+
+    ``via_api`` becomes the message's ``isApiSent`` (spec §2: "whether sent through the API");
+    the Dashboard's Send box passes ``False``.
 
     Costs one BatchGetItem (conversation and sender) and one TransactWriteItems; a message
     arriving at the same moment costs one more (strongly consistent) GetItem and transaction.
@@ -180,7 +181,7 @@ def send_message(caller: Caller, conversation_id: str, content: str) -> Message:
     ConflictError
         Other messages kept taking the next number through every attempt (retry).
     """
-    if len(conversation_id) > MAX_ID_LENGTH:
+    if not path_ids.within_limit(conversation_id):
         raise _not_found(conversation_id)
     conversation, sender = repository.get_with_user(conversation_id, caller.user_id)
     for attempt in range(SEND_ATTEMPTS):
@@ -198,7 +199,7 @@ def send_message(caller: Caller, conversation_id: str, content: str) -> Message:
             "senderId": caller.user_id,
             "senderName": (sender or {}).get("displayName") or snapshot.get(caller.user_id, ""),
             "content": content,
-            "isApiSent": True,
+            "isApiSent": via_api,
             "createdAt": clock.iso(),
         }
         recipient = next(p for p in conversation["participantIds"] if p != caller.user_id)

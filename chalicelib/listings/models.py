@@ -10,7 +10,6 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from chalicelib.categories.registry import category_key_schema, role_key_schema
 from chalicelib.channels import CHANNEL_KEYS
 from chalicelib.json_types import Timestamp
-from chalicelib.match_requests.models import MatchRequest
 from chalicelib.pagination import Envelope
 from chalicelib.users.models import SocialLinks
 
@@ -86,12 +85,6 @@ class Listing(BaseModel):
     profile: OwnerSummary
     createdAt: Timestamp
     updatedAt: Timestamp
-
-
-class ListingDetail(Listing):
-    """``GET /v1/listings/{id}``: adds the caller's own match request (null when none)."""
-
-    myRequest: MatchRequest | None = None
 
 
 class ListingSearchItem(Listing):

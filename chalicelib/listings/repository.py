@@ -2,7 +2,8 @@
 
 Item shape: ``{listingId, ownerId, categoryKey, roleKey, title, meta, channels, webhookIds,
 status, statusReason?, version, searchText, createdAt, updatedAt}`` plus, while ACTIVE, the
-sparse index attributes of :mod:`chalicelib.search.index`. ``version`` increments on every
+sparse index attributes of :mod:`chalicelib.listings.search.index` and, while PENDING, those of the
+``pendingReview`` index (:func:`pending_attributes`). ``version`` increments on every
 content change; approval tasks carry it so a stale task is never applied.
 """
 
@@ -13,7 +14,7 @@ from typing import Any
 
 from chalicelib import storage
 from chalicelib.config import settings
-from chalicelib.search.index import INDEX_ATTRIBUTES, index_attributes
+from chalicelib.listings.search.index import INDEX_ATTRIBUTES, index_attributes
 
 
 def _table() -> str:
@@ -22,6 +23,21 @@ def _table() -> str:
 
 def _key(listing_id: str) -> dict[str, str]:
     return {"listingId": listing_id}
+
+
+#: Partition value of the sparse ``pendingReview`` index: every PENDING listing, one partition
+#: (an administrators' review queue is small; oldest first by ``pendingSort``).
+PENDING_PARTITION = "PENDING"
+PENDING_INDEX = "pendingReview"
+
+
+def pending_attributes(listing_id: str, submitted_at: str) -> dict[str, str]:
+    """The ``pendingReview`` index attributes of a listing submitted (created or changed) at ``submitted_at``.
+
+    ``pendingSort`` is ``<submittedAt ISO 8601 UTC>#<listingId>``: oldest submission first,
+    unique per listing.
+    """
+    return {"pendingQueue": PENDING_PARTITION, "pendingSort": f"{submitted_at}#{listing_id}"}
 
 
 def get(listing_id: str) -> dict[str, Any] | None:
@@ -44,6 +60,9 @@ def create(item: dict[str, Any], extra_ops: Sequence[dict[str, Any]]) -> None:
     storage.transact([storage.put_op(_table(), item, condition="attribute_not_exists(listingId)"), *extra_ops])
 
 
+_REMOVE_PENDING = "pendingQueue, pendingSort"
+
+
 def _remove_index() -> str:
     return ", ".join(INDEX_ATTRIBUTES)
 
@@ -57,12 +76,14 @@ def replace_content_op(item: dict[str, Any], expected_version: int) -> dict[str,
         _table(),
         _key(item["listingId"]),
         "SET title = :t, meta = :m, channels = :c, webhookIds = :w, searchText = :s, #st = :pending, "
-        f"version = :next, updatedAt = :u REMOVE statusReason, {_remove_index()}",
+        "version = :next, updatedAt = :u, pendingQueue = :pq, pendingSort = :ps "
+        f"REMOVE statusReason, {_remove_index()}",
         condition="version = :v",
         ExpressionAttributeNames={"#st": "status"},
         ExpressionAttributeValues=storage.values(
             t=item["title"], m=item["meta"], c=item["channels"], w=item["webhookIds"], s=item["searchText"],
             pending="PENDING", next=expected_version + 1, u=item["updatedAt"], v=expected_version,
+            pq=PENDING_PARTITION, ps=pending_attributes(item["listingId"], item["updatedAt"])["pendingSort"],
         ),
     )
 
@@ -85,7 +106,7 @@ def activate(listing: dict[str, Any], from_status: str, updated_at: str, version
         vals["v"] = version
     return storage.update(
         _table(), _key(listing["listingId"]),
-        f"SET #st = :active, updatedAt = :u, {sets} REMOVE statusReason",
+        f"SET #st = :active, updatedAt = :u, {sets} REMOVE statusReason, {_REMOVE_PENDING}",
         condition=condition,
         ExpressionAttributeNames={"#st": "status"},
         ExpressionAttributeValues=storage.values(**vals),
@@ -109,7 +130,7 @@ def deactivate(listing_id: str, from_status: str, to_status: str, updated_at: st
     if reason is not None:
         expression += ", statusReason = :r"
         vals["r"] = reason
-    expression += f" REMOVE {_remove_index()}" + ("" if reason is not None else ", statusReason")
+    expression += f" REMOVE {_remove_index()}, {_REMOVE_PENDING}" + ("" if reason is not None else ", statusReason")
     return storage.update(
         _table(), _key(listing_id), expression, condition=condition,
         ExpressionAttributeNames={"#st": "status"}, ExpressionAttributeValues=storage.values(**vals),
@@ -149,3 +170,38 @@ def query_cell(precision: int, cell_key: str, sort_prefix: str | None = None) ->
         _table(), IndexName=f"activeByGeo{precision}", KeyConditionExpression=condition,
         ExpressionAttributeValues=storage.values(**vals),
     )
+
+
+def query_pending(limit: int, start_after: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Up to ``limit`` PENDING listings, oldest submission first, from the sparse ``pendingReview`` index.
+
+    Parameters
+    ----------
+    limit:
+        Largest number of listings to return (1..101).
+    start_after:
+        Index key (``listingId``, ``pendingQueue``, ``pendingSort``) of the last listing already
+        seen, from :func:`pending_position`, or ``None`` to start at the oldest.
+
+    Returns
+    -------
+    list
+        The listing items (index projection ALL). One Query request; its read cost grows with
+        ``limit`` only.
+    """
+    params: dict[str, Any] = {
+        "IndexName": PENDING_INDEX,
+        "KeyConditionExpression": "pendingQueue = :p",
+        "ExpressionAttributeValues": storage.values(p=PENDING_PARTITION),
+        "ScanIndexForward": True,
+        "Limit": limit,
+    }
+    if start_after:
+        params["ExclusiveStartKey"] = storage.to_item(start_after)
+    items, _ = storage.query_page(_table(), **params)
+    return items
+
+
+def pending_position(item: dict[str, Any]) -> dict[str, str]:
+    """The ``pendingReview`` index key of a PENDING listing item (where a next page starts after it)."""
+    return {"listingId": item["listingId"], "pendingQueue": item["pendingQueue"], "pendingSort": item["pendingSort"]}

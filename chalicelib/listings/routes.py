@@ -1,4 +1,4 @@
-"""Listing routes: create, search, mine, detail, update, status, delete."""
+"""Listing routes: create, search, mine, update, status (detail and delete span domains: :mod:`chalicelib.workflows.routes`)."""
 
 from __future__ import annotations
 
@@ -10,16 +10,15 @@ from chalicelib.listings import service
 from chalicelib.listings.models import (
     Listing,
     ListingCreate,
-    ListingDetail,
     ListingPage,
     ListingStatusChange,
     ListingUpdate,
     MyListingPage,
 )
-from chalicelib.pagination import Deleted, PageQuery
-from chalicelib.search.parameters import ListingSearchQuery, meta_parameters
-from chalicelib.search.query import parse_search
-from chalicelib.search.service import search_listings
+from chalicelib.listings.search.parameters import ListingSearchQuery, meta_parameters
+from chalicelib.listings.search.query import parse_search
+from chalicelib.listings.search.service import search_listings
+from chalicelib.pagination import PageQuery
 
 bp = Blueprint(__name__)
 TAGS = ("listings",)
@@ -62,12 +61,6 @@ def mine(caller: Caller, query: PageQuery) -> MyListingPage:
     return service.list_my_listings(caller, query)
 
 
-@route(bp, "/v1/listings/{listingId}", "GET", response=ListingDetail, tags=TAGS)
-def detail(caller: Caller, listingId: str) -> ListingDetail:
-    """Listing detail: owner profile, channels and the caller's own request (``myRequest``)."""
-    return service.get_listing_detail(caller, listingId)
-
-
 @route(bp, "/v1/listings/{listingId}", "PATCH", body=ListingUpdate, response=Listing, tags=TAGS, rules=LISTING_RULES[1:])
 def update(caller: Caller, listingId: str, body: ListingUpdate) -> Listing:
     """Update meta, channels or webhookIds; the listing goes back to PENDING for re-review."""
@@ -78,9 +71,3 @@ def update(caller: Caller, listingId: str, body: ListingUpdate) -> Listing:
 def change_status(caller: Caller, listingId: str, body: ListingStatusChange) -> Listing:
     """Pause (``{"status": "PAUSED"}``) an ACTIVE listing or resume (``"ACTIVE"``) a PAUSED one."""
     return service.change_status(caller, listingId, body)
-
-
-@route(bp, "/v1/listings/{listingId}", "DELETE", response=Deleted, tags=TAGS)
-def delete(caller: Caller, listingId: str) -> Deleted:
-    """Delete the caller's listing."""
-    return service.delete_listing(caller, listingId)

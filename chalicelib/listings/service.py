@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from chalicelib import clock, errors, outbox, storage
@@ -21,23 +20,17 @@ from chalicelib.listings.meta import validate_meta
 from chalicelib.listings.models import (
     Listing,
     ListingCreate,
-    ListingDetail,
     ListingStatus,
     ListingStatusChange,
     ListingUpdate,
     MyListingPage,
     OwnerSummary,
 )
-from chalicelib.match_requests import listing_deletion
-from chalicelib.match_requests import service as match_requests
-from chalicelib.pagination import Deleted, PageQuery
+from chalicelib.pagination import PageQuery
 from chalicelib.text import words
 from chalicelib.users import repository as users
 from chalicelib.users.service import active_channels, require_user, summary_from_item
 from chalicelib.webhooks import repository as webhooks
-
-#: Attempts of a deletion while requests for the listing keep arriving.
-DELETE_ATTEMPTS = 4
 
 #: Field types whose words ``q`` searches (DESIGN §2 "Search": title and text fields).
 SEARCHED_TYPES = {FieldType.TEXT, FieldType.RICHTEXT, FieldType.LOCATION}
@@ -145,12 +138,22 @@ def create_listing(caller: Caller, body: ListingCreate) -> Listing:
         "searchText": search_text(category, meta),
         "createdAt": now,
         "updatedAt": now,
+        **repository.pending_attributes(listing_id, now),
     }
     repository.create(item, [_submitted_event(listing_id, 1)])
     return to_model(item, owner)
 
 
-def _owned(caller: Caller, listing_id: str) -> dict[str, Any]:
+def owned(caller: Caller, listing_id: str) -> dict[str, Any]:
+    """The listing item if the caller owns it.
+
+    Raises
+    ------
+    NotFoundError
+        No such listing.
+    ForbiddenError
+        Another user's listing.
+    """
     item = repository.get(listing_id)
     if item is None:
         raise errors.NotFoundError(f"Listing '{listing_id}' not found")
@@ -171,13 +174,6 @@ def get_visible(caller: Caller, listing_id: str) -> dict[str, Any]:
     if item is None or (item["status"] != ListingStatus.ACTIVE and item["ownerId"] != caller.user_id):
         raise errors.NotFoundError(f"Listing '{listing_id}' not found")
     return item
-
-
-def get_listing_detail(caller: Caller, listing_id: str) -> ListingDetail:
-    """Listing detail with the owner summary and the caller's match request (``myRequest``)."""
-    item = get_visible(caller, listing_id)
-    owner, my_request = match_requests.owner_and_my_request(item, caller.user_id)  # one BatchGetItem
-    return ListingDetail(**to_model(item, owner).model_dump(), myRequest=my_request)
 
 
 def list_my_listings(caller: Caller, page: PageQuery) -> MyListingPage:
@@ -201,7 +197,7 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate) -> List
     ConflictError
         The listing changed concurrently (retry with the new state).
     """
-    item = _owned(caller, listing_id)
+    item = owned(caller, listing_id)
     category = _category_and_role(item["categoryKey"], item["roleKey"])
     merged = dict(item.get("meta") or {})
     for key, value in (body.meta or {}).items():
@@ -240,7 +236,7 @@ def change_status(caller: Caller, listing_id: str, body: ListingStatusChange) ->
     ConflictError
         Any other transition (e.g. pausing a PENDING listing).
     """
-    item = _owned(caller, listing_id)
+    item = owned(caller, listing_id)
     now = clock.iso()
     source = ListingStatus.ACTIVE if body.status == ListingStatus.PAUSED else ListingStatus.PAUSED
     try:
@@ -256,28 +252,3 @@ def change_status(caller: Caller, listing_id: str, body: ListingStatusChange) ->
             "only ACTIVE -> PAUSED and PAUSED -> ACTIVE are allowed"
         ) from exc
     return to_model(updated, users.get_user(caller.user_id))
-
-
-def delete_listing(caller: Caller, listing_id: str) -> Deleted:
-    """Delete the caller's listing (404 for everyone afterwards), rejecting its pending requests.
-
-    Pending requests become REJECTED with reason "listing deleted" (and their
-    ``match_request.rejected`` events) in the deleting transaction, chunked when there are
-    many (:mod:`chalicelib.match_requests.listing_deletion`); conversations stay.
-
-    Raises
-    ------
-    NotFoundError, ForbiddenError
-        No such listing; not the caller's.
-    ConflictError
-        Requests kept arriving during every attempt (retry).
-    """
-    for attempt in range(DELETE_ATTEMPTS):
-        item = _owned(caller, listing_id)
-        try:
-            listing_deletion.delete_listing_rejecting_requests(item)
-        except storage.TransactionConflict:
-            time.sleep(0.05 * 2**attempt)  # a request arrived or the index lags: read again
-            continue
-        return Deleted(id=listing_id)
-    raise errors.ConflictError("Requests for this listing kept arriving; retry the deletion")

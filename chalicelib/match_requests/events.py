@@ -7,7 +7,7 @@ of the event.
 
 Fields without a value are present as ``null`` (e.g. an unset ``socialLinks.x``, or the
 ``reason`` of a rejection without one): :func:`chalicelib.outbox.event_op` keeps nulls in
-``data``. The ``data`` models live in the event catalogue (:mod:`chalicelib.event_catalog`).
+``data``. The ``data`` models live in the event catalogue (:mod:`chalicelib.webhooks.catalogue`).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import outbox
-from chalicelib.event_catalog import data_model
-from chalicelib.match_requests.models import SubjectType
+from chalicelib.subjects import SubjectType
+from chalicelib.webhooks.catalogue import data_model
 
 _TYPES = {
     (SubjectType.LISTING, "PENDING"): outbox.MATCH_REQUEST_RECEIVED,

@@ -19,12 +19,11 @@ from __future__ import annotations
 import base64
 import hashlib
 
-from chalicelib.match_requests.models import SubjectType
+from chalicelib.path_ids import within_limit
+from chalicelib.subjects import SubjectType
 
 PREFIX = "req_"
 DIGEST_LENGTH = 20
-#: Longer path ids are answered 404 without a read (DynamoDB rejects keys over 2048 bytes).
-MAX_ID_LENGTH = 128
 
 
 def request_id(subject_type: SubjectType, requester_id: str, subject_id: str) -> str:
@@ -51,7 +50,7 @@ def request_id(subject_type: SubjectType, requester_id: str, subject_id: str) ->
 
 def subject_of(request_id_: str) -> str | None:
     """The subject id embedded in a request id, or ``None`` when it is not one of ours."""
-    if not request_id_.startswith(PREFIX) or len(request_id_) > MAX_ID_LENGTH:
+    if not request_id_.startswith(PREFIX) or not within_limit(request_id_):
         return None
     subject, _, digest = request_id_[len(PREFIX) :].rpartition("_")
     if not subject or len(digest) != DIGEST_LENGTH:

@@ -10,19 +10,13 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, St
 from chalicelib.channels import ChannelKey
 from chalicelib.json_types import NON_BLANK, Timestamp
 from chalicelib.pagination import Envelope, PageQuery
+from chalicelib.subjects import SubjectType
 from chalicelib.users.models import ProfileSummary
 
 #: Longest request message, in characters (same bound as a conversation message).
 MAX_MESSAGE_LENGTH = 4000
 #: Longest rejection reason, in characters.
 MAX_REASON_LENGTH = 500
-
-
-class SubjectType(StrEnum):
-    """What a request is about: a listing (match request) or a profile (profile request)."""
-
-    LISTING = "LISTING"
-    PROFILE = "PROFILE"
 
 
 class RequestStatus(StrEnum):

@@ -1,4 +1,5 @@
-"""Request routes: send match and profile requests, list them, read one, accept or reject."""
+"""Request routes: send match and profile requests, list them, read one (decisions open conversations:
+:mod:`chalicelib.workflows.routes`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
 from chalicelib.http import route
-from chalicelib.match_requests import decisions, service
+from chalicelib.match_requests import service
 from chalicelib.match_requests.models import (
     ListingRequestQuery,
     MatchRequest,
@@ -14,7 +15,6 @@ from chalicelib.match_requests.models import (
     ProfileRequestCreate,
     RequestListQuery,
     RequestPage,
-    StatusChange,
 )
 
 bp = Blueprint(__name__)
@@ -61,9 +61,3 @@ def for_listing(caller: Caller, listingId: str, query: ListingRequestQuery) -> R
 def get_request(caller: Caller, requestId: str) -> MatchRequest:
     """One request, for its requester or recipient."""
     return service.get_request(caller, requestId)
-
-
-@route(bp, "/v1/match-requests/{requestId}/status", "PATCH", body=StatusChange, response=MatchRequest, tags=TAGS)
-def decide(caller: Caller, requestId: str, body: StatusChange) -> MatchRequest:
-    """Accept or reject a PENDING request addressed to the caller; accepting opens a conversation."""
-    return decisions.decide(caller, requestId, body)

@@ -30,10 +30,11 @@ from chalicelib.match_requests.models import (
     RequestListQuery,
     RequestPage,
     RequestStatus,
-    SubjectType,
 )
+from chalicelib.match_requests.profile_policy import evaluate
 from chalicelib.pagination import PageQuery
-from chalicelib.profiles.policy import evaluate
+from chalicelib.path_ids import within_limit
+from chalicelib.subjects import SubjectType
 from chalicelib.users.models import ProfileSummary, SocialLinks
 from chalicelib.users.service import active_channels, summary_from_item
 
@@ -236,22 +237,10 @@ def list_for_listing(caller: Caller, listing_id: str, query: ListingRequestQuery
     ForbiddenError
         Another user's (visible) listing.
     """
-    listing = listings.get(listing_id) if len(listing_id) <= ids.MAX_ID_LENGTH else None
+    listing = listings.get(listing_id) if within_limit(listing_id) else None
     if listing is None or (listing["ownerId"] != caller.user_id and listing["status"] != "ACTIVE"):
         raise errors.NotFoundError(f"Listing '{listing_id}' not found")
     if listing["ownerId"] != caller.user_id:
         raise errors.ForbiddenError("Only the listing's owner may see its requests")
     status = query.status.value if query.status else None
     return _page(repository.list_for_subject(listing_id, status), query)
-
-
-def owner_and_my_request(listing: dict[str, Any], caller_id: str) -> tuple[dict[str, Any] | None, MatchRequest | None]:
-    """A listing's owner item and the caller's match request about it, in one BatchGetItem.
-
-    For the owner the request is always ``None`` (no requests to one's own listing).
-    """
-    owner_id, listing_id = listing["ownerId"], listing["listingId"]
-    request_id = ids.request_id(SubjectType.LISTING, caller_id, listing_id) if caller_id != owner_id else None
-    bundle = repository.read_bundle(request_ids=[request_id] if request_id else [], user_ids=[owner_id])
-    mine = bundle.requests.get(request_id) if request_id else None
-    return bundle.users.get(owner_id), (to_model(mine) if mine else None)

@@ -1,1 +1,1 @@
-"""Profiles as other users see them: detail with the request policy, and sourcing search."""
+"""Profiles as other users see them: the public view and sourcing search (detail: :mod:`chalicelib.workflows`)."""

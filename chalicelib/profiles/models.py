@@ -8,9 +8,7 @@ from pydantic import BaseModel, Field, StringConstraints, field_validator
 
 from chalicelib.channels import ChannelKey
 from chalicelib.json_types import Timestamp
-from chalicelib.match_requests.models import MatchRequest
 from chalicelib.pagination import Envelope, PageQuery
-from chalicelib.profiles.policy import ProfileRequestPolicy
 from chalicelib.users.models import Country, Recruiting, Seniority, SocialLinks, VerifiedLevel
 
 #: Most skills one search may require.
@@ -29,13 +27,6 @@ class PublicProfile(BaseModel):
     activeChannels: list[str]
     createdAt: Timestamp
     updatedAt: Timestamp
-
-
-class ProfileDetail(PublicProfile):
-    """``GET /v1/profiles/{userId}``: adds the request policy for the caller and the caller's request."""
-
-    profileRequestPolicy: ProfileRequestPolicy
-    myProfileRequest: MatchRequest | None = None
 
 
 class ProfilePage(Envelope):

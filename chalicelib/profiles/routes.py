@@ -1,4 +1,4 @@
-"""Profile routes: sourcing search and profile detail."""
+"""Profile routes: sourcing search (profile detail spans domains: :mod:`chalicelib.workflows.routes`)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,8 @@ from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
 from chalicelib.http import route
-from chalicelib.profiles.models import ProfileDetail, ProfilePage, ProfileSearchQuery
+from chalicelib.profiles.models import ProfilePage, ProfileSearchQuery
 from chalicelib.profiles.search import search_profiles
-from chalicelib.profiles.service import get_profile
 
 bp = Blueprint(__name__)
 TAGS = ("profiles",)
@@ -18,9 +17,3 @@ TAGS = ("profiles",)
 def search(caller: Caller, query: ProfileSearchQuery) -> ProfilePage:
     """Search profiles with sourcing filters (q, country, minVerifiedLevel, skills, openToWork, seniority, remote, channel)."""
     return search_profiles(query)
-
-
-@route(bp, "/v1/profiles/{userId}", "GET", response=ProfileDetail, tags=TAGS)
-def detail(caller: Caller, userId: str) -> ProfileDetail:
-    """A profile with ``profileRequestPolicy`` for the caller, ``activeChannels`` and ``myProfileRequest``."""
-    return get_profile(caller, userId)

@@ -1,22 +1,11 @@
-"""Profile detail as another user sees it (``GET /v1/profiles/{userId}``).
-
-One BatchGetItem reads the profile, the caller (for the verification level the policy
-compares) and the caller's profile request (its id is derived, see
-:mod:`chalicelib.match_requests.ids`): one DynamoDB call after authentication.
-"""
+"""Profile views: the public view of a user item (search items; the detail adds to it in
+:mod:`chalicelib.workflows.profile_detail`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from chalicelib import errors
-from chalicelib.auth.service import Caller
-from chalicelib.match_requests import ids
-from chalicelib.match_requests import repository as requests
-from chalicelib.match_requests.models import SubjectType
-from chalicelib.match_requests.service import to_model as request_model
-from chalicelib.profiles.models import ProfileDetail, PublicProfile
-from chalicelib.profiles.policy import evaluate
+from chalicelib.profiles.models import PublicProfile
 from chalicelib.users.models import Recruiting
 from chalicelib.users.service import active_channels, summary_from_item
 
@@ -30,28 +19,4 @@ def public_profile(user: dict[str, Any]) -> PublicProfile:
         activeChannels=active_channels(user),
         createdAt=user["createdAt"],
         updatedAt=user["updatedAt"],
-    )
-
-
-def get_profile(caller: Caller, user_id: str) -> ProfileDetail:
-    """A user's profile with ``profileRequestPolicy`` for the caller and ``myProfileRequest``.
-
-    Raises
-    ------
-    NotFoundError
-        No such user.
-    """
-    if len(user_id) > ids.MAX_ID_LENGTH:
-        raise errors.NotFoundError("User not found")
-    request_id = ids.request_id(SubjectType.PROFILE, caller.user_id, user_id) if user_id != caller.user_id else None
-    bundle = requests.read_bundle(request_ids=[request_id] if request_id else [], user_ids=[user_id, caller.user_id])
-    target = bundle.users.get(user_id)
-    if target is None:
-        raise errors.NotFoundError(f"User '{user_id}' not found")
-    level = int((bundle.users.get(caller.user_id) or {}).get("verifiedLevel", 0))
-    mine = bundle.requests.get(request_id) if request_id else None
-    return ProfileDetail(
-        **public_profile(target).model_dump(),
-        profileRequestPolicy=evaluate(target, caller.user_id, level),
-        myProfileRequest=request_model(mine) if mine else None,
     )

@@ -2,62 +2,22 @@
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, WithJsonSchema, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from chalicelib.channels import ChannelKey
-from chalicelib.countries import COUNTRY_CODES, normalize_country
 from chalicelib.json_types import INTEGRAL_FLOAT, NON_BLANK, Timestamp, not_nullable
+from chalicelib.profile_summary import Country, HttpUrlString, ProfileSummary, SocialLinks
+
+__all__ = ["Country", "HttpUrlString", "ProfileSummary", "SocialLinks"]  # re-exported: they live in profile_summary
 
 #: Verification levels: 0 none, 1 email, 2 phone or identity document, 3 organization (our scale).
 MAX_VERIFIED_LEVEL = 3
 
 DisplayName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80, pattern=NON_BLANK)]
-#: ISO 3166-1 alpha-2, lower case (the schema lists the codes; the server also folds case and spaces).
-Country = Annotated[
-    str,
-    AfterValidator(normalize_country),
-    WithJsonSchema({"type": "string", "enum": sorted(COUNTRY_CODES), "description": "ISO 3166-1 alpha-2 country code, lower case"}),
-]
 Handle = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200, pattern=NON_BLANK)]
 VerifiedLevel = Annotated[int, Field(ge=0, le=MAX_VERIFIED_LEVEL), INTEGRAL_FLOAT]
-
-
-#: A social link: an absolute http(s) URL of printable ASCII (percent-encode the rest) with a dot
-#: after the scheme; the schema states the same pattern.
-HTTP_URL_PATTERN = r"^[Hh][Tt][Tt][Pp][Ss]?://[!-~]*[.][!-~]*$"
-MAX_LINK_LENGTH = 2048
-
-
-def _http_url(value: str | None) -> str | None:
-    if value is None:
-        return None
-    value = value.strip()
-    if len(value) > MAX_LINK_LENGTH or not re.fullmatch(HTTP_URL_PATTERN, value):
-        raise ValueError("must be an absolute http(s) URL of printable ASCII characters")
-    return value
-
-
-HttpUrlString = Annotated[
-    str | None,
-    AfterValidator(_http_url),
-    WithJsonSchema({"anyOf": [{"type": "string", "pattern": HTTP_URL_PATTERN, "maxLength": MAX_LINK_LENGTH}, {"type": "null"}]}),
-]
-
-
-class SocialLinks(BaseModel):
-    """Social profile URLs; exactly these platform keys (spec §6), each optional."""
-
-    model_config = ConfigDict(extra="forbid")
-    x: HttpUrlString = None
-    linkedin: HttpUrlString = None
-    github: HttpUrlString = None
-    instagram: HttpUrlString = None
-    tiktok: HttpUrlString = None
-    youtube: HttpUrlString = None
-    website: HttpUrlString = None
 
 
 #: A skill: lower-cased, 1..50 characters, not blank.
@@ -94,15 +54,6 @@ class RequestPolicy(BaseModel):
     model_config = ConfigDict(extra="forbid")
     acceptingRequests: bool = True
     minVerifiedLevel: VerifiedLevel = 0
-
-
-class ProfileSummary(BaseModel):
-    """The requester summary carried by requests and webhook payloads (spec §2, §6)."""
-
-    displayName: str
-    verifiedLevel: int
-    country: str | None
-    socialLinks: SocialLinks
 
 
 class Profile(ProfileSummary):

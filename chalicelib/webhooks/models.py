@@ -10,11 +10,11 @@ from chalicelib.config import settings
 from chalicelib.json_types import NON_BLANK, Timestamp
 from chalicelib.pagination import Envelope
 from chalicelib.webhooks.addresses import MAX_URL_LENGTH
-from chalicelib.webhooks.events import SUPPORTED_EVENTS
+from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
 
 DEFAULT_NAME = "API Webhook"
 
-#: An event name: one of the catalogue's (:mod:`chalicelib.event_catalog`).
+#: An event name: one of the catalogue's (:mod:`chalicelib.webhooks.catalogue`).
 EventName = Annotated[str, Field(json_schema_extra={"enum": list(SUPPORTED_EVENTS)})]
 
 
@@ -110,3 +110,26 @@ class DeliveryPage(Envelope):
     """``GET /v1/webhooks/{id}/deliveries`` envelope, newest first (kept 30 days)."""
 
     deliveries: list[DeliveryAttempt]
+
+
+class WebhookOverview(Webhook):
+    """A webhook as the Dashboard lists it: the API view plus its rotation window and last attempt."""
+
+    previousSecretExpiresAt: str | None = Field(default=None, description="Until when the rotated-out secret still verifies")
+    lastDelivery: DeliveryAttempt | None = None
+
+
+class SecretRotated(BaseModel):
+    """Result of rotating a webhook's secret (Dashboard only; not an API operation, spec §4 note 1)."""
+
+    webhook: Webhook
+    secret: str = Field(description="The new secret, shown once on the page")
+    previousSecretExpiresAt: str = Field(description="ISO 8601 UTC end of the old secret's 24 h overlap")
+
+
+class LoggedAttempt(DeliveryAttempt):
+    """A delivery attempt as the Dashboard's delivery log shows it: adds the exact request body
+    and an opaque ``token`` naming the log entry (for the on-demand detail view)."""
+
+    token: str
+    requestBody: str | None = None

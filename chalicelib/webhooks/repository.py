@@ -28,9 +28,9 @@ def get_many(webhook_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
     return {w["webhookId"]: w for w in storage.batch_get(_table(), [{"webhookId": i} for i in webhook_ids])}
 
 
-def get(webhook_id: str) -> dict[str, Any] | None:
-    """One webhook item, or ``None``."""
-    return storage.get(_table(), _key(webhook_id))
+def get(webhook_id: str, consistent: bool = False) -> dict[str, Any] | None:
+    """One webhook item, or ``None`` (``consistent``: a strongly consistent read)."""
+    return storage.get(_table(), _key(webhook_id), consistent=consistent)
 
 
 def create(item: dict[str, Any]) -> None:
@@ -95,3 +95,66 @@ def reset_failures(webhook_id: str) -> bool:
     except storage.ConditionFailed:
         return False
     return True
+
+
+def update_owned(webhook_id: str, owner_id: str, changes: dict[str, Any]) -> dict[str, Any] | None:
+    """``SET`` each of ``changes`` on ``webhook_id`` if ``owner_id`` owns it; the new item, or ``None``
+    when it is missing or someone else's (one conditional UpdateItem, no read first)."""
+    names = {f"#f{i}": name for i, name in enumerate(changes)}
+    values = {f":v{i}": value for i, value in enumerate(changes.values())}
+    expression = "SET " + ", ".join(f"#f{i} = :v{i}" for i in range(len(changes)))
+    try:
+        return storage.update(
+            _table(),
+            _key(webhook_id),
+            expression,
+            condition="ownerId = :owner",
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=storage.values(owner=owner_id, **{k[1:]: v for k, v in values.items()}),
+        )
+    except storage.ConditionFailed:
+        return None
+
+
+def enable_owned(webhook_id: str, owner_id: str, now: str) -> dict[str, Any] | None:
+    """Switch ``webhook_id`` on with ``failCount`` 0 (and no ``disabledAt``) if ``owner_id`` owns it."""
+    try:
+        return storage.update(
+            _table(),
+            _key(webhook_id),
+            "SET active = :yes, failCount = :zero, updatedAt = :now REMOVE disabledAt",
+            condition="ownerId = :owner",
+            ExpressionAttributeValues=storage.values(yes=True, zero=0, now=now, owner=owner_id),
+        )
+    except storage.ConditionFailed:
+        return None
+
+
+def disable_owned(webhook_id: str, owner_id: str, now: str) -> dict[str, Any] | None:
+    """Switch ``webhook_id`` off (``failCount`` kept) if ``owner_id`` owns it."""
+    try:
+        return storage.update(
+            _table(),
+            _key(webhook_id),
+            "SET active = :no, disabledAt = :now, updatedAt = :now",
+            condition="ownerId = :owner",
+            ExpressionAttributeValues=storage.values(no=False, now=now, owner=owner_id),
+        )
+    except storage.ConditionFailed:
+        return None
+
+
+def rotate_owned(webhook_id: str, owner_id: str, current: str, new: str, previous_expires_at: str, now: str) -> dict[str, Any] | None:
+    """Replace the secret ``current`` by ``new``, keeping ``current`` as ``previousSecret`` until
+    ``previous_expires_at``; ``None`` when missing, someone else's, or rotated concurrently
+    (the condition on the current secret means no rotation is lost or overwritten)."""
+    try:
+        return storage.update(
+            _table(),
+            _key(webhook_id),
+            "SET secret = :new, previousSecret = :current, previousSecretExpiresAt = :expires, updatedAt = :now",
+            condition="ownerId = :owner AND secret = :current",
+            ExpressionAttributeValues=storage.values(new=new, current=current, expires=previous_expires_at, now=now, owner=owner_id),
+        )
+    except storage.ConditionFailed:
+        return None

@@ -9,14 +9,30 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
+from datetime import timedelta
 from typing import Any
 
-from chalicelib import clock, errors
+from chalicelib import clock, errors, outbox, storage
 from chalicelib.auth.service import Caller
 from chalicelib.config import settings
 from chalicelib.pagination import Deleted, PageQuery
-from chalicelib.webhooks import addresses, deliveries, repository, signing
-from chalicelib.webhooks.models import DeliveryAttempt, DeliveryPage, Webhook, WebhookCreate, WebhookCreated, WebhookList
+from chalicelib.webhooks import addresses, repository, signing
+from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
+from chalicelib.webhooks.delivery import attempt_log, redelivery
+from chalicelib.webhooks.delivery.envelope import Delivery
+from chalicelib.webhooks.models import (
+    DeliveryAttempt,
+    DeliveryPage,
+    LoggedAttempt,
+    SecretRotated,
+    Webhook,
+    WebhookCreate,
+    WebhookCreated,
+    WebhookList,
+    WebhookOverview,
+)
 
 #: Seconds a registration may spend resolving the URL's host.
 REGISTRATION_RESOLVE_SECONDS = 5.0
@@ -126,13 +142,36 @@ def list_deliveries(caller: Caller, webhook_id: str, query: PageQuery) -> Delive
         Unknown, or someone else's webhook.
     """
     require_own(caller, webhook_id)
-    newest = deliveries.newest_attempts(webhook_id, query.page * query.pageSize)
+    newest = attempt_log.newest_attempts(webhook_id, query.page * query.pageSize)
     return DeliveryPage(
         deliveries=[_attempt_model(item) for item in query.slice(newest)],
-        total=deliveries.count_attempts(webhook_id),
+        total=attempt_log.count_attempts(webhook_id),
         page=query.page,
         pageSize=query.pageSize,
     )
+
+
+def redeliver(caller: Caller, webhook_id: str, event_id: str) -> Delivery:
+    """Queue one more attempt of delivering ``event_id`` to the caller's webhook (same ``webhook-id``).
+
+    The attempt runs in the webhook's lane under the failure policy: nothing is sent while the
+    webhook is inactive (see :mod:`chalicelib.webhooks.delivery.redelivery`).
+
+    Returns
+    -------
+    Delivery
+        The queued attempt (its ``attempt`` number).
+
+    Raises
+    ------
+    NotFoundError
+        Unknown webhook, someone else's, or no delivery of ``event_id`` to it.
+    """
+    require_own(caller, webhook_id)
+    try:
+        return redelivery.redeliver(webhook_id, event_id)
+    except redelivery.UnknownDelivery as exc:
+        raise errors.NotFoundError(f"No delivery of event '{event_id}' to webhook '{webhook_id}'") from exc
 
 
 def _attempt_model(item: dict[str, Any]) -> DeliveryAttempt:
@@ -150,3 +189,177 @@ def _attempt_model(item: dict[str, Any]) -> DeliveryAttempt:
         durationMs=int(item.get("durationMs") or 0),
         responseBody=item.get("responseBody"),
     )
+
+
+# --- Dashboard operations (spec §4 note 1: editing, toggling and secret regeneration are not API
+# operations; the Dashboard calls these, with the same rules as the API's create) -------------
+
+
+def _owned_or_404(item: dict[str, Any] | None, webhook_id: str) -> dict[str, Any]:
+    if item is None:
+        raise errors.NotFoundError(f"Webhook '{webhook_id}' not found")
+    return item
+
+
+def update_webhook(caller: Caller, webhook_id: str, body: WebhookCreate) -> Webhook:
+    """Change name, url and events of the caller's webhook (the same validation and SSRF rules as
+    registration); the secret, active state and ``failCount`` are kept.
+
+    Raises
+    ------
+    ValidationError
+        A URL that breaks the address rules (field ``url``).
+    NotFoundError
+        Unknown, or someone else's.
+    """
+    require_own(caller, webhook_id)  # 404 before resolving a URL for someone else's id
+    check_url(body.url)
+    changes = {"name": body.name, "url": body.url, "events": body.events, "updatedAt": clock.iso()}
+    return to_model(_owned_or_404(repository.update_owned(webhook_id, caller.user_id, changes), webhook_id))
+
+
+def set_active(caller: Caller, webhook_id: str, active: bool) -> Webhook:
+    """Enable or disable the caller's webhook.
+
+    Enabling sets ``failCount`` to 0, so deliveries resume with the next event and it takes five
+    new consecutive failures to switch it off again (spec §8). Events that happened while it was
+    inactive are not replayed (they were skipped, as spec §3 says for inactive webhooks).
+
+    Raises
+    ------
+    NotFoundError
+        Unknown, or someone else's.
+    """
+    now = clock.iso()
+    switch = repository.enable_owned if active else repository.disable_owned
+    item = switch(webhook_id, caller.user_id, now)
+    return to_model(_owned_or_404(item, webhook_id))
+
+
+def rotate_secret(caller: Caller, webhook_id: str) -> SecretRotated:
+    """Give the caller's webhook a new secret; the old one keeps verifying for
+    :data:`~chalicelib.webhooks.signing.PREVIOUS_SECRET_HOURS` hours (deliveries carry a
+    Standard Webhooks signature for each; ``X-Webhook-Signature`` uses the new one only).
+
+    Raises
+    ------
+    NotFoundError
+        Unknown, or someone else's.
+    ConflictError
+        Rotated concurrently by another request (retry).
+    """
+    item = require_own(caller, webhook_id)
+    moment = clock.now()
+    expires = clock.iso(moment + timedelta(hours=signing.PREVIOUS_SECRET_HOURS))
+    new = signing.new_secret()
+    updated = repository.rotate_owned(webhook_id, caller.user_id, str(item["secret"]), new, expires, clock.iso(moment))
+    if updated is None:
+        raise errors.ConflictError("The secret was changed by another request; reload and try again")
+    return SecretRotated(webhook=to_model(updated), secret=new, previousSecretExpiresAt=expires)
+
+
+def overview(caller: Caller) -> list[WebhookOverview]:
+    """Every webhook of the caller, newest first, each with its last logged attempt (one Query for
+    the list plus one single-item Query per webhook: the cost grows with the answer)."""
+    views = []
+    for item in repository.list_by_owner(caller.user_id):
+        last = attempt_log.newest_attempts(item["webhookId"], 1)
+        previous_expiry = item.get("previousSecretExpiresAt")
+        if previous_expiry and signing.previous_if_valid(item.get("previousSecret"), previous_expiry, clock.now()) is None:
+            previous_expiry = None  # the window is over
+        views.append(
+            WebhookOverview(
+                **to_model(item).model_dump(),
+                previousSecretExpiresAt=previous_expiry,
+                lastDelivery=_attempt_model(last[0]) if last else None,
+            )
+        )
+    return views
+
+
+def get_webhook(caller: Caller, webhook_id: str) -> Webhook:
+    """The caller's webhook.
+
+    Raises
+    ------
+    NotFoundError
+        Unknown, or someone else's.
+    """
+    return to_model(require_own(caller, webhook_id))
+
+
+def _logged_model(item: dict[str, Any]) -> LoggedAttempt:
+    token = base64.urlsafe_b64encode(str(item["deliveryKey"]).encode()).decode().rstrip("=")
+    return LoggedAttempt(**_attempt_model(item).model_dump(), token=token, requestBody=item.get("requestBody"))
+
+
+def newest_attempts(caller: Caller, webhook_id: str, limit: int) -> list[LoggedAttempt]:
+    """The ``limit`` newest logged attempts of the caller's webhook, newest first, with request bodies.
+
+    Raises
+    ------
+    NotFoundError
+        Unknown, or someone else's webhook.
+    """
+    require_own(caller, webhook_id)
+    return [_logged_model(item) for item in attempt_log.newest_attempts(webhook_id, limit)]
+
+
+def get_attempt(caller: Caller, webhook_id: str, token: str) -> LoggedAttempt:
+    """One logged attempt of the caller's webhook by the ``token`` of :func:`newest_attempts`.
+
+    Raises
+    ------
+    NotFoundError
+        Unknown or someone else's webhook; a token that names no logged attempt.
+    """
+    require_own(caller, webhook_id)
+    try:
+        key = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode("utf-8")
+    except (binascii.Error, ValueError) as exc:
+        raise errors.NotFoundError("Delivery attempt not found") from exc
+    item = attempt_log.get_logged(webhook_id, key)
+    if item is None:
+        raise errors.NotFoundError("Delivery attempt not found")
+    return _logged_model(item)
+
+
+def send_test_event(caller: Caller, webhook_id: str, event_type: str, data: dict[str, Any]) -> str:
+    """Queue a test event of ``event_type`` for the caller's webhook only.
+
+    The event goes through the normal outbox (so it is delivered, signed, retried and logged
+    exactly like a real one) with ``targetWebhookId`` (only this webhook receives it) and
+    ``test: true`` (the envelope says so, spec §6).
+
+    Parameters
+    ----------
+    data:
+        The event's ``data``: a realistic sample of the type's payload model (the Dashboard
+        builds it with :mod:`chalicelib.dashboard.samples`).
+
+    Returns
+    -------
+    str
+        The new event's id (``evt_...``).
+
+    Raises
+    ------
+    NotFoundError
+        Unknown, or someone else's webhook.
+    ValidationError
+        ``eventType`` unknown, or not one the webhook subscribes to.
+    ConflictError
+        The webhook is inactive (inactive webhooks receive nothing; enable it first).
+    """
+    item = require_own(caller, webhook_id)
+    if event_type not in SUPPORTED_EVENTS:
+        raise errors.ValidationError.for_field("eventType", f"must be one of {', '.join(SUPPORTED_EVENTS)}")
+    if event_type not in (item.get("events") or SUPPORTED_EVENTS):
+        raise errors.ValidationError.for_field("eventType", f"the webhook is not subscribed to {event_type}")
+    if not item.get("active"):
+        raise errors.ConflictError("The webhook is inactive; enable it before sending a test event")
+    op = outbox.event_op(event_type, data, {"recipientId": caller.user_id})
+    op["Put"]["Item"]["targetWebhookId"] = storage.to_value(webhook_id)
+    op["Put"]["Item"]["test"] = storage.to_value(True)
+    storage.transact([op])
+    return str(storage.from_item(op["Put"]["Item"])["eventId"])  # type: ignore[index]

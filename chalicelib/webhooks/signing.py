@@ -10,6 +10,12 @@ Two signatures travel with every delivery (DESIGN §2 "Webhooks"):
   the base64-decoded part of the secret after ``whsec_``), verifiable with the
   ``standardwebhooks`` library (https://github.com/standard-webhooks/standard-webhooks,
   spec.md "Signature scheme").
+
+Secret rotation (Dashboard "Rotate secret"): for :data:`PREVIOUS_SECRET_HOURS` after a rotation
+the webhook keeps its ``previousSecret``; ``webhook-signature`` then carries one ``v1,``
+signature per valid secret, space separated (Standard Webhooks spec, "Signature scheme":
+"multiple signatures ... delimited by spaces", so a receiver still holding the old secret keeps
+verifying), while ``X-Webhook-Signature`` carries only the current secret's hex HMAC.
 """
 
 from __future__ import annotations
@@ -18,13 +24,17 @@ import base64
 import hashlib
 import hmac
 import secrets
+from datetime import datetime
 
-from chalicelib.webhooks.events import Event
+from chalicelib import clock
+from chalicelib.webhooks.delivery.envelope import Event
 
 SECRET_PREFIX = "whsec_"
 #: Random bytes in a secret (Standard Webhooks recommends 24..64).
 SECRET_BYTES = 32
 USER_AGENT = "MatchingService-Webhooks/1.0"
+#: Hours an old secret keeps verifying after a rotation (GitHub/Stripe-style overlap window).
+PREVIOUS_SECRET_HOURS = 24
 
 
 def new_secret() -> str:
@@ -89,21 +99,44 @@ def message_id(event_id: str, webhook_id: str) -> str:
     return f"{event_id}_{webhook_id}"
 
 
-def delivery_headers(secret: str, event: Event, webhook_id: str, body: bytes, timestamp: int) -> dict[str, str]:
+def previous_if_valid(previous_secret: str | None, expires_at: str | None, now: datetime) -> str | None:
+    """The rotated-out secret while it still verifies, else ``None``.
+
+    Parameters
+    ----------
+    previous_secret:
+        The webhook's ``previousSecret`` (``None`` when never rotated).
+    expires_at:
+        Its ``previousSecretExpiresAt``, ISO 8601 UTC.
+    now:
+        The attempt's time (aware UTC).
+    """
+    if not previous_secret or not expires_at:
+        return None
+    # Fixed-width ISO 8601 UTC strings: string order is time order (chalicelib.clock.iso).
+    return previous_secret if expires_at > clock.iso(now) else None
+
+
+def delivery_headers(
+    secret: str, event: Event, webhook_id: str, body: bytes, timestamp: int, previous_secret: str | None = None
+) -> dict[str, str]:
     """Every header of one delivery attempt.
 
     Parameters
     ----------
     secret:
-        The webhook's secret.
+        The webhook's current secret.
     event:
         The delivered event (its name goes into ``X-Webhook-Event``).
     webhook_id:
         The receiving webhook's id.
     body:
-        The exact body bytes (:func:`chalicelib.webhooks.events.envelope_body`).
+        The exact body bytes (:func:`chalicelib.webhooks.delivery.envelope.envelope_body`).
     timestamp:
         Unix seconds of this attempt (``webhook-timestamp``).
+    previous_secret:
+        A rotated-out secret still inside its overlap window (:func:`previous_if_valid`); it
+        adds a second ``v1,`` signature to ``webhook-signature`` only.
 
     Returns
     -------
@@ -112,6 +145,7 @@ def delivery_headers(secret: str, event: Event, webhook_id: str, body: bytes, ti
         ``webhook-id``, ``webhook-timestamp``, ``webhook-signature``.
     """
     msg_id = message_id(event.event_id, webhook_id)
+    signatures = [standard_signature(s, msg_id, timestamp, body) for s in (secret, previous_secret) if s]
     return {
         "Content-Type": "application/json",
         "User-Agent": USER_AGENT,
@@ -119,5 +153,5 @@ def delivery_headers(secret: str, event: Event, webhook_id: str, body: bytes, ti
         "X-Webhook-Signature": hex_signature(secret, body),
         "webhook-id": msg_id,
         "webhook-timestamp": str(timestamp),
-        "webhook-signature": standard_signature(secret, msg_id, timestamp, body),
+        "webhook-signature": " ".join(signatures),
     }

@@ -121,7 +121,7 @@ def approve_listing(stack: Stack, listing_id: str) -> dict[str, Any]:
     admin = stack.admin()
 
     def claim() -> dict[str, Any] | None:
-        response = admin.get("/v1/admin/approvals", params={"max": 10})
+        response = admin.post("/v1/admin/approvals/claims", json={"max": 10})
         assert response.status_code == 200, response.text
         for task in response.json()["approvals"]:
             if task["listingId"] == listing_id:

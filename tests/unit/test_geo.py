@@ -1,5 +1,5 @@
-"""Great-circle distance, geohash cell covering and precision planning (``chalicelib.search.geo``), and the
-index attributes an ACTIVE listing gets (``chalicelib.search.index``). Pure functions: no AWS."""
+"""Great-circle distance, geohash cell covering and precision planning (``chalicelib.listings.search.geo``), and the
+index attributes an ACTIVE listing gets (``chalicelib.listings.search.index``). Pure functions: no AWS."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from chalicelib.search import geo
-from chalicelib.search.index import INDEX_ATTRIBUTES, index_attributes, location_of
+from chalicelib.listings.search import geo
+from chalicelib.listings.search.index import INDEX_ATTRIBUTES, index_attributes, location_of
 
 BERLIN = (52.5200, 13.4050)
 PARIS = (48.8566, 2.3522)

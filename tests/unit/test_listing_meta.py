@@ -2,21 +2,18 @@
 unknown fields, and location coordinates (given, validated, or geocoded).
 
 Most cases call :func:`chalicelib.listings.meta.validate_meta` directly (the exact function
-``POST``/``PATCH /v1/listings`` run, no AWS needed); the last section checks the same rules
-through the API, including that a rejected body stores nothing.
+``POST``/``PATCH /v1/listings`` run, no AWS needed); tests/integration/test_listing_meta_api.py
+checks the same rules through the API, including that a rejected body stores nothing.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import pytest
 
 from chalicelib import errors
 from chalicelib.categories.registry import get_category
 from chalicelib.listings.meta import validate_meta
-from tests.unit.conftest import Api, User
-from tests.unit.helpers import VALID_META, assert_error, error_fields, listing_body, my_listings
+from tests.listing_bodies import VALID_META
 
 
 def valid(category: str, role: str, **meta: str | None) -> dict[str, str]:
@@ -265,62 +262,3 @@ def test_ungeocodable_address_is_rejected_naming_the_location_field() -> None:
 def test_optional_location_may_be_left_out() -> None:
     meta = valid("mentoring", "mentor")
     assert not {"location", "location_lat", "location_lng"} & set(meta)
-
-
-# --- the same rules through the API --------------------------------------------------
-
-
-def test_create_stores_canonical_values(api: Api, alice: User) -> None:
-    body = listing_body("housing", "offering", meta={"rentMonthly": "650.50", "bedrooms": "02", "furnished": "TRUE",
-                                                      "amenities": "balcony, parking,balcony", "availableFrom": "2026-04-01"})
-    response = api.call("POST", "/v1/listings", alice.key, body)
-    assert response.status_code == 201, response.json
-    meta = response.json["meta"]
-    assert (meta["rentMonthly"], meta["bedrooms"], meta["furnished"], meta["amenities"], meta["availableFrom"]) == (
-        "650.5", "2", "true", "balcony,parking", "2026-04-01")
-    stored = api.call("GET", f"/v1/listings/{response.json['id']}", alice.key).json["meta"]
-    assert stored == meta
-
-
-def test_create_sanitizes_rich_text_before_storing(api: Api, alice: User) -> None:
-    html = '<p onclick="x()">Hi</p><script>alert(1)</script><img src="a.png" onerror="alert(2)"><a href="javascript:alert(3)">l</a>'
-    listing = api.call("POST", "/v1/listings", alice.key, listing_body(meta={"description": html})).json
-    stored = api.call("GET", f"/v1/listings/{listing['id']}", alice.key).json["meta"]["description"]
-    assert stored.startswith("<p>Hi</p>")
-    for fragment in ("script", "onerror", "onclick", "javascript:", "alert"):
-        assert fragment not in stored
-
-
-def test_create_geocodes_a_location_without_coordinates(api: Api, alice: User) -> None:
-    body = listing_body(meta={"location": "Hamburg", "location_lat": None, "location_lng": None})
-    meta = api.call("POST", "/v1/listings", alice.key, body).json["meta"]
-    assert float(meta["location_lat"]) == pytest.approx(53.55, abs=0.05)
-    assert float(meta["location_lng"]) == pytest.approx(9.99, abs=0.05)
-
-
-@pytest.mark.parametrize(
-    ("meta", "field"),
-    [
-        ({"salary": "a lot"}, "meta.salary"),
-        ({"salary": "1e10000000"}, "meta.salary"),
-        ({"experienceYears": "9" * 5000}, "meta.experienceYears"),
-        ({"employmentType": "gig"}, "meta.employmentType"),
-        ({"skills": "python,cobol"}, "meta.skills"),
-        ({"startDate": "2026-13-01"}, "meta.startDate"),
-        ({"visaSponsorship": "maybe"}, "meta.visaSponsorship"),
-        ({"title": None}, "meta.title"),
-        ({"description": "<script>x</script>"}, "meta.description"),
-        ({"nonsense": "1"}, "meta.nonsense"),
-        ({"location_lat": "95"}, "meta.location_lat"),
-        ({"location_lng": None}, "meta.location_lng"),
-        ({"location": "Xyzzyqwv Nowhere", "location_lat": None, "location_lng": None}, "meta.location"),
-    ],
-)
-def test_invalid_meta_through_the_api_names_the_field_and_stores_nothing(
-    api: Api, alice: User, runner: Any, meta: dict[str, str | None], field: str
-) -> None:
-    response = api.call("POST", "/v1/listings", alice.key, listing_body(meta=meta))
-    assert_error(response, 400, "VALIDATION_ERROR")
-    assert error_fields(response) == [field]
-    assert my_listings(api, alice)["total"] == 0
-    assert runner.drain() == 0

@@ -15,12 +15,12 @@ from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
 from chalicelib import errors
-from chalicelib.event_catalog import EVENT_TYPES, SUPPORTED_EVENTS, envelope_model
 from chalicelib.match_requests.models import StatusChange
 from chalicelib.openapi import RULES_HEADING, TAGS, document
 from chalicelib.openapi_webhooks import SIGNING_RULE
 from chalicelib.users.models import AdminUserCreate, AdminUserPatch, ProfilePatch
-from chalicelib.webhooks.events import Event, envelope_body
+from chalicelib.webhooks.catalogue import EVENT_TYPES, SUPPORTED_EVENTS, envelope_model
+from chalicelib.webhooks.delivery.envelope import Event, envelope_body
 from chalicelib.webhooks.models import WebhookCreate
 
 ROOT = Path(__file__).resolve().parents[2]

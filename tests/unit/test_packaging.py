@@ -1,16 +1,13 @@
 """Production packaging: the merge template against the code (the reverse of test_template.py:
 everything the template declares is used), its IAM policy, event source mappings and API
-stage, the output of ``chalice package`` with cfn-lint, and the first-admin bootstrap CLI."""
+stage, and the first-admin bootstrap CLI's arguments. The output of ``chalice package`` with
+cfn-lint: tests/package (``make package``); the CLI against tables: tests/integration."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
-import subprocess
-import sys
-import zipfile
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -19,9 +16,8 @@ import pytest
 from chalice.app import DynamoDBEventConfig, SQSEventConfig
 from chalice.utils import to_cfn_resource_name
 
-from chalicelib.auth.service import authenticate
 from chalicelib.config import Settings
-from chalicelib.search.geo import INDEX_PRECISIONS
+from chalicelib.listings.search.geo import INDEX_PRECISIONS
 from infra import cfn_api, cfn_functions, cfn_iam
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -251,54 +247,13 @@ def test_stage_throttling_and_gateway_error_bodies() -> None:
     assert responses["REQUEST_TOO_LARGE"]["StatusCode"] == "413"
 
 
-# -- chalice package + cfn-lint --------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def packaged(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``chalice package --stage prod --merge-template infra/resources.json`` into a temporary directory."""
-    out = tmp_path_factory.mktemp("package")
-    env = {**os.environ, "AWS_DEFAULT_REGION": os.environ.get("AWS_DEFAULT_REGION", "us-east-1")}
-    env.pop("AWS_ENDPOINT_URL", None)
-    command = [str(Path(sys.executable).parent / "chalice"), "package", "--stage", "prod",
-               "--merge-template", "infra/resources.json", str(out)]
-    run = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False)
-    assert run.returncode == 0, run.stdout + run.stderr
-    return out
 
 
-def test_packaged_template_merges_cleanly(packaged: Path) -> None:
-    text = (packaged / "sam.json").read_text()
-    sam = json.loads(text)
-    assert "000000000000" not in text, "a placeholder ARN survived the merge"
-    assert all("Type" in r for r in sam["Resources"].values()), "an override without a Chalice resource"
-    functions = {n: r for n, r in sam["Resources"].items() if r["Type"] == "AWS::Serverless::Function"}
-    assert set(functions) == set(of_type("AWS::Serverless::Function"))
-    assert not [n for n, r in sam["Resources"].items() if r["Type"] == "AWS::IAM::Role" and n != cfn_functions.ROLE]
-    for name, function in functions.items():
-        props = function["Properties"]
-        assert props["Runtime"] == "python3.13", name
-        assert props["Role"] == {"Fn::GetAtt": [cfn_functions.ROLE, "Arn"]}, name
-        assert not set(props.get("Environment", {}).get("Variables", {})) & set(ENVIRONMENT), f"{name} shadows Globals"
-        for event in props.get("Events", {}).values():
-            assert "BatchSize" in event["Properties"], "Chalice's settings were lost in the merge"
-    assert sam["Globals"]["Function"]["Environment"]["Variables"] == ENVIRONMENT
 
 
-def test_cfn_lint_reports_no_errors(packaged: Path) -> None:
-    run = subprocess.run(
-        [str(Path(sys.executable).parent / "cfn-lint"), str(packaged / "sam.json")],
-        capture_output=True, text=True, timeout=300, check=False,
-    )
-    assert run.returncode == 0, run.stdout + run.stderr
 
-
-def test_bundle_holds_the_app_and_its_data_only(packaged: Path) -> None:
-    names = set(zipfile.ZipFile(packaged / "deployment.zip").namelist())
-    assert {"app.py", "chalicelib/geocoding/data/cities.json.gz", "chalicelib/categories/data/jobs.json"} <= names
-    tops = {n.split("/", 1)[0] for n in names}
-    assert not tops & {"tests", "local_stack", "infra", "scripts", "moto", "bench"}
-    assert {"pydantic_core", "aws_lambda_powertools"} <= tops
 
 
 # -- scripts/create_admin_key.py ---------------------------------------------------------------------
@@ -313,17 +268,6 @@ def load_cli() -> ModuleType:
     return module
 
 
-def test_create_admin_key_prints_a_working_admin_key_once(aws: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
-    cli = load_cli()
-    status = cli.main(["--users-table", aws["USERS_TABLE"], "--api-keys-table", aws["API_KEYS_TABLE"], "--name", "Ops"])
-    assert status == 0
-    out = capsys.readouterr()
-    key = out.out.strip()
-    assert key.startswith("msk_")
-    assert "\n" not in key
-    assert key not in out.err
-    caller = authenticate(f"Bearer {key}", require_admin=True)
-    assert caller.user_id in out.err
 
 
 def test_create_admin_key_reads_the_tables_from_the_stack() -> None:

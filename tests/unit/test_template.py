@@ -1,25 +1,25 @@
 """The CloudFormation merge template (``infra/resources.json``) against the code that uses it.
 
 Every table, index, stream and queue the code refers to must be declared; the committed JSON
-must be what ``infra/build_template.py`` renders; and the local stack must create all of it.
+must be what ``infra/build_template.py`` renders. That the local stack creates all of it is checked
+on moto in tests/integration/test_local_stack_resources.py.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
-import boto3
 import pytest
 
 from chalicelib import outbox
 from chalicelib.config import Settings
-from chalicelib.search.geo import INDEX_PRECISIONS
-from chalicelib.search.index import index_attributes
+from chalicelib.listings.repository import PENDING_INDEX, pending_attributes
+from chalicelib.listings.search.geo import INDEX_PRECISIONS
+from chalicelib.listings.search.index import index_attributes
 from infra import build_template
-from local_stack.resources import create_resources, load_template, resources_of_type
+from local_stack.resources import load_template, resources_of_type
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = load_template()
@@ -145,7 +145,13 @@ def test_listing_search_indexes_are_keyed_by_the_attributes_the_code_writes() ->
 
 
 def test_the_listings_table_declares_no_unused_search_index() -> None:
-    assert set(_gsis("ListingsTable")) == {"byOwner", "activeByCategory", *(f"activeByGeo{p}" for p in INDEX_PRECISIONS)}
+    assert set(_gsis("ListingsTable")) == {
+        "byOwner", "activeByCategory", *(f"activeByGeo{p}" for p in INDEX_PRECISIONS), PENDING_INDEX
+    }
+
+
+def test_the_pending_review_index_is_keyed_by_the_attributes_the_repository_writes() -> None:
+    assert _gsis("ListingsTable")[PENDING_INDEX] == list(pending_attributes("lst_x", "2026-01-01T00:00:00.000Z"))
 
 
 # --- stream and queues ----------------------------------------------------------------
@@ -181,58 +187,21 @@ def test_every_queue_with_a_redrive_policy_points_at_a_declared_queue() -> None:
             assert redrive["deadLetterTargetArn"]["Fn::GetAtt"][0] in QUEUES, name
 
 
+def test_delivery_lanes_are_a_fifo_queue_with_explicit_deduplication_and_a_dead_letter_queue() -> None:
+    lanes = QUEUES["DeliveryQueue"]["Properties"]
+    assert (lanes["FifoQueue"], lanes["ContentBasedDeduplication"]) == (True, False)
+    assert ENVIRONMENT["DELIVERY_QUEUE_URL"] == {"Ref": "DeliveryQueue"}
+    assert ENVIRONMENT["DELIVERY_QUEUE_ARN"] == {"Fn::GetAtt": ["DeliveryQueue", "Arn"]}
+    assert lanes["RedrivePolicy"]["deadLetterTargetArn"] == {"Fn::GetAtt": ["DeliveryDeadLetterQueue", "Arn"]}
+    # its consumer: one message per invocation, partial batch responses
+    consumer = TEMPLATE["Resources"]["DeliverWebhooks"]["Properties"]["Events"]["DeliverWebhooksSqsEventSource"]
+    assert consumer["Type"] == "SQS"
+    assert consumer["Properties"]["Queue"] == {"Fn::GetAtt": ["DeliveryQueue", "Arn"]}
+    assert consumer["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+
+
 def test_every_ref_and_getatt_in_the_environment_names_a_declared_resource() -> None:
     for variable, value in ENVIRONMENT.items():
         if isinstance(value, dict):
             logical = value.get("Ref") or value["Fn::GetAtt"][0]
             assert logical in TEMPLATE["Resources"], variable
-
-
-# --- the local stack creates it all -------------------------------------------------------
-
-
-def test_local_stack_creates_every_table_with_its_indexes_and_stream(aws: dict[str, str]) -> None:
-    dynamodb = boto3.client("dynamodb")
-    assert set(TABLES) <= set(dynamodb.list_tables()["TableNames"])
-    for name, table in TABLES.items():
-        described = dynamodb.describe_table(TableName=name)["Table"]
-        assert described["KeySchema"] == table["Properties"]["KeySchema"], name
-        assert {g["IndexName"] for g in described.get("GlobalSecondaryIndexes", [])} == set(_gsis(name)), name
-        assert ("StreamSpecification" in table["Properties"]) == ("LatestStreamArn" in described), name
-        if "TimeToLiveSpecification" in table["Properties"]:
-            ttl = dynamodb.describe_time_to_live(TableName=name)["TimeToLiveDescription"]
-            assert ttl["AttributeName"] == table["Properties"]["TimeToLiveSpecification"]["AttributeName"], name
-
-
-def test_local_stack_creates_every_queue_with_its_redrive_policy(aws: dict[str, str]) -> None:
-    sqs = boto3.client("sqs")
-    for name, queue in QUEUES.items():
-        url = sqs.get_queue_url(QueueName=name)["QueueUrl"]
-        attributes = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
-        redrive = queue["Properties"].get("RedrivePolicy")
-        if redrive:
-            policy = json.loads(attributes["RedrivePolicy"])
-            assert policy["deadLetterTargetArn"].endswith(":" + redrive["deadLetterTargetArn"]["Fn::GetAtt"][0])
-            assert int(policy["maxReceiveCount"]) == redrive["maxReceiveCount"]
-        else:
-            assert "RedrivePolicy" not in attributes
-
-
-def test_local_stack_resolves_every_environment_variable(aws: dict[str, str]) -> None:
-    assert set(aws) == set(ENVIRONMENT)
-    assert all(isinstance(v, str) and v for v in aws.values())
-    assert aws["LISTINGS_TABLE"] == "ListingsTable"
-    assert aws["APPROVAL_QUEUE_URL"].endswith("/ApprovalQueue")
-    stream_arn = boto3.client("dynamodb").describe_table(TableName="EventsTable")["Table"]["LatestStreamArn"]
-    assert aws["EVENTS_STREAM_ARN"] == stream_arn
-
-
-def test_local_stack_creation_is_idempotent(aws: dict[str, str]) -> None:
-    assert create_resources() == aws
-
-
-def test_local_stack_prefix_gives_a_separate_copy(aws: dict[str, str]) -> None:
-    environment = create_resources(prefix="other-")
-    assert environment["LISTINGS_TABLE"] == "other-ListingsTable"
-    assert environment["APPROVAL_QUEUE_URL"].endswith("/other-ApprovalQueue")
-    assert "other-EventsTable" in boto3.client("dynamodb").list_tables()["TableNames"]

@@ -1,4 +1,5 @@
-"""Address rules (SSRF): every rule at the address level, the URL syntax rules, and registration."""
+"""Address rules (SSRF): every rule at the address level and the URL syntax rules (at registration:
+tests/integration/test_webhooks_addresses_api.py)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,6 @@ import pytest
 
 from chalicelib.webhooks import addresses
 from chalicelib.webhooks.addresses import UrlRejected, blocked_reason, parse_url
-from tests.unit.conftest import Api, User
-from tests.unit.helpers import assert_error
-from tests.unit.webhook_helpers import use_settings
 
 
 @pytest.mark.parametrize(
@@ -111,38 +109,3 @@ def test_literal_addresses_need_no_dns() -> None:
     parsed, pinned = addresses.allowed_target("https://93.184.215.14/hook", allow_insecure=False, timeout=1)
     assert pinned == [ipaddress.ip_address("93.184.215.14")]
     assert parsed.host == "93.184.215.14"
-
-
-# -- at registration (POST /v1/webhooks) -----------------------------------------------------------------
-
-@pytest.fixture
-def secure_stage(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The production rules: ALLOW_INSECURE_WEBHOOKS=false."""
-    use_settings(monkeypatch, ALLOW_INSECURE_WEBHOOKS="false")
-
-
-@pytest.mark.usefixtures("secure_stage")
-@pytest.mark.parametrize(
-    "url",
-    ["http://hooks.example.com/", "https://127.0.0.1/", "https://[::1]/", "https://169.254.169.254/latest/meta-data",
-     "https://10.0.0.1/", "https://100.64.1.1/", "https://[fd12::1]/", "https://[::ffff:1.2.3.4]/", "https://0.0.0.0/"],
-)
-def test_registration_rejects_forbidden_urls(api: Api, alice: User, url: str) -> None:
-    assert_error(api.call("POST", "/v1/webhooks", alice.key, {"url": url}), 400, "VALIDATION_ERROR", "url")
-
-
-@pytest.mark.usefixtures("secure_stage")
-def test_registration_resolves_the_host(api: Api, alice: User, monkeypatch: pytest.MonkeyPatch) -> None:
-    answers = {"public.example.com": ["93.184.215.14"], "internal.example.com": ["93.184.215.14", "192.168.0.7"]}
-    monkeypatch.setattr(addresses, "getaddrinfo", lambda host, port: [ipaddress.ip_address(a) for a in answers[host]])
-    ok = api.call("POST", "/v1/webhooks", alice.key, {"url": "https://public.example.com/hook"})
-    assert ok.status_code == 201, ok.json
-    body = assert_error(api.call("POST", "/v1/webhooks", alice.key, {"url": "https://internal.example.com/hook"}),
-                        400, "VALIDATION_ERROR", "url")
-    assert "192.168.0.7" in body["details"][0]["issue"]
-
-
-def test_insecure_stage_accepts_http_loopback_but_not_private(api: Api, alice: User) -> None:
-    assert api.call("POST", "/v1/webhooks", alice.key, {"url": "http://127.0.0.1:9/hook"}).status_code == 201
-    assert_error(api.call("POST", "/v1/webhooks", alice.key, {"url": "http://10.0.0.1/hook"}), 400, "VALIDATION_ERROR", "url")
-    assert_error(api.call("POST", "/v1/webhooks", alice.key, {"url": "http://169.254.169.254/"}), 400, "VALIDATION_ERROR", "url")

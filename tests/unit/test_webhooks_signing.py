@@ -8,10 +8,12 @@ import hashlib
 import hmac
 import time
 
+import pytest
 from standardwebhooks import Webhook as StandardWebhook
+from standardwebhooks.webhooks import WebhookVerificationError
 
 from chalicelib.webhooks import signing
-from chalicelib.webhooks.events import Event, envelope_body
+from chalicelib.webhooks.delivery.envelope import Event, envelope_body
 
 # Standard Webhooks' own test vector (standard-webhooks repository, python tests and spec).
 SW_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -78,3 +80,46 @@ def test_envelope_is_compact_utf8_json_with_test_false() -> None:
     event = Event("evt_01", "message.new", "2026-11-22T00:00:00.000Z", {"content": "Grüße"}, {"recipientId": "usr_x"})
     assert envelope_body(event) == BODY
     assert b"recipientId" not in envelope_body(event)
+
+
+# --- secret rotation: one v1 signature per valid secret ---------------------------------------
+
+OLD_SECRET = "whsec_b2xkLXNlY3JldC0zMi1ieXRlcy1sb25nLTEyMzQ1Ng=="
+
+
+def test_rotation_signs_with_both_secrets_and_each_verifies_with_standardwebhooks() -> None:
+    event = Event("evt_01", "message.new", "2026-11-22T00:00:00.000Z", {"content": "Grüße"}, {})
+    body = envelope_body(event)
+    headers = signing.delivery_headers(SECRET, event, "whk_01", body, int(time.time()), previous_secret=OLD_SECRET)
+    parts = headers["webhook-signature"].split(" ")
+    assert len(parts) == 2
+    assert all(p.startswith("v1,") for p in parts)
+    # A receiver that already has the new secret and one still holding the old one both verify.
+    assert StandardWebhook(SECRET).verify(body, headers)["test"] is False
+    assert StandardWebhook(OLD_SECRET).verify(body, headers)["data"] == {"content": "Grüße"}
+    # X-Webhook-Signature carries the new secret's hex HMAC only.
+    assert headers["X-Webhook-Signature"] == signing.hex_signature(SECRET, body)
+    assert headers["X-Webhook-Signature"] != signing.hex_signature(OLD_SECRET, body)
+
+
+def test_without_previous_secret_there_is_exactly_one_signature() -> None:
+    event = Event("evt_01", "message.new", "2026-11-22T00:00:00.000Z", {}, {})
+    body = envelope_body(event)
+    headers = signing.delivery_headers(SECRET, event, "whk_01", body, int(time.time()))
+    assert " " not in headers["webhook-signature"]
+    with pytest.raises(WebhookVerificationError, match="No matching signature"):
+        StandardWebhook(OLD_SECRET).verify(body, headers)
+
+
+def test_previous_secret_counts_only_inside_its_window() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    now = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+    from chalicelib import clock
+
+    later = clock.iso(now + timedelta(seconds=1))
+    earlier = clock.iso(now - timedelta(seconds=1))
+    assert signing.previous_if_valid(OLD_SECRET, later, now) == OLD_SECRET
+    assert signing.previous_if_valid(OLD_SECRET, earlier, now) is None
+    assert signing.previous_if_valid(None, later, now) is None
+    assert signing.previous_if_valid(OLD_SECRET, None, now) is None

@@ -1,0 +1,58 @@
+"""Realistic sample ``data`` for test events, one per event type, validated by the event's own
+payload model (so a sample can never drift from what real events carry).
+
+The models are those of the single event catalogue (:mod:`chalicelib.webhooks.catalogue`);
+ids are freshly generated, times are now.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from chalicelib import clock
+from chalicelib.webhooks.catalogue import EVENT_TYPES
+
+#: Every event type's ``data`` model.
+DATA_MODELS: dict[str, type[BaseModel]] = {name: entry.data for name, entry in EVENT_TYPES.items()}
+
+_PROFILE = {
+    "displayName": "Sample Requester",
+    "verifiedLevel": 1,
+    "country": "DE",
+    "socialLinks": {"x": None, "linkedin": "https://www.linkedin.com/in/sample", "github": None, "instagram": None,
+                    "tiktok": None, "youtube": None, "website": None},
+}
+
+
+def sample_data(event_type: str, recipient_id: str) -> dict[str, Any]:
+    """The sample ``data`` of ``event_type`` addressed to ``recipient_id``, JSON-ready.
+
+    Raises
+    ------
+    KeyError
+        ``event_type`` has no payload model.
+    """
+    now = clock.iso()
+    values: dict[str, Any] = {
+        "requestId": clock.new_id("req"),
+        "listingId": clock.new_id("lst"),
+        "listingTitle": "Sample listing: Backend engineer (Berlin)",
+        "requesterId": clock.new_id("usr"),
+        "userId": recipient_id,
+        "profile": _PROFILE,
+        "channels": ["telegram", "email"],
+        "message": "Hello! This is a test event sent from the Dashboard.",
+        "reason": "Sample rejection reason",
+        "createdAt": now,
+        "respondedAt": now,
+        "conversationId": clock.new_id("cnv"),
+        "messageId": clock.new_id("msg"),
+        "senderId": clock.new_id("usr"),
+        "senderName": "Sample Sender",
+        "content": "Hello! This is a test message event sent from the Dashboard.",
+        "isApiSent": True,
+    }
+    model = DATA_MODELS[event_type]
+    return model.model_validate({k: v for k, v in values.items() if k in model.model_fields}).model_dump(mode="json")

@@ -1,0 +1,122 @@
+"""Dashboard sessions and their CSRF tokens.
+
+* Sign-in exchanges an API key (checked exactly as the API checks a Bearer key) for a session:
+  a random id of 32 bytes (:mod:`secrets`, 256 bits) that travels only in the browser's cookie;
+  the table stores its SHA-256 (OWASP Session Management Cheat Sheet: ids of at least 64 bits
+  of entropy; a hash suffices for high-entropy tokens, as for API keys).
+* A session lasts :data:`SESSION_HOURS` hours from sign-in (absolute timeout). The DynamoDB TTL
+  removes the item eventually; a read also refuses an item past ``expiresAt``, because TTL
+  deletion can lag by days (DynamoDB developer guide, "Time to Live").
+* The CSRF token of a session is ``HMAC-SHA256(session id, "dashboard-csrf")`` (OWASP CSRF
+  Prevention Cheat Sheet, "Synchronizer token" / HMAC-based pattern): unguessable without the
+  cookie, nothing more to store, compared in constant time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+
+from chalicelib import clock, errors
+from chalicelib.auth.service import Caller, authenticate
+from chalicelib.dashboard import session_store
+
+#: Absolute lifetime of a Dashboard session (issue 12: TTL 12 h).
+SESSION_HOURS = 12
+SESSION_SECONDS = SESSION_HOURS * 3600
+_CSRF_CONTEXT = b"dashboard-csrf"
+
+
+@dataclass(frozen=True)
+class Session:
+    """A live Dashboard session.
+
+    Attributes
+    ----------
+    session_id:
+        The raw id from the cookie (never stored server-side).
+    caller:
+        Who signed in (user id and the key's scopes).
+    expires_at:
+        Unix seconds when the session ends.
+    """
+
+    session_id: str
+    caller: Caller
+    expires_at: int
+
+    @property
+    def csrf_token(self) -> str:
+        """The CSRF token every state-changing form of this session must carry."""
+        return csrf_token(self.session_id)
+
+
+def session_hash(session_id: str) -> str:
+    """The stored form of a session id: lower-case hex SHA-256 of its UTF-8 bytes."""
+    return hashlib.sha256(session_id.encode("utf-8")).hexdigest()
+
+
+def csrf_token(session_id: str) -> str:
+    """``HMAC-SHA256(key=session id, "dashboard-csrf")`` as 64 hex characters."""
+    return hmac.new(session_id.encode("utf-8"), _CSRF_CONTEXT, hashlib.sha256).hexdigest()
+
+
+def csrf_valid(session: Session, token: str | None) -> bool:
+    """True when ``token`` is the session's CSRF token (constant-time comparison)."""
+    return bool(token) and hmac.compare_digest(session.csrf_token, str(token))
+
+
+def sign_in(api_key: str) -> Session:
+    """Start a session for the owner of ``api_key``.
+
+    Parameters
+    ----------
+    api_key:
+        An API key as issued (``msk_...``), surrounding whitespace ignored.
+
+    Returns
+    -------
+    Session
+        The new session; its ``session_id`` goes into the cookie.
+
+    Raises
+    ------
+    UnauthorizedError
+        Empty or unknown key (the same check as ``Authorization: Bearer``).
+    """
+    key = api_key.strip()
+    if not key:
+        raise errors.UnauthorizedError("Enter an API key")
+    caller = authenticate(f"Bearer {key}")
+    session_id = secrets.token_urlsafe(32)
+    moment = clock.now()
+    expires_at = clock.epoch_seconds(moment + timedelta(hours=SESSION_HOURS))
+    session_store.create(
+        {
+            "sessionHash": session_hash(session_id),
+            "userId": caller.user_id,
+            "scopes": sorted(caller.scopes),
+            "createdAt": clock.iso(moment),
+            "expiresAt": expires_at,
+        }
+    )
+    return Session(session_id, caller, expires_at)
+
+
+def resolve(session_id: str | None) -> Session | None:
+    """The live session of a cookie value, or ``None`` (missing, unknown, expired or malformed)."""
+    if not session_id or len(session_id) > 128:
+        return None
+    item = session_store.get(session_hash(session_id))
+    if item is None or int(item.get("expiresAt") or 0) <= clock.epoch_seconds():
+        return None
+    caller = Caller(user_id=str(item["userId"]), scopes=frozenset(item.get("scopes") or []))
+    return Session(session_id, caller, int(item["expiresAt"]))
+
+
+def sign_out(session: Session) -> None:
+    """End ``session`` (its item is deleted; the cookie no longer resolves)."""
+    session_store.delete(session_hash(session.session_id))

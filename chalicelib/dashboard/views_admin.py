@@ -1,0 +1,89 @@
+"""Administrator pages: users (create with a first key, set verification level) and the approvals queue."""
+
+from __future__ import annotations
+
+from chalice.app import Response
+from pydantic import BaseModel, Field
+
+from chalicelib.approvals import service as approval_service
+from chalicelib.approvals.models import ApprovalDecision, PendingListingQuery
+from chalicelib.channels import ChannelKey
+from chalicelib.dashboard.content import content_fields
+from chalicelib.dashboard.web import Page, page
+from chalicelib.http import parse_model
+from chalicelib.users import service as users
+from chalicelib.users.models import MAX_VERIFIED_LEVEL, AdminUserCreate, AdminUserPatch, CreatedUser, Profile
+
+NOTICES = {
+    "approved": "Listing approved: it is ACTIVE and searchable.",
+    "rejected": "Listing rejected with your reason.",
+}
+LEVELS = list(range(MAX_VERIFIED_LEVEL + 1))
+
+
+class ReviewedVersion(BaseModel):
+    """The hidden ``version`` field of an approval form: the listing version the administrator read."""
+
+    version: int = Field(ge=1)
+
+
+def _users_page(current: Page, status: int = 200, created: CreatedUser | None = None, updated: Profile | None = None) -> Response:
+    return current.render("users.html", status, nav="users", levels=LEVELS, channel_keys=[c.value for c in ChannelKey],
+                          created=created, updated=updated)
+
+
+@page("/dashboard/admin/users", access="admin")
+def users_page(current: Page) -> Response:
+    """The "Create user" and "Set verification level" forms."""
+    return _users_page(current)
+
+
+@page("/dashboard/admin/users", "POST", access="admin")
+def create_user(current: Page) -> Response:
+    """Create a user and show its first API key once."""
+    channels = {key.value: current.field(f"channel_{key.value}").strip() for key in ChannelKey}
+    body = parse_model(AdminUserCreate, {
+        "displayName": current.field("display_name"),
+        "country": current.field("country").strip() or None,
+        "verifiedLevel": current.field("verified_level") or "0",
+        "channels": {k: v for k, v in channels.items() if v},
+        "admin": current.field("admin") == "on",
+    })
+    return _users_page(current, 201, created=users.create_user(body))
+
+
+@page("/dashboard/admin/users/verification", "POST", access="admin")
+def set_verification(current: Page) -> Response:
+    """Set a user's verification level (the API's ``PATCH /v1/admin/users/{userId}`` rule)."""
+    body = parse_model(AdminUserPatch, {"verifiedLevel": current.field("verified_level")})
+    return _users_page(current, updated=users.set_verified_level(current.field("user_id").strip(), body.verifiedLevel))
+
+
+@page("/dashboard/admin/approvals", access="admin")
+def approvals(current: Page) -> Response:
+    """PENDING listings, oldest first, with content, owner and submission time; nothing is claimed."""
+    query = parse_model(PendingListingQuery, {"pageSize": 20, **({"cursor": current.query("cursor")} if current.query("cursor") else {})})
+    queue = approval_service.review_queue(query)
+    fields = {r.listing.id: content_fields(r.listing.categoryKey, r.listing.roleKey, r.listing.meta) for r in queue.reviews}
+    return current.render("approvals.html", nav="approvals", reviews=queue.reviews, next_cursor=queue.nextCursor,
+                          fields=fields, notice=NOTICES.get(current.query("done")))
+
+
+def _decide(current: Page, listing_id: str, decision: str) -> None:
+    body = parse_model(ApprovalDecision, {"decision": decision, "reason": current.field("reason").strip() or None})
+    version = parse_model(ReviewedVersion, {"version": current.field("version")}).version
+    approval_service.decide_listing(listing_id, body, version)
+
+
+@page("/dashboard/admin/approvals/{listingId}/approve", "POST", access="admin")
+def approve(current: Page, listingId: str) -> Response:
+    """Approve the version the administrator read (409 if it changed or was decided meanwhile)."""
+    _decide(current, listingId, "approve")
+    return current.redirect("/admin/approvals?done=approved")
+
+
+@page("/dashboard/admin/approvals/{listingId}/reject", "POST", access="admin")
+def reject(current: Page, listingId: str) -> Response:
+    """Reject with the "Reason" (it becomes the listing's statusReason)."""
+    _decide(current, listingId, "reject")
+    return current.redirect("/admin/approvals?done=rejected")

@@ -1,0 +1,115 @@
+"""Listings, their incoming requests, and conversations: the owner's pages over the API's services."""
+
+from __future__ import annotations
+
+from chalice.app import Response
+
+from chalicelib.conversations import service as conversations
+from chalicelib.conversations.models import ConversationListQuery, MessageCreate
+from chalicelib.dashboard.web import Page, page
+from chalicelib.http import parse_model
+from chalicelib.listings import service as listings
+from chalicelib.listings.models import ListingStatusChange
+from chalicelib.match_requests import service as match_requests
+from chalicelib.match_requests.models import ListingRequestQuery, StatusChange
+from chalicelib.pagination import MAX_PAGE_SIZE, PageQuery
+from chalicelib.workflows import listing_deletion, listing_detail, request_decisions
+
+NOTICES = {
+    "paused": "Listing paused: it no longer appears in search.",
+    "resumed": "Listing resumed: it appears in search again.",
+    "deleted": "Listing deleted.",
+    "accepted": "Request accepted: a conversation was opened.",
+    "rejected": "Request rejected.",
+    "sent": "Message sent.",
+}
+_FIRST_PAGE = PageQuery(page=1, pageSize=MAX_PAGE_SIZE)
+
+
+@page("/dashboard/listings")
+def my_listings(current: Page) -> Response:
+    """The signed-in user's listings with statuses and status reasons."""
+    found = listings.list_my_listings(current.caller, _FIRST_PAGE)
+    return current.render("listings.html", nav="listings", listings=found.listings, total=found.total,
+                          notice=NOTICES.get(current.query("done")))
+
+
+def _status(current: Page, listing_id: str, status: str) -> None:
+    listings.change_status(current.caller, listing_id, parse_model(ListingStatusChange, {"status": status}))
+
+
+@page("/dashboard/listings/{listingId}/pause", "POST")
+def pause(current: Page, listingId: str) -> Response:
+    """ACTIVE -> PAUSED (the API's rule: 409 from any other status)."""
+    _status(current, listingId, "PAUSED")
+    return current.redirect("/listings?done=paused")
+
+
+@page("/dashboard/listings/{listingId}/resume", "POST")
+def resume(current: Page, listingId: str) -> Response:
+    """PAUSED -> ACTIVE."""
+    _status(current, listingId, "ACTIVE")
+    return current.redirect("/listings?done=resumed")
+
+
+@page("/dashboard/listings/{listingId}/delete", "POST")
+def delete(current: Page, listingId: str) -> Response:
+    """Delete the listing (its pending requests are rejected, as through the API)."""
+    listing_deletion.delete_listing(current.caller, listingId)
+    return current.redirect("/listings?done=deleted")
+
+
+@page("/dashboard/listings/{listingId}")
+def listing(current: Page, listingId: str) -> Response:
+    """One of the user's listings and its incoming requests."""
+    detail = listing_detail.get_listing_detail(current.caller, listingId)
+    requests = match_requests.list_for_listing(current.caller, listingId, ListingRequestQuery(page=1, pageSize=MAX_PAGE_SIZE))
+    return current.render("listing.html", nav="listings", listing=detail, requests=requests.requests,
+                          notice=NOTICES.get(current.query("done")))
+
+
+def _decide(current: Page, request_id: str, status: str) -> str:
+    reason = current.field("reason").strip() or None
+    change: dict[str, str] = {"status": status} if reason is None else {"status": status, "reason": reason}
+    decided = request_decisions.decide(current.caller, request_id, parse_model(StatusChange, change))
+    return f"/listings/{decided.listingId}" if decided.listingId else "/listings"
+
+
+@page("/dashboard/requests/{requestId}/accept", "POST")
+def accept(current: Page, requestId: str) -> Response:
+    """Accept a PENDING request addressed to the user (opens a conversation)."""
+    return current.redirect(_decide(current, requestId, "ACCEPTED") + "?done=accepted")
+
+
+@page("/dashboard/requests/{requestId}/reject", "POST")
+def reject(current: Page, requestId: str) -> Response:
+    """Reject a PENDING request, with the optional "Reason"."""
+    return current.redirect(_decide(current, requestId, "REJECTED") + "?done=rejected")
+
+
+@page("/dashboard/conversations")
+def conversation_list(current: Page) -> Response:
+    """The user's conversations, most recently active first."""
+    found = conversations.list_conversations(current.caller, ConversationListQuery(page=1, pageSize=MAX_PAGE_SIZE))
+    return current.render("conversations.html", nav="conversations", conversations=found.conversations, me=current.caller.user_id)
+
+
+@page("/dashboard/conversations/{conversationId}")
+def conversation(current: Page, conversationId: str) -> Response:
+    """One conversation: its latest messages (oldest first) and the reply box."""
+    found = conversations.get_conversation(current.caller, conversationId)
+    first = conversations.list_messages(current.caller, conversationId, _FIRST_PAGE)
+    last_page = max(1, -(-first.total // MAX_PAGE_SIZE))
+    messages = first if last_page == 1 else conversations.list_messages(
+        current.caller, conversationId, PageQuery(page=last_page, pageSize=MAX_PAGE_SIZE)
+    )
+    return current.render("conversation.html", nav="conversations", conversation=found, messages=messages.messages,
+                          me=current.caller.user_id, notice=NOTICES.get(current.query("done")))
+
+
+@page("/dashboard/conversations/{conversationId}/messages", "POST")
+def send(current: Page, conversationId: str) -> Response:
+    """Send a message (1..4000 characters, the API's rules)."""
+    body = parse_model(MessageCreate, {"content": current.field("content")})
+    conversations.send_message(current.caller, conversationId, body.content, via_api=False)
+    return current.redirect(f"/conversations/{conversationId}?done=sent")

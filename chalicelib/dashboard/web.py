@@ -1,0 +1,255 @@
+"""The Dashboard's HTTP edge: sessions from cookies, CSRF checks, form parsing, rendering and
+the security headers every page carries.
+
+Rules enforced here for every Dashboard route (registered through :func:`page`):
+
+* a state-changing request (POST) must come with a Dashboard session cookie and that session's
+  CSRF token in the form; a request carrying an ``Authorization`` header is refused outright, so
+  an API key can never drive a Dashboard action (spec §4 note 1: these are not API operations);
+* pages need a session (else a redirect to the sign-in page), admin pages an admin session (else
+  the 403 page);
+* answers are HTML from Jinja2 templates with autoescaping on, ``Cache-Control: no-store`` and a
+  ``Content-Security-Policy`` that allows scripts and styles from the app only (no inline
+  script), ``frame-ancestors 'none'``.
+"""
+
+from __future__ import annotations
+
+import functools
+import urllib.parse
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from aws_lambda_powertools import Logger
+from chalice.app import Blueprint, Request, Response
+from jinja2 import Environment, FileSystemLoader
+
+from chalicelib import errors, storage
+from chalicelib.dashboard import sessions
+from chalicelib.dashboard.sessions import Session
+
+logger = Logger(service="matching-service", child=True)
+
+TEMPLATES = Path(__file__).with_name("templates")
+FORM = "application/x-www-form-urlencoded"
+#: Largest accepted form body (the API's own JSON limit).
+MAX_FORM_BYTES = 256 * 1024
+
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    "Cache-Control": "no-store",
+}
+
+Access = Literal["public", "session", "admin"]
+Headers = dict[str, str | list[str]]
+
+_env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True, trim_blocks=True, lstrip_blocks=True)
+
+bp = Blueprint(__name__)
+
+
+class Refused(Exception):
+    """A request the Dashboard turns away with an HTML error page.
+
+    Parameters
+    ----------
+    status:
+        The HTTP status (401, 403, ...).
+    message:
+        The sentence shown on the page.
+    """
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def is_https(request: Request) -> bool:
+    """True when the browser reached us over https (API Gateway sets ``X-Forwarded-Proto``)."""
+    return (request.headers.get("x-forwarded-proto") or "").lower() == "https"
+
+
+def cookie_name(request: Request, base: str) -> str:
+    """``__Host-<base>`` over https (RFC 6265bis §4.1.3.2: Secure, Path=/, no Domain), ``<base>`` on http."""
+    return f"__Host-{base}" if is_https(request) else base
+
+
+def cookie(request: Request, base: str, value: str, max_age: int) -> str:
+    """A ``Set-Cookie`` value: HttpOnly, SameSite=Strict, Path=/, and Secure over https."""
+    parts = [f"{cookie_name(request, base)}={value}", "Path=/", f"Max-Age={max_age}", "HttpOnly", "SameSite=Strict"]
+    if is_https(request):
+        parts.append("Secure")
+    return "; ".join(parts)
+
+
+def read_cookie(request: Request, base: str) -> str | None:
+    """The value of cookie ``base`` (under the name :func:`cookie_name` gives), or ``None``."""
+    wanted = cookie_name(request, base)
+    for part in (request.headers.get("cookie") or "").split(";"):
+        name, _, value = part.strip().partition("=")
+        if name == wanted and value:
+            return value
+    return None
+
+
+def base_path(request: Request) -> str:
+    """The path prefix of the deployment: ``/<stage>`` on an ``execute-api`` host, else ``""``."""
+    host = (request.headers.get("host") or "").lower()
+    stage = str((request.context or {}).get("stage") or "")
+    return f"/{stage}" if host.endswith(".amazonaws.com") and stage else ""
+
+
+@dataclass
+class Page:
+    """The request as a Dashboard view sees it.
+
+    Attributes
+    ----------
+    request:
+        The Chalice request.
+    session:
+        The signed-in session (``None`` only on public pages).
+    """
+
+    request: Request
+    session: Session | None = None
+    _form: dict[str, list[str]] | None = field(default=None, repr=False)
+
+    @property
+    def caller(self) -> Any:
+        """The signed-in :class:`~chalicelib.auth.service.Caller`."""
+        if self.session is None:
+            raise Refused(401, "Sign in first")
+        return self.session.caller
+
+    @property
+    def root(self) -> str:
+        """URL path of the Dashboard (``/dashboard``, behind the stage prefix when there is one)."""
+        return base_path(self.request) + "/dashboard"
+
+    def form(self) -> dict[str, list[str]]:
+        """The urlencoded form body (values per name, blanks kept).
+
+        Raises
+        ------
+        PayloadTooLargeError
+            Over :data:`MAX_FORM_BYTES`.
+        """
+        if self._form is None:
+            raw = self.request.raw_body or b""
+            if len(raw) > MAX_FORM_BYTES:
+                raise errors.PayloadTooLargeError(f"Form exceeds {MAX_FORM_BYTES} bytes")
+            text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else str(raw)
+            self._form = urllib.parse.parse_qs(text, keep_blank_values=True)
+        return self._form
+
+    def field(self, name: str, default: str = "") -> str:
+        """One form value (the first), or ``default``."""
+        values = self.form().get(name)
+        return values[0] if values else default
+
+    def query(self, name: str, default: str = "") -> str:
+        """One query-string value, or ``default``."""
+        params: dict[str, str] = dict(self.request.query_params or {})
+        return params.get(name) or default
+
+    def render(self, template: str, status: int = 200, headers: Headers | None = None, **context: Any) -> Response:
+        """Render ``template`` with the layout's context (session, CSRF token, admin flag, root)."""
+        body = _env.get_template(template).render(
+            root=self.root,
+            session=self.session,
+            csrf=self.session.csrf_token if self.session else "",
+            is_admin=bool(self.session and self.session.caller.is_admin),
+            **context,
+        )
+        return html(body, status, headers)
+
+    def redirect(self, path: str, headers: Headers | None = None) -> Response:
+        """303 See Other to ``root + path`` (POST/redirect/GET)."""
+        merged: Headers = {"Location": self.root + path, **SECURITY_HEADERS, **(headers or {})}
+        return Response(body="", status_code=303, headers=merged)
+
+
+def html(body: str, status: int = 200, headers: Headers | None = None) -> Response:
+    """An HTML response with the security headers."""
+    merged: Headers = {"Content-Type": "text/html; charset=utf-8", **SECURITY_HEADERS, **(headers or {})}
+    return Response(body=body, status_code=status, headers=merged)
+
+
+def _session_of(request: Request) -> Session | None:
+    return sessions.resolve(read_cookie(request, "dashboard_session"))
+
+
+def page(path: str, method: str = "GET", access: Access = "session") -> Callable[[Callable[..., Response]], Callable[..., Response]]:
+    """Register a Dashboard view on the blueprint.
+
+    The view is called as ``view(page: Page, **path_params)`` and returns a Response. Errors
+    become HTML pages: :class:`Refused` and :class:`~chalicelib.errors.ApiError` with their
+    status and message (the details listed), anything else a 500 page without internals.
+
+    Parameters
+    ----------
+    path:
+        Route path under ``/dashboard``.
+    method:
+        ``GET`` or ``POST`` (POST takes an urlencoded form and is CSRF-checked).
+    access:
+        ``public`` (sign-in page), ``session`` (any signed-in user) or ``admin``.
+    """
+
+    def register(view: Callable[..., Response]) -> Callable[..., Response]:
+        @functools.wraps(view)
+        def handler(**params: Any) -> Response:
+            request = bp.current_request
+            assert request is not None
+            current = Page(request)
+            try:
+                if method == "POST" and request.headers.get("authorization"):
+                    raise Refused(403, "Dashboard actions accept only a Dashboard session, never an API key (Authorization header).")
+                if access != "public":
+                    current.session = _session_of(request)
+                    if current.session is None:
+                        if method == "GET":
+                            return current.redirect("/sign-in")
+                        raise Refused(401, "Your Dashboard session has ended; sign in again.")
+                    if access == "admin" and not current.session.caller.is_admin:
+                        raise Refused(403, "This page is for administrators only.")
+                    if method == "POST" and not sessions.csrf_valid(current.session, current.field("csrf_token") or None):
+                        raise Refused(403, "The form's CSRF token is missing or invalid; reload the page and try again.")
+                return view(current, **params)
+            except Refused as exc:
+                return _error_page(current, exc.status, exc.message)
+            except errors.ApiError as exc:
+                body = exc.body()
+                return _error_page(current, exc.status, body["error"], body.get("details") or [])
+            except storage.Contention:
+                return _error_page(current, 409, "Too many simultaneous changes; try again.")
+            except Exception:
+                logger.exception("dashboard error", extra={"path": path, "method": method})
+                return _error_page(current, 500, "An internal error occurred.")
+
+        content_types = [FORM] if method == "POST" else None
+        if content_types:
+            bp.route(path, methods=[method], content_types=content_types)(handler)
+        else:
+            bp.route(path, methods=[method])(handler)
+        return view
+
+    return register
+
+
+def _error_page(current: Page, status: int, message: str, details: list[Any] | None = None) -> Response:
+    return current.render("error.html", status, title=_TITLES.get(status, "Something went wrong"), message=message, details=details or [])
+
+
+_TITLES = {400: "Check the form", 401: "Sign in", 403: "Forbidden", 404: "Not found", 409: "Conflict", 413: "Too large"}

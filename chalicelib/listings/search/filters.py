@@ -1,0 +1,75 @@
+"""The one decision whether a listing matches a search: used by search and by the saved-search percolator.
+
+Search (:mod:`chalicelib.listings.search.service`) runs it over the candidates it read from the
+indexes; the percolator (:mod:`chalicelib.saved_searches.percolator`) runs it over one newly
+ACTIVE listing and each candidate saved search. Keeping one function is what makes "a listing
+matches a saved search exactly when that search, run afterwards, returns the listing" hold.
+
+This module reads no store: it depends on the parsed :class:`~chalicelib.listings.search.query.SearchQuery`
+and on a listing item (the Listings table shape) only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from chalicelib.listings.search import geo
+from chalicelib.listings.search.query import SearchQuery
+
+
+@dataclass(frozen=True)
+class Match:
+    """A listing passes a query.
+
+    Attributes
+    ----------
+    distance_km:
+        Great-circle (haversine) km from the query's geo center to the listing's location
+        field, unrounded; ``None`` when the query has no geo filter.
+    """
+
+    distance_km: float | None
+
+
+def location(listing: dict[str, Any], key: str) -> tuple[float, float] | None:
+    """``(lat, lng)`` in degrees of the listing's location field ``key``, or ``None`` when unset."""
+    meta = listing.get("meta") or {}
+    lat, lng = meta.get(f"{key}_lat"), meta.get(f"{key}_lng")
+    return (float(lat), float(lng)) if lat and lng else None
+
+
+def matches_terms(listing: dict[str, Any], terms: list[str]) -> bool:
+    """True when every folded term is a prefix of a word of the listing's ``searchText``."""
+    haystack = " " + listing.get("searchText", "")
+    return all(f" {term}" in haystack for term in terms)
+
+
+def evaluate(query: SearchQuery, listing: dict[str, Any]) -> Match | None:
+    """Whether ``listing`` (a Listings item: categoryKey, roleKey, meta, searchText) passes ``query``.
+
+    Checks, cheapest first: category, role, every meta filter, every ``q`` term (word prefix),
+    and the geo filter (location field set; within ``radiusKm`` when given). Status is not
+    checked: callers pass ACTIVE listings.
+
+    Returns
+    -------
+    Match or None
+        The match with its distance in km, or ``None`` when the listing does not pass.
+    """
+    if query.category is not None and listing["categoryKey"] != query.category.key:
+        return None
+    if query.role and listing["roleKey"] != query.role:
+        return None
+    meta = listing.get("meta") or {}
+    if not all(f.matches(meta) for f in query.filters) or not matches_terms(listing, query.terms):
+        return None
+    if query.geo is None:
+        return Match(distance_km=None)
+    point = location(listing, query.geo.key)
+    if point is None:
+        return None
+    distance = geo.haversine_km(query.geo.lat, query.geo.lng, *point)
+    if query.geo.radius_km is not None and distance > query.geo.radius_km:
+        return None
+    return Match(distance_km=distance)

@@ -1,0 +1,184 @@
+"""Parsing ``GET /v1/listings/search`` parameters (DESIGN §2 "Search").
+
+Parameters: ``q``, ``category``, ``role``, ``meta.<key>`` (select equals, multiselect
+contains every given option, number/integer/boolean equals), ``meta.<key>_min`` /
+``meta.<key>_max`` (number and integer), ``meta.<loc>_lat`` + ``meta.<loc>_lng`` (geo),
+``radiusKm``, ``page``, ``pageSize``. Unknown parameters are a VALIDATION_ERROR naming them,
+so a typo never silently widens a search.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from pydantic import ValidationError as PydanticValidationError
+
+from chalicelib import errors
+from chalicelib.categories.models import Category, CategoryField, FieldType
+from chalicelib.categories.registry import all_categories
+from chalicelib.listings.meta import InvalidValue, parse_coordinate, parse_value
+from chalicelib.listings.search.parameters import MAX_RADIUS_KM, ListingSearchQuery, value_schema
+from chalicelib.pagination import PageQuery
+from chalicelib.text import words
+
+__all__ = ["MAX_RADIUS_KM", "GeoFilter", "MetaFilter", "SearchQuery", "parse_search"]
+_RANGE_TYPES = {FieldType.NUMBER, FieldType.INTEGER}
+
+
+@dataclass
+class MetaFilter:
+    """One ``meta.<key>`` filter: ``op`` is ``eq``, ``contains``, ``min`` or ``max``."""
+
+    key: str
+    type: FieldType
+    op: str
+    value: str
+
+    def matches(self, meta: dict[str, str]) -> bool:
+        """True when the listing's ``meta`` passes this filter."""
+        stored = meta.get(self.key)
+        if stored is None:
+            return False
+        if self.op == "contains":
+            return set(self.value.split(",")) <= set(stored.split(","))
+        if self.type in _RANGE_TYPES:
+            number, bound = Decimal(stored), Decimal(self.value)
+            return {"eq": number == bound, "min": number >= bound, "max": number <= bound}[self.op]
+        return stored == self.value
+
+
+@dataclass
+class GeoFilter:
+    """A geo filter on location field ``key``: center in degrees, optional radius in km."""
+
+    key: str
+    lat: float
+    lng: float
+    radius_km: float | None
+
+
+@dataclass
+class SearchQuery:
+    """A parsed, validated search."""
+
+    page: PageQuery
+    terms: list[str] = field(default_factory=list)
+    category: Category | None = None
+    role: str | None = None
+    filters: list[MetaFilter] = field(default_factory=list)
+    geo: GeoFilter | None = None
+
+
+def _bad(parameter: str, issue: str) -> errors.ValidationError:
+    return errors.ValidationError.for_field(parameter, issue, f"Invalid search parameter {parameter}: {issue}")
+
+
+def _field_for(key: str, category: Category | None, parameter: str) -> CategoryField:
+    """The field ``key`` of the category, or (without one) of any category, with consistent type."""
+    candidates = [category] if category else list(all_categories().values())
+    fields = [f for c in candidates if (f := c.field(key)) is not None]
+    if not fields:
+        where = f"category '{category.key}'" if category else "any category"
+        raise _bad(parameter, f"'{key}' is not a field of {where}")
+    first = fields[0]
+    if not first.filterable:
+        raise _bad(parameter, f"field '{key}' ({first.type}) is not filterable")
+    if any(f.type != first.type for f in fields):
+        raise _bad(parameter, f"field '{key}' differs between categories; give category")
+    return first
+
+
+def parse_search(params: dict[str, str]) -> SearchQuery:
+    """Validate the query string of a search.
+
+    Raises
+    ------
+    ValidationError
+        Naming the offending parameter: unknown category or role, unknown or
+        non-filterable meta field, bad value, non-numeric or out-of-range coordinates,
+        half a coordinate pair, ``radiusKm`` without coordinates, bad paging.
+    """
+    try:  # not http.parse_model: this module stays importable without the HTTP layer and its stores
+        fixed = ListingSearchQuery.model_validate(params)
+    except PydanticValidationError as exc:
+        raise errors.from_pydantic(exc) from exc
+    query = SearchQuery(page=PageQuery(page=fixed.page, pageSize=fixed.pageSize))
+    if fixed.category is not None:
+        query.category = all_categories().get(fixed.category)
+        if query.category is None:
+            raise _bad("category", f"unknown category; use one of {', '.join(all_categories())}")
+    role = fixed.role
+    if role is not None:
+        roles = {r.key for c in ([query.category] if query.category else all_categories().values()) for r in c.roles}
+        if role not in roles:
+            raise _bad("role", f"unknown role; use one of {', '.join(sorted(roles))}")
+        query.role = role
+    query.terms = list(dict.fromkeys(words(params.get("q", ""))))
+
+    coordinates: dict[str, dict[str, float]] = {}
+    for name, raw in params.items():
+        if name in ("page", "pageSize", "category", "role", "q", "radiusKm"):
+            continue
+        if not name.startswith("meta.") or len(name) <= 5:
+            raise _bad(name, "unknown parameter")
+        key = name[5:]
+        base, _, suffix = key.rpartition("_")
+        if suffix in ("lat", "lng") and base:
+            field_ = _field_for(base, query.category, name)
+            if field_.type != FieldType.LOCATION:
+                raise _bad(name, f"'{base}' is not a location field")
+            try:
+                coordinates.setdefault(base, {})[suffix] = parse_coordinate(raw, 90.0 if suffix == "lat" else 180.0)
+            except InvalidValue as exc:
+                raise _bad(name, str(exc)) from exc
+            continue
+        op = "eq"
+        if suffix in ("min", "max") and base and _known(base, query.category):
+            key, op = base, suffix
+        field_ = _field_for(key, query.category, name)
+        if field_.type == FieldType.LOCATION:
+            raise _bad(name, f"filter a location with meta.{key}_lat and meta.{key}_lng (and radiusKm)")
+        if op in ("min", "max") and field_.type not in _RANGE_TYPES:
+            raise _bad(name, f"_{op} applies to number and integer fields only")
+        _check_documented(name, field_, raw)
+        try:
+            value = parse_value(field_, raw)
+        except InvalidValue as exc:
+            raise _bad(name, str(exc)) from exc
+        if field_.type == FieldType.MULTISELECT:
+            op = "contains"
+        query.filters.append(MetaFilter(key=key, type=field_.type, op=op, value=value))
+
+    query.geo = _parse_geo(coordinates, fixed.radiusKm)
+    return query
+
+
+def _check_documented(parameter: str, field_: CategoryField, raw: str) -> None:
+    """The value must fit the parameter's documented schema (:func:`value_schema`), so that the
+    OpenAPI document and the server accept exactly the same filter values."""
+    schema = value_schema(field_)
+    if "enum" in schema and raw not in schema["enum"]:
+        raise _bad(parameter, f"must be one of: {', '.join(schema['enum'])}")
+    if "pattern" in schema and not re.search(schema["pattern"], raw):
+        raise _bad(parameter, f"must match {schema['pattern']}")
+
+
+def _known(key: str, category: Category | None) -> bool:
+    candidates = [category] if category else list(all_categories().values())
+    return any(c.field(key) is not None for c in candidates)
+
+
+def _parse_geo(coordinates: dict[str, dict[str, float]], radius_km: float | None) -> GeoFilter | None:
+    if len(coordinates) > 1:
+        raise _bad("meta", "at most one geo filter per search")
+    if not coordinates:
+        if radius_km is not None:
+            raise _bad("radiusKm", "needs a geo filter: meta.<key>_lat and meta.<key>_lng")
+        return None
+    key, pair = next(iter(coordinates.items()))
+    for axis in ("lat", "lng"):
+        if axis not in pair:
+            raise _bad(f"meta.{key}_{axis}", "required together with the other coordinate")
+    return GeoFilter(key=key, lat=pair["lat"], lng=pair["lng"], radius_km=radius_km)

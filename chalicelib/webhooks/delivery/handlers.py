@@ -1,0 +1,177 @@
+"""Lambda entries (via ``app.py``) of the delivery pipeline.
+
+* :func:`handle_outbox_batch` (outbox stream): resolves each event's webhooks and puts one
+  message per (event, webhook) into the webhook's lane; it sends nothing, so it never waits
+  for a receiver.
+* :func:`handle_lane_batch` (``DeliveryQueue``, FIFO): makes the attempts, one at a time per
+  lane; the mapping's batch size is 1, so an invocation never holds one lane's message while
+  another lane's receiver hangs.
+* :func:`handle_retry_batch` (``DeliveryRetryQueue``): puts retries whose backoff is over
+  back into their lanes.
+
+Each returns ``{"batchItemFailures": [...]}`` (event source mappings with
+``FunctionResponseTypes: [ReportBatchItemFailures]``): only records whose processing hit an
+infrastructure fault of ours are reported, never a receiver's failure (that is the failure
+policy's business). Order is kept across faults: a stream batch reports its first failed
+record (Lambda resumes there), and a lane batch reports a failed message with every later
+message of the same lane (SQS FIFO would otherwise let them overtake it).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from aws_lambda_powertools import Logger
+
+from chalicelib import storage
+from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
+from chalicelib.webhooks.delivery import attempt, lanes, recipients
+from chalicelib.webhooks.delivery.envelope import Delivery, Event
+
+logger = Logger(service="matching-service", child=True)
+
+
+def _inserted_event(record: dict[str, Any]) -> Event | None:
+    """The deliverable outbox event a stream record inserted, or ``None`` (MODIFY/REMOVE, other types)."""
+    if record.get("eventName") != "INSERT":
+        return None
+    item = storage.from_item(record["dynamodb"].get("NewImage"))
+    if item is None or item.get("type") not in SUPPORTED_EVENTS:
+        return None
+    return Event.from_outbox(item)
+
+
+def _failures(identifiers: list[str]) -> dict[str, Any]:
+    return {"batchItemFailures": [{"itemIdentifier": i} for i in identifiers]}
+
+
+def handle_outbox_batch(event: dict[str, Any], context: Any = None) -> dict[str, Any]:
+    """Put every webhook event of a stream batch into the lanes of its webhooks.
+
+    Parameters
+    ----------
+    event:
+        The Lambda DynamoDB Streams event (``Records`` of the Events table).
+    context:
+        The Lambda context (unused).
+
+    Returns
+    -------
+    dict
+        ``{"batchItemFailures": [{"itemIdentifier": <sequence number>}]}``: empty, or the first
+        record that could not be routed or queued (Lambda retries from it; what is queued again
+        is deduplicated).
+    """
+    records = event.get("Records") or []
+    found = [(r, e) for r in records if (e := _inserted_event(r)) is not None]
+    directory = recipients.WebhookDirectory()
+    bound = [i for _, e in found if e.type.startswith("match_request.") for i in e.routing.get("webhookIds") or []]
+    bound += [e.target_webhook_id for _, e in found if e.target_webhook_id]
+    try:
+        directory.by_ids(bound)  # one BatchGetItem for the whole batch
+    except Exception:  # each event reads again below and fails on its own
+        logger.exception("prefetching bound webhooks failed")
+    queued: list[Delivery] = []
+    owners: list[str] = []  # the sequence number of each queued delivery's record
+    first_failed: str | None = None
+    for record, item in found:
+        sequence = str(record["dynamodb"]["SequenceNumber"])
+        try:
+            webhooks = recipients.recipients(item, directory)
+        except Exception:  # the record is reported and retried
+            logger.exception("webhook fan-out failed", extra={"eventId": item.event_id})
+            first_failed = sequence
+            break
+        for webhook in webhooks:
+            queued.append(Delivery(item, str(webhook["webhookId"])))
+            owners.append(sequence)
+    try:
+        lanes.enqueue(queued)
+    except lanes.EnqueueFailed as exc:
+        logger.error("queuing deliveries failed", extra={"failed": len(exc.failed)})
+        first_failed = owners[exc.failed[0]]
+    except Exception:
+        logger.exception("queuing deliveries failed")
+        first_failed = owners[0] if owners else first_failed
+    if queued:
+        logger.info("webhook deliveries queued", extra={"deliveries": len(queued), "events": len(found)})
+    return _failures([first_failed] if first_failed is not None else [])
+
+
+def handle_lane_batch(event: dict[str, Any], context: Any = None) -> dict[str, Any]:
+    """Make the attempts of a ``DeliveryQueue`` batch, in order within each lane.
+
+    Parameters
+    ----------
+    event:
+        The Lambda SQS event (FIFO: records carry ``attributes.MessageGroupId``).
+    context:
+        The Lambda context (unused).
+
+    Returns
+    -------
+    dict
+        ``{"batchItemFailures": [{"itemIdentifier": <messageId>}, ...]}``: messages whose attempt
+        hit a fault of ours, and every later message of their lanes.
+    """
+    failed: list[str] = []
+    stopped: set[str] = set()  # lanes with a failed message: later ones must not overtake it
+    results: Counter[str] = Counter()
+    for record in event.get("Records") or []:
+        message_id = str(record.get("messageId"))
+        lane = str((record.get("attributes") or {}).get("MessageGroupId") or "")
+        if lane in stopped:
+            failed.append(message_id)
+            continue
+        try:
+            delivery = lanes.from_message(record["body"])
+        except (KeyError, TypeError, ValueError):
+            logger.exception("malformed lane message", extra={"messageId": message_id})
+            failed.append(message_id)  # after maxReceiveCount it rests in the dead-letter queue
+            stopped.add(lane)
+            continue
+        try:
+            results[attempt.attempt(delivery).value] += 1
+        except Exception:
+            logger.exception("webhook delivery failed", extra={"webhookId": delivery.webhook_id, "eventId": delivery.event.event_id})
+            results["error"] += 1
+            failed.append(message_id)
+            stopped.add(lane)
+    if results:
+        logger.info("webhook attempts", extra={"results": dict(results)})
+    return _failures(failed)
+
+
+def handle_retry_batch(event: dict[str, Any], context: Any = None) -> dict[str, Any]:
+    """Put the retries of a ``DeliveryRetryQueue`` batch (backoff over) back into their lanes.
+
+    Parameters
+    ----------
+    event:
+        The Lambda SQS event.
+    context:
+        The Lambda context (unused).
+
+    Returns
+    -------
+    dict
+        ``{"batchItemFailures": [{"itemIdentifier": <messageId>}, ...]}``.
+    """
+    parsed: list[tuple[str, Delivery]] = []
+    failed: list[str] = []
+    for record in event.get("Records") or []:
+        message_id = str(record.get("messageId"))
+        try:
+            parsed.append((message_id, lanes.from_message(record["body"])))
+        except (KeyError, TypeError, ValueError):
+            logger.exception("malformed retry message", extra={"messageId": message_id})
+            failed.append(message_id)
+    try:
+        lanes.enqueue([delivery for _, delivery in parsed])
+    except lanes.EnqueueFailed as exc:
+        failed += [parsed[i][0] for i in exc.failed]
+    except Exception:
+        logger.exception("re-queuing retries failed")
+        failed += [message_id for message_id, _ in parsed]
+    return _failures(failed)

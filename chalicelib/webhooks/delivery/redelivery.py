@@ -1,0 +1,51 @@
+"""Redelivery: one more attempt of an existing delivery, in its webhook's lane (Dashboard "Redeliver").
+
+The new attempt carries the same ``webhook-id`` (receivers deduplicate on it) and the next
+attempt number. It goes through the lane and the failure policy like any attempt: it is not
+sent while the webhook is inactive, and when it fails, it counts and is retried on the
+schedule. An earlier-scheduled retry that later finds its attempt number taken sends nothing.
+Two redeliveries of the same delivery asked at once get the same attempt number and the same
+deduplication id, so they make one attempt.
+"""
+
+from __future__ import annotations
+
+from chalicelib.webhooks.delivery import attempt_log, lanes
+from chalicelib.webhooks.delivery.envelope import Delivery
+
+
+class UnknownDelivery(LookupError):
+    """No attempt of that (event, webhook) delivery was ever made (or its log expired, 30 days)."""
+
+
+def redeliver(webhook_id: str, event_id: str) -> Delivery:
+    """Queue the next attempt of delivering ``event_id`` to ``webhook_id`` in the webhook's lane.
+
+    The caller checks that the webhook belongs to the user asking (see
+    :func:`chalicelib.webhooks.service.redeliver`).
+
+    Parameters
+    ----------
+    webhook_id:
+        ``whk_...``.
+    event_id:
+        ``evt_...``, as listed in the delivery log.
+
+    Returns
+    -------
+    Delivery
+        The queued attempt (``attempt`` = the last claimed attempt + 1).
+
+    Raises
+    ------
+    UnknownDelivery
+        No attempt of this delivery exists.
+    botocore.exceptions.ClientError
+        DynamoDB or SQS failures.
+    """
+    last = attempt_log.last_claim(webhook_id, event_id)
+    if last is None:
+        raise UnknownDelivery(f"no delivery of {event_id} to {webhook_id}")
+    queued = Delivery(last.event, webhook_id, last.attempt + 1)
+    lanes.enqueue([queued])
+    return queued

@@ -1,0 +1,135 @@
+"""Deleting a listing rejects its pending requests (reason "listing deleted"); conversations stay.
+
+The first transaction deletes the listing (conditional on its owner and on ``requestCount``
+matching the requests found, see :mod:`chalicelib.match_requests.guards`) together with as
+many rejections as fit; each rejection is two items (the request update and its
+``match_request.rejected`` event), so the first transaction carries up to
+:data:`FIRST_CHUNK` requests and each further one :data:`CHUNK`. Once the listing is gone no
+request can be created or decided for it (both are conditional on the listing); a request of a
+later chunk decided between the read and the delete simply drops out of its chunk, which is
+written again without it (:func:`_reject_remaining`).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from aws_lambda_powertools import Logger
+
+from chalicelib import clock, errors, storage
+from chalicelib.auth.service import Caller
+from chalicelib.listings.service import owned
+from chalicelib.match_requests import guards, repository
+from chalicelib.match_requests.events import request_event_op
+from chalicelib.match_requests.models import RequestStatus
+from chalicelib.pagination import Deleted
+
+logger = Logger(service="matching-service")
+
+#: The reason written on requests rejected by their listing's deletion (DESIGN §2).
+LISTING_DELETED_REASON = "listing deleted"
+#: Attempts of a deletion while requests for the listing keep arriving.
+DELETE_ATTEMPTS = 4
+#: DynamoDB's limit of items per TransactWriteItems.
+MAX_TRANSACTION_ITEMS = 100
+#: Requests rejected in the deleting transaction (the delete itself is one more item).
+FIRST_CHUNK = (MAX_TRANSACTION_ITEMS - 1) // 2
+#: Requests rejected per later transaction.
+CHUNK = MAX_TRANSACTION_ITEMS // 2
+
+
+def delete_listing(caller: Caller, listing_id: str) -> Deleted:
+    """Delete the caller's listing (404 for everyone afterwards), rejecting its pending requests.
+
+    Pending requests become REJECTED with reason "listing deleted" (and their
+    ``match_request.rejected`` events) in the deleting transaction, chunked when there are
+    many (:func:`delete_listing_rejecting_requests`); conversations stay.
+
+    Raises
+    ------
+    NotFoundError, ForbiddenError
+        No such listing; not the caller's.
+    ConflictError
+        Requests kept arriving during every attempt (retry).
+    """
+    for attempt in range(DELETE_ATTEMPTS):
+        item = owned(caller, listing_id)
+        try:
+            delete_listing_rejecting_requests(item)
+        except storage.TransactionConflict:
+            time.sleep(0.05 * 2**attempt)  # a request arrived or the index lags: read again
+            continue
+        return Deleted(id=listing_id)
+    raise errors.ConflictError("Requests for this listing kept arriving; retry the deletion")
+
+
+def _rejection_ops(request: dict[str, Any], listing: dict[str, Any], responded_at: str) -> list[dict[str, Any]]:
+    rejected = {
+        **request, "status": RequestStatus.REJECTED.value, "reason": LISTING_DELETED_REASON, "respondedAt": responded_at,
+    }
+    return [
+        repository.decide_op(
+            request["requestId"], request["recipientId"], RequestStatus.REJECTED.value, responded_at,
+            reason=LISTING_DELETED_REASON,
+        ),
+        request_event_op(rejected, listing),
+    ]
+
+
+def delete_listing_rejecting_requests(listing: dict[str, Any]) -> int:
+    """Delete ``listing`` and reject its PENDING requests.
+
+    Parameters
+    ----------
+    listing:
+        The listing item as just read (``ownerId``, ``requestCount``, ``title``, ``webhookIds``).
+
+    Returns
+    -------
+    int
+        The number of requests rejected.
+
+    Raises
+    ------
+    storage.TransactionConflict
+        The listing is gone, or has more requests than the ``bySubject`` index returned (a
+        request arrived meanwhile or the index lags): read the listing again and retry.
+    """
+    listing_id, owner_id = listing["listingId"], listing["ownerId"]
+    requests = repository.list_for_subject(listing_id) if int(listing.get("requestCount", 0)) else []
+    pending = [r for r in requests if r["status"] == RequestStatus.PENDING]
+    now = clock.iso()
+    first, rest = pending[:FIRST_CHUNK], pending[FIRST_CHUNK:]
+    ops = [guards.delete_listing_op(listing_id, owner_id, len(requests))]
+    for request in first:
+        ops += _rejection_ops(request, listing, now)
+    storage.transact(ops)
+    for start in range(0, len(rest), CHUNK):
+        _reject_remaining(rest[start : start + CHUNK], listing, now)
+    return len(pending)
+
+
+def _reject_remaining(chunk: list[dict[str, Any]], listing: dict[str, Any], responded_at: str) -> None:
+    """Reject one later chunk after the listing is gone; never raises (the delete has committed).
+
+    A request whose PENDING condition fails was decided just before the delete: it is left out
+    and the rest of the chunk written again. Anything else is logged with the ids left PENDING.
+    """
+    while chunk:
+        try:
+            storage.transact([op for request in chunk for op in _rejection_ops(request, listing, responded_at)])
+            return
+        except storage.TransactionConflict as exc:
+            # Items 2k and 2k + 1 belong to request k; only its update (2k) carries a condition.
+            still_pending = [request for k, request in enumerate(chunk) if not exc.failed(2 * k)]
+            if len(still_pending) == len(chunk):  # no request's condition failed: nothing to leave out
+                logger.error("rejecting requests of a deleted listing failed", extra={"listingId": listing["listingId"]})
+                return
+            chunk = still_pending
+        except Exception:
+            logger.exception(
+                "pending requests of a deleted listing were not rejected",
+                extra={"listingId": listing["listingId"], "requestIds": [r["requestId"] for r in chunk]},
+            )
+            return

@@ -1,0 +1,54 @@
+"""Listing detail (``GET /v1/listings/{id}``): the listing, its owner and the caller's match request.
+
+After the listing read, one BatchGetItem reads the owner and the caller's request (its id is
+derived, see :mod:`chalicelib.match_requests.ids`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib.auth.service import Caller
+from chalicelib.listings.service import get_visible, to_model
+from chalicelib.match_requests import ids
+from chalicelib.match_requests import repository as requests
+from chalicelib.match_requests.models import MatchRequest
+from chalicelib.match_requests.service import to_model as request_model
+from chalicelib.subjects import SubjectType
+from chalicelib.workflows.models import ListingDetail
+
+
+def owner_and_my_request(listing: dict[str, Any], caller_id: str) -> tuple[dict[str, Any] | None, MatchRequest | None]:
+    """A listing's owner item and the caller's match request about it, in one BatchGetItem.
+
+    Parameters
+    ----------
+    listing:
+        The listing item (``ownerId``, ``listingId``).
+    caller_id:
+        The caller's user id.
+
+    Returns
+    -------
+    tuple
+        The owner's user item (``None`` when the user is gone) and the caller's request
+        (always ``None`` for the owner: no requests to one's own listing).
+    """
+    owner_id, listing_id = listing["ownerId"], listing["listingId"]
+    request_id = ids.request_id(SubjectType.LISTING, caller_id, listing_id) if caller_id != owner_id else None
+    bundle = requests.read_bundle(request_ids=[request_id] if request_id else [], user_ids=[owner_id])
+    mine = bundle.requests.get(request_id) if request_id else None
+    return bundle.users.get(owner_id), (request_model(mine) if mine else None)
+
+
+def get_listing_detail(caller: Caller, listing_id: str) -> ListingDetail:
+    """Listing detail with the owner summary and the caller's match request (``myRequest``).
+
+    Raises
+    ------
+    NotFoundError
+        No such listing, or another user's listing that is not ACTIVE.
+    """
+    item = get_visible(caller, listing_id)
+    owner, my_request = owner_and_my_request(item, caller.user_id)
+    return ListingDetail(**to_model(item, owner).model_dump(), myRequest=my_request)

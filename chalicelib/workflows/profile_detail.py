@@ -1,0 +1,43 @@
+"""Profile detail as another user sees it (``GET /v1/profiles/{userId}``).
+
+One BatchGetItem reads the profile, the caller (for the verification level the policy
+compares) and the caller's profile request (its id is derived, see
+:mod:`chalicelib.match_requests.ids`): one DynamoDB call after authentication.
+"""
+
+from __future__ import annotations
+
+from chalicelib import errors
+from chalicelib.auth.service import Caller
+from chalicelib.match_requests import ids
+from chalicelib.match_requests import repository as requests
+from chalicelib.match_requests.profile_policy import evaluate
+from chalicelib.match_requests.service import to_model as request_model
+from chalicelib.path_ids import within_limit
+from chalicelib.profiles.service import public_profile
+from chalicelib.subjects import SubjectType
+from chalicelib.workflows.models import ProfileDetail
+
+
+def get_profile(caller: Caller, user_id: str) -> ProfileDetail:
+    """A user's profile with ``profileRequestPolicy`` for the caller and ``myProfileRequest``.
+
+    Raises
+    ------
+    NotFoundError
+        No such user.
+    """
+    if not within_limit(user_id):
+        raise errors.NotFoundError("User not found")
+    request_id = ids.request_id(SubjectType.PROFILE, caller.user_id, user_id) if user_id != caller.user_id else None
+    bundle = requests.read_bundle(request_ids=[request_id] if request_id else [], user_ids=[user_id, caller.user_id])
+    target = bundle.users.get(user_id)
+    if target is None:
+        raise errors.NotFoundError(f"User '{user_id}' not found")
+    level = int((bundle.users.get(caller.user_id) or {}).get("verifiedLevel", 0))
+    mine = bundle.requests.get(request_id) if request_id else None
+    return ProfileDetail(
+        **public_profile(target).model_dump(),
+        profileRequestPolicy=evaluate(target, caller.user_id, level),
+        myProfileRequest=request_model(mine) if mine else None,
+    )

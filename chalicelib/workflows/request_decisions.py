@@ -1,0 +1,101 @@
+"""Accepting and rejecting requests (``PATCH /v1/match-requests/{id}/status``), both kinds.
+
+* Only the recipient decides (the requester gets 403, anyone else 404), and only from
+  PENDING: the update is conditional on ``status = PENDING``, so of two simultaneous
+  decisions exactly one wins and the other gets 409 CONFLICT.
+* ACCEPTED opens the conversation in the same transaction; the request then carries its
+  ``conversationId``.
+* One BatchGetItem reads the request, its listing (id recovered from the request id) and the
+  deciding user; one TransactWriteItems writes the decision, the conversation and the event.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib import clock, errors, storage
+from chalicelib.auth.service import Caller
+from chalicelib.conversations.service import open_conversation_ops
+from chalicelib.match_requests import guards, ids, repository
+from chalicelib.match_requests.events import request_event_op
+from chalicelib.match_requests.models import MatchRequest, RequestStatus, StatusChange
+from chalicelib.match_requests.service import to_model
+from chalicelib.subjects import SubjectType
+
+
+def decide(caller: Caller, request_id: str, change: StatusChange) -> MatchRequest:
+    """Accept or reject a PENDING request addressed to the caller.
+
+    Parameters
+    ----------
+    caller:
+        The recipient (listing owner or requested user).
+    request_id:
+        The request.
+    change:
+        ``status`` ACCEPTED or REJECTED, optional ``reason`` (REJECTED only).
+
+    Returns
+    -------
+    MatchRequest
+        The request in its new status, with ``respondedAt`` (and ``conversationId`` when
+        accepted).
+
+    Raises
+    ------
+    NotFoundError
+        No such request, or the caller is neither its requester nor its recipient.
+    ForbiddenError
+        The caller is the requester.
+    ConflictError
+        The request is no longer PENDING (a concurrent decision included), or its listing
+        has been deleted.
+    """
+    subject_id = ids.subject_of(request_id)
+    if subject_id is None:
+        raise errors.NotFoundError(f"Request '{request_id}' not found")
+    bundle = repository.read_bundle(request_ids=[request_id], user_ids=[caller.user_id], listing_ids=[subject_id])
+    request = bundle.requests.get(request_id)
+    if request is None or caller.user_id not in (request["requesterId"], request["recipientId"]):
+        raise errors.NotFoundError(f"Request '{request_id}' not found")
+    if caller.user_id != request["recipientId"]:
+        raise errors.ForbiddenError("Only the recipient of a request can accept or reject it")
+    if request["status"] != RequestStatus.PENDING:
+        raise errors.ConflictError(f"The request is already {request['status']}; only PENDING requests can be decided")
+    listing: dict[str, Any] | None = None
+    if request["subjectType"] == SubjectType.LISTING:
+        listing = bundle.listings.get(request["subjectId"])
+        if listing is None:
+            raise errors.ConflictError("The listing was deleted; its pending requests were rejected")
+
+    now = clock.iso()
+    updated: dict[str, Any] = {**request, "status": change.status, "respondedAt": now}
+    if change.reason is not None:
+        updated["reason"] = change.reason
+    if listing is not None:
+        updated["listingTitle"] = listing["title"]
+    conversation_ops: list[dict[str, Any]] = []
+    if change.status == RequestStatus.ACCEPTED:
+        me = bundle.users.get(caller.user_id) or {}
+        participants = [
+            (request["requesterId"], request["profile"]["displayName"]),
+            (caller.user_id, me.get("displayName", "")),
+        ]
+        updated["conversationId"], conversation_ops = open_conversation_ops(request, participants, now)
+
+    ops = [
+        repository.decide_op(
+            request_id, caller.user_id, change.status, now, reason=change.reason,
+            conversation_id=updated.get("conversationId"), listing_title=updated.get("listingTitle"),
+        ),
+        *([guards.listing_exists_op(listing["listingId"])] if listing is not None else []),
+        *conversation_ops,
+        request_event_op(updated, listing),
+    ]
+    try:
+        storage.transact(ops)
+    except storage.TransactionConflict as exc:
+        if exc.failed(0):
+            raise errors.ConflictError("The request was decided meanwhile; only PENDING requests can be decided") from exc
+        raise errors.ConflictError("The listing was deleted; its pending requests were rejected") from exc
+    return to_model(updated)

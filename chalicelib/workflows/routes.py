@@ -1,0 +1,44 @@
+"""Routes of the cross-domain use cases: listing detail and deletion, request decisions, profile detail.
+
+They live here, above the domain packages, because each composes several of them; the other
+routes of the same paths stay with their domain (e.g. ``PATCH /v1/listings/{listingId}`` in
+:mod:`chalicelib.listings.routes`).
+"""
+
+from __future__ import annotations
+
+from chalice.app import Blueprint
+
+from chalicelib.auth.service import Caller
+from chalicelib.http import route
+from chalicelib.match_requests.models import MatchRequest, StatusChange
+from chalicelib.pagination import Deleted
+from chalicelib.workflows import listing_deletion, listing_detail, profile_detail, request_decisions
+from chalicelib.workflows.models import ListingDetail, ProfileDetail
+
+bp = Blueprint(__name__)
+
+
+@route(bp, "/v1/listings/{listingId}", "GET", response=ListingDetail, tags=("listings",), operation_id="listings_detail")
+def listing(caller: Caller, listingId: str) -> ListingDetail:
+    """Listing detail: owner profile, channels and the caller's own request (``myRequest``)."""
+    return listing_detail.get_listing_detail(caller, listingId)
+
+
+@route(bp, "/v1/listings/{listingId}", "DELETE", response=Deleted, tags=("listings",), operation_id="listings_delete")
+def delete_listing(caller: Caller, listingId: str) -> Deleted:
+    """Delete the caller's listing."""
+    return listing_deletion.delete_listing(caller, listingId)
+
+
+@route(bp, "/v1/profiles/{userId}", "GET", response=ProfileDetail, tags=("profiles",), operation_id="profiles_detail")
+def profile(caller: Caller, userId: str) -> ProfileDetail:
+    """A profile with ``profileRequestPolicy`` for the caller, ``activeChannels`` and ``myProfileRequest``."""
+    return profile_detail.get_profile(caller, userId)
+
+
+@route(bp, "/v1/match-requests/{requestId}/status", "PATCH", body=StatusChange, response=MatchRequest, tags=("requests",),
+       operation_id="match_requests_decide")
+def decide(caller: Caller, requestId: str, body: StatusChange) -> MatchRequest:
+    """Accept or reject a PENDING request addressed to the caller; accepting opens a conversation."""
+    return request_decisions.decide(caller, requestId, body)

@@ -1,0 +1,330 @@
+"""The Dashboard end to end: the real local stack driven in headless Chromium (Debian's
+``chromium`` through Playwright, no browser download), elements found by role and accessible
+name as a screen reader finds them, with real webhook receivers on 127.0.0.1.
+
+One stack (the session's) and one browser for the whole module; each user gets a browser
+context of its own (its own cookie jar).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import httpx
+import pytest
+from standardwebhooks import Webhook as StandardWebhook
+
+from tests.e2e.conftest import Stack, wait_until
+from tests.e2e.receivers import Receiver, receivers
+
+pytestmark = pytest.mark.e2e
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+Browser = Any
+BrowserContext = Any
+PlaywrightPage = Any
+expect = playwright_api.expect
+
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run"]
+WAIT = 15.0
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """One headless Chromium for the module (Debian's package: ``apt-get install -y chromium``)."""
+    if not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM):
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this)")
+    with playwright_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def new_receiver() -> Iterator[Callable[..., Receiver]]:
+    with receivers() as new:
+        yield new
+
+
+def key_of(client: httpx.Client) -> str:
+    return str(client.headers["authorization"]).split(" ", 1)[1]
+
+
+def signed_in_page(browser: Browser, stack: Stack, key: str, width: int = 1280) -> PlaywrightPage:
+    """A fresh browser context signed in with ``key`` through the sign-in form."""
+    context: BrowserContext = browser.new_context(viewport={"width": width, "height": 900}, base_url=stack.base_url)
+    page = context.new_page()
+    page.goto("/dashboard")
+    expect(page.get_by_role("heading", name="Sign in to the Dashboard")).to_be_visible()
+    page.get_by_label("API key").fill(key)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("heading", name="Webhooks", exact=True)).to_be_visible()
+    return page
+
+
+def register(client: httpx.Client, receiver: Receiver, events: list[str]) -> dict[str, Any]:
+    response = client.post("/v1/webhooks", json={"url": receiver.url, "events": events, "name": "Orders hook"})
+    assert response.status_code == 201, response.text
+    receiver.secret = response.json()["secret"]
+    return dict(response.json())
+
+
+def webhook_state(client: httpx.Client, webhook_id: str) -> dict[str, Any]:
+    response = client.get("/v1/webhooks")
+    assert response.status_code == 200, response.text
+    return next(dict(w) for w in response.json()["webhooks"] if w["id"] == webhook_id)
+
+
+def open_conversation(owner_id: str, owner: httpx.Client, other: httpx.Client) -> str:
+    sent = other.post("/v1/profile-requests", json={"userId": owner_id, "message": "Let's talk", "channel": "telegram"})
+    assert sent.status_code == 201, sent.text
+    decided = owner.patch(f"/v1/match-requests/{sent.json()['requestId']}/status", json={"status": "ACCEPTED"})
+    assert decided.status_code == 200, decided.text
+    return str(decided.json()["conversationId"])
+
+
+def say(client: httpx.Client, conversation_id: str, content: str) -> None:
+    response = client.post(f"/v1/conversations/{conversation_id}/messages", json={"content": content})
+    assert response.status_code == 201, response.text
+
+
+def received(receiver: Receiver, count: int) -> list[Any]:
+    return list(wait_until(lambda: len(r := receiver.requests) >= count and r, timeout_seconds=WAIT, interval=0.05))
+
+
+def fail_count_cell(page: PlaywrightPage) -> Any:
+    return page.get_by_test_id("fail-count")
+
+
+# -- sign-in -----------------------------------------------------------------------------------
+
+
+def test_sign_in_wrong_key_then_right_key_then_sign_out(browser: Browser, stack: Stack) -> None:
+    _, client = stack.new_user("Sina Signin")
+    context = browser.new_context(base_url=stack.base_url)
+    page = context.new_page()
+    page.goto("/dashboard/sign-in")
+    page.get_by_label("API key").fill("msk_this_is_not_a_key")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("alert")).to_contain_text("That API key is not valid")
+    page.get_by_label("API key").fill(key_of(client))
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("heading", name="Webhooks", exact=True)).to_be_visible()
+    cookie = next(c for c in context.cookies() if c["name"] == "dashboard_session")
+    assert cookie["httpOnly"] is True
+    assert cookie["sameSite"] == "Strict"
+    nav = page.get_by_role("navigation", name="Dashboard")
+    for name in ("Webhooks", "Listings", "Conversations"):
+        expect(nav.get_by_role("link", name=name, exact=True)).to_be_visible()
+    expect(nav.get_by_role("link", name="Approvals")).to_have_count(0)  # not an administrator
+    page.goto("/dashboard/admin/approvals")
+    expect(page.get_by_role("heading", name="Forbidden")).to_be_visible()
+    page.get_by_role("button", name="Sign out").click()
+    expect(page.get_by_role("heading", name="Sign in to the Dashboard")).to_be_visible()
+    page.goto("/dashboard/webhooks")
+    expect(page.get_by_role("button", name="Sign in")).to_be_visible()
+    context.close()
+
+
+# -- webhooks ----------------------------------------------------------------------------------
+
+
+def test_disabled_webhook_is_enabled_and_the_next_event_arrives_with_fail_count_0(
+    browser: Browser, stack: Stack, new_receiver: Callable[..., Receiver]
+) -> None:
+    owner_id, owner = stack.new_user("Erin Enable")
+    _, peer = stack.new_user("Pete Peer")
+    conversation_id = open_conversation(owner_id, owner, peer)
+    receiver = new_receiver("fail")
+    hook = register(owner, receiver, ["message.new"])
+    for n in range(1, 6):  # one event at a time: each failure is the first attempt of its own event
+        say(peer, conversation_id, f"failing {n}")
+        received(receiver, n)
+        wait_until(lambda n=n: webhook_state(owner, hook["id"])["failCount"] == n, timeout_seconds=WAIT)
+    wait_until(lambda: webhook_state(owner, hook["id"])["active"] is False, timeout_seconds=WAIT)
+
+    page = signed_in_page(browser, stack, key_of(owner))
+    page.get_by_role("link", name="Orders hook").click()
+    expect(page.get_by_text("inactive", exact=True)).to_be_visible()
+    expect(fail_count_cell(page)).to_have_text("5")
+    page.get_by_role("button", name="Enable").click()
+    expect(page.get_by_role("status")).to_contain_text("Webhook enabled")
+    expect(fail_count_cell(page)).to_have_text("0")
+    expect(page.get_by_role("button", name="Disable")).to_be_visible()
+
+    receiver.mode = "ok"
+    say(peer, conversation_id, "back again")
+    delivered = received(receiver, 6)[-1]
+    assert delivered.verified
+    assert json.loads(delivered.body)["data"]["content"] == "back again"
+    state = webhook_state(owner, hook["id"])
+    assert (state["active"], state["failCount"]) == (True, 0)
+    page.reload()
+    expect(fail_count_cell(page)).to_have_text("0")
+    page.context.close()
+
+
+def test_rotated_secret_signs_the_next_delivery_and_the_old_one_still_verifies(
+    browser: Browser, stack: Stack, new_receiver: Callable[..., Receiver]
+) -> None:
+    owner_id, owner = stack.new_user("Rita Rotate")
+    _, peer = stack.new_user("Ron Relay")
+    conversation_id = open_conversation(owner_id, owner, peer)
+    receiver = new_receiver("ok")
+    hook = register(owner, receiver, ["message.new"])
+    old_secret = hook["secret"]
+
+    page = signed_in_page(browser, stack, key_of(owner))
+    page.get_by_role("link", name="Orders hook").click()
+    page.get_by_role("button", name="Rotate secret").click()
+    expect(page.get_by_text("New secret (copy it now)")).to_be_visible()
+    new_secret = page.get_by_role("status", name="New secret").inner_text()
+    assert new_secret.startswith("whsec_")
+    assert new_secret != old_secret
+    expect(page.get_by_text("keeps verifying for 24 hours")).to_be_visible()
+
+    receiver.secret = new_secret
+    say(peer, conversation_id, "after rotation")
+    delivery = received(receiver, 1)[0]
+    assert delivery.verified  # X-Webhook-Signature (new secret) and Standard Webhooks
+    payload = StandardWebhook(new_secret).verify(delivery.body, delivery.headers)
+    assert payload["data"]["content"] == "after rotation"
+    assert StandardWebhook(old_secret).verify(delivery.body, delivery.headers)["event"] == "message.new"  # 24 h overlap
+    assert len(delivery.headers["webhook-signature"].split(" ")) == 2
+    page.context.close()
+
+
+def test_another_users_webhook_is_404_and_responsive_layouts(browser: Browser, stack: Stack) -> None:
+    _, owner = stack.new_user("Olga Owner")
+    _, intruder = stack.new_user("Ivan Intruder")
+    created = owner.post("/v1/webhooks", json={"url": "http://127.0.0.1:9/hook", "name": "Private hook"})
+    assert created.status_code == 201, created.text
+    page = signed_in_page(browser, stack, key_of(intruder), width=360)
+    response = page.goto(f"/dashboard/webhooks/{created.json()['id']}")
+    assert response is not None
+    assert response.status == 404
+    expect(page.get_by_role("heading", name="Not found")).to_be_visible()
+    page.goto("/dashboard/webhooks")
+    for width in (360, 1280):
+        page.set_viewport_size({"width": width, "height": 800})
+        assert page.evaluate("document.documentElement.scrollWidth") <= width  # no horizontal scrolling
+        expect(page.get_by_role("button", name="Add webhook")).to_be_visible()
+    page.context.close()
+
+
+# -- refusals: Bearer keys and cross-site posts --------------------------------------------------
+
+
+class _AttackerSite:
+    """A page on another origin of 127.0.0.1 with a form that posts to the Dashboard without a token."""
+
+    def __init__(self, target: str) -> None:
+        html = (f'<!doctype html><title>Prize</title><form method="post" action="{target}">'
+                '<button type="submit">Claim your prize</button></form>').encode()
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(html)))
+                self.end_headers()
+                self.wfile.write(html)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_bearer_key_and_cross_site_form_post_are_refused(browser: Browser, stack: Stack) -> None:
+    _, owner = stack.new_user("Cora Csrf")
+    hook = owner.post("/v1/webhooks", json={"url": "http://127.0.0.1:9/hook", "name": "Guarded hook"}).json()
+    disable = f"{stack.base_url}/dashboard/webhooks/{hook['id']}/disable"
+
+    refused = httpx.post(disable, headers={"Authorization": f"Bearer {key_of(owner)}"}, data={"csrf_token": "x"})
+    assert refused.status_code == 403
+    assert "never an API key" in refused.text
+
+    page = signed_in_page(browser, stack, key_of(owner))
+    attacker = _AttackerSite(disable)
+    try:
+        page.goto(attacker.url)
+        with page.expect_response(disable) as answer:
+            page.get_by_role("button", name="Claim your prize").click()
+        # 127.0.0.1 on another port is the same site, so the SameSite=Strict cookie does travel:
+        # the missing CSRF token alone is what refuses the post.
+        assert answer.value.status == 403
+        expect(page.get_by_role("alert")).to_contain_text("CSRF token is missing or invalid")
+    finally:
+        attacker.close()
+    assert webhook_state(owner, hook["id"])["active"] is True
+    page.context.close()
+
+
+# -- administrators ------------------------------------------------------------------------------
+
+
+def _pending_listing(client: httpx.Client, title: str) -> str:
+    created = client.post("/v1/listings", json={
+        "categoryKey": "mentoring", "roleKey": "mentor", "channels": ["telegram"],
+        "meta": {"title": title, "description": "<p>Weekly <strong>sessions</strong></p>", "location": "Lisbon",
+                 "topics": "career", "yearsExperience": "10"},
+    })
+    assert created.status_code == 201, created.text
+    return str(created.json()["id"])
+
+
+def test_admin_approves_and_rejects_from_the_queue_and_the_approved_one_is_searchable(browser: Browser, stack: Stack) -> None:
+    _, owner = stack.new_user("Quinn Queue")
+    approve_id = _pending_listing(owner, "Dashboard approved mentor Zebulon")
+    reject_id = _pending_listing(owner, "Dashboard rejected mentor Xavier")
+
+    page = signed_in_page(browser, stack, stack.admin_key)
+    page.get_by_role("navigation", name="Dashboard").get_by_role("link", name="Approvals").click()
+    approve_card = page.get_by_role("article").filter(has=page.get_by_role("heading", name="Dashboard approved mentor Zebulon"))
+    expect(approve_card).to_contain_text("Quinn Queue")
+    expect(approve_card.locator("strong", has_text="sessions")).to_be_visible()  # sanitized HTML, rendered
+    approve_card.get_by_role("button", name="Approve").click()
+    expect(page.get_by_role("status")).to_contain_text("approved")
+
+    reject_card = page.get_by_role("article").filter(has=page.get_by_role("heading", name="Dashboard rejected mentor Xavier"))
+    reject_card.get_by_label("Reason").fill("Duplicate of another listing")
+    reject_card.get_by_role("button", name="Reject").click()
+    expect(page.get_by_role("status")).to_contain_text("rejected")
+
+    assert owner.get(f"/v1/listings/{approve_id}").json()["status"] == "ACTIVE"
+    rejected = owner.get(f"/v1/listings/{reject_id}").json()
+    assert (rejected["status"], rejected["statusReason"]) == ("REJECTED", "Duplicate of another listing")
+    found = wait_until(lambda: owner.get("/v1/listings/search", params={"q": "Zebulon"}).json()["listings"], timeout_seconds=WAIT)
+    assert [listing["id"] for listing in found] == [approve_id]
+
+    page.get_by_role("link", name="Users").click()
+    page.get_by_label("Display name").fill("Nora Newcomer")
+    page.get_by_label("Telegram").fill("@nora")
+    page.get_by_role("button", name="Create user").click()
+    new_key = page.get_by_label("New API key").inner_text()
+    assert new_key.startswith("msk_")
+    me = stack.client(new_key).get("/v1/me")
+    assert me.status_code == 200
+    user_id = me.json()["userId"]
+    level_form = page.get_by_role("region", name="Set a verification level")
+    level_form.get_by_label("User id").fill(user_id)
+    level_form.get_by_label("Verification level").select_option("2")
+    page.get_by_role("button", name="Set verification level").click()
+    expect(page.get_by_role("status")).to_contain_text("verification level 2")
+    assert stack.client(new_key).get("/v1/me").json()["verifiedLevel"] == 2
+    page.context.close()

@@ -1,0 +1,125 @@
+"""Integration-test fixtures: one in-process moto per session with the template's resources
+(emptied before every test), the Chalice test client, users with keys, and an event runner that
+drains the outbox stream on demand."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from chalice.test import Client
+
+from chalicelib import storage
+from chalicelib.auth.service import clear_cache
+from chalicelib.config import settings
+from chalicelib.users.models import AdminUserCreate
+from chalicelib.users.service import create_user
+from tests.integration.aws_session import Resources, moto_session, reset
+
+
+@pytest.fixture(scope="session")
+def aws_resources() -> Iterator[Resources]:
+    """The session's in-process moto with every table and queue of ``infra/resources.json``."""
+    with moto_session() as resources:
+        yield resources
+
+
+def reset_process_caches() -> None:
+    """Forget cached settings, boto3 clients and API-key lookups (they depend on the environment)."""
+    settings.cache_clear()
+    storage.client.cache_clear()
+    clear_cache()
+
+
+@contextmanager
+def fresh_aws(resources: Resources, patch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
+    """Empty the session's moto (:func:`tests.integration.aws_session.reset`), point the
+    environment at its resources through ``patch``, and reset the process caches around it."""
+    reset(resources)
+    for name, value in resources.environment.items():
+        patch.setenv(name, value)
+    reset_process_caches()
+    try:
+        yield dict(resources.environment)
+    finally:
+        reset_process_caches()
+
+
+@pytest.fixture
+def aws(aws_resources: Resources, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
+    """Every table and queue of ``infra/resources.json``, empty, on the session's in-process moto;
+    yields the functions' environment (already set in ``os.environ``)."""
+    with fresh_aws(aws_resources, monkeypatch) as environment:
+        yield environment
+
+
+@dataclass
+class Api:
+    """The Chalice test client with JSON helpers; ``key`` is sent as the bearer token."""
+
+    client: Client
+
+    def call(self, method: str, path: str, key: str | None = None, body: Any = None, raw: bytes | None = None,
+             headers: dict[str, str] | None = None) -> Any:
+        sent = {"content-type": "application/json", **(headers or {})}
+        if key:
+            sent["authorization"] = f"Bearer {key}"
+        payload = raw if raw is not None else (json.dumps(body).encode() if body is not None else b"")
+        response = getattr(self.client.http, method.lower())(path, headers=sent, body=payload)
+        response.json = json.loads(response.body) if response.body else None
+        return response
+
+
+@pytest.fixture
+def api(aws: dict[str, str]) -> Iterator[Api]:
+    """The app behind Chalice's test client, on the emptied moto."""
+    from app import app
+
+    with Client(app) as client:
+        yield Api(client)
+
+
+@dataclass
+class User:
+    """A created user and its API key."""
+
+    user_id: str
+    key: str
+
+
+def make_user(name: str = "Ada", admin: bool = False, channels: dict[str, str] | None = None, **fields: Any) -> User:
+    """Create a user directly through the service (no HTTP), with channels telegram+email by default."""
+    channels = {"telegram": f"@{name.lower()}", "email": f"{name.lower()}@example.org"} if channels is None else channels
+    created = create_user(AdminUserCreate(displayName=name, admin=admin, channels=channels, **fields))  # type: ignore[arg-type]
+    return User(created.userId, created.apiKey)
+
+
+@pytest.fixture
+def admin(aws: dict[str, str]) -> User:
+    """An administrator."""
+    return make_user("Admin", admin=True)
+
+
+@pytest.fixture
+def alice(aws: dict[str, str]) -> User:
+    """A regular user with telegram and email connected."""
+    return make_user("Alice", country="de")
+
+
+@pytest.fixture
+def bob(aws: dict[str, str]) -> User:
+    """Another regular user."""
+    return make_user("Bob", country="fr")
+
+
+@pytest.fixture
+def runner(aws: dict[str, str]) -> Any:
+    """The local event runner over the in-process moto (call ``runner.drain()``)."""
+    from app import app
+    from local_stack.runner import EventRunner
+
+    return EventRunner(app)

@@ -1,0 +1,194 @@
+"""Small helpers shared by the integration tests: listing bodies, approval shortcuts, error assertions,
+AWS call counting and direct reads of tables and queues (test-only; the product never scans)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from chalice.test import Client
+
+from chalicelib import clock, storage
+from chalicelib.approvals.service import decode_approval_id
+from chalicelib.config import settings
+from tests.integration.aws_session import Resources
+from tests.integration.conftest import Api, User, fresh_aws, make_user
+from tests.listing_bodies import listing_body
+
+
+def create_listing(api: Api, user: User, category: str = "jobs", role: str | None = None,
+                   meta: dict[str, str | None] | None = None, **fields: Any) -> dict[str, Any]:
+    """Create a listing through the API and return its JSON (asserts 201)."""
+    response = api.call("POST", "/v1/listings", user.key, listing_body(category, role, meta, **fields))
+    assert response.status_code == 201, response.json
+    result: dict[str, Any] = response.json
+    return result
+
+
+def get_listing(api: Api, user: User, listing_id: str) -> Any:
+    """``GET /v1/listings/{id}`` as ``user`` (the raw response)."""
+    return api.call("GET", f"/v1/listings/{listing_id}", user.key)
+
+
+def claim(api: Api, admin: User, max_tasks: int = 10) -> list[dict[str, Any]]:
+    """Claim up to ``max_tasks`` approval tasks (asserts 200)."""
+    response = api.call("POST", "/v1/admin/approvals/claims", admin.key, {"max": max_tasks})
+    assert response.status_code == 200, response.json
+    approvals: list[dict[str, Any]] = response.json["approvals"]
+    return approvals
+
+
+def release(approval_id: str) -> None:
+    """Give a claimed task back to the queue at once (what an expired claim does after its timeout)."""
+    task = decode_approval_id(approval_id)
+    storage.client("sqs").change_message_visibility(
+        QueueUrl=settings().APPROVAL_QUEUE_URL, ReceiptHandle=task.receipt, VisibilityTimeout=0
+    )
+
+
+def decide(api: Api, admin: User, approval_id: str, decision: str = "approve", reason: str | None = None) -> Any:
+    """``POST /v1/admin/approvals/{approvalId}`` (the raw response)."""
+    body: dict[str, Any] = {"decision": decision}
+    if reason is not None:
+        body["reason"] = reason
+    return api.call("POST", f"/v1/admin/approvals/{approval_id}", admin.key, body)
+
+
+def activate(api: Api, admin: User, runner: Any, *listing_ids: str) -> list[dict[str, Any]]:
+    """Approve the given listings (draining the outbox first); other claimed tasks are released unchanged.
+
+    Returns the approved listings in the order of ``listing_ids``.
+    """
+    runner.drain()
+    wanted = set(listing_ids)
+    approved: dict[str, dict[str, Any]] = {}
+    others: list[str] = []
+    while wanted - set(approved):
+        batch = claim(api, admin)
+        if not batch:
+            break
+        for approval in batch:
+            if approval["listingId"] in wanted:
+                response = decide(api, admin, approval["approvalId"])
+                assert response.status_code == 200, response.json
+                approved[approval["listingId"]] = response.json["listing"]
+            else:
+                others.append(approval["approvalId"])
+    for approval_id in others:  # released only now, so the loop above never claims them twice
+        release(approval_id)
+    assert set(approved) == wanted, f"no approval task for {wanted - set(approved)}"
+    return [approved[i] for i in listing_ids]
+
+
+def assert_error(response: Any, status: int, code: str, field: str | None = None) -> dict[str, Any]:
+    """Assert the spec's error body ``{code, error, details?}``; with ``field``, that ``details`` names it."""
+    assert response.status_code == status, (response.status_code, response.json)
+    body: dict[str, Any] = response.json
+    assert set(body) <= {"code", "error", "details"}, body
+    assert body["code"] == code, body
+    assert isinstance(body["error"], str), body
+    assert body["error"], body
+    assert response.headers.get("Content-Type") == "application/json"
+    for detail in body.get("details") or []:
+        assert set(detail) == {"field", "issue"}, body
+        assert detail["issue"], body
+    if field is not None:
+        assert field in error_fields(response), body
+    return body
+
+
+def error_fields(response: Any) -> list[str]:
+    """The ``field`` of every ``details`` item of an error response."""
+    return [d["field"] for d in (response.json.get("details") or [])]
+
+
+@contextmanager
+def aws_calls(operation: str, service: str = "dynamodb") -> Iterator[list[dict[str, Any]]]:
+    """Record every ``operation`` call the product's shared client makes (botocore ``before-call``).
+
+    Yields a list that fills with each call's JSON request parameters (TableName, IndexName, ...).
+    """
+    calls: list[dict[str, Any]] = []
+    lock = threading.Lock()
+
+    def record(params: dict[str, Any], **_: Any) -> None:
+        body = params.get("body") or b"{}"
+        with lock:
+            calls.append(json.loads(body))
+
+    events = storage.client(service).meta.events
+    event_name = f"before-call.{service}.{operation}"
+    events.register(event_name, record)
+    try:
+        yield calls
+    finally:
+        events.unregister(event_name, record)
+
+
+def table_items(table: str) -> list[dict[str, Any]]:
+    """Every item of ``table`` (a test-only Scan)."""
+    pages = storage.dynamodb().get_paginator("scan").paginate(TableName=table)
+    return [storage.from_item(item) or {} for page in pages for item in page["Items"]]
+
+
+def approval_queue_depth() -> tuple[int, int]:
+    """``(visible, claimed)`` message counts of the approval queue."""
+    attributes = storage.client("sqs").get_queue_attributes(
+        QueueUrl=settings().APPROVAL_QUEUE_URL,
+        AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+    )["Attributes"]
+    return int(attributes["ApproximateNumberOfMessages"]), int(attributes["ApproximateNumberOfMessagesNotVisible"])
+
+
+def put_webhook(owner: User, webhook_id: str) -> str:
+    """Store a webhook of ``owner`` directly in the Webhooks table and return its id."""
+    now = clock.iso()
+    storage.put(
+        settings().WEBHOOKS_TABLE,
+        {"webhookId": webhook_id, "ownerId": owner.user_id, "name": "API Webhook", "url": "https://example.org/hook",
+         "secret": "whsec_test", "events": [], "active": True, "failCount": 0, "createdAt": now, "updatedAt": now},
+    )
+    return webhook_id
+
+
+def my_listings(api: Api, user: User) -> dict[str, Any]:
+    """``GET /v1/listings/mine?pageSize=100`` (asserts 200)."""
+    response = api.call("GET", "/v1/listings/mine?pageSize=100", user.key)
+    assert response.status_code == 200, response.json
+    result: dict[str, Any] = response.json
+    return result
+
+
+@dataclass
+class Stack:
+    """A whole in-process stack: the test client, the event runner and three users."""
+
+    api: Api
+    runner: Any
+    alice: User
+    bob: User
+    admin: User
+
+
+@contextmanager
+def shared_stack(resources: Resources) -> Iterator[Stack]:
+    """What conftest's ``aws``/``api``/``runner``/user fixtures build per test, built once.
+
+    For class-scoped fixtures of read-only tests (validation and auth failures, reads), which
+    would otherwise spend their time building the same users again. It empties the session's
+    moto first, like the ``aws`` fixture; tests that change data keep the per-test fixtures,
+    so no test depends on another's writes.
+    """
+    from app import app
+    from local_stack.runner import EventRunner
+
+    with pytest.MonkeyPatch.context() as patch, fresh_aws(resources, patch), Client(app) as client:
+        alice = make_user("Alice", country="de")
+        bob = make_user("Bob", country="fr")
+        admin = make_user("Admin", admin=True)
+        yield Stack(Api(client), EventRunner(app), alice, bob, admin)

@@ -1,0 +1,391 @@
+"""Listing approval (DESIGN §2 "Approvals"): outbox -> SQS task, claim with ``max``, approve/reject,
+stale tasks (listing changed or deleted) dropped at claim and at decision time, admin only."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from chalicelib import clock, errors, storage
+from chalicelib.approvals import service
+from chalicelib.approvals.models import ApprovalDecision
+from chalicelib.config import settings
+from tests.integration.aws_session import Resources
+from tests.integration.conftest import Api, User
+from tests.integration.helpers import (
+    Stack,
+    approval_queue_depth,
+    assert_error,
+    claim,
+    create_listing,
+    decide,
+    error_fields,
+    get_listing,
+    shared_stack,
+)
+
+
+def _forged_approval_id(listing_id: str, version: int = 1, receipt: str = "forged-receipt") -> str:
+    raw = json.dumps([receipt, listing_id, version, "2026-01-01T00:00:00.000Z"], separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def _peek_tasks() -> list[dict[str, Any]]:
+    """The bodies of the visible approval tasks, left visible (VisibilityTimeout 0)."""
+    messages = storage.client("sqs").receive_message(
+        QueueUrl=settings().APPROVAL_QUEUE_URL, MaxNumberOfMessages=10, VisibilityTimeout=0
+    ).get("Messages", [])
+    return sorted((json.loads(m["Body"]) for m in messages), key=lambda b: (b["listingId"], b["version"]))
+
+
+def _update(api: Api, user: User, listing_id: str, title: str) -> None:
+    response = api.call("PATCH", f"/v1/listings/{listing_id}", user.key, {"meta": {"title": title}})
+    assert response.status_code == 200, response.json
+
+
+@pytest.fixture(scope="class")
+def stack(aws_resources: Resources) -> Iterator[Stack]:
+    with shared_stack(aws_resources) as built:
+        yield built
+
+
+class TestRefusedWithoutEffect:
+    """Claims and decisions that must be refused without touching the (empty) queue; one shared stack."""
+
+    def test_claim_of_an_empty_queue_is_an_empty_list(self, stack: Stack) -> None:
+        assert claim(stack.api, stack.admin, max_tasks=1) == []
+
+    @pytest.mark.parametrize("max_tasks", [0, 11, -1, "abc", 2.5, "5", True])
+    def test_claim_max_out_of_range_is_a_validation_error_naming_max(self, stack: Stack, max_tasks: Any) -> None:
+        response = stack.api.call("POST", "/v1/admin/approvals/claims", stack.admin.key, {"max": max_tasks})
+        assert_error(response, 400, "VALIDATION_ERROR")
+        assert error_fields(response) == ["max"]
+
+    def test_claim_rejects_unknown_body_fields(self, stack: Stack) -> None:
+        response = stack.api.call("POST", "/v1/admin/approvals/claims", stack.admin.key, {"limit": 5})
+        assert_error(response, 400, "VALIDATION_ERROR")
+        assert error_fields(response) == ["limit"]
+
+    @pytest.mark.parametrize("query", ["pageSize=0", "pageSize=101", "pageSize=abc", "cursor=%21%21", "cursor=bm9wZQ", "max=5"])
+    def test_pending_list_rejects_bad_query_naming_the_parameter(self, stack: Stack, query: str) -> None:
+        response = stack.api.call("GET", f"/v1/admin/approvals?{query}", stack.admin.key)
+        assert_error(response, 400, "VALIDATION_ERROR")
+        assert error_fields(response) == [query.split("=")[0]]
+
+    @pytest.mark.parametrize(
+        "approval_id", ["nope", "bm90IGpzb24", "WzEsMl0", "%E2%9C%93"], ids=["garbage", "not-json", "short-list", "unicode"]
+    )
+    def test_undecodable_approval_id_is_404(self, stack: Stack, approval_id: str) -> None:
+        body = assert_error(decide(stack.api, stack.admin, approval_id, "approve"), 404, "NOT_FOUND")
+        assert body["error"] == "Unknown approval id"
+
+    def test_forged_approval_id_for_a_missing_listing_is_404(self, stack: Stack) -> None:
+        assert_error(decide(stack.api, stack.admin, _forged_approval_id("lst_ghost"), "approve"), 404, "NOT_FOUND")
+
+
+# --- queueing --------------------------------------------------------------------------
+
+
+def test_create_puts_a_task_on_the_queue_via_the_outbox(api: Api, alice: User, runner: Any) -> None:
+    listing = create_listing(api, alice)
+    assert approval_queue_depth() == (0, 0)  # nothing until the outbox stream is processed
+    assert runner.drain() >= 1
+    tasks = _peek_tasks()
+    assert [(t["listingId"], t["version"]) for t in tasks] == [(listing["id"], 1)]
+    assert tasks[0]["enqueuedAt"].endswith("Z")
+
+
+def test_each_update_queues_a_new_version(api: Api, alice: User, runner: Any) -> None:
+    listing = create_listing(api, alice)
+    _update(api, alice, listing["id"], "Second title")
+    _update(api, alice, listing["id"], "Third title")
+    runner.drain()
+    assert [(t["listingId"], t["version"]) for t in _peek_tasks()] == [(listing["id"], v) for v in (1, 2, 3)]
+
+
+# --- claiming --------------------------------------------------------------------------
+
+
+def test_claim_returns_the_task_with_the_listing(api: Api, alice: User, admin: User, runner: Any) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    [approval] = claim(api, admin)
+    assert set(approval) == {"approvalId", "listingId", "listing", "enqueuedAt"}
+    assert approval["listingId"] == listing["id"]
+    assert approval["listing"] == listing
+    assert approval["enqueuedAt"] >= listing["createdAt"]
+
+
+def test_claim_respects_max_and_claimed_tasks_are_hidden(api: Api, alice: User, admin: User, runner: Any) -> None:
+    ids = {create_listing(api, alice, meta={"title": f"L{i}"})["id"] for i in range(3)}
+    runner.drain()
+    first = claim(api, admin, max_tasks=2)
+    second = claim(api, admin, max_tasks=2)
+    assert (len(first), len(second)) == (2, 1)
+    assert {a["listingId"] for a in first + second} == ids
+    assert claim(api, admin) == []
+    assert approval_queue_depth() == (0, 3)
+
+
+# --- deciding --------------------------------------------------------------------------
+
+
+def test_approve_makes_the_listing_active_and_removes_the_task(
+    api: Api, alice: User, bob: User, admin: User, runner: Any
+) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    [approval] = claim(api, admin)
+    response = decide(api, admin, approval["approvalId"], "approve")
+    assert response.status_code == 200, response.json
+    assert response.json["approvalId"] == approval["approvalId"]
+    assert response.json["decision"] == "approve"
+    assert response.json["listing"]["status"] == "ACTIVE"
+    assert response.json["listing"]["meta"] == listing["meta"]
+    assert get_listing(api, bob, listing["id"]).json["status"] == "ACTIVE"
+    assert approval_queue_depth() == (0, 0)
+
+
+def test_reject_sets_rejected_with_the_reason(api: Api, alice: User, bob: User, admin: User, runner: Any) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    [approval] = claim(api, admin)
+    response = decide(api, admin, approval["approvalId"], "reject", "  Please add a salary range ")
+    assert response.status_code == 200, response.json
+    assert response.json["listing"]["status"] == "REJECTED"
+    assert response.json["listing"]["statusReason"] == "Please add a salary range"
+    own = get_listing(api, alice, listing["id"]).json
+    assert (own["status"], own["statusReason"]) == ("REJECTED", "Please add a salary range")
+    assert_error(get_listing(api, bob, listing["id"]), 404, "NOT_FOUND")
+    assert approval_queue_depth() == (0, 0)
+
+
+def test_reject_without_reason_uses_a_default_reason(api: Api, alice: User, admin: User, runner: Any) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    decide(api, admin, claim(api, admin)[0]["approvalId"], "reject")
+    assert get_listing(api, alice, listing["id"]).json["statusReason"] == "Rejected by an administrator"
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [({"decision": "maybe"}, "decision"), ({}, "decision"), ({"decision": "reject", "reason": ""}, "reason"),
+     ({"decision": "approve", "note": "x"}, "note")],
+)
+def test_invalid_decision_changes_nothing_and_keeps_the_claim(
+    api: Api, alice: User, admin: User, runner: Any, body: dict[str, Any], field: str
+) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    [approval] = claim(api, admin)
+    response = api.call("POST", f"/v1/admin/approvals/{approval['approvalId']}", admin.key, body)
+    assert_error(response, 400, "VALIDATION_ERROR")
+    assert error_fields(response) == [field]
+    assert get_listing(api, alice, listing["id"]).json["status"] == "PENDING"
+    assert decide(api, admin, approval["approvalId"], "approve").status_code == 200  # the claim still works
+
+
+def test_a_task_cannot_be_decided_twice(api: Api, alice: User, admin: User, runner: Any) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    [approval] = claim(api, admin)
+    assert decide(api, admin, approval["approvalId"], "approve").status_code == 200
+    assert_error(decide(api, admin, approval["approvalId"], "reject", "changed my mind"), 409, "CONFLICT")
+    assert get_listing(api, alice, listing["id"]).json["status"] == "ACTIVE"
+
+
+# --- stale tasks: dropped, never applied ------------------------------------------------
+
+
+def test_task_of_a_listing_updated_after_queueing_is_dropped_at_claim(
+    api: Api, alice: User, admin: User, runner: Any
+) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    _update(api, alice, listing["id"], "Updated title")
+    runner.drain()
+    approvals = claim(api, admin)
+    assert [(a["listingId"], a["listing"]["title"]) for a in approvals] == [(listing["id"], "Updated title")]
+    assert approval_queue_depth() == (0, 1)  # the stale task was deleted, the current one is claimed
+
+
+def test_task_of_a_deleted_listing_is_dropped_at_claim(api: Api, alice: User, admin: User, runner: Any) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    api.call("DELETE", f"/v1/listings/{listing['id']}", alice.key)
+    assert claim(api, admin) == []
+    assert approval_queue_depth() == (0, 0)
+
+
+def test_task_of_an_already_decided_listing_is_dropped_at_claim(
+    api: Api, alice: User, admin: User, runner: Any
+) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    # a duplicate delivery of the same task (SQS is at-least-once)
+    storage.client("sqs").send_message(QueueUrl=settings().APPROVAL_QUEUE_URL, MessageBody=json.dumps(_peek_tasks()[0]))
+    first = claim(api, admin, max_tasks=1)
+    decide(api, admin, first[0]["approvalId"], "approve")
+    assert claim(api, admin) == []
+    assert get_listing(api, alice, listing["id"]).json["status"] == "ACTIVE"
+
+
+@pytest.mark.parametrize("decision", ["approve", "reject"])
+def test_listing_updated_after_claim_is_not_decided(api: Api, alice: User, admin: User, runner: Any, decision: str) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    [approval] = claim(api, admin)
+    _update(api, alice, listing["id"], "Changed while under review")
+    body = assert_error(decide(api, admin, approval["approvalId"], decision), 409, "CONFLICT")
+    assert "dropped" in body["error"]
+    after = get_listing(api, alice, listing["id"]).json
+    assert (after["status"], after["title"], after["statusReason"]) == ("PENDING", "Changed while under review", None)
+    runner.drain()
+    [fresh] = claim(api, admin)  # the new version's task is still there and decidable
+    assert fresh["listing"]["title"] == "Changed while under review"
+    assert decide(api, admin, fresh["approvalId"], "approve").json["listing"]["status"] == "ACTIVE"
+
+
+def test_listing_deleted_after_claim_is_404_and_the_task_dropped(api: Api, alice: User, admin: User, runner: Any) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    [approval] = claim(api, admin)
+    api.call("DELETE", f"/v1/listings/{listing['id']}", alice.key)
+    assert_error(decide(api, admin, approval["approvalId"], "approve"), 404, "NOT_FOUND")
+    assert approval_queue_depth() == (0, 0)
+    assert_error(get_listing(api, alice, listing["id"]), 404, "NOT_FOUND")
+
+
+# --- access and bogus ids --------------------------------------------------------------
+
+
+def test_non_admin_can_neither_claim_nor_decide(api: Api, alice: User, bob: User, admin: User, runner: Any) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    assert_error(api.call("GET", "/v1/admin/approvals", bob.key), 403, "FORBIDDEN")
+    assert_error(api.call("POST", "/v1/admin/approvals/claims", bob.key, {"max": 10}), 403, "FORBIDDEN")
+    assert approval_queue_depth() == (1, 0)  # the forbidden claim claimed nothing
+    [approval] = claim(api, admin)
+    assert_error(decide(api, bob, approval["approvalId"], "approve"), 403, "FORBIDDEN")
+    assert_error(decide(api, alice, approval["approvalId"], "approve"), 403, "FORBIDDEN")
+    assert get_listing(api, alice, listing["id"]).json["status"] == "PENDING"
+
+
+def test_forged_approval_id_for_a_pending_listing_is_404_and_not_applied(
+    api: Api, alice: User, admin: User, runner: Any
+) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    assert_error(decide(api, admin, _forged_approval_id(listing["id"]), "approve"), 404, "NOT_FOUND")
+    assert get_listing(api, alice, listing["id"]).json["status"] == "PENDING"
+    assert approval_queue_depth() == (1, 0)  # the real task is untouched
+    [approval] = claim(api, admin)
+    assert decide(api, admin, approval["approvalId"], "approve").status_code == 200
+
+
+def test_forged_approval_id_for_a_decided_listing_is_409_not_500(api: Api, alice: User, admin: User, runner: Any) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    decide(api, admin, claim(api, admin)[0]["approvalId"], "approve")
+    assert_error(decide(api, admin, _forged_approval_id(listing["id"]), "reject"), 409, "CONFLICT")
+    assert get_listing(api, alice, listing["id"]).json["status"] == "ACTIVE"
+
+
+# --- the review queue: GET lists without claiming ----------------------------------------
+
+
+@pytest.fixture
+def ticking_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each clock reading one second after the previous one, so submission order is unambiguous."""
+    moments = iter(datetime(2026, 1, 1, tzinfo=UTC) + timedelta(seconds=i) for i in range(10_000))
+    monkeypatch.setattr(clock, "now", lambda: next(moments))
+
+
+def _pending(api: Api, admin: User, query: str = "") -> dict[str, Any]:
+    response = api.call("GET", f"/v1/admin/approvals{query}", admin.key)
+    assert response.status_code == 200, response.json
+    page: dict[str, Any] = response.json
+    return page
+
+
+@pytest.mark.usefixtures("ticking_clock")
+def test_pending_lists_oldest_first_in_pages_without_claiming(api: Api, alice: User, admin: User, runner: Any) -> None:
+    created = [create_listing(api, alice, meta={"title": f"L{i}"}) for i in range(5)]
+    runner.drain()
+    first = _pending(api, admin, "?pageSize=2")
+    second = _pending(api, admin, f"?pageSize=2&cursor={first['nextCursor']}")
+    third = _pending(api, admin, f"?pageSize=2&cursor={second['nextCursor']}")
+    pages = [first, second, third]
+    assert [[x["id"] for x in p["listings"]] for p in pages] == [
+        [created[0]["id"], created[1]["id"]], [created[2]["id"], created[3]["id"]], [created[4]["id"]]
+    ]
+    assert third["nextCursor"] is None
+    assert first["pageSize"] == 2
+    assert first["listings"][0] == created[0]  # the listing as its owner sees it
+    assert approval_queue_depth() == (5, 0)  # looking claimed nothing
+    assert len(claim(api, admin)) == 5  # every task is still claimable
+
+
+@pytest.mark.usefixtures("ticking_clock")
+def test_pending_leaves_out_decided_and_deleted_listings_and_requeues_updates_last(
+    api: Api, alice: User, admin: User, runner: Any
+) -> None:
+    approved, rejected, deleted, updated, waiting = (create_listing(api, alice, meta={"title": f"L{i}"}) for i in range(5))
+    runner.drain()
+    for approval in claim(api, admin):
+        if approval["listingId"] in (approved["id"], rejected["id"]):
+            decide(api, admin, approval["approvalId"], "approve" if approval["listingId"] == approved["id"] else "reject")
+    api.call("DELETE", f"/v1/listings/{deleted['id']}", alice.key)
+    _update(api, alice, updated["id"], "Resubmitted")
+    page = _pending(api, admin)
+    assert [x["id"] for x in page["listings"]] == [waiting["id"], updated["id"]]
+    assert page["listings"][1]["title"] == "Resubmitted"
+    assert page["nextCursor"] is None
+
+
+def test_pending_of_an_empty_queue_is_an_empty_page(api: Api, admin: User) -> None:
+    assert _pending(api, admin, "?pageSize=1") == {"listings": [], "pageSize": 1, "nextCursor": None}
+
+
+# --- deciding without a claim (the Dashboard's review page) ------------------------------
+
+
+def test_decide_listing_without_claim_approves_and_the_queued_task_is_dropped(
+    api: Api, alice: User, bob: User, admin: User, runner: Any
+) -> None:
+    listing = create_listing(api, alice)
+    runner.drain()
+    decided = service.decide_listing(listing["id"], ApprovalDecision(decision="approve"), version=1)
+    assert decided.status == "ACTIVE"
+    assert get_listing(api, bob, listing["id"]).json["status"] == "ACTIVE"
+    assert _pending(api, admin)["listings"] == []
+    assert claim(api, admin) == []  # the task was stale: dropped at claim, never applied
+    assert approval_queue_depth() == (0, 0)
+
+
+def test_decide_listing_rejects_with_reason(api: Api, alice: User) -> None:
+    listing = create_listing(api, alice)
+    decided = service.decide_listing(listing["id"], ApprovalDecision(decision="reject", reason="No salary"))
+    assert (decided.status, decided.statusReason) == ("REJECTED", "No salary")
+
+
+def test_decide_listing_of_another_version_or_decided_listing_is_a_conflict(api: Api, alice: User) -> None:
+    listing = create_listing(api, alice)
+    _update(api, alice, listing["id"], "Changed since the admin looked")
+    with pytest.raises(errors.ConflictError):
+        service.decide_listing(listing["id"], ApprovalDecision(decision="approve"), version=1)
+    assert get_listing(api, alice, listing["id"]).json["status"] == "PENDING"
+    service.decide_listing(listing["id"], ApprovalDecision(decision="approve"), version=2)
+    with pytest.raises(errors.ConflictError):
+        service.decide_listing(listing["id"], ApprovalDecision(decision="reject"))
+    assert get_listing(api, alice, listing["id"]).json["status"] == "ACTIVE"
+
+
+def test_decide_listing_of_a_missing_listing_is_not_found(api: Api) -> None:
+    with pytest.raises(errors.NotFoundError):
+        service.decide_listing("lst_ghost", ApprovalDecision(decision="approve"))

@@ -1,0 +1,433 @@
+"""Dashboard over in-process moto (Chalice test client): sessions, CSRF, the Bearer refusal,
+ownership (404), admin-only pages, and the webhook actions' effects on the stored records."""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from chalice.test import Client
+
+from chalicelib import clock
+from chalicelib.dashboard import session_store, sessions
+from chalicelib.webhooks import repository as webhooks_repo
+from tests.integration.conftest import Api, User
+
+FORM = {"content-type": "application/x-www-form-urlencoded"}
+
+
+@dataclass
+class Browser:
+    """A cookie jar over the Chalice test client, as a browser keeps one."""
+
+    client: Client
+    cookies: dict[str, str] = field(default_factory=dict)
+
+    def _headers(self, extra: dict[str, str] | None = None) -> dict[str, str]:
+        headers = dict(extra or {})
+        if self.cookies:
+            headers["cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        return headers
+
+    def _keep(self, response: Any) -> Any:
+        raw = response.headers.get("Set-Cookie") or []
+        for line in [raw] if isinstance(raw, str) else raw:
+            name, _, rest = line.partition("=")
+            value = rest.split(";")[0]
+            if "Max-Age=0" in line:
+                self.cookies.pop(name, None)
+            else:
+                self.cookies[name] = value
+        response.text = response.body.decode() if isinstance(response.body, bytes) else str(response.body or "")
+        return response
+
+    def get(self, path: str, headers: dict[str, str] | None = None) -> Any:
+        return self._keep(self.client.http.get(path, headers=self._headers(headers)))
+
+    def post(self, path: str, data: dict[str, Any], headers: dict[str, str] | None = None) -> Any:
+        body = urllib.parse.urlencode(data, doseq=True)
+        return self._keep(self.client.http.post(path, headers=self._headers({**FORM, **(headers or {})}), body=body))
+
+    def csrf(self, path: str = "/dashboard/webhooks") -> str:
+        page = self.get(path)
+        match = re.search(r'name="csrf_token" value="([0-9a-f]{64})"', page.text)
+        assert match, page.text[:500]
+        return match.group(1)
+
+    def sign_in(self, key: str) -> Any:
+        form = self.get("/dashboard/sign-in")
+        token = re.search(r'name="signin_token" value="([^"]+)"', form.text)
+        assert token
+        return self.post("/dashboard/sign-in", {"signin_token": token.group(1), "api_key": key})
+
+
+@pytest.fixture
+def browser(api: Api) -> Browser:
+    return Browser(api.client)
+
+
+def signed_in(api: Api, user: User) -> Browser:
+    b = Browser(api.client)
+    assert b.sign_in(user.key).status_code == 303
+    return b
+
+
+def make_webhook(api: Api, user: User, url: str = "http://127.0.0.1:9/hook") -> dict[str, Any]:
+    response = api.call("POST", "/v1/webhooks", user.key, {"url": url, "name": "Hook"})
+    assert response.status_code == 201, response.json
+    return dict(response.json)
+
+
+# --- sessions ---------------------------------------------------------------------------------
+
+
+def test_sign_in_sets_an_httponly_strict_cookie_and_stores_only_the_hash(browser: Browser, alice: User) -> None:
+    response = browser.sign_in(alice.key)
+    assert response.status_code == 303
+    assert response.headers["Location"] == "/dashboard/webhooks"
+    session_cookie = next(c for c in response.headers["Set-Cookie"] if c.startswith("dashboard_session="))
+    assert "HttpOnly" in session_cookie
+    assert "SameSite=Strict" in session_cookie
+    assert "Path=/" in session_cookie
+    assert f"Max-Age={12 * 3600}" in session_cookie
+    assert "Secure" not in session_cookie  # plain http (local stage)
+    session_id = browser.cookies["dashboard_session"]
+    stored = session_store.get(sessions.session_hash(session_id))
+    assert stored is not None
+    assert stored["userId"] == alice.user_id
+    assert session_id not in str(stored)
+    assert stored["expiresAt"] - clock.epoch_seconds() == pytest.approx(12 * 3600, abs=5)
+    assert "Alice" in browser.get("/dashboard/webhooks").text or browser.get("/dashboard/webhooks").status_code == 200
+
+
+def test_https_stage_uses_secure_host_prefixed_cookies(browser: Browser, alice: User) -> None:
+    https = {"x-forwarded-proto": "https"}
+    form = browser.get("/dashboard/sign-in", headers=https)
+    assert form.headers["Set-Cookie"].startswith("__Host-dashboard_signin=")
+    assert "; Secure" in form.headers["Set-Cookie"]
+    token = re.search(r'name="signin_token" value="([^"]+)"', form.text)
+    assert token
+    response = browser.post("/dashboard/sign-in", {"signin_token": token.group(1), "api_key": alice.key}, headers=https)
+    assert response.status_code == 303
+    session_cookie = next(c for c in response.headers["Set-Cookie"] if "dashboard_session=" in c)
+    assert session_cookie.startswith("__Host-dashboard_session=")
+    assert "; Secure" in session_cookie
+    assert browser.get("/dashboard/webhooks", headers=https).status_code == 200
+    # The same cookie without https is not the session cookie of an http page (name differs).
+    assert browser.get("/dashboard/webhooks").status_code == 303
+
+
+def test_wrong_key_shows_an_error_on_the_page(browser: Browser, alice: User) -> None:
+    response = browser.sign_in("msk_not_a_real_key")
+    assert response.status_code == 401
+    assert "That API key is not valid" in response.text
+    assert "dashboard_session" not in browser.cookies
+
+
+def test_sign_in_without_the_form_token_is_refused(browser: Browser, alice: User) -> None:
+    response = browser.post("/dashboard/sign-in", {"api_key": alice.key})
+    assert response.status_code == 403
+    assert "dashboard_session" not in browser.cookies
+
+
+def test_expired_session_redirects_to_sign_in(api: Api, alice: User) -> None:
+    b = signed_in(api, alice)
+    session_hash = sessions.session_hash(b.cookies["dashboard_session"])
+    item = session_store.get(session_hash)
+    assert item is not None
+    session_store.delete(session_hash)
+    session_store.create({**item, "expiresAt": clock.epoch_seconds() - 1})  # TTL not yet swept
+    response = b.get("/dashboard/webhooks")
+    assert response.status_code == 303
+    assert response.headers["Location"] == "/dashboard/sign-in"
+
+
+def test_sign_out_deletes_the_session(api: Api, alice: User) -> None:
+    b = signed_in(api, alice)
+    session_id = b.cookies["dashboard_session"]
+    response = b.post("/dashboard/sign-out", {"csrf_token": b.csrf()})
+    assert response.status_code == 303
+    assert session_store.get(sessions.session_hash(session_id)) is None
+    b.cookies["dashboard_session"] = session_id  # a stolen copy no longer works either
+    assert b.get("/dashboard/webhooks").status_code == 303
+
+
+def test_pages_carry_csp_without_inline_scripts_and_no_framing(api: Api, alice: User) -> None:
+    b = signed_in(api, alice)
+    response = b.get("/dashboard/webhooks")
+    csp = response.headers["Content-Security-Policy"]
+    assert "script-src 'self'" in csp
+    assert "unsafe-inline" not in csp
+    assert "frame-ancestors 'none'" in csp
+    assert response.headers["X-Frame-Options"] == "DENY"
+    assert "<script>" not in response.text  # only <script src=...>
+
+
+# --- CSRF and the Bearer refusal ---------------------------------------------------------------
+
+
+def test_state_change_without_csrf_token_is_refused_and_changes_nothing(api: Api, alice: User) -> None:
+    hook = make_webhook(api, alice)
+    b = signed_in(api, alice)
+    response = b.post(f"/dashboard/webhooks/{hook['id']}/disable", {})
+    assert response.status_code == 403
+    assert "CSRF" in response.text
+    response = b.post(f"/dashboard/webhooks/{hook['id']}/disable", {"csrf_token": "0" * 64})
+    assert response.status_code == 403
+    assert webhooks_repo.get(hook["id"])["active"] is True  # type: ignore[index]
+
+
+def test_csrf_token_of_another_session_is_refused(api: Api, alice: User) -> None:
+    hook = make_webhook(api, alice)
+    first, second = signed_in(api, alice), signed_in(api, alice)
+    response = second.post(f"/dashboard/webhooks/{hook['id']}/disable", {"csrf_token": first.csrf()})
+    assert response.status_code == 403
+    assert webhooks_repo.get(hook["id"])["active"] is True  # type: ignore[index]
+
+
+def test_bearer_key_on_a_dashboard_action_is_refused(api: Api, alice: User) -> None:
+    hook = make_webhook(api, alice)
+    b = Browser(api.client)
+    response = b.post(f"/dashboard/webhooks/{hook['id']}/disable", {}, headers={"authorization": f"Bearer {alice.key}"})
+    assert response.status_code == 403
+    assert "never an API key" in response.text
+    # Even with a valid session and token, an Authorization header makes it an API call: refused.
+    s = signed_in(api, alice)
+    response = s.post(f"/dashboard/webhooks/{hook['id']}/disable", {"csrf_token": s.csrf()},
+                      headers={"authorization": f"Bearer {alice.key}"})
+    assert response.status_code == 403
+    assert webhooks_repo.get(hook["id"])["active"] is True  # type: ignore[index]
+
+
+def test_action_without_session_is_401(api: Api, alice: User) -> None:
+    hook = make_webhook(api, alice)
+    response = Browser(api.client).post(f"/dashboard/webhooks/{hook['id']}/disable", {"csrf_token": "x"})
+    assert response.status_code == 401
+
+
+# --- ownership and roles -----------------------------------------------------------------------
+
+
+def test_another_users_webhook_is_404_on_pages_and_actions(api: Api, alice: User, bob: User) -> None:
+    hook = make_webhook(api, alice)
+    b = signed_in(api, bob)
+    assert b.get(f"/dashboard/webhooks/{hook['id']}").status_code == 404
+    token = b.csrf()
+    for action in ("disable", "enable", "rotate", "delete"):
+        assert b.post(f"/dashboard/webhooks/{hook['id']}/{action}", {"csrf_token": token}).status_code == 404, action
+    assert b.post(f"/dashboard/webhooks/{hook['id']}", {"csrf_token": token, "url": "http://127.0.0.1:9/x"}).status_code == 404
+    stored = webhooks_repo.get(hook["id"])
+    assert stored is not None
+    assert stored["secret"] == hook["secret"]
+    assert stored["active"] is True
+
+
+def test_admin_pages_are_403_for_non_admins(api: Api, alice: User) -> None:
+    b = signed_in(api, alice)
+    for path in ("/dashboard/admin/users",):
+        response = b.get(path)
+        assert response.status_code == 403
+        assert "administrators only" in response.text
+    assert ">Users<" not in b.get("/dashboard/webhooks").text
+    response = b.post("/dashboard/admin/users", {"csrf_token": b.csrf(), "display_name": "Mallory"})
+    assert response.status_code == 403
+
+
+# --- webhook actions ---------------------------------------------------------------------------
+
+
+def test_enable_resets_fail_count_and_disable_keeps_it(api: Api, alice: User) -> None:
+    hook = make_webhook(api, alice)
+    for _ in range(5):
+        webhooks_repo.add_failure(hook["id"])
+    assert webhooks_repo.deactivate(hook["id"], 5, clock.iso())
+    b = signed_in(api, alice)
+    page = b.get(f"/dashboard/webhooks/{hook['id']}")
+    assert "inactive" in page.text
+    assert ">Enable<" in page.text
+    assert b.post(f"/dashboard/webhooks/{hook['id']}/enable", {"csrf_token": b.csrf()}).status_code == 303
+    stored = webhooks_repo.get(hook["id"])
+    assert stored is not None
+    assert stored["active"] is True
+    assert stored["failCount"] == 0
+    assert "disabledAt" not in stored
+    webhooks_repo.add_failure(hook["id"])
+    assert b.post(f"/dashboard/webhooks/{hook['id']}/disable", {"csrf_token": b.csrf()}).status_code == 303
+    stored = webhooks_repo.get(hook["id"])
+    assert stored is not None
+    assert stored["active"] is False
+    assert stored["failCount"] == 1
+
+
+def test_rotate_shows_the_new_secret_once_and_keeps_the_old_for_24h(api: Api, alice: User) -> None:
+    hook = make_webhook(api, alice)
+    b = signed_in(api, alice)
+    response = b.post(f"/dashboard/webhooks/{hook['id']}/rotate", {"csrf_token": b.csrf()})
+    assert response.status_code == 200
+    stored = webhooks_repo.get(hook["id"])
+    assert stored is not None
+    assert stored["secret"] != hook["secret"]
+    assert stored["secret"] in response.text
+    assert stored["previousSecret"] == hook["secret"]
+    hours = (clock.epoch_seconds(_parse(stored["previousSecretExpiresAt"])) - clock.epoch_seconds()) / 3600
+    assert hours == pytest.approx(24, abs=0.01)
+    assert "24 hours" in response.text
+
+
+def _parse(iso: str) -> Any:
+    from datetime import datetime
+
+    return datetime.fromisoformat(iso.replace("Z", "+00:00"))
+
+
+def test_add_save_and_delete_apply_the_apis_rules(api: Api, alice: User) -> None:
+    b = signed_in(api, alice)
+    response = b.post("/dashboard/webhooks", {"csrf_token": b.csrf(), "name": "Mine", "url": "http://127.0.0.1:9/a",
+                                              "events": ["message.new"]})
+    assert response.status_code == 303
+    webhook_id = response.headers["Location"].split("/")[-1].split("?")[0]
+    stored = webhooks_repo.get(webhook_id)
+    assert stored is not None
+    assert stored["ownerId"] == alice.user_id
+    assert stored["events"] == ["message.new"]
+    bad = b.post(f"/dashboard/webhooks/{webhook_id}", {"csrf_token": b.csrf(), "name": "Mine", "url": "ftp://example.com"})
+    assert bad.status_code == 400
+    assert "url" in bad.text
+    saved = b.post(f"/dashboard/webhooks/{webhook_id}", {"csrf_token": b.csrf(), "name": "Renamed", "url": "http://127.0.0.1:9/b"})
+    assert saved.status_code == 303
+    stored = webhooks_repo.get(webhook_id)
+    assert stored is not None
+    assert stored["name"] == "Renamed"
+    assert stored["url"] == "http://127.0.0.1:9/b"
+    assert len(stored["events"]) > 1  # none checked: every event
+    assert b.post(f"/dashboard/webhooks/{webhook_id}/delete", {"csrf_token": b.csrf()}).status_code == 303
+    assert webhooks_repo.get(webhook_id) is None
+
+
+def test_every_page_renders_for_an_admin(api: Api, admin: User) -> None:
+    b = signed_in(api, admin)
+    for path in ("/dashboard/webhooks", "/dashboard/listings", "/dashboard/conversations", "/dashboard/admin/users"):
+        response = b.get(path)
+        assert response.status_code == 200, (path, response.text[:300])
+        for name in ("Webhooks", "Listings", "Conversations", "Approvals", "Users", "Sign out"):
+            assert f">{name}<" in response.text
+
+
+def test_admin_creates_a_user_and_sets_the_verification_level(api: Api, admin: User) -> None:
+    b = signed_in(api, admin)
+    created = b.post("/dashboard/admin/users", {"csrf_token": b.csrf("/dashboard/admin/users"), "display_name": "Carol",
+                                                "verified_level": "1", "channel_telegram": "@carol"})
+    assert created.status_code == 201
+    key = re.search(r'aria-label="New API key">(msk_[^<]+)<', created.text)
+    user_id = re.search(r'User id <span class="mono">(usr_[^<]+)<', created.text)
+    assert key
+    assert user_id
+    me = api.call("GET", "/v1/me", key.group(1))
+    assert me.status_code == 200
+    assert me.json["displayName"] == "Carol"
+    assert me.json["verifiedLevel"] == 1
+    updated = b.post("/dashboard/admin/users/verification", {"csrf_token": b.csrf("/dashboard/admin/users"),
+                                                             "user_id": user_id.group(1), "verified_level": "3"})
+    assert updated.status_code == 200
+    assert api.call("GET", "/v1/me", key.group(1)).json["verifiedLevel"] == 3
+
+
+# --- listings, requests, conversations ---------------------------------------------------------
+
+
+def test_pause_resume_and_delete_a_listing(api: Api, alice: User) -> None:
+    from tests.integration.request_helpers import active_listing
+
+    listing = active_listing(api, alice)
+    b = signed_in(api, alice)
+    page = b.get("/dashboard/listings")
+    assert listing["title"] in page.text
+    assert ">Pause<" in page.text
+    assert b.post(f"/dashboard/listings/{listing['id']}/pause", {"csrf_token": b.csrf()}).status_code == 303
+    assert api.call("GET", f"/v1/listings/{listing['id']}", alice.key).json["status"] == "PAUSED"
+    assert ">Resume<" in b.get("/dashboard/listings").text
+    # Pausing twice is the API's 409, shown as a page.
+    assert b.post(f"/dashboard/listings/{listing['id']}/pause", {"csrf_token": b.csrf()}).status_code == 409
+    assert b.post(f"/dashboard/listings/{listing['id']}/resume", {"csrf_token": b.csrf()}).status_code == 303
+    assert api.call("GET", f"/v1/listings/{listing['id']}", alice.key).json["status"] == "ACTIVE"
+    assert b.post(f"/dashboard/listings/{listing['id']}/delete", {"csrf_token": b.csrf()}).status_code == 303
+    assert api.call("GET", f"/v1/listings/{listing['id']}", alice.key).status_code == 404
+
+
+def test_accept_and_reject_requests_then_send_a_message(api: Api, alice: User, bob: User) -> None:
+    from tests.integration.conftest import make_user
+    from tests.integration.request_helpers import active_listing, match_request
+
+    listing = active_listing(api, alice)
+    carol = make_user("Carol")
+    from_bob = match_request(api, bob, listing["id"]).json
+    from_carol = match_request(api, carol, listing["id"]).json
+    b = signed_in(api, alice)
+    page = b.get(f"/dashboard/listings/{listing['id']}")
+    assert "From Bob" in page.text
+    assert "From Carol" in page.text
+    token = b.csrf()
+    rejected = b.post(f"/dashboard/requests/{from_carol['requestId']}/reject", {"csrf_token": token, "reason": "Position filled"})
+    assert rejected.status_code == 303
+    stored = api.call("GET", f"/v1/match-requests/{from_carol['requestId']}", carol.key).json
+    assert stored["status"] == "REJECTED"
+    assert stored["reason"] == "Position filled"
+    assert b.post(f"/dashboard/requests/{from_bob['requestId']}/accept", {"csrf_token": token}).status_code == 303
+    accepted = api.call("GET", f"/v1/match-requests/{from_bob['requestId']}", bob.key).json
+    assert accepted["status"] == "ACCEPTED"
+    conversation_id = accepted["conversationId"]
+    assert "With Bob" in b.get("/dashboard/conversations").text
+    sent = b.post(f"/dashboard/conversations/{conversation_id}/messages", {"csrf_token": token, "content": "Welcome <b>Bob</b>"})
+    assert sent.status_code == 303
+    messages = api.call("GET", f"/v1/conversations/{conversation_id}/messages", bob.key).json["messages"]
+    assert messages[-1]["content"] == "Welcome <b>Bob</b>"
+    assert messages[-1]["isApiSent"] is False  # sent through the Dashboard, not the API
+    page = b.get(f"/dashboard/conversations/{conversation_id}")
+    assert "Welcome &lt;b&gt;Bob&lt;/b&gt;" in page.text  # autoescaped
+    assert b.post(f"/dashboard/conversations/{conversation_id}/messages", {"csrf_token": token, "content": "  "}).status_code == 400
+    # Bob cannot act on Alice's listing page or her requests.
+    other = signed_in(api, bob)
+    assert other.get(f"/dashboard/listings/{listing['id']}").status_code in (403, 404)
+
+
+# --- approvals ---------------------------------------------------------------------------------
+
+
+def test_review_queue_lists_without_claiming_and_decides_by_version(api: Api, admin: User, alice: User, runner: Any) -> None:
+    from tests.integration.helpers import approval_queue_depth, create_listing
+
+    first = create_listing(api, alice, meta={"description": "<p>Build <strong>APIs</strong><script>alert(1)</script></p>"})
+    second = create_listing(api, alice)
+    runner.drain()
+    b = signed_in(api, admin)
+    page = b.get("/dashboard/admin/approvals")
+    assert page.status_code == 200
+    assert page.text.index(f'id="ap-{first["id"]}"') < page.text.index(f'id="ap-{second["id"]}"')  # oldest first
+    assert "<strong>APIs</strong>" in page.text
+    assert "<script>alert" not in page.text
+    assert "Alice" in page.text
+    visible, claimed = approval_queue_depth()
+    assert claimed == 0  # looking claimed nothing
+    assert visible >= 2
+    versions = re.findall(r'name="version" value="(\d+)"', page.text)
+    token = b.csrf("/dashboard/admin/approvals")
+    assert b.post(f"/dashboard/admin/approvals/{first['id']}/approve", {"csrf_token": token, "version": versions[0]}).status_code == 303
+    assert api.call("GET", f"/v1/listings/{first['id']}", alice.key).json["status"] == "ACTIVE"
+    # A decision about a version the owner changed since is refused.
+    patched = api.call("PATCH", f"/v1/listings/{second['id']}", alice.key, {"meta": {"title": "Changed title"}})
+    assert patched.status_code == 200
+    stale = b.post(f"/dashboard/admin/approvals/{second['id']}/reject", {"csrf_token": token, "version": "1", "reason": "Spam"})
+    assert stale.status_code == 409
+    fresh = b.get("/dashboard/admin/approvals")
+    version = re.search(rf'approvals/{second["id"]}/reject".*?name="version" value="(\d+)"', fresh.text, re.S)
+    assert version
+    assert version.group(1) == "2"
+    rejected = b.post(f"/dashboard/admin/approvals/{second['id']}/reject", {"csrf_token": token, "version": "2", "reason": "Spam"})
+    assert rejected.status_code == 303
+    listing = api.call("GET", f"/v1/listings/{second['id']}", alice.key).json
+    assert listing["status"] == "REJECTED"
+    assert listing["statusReason"] == "Spam"
+    assert b.get("/dashboard/admin/approvals").text.count('name="version"') == 0

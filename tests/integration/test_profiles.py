@@ -1,0 +1,223 @@
+"""Own profile (GET /v1/me, PATCH /v1/me/profile), profile detail with the request policy, and
+profile sourcing search (without a Scan)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.integration.conftest import Api, User, make_user
+from tests.integration.helpers import assert_error, aws_calls
+from tests.integration.request_helpers import forbid_scans, profile_request
+
+SOCIAL_KEYS = {"x", "linkedin", "github", "instagram", "tiktok", "youtube", "website"}
+
+
+def patch(api: Api, user: User, body: dict[str, Any]) -> Any:
+    return api.call("PATCH", "/v1/me/profile", user.key, body)
+
+
+# --- PATCH /v1/me/profile ---------------------------------------------------------------------
+
+
+def test_profile_patch_sets_every_field(api: Api, alice: User) -> None:
+    body: dict[str, Any] = {
+        "displayName": "Alice Liddell",
+        "country": "GB",
+        "socialLinks": {"x": "https://x.com/alice", "github": "https://github.com/alice", "website": "http://alice.example"},
+        "recruiting": {
+            "openToWork": True, "headline": "Staff engineer, Python", "skills": ["Python", "AWS", "python"],
+            "seniority": "senior", "roles": ["Backend engineer"], "remote": True,
+        },
+        "requestPolicy": {"acceptingRequests": True, "minVerifiedLevel": 1},
+    }
+    response = patch(api, alice, body)
+    assert response.status_code == 200, response.json
+    profile = response.json
+    assert profile["displayName"] == "Alice Liddell"
+    assert profile["country"] == "gb"
+    assert profile["socialLinks"] == {**dict.fromkeys(SOCIAL_KEYS), **body["socialLinks"]}
+    assert profile["recruiting"] == {**body["recruiting"], "skills": ["python", "aws"]}
+    assert profile["requestPolicy"] == {"acceptingRequests": True, "minVerifiedLevel": 1}
+    assert api.call("GET", "/v1/me", alice.key).json == profile
+
+
+def test_profile_patch_merges_objects_key_by_key(api: Api, alice: User) -> None:
+    patch(api, alice, {"socialLinks": {"x": "https://x.com/a", "github": "https://github.com/a"},
+                       "recruiting": {"headline": "Engineer", "skills": ["go"], "openToWork": True},
+                       "requestPolicy": {"acceptingRequests": False, "minVerifiedLevel": 2}})
+    profile = patch(api, alice, {"socialLinks": {"x": None, "linkedin": "https://linkedin.com/in/a"},
+                                 "recruiting": {"headline": None, "seniority": "lead"},
+                                 "requestPolicy": {"minVerifiedLevel": 1}}).json
+    assert profile["socialLinks"]["x"] is None
+    assert profile["socialLinks"]["github"] == "https://github.com/a"
+    assert profile["socialLinks"]["linkedin"] == "https://linkedin.com/in/a"
+    assert profile["recruiting"] == {"openToWork": True, "headline": None, "skills": ["go"], "seniority": "lead",
+                                     "roles": [], "remote": None}
+    assert profile["requestPolicy"] == {"acceptingRequests": False, "minVerifiedLevel": 1}
+    cleared = patch(api, alice, {"socialLinks": None, "country": None}).json
+    assert cleared["socialLinks"] == dict.fromkeys(SOCIAL_KEYS)
+    assert cleared["country"] is None
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"socialLinks": {"mastodon": "https://m.example/@a"}}, "socialLinks.mastodon"),
+        ({"socialLinks": {"x": "ftp://x.com/a"}}, "socialLinks.x"),
+        ({"socialLinks": {"website": "not a url"}}, "socialLinks.website"),
+        ({"country": "zz"}, "country"),
+        ({"country": "deu"}, "country"),
+        ({"displayName": ""}, "displayName"),
+        ({"displayName": None}, "displayName"),
+        ({"recruiting": None}, "recruiting"),
+        ({"recruiting": {"seniority": "wizard"}}, "recruiting.seniority"),
+        ({"recruiting": {"hobby": "chess"}}, "recruiting.hobby"),
+        ({"requestPolicy": {"minVerifiedLevel": 4}}, "requestPolicy.minVerifiedLevel"),
+        ({"requestPolicy": {"acceptingRequests": None}}, "requestPolicy.acceptingRequests"),
+    ],
+)
+def test_invalid_profile_patches(api: Api, alice: User, body: dict[str, Any], field: str) -> None:
+    assert_error(patch(api, alice, body), 400, "VALIDATION_ERROR", field)
+
+
+# --- GET /v1/profiles/{userId} ----------------------------------------------------------------
+
+
+def test_profile_detail_has_policy_channels_recruiting_and_my_request(api: Api, alice: User, bob: User) -> None:
+    patch(api, alice, {"recruiting": {"openToWork": True, "headline": "Data engineer", "skills": ["sql"]}})
+    response = api.call("GET", f"/v1/profiles/{alice.user_id}", bob.key)
+    assert response.status_code == 200, response.json
+    detail = response.json
+    assert set(detail) == {
+        "userId", "displayName", "verifiedLevel", "country", "socialLinks", "recruiting", "activeChannels",
+        "createdAt", "updatedAt", "profileRequestPolicy", "myProfileRequest",
+    }
+    assert detail["userId"] == alice.user_id
+    assert detail["activeChannels"] == ["email", "telegram"]
+    assert detail["recruiting"]["headline"] == "Data engineer"
+    assert detail["profileRequestPolicy"] == {"canRequest": True, "requiredVerification": 0, "reason": None}
+    assert detail["myProfileRequest"] is None
+    created = profile_request(api, bob, alice.user_id).json
+    assert api.call("GET", f"/v1/profiles/{alice.user_id}", bob.key).json["myProfileRequest"] == created
+
+
+def test_profile_policy_reasons(api: Api, alice: User, bob: User) -> None:
+    def policy(viewer: User, target: User) -> dict[str, Any]:
+        result: dict[str, Any] = api.call("GET", f"/v1/profiles/{target.user_id}", viewer.key).json["profileRequestPolicy"]
+        return result
+
+    own = policy(alice, alice)
+    assert own["canRequest"] is False
+    assert "yourself" in own["reason"]
+    patch(api, alice, {"requestPolicy": {"minVerifiedLevel": 2}})
+    required = policy(bob, alice)
+    assert required == {"canRequest": False, "requiredVerification": 2,
+                        "reason": "This user accepts requests from verification level 2 or higher; yours is 0"}
+    assert policy(make_user("Vera", verifiedLevel=3), alice)["canRequest"] is True
+    patch(api, alice, {"requestPolicy": {"acceptingRequests": False}})
+    closed = policy(bob, alice)
+    assert closed["canRequest"] is False
+    assert "not accepting" in closed["reason"]
+    silent = make_user("Silent", channels={})
+    assert "channels" in policy(bob, silent)["reason"]
+
+
+def test_unknown_profile_is_404(api: Api, bob: User) -> None:
+    assert_error(api.call("GET", "/v1/profiles/usr_unknown", bob.key), 404, "NOT_FOUND")
+
+
+def test_profile_detail_is_one_dynamodb_call(api: Api, alice: User, bob: User) -> None:
+    api.call("GET", "/v1/me", bob.key)  # warm the key cache
+    with aws_calls("BatchGetItem") as batches, aws_calls("GetItem") as gets, aws_calls("Query") as queries:
+        assert api.call("GET", f"/v1/profiles/{alice.user_id}", bob.key).status_code == 200
+    assert (len(batches), len(gets), len(queries)) == (1, 0, 0)
+
+
+# --- GET /v1/profiles/search ------------------------------------------------------------------
+
+
+@pytest.fixture
+def people(api: Api) -> dict[str, User]:
+    """Four profiles with recruiting information."""
+    ana = make_user("Ana Lopez", country="es", verifiedLevel=2)
+    ben = make_user("Ben Okafor", country="de", verifiedLevel=1, channels={"discord": "ben#1"})
+    cho = make_user("Cho Min", country="de", verifiedLevel=3)
+    dev = make_user("Dev Patel", country="in")
+    patch(api, ana, {"recruiting": {"openToWork": True, "headline": "Machine-learning engineer", "skills": ["python", "pytorch"],
+                                    "seniority": "senior", "remote": True}})
+    patch(api, ben, {"recruiting": {"openToWork": True, "headline": "Frontend developer", "skills": ["typescript", "react"],
+                                    "seniority": "mid", "remote": False}})
+    patch(api, cho, {"recruiting": {"openToWork": False, "headline": "Engineering manager", "skills": ["python", "leadership"],
+                                    "seniority": "lead"}})
+    return {"ana": ana, "ben": ben, "cho": cho, "dev": dev}
+
+
+def search(api: Api, user: User, query: str) -> Any:
+    return api.call("GET", f"/v1/profiles/search?{query}", user.key)
+
+
+def names(response: Any) -> list[str]:
+    assert response.status_code == 200, response.json
+    return [p["displayName"] for p in response.json["profiles"]]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("", ["Cho Min", "Ana Lopez", "Ben Okafor", "Dev Patel"]),
+        ("q=engineer", ["Cho Min", "Ana Lopez"]),
+        ("q=pyth", ["Cho Min", "Ana Lopez"]),
+        ("q=ana", ["Ana Lopez"]),
+        ("q=learning+engineer", ["Ana Lopez"]),
+        ("q=react", ["Ben Okafor"]),
+        ("country=DE", ["Cho Min", "Ben Okafor"]),
+        ("country=de&q=python", ["Cho Min"]),
+        ("minVerifiedLevel=2", ["Cho Min", "Ana Lopez"]),
+        ("skills=python,pytorch", ["Ana Lopez"]),
+        ("skills=Python", ["Cho Min", "Ana Lopez"]),
+        ("openToWork=true", ["Ana Lopez", "Ben Okafor"]),
+        ("openToWork=false", ["Cho Min", "Dev Patel"]),
+        ("seniority=mid", ["Ben Okafor"]),
+        ("remote=true", ["Ana Lopez"]),
+        ("channel=discord", ["Ben Okafor"]),
+        ("channel=telegram&openToWork=true&minVerifiedLevel=1", ["Ana Lopez"]),
+        ("q=nobody", []),
+    ],
+)
+def test_profile_search_filters(api: Api, people: dict[str, User], query: str, expected: list[str]) -> None:
+    with forbid_scans():
+        response = search(api, people["dev"], query)
+    assert names(response) == expected
+    assert response.json["total"] == len(expected)
+
+
+def test_profile_search_items_and_pagination(api: Api, people: dict[str, User]) -> None:
+    first = search(api, people["ana"], "pageSize=3").json
+    assert (first["total"], first["page"], first["pageSize"], len(first["profiles"])) == (4, 1, 3, 3)
+    second = search(api, people["ana"], "pageSize=3&page=2").json
+    assert [p["displayName"] for p in second["profiles"]] == ["Dev Patel"]
+    item = first["profiles"][1]
+    assert set(item) == {"userId", "displayName", "verifiedLevel", "country", "socialLinks", "recruiting",
+                         "activeChannels", "createdAt", "updatedAt"}
+    assert item["recruiting"]["skills"] == ["python", "pytorch"]
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [("country=zz", "country"), ("minVerifiedLevel=9", "minVerifiedLevel"), ("seniority=guru", "seniority"),
+     ("channel=fax", "channel"), ("openToWork=maybe", "openToWork"), ("colour=red", "colour"), ("pageSize=101", "pageSize")],
+)
+def test_profile_search_rejects_bad_parameters(api: Api, alice: User, query: str, field: str) -> None:
+    assert_error(search(api, alice, query), 400, "VALIDATION_ERROR", field)
+
+
+def test_profile_search_reads_indexes_only(api: Api, people: dict[str, User]) -> None:
+    with aws_calls("Query") as queries, forbid_scans():
+        assert search(api, people["ana"], "q=python").status_code == 200
+    assert sorted(q["ExpressionAttributeValues"][":v"]["S"] for q in queries) == [f"S{i}" for i in range(8)]
+    assert {q["IndexName"] for q in queries} == {"bySearchShard"}
+    with aws_calls("Query") as queries:
+        assert search(api, people["ana"], "country=de").status_code == 200
+    assert [q["IndexName"] for q in queries] == ["byCountry"]

@@ -1,0 +1,195 @@
+"""The failure policy without HTTP (the sender is replaced): counting, resets, disabling at 5,
+atomic counters under concurrency, the retry schedule, and what an inactive webhook gets."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+
+from chalicelib import clock
+from chalicelib.webhooks import repository, service
+from chalicelib.webhooks.delivery import attempt as delivery
+from chalicelib.webhooks.delivery import lanes, retries, sender
+from chalicelib.webhooks.delivery.attempt import FAILURE_LIMIT, Result
+from chalicelib.webhooks.delivery.envelope import Delivery, Event
+from chalicelib.webhooks.models import WebhookCreate
+from tests.integration.conftest import User
+from tests.integration.webhook_helpers import retry_messages, use_settings
+
+
+class FakeSender:
+    """Replaces ``sender.post``: answers with the next queued status (or error) and records calls."""
+
+    def __init__(self) -> None:
+        self.answers: list[int | str] = []
+        self.calls: list[str] = []
+        self._lock = threading.Lock()
+
+    def __call__(self, url: str, body: bytes, headers: dict[str, str], **_: Any) -> sender.Outcome:
+        with self._lock:
+            self.calls.append(headers["webhook-id"])
+            answer = self.answers.pop(0) if self.answers else 200
+        if isinstance(answer, str):
+            return sender.Outcome(None, answer, 5)
+        return sender.Outcome(answer, None, 5, "")
+
+
+@pytest.fixture
+def fake(aws: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> FakeSender:
+    fake = FakeSender()
+    monkeypatch.setattr(sender, "post", fake)
+    use_settings(monkeypatch, WEBHOOK_RETRY_DELAYS_SECONDS="0,0,0")
+    return fake
+
+
+def new_webhook(owner: User) -> str:
+    from chalicelib.auth.service import Caller
+
+    return service.create_webhook(Caller(owner.user_id), WebhookCreate(url="http://127.0.0.1:9/hook")).id
+
+
+def send(webhook_id: str, attempt: int = 1) -> Result:
+    event = Event(clock.new_id("evt"), "message.new", clock.iso(), {"content": "x"}, {})
+    if attempt > 1:  # as a retry: the attempts before it were claimed
+        for earlier in range(1, attempt):
+            assert delivery.attempt_log.claim(Delivery(event, webhook_id, earlier))
+    return delivery.attempt(Delivery(event, webhook_id, attempt))
+
+
+def state(webhook_id: str) -> tuple[int, bool]:
+    item = repository.get(webhook_id) or {}
+    return int(item.get("failCount") or 0), bool(item.get("active"))
+
+
+@pytest.mark.parametrize("failure", [500, 404, 301, "timeout", "connection_error", "tls_error", "blocked_address", "dns_error"])
+def test_each_kind_of_failure_adds_one(fake: FakeSender, alice: User, failure: int | str) -> None:
+    webhook_id = new_webhook(alice)
+    fake.answers = [failure]
+    assert send(webhook_id) == Result.FAILED
+    assert state(webhook_id) == (1, True)
+
+
+@pytest.mark.parametrize("status", [200, 201, 202, 204, 299])
+def test_any_2xx_resets_to_zero(fake: FakeSender, alice: User, status: int) -> None:
+    webhook_id = new_webhook(alice)
+    fake.answers = [500, "timeout", 503]
+    for _ in range(3):
+        send(webhook_id)
+    assert state(webhook_id) == (3, True)
+    fake.answers = [status]
+    assert send(webhook_id) == Result.SENT
+    assert state(webhook_id) == (0, True)
+
+
+def test_a_2xx_resets_after_failures_of_other_events(fake: FakeSender, alice: User) -> None:
+    webhook_id = new_webhook(alice)
+    fake.answers = [500, 500, 500, 200]
+    for _ in range(3):
+        send(webhook_id)
+    assert state(webhook_id) == (3, True)
+    event = Event(clock.new_id("evt"), "message.new", clock.iso(), {}, {})
+    assert delivery.attempt(Delivery(event, webhook_id)) == Result.SENT
+    assert state(webhook_id) == (0, True)
+
+
+def test_five_consecutive_failures_disable_and_nothing_more_is_sent(fake: FakeSender, alice: User) -> None:
+    webhook_id = new_webhook(alice)
+    fake.answers = [500] * 10
+    for expected in range(1, FAILURE_LIMIT):
+        send(webhook_id)
+        assert state(webhook_id) == (expected, True)
+    send(webhook_id)
+    assert state(webhook_id) == (5, False)
+    assert send(webhook_id) == Result.DRAINED
+    assert len(fake.calls) == 5
+    disabled = repository.get(webhook_id) or {}
+    assert disabled["disabledAt"].endswith("Z")
+
+
+def test_concurrent_failures_never_lose_an_increment(aws: dict[str, str], alice: User) -> None:
+    webhook_id = new_webhook(alice)
+    threads = [threading.Thread(target=lambda: [repository.add_failure(webhook_id) for _ in range(5)]) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert state(webhook_id) == (40, True)
+
+
+def test_concurrent_failing_deliveries_disable_the_webhook(fake: FakeSender, alice: User) -> None:
+    webhook_id = new_webhook(alice)
+    fake.answers = ["timeout"] * 20
+    events = [Event(clock.new_id("evt"), "message.new", clock.iso(), {}, {}) for _ in range(20)]
+    # Lanes never run attempts to one webhook at once; the counters stay exact even if something did.
+    threads = [threading.Thread(target=delivery.attempt, args=(Delivery(e, webhook_id),)) for e in events]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    fail_count, active = state(webhook_id)
+    assert active is False
+    # every failure that raced the switch-off is counted, none is lost; later ones count nothing
+    assert FAILURE_LIMIT <= fail_count <= 20
+    assert repository.add_failure(webhook_id) is None  # inactive: no more counting
+
+
+def test_a_failed_attempt_queues_the_next_one_until_the_schedule_ends(fake: FakeSender, alice: User) -> None:
+    webhook_id = new_webhook(alice)
+    fake.answers = [500] * 4
+    send(webhook_id)
+    [message] = retry_messages()
+    queued = lanes.from_message(message["body"])
+    assert (queued.webhook_id, queued.attempt, queued.event.type) == (webhook_id, 2, "message.new")
+    send(webhook_id, attempt=4)  # the last retry of the 30,120,600 schedule
+    assert retry_messages() == []
+
+
+def test_no_retry_after_the_failure_that_disables(fake: FakeSender, alice: User) -> None:
+    webhook_id = new_webhook(alice)
+    fake.answers = [500] * 5
+    for _ in range(4):
+        send(webhook_id)
+    retry_messages(10)
+    send(webhook_id)
+    assert state(webhook_id) == (5, False)
+    assert retry_messages() == []
+
+
+def test_a_deleted_webhook_drains_without_sending(fake: FakeSender, alice: User) -> None:
+    webhook_id = new_webhook(alice)
+    repository.delete_owned(webhook_id, alice.user_id)
+    event = Event(clock.new_id("evt"), "message.new", clock.iso(), {}, {})
+    assert delivery.attempt(Delivery(event, webhook_id)) == Result.DRAINED
+    assert fake.calls == []
+    assert retry_messages() == []
+
+
+def test_a_webhook_deleted_during_the_send_counts_nothing_and_gets_no_retry(
+    fake: FakeSender, alice: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    webhook_id = new_webhook(alice)
+
+    def deleting_sender(url: str, body: bytes, headers: dict[str, str], **options: Any) -> sender.Outcome:
+        repository.delete_owned(webhook_id, alice.user_id)
+        return sender.Outcome(500, None, 5, "")
+
+    monkeypatch.setattr(sender, "post", deleting_sender)
+    event = Event(clock.new_id("evt"), "message.new", clock.iso(), {}, {})
+    assert delivery.attempt(Delivery(event, webhook_id)) == Result.FAILED
+    assert repository.get(webhook_id) is None
+    assert retry_messages() == []
+
+
+def test_retry_schedule_is_configurable_and_validated(aws: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    use_settings(monkeypatch, WEBHOOK_RETRY_DELAYS_SECONDS="30,120,600")
+    assert retries.delays() == (30, 120, 600)
+    assert [retries.next_delay(n) for n in (1, 2, 3, 4)] == [30, 120, 600, None]
+    use_settings(monkeypatch, WEBHOOK_RETRY_DELAYS_SECONDS="1, 2")
+    assert retries.delays() == (1, 2)
+    use_settings(monkeypatch, WEBHOOK_RETRY_DELAYS_SECONDS="")
+    assert retries.next_delay(1) is None
+    use_settings(monkeypatch, WEBHOOK_RETRY_DELAYS_SECONDS="1000")
+    with pytest.raises(ValueError, match=r"0\.\.900"):
+        retries.delays()

@@ -1,0 +1,153 @@
+"""Events addressed to one webhook (``targetWebhookId``, ``test``) and redelivery into the lane."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from chalicelib import errors
+from chalicelib.auth.service import Caller
+from chalicelib.webhooks import service
+from chalicelib.webhooks.delivery import handlers
+from tests.integration.conftest import Api, User
+from tests.integration.webhook_helpers import (
+    create_webhook,
+    deliveries,
+    emit,
+    envelope,
+    fast_delivery_settings,
+    message_event,
+    receiver_factory,
+    run_lanes,
+    stream_event,
+    webhook_state,
+)
+from tests.integration.webhook_receivers import Receiver
+
+
+@pytest.fixture
+def receivers() -> Iterator[Any]:
+    yield from receiver_factory()
+
+
+@pytest.fixture(autouse=True)
+def fast(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    fast_delivery_settings(monkeypatch)
+
+
+def addressed_event(owner: User, webhook_id: str, event_type: str = "message.new") -> dict[str, Any]:
+    """An outbox event addressed to one webhook, as the Dashboard's "Send test event" writes it."""
+    item = emit(event_type, {"example": True}, {"recipientId": owner.user_id})
+    item.update(targetWebhookId=webhook_id, test=True)
+    return item
+
+
+def test_an_addressed_test_event_goes_to_that_webhook_only_marked_test(
+    api: Api, alice: User, receivers: Any
+) -> None:
+    target: Receiver = receivers("ok")
+    sibling: Receiver = receivers("ok")
+    # subscribed to other events only: a test event is sent because the owner asked for it
+    hook = create_webhook(api, alice, target.url, events=["match_request.received"])
+    create_webhook(api, alice, sibling.url)
+    assert handlers.handle_outbox_batch(stream_event(addressed_event(alice, hook["id"]))) == {"batchItemFailures": []}
+    assert run_lanes() == 1
+    [request] = target.requests
+    assert envelope(request.body)["test"] is True
+    assert envelope(request.body)["data"] == {"example": True}
+    assert sibling.requests == []
+    [logged] = deliveries(api, alice, hook["id"])["deliveries"]
+    assert logged["success"] is True
+
+
+def test_an_addressed_event_goes_nowhere_for_an_inactive_deleted_or_foreign_webhook(
+    api: Api, alice: User, bob: User, receivers: Any
+) -> None:
+    receiver: Receiver = receivers("ok")
+    hook = create_webhook(api, alice, receiver.url)
+    assert handlers.handle_outbox_batch(stream_event(addressed_event(bob, hook["id"]))) == {"batchItemFailures": []}
+    assert api.call("DELETE", f"/v1/webhooks/{hook['id']}", alice.key).status_code == 200
+    assert handlers.handle_outbox_batch(stream_event(addressed_event(alice, hook["id"]), first_sequence=200)) == {
+        "batchItemFailures": []
+    }
+    assert run_lanes() == 0
+    assert receiver.requests == []
+
+
+def test_an_addressed_non_test_event_respects_subscriptions(api: Api, alice: User, bob: User, receivers: Any) -> None:
+    receiver: Receiver = receivers("ok")
+    hook = create_webhook(api, alice, receiver.url, events=["match_request.received"])
+    item = emit("message.new", {"content": "x"}, {"recipientId": alice.user_id, "senderId": bob.user_id})
+    item["targetWebhookId"] = hook["id"]
+    handlers.handle_outbox_batch(stream_event(item))
+    assert run_lanes() == 0
+
+
+def test_redelivery_is_the_next_attempt_with_the_same_webhook_id_and_body(
+    api: Api, alice: User, bob: User, receivers: Any
+) -> None:
+    receiver: Receiver = receivers("ok")
+    hook = create_webhook(api, alice, receiver.url)
+    item = message_event(alice, bob)
+    handlers.handle_outbox_batch(stream_event(item))
+    run_lanes()
+    queued = service.redeliver(Caller(alice.user_id), hook["id"], item["eventId"])
+    assert queued.attempt == 2
+    assert run_lanes() == 1
+    first, second = receiver.requests
+    assert first.headers["webhook-id"] == second.headers["webhook-id"] == f"{item['eventId']}_{hook['id']}"
+    assert first.body == second.body
+    assert [d["attempt"] for d in deliveries(api, alice, hook["id"])["deliveries"]] == [2, 1]
+    assert service.redeliver(Caller(alice.user_id), hook["id"], item["eventId"]).attempt == 3
+
+
+def test_two_redeliveries_asked_at_once_make_one_attempt(api: Api, alice: User, bob: User, receivers: Any) -> None:
+    receiver: Receiver = receivers("ok")
+    hook = create_webhook(api, alice, receiver.url)
+    item = message_event(alice, bob)
+    handlers.handle_outbox_batch(stream_event(item))
+    run_lanes()
+    caller = Caller(alice.user_id)
+    assert service.redeliver(caller, hook["id"], item["eventId"]).attempt == 2
+    assert service.redeliver(caller, hook["id"], item["eventId"]).attempt == 2  # the same attempt, deduplicated
+    assert run_lanes() == 1
+    assert len(receiver.requests) == 2
+
+
+def test_a_failed_redelivery_counts_and_a_redelivery_to_an_inactive_webhook_sends_nothing(
+    api: Api, alice: User, bob: User, receivers: Any
+) -> None:
+    receiver: Receiver = receivers("ok")
+    hook = create_webhook(api, alice, receiver.url)
+    item = message_event(alice, bob)
+    handlers.handle_outbox_batch(stream_event(item))
+    run_lanes()
+    receiver.status = 500
+    service.redeliver(Caller(alice.user_id), hook["id"], item["eventId"])
+    run_lanes()
+    assert webhook_state(api, alice, hook["id"])["failCount"] == 1
+    from chalicelib.webhooks import repository
+
+    for _ in range(5):
+        repository.add_failure(hook["id"])
+    assert repository.deactivate(hook["id"], 5, "2026-11-22T00:00:00.000Z")
+    service.redeliver(Caller(alice.user_id), hook["id"], item["eventId"])
+    assert run_lanes() == 1  # drained
+    assert len(receiver.requests) == 2
+
+
+def test_redelivery_of_an_unknown_delivery_or_someone_elses_webhook_is_not_found(
+    api: Api, alice: User, bob: User, receivers: Any
+) -> None:
+    receiver: Receiver = receivers("ok")
+    hook = create_webhook(api, alice, receiver.url)
+    item = message_event(alice, bob)
+    handlers.handle_outbox_batch(stream_event(item))
+    run_lanes()
+    with pytest.raises(errors.NotFoundError):
+        service.redeliver(Caller(alice.user_id), hook["id"], "evt_unknown")
+    with pytest.raises(errors.NotFoundError):
+        service.redeliver(Caller(bob.user_id), hook["id"], item["eventId"])
+    assert run_lanes() == 0

@@ -1,0 +1,30 @@
+"""The lane and retry message of a webhook delivery: what the queues carry round-trips, without routing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from chalicelib.webhooks.delivery import lanes
+from chalicelib.webhooks.delivery.envelope import Delivery, Event
+
+
+def test_retry_message_round_trip() -> None:
+    event = Event("evt_1", "match_request.accepted", "2026-11-22T00:00:00.000Z", {"requestId": "req_1"}, {"recipientId": "u"})
+    parsed = lanes.from_message(lanes.to_message(Delivery(event, "whk_1", 3)))
+    assert (parsed.event.event_id, parsed.event.type, parsed.event.data, parsed.webhook_id, parsed.attempt) == (
+        "evt_1", "match_request.accepted", {"requestId": "req_1"}, "whk_1", 3)
+    assert "recipientId" not in json.dumps(lanes.to_message(Delivery(event, "whk_1", 3)))
+    assert parsed.event.test is False
+    test_event = Event("evt_2", "message.new", "2026-11-22T00:00:00.000Z", {}, {}, test=True)
+    assert lanes.from_message(lanes.to_message(Delivery(test_event, "whk_1"))).event.test is True
+
+
+ZERO_ATTEMPT = '{"webhookId":"w","attempt":0,"eventId":"e","type":"t","createdAt":"c","data":{}}'
+
+
+@pytest.mark.parametrize("body", ["{}", "[]", ZERO_ATTEMPT, "not json"])
+def test_malformed_lane_messages_are_rejected(body: str) -> None:
+    with pytest.raises((KeyError, TypeError, ValueError)):
+        lanes.from_message(body)
