@@ -12,6 +12,7 @@ from chalicelib.categories.routes import bp as categories_bp
 from chalicelib.config import settings
 from chalicelib.conversations.routes import bp as conversations_bp
 from chalicelib.dashboard.routes import bp as dashboard_bp
+from chalicelib.docs_page.routes import bp as docs_bp
 from chalicelib.geocoding.routes import bp as geocoding_bp
 from chalicelib.http import chalice_errors_middleware
 from chalicelib.listings.routes import bp as listings_bp
@@ -34,6 +35,7 @@ app.register_blueprint(match_requests_bp)
 app.register_blueprint(conversations_bp)
 app.register_blueprint(workflows_bp)
 app.register_blueprint(openapi_bp)
+app.register_blueprint(docs_bp)
 app.register_blueprint(dashboard_bp)
 
 

@@ -116,6 +116,12 @@ def parse_model[M: BaseModel](model: type[M], data: Any, prefix: str = "") -> M:
         raise errors.from_pydantic(exc, prefix) from exc
 
 
+def _json_number(text: str) -> int | float:
+    """A JSON number with a fraction or exponent: an ``int`` when integral (``1.0``, ``1e2``)."""
+    number = float(text)
+    return int(number) if number.is_integer() else number
+
+
 def parse_body[M: BaseModel](model: type[M], request: Request) -> M:
     """Validate the JSON body of ``request`` against ``model``, in strict mode.
 
@@ -128,8 +134,11 @@ def parse_body[M: BaseModel](model: type[M], request: Request) -> M:
         As :func:`parse_json_body` and :func:`parse_model`.
     """
     parse_json_body(request)  # size, emptiness and well-formedness, with their own messages
+    # JSON Schema counts 1.0 as an integer (2020-12 validation §6.1.1 "a number with a zero
+    # fractional part"); strict pydantic does not, so integral numbers are read as integers.
+    data = json.loads(request.raw_body or b"", parse_float=_json_number)
     try:
-        return model.model_validate_json(request.raw_body or b"", strict=True)
+        return model.model_validate_json(json.dumps(data, ensure_ascii=False), strict=True)
     except PydanticValidationError as exc:
         raise errors.from_pydantic(exc, tagged_union=issubclass(model, RootModel)) from exc
 

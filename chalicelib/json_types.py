@@ -6,10 +6,6 @@ allow what the model refuses. These annotated types close the gaps pydantic leav
 
 * :data:`Timestamp`: every time the API returns, ISO 8601 UTC (``format: date-time``,
   RFC 3339 §5.6), as :func:`chalicelib.clock.iso` writes it;
-* :data:`INTEGRAL_FLOAT`: JSON Schema's ``integer`` includes ``1.0`` (2020-12 §6.1.1: "a
-  number with a zero fractional part"), which pydantic's strict mode refuses; this validator
-  accepts it. Put it after the bounds, ``Annotated[int, Field(ge=0), INTEGRAL_FLOAT]``, so the
-  bounds still become ``minimum``/``maximum`` in the schema;
 * :data:`NON_BLANK`: the pattern of text that must contain a non-whitespace character (a
   blank value stripped to nothing would otherwise be schema-valid but refused).
 """
@@ -18,7 +14,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator, WithJsonSchema
+from pydantic import WithJsonSchema
 
 #: ``pattern`` of a string with at least one non-whitespace character (JSON Schema patterns
 #: are unanchored: ECMA-262 ``search`` semantics, as pydantic-core applies them).
@@ -31,13 +27,6 @@ Timestamp = Annotated[
 ]
 
 
-def _integral_float_to_int(value: Any) -> Any:
-    """``1.0`` -> ``1`` (JSON Schema counts it as an integer); anything else is left to pydantic."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
-
 def not_nullable(schema: dict[str, Any]) -> None:
     """``json_schema_extra`` of a field typed ``X | None = None`` whose validator refuses ``null``
     (omitted means unchanged): the schema offers ``X`` only, without ``null`` or a ``default``."""
@@ -47,6 +36,3 @@ def not_nullable(schema: dict[str, Any]) -> None:
         rest = [o for o in options if o != {"type": "null"}]
         schema.update(rest[0] if len(rest) == 1 else {"anyOf": rest})
 
-
-#: For an ``int`` in a JSON body: ``3`` and ``3.0`` are accepted, ``3.5``, ``"3"`` and ``true`` are not.
-INTEGRAL_FLOAT = BeforeValidator(_integral_float_to_int)

@@ -19,7 +19,10 @@ from chalicelib.http import route
 bp = Blueprint(__name__)
 
 
-@route(bp, "/v1/admin/approvals", "GET", auth="admin", query=PendingListingQuery, response=PendingListingPage, tags=("admin",))
+@route(
+    bp, "/v1/admin/approvals", "GET", auth="admin", query=PendingListingQuery, response=PendingListingPage, tags=("admin",),
+    rules=("`cursor` must be a `nextCursor` this operation returned (an opaque token).",),
+)
 def pending(caller: Caller, query: PendingListingQuery) -> PendingListingPage:
     """List PENDING listings awaiting review, oldest first, without claiming anything."""
     return service.list_pending(query)

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from chalicelib.channels import ChannelKey
-from chalicelib.json_types import INTEGRAL_FLOAT, NON_BLANK, Timestamp, not_nullable
+from chalicelib.json_types import NON_BLANK, Timestamp, not_nullable
 from chalicelib.profile_summary import Country, HttpUrlString, ProfileSummary, SocialLinks
 
 __all__ = ["Country", "HttpUrlString", "ProfileSummary", "SocialLinks"]  # re-exported: they live in profile_summary
@@ -17,7 +17,7 @@ MAX_VERIFIED_LEVEL = 3
 
 DisplayName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80, pattern=NON_BLANK)]
 Handle = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200, pattern=NON_BLANK)]
-VerifiedLevel = Annotated[int, Field(ge=0, le=MAX_VERIFIED_LEVEL), INTEGRAL_FLOAT]
+VerifiedLevel = Annotated[int, Field(ge=0, le=MAX_VERIFIED_LEVEL)]
 
 
 #: A skill: lower-cased, 1..50 characters, not blank.
