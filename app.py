@@ -19,6 +19,8 @@ from chalicelib.listings.routes import bp as listings_bp
 from chalicelib.match_requests.routes import bp as match_requests_bp
 from chalicelib.openapi import bp as openapi_bp
 from chalicelib.profiles.routes import bp as profiles_bp
+from chalicelib.saved_searches import handlers as saved_search_handlers
+from chalicelib.saved_searches.routes import bp as saved_searches_bp
 from chalicelib.system.routes import bp as system_bp
 from chalicelib.users.routes import bp as users_bp
 from chalicelib.webhooks.delivery import handlers as webhook_handlers
@@ -33,6 +35,7 @@ app.register_blueprint(webhooks_bp)
 app.register_blueprint(profiles_bp)
 app.register_blueprint(match_requests_bp)
 app.register_blueprint(conversations_bp)
+app.register_blueprint(saved_searches_bp)
 app.register_blueprint(workflows_bp)
 app.register_blueprint(openapi_bp)
 app.register_blueprint(docs_bp)
@@ -49,6 +52,12 @@ def enqueue_approvals(event: DynamoDBEvent) -> dict[str, Any]:
 def enqueue_webhook_deliveries(event: DynamoDBEvent) -> dict[str, Any]:
     """Outbox stream -> one message per (event, webhook) in the webhook's delivery lane."""
     return webhook_handlers.handle_outbox_batch(event.to_dict(), event.context)
+
+
+@app.on_dynamodb_record(stream_arn=settings().EVENTS_STREAM_ARN, batch_size=25, starting_position="TRIM_HORIZON")
+def percolate_saved_searches(event: DynamoDBEvent) -> dict[str, Any]:
+    """Outbox stream -> saved-search percolator (``listing.activated`` -> matches + ``listing.matched``)."""
+    return saved_search_handlers.handle_outbox_batch(event.to_dict())
 
 
 # Batch size 1: an invocation holds one lane's message only, so no lane waits on another's receiver.

@@ -1,20 +1,30 @@
-"""Search read-cost benchmark (issue: core service, "Performance").
+"""Search read-cost benchmark (issue 13): items read per page, before and after, at two table sizes.
 
-Loads N ACTIVE listings (default 20,000) spread over the four categories and 50 real cities
-into the embedded AWS (a moto server child process, over HTTP), then runs category,
-category + meta, geo (25 km and 200 km) and q searches through the real search service and
-reports, per search, the DynamoDB Query calls, the items they read (``ScannedCount``) and
-the ratio to a full-table Scan (the baseline, run once in the same process).
+Loads ACTIVE listings skewed as real data is (one large category, a few big cities; the
+housing category spread evenly over Europe for the geo shapes), users and one heavy user's
+requests and conversations into the embedded AWS (in-process moto), then runs
+each search shape through the pre-issue-13 read path (``bench/search_baseline.py``, "before":
+the same Queries with ``Select=COUNT``) and, where the service now reads differently, through
+the service itself ("after"; same run, same data). Items read are counted from the
+DynamoDB responses (``ScannedCount`` of each Query, the items of each BatchGetItem and
+GetItem), as are the calls.
 
-Budgets (``--check`` exits 1 when one is missed):
+For every shape it prints items read and calls before and after, the matches, the matches of
+its most selective single filter (``sel``) and ``read / (pageSize + sel)``. Budgets (issue 13),
+``--check`` exits 1 when an *enforced* one is missed:
 
-* category + geo 25 km reads at most 5 x the listings inside its circle and under 5 % of the table;
-* a category search reads only that category's ACTIVE listings (ratio 1.0).
+* pages without a filter (category, category + role, any page via cursor) read at most
+  ``2 x pageSize + 10`` items;
+* every other search at most ``3 x (pageSize + sel) + 50``: reported for every shape, enforced
+  only for the shapes whose read path issue 13 has rebuilt so far (those with an "after"
+  column); the others run the unchanged path ("same") and are printed with ``miss`` when over
+  budget, so the table shows what remains;
+* the same shape reads the same items at both table sizes (the enforced shapes).
 
-moto's Query walks its whole table in Python, so milliseconds here say little about DynamoDB;
-the item counts are the figures that carry over.
+moto's Query walks its whole table in Python, so milliseconds say little here; items read are
+the figures that carry over to DynamoDB.
 
-Usage: ``python bench/search.py [--listings 20000] [--check]``
+Usage: ``python bench/search.py [--sizes 5000,20000] [--users 10000] [--check]``
 """
 
 from __future__ import annotations
@@ -25,57 +35,87 @@ import random
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# The repository root replaces this script's folder on the path: bench/requests.py would shadow `requests`.
+sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
-from local_stack.__main__ import start_moto
-from local_stack.cities import CITIES
-from tests.e2e.conftest import free_port
+from local_stack.cities import CITIES  # noqa: E402 - needs the path set above
 
-GEO_READ_BUDGET = 5.0
-GEO_TABLE_SHARE_BUDGET = 0.05
+PAGE_SIZE = 20
+START = datetime(2026, 1, 1, tzinfo=UTC)
+HEAVY_USER = "usr_bench_heavy"
+HEAVY_LISTING = "lst_bench_heavy"
+HEAVY_REQUESTS = 500
+WORDS_COMMON = ["engineer", "developer", "senior", "remote", "team"]
+WORDS_RARE = ["zeppelin", "quokka", "marzipan"]
 
 
 @dataclass
 class Reads:
-    """Counters filled by a botocore hook."""
+    """Counters filled by botocore hooks: DynamoDB calls and the items their responses say they read."""
 
     calls: int = 0
     items: int = 0
 
     def hook(self, parsed: dict[str, Any], **_: Any) -> None:
         self.calls += 1
-        self.items += int(parsed.get("ScannedCount", parsed.get("Count", 0)))
+        if "ScannedCount" in parsed:
+            self.items += int(parsed["ScannedCount"])
+        elif "Responses" in parsed:
+            self.items += sum(len(v) for v in parsed["Responses"].values())
+        elif "Item" in parsed:
+            self.items += 1
+
+    def measure(self, run: Callable[[], Any]) -> tuple[Any, int, int]:
+        self.calls = self.items = 0
+        result = run()
+        return result, self.items, self.calls
+
+
+# --- data ------------------------------------------------------------------------------
 
 
 def make_listings(count: int, seed: int = 11) -> list[dict[str, Any]]:
-    """``count`` ACTIVE listing items as the service writes them, index attributes included."""
-    from chalicelib import clock
+    """``count`` ACTIVE listing items as the service writes them, index attributes included.
+
+    55 % jobs (clustered around cities, Zipf-weighted: a few big cities), 25 % housing spread
+    evenly over Europe (lat 36..60, lng -10..30), 10 % each mentoring and cofounders.
+    """
     from chalicelib.categories.registry import all_categories
     from chalicelib.listings.search.index import index_attributes
     from chalicelib.listings.service import search_text
 
     rng = random.Random(seed)
-    categories = list(all_categories().values())
-    words = ["engineer", "designer", "room", "mentor", "founder", "python", "analyst", "studio", "startup", "coach"]
+    categories = all_categories()
+    city_weights = [1.0 / (rank + 1) for rank in range(len(CITIES))]
     items = []
     for i in range(count):
-        category = categories[i % len(categories)]
-        role = category.roles[(i // len(categories)) % len(category.roles)].key
-        name, _, lat, lng = CITIES[(i // 7) % len(CITIES)]
-        meta = {"title": f"{rng.choice(words).title()} {rng.choice(words)} in {name}", "location": name,
-                "location_lat": f"{lat + rng.gauss(0, 0.06):.5f}", "location_lng": f"{lng + rng.gauss(0, 0.09):.5f}"}
-        for field in category.fields:
-            if field.type.value == "select" and role in field.roles:
-                meta[field.key] = rng.choice(sorted(field.option_keys()))
-            elif field.type.value == "number" and role in field.roles:
-                meta[field.key] = str(rng.randrange(1, 200) * 500)
-        created = clock.iso()
-        item = {"listingId": f"lst_bench{i:06d}", "ownerId": f"usr_bench{i % 50:03d}", "categoryKey": category.key,
+        roll = rng.random()
+        key = "jobs" if roll < 0.55 else "housing" if roll < 0.80 else "mentoring" if roll < 0.90 else "cofounders"
+        category = categories[key]
+        role = rng.choice(category.roles).key
+        if key == "housing":
+            lat, lng, name = rng.uniform(36, 60), rng.uniform(-10, 30), "Somewhere"
+        else:
+            name, _, clat, clng = rng.choices(CITIES, weights=city_weights)[0]
+            lat, lng = clat + rng.gauss(0, 0.06), clng + rng.gauss(0, 0.09)
+        words = [rng.choice(WORDS_COMMON) for _ in range(2)] + ([rng.choice(WORDS_RARE)] if rng.random() < 0.002 else [])
+        meta = {"title": f"{' '.join(words).title()} {i}", "location": name,
+                "location_lat": f"{lat:.5f}", "location_lng": f"{lng:.5f}"}
+        for fld in category.fields:
+            if role not in fld.roles or fld.key in meta:
+                continue
+            if fld.type.value == "select":
+                meta[fld.key] = rng.choice(sorted(fld.option_keys()))
+            elif fld.type.value in ("number", "integer"):
+                meta[fld.key] = str(rng.randrange(1, 200) * 500)
+        created = (START + timedelta(seconds=37 * i)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+        item = {"listingId": f"lst_bench{i:06d}", "ownerId": f"usr_bench{i % 50:03d}", "categoryKey": key,
                 "roleKey": role, "title": meta["title"], "meta": meta, "channels": ["telegram"], "webhookIds": [],
                 "status": "ACTIVE", "version": 1, "searchText": search_text(category, meta), "createdAt": created,
                 "updatedAt": created}
@@ -84,113 +124,306 @@ def make_listings(count: int, seed: int = 11) -> list[dict[str, Any]]:
     return items
 
 
-def load(items: list[dict[str, Any]]) -> None:
-    """BatchWriteItem the items (25 per call, 4 writers)."""
+def make_users(count: int, seed: int = 7) -> list[dict[str, Any]]:
+    """``count`` user items: country skewed to DE, verification level 3 rare, 20 skills, 30 % open to work."""
+    from chalicelib.users.repository import search_shard
+
+    rng = random.Random(seed)
+    skills = ["python", "go", "rust", "java", "kotlin", "swift", "sql", "aws", "gcp", "azure", "react", "vue",
+              "django", "flask", "spark", "ml", "devops", "k8s", "terraform", "figma"]
+    countries = ["DE"] * 6 + ["FR", "GB", "NL", "ES", "IT", "PL", "US", "CA"]
+    users = []
+    for i in range(count):
+        user_id = f"usr_b{i:06d}"
+        users.append({
+            "userId": user_id, "displayName": f"{rng.choice(['Ada', 'Linus', 'Grace', 'Alan', 'Barbara'])} {i}",
+            "country": rng.choice(countries), "verifiedLevel": rng.choices([0, 1, 2, 3], weights=[50, 30, 15, 5])[0],
+            "socialLinks": {},
+            "recruiting": {"openToWork": rng.random() < 0.3, "headline": f"{rng.choice(WORDS_COMMON)} person",
+                           "skills": rng.sample(skills, rng.randint(1, 4)), "seniority": rng.choice(["junior", "mid", "senior"]),
+                           "roles": [], "remote": rng.random() < 0.5},
+            "requestPolicy": {"acceptingRequests": True, "minVerifiedLevel": 0},
+            "channels": {"telegram": {"handle": f"@u{i}", "connectedAt": "2026-01-01T00:00:00.000Z"}},
+            "searchShard": search_shard(user_id), "createdAt": "2026-01-01T00:00:00.000Z",
+            "updatedAt": f"2026-01-01T00:{i // 600 % 60:02d}:{i % 60:02d}.000Z",
+        })
+    return users
+
+
+def make_heavy_user(listings: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """A user with 500 sent and 500 received requests, a listing with 500 requests, 500 conversations."""
+    heavy_listing = {**listings[0], "listingId": HEAVY_LISTING, "ownerId": HEAVY_USER, "requestCount": HEAVY_REQUESTS}
+    requests, members, conversations = [], [], []
+    for i in range(HEAVY_REQUESTS):
+        created = f"2026-02-01T00:{i // 60:02d}:{i % 60:02d}.000Z"
+        base = {"subjectType": "LISTING", "profile": {"displayName": "X", "verifiedLevel": 0}, "channels": ["telegram"],
+                "message": "hello", "createdAt": created, "status": "PENDING" if i % 10 == 0 else "ACCEPTED"}
+        target = listings[1 + i]
+        requests.append({**base, "requestId": f"req_sent_{i:04d}", "subjectId": target["listingId"], "listingId": target["listingId"],
+                         "listingTitle": target["title"], "requesterId": HEAVY_USER, "recipientId": target["ownerId"]})
+        requests.append({**base, "requestId": f"req_in_{i:04d}", "subjectId": HEAVY_LISTING, "listingId": HEAVY_LISTING,
+                         "listingTitle": "Heavy", "requesterId": f"usr_b{i:06d}", "recipientId": HEAVY_USER})
+        conversation_id = f"cnv_bench{i:04d}"
+        members.append({"userId": HEAVY_USER, "conversationId": conversation_id, "subjectType": "LISTING", "updatedAt": created})
+        conversations.append({"conversationId": conversation_id, "subjectType": "LISTING", "subjectId": HEAVY_LISTING,
+                              "requestId": f"req_in_{i:04d}", "participantIds": [HEAVY_USER, f"usr_b{i:06d}"],
+                              "participants": [{"userId": HEAVY_USER, "displayName": "H"}, {"userId": f"usr_b{i:06d}", "displayName": "U"}],
+                              "messageCount": 0, "createdAt": created, "updatedAt": created})
+    return {"listings": [heavy_listing], "requests": requests, "members": members, "conversations": conversations}
+
+
+def load(table: str, items: list[dict[str, Any]]) -> None:
+    """Put the items straight into the embedded DynamoDB backend (the loader is not what is measured)."""
+    from moto.core import DEFAULT_ACCOUNT_ID
+    from moto.dynamodb.models import dynamodb_backends
+    from moto.dynamodb.models.dynamo_type import LimitedSizeDict
+
     from chalicelib import storage
-    from chalicelib.config import settings
 
-    table = settings().LISTINGS_TABLE
-
-    def write(chunk: list[dict[str, Any]]) -> None:
-        request = {table: [{"PutRequest": {"Item": storage.to_item(i)}} for i in chunk]}
-        while request:
-            request = storage.dynamodb().batch_write_item(RequestItems=request).get("UnprocessedItems") or {}
-
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        list(pool.map(write, [items[s : s + 25] for s in range(0, len(items), 25)]))
+    backend = dynamodb_backends[DEFAULT_ACCOUNT_ID][os.environ["AWS_DEFAULT_REGION"]]
+    # moto re-sizes the whole item on every attribute it sets (quadratic); these items are far below 400 KB.
+    with mock.patch.object(LimitedSizeDict, "__setitem__", dict.__setitem__):
+        for item in items:
+            backend.put_item(table, storage.to_item(item))
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--listings", type=int, default=20_000)
-    parser.add_argument("--check", action="store_true", help="exit 1 when a budget is missed")
-    args = parser.parse_args()
-
-    os.environ.update({"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1"})
-    moto_port = free_port()
-    moto = start_moto("127.0.0.1", moto_port)
-    os.environ["AWS_ENDPOINT_URL"] = f"http://127.0.0.1:{moto_port}"
-    try:
-        return run(args.listings, args.check)
-    finally:
-        moto.terminate()
-        moto.wait(timeout=10)
+# --- shapes ----------------------------------------------------------------------------
 
 
-def run(count: int, check: bool) -> int:
+@dataclass
+class Row:
+    """One measured shape: ``(items read, calls)`` before and after (``None``: not rebuilt, same as before)."""
+
+    shape: str
+    before: tuple[int, int]
+    after: tuple[int, int] | None
+    matches: int
+    selective: int
+    native: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def enforced(self) -> bool:
+        return self.after is not None
+
+    @property
+    def read(self) -> int:
+        return (self.after or self.before)[0]
+
+    @property
+    def budget(self) -> int:
+        return 2 * PAGE_SIZE + 10 if self.native else 3 * (PAGE_SIZE + self.selective) + 50
+
+    @property
+    def ratio(self) -> float:
+        return self.read / (PAGE_SIZE + self.selective)
+
+    @property
+    def ok(self) -> bool:
+        return self.read <= self.budget
+
+
+def _selective(items: list[dict[str, Any]], params: dict[str, str]) -> int:
+    """Matches of the most selective single filter of ``params`` (brute force over the generated items)."""
+    from chalicelib.listings.search import filters, geo
+    from chalicelib.listings.search.query import parse_search
+
+    tests: list[Callable[[dict[str, Any]], bool]] = []
+    if "category" in params:
+        tests.append(lambda i: i["categoryKey"] == params["category"])
+    if "role" in params:
+        tests.append(lambda i: i["roleKey"] == params["role"])
+    for name in params:
+        if name.startswith("meta.") and not name.endswith(("_lat", "_lng")):
+            single = parse_search({k: v for k, v in params.items() if k in ("category", name)}).filters[0]
+            tests.append(lambda i, f=single: f.matches(i.get("meta") or {}))
+    for term in parse_search({"q": params.get("q", "")}).terms:
+        tests.append(lambda i, t=term: filters.matches_terms(i, [t]))
+    lat, lng, radius = params.get("meta.location_lat"), params.get("meta.location_lng"), params.get("radiusKm")
+    if lat and lng and radius:
+        tests.append(lambda i: geo.haversine_km(float(lat), float(lng), float(i["meta"]["location_lat"]),
+                                                float(i["meta"]["location_lng"])) <= float(radius))
+    if not tests:
+        return len(items)
+    return min(sum(1 for i in items if test(i)) for test in tests)
+
+
+def listing_shapes() -> list[tuple[str, dict[str, str]]]:
+    berlin = {"meta.location_lat": "52.5244", "meta.location_lng": "13.4105"}
+    even = {"meta.location_lat": "48.0", "meta.location_lng": "10.0"}
+    shapes: list[tuple[str, dict[str, str]]] = [
+        ("no filter", {}),
+        ("category", {"category": "jobs"}),
+        ("category+role", {"category": "jobs", "role": "hiring"}),
+        ("category+meta select", {"category": "jobs", "meta.employmentType": "full_time"}),
+        ("number range", {"category": "jobs", "meta.salary_min": "90000"}),
+        ("q common", {"q": "engineer"}),
+        ("q rare", {"q": "zeppelin"}),
+        ("category+q rare", {"category": "jobs", "q": "quokka"}),
+    ]
+    for radius in ("10", "25", "100", "500"):
+        shapes.append((f"geo {radius} km clustered", {"category": "jobs", **berlin, "radiusKm": radius}))
+        shapes.append((f"geo {radius} km even", {"category": "housing", **even, "radiusKm": radius}))
+    shapes.append(("geo no radius", {"category": "housing", **even}))
+    return shapes
+
+
+def run_size(count: int, user_count: int) -> list[Row]:
+    """Load ``count`` listings (and the users) into a fresh in-process embedded AWS and measure every shape."""
+    from moto import mock_aws
+
     from local_stack.resources import create_resources
 
-    os.environ.update(create_resources())
+    os.environ.pop("AWS_ENDPOINT_URL", None)
+    with mock_aws():
+        os.environ.update(create_resources())
+        from chalicelib import storage
+        from chalicelib.config import settings
+
+        settings.cache_clear()
+        storage.client.cache_clear()
+        return _measure(count, user_count)
+
+
+def _measure(count: int, user_count: int) -> list[Row]:
+    from bench import search_baseline
     from chalicelib import storage
+    from chalicelib.auth.service import Caller
     from chalicelib.config import settings
-    from chalicelib.listings.search import geo
+    from chalicelib.conversations.models import ConversationListQuery
+    from chalicelib.conversations.service import list_conversations
+    from chalicelib.listings.search import filters
+    from chalicelib.listings.search.index import newest_key
     from chalicelib.listings.search.query import parse_search
-    from chalicelib.listings.search.service import search_listings
+    from chalicelib.listings.search.service import is_index_native, search_listings
+    from chalicelib.match_requests import service as requests_service
+    from chalicelib.match_requests.models import ListingRequestQuery, RequestListQuery
+    from chalicelib.pagination import PageQuery
+    from scripts.search_backfill import tally
 
     started = time.perf_counter()
     items = make_listings(count)
-    load(items)
-    print(f"loaded {count} ACTIVE listings over 4 categories and {len(CITIES)} cities in {time.perf_counter() - started:.1f} s")
+    users = make_users(user_count)
+    heavy = make_heavy_user(items)
+    config = settings()
+    load(config.LISTINGS_TABLE, items + heavy["listings"])
+    load(config.USERS_TABLE, users)
+    load(config.REQUESTS_TABLE, heavy["requests"])
+    load(config.CONVERSATION_MEMBERS_TABLE, heavy["members"])
+    load(config.CONVERSATIONS_TABLE, heavy["conversations"])
+    load(config.SEARCH_INDEX_TABLE, tally(items + heavy["listings"]))  # the backfill's counts, written directly
+    print(f"loaded {count} listings, {user_count} users, {len(heavy['requests'])} requests in {time.perf_counter() - started:.0f} s",
+          file=sys.stderr)
 
     reads = Reads()
-    storage.dynamodb().meta.events.register("after-call.dynamodb.Query", reads.hook)
-    scan_started = time.perf_counter()
-    scanned = sum(
-        page.get("ScannedCount", 0)
-        for page in storage.dynamodb().get_paginator("scan").paginate(TableName=settings().LISTINGS_TABLE, Select="COUNT")
-    )
-    scan_seconds = time.perf_counter() - scan_started
+    for operation in ("Query", "BatchGetItem", "GetItem"):
+        storage.dynamodb().meta.events.register(f"after-call.dynamodb.{operation}", reads.hook)
+    everything = items + heavy["listings"]
+    rows: list[Row] = []
+    for shape, params in listing_shapes():
+        params = {**params, "pageSize": str(PAGE_SIZE)}
+        query = parse_search(params)
+        _, *before = reads.measure(lambda q=query: search_baseline.listings(q))
+        matches = sum(1 for i in everything if filters.evaluate(query, i) is not None)
+        row = Row(shape, (before[0], before[1]), None, matches, _selective(everything, params),
+                  native=query.category is not None and is_index_native(query))
+        if is_index_native(query):
+            result, *after = reads.measure(lambda q=query: search_listings(q))
+            row.after = (after[0], after[1])
+            if result.total != matches:
+                row.notes.append(f"total {result.total} != brute force {matches}")
+        rows.append(row)
 
-    berlin = next(c for c in CITIES if c[0] == "Berlin")
-    in_category = sum(1 for i in items if i["categoryKey"] == "jobs")
+    # Page 50 via cursor: the cursor a client holds after 49 pages names the 980th newest key.
+    jobs = sorted((i for i in everything if i["categoryKey"] == "jobs"), key=newest_key, reverse=True)
+    params = {"category": "jobs", "pageSize": str(PAGE_SIZE)}
+    position = PageQuery(pageSize=PAGE_SIZE).position(parse_search(params).scope)
+    position = type(position)(scope=position.scope, page=49, page_size=PAGE_SIZE)
+    cursor = position.next_cursor(True, newest_key(jobs[49 * PAGE_SIZE - 1]))
+    assert cursor is not None
+    page50 = parse_search({**params, "cursor": cursor})
+    _, *before = reads.measure(lambda: search_baseline.listings(parse_search({**params, "page": "50"})))
+    result, *after = reads.measure(lambda: search_listings(page50))
+    row = Row("category page 50 (cursor)", (before[0], before[1]), (after[0], after[1]), result.total, len(jobs), native=True)
+    expected = [i["listingId"] for i in jobs[49 * PAGE_SIZE : 50 * PAGE_SIZE]]
+    if [listing.id for listing in result.listings] != expected:
+        row.notes.append("page 50 differs from the brute-force order")
+    rows.append(row)
 
-    def inside(radius_km: float) -> int:
-        return sum(
-            1 for i in items if i["categoryKey"] == "jobs"
-            and geo.haversine_km(berlin[2], berlin[3], float(i["meta"]["location_lat"]), float(i["meta"]["location_lng"])) <= radius_km
-        )
-
-    geo_params = {"category": "jobs", "meta.location_lat": str(berlin[2]), "meta.location_lng": str(berlin[3])}
-    cases: list[tuple[str, dict[str, str], Callable[[], int]]] = [
-        ("category", {"category": "jobs"}, lambda: in_category),
-        ("category+meta", {"category": "jobs", "meta.employmentType": "full_time"}, lambda: in_category),
-        ("category+geo 25km", {**geo_params, "radiusKm": "25"}, lambda: inside(25)),
-        ("category+geo 200km", {**geo_params, "radiusKm": "200"}, lambda: inside(200)),
-        ("q", {"q": "engineer"}, lambda: count),
-        ("category+q", {"category": "jobs", "q": "engineer"}, lambda: in_category),
+    heavy_caller = Caller(user_id=HEAVY_USER)
+    lists: list[tuple[str, Callable[[], Any], int]] = [
+        ("mine (500 requests)", lambda: requests_service.list_sent(heavy_caller, RequestListQuery(pageSize=PAGE_SIZE)), 500),
+        ("mine status=PENDING", lambda: requests_service.list_sent(
+            heavy_caller, RequestListQuery(pageSize=PAGE_SIZE, status="PENDING")), 50),
+        ("incoming (500)", lambda: requests_service.list_received(heavy_caller, RequestListQuery(pageSize=PAGE_SIZE)), 500),
+        ("listing requests", lambda: requests_service.list_for_listing(
+            heavy_caller, HEAVY_LISTING, ListingRequestQuery(pageSize=PAGE_SIZE)), 500),
+        ("listing requests PENDING", lambda: requests_service.list_for_listing(
+            heavy_caller, HEAVY_LISTING, ListingRequestQuery(pageSize=PAGE_SIZE, status="PENDING")), 50),
+        ("conversations (500)", lambda: list_conversations(heavy_caller, ConversationListQuery(pageSize=PAGE_SIZE)), 500),
     ]
-    print(f"\nbaseline full-table Scan: {scanned} items read in {scan_seconds * 1000:.0f} ms\n")
-    print(f"{'search':<20} {'calls':>5} {'read':>7} {'matched':>8} {'relevant':>8} {'read/relevant':>13} {'read/table':>10} {'ms':>7}")
-    worst_geo, worst_share, worst_category = 0.0, 0.0, 0.0
-    failures = []
-    for name, params, relevant_count in cases:
-        reads.calls = reads.items = 0
-        t0 = time.perf_counter()
-        result = search_listings(parse_search(params))
-        elapsed = (time.perf_counter() - t0) * 1000
-        relevant = relevant_count()
-        ratio = reads.items / max(relevant, 1)
-        share = reads.items / scanned
-        print(f"{name:<20} {reads.calls:>5} {reads.items:>7} {result.total:>8} {relevant:>8} {ratio:>13.2f} {share:>9.2%} {elapsed:>7.0f}")
-        if name == "category+geo 25km":
-            worst_geo, worst_share = max(worst_geo, ratio), max(worst_share, share)
-            if result.total != relevant:
-                failures.append(f"{name}: {result.total} results, {relevant} inside the circle")
-        if name == "category":
-            worst_category = ratio
-            if reads.items != in_category:
-                failures.append(f"category read {reads.items} items, the category has {in_category}")
-    if worst_geo > GEO_READ_BUDGET:
-        failures.append(f"geo 25 km read {worst_geo:.2f} x its circle (budget {GEO_READ_BUDGET})")
-    if worst_share >= GEO_TABLE_SHARE_BUDGET:
-        failures.append(f"geo 25 km read {worst_share:.2%} of the table (budget < {GEO_TABLE_SHARE_BUDGET:.0%})")
+    for name, run, selective in lists:
+        result, *before = reads.measure(run)
+        rows.append(Row(name, (before[0], before[1]), None, result.total, selective))
+    profile_queries: list[tuple[str, str | None, Callable[[dict[str, Any]], bool], Callable[[dict[str, Any]], bool]]] = [
+        ("profiles no filter", None, lambda u: True, lambda u: True),
+        ("profiles q", None, lambda u: u["displayName"].lower().startswith("grace"),
+         lambda u: u["displayName"].lower().startswith("grace")),
+        ("profiles skills+openToWork", None, lambda u: {"rust", "go"} <= set(u["recruiting"]["skills"]),
+         lambda u: {"rust", "go"} <= set(u["recruiting"]["skills"]) and u["recruiting"]["openToWork"]),
+        ("profiles minVerifiedLevel=3", None, lambda u: u["verifiedLevel"] >= 3, lambda u: u["verifiedLevel"] >= 3),
+        ("profiles country", "FR", lambda u: u["country"] == "FR", lambda u: u["country"] == "FR"),
+    ]
+    for name, country, most_selective, full in profile_queries:
+        _, *before = reads.measure(lambda c=country: search_baseline.profiles(c))
+        rows.append(Row(name, (before[0], before[1]), None, sum(1 for u in users if full(u)),
+                        sum(1 for u in users if most_selective(u)), native=name == "profiles no filter"))
+    return rows
+
+
+def print_table(results: dict[int, list[Row]]) -> list[str]:
+    """Print the before/after table; return the enforced budgets missed."""
+    failures: list[str] = []
+    sizes = sorted(results)
+    columns = f"{'before':>13} {'after':>9} {'match':>6} {'sel':>6} {'ratio':>6} {'budget':>6}"
+    header = f"{'shape':<28}" + "".join(f" | {'n=' + str(n):>6} {columns}" for n in sizes)
+    print(header)
+    print("-" * len(header))
+    for index, row in enumerate(results[sizes[0]]):
+        line = f"{row.shape:<28}"
+        for n in sizes:
+            r = results[n][index]
+            before = f"{r.before[0]}/{r.before[1]}c"
+            status = "ok" if r.ok else ("MISS" if r.enforced else "miss")
+            after = f"{r.after[0]}/{r.after[1]}c" if r.after else "same"
+            line += f" | {'':>6} {before:>13} {after:>9} {r.matches:>6} {r.selective:>6} {r.ratio:>6.2f} {status:>6}"
+            if r.enforced and not r.ok:
+                failures.append(f"{r.shape} at {n}: read {r.after[0]} > budget {r.budget}")
+            failures.extend(f"{r.shape} at {n}: {note}" for note in r.notes)
+        print(line)
+    for index, row in enumerate(results[sizes[0]]):
+        reads_by_size = {n: results[n][index].read for n in sizes}
+        if row.enforced and max(reads_by_size.values()) > min(reads_by_size.values()) + 10:
+            failures.append(f"{row.shape}: items read grow with the table {reads_by_size}")
+    return failures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--sizes", default="5000,20000", help="listing counts, comma separated")
+    parser.add_argument("--users", type=int, default=10_000)
+    parser.add_argument("--check", action="store_true", help="exit 1 when an enforced budget is missed")
+    args = parser.parse_args()
+    os.environ.update({"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1"})
+    started = time.perf_counter()
+    results = {int(size): run_size(int(size), args.users) for size in args.sizes.split(",")}
+    print(f"\nitems read / DynamoDB calls per page (pageSize {PAGE_SIZE}); before = pre-issue-13 read path, same run; "
+          "sel = matches of the most selective filter; ratio = after / (pageSize + sel)\n")
+    failures = print_table(results)
     for failure in failures:
         print(f"BUDGET MISSED: {failure}")
-    print(
-        f"\nsummary: geo25 read/inside {worst_geo:.2f} (budget <= {GEO_READ_BUDGET}), geo25 read/table {worst_share:.2%} "
-        f"(budget < 5%), category read/category {worst_category:.2f} (budget 1.00) -> {'FAIL' if failures else 'OK'}"
-    )
-    return 1 if (failures and check) else 0
+    print(f"\n{'FAIL' if failures else 'OK'} ({time.perf_counter() - started:.0f} s)")
+    return 1 if failures and args.check else 0
 
 
 if __name__ == "__main__":

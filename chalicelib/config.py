@@ -29,6 +29,10 @@ class Settings(BaseSettings):
     WEBHOOKS_TABLE: str = "WebhooksTable"
     DELIVERIES_TABLE: str = "DeliveriesTable"
     EVENTS_TABLE: str = "EventsTable"
+    SEARCH_INDEX_TABLE: str = "SearchIndexTable"
+    SAVED_SEARCHES_TABLE: str = "SavedSearchesTable"
+    PERCOLATOR_TABLE: str = "PercolatorTable"
+    SAVED_SEARCH_MATCHES_TABLE: str = "SavedSearchMatchesTable"
     DASHBOARD_SESSIONS_TABLE: str = "DashboardSessionsTable"
     APPROVAL_QUEUE_URL: str = ""
     DELIVERY_QUEUE_URL: str = ""
@@ -46,8 +50,12 @@ class Settings(BaseSettings):
     AUTH_CACHE_TTL_SECONDS: int = Field(default=60, ge=0)
     #: Seconds an approval task stays claimed by ``GET /v1/admin/approvals``.
     APPROVAL_CLAIM_SECONDS: int = Field(default=300, ge=1, le=43200)
+    #: Saved searches one user may keep at once (``POST /v1/saved-searches`` answers 409 beyond).
+    SAVED_SEARCH_LIMIT: int = Field(default=50, ge=1, le=1000)
     #: ``gazetteer`` (embedded GeoNames) or ``amazon-location``.
     GEOCODER: str = "gazetteer"
+    #: HMAC key of the page cursors (:mod:`chalicelib.cursors`); set a random value per deployment.
+    CURSOR_SECRET: str = "local-cursor-secret"
 
 
 @lru_cache(maxsize=1)

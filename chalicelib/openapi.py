@@ -56,6 +56,7 @@ _ERROR_HEADERS: dict[int, dict[str, Any]] = {
 #: The document's tags, in display order, with their descriptions.
 TAGS: dict[str, str] = {
     "listings": "Create, search, read, update, pause and delete listings.",
+    "saved-searches": "Saved listing searches, their matches and alerts (`listing.matched` webhook events).",
     "requests": "Match requests (about a listing) and profile requests (about a user), and their decisions.",
     "conversations": "Conversations opened by accepted requests, and their messages.",
     "profiles": "The caller's own profile and other users' public profiles.",
@@ -152,6 +153,20 @@ def _path_parameters(spec: RouteSpec) -> list[dict[str, Any]]:
 
 #: Heading of the list of rules an operation checks beyond its schema.
 RULES_HEADING = "Checked beyond the schema (400 VALIDATION_ERROR, `details` naming the field):"
+#: The rule of every operation with a ``cursor`` query parameter (:mod:`chalicelib.cursors`).
+CURSOR_RULE = (
+    "`cursor` must be a `nextCursor` this operation returned for the same other parameters and `pageSize` "
+    "(an opaque, signed token), and `page`, when given with it, must be the page it continues at."
+)
+
+
+def validation_rules(spec: RouteSpec) -> list[str]:
+    """The input rules of ``spec``'s operation that its schema cannot express: the route's own,
+    plus :data:`CURSOR_RULE` when its query takes a ``cursor``."""
+    rules = list(spec.rules)
+    if spec.query is not None and "cursor" in spec.query.model_fields:
+        rules.append(CURSOR_RULE)
+    return rules
 
 
 def _description(spec: RouteSpec) -> str:
@@ -161,8 +176,9 @@ def _description(spec: RouteSpec) -> str:
         parts.append("Requires an API key with the admin scope.")
     elif spec.auth == "none":
         parts.append("No API key needed.")
-    if spec.rules:
-        parts.append(RULES_HEADING + "\n\n" + "\n".join(f"- {rule}" for rule in spec.rules))
+    rules = validation_rules(spec)
+    if rules:
+        parts.append(RULES_HEADING + "\n\n" + "\n".join(f"- {rule}" for rule in rules))
     return "\n\n".join(parts)
 
 
@@ -196,8 +212,8 @@ def _operation(spec: RouteSpec, refs: Refs, schemas: dict[str, Any], taken: set[
         parameters += _query_parameters(schemas[name])
     if spec.extra_parameters is not None:
         parameters += spec.extra_parameters()
-    if spec.rules:
-        operation["x-validation-rules"] = list(spec.rules)
+    if validation_rules(spec):
+        operation["x-validation-rules"] = validation_rules(spec)
     if parameters:
         operation["parameters"] = parameters
     if spec.body is not None:

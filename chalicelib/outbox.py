@@ -24,6 +24,12 @@ EVENT_TTL_DAYS = 7
 #: Internal event: a listing was created or updated and awaits review.
 LISTING_SUBMITTED = "listing.submitted"
 
+#: Internal event: a listing became ACTIVE (approval, re-approval after an update, resume);
+#: the saved-search percolator consumes it.
+LISTING_ACTIVATED = "listing.activated"
+#: Webhook event: a newly ACTIVE listing matches a saved search; recipient: the saver.
+LISTING_MATCHED = "listing.matched"
+
 #: Webhook events of match requests (spec §6); recipient: the listing owner.
 MATCH_REQUEST_RECEIVED = "match_request.received"
 MATCH_REQUEST_ACCEPTED = "match_request.accepted"

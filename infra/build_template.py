@@ -33,8 +33,12 @@ def _table(
     gsis: dict[str, list[tuple[str, str]]] | None = None,
     ttl: str | None = None,
     stream: bool = False,
+    keys_only: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """A PAY_PER_REQUEST table; ``key`` and each GSI are ``[(attr, "S"), ...]`` hash then range."""
+    """A PAY_PER_REQUEST table; ``key`` and each GSI are ``[(attr, "S"), ...]`` hash then range.
+
+    GSIs named in ``keys_only`` project only the keys (the reader fetches the items it keeps).
+    """
     attrs: dict[str, str] = {}
 
     def schema(parts: list[tuple[str, str]]) -> list[dict[str, str]]:
@@ -50,7 +54,11 @@ def _table(
     }
     if gsis:
         props["GlobalSecondaryIndexes"] = [
-            {"IndexName": name, "KeySchema": schema(parts), "Projection": {"ProjectionType": "ALL"}}
+            {
+                "IndexName": name,
+                "KeySchema": schema(parts),
+                "Projection": {"ProjectionType": "KEYS_ONLY" if name in keys_only else "ALL"},
+            }
             for name, parts in gsis.items()
         ]
     props["AttributeDefinitions"] = [{"AttributeName": n, "AttributeType": t} for n, t in attrs.items()]
@@ -113,10 +121,16 @@ RESOURCES: dict[str, Any] = {
             "activeByGeo3": [("geo3", S), ("geoSort", S)],
             "activeByGeo4": [("geo4", S), ("geoSort", S)],
             "activeByGeo5": [("geo5", S), ("geoSort", S)],
+            # Sparse, write-sharded, newest first (search.index): pages read straight from the index.
+            "activeByCategoryShard": [("activeCategoryShard", S), ("activeNewest", S)],
+            "activeByRoleShard": [("activeRoleShard", S), ("activeNewest", S)],
             # Sparse: pendingQueue/pendingSort are set only while the listing is PENDING (review queue).
             "pendingReview": [("pendingQueue", S), ("pendingSort", S)],
         },
+        keys_only=("activeByCategoryShard", "activeByRoleShard"),
     ),
+    # Search counters (and posting lists): pk = what is counted or indexed, sk = shard or member.
+    "SearchIndexTable": _table([("pk", S), ("sk", S)]),
     "RequestsTable": _table(
         [("requestId", S)],
         {
@@ -131,6 +145,13 @@ RESOURCES: dict[str, Any] = {
     "WebhooksTable": _table([("webhookId", S)], {"byOwner": [("ownerId", S), ("createdAt", S)]}),
     "DeliveriesTable": _table([("webhookId", S), ("deliveryKey", S)], ttl="expiresAt"),
     "EventsTable": _table([("eventId", S)], ttl="expiresAt", stream=True),
+    # Saved searches (chalicelib/saved_searches): the searches and each owner's counter item,
+    # the percolator's posting lists (read by key only), and the matches found.
+    "SavedSearchesTable": _table([("ownerId", S), ("savedSearchId", S)]),
+    "PercolatorTable": _table([("postingKey", S)]),
+    "SavedSearchMatchesTable": _table(
+        [("savedSearchId", S), ("listingId", S)], {"byMatchedAt": [("savedSearchId", S), ("matchedAt", S)]}
+    ),
     # Dashboard sign-ins: keyed by the SHA-256 of the session id (the id itself is never stored),
     # removed by TTL 12 h after sign-in (chalicelib/dashboard/sessions.py).
     "DashboardSessionsTable": _table([("sessionHash", S)], ttl="expiresAt"),
@@ -161,6 +182,10 @@ ENVIRONMENT: dict[str, Any] = {
     "WEBHOOKS_TABLE": {"Ref": "WebhooksTable"},
     "DELIVERIES_TABLE": {"Ref": "DeliveriesTable"},
     "EVENTS_TABLE": {"Ref": "EventsTable"},
+    "SEARCH_INDEX_TABLE": {"Ref": "SearchIndexTable"},
+    "SAVED_SEARCHES_TABLE": {"Ref": "SavedSearchesTable"},
+    "PERCOLATOR_TABLE": {"Ref": "PercolatorTable"},
+    "SAVED_SEARCH_MATCHES_TABLE": {"Ref": "SavedSearchMatchesTable"},
     "DASHBOARD_SESSIONS_TABLE": {"Ref": "DashboardSessionsTable"},
     "EVENTS_STREAM_ARN": {"Fn::GetAtt": ["EventsTable", "StreamArn"]},
     "APPROVAL_QUEUE_URL": {"Ref": "ApprovalQueue"},

@@ -39,6 +39,8 @@ FUNCTION_SETTINGS: dict[str, dict[str, Any]] = {
     "enqueue_approvals": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 86400},
     # Routing only (no sends): only faults of ours fail a record; replays are deduplicated.
     "enqueue_webhook_deliveries": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 21600},
+    # A match not recorded is an alert never sent: retry as long as approvals do (replays are idempotent).
+    "percolate_saved_searches": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 86400},
 }
 
 #: Settings of every SQS mapping. SQS mappings take no retry or destination settings: a

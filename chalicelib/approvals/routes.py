@@ -19,10 +19,7 @@ from chalicelib.http import route
 bp = Blueprint(__name__)
 
 
-@route(
-    bp, "/v1/admin/approvals", "GET", auth="admin", query=PendingListingQuery, response=PendingListingPage, tags=("admin",),
-    rules=("`cursor` must be a `nextCursor` this operation returned (an opaque token).",),
-)
+@route(bp, "/v1/admin/approvals", "GET", auth="admin", query=PendingListingQuery, response=PendingListingPage, tags=("admin",))
 def pending(caller: Caller, query: PendingListingQuery) -> PendingListingPage:
     """List PENDING listings awaiting review, oldest first, without claiming anything."""
     return service.list_pending(query)

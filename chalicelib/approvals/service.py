@@ -204,7 +204,7 @@ def _apply(listing: dict[str, Any], body: ApprovalDecision, version: int) -> dic
     if body.decision == "approve":
         return listings.activate(listing, ListingStatus.PENDING.value, now, version=version)
     return listings.deactivate(
-        listing["listingId"], ListingStatus.PENDING.value, ListingStatus.REJECTED.value, now,
+        listing, ListingStatus.PENDING.value, ListingStatus.REJECTED.value, now,
         reason=body.reason or DEFAULT_REJECTION_REASON, version=version,
     )
 

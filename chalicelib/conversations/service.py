@@ -139,10 +139,14 @@ def list_conversations(caller: Caller, query: ConversationListQuery) -> Conversa
     subject = query.subjectType.value if query.subjectType else None
     memberships = repository.list_memberships(caller.user_id, subject)
     memberships.sort(key=lambda m: (m.get("updatedAt", ""), m["conversationId"]), reverse=True)
-    page = query.slice(memberships)
+    position = query.position_in("conversations", caller.user_id)
+    page = position.slice(memberships)
     found = repository.get_many([m["conversationId"] for m in page])
     conversations = [to_model(found[m["conversationId"]], caller.user_id) for m in page if m["conversationId"] in found]
-    return ConversationPage(conversations=conversations, total=len(memberships), page=query.page, pageSize=query.pageSize)
+    return ConversationPage(
+        conversations=conversations, total=len(memberships), page=position.page, pageSize=position.page_size,
+        nextCursor=position.next_cursor(position.after(len(memberships))),
+    )
 
 
 def list_messages(caller: Caller, conversation_id: str, query: PageQuery) -> MessagePage:
@@ -155,11 +159,13 @@ def list_messages(caller: Caller, conversation_id: str, query: PageQuery) -> Mes
     """
     item = _participating(_read(conversation_id), caller, conversation_id)
     total = int(item.get("messageCount", 0))
-    first = (query.page - 1) * query.pageSize + 1
-    last = min(first + query.pageSize - 1, total)
+    position = query.position_in("conversation.messages", conversation_id)
+    first = position.offset + 1
+    last = min(first + position.page_size - 1, total)
     items = repository.message_range(conversation_id, first, last) if first <= last else []
     return MessagePage(
-        messages=[_message(m, conversation_id) for m in items], total=total, page=query.page, pageSize=query.pageSize
+        messages=[_message(m, conversation_id) for m in items], total=total, page=position.page,
+        pageSize=position.page_size, nextCursor=position.next_cursor(position.after(total)),
     )
 
 

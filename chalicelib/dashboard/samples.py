@@ -53,6 +53,12 @@ def sample_data(event_type: str, recipient_id: str) -> dict[str, Any]:
         "senderName": "Sample Sender",
         "content": "Hello! This is a test message event sent from the Dashboard.",
         "isApiSent": True,
+        "savedSearchId": clock.new_id("ss"),
+        "savedSearchName": "Sample saved search: mentors within 25 km of Lisbon",
+        "categoryKey": "mentoring",
+        "roleKey": "mentor",
+        "distanceKm": 3.2,
+        "matchedAt": now,
     }
     model = DATA_MODELS[event_type]
     return model.model_validate({k: v for k, v in values.items() if k in model.model_fields}).model_dump(mode="json")

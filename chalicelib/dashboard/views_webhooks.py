@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from chalice.app import Response
 
+from chalicelib.dashboard import samples
 from chalicelib.dashboard.web import Page, page
 from chalicelib.http import parse_model
 from chalicelib.webhooks import service
@@ -110,6 +111,22 @@ def rotate_secret(current: Page, webhookId: str) -> Response:
         notice=None,
         rotated=rotated,
     )
+
+
+@page("/dashboard/webhooks/{webhookId}/test", "POST")
+def send_test_event(current: Page, webhookId: str) -> Response:
+    """Queue a test event of the chosen type to this webhook only."""
+    event_type = current.field("event_type")
+    data = samples.sample_data(event_type, current.caller.user_id) if event_type in samples.DATA_MODELS else {}
+    service.send_test_event(current.caller, webhookId, event_type, data)
+    return current.redirect(f"/webhooks/{webhookId}?done=test-sent")
+
+
+@page("/dashboard/webhooks/{webhookId}/redeliver", "POST")
+def redeliver(current: Page, webhookId: str) -> Response:
+    """Queue one more attempt of a logged delivery (same event, same webhook-id)."""
+    service.redeliver(current.caller, webhookId, current.field("event_id"))
+    return current.redirect(f"/webhooks/{webhookId}?done=redelivered")
 
 
 @page("/dashboard/webhooks/{webhookId}/attempts/{token}")

@@ -27,6 +27,7 @@ from chalice.app import Blueprint, Request, Response
 from jinja2 import Environment, FileSystemLoader
 
 from chalicelib import errors, storage
+from chalicelib.auth.service import Caller
 from chalicelib.dashboard import sessions
 from chalicelib.dashboard.sessions import Session
 
@@ -126,8 +127,14 @@ class Page:
     _form: dict[str, list[str]] | None = field(default=None, repr=False)
 
     @property
-    def caller(self) -> Any:
-        """The signed-in :class:`~chalicelib.auth.service.Caller`."""
+    def caller(self) -> Caller:
+        """The signed-in :class:`~chalicelib.auth.service.Caller`.
+
+        Raises
+        ------
+        Refused
+            401 on a page without a session (never reached: :func:`page` checks first).
+        """
         if self.session is None:
             raise Refused(401, "Sign in first")
         return self.session.caller

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from chalicelib import storage
+from chalicelib import outbox, storage
 from chalicelib.config import settings
+from chalicelib.listings.search import counters
 from chalicelib.listings.search.index import INDEX_ATTRIBUTES, index_attributes
 
 
@@ -40,9 +41,9 @@ def pending_attributes(listing_id: str, submitted_at: str) -> dict[str, str]:
     return {"pendingQueue": PENDING_PARTITION, "pendingSort": f"{submitted_at}#{listing_id}"}
 
 
-def get(listing_id: str) -> dict[str, Any] | None:
-    """The listing item, or ``None``."""
-    return storage.get(_table(), _key(listing_id))
+def get(listing_id: str, consistent: bool = False) -> dict[str, Any] | None:
+    """The listing item, or ``None`` (``consistent``: a strongly consistent read)."""
+    return storage.get(_table(), _key(listing_id), consistent=consistent)
 
 
 def get_many(listing_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -67,10 +68,12 @@ def _remove_index() -> str:
     return ", ".join(INDEX_ATTRIBUTES)
 
 
-def replace_content_op(item: dict[str, Any], expected_version: int) -> dict[str, Any]:
+def replace_content_op(item: dict[str, Any], expected_version: int, was_status: str) -> dict[str, Any]:
     """Transaction ``Update``: new content, status PENDING, version + 1, out of the search indexes.
 
-    Conditional on the stored ``version`` still being ``expected_version`` (optimistic lock).
+    Conditional on the stored ``version`` still being ``expected_version`` (optimistic lock)
+    and the status still being ``was_status`` (an ACTIVE listing's update also carries
+    :func:`leave_active_ops`).
     """
     return storage.update_op(
         _table(),
@@ -78,20 +81,40 @@ def replace_content_op(item: dict[str, Any], expected_version: int) -> dict[str,
         "SET title = :t, meta = :m, channels = :c, webhookIds = :w, searchText = :s, #st = :pending, "
         "version = :next, updatedAt = :u, pendingQueue = :pq, pendingSort = :ps "
         f"REMOVE statusReason, {_remove_index()}",
-        condition="version = :v",
+        condition="version = :v AND #st = :was",
         ExpressionAttributeNames={"#st": "status"},
         ExpressionAttributeValues=storage.values(
             t=item["title"], m=item["meta"], c=item["channels"], w=item["webhookIds"], s=item["searchText"],
-            pending="PENDING", next=expected_version + 1, u=item["updatedAt"], v=expected_version,
+            pending="PENDING", next=expected_version + 1, u=item["updatedAt"], v=expected_version, was=was_status,
             pq=PENDING_PARTITION, ps=pending_attributes(item["listingId"], item["updatedAt"])["pendingSort"],
         ),
     )
 
 
-def activate(listing: dict[str, Any], from_status: str, updated_at: str, version: int | None = None) -> dict[str, Any]:
-    """Move ``listing`` from ``from_status`` to ACTIVE and into the search indexes.
+def leave_active_ops(listing: dict[str, Any], from_status: str) -> list[dict[str, Any]]:
+    """The counter ops of a change out of ``from_status``: -1 when that was ACTIVE, else none."""
+    return [counters.delta_op(listing, -1)] if from_status == "ACTIVE" else []
 
-    ``version`` (approvals) additionally requires the stored version to match.
+
+def _transact_conditional(ops: list[dict[str, Any]]) -> None:
+    try:
+        storage.transact(ops)
+    except storage.TransactionConflict as exc:
+        raise storage.ConditionFailed(str(exc)) from exc
+
+
+def activate(listing: dict[str, Any], from_status: str, updated_at: str, version: int | None = None) -> dict[str, Any]:
+    """Move ``listing`` from ``from_status`` to ACTIVE, into the search indexes and its counters.
+
+    One transaction: the conditional listing update, the counters' +1
+    (:mod:`chalicelib.listings.search.counters`) and the ``listing.activated`` outbox event (the
+    saved-search percolator reads it). ``version`` (approvals) additionally requires the
+    stored version to match. Returns the listing item as written.
+
+    Returns
+    -------
+    dict
+        The listing item as stored after the change.
 
     Raises
     ------
@@ -104,18 +127,29 @@ def activate(listing: dict[str, Any], from_status: str, updated_at: str, version
     vals: dict[str, Any] = {"from": from_status, "active": "ACTIVE", "u": updated_at, **attributes}
     if version is not None:
         vals["v"] = version
-    return storage.update(
+    change = storage.update_op(
         _table(), _key(listing["listingId"]),
         f"SET #st = :active, updatedAt = :u, {sets} REMOVE statusReason, {_REMOVE_PENDING}",
         condition=condition,
         ExpressionAttributeNames={"#st": "status"},
         ExpressionAttributeValues=storage.values(**vals),
     )
+    event = outbox.event_op(
+        outbox.LISTING_ACTIVATED, {"listingId": listing["listingId"], "version": int(listing.get("version") or 1)}
+    )
+    _transact_conditional([change, counters.delta_op(listing, +1), event])
+    # The condition held, so the stored item is the one read plus this change.
+    written = {k: v for k, v in listing.items() if k not in ("statusReason", "pendingQueue", "pendingSort")}
+    written.update(attributes, status="ACTIVE", updatedAt=updated_at)
+    return written
 
 
-def deactivate(listing_id: str, from_status: str, to_status: str, updated_at: str,
+def deactivate(listing: dict[str, Any], from_status: str, to_status: str, updated_at: str,
                reason: str | None = None, version: int | None = None) -> dict[str, Any]:
-    """Move a listing from ``from_status`` to ``to_status`` (PAUSED, REJECTED) and out of the indexes.
+    """Move ``listing`` from ``from_status`` to ``to_status`` (PAUSED, REJECTED), out of the indexes.
+
+    Leaving ACTIVE also takes the listing off its counters, in the same transaction. Returns
+    the listing item as written.
 
     Raises
     ------
@@ -131,10 +165,17 @@ def deactivate(listing_id: str, from_status: str, to_status: str, updated_at: st
         expression += ", statusReason = :r"
         vals["r"] = reason
     expression += f" REMOVE {_remove_index()}, {_REMOVE_PENDING}" + ("" if reason is not None else ", statusReason")
-    return storage.update(
-        _table(), _key(listing_id), expression, condition=condition,
+    update = storage.update_op(
+        _table(), _key(listing["listingId"]), expression, condition=condition,
         ExpressionAttributeNames={"#st": "status"}, ExpressionAttributeValues=storage.values(**vals),
     )
+    _transact_conditional([update, *leave_active_ops(listing, from_status)])
+    dropped = {*INDEX_ATTRIBUTES, "statusReason", "pendingQueue", "pendingSort"}
+    written = {k: v for k, v in listing.items() if k not in dropped}
+    written.update(status=to_status, updatedAt=updated_at)
+    if reason is not None:
+        written["statusReason"] = reason
+    return written
 
 
 def delete_op(listing_id: str, owner_id: str) -> dict[str, Any]:
@@ -142,6 +183,26 @@ def delete_op(listing_id: str, owner_id: str) -> dict[str, Any]:
     return storage.delete_op(
         _table(), _key(listing_id), condition="ownerId = :o", ExpressionAttributeValues=storage.values(o=owner_id)
     )
+
+
+def newest_keys(partition_index: str, partition: str, before: str | None, limit: int) -> tuple[list[str], bool]:
+    """Up to ``limit`` sort keys (``createdAt#id``) of one index partition, newest first.
+
+    ``partition_index`` is ``activeByCategoryShard`` or ``activeByRoleShard``; ``before``
+    (exclusive) continues after a key already returned. Returns the keys and whether the
+    partition may hold more.
+    """
+    attribute = "activeCategoryShard" if partition_index == "activeByCategoryShard" else "activeRoleShard"
+    condition = f"{attribute} = :p" + (" AND activeNewest < :b" if before else "")
+    vals: dict[str, Any] = {"p": partition}
+    if before:
+        vals["b"] = before
+    response = storage.dynamodb().query(
+        TableName=_table(), IndexName=partition_index, KeyConditionExpression=condition,
+        ExpressionAttributeValues=storage.values(**vals), ScanIndexForward=False, Limit=limit,
+    )
+    keys = [str(storage.from_item(i)["activeNewest"]) for i in response.get("Items", [])]  # type: ignore[index]
+    return keys, "LastEvaluatedKey" in response
 
 
 def query_category(category_key: str, role_key: str | None = None) -> list[dict[str, Any]]:

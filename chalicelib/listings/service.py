@@ -180,8 +180,10 @@ def list_my_listings(caller: Caller, page: PageQuery) -> MyListingPage:
     """The caller's listings in every status, newest first."""
     items = repository.list_by_owner(caller.user_id)
     owner = users.get_user(caller.user_id) if items else None
+    position = page.position_in("listings.mine", caller.user_id)
     return MyListingPage(
-        listings=[to_model(i, owner) for i in page.slice(items)], total=len(items), page=page.page, pageSize=page.pageSize
+        listings=[to_model(i, owner) for i in position.slice(items)], total=len(items), page=position.page,
+        pageSize=position.page_size, nextCursor=position.next_cursor(position.after(len(items))),
     )
 
 
@@ -222,7 +224,11 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate) -> List
     }
     updated.pop("statusReason", None)
     try:
-        storage.transact([repository.replace_content_op(updated, version), _submitted_event(listing_id, version + 1)])
+        storage.transact([
+            repository.replace_content_op(updated, version, item["status"]),
+            *repository.leave_active_ops(item, item["status"]),
+            _submitted_event(listing_id, version + 1),
+        ])
     except storage.TransactionConflict as exc:
         raise errors.ConflictError("The listing changed while you were updating it; read it again and retry") from exc
     return to_model(updated, owner)
@@ -243,7 +249,7 @@ def change_status(caller: Caller, listing_id: str, body: ListingStatusChange) ->
         if body.status == ListingStatus.ACTIVE:
             updated = repository.activate(item, source.value, now)
         else:
-            updated = repository.deactivate(listing_id, source.value, body.status, now)
+            updated = repository.deactivate(item, source.value, body.status, now)
     except storage.ConditionFailed as exc:
         if repository.get(listing_id) is None:  # deleted since it was read: not a state conflict
             raise errors.NotFoundError(f"Listing '{listing_id}' not found") from exc

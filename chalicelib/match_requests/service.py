@@ -71,9 +71,11 @@ def to_model(item: dict[str, Any]) -> MatchRequest:
     )
 
 
-def _page(items: list[dict[str, Any]], query: PageQuery) -> RequestPage:
+def _page(items: list[dict[str, Any]], query: PageQuery, route: str, scope_id: str) -> RequestPage:
+    position = query.position_in(route, scope_id)
     return RequestPage(
-        requests=[to_model(i) for i in query.slice(items)], total=len(items), page=query.page, pageSize=query.pageSize
+        requests=[to_model(i) for i in position.slice(items)], total=len(items), page=position.page,
+        pageSize=position.page_size, nextCursor=position.next_cursor(position.after(len(items))),
     )
 
 
@@ -217,14 +219,14 @@ def list_sent(caller: Caller, query: RequestListQuery) -> RequestPage:
     """The caller's sent requests (both kinds unless ``subjectType``), newest first; one Query."""
     subject = query.subjectType.value if query.subjectType else None
     status = query.status.value if query.status else None
-    return _page(repository.list_sent(caller.user_id, subject, status), query)
+    return _page(repository.list_sent(caller.user_id, subject, status), query, "requests.mine", caller.user_id)
 
 
 def list_received(caller: Caller, query: RequestListQuery) -> RequestPage:
     """Requests addressed to the caller (both kinds unless ``subjectType``), newest first; one Query."""
     subject = query.subjectType.value if query.subjectType else None
     status = query.status.value if query.status else None
-    return _page(repository.list_received(caller.user_id, subject, status), query)
+    return _page(repository.list_received(caller.user_id, subject, status), query, "requests.incoming", caller.user_id)
 
 
 def list_for_listing(caller: Caller, listing_id: str, query: ListingRequestQuery) -> RequestPage:
@@ -243,4 +245,4 @@ def list_for_listing(caller: Caller, listing_id: str, query: ListingRequestQuery
     if listing["ownerId"] != caller.user_id:
         raise errors.ForbiddenError("Only the listing's owner may see its requests")
     status = query.status.value if query.status else None
-    return _page(repository.list_for_subject(listing_id, status), query)
+    return _page(repository.list_for_subject(listing_id, status), query, "listing.requests", listing_id)

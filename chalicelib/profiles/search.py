@@ -64,6 +64,8 @@ def search_profiles(query: ProfileSearchQuery) -> ProfilePage:
     found = [u for u in candidates(query.country) if matches(u, query, terms)]
     found.sort(key=lambda u: u["userId"])
     found.sort(key=lambda u: (int(u.get("verifiedLevel", 0)), u.get("updatedAt", "")), reverse=True)
+    position = query.position_in("profiles.search", "")
     return ProfilePage(
-        profiles=[public_profile(u) for u in query.slice(found)], total=len(found), page=query.page, pageSize=query.pageSize
+        profiles=[public_profile(u) for u in position.slice(found)], total=len(found), page=position.page,
+        pageSize=position.page_size, nextCursor=position.next_cursor(position.after(len(found))),
     )

@@ -96,6 +96,23 @@ class ProfileRequestRejected(BaseModel):
     respondedAt: Timestamp
 
 
+class ListingMatched(BaseModel):
+    """``listing.matched`` data: a newly ACTIVE listing matches one of the recipient's saved searches.
+
+    ``distanceKm``: great-circle km from the saved search's geo center, rounded to 0.01 (null
+    without a geo filter); ``matchedAt``: ISO 8601 UTC.
+    """
+
+    savedSearchId: str
+    savedSearchName: str
+    listingId: str
+    listingTitle: str
+    categoryKey: str
+    roleKey: str
+    distanceKm: float | None = None
+    matchedAt: Timestamp
+
+
 class MessageNew(BaseModel):
     """``message.new`` data: a message in one of the recipient's conversations."""
 
@@ -146,6 +163,10 @@ EVENT_TYPES: dict[str, EventType] = _catalogue(
     EventType(outbox.PROFILE_REQUEST_RECEIVED, ProfileRequestReceived, "A profile request was sent to a user.", _RECIPIENT_WEBHOOKS),
     EventType(outbox.PROFILE_REQUEST_ACCEPTED, ProfileRequestAccepted, "The user accepted a profile request.", _RECIPIENT_WEBHOOKS),
     EventType(outbox.PROFILE_REQUEST_REJECTED, ProfileRequestRejected, "The user rejected a profile request.", _RECIPIENT_WEBHOOKS),
+    EventType(
+        outbox.LISTING_MATCHED, ListingMatched, "A newly active listing matches one of the recipient's saved searches (with alerts).",
+        _RECIPIENT_WEBHOOKS,
+    ),
 )
 
 #: The names of :data:`EVENT_TYPES`, in documentation order (``events`` of ``POST /v1/webhooks``).

@@ -142,12 +142,15 @@ def list_deliveries(caller: Caller, webhook_id: str, query: PageQuery) -> Delive
         Unknown, or someone else's webhook.
     """
     require_own(caller, webhook_id)
-    newest = attempt_log.newest_attempts(webhook_id, query.page * query.pageSize)
+    position = query.position_in("webhook.deliveries", webhook_id)
+    newest = attempt_log.newest_attempts(webhook_id, position.page * position.page_size)
+    total = attempt_log.count_attempts(webhook_id)
     return DeliveryPage(
-        deliveries=[_attempt_model(item) for item in query.slice(newest)],
-        total=attempt_log.count_attempts(webhook_id),
-        page=query.page,
-        pageSize=query.pageSize,
+        deliveries=[_attempt_model(item) for item in position.slice(newest)],
+        total=total,
+        page=position.page,
+        pageSize=position.page_size,
+        nextCursor=position.next_cursor(position.after(total)),
     )
 
 

@@ -13,12 +13,14 @@ written again without it (:func:`_reject_remaining`).
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from aws_lambda_powertools import Logger
 
 from chalicelib import clock, errors, storage
 from chalicelib.auth.service import Caller
+from chalicelib.listings import repository as listings_repository
 from chalicelib.listings.service import owned
 from chalicelib.match_requests import guards, repository
 from chalicelib.match_requests.events import request_event_op
@@ -33,8 +35,10 @@ LISTING_DELETED_REASON = "listing deleted"
 DELETE_ATTEMPTS = 4
 #: DynamoDB's limit of items per TransactWriteItems.
 MAX_TRANSACTION_ITEMS = 100
-#: Requests rejected in the deleting transaction (the delete itself is one more item).
-FIRST_CHUNK = (MAX_TRANSACTION_ITEMS - 1) // 2
+#: Items of the deleting transaction besides the rejections: the delete and the search counter.
+FIXED_ITEMS = 2
+#: Requests rejected in the deleting transaction.
+FIRST_CHUNK = (MAX_TRANSACTION_ITEMS - FIXED_ITEMS) // 2
 #: Requests rejected per later transaction.
 CHUNK = MAX_TRANSACTION_ITEMS // 2
 
@@ -56,7 +60,7 @@ def delete_listing(caller: Caller, listing_id: str) -> Deleted:
     for attempt in range(DELETE_ATTEMPTS):
         item = owned(caller, listing_id)
         try:
-            delete_listing_rejecting_requests(item)
+            delete_listing_rejecting_requests(item, listings_repository.leave_active_ops(item, item["status"]))
         except storage.TransactionConflict:
             time.sleep(0.05 * 2**attempt)  # a request arrived or the index lags: read again
             continue
@@ -77,13 +81,17 @@ def _rejection_ops(request: dict[str, Any], listing: dict[str, Any], responded_a
     ]
 
 
-def delete_listing_rejecting_requests(listing: dict[str, Any]) -> int:
+def delete_listing_rejecting_requests(listing: dict[str, Any], extra_ops: Sequence[dict[str, Any]] = ()) -> int:
     """Delete ``listing`` and reject its PENDING requests.
 
     Parameters
     ----------
     listing:
-        The listing item as just read (``ownerId``, ``requestCount``, ``title``, ``webhookIds``).
+        The listing item as just read (``ownerId``, ``status``, ``requestCount``, ``title``,
+        ``webhookIds``); the delete is conditional on that status.
+    extra_ops:
+        At most :data:`FIXED_ITEMS` - 1 more ops of the deleting transaction (the search
+        counter's decrement of an ACTIVE listing).
 
     Returns
     -------
@@ -101,7 +109,7 @@ def delete_listing_rejecting_requests(listing: dict[str, Any]) -> int:
     pending = [r for r in requests if r["status"] == RequestStatus.PENDING]
     now = clock.iso()
     first, rest = pending[:FIRST_CHUNK], pending[FIRST_CHUNK:]
-    ops = [guards.delete_listing_op(listing_id, owner_id, len(requests))]
+    ops = [guards.delete_listing_op(listing_id, owner_id, len(requests), listing["status"]), *extra_ops]
     for request in first:
         ops += _rejection_ops(request, listing, now)
     storage.transact(ops)

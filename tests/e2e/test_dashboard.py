@@ -20,7 +20,7 @@ import httpx
 import pytest
 from standardwebhooks import Webhook as StandardWebhook
 
-from tests.e2e.conftest import Stack, wait_until
+from tests.e2e.conftest import Stack, approve_listing, wait_until
 from tests.e2e.receivers import Receiver, receivers
 
 pytestmark = pytest.mark.e2e
@@ -202,6 +202,49 @@ def test_rotated_secret_signs_the_next_delivery_and_the_old_one_still_verifies(
     page.context.close()
 
 
+def test_send_test_event_see_it_in_the_log_and_redeliver_it(
+    browser: Browser, stack: Stack, new_receiver: Callable[..., Receiver]
+) -> None:
+    _, owner = stack.new_user("Tess Tester")
+    receiver = new_receiver("ok")
+    hook = register(owner, receiver, ["message.new", "profile_request.received"])
+
+    page = signed_in_page(browser, stack, key_of(owner))
+    page.get_by_role("link", name="Orders hook").click()
+    page.get_by_label("Event type").select_option("profile_request.received")
+    page.get_by_role("button", name="Send test event").click()
+    expect(page.get_by_role("status")).to_contain_text("Test event queued")
+    first = received(receiver, 1)[0]
+    assert first.verified
+    envelope = json.loads(first.body)
+    assert envelope["test"] is True
+    assert envelope["event"] == "profile_request.received"
+    assert envelope["data"]["message"]  # a realistic sample payload
+
+    def logged() -> bool:
+        page.reload()
+        return page.get_by_role("list").locator("li.attempt").count() >= 1
+    wait_until(logged, timeout_seconds=WAIT)
+    entry = page.locator("li.attempt").first
+    expect(entry).to_contain_text("profile_request.received")
+    expect(entry).to_contain_text("200")
+    expect(entry).to_contain_text("test")
+    entry.get_by_role("link", name="Show request and response").click()  # htmx: loads the fragment in place
+    expect(entry.get_by_role("heading", name="Request body")).to_be_visible()
+    expect(entry.locator("pre").first).to_contain_text('"test":true')
+    assert "/attempts/" not in page.url  # the fragment loaded in place; no navigation
+
+    entry.get_by_role("button", name="Redeliver").click()
+    expect(page.get_by_role("status")).to_contain_text("Redelivery queued")
+    second = received(receiver, 2)[1]
+    assert second.headers["webhook-id"] == first.headers["webhook-id"]
+    assert second.body == first.body
+    assert second.verified
+    state = webhook_state(owner, hook["id"])
+    assert (state["active"], state["failCount"]) == (True, 0)
+    page.context.close()
+
+
 def test_another_users_webhook_is_404_and_responsive_layouts(browser: Browser, stack: Stack) -> None:
     _, owner = stack.new_user("Olga Owner")
     _, intruder = stack.new_user("Ivan Intruder")
@@ -327,4 +370,86 @@ def test_admin_approves_and_rejects_from_the_queue_and_the_approved_one_is_searc
     page.get_by_role("button", name="Set verification level").click()
     expect(page.get_by_role("status")).to_contain_text("verification level 2")
     assert stack.client(new_key).get("/v1/me").json()["verifiedLevel"] == 2
+    page.context.close()
+
+
+# -- an owner's everyday actions ------------------------------------------------------------------
+
+
+def test_owner_adds_edits_disables_and_deletes_a_webhook(browser: Browser, stack: Stack) -> None:
+    _, owner = stack.new_user("Wes Webhooks")
+    page = signed_in_page(browser, stack, key_of(owner), width=360)
+    add = page.get_by_role("region", name="Add a webhook")
+    add.get_by_label("Name").fill("Form hook")
+    add.get_by_label("URL").fill("http://127.0.0.1:9/form")
+    add.get_by_label("message.new").check()
+    add.get_by_role("button", name="Add webhook").click()
+    expect(page.get_by_role("status")).to_contain_text("Webhook added")
+    created = next(w for w in owner.get("/v1/webhooks").json()["webhooks"] if w["name"] == "Form hook")
+    assert created["events"] == ["message.new"]
+
+    settings = page.get_by_role("region", name="Settings")
+    settings.get_by_label("Name").fill("Renamed hook")
+    settings.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("status")).to_contain_text("Changes saved")
+    expect(page.get_by_role("heading", name="Renamed hook")).to_be_visible()
+    settings.get_by_label("URL").fill("ftp://example.com/x")
+    settings.get_by_role("button", name="Save").click()  # the browser's own url check stops a non-URL; this one is a URL
+    expect(page.get_by_role("alert")).to_contain_text("url")
+    page.go_back()
+
+    page.goto(f"/dashboard/webhooks/{created['id']}")
+    page.get_by_role("button", name="Disable").click()
+    expect(page.get_by_role("status")).to_contain_text("Webhook disabled")
+    assert webhook_state(owner, created["id"])["active"] is False
+    page.get_by_role("button", name="Delete").click()
+    expect(page.get_by_role("status")).to_contain_text("Webhook deleted")
+    assert owner.get("/v1/webhooks").json()["webhooks"] == []
+    page.context.close()
+
+
+def test_owner_decides_requests_replies_and_pauses_resumes_deletes_a_listing(browser: Browser, stack: Stack) -> None:
+    _, owner = stack.new_user("Lena Lister")
+    _, keen = stack.new_user("Kim Keen")
+    _, late = stack.new_user("Lou Late")
+    listing_id = _pending_listing(owner, "Dashboard owner listing Yarrow")
+    approve_listing(stack, listing_id)
+    for client, text in ((keen, "I would love to join"), (late, "Me too")):
+        sent = client.post("/v1/match-requests", json={"listingId": listing_id, "message": text, "channels": ["telegram"]})
+        assert sent.status_code == 201, sent.text
+
+    page = signed_in_page(browser, stack, key_of(owner))
+    page.get_by_role("navigation", name="Dashboard").get_by_role("link", name="Listings").click()
+    card = page.get_by_role("article").filter(has=page.get_by_role("heading", name="Dashboard owner listing Yarrow"))
+    expect(card).to_contain_text("ACTIVE")
+    card.get_by_role("link", name="Requests").click()
+    late_card = page.get_by_role("article").filter(has=page.get_by_role("heading", name="From Lou Late"))
+    late_card.get_by_label("Reason").fill("Already matched")
+    late_card.get_by_role("button", name="Reject").click()
+    expect(page.get_by_role("status")).to_contain_text("Request rejected")
+    page.get_by_role("article").filter(has=page.get_by_role("heading", name="From Kim Keen")).get_by_role("button", name="Accept").click()
+    expect(page.get_by_role("status")).to_contain_text("Request accepted")
+    mine = late.get("/v1/match-requests/mine").json()["requests"][0]
+    assert (mine["status"], mine["reason"]) == ("REJECTED", "Already matched")
+
+    page.get_by_role("navigation", name="Dashboard").get_by_role("link", name="Conversations").click()
+    page.get_by_role("link", name="With Kim Keen").click()
+    page.get_by_role("textbox", name="Message").fill("Welcome aboard, Kim!")
+    page.get_by_role("button", name="Send").click()
+    expect(page.get_by_role("status")).to_contain_text("Message sent")
+    conversation_id = keen.get("/v1/conversations").json()["conversations"][0]["conversationId"]
+    messages = keen.get(f"/v1/conversations/{conversation_id}/messages").json()["messages"]
+    assert messages[-1]["content"] == "Welcome aboard, Kim!"
+    assert messages[-1]["isApiSent"] is False
+
+    page.get_by_role("navigation", name="Dashboard").get_by_role("link", name="Listings").click()
+    card.get_by_role("button", name="Pause").click()
+    expect(page.get_by_role("status")).to_contain_text("Listing paused")
+    assert owner.get(f"/v1/listings/{listing_id}").json()["status"] == "PAUSED"
+    card.get_by_role("button", name="Resume").click()
+    expect(page.get_by_role("status")).to_contain_text("Listing resumed")
+    assert owner.get(f"/v1/listings/{listing_id}").json()["status"] == "ACTIVE"
+    card.get_by_role("button", name="Delete").click()
+    expect(page.get_by_role("status")).to_contain_text("Listing deleted")
+    assert owner.get(f"/v1/listings/{listing_id}").status_code == 404
     page.context.close()

@@ -60,7 +60,7 @@ def decide(api: Api, admin: User, approval_id: str, decision: str = "approve", r
 
 
 def activate(api: Api, admin: User, runner: Any, *listing_ids: str) -> list[dict[str, Any]]:
-    """Approve the given listings (draining the outbox first); other claimed tasks are released unchanged.
+    """Approve the given listings (draining the outbox before and after); other claimed tasks are released unchanged.
 
     Returns the approved listings in the order of ``listing_ids``.
     """
@@ -82,6 +82,7 @@ def activate(api: Api, admin: User, runner: Any, *listing_ids: str) -> list[dict
     for approval_id in others:  # released only now, so the loop above never claims them twice
         release(approval_id)
     assert set(approved) == wanted, f"no approval task for {wanted - set(approved)}"
+    runner.drain()  # the approvals' listing.activated events (saved-search percolator)
     return [approved[i] for i in listing_ids]
 
 

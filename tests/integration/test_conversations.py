@@ -35,7 +35,7 @@ def test_acceptance_opens_a_conversation_for_both_parties(api: Api, alice: User,
     request, conversation_id = accepted_conversation(api, alice, bob)
     for user in (alice, bob):
         listed = api.call("GET", "/v1/conversations", user.key).json
-        assert set(listed) == {"conversations", "total", "page", "pageSize"}
+        assert set(listed) == {"conversations", "total", "page", "pageSize", "nextCursor"}
         assert [c["conversationId"] for c in listed["conversations"]] == [conversation_id]
     detail = api.call("GET", f"/v1/conversations/{conversation_id}", bob.key).json
     assert set(detail) == CONVERSATION_FIELDS
@@ -101,7 +101,7 @@ def test_messages_are_oldest_first_and_paginated(api: Api, alice: User, bob: Use
         assert send(api, bob if i % 2 == 0 else alice, conversation_id, f"message {i}").status_code == 201
     path = f"/v1/conversations/{conversation_id}/messages"
     everything = api.call("GET", path, alice.key).json
-    assert set(everything) == {"messages", "total", "page", "pageSize"}
+    assert set(everything) == {"messages", "total", "page", "pageSize", "nextCursor"}
     assert [m["content"] for m in everything["messages"]] == [f"message {i}" for i in range(5)]
     assert [m["senderName"] for m in everything["messages"]] == ["Bob", "Alice", "Bob", "Alice", "Bob"]
     second = api.call("GET", f"{path}?page=2&pageSize=2", bob.key).json

@@ -431,3 +431,69 @@ def test_review_queue_lists_without_claiming_and_decides_by_version(api: Api, ad
     assert listing["status"] == "REJECTED"
     assert listing["statusReason"] == "Spam"
     assert b.get("/dashboard/admin/approvals").text.count('name="version"') == 0
+
+
+# --- test events and redelivery through the pipeline --------------------------------------------
+
+
+def test_send_test_event_reaches_only_that_webhook_with_test_true_and_redeliver_repeats_it(
+    api: Api, alice: User, runner: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json as jsonlib
+
+    from tests.integration.webhook_helpers import fast_delivery_settings, receiver_factory
+
+    fast_delivery_settings(monkeypatch)
+    factory = receiver_factory()
+    make = next(factory)
+    try:
+        target, sibling = make("ok"), make("ok")
+        hook = make_webhook(api, alice, target.url)
+        make_webhook(api, alice, sibling.url)
+        b = signed_in(api, alice)
+        page = b.get(f"/dashboard/webhooks/{hook['id']}")
+        assert 'id="event_type"' in page.text
+        assert "Send test event" in page.text
+        sent = b.post(f"/dashboard/webhooks/{hook['id']}/test", {"csrf_token": b.csrf(), "event_type": "match_request.received"})
+        assert sent.status_code == 303
+        runner.drain()
+        assert len(target.requests) == 1
+        assert sibling.requests == []  # addressed to one webhook only
+        first = target.requests[0]
+        envelope = jsonlib.loads(first.body)
+        assert envelope["test"] is True
+        assert envelope["event"] == "match_request.received"
+        assert envelope["data"]["listingTitle"].startswith("Sample listing")
+        log = b.get(f"/dashboard/webhooks/{hook['id']}")
+        assert ">test<" in log.text
+        assert "match_request.received" in log.text
+        token = re.search(r'/attempts/([A-Za-z0-9_-]+)"', log.text)
+        assert token
+        detail = b.get(f"/dashboard/webhooks/{hook['id']}/attempts/{token.group(1)}", headers={"hx-request": "true"})
+        assert detail.status_code == 200
+        assert "&#34;test&#34;:true" in detail.text or '"test":true' in detail.text
+        assert "<html" not in detail.text  # an htmx fragment
+        event_id = re.search(r'name="event_id" value="(evt_[^"]+)"', log.text)
+        assert event_id
+        again = b.post(f"/dashboard/webhooks/{hook['id']}/redeliver", {"csrf_token": b.csrf(), "event_id": event_id.group(1)})
+        assert again.status_code == 303
+        runner.drain()
+        assert len(target.requests) == 2
+        assert target.requests[1].headers["webhook-id"] == first.headers["webhook-id"]
+        assert target.requests[1].body == first.body
+        # Unknown types, unsubscribed types and another user's webhook are refused.
+        bad = b.post(f"/dashboard/webhooks/{hook['id']}/test", {"csrf_token": b.csrf(), "event_type": "listing.nope"})
+        assert bad.status_code == 400
+        assert b.post(f"/dashboard/webhooks/{hook['id']}/redeliver", {"csrf_token": b.csrf(), "event_id": "evt_unknown"}).status_code == 404
+    finally:
+        next(factory, None)
+
+
+def test_test_event_to_an_inactive_webhook_is_refused(api: Api, alice: User) -> None:
+    hook = make_webhook(api, alice)
+    b = signed_in(api, alice)
+    assert b.post(f"/dashboard/webhooks/{hook['id']}/disable", {"csrf_token": b.csrf()}).status_code == 303
+    page = b.get(f"/dashboard/webhooks/{hook['id']}")
+    assert "Send test event" not in page.text
+    refused = b.post(f"/dashboard/webhooks/{hook['id']}/test", {"csrf_token": b.csrf(), "event_type": "message.new"})
+    assert refused.status_code == 409

@@ -313,7 +313,7 @@ def test_mine_paginates(api: Api, alice: User) -> None:
 
 
 def test_mine_is_empty_for_a_new_user(api: Api, bob: User) -> None:
-    assert my_listings(api, bob) == {"listings": [], "total": 0, "page": 1, "pageSize": 100}
+    assert my_listings(api, bob) == {"listings": [], "total": 0, "page": 1, "pageSize": 100, "nextCursor": None}
 
 
 # --- update ----------------------------------------------------------------------------

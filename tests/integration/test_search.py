@@ -16,6 +16,7 @@ import pytest
 from chalice.test import Client
 
 from chalicelib.config import settings
+from chalicelib.listings.search.index import SHARDS
 from tests.integration.aws_session import Resources
 from tests.integration.conftest import Api, User, fresh_aws, make_user
 from tests.integration.helpers import (
@@ -315,10 +316,13 @@ class TestSearchOnSeededData:
             world.found(f"category=jobs&{BERLIN}&radiusKm=200")
         assert {r["IndexName"] for r in reads} == {"activeByGeo3"}
 
-    def test_category_search_queries_only_that_categorys_partition(self, world: World) -> None:
+    def test_category_search_queries_only_that_categorys_role_shards(self, world: World) -> None:
         with aws_calls("Query") as reads:
             world.found("category=jobs&role=seeking")
-        assert [(r["IndexName"], r["ExpressionAttributeValues"][":c"]["S"]) for r in reads] == [("activeByCategory", "jobs")]
+        assert reads
+        assert {r["IndexName"] for r in reads} == {"activeByRoleShard"}
+        assert {r["ExpressionAttributeValues"][":p"]["S"] for r in reads} <= {f"jobs#seeking#{s}" for s in range(SHARDS)}
+        assert all(r["ScanIndexForward"] is False and r["Limit"] <= 20 for r in reads)
 
     def test_search_without_category_queries_each_category_partition_once(self, world: World) -> None:
         with aws_calls("Query") as reads:

@@ -104,7 +104,7 @@ def test_deliveries_of_own_webhook_only(api: Api, alice: User, bob: User) -> Non
     webhook = create_webhook(api, alice, URL)
     empty = api.call("GET", f"/v1/webhooks/{webhook['id']}/deliveries", alice.key)
     assert empty.status_code == 200
-    assert empty.json == {"deliveries": [], "total": 0, "page": 1, "pageSize": 20}
+    assert empty.json == {"deliveries": [], "total": 0, "page": 1, "pageSize": 20, "nextCursor": None}
     assert_error(api.call("GET", f"/v1/webhooks/{webhook['id']}/deliveries", bob.key), 404, "NOT_FOUND")
     assert_error(api.call("GET", "/v1/webhooks/whk_nope/deliveries", alice.key), 404, "NOT_FOUND")
     assert_error(api.call("GET", f"/v1/webhooks/{webhook['id']}/deliveries?pageSize=0", alice.key), 400, "VALIDATION_ERROR")

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from chalicelib.listings.search import geo
-from chalicelib.listings.search.index import INDEX_ATTRIBUTES, index_attributes, location_of
+from chalicelib.listings.search.index import INDEX_ATTRIBUTES, index_attributes, location_of, shard_of
 
 BERLIN = (52.5200, 13.4050)
 PARIS = (48.8566, 2.3522)
@@ -146,13 +146,16 @@ def test_index_attributes_of_a_located_listing() -> None:
         "geo3": "location#u33",
         "geo4": "location#u33d",
         "geo5": "location#u33dc",
+        "activeCategoryShard": f"jobs#{shard_of('lst_1')}",
+        "activeRoleShard": f"jobs#hiring#{shard_of('lst_1')}",
+        "activeNewest": "2026-01-02T03:04:05.006Z#lst_1",
     }
     assert set(attributes) == set(INDEX_ATTRIBUTES)
 
 
 def test_index_attributes_of_a_listing_without_location_skip_the_geo_indexes() -> None:
     attributes = index_attributes(_listing({"title": "Mentor"}, "mentoring", "mentor"))
-    assert set(attributes) == {"activeCategory", "activeSort"}
+    assert set(attributes) == {"activeCategory", "activeSort", "activeCategoryShard", "activeRoleShard", "activeNewest"}
 
 
 def test_location_of_needs_both_coordinates() -> None:

@@ -140,13 +140,17 @@ def test_listing_search_indexes_are_keyed_by_the_attributes_the_code_writes() ->
     assert gsis["activeByCategory"] == ["activeCategory", "activeSort"]
     for precision in INDEX_PRECISIONS:
         assert gsis[f"activeByGeo{precision}"] == [f"geo{precision}", "geoSort"]
-    assert {a for name in ("activeByCategory", *(f"activeByGeo{p}" for p in INDEX_PRECISIONS)) for a in gsis[name]} == written
+    assert gsis["activeByCategoryShard"] == ["activeCategoryShard", "activeNewest"]
+    assert gsis["activeByRoleShard"] == ["activeRoleShard", "activeNewest"]
+    searched = ("activeByCategory", "activeByCategoryShard", "activeByRoleShard", *(f"activeByGeo{p}" for p in INDEX_PRECISIONS))
+    assert {a for name in searched for a in gsis[name]} == written
     assert gsis["byOwner"] == ["ownerId", "createdAt"]
 
 
 def test_the_listings_table_declares_no_unused_search_index() -> None:
     assert set(_gsis("ListingsTable")) == {
-        "byOwner", "activeByCategory", *(f"activeByGeo{p}" for p in INDEX_PRECISIONS), PENDING_INDEX
+        "byOwner", "activeByCategory", "activeByCategoryShard", "activeByRoleShard",
+        *(f"activeByGeo{p}" for p in INDEX_PRECISIONS), PENDING_INDEX,
     }
 
 

@@ -3,7 +3,7 @@
 Parameters: ``q``, ``category``, ``role``, ``meta.<key>`` (select equals, multiselect
 contains every given option, number/integer/boolean equals), ``meta.<key>_min`` /
 ``meta.<key>_max`` (number and integer), ``meta.<loc>_lat`` + ``meta.<loc>_lng`` (geo),
-``radiusKm``, ``page``, ``pageSize``. Unknown parameters are a VALIDATION_ERROR naming them,
+``radiusKm``, ``page``, ``pageSize``, ``cursor``. Unknown parameters are a VALIDATION_ERROR naming them,
 so a typo never silently widens a search.
 """
 
@@ -25,6 +25,7 @@ from chalicelib.text import words
 
 __all__ = ["MAX_RADIUS_KM", "GeoFilter", "MetaFilter", "SearchQuery", "parse_search"]
 _RANGE_TYPES = {FieldType.NUMBER, FieldType.INTEGER}
+_PAGING = ("page", "pageSize", "cursor")
 
 
 @dataclass
@@ -69,6 +70,8 @@ class SearchQuery:
     role: str | None = None
     filters: list[MetaFilter] = field(default_factory=list)
     geo: GeoFilter | None = None
+    #: Canonical text of every parameter but the paging ones: what a cursor is bound to.
+    scope: str = ""
 
 
 def _bad(parameter: str, issue: str) -> errors.ValidationError:
@@ -102,9 +105,11 @@ def parse_search(params: dict[str, str]) -> SearchQuery:
     """
     try:  # not http.parse_model: this module stays importable without the HTTP layer and its stores
         fixed = ListingSearchQuery.model_validate(params)
+        page = PageQuery.model_validate({k: v for k, v in params.items() if k in _PAGING})  # which were given
     except PydanticValidationError as exc:
         raise errors.from_pydantic(exc) from exc
-    query = SearchQuery(page=PageQuery(page=fixed.page, pageSize=fixed.pageSize))
+    scope = "&".join(f"{k}={v}" for k, v in sorted(params.items()) if k not in _PAGING)
+    query = SearchQuery(page=page, scope=f"listings.search?{scope}")
     if fixed.category is not None:
         query.category = all_categories().get(fixed.category)
         if query.category is None:
@@ -119,7 +124,7 @@ def parse_search(params: dict[str, str]) -> SearchQuery:
 
     coordinates: dict[str, dict[str, float]] = {}
     for name, raw in params.items():
-        if name in ("page", "pageSize", "category", "role", "q", "radiusKm"):
+        if name in (*_PAGING, "category", "role", "q", "radiusKm"):
             continue
         if not name.startswith("meta.") or len(name) <= 5:
             raise _bad(name, "unknown parameter")

@@ -1,0 +1,65 @@
+"""The search read paths as they were before issue 13, kept only as the benchmark's baseline.
+
+Each function issues the Queries the pre-issue-13 service issued for a search, with the same
+index, key condition and paging, but with ``Select="COUNT"``: DynamoDB (and moto) report the
+same ``ScannedCount`` (items read) without shipping the items, so the baseline is measured
+from DynamoDB responses in the same run at a fraction of the wall time. Listing searches read
+the geohash cells of :func:`chalicelib.listings.search.geo.plan_cells` when a radius is given and a
+plan exists, else the whole ``activeByCategory`` partition of the category (of every category
+without one); profile searches read ``byCountry`` or all eight ``bySearchShard`` partitions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib import storage
+from chalicelib.categories.registry import all_categories
+from chalicelib.config import settings
+from chalicelib.listings.search import geo
+from chalicelib.listings.search.query import SearchQuery
+from chalicelib.users.repository import SEARCH_SHARDS
+
+
+def _count(table: str, **params: Any) -> None:
+    params = {"TableName": table, "Select": "COUNT", **params}
+    while True:
+        response = storage.dynamodb().query(**params)
+        if "LastEvaluatedKey" not in response:
+            return
+        params["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+
+
+def listings(query: SearchQuery) -> None:
+    """The reads of a listing search the pre-issue-13 way (every candidate of the category or cells)."""
+    table = settings().LISTINGS_TABLE
+    if query.geo is not None and query.geo.radius_km is not None:
+        plan = geo.plan_cells(query.geo.lat, query.geo.lng, query.geo.radius_km)
+        if plan is not None:
+            precision, cells = plan
+            prefix = ""
+            if query.category is not None:
+                prefix = f"{query.category.key}#" + (f"{query.role}#" if query.role else "")
+            for cell in cells:
+                condition = f"geo{precision} = :g" + (" AND begins_with(geoSort, :p)" if prefix else "")
+                values = {"g": f"{query.geo.key}#{cell}", **({"p": prefix} if prefix else {})}
+                _count(table, IndexName=f"activeByGeo{precision}", KeyConditionExpression=condition,
+                       ExpressionAttributeValues=storage.values(**values))
+            return
+    for category in [query.category] if query.category else list(all_categories().values()):
+        condition = "activeCategory = :c" + (" AND begins_with(activeSort, :r)" if query.role else "")
+        values = {"c": category.key, **({"r": f"{query.role}#"} if query.role else {})}
+        _count(table, IndexName="activeByCategory", KeyConditionExpression=condition,
+               ExpressionAttributeValues=storage.values(**values))
+
+
+def profiles(country: str | None) -> None:
+    """The reads of a profile search the pre-issue-13 way (one country, else every user)."""
+    table = settings().USERS_TABLE
+    if country is not None:
+        _count(table, IndexName="byCountry", KeyConditionExpression="country = :c",
+               ExpressionAttributeValues=storage.values(c=country))
+        return
+    for shard in range(SEARCH_SHARDS):
+        _count(table, IndexName="bySearchShard", KeyConditionExpression="searchShard = :s",
+               ExpressionAttributeValues=storage.values(s=f"S{shard}"))

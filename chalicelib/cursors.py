@@ -1,0 +1,93 @@
+"""Opaque page cursors (``cursor`` / ``nextCursor`` of every list envelope).
+
+A cursor is ``base64url(JSON payload) "." base64url(HMAC-SHA256(payload)[:16])``. The payload
+holds the page number it continues at, the page size, an optional position key (the sort key
+of the last item of the previous page, for routes that page natively from an index) and a
+digest of the query's *scope* (route, caller and every filter), so a cursor cannot be replayed
+against another query. The HMAC (RFC 2104) keyed by the ``CURSOR_SECRET`` setting rejects
+edited or forged cursors; it is an integrity check, not an access control: every cursor only
+positions the caller's own query, which is still authorized and filtered as usual.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+from dataclasses import dataclass
+
+from chalicelib.config import settings
+
+#: Cursor format version; bumped when the payload changes so old cursors fail cleanly.
+VERSION = 1
+_SIGNATURE_BYTES = 16
+
+
+class InvalidCursor(ValueError):
+    """The cursor is malformed, was edited, or belongs to another query; the message says which."""
+
+
+@dataclass(frozen=True)
+class CursorState:
+    """What a cursor carries: the 1-based ``page`` it starts, ``page_size`` and the position ``key``."""
+
+    page: int
+    page_size: int
+    key: str | None = None
+
+
+def scope_digest(scope: str) -> str:
+    """A short digest of a query scope string (the cursor stores it, never the scope itself)."""
+    return hashlib.sha256(scope.encode()).hexdigest()[:16]
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def _sign(payload: bytes) -> bytes:
+    return hmac.new(settings().CURSOR_SECRET.encode(), payload, hashlib.sha256).digest()[:_SIGNATURE_BYTES]
+
+
+def encode(scope: str, state: CursorState) -> str:
+    """The opaque cursor for ``state`` within ``scope``."""
+    body = {"v": VERSION, "s": scope_digest(scope), "p": state.page, "n": state.page_size, "k": state.key}
+    payload = json.dumps(body, separators=(",", ":"), sort_keys=True).encode()
+    return f"{_b64(payload)}.{_b64(_sign(payload))}"
+
+
+def decode(scope: str, cursor: str) -> CursorState:
+    """Verify and decode ``cursor`` for ``scope``.
+
+    Raises
+    ------
+    InvalidCursor
+        Not a cursor this service issued, edited, of another format version, or issued for
+        another query (other route, caller, filters or page size).
+    """
+    head, dot, tail = cursor.partition(".")
+    try:
+        payload, signature = _unb64(head), _unb64(tail)
+    except (binascii.Error, ValueError) as exc:
+        raise InvalidCursor("is not a cursor issued by this API") from exc
+    if not dot or not hmac.compare_digest(signature, _sign(payload)):
+        raise InvalidCursor("is not a cursor issued by this API (malformed or edited)")
+    try:
+        body = json.loads(payload)
+        state = CursorState(page=int(body["p"]), page_size=int(body["n"]), key=body.get("k"))
+        version, digest = body["v"], body["s"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise InvalidCursor("is not a cursor issued by this API") from exc
+    if version != VERSION:
+        raise InvalidCursor("was issued by an older version of this API; start again without it")
+    if digest != scope_digest(scope):
+        raise InvalidCursor("belongs to another query; keep every other parameter as in the first request")
+    if state.page < 2 or (state.key is not None and not isinstance(state.key, str)):
+        raise InvalidCursor("is not a cursor issued by this API")
+    return state

@@ -1,0 +1,58 @@
+"""Exact counts of ACTIVE listings per category and per category + role (SearchIndex table).
+
+One counter item per category and write shard: ``{pk: "count#listings#<category>", sk:
+"<shard>", n, "r#<role>": ...}``. ``n`` counts the shard's ACTIVE listings of the category and
+``r#<role>`` those of each role. Every state change that moves a listing in or out of ACTIVE
+carries :func:`delta_op` in its own transaction, conditional on the status it moves from, so
+the counts are exact at every commit; the shards (:data:`chalicelib.listings.search.index.SHARDS`) spread a large
+category's concurrent writes over several items, as its index partitions are.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib import storage
+from chalicelib.config import settings
+from chalicelib.listings.search.index import SHARDS, shard_of
+
+
+def _table() -> str:
+    return settings().SEARCH_INDEX_TABLE
+
+
+def _pk(category_key: str) -> str:
+    return f"count#listings#{category_key}"
+
+
+def delta_op(listing: dict[str, Any], delta: int) -> dict[str, Any]:
+    """Transaction ``Update`` adding ``delta`` (+1 into ACTIVE, -1 out) to the listing's counters.
+
+    ``listing`` needs ``listingId``, ``categoryKey`` and ``roleKey``.
+    """
+    return storage.update_op(
+        _table(),
+        {"pk": _pk(listing["categoryKey"]), "sk": str(shard_of(listing["listingId"]))},
+        "ADD n :d, #r :d",
+        ExpressionAttributeNames={"#r": f"r#{listing['roleKey']}"},
+        ExpressionAttributeValues=storage.values(d=delta),
+    )
+
+
+def count_keys(category_keys: list[str]) -> list[dict[str, str]]:
+    """The counter item keys to read for ``category_keys`` (every shard)."""
+    return [{"pk": _pk(c), "sk": str(s)} for c in category_keys for s in range(SHARDS)]
+
+
+def read_counts(category_keys: list[str], role_key: str | None) -> int:
+    """ACTIVE listings in ``category_keys`` (of ``role_key`` when given), summed over the shards.
+
+    One BatchGetItem of ``len(category_keys) * SHARDS`` small items.
+    """
+    attribute = f"r#{role_key}" if role_key else "n"
+    return sum(int(item.get(attribute, 0)) for item in storage.batch_get(_table(), count_keys(category_keys)))
+
+
+def put_counts_op(category_key: str, shard: int, counts: dict[str, int]) -> dict[str, Any]:
+    """A ``PutRequest`` item overwriting one counter shard with absolute ``counts`` (backfill)."""
+    return {"pk": _pk(category_key), "sk": str(shard), **counts}

@@ -1,0 +1,59 @@
+"""Saved-search request and response models (issue 14)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from chalicelib.listings.models import Listing
+from chalicelib.pagination import Envelope
+
+#: A search parameter's value: text as in a query string; numbers are accepted and kept as text.
+QueryValue = Annotated[str, StringConstraints(max_length=512)] | int | float
+
+
+class SavedSearchCreate(BaseModel):
+    """Body of ``POST /v1/saved-searches``.
+
+    ``query`` holds exactly the parameters of ``GET /v1/listings/search`` (``q``,
+    ``category``, ``role``, ``meta.<key>``, ``meta.<key>_min``/``_max``,
+    ``meta.<loc>_lat``/``_lng``, ``radiusKm``), without paging; with ``alerts`` a geo filter
+    needs ``radiusKm``. ``name`` defaults to the query in query-string form.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)] | None = None
+    query: dict[Annotated[str, StringConstraints(min_length=1, max_length=80)], QueryValue] = Field(max_length=40)
+    alerts: bool = True
+
+
+class SavedSearch(BaseModel):
+    """A saved search as the API returns it (``query`` values as text)."""
+
+    savedSearchId: str
+    name: str
+    query: dict[str, str]
+    alerts: bool
+    createdAt: str
+
+
+class SavedSearchPage(Envelope):
+    """``GET /v1/saved-searches`` envelope, newest first."""
+
+    savedSearches: list[SavedSearch]
+
+
+class SavedSearchMatch(BaseModel):
+    """One listing that matched a saved search: the listing now, the km from the search's geo
+    center (null without a geo filter) and when it matched (ISO 8601 UTC)."""
+
+    listing: Listing
+    distanceKm: float | None = None
+    matchedAt: str
+
+
+class SavedSearchMatchPage(Envelope):
+    """``GET /v1/saved-searches/{id}/matches`` envelope: still-ACTIVE matches, newest first."""
+
+    matches: list[SavedSearchMatch]

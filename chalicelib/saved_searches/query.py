@@ -1,0 +1,68 @@
+"""A saved search's ``query``: the listing-search parameters, validated by search's own parser."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from urllib.parse import urlencode
+
+from chalicelib import errors
+from chalicelib.listings.search.query import SearchQuery, parse_search
+
+#: Paging belongs to a run of a search, not to the search.
+_PAGING = ("page", "pageSize")
+
+
+def _text(value: str | int | float) -> str:
+    return value if isinstance(value, str) else repr(value)
+
+
+def normalize(query: dict[str, str | int | float]) -> dict[str, str]:
+    """The query as search parameters: every value as text, keys sorted (numbers via ``repr``)."""
+    return {key: _text(query[key]).strip() for key in sorted(query)}
+
+
+def validate(query: dict[str, str], alerts: bool) -> SearchQuery:
+    """Parse ``query`` exactly as ``GET /v1/listings/search`` parses its query string.
+
+    Raises
+    ------
+    ValidationError
+        ``details`` naming ``query.<param>``: any error search reports for that parameter,
+        ``page``/``pageSize`` (not part of a saved search), and, with ``alerts``, a geo filter
+        without ``radiusKm``.
+    """
+    for name in _PAGING:
+        if name in query:
+            raise errors.ValidationError.for_field(f"query.{name}", "paging is not part of a saved search")
+    try:
+        parsed = parse_search(query)
+    except errors.ValidationError as exc:
+        for issue in exc.details or []:
+            issue.field = f"query.{issue.field}"
+        raise errors.ValidationError(f"Invalid query: {exc.message}", exc.details) from exc
+    if alerts and parsed.geo is not None and parsed.geo.radius_km is None:
+        raise errors.ValidationError.for_field(
+            "query.radiusKm", "required with a geo filter when alerts are on (the area to watch, in km)"
+        )
+    return parsed
+
+
+@lru_cache(maxsize=4096)
+def _parsed(encoded: str) -> SearchQuery:
+    return parse_search(dict(json.loads(encoded)))
+
+
+def parsed(query: dict[str, str]) -> SearchQuery:
+    """The parsed form of a stored (already validated) query, cached per process.
+
+    The parse is deterministic and the result is only read, so the percolator can evaluate
+    a saved search many times without parsing it again.
+    """
+    return _parsed(json.dumps(sorted(query.items())))
+
+
+def default_name(query: dict[str, str]) -> str:
+    """The name of a saved search saved without one: its query in query-string form (at most 100 characters)."""
+    text = urlencode(sorted(query.items()), safe=",:") or "All listings"
+    return text if len(text) <= 100 else text[:99] + "…"

@@ -1,0 +1,159 @@
+"""Saved-search tables: the searches with each owner's counter, the posting lists, the matches.
+
+* ``SavedSearchesTable`` (``ownerId``, ``savedSearchId``): saved searches
+  ``{ownerId, savedSearchId, name, query, alerts, createdAt, postings}`` (``postings``: the
+  posting items holding its entries) and, per owner, the counter item
+  ``{ownerId, savedSearchId: "#count", n}`` that enforces the per-user limit atomically.
+* ``PercolatorTable`` (``postingKey`` = ``<key>#<shard>``): one posting list per key, split in
+  shards of at most :data:`SHARD_CAPACITY` entries. An entry is the attribute
+  ``e_<savedSearchId>`` (its encoded :class:`~chalicelib.saved_searches.postings.Entry`);
+  ``n`` counts the entries; shard 0 lists the other shards in use in the number set ``spill``.
+  Posting lists are read by key only (BatchGetItem), never queried.
+* ``SavedSearchMatchesTable`` (``savedSearchId``, ``listingId``): one item per match, so a
+  match is recorded once; GSI ``byMatchedAt`` lists a search's matches by time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from chalicelib import storage
+from chalicelib.config import settings
+
+#: Sort key of an owner's counter item (sorts before every ``ss_`` id).
+COUNTER = "#count"
+#: Most entries in one posting shard: about 100 bytes each, far below DynamoDB's 400 KB per item.
+SHARD_CAPACITY = 1000
+#: Prefix of the entry attributes of a posting item.
+ENTRY_PREFIX = "e_"
+
+
+def _searches() -> str:
+    return settings().SAVED_SEARCHES_TABLE
+
+
+def _postings() -> str:
+    return settings().PERCOLATOR_TABLE
+
+
+def _matches() -> str:
+    return settings().SAVED_SEARCH_MATCHES_TABLE
+
+
+def shard_key(key: str, shard: int) -> str:
+    """The ``postingKey`` of shard ``shard`` of posting list ``key``."""
+    return f"{key}#{shard}"
+
+
+def counter_op(owner_id: str, limit: int) -> dict[str, Any]:
+    """Transaction ``Update`` taking one of ``owner_id``'s ``limit`` saved-search slots (fails at the limit)."""
+    return storage.update_op(
+        _searches(), {"ownerId": owner_id, "savedSearchId": COUNTER}, "ADD n :one",
+        condition="attribute_not_exists(n) OR n < :limit",
+        ExpressionAttributeValues=storage.values(one=1, limit=limit),
+    )
+
+
+def release_op(owner_id: str) -> dict[str, Any]:
+    """Transaction ``Update`` giving one saved-search slot back."""
+    return storage.update_op(
+        _searches(), {"ownerId": owner_id, "savedSearchId": COUNTER}, "ADD n :minus",
+        condition="n > :zero", ExpressionAttributeValues=storage.values(minus=-1, zero=0),
+    )
+
+
+def put_op(item: dict[str, Any]) -> dict[str, Any]:
+    """Transaction ``Put`` of a new saved search."""
+    return storage.put_op(_searches(), item, condition="attribute_not_exists(savedSearchId)")
+
+
+def delete_op(owner_id: str, saved_search_id: str) -> dict[str, Any]:
+    """Transaction ``Delete`` of a saved search, conditional on its existence."""
+    return storage.delete_op(
+        _searches(), {"ownerId": owner_id, "savedSearchId": saved_search_id}, condition="attribute_exists(savedSearchId)"
+    )
+
+
+def exists_op(owner_id: str, saved_search_id: str) -> dict[str, Any]:
+    """Transaction ``ConditionCheck`` that the saved search still exists (not deleted meanwhile)."""
+    return storage.condition_op(
+        _searches(), {"ownerId": owner_id, "savedSearchId": saved_search_id}, "attribute_exists(savedSearchId)"
+    )
+
+
+def add_entry_op(key: str, shard: int, saved_search_id: str, entry: str) -> dict[str, Any]:
+    """Transaction ``Update`` adding an entry to a posting shard (fails when the shard is full)."""
+    return storage.update_op(
+        _postings(), {"postingKey": shard_key(key, shard)}, "SET #e = :e ADD n :one",
+        condition="attribute_not_exists(n) OR n < :cap",
+        ExpressionAttributeNames={"#e": ENTRY_PREFIX + saved_search_id},
+        ExpressionAttributeValues=storage.values(e=entry, one=1, cap=SHARD_CAPACITY),
+    )
+
+
+def spill_op(key: str, shard: int) -> dict[str, Any]:
+    """Transaction ``Update`` recording on shard 0 that posting list ``key`` uses shard ``shard``."""
+    return storage.update_op(
+        _postings(), {"postingKey": shard_key(key, 0)}, "ADD spill :s",
+        ExpressionAttributeValues={":s": {"NS": [str(shard)]}},
+    )
+
+
+def remove_entry_op(posting_key: str, saved_search_id: str) -> dict[str, Any]:
+    """Transaction ``Update`` removing an entry from the posting shard ``posting_key``."""
+    return storage.update_op(
+        _postings(), {"postingKey": posting_key}, "REMOVE #e ADD n :minus",
+        condition="attribute_exists(#e)",
+        ExpressionAttributeNames={"#e": ENTRY_PREFIX + saved_search_id},
+        ExpressionAttributeValues=storage.values(minus=-1),
+    )
+
+
+def get(owner_id: str, saved_search_id: str) -> dict[str, Any] | None:
+    """One saved search of ``owner_id``, or ``None``."""
+    if not saved_search_id.startswith("ss_"):
+        return None
+    return storage.get(_searches(), {"ownerId": owner_id, "savedSearchId": saved_search_id})
+
+
+def get_many(keys: Iterable[tuple[str, str]]) -> list[dict[str, Any]]:
+    """Saved searches by ``(ownerId, savedSearchId)`` (BatchGetItem); missing ones are absent."""
+    return storage.batch_get(_searches(), [{"ownerId": o, "savedSearchId": s} for o, s in keys])
+
+
+def list_by_owner(owner_id: str) -> list[dict[str, Any]]:
+    """Every saved search of ``owner_id``, newest first (ids are time-ordered ULIDs)."""
+    return storage.query(
+        _searches(),
+        KeyConditionExpression="ownerId = :o AND begins_with(savedSearchId, :p)",
+        ExpressionAttributeValues=storage.values(o=owner_id, p="ss_"),
+        ScanIndexForward=False,
+    )
+
+
+def read_postings(keys: Sequence[str]) -> list[dict[str, Any]]:
+    """Every existing shard of the posting lists ``keys``: shard 0 of each, then the shards
+    their ``spill`` sets name (two BatchGetItem rounds at most)."""
+    first = storage.batch_get(_postings(), [{"postingKey": shard_key(k, 0)} for k in keys])
+    spilled = [
+        shard_key(item["postingKey"].rsplit("#", 1)[0], int(shard)) for item in first for shard in item.get("spill") or []
+    ]
+    more = storage.batch_get(_postings(), [{"postingKey": k} for k in spilled]) if spilled else []
+    return first + more
+
+
+def entries(posting: dict[str, Any]) -> dict[str, str]:
+    """``{savedSearchId: encoded entry}`` of one posting item."""
+    return {k[len(ENTRY_PREFIX):]: str(v) for k, v in posting.items() if k.startswith(ENTRY_PREFIX)}
+
+
+def match_op(item: dict[str, Any]) -> dict[str, Any]:
+    """Transaction ``Put`` of a match, conditional on it being the first for (saved search, listing)."""
+    return storage.put_op(_matches(), item, condition="attribute_not_exists(listingId)")
+
+
+def list_matches(saved_search_id: str) -> list[dict[str, Any]]:
+    """Every match of a saved search, newest first (``byMatchedAt``)."""
+    return storage.query_index(_matches(), "byMatchedAt", "savedSearchId", saved_search_id, newest_first=True)
+

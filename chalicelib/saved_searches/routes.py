@@ -1,0 +1,45 @@
+"""Saved-search routes (issue 14): save, list, read, delete, and the matches of one."""
+
+from __future__ import annotations
+
+from chalice.app import Blueprint
+
+from chalicelib.auth.service import Caller
+from chalicelib.http import route
+from chalicelib.pagination import Deleted, PageQuery
+from chalicelib.saved_searches import service
+from chalicelib.saved_searches.models import SavedSearch, SavedSearchCreate, SavedSearchMatchPage, SavedSearchPage
+
+bp = Blueprint(__name__)
+TAGS = ("saved-searches",)
+
+
+@route(bp, "/v1/saved-searches", "POST", body=SavedSearchCreate, response=SavedSearch, status=201, tags=TAGS,
+       error_statuses=(409,))
+def create_saved_search(caller: Caller, body: SavedSearchCreate) -> SavedSearch:
+    """Save a listing search; with ``alerts``, new matches are sent as ``listing.matched`` webhook events."""
+    return service.create_saved_search(caller, body)
+
+
+@route(bp, "/v1/saved-searches", "GET", query=PageQuery, response=SavedSearchPage, tags=TAGS)
+def list_saved_searches(caller: Caller, query: PageQuery) -> SavedSearchPage:
+    """The caller's saved searches, newest first."""
+    return service.list_saved_searches(caller, query)
+
+
+@route(bp, "/v1/saved-searches/{savedSearchId}", "GET", response=SavedSearch, tags=TAGS)
+def get_saved_search(caller: Caller, savedSearchId: str) -> SavedSearch:
+    """One of the caller's saved searches."""
+    return service.get_saved_search(caller, savedSearchId)
+
+
+@route(bp, "/v1/saved-searches/{savedSearchId}", "DELETE", response=Deleted, tags=TAGS)
+def delete_saved_search(caller: Caller, savedSearchId: str) -> Deleted:
+    """Delete one of the caller's saved searches; it is matched no more."""
+    return service.delete_saved_search(caller, savedSearchId)
+
+
+@route(bp, "/v1/saved-searches/{savedSearchId}/matches", "GET", query=PageQuery, response=SavedSearchMatchPage, tags=TAGS)
+def list_matches(caller: Caller, savedSearchId: str, query: PageQuery) -> SavedSearchMatchPage:
+    """Listings that matched since the search was saved and are still ACTIVE, newest first."""
+    return service.list_matches(caller, savedSearchId, query)

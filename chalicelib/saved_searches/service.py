@@ -1,0 +1,166 @@
+"""Saved-search rules (issue 14): save, list, read, delete, and the matches of a saved search.
+
+* Owner-only: another user's saved search is 404, as if it did not exist.
+* At most ``SAVED_SEARCH_LIMIT`` (default 50) per user, enforced by a counter item taken in
+  the same transaction as the save (409 CONFLICT beyond), never by counting first.
+* Saving files the search in the percolator's posting lists in the same transaction
+  (:mod:`chalicelib.saved_searches.postings`); deleting removes it from them, so a deleted
+  search is never matched again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib import clock, errors, storage
+from chalicelib.auth.service import Caller
+from chalicelib.config import settings
+from chalicelib.listings import repository as listings
+from chalicelib.listings.models import ListingStatus
+from chalicelib.listings.service import to_model as to_listing
+from chalicelib.pagination import Deleted, PageQuery
+from chalicelib.saved_searches import postings, repository
+from chalicelib.saved_searches.models import (
+    SavedSearch,
+    SavedSearchCreate,
+    SavedSearchMatch,
+    SavedSearchMatchPage,
+    SavedSearchPage,
+)
+from chalicelib.saved_searches.query import default_name, normalize, validate
+from chalicelib.users import repository as users
+
+#: Transactions tried while posting shards fill up concurrently (each retry moves to the next shard).
+SAVE_ATTEMPTS = 8
+
+
+def to_model(item: dict[str, Any]) -> SavedSearch:
+    """The API view of a saved-search item."""
+    return SavedSearch(
+        savedSearchId=item["savedSearchId"], name=item["name"], query=dict(item.get("query") or {}),
+        alerts=bool(item.get("alerts")), createdAt=item["createdAt"],
+    )
+
+
+def create_saved_search(caller: Caller, body: SavedSearchCreate) -> SavedSearch:
+    """Validate and save a search, filing it in the percolator's posting lists.
+
+    Raises
+    ------
+    ValidationError
+        ``query.<param>`` as search reports it, or ``query.radiusKm`` missing for alerts.
+    ConflictError
+        The caller already has ``SAVED_SEARCH_LIMIT`` saved searches.
+    """
+    query = normalize(body.query)
+    parsed = validate(query, body.alerts)
+    entry = postings.entry_of(parsed, caller.user_id).encode()
+    item: dict[str, Any] = {
+        "ownerId": caller.user_id,
+        "savedSearchId": clock.new_id("ss"),
+        "name": body.name or default_name(query),
+        "query": query,
+        "alerts": body.alerts,
+        "createdAt": clock.iso(),
+    }
+    limit = settings().SAVED_SEARCH_LIMIT
+    shards = dict.fromkeys(postings.keys_of(parsed), 0)
+    for _ in range(SAVE_ATTEMPTS):
+        item["postings"] = [repository.shard_key(k, s) for k, s in shards.items()]
+        ops = [repository.counter_op(caller.user_id, limit), repository.put_op(item)]
+        ops += [repository.add_entry_op(k, s, item["savedSearchId"], entry) for k, s in shards.items()]
+        ops += [repository.spill_op(k, s) for k, s in shards.items() if s > 0]
+        try:
+            storage.transact(ops)
+        except storage.TransactionConflict as exc:
+            if exc.failed(0):
+                raise errors.ConflictError(
+                    f"You have reached the limit of {limit} saved searches; delete one (DELETE /v1/saved-searches/{{id}}) first"
+                ) from exc
+            full = [k for index, k in enumerate(shards, start=2) if exc.failed(index)]
+            if not full:
+                raise
+            for key in full:  # that shard is at capacity: file the entry in the next one
+                shards[key] += 1
+            continue
+        return to_model(item)
+    raise storage.Contention("posting shards kept filling up while saving")
+
+
+def _owned(caller: Caller, saved_search_id: str) -> dict[str, Any]:
+    item = repository.get(caller.user_id, saved_search_id)
+    if item is None:
+        raise errors.NotFoundError(f"Saved search '{saved_search_id}' not found")
+    return item
+
+
+def get_saved_search(caller: Caller, saved_search_id: str) -> SavedSearch:
+    """One of the caller's saved searches.
+
+    Raises
+    ------
+    NotFoundError
+        No such saved search of the caller's (others' are not revealed).
+    """
+    return to_model(_owned(caller, saved_search_id))
+
+
+def list_saved_searches(caller: Caller, page: PageQuery) -> SavedSearchPage:
+    """The caller's saved searches, newest first (one Query on the caller's partition)."""
+    items = repository.list_by_owner(caller.user_id)
+    position = page.position_in("saved_searches", caller.user_id)
+    return SavedSearchPage(
+        savedSearches=[to_model(i) for i in position.slice(items)], total=len(items), page=position.page,
+        pageSize=position.page_size, nextCursor=position.next_cursor(position.after(len(items))),
+    )
+
+
+def delete_saved_search(caller: Caller, saved_search_id: str) -> Deleted:
+    """Delete a saved search: the item, its posting entries and its slot, in one transaction.
+
+    Its matches stay stored but unreachable; no further match is recorded for it (the
+    percolator's match write checks that the search still exists).
+
+    Raises
+    ------
+    NotFoundError
+        No such saved search of the caller's (or it was deleted concurrently).
+    """
+    item = _owned(caller, saved_search_id)
+    ops = [repository.delete_op(caller.user_id, saved_search_id), repository.release_op(caller.user_id)]
+    ops += [repository.remove_entry_op(k, saved_search_id) for k in item.get("postings") or []]
+    try:
+        storage.transact(ops)
+    except storage.TransactionConflict as exc:
+        raise errors.NotFoundError(f"Saved search '{saved_search_id}' not found") from exc
+    return Deleted(id=saved_search_id)
+
+
+def list_matches(caller: Caller, saved_search_id: str, page: PageQuery) -> SavedSearchMatchPage:
+    """The listings that matched the saved search since it was saved and are still ACTIVE, newest first.
+
+    Reads the search's match items and their listings (cost grows with its matches, not the tables).
+
+    Raises
+    ------
+    NotFoundError
+        No such saved search of the caller's.
+    """
+    _owned(caller, saved_search_id)
+    matches = repository.list_matches(saved_search_id)
+    found = listings.get_many([m["listingId"] for m in matches]) if matches else {}
+    active = [(m, found[m["listingId"]]) for m in matches if found.get(m["listingId"], {}).get("status") == ListingStatus.ACTIVE]
+    position = page.position_in("saved_search.matches", saved_search_id)
+    shown = position.slice(active)
+    owners = users.get_users(list({item["ownerId"] for _, item in shown})) if shown else {}
+    return SavedSearchMatchPage(
+        matches=[
+            SavedSearchMatch(
+                listing=to_listing(item, owners.get(item["ownerId"])), distanceKm=m.get("distanceKm"), matchedAt=m["matchedAt"]
+            )
+            for m, item in shown
+        ],
+        total=len(active), page=position.page, pageSize=position.page_size,
+        nextCursor=position.next_cursor(position.after(len(active))),
+    )
+

@@ -1,0 +1,90 @@
+"""Backfill the search indexes of existing listings (operator command, issue 13).
+
+Reads the Listings table once (a Scan: this is an offline command, never a request path),
+then for every ACTIVE listing writes the index attributes the current code expects
+(:func:`chalicelib.listings.search.index.index_attributes`) and rewrites the counters
+(:mod:`chalicelib.listings.search.counters`) with the exact counts. Run it after deploying a change of
+the search indexes, while listing status changes are quiet (a change committed between the
+Scan and the counter write is not in the recount; run it again to settle).
+
+Usage::
+
+    python scripts/search_backfill.py            # tables from the environment (LISTINGS_TABLE, ...)
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def listings() -> Iterator[dict[str, Any]]:
+    """Every listing item (paged Scan)."""
+    from chalicelib import storage
+    from chalicelib.config import settings
+
+    for page in storage.dynamodb().get_paginator("scan").paginate(TableName=settings().LISTINGS_TABLE):
+        for item in page.get("Items", []):
+            yield storage.from_item(item) or {}
+
+
+def tally(active: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The counter items (absolute counts per category and shard) of the ACTIVE listings ``active``."""
+    from chalicelib.categories.registry import all_categories
+    from chalicelib.listings.search import counters
+    from chalicelib.listings.search.index import SHARDS, shard_of
+
+    counts: dict[tuple[str, int], Counter[str]] = {(c, s): Counter() for c in all_categories() for s in range(SHARDS)}
+    for item in active:
+        found = counts.setdefault((item["categoryKey"], shard_of(item["listingId"])), Counter())
+        found["n"] += 1
+        found[f"r#{item['roleKey']}"] += 1
+    return [counters.put_counts_op(category, shard, dict(found)) for (category, shard), found in counts.items()]
+
+
+def backfill() -> dict[str, int]:
+    """Re-index every ACTIVE listing and rewrite the counters; returns ``{"listings", "reindexed", "counters"}``."""
+    from chalicelib import storage
+    from chalicelib.config import settings
+    from chalicelib.listings.search.index import index_attributes
+
+    active: list[dict[str, Any]] = []
+    seen = reindexed = 0
+    for item in listings():
+        seen += 1
+        if item.get("status") != "ACTIVE":
+            continue
+        attributes = index_attributes(item)
+        if any(item.get(k) != v for k, v in attributes.items()):
+            storage.update(
+                settings().LISTINGS_TABLE, {"listingId": item["listingId"]},
+                "SET " + ", ".join(f"{k} = :{k}" for k in attributes),
+                condition="#st = :active",
+                ExpressionAttributeNames={"#st": "status"},
+                ExpressionAttributeValues=storage.values(active="ACTIVE", **attributes),
+            )
+            reindexed += 1
+        active.append({k: item[k] for k in ("listingId", "categoryKey", "roleKey")})
+    requests = [{"PutRequest": {"Item": storage.to_item(counter)}} for counter in tally(active)]
+    for start in range(0, len(requests), 25):
+        pending: dict[str, Any] = {settings().SEARCH_INDEX_TABLE: requests[start : start + 25]}
+        while pending:
+            pending = storage.dynamodb().batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+    return {"listings": seen, "reindexed": reindexed, "counters": len(requests)}
+
+
+def main() -> int:
+    """Run the backfill and print what it did."""
+    print(backfill())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,64 @@
+"""The percolator's index (pure logic): a saved search is found for every listing it matches.
+
+Property: whenever :func:`chalicelib.listings.search.filters.evaluate` says a listing matches a query,
+one of the posting keys the query is filed under is among the keys the listing reads, and the
+posting entry's payload passes the prefilter. So the index never loses a match; the
+integration property test (test_saved_searches_property.py) checks the whole path on moto.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chalicelib.listings.search.filters import evaluate
+from chalicelib.listings.search.query import parse_search
+from chalicelib.saved_searches import postings
+from chalicelib.saved_searches.query import parsed
+from tests.unit.saved_search_strategies import listings, queries
+
+
+@settings(max_examples=600, deadline=None)
+@given(listing=listings(), query=queries())
+def test_a_matching_search_is_always_a_candidate(listing: dict[str, Any], query: dict[str, str]) -> None:
+    listing = {**listing, "listingId": "lst_1", "ownerId": "usr_owner"}
+    search = parsed(query)
+    entry = postings.Entry.decode(postings.entry_of(search, "usr_saver").encode())
+    found = bool(set(postings.keys_of(search)) & set(postings.lookup_keys(listing))) and postings.prefilter(entry, listing)
+    if evaluate(search, listing) is not None:
+        assert found
+
+
+@given(listing=listings(), query=queries())
+def test_the_owner_is_never_a_candidate(listing: dict[str, Any], query: dict[str, str]) -> None:
+    listing = {**listing, "listingId": "lst_1", "ownerId": "usr_same"}
+    assert not postings.prefilter(postings.entry_of(parsed(query), "usr_same"), listing)
+
+
+@given(st.lists(st.sampled_from(["python", "go", "rust", "pythonic", "data"]), min_size=1, max_size=4))
+def test_rarest_term_is_the_longest_then_first_alphabetically(terms: list[str]) -> None:
+    chosen = postings.rarest_term(terms)
+    assert chosen is not None
+    assert all(len(chosen) > len(t) or (len(chosen) == len(t) and chosen <= t) for t in terms)
+    assert postings.rarest_term(list(reversed(terms))) == chosen
+
+
+def test_keys_by_kind() -> None:
+    assert postings.keys_of(parse_search({})) == ["*/*|*|*"]
+    assert postings.keys_of(parse_search({"category": "jobs", "role": "hiring"})) == ["jobs/hiring|*|*"]
+    assert postings.keys_of(parse_search({"q": "go pythonista rust"})) == ["*/*|*|pyt"]
+    assert postings.keys_of(parse_search({"q": "go"})) == ["*/*|*|*"]  # shorter than a token
+    lisbon = {"meta.location_lat": "38.7223", "meta.location_lng": "-9.1393"}
+    cells = postings.keys_of(parse_search({**lisbon, "radiusKm": "25", "q": "python"}))
+    assert 1 < len(cells) <= postings.MAX_COVER_CELLS
+    assert all(k.startswith("*/*|location:") and k.endswith("|*") and len(k.split("|")[1]) == len("location:") + 4 for k in cells)
+    assert postings.keys_of(parse_search({**lisbon, "radiusKm": "15000"})) == ["*/*|*|*"]  # wider than any covering
+    assert postings.keys_of(parse_search(lisbon)) == ["*/*|*|*"]  # no radius: sorts only
+
+
+def test_entries_round_trip() -> None:
+    entry = postings.Entry("usr_1", "pyth", ("location", 38.7223, -9.1393, 25.0))
+    assert postings.Entry.decode(entry.encode()) == entry
+    assert postings.Entry.decode(postings.Entry("usr_1", "", None).encode()) == postings.Entry("usr_1", "", None)
