@@ -63,6 +63,7 @@ bench: $(VENV)/.installed ## Benchmarks with their budgets checked
 	$(PY) bench/search.py --check
 	$(PY) bench/requests.py --check
 	$(PY) bench/webhooks.py --check
+	$(PY) bench/saved_searches.py --check
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache out

@@ -46,6 +46,10 @@ class Settings(BaseSettings):
     WEBHOOK_TIMEOUT_SECONDS: float = Field(default=10.0, gt=0, le=60)
     #: Delays before the retries of a failed delivery, seconds, comma separated (SQS DelaySeconds: 0..900).
     WEBHOOK_RETRY_DELAYS_SECONDS: str = "30,120,600"
+    #: botocore client timeouts and attempts of every DynamoDB and SQS client (see storage.boto_config).
+    AWS_CONNECT_TIMEOUT_SECONDS: float = Field(default=2.0, gt=0, le=60)
+    AWS_READ_TIMEOUT_SECONDS: float = Field(default=3.0, gt=0, le=60)
+    AWS_MAX_ATTEMPTS: int = Field(default=3, ge=1, le=10)
     #: Seconds an authenticated key stays in the per-process cache (revocation delay).
     AUTH_CACHE_TTL_SECONDS: int = Field(default=60, ge=0)
     #: Seconds an approval task stays claimed by ``GET /v1/admin/approvals``.

@@ -143,6 +143,16 @@ class RateLimitedError(ApiError):
         super().__init__(message, headers={"Retry-After": str(retry_after_seconds)})
 
 
+class ServiceUnavailableError(ApiError):
+    """503 SERVICE_UNAVAILABLE: a dependency (DynamoDB, SQS) did not answer in time; carries ``Retry-After``."""
+
+    status = 503
+    code = "SERVICE_UNAVAILABLE"
+
+    def __init__(self, message: str, details: list[FieldIssue] | None = None, retry_after_seconds: int = 5) -> None:
+        super().__init__(message, details, headers={"Retry-After": str(retry_after_seconds)})
+
+
 class InternalError(ApiError):
     """500 INTERNAL_ERROR: an unexpected fault; the body never carries a stack trace."""
 

@@ -25,7 +25,7 @@ from chalice.app import Blueprint, Chalice, Request, Response
 from pydantic import BaseModel, RootModel
 from pydantic import ValidationError as PydanticValidationError
 
-from chalicelib import errors, storage
+from chalicelib import errors, json_input, path_ids, storage
 from chalicelib.auth.service import authenticate
 
 logger = Logger(service="matching-service")
@@ -97,9 +97,15 @@ def parse_json_body(request: Request) -> Any:
     if not raw.strip():
         raise errors.ValidationError.for_field("body", "a JSON object is required", "Request body is empty")
     try:
-        return json.loads(raw)
+        data = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise errors.ValidationError.for_field("body", f"malformed JSON: {exc}", "Request body is not valid JSON") from exc
+    except RecursionError as exc:  # nested far beyond json_input.MAX_DEPTH
+        raise errors.ValidationError.for_field(
+            "body", f"nesting deeper than {json_input.MAX_DEPTH} levels", "Request body nests too deeply"
+        ) from exc
+    json_input.check_document(data)
+    return data
 
 
 def parse_model[M: BaseModel](model: type[M], data: Any, prefix: str = "") -> M:
@@ -141,6 +147,21 @@ def parse_body[M: BaseModel](model: type[M], request: Request) -> M:
         return model.model_validate_json(json.dumps(data, ensure_ascii=False), strict=True)
     except PydanticValidationError as exc:
         raise errors.from_pydantic(exc, tagged_union=issubclass(model, RootModel)) from exc
+
+
+def check_path_ids(path_params: dict[str, Any]) -> None:
+    """Refuse path ids that cannot name anything (:func:`chalicelib.path_ids.is_valid`), before any read.
+
+    Raises
+    ------
+    NotFoundError
+        An id too long or with characters no id has; the message quotes at most
+        :data:`chalicelib.path_ids.MAX_LENGTH` characters of it.
+    """
+    for name, value in path_params.items():
+        text = str(value)
+        if not path_ids.is_valid(name, text):
+            raise errors.NotFoundError(path_ids.not_found_message(name, text))
 
 
 def query_params(request: Request) -> dict[str, str]:
@@ -208,6 +229,8 @@ def route(
                 args: list[Any] = []
                 if auth != "none":
                     args.append(authenticate(request.headers.get("authorization"), require_admin=auth == "admin"))
+                check_path_ids(path_params)
+                json_input.check_document(query_params(request))  # every route, also those reading params themselves
                 if body is not None:
                     kwargs["body"] = parse_body(body, request)
                 elif request.raw_body and len(request.raw_body) > MAX_BODY_BYTES:
@@ -219,6 +242,9 @@ def route(
                 return error_response(exc)
             except storage.Contention:
                 return error_response(errors.ConflictError("Too many simultaneous changes to the same records; retry the request"))
+            except storage.UNAVAILABLE:
+                logger.exception("dependency unavailable", extra={"path": path, "method": method})
+                return error_response(errors.ServiceUnavailableError("A storage dependency did not answer in time; retry later"))
             except Exception:
                 logger.exception("unhandled error", extra={"path": path, "method": method})
                 return error_response(errors.InternalError("An internal error occurred"))

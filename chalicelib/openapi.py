@@ -21,6 +21,7 @@ from chalice.app import Blueprint, Request
 from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
+from chalicelib import json_input, path_ids
 from chalicelib.errors import ErrorBody
 from chalicelib.http import ROUTES, RouteSpec, route
 from chalicelib.openapi_links import add_links
@@ -45,12 +46,14 @@ ERROR_RESPONSES: dict[int, tuple[str, str]] = {
     415: ("UnsupportedMediaType", "UNSUPPORTED_MEDIA_TYPE: the body is not `application/json`."),
     429: ("RateLimited", "RATE_LIMITED: too many requests; retry after `Retry-After` seconds."),
     500: ("InternalError", "INTERNAL_ERROR: an unexpected fault (no stack trace in the body)."),
+    503: ("ServiceUnavailable", "SERVICE_UNAVAILABLE: DynamoDB or SQS did not answer in time; retry after `Retry-After` seconds."),
 }
 
 #: Response headers of some error statuses (always sent with them).
 _ERROR_HEADERS: dict[int, dict[str, Any]] = {
     401: {"WWW-Authenticate": {"description": "`Bearer realm=...`", "required": True, "schema": {"type": "string"}}},
     429: {"Retry-After": {"description": "Seconds to wait.", "required": True, "schema": {"type": "string", "pattern": "^[0-9]+$"}}},
+    503: {"Retry-After": {"description": "Seconds to wait.", "required": True, "schema": {"type": "string", "pattern": "^[0-9]+$"}}},
 }
 
 #: The document's tags, in display order, with their descriptions.
@@ -84,11 +87,11 @@ def error_statuses(spec: RouteSpec) -> list[int]:
     400 with any input; 401 with a key; 403 for admin routes and for user routes acting on a
     resource (ownership, policies); 404 with path parameters or a body naming other
     resources; 409 for writes; 413 and 415 with a body; 429 (API Gateway throttling) and
-    500 always. A route adds more through its ``error_statuses`` (e.g. 404 of ``GET /v1/geocode``).
+    500 and 503 (a dependency timing out) always. A route adds more through its ``error_statuses`` (e.g. 404 of ``GET /v1/geocode``).
     """
     has_params = bool(path_params(spec.path))
     acts_on_resource = has_params or spec.body is not None
-    statuses = {429, 500, *spec.error_statuses}
+    statuses = {429, 500, 503, *spec.error_statuses}
     if acts_on_resource or spec.query is not None or spec.extra_parameters is not None:
         statuses.add(400)
     if spec.auth != "none":
@@ -143,10 +146,16 @@ def _query_parameters(model_schema: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _path_parameters(spec: RouteSpec) -> list[dict[str, Any]]:
+    # The path-id rule of the HTTP edge (chalicelib.path_ids): anything else is 404 before any read;
+    # a constrained parameter (an enum of channel keys) states its own type.
     parameters = []
     for name in path_params(spec.path):
         kind = spec.path_types.get(name)
-        schema = {k: v for k, v in TypeAdapter(kind).json_schema().items() if k != "title"} if kind else {"type": "string", "minLength": 1}
+        schema: dict[str, Any] = {
+            "type": "string", "minLength": 1, "maxLength": path_ids.LONG_IDS.get(name, path_ids.MAX_LENGTH), "pattern": path_ids.PATTERN,
+        }
+        if kind is not None:
+            schema |= {k: v for k, v in TypeAdapter(kind).json_schema().items() if k != "title"}
         parameters.append({"name": name, "in": "path", "required": True, "schema": schema})
     return parameters
 
@@ -167,6 +176,47 @@ def validation_rules(spec: RouteSpec) -> list[str]:
     if spec.query is not None and "cursor" in spec.query.model_fields:
         rules.append(CURSOR_RULE)
     return rules
+
+
+def _bound_inputs(paths: dict[str, Any], schemas: dict[str, Any]) -> None:
+    """State the number limits every request is held to (:mod:`chalicelib.json_input`) on the
+    inputs: parameters, request bodies and every schema they reach through ``$ref``."""
+    inputs = [op.get("parameters", []) for item in paths.values() for op in item.values()]
+    inputs += [op["requestBody"] for item in paths.values() for op in item.values() if "requestBody" in op]
+    reached: set[str] = set()
+    pending = [inputs]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith(REF_TEMPLATE.format(model="")):
+                name = ref.rsplit("/", 1)[-1]
+                if name not in reached and name in schemas:
+                    reached.add(name)
+                    pending.append(schemas[name])
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    _bound_numbers(inputs)
+    for name in reached:
+        _bound_numbers(schemas[name])
+
+
+def _bound_numbers(node: Any) -> None:
+    """Give every integer and number schema without bounds the limits every body is held to
+    (:mod:`chalicelib.json_input`: +-(2**53 - 1)), so the document states them."""
+    if isinstance(node, dict):
+        if node.get("type") in ("integer", "number"):
+            # An exclusive bound already bounds that side (Redocly: no-mixed-number-range-constraints).
+            if "exclusiveMinimum" not in node:
+                node.setdefault("minimum", -json_input.MAX_SAFE_INTEGER)
+            if "exclusiveMaximum" not in node:
+                node.setdefault("maximum", json_input.MAX_SAFE_INTEGER)
+        for value in node.values():
+            _bound_numbers(value)
+    elif isinstance(node, list):
+        for value in node:
+            _bound_numbers(value)
 
 
 def _description(spec: RouteSpec) -> str:
@@ -294,6 +344,7 @@ def build_document(routes: Sequence[RouteSpec]) -> dict[str, Any]:
     for spec in routes:
         paths.setdefault(spec.path, {})[spec.method.lower()] = _operation(spec, refs, schemas, taken)
     add_links(paths, schemas, {path: path_params(path) for path in paths})
+    _bound_inputs(paths, schemas)
     _drop_query_models(routes, refs, schemas)
     _drop_property_titles(schemas)
     envelope_refs = {model.__name__: refs[(model, "serialization")]["$ref"] for model in envelope_models()}

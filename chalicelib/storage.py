@@ -19,14 +19,42 @@ from typing import Any
 import boto3
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.config import Config
-from botocore.exceptions import ClientError
+from botocore.exceptions import ClientError, ConnectionClosedError, ReadTimeoutError
+from botocore.exceptions import ConnectionError as BotoConnectionError
+
+from chalicelib.config import settings
 
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
 _client_lock = threading.Lock()
 
-#: Retries in "standard" mode back off on throttling (botocore docs, "Retries").
-_BOTO_CONFIG = Config(retries={"mode": "standard", "max_attempts": 4}, max_pool_connections=32)
+#: Faults that mean "the dependency did not answer in time or at all" after botocore's retries:
+#: the HTTP edge answers them 503 SERVICE_UNAVAILABLE with Retry-After, never a hang or a 500.
+UNAVAILABLE: tuple[type[Exception], ...] = (BotoConnectionError, ReadTimeoutError, ConnectionClosedError)
+
+
+def boto_config(attempts: int | None = None) -> Config:
+    """The botocore configuration of every client: explicit timeouts and "standard" retries.
+
+    The numbers (``AWS_CONNECT_TIMEOUT_SECONDS`` 2, ``AWS_READ_TIMEOUT_SECONDS`` 3,
+    ``AWS_MAX_ATTEMPTS`` 3; docs/decisions.md "Bounded waiting") bound one call's worst case to
+    3 x (2 + 3) s plus standard-mode backoff (<= 1 s, then <= 2 s; botocore docs, "Retries"),
+    about 18 s: under API Gateway's 29 s integration timeout and the API function's 30 s, so a
+    request whose first dependency call stalls answers 503 instead of timing out. botocore's
+    defaults (60 s connect and read, legacy retries) would hang a request past both.
+
+    Parameters
+    ----------
+    attempts:
+        Total attempts (first try included); default ``AWS_MAX_ATTEMPTS``.
+    """
+    config = settings()
+    return Config(
+        connect_timeout=config.AWS_CONNECT_TIMEOUT_SECONDS,
+        read_timeout=config.AWS_READ_TIMEOUT_SECONDS,
+        retries={"mode": "standard", "total_max_attempts": attempts or config.AWS_MAX_ATTEMPTS},
+        max_pool_connections=32,
+    )
 
 
 @cache
@@ -34,10 +62,44 @@ def client(service: str) -> Any:
     """Return the process-wide boto3 client for ``service`` (``"dynamodb"``, ``"sqs"``, ...).
 
     boto3 reads ``AWS_ENDPOINT_URL`` itself, so local runs reach the embedded AWS without
-    a branch in this code. Clients are thread-safe and created once (Lambda cold start).
+    a branch in this code. Clients are thread-safe and created once (Lambda cold start), with
+    :func:`boto_config`.
     """
     with _client_lock:
-        return _session().client(service, config=_BOTO_CONFIG)  # type: ignore[call-overload]
+        return _session().client(service, config=boto_config())  # type: ignore[call-overload]
+
+
+@cache
+def probe_client(service: str) -> Any:
+    """A client for readiness probes: the same timeouts, one attempt (a probe reports, it does not retry)."""
+    with _client_lock:
+        return _session().client(service, config=boto_config(attempts=1))  # type: ignore[call-overload]
+
+
+def probe_table(table: str) -> None:
+    """Ask DynamoDB to describe ``table`` (one attempt).
+
+    Raises
+    ------
+    botocore.exceptions.ClientError, botocore.exceptions.BotoCoreError
+        The table is missing or DynamoDB did not answer.
+    RuntimeError
+        The table exists but is not ``ACTIVE`` (or ``UPDATING``, which still serves).
+    """
+    status = probe_client("dynamodb").describe_table(TableName=table)["Table"]["TableStatus"]
+    if status not in ("ACTIVE", "UPDATING"):
+        raise RuntimeError(f"table status {status}")
+
+
+def probe_queue(queue_url: str) -> None:
+    """Ask SQS for one attribute of the queue at ``queue_url`` (one attempt).
+
+    Raises
+    ------
+    botocore.exceptions.ClientError, botocore.exceptions.BotoCoreError
+        The queue is missing or SQS did not answer.
+    """
+    probe_client("sqs").get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])
 
 
 @cache

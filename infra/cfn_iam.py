@@ -25,6 +25,7 @@ TABLE_ACTIONS = [
     "dynamodb:BatchGetItem",
     "dynamodb:ConditionCheckItem",
     "dynamodb:DeleteItem",
+    "dynamodb:DescribeTable",
     "dynamodb:GetItem",
     "dynamodb:PutItem",
     "dynamodb:Query",
@@ -34,9 +35,12 @@ TABLE_ACTIONS = [
 #: SQS calls of the code, per queue (approval tasks are claimed and decided by admin routes;
 #: failed webhook deliveries are re-queued with a delay).
 QUEUE_ACTIONS: dict[str, list[str]] = {
-    "ApprovalQueue": ["sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:ReceiveMessage", "sqs:SendMessage"],
-    "DeliveryQueue": ["sqs:SendMessage"],
-    "DeliveryRetryQueue": ["sqs:SendMessage"],
+    "ApprovalQueue": [
+        "sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ReceiveMessage", "sqs:SendMessage"
+    ],
+    # GetQueueAttributes: the readiness probe of GET /v1/health (chalicelib/system/health.py).
+    "DeliveryQueue": ["sqs:GetQueueAttributes", "sqs:SendMessage"],
+    "DeliveryRetryQueue": ["sqs:GetQueueAttributes", "sqs:SendMessage"],
 }
 
 #: Amazon Location Service (``GEOCODER=amazon-location``).

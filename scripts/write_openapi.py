@@ -13,8 +13,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import app  # noqa: E402, F401  (registers every route)
-from chalicelib.openapi import document  # noqa: E402
+import app  # noqa: F401  (registers every route)
+from chalicelib.openapi import document
 
 
 def main(target: str) -> None:

@@ -6,6 +6,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from chalicelib.json_input import MAX_SAFE_INTEGER
+
 
 class FieldType(StrEnum):
     """The value types a category field may have; values are always strings in ``meta``."""
@@ -65,7 +67,8 @@ class CategoryField(BaseModel):
 
     ``roles`` lists the roles that may set the field, ``requiredFor`` those that must;
     ``encoding`` says how the string value is written; ``filterable`` whether search takes
-    ``meta.<key>`` filters on it.
+    ``meta.<key>`` filters on it; ``minimum``/``maximum`` bound number and integer values
+    (inclusive; by default +-(2**53 - 1), the integers every JSON client represents exactly).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -78,6 +81,8 @@ class CategoryField(BaseModel):
     encoding: str = ""
     filterable: bool = False
     description: str | None = None
+    minimum: int | float | None = Field(default=None, description="Smallest accepted value (number and integer fields)")
+    maximum: int | float | None = Field(default=None, description="Largest accepted value (number and integer fields)")
 
     @model_validator(mode="after")
     def _derive(self) -> CategoryField:
@@ -85,6 +90,13 @@ class CategoryField(BaseModel):
         self.encoding = self.encoding or ENCODINGS[self.type]
         if "filterable" not in self.model_fields_set:
             self.filterable = self.type in FILTERABLE_TYPES
+        if self.type in (FieldType.NUMBER, FieldType.INTEGER):
+            self.minimum = -MAX_SAFE_INTEGER if self.minimum is None else self.minimum
+            self.maximum = MAX_SAFE_INTEGER if self.maximum is None else self.maximum
+            if self.minimum > self.maximum:
+                raise ValueError(f"field {self.key}: minimum above maximum")
+        elif self.minimum is not None or self.maximum is not None:
+            raise ValueError(f"field {self.key}: only number and integer fields take minimum/maximum")
         if self.type in (FieldType.SELECT, FieldType.MULTISELECT) and not self.options:
             raise ValueError(f"field {self.key}: {self.type} needs options")
         if not set(self.requiredFor) <= set(self.roles):

@@ -30,6 +30,7 @@ from chalicelib import errors, storage
 from chalicelib.auth.service import Caller
 from chalicelib.dashboard import sessions
 from chalicelib.dashboard.sessions import Session
+from chalicelib.http import check_path_ids
 
 logger = Logger(service="matching-service", child=True)
 
@@ -221,6 +222,7 @@ def page(path: str, method: str = "GET", access: Access = "session") -> Callable
             assert request is not None
             current = Page(request)
             try:
+                check_path_ids(params)  # the API's rule: a malformed id is 404 before any read
                 if method == "POST" and request.headers.get("authorization"):
                     raise Refused(403, "Dashboard actions accept only a Dashboard session, never an API key (Authorization header).")
                 if access != "public":

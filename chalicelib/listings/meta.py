@@ -49,8 +49,16 @@ def _number(field: CategoryField, value: str) -> str:
     # (or overflow the decimal context); no accepted value is longer than DEFAULT_MAX_LENGTH anyway.
     if not number.is_zero() and abs(number.adjusted()) >= DEFAULT_MAX_LENGTH:
         raise InvalidValue("is out of range")
+    _check_range(field, number)
     # Always positional notation ("0.00000001", never "1E-8"): the documented encoding is a decimal string.
     return format(number.normalize(), "f")
+
+
+def _check_range(field: CategoryField, number: Decimal | int) -> None:
+    """Enforce the field's ``minimum``/``maximum`` (set for every number and integer field)."""
+    low, high = field.minimum, field.maximum
+    if (low is not None and number < Decimal(str(low))) or (high is not None and number > Decimal(str(high))):
+        raise InvalidValue(f"must be between {low} and {high}")
 
 
 def _integer(field: CategoryField, value: str) -> str:
@@ -59,7 +67,9 @@ def _integer(field: CategoryField, value: str) -> str:
         raise InvalidValue('must be a base-10 integer string, e.g. "3"')
     if len(text) > DEFAULT_MAX_LENGTH:  # before int(): Python refuses (ValueError) to convert over 4300 digits
         raise InvalidValue(f"must be at most {DEFAULT_MAX_LENGTH} characters")
-    return str(int(text))
+    number = int(text)
+    _check_range(field, number)
+    return str(number)
 
 
 def _boolean(field: CategoryField, value: str) -> str:

@@ -79,7 +79,12 @@ class Listing(BaseModel):
     roleKey: str
     meta: dict[str, str]
     channels: list[str]
-    webhookIds: list[str]
+    webhookIds: list[str] | None = Field(
+        default=None,
+        exclude_if=lambda ids: ids is None,
+        description="The owner's webhooks bound to the listing: only in the owner's own view (detail, mine, "
+        "create, update, status responses), never to other users or in search results",
+    )
     status: ListingStatus
     statusReason: str | None = None
     profile: OwnerSummary

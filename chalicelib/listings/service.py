@@ -43,8 +43,8 @@ def owner_summary(user: dict[str, Any] | None, user_id: str) -> OwnerSummary:
     return OwnerSummary(userId=user_id, **summary_from_item(user).model_dump())
 
 
-def to_model(item: dict[str, Any], owner: dict[str, Any] | None) -> Listing:
-    """The API view of a listing item."""
+def to_model(item: dict[str, Any], owner: dict[str, Any] | None, owner_view: bool = False) -> Listing:
+    """The API view of a listing item; ``webhookIds`` only in the owner's view (``owner_view``)."""
     return Listing(
         id=item["listingId"],
         title=item["title"],
@@ -52,7 +52,7 @@ def to_model(item: dict[str, Any], owner: dict[str, Any] | None) -> Listing:
         roleKey=item["roleKey"],
         meta=item.get("meta") or {},
         channels=item.get("channels") or [],
-        webhookIds=item.get("webhookIds") or [],
+        webhookIds=(item.get("webhookIds") or []) if owner_view else None,
         status=item["status"],
         statusReason=item.get("statusReason"),
         profile=owner_summary(owner, item["ownerId"]),
@@ -141,7 +141,7 @@ def create_listing(caller: Caller, body: ListingCreate) -> Listing:
         **repository.pending_attributes(listing_id, now),
     }
     repository.create(item, [_submitted_event(listing_id, 1)])
-    return to_model(item, owner)
+    return to_model(item, owner, owner_view=True)
 
 
 def owned(caller: Caller, listing_id: str) -> dict[str, Any]:
@@ -182,7 +182,7 @@ def list_my_listings(caller: Caller, page: PageQuery) -> MyListingPage:
     owner = users.get_user(caller.user_id) if items else None
     position = page.position_in("listings.mine", caller.user_id)
     return MyListingPage(
-        listings=[to_model(i, owner) for i in position.slice(items)], total=len(items), page=position.page,
+        listings=[to_model(i, owner, owner_view=True) for i in position.slice(items)], total=len(items), page=position.page,
         pageSize=position.page_size, nextCursor=position.next_cursor(position.after(len(items))),
     )
 
@@ -231,7 +231,7 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate) -> List
         ])
     except storage.TransactionConflict as exc:
         raise errors.ConflictError("The listing changed while you were updating it; read it again and retry") from exc
-    return to_model(updated, owner)
+    return to_model(updated, owner, owner_view=True)
 
 
 def change_status(caller: Caller, listing_id: str, body: ListingStatusChange) -> Listing:
@@ -257,4 +257,4 @@ def change_status(caller: Caller, listing_id: str, body: ListingStatusChange) ->
             f"Cannot change status from {item['status']} to {body.status}; "
             "only ACTIVE -> PAUSED and PAUSED -> ACTIVE are allowed"
         ) from exc
-    return to_model(updated, users.get_user(caller.user_id))
+    return to_model(updated, users.get_user(caller.user_id), owner_view=True)

@@ -19,29 +19,36 @@ listing reads only the posting lists of its own category, role, location and wor
   3-character prefixes of its words. Geo keys carry no word: the circle already narrows them,
   and a word key per cell would multiply the keys a listing reads.
 
-Each posting entry carries a payload (the saver, the rarest term, the circle) that the
-percolator tests in memory before it reads a saved search (:func:`prefilter`); the saved
-search itself is then verified with the search's own filter function.
+Each posting entry carries a payload that the percolator tests in memory before it reads a
+saved search (:func:`prefilter`): the saver, and the whole query when it is short (at most
+:data:`MAX_EMBEDDED_QUERY_CHARS` characters of JSON, nearly every saved search), tested with the
+search's own filter function; for longer queries the rarest term and the circle. So the saved
+searches read are nearly exactly the matches, however many share a posting list. The saved
+search itself is then read and verified once more with the same function.
 
 Sources: the percolator (Elasticsearch "percolate" query); geohash (G. Niemeyer, 2008).
 """
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.categories.registry import all_categories
 from chalicelib.listings.search import geo
-from chalicelib.listings.search.filters import matches_terms
+from chalicelib.listings.search.filters import evaluate, matches_terms
 from chalicelib.listings.search.query import SearchQuery
+from chalicelib.saved_searches.query import parsed
 
 #: Geohash precisions a saved search's circle may be covered at, coarsest first
 #: (precision 2 cells are about 1,250 x 625 km, 5 about 4.9 x 4.9 km).
 PRECISIONS = (2, 3, 4, 5)
 #: Most cells one saved search is filed under (each is one posting update when it is saved).
 MAX_COVER_CELLS = 16
+#: Longest query (compact JSON) embedded in its posting entries; longer ones embed term and circle only.
+MAX_EMBEDDED_QUERY_CHARS = 300
 #: Characters of the rarest term that form the word part of a key.
 WORD_TOKEN_LENGTH = 3
 ANY = "*"
@@ -82,25 +89,29 @@ class Entry:
         The rarest ``q`` term, or ``""``: some word of the listing must start with it.
     circle:
         ``(fieldKey, lat, lng, radiusKm)`` of the geo filter with a radius, or ``None``.
+    query:
+        The saved query as compact JSON (sorted keys), or ``""`` when longer than
+        :data:`MAX_EMBEDDED_QUERY_CHARS`.
     """
 
     owner_id: str
     term: str
     circle: tuple[str, float, float, float] | None
+    query: str = ""
 
     def encode(self) -> str:
-        """Compact text form stored in the posting item (``owner|term|field,lat,lng,radius``)."""
+        """Compact text form stored in the posting item (``owner|term|field,lat,lng,radius|query``)."""
         circle = "" if self.circle is None else ",".join(str(part) for part in self.circle)
-        return f"{self.owner_id}|{self.term}|{circle}"
+        return f"{self.owner_id}|{self.term}|{circle}|{self.query}"
 
     @classmethod
     def decode(cls, text: str) -> Entry:
-        """Inverse of :meth:`encode`."""
-        owner_id, term, circle = text.split("|", 2)
+        """Inverse of :meth:`encode` (ids, folded terms and numbers hold no ``|``; the query comes last)."""
+        owner_id, term, circle, query = text.split("|", 3)
         if not circle:
-            return cls(owner_id, term, None)
+            return cls(owner_id, term, None, query)
         field, lat, lng, radius = circle.split(",")
-        return cls(owner_id, term, (field, float(lat), float(lng), float(radius)))
+        return cls(owner_id, term, (field, float(lat), float(lng), float(radius)), query)
 
 
 def _kinds(query: SearchQuery) -> str:
@@ -147,12 +158,22 @@ def keys_of(query: SearchQuery) -> list[str]:
     return [f"{_kinds(query)}|{cell}|{ANY}" for cell in cells]
 
 
-def entry_of(query: SearchQuery, owner_id: str) -> Entry:
-    """The payload stored with each of the saved search's posting entries."""
+def entry_of(params: dict[str, str], owner_id: str) -> Entry:
+    """The payload stored with each of the saved search's posting entries.
+
+    Parameters
+    ----------
+    params:
+        The saved search's (validated) query parameters.
+    owner_id:
+        The saver.
+    """
+    query = parsed(params)
     circle = None
     if query.geo is not None and query.geo.radius_km is not None:
         circle = (query.geo.key, query.geo.lat, query.geo.lng, query.geo.radius_km)
-    return Entry(owner_id, rarest_term(query.terms) or "", circle)
+    text = json.dumps(params, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+    return Entry(owner_id, rarest_term(query.terms) or "", circle, text if len(text) <= MAX_EMBEDDED_QUERY_CHARS else "")
 
 
 def listing_cells(listing: dict[str, Any]) -> list[str]:
@@ -186,10 +207,13 @@ def lookup_keys(listing: dict[str, Any]) -> list[str]:
 
 
 def prefilter(entry: Entry, listing: dict[str, Any]) -> bool:
-    """True when the posting entry may match ``listing``: not the listing owner's, the rarest term
-    a word prefix of the listing, the listing within the circle. Cheap: no store is read."""
+    """True when the posting entry may match ``listing``: not the listing owner's, and the embedded
+    query passes :func:`~chalicelib.listings.search.filters.evaluate` (without one: the rarest term
+    is a word prefix of the listing and the listing lies within the circle). No store is read."""
     if entry.owner_id == listing["ownerId"]:
         return False
+    if entry.query:
+        return evaluate(parsed(json.loads(entry.query)), listing) is not None
     if entry.term and not matches_terms(listing, [entry.term]):
         return False
     if entry.circle is not None:

@@ -7,10 +7,7 @@ from functools import lru_cache
 from urllib.parse import urlencode
 
 from chalicelib import errors
-from chalicelib.listings.search.query import SearchQuery, parse_search
-
-#: Paging belongs to a run of a search, not to the search.
-_PAGING = ("page", "pageSize")
+from chalicelib.listings.search.query import PAGING_PARAMETERS, SearchQuery, parse_search
 
 
 def _text(value: str | int | float) -> str:
@@ -29,10 +26,10 @@ def validate(query: dict[str, str], alerts: bool) -> SearchQuery:
     ------
     ValidationError
         ``details`` naming ``query.<param>``: any error search reports for that parameter,
-        ``page``/``pageSize`` (not part of a saved search), and, with ``alerts``, a geo filter
+        ``page``/``pageSize``/``cursor`` (not part of a saved search), and, with ``alerts``, a geo filter
         without ``radiusKm``.
     """
-    for name in _PAGING:
+    for name in PAGING_PARAMETERS:  # paging belongs to a run of a search, not to the search
         if name in query:
             raise errors.ValidationError.for_field(f"query.{name}", "paging is not part of a saved search")
     try:

@@ -23,8 +23,9 @@ from chalicelib.config import settings
 
 #: Sort key of an owner's counter item (sorts before every ``ss_`` id).
 COUNTER = "#count"
-#: Most entries in one posting shard: about 100 bytes each, far below DynamoDB's 400 KB per item.
-SHARD_CAPACITY = 1000
+#: Most entries in one posting shard: at most about 400 bytes each (an id, the saver and a query of
+#: at most ``postings.MAX_EMBEDDED_QUERY_CHARS``), so a shard stays near half of DynamoDB's 400 KB per item.
+SHARD_CAPACITY = 500
 #: Prefix of the entry attributes of a posting item.
 ENTRY_PREFIX = "e_"
 

@@ -54,7 +54,7 @@ def create_saved_search(caller: Caller, body: SavedSearchCreate) -> SavedSearch:
     """
     query = normalize(body.query)
     parsed = validate(query, body.alerts)
-    entry = postings.entry_of(parsed, caller.user_id).encode()
+    entry = postings.entry_of(query, caller.user_id).encode()
     item: dict[str, Any] = {
         "ownerId": caller.user_id,
         "savedSearchId": clock.new_id("ss"),

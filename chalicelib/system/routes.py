@@ -6,6 +6,7 @@ from chalice.app import Blueprint
 from pydantic import BaseModel
 
 from chalicelib.http import route
+from chalicelib.system import health as readiness
 
 bp = Blueprint(__name__)
 
@@ -18,5 +19,6 @@ class Health(BaseModel):
 
 @route(bp, "/v1/health", "GET", auth="none", response=Health, tags=("system",))
 def health() -> Health:
-    """Liveness: 200 once the API serves requests (locally: once the whole stack is up)."""
+    """Readiness: 200 when every table and queue answers, else 503 SERVICE_UNAVAILABLE naming them."""
+    readiness.check()
     return Health()

@@ -51,4 +51,5 @@ def get_listing_detail(caller: Caller, listing_id: str) -> ListingDetail:
     """
     item = get_visible(caller, listing_id)
     owner, my_request = owner_and_my_request(item, caller.user_id)
-    return ListingDetail(**to_model(item, owner).model_dump(), myRequest=my_request)
+    owner_view = caller.user_id == item["ownerId"]
+    return ListingDetail(**to_model(item, owner, owner_view=owner_view).model_dump(), myRequest=my_request)

@@ -4,12 +4,11 @@ Real receivers on 127.0.0.1 (:mod:`tests.e2e.receivers`) get the deliveries of t
 stack (the API over HTTP, moto's DynamoDB stream, the event runner). The local stage allows
 http and loopback webhook URLs.
 
-Ordering used as a barrier: the runner hands the outbox stream to the delivery handler one
-batch after another and a batch's deliveries all finish before the next batch is read, so
-once a receiver got a *later* event, every earlier event has been fanned out and delivered.
+Ordering used as a barrier: the stream consumer queues each event into the lanes of its
+webhooks in stream order, and each lane delivers in that order, so once a webhook got a *later*
+event, every earlier event of that webhook was delivered, and every earlier event was routed.
 "Receiver X got nothing of kind K" is therefore asserted only after X (or a sibling webhook
-of the same event) received a later event.
-
+of the same event) received a later event, with a short wait for X's own lane.
 Failure counting is shown without retries (each failure comes from its own event, one event
 at a time: with the default 30 s retry delay no retry happens while a test runs). Retries
 and the replay of a stream batch run on a stack of their own, started with
@@ -531,3 +530,71 @@ def test_a_replayed_stream_batch_delivers_nothing_twice(fast_stack: Stack, new_r
     assert sorted(ids) == sorted(delivered)
     assert len(ids) == len(set(ids)) == len(expected)
     assert webhook_state(owner, hook["id"])["failCount"] == 0
+
+
+# -- isolation between tenants: delivery lanes (issue 10) --------------------------------------------------
+
+#: Shortened for a lean test (production: 10 s deadline, 30/120/600 s delays); the lanes do not depend on them.
+LANE_TIMEOUT_SECONDS = 2
+LANE_DELAYS = (2, 3, 4)
+
+
+@pytest.fixture(scope="module")
+def lane_stack() -> Iterator[Stack]:
+    """A local stack with a 2 s delivery deadline and retries after 2, 3 and 4 s."""
+    running = start_stack({
+        "WEBHOOK_TIMEOUT_SECONDS": str(LANE_TIMEOUT_SECONDS),
+        "WEBHOOK_RETRY_DELAYS_SECONDS": ",".join(map(str, LANE_DELAYS)),
+    })
+    yield running
+    stop_stack(running)
+
+
+def test_a_hanging_tenant_delays_no_other_and_its_failure_policy_is_exact(
+    lane_stack: Stack, new_receiver: Callable[..., Receiver]
+) -> None:
+    # Tenant A's receiver hangs, tenant B's answers at once, tenant C's answers 500. Events go to A and
+    # B about once a second for 12 s (A's five attempts take 5 x 2 s; the issue's 30 s add nothing).
+    a_id, tenant_a = lane_stack.new_user("Ada Hanging")
+    b_id, tenant_b = lane_stack.new_user("Ben Healthy")
+    c_id, tenant_c = lane_stack.new_user("Cy Failing")
+    _, peer = lane_stack.new_user("Pat Peer")
+    hanging, healthy, failing = new_receiver("hang", hang_seconds=30), new_receiver(), new_receiver("fail")
+    hook_a = register(tenant_a, hanging, events=["message.new"])
+    hook_b = register(tenant_b, healthy, events=["message.new"])
+    hook_c = register(tenant_c, failing, events=["message.new"])
+    to_a = open_conversation(a_id, tenant_a, peer)
+    to_b = open_conversation(b_id, tenant_b, peer)
+    to_c = open_conversation(c_id, tenant_c, peer)
+
+    say(peer, to_c, "one failing delivery")  # retried after 2, 3 and 4 s while A hangs
+    sent_at: dict[str, float] = {}
+    started = time.monotonic()
+    n = 0
+    while time.monotonic() - started < 12:
+        say(peer, to_a, f"a{n}")
+        sent_at[f"b{n}"] = time.monotonic()
+        say(peer, to_b, f"b{n}")
+        n += 1
+        time.sleep(max(0.0, started + n - time.monotonic()))
+
+    arrivals = received(healthy, len(sent_at), timeout=DELIVERY_WAIT)
+    latency = {body_of(r)["data"]["content"]: r.at - sent_at[body_of(r)["data"]["content"]] for r in arrivals}
+    assert set(latency) == set(sent_at)
+    assert max(latency.values()) < 2.0, sorted(latency.items(), key=lambda kv: -kv[1])[:3]
+    assert [body_of(r)["data"]["content"] for r in arrivals] == [f"b{i}" for i in range(n)]  # in event order
+
+    state = wait_state(tenant_a, hook_a["id"], fail_count=5, active=False)
+    assert (state["failCount"], state["active"]) == (5, False)
+    time.sleep(max(LANE_DELAYS) + 1)  # a retry or a queued event that still came would have arrived by now
+    assert len(hanging.requests) == 5  # exactly five attempts reached the hanging receiver, one at a time
+    gaps = [b.at - a.at for a, b in itertools.pairwise(hanging.requests)]
+    assert all(gap >= LANE_TIMEOUT_SECONDS - 0.1 for gap in gaps), gaps
+    assert len(deliveries(tenant_a, hook_a["id"], 5)) == 5  # every attempt logged
+    assert webhook_state(tenant_b, hook_b["id"])["failCount"] == 0
+
+    attempts = received(failing, 1 + len(LANE_DELAYS), timeout=30)
+    retry_gaps = [b.at - a.at for a, b in itertools.pairwise(attempts)]
+    assert all(abs(gap - delay) < 1.0 for gap, delay in zip(retry_gaps, LANE_DELAYS, strict=True)), retry_gaps
+    assert len({r.webhook_id for r in attempts}) == 1
+    assert wait_state(tenant_c, hook_c["id"], fail_count=4)["active"] is True

@@ -32,6 +32,7 @@ def reset_process_caches() -> None:
     """Forget cached settings, boto3 clients and API-key lookups (they depend on the environment)."""
     settings.cache_clear()
     storage.client.cache_clear()
+    storage.probe_client.cache_clear()
     clear_cache()
 
 

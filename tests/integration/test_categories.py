@@ -13,7 +13,8 @@ from tests.integration.helpers import Stack, assert_error, shared_stack
 
 CATEGORY_KEYS = {"key", "name", "description", "roles", "fields"}
 ROLE_KEYS = {"key", "name", "description"}
-FIELD_KEYS = {"key", "label", "type", "roles", "requiredFor", "options", "encoding", "filterable", "description"}
+FIELD_KEYS = {"key", "label", "type", "roles", "requiredFor", "options", "encoding", "filterable", "description",
+              "minimum", "maximum"}
 FIELD_TYPES = {t.value for t in FieldType}
 FILTERABLE = {"select", "multiselect", "number", "integer", "boolean", "location"}
 

@@ -110,6 +110,7 @@ def test_others_get_404(api: Api, alice: User, bob: User) -> None:
         ({"meta.location_lat": "38.7", "meta.location_lng": "-9.1"}, True, "query.radiusKm"),
         ({"meta.location_lat": "91", "meta.location_lng": "-9.1", "radiusKm": "5"}, True, "query.meta.location_lat"),
         ({"page": "2"}, True, "query.page"),
+        ({"cursor": "abc"}, True, "query.cursor"),
     ],
 )
 def test_query_is_validated_by_search_and_named(api: Api, alice: User, query: dict[str, Any], alerts: bool, field: str) -> None:

@@ -31,7 +31,7 @@ from tests.integration.helpers import (
 )
 
 BERLIN = "meta.location_lat=52.52&meta.location_lng=13.405"
-ITEM_KEYS = {"id", "title", "categoryKey", "roleKey", "meta", "channels", "webhookIds", "status", "statusReason",
+ITEM_KEYS = {"id", "title", "categoryKey", "roleKey", "meta", "channels", "status", "statusReason",  # no webhookIds
              "profile", "createdAt", "updatedAt", "distanceKm"}
 
 #: name -> (category, role, meta); created in this order, so newest first is the reverse.

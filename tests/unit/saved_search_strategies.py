@@ -11,6 +11,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from chalicelib.categories.registry import all_categories
 from chalicelib.text import words
 
 CITIES = {
@@ -40,22 +41,32 @@ SHAPES: dict[str, dict[str, Any]] = {
 
 @st.composite
 def listings(draw: st.DrawFn) -> dict[str, Any]:
-    """A Listings item as it is stored while ACTIVE (no owner: callers set ``ownerId``)."""
-    category = draw(st.sampled_from(sorted(SHAPES)))
-    shape = SHAPES[category]
+    """A valid listing of a drawn category and role (fields its role may set, required ones always),
+    as the Listings table stores it while ACTIVE, without ids or owner (callers add them)."""
+    category_key = draw(st.sampled_from(sorted(SHAPES)))
+    shape = SHAPES[category_key]
     role = draw(st.sampled_from(shape["roles"]))
+    category = all_categories()[category_key]
     meta: dict[str, str] = {"title": " ".join(draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=3)))}
-    meta.update(shape["required"][role])
-    for key, options in shape["fields"].items():
-        if draw(st.booleans()):
-            meta[key] = draw(st.sampled_from(options))
-    if draw(st.booleans()):
-        city = draw(st.sampled_from(sorted(CITIES)))
-        lat, lng = CITIES[city]
-        meta.update(location=city.title(), location_lat=str(lat), location_lng=str(lng))
-    text = " ".join(meta.get(k, "") for k in ("title", "location"))
+    for field in category.fields:
+        if role not in field.roles or field.key == "title":
+            continue
+        required = role in field.requiredFor
+        if not (required or draw(st.booleans())):
+            continue
+        if field.key == "description":
+            meta["description"] = " ".join(draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=4)))
+        elif field.key == "location":
+            city = draw(st.sampled_from(sorted(CITIES)))
+            lat, lng = CITIES[city]
+            meta.update(location=city.title(), location_lat=str(lat), location_lng=str(lng))
+        elif field.key in shape["fields"]:
+            meta[field.key] = draw(st.sampled_from(shape["fields"][field.key]))
+        elif required:
+            meta[field.key] = shape["required"][role][field.key]
+    text = " ".join(meta.get(k, "") for k in ("title", "description", "location"))
     return {
-        "categoryKey": category, "roleKey": role, "meta": meta, "title": meta["title"],
+        "categoryKey": category_key, "roleKey": role, "meta": meta, "title": meta["title"],
         "searchText": " ".join(dict.fromkeys(words(text))),
     }
 

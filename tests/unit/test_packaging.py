@@ -56,6 +56,7 @@ CALLS: dict[str, str] = {
     r"\"delete_item\"|\.delete_item\(|\bdelete_op\(": "dynamodb:DeleteItem",
     r"\bcondition_op\(": "dynamodb:ConditionCheckItem",
     r"\.batch_write_item\(": "dynamodb:BatchWriteItem",
+    r"\.describe_table\(": "dynamodb:DescribeTable",
     r"\.send_message(_batch)?\(": "sqs:SendMessage",
     r"\.receive_message\(": "sqs:ReceiveMessage",
     r"\.delete_message(_batch)?\(": "sqs:DeleteMessage",

@@ -25,7 +25,7 @@ from tests.unit.saved_search_strategies import listings, queries
 def test_a_matching_search_is_always_a_candidate(listing: dict[str, Any], query: dict[str, str]) -> None:
     listing = {**listing, "listingId": "lst_1", "ownerId": "usr_owner"}
     search = parsed(query)
-    entry = postings.Entry.decode(postings.entry_of(search, "usr_saver").encode())
+    entry = postings.Entry.decode(postings.entry_of(query, "usr_saver").encode())
     found = bool(set(postings.keys_of(search)) & set(postings.lookup_keys(listing))) and postings.prefilter(entry, listing)
     if evaluate(search, listing) is not None:
         assert found
@@ -34,7 +34,7 @@ def test_a_matching_search_is_always_a_candidate(listing: dict[str, Any], query:
 @given(listing=listings(), query=queries())
 def test_the_owner_is_never_a_candidate(listing: dict[str, Any], query: dict[str, str]) -> None:
     listing = {**listing, "listingId": "lst_1", "ownerId": "usr_same"}
-    assert not postings.prefilter(postings.entry_of(parsed(query), "usr_same"), listing)
+    assert not postings.prefilter(postings.entry_of(query, "usr_same"), listing)
 
 
 @given(st.lists(st.sampled_from(["python", "go", "rust", "pythonic", "data"]), min_size=1, max_size=4))
@@ -58,7 +58,26 @@ def test_keys_by_kind() -> None:
     assert postings.keys_of(parse_search(lisbon)) == ["*/*|*|*"]  # no radius: sorts only
 
 
+@settings(max_examples=300, deadline=None)
+@given(listing=listings(), query=queries())
+def test_the_prefilter_without_an_embedded_query_never_drops_a_match(listing: dict[str, Any], query: dict[str, str]) -> None:
+    listing = {**listing, "listingId": "lst_1", "ownerId": "usr_owner"}
+    full = postings.entry_of(query, "usr_saver")
+    bare = postings.Entry(full.owner_id, full.term, full.circle)  # as for a query too long to embed
+    if evaluate(parsed(query), listing) is not None:
+        assert postings.prefilter(bare, listing)
+    assert postings.prefilter(full, listing) == (evaluate(parsed(query), listing) is not None)
+
+
+def test_long_queries_are_not_embedded() -> None:
+    short = postings.entry_of({"q": "python"}, "usr_1")
+    assert short.query == '{"q":"python"}'
+    long_query = {"q": " ".join(["mentoring"] * 40)}
+    assert postings.entry_of(long_query, "usr_1").query == ""
+    assert postings.entry_of(long_query, "usr_1").term == "mentoring"
+
+
 def test_entries_round_trip() -> None:
-    entry = postings.Entry("usr_1", "pyth", ("location", 38.7223, -9.1393, 25.0))
+    entry = postings.Entry("usr_1", "pyth", ("location", 38.7223, -9.1393, 25.0), '{"q":"a|b"}')
     assert postings.Entry.decode(entry.encode()) == entry
     assert postings.Entry.decode(postings.Entry("usr_1", "", None).encode()) == postings.Entry("usr_1", "", None)

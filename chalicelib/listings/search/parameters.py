@@ -20,6 +20,8 @@ from chalicelib.categories.models import Category, CategoryField, FieldType
 from chalicelib.categories.registry import all_categories, category_key_schema, role_key_schema
 from chalicelib.pagination import PageQuery
 
+#: Longest ``q``, in characters (a saved search's query values are bounded alike).
+MAX_Q_LENGTH = 512
 #: Largest accepted ``radiusKm``: half the Earth's circumference (km, WGS 84 equator / 2).
 MAX_RADIUS_KM = 20_038.0
 
@@ -40,7 +42,7 @@ class ListingSearchQuery(PageQuery):
     """
 
     model_config = ConfigDict(extra="allow")
-    q: Annotated[str, StringConstraints(max_length=200)] | None = Field(default=None, description="Free-text search terms")
+    q: Annotated[str, StringConstraints(max_length=MAX_Q_LENGTH)] | None = Field(default=None, description="Free-text search terms")
     category: str | None = Field(default=None, json_schema_extra=category_key_schema, description="A category key")
     role: str | None = Field(default=None, json_schema_extra=role_key_schema, description="A role key of the category")
     radiusKm: float | None = Field(

@@ -26,6 +26,8 @@ from chalicelib.text import words
 __all__ = ["MAX_RADIUS_KM", "GeoFilter", "MetaFilter", "SearchQuery", "parse_search"]
 _RANGE_TYPES = {FieldType.NUMBER, FieldType.INTEGER}
 _PAGING = ("page", "pageSize", "cursor")
+#: The parameters that page through results instead of selecting them (a saved search has none).
+PAGING_PARAMETERS = _PAGING
 
 
 @dataclass
