@@ -16,9 +16,14 @@ from typing import Annotated, Any
 
 from pydantic import WithJsonSchema
 
-#: ``pattern`` of a string with at least one non-whitespace character (JSON Schema patterns
-#: are unanchored: ECMA-262 ``search`` semantics, as pydantic-core applies them).
-NON_BLANK = r"\S"
+#: ``pattern`` of text without the C0 control characters every request is refused
+#: (:mod:`chalicelib.json_input`: U+0000..U+001F except tab, line feed and carriage return).
+CONTROL_FREE = r"^[^\x00-\x08\x0b\x0c\x0e-\x1f]*$"
+#: ``pattern`` of an object key or id: no C0 control character at all.
+CONTROL_FREE_KEY = r"^[^\x00-\x1f]*$"
+#: ``pattern`` of text with at least one non-whitespace character and no forbidden control
+#: character (JSON Schema patterns use ECMA-262 ``search`` semantics, as pydantic-core does).
+NON_BLANK = r"^[^\x00-\x08\x0b\x0c\x0e-\x1f]*[^\s\x00-\x1f][^\x00-\x08\x0b\x0c\x0e-\x1f]*$"
 
 #: A time the API returns: ISO 8601 UTC with milliseconds and ``Z`` (``2026-11-21T23:55:55.123Z``).
 Timestamp = Annotated[

@@ -24,6 +24,7 @@ from pydantic.json_schema import JsonSchemaMode, models_json_schema
 from chalicelib import json_input, path_ids
 from chalicelib.errors import ErrorBody
 from chalicelib.http import ROUTES, RouteSpec, route
+from chalicelib.json_types import CONTROL_FREE, CONTROL_FREE_KEY
 from chalicelib.openapi_links import add_links
 from chalicelib.openapi_webhooks import WEBHOOKS_TAG, envelope_models, webhooks_section
 
@@ -197,9 +198,22 @@ def _bound_inputs(paths: dict[str, Any], schemas: dict[str, Any]) -> None:
             pending.extend(node.values())
         elif isinstance(node, list):
             pending.extend(node)
-    _bound_numbers(inputs)
-    for name in reached:
-        _bound_numbers(schemas[name])
+    reached_schemas = [schemas[name] for name in sorted(reached)]
+    _bound_numbers([inputs, reached_schemas])
+    _free_of_controls([inputs, reached_schemas])
+
+
+def _free_of_controls(node: Any, key_schema: bool = False) -> None:
+    """State the control-character rule of :mod:`chalicelib.json_input` on every input string
+    without a pattern of its own (an enum, a pattern or a format already excludes them)."""
+    if isinstance(node, dict):
+        if (node.get("type") == "string" or key_schema) and not {"pattern", "enum", "const", "format"} & node.keys():
+            node["pattern"] = CONTROL_FREE_KEY if key_schema else CONTROL_FREE
+        for name, value in node.items():
+            _free_of_controls(value, key_schema=name == "propertyNames")
+    elif isinstance(node, list):
+        for value in node:
+            _free_of_controls(value)
 
 
 def _bound_numbers(node: Any) -> None:
