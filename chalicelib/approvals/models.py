@@ -55,7 +55,7 @@ class ApprovalList(BaseModel):
 class ApprovalDecision(BaseModel):
     """Body of ``POST /v1/admin/approvals/{approvalId}``; ``reason`` becomes the listing's ``statusReason``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"decision": "approve"}]})
     decision: Literal["approve", "reject"]
     reason: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500, pattern=NON_BLANK)] | None = None
 

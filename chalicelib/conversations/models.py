@@ -23,7 +23,7 @@ def _not_blank(value: str) -> str:
 class MessageCreate(BaseModel):
     """Body of ``POST /v1/conversations/{id}/messages``: 1 to 4000 characters, not only whitespace."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"content": "Thanks! When can we talk?"}]})
     content: Annotated[str, StringConstraints(min_length=1, max_length=MAX_CONTENT_LENGTH, pattern=NON_BLANK), AfterValidator(_not_blank)]
 
 

@@ -35,7 +35,10 @@ class ListingStatus(StrEnum):
 class ListingCreate(BaseModel):
     """Body of ``POST /v1/listings``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"categoryKey": "housing", "roleKey": "offering", "channels": ["telegram"], "webhookIds": [],
+         "meta": {"title": "Quiet room in Kreuzberg", "description": "<p>Bright room, shared kitchen.</p>", "location": "Berlin",
+                  "propertyType": "room", "rentMonthly": "650", "amenities": "furnished,balcony"}}]})
     categoryKey: Key = Field(json_schema_extra=category_key_schema)
     roleKey: Key = Field(json_schema_extra=role_key_schema)
     meta: MetaValues

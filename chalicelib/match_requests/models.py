@@ -47,7 +47,9 @@ def _unique_channels(value: list[ChannelKey]) -> list[ChannelKey]:
 class MatchRequestCreate(BaseModel):
     """Body of ``POST /v1/match-requests``: the listing, a message and the requester's channels."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"listingId": "lst_01JD3Q7ZK8M2V9T4R6W1X5Y0BC", "message": "Hello, is it still free?", "channels": ["telegram"]},
+    ]})
     listingId: ResourceId
     message: RequestMessage
     channels: Annotated[list[ChannelKey], Field(min_length=1, max_length=5), AfterValidator(_unique_channels)]
@@ -56,7 +58,9 @@ class MatchRequestCreate(BaseModel):
 class ProfileRequestCreate(BaseModel):
     """Body of ``POST /v1/profile-requests``: the target user, a message and one channel."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"userId": "usr_01JD3Q5B7N4H2F8K6M0P9R3S1T", "message": "We are hiring a lead engineer.", "channel": "telegram"},
+    ]})
     userId: ResourceId
     message: RequestMessage
     channel: ChannelKey

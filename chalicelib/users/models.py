@@ -109,14 +109,16 @@ class ChannelList(BaseModel):
 class ChannelConnect(BaseModel):
     """Body of ``PUT /v1/me/channels/{key}``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"handle": "@ada"}]})
     handle: Handle
 
 
 class AdminUserCreate(BaseModel):
     """Body of ``POST /v1/admin/users``; ``admin`` gives the new key the admin scope."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"displayName": "Ada Lovelace", "country": "gb", "verifiedLevel": 1, "channels": {"telegram": "@ada"}},
+    ]})
     displayName: DisplayName
     country: Country | None = None
     verifiedLevel: VerifiedLevel = 0

@@ -36,7 +36,9 @@ class WebhookCreate(BaseModel):
     are checked by the service, which resolves the host.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"name": "Matching alerts", "url": "https://example.com/hooks/matching", "events": ["match_request.received", "message.new"]},
+    ]})
     name: Annotated[str, StringConstraints(max_length=100, pattern=NON_BLANK)] | None = DEFAULT_NAME
     url: str = Field(min_length=1, max_length=MAX_URL_LENGTH, json_schema_extra=_url_schema)
     events: list[EventName] | None = Field(default=None, max_length=len(SUPPORTED_EVENTS) * 4, validate_default=True)

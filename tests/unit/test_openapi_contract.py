@@ -90,6 +90,15 @@ def test_request_bodies_forbid_unknown_properties(doc: dict[str, Any]) -> None:
         assert all(m["additionalProperties"] is False for m in members), name
 
 
+def test_request_body_examples_are_valid_against_their_schemas(doc: dict[str, Any]) -> None:
+    with_examples = [name for name, schema in doc["components"]["schemas"].items() if schema.get("examples")]
+    assert {"ListingCreate", "WebhookCreate", "MatchRequestCreate", "AdminUserCreate"} <= set(with_examples)
+    for name in with_examples:
+        validator = _validator(doc, f"#/components/schemas/{name}")
+        for example in doc["components"]["schemas"][name]["examples"]:
+            validator.validate(example)
+
+
 # --- the findings of issue 11 (schema-valid requests the server refused) -----------------------
 
 
