@@ -1,4 +1,9 @@
-"""The Chalice application: registers the blueprints and the event handlers; the code lives in chalicelib/."""
+"""The Chalice application: registers the blueprints and the event handlers; the code lives in chalicelib/.
+
+The event handlers import their modules when first called: the API function never loads the
+stream batch utilities or the webhook delivery client, which keeps its cold start short
+(``bench/cold_start.py``).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,6 @@ from typing import Any
 
 from chalice.app import Chalice, DynamoDBEvent, SQSEvent
 
-from chalicelib.approvals import handlers as approval_handlers
 from chalicelib.approvals.routes import bp as approvals_bp
 from chalicelib.categories.routes import bp as categories_bp
 from chalicelib.config import settings
@@ -19,11 +23,9 @@ from chalicelib.listings.routes import bp as listings_bp
 from chalicelib.match_requests.routes import bp as match_requests_bp
 from chalicelib.openapi import bp as openapi_bp
 from chalicelib.profiles.routes import bp as profiles_bp
-from chalicelib.saved_searches import handlers as saved_search_handlers
 from chalicelib.saved_searches.routes import bp as saved_searches_bp
 from chalicelib.system.routes import bp as system_bp
 from chalicelib.users.routes import bp as users_bp
-from chalicelib.webhooks.delivery import handlers as webhook_handlers
 from chalicelib.webhooks.routes import bp as webhooks_bp
 from chalicelib.workflows.routes import bp as workflows_bp
 
@@ -45,18 +47,24 @@ app.register_blueprint(dashboard_bp)
 @app.on_dynamodb_record(stream_arn=settings().EVENTS_STREAM_ARN, batch_size=100, starting_position="TRIM_HORIZON")
 def enqueue_approvals(event: DynamoDBEvent) -> dict[str, Any]:
     """Outbox stream -> approval queue (``listing.submitted`` events)."""
+    from chalicelib.approvals import handlers as approval_handlers
+
     return approval_handlers.handle_outbox_batch(event.to_dict())
 
 
 @app.on_dynamodb_record(stream_arn=settings().EVENTS_STREAM_ARN, batch_size=100, starting_position="TRIM_HORIZON")
 def enqueue_webhook_deliveries(event: DynamoDBEvent) -> dict[str, Any]:
     """Outbox stream -> one message per (event, webhook) in the webhook's delivery lane."""
+    from chalicelib.webhooks.delivery import handlers as webhook_handlers
+
     return webhook_handlers.handle_outbox_batch(event.to_dict(), event.context)
 
 
 @app.on_dynamodb_record(stream_arn=settings().EVENTS_STREAM_ARN, batch_size=25, starting_position="TRIM_HORIZON")
 def percolate_saved_searches(event: DynamoDBEvent) -> dict[str, Any]:
     """Outbox stream -> saved-search percolator (``listing.activated`` -> matches + ``listing.matched``)."""
+    from chalicelib.saved_searches import handlers as saved_search_handlers
+
     return saved_search_handlers.handle_outbox_batch(event.to_dict())
 
 
@@ -64,10 +72,14 @@ def percolate_saved_searches(event: DynamoDBEvent) -> dict[str, Any]:
 @app.on_sqs_message(queue_arn=settings().DELIVERY_QUEUE_ARN, batch_size=1)
 def deliver_webhooks(event: SQSEvent) -> dict[str, Any]:
     """Delivery lanes (FIFO, one message group per webhook) -> signed attempts and the failure policy."""
+    from chalicelib.webhooks.delivery import handlers as webhook_handlers
+
     return webhook_handlers.handle_lane_batch(event.to_dict(), event.context)
 
 
 @app.on_sqs_message(queue_arn=settings().DELIVERY_RETRY_QUEUE_ARN, batch_size=10)
 def retry_webhook_deliveries(event: SQSEvent) -> dict[str, Any]:
     """Delivery retry queue (backoff via DelaySeconds) -> back into the webhooks' lanes."""
+    from chalicelib.webhooks.delivery import handlers as webhook_handlers
+
     return webhook_handlers.handle_retry_batch(event.to_dict(), event.context)

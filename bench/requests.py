@@ -109,6 +109,7 @@ def run(check: bool) -> int:
     from chalicelib.auth.service import clear_cache
     from chalicelib.config import settings
     from chalicelib.listings import repository as listings
+    from chalicelib.listings.status import Transition
     from chalicelib.users.models import AdminUserCreate
     from chalicelib.users.service import create_user
     from local_stack.resources import create_resources
@@ -160,7 +161,7 @@ def run(check: bool) -> int:
                      "location_lat": "52.52", "location_lng": "13.405", "employmentType": "full_time"},
         }
         listing = setup("POST", "/v1/listings", owner, body)
-        listings.activate(listings.get(listing["id"]) or {}, "PENDING", clock.iso())
+        listings.transition(listings.get(listing["id"]) or {}, Transition.APPROVE, clock.iso())
         # Volume: 30 other requests to the listing, 30 accepted into conversations with the owner.
         for _, key in others:
             request = setup("POST", "/v1/match-requests", key, {"listingId": listing["id"], "message": "hi", "channels": ["email"]})
@@ -195,7 +196,7 @@ def run(check: bool) -> int:
         quiet = setup("POST", "/v1/listings", owner, body)
         measure("DELETE listing (no requests)", "change", "DELETE", f"/v1/listings/{quiet['id']}", owner)
         busy = setup("POST", "/v1/listings", owner, body)
-        listings.activate(listings.get(busy["id"]) or {}, "PENDING", clock.iso())
+        listings.transition(listings.get(busy["id"]) or {}, Transition.APPROVE, clock.iso())
         for _, key in others[:5]:
             setup("POST", "/v1/match-requests", key, {"listingId": busy["id"], "message": "hi", "channels": ["email"]})
         measure("DELETE listing (5 pending requests)", "info", "DELETE", f"/v1/listings/{busy['id']}", owner)

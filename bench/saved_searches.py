@@ -304,6 +304,7 @@ def run_size(size: int, listing_count: int, seed: int) -> tuple[list[Row], dict[
     from chalicelib.auth.service import Caller
     from chalicelib.config import settings
     from chalicelib.listings import repository as listings
+    from chalicelib.listings.status import Transition
     from chalicelib.saved_searches import percolator, service
     from chalicelib.saved_searches.models import SavedSearchCreate
     from local_stack.resources import create_resources
@@ -328,7 +329,7 @@ def run_size(size: int, listing_count: int, seed: int) -> tuple[list[Row], dict[
         started = time.perf_counter()
         for item in listings_:
             activated_at = clock.iso()
-            listings.activate(item, "PENDING", activated_at, version=1)
+            listings.transition(item, Transition.APPROVE, activated_at, version=1)
             before = (reads.postings, reads.searches)
             report = percolator.percolate(item["listingId"], 1, activated_at)
             rows.append(Row(item["listingId"], report.cells, report.keys, reads.postings - before[0], report.entries,

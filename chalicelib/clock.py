@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from ulid import ULID
-
 
 def now() -> datetime:
     """Return the current time, timezone-aware UTC."""
@@ -32,4 +30,6 @@ def new_id(prefix: str) -> str:
 
     Source: the ULID spec, https://github.com/ulid/spec.
     """
+    from ulid import ULID  # imported on the first write: python-ulid loads importlib.metadata (cold start)
+
     return f"{prefix}_{ULID()}"

@@ -1,45 +1,59 @@
-"""Process configuration, read once from environment variables.
+"""Process configuration, read once from environment variables; the only place that reads them.
 
-Each stage of ``.chalice/config.json`` sets the plain settings; the resource names
-(tables, queues, stream ARN) are injected by the deployment template
-(``infra/resources.json``: ``Environment.Variables`` with ``Ref``/``GetAtt``) and, locally,
-by ``chalicelib.local.resources`` from that same template.
+Each stage of ``.chalice/config.json`` sets the plain settings; the resource names (tables,
+queues, stream ARN) are injected by the deployment template (``infra/resources.json``:
+``Environment.Variables`` with ``Ref``/``GetAtt``) and, locally, by
+``local_stack.resources.create_resources`` from that same template. Resource names have no
+defaults: a function started without one fails at cold start, naming every missing variable,
+instead of silently using a table of another stack.
+
+A plain pydantic model validates the variables (numbers and booleans from their text): the
+service reads no ``.env`` files, so pydantic-settings and its dotenv loader are not imported.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from functools import lru_cache
+from typing import Annotated
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+#: A resource name or ARN: required, never empty.
+Resource = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 
 
-class Settings(BaseSettings):
-    """Typed view of the environment (pydantic-settings reads the variables by field name)."""
+class ConfigurationError(RuntimeError):
+    """The environment lacks or mis-sets variables the functions need (raised at cold start)."""
 
-    model_config = SettingsConfigDict(case_sensitive=True, extra="ignore")
 
-    USERS_TABLE: str = "UsersTable"
-    API_KEYS_TABLE: str = "ApiKeysTable"
-    LISTINGS_TABLE: str = "ListingsTable"
-    REQUESTS_TABLE: str = "RequestsTable"
-    CONVERSATIONS_TABLE: str = "ConversationsTable"
-    CONVERSATION_MEMBERS_TABLE: str = "ConversationMembersTable"
-    MESSAGES_TABLE: str = "MessagesTable"
-    WEBHOOKS_TABLE: str = "WebhooksTable"
-    DELIVERIES_TABLE: str = "DeliveriesTable"
-    EVENTS_TABLE: str = "EventsTable"
-    SEARCH_INDEX_TABLE: str = "SearchIndexTable"
-    SAVED_SEARCHES_TABLE: str = "SavedSearchesTable"
-    PERCOLATOR_TABLE: str = "PercolatorTable"
-    SAVED_SEARCH_MATCHES_TABLE: str = "SavedSearchMatchesTable"
-    DASHBOARD_SESSIONS_TABLE: str = "DashboardSessionsTable"
-    APPROVAL_QUEUE_URL: str = ""
-    DELIVERY_QUEUE_URL: str = ""
-    DELIVERY_QUEUE_ARN: str = "arn:aws:sqs:us-east-1:000000000000:DeliveryQueue.fifo"
-    DELIVERY_RETRY_QUEUE_URL: str = ""
-    DELIVERY_RETRY_QUEUE_ARN: str = "arn:aws:sqs:us-east-1:000000000000:DeliveryRetryQueue"
-    EVENTS_STREAM_ARN: str = "arn:aws:dynamodb:us-east-1:000000000000:table/EventsTable/stream/placeholder"
+class Settings(BaseModel):
+    """Typed view of the environment: one field per variable, read by exact (case-sensitive) name."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    USERS_TABLE: Resource
+    API_KEYS_TABLE: Resource
+    LISTINGS_TABLE: Resource
+    REQUESTS_TABLE: Resource
+    CONVERSATIONS_TABLE: Resource
+    CONVERSATION_MEMBERS_TABLE: Resource
+    MESSAGES_TABLE: Resource
+    WEBHOOKS_TABLE: Resource
+    DELIVERIES_TABLE: Resource
+    EVENTS_TABLE: Resource
+    SEARCH_INDEX_TABLE: Resource
+    SAVED_SEARCHES_TABLE: Resource
+    PERCOLATOR_TABLE: Resource
+    SAVED_SEARCH_MATCHES_TABLE: Resource
+    DASHBOARD_SESSIONS_TABLE: Resource
+    APPROVAL_QUEUE_URL: Resource
+    DELIVERY_QUEUE_URL: Resource
+    DELIVERY_QUEUE_ARN: Resource
+    DELIVERY_RETRY_QUEUE_URL: Resource
+    DELIVERY_RETRY_QUEUE_ARN: Resource
+    EVENTS_STREAM_ARN: Resource
     #: Allow http:// and loopback/private webhook targets (local stage and tests only).
     ALLOW_INSECURE_WEBHOOKS: bool = False
     #: Total deadline of one webhook delivery (DNS + connect + TLS + send + read), seconds (spec §8: 10).
@@ -52,17 +66,45 @@ class Settings(BaseSettings):
     AWS_MAX_ATTEMPTS: int = Field(default=3, ge=1, le=10)
     #: Seconds an authenticated key stays in the per-process cache (revocation delay).
     AUTH_CACHE_TTL_SECONDS: int = Field(default=60, ge=0)
-    #: Seconds an approval task stays claimed by ``GET /v1/admin/approvals``.
+    #: Seconds an approval task stays claimed by ``POST /v1/admin/approvals/claims``.
     APPROVAL_CLAIM_SECONDS: int = Field(default=300, ge=1, le=43200)
     #: Saved searches one user may keep at once (``POST /v1/saved-searches`` answers 409 beyond).
     SAVED_SEARCH_LIMIT: int = Field(default=50, ge=1, le=1000)
-    #: ``gazetteer`` (embedded GeoNames) or ``amazon-location``.
+    #: ``gazetteer`` (embedded GeoNames) or ``amazon-location``; case and surrounding blanks ignored,
+    #: empty means ``gazetteer``.
     GEOCODER: str = "gazetteer"
     #: HMAC key of the page cursors (:mod:`chalicelib.cursors`); set a random value per deployment.
     CURSOR_SECRET: str = "local-cursor-secret"
 
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str]) -> Settings:
+        """The settings in ``environ`` (variables of other names are ignored).
+
+        Raises
+        ------
+        ConfigurationError
+            A required variable is missing or empty, or a value is invalid; the message names
+            every such variable.
+        """
+        try:
+            return cls.model_validate({name: environ[name] for name in cls.model_fields if name in environ})
+        except ValidationError as exc:
+            problems = [f"{'.'.join(str(p) for p in e['loc'])} ({e['msg'].lower()})" for e in exc.errors()]
+            raise ConfigurationError(
+                "Invalid or missing environment variables: " + "; ".join(problems)
+                + ". Resource names come from the deployment template (infra/resources.json) or the local stack."
+            ) from exc
+
 
 @lru_cache(maxsize=1)
 def settings() -> Settings:
-    """Return the process-wide :class:`Settings` (read once; tests call ``settings.cache_clear()``)."""
-    return Settings()
+    """Return the process-wide :class:`Settings`, read from ``os.environ`` once.
+
+    Tests that change the environment call ``settings.cache_clear()``.
+
+    Raises
+    ------
+    ConfigurationError
+        As :meth:`Settings.from_environment`.
+    """
+    return Settings.from_environment(os.environ)

@@ -4,26 +4,27 @@ Every non-2xx response carries the spec's error body (spec §7)::
 
     {"code": "VALIDATION_ERROR", "error": "human readable", "details": [{"field": "...", "issue": "..."}]}
 
-Codes and statuses follow DESIGN §2. Services raise these exceptions; the HTTP
-middleware (``chalicelib.http.errors_middleware``) turns them into responses, so no
-layer below the route handler knows about HTTP responses.
+Codes and statuses follow DESIGN §2. Services raise these exceptions; the route wrapper
+(:func:`chalicelib.http.route`) turns them into responses and
+:func:`chalicelib.http.chalice_errors_middleware` rewrites Chalice's own errors, so no layer
+below the route handler builds an HTTP response.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
+from chalicelib.model_base import Model
 
 
-class FieldIssue(BaseModel):
+class FieldIssue(Model):
     """One item of an error body's ``details``: the offending field and what is wrong with it."""
 
     field: str
     issue: str
 
 
-class ErrorBody(BaseModel):
+class ErrorBody(Model):
     """The spec's error body (spec §7)."""
 
     code: str

@@ -240,9 +240,7 @@ def route(
                 result = view(*args, **kwargs)
             except errors.ApiError as exc:
                 return error_response(exc)
-            except storage.Contention:
-                return error_response(errors.ConflictError("Too many simultaneous changes to the same records; retry the request"))
-            except storage.UNAVAILABLE:
+            except storage.UNAVAILABLE:  # contention is already an ApiError (storage.Contention)
                 logger.exception("dependency unavailable", extra={"path": path, "method": method})
                 return error_response(errors.ServiceUnavailableError("A storage dependency did not answer in time; retry later"))
             except Exception:

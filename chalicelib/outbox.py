@@ -42,7 +42,10 @@ PROFILE_REQUEST_REJECTED = "profile_request.rejected"
 MESSAGE_NEW = "message.new"
 
 
-def event_op(event_type: str, data: dict[str, Any], routing: dict[str, Any] | None = None) -> dict[str, Any]:
+def event_op(
+    event_type: str, data: dict[str, Any], routing: dict[str, Any] | None = None,
+    target_webhook_id: str | None = None, test: bool = False,
+) -> dict[str, Any]:
     """A transaction ``Put`` of a new event item.
 
     Parameters
@@ -53,6 +56,10 @@ def event_op(event_type: str, data: dict[str, Any], routing: dict[str, Any] | No
         The payload, JSON-ready.
     routing:
         Addressing for the consumers (never sent to receivers).
+    target_webhook_id:
+        Deliver the event to this webhook only (``targetWebhookId``; a Dashboard test event).
+    test:
+        Mark the event as a test (``test``, carried into the delivered envelope).
     """
     moment = clock.now()
     item = {
@@ -62,8 +69,17 @@ def event_op(event_type: str, data: dict[str, Any], routing: dict[str, Any] | No
         "expiresAt": clock.epoch_seconds(moment + timedelta(days=EVENT_TTL_DAYS)),
         "routing": routing or {},
     }
+    if target_webhook_id is not None:
+        item["targetWebhookId"] = target_webhook_id
+    if test:
+        item["test"] = True
     op = storage.put_op(settings().EVENTS_TABLE, item, condition="attribute_not_exists(eventId)")
     # storage.to_item leaves None out; payloads keep their nulls (e.g. unset socialLinks keys).
     op["Put"]["Item"]["data"] = storage.to_value(data, keep_none=True)
     return op
 
+
+
+def event_id_of(op: dict[str, Any]) -> str:
+    """The ``eventId`` of an :func:`event_op` item (``evt_...``)."""
+    return str(op["Put"]["Item"]["eventId"]["S"])

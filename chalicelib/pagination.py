@@ -14,16 +14,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from chalicelib import cursors, errors
+from chalicelib.model_base import Model
 
 MAX_PAGE_SIZE = 100
 DEFAULT_PAGE_SIZE = 20
 MAX_CURSOR_LENGTH = 1024
 
 
-class PageQuery(BaseModel):
+class PageQuery(Model):
     """The pagination query parameters; other query models extend it."""
 
     model_config = ConfigDict(extra="forbid")
@@ -103,7 +104,7 @@ class Position:
         return self.offset + self.page_size < total
 
 
-class Envelope(BaseModel):
+class Envelope(Model):
     """Common fields of every paginated response."""
 
     total: int
@@ -123,7 +124,7 @@ class SearchEnvelope(Envelope):
     )
 
 
-class Deleted(BaseModel):
+class Deleted(Model):
     """Response of a DELETE: ``{id, deleted: true}`` (as the spec's webhook delete)."""
 
     id: str

@@ -7,12 +7,14 @@ the two domains do not import each other.
 
 from __future__ import annotations
 
-import re
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, WithJsonSchema
+from pydantic import AfterValidator, ConfigDict, WithJsonSchema
 
 from chalicelib.countries import COUNTRY_CODES, normalize_country
+from chalicelib.model_base import Model
+from chalicelib.urls import MAX_LENGTH as MAX_LINK_LENGTH
+from chalicelib.urls import absolute_http_url
 
 #: ISO 3166-1 alpha-2, lower case (the schema lists the codes; the server also folds case and spaces).
 Country = Annotated[
@@ -21,19 +23,18 @@ Country = Annotated[
     WithJsonSchema({"type": "string", "enum": sorted(COUNTRY_CODES), "description": "ISO 3166-1 alpha-2 country code, lower case"}),
 ]
 
-#: A social link: an absolute http(s) URL of printable ASCII (percent-encode the rest) with a dot
-#: after the scheme; the schema states the same pattern.
-HTTP_URL_PATTERN = r"^[Hh][Tt][Tt][Pp][Ss]?://[!-~]*[.][!-~]*$"
-MAX_LINK_LENGTH = 2048
+#: What :func:`chalicelib.urls.absolute_http_url` accepts, as a JSON Schema pattern: an http(s)
+#: scheme, then a host of printable ASCII with a dot next to another character (no user info, no IPv6 literal,
+#: optional port), then any printable-ASCII path, query or fragment.
+_HOST = r"[!\"$-.0-9;->A-Z^-~]"  # printable ASCII but # / : ? @ [ \ ]
+_HOST_NO_DOT = r"[!\"$-\-0-9;->A-Z^-~]"
+HTTP_URL_PATTERN = (
+    rf"^[Hh][Tt][Tt][Pp][Ss]?://{_HOST}*({_HOST_NO_DOT}[.]|[.]{_HOST_NO_DOT}){_HOST}*(:[0-9]*)?([/?#][!-~]*)?$"
+)
 
 
 def _http_url(value: str | None) -> str | None:
-    if value is None:
-        return None
-    value = value.strip()
-    if len(value) > MAX_LINK_LENGTH or not re.fullmatch(HTTP_URL_PATTERN, value):
-        raise ValueError("must be an absolute http(s) URL of printable ASCII characters")
-    return value
+    return None if value is None else absolute_http_url(value)  # InvalidUrl is a ValueError: pydantic reports it
 
 
 HttpUrlString = Annotated[
@@ -43,7 +44,7 @@ HttpUrlString = Annotated[
 ]
 
 
-class SocialLinks(BaseModel):
+class SocialLinks(Model):
     """Social profile URLs; exactly these platform keys (spec §6), each optional."""
 
     model_config = ConfigDict(extra="forbid")
@@ -56,7 +57,7 @@ class SocialLinks(BaseModel):
     website: HttpUrlString = None
 
 
-class ProfileSummary(BaseModel):
+class ProfileSummary(Model):
     """The requester summary carried by requests and webhook payloads (spec §2, §6)."""
 
     displayName: str

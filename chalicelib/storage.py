@@ -3,7 +3,8 @@
 Repositories speak plain Python dicts; this module converts them to and from DynamoDB's
 attribute-value format (numbers come back as ``int`` or ``float``, never ``Decimal``),
 creates the boto3 clients once per process, and turns a cancelled transaction into a
-typed exception so services can map it to CONFLICT or NOT_FOUND.
+typed exception (:class:`TransactionConflict`, whose items :mod:`chalicelib.transactions`
+names) and lasting contention into the API's CONFLICT (:class:`Contention`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from botocore.config import Config
 from botocore.exceptions import ClientError, ConnectionClosedError, ReadTimeoutError
 from botocore.exceptions import ConnectionError as BotoConnectionError
 
+from chalicelib import errors
 from chalicelib.config import settings
 
 _serializer = TypeSerializer()
@@ -168,23 +170,39 @@ class TransactionConflict(Exception):
     reasons:
         The cancellation reason code per transaction item, in order (``"None"`` for items
         whose condition held, ``"ConditionalCheckFailed"`` for the ones that failed).
+    names:
+        The name of each item, in order (:class:`chalicelib.transactions.Transaction` names
+        them; a bare :func:`transact` call numbers them ``"0"``, ``"1"``, ...).
     """
 
-    def __init__(self, reasons: list[str]) -> None:
+    def __init__(self, reasons: list[str], names: Sequence[str] | None = None) -> None:
         super().__init__(f"transaction cancelled: {reasons}")
         self.reasons = reasons
+        self.names = list(names) if names is not None else [str(i) for i in range(len(reasons))]
 
-    def failed(self, index: int) -> bool:
-        """Return True when item ``index`` of the transaction failed its condition."""
-        return index < len(self.reasons) and self.reasons[index] == "ConditionalCheckFailed"
+    def failed(self, name: str) -> bool:
+        """Return True when the item named ``name`` failed its condition."""
+        return any(n == name and r == "ConditionalCheckFailed" for n, r in zip(self.names, self.reasons, strict=False))
+
+    def named(self, names: Sequence[str]) -> TransactionConflict:
+        """The same cancellation with the items called ``names`` (in transaction order)."""
+        return TransactionConflict(self.reasons, names)
 
 
 class ConditionFailed(Exception):
     """A single-item write was rejected by its condition expression."""
 
 
-class Contention(Exception):
-    """A transaction kept being cancelled by concurrent transactions on the same items."""
+class Contention(errors.ConflictError):
+    """A transaction kept being cancelled by concurrent transactions on the same items.
+
+    It is the API's 409 CONFLICT (retry the request), mapped here so that no layer above has
+    to know about DynamoDB's transaction conflicts.
+    """
+
+    def __init__(self, cause: str) -> None:
+        super().__init__("Too many simultaneous changes to the same records; retry the request")
+        self.cause = cause
 
 
 #: Attempts of one transaction in all, and the first backoff (seconds; doubled per attempt, full jitter).

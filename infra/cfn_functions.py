@@ -12,6 +12,7 @@ leave a resource without ``Type`` or code in the output.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -40,7 +41,15 @@ FUNCTION_SETTINGS: dict[str, dict[str, Any]] = {
     # Routing only (no sends): only faults of ours fail a record; replays are deduplicated.
     "enqueue_webhook_deliveries": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 21600},
     # A match not recorded is an alert never sent: retry as long as approvals do (replays are idempotent).
-    "percolate_saved_searches": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 86400},
+    # Lambda event filtering hands it only the outbox inserts it handles (AWS docs, "Lambda event
+    # filtering", DynamoDB): no invocation for the many other events.
+    "percolate_saved_searches": {
+        "MaximumRetryAttempts": 10,
+        "MaximumRecordAgeInSeconds": 86400,
+        "FilterCriteria": {"Filters": [{"Pattern": json.dumps(
+            {"eventName": ["INSERT"], "dynamodb": {"NewImage": {"type": {"S": ["listing.activated"]}}}}, separators=(",", ":")
+        )}]},
+    },
 }
 
 #: Settings of every SQS mapping. SQS mappings take no retry or destination settings: a

@@ -93,6 +93,11 @@ def create_resources(prefix: str = "", template: dict[str, Any] | None = None) -
         resolved[(name, "Ref")] = url
         resolved[(name, "Arn")] = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
 
+    return _environment(template, resolved)
+
+
+def _environment(template: dict[str, Any], resolved: dict[tuple[str, str], str]) -> dict[str, str]:
+    """``Globals.Function.Environment.Variables`` with each ``Ref``/``Fn::GetAtt`` looked up in ``resolved``."""
     environment: dict[str, str] = {}
     for var, ref in template["Globals"]["Function"]["Environment"]["Variables"].items():
         if isinstance(ref, dict) and "Ref" in ref:
@@ -103,3 +108,35 @@ def create_resources(prefix: str = "", template: dict[str, Any] | None = None) -
         else:
             environment[var] = str(ref)
     return environment
+
+
+def placeholder_environment(template: dict[str, Any] | None = None, region: str = "us-east-1",
+                            account: str = "000000000000") -> dict[str, str]:
+    """The functions' environment with placeholder names, for code that runs before any resource exists.
+
+    ``chalice package`` and the template generator import ``app`` (which reads the stream and
+    queue ARNs of its event handlers), and tests of pure logic never create resources; the
+    settings still require every resource name (:mod:`chalicelib.config`). Names are the
+    logical ids; ARNs and URLs are built for ``region`` and ``account``, and a table's stream
+    ARN ends in ``/stream/placeholder``. Nothing is created or called.
+
+    Returns
+    -------
+    dict
+        Variable name -> value, ready for ``os.environ.update``.
+    """
+    template = template or load_template()
+    resolved: dict[tuple[str, str], str] = {}
+    for name in resources_of_type(template, "AWS::DynamoDB::Table"):
+        arn = f"arn:aws:dynamodb:{region}:{account}:table/{name}"
+        resolved.update({(name, "Ref"): name, (name, "Arn"): arn, (name, "StreamArn"): f"{arn}/stream/placeholder"})
+    for name, queue in resources_of_type(template, "AWS::SQS::Queue").items():
+        physical = name + (".fifo" if queue["Properties"].get("FifoQueue") else "")  # as create_resources names it
+        resolved[(name, "Ref")] = f"https://sqs.{region}.amazonaws.com/{account}/{physical}"
+        resolved[(name, "Arn")] = f"arn:aws:sqs:{region}:{account}:{physical}"
+    return _environment(template, resolved)
+
+
+if __name__ == "__main__":
+    # `python -m local_stack.resources`: the placeholder environment as NAME=value lines (make package).
+    print("\n".join(f"{name}={value}" for name, value in placeholder_environment().items()))

@@ -84,10 +84,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: no table name for {', '.join(missing)}: pass --stack or the table flags", file=sys.stderr)
         return 2
 
-    from chalicelib.config import settings
+    from chalicelib.config import Settings, settings
     from chalicelib.users.models import AdminUserCreate
     from chalicelib.users.service import create_user
 
+    # Every resource name is a required setting; this script writes the two tables above only.
+    for name, field in Settings.model_fields.items():
+        if field.is_required():
+            os.environ.setdefault(name, f"unused-by-create_admin_key-{name.lower()}")
     settings.cache_clear()
     created = create_user(AdminUserCreate(displayName=args.name, admin=True))
     print(f"Created administrator {created.userId} in {os.environ['USERS_TABLE']}; its API key (shown once):", file=sys.stderr)

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import os
 
+from local_stack.resources import placeholder_environment
+
+# Resource names are required settings (chalicelib.config): tests of pure logic, packaging and
+# the template see the template's placeholder names; the moto fixtures set the real ones.
+os.environ.update(placeholder_environment())
 # Set before any boto3 client exists (moto docs: "Getting started", credentials).
 os.environ.update(
     {

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import ConfigDict, Field, StringConstraints
 
 from chalicelib.json_types import NON_BLANK, Timestamp
 from chalicelib.listings.models import Listing
+from chalicelib.model_base import Model
 
 
-class ApprovalClaimRequest(BaseModel):
+class ApprovalClaimRequest(Model):
     """Body of ``POST /v1/admin/approvals/claims``: claim up to ``max`` tasks (1..10, SQS's batch limit)."""
 
     model_config = ConfigDict(extra="forbid")
     max: int = Field(default=10, ge=1, le=10)
 
 
-class PendingListingQuery(BaseModel):
+class PendingListingQuery(Model):
     """Query of ``GET /v1/admin/approvals``: ``pageSize`` 1..100 (default 20) and the opaque
     ``cursor`` of the previous page's ``nextCursor``."""
 
@@ -26,7 +27,7 @@ class PendingListingQuery(BaseModel):
     cursor: Annotated[str, StringConstraints(min_length=1, max_length=1024, pattern=r"^[A-Za-z0-9_-]+$")] | None = None
 
 
-class PendingListingPage(BaseModel):
+class PendingListingPage(Model):
     """Response of ``GET /v1/admin/approvals``: PENDING listings, oldest submission first, nothing claimed.
 
     ``nextCursor`` is ``null`` on the last page; pass it as ``cursor`` for the next one.
@@ -37,7 +38,7 @@ class PendingListingPage(BaseModel):
     nextCursor: str | None
 
 
-class Approval(BaseModel):
+class Approval(Model):
     """A claimed task: decide it with ``POST /v1/admin/approvals/{approvalId}`` before the claim expires."""
 
     approvalId: str
@@ -46,13 +47,13 @@ class Approval(BaseModel):
     enqueuedAt: Timestamp
 
 
-class ApprovalList(BaseModel):
+class ApprovalList(Model):
     """Response of ``POST /v1/admin/approvals/claims``: the tasks claimed for ``APPROVAL_CLAIM_SECONDS``."""
 
     approvals: list[Approval]
 
 
-class ApprovalDecision(BaseModel):
+class ApprovalDecision(Model):
     """Body of ``POST /v1/admin/approvals/{approvalId}``; ``reason`` becomes the listing's ``statusReason``."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"decision": "approve"}]})
@@ -60,7 +61,7 @@ class ApprovalDecision(BaseModel):
     reason: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500, pattern=NON_BLANK)] | None = None
 
 
-class ApprovalResult(BaseModel):
+class ApprovalResult(Model):
     """Response of a decision: the listing after it."""
 
     approvalId: str
@@ -68,7 +69,7 @@ class ApprovalResult(BaseModel):
     listing: Listing
 
 
-class PendingReview(BaseModel):
+class PendingReview(Model):
     """A PENDING listing as the Dashboard's review page shows it: the listing and the ``version``
     the administrator reads, which the decision is then bound to (no claim involved)."""
 
@@ -76,7 +77,7 @@ class PendingReview(BaseModel):
     version: int
 
 
-class ReviewQueue(BaseModel):
+class ReviewQueue(Model):
     """The Dashboard's review page: PENDING listings oldest first, and where the next page starts."""
 
     reviews: list[PendingReview]

@@ -17,7 +17,7 @@ import binascii
 import json
 from typing import Any
 
-from chalicelib import clock, errors, storage
+from chalicelib import clock, errors
 from chalicelib.approvals import queue
 from chalicelib.approvals.models import (
     Approval,
@@ -30,8 +30,11 @@ from chalicelib.approvals.models import (
     ReviewQueue,
 )
 from chalicelib.listings import repository as listings
-from chalicelib.listings.models import Listing, ListingStatus
+from chalicelib.listings import status
+from chalicelib.listings.models import Listing
 from chalicelib.listings.service import to_model
+from chalicelib.listings.status import Transition
+from chalicelib.transactions import ConditionFailed
 from chalicelib.users import repository as users
 
 DEFAULT_REJECTION_REASON = "Rejected by an administrator"
@@ -60,7 +63,7 @@ def decode_approval_id(approval_id: str) -> queue.Task:
 
 
 def _is_current(listing: dict[str, Any] | None, task: queue.Task) -> bool:
-    return listing is not None and listing["status"] == ListingStatus.PENDING and int(listing["version"]) == task.version
+    return listing is not None and status.awaiting_review(listing["status"]) and int(listing["version"]) == task.version
 
 
 def encode_cursor(key: dict[str, Any]) -> str:
@@ -171,25 +174,28 @@ def decide(approval_id: str, body: ApprovalDecision) -> ApprovalResult:
     """
     task = decode_approval_id(approval_id)
     listing = listings.get(task.listing_id)
-    try:
-        if not _is_current(listing, task):
-            raise storage.ConditionFailed("stale task")
-        assert listing is not None
-        try:
-            queue.hold(task.receipt)
-        except queue.ClaimLostError as exc:
-            # Never apply a decision without a claim this queue issued and still holds.
-            raise errors.NotFoundError("Unknown or expired approval id; claim the task again") from exc
-        updated = _apply(listing, body, task.version)
-    except storage.ConditionFailed as exc:
+    if listing is None:
         queue.delete(task.receipt)
-        if listing is None:
-            raise errors.NotFoundError("The listing was deleted; the task was dropped") from exc
-        raise errors.ConflictError(
-            "The listing changed or was decided since this task was queued; the task was dropped"
-        ) from exc
+        raise errors.NotFoundError("The listing was deleted; the task was dropped")
+    if not _is_current(listing, task):
+        queue.delete(task.receipt)
+        raise _stale_task()
+    try:
+        queue.hold(task.receipt)
+    except queue.ClaimLostError as exc:
+        # Never apply a decision without a claim this queue issued and still holds.
+        raise errors.NotFoundError("Unknown or expired approval id; claim the task again") from exc
+    try:
+        updated = _apply(listing, body, task.version)
+    except ConditionFailed as exc:
+        queue.delete(task.receipt)
+        raise _stale_task() from exc
     queue.delete(task.receipt)
     return ApprovalResult(approvalId=approval_id, decision=body.decision, listing=to_model(updated, users.get_user(updated["ownerId"])))
+
+
+def _stale_task() -> errors.ConflictError:
+    return errors.ConflictError("The listing changed or was decided since this task was queued; the task was dropped")
 
 
 def _apply(listing: dict[str, Any], body: ApprovalDecision, version: int) -> dict[str, Any]:
@@ -197,15 +203,13 @@ def _apply(listing: dict[str, Any], body: ApprovalDecision, version: int) -> dic
 
     Raises
     ------
-    storage.ConditionFailed
+    ConditionFailed
         The listing is gone, no longer PENDING, or at another version.
     """
-    now = clock.iso()
     if body.decision == "approve":
-        return listings.activate(listing, ListingStatus.PENDING.value, now, version=version)
-    return listings.deactivate(
-        listing, ListingStatus.PENDING.value, ListingStatus.REJECTED.value, now,
-        reason=body.reason or DEFAULT_REJECTION_REASON, version=version,
+        return listings.transition(listing, Transition.APPROVE, clock.iso(), version=version)
+    return listings.transition(
+        listing, Transition.REJECT, clock.iso(), reason=body.reason or DEFAULT_REJECTION_REASON, version=version
     )
 
 
@@ -242,11 +246,11 @@ def decide_listing(listing_id: str, body: ApprovalDecision, version: int | None 
     if listing is None:
         raise errors.NotFoundError(f"Listing '{listing_id}' not found")
     expected = int(listing["version"]) if version is None else version
+    if not status.awaiting_review(listing["status"]):
+        raise errors.ConflictError("The listing changed or was already decided; read it again")
     try:
-        if listing["status"] != ListingStatus.PENDING:
-            raise storage.ConditionFailed("not pending")
         updated = _apply(listing, body, expected)
-    except storage.ConditionFailed as exc:
+    except ConditionFailed as exc:
         if listings.get(listing_id) is None:
             raise errors.NotFoundError(f"Listing '{listing_id}' not found") from exc
         raise errors.ConflictError("The listing changed or was already decided; read it again") from exc

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from chalicelib.json_input import MAX_SAFE_INTEGER
+from chalicelib.model_base import Model
 
 
 class FieldType(StrEnum):
@@ -45,7 +46,7 @@ ENCODINGS: dict[FieldType, str] = {
 FILTERABLE_TYPES = {FieldType.SELECT, FieldType.MULTISELECT, FieldType.NUMBER, FieldType.INTEGER, FieldType.BOOLEAN, FieldType.LOCATION}
 
 
-class Role(BaseModel):
+class Role(Model):
     """A role listings of a category are published under (e.g. hiring / seeking)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -54,7 +55,7 @@ class Role(BaseModel):
     description: str
 
 
-class FieldOption(BaseModel):
+class FieldOption(Model):
     """One allowed value of a select or multiselect field."""
 
     model_config = ConfigDict(extra="forbid")
@@ -62,7 +63,7 @@ class FieldOption(BaseModel):
     label: str
 
 
-class CategoryField(BaseModel):
+class CategoryField(Model):
     """A typed listing field (DESIGN §2 field record).
 
     ``roles`` lists the roles that may set the field, ``requiredFor`` those that must;
@@ -108,7 +109,7 @@ class CategoryField(BaseModel):
         return {o.key for o in self.options or []}
 
 
-class Category(BaseModel):
+class Category(Model):
     """A category record as ``GET /v1/categories/{key}`` returns it."""
 
     model_config = ConfigDict(extra="forbid")
@@ -148,7 +149,7 @@ class Category(BaseModel):
         return [f for f in self.fields if f.type == FieldType.LOCATION]
 
 
-class CategoryList(BaseModel):
+class CategoryList(Model):
     """Response of ``GET /v1/categories``."""
 
     categories: list[Category]

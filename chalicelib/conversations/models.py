@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, StringConstraints
+from pydantic import AfterValidator, ConfigDict, StringConstraints
 
 from chalicelib.json_types import NON_BLANK, Timestamp
+from chalicelib.model_base import Model
 from chalicelib.pagination import Envelope, PageQuery
 from chalicelib.subjects import SubjectType
 
@@ -20,14 +21,14 @@ def _not_blank(value: str) -> str:
     return value
 
 
-class MessageCreate(BaseModel):
+class MessageCreate(Model):
     """Body of ``POST /v1/conversations/{id}/messages``: 1 to 4000 characters, not only whitespace."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"content": "Thanks! When can we talk?"}]})
     content: Annotated[str, StringConstraints(min_length=1, max_length=MAX_CONTENT_LENGTH, pattern=NON_BLANK), AfterValidator(_not_blank)]
 
 
-class Message(BaseModel):
+class Message(Model):
     """A message; ``isApiSent`` is true for every message sent through this API."""
 
     messageId: str
@@ -39,7 +40,7 @@ class Message(BaseModel):
     createdAt: Timestamp
 
 
-class Participant(BaseModel):
+class Participant(Model):
     """A participant of a conversation; ``left`` once they have left it."""
 
     userId: str
@@ -47,7 +48,7 @@ class Participant(BaseModel):
     left: bool = False
 
 
-class Conversation(BaseModel):
+class Conversation(Model):
     """A conversation as the caller sees it; ``otherLeft`` is true when the other participant left."""
 
     conversationId: str
@@ -80,7 +81,7 @@ class ConversationListQuery(PageQuery):
     subjectType: SubjectType | None = None
 
 
-class LeaveResult(BaseModel):
+class LeaveResult(Model):
     """Response of ``DELETE /v1/conversations/{id}``."""
 
     success: bool = True

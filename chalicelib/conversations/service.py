@@ -2,10 +2,10 @@
 
 * A conversation is opened by accepting a request (:func:`open_conversation_ops`, in the
   decision's transaction); its participants are the requester and the recipient.
-* Only participants see it: everyone else gets 404 NOT_FOUND, so ids reveal nothing.
+* Only participants see it: everyone else gets ``NotFoundError``, so ids reveal nothing.
 * Messages are numbered 1, 2, ... per conversation (oldest first); a page is one Query.
 * Leaving (``DELETE``) takes the conversation out of the leaver's list; the other participant
-  sees ``otherLeft: true``; from then on any message to it is 403 FORBIDDEN. Both keep read
+  sees ``otherLeft: true``; from then on any message to it is a ``ForbiddenError``. Both keep read
   access to the history by id. Leaving twice is a no-op success.
 """
 
@@ -14,9 +14,10 @@ from __future__ import annotations
 import contextlib
 import random
 import time
+from collections.abc import Mapping
 from typing import Any
 
-from chalicelib import clock, errors, path_ids, storage
+from chalicelib import clock, errors, path_ids
 from chalicelib.auth.service import Caller
 from chalicelib.conversations import repository
 from chalicelib.conversations.events import message_event_op
@@ -30,6 +31,7 @@ from chalicelib.conversations.models import (
     Participant,
 )
 from chalicelib.pagination import PageQuery
+from chalicelib.transactions import Transaction, TransactionConflict
 
 #: Attempts to take the next message number when other messages keep arriving at once: each
 #: lost attempt means another message got in, so N simultaneous senders all succeed while N <= this.
@@ -39,7 +41,7 @@ SEND_RETRY_DELAY_SECONDS = 0.02
 
 
 def open_conversation_ops(
-    request: dict[str, Any], participants: list[tuple[str, str]], opened_at: str
+    request: Mapping[str, Any], participants: list[tuple[str, str]], opened_at: str
 ) -> tuple[str, list[dict[str, Any]]]:
     """The transaction ops that open the conversation of an accepted request.
 
@@ -209,9 +211,11 @@ def send_message(caller: Caller, conversation_id: str, content: str, via_api: bo
             "createdAt": clock.iso(),
         }
         recipient = next(p for p in conversation["participantIds"] if p != caller.user_id)
+        tx = Transaction().add_all("message", repository.append_message_ops(conversation, message, sequence))
+        tx.add("event", message_event_op(message, recipient))
         try:
-            storage.transact([*repository.append_message_ops(conversation, message, sequence), message_event_op(message, recipient)])
-        except storage.TransactionConflict:
+            tx.commit()
+        except TransactionConflict:
             continue  # someone left, or another message took the number: read again and decide again
         return _message(message, conversation_id)
     raise errors.ConflictError("The conversation is receiving many messages at once; retry")
@@ -228,6 +232,6 @@ def leave(caller: Caller, conversation_id: str) -> LeaveResult:
     item = _participating(_read(conversation_id), caller, conversation_id)
     if caller.user_id in (item.get("leftBy") or []):
         return LeaveResult()
-    with contextlib.suppress(storage.TransactionConflict):  # left concurrently by the caller: same outcome
-        storage.transact(repository.leave_ops(conversation_id, caller.user_id, clock.iso()))
+    with contextlib.suppress(TransactionConflict):  # left concurrently by the caller: same outcome
+        Transaction().add_all("leave", repository.leave_ops(conversation_id, caller.user_id, clock.iso())).commit()
     return LeaveResult()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from chalice.app import Response
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from chalicelib.approvals import service as approval_service
 from chalicelib.approvals.models import ApprovalDecision, PendingListingQuery
@@ -11,6 +11,7 @@ from chalicelib.channels import ChannelKey
 from chalicelib.dashboard.content import content_fields
 from chalicelib.dashboard.web import Page, page
 from chalicelib.http import parse_model
+from chalicelib.model_base import Model
 from chalicelib.users import service as users
 from chalicelib.users.models import MAX_VERIFIED_LEVEL, AdminUserCreate, AdminUserPatch, CreatedUser, Profile
 
@@ -21,7 +22,7 @@ NOTICES = {
 LEVELS = list(range(MAX_VERIFIED_LEVEL + 1))
 
 
-class ReviewedVersion(BaseModel):
+class ReviewedVersion(Model):
     """The hidden ``version`` field of an approval form: the listing version the administrator read."""
 
     version: int = Field(ge=1)

@@ -20,17 +20,19 @@ import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from aws_lambda_powertools import Logger
 from chalice.app import Blueprint, Request, Response
-from jinja2 import Environment, FileSystemLoader
 
 from chalicelib import errors, storage
 from chalicelib.auth.service import Caller
 from chalicelib.dashboard import sessions
 from chalicelib.dashboard.sessions import Session
 from chalicelib.http import check_path_ids
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 logger = Logger(service="matching-service", child=True)
 
@@ -54,7 +56,13 @@ SECURITY_HEADERS = {
 Access = Literal["public", "session", "admin"]
 Headers = dict[str, str | list[str]]
 
-_env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True, trim_blocks=True, lstrip_blocks=True)
+
+@functools.cache
+def _templates() -> Environment:
+    """The Jinja2 environment, built on the first page rendered (Jinja2 stays out of the API's cold start)."""
+    from jinja2 import Environment, FileSystemLoader
+
+    return Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True, trim_blocks=True, lstrip_blocks=True)
 
 bp = Blueprint(__name__)
 
@@ -173,7 +181,7 @@ class Page:
 
     def render(self, template: str, status: int = 200, headers: Headers | None = None, **context: Any) -> Response:
         """Render ``template`` with the layout's context (session, CSRF token, admin flag, root)."""
-        body = _env.get_template(template).render(
+        body = _templates().get_template(template).render(
             root=self.root,
             session=self.session,
             csrf=self.session.csrf_token if self.session else "",

@@ -1,7 +1,7 @@
 """Turn free-text place queries into coordinates.
 
 Use :func:`get_geocoder` to obtain the process-wide backend, chosen by the
-``GEOCODER`` environment variable:
+``GEOCODER`` setting (:mod:`chalicelib.config`):
 
 ``gazetteer`` (default)
     :class:`~chalicelib.geocoding.gazetteer.GazetteerGeocoder`: offline lookup of
@@ -14,10 +14,10 @@ Use :func:`get_geocoder` to obtain the process-wide backend, chosen by the
 
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 from typing import Final
 
+from chalicelib.config import settings
 from chalicelib.geocoding.base import Geocoder, GeocodeResult
 
 __all__ = [
@@ -37,10 +37,10 @@ GEOCODER_BACKENDS: Final = ("gazetteer", "amazon-location")
 
 @lru_cache(maxsize=1)
 def get_geocoder() -> Geocoder:
-    """Return the process-wide geocoder selected by the ``GEOCODER`` environment variable.
+    """Return the process-wide geocoder selected by the ``GEOCODER`` setting.
 
     The choice is made once per process (``functools.lru_cache``); tests that change
-    the variable call ``get_geocoder.cache_clear()``.
+    the variable call ``settings.cache_clear()`` and ``get_geocoder.cache_clear()``.
 
     Returns
     -------
@@ -57,9 +57,7 @@ def get_geocoder() -> Geocoder:
     botocore.exceptions.NoRegionError
         For ``amazon-location`` when no AWS region is configured.
     """
-    backend = (
-        os.environ.get(GEOCODER_ENV_VAR, "").strip().lower() or GEOCODER_BACKENDS[0]
-    )
+    backend = settings().GEOCODER.strip().lower() or GEOCODER_BACKENDS[0]
     if backend == "gazetteer":
         from chalicelib.geocoding.gazetteer import GazetteerGeocoder
 

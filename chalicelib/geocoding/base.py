@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
+
+from chalicelib.model_base import Model
 
 
-class GeocodeResult(BaseModel):
+class GeocodeResult(Model):
     """The best match for a place query.
 
     Attributes

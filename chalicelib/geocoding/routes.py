@@ -5,18 +5,19 @@ from __future__ import annotations
 from typing import Annotated
 
 from chalice.app import Blueprint
-from pydantic import BaseModel, ConfigDict, StringConstraints
+from pydantic import ConfigDict, StringConstraints
 
 from chalicelib import errors
 from chalicelib.auth.service import Caller
 from chalicelib.geocoding import GeocodeResult, get_geocoder
 from chalicelib.http import route
 from chalicelib.json_types import NON_BLANK
+from chalicelib.model_base import Model
 
 bp = Blueprint(__name__)
 
 
-class GeocodeQuery(BaseModel):
+class GeocodeQuery(Model):
     """Query of ``GET /v1/geocode``: the address text (1..200 characters)."""
 
     model_config = ConfigDict(extra="forbid")

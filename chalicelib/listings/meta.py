@@ -18,6 +18,7 @@ import nh3
 from chalicelib import errors
 from chalicelib.categories.models import Category, CategoryField, FieldType
 from chalicelib.geocoding import get_geocoder
+from chalicelib.urls import InvalidUrl, absolute_http_url
 
 #: Longest accepted value per type, in characters (after sanitizing, for rich text).
 MAX_LENGTH: dict[FieldType, int] = {FieldType.TEXT: 500, FieldType.RICHTEXT: 20_000, FieldType.URL: 2048, FieldType.LOCATION: 200}
@@ -107,10 +108,10 @@ def _date(field: CategoryField, value: str) -> str:
 
 
 def _url(field: CategoryField, value: str) -> str:
-    text = value.strip()
-    if not text.lower().startswith(("http://", "https://")) or " " in text or "." not in text.split("//", 1)[-1]:
-        raise InvalidValue("must be an absolute http(s) URL")
-    return text
+    try:
+        return absolute_http_url(value)
+    except InvalidUrl as exc:
+        raise InvalidValue(str(exc)) from exc
 
 
 _PARSERS: dict[FieldType, Callable[[CategoryField, str], str]] = {

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import ConfigDict, Field, StringConstraints
 
 from chalicelib.categories.registry import category_key_schema, role_key_schema
 from chalicelib.channels import CHANNEL_KEYS
 from chalicelib.json_types import Timestamp
+from chalicelib.listings.status import ListingStatus as ListingStatus  # the status machine's enum, re-exported
+from chalicelib.model_base import Model
 from chalicelib.pagination import Envelope
 from chalicelib.users.models import SocialLinks
 
@@ -23,16 +24,7 @@ ChannelName = Annotated[str, Field(json_schema_extra={"enum": sorted(CHANNEL_KEY
 WebhookId = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 
 
-class ListingStatus(StrEnum):
-    """Listing states (spec §3; DESIGN names the paused state PAUSED)."""
-
-    PENDING = "PENDING"
-    ACTIVE = "ACTIVE"
-    PAUSED = "PAUSED"
-    REJECTED = "REJECTED"
-
-
-class ListingCreate(BaseModel):
+class ListingCreate(Model):
     """Body of ``POST /v1/listings``."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
@@ -46,7 +38,7 @@ class ListingCreate(BaseModel):
     webhookIds: list[WebhookId] = Field(default_factory=list, max_length=20)
 
 
-class ListingUpdate(BaseModel):
+class ListingUpdate(Model):
     """Body of ``PATCH /v1/listings/{id}``: meta is merged key by key (``null`` removes a key);
     channels and webhookIds replace the current lists. The listing returns to PENDING."""
 
@@ -56,14 +48,14 @@ class ListingUpdate(BaseModel):
     webhookIds: list[WebhookId] | None = Field(default=None, max_length=20)
 
 
-class ListingStatusChange(BaseModel):
+class ListingStatusChange(Model):
     """Body of ``PATCH /v1/listings/{id}/status``: PAUSED pauses an ACTIVE listing, ACTIVE resumes a PAUSED one."""
 
     model_config = ConfigDict(extra="forbid")
     status: Literal["PAUSED", "ACTIVE"]
 
 
-class OwnerSummary(BaseModel):
+class OwnerSummary(Model):
     """The owner's profile summary on a listing."""
 
     userId: str
@@ -73,7 +65,7 @@ class OwnerSummary(BaseModel):
     socialLinks: SocialLinks | None = None
 
 
-class Listing(BaseModel):
+class Listing(Model):
     """A listing as reads return it."""
 
     id: str

@@ -14,8 +14,10 @@ from typing import Any
 
 from chalicelib import outbox, storage
 from chalicelib.config import settings
+from chalicelib.listings import status
 from chalicelib.listings.search import counters
 from chalicelib.listings.search.index import INDEX_ATTRIBUTES, index_attributes
+from chalicelib.listings.status import ListingStatus, Transition
 
 
 def _table() -> str:
@@ -28,7 +30,7 @@ def _key(listing_id: str) -> dict[str, str]:
 
 #: Partition value of the sparse ``pendingReview`` index: every PENDING listing, one partition
 #: (an administrators' review queue is small; oldest first by ``pendingSort``).
-PENDING_PARTITION = "PENDING"
+PENDING_PARTITION = ListingStatus.PENDING.value
 PENDING_INDEX = "pendingReview"
 
 
@@ -85,7 +87,8 @@ def replace_content_op(item: dict[str, Any], expected_version: int, was_status: 
         ExpressionAttributeNames={"#st": "status"},
         ExpressionAttributeValues=storage.values(
             t=item["title"], m=item["meta"], c=item["channels"], w=item["webhookIds"], s=item["searchText"],
-            pending="PENDING", next=expected_version + 1, u=item["updatedAt"], v=expected_version, was=was_status,
+            pending=status.target(Transition.SUBMIT).value, next=expected_version + 1, u=item["updatedAt"],
+            v=expected_version, was=was_status,
             pq=PENDING_PARTITION, ps=pending_attributes(item["listingId"], item["updatedAt"])["pendingSort"],
         ),
     )
@@ -93,7 +96,7 @@ def replace_content_op(item: dict[str, Any], expected_version: int, was_status: 
 
 def leave_active_ops(listing: dict[str, Any], from_status: str) -> list[dict[str, Any]]:
     """The counter ops of a change out of ``from_status``: -1 when that was ACTIVE, else none."""
-    return [counters.delta_op(listing, -1)] if from_status == "ACTIVE" else []
+    return [counters.delta_op(listing, -1)] if from_status == ListingStatus.ACTIVE else []
 
 
 def _transact_conditional(ops: list[dict[str, Any]]) -> None:
@@ -103,13 +106,30 @@ def _transact_conditional(ops: list[dict[str, Any]]) -> None:
         raise storage.ConditionFailed(str(exc)) from exc
 
 
-def activate(listing: dict[str, Any], from_status: str, updated_at: str, version: int | None = None) -> dict[str, Any]:
-    """Move ``listing`` from ``from_status`` to ACTIVE, into the search indexes and its counters.
+def transition(
+    listing: dict[str, Any], change: Transition, updated_at: str, reason: str | None = None, version: int | None = None
+) -> dict[str, Any]:
+    """Apply the status ``change`` to ``listing`` in one transaction and return the item as written.
 
-    One transaction: the conditional listing update, the counters' +1
-    (:mod:`chalicelib.listings.search.counters`) and the ``listing.activated`` outbox event (the
-    saved-search percolator reads it). ``version`` (approvals) additionally requires the
-    stored version to match. Returns the listing item as written.
+    The listing update is conditional on the status the machine lets ``change`` start from
+    (:func:`chalicelib.listings.status.source`). Leading to ACTIVE puts the listing into the
+    search indexes and its counters (+1, :mod:`chalicelib.listings.search.counters`) and writes
+    its ``listing.activated`` outbox event (the saved-search percolator reads it); leaving
+    ACTIVE takes it off its counters; any status but ACTIVE takes it out of the indexes (and
+    out of ``pendingReview``).
+
+    Parameters
+    ----------
+    listing:
+        The listing item as read (its meta and category for the index attributes and counters).
+    change:
+        APPROVE, REJECT, PAUSE or RESUME (a content update is :func:`replace_content_op`).
+    updated_at:
+        ISO 8601 UTC time of the change.
+    reason:
+        ``statusReason`` to store (rejections); any other change removes it.
+    version:
+        When given (approvals), the stored ``version`` must also match.
 
     Returns
     -------
@@ -119,47 +139,19 @@ def activate(listing: dict[str, Any], from_status: str, updated_at: str, version
     Raises
     ------
     storage.ConditionFailed
-        The listing is gone, not in ``from_status``, or at another version.
+        The listing is gone, not in the source status, or at another version.
+    ValueError
+        ``change`` is SUBMIT (it starts from any status; see :func:`replace_content_op`).
     """
-    attributes = index_attributes(listing)
-    sets = ", ".join(f"{k} = :{k}" for k in attributes)
+    from_status, to_status = status.source(change), status.target(change)
+    if from_status is None:
+        raise ValueError(f"{change} is written by replace_content_op")
+    vals: dict[str, Any] = {"from": from_status.value, "to": to_status.value, "u": updated_at}
     condition = "#st = :from" + (" AND version = :v" if version is not None else "")
-    vals: dict[str, Any] = {"from": from_status, "active": "ACTIVE", "u": updated_at, **attributes}
     if version is not None:
         vals["v"] = version
-    change = storage.update_op(
-        _table(), _key(listing["listingId"]),
-        f"SET #st = :active, updatedAt = :u, {sets} REMOVE statusReason, {_REMOVE_PENDING}",
-        condition=condition,
-        ExpressionAttributeNames={"#st": "status"},
-        ExpressionAttributeValues=storage.values(**vals),
-    )
-    event = outbox.event_op(
-        outbox.LISTING_ACTIVATED, {"listingId": listing["listingId"], "version": int(listing.get("version") or 1)}
-    )
-    _transact_conditional([change, counters.delta_op(listing, +1), event])
-    # The condition held, so the stored item is the one read plus this change.
-    written = {k: v for k, v in listing.items() if k not in ("statusReason", "pendingQueue", "pendingSort")}
-    written.update(attributes, status="ACTIVE", updatedAt=updated_at)
-    return written
-
-
-def deactivate(listing: dict[str, Any], from_status: str, to_status: str, updated_at: str,
-               reason: str | None = None, version: int | None = None) -> dict[str, Any]:
-    """Move ``listing`` from ``from_status`` to ``to_status`` (PAUSED, REJECTED), out of the indexes.
-
-    Leaving ACTIVE also takes the listing off its counters, in the same transaction. Returns
-    the listing item as written.
-
-    Raises
-    ------
-    storage.ConditionFailed
-        The listing is gone, not in ``from_status``, or at another ``version``.
-    """
-    condition = "#st = :from" + (" AND version = :v" if version is not None else "")
-    vals: dict[str, Any] = {"from": from_status, "to": to_status, "u": updated_at}
-    if version is not None:
-        vals["v"] = version
+    if to_status == ListingStatus.ACTIVE:
+        return _activate(listing, vals, condition, updated_at)
     expression = "SET #st = :to, updatedAt = :u"
     if reason is not None:
         expression += ", statusReason = :r"
@@ -172,17 +164,31 @@ def deactivate(listing: dict[str, Any], from_status: str, to_status: str, update
     _transact_conditional([update, *leave_active_ops(listing, from_status)])
     dropped = {*INDEX_ATTRIBUTES, "statusReason", "pendingQueue", "pendingSort"}
     written = {k: v for k, v in listing.items() if k not in dropped}
-    written.update(status=to_status, updatedAt=updated_at)
+    written.update(status=to_status.value, updatedAt=updated_at)
     if reason is not None:
         written["statusReason"] = reason
     return written
 
 
-def delete_op(listing_id: str, owner_id: str) -> dict[str, Any]:
-    """Transaction ``Delete`` of a listing, conditional on its owner."""
-    return storage.delete_op(
-        _table(), _key(listing_id), condition="ownerId = :o", ExpressionAttributeValues=storage.values(o=owner_id)
+def _activate(listing: dict[str, Any], vals: dict[str, Any], condition: str, updated_at: str) -> dict[str, Any]:
+    """The ACTIVE side of :func:`transition`: indexes, counters +1 and ``listing.activated``, in one transaction."""
+    attributes = index_attributes(listing)
+    sets = "".join(f", {k} = :{k}" for k in attributes)
+    change = storage.update_op(
+        _table(), _key(listing["listingId"]),
+        f"SET #st = :to, updatedAt = :u{sets} REMOVE statusReason, {_REMOVE_PENDING}",
+        condition=condition,
+        ExpressionAttributeNames={"#st": "status"},
+        ExpressionAttributeValues=storage.values(**vals, **attributes),
     )
+    event = outbox.event_op(
+        outbox.LISTING_ACTIVATED, {"listingId": listing["listingId"], "version": int(listing.get("version") or 1)}
+    )
+    _transact_conditional([change, counters.delta_op(listing, +1), event])
+    # The condition held, so the stored item is the one read plus this change.
+    written = {k: v for k, v in listing.items() if k not in ("statusReason", "pendingQueue", "pendingSort")}
+    written.update(attributes, status=ListingStatus.ACTIVE.value, updatedAt=updated_at)
+    return written
 
 
 def newest_keys(partition_index: str, partition: str, before: str | None, limit: int) -> tuple[list[str], bool]:

@@ -4,32 +4,34 @@
   the listing and its ``listing.submitted`` outbox event in one transaction; the event is
   turned into an approval task (:mod:`chalicelib.approvals`).
 * Only ACTIVE listings are visible to others; owners see their own in any status.
-* Pause: ACTIVE -> PAUSED; resume: PAUSED -> ACTIVE; anything else is 409 CONFLICT.
+* Pause: ACTIVE -> PAUSED; resume: PAUSED -> ACTIVE; anything else is a ``ConflictError``
+  (the machine: :mod:`chalicelib.listings.status`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from chalicelib import clock, errors, outbox, storage
+from chalicelib import clock, errors, outbox
 from chalicelib.auth.service import Caller
 from chalicelib.categories.models import Category, FieldType
 from chalicelib.categories.registry import all_categories
-from chalicelib.listings import repository
+from chalicelib.listings import repository, status
 from chalicelib.listings.meta import validate_meta
 from chalicelib.listings.models import (
     Listing,
     ListingCreate,
-    ListingStatus,
     ListingStatusChange,
     ListingUpdate,
     MyListingPage,
     OwnerSummary,
 )
+from chalicelib.listings.status import Transition
 from chalicelib.pagination import PageQuery
 from chalicelib.text import words
+from chalicelib.transactions import ConditionFailed, Transaction, TransactionConflict
 from chalicelib.users import repository as users
-from chalicelib.users.service import active_channels, require_user, summary_from_item
+from chalicelib.users.service import require_connected, require_user, summary_from_item
 from chalicelib.webhooks import repository as webhooks
 
 #: Field types whose words ``q`` searches (DESIGN §2 "Search": title and text fields).
@@ -83,18 +85,6 @@ def _category_and_role(category_key: str, role_key: str) -> Category:
     return category
 
 
-def _check_channels(owner: dict[str, Any], channels: list[str]) -> list[str]:
-    connected = set(active_channels(owner))
-    missing = [c for c in dict.fromkeys(channels) if c not in connected]
-    if missing:
-        raise errors.ValidationError.for_field(
-            "channels",
-            f"not connected by you: {', '.join(missing)} (connect them with PUT /v1/me/channels/{{key}})",
-            "Channels must be connected by the listing owner",
-        )
-    return list(dict.fromkeys(channels))
-
-
 def _check_webhooks(owner_id: str, webhook_ids: list[str]) -> list[str]:
     unique = list(dict.fromkeys(webhook_ids))
     found = webhooks.get_many(unique) if unique else {}
@@ -120,7 +110,7 @@ def create_listing(caller: Caller, body: ListingCreate) -> Listing:
     category = _category_and_role(body.categoryKey, body.roleKey)
     meta = validate_meta(category, body.roleKey, body.meta)
     owner = require_user(caller.user_id)
-    channels = _check_channels(owner, body.channels)
+    channels = require_connected(owner, body.channels, "channels")
     webhook_ids = _check_webhooks(caller.user_id, body.webhookIds)
     now = clock.iso()
     listing_id = clock.new_id("lst")
@@ -133,7 +123,7 @@ def create_listing(caller: Caller, body: ListingCreate) -> Listing:
         "meta": meta,
         "channels": channels,
         "webhookIds": webhook_ids,
-        "status": ListingStatus.PENDING.value,
+        "status": status.INITIAL.value,
         "version": 1,
         "searchText": search_text(category, meta),
         "createdAt": now,
@@ -171,7 +161,7 @@ def get_visible(caller: Caller, listing_id: str) -> dict[str, Any]:
         No such listing, or another user's listing that is not ACTIVE.
     """
     item = repository.get(listing_id)
-    if item is None or (item["status"] != ListingStatus.ACTIVE and item["ownerId"] != caller.user_id):
+    if item is None or not status.is_visible(item["status"], item["ownerId"], caller.user_id):
         raise errors.NotFoundError(f"Listing '{listing_id}' not found")
     return item
 
@@ -214,22 +204,21 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate) -> List
                     merged.pop(f"{key}_{axis}", None)
     meta = validate_meta(category, item["roleKey"], merged)
     owner = require_user(caller.user_id)
-    channels = _check_channels(owner, body.channels if body.channels is not None else item.get("channels") or [])
+    channels = require_connected(owner, body.channels if body.channels is not None else item.get("channels") or [], "channels")
     webhook_ids = _check_webhooks(caller.user_id, body.webhookIds if body.webhookIds is not None else item.get("webhookIds") or [])
     version = int(item["version"])
     updated: dict[str, Any] = {
         **item, "title": meta["title"], "meta": meta, "channels": channels, "webhookIds": webhook_ids,
-        "searchText": search_text(category, meta), "updatedAt": clock.iso(), "status": ListingStatus.PENDING.value,
+        "searchText": search_text(category, meta), "updatedAt": clock.iso(), "status": status.target(Transition.SUBMIT).value,
         "version": version + 1,
     }
     updated.pop("statusReason", None)
+    tx = Transaction().add("listing", repository.replace_content_op(updated, version, item["status"]))
+    tx.add_all("counters", repository.leave_active_ops(item, item["status"]))
+    tx.add("event", _submitted_event(listing_id, version + 1))
     try:
-        storage.transact([
-            repository.replace_content_op(updated, version, item["status"]),
-            *repository.leave_active_ops(item, item["status"]),
-            _submitted_event(listing_id, version + 1),
-        ])
-    except storage.TransactionConflict as exc:
+        tx.commit()
+    except TransactionConflict as exc:
         raise errors.ConflictError("The listing changed while you were updating it; read it again and retry") from exc
     return to_model(updated, owner, owner_view=True)
 
@@ -243,14 +232,9 @@ def change_status(caller: Caller, listing_id: str, body: ListingStatusChange) ->
         Any other transition (e.g. pausing a PENDING listing).
     """
     item = owned(caller, listing_id)
-    now = clock.iso()
-    source = ListingStatus.ACTIVE if body.status == ListingStatus.PAUSED else ListingStatus.PAUSED
     try:
-        if body.status == ListingStatus.ACTIVE:
-            updated = repository.activate(item, source.value, now)
-        else:
-            updated = repository.deactivate(item, source.value, body.status, now)
-    except storage.ConditionFailed as exc:
+        updated = repository.transition(item, status.owner_transition(body.status), clock.iso())
+    except ConditionFailed as exc:
         if repository.get(listing_id) is None:  # deleted since it was read: not a state conflict
             raise errors.NotFoundError(f"Listing '{listing_id}' not found") from exc
         raise errors.ConflictError(

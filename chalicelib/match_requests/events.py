@@ -12,9 +12,11 @@ Fields without a value are present as ``null`` (e.g. an unset ``socialLinks.x``,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from chalicelib import outbox
+from chalicelib.model_base import Model
 from chalicelib.subjects import SubjectType
 from chalicelib.webhooks.catalogue import data_model
 
@@ -28,12 +30,12 @@ _TYPES = {
 }
 
 
-def event_type(request: dict[str, Any]) -> str:
+def event_type(request: Mapping[str, Any]) -> str:
     """The event type announcing a request item's current status."""
     return _TYPES[(SubjectType(request["subjectType"]), request["status"])]
 
 
-def routing(request: dict[str, Any], listing: dict[str, Any] | None) -> dict[str, Any]:
+def routing(request: Mapping[str, Any], listing: Mapping[str, Any] | None) -> dict[str, Any]:
     """Addressing of a request event; ``listing`` (the current listing item) for LISTING requests."""
     if request["subjectType"] == SubjectType.PROFILE:
         return {"recipientId": request["recipientId"]}
@@ -41,7 +43,7 @@ def routing(request: dict[str, Any], listing: dict[str, Any] | None) -> dict[str
     return {"recipientId": request["recipientId"], "listingId": request["listingId"], "webhookIds": webhook_ids}
 
 
-def request_event_op(request: dict[str, Any], listing: dict[str, Any] | None = None) -> dict[str, Any]:
+def request_event_op(request: Mapping[str, Any], listing: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The outbox ``Put`` announcing ``request`` (an item in its new status).
 
     Parameters

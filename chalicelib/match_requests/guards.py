@@ -19,6 +19,7 @@ from typing import Any
 
 from chalicelib import storage
 from chalicelib.config import settings
+from chalicelib.listings.status import ListingStatus
 
 
 def _listing_key(listing_id: str) -> dict[str, str]:
@@ -26,14 +27,18 @@ def _listing_key(listing_id: str) -> dict[str, str]:
 
 
 def count_request_on_active_listing_op(listing_id: str) -> dict[str, Any]:
-    """Transaction ``Update``: ``requestCount + 1``, only while the listing is ACTIVE."""
+    """Transaction ``Update``: ``requestCount + 1``, only while the listing accepts requests.
+
+    The condition is :func:`chalicelib.listings.status.accepts_requests` written as a condition
+    expression (status ACTIVE), so the service's check on its read is re-checked at commit.
+    """
     return storage.update_op(
         settings().LISTINGS_TABLE,
         _listing_key(listing_id),
         "SET requestCount = if_not_exists(requestCount, :zero) + :one",
         condition="#st = :active",
         ExpressionAttributeNames={"#st": "status"},
-        ExpressionAttributeValues=storage.values(zero=0, one=1, active="ACTIVE"),
+        ExpressionAttributeValues=storage.values(zero=0, one=1, active=ListingStatus.ACTIVE.value),
     )
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, StringConstraints
+from pydantic import AfterValidator, ConfigDict, Field, RootModel, StringConstraints
 
 from chalicelib.channels import ChannelKey
 from chalicelib.json_types import NON_BLANK, Timestamp
+from chalicelib.model_base import Model
 from chalicelib.pagination import Envelope, PageQuery
 from chalicelib.subjects import SubjectType
 from chalicelib.users.models import ProfileSummary
@@ -44,7 +45,7 @@ def _unique_channels(value: list[ChannelKey]) -> list[ChannelKey]:
     return list(dict.fromkeys(value))
 
 
-class MatchRequestCreate(BaseModel):
+class MatchRequestCreate(Model):
     """Body of ``POST /v1/match-requests``: the listing, a message and the requester's channels."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
@@ -55,7 +56,7 @@ class MatchRequestCreate(BaseModel):
     channels: Annotated[list[ChannelKey], Field(min_length=1, max_length=5), AfterValidator(_unique_channels)]
 
 
-class ProfileRequestCreate(BaseModel):
+class ProfileRequestCreate(Model):
     """Body of ``POST /v1/profile-requests``: the target user, a message and one channel."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
@@ -66,14 +67,14 @@ class ProfileRequestCreate(BaseModel):
     channel: ChannelKey
 
 
-class Accept(BaseModel):
+class Accept(Model):
     """``{"status": "ACCEPTED"}``: accept the request (no ``reason``)."""
 
     model_config = ConfigDict(extra="forbid", title="AcceptRequest")
     status: Literal["ACCEPTED"]
 
 
-class Reject(BaseModel):
+class Reject(Model):
     """``{"status": "REJECTED", "reason"?}``: reject the request, optionally saying why."""
 
     model_config = ConfigDict(extra="forbid", title="RejectRequest")
@@ -99,7 +100,7 @@ class StatusChange(RootModel[Annotated[Accept | Reject, Field(discriminator="sta
         return self.root.reason if isinstance(self.root, Reject) else None
 
 
-class MatchRequest(BaseModel):
+class MatchRequest(Model):
     """A match or profile request as every read returns it.
 
     ``listingId``/``listingTitle`` are set for LISTING requests, ``userId`` (the requested

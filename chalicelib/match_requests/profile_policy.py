@@ -17,13 +17,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
-
+from chalicelib.model_base import Model
 from chalicelib.users.models import RequestPolicy
 from chalicelib.users.service import active_channels
 
 
-class ProfileRequestPolicy(BaseModel):
+class ProfileRequestPolicy(Model):
     """Whether the caller may send a profile request, the verification level the user requires, and why not."""
 
     canRequest: bool

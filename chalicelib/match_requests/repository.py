@@ -20,6 +20,7 @@ from typing import Any
 
 from chalicelib import storage
 from chalicelib.config import settings
+from chalicelib.match_requests.records import RequestRecord, record
 
 
 def _table() -> str:
@@ -30,17 +31,18 @@ def _key(request_id: str) -> dict[str, str]:
     return {"requestId": request_id}
 
 
-def get(request_id: str) -> dict[str, Any] | None:
+def get(request_id: str) -> RequestRecord | None:
     """The request item, or ``None``."""
-    return storage.get(_table(), _key(request_id))
+    item = storage.get(_table(), _key(request_id))
+    return record(item) if item is not None else None
 
 
-def put_new_op(item: dict[str, Any]) -> dict[str, Any]:
+def put_new_op(item: RequestRecord) -> dict[str, Any]:
     """Transaction ``Put`` of a new request; its condition fails when the id exists (a duplicate)."""
     return storage.put_op(_table(), item, condition="attribute_not_exists(requestId)")
 
 
-def _list(index: str, attribute: str, value: str, filters: dict[str, str | None]) -> list[dict[str, Any]]:
+def _list(index: str, attribute: str, value: str, filters: dict[str, str | None]) -> list[RequestRecord]:
     """Items of ``index`` whose ``attribute`` is ``value``, newest first, filtered by equality."""
     names: dict[str, str] = {}
     vals: dict[str, Any] = {"k": value}
@@ -58,20 +60,20 @@ def _list(index: str, attribute: str, value: str, filters: dict[str, str | None]
     if clauses:
         params["FilterExpression"] = " AND ".join(clauses)
         params["ExpressionAttributeNames"] = names
-    return storage.query(_table(), **params)
+    return [record(i) for i in storage.query(_table(), **params)]
 
 
-def list_sent(requester_id: str, subject_type: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
+def list_sent(requester_id: str, subject_type: str | None = None, status: str | None = None) -> list[RequestRecord]:
     """Requests sent by ``requester_id``, newest first (``byRequester``)."""
     return _list("byRequester", "requesterId", requester_id, {"subjectType": subject_type, "status": status})
 
 
-def list_received(recipient_id: str, subject_type: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
+def list_received(recipient_id: str, subject_type: str | None = None, status: str | None = None) -> list[RequestRecord]:
     """Requests addressed to ``recipient_id``, newest first (``byRecipient``)."""
     return _list("byRecipient", "recipientId", recipient_id, {"subjectType": subject_type, "status": status})
 
 
-def list_for_subject(subject_id: str, status: str | None = None) -> list[dict[str, Any]]:
+def list_for_subject(subject_id: str, status: str | None = None) -> list[RequestRecord]:
     """Requests about ``subject_id`` (a listing or a user), newest first (``bySubject``)."""
     return _list("bySubject", "subjectId", subject_id, {"status": status})
 
@@ -113,7 +115,7 @@ def decide_op(
 class Bundle:
     """Items read together in one BatchGetItem, keyed by id (missing ids are absent)."""
 
-    requests: dict[str, dict[str, Any]] = field(default_factory=dict)
+    requests: dict[str, RequestRecord] = field(default_factory=dict)
     users: dict[str, dict[str, Any]] = field(default_factory=dict)
     listings: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -134,7 +136,7 @@ def read_bundle(
     }
     found = storage.batch_get_tables(tables)
     return Bundle(
-        requests={i["requestId"]: i for i in found[config.REQUESTS_TABLE]},
+        requests={i["requestId"]: record(i) for i in found[config.REQUESTS_TABLE]},
         users={i["userId"]: i for i in found[config.USERS_TABLE]},
         listings={i["listingId"]: i for i in found[config.LISTINGS_TABLE]},
     )

@@ -1,13 +1,14 @@
 """Request rules: sending match and profile requests, and reading them.
 
-* Match request: only to an ACTIVE listing (404 otherwise, as for its detail), never to one's
-  own (403), with channels the requester has connected (400 naming ``channels``).
-* Profile request: the target's ``profileRequestPolicy`` must admit the caller (403 with its
+* Match request: only to an ACTIVE listing (``NotFoundError`` otherwise, as for its detail), never
+  to one's own (``ForbiddenError``), with channels the requester has connected (``ValidationError``
+  naming ``channels``).
+* Profile request: the target's ``profileRequestPolicy`` must admit the caller (``ForbiddenError`` with its
   reason); ``channel`` must be one of the target's ``activeChannels`` and connected by the
-  requester (400 naming ``channel``).
+  requester (``ValidationError`` naming ``channel``).
 * One request per requester and subject, ever: the id is derived from both
   (:mod:`chalicelib.match_requests.ids`) and written with ``attribute_not_exists``, so of any
-  number of simultaneous identical requests exactly one is created; the others get 409.
+  number of simultaneous identical requests exactly one is created; the others get ``ConflictError``.
 * Each create is one BatchGetItem plus one TransactWriteItems holding the request, the guard
   on the listing or profile (:mod:`chalicelib.match_requests.guards`) and the outbox event.
 * Lists are newest first; without ``subjectType`` they hold both kinds.
@@ -15,11 +16,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
-from chalicelib import clock, errors, storage
+from chalicelib import clock, errors
 from chalicelib.auth.service import Caller
 from chalicelib.listings import repository as listings
+from chalicelib.listings import status as listing_status
 from chalicelib.match_requests import guards, ids, repository
 from chalicelib.match_requests.events import request_event_op
 from chalicelib.match_requests.models import (
@@ -32,14 +35,16 @@ from chalicelib.match_requests.models import (
     RequestStatus,
 )
 from chalicelib.match_requests.profile_policy import evaluate
+from chalicelib.match_requests.records import RequesterSnapshot, RequestRecord
 from chalicelib.pagination import PageQuery
 from chalicelib.path_ids import within_limit
 from chalicelib.subjects import SubjectType
+from chalicelib.transactions import Transaction, TransactionConflict
 from chalicelib.users.models import ProfileSummary, SocialLinks
-from chalicelib.users.service import active_channels, summary_from_item
+from chalicelib.users.service import active_channels, require_connected, summary_from_item
 
 
-def _summary(stored: dict[str, Any]) -> ProfileSummary:
+def _summary(stored: Mapping[str, Any]) -> ProfileSummary:
     """The stored requester summary (unset values were left out when it was written)."""
     return ProfileSummary(
         displayName=stored.get("displayName", ""),
@@ -49,7 +54,7 @@ def _summary(stored: dict[str, Any]) -> ProfileSummary:
     )
 
 
-def to_model(item: dict[str, Any]) -> MatchRequest:
+def to_model(item: RequestRecord) -> MatchRequest:
     """The API view of a request item."""
     return MatchRequest(
         requestId=item["requestId"],
@@ -71,7 +76,7 @@ def to_model(item: dict[str, Any]) -> MatchRequest:
     )
 
 
-def _page(items: list[dict[str, Any]], query: PageQuery, route: str, scope_id: str) -> RequestPage:
+def _page(items: list[RequestRecord], query: PageQuery, route: str, scope_id: str) -> RequestPage:
     position = query.position_in(route, scope_id)
     return RequestPage(
         requests=[to_model(i) for i in position.slice(items)], total=len(items), page=position.page,
@@ -87,15 +92,15 @@ def _requester(bundle: repository.Bundle, caller: Caller) -> dict[str, Any]:
 
 
 def _new_item(caller: Caller, requester: dict[str, Any], subject_type: SubjectType, subject_id: str,
-              recipient_id: str, channels: list[str], message: str) -> dict[str, Any]:
+              recipient_id: str, channels: list[str], message: str) -> RequestRecord:
     return {
         "requestId": ids.request_id(subject_type, caller.user_id, subject_id),
-        "subjectType": subject_type.value,
+        "subjectType": subject_type,
         "subjectId": subject_id,
         "requesterId": caller.user_id,
         "recipientId": recipient_id,
-        "status": RequestStatus.PENDING.value,
-        "profile": summary_from_item(requester).model_dump(mode="json"),
+        "status": RequestStatus.PENDING,
+        "profile": cast(RequesterSnapshot, summary_from_item(requester).model_dump(mode="json")),
         "channels": channels,
         "message": message,
         "createdAt": clock.iso(),
@@ -120,27 +125,20 @@ def create_match_request(caller: Caller, body: MatchRequestCreate) -> MatchReque
     listing = bundle.listings.get(body.listingId)
     if listing is not None and listing["ownerId"] == caller.user_id:
         raise errors.ForbiddenError("You cannot send a match request to your own listing")
-    if listing is None or listing["status"] != "ACTIVE":
+    if listing is None or not listing_status.accepts_requests(listing["status"]):
         raise errors.NotFoundError(f"Listing '{body.listingId}' not found or not accepting requests")
     requester = _requester(bundle, caller)
-    channels = [c.value for c in body.channels]
-    missing = [c for c in channels if c not in active_channels(requester)]
-    if missing:
-        raise errors.ValidationError.for_field(
-            "channels",
-            f"not connected by you: {', '.join(missing)} (connect them with PUT /v1/me/channels/{{key}})",
-            "Channels must be connected by the requester",
-        )
+    channels = require_connected(requester, [c.value for c in body.channels], "channels")
     item = _new_item(caller, requester, SubjectType.LISTING, listing["listingId"], listing["ownerId"], channels, body.message)
-    item.update(listingId=listing["listingId"], listingTitle=listing["title"])
+    item["listingId"], item["listingTitle"] = listing["listingId"], listing["title"]
+    tx = Transaction()
+    tx.add("request", repository.put_new_op(item))
+    tx.add("listing", guards.count_request_on_active_listing_op(listing["listingId"]))
+    tx.add("event", request_event_op(item, listing))
     try:
-        storage.transact([
-            repository.put_new_op(item),
-            guards.count_request_on_active_listing_op(listing["listingId"]),
-            request_event_op(item, listing),
-        ])
-    except storage.TransactionConflict as exc:
-        if exc.failed(0):
+        tx.commit()
+    except TransactionConflict as exc:
+        if exc.failed("request"):
             raise errors.ConflictError(
                 f"You already sent a match request for this listing (requestId '{item['requestId']}')"
             ) from exc
@@ -178,20 +176,17 @@ def create_profile_request(caller: Caller, body: ProfileRequestCreate) -> MatchR
         raise errors.ValidationError.for_field(
             "channel", f"not one of the user's activeChannels ({', '.join(active_channels(target))})"
         )
-    if channel not in active_channels(requester):
-        raise errors.ValidationError.for_field(
-            "channel", f"not connected by you (connect it with PUT /v1/me/channels/{channel})"
-        )
+    require_connected(requester, [channel], "channel")
     item = _new_item(caller, requester, SubjectType.PROFILE, body.userId, body.userId, [channel], body.message)
     item["userId"] = body.userId
+    tx = Transaction()
+    tx.add("request", repository.put_new_op(item))
+    tx.add("profile", guards.profile_admits_op(body.userId, level, channel))
+    tx.add("event", request_event_op(item))
     try:
-        storage.transact([
-            repository.put_new_op(item),
-            guards.profile_admits_op(body.userId, level, channel),
-            request_event_op(item),
-        ])
-    except storage.TransactionConflict as exc:
-        if exc.failed(0):
+        tx.commit()
+    except TransactionConflict as exc:
+        if exc.failed("request"):
             raise errors.ConflictError(
                 f"You already sent this user a profile request (requestId '{item['requestId']}')"
             ) from exc
@@ -240,7 +235,7 @@ def list_for_listing(caller: Caller, listing_id: str, query: ListingRequestQuery
         Another user's (visible) listing.
     """
     listing = listings.get(listing_id) if within_limit(listing_id) else None
-    if listing is None or (listing["ownerId"] != caller.user_id and listing["status"] != "ACTIVE"):
+    if listing is None or not listing_status.is_visible(listing["status"], listing["ownerId"], caller.user_id):
         raise errors.NotFoundError(f"Listing '{listing_id}' not found")
     if listing["ownerId"] != caller.user_id:
         raise errors.ForbiddenError("Only the listing's owner may see its requests")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, Field, StringConstraints, field_validator
+from pydantic import Field, StringConstraints, field_validator
 
 from chalicelib.channels import ChannelKey
 from chalicelib.json_types import Timestamp
+from chalicelib.model_base import Model
 from chalicelib.pagination import Envelope, PageQuery
 from chalicelib.users.models import Country, Recruiting, Seniority, SocialLinks, VerifiedLevel
 
@@ -15,7 +16,7 @@ from chalicelib.users.models import Country, Recruiting, Seniority, SocialLinks,
 MAX_SEARCH_SKILLS = 20
 
 
-class PublicProfile(BaseModel):
+class PublicProfile(Model):
     """What every authenticated user may see of a profile (search items)."""
 
     userId: str

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import ConfigDict, Field, StringConstraints
 
 from chalicelib.listings.models import Listing
+from chalicelib.model_base import Model
 from chalicelib.pagination import Envelope
 
 #: A search parameter's value: text as in a query string; numbers are accepted and kept as text.
 QueryValue = Annotated[str, StringConstraints(max_length=512)] | int | float
 
 
-class SavedSearchCreate(BaseModel):
+class SavedSearchCreate(Model):
     """Body of ``POST /v1/saved-searches``.
 
     ``query`` holds exactly the parameters of ``GET /v1/listings/search`` (``q``,
@@ -28,7 +29,7 @@ class SavedSearchCreate(BaseModel):
     alerts: bool = True
 
 
-class SavedSearch(BaseModel):
+class SavedSearch(Model):
     """A saved search as the API returns it (``query`` values as text)."""
 
     savedSearchId: str
@@ -44,7 +45,7 @@ class SavedSearchPage(Envelope):
     savedSearches: list[SavedSearch]
 
 
-class SavedSearchMatch(BaseModel):
+class SavedSearchMatch(Model):
     """One listing that matched a saved search: the listing now, the km from the search's geo
     center (null without a geo filter) and when it matched (ISO 8601 UTC)."""
 

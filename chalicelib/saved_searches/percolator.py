@@ -23,13 +23,14 @@ from typing import Any
 
 from aws_lambda_powertools import Logger
 
-from chalicelib import clock, errors, storage
+from chalicelib import clock, errors
 from chalicelib.listings import repository as listings
 from chalicelib.listings.models import ListingStatus
 from chalicelib.listings.search.filters import evaluate
 from chalicelib.saved_searches import postings, repository
 from chalicelib.saved_searches.events import ListingMatched, matched_event_op
 from chalicelib.saved_searches.query import parsed
+from chalicelib.transactions import Transaction, TransactionConflict
 
 logger = Logger(service="matching-service", child=True)
 
@@ -90,18 +91,19 @@ def _record(listing: dict[str, Any], search: dict[str, Any], distance_km: float 
         "savedSearchId": search["savedSearchId"], "listingId": listing["listingId"], "ownerId": search["ownerId"],
         "matchedAt": now, "distanceKm": distance, "listingVersion": listing.get("version"),
     }
-    ops = [repository.match_op(match), repository.exists_op(search["ownerId"], search["savedSearchId"])]
+    tx = Transaction().add("match", repository.match_op(match))
+    tx.add("search", repository.exists_op(search["ownerId"], search["savedSearchId"]))
     if search.get("alerts"):
         data = ListingMatched(
             savedSearchId=search["savedSearchId"], savedSearchName=search["name"], listingId=listing["listingId"],
             listingTitle=listing["title"], categoryKey=listing["categoryKey"], roleKey=listing["roleKey"],
             distanceKm=distance, matchedAt=now,
         )
-        ops.append(matched_event_op(data, search["ownerId"]))
+        tx.add("event", matched_event_op(data, search["ownerId"]))
     try:
-        storage.transact(ops)
-    except storage.TransactionConflict as exc:
-        if exc.failed(0) or exc.failed(1):  # matched before, or deleted meanwhile: nothing new to say
+        tx.commit()
+    except TransactionConflict as exc:
+        if exc.failed("match") or exc.failed("search"):  # matched before, or deleted meanwhile: nothing new to say
             return False
         raise
     return True

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib import clock, errors, storage
+from chalicelib import clock, errors
 from chalicelib.auth.service import Caller
 from chalicelib.config import settings
 from chalicelib.listings import repository as listings
@@ -28,6 +28,7 @@ from chalicelib.saved_searches.models import (
     SavedSearchPage,
 )
 from chalicelib.saved_searches.query import default_name, normalize, validate
+from chalicelib.transactions import Transaction, TransactionConflict
 from chalicelib.users import repository as users
 
 #: Transactions tried while posting shards fill up concurrently (each retry moves to the next shard).
@@ -67,24 +68,28 @@ def create_saved_search(caller: Caller, body: SavedSearchCreate) -> SavedSearch:
     shards = dict.fromkeys(postings.keys_of(parsed), 0)
     for _ in range(SAVE_ATTEMPTS):
         item["postings"] = [repository.shard_key(k, s) for k, s in shards.items()]
-        ops = [repository.counter_op(caller.user_id, limit), repository.put_op(item)]
-        ops += [repository.add_entry_op(k, s, item["savedSearchId"], entry) for k, s in shards.items()]
-        ops += [repository.spill_op(k, s) for k, s in shards.items() if s > 0]
+        tx = Transaction().add("counter", repository.counter_op(caller.user_id, limit))
+        tx.add("search", repository.put_op(item))
+        for k, s in shards.items():
+            tx.add(f"posting:{k}", repository.add_entry_op(k, s, item["savedSearchId"], entry))
+        for k, s in shards.items():
+            if s > 0:
+                tx.add(f"spill:{k}", repository.spill_op(k, s))
         try:
-            storage.transact(ops)
-        except storage.TransactionConflict as exc:
-            if exc.failed(0):
+            tx.commit()
+        except TransactionConflict as exc:
+            if exc.failed("counter"):
                 raise errors.ConflictError(
                     f"You have reached the limit of {limit} saved searches; delete one (DELETE /v1/saved-searches/{{id}}) first"
                 ) from exc
-            full = [k for index, k in enumerate(shards, start=2) if exc.failed(index)]
+            full = [k for k in shards if exc.failed(f"posting:{k}")]
             if not full:
                 raise
             for key in full:  # that shard is at capacity: file the entry in the next one
                 shards[key] += 1
             continue
         return to_model(item)
-    raise storage.Contention("posting shards kept filling up while saving")
+    raise errors.ConflictError("Other saved searches kept filling the same postings; retry")
 
 
 def _owned(caller: Caller, saved_search_id: str) -> dict[str, Any]:
@@ -127,11 +132,13 @@ def delete_saved_search(caller: Caller, saved_search_id: str) -> Deleted:
         No such saved search of the caller's (or it was deleted concurrently).
     """
     item = _owned(caller, saved_search_id)
-    ops = [repository.delete_op(caller.user_id, saved_search_id), repository.release_op(caller.user_id)]
-    ops += [repository.remove_entry_op(k, saved_search_id) for k in item.get("postings") or []]
+    tx = Transaction().add("search", repository.delete_op(caller.user_id, saved_search_id))
+    tx.add("counter", repository.release_op(caller.user_id))
+    for k in item.get("postings") or []:
+        tx.add(f"posting:{k}", repository.remove_entry_op(k, saved_search_id))
     try:
-        storage.transact(ops)
-    except storage.TransactionConflict as exc:
+        tx.commit()
+    except TransactionConflict as exc:
         raise errors.NotFoundError(f"Saved search '{saved_search_id}' not found") from exc
     return Deleted(id=saved_search_id)
 

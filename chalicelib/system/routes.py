@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from chalice.app import Blueprint
-from pydantic import BaseModel
 
 from chalicelib.http import route
+from chalicelib.model_base import Model
 from chalicelib.system import health as readiness
 
 bp = Blueprint(__name__)
 
 
-class Health(BaseModel):
+class Health(Model):
     """Health response."""
 
     status: str = "ok"

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import ConfigDict, Field, StringConstraints, field_validator
 
 from chalicelib.channels import ChannelKey
 from chalicelib.json_types import NON_BLANK, Timestamp, not_nullable
+from chalicelib.model_base import Model
 from chalicelib.profile_summary import Country, HttpUrlString, ProfileSummary, SocialLinks
 
 __all__ = ["Country", "HttpUrlString", "ProfileSummary", "SocialLinks"]  # re-exported: they live in profile_summary
@@ -27,7 +28,7 @@ Skill = Annotated[str, StringConstraints(strip_whitespace=True, to_lower=True, m
 Seniority = Literal["intern", "junior", "mid", "senior", "lead", "principal", "executive"]
 
 
-class Recruiting(BaseModel):
+class Recruiting(Model):
     """Recruiting information on a profile (DESIGN §2: openToWork, headline, skills, seniority, roles, remote)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -48,7 +49,7 @@ class Recruiting(BaseModel):
         return list(dict.fromkeys(value))
 
 
-class RequestPolicy(BaseModel):
+class RequestPolicy(Model):
     """Who may send this user profile requests."""
 
     model_config = ConfigDict(extra="forbid")
@@ -67,7 +68,7 @@ class Profile(ProfileSummary):
     updatedAt: Timestamp
 
 
-class ProfilePatch(BaseModel):
+class ProfilePatch(Model):
     """Body of ``PATCH /v1/me/profile``: any subset of the fields.
 
     ``country: null`` clears the country and ``socialLinks: null`` every link; the objects
@@ -92,7 +93,7 @@ class ProfilePatch(BaseModel):
         return value
 
 
-class Channel(BaseModel):
+class Channel(Model):
     """A connected channel."""
 
     key: ChannelKey
@@ -100,20 +101,20 @@ class Channel(BaseModel):
     connectedAt: Timestamp
 
 
-class ChannelList(BaseModel):
+class ChannelList(Model):
     """Response of ``GET /v1/me/channels``."""
 
     channels: list[Channel]
 
 
-class ChannelConnect(BaseModel):
+class ChannelConnect(Model):
     """Body of ``PUT /v1/me/channels/{key}``."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"handle": "@ada"}]})
     handle: Handle
 
 
-class AdminUserCreate(BaseModel):
+class AdminUserCreate(Model):
     """Body of ``POST /v1/admin/users``; ``admin`` gives the new key the admin scope."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
@@ -126,14 +127,14 @@ class AdminUserCreate(BaseModel):
     admin: bool = False
 
 
-class AdminUserPatch(BaseModel):
+class AdminUserPatch(Model):
     """Body of ``PATCH /v1/admin/users/{userId}`` (DESIGN: ``{verifiedLevel?}``; ``{}`` changes nothing)."""
 
     model_config = ConfigDict(extra="forbid")
     verifiedLevel: VerifiedLevel | None = None
 
 
-class CreatedUser(BaseModel):
+class CreatedUser(Model):
     """Response of ``POST /v1/admin/users``: the API key is shown only here."""
 
     userId: str

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from chalicelib import clock, errors, storage
+from chalicelib import clock, errors
 from chalicelib.auth import keys
 from chalicelib.auth import repository as key_repository
 from chalicelib.auth.service import ADMIN_SCOPE, Caller
 from chalicelib.channels import CHANNEL_KEYS
+from chalicelib.transactions import Transaction, TransactionConflict
 from chalicelib.users import repository
 from chalicelib.users.models import (
     AdminUserCreate,
@@ -27,6 +29,42 @@ from chalicelib.users.models import (
 def active_channels(user: dict[str, Any]) -> list[str]:
     """The keys of the channels ``user`` has connected, sorted."""
     return sorted((user.get("channels") or {}).keys())
+
+
+def require_connected(user: dict[str, Any], channels: Sequence[str], field: str) -> list[str]:
+    """The channels ``user`` offers, de-duplicated in their order, if ``user`` has connected every one.
+
+    The one check that a listing owner or a requester offers only channels they connected.
+
+    Parameters
+    ----------
+    user:
+        The offering user's item (``channels``).
+    channels:
+        Channel keys as the request body gives them.
+    field:
+        The body field the error names (``channels``, or ``channel`` for a profile request).
+
+    Returns
+    -------
+    list[str]
+        ``channels`` without repeats, first occurrence first.
+
+    Raises
+    ------
+    ValidationError
+        Some channels are not connected by ``user`` (``details`` names ``field`` and lists them).
+    """
+    offered = list(dict.fromkeys(channels))
+    connected = set(active_channels(user))
+    missing = [c for c in offered if c not in connected]
+    if missing:
+        raise errors.ValidationError.for_field(
+            field,
+            f"not connected by you: {', '.join(missing)} (connect a channel to your account before offering it)",
+            "Channels must be connected by you before you offer them",
+        )
+    return offered
 
 
 def summary_from_item(user: dict[str, Any]) -> ProfileSummary:
@@ -98,11 +136,11 @@ def create_user(body: AdminUserCreate, api_key: str | None = None) -> CreatedUse
         "updatedAt": now,
     }
     scopes = [ADMIN_SCOPE] if body.admin else []
+    tx = Transaction().add("user", repository.put_user_op(user))
+    tx.add("key", key_repository.put_key_op(keys.hash_key(api_key), user_id, scopes, now))
     try:
-        storage.transact(
-            [repository.put_user_op(user), key_repository.put_key_op(keys.hash_key(api_key), user_id, scopes, now)]
-        )
-    except storage.TransactionConflict as exc:
+        tx.commit()
+    except TransactionConflict as exc:
         raise errors.ConflictError("That API key is already registered") from exc
     return CreatedUser(userId=user_id, apiKey=api_key, profile=profile_from_item(user))
 

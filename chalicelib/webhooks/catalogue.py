@@ -22,10 +22,11 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from chalicelib import outbox
 from chalicelib.json_types import Timestamp
+from chalicelib.model_base import Model
 from chalicelib.profile_summary import ProfileSummary
 
 
-class MatchRequestReceived(BaseModel):
+class MatchRequestReceived(Model):
     """``match_request.received`` data: a new match request about one of the recipient's listings."""
 
     requestId: str
@@ -39,7 +40,7 @@ class MatchRequestReceived(BaseModel):
     createdAt: Timestamp
 
 
-class MatchRequestAccepted(BaseModel):
+class MatchRequestAccepted(Model):
     """``match_request.accepted`` data: the listing owner accepted the request."""
 
     requestId: str
@@ -50,7 +51,7 @@ class MatchRequestAccepted(BaseModel):
     respondedAt: Timestamp
 
 
-class MatchRequestRejected(BaseModel):
+class MatchRequestRejected(Model):
     """``match_request.rejected`` data: the listing owner rejected the request."""
 
     requestId: str
@@ -62,7 +63,7 @@ class MatchRequestRejected(BaseModel):
     respondedAt: Timestamp
 
 
-class ProfileRequestReceived(BaseModel):
+class ProfileRequestReceived(Model):
     """``profile_request.received`` data (``userId``: the requested user, the recipient)."""
 
     requestId: str
@@ -75,7 +76,7 @@ class ProfileRequestReceived(BaseModel):
     createdAt: Timestamp
 
 
-class ProfileRequestAccepted(BaseModel):
+class ProfileRequestAccepted(Model):
     """``profile_request.accepted`` data."""
 
     requestId: str
@@ -85,7 +86,7 @@ class ProfileRequestAccepted(BaseModel):
     respondedAt: Timestamp
 
 
-class ProfileRequestRejected(BaseModel):
+class ProfileRequestRejected(Model):
     """``profile_request.rejected`` data."""
 
     requestId: str
@@ -96,7 +97,7 @@ class ProfileRequestRejected(BaseModel):
     respondedAt: Timestamp
 
 
-class ListingMatched(BaseModel):
+class ListingMatched(Model):
     """``listing.matched`` data: a newly ACTIVE listing matches one of the recipient's saved searches.
 
     ``distanceKm``: great-circle km from the saved search's geo center, rounded to 0.01 (null
@@ -113,7 +114,7 @@ class ListingMatched(BaseModel):
     matchedAt: Timestamp
 
 
-class MessageNew(BaseModel):
+class MessageNew(Model):
     """``message.new`` data: a message in one of the recipient's conversations."""
 
     conversationId: str

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import ConfigDict, Field, StringConstraints, field_validator
 
 from chalicelib.config import settings
 from chalicelib.json_types import NON_BLANK, Timestamp
+from chalicelib.model_base import Model
 from chalicelib.pagination import Envelope
 from chalicelib.webhooks.addresses import MAX_URL_LENGTH
 from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
@@ -28,7 +29,7 @@ def _url_schema(schema: dict[str, Any]) -> None:
     schema.update({"format": "uri", "pattern": f"^{scheme}://[!-~]+$"})
 
 
-class WebhookCreate(BaseModel):
+class WebhookCreate(Model):
     """Body of ``POST /v1/webhooks``.
 
     ``events`` null, omitted or empty subscribes to every supported event; an unknown event
@@ -64,7 +65,7 @@ class WebhookCreate(BaseModel):
         return list(dict.fromkeys(value))
 
 
-class WebhookCreated(BaseModel):
+class WebhookCreated(Model):
     """Response of ``POST /v1/webhooks`` (201)."""
 
     id: str
@@ -83,13 +84,13 @@ class Webhook(WebhookCreated):
     failCount: int
 
 
-class WebhookList(BaseModel):
+class WebhookList(Model):
     """``GET /v1/webhooks``: every webhook of the caller, newest first (not paginated)."""
 
     webhooks: list[Webhook]
 
 
-class DeliveryAttempt(BaseModel):
+class DeliveryAttempt(Model):
     """One logged delivery attempt."""
 
     id: str
@@ -121,7 +122,7 @@ class WebhookOverview(Webhook):
     lastDelivery: DeliveryAttempt | None = None
 
 
-class SecretRotated(BaseModel):
+class SecretRotated(Model):
     """Result of rotating a webhook's secret (Dashboard only; not an API operation, spec §4 note 1)."""
 
     webhook: Webhook

@@ -14,10 +14,11 @@ import binascii
 from datetime import timedelta
 from typing import Any
 
-from chalicelib import clock, errors, outbox, storage
+from chalicelib import clock, errors, outbox
 from chalicelib.auth.service import Caller
 from chalicelib.config import settings
 from chalicelib.pagination import Deleted, PageQuery
+from chalicelib.transactions import Transaction
 from chalicelib.webhooks import addresses, repository, signing
 from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
 from chalicelib.webhooks.delivery import attempt_log, redelivery
@@ -361,8 +362,6 @@ def send_test_event(caller: Caller, webhook_id: str, event_type: str, data: dict
         raise errors.ValidationError.for_field("eventType", f"the webhook is not subscribed to {event_type}")
     if not item.get("active"):
         raise errors.ConflictError("The webhook is inactive; enable it before sending a test event")
-    op = outbox.event_op(event_type, data, {"recipientId": caller.user_id})
-    op["Put"]["Item"]["targetWebhookId"] = storage.to_value(webhook_id)
-    op["Put"]["Item"]["test"] = storage.to_value(True)
-    storage.transact([op])
-    return str(storage.from_item(op["Put"]["Item"])["eventId"])  # type: ignore[index]
+    op = outbox.event_op(event_type, data, {"recipientId": caller.user_id}, target_webhook_id=webhook_id, test=True)
+    Transaction().add("event", op).commit()
+    return outbox.event_id_of(op)

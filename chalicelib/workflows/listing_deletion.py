@@ -18,14 +18,16 @@ from typing import Any
 
 from aws_lambda_powertools import Logger
 
-from chalicelib import clock, errors, storage
+from chalicelib import clock, errors
 from chalicelib.auth.service import Caller
 from chalicelib.listings import repository as listings_repository
 from chalicelib.listings.service import owned
 from chalicelib.match_requests import guards, repository
 from chalicelib.match_requests.events import request_event_op
 from chalicelib.match_requests.models import RequestStatus
+from chalicelib.match_requests.records import RequestRecord
 from chalicelib.pagination import Deleted
+from chalicelib.transactions import MAX_ITEMS, Transaction, TransactionConflict
 
 logger = Logger(service="matching-service")
 
@@ -33,14 +35,12 @@ logger = Logger(service="matching-service")
 LISTING_DELETED_REASON = "listing deleted"
 #: Attempts of a deletion while requests for the listing keep arriving.
 DELETE_ATTEMPTS = 4
-#: DynamoDB's limit of items per TransactWriteItems.
-MAX_TRANSACTION_ITEMS = 100
 #: Items of the deleting transaction besides the rejections: the delete and the search counter.
 FIXED_ITEMS = 2
 #: Requests rejected in the deleting transaction.
-FIRST_CHUNK = (MAX_TRANSACTION_ITEMS - FIXED_ITEMS) // 2
+FIRST_CHUNK = (MAX_ITEMS - FIXED_ITEMS) // 2
 #: Requests rejected per later transaction.
-CHUNK = MAX_TRANSACTION_ITEMS // 2
+CHUNK = MAX_ITEMS // 2
 
 
 def delete_listing(caller: Caller, listing_id: str) -> Deleted:
@@ -61,24 +61,23 @@ def delete_listing(caller: Caller, listing_id: str) -> Deleted:
         item = owned(caller, listing_id)
         try:
             delete_listing_rejecting_requests(item, listings_repository.leave_active_ops(item, item["status"]))
-        except storage.TransactionConflict:
+        except TransactionConflict:
             time.sleep(0.05 * 2**attempt)  # a request arrived or the index lags: read again
             continue
         return Deleted(id=listing_id)
     raise errors.ConflictError("Requests for this listing kept arriving; retry the deletion")
 
 
-def _rejection_ops(request: dict[str, Any], listing: dict[str, Any], responded_at: str) -> list[dict[str, Any]]:
+def _add_rejection(tx: Transaction, request: RequestRecord, listing: dict[str, Any], responded_at: str) -> None:
+    """Add the rejection of ``request`` (conditional on PENDING) as item ``request:<id>`` and its event."""
     rejected = {
         **request, "status": RequestStatus.REJECTED.value, "reason": LISTING_DELETED_REASON, "respondedAt": responded_at,
     }
-    return [
-        repository.decide_op(
-            request["requestId"], request["recipientId"], RequestStatus.REJECTED.value, responded_at,
-            reason=LISTING_DELETED_REASON,
-        ),
-        request_event_op(rejected, listing),
-    ]
+    tx.add(f"request:{request['requestId']}", repository.decide_op(
+        request["requestId"], request["recipientId"], RequestStatus.REJECTED.value, responded_at,
+        reason=LISTING_DELETED_REASON,
+    ))
+    tx.add(f"event:{request['requestId']}", request_event_op(rejected, listing))
 
 
 def delete_listing_rejecting_requests(listing: dict[str, Any], extra_ops: Sequence[dict[str, Any]] = ()) -> int:
@@ -100,7 +99,7 @@ def delete_listing_rejecting_requests(listing: dict[str, Any], extra_ops: Sequen
 
     Raises
     ------
-    storage.TransactionConflict
+    TransactionConflict
         The listing is gone, or has more requests than the ``bySubject`` index returned (a
         request arrived meanwhile or the index lags): read the listing again and retry.
     """
@@ -109,28 +108,31 @@ def delete_listing_rejecting_requests(listing: dict[str, Any], extra_ops: Sequen
     pending = [r for r in requests if r["status"] == RequestStatus.PENDING]
     now = clock.iso()
     first, rest = pending[:FIRST_CHUNK], pending[FIRST_CHUNK:]
-    ops = [guards.delete_listing_op(listing_id, owner_id, len(requests), listing["status"]), *extra_ops]
+    tx = Transaction().add("listing", guards.delete_listing_op(listing_id, owner_id, len(requests), listing["status"]))
+    tx.add_all("counters", extra_ops)
     for request in first:
-        ops += _rejection_ops(request, listing, now)
-    storage.transact(ops)
+        _add_rejection(tx, request, listing, now)
+    tx.commit()
     for start in range(0, len(rest), CHUNK):
         _reject_remaining(rest[start : start + CHUNK], listing, now)
     return len(pending)
 
 
-def _reject_remaining(chunk: list[dict[str, Any]], listing: dict[str, Any], responded_at: str) -> None:
+def _reject_remaining(chunk: list[RequestRecord], listing: dict[str, Any], responded_at: str) -> None:
     """Reject one later chunk after the listing is gone; never raises (the delete has committed).
 
     A request whose PENDING condition fails was decided just before the delete: it is left out
     and the rest of the chunk written again. Anything else is logged with the ids left PENDING.
     """
     while chunk:
+        tx = Transaction()
+        for request in chunk:
+            _add_rejection(tx, request, listing, responded_at)
         try:
-            storage.transact([op for request in chunk for op in _rejection_ops(request, listing, responded_at)])
+            tx.commit()
             return
-        except storage.TransactionConflict as exc:
-            # Items 2k and 2k + 1 belong to request k; only its update (2k) carries a condition.
-            still_pending = [request for k, request in enumerate(chunk) if not exc.failed(2 * k)]
+        except TransactionConflict as exc:
+            still_pending = [request for request in chunk if not exc.failed(f"request:{request['requestId']}")]
             if len(still_pending) == len(chunk):  # no request's condition failed: nothing to leave out
                 logger.error("rejecting requests of a deleted listing failed", extra={"listingId": listing["listingId"]})
                 return

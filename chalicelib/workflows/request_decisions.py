@@ -13,14 +13,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib import clock, errors, storage
+from chalicelib import clock, errors
 from chalicelib.auth.service import Caller
 from chalicelib.conversations.service import open_conversation_ops
 from chalicelib.match_requests import guards, ids, repository
 from chalicelib.match_requests.events import request_event_op
 from chalicelib.match_requests.models import MatchRequest, RequestStatus, StatusChange
+from chalicelib.match_requests.records import RequestRecord
 from chalicelib.match_requests.service import to_model
 from chalicelib.subjects import SubjectType
+from chalicelib.transactions import Transaction, TransactionConflict
 
 
 def decide(caller: Caller, request_id: str, change: StatusChange) -> MatchRequest:
@@ -69,7 +71,7 @@ def decide(caller: Caller, request_id: str, change: StatusChange) -> MatchReques
             raise errors.ConflictError("The listing was deleted; its pending requests were rejected")
 
     now = clock.iso()
-    updated: dict[str, Any] = {**request, "status": change.status, "respondedAt": now}
+    updated: RequestRecord = {**request, "status": RequestStatus(change.status), "respondedAt": now}
     if change.reason is not None:
         updated["reason"] = change.reason
     if listing is not None:
@@ -83,19 +85,19 @@ def decide(caller: Caller, request_id: str, change: StatusChange) -> MatchReques
         ]
         updated["conversationId"], conversation_ops = open_conversation_ops(request, participants, now)
 
-    ops = [
-        repository.decide_op(
-            request_id, caller.user_id, change.status, now, reason=change.reason,
-            conversation_id=updated.get("conversationId"), listing_title=updated.get("listingTitle"),
-        ),
-        *([guards.listing_exists_op(listing["listingId"])] if listing is not None else []),
-        *conversation_ops,
-        request_event_op(updated, listing),
-    ]
+    tx = Transaction()
+    tx.add("request", repository.decide_op(
+        request_id, caller.user_id, change.status, now, reason=change.reason,
+        conversation_id=updated.get("conversationId"), listing_title=updated.get("listingTitle"),
+    ))
+    if listing is not None:
+        tx.add("listing", guards.listing_exists_op(listing["listingId"]))
+    tx.add_all("conversation", conversation_ops)
+    tx.add("event", request_event_op(updated, listing))
     try:
-        storage.transact(ops)
-    except storage.TransactionConflict as exc:
-        if exc.failed(0):
+        tx.commit()
+    except TransactionConflict as exc:
+        if exc.failed("request"):
             raise errors.ConflictError("The request was decided meanwhile; only PENDING requests can be decided") from exc
         raise errors.ConflictError("The listing was deleted; its pending requests were rejected") from exc
     return to_model(updated)

@@ -59,8 +59,12 @@ class Stack:
         return response.json()["userId"], self.client(response.json()["apiKey"])
 
 
-def start_stack(extra_env: dict[str, str] | None = None, timeout_seconds: float = 60) -> Stack:
-    """Start ``python -m local_stack`` on free ports and wait for ``GET /v1/health``."""
+def start_stack(extra_env: dict[str, str] | None = None, timeout_seconds: float = 180) -> Stack:
+    """Start ``python -m local_stack`` on free ports and wait for ``GET /v1/health``.
+
+    The bound is generous on purpose: it only turns a stack that never comes up into an error,
+    and on a shared 2-core machine with e2e workers starting stacks at once a healthy start can
+    take a minute (first-start time is measured by scripts/first_start.sh, not asserted here)."""
     port, moto_port = free_port(), free_port()
     log_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"matching-stack-{port}.log"
     env = {k: v for k, v in os.environ.items() if k != "AWS_ENDPOINT_URL"}

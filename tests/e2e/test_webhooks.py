@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 
+import boto3
 import httpx
 import pytest
 
@@ -100,6 +101,32 @@ def deliveries(client: httpx.Client, webhook_id: str, count: int) -> list[dict[s
 def received(receiver: Receiver, count: int, timeout: float = DELIVERY_WAIT) -> list[Any]:
     """Wait until ``receiver`` got ``count`` requests; returns them."""
     return list(wait_until(lambda: len(r := receiver.requests) >= count and r, timeout_seconds=timeout, interval=0.05))
+
+
+def delivery_idle(stack: Stack, retries: bool = False) -> None:
+    """Wait until the delivery lanes (and, with ``retries``, the retry queue) hold no message: none
+    visible, in flight or delayed, in the stack's embedded SQS.
+
+    Then every attempt the pipeline had queued has been made: the runner deletes a lane message
+    only after its attempt, and a receiver records a request before it answers. This is the
+    condition "nothing more is coming" waits on, instead of sleeping. (An event's lane messages
+    are queued in one batch, so once a receiver got an event, a wrong delivery of the same event
+    to another webhook is already queued.)
+    """
+    sqs = boto3.client("sqs", endpoint_url=stack.moto_url, region_name="us-east-1",
+                       aws_access_key_id="local", aws_secret_access_key="local")
+    names = ("DeliveryQueue.fifo", "DeliveryRetryQueue") if retries else ("DeliveryQueue.fifo",)
+    urls = [url for url in sqs.list_queues().get("QueueUrls", []) if url.rsplit("/", 1)[-1].endswith(names)]
+    assert len(urls) == len(names), urls
+    counts = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible", "ApproximateNumberOfMessagesDelayed"]
+
+    def empty() -> bool:
+        return all(
+            all(int(value) == 0 for value in sqs.get_queue_attributes(QueueUrl=url, AttributeNames=counts)["Attributes"].values())
+            for url in urls
+        )
+
+    wait_until(empty, timeout_seconds=DELIVERY_WAIT + 15, interval=0.05)
 
 
 def body_of(request: Any) -> dict[str, Any]:
@@ -359,7 +386,7 @@ def test_five_consecutive_failures_disable_the_webhook_and_nothing_more_is_sent(
     for n in range(6, 8):
         say(peer, conversation_id, f"message {n}")
     received(healthy, 7)  # both later events were delivered to the healthy sibling ...
-    time.sleep(0.5)
+    delivery_idle(stack)
     assert len(failing.requests) == 5  # ... and not to the disabled webhook
     state = webhook_state(owner, hook["id"])
     assert (state["active"], state["failCount"]) == (False, 5)
@@ -444,7 +471,7 @@ def test_a_failed_delivery_is_retried_with_the_same_id_until_the_webhook_is_disa
 
     say(peer, conversation_id, "hello?")
     received(healthy, 2)
-    time.sleep(1.5)  # longer than a retry delay
+    delivery_idle(fast_stack, retries=True)  # no retry left waiting, in flight or queued
     assert len(failing.requests) == 5
 
 
@@ -525,7 +552,7 @@ def test_a_replayed_stream_batch_delivers_nothing_twice(fast_stack: Stack, new_r
     # ... where FIFO deduplication (webhook-id) absorbed them, or a claim found them attempted
     assert {a["result"] for a in replay["attempts"] if a["webhookId"] == hook["id"]} <= {"duplicate"}
 
-    time.sleep(1.0)  # anything the replay had sent would have arrived by now
+    delivery_idle(fast_stack)  # anything the replay had queued has been attempted by now
     ids = [r.webhook_id for r in rx.requests]
     assert sorted(ids) == sorted(delivered)
     assert len(ids) == len(set(ids)) == len(expected)
@@ -586,7 +613,7 @@ def test_a_hanging_tenant_delays_no_other_and_its_failure_policy_is_exact(
 
     state = wait_state(tenant_a, hook_a["id"], fail_count=5, active=False)
     assert (state["failCount"], state["active"]) == (5, False)
-    time.sleep(max(LANE_DELAYS) + 1)  # a retry or a queued event that still came would have arrived by now
+    delivery_idle(lane_stack, retries=True)  # every queued event and retry has been attempted by now
     assert len(hanging.requests) == 5  # exactly five attempts reached the hanging receiver, one at a time
     gaps = [b.at - a.at for a, b in itertools.pairwise(hanging.requests)]
     assert all(gap >= LANE_TIMEOUT_SECONDS - 0.1 for gap in gaps), gaps

@@ -5,6 +5,7 @@ drains the outbox stream on demand."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -36,10 +37,18 @@ def reset_process_caches() -> None:
     clear_cache()
 
 
+#: The process environment. Chalice's test client swaps ``os.environ`` for a copy with the stage's
+#: variables during each request; concurrent requests (threads) can leave such a copy in place,
+#: which would carry one test's stage variables into the next tests.
+_PROCESS_ENVIRON = os.environ
+
+
 @contextmanager
 def fresh_aws(resources: Resources, patch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
     """Empty the session's moto (:func:`tests.integration.aws_session.reset`), point the
-    environment at its resources through ``patch``, and reset the process caches around it."""
+    environment at its resources through ``patch``, and reset the process caches around it
+    (and the environment itself, should a test's requests have left a swapped copy)."""
+    os.environ = _PROCESS_ENVIRON  # noqa: B003  (restores the object, on purpose)
     reset(resources)
     for name, value in resources.environment.items():
         patch.setenv(name, value)
@@ -47,6 +56,7 @@ def fresh_aws(resources: Resources, patch: pytest.MonkeyPatch) -> Iterator[dict[
     try:
         yield dict(resources.environment)
     finally:
+        os.environ = _PROCESS_ENVIRON  # noqa: B003
         reset_process_caches()
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from chalicelib import clock
 from chalicelib.config import settings
 from chalicelib.listings import repository as listings
+from chalicelib.listings.status import Transition
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import create_listing, table_items
 
@@ -18,7 +19,7 @@ from tests.integration.helpers import create_listing, table_items
 def active_listing(api: Api, owner: User, **fields: Any) -> dict[str, Any]:
     """Create a jobs listing of ``owner`` through the API and make it ACTIVE (as an approval does)."""
     listing = create_listing(api, owner, **fields)
-    listings.activate(listings.get(listing["id"]) or {}, "PENDING", clock.iso())
+    listings.transition(listings.get(listing["id"]) or {}, Transition.APPROVE, clock.iso())
     return listing
 
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from chalicelib.config import settings
+from tests.clocks import distinct_milliseconds
 from tests.integration.aws_session import Resources
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import (
@@ -45,11 +45,8 @@ def _status(api: Api, owner: User, listing_id: str) -> str:
 
 def _create_in_order(api: Api, user: User, count: int) -> list[str]:
     """Create ``count`` listings with distinct createdAt milliseconds (the byOwner sort key); oldest first."""
-    ids = []
-    for i in range(count):
-        ids.append(create_listing(api, user, meta={"title": f"L{i}"})["id"])
-        time.sleep(0.002)
-    return ids
+    with distinct_milliseconds():
+        return [create_listing(api, user, meta={"title": f"L{i}"})["id"] for i in range(count)]
 
 
 @pytest.fixture(scope="class")

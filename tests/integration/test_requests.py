@@ -492,7 +492,7 @@ def test_a_later_chunk_skips_a_request_decided_just_before_the_delete(api: Api, 
     stored = listings.get(listing["id"]) or {}
     items = [storage.get(settings().REQUESTS_TABLE, {"requestId": r["requestId"]}) or {} for r in created]
     decide(api, alice, created[1]["requestId"], "ACCEPTED")  # decided after the chunk was read
-    storage.transact([listings.delete_op(listing["id"], alice.user_id)])
+    storage.delete(settings().LISTINGS_TABLE, {"listingId": listing["id"]})
     listing_deletion._reject_remaining(items, stored, "2026-11-22T00:00:00.000Z")
     statuses = [(storage.get(settings().REQUESTS_TABLE, {"requestId": r["requestId"]}) or {})["status"] for r in created]
     assert statuses == ["REJECTED", "ACCEPTED", "REJECTED"]
@@ -512,7 +512,7 @@ def test_deletion_is_cancelled_when_a_request_it_did_not_see_exists(api: Api, al
 def test_deciding_after_the_listing_was_deleted_is_409(api: Api, alice: User, bob: User) -> None:
     listing = active_listing(api, alice)
     created = match_request(api, bob, listing["id"]).json
-    storage.transact([listings.delete_op(listing["id"], alice.user_id)])  # deleted without the cleanup
+    storage.delete(settings().LISTINGS_TABLE, {"listingId": listing["id"]})  # deleted without the cleanup
     assert_error(decide(api, alice, created["requestId"], "ACCEPTED"), 409, "CONFLICT")
 
 

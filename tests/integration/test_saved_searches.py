@@ -8,9 +8,11 @@ from typing import Any
 
 import pytest
 
-from chalicelib import errors, outbox, storage
+from chalicelib import clock, errors, outbox, storage
 from chalicelib.auth.service import Caller
 from chalicelib.config import settings
+from chalicelib.listings import repository as listings_repository
+from chalicelib.listings.status import Transition
 from chalicelib.saved_searches import handlers, percolator, repository, service
 from chalicelib.saved_searches.models import SavedSearchCreate
 from chalicelib.webhooks import signing
@@ -398,3 +400,43 @@ def test_a_search_saved_after_the_activation_does_not_match_it(api: Api, alice: 
     runner.drain()
     assert matches(api, alice, search["savedSearchId"])["total"] == 0
     assert matched_events() == []
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ({"category": "mentoring"}, True),
+        ({"category": "jobs"}, False),
+        ({"category": "mentoring", "role": "mentor"}, True),
+        ({"category": "mentoring", "role": "mentee"}, False),
+        ({"role": "mentor"}, True),
+        ({"q": "pyth"}, True),
+        ({"q": "python lisbon"}, True),
+        ({"q": "haskell"}, False),
+        ({"q": "mentor haskell"}, False),
+        ({"category": "mentoring", "meta.topics": "career"}, True),
+        ({"category": "mentoring", "meta.topics": "career,data"}, False),
+        ({"category": "mentoring", "meta.format": "online"}, True),
+        ({"category": "mentoring", "meta.format": "both"}, False),
+        ({"category": "mentoring", "meta.yearsExperience_min": "10"}, True),
+        ({"category": "mentoring", "meta.yearsExperience_min": "11"}, False),
+        ({"category": "mentoring", "meta.yearsExperience_max": "9"}, False),
+        ({"category": "mentoring", "meta.hourlyRate": "40"}, True),
+        ({"category": "mentoring", "meta.hourlyRate": "41"}, False),
+        (MENTORS_NEAR_LISBON, True),
+        ({**MENTORS_NEAR_LISBON, "meta.location_lat": "41.1579", "meta.location_lng": "-8.6291"}, False),  # Porto
+        ({**MENTORS_NEAR_LISBON, "meta.location_lat": "41.1579", "meta.location_lng": "-8.6291", "radiusKm": 300}, True),
+    ],
+)
+def test_each_filter_kind_both_ways_through_the_percolator(
+    api: Api, alice: User, bob: User, query: dict[str, Any], expected: bool
+) -> None:
+    search = service.create_saved_search(Caller(alice.user_id), SavedSearchCreate(query=query))
+    listing = create_listing(api, bob, "mentoring", "mentor", meta={
+        "title": "Python mentor", "format": "online", "hourlyRate": "40", "yearsExperience": "10", **LISBON})
+    item = listings_repository.get(listing["id"])
+    assert item is not None
+    listings_repository.transition(item, Transition.APPROVE, clock.iso(), version=1)
+    report = percolator.percolate(listing["id"])
+    assert (search.savedSearchId in report.matched_ids) is expected
+    assert report.candidates == int(expected)  # the embedded query decides before any saved search is read

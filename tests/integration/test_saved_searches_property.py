@@ -22,6 +22,7 @@ from chalicelib.listings.models import ListingCreate
 from chalicelib.listings.search.query import parse_search
 from chalicelib.listings.search.service import search_listings
 from chalicelib.listings.service import create_listing
+from chalicelib.listings.status import Transition
 from chalicelib.saved_searches import percolator, service
 from chalicelib.saved_searches.models import SavedSearchCreate
 from tests.integration.conftest import make_user
@@ -55,7 +56,7 @@ def test_a_listing_matches_exactly_when_the_search_run_afterwards_returns_it(aws
             item = listings.get(created.id)
             assert item is not None
             activated_at = clock.iso()
-            listings.activate(item, "PENDING", activated_at, version=1)
+            listings.transition(item, Transition.APPROVE, activated_at, version=1)
             report = percolator.percolate(created.id, 1, activated_at)
             matched = search.savedSearchId in report.matched_ids
             assert matched == (created.id in _search_ids(query)), (query, listing["meta"])

@@ -7,7 +7,6 @@ Tests that change listings use the ordinary per-test fixtures.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +16,7 @@ from chalice.test import Client
 
 from chalicelib.config import settings
 from chalicelib.listings.search.index import SHARDS
+from tests.clocks import distinct_milliseconds
 from tests.integration.aws_session import Resources
 from tests.integration.conftest import Api, User, fresh_aws, make_user
 from tests.integration.helpers import (
@@ -89,12 +89,12 @@ class World:
 
 def _seed(api: Api, alice: User, bob: User, admin: User, runner: Any) -> dict[str, str]:
     ids: dict[str, str] = {}
-    for name, (category, role, meta) in SEED.items():
-        full = {**BERLIN_DEFAULTS, **meta} if name.startswith("P_") else meta
-        owner = bob if name in ("J2", "H2") else alice
-        ids[name] = api.call("POST", "/v1/listings", owner.key,
-                             {"categoryKey": category, "roleKey": role, "meta": full, "channels": ["telegram"]}).json["id"]
-        time.sleep(0.002)  # distinct createdAt milliseconds, so "newest first" is well defined
+    with distinct_milliseconds():  # distinct createdAt milliseconds, so "newest first" is well defined
+        for name, (category, role, meta) in SEED.items():
+            full = {**BERLIN_DEFAULTS, **meta} if name.startswith("P_") else meta
+            owner = bob if name in ("J2", "H2") else alice
+            ids[name] = api.call("POST", "/v1/listings", owner.key,
+                                 {"categoryKey": category, "roleKey": role, "meta": full, "channels": ["telegram"]}).json["id"]
     activate(api, admin, runner, *(ids[n] for n in [*ACTIVE, "P_PAUSED", "P_UPDATED"]))
     for approval in claim(api, admin):
         if approval["listingId"] == ids["P_REJECTED"]:

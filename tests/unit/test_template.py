@@ -66,9 +66,11 @@ def _code_index_references() -> list[tuple[Path, str, list[str]]]:
 
 
 def _table_of_setting(setting: str) -> str:
-    default = Settings.model_fields[setting].default
-    assert isinstance(default, str)
-    return default
+    """The logical id a table setting names by convention: ``CONVERSATION_MEMBERS_TABLE`` -> ``ConversationMembersTable``.
+
+    (Resource settings have no defaults: the template injects them; see chalicelib.config.)
+    """
+    return "".join(word.capitalize() for word in setting.split("_"))
 
 
 # --- generated, committed, consistent -------------------------------------------------

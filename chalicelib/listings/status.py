@@ -1,0 +1,92 @@
+"""The listing status machine (spec §3 "Listing status") and who may see a listing: one place for both.
+
+::
+
+    (create) ----------------------------> PENDING
+    PENDING  --approve (administrator)---> ACTIVE
+    PENDING  --reject (administrator)----> REJECTED
+    ACTIVE   --pause (owner)-------------> PAUSED
+    PAUSED   --resume (owner)------------> ACTIVE
+    any      --content update (owner)----> PENDING   (re-review)
+    any      --delete (owner)------------> gone
+
+Only an ACTIVE listing is visible to users other than its owner and accepts match requests; an
+owner sees their own listings in every status. Pure rules: the repository writes each
+transition as one conditional update on the source status (:func:`source`), so a transition
+that no longer applies fails atomically instead of being checked by a read first.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ListingStatus(StrEnum):
+    """Listing states (spec §3; DESIGN names the paused state PAUSED)."""
+
+    PENDING = "PENDING"
+    ACTIVE = "ACTIVE"
+    PAUSED = "PAUSED"
+    REJECTED = "REJECTED"
+
+
+class Transition(StrEnum):
+    """The status changes of an existing listing (creation starts PENDING, deletion ends it)."""
+
+    APPROVE = "approve"
+    REJECT = "reject"
+    PAUSE = "pause"
+    RESUME = "resume"
+    SUBMIT = "submit"
+
+
+#: Transition -> (the status it starts from, the status it leads to); ``None``: from any status.
+_MACHINE: dict[Transition, tuple[ListingStatus | None, ListingStatus]] = {
+    Transition.APPROVE: (ListingStatus.PENDING, ListingStatus.ACTIVE),
+    Transition.REJECT: (ListingStatus.PENDING, ListingStatus.REJECTED),
+    Transition.PAUSE: (ListingStatus.ACTIVE, ListingStatus.PAUSED),
+    Transition.RESUME: (ListingStatus.PAUSED, ListingStatus.ACTIVE),
+    Transition.SUBMIT: (None, ListingStatus.PENDING),
+}
+
+#: The owner's status changes (``PATCH /status`` bodies): requested status -> transition.
+_OWNER_CHANGES = {ListingStatus.PAUSED: Transition.PAUSE, ListingStatus.ACTIVE: Transition.RESUME}
+
+#: The status a new listing starts in.
+INITIAL = ListingStatus.PENDING
+
+
+def source(transition: Transition) -> ListingStatus | None:
+    """The one status ``transition`` may start from (``None``: any, for a content update)."""
+    return _MACHINE[transition][0]
+
+
+def target(transition: Transition) -> ListingStatus:
+    """The status ``transition`` leads to."""
+    return _MACHINE[transition][1]
+
+
+def owner_transition(requested: ListingStatus | str) -> Transition:
+    """The transition an owner asks for by requesting status ``requested`` (PAUSED: pause, ACTIVE: resume).
+
+    Raises
+    ------
+    KeyError
+        Any other status (request models admit only these two).
+    """
+    return _OWNER_CHANGES[ListingStatus(requested)]
+
+
+def is_visible(status: ListingStatus | str, owner_id: str, viewer_id: str) -> bool:
+    """Whether a listing in ``status`` owned by ``owner_id`` is visible to ``viewer_id``: ACTIVE, or their own."""
+    return status == ListingStatus.ACTIVE or owner_id == viewer_id
+
+
+def accepts_requests(status: ListingStatus | str) -> bool:
+    """Whether a listing in ``status`` accepts match requests (ACTIVE only)."""
+    return status == ListingStatus.ACTIVE
+
+
+def awaiting_review(status: ListingStatus | str) -> bool:
+    """Whether a listing in ``status`` waits for an administrator's decision (PENDING)."""
+    return source(Transition.APPROVE) == status

@@ -1,0 +1,57 @@
+"""The stored shape of a request: what the repository returns and takes (Requests table items).
+
+``subjectType`` and ``status`` are the enums (:class:`~chalicelib.subjects.SubjectType`,
+:class:`~chalicelib.match_requests.models.RequestStatus`), converted on every read by
+:func:`record`, so a rule compares enums, never free strings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, NotRequired, TypedDict, cast
+
+from chalicelib.match_requests.models import RequestStatus
+from chalicelib.subjects import SubjectType
+
+
+class RequesterSnapshot(TypedDict):
+    """The requester's summary as it was when the request was sent (``profile``)."""
+
+    displayName: str
+    verifiedLevel: NotRequired[int]
+    country: NotRequired[str]
+    socialLinks: NotRequired[dict[str, str]]
+
+
+class RequestRecord(TypedDict):
+    """A match request (``subjectType`` LISTING) or profile request (PROFILE) as stored."""
+
+    requestId: str
+    subjectType: SubjectType
+    subjectId: str
+    requesterId: str
+    recipientId: str
+    status: RequestStatus
+    profile: RequesterSnapshot
+    channels: list[str]
+    message: str
+    createdAt: str
+    #: LISTING requests: the listing and its title (as of the request, refreshed by a decision).
+    listingId: NotRequired[str]
+    listingTitle: NotRequired[str]
+    #: PROFILE requests: the requested user.
+    userId: NotRequired[str]
+    reason: NotRequired[str]
+    conversationId: NotRequired[str]
+    respondedAt: NotRequired[str]
+
+
+def record(item: Mapping[str, Any]) -> RequestRecord:
+    """The typed record of a Requests item as read (enums in place of their strings).
+
+    Raises
+    ------
+    ValueError
+        ``subjectType`` or ``status`` is not a known value (a corrupt item).
+    """
+    return cast(RequestRecord, {**item, "subjectType": SubjectType(item["subjectType"]), "status": RequestStatus(item["status"])})

@@ -1,0 +1,72 @@
+"""Absolute http(s) URLs supplied by users: the one syntax check.
+
+Listing meta fields of type ``url`` and profile links take :func:`absolute_http_url`; webhook
+URLs take :func:`split_http_url` and add their delivery rules on top
+(:mod:`chalicelib.webhooks.addresses`: https only outside local stages, no user info, address
+checks at every delivery).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import SplitResult, urlsplit
+
+#: Longest accepted URL, in characters (the common practical limit of browsers and proxies).
+MAX_LENGTH = 2048
+#: Schemes of an http(s) URL.
+HTTP_SCHEMES = ("https", "http")
+
+
+class InvalidUrl(ValueError):
+    """Not an acceptable absolute URL; the message says why, phrased to follow a field name."""
+
+
+def split_http_url(value: str, schemes: tuple[str, ...] = HTTP_SCHEMES) -> SplitResult:
+    """Check the syntax of an absolute URL with one of ``schemes`` and split it.
+
+    Parameters
+    ----------
+    value:
+        The URL exactly as given (not stripped).
+    schemes:
+        Accepted schemes, lower case.
+
+    Returns
+    -------
+    urllib.parse.SplitResult
+        The parts; ``hostname`` is set.
+
+    Raises
+    ------
+    InvalidUrl
+        Longer than :data:`MAX_LENGTH`, containing spaces or control characters, another
+        scheme, or no host.
+    """
+    if len(value) > MAX_LENGTH:
+        raise InvalidUrl(f"must be at most {MAX_LENGTH} characters")
+    if any(ord(c) <= 32 or ord(c) == 127 for c in value):
+        raise InvalidUrl("must not contain spaces or control characters")
+    parts = urlsplit(value)
+    if parts.scheme.lower() not in schemes:
+        raise InvalidUrl("must be an https URL" if schemes == ("https",) else "must be an absolute http(s) URL")
+    if not (parts.hostname or "").rstrip("."):
+        raise InvalidUrl("must name a host")
+    return parts
+
+
+def absolute_http_url(value: str) -> str:
+    """``value`` stripped, if it is an absolute http(s) URL whose host has a dot (a public name).
+
+    Raises
+    ------
+    InvalidUrl
+        ``"must be an absolute http(s) URL"`` for any failure of :func:`split_http_url` or a
+        host without a dot.
+    """
+    text = value.strip()
+    try:
+        parts = split_http_url(text)
+    except InvalidUrl as exc:
+        raise InvalidUrl("must be an absolute http(s) URL") from exc
+    if "." not in (parts.hostname or ""):
+        raise InvalidUrl("must be an absolute http(s) URL")
+    return text
