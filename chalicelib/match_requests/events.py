@@ -16,7 +16,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from chalicelib import outbox
-from chalicelib.model_base import Model
 from chalicelib.subjects import SubjectType
 from chalicelib.webhooks.catalogue import data_model
 

@@ -37,8 +37,8 @@ SANDBOX = Path(__file__).with_name("sandbox")
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 MIN_CASES = 1000
 SEED = os.environ.get("SCHEMATHESIS_SEED", "20261122")
-MAX_EXAMPLES = os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "30")
-TIMEOUT_SECONDS = 480
+MAX_EXAMPLES = os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "15")
+TIMEOUT_SECONDS = 600
 
 
 def schemathesis_command() -> list[str]:
