@@ -16,9 +16,10 @@ its most selective single filter (``sel``) and ``read / (pageSize + sel)``. Budg
 * pages without a filter (category, category + role, any page via cursor) read at most
   ``2 x pageSize + 10`` items;
 * every other search at most ``3 x (pageSize + sel) + 50``: reported for every shape, enforced
-  only for the shapes whose read path issue 13 has rebuilt so far (those with an "after"
-  column); the others run the unchanged path ("same") and are printed with ``miss`` when over
-  budget, so the table shows what remains;
+  for the shapes whose read path issue 13 has rebuilt so far (those with an "after" column),
+  except the ones listed in ``AWAITING_POSTINGS`` (they need posting lists); the others run the
+  unchanged path ("same"). Budgets not enforced are printed as ``miss`` when over, so the
+  table shows what remains;
 * the same shape reads the same items at both table sizes (the enforced shapes).
 
 moto's Query walks its whole table in Python, so milliseconds say little here; items read are
@@ -47,6 +48,12 @@ sys.path[0] = str(Path(__file__).resolve().parent.parent)
 from local_stack.cities import CITIES  # noqa: E402 - needs the path set above
 
 PAGE_SIZE = 20
+#: Shapes whose budgets need what issue 13 has not built yet (posting lists for rare filters,
+#: profile postings, natively paged list routes): measured and printed, not enforced by --check.
+AWAITING_POSTINGS = {
+    "q rare", "category+q rare", "mine status=PENDING", "listing requests PENDING", "profiles no filter",
+    "profiles q", "profiles skills+openToWork", "profiles minVerifiedLevel=3",
+}
 START = datetime(2026, 1, 1, tzinfo=UTC)
 HEAVY_USER = "usr_bench_heavy"
 HEAVY_LISTING = "lst_bench_heavy"
@@ -204,7 +211,7 @@ class Row:
 
     @property
     def enforced(self) -> bool:
-        return self.after is not None
+        return self.after is not None and self.shape not in AWAITING_POSTINGS
 
     @property
     def read(self) -> int:
@@ -327,11 +334,12 @@ def _measure(count: int, user_count: int) -> list[Row]:
         matches = sum(1 for i in everything if filters.evaluate(query, i) is not None)
         row = Row(shape, (before[0], before[1]), None, matches, _selective(everything, params),
                   native=query.category is not None and is_index_native(query))
-        if is_index_native(query):
+        if query.geo is None:  # the rebuilt read path (geo searches still read as before)
             result, *after = reads.measure(lambda q=query: search_listings(q))
             row.after = (after[0], after[1])
-            if result.total != matches:
-                row.notes.append(f"total {result.total} != brute force {matches}")
+            exact = result.totalRelation == "eq"
+            if (exact and result.total != matches) or (not exact and not PAGE_SIZE <= result.total <= matches):
+                row.notes.append(f"total {result.total} ({result.totalRelation}) vs brute force {matches}")
         rows.append(row)
 
     # Page 50 via cursor: the cursor a client holds after 49 pages names the 980th newest key.

@@ -5,8 +5,11 @@ index, key condition and paging, but with ``Select="COUNT"``: DynamoDB (and moto
 same ``ScannedCount`` (items read) without shipping the items, so the baseline is measured
 from DynamoDB responses in the same run at a fraction of the wall time. Listing searches read
 the geohash cells of :func:`chalicelib.listings.search.geo.plan_cells` when a radius is given and a
-plan exists, else the whole ``activeByCategory`` partition of the category (of every category
-without one); profile searches read ``byCountry`` or all eight ``bySearchShard`` partitions.
+plan exists, else the whole partition of the category (of every category without one) in the
+single-partition ``activeByCategory`` index it had; that index is gone, and its partition held
+exactly the listings that the write shards of ``activeByCategoryShard`` / ``activeByRoleShard``
+hold together, so the baseline counts those. Profile searches read ``byCountry`` or all eight
+``bySearchShard`` partitions.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from chalicelib import storage
 from chalicelib.categories.registry import all_categories
 from chalicelib.config import settings
 from chalicelib.listings.search import geo
+from chalicelib.listings.search.index import SHARDS
 from chalicelib.listings.search.query import SearchQuery
 from chalicelib.users.repository import SEARCH_SHARDS
 
@@ -47,10 +51,12 @@ def listings(query: SearchQuery) -> None:
                        ExpressionAttributeValues=storage.values(**values))
             return
     for category in [query.category] if query.category else list(all_categories().values()):
-        condition = "activeCategory = :c" + (" AND begins_with(activeSort, :r)" if query.role else "")
-        values = {"c": category.key, **({"r": f"{query.role}#"} if query.role else {})}
-        _count(table, IndexName="activeByCategory", KeyConditionExpression=condition,
-               ExpressionAttributeValues=storage.values(**values))
+        for shard in range(SHARDS):
+            if query.role:
+                index, condition, partition = "activeByRoleShard", "activeRoleShard = :p", f"{category.key}#{query.role}#{shard}"
+            else:
+                index, condition, partition = "activeByCategoryShard", "activeCategoryShard = :p", f"{category.key}#{shard}"
+            _count(table, IndexName=index, KeyConditionExpression=condition, ExpressionAttributeValues=storage.values(p=partition))
 
 
 def profiles(country: str | None) -> None:

@@ -116,8 +116,7 @@ RESOURCES: dict[str, Any] = {
         [("listingId", S)],
         {
             "byOwner": [("ownerId", S), ("createdAt", S)],
-            # Sparse: activeCategory/geoN are set only while the listing is ACTIVE.
-            "activeByCategory": [("activeCategory", S), ("activeSort", S)],
+            # Sparse: the active*/geo* attributes are set only while the listing is ACTIVE.
             "activeByGeo3": [("geo3", S), ("geoSort", S)],
             "activeByGeo4": [("geo4", S), ("geoSort", S)],
             "activeByGeo5": [("geo5", S), ("geoSort", S)],
@@ -127,7 +126,6 @@ RESOURCES: dict[str, Any] = {
             # Sparse: pendingQueue/pendingSort are set only while the listing is PENDING (review queue).
             "pendingReview": [("pendingQueue", S), ("pendingSort", S)],
         },
-        keys_only=("activeByCategoryShard", "activeByRoleShard"),
     ),
     # Search counters (and posting lists): pk = what is counted or indexed, sk = shard or member.
     "SearchIndexTable": _table([("pk", S), ("sk", S)]),

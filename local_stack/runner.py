@@ -263,23 +263,34 @@ class EventRunner:
         One thread per source mirrors AWS, where each event source mapping invokes its own
         function: a slow webhook delivery never holds up the approval queue.
         """
-        pumps: list[tuple[str, Callable[[], int]]] = [
-            (f"stream-{i}", functools.partial(self._pump_stream, s)) for i, s in enumerate(self.streams)
+        # An idle FIFO worker polls every LANE_WORKERS x POLL_INTERVAL_SECONDS, the workers staggered:
+        # together they poll about every POLL_INTERVAL_SECONDS, like one consumer, while a busy lane
+        # holds only its own worker (idle polling of 8 workers would load the one-request-at-a-time moto).
+        pumps: list[tuple[str, Callable[[], int], float, float]] = [
+            (f"stream-{i}", functools.partial(self._pump_stream, s), POLL_INTERVAL_SECONDS, 0.0)
+            for i, s in enumerate(self.streams)
         ] + [
-            (f"queue-{i}-{worker}", functools.partial(self._pump_queue, q))
+            (f"queue-{i}", functools.partial(self._pump_queue, q), POLL_INTERVAL_SECONDS, 0.0)
             for i, q in enumerate(self.queues)
-            for worker in range(LANE_WORKERS if q.fifo else 1)
+            if not q.fifo
+        ] + [
+            (f"lane-{i}-{worker}", functools.partial(self._pump_queue, q), POLL_INTERVAL_SECONDS * LANE_WORKERS,
+             POLL_INTERVAL_SECONDS * worker)
+            for i, q in enumerate(self.queues)
+            if q.fifo
+            for worker in range(LANE_WORKERS)
         ]
-        for name, pump in pumps:
-            thread = threading.Thread(target=self._loop, args=(pump,), name=name, daemon=True)
+        for name, pump, idle_wait, first_wait in pumps:
+            thread = threading.Thread(target=self._loop, args=(pump, idle_wait, first_wait), name=name, daemon=True)
             thread.start()
             self._threads.append(thread)
 
-    def _loop(self, pump: Callable[[], int]) -> None:
+    def _loop(self, pump: Callable[[], int], idle_wait: float = POLL_INTERVAL_SECONDS, first_wait: float = 0.0) -> None:
+        self._stop.wait(first_wait)
         while not self._stop.is_set():
             try:
                 if pump() == 0:
-                    self._stop.wait(POLL_INTERVAL_SECONDS)
+                    self._stop.wait(idle_wait)
             except Exception:
                 logger.exception("event runner pass failed")
                 self._stop.wait(1.0)

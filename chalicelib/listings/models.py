@@ -11,7 +11,7 @@ from chalicelib.channels import CHANNEL_KEYS
 from chalicelib.json_types import Timestamp
 from chalicelib.listings.status import ListingStatus as ListingStatus  # the status machine's enum, re-exported
 from chalicelib.model_base import Model
-from chalicelib.pagination import Envelope
+from chalicelib.pagination import Envelope, SearchEnvelope
 from chalicelib.users.models import SocialLinks
 
 Key = Annotated[str, StringConstraints(min_length=1, max_length=64)]
@@ -93,8 +93,8 @@ class ListingSearchItem(Listing):
     distanceKm: float | None = None
 
 
-class ListingPage(Envelope):
-    """Search envelope ``{listings, total, page, pageSize}``."""
+class ListingPage(SearchEnvelope):
+    """Search envelope ``{listings, total, totalRelation, page, pageSize, nextCursor}``."""
 
     listings: list[ListingSearchItem]
 

@@ -191,37 +191,31 @@ def _activate(listing: dict[str, Any], vals: dict[str, Any], condition: str, upd
     return written
 
 
-def newest_keys(partition_index: str, partition: str, before: str | None, limit: int) -> tuple[list[str], bool]:
-    """Up to ``limit`` sort keys (``createdAt#id``) of one index partition, newest first.
+#: The newest-first indexes and their partition key attributes (search.index).
+_NEWEST_INDEXES = (
+    {"IndexName": "activeByCategoryShard", "attribute": "activeCategoryShard"},
+    {"IndexName": "activeByRoleShard", "attribute": "activeRoleShard"},
+)
+
+
+def newest_page(partition_index: str, partition: str, before: str | None, limit: int) -> tuple[list[dict[str, Any]], bool]:
+    """Up to ``limit`` ACTIVE listings of one index partition, newest first (one Query).
 
     ``partition_index`` is ``activeByCategoryShard`` or ``activeByRoleShard``; ``before``
-    (exclusive) continues after a key already returned. Returns the keys and whether the
+    (exclusive, an ``activeNewest`` key) continues after a listing already returned. Returns
+    the listing items (index projection ALL; eventually consistent) and whether the
     partition may hold more.
     """
-    attribute = "activeCategoryShard" if partition_index == "activeByCategoryShard" else "activeRoleShard"
+    attribute = next(i["attribute"] for i in _NEWEST_INDEXES if i["IndexName"] == partition_index)
     condition = f"{attribute} = :p" + (" AND activeNewest < :b" if before else "")
     vals: dict[str, Any] = {"p": partition}
     if before:
         vals["b"] = before
-    response = storage.dynamodb().query(
-        TableName=_table(), IndexName=partition_index, KeyConditionExpression=condition,
+    items, more = storage.query_page(
+        _table(), IndexName=partition_index, KeyConditionExpression=condition,
         ExpressionAttributeValues=storage.values(**vals), ScanIndexForward=False, Limit=limit,
     )
-    keys = [str(storage.from_item(i)["activeNewest"]) for i in response.get("Items", [])]  # type: ignore[index]
-    return keys, "LastEvaluatedKey" in response
-
-
-def query_category(category_key: str, role_key: str | None = None) -> list[dict[str, Any]]:
-    """ACTIVE listings of a category (optionally one role), from the ``activeByCategory`` index."""
-    condition = "activeCategory = :c"
-    vals: dict[str, Any] = {"c": category_key}
-    if role_key:
-        condition += " AND begins_with(activeSort, :r)"
-        vals["r"] = f"{role_key}#"
-    return storage.query(
-        _table(), IndexName="activeByCategory", KeyConditionExpression=condition,
-        ExpressionAttributeValues=storage.values(**vals),
-    )
+    return items, more is not None
 
 
 def query_cell(precision: int, cell_key: str, sort_prefix: str | None = None) -> list[dict[str, Any]]:

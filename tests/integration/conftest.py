@@ -63,9 +63,19 @@ def fresh_aws(resources: Resources, patch: pytest.MonkeyPatch) -> Iterator[dict[
 @pytest.fixture
 def aws(aws_resources: Resources, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
     """Every table and queue of ``infra/resources.json``, empty, on the session's in-process moto;
-    yields the functions' environment (already set in ``os.environ``)."""
-    with fresh_aws(aws_resources, monkeypatch) as environment:
-        yield environment
+    yields the functions' environment (already set in ``os.environ``).
+
+    ``os.environ`` is restored whole afterwards: Chalice's test client swaps the stage's
+    variables in and out around each request, and requests made from several threads at once
+    can interleave those swaps and leave the ``dev`` stage's values behind (e.g.
+    ``ALLOW_INSECURE_WEBHOOKS=false``), which would break every later test."""
+    saved = dict(os.environ)
+    try:
+        with fresh_aws(aws_resources, monkeypatch) as environment:
+            yield environment
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 @dataclass

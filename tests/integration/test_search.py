@@ -324,11 +324,17 @@ class TestSearchOnSeededData:
         assert {r["ExpressionAttributeValues"][":p"]["S"] for r in reads} <= {f"jobs#seeking#{s}" for s in range(SHARDS)}
         assert all(r["ScanIndexForward"] is False and r["Limit"] <= 20 for r in reads)
 
-    def test_search_without_category_queries_each_category_partition_once(self, world: World) -> None:
+    def test_search_without_category_queries_each_category_shard_once(self, world: World) -> None:
         with aws_calls("Query") as reads:
             world.found("q=python")
-        assert sorted(r["ExpressionAttributeValues"][":c"]["S"] for r in reads) == ["cofounders", "housing", "jobs", "mentoring"]
-        assert {r["IndexName"] for r in reads} == {"activeByCategory"}
+        categories = ["cofounders", "housing", "jobs", "mentoring"]
+        assert sorted(r["ExpressionAttributeValues"][":p"]["S"] for r in reads) == [f"{c}#{s}" for c in categories for s in range(SHARDS)]
+        assert {r["IndexName"] for r in reads} == {"activeByCategoryShard"}
+
+    def test_filtered_search_totals_are_exact_within_the_read_budget(self, world: World) -> None:
+        result = world.search("category=jobs&meta.skills=python").json
+        assert result["totalRelation"] == "eq"
+        assert result["total"] == len(result["listings"])
 
 
 # --- searches after changes (fresh data per test) --------------------------------------

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from chalicelib import clock
 from chalicelib.config import settings as settings_
 from chalicelib.listings import repository
-from chalicelib.listings.search import counters
+from chalicelib.listings.search import counters, filters
+from chalicelib.listings.search import service as search_service
 from chalicelib.listings.search.query import parse_search
 from chalicelib.listings.search.service import search_listings
 from chalicelib.listings.status import Transition
@@ -199,6 +200,57 @@ def test_cursor_pages_equal_brute_force(
         page = search_listings(parse_search({**params, **({"cursor": cursor} if cursor else {})}))
         found += [listing.id for listing in page.listings]
         assert page.total == len(expected)
+        cursor = page.nextCursor
+        if cursor is None:
+            break
+    assert found == expected
+
+
+_WORDS = ["python", "pythonista", "go", "rust", "barista", "baker"]
+_TYPES = ["full_time", "part_time"]
+
+
+@given(
+    plan=st.lists(st.tuples(st.sampled_from(_WORDS), st.sampled_from(_TYPES), st.booleans()), min_size=0, max_size=12),
+    page_size=st.integers(1, 4),
+    term=st.sampled_from(["py", "python", "ba", "rust", None]),
+    employment=st.sampled_from([*_TYPES, None]),
+    budget=st.integers(1, 6),
+)
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_filtered_cursor_pages_equal_brute_force(
+    aws: dict[str, str], monkeypatch: pytest.MonkeyPatch, plan: list[tuple[str, str, bool]], page_size: int,
+    term: str | None, employment: str | None, budget: int,
+) -> None:
+    """Random titles and employment types (some paused), random q / meta filter and read budget:
+    the pages concatenated are the brute-force newest-first matches; ``total`` is exact when
+    ``totalRelation`` is "eq" and a lower bound when it is "gte"."""
+    monkeypatch.setattr(search_service, "READ_BUDGET", budget)
+    run = uuid.uuid4().hex[:8]
+    for n, (word, employment_type, paused) in enumerate(plan):
+        now = f"2026-04-01T00:00:{n:02d}.000Z"
+        item = {"listingId": f"lst_{run}{n:02d}", "ownerId": "usr_prop", "categoryKey": "jobs", "roleKey": "hiring",
+                "title": word, "meta": {"title": word, "employmentType": employment_type}, "channels": [], "webhookIds": [],
+                "status": "PENDING", "version": 1, "searchText": word, "createdAt": now, "updatedAt": now}
+        repository.create(item, [])
+        written = repository.transition(item, Transition.APPROVE, now)
+        if paused:
+            repository.transition(written, Transition.PAUSE, now)
+    params = {"category": "jobs", "pageSize": str(page_size), **({"q": term} if term else {}),
+              **({"meta.employmentType": employment} if employment else {})}
+    query = parse_search(params)
+    stored = table_items(settings_().LISTINGS_TABLE)
+    expected = [i["listingId"] for i in sorted(stored, key=lambda i: (i["createdAt"], i["listingId"]), reverse=True)
+                if i["status"] == "ACTIVE" and filters.evaluate(query, i) is not None]
+    found: list[str] = []
+    cursor: str | None = None
+    while True:
+        page = search_listings(parse_search({**params, **({"cursor": cursor} if cursor else {})}))
+        found += [listing.id for listing in page.listings]
+        if page.totalRelation == "eq":
+            assert page.total == len(expected)
+        else:
+            assert len(found) <= page.total <= len(expected)
         cursor = page.nextCursor
         if cursor is None:
             break

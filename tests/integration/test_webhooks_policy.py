@@ -11,7 +11,7 @@ import pytest
 from chalicelib import clock
 from chalicelib.webhooks import repository, service
 from chalicelib.webhooks.delivery import attempt as delivery
-from chalicelib.webhooks.delivery import lanes, retries, sender
+from chalicelib.webhooks.delivery import lanes, sender
 from chalicelib.webhooks.delivery.attempt import FAILURE_LIMIT, Result
 from chalicelib.webhooks.delivery.envelope import Delivery, Event
 from chalicelib.webhooks.models import WebhookCreate
@@ -182,14 +182,15 @@ def test_a_webhook_deleted_during_the_send_counts_nothing_and_gets_no_retry(
     assert retry_messages() == []
 
 
-def test_retry_schedule_is_configurable_and_validated(aws: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
-    use_settings(monkeypatch, WEBHOOK_RETRY_DELAYS_SECONDS="30,120,600")
-    assert retries.delays() == (30, 120, 600)
-    assert [retries.next_delay(n) for n in (1, 2, 3, 4)] == [30, 120, 600, None]
-    use_settings(monkeypatch, WEBHOOK_RETRY_DELAYS_SECONDS="1, 2")
-    assert retries.delays() == (1, 2)
-    use_settings(monkeypatch, WEBHOOK_RETRY_DELAYS_SECONDS="")
-    assert retries.next_delay(1) is None
-    use_settings(monkeypatch, WEBHOOK_RETRY_DELAYS_SECONDS="1000")
-    with pytest.raises(ValueError, match=r"0\.\.900"):
-        retries.delays()
+def test_a_webhook_unsubscribed_since_routing_drains_but_a_test_event_is_still_sent(fake: FakeSender, alice: User) -> None:
+    from chalicelib import storage
+    from chalicelib.config import settings
+
+    webhook_id = new_webhook(alice)
+    storage.update(settings().WEBHOOKS_TABLE, {"webhookId": webhook_id}, "SET events = :e",
+                   ExpressionAttributeValues=storage.values(e=["match_request.received"]))
+    event = Event(clock.new_id("evt"), "message.new", clock.iso(), {}, {})
+    assert delivery.attempt(Delivery(event, webhook_id)) == Result.DRAINED
+    test_event = Event(clock.new_id("evt"), "message.new", clock.iso(), {}, {}, test=True)
+    assert delivery.attempt(Delivery(test_event, webhook_id)) == Result.SENT
+    assert len(fake.calls) == 1

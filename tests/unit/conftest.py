@@ -7,6 +7,7 @@ answers before a request is made, so tests of request shapes with canned respons
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -24,3 +25,18 @@ def _refuse(self: Endpoint, operation_model: Any, request_dict: Any) -> Any:
 def no_aws_calls(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fail any AWS request of a unit test (see the module docstring)."""
     monkeypatch.setattr(Endpoint, "make_request", _refuse)
+
+
+@pytest.fixture
+def set_settings(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., None]]:
+    """``set_settings(NAME="value", ...)``: set environment settings for this test and re-read
+    ``chalicelib.config.settings()``; the cached settings are forgotten again afterwards."""
+    from chalicelib.config import settings
+
+    def apply(**values: str) -> None:
+        for name, value in values.items():
+            monkeypatch.setenv(name, value)
+        settings.cache_clear()
+
+    yield apply
+    settings.cache_clear()

@@ -140,8 +140,6 @@ def _listing(meta: dict[str, str], category: str = "jobs", role: str = "hiring")
 def test_index_attributes_of_a_located_listing() -> None:
     attributes = index_attributes(_listing({"location": "Berlin", "location_lat": "52.52", "location_lng": "13.405"}))
     assert attributes == {
-        "activeCategory": "jobs",
-        "activeSort": "hiring#2026-01-02T03:04:05.006Z#lst_1",
         "geoSort": "jobs#hiring#2026-01-02T03:04:05.006Z#lst_1",
         "geo3": "location#u33",
         "geo4": "location#u33d",
@@ -155,7 +153,7 @@ def test_index_attributes_of_a_located_listing() -> None:
 
 def test_index_attributes_of_a_listing_without_location_skip_the_geo_indexes() -> None:
     attributes = index_attributes(_listing({"title": "Mentor"}, "mentoring", "mentor"))
-    assert set(attributes) == {"activeCategory", "activeSort", "activeCategoryShard", "activeRoleShard", "activeNewest"}
+    assert set(attributes) == {"activeCategoryShard", "activeRoleShard", "activeNewest"}
 
 
 def test_location_of_needs_both_coordinates() -> None:

@@ -123,7 +123,7 @@ def test_every_table_the_code_names_is_declared() -> None:
 
 def test_the_code_refers_to_indexes() -> None:
     names = {name for _, name, _ in _code_index_references()}
-    assert {"byOwner", "activeByCategory", *(f"activeByGeo{p}" for p in INDEX_PRECISIONS)} <= names
+    assert {"byOwner", "activeByCategoryShard", "activeByRoleShard", *(f"activeByGeo{p}" for p in INDEX_PRECISIONS)} <= names
 
 
 @pytest.mark.parametrize(
@@ -139,19 +139,18 @@ def test_listing_search_indexes_are_keyed_by_the_attributes_the_code_writes() ->
     listing = {"listingId": "lst_1", "categoryKey": "jobs", "roleKey": "hiring", "createdAt": "2026-01-01T00:00:00.000Z",
                "meta": {"location": "Berlin", "location_lat": "52.52", "location_lng": "13.405"}}
     written = set(index_attributes(listing))
-    assert gsis["activeByCategory"] == ["activeCategory", "activeSort"]
     for precision in INDEX_PRECISIONS:
         assert gsis[f"activeByGeo{precision}"] == [f"geo{precision}", "geoSort"]
     assert gsis["activeByCategoryShard"] == ["activeCategoryShard", "activeNewest"]
     assert gsis["activeByRoleShard"] == ["activeRoleShard", "activeNewest"]
-    searched = ("activeByCategory", "activeByCategoryShard", "activeByRoleShard", *(f"activeByGeo{p}" for p in INDEX_PRECISIONS))
+    searched = ("activeByCategoryShard", "activeByRoleShard", *(f"activeByGeo{p}" for p in INDEX_PRECISIONS))
     assert {a for name in searched for a in gsis[name]} == written
     assert gsis["byOwner"] == ["ownerId", "createdAt"]
 
 
 def test_the_listings_table_declares_no_unused_search_index() -> None:
     assert set(_gsis("ListingsTable")) == {
-        "byOwner", "activeByCategory", "activeByCategoryShard", "activeByRoleShard",
+        "byOwner", "activeByCategoryShard", "activeByRoleShard",
         *(f"activeByGeo{p}" for p in INDEX_PRECISIONS), PENDING_INDEX,
     }
 

@@ -1,12 +1,14 @@
-"""The lane and retry message of a webhook delivery: what the queues carry round-trips, without routing."""
+"""The lane and retry message of a webhook delivery (what the queues carry round-trips, without
+routing) and the retry schedule read from the settings."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import pytest
 
-from chalicelib.webhooks.delivery import lanes
+from chalicelib.webhooks.delivery import lanes, retries
 from chalicelib.webhooks.delivery.envelope import Delivery, Event
 
 
@@ -28,3 +30,16 @@ ZERO_ATTEMPT = '{"webhookId":"w","attempt":0,"eventId":"e","type":"t","createdAt
 def test_malformed_lane_messages_are_rejected(body: str) -> None:
     with pytest.raises((KeyError, TypeError, ValueError)):
         lanes.from_message(body)
+
+
+def test_retry_schedule_is_configurable_and_validated(set_settings: Callable[..., None]) -> None:
+    set_settings(WEBHOOK_RETRY_DELAYS_SECONDS="30,120,600")
+    assert retries.delays() == (30, 120, 600)
+    assert [retries.next_delay(n) for n in (1, 2, 3, 4)] == [30, 120, 600, None]
+    set_settings(WEBHOOK_RETRY_DELAYS_SECONDS="1, 2")
+    assert retries.delays() == (1, 2)
+    set_settings(WEBHOOK_RETRY_DELAYS_SECONDS="")
+    assert retries.next_delay(1) is None
+    set_settings(WEBHOOK_RETRY_DELAYS_SECONDS="1000")
+    with pytest.raises(ValueError, match=r"0\.\.900"):
+        retries.delays()

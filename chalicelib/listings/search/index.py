@@ -1,9 +1,7 @@
 """Attributes that put an ACTIVE listing into the sparse search indexes.
 
-* ``activeByCategory``: ``activeCategory`` = category key, ``activeSort`` = ``role#createdAt#id``
-  (so a role filter is a ``begins_with`` on the sort key).
-* ``activeByCategoryShard`` (keys only): ``activeCategoryShard`` = ``<category>#<shard>``,
-  ``activeNewest`` = ``createdAt#id``; ``activeByRoleShard`` (keys only): ``activeRoleShard`` =
+* ``activeByCategoryShard``: ``activeCategoryShard`` = ``<category>#<shard>``,
+  ``activeNewest`` = ``createdAt#id``; ``activeByRoleShard``: ``activeRoleShard`` =
   ``<category>#<role>#<shard>``, same sort key. Write sharding (AWS, "Using write sharding to
   distribute workloads evenly"): a listing goes to shard ``hash(id) mod`` :data:`SHARDS`, so a
   large category's writes spread over :data:`SHARDS` partitions; reads merge the shards
@@ -27,7 +25,7 @@ from chalicelib.listings.search.geo import INDEX_PRECISIONS, cell_of
 SHARDS = 4
 #: Every attribute :func:`index_attributes` may set (removed when a listing leaves ACTIVE).
 INDEX_ATTRIBUTES = (
-    "activeCategory", "activeSort", "activeCategoryShard", "activeRoleShard", "activeNewest", "geoSort",
+    "activeCategoryShard", "activeRoleShard", "activeNewest", "geoSort",
     *(f"geo{p}" for p in INDEX_PRECISIONS),
 )
 
@@ -70,8 +68,6 @@ def index_attributes(listing: dict[str, Any]) -> dict[str, str]:
     tail = f"{listing['createdAt']}#{listing['listingId']}"
     shard = shard_of(listing["listingId"])
     attributes = {
-        "activeCategory": listing["categoryKey"],
-        "activeSort": f"{listing['roleKey']}#{tail}",
         "activeCategoryShard": category_partition(listing["categoryKey"], shard),
         "activeRoleShard": role_partition(listing["categoryKey"], listing["roleKey"], shard),
         "activeNewest": newest_key(listing),

@@ -1,16 +1,20 @@
-"""Listing search (DESIGN §1 "Search", issue 13).
+"""Listing search (DESIGN §1 "Search", issue 13; docs/search.md).
 
 Two access paths, never a Scan:
 
-* **Index-native pages** (category or category + role, or every category, with no ``q``,
-  ``meta`` or geo filter): the page's keys come straight from the write-sharded, keys-only
-  ``activeByCategoryShard`` / ``activeByRoleShard`` indexes, merged newest first
-  (:mod:`chalicelib.listings.search.merge`) from the cursor's position; the page's listings are re-read
-  with one BatchGetItem (so a page never shows a stale status) and ``total`` comes from the
-  counters (:mod:`chalicelib.listings.search.counters`). Items read ≈ 2 x pageSize + the counter shards.
-* **Candidates + verification** (any filter): candidates from the narrowest index (geohash
-  cells covering the circle, else the category's partition of ``activeByCategory``), each
-  verified by :func:`chalicelib.listings.search.filters.evaluate`, sorted, then sliced; ``total`` is exact.
+* **Newest-first stream** (no geo filter): listings come straight from the write-sharded
+  ``activeByCategoryShard`` / ``activeByRoleShard`` indexes of the category (every category
+  without one), merged newest first (:mod:`chalicelib.listings.search.merge`) from the cursor's
+  position, and each is verified by :func:`chalicelib.listings.search.filters.evaluate`.
+  Without ``q`` or ``meta`` filters ``total`` comes from the counters
+  (:mod:`chalicelib.listings.search.counters`) and the read stops when the page is full (items
+  read ≈ pageSize). With filters the stream goes on counting matches until it has verified
+  :data:`READ_BUDGET` listings; if the index still holds more, ``total`` is a lower bound
+  (``totalRelation: "gte"``), else it is exact. The page is re-read from the table with one
+  BatchGetItem, so it never shows a stale status.
+* **Geo** (a location filter): candidates from the geohash cells covering the circle (or the
+  whole category when there is no radius or no cell plan), verified, sorted nearest first,
+  then sliced; ``total`` is exact.
 
 Results are nearest first with ``distanceKm`` (km, rounded to 0.01) when a geo filter is
 given (ties newest first), otherwise newest first with ``distanceKm`` null.
@@ -21,7 +25,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from chalicelib.categories.registry import all_categories
 from chalicelib.listings import repository
@@ -36,6 +41,10 @@ from chalicelib.users import repository as users
 
 #: Concurrent Queries per search (cells or category partitions).
 QUERY_CONCURRENCY = 8
+#: Listings a filtered search verifies (beyond its page) before ``total`` becomes a lower bound.
+READ_BUDGET = 1000
+#: Listings per Query while reading a whole partition.
+PARTITION_PAGE = 1000
 
 
 def _parallel(tasks: Iterable[Callable[[], list[dict[str, Any]]]]) -> list[dict[str, Any]]:
@@ -51,8 +60,27 @@ def _parallel(tasks: Iterable[Callable[[], list[dict[str, Any]]]]) -> list[dict[
     return list(unique.values())
 
 
+def _partitions(query: SearchQuery) -> tuple[str, list[str]]:
+    """The index and its partitions (every shard) holding the query's category (and role)."""
+    category_keys = [query.category.key] if query.category else list(all_categories())
+    if query.role:
+        return "activeByRoleShard", [role_partition(c, query.role, s) for c in category_keys for s in range(SHARDS)]
+    return "activeByCategoryShard", [category_partition(c, s) for c in category_keys for s in range(SHARDS)]
+
+
+def _whole_partition(index: str, partition: str) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    before: str | None = None
+    while True:
+        page, more = repository.newest_page(index, partition, before, PARTITION_PAGE)
+        items += page
+        if not more or not page:
+            return items
+        before = newest_key(page[-1])
+
+
 def candidates(query: SearchQuery) -> list[dict[str, Any]]:
-    """The ACTIVE listings a filtered search must look at, read from the narrowest index."""
+    """The ACTIVE listings a geo search must look at: the covering cells, else the category's shards."""
     if query.geo is not None and query.geo.radius_km is not None:
         plan = geo.plan_cells(query.geo.lat, query.geo.lng, query.geo.radius_km)
         if plan is not None:
@@ -62,51 +90,72 @@ def candidates(query: SearchQuery) -> list[dict[str, Any]]:
                 prefix = f"{query.category.key}#" + (f"{query.role}#" if query.role else "")
             key = query.geo.key
             return _parallel(functools.partial(repository.query_cell, precision, f"{key}#{cell}", prefix) for cell in cells)
-    categories = [query.category] if query.category else list(all_categories().values())
-    return _parallel(functools.partial(repository.query_category, c.key, query.role) for c in categories)
+    index, partitions = _partitions(query)
+    return _parallel(functools.partial(_whole_partition, index, p) for p in partitions)
 
 
 def is_index_native(query: SearchQuery) -> bool:
-    """True when the page can be read straight from the newest-first indexes (no q, meta or geo)."""
+    """True when the page and its total need no verification (no q, meta or geo filter)."""
     return not query.terms and not query.filters and query.geo is None
 
 
-def _shard_fetches(query: SearchQuery) -> list[Fetch]:
-    category_keys = [query.category.key] if query.category else list(all_categories())
-    if query.role:
-        index, partitions = "activeByRoleShard", [role_partition(c, query.role, s) for c in category_keys for s in range(SHARDS)]
-    else:
-        index, partitions = "activeByCategoryShard", [category_partition(c, s) for c in category_keys for s in range(SHARDS)]
-    return [functools.partial(repository.newest_keys, index, p) for p in partitions]
+@dataclass
+class _Streamed:
+    items: list[dict[str, Any]]
+    total: int
+    relation: Literal["eq", "gte"]
+    has_more: bool
+    last_key: str | None
 
 
-def _native_page(query: SearchQuery, position: Position) -> tuple[list[dict[str, Any]], int, str | None]:
-    """The page's ACTIVE listings newest first, the exact total and the last key read."""
-    category_keys = [query.category.key] if query.category else list(all_categories())
-    total = counters.read_counts(category_keys, query.role)
+def _stream(query: SearchQuery, position: Position) -> _Streamed:
+    """One newest-first page of a search without geo filter (see the module docstring)."""
+    native = is_index_native(query)
+    exact = counters.read_counts([query.category.key] if query.category else list(all_categories()), query.role) if native else None
     skip = 0 if position.key else position.offset
-    keys = merge_newest(_shard_fetches(query), skip + position.page_size, position.key)
+    need = skip + position.page_size
+    index, partitions = _partitions(query)
+    fetches: list[Fetch] = [functools.partial(repository.newest_page, index, p) for p in partitions]
+    entries = merge_newest(fetches, need if native else max(need + 1, READ_BUDGET), position.key, key=newest_key)
     page: list[dict[str, Any]] = []
-    last_key = position.key
-    for _ in range(skip):
-        if next(keys, None) is None:
-            return [], total, None
-    while len(page) < position.page_size:
-        wanted = [k for _, k in zip(range(position.page_size - len(page)), keys, strict=False)]
-        if not wanted:
+    matches = examined = 0
+    exhausted = True
+    for item in entries:
+        examined += 1
+        if filters.evaluate(query, item) is None:
+            continue
+        matches += 1
+        if matches <= skip:
+            continue
+        if matches <= need:
+            page.append(item)
+            if native and matches == need:
+                break  # the counters say whether more follow
+        elif examined >= READ_BUDGET:
+            exhausted = False  # one match past the page proves there is a next page
             break
-        found = repository.get_many([k.rsplit("#", 1)[1] for k in wanted])
-        for key in wanted:
-            item = found.get(key.rsplit("#", 1)[1])
-            # The index lags the table by a moment: a listing paused or edited since is skipped.
-            if item is not None and item.get("status") == "ACTIVE" and newest_key(item) == key:
-                page.append(item)
-        last_key = wanted[-1]
-    return page, total, last_key
+    before = position.offset if position.key else 0
+    last_key = newest_key(page[-1]) if page else position.key
+    if exact is not None:
+        return _Streamed(_fresh(query, page), exact, "eq", position.after(exact) and bool(page), last_key)
+    return _Streamed(_fresh(query, page), before + matches, "eq" if exhausted else "gte", matches > need, last_key)
+
+
+def _fresh(query: SearchQuery, page: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The page re-read from the table (one BatchGetItem): a listing paused, edited or deleted
+    since the index was read (the index lags by a moment) is left out."""
+    found = repository.get_many([item["listingId"] for item in page]) if page else {}
+    fresh = []
+    for item in page:
+        current = found.get(item["listingId"])
+        unchanged = current is not None and current.get("status") == "ACTIVE" and current.get("version") == item.get("version")
+        if unchanged and filters.evaluate(query, current or {}) is not None:
+            fresh.append(current or {})
+    return fresh
 
 
 def search_listings(query: SearchQuery) -> ListingPage:
-    """Run a search and return one page of the envelope ``{listings, total, page, pageSize, nextCursor}``.
+    """Run a search and return one page of ``{listings, total, totalRelation, page, pageSize, nextCursor}``.
 
     Raises
     ------
@@ -114,10 +163,12 @@ def search_listings(query: SearchQuery) -> ListingPage:
         The cursor is malformed, edited or belongs to another query (field ``cursor``).
     """
     position = query.page.position(query.scope)
-    if is_index_native(query):
-        items, total, last_key = _native_page(query, position)
-        rows: list[tuple[float | None, dict[str, Any]]] = [(None, item) for item in items]
-        next_cursor = position.next_cursor(position.after(total) and bool(items), last_key)
+    relation: Literal["eq", "gte"] = "eq"
+    if query.geo is None:
+        streamed = _stream(query, position)
+        rows: list[tuple[float | None, dict[str, Any]]] = [(None, item) for item in streamed.items]
+        total, relation = streamed.total, streamed.relation
+        next_cursor = position.next_cursor(streamed.has_more, streamed.last_key)
     else:
         rows, total = _verified(query, position)
         next_cursor = position.next_cursor(position.after(total))
@@ -130,18 +181,18 @@ def search_listings(query: SearchQuery) -> ListingPage:
         for distance, item in rows
     ]
     return ListingPage(
-        listings=listings, total=total, page=position.page, pageSize=position.page_size, nextCursor=next_cursor
+        listings=listings, total=total, totalRelation=relation, page=position.page, pageSize=position.page_size,
+        nextCursor=next_cursor,
     )
 
 
 def _verified(query: SearchQuery, position: Position) -> tuple[list[tuple[float | None, dict[str, Any]]], int]:
-    """Candidates verified by :func:`filters.evaluate`, sorted; this page's rows and the exact total."""
+    """Geo search: candidates verified by :func:`filters.evaluate`, nearest first; this page's rows and the exact total."""
     matched: list[tuple[float | None, dict[str, Any]]] = []
     for item in candidates(query):
         found = filters.evaluate(query, item)
         if found is not None:
             matched.append((found.distance_km, item))
     matched.sort(key=lambda pair: pair[1]["createdAt"], reverse=True)
-    if query.geo is not None:
-        matched.sort(key=lambda pair: pair[0] or 0.0)  # stable: equal distances stay newest first
+    matched.sort(key=lambda pair: pair[0] or 0.0)  # stable: equal distances stay newest first
     return position.slice(matched), len(matched)

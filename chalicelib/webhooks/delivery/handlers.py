@@ -26,7 +26,7 @@ from aws_lambda_powertools import Logger
 
 from chalicelib import storage
 from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
-from chalicelib.webhooks.delivery import attempt, lanes, recipients
+from chalicelib.webhooks.delivery import lanes, recipients
 from chalicelib.webhooks.delivery.envelope import Delivery, Event
 
 logger = Logger(service="matching-service", child=True)
@@ -115,6 +115,9 @@ def handle_lane_batch(event: dict[str, Any], context: Any = None) -> dict[str, A
         ``{"batchItemFailures": [{"itemIdentifier": <messageId>}, ...]}``: messages whose attempt
         hit a fault of ours, and every later message of their lanes.
     """
+    # Imported here: the HTTP client (httpcore) is needed by this function only, not at the API's cold start.
+    from chalicelib.webhooks.delivery import attempt
+
     failed: list[str] = []
     stopped: set[str] = set()  # lanes with a failed message: later ones must not overtake it
     results: Counter[str] = Counter()
