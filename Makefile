@@ -8,25 +8,32 @@ MOTO_PORT ?= 5000
 .PHONY: run demo test unit integration e2e lint lint-openapi bench install clean package contract
 STAGE ?= prod
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt
+# Two install levels: `make run` needs only the runtime and the local stack (requirements-local.txt);
+# the dev tools (requirements-dev.txt) come with the targets that use them.
+$(VENV)/.run-installed: requirements.txt requirements-local.txt
 	@PYTHON=$$(sh scripts/find-python.sh) || exit 1; \
 	  test -x $(PY) || $$PYTHON -m venv $(VENV)
+	$(PY) -m pip install --quiet -r requirements-local.txt
+	@touch $@
+
+$(VENV)/.installed: $(VENV)/.run-installed requirements-dev.txt
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	@touch $@
 
 install: $(VENV)/.installed ## Create the virtualenv (Python 3.13) and install everything
 
-run: $(VENV)/.installed ## Start the whole local stack on 127.0.0.1:$(PORT) (Ctrl-C stops it)
+run: $(VENV)/.run-installed ## Start the whole local stack on 127.0.0.1:$(PORT) (Ctrl-C stops it; VERBOSE=1 shows request logs)
 	PORT=$(PORT) MOTO_PORT=$(MOTO_PORT) exec $(PY) -m local_stack $(if $(DEMO),--demo,)
 
-demo: $(VENV)/.installed ## As `make run`, plus demo users and ~200 approved listings
+demo: $(VENV)/.run-installed ## As `make run`, plus demo users and ~200 approved listings
 	PORT=$(PORT) MOTO_PORT=$(MOTO_PORT) exec $(PY) -m local_stack --demo
 
 # Parallelism of `make test`: integration and end-to-end run side by side (their time is mostly
-# waiting: receivers, deadlines, the stack's processes), and e2e spreads its files over
-# E2E_WORKERS pytest-xdist workers, each with a stack of its own. Set them to 0 for one process.
-E2E_WORKERS ?= 2
+# waiting: receivers, deadlines, the stack's processes). E2E_WORKERS / INTEGRATION_WORKERS > 0
+# spread those folders over pytest-xdist workers (e2e: whole files, each worker with a stack of
+# its own); 0 (the default) keeps one process each, which a shared 2-core machine can afford.
+E2E_WORKERS ?= 0
 INTEGRATION_WORKERS ?= 0
 
 test: $(VENV)/.installed ## Every test: unit first, then integration and end-to-end side by side
@@ -39,7 +46,7 @@ unit: $(VENV)/.installed ## Pure logic, no moto (seconds)
 integration: $(VENV)/.installed ## In-process moto: tables created once per session, emptied before each test
 	$(PY) -m pytest -q -n $(INTEGRATION_WORKERS) tests/integration
 
-e2e: $(VENV)/.installed ## The real local stack driven over HTTP (files spread over E2E_WORKERS workers)
+e2e: $(VENV)/.installed ## The real local stack driven over HTTP (E2E_WORKERS=2: files over two workers)
 	$(PY) -m pytest -q -n $(E2E_WORKERS) --dist loadfile tests/e2e
 
 lint: $(VENV)/.installed ## ruff, mypy (strict for chalicelib/) and the import contracts (pyproject.toml)

@@ -8,10 +8,16 @@ request (the file names the local stack instead).
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from local_stack.resources import placeholder_environment
+
+# Importing the app reads the resource names (chalicelib.config); none is used to build the document.
+os.environ.update({**placeholder_environment(), **os.environ})
 
 import app  # noqa: F401  (registers every route)
 from chalicelib.openapi import document
