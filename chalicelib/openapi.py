@@ -80,9 +80,10 @@ TAGS: dict[str, str] = {
 HEADER_PARAMETERS: dict[str, dict[str, Any]] = {
     "XRequestId": {
         "name": "X-Request-Id", "in": "header", "required": False,
-        "description": "Your id for this request (1..128 of `A-Za-z0-9._:-`, starting with a letter or digit), "
-        "echoed in the `X-Request-Id` response header and the logs; otherwise the API assigns one.",
-        "schema": {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"},
+        "description": "Your id for this request: one of safe form (1..128 of `A-Za-z0-9._:-`, starting with a "
+        "letter or digit) is echoed in the `X-Request-Id` response header and the logs; any other value is "
+        "replaced by one the API assigns (never refused).",
+        "schema": {"type": "string"},
     },
     "IdempotencyKey": {
         "name": "Idempotency-Key", "in": "header", "required": False,

@@ -52,18 +52,23 @@ def schemathesis_command() -> list[str]:
     return [found]
 
 
-def fuzzed_document(document: dict[str, Any]) -> dict[str, Any]:
-    """The served document without its ``cursor`` query parameters (excluded by name).
+#: Parameters left out of the fuzzed document, by name: their values are only valid relative to
+#: earlier responses (a page's ``nextCursor``, a resource's ``ETag``, an earlier request under the same
+#: ``Idempotency-Key``), which no generator can know; each operation's description states their rules.
+STATEFUL_PARAMETERS = frozenset({"cursor", "If-Match", "If-None-Match", "Idempotency-Key"})
 
-    A cursor is an opaque, signed token only a previous page can give (``CURSOR_RULE`` in each
-    operation's description), so any fuzzed value is refused; dropping the one parameter keeps
-    every check on the list operations instead of exempting them.
+
+def fuzzed_document(document: dict[str, Any]) -> dict[str, Any]:
+    """The served document without the :data:`STATEFUL_PARAMETERS` (excluded by name).
+
+    Dropping these parameters keeps every check on the operations that take them instead of
+    exempting the operations.
     """
     fuzzed = copy.deepcopy(document)
     for methods in fuzzed["paths"].values():
         for operation in methods.values():
             if "parameters" in operation:
-                operation["parameters"] = [p for p in operation["parameters"] if p["name"] != "cursor"]
+                operation["parameters"] = [p for p in operation["parameters"] if p["name"] not in STATEFUL_PARAMETERS]
     return fuzzed
 
 
