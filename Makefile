@@ -8,19 +8,25 @@ MOTO_PORT ?= 5000
 .PHONY: run demo test unit integration e2e lint bench install clean package contract
 STAGE ?= prod
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt
+# Two install levels: `make run` needs only the runtime and the local stack (requirements-local.txt);
+# the dev tools (requirements-dev.txt) come with the targets that use them.
+$(VENV)/.run-installed: requirements.txt requirements-local.txt
 	@PYTHON=$$(sh scripts/find-python.sh) || exit 1; \
 	  test -x $(PY) || $$PYTHON -m venv $(VENV)
+	$(PY) -m pip install --quiet -r requirements-local.txt
+	@touch $@
+
+$(VENV)/.installed: $(VENV)/.run-installed requirements-dev.txt
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	@touch $@
 
 install: $(VENV)/.installed ## Create the virtualenv (Python 3.13) and install everything
 
-run: $(VENV)/.installed ## Start the whole local stack on 127.0.0.1:$(PORT) (Ctrl-C stops it)
+run: $(VENV)/.run-installed ## Start the whole local stack on 127.0.0.1:$(PORT) (Ctrl-C stops it; VERBOSE=1 shows request logs)
 	PORT=$(PORT) MOTO_PORT=$(MOTO_PORT) exec $(PY) -m local_stack $(if $(DEMO),--demo,)
 
-demo: $(VENV)/.installed ## As `make run`, plus demo users and ~200 approved listings
+demo: $(VENV)/.run-installed ## As `make run`, plus demo users and ~200 approved listings
 	PORT=$(PORT) MOTO_PORT=$(MOTO_PORT) exec $(PY) -m local_stack --demo
 
 # Parallelism of `make test`: integration and end-to-end run side by side (their time is mostly

@@ -15,6 +15,7 @@ from chalicelib.approvals.routes import bp as approvals_bp
 from chalicelib.categories.routes import bp as categories_bp
 from chalicelib.config import settings
 from chalicelib.conversations.routes import bp as conversations_bp
+from chalicelib.cors import cors_middleware
 from chalicelib.dashboard.routes import bp as dashboard_bp
 from chalicelib.geocoding.routes import bp as geocoding_bp
 from chalicelib.http import chalice_errors_middleware
@@ -22,6 +23,7 @@ from chalicelib.listings.routes import bp as listings_bp
 from chalicelib.match_requests.routes import bp as match_requests_bp
 from chalicelib.openapi import bp as openapi_bp
 from chalicelib.profiles.routes import bp as profiles_bp
+from chalicelib.request_context import request_context_middleware
 from chalicelib.saved_searches.routes import bp as saved_searches_bp
 from chalicelib.system.routes import bp as system_bp
 from chalicelib.users.routes import bp as users_bp
@@ -29,6 +31,9 @@ from chalicelib.webhooks.routes import bp as webhooks_bp
 from chalicelib.workflows.routes import bp as workflows_bp
 
 app = Chalice(app_name="matching-service")
+# Outermost first: request id and access log around CORS around the error-body rewriting.
+app.register_middleware(request_context_middleware, "http")
+app.register_middleware(cors_middleware, "http")
 app.register_middleware(chalice_errors_middleware, "http")
 for blueprint in (system_bp, users_bp, categories_bp, geocoding_bp, listings_bp, approvals_bp):
     app.register_blueprint(blueprint)

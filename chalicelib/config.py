@@ -68,6 +68,10 @@ class Settings(BaseModel):
     AUTH_CACHE_TTL_SECONDS: int = Field(default=60, ge=0)
     #: Seconds an approval task stays claimed by ``POST /v1/admin/approvals/claims``.
     APPROVAL_CLAIM_SECONDS: int = Field(default=300, ge=1, le=43200)
+    #: Origins allowed by CORS: comma-separated exact origins, ``*`` for any, empty for none (chalicelib.cors).
+    CORS_ALLOWED_ORIGINS: str = ""
+    #: Table of the idempotency records of POST/PATCH requests (chalicelib.idempotency).
+    IDEMPOTENCY_TABLE: Resource
     #: Saved searches one user may keep at once (``POST /v1/saved-searches`` answers 409 beyond).
     SAVED_SEARCH_LIMIT: int = Field(default=50, ge=1, le=1000)
     #: ``gazetteer`` (embedded GeoNames) or ``amazon-location``; case and surrounding blanks ignored,

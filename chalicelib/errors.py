@@ -30,6 +30,8 @@ class ErrorBody(Model):
     code: str
     error: str
     details: list[FieldIssue] | None = None
+    #: The request's ``X-Request-Id`` (quote it when reporting a problem).
+    requestId: str | None = None
 
 
 class ApiError(Exception):
@@ -118,6 +120,30 @@ class ConflictError(ApiError):
 
     status = 409
     code = "CONFLICT"
+
+
+class IdempotencyKeyInUseError(ApiError):
+    """409 IDEMPOTENCY_KEY_IN_USE: a request with this ``Idempotency-Key`` is still running; retry shortly."""
+
+    status = 409
+    code = "IDEMPOTENCY_KEY_IN_USE"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, headers={"Retry-After": "1"})
+
+
+class PreconditionFailedError(ApiError):
+    """412 PRECONDITION_FAILED: ``If-Match`` names another version than the resource's current one."""
+
+    status = 412
+    code = "PRECONDITION_FAILED"
+
+
+class IdempotencyKeyReusedError(ApiError):
+    """422 IDEMPOTENCY_KEY_REUSED: the ``Idempotency-Key`` was used for another request within 24 hours."""
+
+    status = 422
+    code = "IDEMPOTENCY_KEY_REUSED"
 
 
 class PayloadTooLargeError(ApiError):

@@ -25,10 +25,12 @@ from chalice.app import Blueprint, Chalice, Request, Response
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
-from chalicelib import errors, json_input, path_ids, storage
+from chalicelib import conditional as conditional_requests
+from chalicelib import errors, idempotency, json_input, path_ids, storage
 from chalicelib.auth.service import authenticate
+from chalicelib.request_context import current_request_id
 
-logger = Logger(service="matching-service")
+logger = Logger(service="matching-service", child=True)
 
 #: Largest accepted request body: 256 KiB (DESIGN; API Gateway itself allows 10 MB).
 MAX_BODY_BYTES = 256 * 1024
@@ -53,18 +55,34 @@ class RouteSpec:
     extra_query: tuple[str, ...] = field(default_factory=tuple)
     #: Error statuses the view raises beyond those ``chalicelib.openapi.error_statuses`` infers.
     error_statuses: tuple[int, ...] = field(default_factory=tuple)
+    #: The view honours ``If-Match`` (412 on a mismatch).
+    conditional: bool = False
+    #: The view returns :class:`~chalicelib.conditional.Versioned`: ``ETag``, ``If-None-Match`` -> 304.
+    etag: bool = False
     #: The OpenAPI ``operationId`` when the view's module does not name its domain (``None``: derived).
     operation_id: str | None = None
 
+    @property
+    def idempotent(self) -> bool:
+        """Whether the route honours ``Idempotency-Key`` (every POST and PATCH)."""
+        return self.method in IDEMPOTENT_METHODS
+
+
+#: Methods whose requests honour ``Idempotency-Key``.
+IDEMPOTENT_METHODS = frozenset({"POST", "PATCH"})
 
 #: Every registered route, in registration order.
 ROUTES: list[RouteSpec] = []
 
 
 def error_response(exc: errors.ApiError) -> Response:
-    """Render ``exc`` as a Chalice response with the spec's error body."""
+    """Render ``exc`` as a Chalice response with the spec's error body and the request's ``requestId``."""
     headers: dict[str, str | list[str]] = {"Content-Type": "application/json", **exc.headers}
-    return Response(body=json.dumps(exc.body()), status_code=exc.status, headers=headers)
+    body = exc.body()
+    request_id = current_request_id()
+    if request_id is not None:
+        body["requestId"] = request_id
+    return Response(body=json.dumps(body), status_code=exc.status, headers=headers)
 
 
 def to_jsonable(value: Any) -> Any:
@@ -74,6 +92,22 @@ def to_jsonable(value: Any) -> Any:
     if isinstance(value, list):
         return [to_jsonable(v) for v in value]
     return value
+
+
+def render(request: Request, result: Any, status: int) -> Response:
+    """The response of a view's ``result``: JSON with ``status``; a :class:`Versioned` one with its
+    ``ETag``, or 304 without a body when ``If-None-Match`` names that ETag."""
+    if isinstance(result, Response):
+        return result
+    versioned = result if isinstance(result, conditional_requests.Versioned) else None
+    text = json.dumps(to_jsonable(versioned.result if versioned else result))
+    headers: dict[str, str | list[str]] = {"Content-Type": "application/json"}
+    if versioned is not None:
+        tag = conditional_requests.etag(versioned.version, text.encode())
+        if request.method == "GET" and conditional_requests.not_modified(request.headers.get("if-none-match"), tag):
+            return Response(body="", status_code=304, headers={"ETag": tag})
+        headers["ETag"] = tag
+    return Response(body=text, status_code=status, headers=headers)
 
 
 def parse_json_body(request: Request) -> Any:
@@ -168,6 +202,8 @@ def route(
     tags: tuple[str, ...] = (),
     extra_query: tuple[str, ...] = (),
     error_statuses: tuple[int, ...] = (),
+    conditional: bool = False,
+    etag: bool = False,
     operation_id: str | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a view on ``router`` with authentication, validation and error handling.
@@ -192,30 +228,25 @@ def route(
     error_statuses:
         Error statuses the view raises that OpenAPI cannot infer from the inputs (e.g. 404 of
         a lookup by query string); see :func:`chalicelib.openapi.error_statuses`.
+    conditional:
+        The view honours ``If-Match``: it gets ``expected_version`` (see
+        :func:`chalicelib.conditional.expected_version`) and answers 412 on a mismatch.
+    etag:
+        The view returns :class:`~chalicelib.conditional.Versioned` (documented ``ETag`` and 304).
+
+    A read view may return :class:`~chalicelib.conditional.Versioned` to send an ``ETag`` (and
+    answer ``If-None-Match`` with 304). POST and PATCH honour ``Idempotency-Key``
+    (:mod:`chalicelib.idempotency`).
     operation_id:
         The OpenAPI ``operationId``, for a view registered outside its domain's routes module
         (the cross-domain routes of :mod:`chalicelib.workflows.routes`); derived when ``None``.
     """
 
     def register(view: Callable[..., Any]) -> Callable[..., Any]:
-        @functools.wraps(view)
-        def handler(**path_params: Any) -> Response:
-            request = router.current_request
-            assert request is not None  # Chalice sets it before calling a view
+        def run(request: Request, args: list[Any], kwargs: dict[str, Any]) -> Response:
+            """Call the view and render its result or error (never raises)."""
             try:
-                kwargs: dict[str, Any] = dict(path_params)
-                args: list[Any] = []
-                if auth != "none":
-                    args.append(authenticate(request.headers.get("authorization"), require_admin=auth == "admin"))
-                check_path_ids(path_params)
-                json_input.check_document(query_params(request))  # every route, also those reading params themselves
-                if body is not None:
-                    kwargs["body"] = parse_body(body, request)
-                elif request.raw_body and len(request.raw_body) > MAX_BODY_BYTES:
-                    raise errors.PayloadTooLargeError(f"Request body exceeds {MAX_BODY_BYTES} bytes")
-                if query is not None:
-                    kwargs["query"] = parse_model(query, query_params(request))
-                result = view(*args, **kwargs)
+                return render(request, view(*args, **kwargs), status)
             except errors.ApiError as exc:
                 return error_response(exc)
             except storage.UNAVAILABLE:  # contention is already an ApiError (storage.Contention)
@@ -224,17 +255,51 @@ def route(
             except Exception:
                 logger.exception("unhandled error", extra={"path": path, "method": method})
                 return error_response(errors.InternalError("An internal error occurred"))
-            if isinstance(result, Response):
-                return result
-            return Response(
-                body=json.dumps(to_jsonable(result)),
-                status_code=status,
-                headers={"Content-Type": "application/json"},
-            )
+
+        @functools.wraps(view)
+        def handler(**path_params: Any) -> Response:
+            request = router.current_request
+            assert request is not None  # Chalice sets it before calling a view
+            try:
+                kwargs: dict[str, Any] = dict(path_params)
+                args: list[Any] = []
+                scope = "public"
+                if auth != "none":
+                    caller = authenticate(request.headers.get("authorization"), require_admin=auth == "admin")
+                    args.append(caller)
+                    scope = caller.user_id
+                check_path_ids(path_params)
+                json_input.check_document(query_params(request))  # every route, also those reading params themselves
+                if body is not None:
+                    kwargs["body"] = parse_body(body, request)
+                elif request.raw_body and len(request.raw_body) > MAX_BODY_BYTES:
+                    raise errors.PayloadTooLargeError(f"Request body exceeds {MAX_BODY_BYTES} bytes")
+                if query is not None:
+                    kwargs["query"] = parse_model(query, query_params(request))
+                if conditional:
+                    kwargs["expected_version"] = conditional_requests.expected_version(request.headers.get("if-match"))
+                key = idempotency.key_from(request.headers) if method in IDEMPOTENT_METHODS else None
+                if key is None:
+                    return run(request, args, kwargs)
+                fingerprint = {
+                    "method": method, "route": path, "params": path_params,
+                    "body": parse_json_body(request) if body is not None else None,
+                    "ifMatch": request.headers.get("if-match"),
+                }
+                lambda_context = getattr(router, "lambda_context", None)
+                return idempotency.run_once(scope, key, fingerprint, lambda: run(request, args, kwargs), lambda_context)
+            except errors.ApiError as exc:
+                return error_response(exc)
+            except Exception:
+                logger.exception("unhandled error", extra={"path": path, "method": method})
+                return error_response(errors.InternalError("An internal error occurred"))
 
         router.route(path, methods=[method])(handler)
         ROUTES.append(
-            RouteSpec(path, method, view, auth, body, query, response, status, tags, extra_query, error_statuses, operation_id)
+            RouteSpec(
+                path, method, view, auth, body, query, response, status, tags, extra_query, error_statuses,
+                operation_id=operation_id, conditional=conditional, etag=etag,
+            )
         )
         return view
 

@@ -40,9 +40,12 @@ ERROR_RESPONSES: dict[int, tuple[str, str]] = {
     401: ("Unauthorized", "UNAUTHORIZED: the `Authorization: Bearer <key>` header is missing, malformed or names no key."),
     403: ("Forbidden", "FORBIDDEN: the key lacks the admin scope, or the caller may not act on this resource."),
     404: ("NotFound", "NOT_FOUND: the resource does not exist or is not visible to the caller."),
-    409: ("Conflict", "CONFLICT: duplicate resource, or a state change not allowed from the current state."),
+    409: ("Conflict", "CONFLICT: duplicate resource, or a state change not allowed from the current state; "
+          "IDEMPOTENCY_KEY_IN_USE: a request with the same `Idempotency-Key` is still running (retry after `Retry-After`)."),
+    412: ("PreconditionFailed", "PRECONDITION_FAILED: `If-Match` names another version than the current one; nothing changed."),
     413: ("PayloadTooLarge", "PAYLOAD_TOO_LARGE: the body exceeds 256 KiB."),
     415: ("UnsupportedMediaType", "UNSUPPORTED_MEDIA_TYPE: the body is not `application/json`."),
+    422: ("IdempotencyKeyReused", "IDEMPOTENCY_KEY_REUSED: the `Idempotency-Key` was used with another request in the last 24 hours."),
     429: ("RateLimited", "RATE_LIMITED: too many requests; retry after `Retry-After` seconds."),
     500: ("InternalError", "INTERNAL_ERROR: an unexpected fault (no stack trace in the body)."),
     503: ("ServiceUnavailable", "SERVICE_UNAVAILABLE: DynamoDB or SQS did not answer in time; retry after `Retry-After` seconds."),
@@ -54,6 +57,48 @@ _ERROR_HEADERS: dict[int, dict[str, Any]] = {
     429: {"Retry-After": {"description": "Seconds to wait.", "required": True, "schema": {"type": "string", "pattern": "^[0-9]+$"}}},
     503: {"Retry-After": {"description": "Seconds to wait.", "required": True, "schema": {"type": "string", "pattern": "^[0-9]+$"}}},
 }
+
+#: Request header parameters of issue 11: request ids, safe retries, conditional requests.
+HEADER_PARAMETERS: dict[str, dict[str, Any]] = {
+    "XRequestId": {
+        "name": "X-Request-Id", "in": "header", "required": False,
+        "description": "Your id for this request (1..128 of `A-Za-z0-9._:-`, starting with a letter or digit), "
+        "echoed in the `X-Request-Id` response header and the logs; otherwise the API assigns one.",
+        "schema": {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"},
+    },
+    "IdempotencyKey": {
+        "name": "Idempotency-Key", "in": "header", "required": False,
+        "description": "Makes a retry safe: the same key and request within 24 hours return the first response "
+        "(`Idempotent-Replayed: true`) without doing the work again; the same key with another request is 422 "
+        "IDEMPOTENCY_KEY_REUSED; while the first is running, 409 IDEMPOTENCY_KEY_IN_USE. Keys are per API user.",
+        "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"},
+    },
+    "IfMatch": {
+        "name": "If-Match", "in": "header", "required": False,
+        "description": "Apply the change only if the resource still has this `ETag` (from its GET), else 412 "
+        "PRECONDITION_FAILED; `*` only requires it to exist.",
+        "schema": {"type": "string"},
+    },
+    "IfNoneMatch": {
+        "name": "If-None-Match", "in": "header", "required": False,
+        "description": "Answer 304 Not Modified (no body) if the resource still has one of these `ETag`s.",
+        "schema": {"type": "string"},
+    },
+}
+
+#: Response headers (``components.headers``).
+RESPONSE_HEADERS: dict[str, dict[str, Any]] = {
+    "X-Request-Id": {"description": "This request's id (also `requestId` in error bodies); quote it when reporting a problem.",
+                     "required": True, "schema": {"type": "string"}},
+    "ETag": {"description": "Version of the resource (`\"<version>-<digest>\"`), for `If-Match` and `If-None-Match`.",
+             "required": True, "schema": {"type": "string"}},
+    "Idempotent-Replayed": {"description": "`true` when this is the stored response of an earlier request with the same "
+                            "`Idempotency-Key`.", "required": False, "schema": {"type": "string", "enum": ["true"]}},
+}
+
+
+def _header_ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/headers/{name}"}
 
 _PATH_PARAM = re.compile(r"{([^}]+)}")
 _WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -87,6 +132,10 @@ def error_statuses(spec: RouteSpec) -> list[int]:
         statuses.add(409)
     if spec.body is not None:
         statuses.update((413, 415))
+    if spec.conditional:
+        statuses.add(412)
+    if spec.idempotent:
+        statuses.update((409, 422))
     return sorted(statuses)
 
 
@@ -231,14 +280,30 @@ def _operation(spec: RouteSpec, refs: Refs, schemas: dict[str, Any], taken: set[
         for name in spec.extra_query
         if "<" not in name and name not in known
     ]
-    if parameters:
-        operation["parameters"] = parameters
+    headers = ["XRequestId"]
+    headers += ["IdempotencyKey"] if spec.idempotent else []
+    headers += ["IfMatch"] if spec.conditional else []
+    headers += ["IfNoneMatch"] if spec.etag else []
+    parameters += [HEADER_PARAMETERS[name] for name in headers]
+    operation["parameters"] = parameters
     if spec.body is not None:
         operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": refs[(spec.body, "validation")]}}}
     success_schema = refs[(spec.response, "serialization")] if spec.response is not None else {"type": "object"}
+    success_headers = {"X-Request-Id": _header_ref("X-Request-Id")}
+    if spec.etag:
+        success_headers["ETag"] = _header_ref("ETag")
+    if spec.idempotent:
+        success_headers["Idempotent-Replayed"] = _header_ref("Idempotent-Replayed")
     responses: dict[str, Any] = {
-        str(spec.status): {"description": "Success.", "content": {"application/json": {"schema": success_schema}}}
+        str(spec.status): {
+            "description": "Success.", "headers": success_headers, "content": {"application/json": {"schema": success_schema}}
+        }
     }
+    if spec.etag:
+        responses["304"] = {
+            "description": "Not Modified: `If-None-Match` names the current `ETag`; no body.",
+            "headers": {"X-Request-Id": _header_ref("X-Request-Id"), "ETag": _header_ref("ETag")},
+        }
     for status in error_statuses(spec):
         responses[str(status)] = {"$ref": f"#/components/responses/{ERROR_RESPONSES[status][0]}"}
     operation["responses"] = responses
@@ -250,8 +315,7 @@ def _error_components(error_ref: dict[str, Any]) -> dict[str, Any]:
     responses = {}
     for status, (name, description) in ERROR_RESPONSES.items():
         response: dict[str, Any] = {"description": description, "content": {"application/json": {"schema": error_ref}}}
-        if status in _ERROR_HEADERS:
-            response["headers"] = _ERROR_HEADERS[status]
+        response["headers"] = {"X-Request-Id": _header_ref("X-Request-Id"), **_ERROR_HEADERS.get(status, {})}
         responses[name] = response
     return responses
 
@@ -288,13 +352,18 @@ def build_document(routes: Sequence[RouteSpec]) -> dict[str, Any]:
             "description": (
                 "Listings, search, profiles, match and profile requests, conversations, channels and webhooks. "
                 "Every request carries `Authorization: Bearer <API key>` unless the operation says otherwise; "
-                "every non-2xx response has the error body `{code, error, details?}`."
+                "every non-2xx response has the error body `{code, error, details?, requestId}`. "
+                "Every response carries `X-Request-Id`. POST and PATCH accept `Idempotency-Key` for safe retries; "
+                "listing and profile reads return an `ETag` for `If-None-Match` (304) and `If-Match` (412 on a "
+                "stale version) on their changes. Browsers may call the API from the origins the deployment "
+                "allows (CORS; preflight answered by the gateway)."
             ),
         },
         "paths": paths,
         "components": {
             "schemas": schemas,
             "responses": _error_components(refs[(ErrorBody, "serialization")]),
+            "headers": RESPONSE_HEADERS,
             "securitySchemes": {
                 SECURITY_SCHEME: {"type": "http", "scheme": "bearer", "description": "An API key (`msk_...`) as bearer token."}
             },

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if __package__ in (None, ""):  # run as a script: python infra/build_template.py
     sys.path.insert(0, str(ROOT))
 
-from infra import cfn_api, cfn_functions, cfn_iam  # noqa: E402
+from infra import cfn_api, cfn_cors, cfn_functions, cfn_iam  # noqa: E402
 
 OUT = Path(__file__).with_name("resources.json")
 
@@ -143,6 +143,9 @@ RESOURCES: dict[str, Any] = {
     "WebhooksTable": _table([("webhookId", S)], {"byOwner": [("ownerId", S), ("createdAt", S)]}),
     "DeliveriesTable": _table([("webhookId", S), ("deliveryKey", S)], ttl="expiresAt"),
     "EventsTable": _table([("eventId", S)], ttl="expiresAt", stream=True),
+    # powertools idempotency records of POST/PATCH requests (chalicelib/idempotency.py): its
+    # DynamoDBPersistenceLayer's default layout, expired by TTL 24 h after the first request.
+    "IdempotencyTable": _table([("id", S)], ttl="expiration"),
     # Saved searches (chalicelib/saved_searches): the searches and each owner's counter item,
     # the percolator's posting lists (read by key only), and the matches found.
     "SavedSearchesTable": _table([("ownerId", S), ("savedSearchId", S)]),
@@ -180,6 +183,8 @@ ENVIRONMENT: dict[str, Any] = {
     "WEBHOOKS_TABLE": {"Ref": "WebhooksTable"},
     "DELIVERIES_TABLE": {"Ref": "DeliveriesTable"},
     "EVENTS_TABLE": {"Ref": "EventsTable"},
+    "IDEMPOTENCY_TABLE": {"Ref": "IdempotencyTable"},
+    "CORS_ALLOWED_ORIGINS": {"Ref": cfn_cors.PARAMETER},
     "SEARCH_INDEX_TABLE": {"Ref": "SearchIndexTable"},
     "SAVED_SEARCHES_TABLE": {"Ref": "SavedSearchesTable"},
     "PERCOLATOR_TABLE": {"Ref": "PercolatorTable"},
@@ -213,12 +218,12 @@ def template() -> dict[str, Any]:
         **RESOURCES,
         cfn_functions.ROLE: cfn_iam.execution_role(policy),
         **cfn_functions.function_overrides(sources),
-        "RestAPI": cfn_api.rest_api_override(),
+        "RestAPI": cfn_cors.with_preflight(cfn_api.rest_api_override(), cfn_cors.api_routes()),
     }
     return {
         "AWSTemplateFormatVersion": "2010-09-09",
         "Transform": "AWS::Serverless-2016-10-31",
-        "Parameters": cfn_api.PARAMETERS,
+        "Parameters": {**cfn_api.PARAMETERS, **cfn_cors.PARAMETERS},
         "Globals": {"Function": {"Environment": {"Variables": ENVIRONMENT}}},
         "Resources": resources,
     }

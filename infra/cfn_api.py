@@ -33,19 +33,22 @@ RETRY_AFTER_SECONDS = 1
 
 
 def _body(code: str, message: str | None) -> str:
-    """A response template: ``message`` as literal text, or API Gateway's own message when ``None``."""
-    if message is None:  # $context.error.messageString is already a quoted JSON string
-        return '{"code": "' + code + '", "error": $context.error.messageString}'
-    return json.dumps({"code": code, "error": message})
+    """A response template: ``message`` as literal text, or API Gateway's own message when ``None``;
+    ``requestId`` is API Gateway's request id (as the app's error bodies, chalicelib.request_context)."""
+    error = "$context.error.messageString" if message is None else json.dumps(message)  # the former is quoted JSON
+    return '{"code": ' + json.dumps(code) + ', "error": ' + error + ', "requestId": "$context.requestId"}'
 
 
 def _response(status: int | None, code: str, message: str | None, headers: dict[str, str] | None = None) -> dict[str, Any]:
     response: dict[str, Any] = {
-        "ResponseParameters": {"Headers": {name: f"'{value}'" for name, value in (headers or {}).items()}},
+        "ResponseParameters": {
+            "Headers": {
+                **{name: f"'{value}'" for name, value in (headers or {}).items()},
+                "X-Request-Id": "context.requestId",
+            }
+        },
         "ResponseTemplates": {"application/json": _body(code, message)},
     }
-    if not response["ResponseParameters"]["Headers"]:
-        del response["ResponseParameters"]
     if status is not None:
         response["StatusCode"] = str(status)
     return response

@@ -83,7 +83,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m local_stack", description=__doc__.splitlines()[0])
     parser.add_argument("--demo", action="store_true", help="create demo users and ~200 approved listings")
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    verbose = os.environ.get("VERBOSE", "") not in ("", "0")
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
 
     host = os.environ.get("HOST", "127.0.0.1")
     port = int(os.environ.get("PORT", "8000"))
@@ -91,10 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     for name, value in {"AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local", "AWS_DEFAULT_REGION": "us-east-1"}.items():
         os.environ.setdefault(name, value)
 
+    from local_stack.console import console, route_request_logs, startup_progress, summary_box
+
     moto: subprocess.Popen[bytes] | None = None
-    if not os.environ.get("AWS_ENDPOINT_URL"):
-        moto = start_moto(host, moto_port)
-        os.environ["AWS_ENDPOINT_URL"] = f"http://{host}:{moto_port}"
     stopping = threading.Event()
 
     def stop(signum: int, frame: FrameType | None) -> None:
@@ -103,32 +104,52 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     server = runner = None
+    demo_users: list[dict[str, str]] = []
     try:
-        from local_stack.resources import create_resources
+        with startup_progress(total=5) as steps:
+            if not os.environ.get("AWS_ENDPOINT_URL"):
+                steps.step("Starting the embedded AWS (moto)")
+                moto = start_moto(host, moto_port)
+                os.environ["AWS_ENDPOINT_URL"] = f"http://{host}:{moto_port}"
+            steps.advance()
+            from local_stack.resources import create_resources
 
-        # The local stage's settings, unless the caller's environment sets them (tests, debugging).
-        os.environ.update({k: v for k, v in stage_environment("local").items() if k not in os.environ})
-        os.environ.update(create_resources())
-        admin_key, created = register_admin_key(os.environ.get("ADMIN_API_KEY") or None)
+            steps.step("Creating tables and queues")
+            # The local stage's settings, unless the caller's environment sets them (tests, debugging).
+            os.environ.update({k: v for k, v in stage_environment("local").items() if k not in os.environ})
+            os.environ.update(create_resources())
+            steps.advance()
+            steps.step("Registering the admin key")
+            admin_key, created = register_admin_key(os.environ.get("ADMIN_API_KEY") or None)
+            steps.advance()
 
-        from app import app
-        from local_stack.runner import EventRunner
-        from local_stack.server import make_server
+            steps.step("Starting the API and the event runner")
+            from app import app
+            from local_stack.runner import EventRunner
+            from local_stack.server import make_server
 
-        runner = EventRunner(app)
-        runner.start()
-        server = make_server(app, host, port)
-        threading.Thread(target=server.serve_forever, name="api", daemon=True).start()
-        base_url = f"http://{host}:{port}"
-        _wait_for(f"{base_url}/v1/health", 30, "API")
-        print(f"\nMatching Service running on {base_url} (embedded AWS at {os.environ['AWS_ENDPOINT_URL']})", flush=True)
-        print(f"Admin API key{'' if created else ' (already registered)'}: {admin_key}", flush=True)
-        print(f"Dashboard: {base_url}/dashboard (sign in with the admin API key)", flush=True)
-        print(f"Try: curl -H 'Authorization: Bearer {admin_key}' {base_url}/v1/categories\n", flush=True)
-        if args.demo:
-            from local_stack.demo import seed_demo
+            request_log = route_request_logs(verbose)
+            runner = EventRunner(app)
+            runner.start()
+            server = make_server(app, host, port)
+            threading.Thread(target=server.serve_forever, name="api", daemon=True).start()
+            base_url = f"http://{host}:{port}"
+            _wait_for(f"{base_url}/v1/health", 30, "API")
+            steps.advance()
+            if args.demo:
+                from local_stack.demo import DEMO_USERS, seed_demo
 
-            seed_demo(base_url, admin_key, runner)
+                listings = 200
+                steps.grow(len(DEMO_USERS) + 2 * listings)
+
+                def tick(step: str) -> None:
+                    steps.step(step)
+                    steps.advance()
+
+                demo_users = seed_demo(base_url, admin_key, runner, listings=listings, advance=tick)["users"]
+            steps.advance()
+        console.print(summary_box(base_url, admin_key + ("" if created else "  (already registered)"), demo_users,
+                                  request_log, os.environ["AWS_ENDPOINT_URL"]))
         stopping.wait()
     finally:
         print("Stopping...", flush=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -70,12 +71,16 @@ def _listing(rng: random.Random, index: int, city: tuple[str, str, float, float]
     return {"categoryKey": "housing", "roleKey": role, "meta": {**meta, **position}}
 
 
-def seed_demo(base_url: str, admin_key: str, runner: Any | None = None, listings: int = 200, seed: int = 7) -> dict[str, Any]:
-    """Create the demo users and ``listings`` listings, then approve them all.
+def seed_demo(base_url: str, admin_key: str, runner: Any | None = None, listings: int = 200, seed: int = 7,
+              advance: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Create the demo users and ``listings`` listings, then approve them all (claims through
+    ``POST /v1/admin/approvals/claims``).
 
-    Returns ``{"users": [{userId, apiKey, displayName}], "listings": <count approved>}`` and
-    prints a summary with one user's key for trying the API.
+    ``advance(step)`` is called once per user, listing and approval (``len(DEMO_USERS) + 2 *
+    listings`` calls), for a progress bar. Returns ``{"users": [{userId, apiKey, displayName}],
+    "listings": <count approved>}``.
     """
+    tick = advance or (lambda step: None)
     rng = random.Random(seed)
     admin = {"Authorization": f"Bearer {admin_key}"}
     users = []
@@ -88,10 +93,12 @@ def seed_demo(base_url: str, admin_key: str, runner: Any | None = None, listings
             })
             response.raise_for_status()
             users.append({**response.json(), "displayName": name})
+            tick("Demo users")
         for index in range(listings):
             user = users[index % len(users)]
             body = {**_listing(rng, index, CITIES[index % len(CITIES)]), "channels": ["telegram", "email"]}
             http.post("/v1/listings", headers={"Authorization": f"Bearer {user['apiKey']}"}, json=body).raise_for_status()
+            tick("Demo listings")
         approved, deadline = 0, time.monotonic() + 120
         while approved < listings and time.monotonic() < deadline:
             claimed = http.post("/v1/admin/approvals/claims", headers=admin, json={"max": 10}).json()["approvals"]
@@ -101,5 +108,5 @@ def seed_demo(base_url: str, admin_key: str, runner: Any | None = None, listings
             for task in claimed:
                 http.post(f"/v1/admin/approvals/{task['approvalId']}", headers=admin, json={"decision": "approve"}).raise_for_status()
                 approved += 1
-    print(f"Demo data: {len(users)} users, {approved} approved listings. A demo user's key: {users[0]['apiKey']}", flush=True)
+                tick("Approving demo listings")
     return {"users": [{"userId": u["userId"], "apiKey": u["apiKey"], "displayName": u["displayName"]} for u in users], "listings": approved}

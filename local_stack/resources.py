@@ -99,7 +99,10 @@ def create_resources(prefix: str = "", template: dict[str, Any] | None = None) -
 def _environment(template: dict[str, Any], resolved: dict[tuple[str, str], str]) -> dict[str, str]:
     """``Globals.Function.Environment.Variables`` with each ``Ref``/``Fn::GetAtt`` looked up in ``resolved``."""
     environment: dict[str, str] = {}
+    parameters = template.get("Parameters", {})
     for var, ref in template["Globals"]["Function"]["Environment"]["Variables"].items():
+        if isinstance(ref, dict) and ref.get("Ref") in parameters:
+            continue  # a deployment parameter: locally the stage's setting (.chalice/config.json) applies
         if isinstance(ref, dict) and "Ref" in ref:
             environment[var] = resolved[(ref["Ref"], "Ref")]
         elif isinstance(ref, dict) and "Fn::GetAtt" in ref:

@@ -4,6 +4,10 @@
 Authentication Token"; here that becomes 404 NOT_FOUND in the spec's error body (production
 does the same with a gateway response in the template). Requests are served on threads with
 a thread-local ``current_request`` (``chalice.local.LocalChalice``).
+
+As API Gateway does in production (``infra/cfn_cors.py``), this server answers CORS preflights
+(``OPTIONS``) itself, with the rules of :mod:`chalicelib.cors`. The access log is the app's one
+JSON line per request (:mod:`chalicelib.request_context`), not ``http.server``'s.
 """
 
 from __future__ import annotations
@@ -13,29 +17,65 @@ from typing import Any
 
 from chalice import Chalice
 from chalice.config import Config
-from chalice.local import ChaliceRequestHandler, CustomLocalChalice, LocalChalice, LocalDevServer, LocalGatewayException
+from chalice.local import (
+    ChaliceRequestHandler,
+    CustomLocalChalice,
+    LocalChalice,
+    LocalDevServer,
+    LocalGatewayException,
+    RouteMatcher,
+)
 
-from chalicelib.http import MAX_BODY_BYTES
+from chalicelib import cors
+from chalicelib.http import MAX_BODY_BYTES, allowed_methods
+from chalicelib.request_context import REQUEST_ID_HEADER, choose_request_id
 
 #: Bodies above API Gateway's own 10 MB limit are refused before they are read.
 GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024
 
 
-def _error(status: int, code: str, message: str) -> bytes:
-    return json.dumps({"code": code, "error": message}).encode()
-
-
 class ApiRequestHandler(ChaliceRequestHandler):
-    """``ChaliceRequestHandler`` whose gateway-level errors use the spec's error body."""
+    """``ChaliceRequestHandler`` whose gateway-level answers use the spec's error body, carry a
+    request id and CORS headers, and which answers CORS preflights."""
+
+    #: The app's route templates (set by :func:`make_server`), to find a preflight's route.
+    route_matcher = RouteMatcher([])
+
+    def _gateway_headers(self) -> dict[str, Any]:
+        """``X-Request-Id`` and CORS headers of an answer the gateway gives without the app."""
+        request_id = choose_request_id(self.headers.get(REQUEST_ID_HEADER), None)
+        return {REQUEST_ID_HEADER: request_id, **cors.response_headers(self.headers.get("Origin"))}
+
+    def _send_error(self, status: int, code: str, message: str) -> None:
+        headers = self._gateway_headers()
+        body = json.dumps({"code": code, "error": message, "requestId": headers[REQUEST_ID_HEADER]}).encode()
+        self._send_http_response(status, {"Content-Type": "application/json", **headers}, body)
 
     def _generic_handle(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         if length > GATEWAY_MAX_BODY_BYTES:
             self.close_connection = True
-            body = _error(413, "PAYLOAD_TOO_LARGE", f"Request body exceeds {MAX_BODY_BYTES} bytes")
-            self._send_http_response(413, {"Content-Type": "application/json"}, body)
+            self._send_error(413, "PAYLOAD_TOO_LARGE", f"Request body exceeds {MAX_BODY_BYTES} bytes")
             return
         super()._generic_handle()
+
+    def do_OPTIONS(self) -> None:
+        """CORS preflight (the base class would hand ``OPTIONS`` to Chalice's own CORS emulation)."""
+        self._preflight()
+
+    def _preflight(self) -> None:
+        """Answer ``OPTIONS`` as the production API's mock integration does: 204 with CORS headers."""
+        self._parse_payload()  # read (and ignore) any body, so a kept-alive connection stays in step
+        try:
+            route = self.route_matcher.match_route(self.path).route
+        except ValueError:
+            self._send_error(404, "NOT_FOUND", f"No route matches {self.command} {self.path.split('?')[0]}")
+            return
+        headers = {
+            REQUEST_ID_HEADER: choose_request_id(self.headers.get(REQUEST_ID_HEADER), None),
+            **cors.preflight_headers(self.headers.get("Origin"), allowed_methods(route)),
+        }
+        self._send_http_response(204, headers, None)
 
     def __getattr__(self, name: str) -> Any:
         # Any other method (TRACE, QUERY, ...) goes to the app too, which answers 405
@@ -47,12 +87,10 @@ class ApiRequestHandler(ChaliceRequestHandler):
 
     def _send_error_response(self, error: LocalGatewayException) -> None:
         # The only gateway error without an authorizer is "no such route".
-        body = _error(404, "NOT_FOUND", f"No route matches {self.command} {self.path.split('?')[0]}")
-        self._send_http_response(404, {"Content-Type": "application/json"}, body)
+        self._send_error(404, "NOT_FOUND", f"No route matches {self.command} {self.path.split('?')[0]}")
 
     def log_message(self, format: str, *args: Any) -> None:
-        """Access log on stderr in a compact form."""
-        super().log_message(format, *args)
+        """No ``http.server`` access line: the app logs one JSON line per request (with its request id)."""
 
 
 def make_server(app: Chalice, host: str, port: int) -> LocalDevServer:
@@ -61,4 +99,5 @@ def make_server(app: Chalice, host: str, port: int) -> LocalDevServer:
         CustomLocalChalice.__bases__ = (LocalChalice, app.__class__)
         app.__class__ = CustomLocalChalice
     config = Config.create(chalice_stage="local", app_name=app.app_name)
-    return LocalDevServer(app, config, host, port, handler_cls=ApiRequestHandler)
+    handler = type("AppRequestHandler", (ApiRequestHandler,), {"route_matcher": RouteMatcher(list(app.routes))})
+    return LocalDevServer(app, config, host, port, handler_cls=handler)

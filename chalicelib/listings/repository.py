@@ -129,7 +129,8 @@ def transition(
     reason:
         ``statusReason`` to store (rejections); any other change removes it.
     version:
-        When given (approvals), the stored ``version`` must also match.
+        When given (approvals, ``If-Match``), the stored ``version`` must also match. Every
+        change increments the stored version (the listing's ETag, :mod:`chalicelib.conditional`).
 
     Returns
     -------
@@ -146,13 +147,13 @@ def transition(
     from_status, to_status = status.source(change), status.target(change)
     if from_status is None:
         raise ValueError(f"{change} is written by replace_content_op")
-    vals: dict[str, Any] = {"from": from_status.value, "to": to_status.value, "u": updated_at}
+    vals: dict[str, Any] = {"from": from_status.value, "to": to_status.value, "u": updated_at, "one": 1}
     condition = "#st = :from" + (" AND version = :v" if version is not None else "")
     if version is not None:
         vals["v"] = version
     if to_status == ListingStatus.ACTIVE:
         return _activate(listing, vals, condition, updated_at)
-    expression = "SET #st = :to, updatedAt = :u"
+    expression = "SET #st = :to, updatedAt = :u, version = version + :one"
     if reason is not None:
         expression += ", statusReason = :r"
         vals["r"] = reason
@@ -164,7 +165,7 @@ def transition(
     _transact_conditional([update, *leave_active_ops(listing, from_status)])
     dropped = {*INDEX_ATTRIBUTES, "statusReason", "pendingQueue", "pendingSort"}
     written = {k: v for k, v in listing.items() if k not in dropped}
-    written.update(status=to_status.value, updatedAt=updated_at)
+    written.update(status=to_status.value, updatedAt=updated_at, version=int(listing["version"]) + 1)
     if reason is not None:
         written["statusReason"] = reason
     return written
@@ -176,18 +177,18 @@ def _activate(listing: dict[str, Any], vals: dict[str, Any], condition: str, upd
     sets = "".join(f", {k} = :{k}" for k in attributes)
     change = storage.update_op(
         _table(), _key(listing["listingId"]),
-        f"SET #st = :to, updatedAt = :u{sets} REMOVE statusReason, {_REMOVE_PENDING}",
+        f"SET #st = :to, updatedAt = :u, version = version + :one{sets} REMOVE statusReason, {_REMOVE_PENDING}",
         condition=condition,
         ExpressionAttributeNames={"#st": "status"},
         ExpressionAttributeValues=storage.values(**vals, **attributes),
     )
-    event = outbox.event_op(
-        outbox.LISTING_ACTIVATED, {"listingId": listing["listingId"], "version": int(listing.get("version") or 1)}
+    event = outbox.event_op(  # the version as written by this change
+        outbox.LISTING_ACTIVATED, {"listingId": listing["listingId"], "version": int(listing.get("version") or 1) + 1}
     )
     _transact_conditional([change, counters.delta_op(listing, +1), event])
     # The condition held, so the stored item is the one read plus this change.
     written = {k: v for k, v in listing.items() if k not in ("statusReason", "pendingQueue", "pendingSort")}
-    written.update(attributes, status=ListingStatus.ACTIVE.value, updatedAt=updated_at)
+    written.update(attributes, status=ListingStatus.ACTIVE.value, updatedAt=updated_at, version=int(listing["version"]) + 1)
     return written
 
 

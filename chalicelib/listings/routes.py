@@ -45,13 +45,15 @@ def mine(caller: Caller, query: PageQuery) -> MyListingPage:
     return service.list_my_listings(caller, query)
 
 
-@route(bp, "/v1/listings/{listingId}", "PATCH", body=ListingUpdate, response=Listing, tags=TAGS)
-def update(caller: Caller, listingId: str, body: ListingUpdate) -> Listing:
+@route(bp, "/v1/listings/{listingId}", "PATCH", body=ListingUpdate, response=Listing, tags=TAGS, conditional=True)
+def update(caller: Caller, listingId: str, body: ListingUpdate, expected_version: int | None) -> Listing:
     """Update meta, channels or webhookIds; the listing goes back to PENDING for re-review."""
-    return service.update_listing(caller, listingId, body)
+    return service.update_listing(caller, listingId, body, expected_version)
 
 
-@route(bp, "/v1/listings/{listingId}/status", "PATCH", body=ListingStatusChange, response=Listing, tags=TAGS)
-def change_status(caller: Caller, listingId: str, body: ListingStatusChange) -> Listing:
+@route(
+    bp, "/v1/listings/{listingId}/status", "PATCH", body=ListingStatusChange, response=Listing, tags=TAGS, conditional=True
+)
+def change_status(caller: Caller, listingId: str, body: ListingStatusChange, expected_version: int | None) -> Listing:
     """Pause (``{"status": "PAUSED"}``) an ACTIVE listing or resume (``"ACTIVE"``) a PAUSED one."""
-    return service.change_status(caller, listingId, body)
+    return service.change_status(caller, listingId, body, expected_version)

@@ -16,6 +16,7 @@ from chalicelib import clock, errors, outbox
 from chalicelib.auth.service import Caller
 from chalicelib.categories.models import Category, FieldType
 from chalicelib.categories.registry import all_categories
+from chalicelib.conditional import check_version
 from chalicelib.listings import repository, status
 from chalicelib.listings.meta import validate_meta
 from chalicelib.listings.models import (
@@ -177,8 +178,11 @@ def list_my_listings(caller: Caller, page: PageQuery) -> MyListingPage:
     )
 
 
-def update_listing(caller: Caller, listing_id: str, body: ListingUpdate) -> Listing:
+def update_listing(caller: Caller, listing_id: str, body: ListingUpdate, expected_version: int | None = None) -> Listing:
     """Apply a PATCH: merge meta, replace channels/webhookIds, back to PENDING, re-queue for approval.
+
+    ``expected_version`` (``If-Match``, :mod:`chalicelib.conditional`) applies the change only to
+    that version; the write is conditional on the version read either way (412 otherwise).
 
     Raises
     ------
@@ -190,6 +194,7 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate) -> List
         The listing changed concurrently (retry with the new state).
     """
     item = owned(caller, listing_id)
+    check_version(int(item["version"]), expected_version)
     category = _category_and_role(item["categoryKey"], item["roleKey"])
     merged = dict(item.get("meta") or {})
     for key, value in (body.meta or {}).items():
@@ -219,24 +224,37 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate) -> List
     try:
         tx.commit()
     except TransactionConflict as exc:
+        if expected_version is not None:  # the version read matched If-Match; the write saw another one
+            raise errors.PreconditionFailedError("The listing changed while you were updating it; read it again") from exc
         raise errors.ConflictError("The listing changed while you were updating it; read it again and retry") from exc
     return to_model(updated, owner, owner_view=True)
 
 
-def change_status(caller: Caller, listing_id: str, body: ListingStatusChange) -> Listing:
+def change_status(
+    caller: Caller, listing_id: str, body: ListingStatusChange, expected_version: int | None = None
+) -> Listing:
     """Pause an ACTIVE listing or resume a PAUSED one.
+
+    ``expected_version`` (``If-Match``) applies the change only to that version, atomically.
 
     Raises
     ------
     ConflictError
         Any other transition (e.g. pausing a PENDING listing).
+    PreconditionFailedError
+        The listing is not at ``expected_version`` (412).
     """
     item = owned(caller, listing_id)
+    check_version(int(item["version"]), expected_version)
+    at_version = int(item["version"]) if expected_version is not None else None
     try:
-        updated = repository.transition(item, status.owner_transition(body.status), clock.iso())
+        updated = repository.transition(item, status.owner_transition(body.status), clock.iso(), version=at_version)
     except ConditionFailed as exc:
-        if repository.get(listing_id) is None:  # deleted since it was read: not a state conflict
+        current = repository.get(listing_id)
+        if current is None:  # deleted since it was read: not a state conflict
             raise errors.NotFoundError(f"Listing '{listing_id}' not found") from exc
+        if at_version is not None and int(current["version"]) != at_version:
+            raise errors.PreconditionFailedError("The listing changed meanwhile; read it again") from exc
         raise errors.ConflictError(
             f"Cannot change status from {item['status']} to {body.status}; "
             "only ACTIVE -> PAUSED and PAUSED -> ACTIVE are allowed"

@@ -47,20 +47,28 @@ def listing_exists_op(listing_id: str) -> dict[str, Any]:
     return storage.condition_op(settings().LISTINGS_TABLE, _listing_key(listing_id), "attribute_exists(listingId)")
 
 
-def delete_listing_op(listing_id: str, owner_id: str, request_count: int, status: str) -> dict[str, Any]:
-    """Transaction ``Delete`` of a listing owned by ``owner_id`` that has exactly ``request_count`` requests.
+def delete_listing_op(
+    listing_id: str, owner_id: str, request_count: int, status: str, version: int | None = None
+) -> dict[str, Any]:
+    """Transaction ``Delete`` of a listing owned by ``owner_id`` that has exactly ``request_count`` requests,
+    is still in ``status`` and, when ``version`` is given, still at that version (``If-Match``).
 
     Replaces the plain owner-conditioned delete when pending requests are rejected with it.
     The listing must still be in ``status`` (the deleting transaction adjusts the search
     counters by it).
     """
     counted = "requestCount = :n" if request_count else "(attribute_not_exists(requestCount) OR requestCount = :n)"
+    vals: dict[str, Any] = {"o": owner_id, "n": request_count, "st": status}
+    condition = f"ownerId = :o AND #st = :st AND {counted}"
+    if version is not None:
+        condition += " AND version = :v"
+        vals["v"] = version
     return storage.delete_op(
         settings().LISTINGS_TABLE,
         _listing_key(listing_id),
-        condition=f"ownerId = :o AND #st = :st AND {counted}",
+        condition=condition,
         ExpressionAttributeNames={"#st": "status"},
-        ExpressionAttributeValues=storage.values(o=owner_id, n=request_count, st=status),
+        ExpressionAttributeValues=storage.values(**vals),
     )
 
 

@@ -1,8 +1,10 @@
 """Users table: one item per user holding the profile and the connected channels.
 
 Item shape: ``{userId, displayName, country?, verifiedLevel, socialLinks, recruiting,
-requestPolicy, channels: {<key>: {handle, connectedAt}}, searchShard, createdAt, updatedAt}``.
-``country`` is left out when unset, so the ``byCountry`` index stays sparse.
+requestPolicy, channels: {<key>: {handle, connectedAt}}, searchShard, version, createdAt, updatedAt}``.
+``country`` is left out when unset, so the ``byCountry`` index stays sparse. ``version`` starts
+at 1 and every write increments it (records from before it existed count as version 0); it is
+the profile's ``ETag`` (:mod:`chalicelib.conditional`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,16 @@ def _table() -> str:
     return settings().USERS_TABLE
 
 
+#: ``SET`` clause incrementing ``version`` (``:zero``/``:one`` in :data:`_BUMP_VALUES`).
+_BUMP = "version = if_not_exists(version, :zero) + :one"
+_BUMP_VALUES = {":zero": {"N": "0"}, ":one": {"N": "1"}}
+
+
+def version_of(user: dict[str, Any]) -> int:
+    """The ``version`` of a user item (0 for records written before versions existed)."""
+    return int(user.get("version", 0))
+
+
 def get_user(user_id: str) -> dict[str, Any] | None:
     """The user item, or ``None``."""
     return storage.get(_table(), {"userId": user_id})
@@ -47,10 +59,12 @@ def set_channel(user_id: str, key: str, handle: str, connected_at: str) -> dict[
     try:
         return storage.update(
             _table(), {"userId": user_id},
-            "SET channels.#k = :c, updatedAt = :u",
+            f"SET channels.#k = :c, updatedAt = :u, {_BUMP}",
             condition="attribute_exists(userId)",
             ExpressionAttributeNames={"#k": key},
-            ExpressionAttributeValues=storage.values(c={"handle": handle, "connectedAt": connected_at}, u=connected_at),
+            ExpressionAttributeValues={
+                **storage.values(c={"handle": handle, "connectedAt": connected_at}, u=connected_at), **_BUMP_VALUES
+            },
         )
     except storage.ConditionFailed:
         return None
@@ -61,10 +75,10 @@ def remove_channel(user_id: str, key: str, updated_at: str) -> bool:
     try:
         storage.update(
             _table(), {"userId": user_id},
-            "REMOVE channels.#k SET updatedAt = :u",
+            f"REMOVE channels.#k SET updatedAt = :u, {_BUMP}",
             condition="attribute_exists(channels.#k)",
             ExpressionAttributeNames={"#k": key},
-            ExpressionAttributeValues=storage.values(u=updated_at),
+            ExpressionAttributeValues={**storage.values(u=updated_at), **_BUMP_VALUES},
         )
     except storage.ConditionFailed:
         return False
@@ -81,12 +95,23 @@ def query_shard(shard: str) -> list[dict[str, Any]]:
     return storage.query_index(_table(), "bySearchShard", "searchShard", shard)
 
 
-def patch_user(user_id: str, sets: dict[str, Any], removes: Sequence[str] = ()) -> dict[str, Any] | None:
+class VersionMismatch(Exception):
+    """The user exists but is not at the version a conditional write required."""
+
+
+def patch_user(
+    user_id: str, sets: dict[str, Any], removes: Sequence[str] = (), expected_version: int | None = None
+) -> dict[str, Any] | None:
     """Set and remove attributes by dotted path (``"recruiting.headline"``) in one UpdateItem.
 
     Nested paths merge into the existing maps (``socialLinks``, ``recruiting``,
-    ``requestPolicy``) instead of replacing them. Returns the new item, or ``None`` when the
-    user does not exist.
+    ``requestPolicy``) instead of replacing them; ``version`` is incremented. Returns the new
+    item, or ``None`` when the user does not exist.
+
+    Raises
+    ------
+    VersionMismatch
+        ``expected_version`` is given and the stored version differs (nothing is written).
     """
     names: dict[str, str] = {}
 
@@ -99,13 +124,21 @@ def patch_user(user_id: str, sets: dict[str, Any], removes: Sequence[str] = ()) 
         return ".".join(parts)
 
     vals = {f":v{i}": storage.to_value(v) for i, v in enumerate(sets.values())}
-    expression = "SET " + ", ".join(f"{path(p)} = :v{i}" for i, p in enumerate(sets))
+    vals.update(_BUMP_VALUES)
+    expression = "SET " + ", ".join([*(f"{path(p)} = :v{i}" for i, p in enumerate(sets)), _BUMP])
     if removes:
         expression += " REMOVE " + ", ".join(path(p) for p in removes)
+    condition = "attribute_exists(userId)"
+    if expected_version is not None:
+        # Records from before versions existed are version 0 and have no attribute.
+        condition += " AND (version = :expected" + (" OR attribute_not_exists(version))" if expected_version == 0 else ")")
+        vals[":expected"] = storage.to_value(expected_version)
     try:
         return storage.update(
-            _table(), {"userId": user_id}, expression, condition="attribute_exists(userId)",
+            _table(), {"userId": user_id}, expression, condition=condition,
             ExpressionAttributeNames=names, ExpressionAttributeValues=vals,
         )
     except storage.ConditionFailed:
+        if expected_version is not None and get_user(user_id) is not None:
+            raise VersionMismatch(user_id) from None
         return None

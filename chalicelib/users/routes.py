@@ -5,6 +5,7 @@ from __future__ import annotations
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
+from chalicelib.conditional import Versioned
 from chalicelib.http import route
 from chalicelib.pagination import Deleted
 from chalicelib.users import service
@@ -28,22 +29,25 @@ def create_user(caller: Caller, body: AdminUserCreate) -> CreatedUser:
     return service.create_user(body)
 
 
-@route(bp, "/v1/admin/users/{userId}", "PATCH", auth="admin", body=AdminUserPatch, response=Profile, tags=("admin",))
-def patch_user(caller: Caller, userId: str, body: AdminUserPatch) -> Profile:
+@route(
+    bp, "/v1/admin/users/{userId}", "PATCH", auth="admin", body=AdminUserPatch, response=Profile, tags=("admin",),
+    conditional=True,
+)
+def patch_user(caller: Caller, userId: str, body: AdminUserPatch, expected_version: int | None) -> Profile:
     """Set a user's verification level."""
-    return service.set_verified_level(userId, body.verifiedLevel)
+    return service.set_verified_level(userId, body.verifiedLevel, expected_version)
 
 
-@route(bp, "/v1/me", "GET", response=Profile, tags=("profiles",))
-def me(caller: Caller) -> Profile:
+@route(bp, "/v1/me", "GET", response=Profile, tags=("profiles",), etag=True)
+def me(caller: Caller) -> Versioned:
     """The caller's own profile."""
-    return service.get_me(caller)
+    return service.read_me(caller)
 
 
-@route(bp, "/v1/me/profile", "PATCH", body=ProfilePatch, response=Profile, tags=("profiles",))
-def patch_profile(caller: Caller, body: ProfilePatch) -> Profile:
+@route(bp, "/v1/me/profile", "PATCH", body=ProfilePatch, response=Profile, tags=("profiles",), conditional=True)
+def patch_profile(caller: Caller, body: ProfilePatch, expected_version: int | None) -> Profile:
     """Update the caller's profile (any subset of its fields)."""
-    return service.update_profile(caller, body)
+    return service.update_profile(caller, body, expected_version)
 
 
 @route(bp, "/v1/me/channels", "GET", response=ChannelList, tags=("channels",))

@@ -10,6 +10,7 @@ from chalicelib.auth import keys
 from chalicelib.auth import repository as key_repository
 from chalicelib.auth.service import ADMIN_SCOPE, Caller
 from chalicelib.channels import CHANNEL_KEYS
+from chalicelib.conditional import ANY_VERSION, Versioned, check_version
 from chalicelib.transactions import Transaction, TransactionConflict
 from chalicelib.users import repository
 from chalicelib.users.models import (
@@ -132,6 +133,7 @@ def create_user(body: AdminUserCreate, api_key: str | None = None) -> CreatedUse
         "requestPolicy": RequestPolicy().model_dump(),
         "channels": {k.value: {"handle": h, "connectedAt": now} for k, h in body.channels.items()},
         "searchShard": repository.search_shard(user_id),
+        "version": 1,
         "createdAt": now,
         "updatedAt": now,
     }
@@ -145,32 +147,60 @@ def create_user(body: AdminUserCreate, api_key: str | None = None) -> CreatedUse
     return CreatedUser(userId=user_id, apiKey=api_key, profile=profile_from_item(user))
 
 
-def set_verified_level(user_id: str, level: int | None) -> Profile:
+def set_verified_level(user_id: str, level: int | None, expected_version: int | None = None) -> Profile:
     """Set a user's verification level (admin); ``None`` leaves the user unchanged.
+
+    ``expected_version`` (``If-Match``) applies the change only to that profile version, atomically.
 
     Raises
     ------
     NotFoundError
         No such user.
+    PreconditionFailedError
+        The profile is not at ``expected_version`` (412).
     """
     if level is None:
-        return profile_from_item(require_user(user_id))
-    user = repository.patch_user(user_id, {"verifiedLevel": level, "updatedAt": clock.iso()})
+        current = require_user(user_id)
+        check_version(repository.version_of(current), expected_version)
+        return profile_from_item(current)
+    user = _patch(user_id, {"verifiedLevel": level, "updatedAt": clock.iso()}, [], expected_version)
     if user is None:
         raise errors.NotFoundError(f"User '{user_id}' not found")
     return profile_from_item(user)
 
 
+def _patch(user_id: str, sets: dict[str, Any], removes: list[str], expected_version: int | None) -> dict[str, Any] | None:
+    """:func:`repository.patch_user` with ``If-Match`` semantics (``ANY_VERSION`` only needs the user to exist)."""
+    required = None if expected_version == ANY_VERSION else expected_version
+    try:
+        return repository.patch_user(user_id, sets, removes, expected_version=required)
+    except repository.VersionMismatch as exc:
+        raise errors.PreconditionFailedError("The profile changed meanwhile; read it again") from exc
+
+
 def get_me(caller: Caller) -> Profile:
     """The caller's own profile."""
-    return profile_from_item(require_user(caller.user_id))
+    profile: Profile = read_me(caller).result
+    return profile
+
+
+def read_me(caller: Caller) -> Versioned:
+    """The caller's own profile with its ``version`` (its ETag).
+
+    Raises
+    ------
+    NotFoundError
+        The caller's user record no longer exists.
+    """
+    user = require_user(caller.user_id)
+    return Versioned(profile_from_item(user), repository.version_of(user))
 
 
 #: Profile objects a PATCH merges field by field instead of replacing.
 MERGED_OBJECTS = ("socialLinks", "recruiting", "requestPolicy")
 
 
-def update_profile(caller: Caller, patch: ProfilePatch) -> Profile:
+def update_profile(caller: Caller, patch: ProfilePatch, expected_version: int | None = None) -> Profile:
     """Apply the fields present in ``patch`` to the caller's profile in one UpdateItem.
 
     ``displayName`` and ``country`` are replaced (``country: null`` clears it).
@@ -179,10 +209,14 @@ def update_profile(caller: Caller, patch: ProfilePatch) -> Profile:
     (e.g. ``{"socialLinks": {"x": null}}`` removes the X link), lists are replaced whole;
     ``socialLinks: null`` clears every link.
 
+    ``expected_version`` (``If-Match``) applies the patch only to that profile version, atomically.
+
     Raises
     ------
     NotFoundError
         The caller's user record no longer exists.
+    PreconditionFailedError
+        The profile is not at ``expected_version`` (412).
     """
     sets: dict[str, Any] = {}
     removes: list[str] = []
@@ -200,7 +234,7 @@ def update_profile(caller: Caller, patch: ProfilePatch) -> Profile:
         else:
             removes.append(name)  # country: null
     sets["updatedAt"] = clock.iso()
-    user = repository.patch_user(caller.user_id, sets, removes)
+    user = _patch(caller.user_id, sets, removes, expected_version)
     if user is None:
         raise errors.NotFoundError("Your user record no longer exists")
     return profile_from_item(user)

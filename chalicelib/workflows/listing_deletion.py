@@ -20,6 +20,7 @@ from aws_lambda_powertools import Logger
 
 from chalicelib import clock, errors
 from chalicelib.auth.service import Caller
+from chalicelib.conditional import check_version
 from chalicelib.listings import repository as listings_repository
 from chalicelib.listings.service import owned
 from chalicelib.match_requests import guards, repository
@@ -43,7 +44,7 @@ FIRST_CHUNK = (MAX_ITEMS - FIXED_ITEMS) // 2
 CHUNK = MAX_ITEMS // 2
 
 
-def delete_listing(caller: Caller, listing_id: str) -> Deleted:
+def delete_listing(caller: Caller, listing_id: str, expected_version: int | None = None) -> Deleted:
     """Delete the caller's listing (404 for everyone afterwards), rejecting its pending requests.
 
     Pending requests become REJECTED with reason "listing deleted" (and their
@@ -56,11 +57,17 @@ def delete_listing(caller: Caller, listing_id: str) -> Deleted:
         No such listing; not the caller's.
     ConflictError
         Requests kept arriving during every attempt (retry).
+    PreconditionFailedError
+        ``expected_version`` (``If-Match``) is not the listing's version (412); the delete is
+        conditional on the version read, so a change in between is caught on the next attempt.
     """
     for attempt in range(DELETE_ATTEMPTS):
         item = owned(caller, listing_id)
+        check_version(int(item["version"]), expected_version)
         try:
-            delete_listing_rejecting_requests(item, listings_repository.leave_active_ops(item, item["status"]))
+            delete_listing_rejecting_requests(
+                item, listings_repository.leave_active_ops(item, item["status"]), at_version=expected_version is not None
+            )
         except TransactionConflict:
             time.sleep(0.05 * 2**attempt)  # a request arrived or the index lags: read again
             continue
@@ -80,7 +87,9 @@ def _add_rejection(tx: Transaction, request: RequestRecord, listing: dict[str, A
     tx.add(f"event:{request['requestId']}", request_event_op(rejected, listing))
 
 
-def delete_listing_rejecting_requests(listing: dict[str, Any], extra_ops: Sequence[dict[str, Any]] = ()) -> int:
+def delete_listing_rejecting_requests(
+    listing: dict[str, Any], extra_ops: Sequence[dict[str, Any]] = (), at_version: bool = False
+) -> int:
     """Delete ``listing`` and reject its PENDING requests.
 
     Parameters
@@ -91,6 +100,8 @@ def delete_listing_rejecting_requests(listing: dict[str, Any], extra_ops: Sequen
     extra_ops:
         At most :data:`FIXED_ITEMS` - 1 more ops of the deleting transaction (the search
         counter's decrement of an ACTIVE listing).
+    at_version:
+        Delete only if the listing is still at the ``version`` read (``If-Match``).
 
     Returns
     -------
@@ -108,7 +119,10 @@ def delete_listing_rejecting_requests(listing: dict[str, Any], extra_ops: Sequen
     pending = [r for r in requests if r["status"] == RequestStatus.PENDING]
     now = clock.iso()
     first, rest = pending[:FIRST_CHUNK], pending[FIRST_CHUNK:]
-    tx = Transaction().add("listing", guards.delete_listing_op(listing_id, owner_id, len(requests), listing["status"]))
+    version = int(listing["version"]) if at_version else None
+    tx = Transaction().add(
+        "listing", guards.delete_listing_op(listing_id, owner_id, len(requests), listing["status"], version)
+    )
     tx.add_all("counters", extra_ops)
     for request in first:
         _add_rejection(tx, request, listing, now)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.auth.service import Caller
+from chalicelib.conditional import Versioned
 from chalicelib.listings.service import get_visible, to_model
 from chalicelib.match_requests import ids
 from chalicelib.match_requests import repository as requests
@@ -49,7 +50,20 @@ def get_listing_detail(caller: Caller, listing_id: str) -> ListingDetail:
     NotFoundError
         No such listing, or another user's listing that is not ACTIVE.
     """
+    detail: ListingDetail = read_listing_detail(caller, listing_id).result
+    return detail
+
+
+def read_listing_detail(caller: Caller, listing_id: str) -> Versioned:
+    """As :func:`get_listing_detail`, with the listing's ``version`` (its ETag, :mod:`chalicelib.conditional`).
+
+    Raises
+    ------
+    NotFoundError
+        No such listing, or another user's listing that is not ACTIVE.
+    """
     item = get_visible(caller, listing_id)
     owner, my_request = owner_and_my_request(item, caller.user_id)
     owner_view = caller.user_id == item["ownerId"]
-    return ListingDetail(**to_model(item, owner, owner_view=owner_view).model_dump(), myRequest=my_request)
+    detail = ListingDetail(**to_model(item, owner, owner_view=owner_view).model_dump(), myRequest=my_request)
+    return Versioned(detail, int(item["version"]))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from chalicelib import errors
 from chalicelib.auth.service import Caller
+from chalicelib.conditional import Versioned
 from chalicelib.match_requests import ids
 from chalicelib.match_requests import repository as requests
 from chalicelib.match_requests.profile_policy import evaluate
@@ -16,11 +17,24 @@ from chalicelib.match_requests.service import to_model as request_model
 from chalicelib.path_ids import within_limit
 from chalicelib.profiles.service import public_profile
 from chalicelib.subjects import SubjectType
+from chalicelib.users import repository as users_repository
 from chalicelib.workflows.models import ProfileDetail
 
 
 def get_profile(caller: Caller, user_id: str) -> ProfileDetail:
     """A user's profile with ``profileRequestPolicy`` for the caller and ``myProfileRequest``.
+
+    Raises
+    ------
+    NotFoundError
+        No such user.
+    """
+    detail: ProfileDetail = read_profile(caller, user_id).result
+    return detail
+
+
+def read_profile(caller: Caller, user_id: str) -> Versioned:
+    """As :func:`get_profile`, with the profile's ``version`` (its ETag, :mod:`chalicelib.conditional`).
 
     Raises
     ------
@@ -36,8 +50,9 @@ def get_profile(caller: Caller, user_id: str) -> ProfileDetail:
         raise errors.NotFoundError(f"User '{user_id}' not found")
     level = int((bundle.users.get(caller.user_id) or {}).get("verifiedLevel", 0))
     mine = bundle.requests.get(request_id) if request_id else None
-    return ProfileDetail(
+    detail = ProfileDetail(
         **public_profile(target).model_dump(),
         profileRequestPolicy=evaluate(target, caller.user_id, level),
         myProfileRequest=request_model(mine) if mine else None,
     )
+    return Versioned(detail, users_repository.version_of(target))

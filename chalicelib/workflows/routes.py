@@ -10,6 +10,7 @@ from __future__ import annotations
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
+from chalicelib.conditional import Versioned
 from chalicelib.http import route
 from chalicelib.match_requests.models import MatchRequest, StatusChange
 from chalicelib.pagination import Deleted
@@ -19,22 +20,25 @@ from chalicelib.workflows.models import ListingDetail, ProfileDetail
 bp = Blueprint(__name__)
 
 
-@route(bp, "/v1/listings/{listingId}", "GET", response=ListingDetail, tags=("listings",), operation_id="listings_detail")
-def listing(caller: Caller, listingId: str) -> ListingDetail:
+@route(bp, "/v1/listings/{listingId}", "GET", response=ListingDetail, tags=("listings",), operation_id="listings_detail",
+       etag=True)
+def listing(caller: Caller, listingId: str) -> Versioned:
     """Listing detail: owner profile, channels and the caller's own request (``myRequest``)."""
-    return listing_detail.get_listing_detail(caller, listingId)
+    return listing_detail.read_listing_detail(caller, listingId)
 
 
-@route(bp, "/v1/listings/{listingId}", "DELETE", response=Deleted, tags=("listings",), operation_id="listings_delete")
-def delete_listing(caller: Caller, listingId: str) -> Deleted:
+@route(bp, "/v1/listings/{listingId}", "DELETE", response=Deleted, tags=("listings",), operation_id="listings_delete",
+       conditional=True)
+def delete_listing(caller: Caller, listingId: str, expected_version: int | None) -> Deleted:
     """Delete the caller's listing."""
-    return listing_deletion.delete_listing(caller, listingId)
+    return listing_deletion.delete_listing(caller, listingId, expected_version)
 
 
-@route(bp, "/v1/profiles/{userId}", "GET", response=ProfileDetail, tags=("profiles",), operation_id="profiles_detail")
-def profile(caller: Caller, userId: str) -> ProfileDetail:
+@route(bp, "/v1/profiles/{userId}", "GET", response=ProfileDetail, tags=("profiles",), operation_id="profiles_detail",
+       etag=True)
+def profile(caller: Caller, userId: str) -> Versioned:
     """A profile with ``profileRequestPolicy`` for the caller, ``activeChannels`` and ``myProfileRequest``."""
-    return profile_detail.get_profile(caller, userId)
+    return profile_detail.read_profile(caller, userId)
 
 
 @route(bp, "/v1/match-requests/{requestId}/status", "PATCH", body=StatusChange, response=MatchRequest, tags=("requests",),

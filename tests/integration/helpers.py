@@ -87,10 +87,14 @@ def activate(api: Api, admin: User, runner: Any, *listing_ids: str) -> list[dict
 
 
 def assert_error(response: Any, status: int, code: str, field: str | None = None) -> dict[str, Any]:
-    """Assert the spec's error body ``{code, error, details?}``; with ``field``, that ``details`` names it."""
+    """Assert the spec's error body ``{code, error, details?, requestId}``; with ``field``, that ``details`` names it.
+
+    ``requestId`` is the response's ``X-Request-Id`` (issue 11).
+    """
     assert response.status_code == status, (response.status_code, response.json)
     body: dict[str, Any] = response.json
-    assert set(body) <= {"code", "error", "details"}, body
+    assert set(body) <= {"code", "error", "details", "requestId"}, body
+    assert body["requestId"] == response.headers["X-Request-Id"], body
     assert body["code"] == code, body
     assert isinstance(body["error"], str), body
     assert body["error"], body

@@ -204,7 +204,9 @@ class TestInternalErrors:
         monkeypatch.setattr(service, "create_listing", _explode)
         response = stack.api.call("POST", "/v1/listings", stack.alice.key, listing_body())
         body = assert_error(response, 500, "INTERNAL_ERROR")
-        assert body == {"code": "INTERNAL_ERROR", "error": "An internal error occurred"}
+        assert body == {
+            "code": "INTERNAL_ERROR", "error": "An internal error occurred", "requestId": response.headers["X-Request-Id"]
+        }
         raw = response.body.decode()
         for leak in ("Traceback", "RuntimeError", SECRET, 'File "', "line "):
             assert leak not in raw
@@ -215,9 +217,11 @@ class TestInternalErrors:
         from chalicelib.listings.search import service
 
         monkeypatch.setattr(service, "candidates", _explode)  # a filtered search's path ...
-        monkeypatch.setattr(service, "_native_page", _explode)  # ... and an index-native one's (this query)
+        monkeypatch.setattr(service, "_stream", _explode)  # ... and the newest-first stream (this query)
         response = stack.api.call("GET", "/v1/listings/search?category=jobs", stack.alice.key)
-        assert assert_error(response, 500, "INTERNAL_ERROR") == {"code": "INTERNAL_ERROR", "error": "An internal error occurred"}
+        assert assert_error(response, 500, "INTERNAL_ERROR") == {
+            "code": "INTERNAL_ERROR", "error": "An internal error occurred", "requestId": response.headers["X-Request-Id"]
+        }
         assert "Traceback" not in response.body.decode()
 
     def test_aws_failure_is_500_without_aws_details(self, stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -65,9 +65,41 @@ def test_error_statuses_use_the_error_body(doc: dict[str, Any]) -> None:
     assert "WWW-Authenticate" in doc["components"]["responses"]["Unauthorized"]["headers"]
     for spec in ROUTES:
         responses = _operation(doc, spec)["responses"]
-        documented = {int(code) for code in responses if not code.startswith("2")}
+        documented = {int(code) for code in responses if not code.startswith(("2", "3"))}
         assert documented == set(error_statuses(spec)), spec.path
         assert {429, 500} <= documented
+        assert ("304" in responses) == spec.etag, spec.path
+
+
+def test_request_ids_retries_and_conditions_are_documented(doc: dict[str, Any]) -> None:
+    for spec in ROUTES:
+        operation = _operation(doc, spec)
+        headers = {p["name"] for p in operation["parameters"] if p["in"] == "header"}
+        assert "X-Request-Id" in headers, spec.path
+        assert ("Idempotency-Key" in headers) == (spec.method in ("POST", "PATCH")), spec.path
+        assert ("If-Match" in headers) == spec.conditional, spec.path
+        assert ("If-None-Match" in headers) == spec.etag, spec.path
+        success = operation["responses"][str(spec.status)]
+        assert "X-Request-Id" in success["headers"], spec.path
+        assert ("ETag" in success["headers"]) == spec.etag, spec.path
+        if spec.method in ("POST", "PATCH"):
+            assert {"409", "422"} <= set(operation["responses"]), spec.path
+        if spec.conditional:
+            assert "412" in operation["responses"], spec.path
+    for name, response in doc["components"]["responses"].items():
+        assert "X-Request-Id" in response["headers"], name
+    assert "requestId" in doc["components"]["schemas"]["ErrorBody"]["properties"]
+
+
+def test_listing_and_profile_writes_are_conditional() -> None:
+    conditional = {(s.method, s.path) for s in ROUTES if s.conditional}
+    assert {
+        ("PATCH", "/v1/listings/{listingId}"), ("PATCH", "/v1/listings/{listingId}/status"),
+        ("DELETE", "/v1/listings/{listingId}"), ("PATCH", "/v1/me/profile"),
+    } <= conditional
+    assert {(s.method, s.path) for s in ROUTES if s.etag} == {
+        ("GET", "/v1/listings/{listingId}"), ("GET", "/v1/profiles/{userId}"), ("GET", "/v1/me")
+    }
 
 
 @pytest.mark.parametrize(
@@ -123,7 +155,7 @@ def test_free_form_search_filters_are_described_not_listed(doc: dict[str, Any]) 
     names = {p["name"] for p in operation["parameters"]}
     assert {"q", "category", "role", "radiusKm", "page", "pageSize"} <= names
     assert not any("<" in name or name.startswith("meta.") for name in names)
-    assert all(p["schema"] == {"type": "string"} for p in operation["parameters"])
+    assert all(p["schema"] == {"type": "string"} for p in operation["parameters"] if p["in"] == "query")
     assert "`meta.<key>_lat`" in operation["description"]
 
 

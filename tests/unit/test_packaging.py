@@ -239,7 +239,9 @@ def test_stage_throttling_and_gateway_error_bodies() -> None:
         assert set(response) <= {"StatusCode", "ResponseParameters", "ResponseTemplates"}, kind
         template = response["ResponseTemplates"]["application/json"]
         body = json.loads(template.replace("$context.error.messageString", '"message"'))
-        assert set(body) == {"code", "error"}, kind
+        assert set(body) == {"code", "error", "requestId"}, kind
+        assert body["requestId"] == "$context.requestId", kind
+        assert response["ResponseParameters"]["Headers"]["X-Request-Id"] == "context.requestId", kind
     assert responses["MISSING_AUTHENTICATION_TOKEN"]["StatusCode"] == "404"
     assert json.loads(responses["MISSING_AUTHENTICATION_TOKEN"]["ResponseTemplates"]["application/json"])["code"] == "NOT_FOUND"
     throttled = responses["THROTTLED"]

@@ -207,6 +207,34 @@ def test_delivery_lanes_are_a_fifo_queue_with_explicit_deduplication_and_a_dead_
 
 def test_every_ref_and_getatt_in_the_environment_names_a_declared_resource() -> None:
     for variable, value in ENVIRONMENT.items():
-        if isinstance(value, dict):
-            logical = value.get("Ref") or value["Fn::GetAtt"][0]
-            assert logical in TEMPLATE["Resources"], variable
+        if isinstance(value, dict) and "Fn::GetAtt" in value:
+            assert value["Fn::GetAtt"][0] in TEMPLATE["Resources"], variable
+        elif isinstance(value, dict):  # a Ref names a resource or a deployment parameter
+            assert value["Ref"] in {**TEMPLATE["Resources"], **TEMPLATE["Parameters"]}, variable
+
+
+# --- CORS preflight by API Gateway -----------------------------------------------------------
+
+
+def test_every_api_path_has_a_preflight_mock_integration_with_the_stage_origins() -> None:
+    from app import app
+
+    paths = TEMPLATE["Resources"]["RestAPI"]["Properties"]["DefinitionBody"]["paths"]
+    assert set(paths) == {p for p in app.routes if p.startswith("/v1/")}
+    for path, operations in paths.items():
+        integration = operations["options"]["x-amazon-apigateway-integration"]
+        assert integration["type"] == "mock"
+        response = integration["responses"]["default"]
+        methods = response["responseParameters"]["method.response.header.Access-Control-Allow-Methods"]
+        assert methods == "'" + ", ".join(sorted({*app.routes[path], "OPTIONS"})) + "'"
+        assert "Idempotency-Key" in response["responseParameters"]["method.response.header.Access-Control-Allow-Headers"]
+        assert "${CorsAllowedOrigins}" in response["responseTemplates"]["application/json"]["Fn::Sub"]
+    assert TEMPLATE["Parameters"]["CorsAllowedOrigins"]["Default"] == ""  # none by default in production
+    assert ENVIRONMENT["CORS_ALLOWED_ORIGINS"] == {"Ref": "CorsAllowedOrigins"}
+
+
+def test_idempotency_table_has_the_powertools_layout_and_a_ttl() -> None:
+    props = TABLES["IdempotencyTable"]["Properties"]
+    assert props["KeySchema"] == [{"AttributeName": "id", "KeyType": "HASH"}]
+    assert props["TimeToLiveSpecification"] == {"AttributeName": "expiration", "Enabled": True}
+    assert ENVIRONMENT["IDEMPOTENCY_TABLE"] == {"Ref": "IdempotencyTable"}

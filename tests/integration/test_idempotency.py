@@ -1,0 +1,146 @@
+"""Idempotency-Key on POST and PATCH (issue 11, Stripe's semantics): replay byte for byte without
+redoing the work, 422 on reuse with another request, 409 while the first is in flight, per-user scope."""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+import pytest
+
+from chalicelib.config import settings
+from tests.integration.conftest import Api, User
+from tests.integration.helpers import assert_error, table_items
+from tests.listing_bodies import listing_body
+
+
+def _post_listing(api: Api, user: User, key: str | None, body: dict[str, Any] | None = None) -> Any:
+    headers = {"idempotency-key": key} if key is not None else {}
+    return api.call("POST", "/v1/listings", user.key, body or listing_body(), headers=headers)
+
+
+def _listing_count() -> int:
+    return len(table_items(settings().LISTINGS_TABLE))
+
+
+def test_a_retry_returns_the_first_response_byte_for_byte_without_creating_again(api: Api, alice: User) -> None:
+    first = _post_listing(api, alice, "key-1")
+    second = _post_listing(api, alice, "key-1")
+    assert first.status_code == second.status_code == 201
+    assert second.body == first.body  # byte for byte
+    assert second.headers["Idempotent-Replayed"] == "true"
+    assert "Idempotent-Replayed" not in first.headers
+    assert second.headers["X-Request-Id"] != first.headers["X-Request-Id"]  # each request keeps its own id
+    assert _listing_count() == 1
+
+
+def test_same_body_with_other_whitespace_and_key_order_is_the_same_request(api: Api, alice: User) -> None:
+    body = listing_body()
+    first = _post_listing(api, alice, "key-ws", body)
+    reordered = api.call("POST", "/v1/listings", alice.key, raw=(
+        '{"channels": ["telegram"],  "meta": ' + json.dumps(body["meta"]) +
+        ', "roleKey": "' + body["roleKey"] + '", "categoryKey": "' + body["categoryKey"] + '"}').encode(),
+        headers={"idempotency-key": "key-ws"})
+    assert reordered.status_code == 201
+    assert reordered.body == first.body
+    assert _listing_count() == 1
+
+
+def test_same_key_with_another_body_is_422_and_changes_nothing(api: Api, alice: User) -> None:
+    _post_listing(api, alice, "key-2")
+    other = listing_body(meta={"title": "Another title"})
+    assert_error(_post_listing(api, alice, "key-2", other), 422, "IDEMPOTENCY_KEY_REUSED")
+    assert _listing_count() == 1
+
+
+def test_same_key_on_another_route_is_422(api: Api, alice: User) -> None:
+    _post_listing(api, alice, "key-3")
+    response = api.call("POST", "/v1/webhooks", alice.key, {"url": "https://example.org/hook", "events": ["message.new"]},
+                        headers={"idempotency-key": "key-3"})
+    assert_error(response, 422, "IDEMPOTENCY_KEY_REUSED")
+
+
+def test_keys_are_scoped_per_user(api: Api, alice: User, bob: User) -> None:
+    assert _post_listing(api, alice, "shared-key").status_code == 201
+    response = _post_listing(api, bob, "shared-key", listing_body(meta={"title": "Bob's"}))
+    assert response.status_code == 201
+    assert response.json["title"] == "Bob's"
+    assert _listing_count() == 2
+
+
+def test_without_a_key_every_request_runs(api: Api, alice: User) -> None:
+    _post_listing(api, alice, None)
+    _post_listing(api, alice, None)
+    assert _listing_count() == 2
+
+
+def test_a_concurrent_duplicate_in_flight_is_409_and_the_first_completes(
+    api: Api, alice: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from chalicelib.listings import service
+
+    entered, release = threading.Event(), threading.Event()
+    original = service.create_listing
+
+    def slow_create(*args: Any, **kwargs: Any) -> Any:
+        entered.set()
+        assert release.wait(10)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(service, "create_listing", slow_create)
+    results: list[Any] = []
+    worker = threading.Thread(target=lambda: results.append(_post_listing(api, alice, "key-busy")))
+    worker.start()
+    assert entered.wait(10)
+    duplicate = _post_listing(api, alice, "key-busy")
+    release.set()
+    worker.join(10)
+    assert_error(duplicate, 409, "IDEMPOTENCY_KEY_IN_USE")
+    assert duplicate.headers["Retry-After"] == "1"
+    assert results[0].status_code == 201
+    assert _post_listing(api, alice, "key-busy").body == results[0].body  # now replayed
+    assert _listing_count() == 1
+
+
+def test_a_business_error_is_replayed_too(api: Api, alice: User) -> None:
+    missing = {"meta": {"title": "x"}}
+    first = api.call("PATCH", "/v1/listings/lst_missing", alice.key, missing, headers={"idempotency-key": "k404"})
+    assert_error(first, 404, "NOT_FOUND")
+    second = api.call("PATCH", "/v1/listings/lst_missing", alice.key, missing, headers={"idempotency-key": "k404"})
+    assert second.body == first.body
+    assert second.headers["Idempotent-Replayed"] == "true"
+
+
+def test_a_conflict_is_not_stored_so_a_retry_runs_again(api: Api, alice: User) -> None:
+    created = _post_listing(api, alice, None).json
+    pause = {"status": "PAUSED"}
+    path = f"/v1/listings/{created['id']}/status"
+    first = api.call("PATCH", path, alice.key, pause, headers={"idempotency-key": "k409"})
+    assert_error(first, 409, "CONFLICT")  # a PENDING listing cannot be paused
+    again = api.call("PATCH", path, alice.key, pause, headers={"idempotency-key": "k409"})
+    assert_error(again, 409, "CONFLICT")
+    assert "Idempotent-Replayed" not in again.headers
+
+
+def test_an_invalid_body_stores_nothing(api: Api, alice: User) -> None:
+    bad = api.call("POST", "/v1/listings", alice.key, {"categoryKey": 5}, headers={"idempotency-key": "k400"})
+    assert_error(bad, 400, "VALIDATION_ERROR")
+    assert _post_listing(api, alice, "k400").status_code == 201  # the key is still free
+    assert table_items(settings().IDEMPOTENCY_TABLE)[0]["status"] == "COMPLETED"
+
+
+@pytest.mark.parametrize("key", ["", "a" * 256, "has space", "ümlaut"], ids=["empty", "too-long", "space", "non-ascii"])
+def test_a_malformed_key_is_a_validation_error_naming_the_header(api: Api, alice: User, key: str) -> None:
+    response = _post_listing(api, alice, key)
+    assert_error(response, 400, "VALIDATION_ERROR", field="Idempotency-Key")
+    assert _listing_count() == 0
+
+
+def test_records_expire_after_24_hours(api: Api, alice: User) -> None:
+    from chalicelib import clock
+
+    _post_listing(api, alice, "key-ttl")
+    [record] = table_items(settings().IDEMPOTENCY_TABLE)
+    assert abs(int(record["expiration"]) - (clock.epoch_seconds() + 24 * 3600)) < 120
+    assert record["id"].startswith("http#")

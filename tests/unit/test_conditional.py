@@ -1,0 +1,42 @@
+"""Conditional requests (issue 11), the pure rules: entity tags, If-Match and If-None-Match evaluation."""
+
+from __future__ import annotations
+
+import pytest
+
+from chalicelib import conditional, errors
+
+# --- pure rules ------------------------------------------------------------------------------
+
+
+def test_etag_is_quoted_version_and_body_digest() -> None:
+    tag = conditional.etag(7, b'{"a": 1}')
+    assert tag.startswith('"7-')
+    assert tag.endswith('"')
+    assert len(tag) == len('"7-"') + 16
+    assert conditional.etag(7, b'{"a": 2}') != tag
+    assert conditional.etag(8, b'{"a": 1}') != tag
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [(None, None), ("", None), (" ", None), ("*", conditional.ANY_VERSION), ('"3-0123456789abcdef"', 3),
+     ('"x", "12-0123456789abcdef"', 12)],
+)
+def test_if_match_names_a_version(header: str | None, expected: int | None) -> None:
+    assert conditional.expected_version(header) == expected
+
+
+@pytest.mark.parametrize("header", ['W/"3-0123456789abcdef"', '"3"', "garbage", '""'])
+def test_if_match_without_a_strong_tag_of_ours_cannot_match(header: str) -> None:
+    with pytest.raises(errors.PreconditionFailedError):
+        conditional.expected_version(header)
+
+
+def test_if_none_match_uses_weak_comparison_and_star() -> None:
+    tag = '"3-0123456789abcdef"'
+    assert conditional.not_modified(tag, tag)
+    assert conditional.not_modified(f'"1-aaaaaaaaaaaaaaaa", W/{tag}', tag)
+    assert conditional.not_modified("*", tag)
+    assert not conditional.not_modified('"2-0123456789abcdef"', tag)
+    assert not conditional.not_modified(None, tag)
