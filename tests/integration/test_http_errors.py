@@ -217,7 +217,7 @@ class TestInternalErrors:
         from chalicelib.listings.search import service
 
         monkeypatch.setattr(service, "candidates", _explode)  # a filtered search's path ...
-        monkeypatch.setattr(service, "_native_page", _explode)  # ... and an index-native one's (this query)
+        monkeypatch.setattr(service, "_stream", _explode)  # ... and the newest-first stream (this query)
         response = stack.api.call("GET", "/v1/listings/search?category=jobs", stack.alice.key)
         assert assert_error(response, 500, "INTERNAL_ERROR") == {
             "code": "INTERNAL_ERROR", "error": "An internal error occurred", "requestId": response.headers["X-Request-Id"]
