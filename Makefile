@@ -13,7 +13,7 @@ STAGE ?= prod
 $(VENV)/.run-installed: requirements.txt requirements-local.txt
 	@PYTHON=$$(sh scripts/find-python.sh) || exit 1; \
 	  test -x $(PY) || $$PYTHON -m venv $(VENV)
-	$(PY) -m pip install --quiet -r requirements-local.txt
+	$(PY) -m pip install --quiet --no-compile -r requirements-local.txt  # .pyc written lazily, for what runs
 	@touch $@
 
 $(VENV)/.installed: $(VENV)/.run-installed requirements-dev.txt
