@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 MOTO_PORT ?= 5000
 
-.PHONY: run demo test unit integration e2e lint bench install clean package contract
+.PHONY: run demo test unit integration e2e lint lint-openapi bench install clean package contract
 STAGE ?= prod
 
 # Two install levels: `make run` needs only the runtime and the local stack (requirements-local.txt);
@@ -13,7 +13,7 @@ STAGE ?= prod
 $(VENV)/.run-installed: requirements.txt requirements-local.txt
 	@PYTHON=$$(sh scripts/find-python.sh) || exit 1; \
 	  test -x $(PY) || $$PYTHON -m venv $(VENV)
-	$(PY) -m pip install --quiet -r requirements-local.txt
+	$(PY) -m pip install --quiet --no-compile -r requirements-local.txt  # .pyc written lazily, for what runs
 	@touch $@
 
 $(VENV)/.installed: $(VENV)/.run-installed requirements-dev.txt
@@ -61,6 +61,13 @@ package: $(VENV)/.installed ## SAM template + bundle of STAGE (default prod) in 
 	env $$($(PY) -m local_stack.resources) AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-us-east-1} \
 	  $(VENV)/bin/chalice package --stage $(STAGE) --merge-template infra/resources.json out/
 	PACKAGED_DIR=out $(PY) -m pytest -q tests/package  # cfn-lint, the merge and the bundle
+
+#: Redocly CLI, pinned; npx fetches it from the npm registry on first use.
+REDOCLY := @redocly/cli@2.77.0
+
+lint-openapi: $(VENV)/.installed ## Redocly lint (recommended rules, every warning an error) of the generated OpenAPI document
+	$(PY) scripts/write_openapi.py build/openapi.json
+	npx --yes $(REDOCLY) lint build/openapi.json --config redocly.yaml
 
 contract: $(VENV)/.installed ## Contract fuzzing: schemathesis against the local stack (>= 1000 cases)
 	$(PY) -m pytest -q -s tests/e2e/test_contract.py

@@ -17,6 +17,7 @@ from chalicelib.config import settings
 from chalicelib.conversations.routes import bp as conversations_bp
 from chalicelib.cors import cors_middleware
 from chalicelib.dashboard.routes import bp as dashboard_bp
+from chalicelib.docs_page.routes import bp as docs_bp
 from chalicelib.geocoding.routes import bp as geocoding_bp
 from chalicelib.http import chalice_errors_middleware
 from chalicelib.listings.routes import bp as listings_bp
@@ -44,6 +45,7 @@ app.register_blueprint(conversations_bp)
 app.register_blueprint(saved_searches_bp)
 app.register_blueprint(workflows_bp)
 app.register_blueprint(openapi_bp)
+app.register_blueprint(docs_bp)
 app.register_blueprint(dashboard_bp)
 
 

@@ -187,7 +187,26 @@ class InternalError(ApiError):
     code = "INTERNAL_ERROR"
 
 
-def from_pydantic(exc: Any, prefix: str = "") -> ValidationError:
+#: pydantic error types of a discriminated union whose tag is missing or unknown.
+_UNION_TAG_ERRORS = frozenset({"union_tag_invalid", "union_tag_not_found"})
+
+
+def _location(err: dict[str, Any], tagged_union: bool) -> str:
+    """The dotted field path of one pydantic error.
+
+    In a discriminated union (a root model such as ``StatusChange``) pydantic puts the tag
+    value first in ``loc`` (``ACCEPTED.reason``); clients know the field as ``reason``. A
+    missing or unknown tag is reported on the discriminator field itself (``status``).
+    """
+    if tagged_union and err.get("type") in _UNION_TAG_ERRORS:
+        return str((err.get("ctx") or {}).get("discriminator", "")).strip("'")
+    parts = [str(part) for part in err.get("loc", ()) if part != "__root__"]
+    if tagged_union and len(parts) > 1:
+        parts = parts[1:]
+    return ".".join(parts)
+
+
+def from_pydantic(exc: Any, prefix: str = "", tagged_union: bool = False) -> ValidationError:
     """Convert a ``pydantic.ValidationError`` into a :class:`ValidationError`.
 
     Parameters
@@ -196,6 +215,8 @@ def from_pydantic(exc: Any, prefix: str = "") -> ValidationError:
         The pydantic exception.
     prefix:
         Prepended to every field path (e.g. ``"query."``); empty for bodies.
+    tagged_union:
+        The validated model is a discriminated union (see :func:`_location`).
 
     Returns
     -------
@@ -204,7 +225,7 @@ def from_pydantic(exc: Any, prefix: str = "") -> ValidationError:
     """
     details = []
     for err in exc.errors():
-        loc = ".".join(str(part) for part in err.get("loc", ()) if part != "__root__")
+        loc = _location(err, tagged_union)
         details.append(FieldIssue(field=prefix + loc if loc else prefix.rstrip(".") or "body", issue=err["msg"]))
     fields = ", ".join(d.field for d in details)
     return ValidationError(f"Request validation failed: {fields}", details)

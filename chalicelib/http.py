@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from aws_lambda_powertools import Logger
 from chalice.app import Blueprint, Chalice, Request, Response
-from pydantic import BaseModel
+from pydantic import BaseModel, RootModel
 from pydantic import ValidationError as PydanticValidationError
 
 from chalicelib import conditional as conditional_requests
@@ -52,7 +52,8 @@ class RouteSpec:
     response: type[BaseModel] | None
     status: int
     tags: tuple[str, ...] = field(default_factory=tuple)
-    extra_query: tuple[str, ...] = field(default_factory=tuple)
+    #: OpenAPI parameter objects of query parameters no model declares (``meta.<key>`` filters).
+    extra_parameters: Callable[[], list[dict[str, Any]]] | None = None
     #: Error statuses the view raises beyond those ``chalicelib.openapi.error_statuses`` infers.
     error_statuses: tuple[int, ...] = field(default_factory=tuple)
     #: The view honours ``If-Match`` (412 on a mismatch).
@@ -61,6 +62,10 @@ class RouteSpec:
     etag: bool = False
     #: The OpenAPI ``operationId`` when the view's module does not name its domain (``None``: derived).
     operation_id: str | None = None
+    #: Types of path parameters whose values are constrained (an enum of channel keys, ...).
+    path_types: dict[str, Any] = field(default_factory=dict)
+    #: Input rules JSON Schema cannot state, checked by the service (400 VALIDATION_ERROR).
+    rules: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def idempotent(self) -> bool:
@@ -151,6 +156,12 @@ def parse_model[M: BaseModel](model: type[M], data: Any, prefix: str = "") -> M:
         raise errors.from_pydantic(exc, prefix) from exc
 
 
+def _json_number(text: str) -> int | float:
+    """A JSON number with a fraction or exponent: an ``int`` when integral (``1.0``, ``1e2``)."""
+    number = float(text)
+    return int(number) if number.is_integer() else number
+
+
 def parse_body[M: BaseModel](model: type[M], request: Request) -> M:
     """Validate the JSON body of ``request`` against ``model``, in strict mode.
 
@@ -163,10 +174,13 @@ def parse_body[M: BaseModel](model: type[M], request: Request) -> M:
         As :func:`parse_json_body` and :func:`parse_model`.
     """
     parse_json_body(request)  # size, emptiness and well-formedness, with their own messages
+    # JSON Schema counts 1.0 as an integer (2020-12 validation §6.1.1 "a number with a zero
+    # fractional part"); strict pydantic does not, so integral numbers are read as integers.
+    data = json.loads(request.raw_body or b"", parse_float=_json_number)
     try:
-        return model.model_validate_json(request.raw_body or b"", strict=True)
+        return model.model_validate_json(json.dumps(data, ensure_ascii=False), strict=True)
     except PydanticValidationError as exc:
-        raise errors.from_pydantic(exc) from exc
+        raise errors.from_pydantic(exc, tagged_union=issubclass(model, RootModel)) from exc
 
 
 def check_path_ids(path_params: dict[str, Any]) -> None:
@@ -200,11 +214,13 @@ def route(
     response: type[BaseModel] | None = None,
     status: int = 200,
     tags: tuple[str, ...] = (),
-    extra_query: tuple[str, ...] = (),
+    extra_parameters: Callable[[], list[dict[str, Any]]] | None = None,
     error_statuses: tuple[int, ...] = (),
     conditional: bool = False,
     etag: bool = False,
     operation_id: str | None = None,
+    path_types: dict[str, Any] | None = None,
+    rules: tuple[str, ...] = (),
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a view on ``router`` with authentication, validation and error handling.
 
@@ -223,8 +239,9 @@ def route(
         ``"user"`` (any valid key), ``"admin"`` (a key with the admin scope) or ``"none"``.
     body, query, response:
         pydantic models of the JSON body, the query string and the response (OpenAPI).
-    extra_query:
-        Names of free-form query parameters the view reads itself (documented in OpenAPI).
+    extra_parameters:
+        Returns the OpenAPI parameter objects of query parameters the view reads itself
+        (the ``query`` model then allows extra keys).
     error_statuses:
         Error statuses the view raises that OpenAPI cannot infer from the inputs (e.g. 404 of
         a lookup by query string); see :func:`chalicelib.openapi.error_statuses`.
@@ -240,6 +257,11 @@ def route(
     operation_id:
         The OpenAPI ``operationId``, for a view registered outside its domain's routes module
         (the cross-domain routes of :mod:`chalicelib.workflows.routes`); derived when ``None``.
+    path_types:
+        Types (pydantic-compatible) of constrained path parameters, for their OpenAPI schema.
+    rules:
+        Input rules the JSON Schema cannot express, listed in the operation's description
+        (and excluded by operation id from the contract run's positive-data check).
     """
 
     def register(view: Callable[..., Any]) -> Callable[..., Any]:
@@ -297,8 +319,8 @@ def route(
         router.route(path, methods=[method])(handler)
         ROUTES.append(
             RouteSpec(
-                path, method, view, auth, body, query, response, status, tags, extra_query, error_statuses,
-                operation_id=operation_id, conditional=conditional, etag=etag,
+                path, method, view, auth, body, query, response, status, tags, extra_parameters, error_statuses,
+                operation_id=operation_id, conditional=conditional, etag=etag, path_types=dict(path_types or {}), rules=rules,
             )
         )
         return view

@@ -18,13 +18,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from chalice.app import Blueprint, Request
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from chalicelib import json_input, path_ids
 from chalicelib.errors import ErrorBody
 from chalicelib.http import ROUTES, RouteSpec, route
+from chalicelib.json_types import CONTROL_FREE, CONTROL_FREE_KEY
 from chalicelib.openapi_links import add_links
+from chalicelib.openapi_webhooks import WEBHOOKS_TAG, envelope_models, webhooks_section
 
 __all__ = ["ERROR_RESPONSES", "bp", "build_document", "document", "error_statuses"]
 
@@ -58,13 +60,30 @@ _ERROR_HEADERS: dict[int, dict[str, Any]] = {
     503: {"Retry-After": {"description": "Seconds to wait.", "required": True, "schema": {"type": "string", "pattern": "^[0-9]+$"}}},
 }
 
+#: The document's tags, in display order, with their descriptions.
+TAGS: dict[str, str] = {
+    "listings": "Create, search, read, update, pause and delete listings.",
+    "saved-searches": "Saved listing searches, their matches and alerts (`listing.matched` webhook events).",
+    "requests": "Match requests (about a listing) and profile requests (about a user), and their decisions.",
+    "conversations": "Conversations opened by accepted requests, and their messages.",
+    "profiles": "The caller's own profile and other users' public profiles.",
+    "channels": "Contact channels (telegram, discord, ...) the caller connects.",
+    "categories": "Categories, their roles and typed fields.",
+    "geocoding": "Addresses to coordinates.",
+    "webhooks": "Register webhooks and read their delivery log.",
+    "admin": "Administrator operations: users, verification levels, listing approval.",
+    "system": "Health and this document.",
+    WEBHOOKS_TAG: "The signed requests this service sends to registered webhook URLs.",
+}
+
 #: Request header parameters of issue 11: request ids, safe retries, conditional requests.
 HEADER_PARAMETERS: dict[str, dict[str, Any]] = {
     "XRequestId": {
         "name": "X-Request-Id", "in": "header", "required": False,
-        "description": "Your id for this request (1..128 of `A-Za-z0-9._:-`, starting with a letter or digit), "
-        "echoed in the `X-Request-Id` response header and the logs; otherwise the API assigns one.",
-        "schema": {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"},
+        "description": "Your id for this request: one of safe form (1..128 of `A-Za-z0-9._:-`, starting with a "
+        "letter or digit) is echoed in the `X-Request-Id` response header and the logs; any other value is "
+        "replaced by one the API assigns (never refused).",
+        "schema": {"type": "string"},
     },
     "IdempotencyKey": {
         "name": "Idempotency-Key", "in": "header", "required": False,
@@ -120,7 +139,7 @@ def error_statuses(spec: RouteSpec) -> list[int]:
     has_params = bool(path_params(spec.path))
     acts_on_resource = has_params or spec.body is not None
     statuses = {429, 500, 503, *spec.error_statuses}
-    if acts_on_resource or spec.query is not None or spec.extra_query:
+    if acts_on_resource or spec.query is not None or spec.extra_parameters is not None:
         statuses.add(400)
     if spec.auth != "none":
         statuses.add(401)
@@ -141,6 +160,8 @@ def error_statuses(spec: RouteSpec) -> list[int]:
 
 def _model_inputs(routes: Sequence[RouteSpec]) -> list[tuple[type[BaseModel], JsonSchemaMode]]:
     inputs: dict[tuple[type[BaseModel], JsonSchemaMode], None] = {(ErrorBody, "serialization"): None}
+    for envelope in envelope_models():
+        inputs[(envelope, "serialization")] = None
     for spec in routes:
         for model in (spec.body, spec.query):
             if model is not None:
@@ -176,17 +197,36 @@ def _query_parameters(model_schema: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _path_parameters(spec: RouteSpec) -> list[dict[str, Any]]:
-    # The path-id rule of the HTTP edge (chalicelib.path_ids): anything else is 404 before any read.
-    return [
-        {
-            "name": name,
-            "in": "path",
-            "required": True,
-            "schema": {"type": "string", "minLength": 1, "maxLength": path_ids.LONG_IDS.get(name, path_ids.MAX_LENGTH),
-                       "pattern": path_ids.PATTERN},
+    # The path-id rule of the HTTP edge (chalicelib.path_ids): anything else is 404 before any read;
+    # a constrained parameter (an enum of channel keys) states its own type.
+    parameters = []
+    for name in path_params(spec.path):
+        kind = spec.path_types.get(name)
+        schema: dict[str, Any] = {
+            "type": "string", "minLength": 1, "maxLength": path_ids.LONG_IDS.get(name, path_ids.MAX_LENGTH), "pattern": path_ids.PATTERN,
         }
-        for name in path_params(spec.path)
-    ]
+        if kind is not None:
+            schema |= {k: v for k, v in TypeAdapter(kind).json_schema().items() if k != "title"}
+        parameters.append({"name": name, "in": "path", "required": True, "schema": schema})
+    return parameters
+
+
+#: Heading of the list of rules an operation checks beyond its schema.
+RULES_HEADING = "Checked beyond the schema (400 VALIDATION_ERROR, `details` naming the field):"
+#: The rule of every operation with a ``cursor`` query parameter (:mod:`chalicelib.cursors`).
+CURSOR_RULE = (
+    "`cursor` must be a `nextCursor` this operation returned for the same other parameters and `pageSize` "
+    "(an opaque, signed token), and `page`, when given with it, must be the page it continues at."
+)
+
+
+def validation_rules(spec: RouteSpec) -> list[str]:
+    """The input rules of ``spec``'s operation that its schema cannot express: the route's own,
+    plus :data:`CURSOR_RULE` when its query takes a ``cursor``."""
+    rules = list(spec.rules)
+    if spec.query is not None and "cursor" in spec.query.model_fields:
+        rules.append(CURSOR_RULE)
+    return rules
 
 
 def _bound_inputs(paths: dict[str, Any], schemas: dict[str, Any]) -> None:
@@ -208,9 +248,22 @@ def _bound_inputs(paths: dict[str, Any], schemas: dict[str, Any]) -> None:
             pending.extend(node.values())
         elif isinstance(node, list):
             pending.extend(node)
-    _bound_numbers(inputs)
-    for name in reached:
-        _bound_numbers(schemas[name])
+    reached_schemas = [schemas[name] for name in sorted(reached)]
+    _bound_numbers([inputs, reached_schemas])
+    _free_of_controls([inputs, reached_schemas])
+
+
+def _free_of_controls(node: Any, key_schema: bool = False) -> None:
+    """State the control-character rule of :mod:`chalicelib.json_input` on every input string
+    without a pattern of its own (an enum, a pattern or a format already excludes them)."""
+    if isinstance(node, dict):
+        if (node.get("type") == "string" or key_schema) and not {"pattern", "enum", "const", "format"} & node.keys():
+            node["pattern"] = CONTROL_FREE_KEY if key_schema else CONTROL_FREE
+        for name, value in node.items():
+            _free_of_controls(value, key_schema=name == "propertyNames")
+    elif isinstance(node, list):
+        for value in node:
+            _free_of_controls(value)
 
 
 def _bound_numbers(node: Any) -> None:
@@ -218,8 +271,11 @@ def _bound_numbers(node: Any) -> None:
     (:mod:`chalicelib.json_input`: +-(2**53 - 1)), so the document states them."""
     if isinstance(node, dict):
         if node.get("type") in ("integer", "number"):
-            node.setdefault("minimum", -json_input.MAX_SAFE_INTEGER)
-            node.setdefault("maximum", json_input.MAX_SAFE_INTEGER)
+            # An exclusive bound already bounds that side (Redocly: no-mixed-number-range-constraints).
+            if "exclusiveMinimum" not in node:
+                node.setdefault("minimum", -json_input.MAX_SAFE_INTEGER)
+            if "exclusiveMaximum" not in node:
+                node.setdefault("maximum", json_input.MAX_SAFE_INTEGER)
         for value in node.values():
             _bound_numbers(value)
     elif isinstance(node, list):
@@ -234,15 +290,9 @@ def _description(spec: RouteSpec) -> str:
         parts.append("Requires an API key with the admin scope.")
     elif spec.auth == "none":
         parts.append("No API key needed.")
-    patterns = [name for name in spec.extra_query if "<" in name]
-    if patterns:
-        listed = ", ".join(f"`{name}`" for name in patterns)
-        parts.append(
-            f"Filters on category fields (not listed as parameters): {listed}, where `<key>` is a field key of the "
-            "category (`GET /v1/categories/{key}`): `meta.<key>=value` (select: equals; multiselect: contains), "
-            "`meta.<key>_min` / `_max` for number and integer fields, `meta.<key>_lat` and `meta.<key>_lng` "
-            "(decimal degrees) for a location field, with `radiusKm`."
-        )
+    rules = validation_rules(spec)
+    if rules:
+        parts.append(RULES_HEADING + "\n\n" + "\n".join(f"- {rule}" for rule in rules))
     return "\n\n".join(parts)
 
 
@@ -274,12 +324,10 @@ def _operation(spec: RouteSpec, refs: Refs, schemas: dict[str, Any], taken: set[
     if spec.query is not None:
         name = refs[(spec.query, "validation")]["$ref"].rsplit("/", 1)[-1]
         parameters += _query_parameters(schemas[name])
-    known = {p["name"] for p in parameters}
-    parameters += [
-        {"name": name, "in": "query", "required": False, "schema": {"type": "string"}}
-        for name in spec.extra_query
-        if "<" not in name and name not in known
-    ]
+    if spec.extra_parameters is not None:
+        parameters += spec.extra_parameters()
+    if validation_rules(spec):
+        operation["x-validation-rules"] = validation_rules(spec)
     headers = ["XRequestId"]
     headers += ["IdempotencyKey"] if spec.idempotent else []
     headers += ["IfMatch"] if spec.conditional else []
@@ -320,6 +368,41 @@ def _error_components(error_ref: dict[str, Any]) -> dict[str, Any]:
     return responses
 
 
+LOCAL_SERVER = "http://127.0.0.1:8000"
+
+INFO_DESCRIPTION = """Listings in categories under roles, search (text, category, role, typed `meta.*` filters,
+geo nearest-first), profiles, match and profile requests, conversations, contact channels, signed webhooks
+and administrator approval.
+
+**Authentication**: every request carries `Authorization: Bearer <API key>` (`msk_...`) unless the operation
+says otherwise. **Errors**: every non-2xx response has the body `{code, error, details?, requestId}`;
+`details` lists `{field, issue}` for validation errors. **Headers**: every response carries `X-Request-Id`;
+POST and PATCH accept `Idempotency-Key` for safe retries; listing and profile reads return an `ETag` for
+`If-None-Match` (304) and `If-Match` (412 on a stale version) on their changes. Browsers may call the API
+from the origins the deployment allows (CORS). **Pagination**: list routes take `page` (from 1) and `pageSize`
+(1..100, default 20) and answer `{<items>, total, page, pageSize}`. **Webhooks**: the events this service
+sends, their bodies and signature headers are in the `webhooks` section.
+
+Each operation's schema states every input rule JSON Schema can express; rules it cannot (they depend on
+stored data) are listed in the operation's description and in `x-validation-rules`."""
+
+
+def _drop_query_models(routes: Sequence[RouteSpec], refs: Refs, schemas: dict[str, Any]) -> None:
+    """Query models become parameters; their component schemas would be unused (Redocly: no-unused-components)."""
+    used = {model for spec in routes for model in (spec.body, spec.response) if model is not None}
+    for spec in routes:
+        if spec.query is not None and spec.query not in used:
+            schemas.pop(refs[(spec.query, "validation")]["$ref"].rsplit("/", 1)[-1], None)
+
+
+def _drop_property_titles(schemas: dict[str, Any]) -> None:
+    """Drop pydantic's per-property ``title`` ("Opentowork"): the property name says it, and
+    generated clients would name types after it. Model titles stay."""
+    for schema in schemas.values():
+        for prop in schema.get("properties", {}).values():
+            prop.pop("title", None)
+
+
 def build_document(routes: Sequence[RouteSpec]) -> dict[str, Any]:
     """Build the OpenAPI 3.1 document of ``routes``.
 
@@ -344,22 +427,21 @@ def build_document(routes: Sequence[RouteSpec]) -> dict[str, Any]:
         paths.setdefault(spec.path, {})[spec.method.lower()] = _operation(spec, refs, schemas, taken)
     add_links(paths, schemas, {path: path_params(path) for path in paths})
     _bound_inputs(paths, schemas)
+    _drop_query_models(routes, refs, schemas)
+    _drop_property_titles(schemas)
+    envelope_refs = {model.__name__: refs[(model, "serialization")]["$ref"] for model in envelope_models()}
     return {
         "openapi": OPENAPI_VERSION,
         "info": {
             "title": TITLE,
             "version": API_VERSION,
-            "description": (
-                "Listings, search, profiles, match and profile requests, conversations, channels and webhooks. "
-                "Every request carries `Authorization: Bearer <API key>` unless the operation says otherwise; "
-                "every non-2xx response has the error body `{code, error, details?, requestId}`. "
-                "Every response carries `X-Request-Id`. POST and PATCH accept `Idempotency-Key` for safe retries; "
-                "listing and profile reads return an `ETag` for `If-None-Match` (304) and `If-Match` (412 on a "
-                "stale version) on their changes. Browsers may call the API from the origins the deployment "
-                "allows (CORS; preflight answered by the gateway)."
-            ),
+            "description": INFO_DESCRIPTION,
+            "license": {"name": "Proprietary", "identifier": "LicenseRef-Proprietary"},
         },
+        "servers": [{"url": LOCAL_SERVER, "description": "The local stack (`make run`); the served document names its own host."}],
+        "tags": [{"name": name, "description": description} for name, description in TAGS.items()],
         "paths": paths,
+        "webhooks": webhooks_section(envelope_refs),
         "components": {
             "schemas": schemas,
             "responses": _error_components(refs[(ErrorBody, "serialization")]),

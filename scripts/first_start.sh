@@ -13,7 +13,9 @@ CACHE="${2:-${PIP_CACHE_DIR:-}}"
 REPO="$(git rev-parse --show-toplevel)"
 WORK="$(mktemp -d)"
 PID=""
-stop() { [ -z "$PID" ] || kill -TERM -- "-$PID" 2>/dev/null || true; sleep 2; rm -rf "$WORK"; }
+# Stop the whole process tree (make, the local stack, its moto server), deepest first, by pid.
+kill_tree() { for child in $(ps -o pid= --ppid "$1"); do kill_tree "$child"; done; kill -TERM "$1" 2>/dev/null || true; }
+stop() { [ -z "$PID" ] || kill_tree "$PID"; sleep 2; rm -rf "$WORK"; }
 trap stop EXIT
 git clone --quiet "$REPO" "$WORK/clone"
 git -C "$WORK/clone" checkout --quiet "$REF"
@@ -21,7 +23,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 PORT=$(free_port); MOTO_PORT=$(free_port)
 START=$(date +%s.%N)
 ( cd "$WORK/clone" && exec env ${CACHE:+PIP_CACHE_DIR="$CACHE"} PORT="$PORT" MOTO_PORT="$MOTO_PORT" \
-    setsid make run >"$WORK/run.log" 2>&1 ) &
+    make run >"$WORK/run.log" 2>&1 ) &
 PID=$!
 until curl -fsS "http://127.0.0.1:$PORT/v1/health" >/dev/null 2>&1; do
   if ! kill -0 "$PID" 2>/dev/null; then cat "$WORK/run.log" >&2; echo "make run exited" >&2; exit 1; fi

@@ -39,11 +39,12 @@ def tally(active: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """The counter items (absolute counts per category and shard) of the ACTIVE listings ``active``."""
     from chalicelib.categories.registry import all_categories
     from chalicelib.listings.search import counters
-    from chalicelib.listings.search.index import SHARDS, shard_of
 
-    counts: dict[tuple[str, int], Counter[str]] = {(c, s): Counter() for c in all_categories() for s in range(SHARDS)}
+    counts: dict[tuple[str, int], Counter[str]] = {
+        (c, s): Counter() for c in all_categories() for s in range(counters.COUNTER_SHARDS)
+    }
     for item in active:
-        found = counts.setdefault((item["categoryKey"], shard_of(item["listingId"])), Counter())
+        found = counts.setdefault((item["categoryKey"], counters.counter_shard(item["listingId"])), Counter())
         found["n"] += 1
         found[f"r#{item['roleKey']}"] += 1
     return [counters.put_counts_op(category, shard, dict(found)) for (category, shard), found in counts.items()]

@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints
 
+from chalicelib.json_types import NON_BLANK, Timestamp
 from chalicelib.listings.models import Listing
 from chalicelib.model_base import Model
 
@@ -43,7 +44,7 @@ class Approval(Model):
     approvalId: str
     listingId: str
     listing: Listing
-    enqueuedAt: str
+    enqueuedAt: Timestamp
 
 
 class ApprovalList(Model):
@@ -55,9 +56,9 @@ class ApprovalList(Model):
 class ApprovalDecision(Model):
     """Body of ``POST /v1/admin/approvals/{approvalId}``; ``reason`` becomes the listing's ``statusReason``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"decision": "approve"}]})
     decision: Literal["approve", "reject"]
-    reason: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)] | None = None
+    reason: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500, pattern=NON_BLANK)] | None = None
 
 
 class ApprovalResult(Model):

@@ -8,26 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
-
 from chalicelib import outbox
-from chalicelib.model_base import Model
-
-
-class MessageNew(Model):
-    """``message.new`` data."""
-
-    conversationId: str
-    messageId: str
-    senderId: str
-    senderName: str
-    content: str
-    isApiSent: bool
-    createdAt: str
-
-
-#: The ``data`` model of every conversation event type.
-EVENT_DATA_MODELS: dict[str, type[BaseModel]] = {outbox.MESSAGE_NEW: MessageNew}
+from chalicelib.webhooks.catalogue import MessageNew
 
 
 def message_event_op(message: dict[str, Any], recipient_id: str) -> dict[str, Any]:

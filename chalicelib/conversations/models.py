@@ -6,6 +6,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, ConfigDict, StringConstraints
 
+from chalicelib.json_types import NON_BLANK, Timestamp
 from chalicelib.model_base import Model
 from chalicelib.pagination import Envelope, PageQuery
 from chalicelib.subjects import SubjectType
@@ -23,8 +24,8 @@ def _not_blank(value: str) -> str:
 class MessageCreate(Model):
     """Body of ``POST /v1/conversations/{id}/messages``: 1 to 4000 characters, not only whitespace."""
 
-    model_config = ConfigDict(extra="forbid")
-    content: Annotated[str, StringConstraints(min_length=1, max_length=MAX_CONTENT_LENGTH), AfterValidator(_not_blank)]
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"content": "Thanks! When can we talk?"}]})
+    content: Annotated[str, StringConstraints(min_length=1, max_length=MAX_CONTENT_LENGTH, pattern=NON_BLANK), AfterValidator(_not_blank)]
 
 
 class Message(Model):
@@ -36,7 +37,7 @@ class Message(Model):
     senderName: str
     content: str
     isApiSent: bool
-    createdAt: str
+    createdAt: Timestamp
 
 
 class Participant(Model):
@@ -58,8 +59,8 @@ class Conversation(Model):
     otherLeft: bool
     lastMessage: Message | None = None
     messageCount: int
-    createdAt: str
-    updatedAt: str
+    createdAt: Timestamp
+    updatedAt: Timestamp
 
 
 class ConversationPage(Envelope):

@@ -1,8 +1,8 @@
 """Realistic sample ``data`` for test events, one per event type, validated by the event's own
 payload model (so a sample can never drift from what real events carry).
 
-The models are the single catalogue of event payloads (``EVENT_DATA_MODELS`` of the request,
-conversation and saved-search events); ids are freshly generated, times are now.
+The models are those of the single event catalogue (:mod:`chalicelib.webhooks.catalogue`);
+ids are freshly generated, times are now.
 """
 
 from __future__ import annotations
@@ -12,12 +12,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from chalicelib import clock
-from chalicelib.conversations.events import EVENT_DATA_MODELS as CONVERSATION_EVENTS
-from chalicelib.match_requests.events import EVENT_DATA_MODELS as REQUEST_EVENTS
-from chalicelib.saved_searches.events import EVENT_DATA_MODELS as SAVED_SEARCH_EVENTS
+from chalicelib.webhooks.catalogue import EVENT_TYPES
 
 #: Every event type's ``data`` model.
-DATA_MODELS: dict[str, type[BaseModel]] = {**REQUEST_EVENTS, **CONVERSATION_EVENTS, **SAVED_SEARCH_EVENTS}
+DATA_MODELS: dict[str, type[BaseModel]] = {name: entry.data for name, entry in EVENT_TYPES.items()}
 
 _PROFILE = {
     "displayName": "Sample Requester",

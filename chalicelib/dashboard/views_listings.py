@@ -70,7 +70,8 @@ def listing(current: Page, listingId: str) -> Response:
 
 def _decide(current: Page, request_id: str, status: str) -> str:
     reason = current.field("reason").strip() or None
-    decided = request_decisions.decide(current.caller, request_id, parse_model(StatusChange, {"status": status, "reason": reason}))
+    change: dict[str, str] = {"status": status} if reason is None else {"status": status, "reason": reason}
+    decided = request_decisions.decide(current.caller, request_id, parse_model(StatusChange, change))
     return f"/listings/{decided.listingId}" if decided.listingId else "/listings"
 
 

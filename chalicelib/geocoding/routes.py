@@ -11,6 +11,7 @@ from chalicelib import errors
 from chalicelib.auth.service import Caller
 from chalicelib.geocoding import GeocodeResult, get_geocoder
 from chalicelib.http import route
+from chalicelib.json_types import NON_BLANK
 from chalicelib.model_base import Model
 
 bp = Blueprint(__name__)
@@ -20,7 +21,7 @@ class GeocodeQuery(Model):
     """Query of ``GET /v1/geocode``: the address text (1..200 characters)."""
 
     model_config = ConfigDict(extra="forbid")
-    q: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+    q: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200, pattern=NON_BLANK)]
 
 
 @route(bp, "/v1/geocode", "GET", query=GeocodeQuery, response=GeocodeResult, tags=("geocoding",), error_statuses=(404,))

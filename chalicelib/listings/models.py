@@ -6,6 +6,9 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints
 
+from chalicelib.categories.registry import category_key_schema, role_key_schema
+from chalicelib.channels import CHANNEL_KEYS
+from chalicelib.json_types import Timestamp
 from chalicelib.listings.status import ListingStatus as ListingStatus  # the status machine's enum, re-exported
 from chalicelib.model_base import Model
 from chalicelib.pagination import Envelope, SearchEnvelope
@@ -14,17 +17,25 @@ from chalicelib.users.models import SocialLinks
 Key = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 #: ``null`` for a key in a PATCH removes that meta field.
 MetaValues = dict[Annotated[str, StringConstraints(min_length=1, max_length=64)], str]
+#: A channel key; the schema lists the supported keys, the service names unconnected (or unknown)
+#: ones in one ``channels`` error.
+ChannelName = Annotated[str, Field(json_schema_extra={"enum": sorted(CHANNEL_KEYS)})]
+#: A webhook id (``whk_`` + ULID); whether it is one of the caller's webhooks the service checks.
+WebhookId = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 
 
 class ListingCreate(Model):
     """Body of ``POST /v1/listings``."""
 
-    model_config = ConfigDict(extra="forbid")
-    categoryKey: Key
-    roleKey: Key
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"categoryKey": "housing", "roleKey": "offering", "channels": ["telegram"], "webhookIds": [],
+         "meta": {"title": "Quiet room in Kreuzberg", "description": "<p>Bright room, shared kitchen.</p>", "location": "Berlin",
+                  "propertyType": "room", "rentMonthly": "650", "amenities": "furnished,balcony"}}]})
+    categoryKey: Key = Field(json_schema_extra=category_key_schema)
+    roleKey: Key = Field(json_schema_extra=role_key_schema)
     meta: MetaValues
-    channels: list[str] = Field(min_length=1, max_length=5)
-    webhookIds: list[str] = Field(default_factory=list, max_length=20)
+    channels: list[ChannelName] = Field(min_length=1, max_length=5)
+    webhookIds: list[WebhookId] = Field(default_factory=list, max_length=20)
 
 
 class ListingUpdate(Model):
@@ -33,8 +44,8 @@ class ListingUpdate(Model):
 
     model_config = ConfigDict(extra="forbid")
     meta: dict[Annotated[str, StringConstraints(min_length=1, max_length=64)], str | None] | None = None
-    channels: list[str] | None = Field(default=None, min_length=1, max_length=5)
-    webhookIds: list[str] | None = Field(default=None, max_length=20)
+    channels: list[ChannelName] | None = Field(default=None, min_length=1, max_length=5)
+    webhookIds: list[WebhookId] | None = Field(default=None, max_length=20)
 
 
 class ListingStatusChange(Model):
@@ -72,8 +83,8 @@ class Listing(Model):
     status: ListingStatus
     statusReason: str | None = None
     profile: OwnerSummary
-    createdAt: str
-    updatedAt: str
+    createdAt: Timestamp
+    updatedAt: Timestamp
 
 
 class ListingSearchItem(Listing):

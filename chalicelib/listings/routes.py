@@ -15,6 +15,7 @@ from chalicelib.listings.models import (
     ListingUpdate,
     MyListingPage,
 )
+from chalicelib.listings.search.parameters import ListingSearchQuery, meta_parameters
 from chalicelib.listings.search.query import parse_search
 from chalicelib.listings.search.service import search_listings
 from chalicelib.pagination import PageQuery
@@ -22,19 +23,34 @@ from chalicelib.pagination import PageQuery
 bp = Blueprint(__name__)
 TAGS = ("listings",)
 
+#: Rules of listing bodies beyond their JSON Schema (they depend on the category, the caller's
+#: channels and webhooks); the service answers them with 400 VALIDATION_ERROR.
+LISTING_RULES = (
+    "`roleKey` must be a role of the category `categoryKey` (`GET /v1/categories/{key}`).",
+    "`meta` holds the category's fields for the role: every field required for the role, no field the role may "
+    "not set, each value in its field's `encoding`; a location without `<key>_lat`/`<key>_lng` must be geocodable.",
+    "Every key in `channels` must be connected by the caller (`PUT /v1/me/channels/{key}`).",
+    "Every id in `webhookIds` must name one of the caller's webhooks.",
+)
 
-@route(bp, "/v1/listings", "POST", body=ListingCreate, response=Listing, status=201, tags=TAGS)
+
+@route(bp, "/v1/listings", "POST", body=ListingCreate, response=Listing, status=201, tags=TAGS, rules=LISTING_RULES)
 def create_listing(caller: Caller, body: ListingCreate) -> Listing:
     """Create a listing; it starts PENDING and awaits administrator approval."""
     return service.create_listing(caller, body)
 
 
 @route(
-    bp, "/v1/listings/search", "GET", response=ListingPage, tags=TAGS,
-    extra_query=("q", "category", "role", "meta.<key>", "meta.<key>_min", "meta.<key>_max",
-                 "meta.<key>_lat", "meta.<key>_lng", "radiusKm", "page", "pageSize", "cursor"),
+    bp, "/v1/listings/search", "GET", query=ListingSearchQuery, response=ListingPage, tags=TAGS,
+    extra_parameters=meta_parameters,
+    rules=(
+        "`role` must be a role of `category` when both are given.",
+        "A `meta.*` filter must name a filterable field of `category` (without `category`: of some category, "
+        "with the same type in every category that has it), and its value must be an option of that field.",
+        "`meta.<key>_lat` and `meta.<key>_lng` go together, on one location field per search; `radiusKm` needs them.",
+    ),
 )
-def search(caller: Caller) -> ListingPage:
+def search(caller: Caller, query: ListingSearchQuery) -> ListingPage:
     """Search ACTIVE listings; nearest first with a geo filter, else newest first."""
     return search_listings(parse_search(query_params(bp.current_request)))
 
@@ -45,7 +61,10 @@ def mine(caller: Caller, query: PageQuery) -> MyListingPage:
     return service.list_my_listings(caller, query)
 
 
-@route(bp, "/v1/listings/{listingId}", "PATCH", body=ListingUpdate, response=Listing, tags=TAGS, conditional=True)
+@route(
+    bp, "/v1/listings/{listingId}", "PATCH", body=ListingUpdate, response=Listing, tags=TAGS, conditional=True,
+    rules=LISTING_RULES[1:],
+)
 def update(caller: Caller, listingId: str, body: ListingUpdate, expected_version: int | None) -> Listing:
     """Update meta, channels or webhookIds; the listing goes back to PENDING for re-review."""
     return service.update_listing(caller, listingId, body, expected_version)

@@ -7,102 +7,17 @@ of the event.
 
 Fields without a value are present as ``null`` (e.g. an unset ``socialLinks.x``, or the
 ``reason`` of a rejection without one): :func:`chalicelib.outbox.event_op` keeps nulls in
-``data``. ``EVENT_DATA_MODELS`` maps each type to the model of its ``data``.
+``data``. The ``data`` models live in the event catalogue (:mod:`chalicelib.webhooks.catalogue`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
-
-from pydantic import BaseModel
+from typing import Any
 
 from chalicelib import outbox
-from chalicelib.model_base import Model
 from chalicelib.subjects import SubjectType
-from chalicelib.users.models import ProfileSummary
-
-
-class MatchRequestReceived(Model):
-    """``match_request.received`` data."""
-
-    requestId: str
-    status: Literal["PENDING"] = "PENDING"
-    listingId: str
-    listingTitle: str
-    requesterId: str
-    profile: ProfileSummary
-    channels: list[str]
-    message: str
-    createdAt: str
-
-
-class MatchRequestAccepted(Model):
-    """``match_request.accepted`` data."""
-
-    requestId: str
-    status: Literal["ACCEPTED"] = "ACCEPTED"
-    listingId: str
-    listingTitle: str
-    requesterId: str
-    respondedAt: str
-
-
-class MatchRequestRejected(Model):
-    """``match_request.rejected`` data."""
-
-    requestId: str
-    status: Literal["REJECTED"] = "REJECTED"
-    listingId: str
-    listingTitle: str
-    requesterId: str
-    reason: str | None = None
-    respondedAt: str
-
-
-class ProfileRequestReceived(Model):
-    """``profile_request.received`` data (``userId``: the requested user)."""
-
-    requestId: str
-    status: Literal["PENDING"] = "PENDING"
-    userId: str
-    requesterId: str
-    profile: ProfileSummary
-    channels: list[str]
-    message: str
-    createdAt: str
-
-
-class ProfileRequestAccepted(Model):
-    """``profile_request.accepted`` data."""
-
-    requestId: str
-    status: Literal["ACCEPTED"] = "ACCEPTED"
-    userId: str
-    requesterId: str
-    respondedAt: str
-
-
-class ProfileRequestRejected(Model):
-    """``profile_request.rejected`` data."""
-
-    requestId: str
-    status: Literal["REJECTED"] = "REJECTED"
-    userId: str
-    requesterId: str
-    reason: str | None = None
-    respondedAt: str
-
-
-#: The ``data`` model of every request event type.
-EVENT_DATA_MODELS: dict[str, type[BaseModel]] = {
-    outbox.MATCH_REQUEST_RECEIVED: MatchRequestReceived,
-    outbox.MATCH_REQUEST_ACCEPTED: MatchRequestAccepted,
-    outbox.MATCH_REQUEST_REJECTED: MatchRequestRejected,
-    outbox.PROFILE_REQUEST_RECEIVED: ProfileRequestReceived,
-    outbox.PROFILE_REQUEST_ACCEPTED: ProfileRequestAccepted,
-    outbox.PROFILE_REQUEST_REJECTED: ProfileRequestRejected,
-}
+from chalicelib.webhooks.catalogue import data_model
 
 _TYPES = {
     (SubjectType.LISTING, "PENDING"): outbox.MATCH_REQUEST_RECEIVED,
@@ -142,5 +57,5 @@ def request_event_op(request: Mapping[str, Any], listing: Mapping[str, Any] | No
     data = dict(request)
     if listing is not None:
         data["listingTitle"] = listing.get("title", request.get("listingTitle"))
-    model = EVENT_DATA_MODELS[kind].model_validate(data)
+    model = data_model(kind).model_validate(data)
     return outbox.event_op(kind, model.model_dump(mode="json"), routing(request, listing))

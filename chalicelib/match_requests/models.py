@@ -5,9 +5,10 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
+from pydantic import AfterValidator, ConfigDict, Field, RootModel, StringConstraints
 
 from chalicelib.channels import ChannelKey
+from chalicelib.json_types import NON_BLANK, Timestamp
 from chalicelib.model_base import Model
 from chalicelib.pagination import Envelope, PageQuery
 from chalicelib.subjects import SubjectType
@@ -33,9 +34,11 @@ def _not_blank(value: str) -> str:
     return value
 
 
-ResourceId = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
-RequestMessage = Annotated[str, StringConstraints(min_length=1, max_length=MAX_MESSAGE_LENGTH), AfterValidator(_not_blank)]
-Reason = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_REASON_LENGTH)]
+ResourceId = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64, pattern=NON_BLANK)]
+RequestMessage = Annotated[
+    str, StringConstraints(min_length=1, max_length=MAX_MESSAGE_LENGTH, pattern=NON_BLANK), AfterValidator(_not_blank)
+]
+Reason = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_REASON_LENGTH, pattern=NON_BLANK)]
 
 
 def _unique_channels(value: list[ChannelKey]) -> list[ChannelKey]:
@@ -45,7 +48,9 @@ def _unique_channels(value: list[ChannelKey]) -> list[ChannelKey]:
 class MatchRequestCreate(Model):
     """Body of ``POST /v1/match-requests``: the listing, a message and the requester's channels."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"listingId": "lst_01JD3Q7ZK8M2V9T4R6W1X5Y0BC", "message": "Hello, is it still free?", "channels": ["telegram"]},
+    ]})
     listingId: ResourceId
     message: RequestMessage
     channels: Annotated[list[ChannelKey], Field(min_length=1, max_length=5), AfterValidator(_unique_channels)]
@@ -54,25 +59,45 @@ class MatchRequestCreate(Model):
 class ProfileRequestCreate(Model):
     """Body of ``POST /v1/profile-requests``: the target user, a message and one channel."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"userId": "usr_01JD3Q5B7N4H2F8K6M0P9R3S1T", "message": "We are hiring a lead engineer.", "channel": "telegram"},
+    ]})
     userId: ResourceId
     message: RequestMessage
     channel: ChannelKey
 
 
-class StatusChange(Model):
-    """Body of ``PATCH /v1/match-requests/{id}/status``; ``reason`` only with REJECTED."""
+class Accept(Model):
+    """``{"status": "ACCEPTED"}``: accept the request (no ``reason``)."""
 
-    model_config = ConfigDict(extra="forbid")
-    status: Literal["ACCEPTED", "REJECTED"]
+    model_config = ConfigDict(extra="forbid", title="AcceptRequest")
+    status: Literal["ACCEPTED"]
+
+
+class Reject(Model):
+    """``{"status": "REJECTED", "reason"?}``: reject the request, optionally saying why."""
+
+    model_config = ConfigDict(extra="forbid", title="RejectRequest")
+    status: Literal["REJECTED"]
     reason: Reason | None = None
 
-    @field_validator("reason")
-    @classmethod
-    def _reason_only_when_rejecting(cls, value: str | None, info: ValidationInfo) -> str | None:
-        if value is not None and info.data.get("status") != RequestStatus.REJECTED:
-            raise ValueError("only accepted with status REJECTED")
-        return value
+
+class StatusChange(RootModel[Annotated[Accept | Reject, Field(discriminator="status")]]):
+    """Body of ``PATCH /v1/match-requests/{id}/status``: one of :class:`Accept` or :class:`Reject`.
+
+    A union discriminated by ``status``, so that the schema itself says that ``reason`` goes
+    only with REJECTED (``additionalProperties: false`` on ACCEPTED).
+    """
+
+    @property
+    def status(self) -> str:
+        """``"ACCEPTED"`` or ``"REJECTED"``."""
+        return self.root.status
+
+    @property
+    def reason(self) -> str | None:
+        """The rejection reason (``None`` when accepting or when none was given)."""
+        return self.root.reason if isinstance(self.root, Reject) else None
 
 
 class MatchRequest(Model):
@@ -98,8 +123,8 @@ class MatchRequest(Model):
     message: str
     reason: str | None = None
     conversationId: str | None = None
-    createdAt: str
-    respondedAt: str | None = None
+    createdAt: Timestamp
+    respondedAt: Timestamp | None = None
 
 
 class RequestPage(Envelope):

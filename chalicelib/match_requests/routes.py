@@ -21,13 +21,19 @@ bp = Blueprint(__name__)
 TAGS = ("requests",)
 
 
-@route(bp, "/v1/match-requests", "POST", body=MatchRequestCreate, response=MatchRequest, status=201, tags=TAGS)
+@route(
+    bp, "/v1/match-requests", "POST", body=MatchRequestCreate, response=MatchRequest, status=201, tags=TAGS,
+    rules=("Every key in `channels` must be connected by the caller (`PUT /v1/me/channels/{key}`).",),
+)
 def create_match_request(caller: Caller, body: MatchRequestCreate) -> MatchRequest:
     """Send a match request about an ACTIVE listing (one per requester and listing)."""
     return service.create_match_request(caller, body)
 
 
-@route(bp, "/v1/profile-requests", "POST", body=ProfileRequestCreate, response=MatchRequest, status=201, tags=TAGS)
+@route(
+    bp, "/v1/profile-requests", "POST", body=ProfileRequestCreate, response=MatchRequest, status=201, tags=TAGS,
+    rules=("`channel` must be one of the user's `activeChannels` and connected by the caller.",),
+)
 def create_profile_request(caller: Caller, body: ProfileRequestCreate) -> MatchRequest:
     """Send a profile request through one of the user's active channels (one per requester and user)."""
     return service.create_profile_request(caller, body)

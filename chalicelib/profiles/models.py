@@ -7,6 +7,7 @@ from typing import Annotated
 from pydantic import Field, StringConstraints, field_validator
 
 from chalicelib.channels import ChannelKey
+from chalicelib.json_types import Timestamp
 from chalicelib.model_base import Model
 from chalicelib.pagination import Envelope, PageQuery
 from chalicelib.users.models import Country, Recruiting, Seniority, SocialLinks, VerifiedLevel
@@ -25,8 +26,8 @@ class PublicProfile(Model):
     socialLinks: SocialLinks
     recruiting: Recruiting
     activeChannels: list[str]
-    createdAt: str
-    updatedAt: str
+    createdAt: Timestamp
+    updatedAt: Timestamp
 
 
 class ProfilePage(Envelope):

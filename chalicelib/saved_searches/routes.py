@@ -15,7 +15,12 @@ TAGS = ("saved-searches",)
 
 
 @route(bp, "/v1/saved-searches", "POST", body=SavedSearchCreate, response=SavedSearch, status=201, tags=TAGS,
-       error_statuses=(409,))
+       error_statuses=(409,),
+       rules=(
+           "`query` holds parameters of `GET /v1/listings/search` (not `page`, `pageSize` or `cursor`), each valid "
+           "as that operation's parameter of the same name, and together valid as its rules say.",
+           "With `alerts`, a geo filter needs `radiusKm`.",
+       ))
 def create_saved_search(caller: Caller, body: SavedSearchCreate) -> SavedSearch:
     """Save a listing search; with ``alerts``, new matches are sent as ``listing.matched`` webhook events."""
     return service.create_saved_search(caller, body)

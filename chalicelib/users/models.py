@@ -4,41 +4,25 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import ConfigDict, Field, StringConstraints, field_validator
 
 from chalicelib.channels import ChannelKey
-from chalicelib.countries import normalize_country
+from chalicelib.json_types import NON_BLANK, Timestamp, not_nullable
 from chalicelib.model_base import Model
-from chalicelib.urls import absolute_http_url
+from chalicelib.profile_summary import Country, HttpUrlString, ProfileSummary, SocialLinks
+
+__all__ = ["Country", "HttpUrlString", "ProfileSummary", "SocialLinks"]  # re-exported: they live in profile_summary
 
 #: Verification levels: 0 none, 1 email, 2 phone or identity document, 3 organization (our scale).
 MAX_VERIFIED_LEVEL = 3
 
-DisplayName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]
-Country = Annotated[str, AfterValidator(normalize_country)]
-Handle = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+DisplayName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80, pattern=NON_BLANK)]
+Handle = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200, pattern=NON_BLANK)]
 VerifiedLevel = Annotated[int, Field(ge=0, le=MAX_VERIFIED_LEVEL)]
 
 
-def _http_url(value: str | None) -> str | None:
-    return None if value is None else absolute_http_url(value)  # InvalidUrl is a ValueError: pydantic reports it
-
-
-HttpUrlString = Annotated[str | None, AfterValidator(_http_url)]
-
-
-class SocialLinks(Model):
-    """Social profile URLs; exactly these platform keys (spec §6), each optional."""
-
-    model_config = ConfigDict(extra="forbid")
-    x: HttpUrlString = None
-    linkedin: HttpUrlString = None
-    github: HttpUrlString = None
-    instagram: HttpUrlString = None
-    tiktok: HttpUrlString = None
-    youtube: HttpUrlString = None
-    website: HttpUrlString = None
-
+#: A skill: lower-cased, 1..50 characters, not blank.
+Skill = Annotated[str, StringConstraints(strip_whitespace=True, to_lower=True, min_length=1, max_length=50, pattern=NON_BLANK)]
 
 #: Values of ``recruiting.seniority``.
 Seniority = Literal["intern", "junior", "mid", "senior", "lead", "principal", "executive"]
@@ -50,11 +34,11 @@ class Recruiting(Model):
     model_config = ConfigDict(extra="forbid")
     openToWork: bool = False
     headline: Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)] | None = None
-    skills: list[Annotated[str, StringConstraints(strip_whitespace=True, to_lower=True, min_length=1, max_length=50)]] = Field(
+    skills: list[Skill] = Field(
         default_factory=list, max_length=50
     )
     seniority: Seniority | None = None
-    roles: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]] = Field(
+    roles: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80, pattern=NON_BLANK)]] = Field(
         default_factory=list, max_length=20
     )
     remote: bool | None = None
@@ -73,15 +57,6 @@ class RequestPolicy(Model):
     minVerifiedLevel: VerifiedLevel = 0
 
 
-class ProfileSummary(Model):
-    """The requester summary carried by requests and webhook payloads (spec §2, §6)."""
-
-    displayName: str
-    verifiedLevel: int
-    country: str | None
-    socialLinks: SocialLinks
-
-
 class Profile(ProfileSummary):
     """A user's own profile as ``GET /v1/me`` returns it."""
 
@@ -89,8 +64,8 @@ class Profile(ProfileSummary):
     recruiting: Recruiting
     requestPolicy: RequestPolicy
     activeChannels: list[str]
-    createdAt: str
-    updatedAt: str
+    createdAt: Timestamp
+    updatedAt: Timestamp
 
 
 class ProfilePatch(Model):
@@ -103,11 +78,12 @@ class ProfilePatch(Model):
     """
 
     model_config = ConfigDict(extra="forbid")
-    displayName: DisplayName | None = None
+    # null is refused for these three (``_not_null``), so their schema does not offer it.
+    displayName: DisplayName | None = Field(default=None, json_schema_extra=not_nullable)
     country: Country | None = None
     socialLinks: SocialLinks | None = None
-    recruiting: Recruiting | None = None
-    requestPolicy: RequestPolicy | None = None
+    recruiting: Recruiting | None = Field(default=None, json_schema_extra=not_nullable)
+    requestPolicy: RequestPolicy | None = Field(default=None, json_schema_extra=not_nullable)
 
     @field_validator("displayName", "recruiting", "requestPolicy", mode="before")
     @classmethod
@@ -122,7 +98,7 @@ class Channel(Model):
 
     key: ChannelKey
     handle: str
-    connectedAt: str
+    connectedAt: Timestamp
 
 
 class ChannelList(Model):
@@ -134,14 +110,16 @@ class ChannelList(Model):
 class ChannelConnect(Model):
     """Body of ``PUT /v1/me/channels/{key}``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"handle": "@ada"}]})
     handle: Handle
 
 
 class AdminUserCreate(Model):
     """Body of ``POST /v1/admin/users``; ``admin`` gives the new key the admin scope."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"displayName": "Ada Lovelace", "country": "gb", "verifiedLevel": 1, "channels": {"telegram": "@ada"}},
+    ]})
     displayName: DisplayName
     country: Country | None = None
     verifiedLevel: VerifiedLevel = 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
+from chalicelib.channels import ChannelKey
 from chalicelib.conditional import Versioned
 from chalicelib.http import route
 from chalicelib.pagination import Deleted
@@ -56,13 +57,13 @@ def list_channels(caller: Caller) -> ChannelList:
     return service.list_channels(caller)
 
 
-@route(bp, "/v1/me/channels/{key}", "PUT", body=ChannelConnect, response=Channel, tags=("channels",))
+@route(bp, "/v1/me/channels/{key}", "PUT", body=ChannelConnect, response=Channel, tags=("channels",), path_types={"key": ChannelKey})
 def connect_channel(caller: Caller, key: str, body: ChannelConnect) -> Channel:
     """Connect a channel (or change its handle)."""
     return service.connect_channel(caller, key, body.handle)
 
 
-@route(bp, "/v1/me/channels/{key}", "DELETE", response=Deleted, tags=("channels",))
+@route(bp, "/v1/me/channels/{key}", "DELETE", response=Deleted, tags=("channels",), path_types={"key": ChannelKey})
 def disconnect_channel(caller: Caller, key: str) -> Deleted:
     """Disconnect a channel; answers ``{id: <key>, deleted: true}``."""
     service.disconnect_channel(caller, key)

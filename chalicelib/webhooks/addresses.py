@@ -106,6 +106,8 @@ def parse_url(url: str, allow_insecure: bool) -> WebhookUrl:
         parts = split_http_url(url, HTTP_SCHEMES if allow_insecure else ("https",))
     except InvalidUrl as exc:
         raise UrlRejected(str(exc)) from exc
+    except ValueError as exc:  # urlsplit: e.g. "https://[" (an unclosed IPv6 literal)
+        raise UrlRejected(f"is not a valid URL: {exc}") from exc
     scheme = parts.scheme.lower()
     if parts.username is not None or parts.password is not None:
         raise UrlRejected("must not contain user info (user:password@)")

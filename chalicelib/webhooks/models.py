@@ -2,14 +2,31 @@
 
 from __future__ import annotations
 
-from pydantic import ConfigDict, Field, field_validator
+from typing import Annotated, Any
 
+from pydantic import ConfigDict, Field, StringConstraints, field_validator
+
+from chalicelib.config import settings
+from chalicelib.json_types import NON_BLANK, Timestamp
 from chalicelib.model_base import Model
 from chalicelib.pagination import Envelope
 from chalicelib.webhooks.addresses import MAX_URL_LENGTH
 from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
 
 DEFAULT_NAME = "API Webhook"
+
+#: An event name: one of the catalogue's (:mod:`chalicelib.webhooks.catalogue`).
+EventName = Annotated[str, Field(json_schema_extra={"enum": list(SUPPORTED_EVENTS)})]
+
+
+def _url_schema(schema: dict[str, Any]) -> None:
+    """The URL rules the schema can state: https (http too on stages that allow it), printable ASCII.
+
+    Whether the host resolves to public addresses only is checked by the service and cannot be
+    stated here; ``POST /v1/webhooks`` lists it in its description.
+    """
+    scheme = "[Hh][Tt][Tt][Pp][Ss]?" if settings().ALLOW_INSECURE_WEBHOOKS else "[Hh][Tt][Tt][Pp][Ss]"
+    schema.update({"format": "uri", "pattern": f"^{scheme}://[!-~]+$"})
 
 
 class WebhookCreate(Model):
@@ -20,10 +37,12 @@ class WebhookCreate(Model):
     are checked by the service, which resolves the host.
     """
 
-    model_config = ConfigDict(extra="forbid")
-    name: str | None = Field(default=DEFAULT_NAME, max_length=100)
-    url: str = Field(min_length=1, max_length=MAX_URL_LENGTH)
-    events: list[str] | None = Field(default=None, max_length=len(SUPPORTED_EVENTS) * 4, validate_default=True)
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"name": "Matching alerts", "url": "https://example.com/hooks/matching", "events": ["match_request.received", "message.new"]},
+    ]})
+    name: Annotated[str, StringConstraints(max_length=100, pattern=NON_BLANK)] | None = DEFAULT_NAME
+    url: str = Field(min_length=1, max_length=MAX_URL_LENGTH, json_schema_extra=_url_schema)
+    events: list[EventName] | None = Field(default=None, max_length=len(SUPPORTED_EVENTS) * 4, validate_default=True)
 
     @field_validator("name")
     @classmethod
@@ -55,8 +74,8 @@ class WebhookCreated(Model):
     secret: str = Field(description="Signing secret: whsec_ + base64 of 32 random bytes")
     events: list[str]
     active: bool
-    createdAt: str
-    updatedAt: str
+    createdAt: Timestamp
+    updatedAt: Timestamp
 
 
 class Webhook(WebhookCreated):
@@ -78,7 +97,7 @@ class DeliveryAttempt(Model):
     eventId: str
     event: str
     attempt: int = Field(description="1 for the first send, 2.. for retries")
-    attemptedAt: str
+    attemptedAt: Timestamp
     messageId: str = Field(description="The webhook-id header: stable per event and webhook")
     success: bool
     statusCode: int | None = Field(default=None, description="HTTP status; null when no response arrived")

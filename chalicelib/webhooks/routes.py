@@ -14,7 +14,13 @@ bp = Blueprint(__name__)
 TAGS = ("webhooks",)
 
 
-@route(bp, "/v1/webhooks", "POST", body=WebhookCreate, response=WebhookCreated, status=201, tags=TAGS)
+@route(
+    bp, "/v1/webhooks", "POST", body=WebhookCreate, response=WebhookCreated, status=201, tags=TAGS,
+    rules=(
+        "The host of `url` must resolve, and only to public addresses (no private, loopback, link-local, "
+        "carrier-grade NAT, unique-local, multicast or reserved ranges); checked again at every delivery.",
+    ),
+)
 def create_webhook(caller: Caller, body: WebhookCreate) -> WebhookCreated:
     """Register a webhook; the response carries its signing secret."""
     return service.create_webhook(caller, body)

@@ -400,7 +400,7 @@ def test_concurrent_double_decision_one_wins(api: Api, alice: User, bob: User) -
     listing = active_listing(api, alice)
     created = match_request(api, bob, listing["id"]).json
     caller = Caller(alice.user_id)
-    changes = [StatusChange(status="ACCEPTED"), StatusChange(status="REJECTED", reason="no")]
+    changes = [StatusChange.model_validate({"status": "ACCEPTED"}), StatusChange.model_validate({"status": "REJECTED", "reason": "no"})]
     results = run_concurrently(2, lambda i: decisions.decide(caller, created["requestId"], changes[i]))
     winners = [r for r in results if not isinstance(r, BaseException)]
     losers = [r for r in results if isinstance(r, errors.ConflictError)]

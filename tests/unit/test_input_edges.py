@@ -120,7 +120,9 @@ def test_the_openapi_document_states_the_path_id_rule_and_the_number_bounds() ->
     parameters = [op.get("parameters", []) for item in doc["paths"].values() for op in item.values()]
     bounded = numbers(parameters)
     assert bounded  # page, pageSize, limit, radiusKm, ...
-    for schema in bounded:
-        assert "minimum" in schema
-        assert "maximum" in schema
-        assert -json_input.MAX_SAFE_INTEGER <= schema["minimum"] <= schema["maximum"] <= json_input.MAX_SAFE_INTEGER
+    for schema in bounded:  # an exclusive bound bounds that side too (Redocly forbids mixing the two kinds)
+        assert "minimum" in schema or "exclusiveMinimum" in schema
+        assert "maximum" in schema or "exclusiveMaximum" in schema
+        low = schema.get("minimum", schema.get("exclusiveMinimum"))
+        high = schema.get("maximum", schema.get("exclusiveMaximum"))
+        assert -json_input.MAX_SAFE_INTEGER <= low <= high <= json_input.MAX_SAFE_INTEGER

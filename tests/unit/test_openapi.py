@@ -149,14 +149,21 @@ def test_parameters_come_from_the_path_and_the_query_model(doc: dict[str, Any]) 
     assert page_size["required"] is False
 
 
-def test_free_form_search_filters_are_described_not_listed(doc: dict[str, Any]) -> None:
+def test_search_filters_are_typed_parameters_generated_clients_can_send(doc: dict[str, Any]) -> None:
     search = next(s for s in ROUTES if s.path == "/v1/listings/search")
-    operation = _operation(doc, search)
-    names = {p["name"] for p in operation["parameters"]}
-    assert {"q", "category", "role", "radiusKm", "page", "pageSize"} <= names
-    assert not any("<" in name or name.startswith("meta.") for name in names)
-    assert all(p["schema"] == {"type": "string"} for p in operation["parameters"] if p["in"] == "query")
-    assert "`meta.<key>_lat`" in operation["description"]
+    params = {p["name"]: p for p in _operation(doc, search)["parameters"]}
+    assert {"q", "category", "role", "radiusKm", "page", "pageSize"} <= set(params)
+    assert params["page"]["schema"]["type"] == "integer"
+    radius = params["radiusKm"]["schema"]
+    assert (radius["type"], radius["exclusiveMinimum"], radius["maximum"]) == ("number", 0, 20_038)
+    assert params["category"]["schema"]["enum"] == ["cofounders", "housing", "jobs", "mentoring"]
+    # Every meta.<key> filter is its own parameter with the schema of its value.
+    assert params["meta.location_lat"]["schema"] == {"type": "number", "minimum": -90, "maximum": 90}
+    assert params["meta.location_lng"]["schema"] == {"type": "number", "minimum": -180, "maximum": 180}
+    assert params["meta.propertyType"]["schema"]["enum"] == ["apartment", "house", "room", "studio"]
+    assert {"meta.salary", "meta.salary_min", "meta.salary_max", "meta.skills", "meta.furnished"} <= set(params)
+    assert params["meta.furnished"]["schema"]["pattern"] == "^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$"
+    assert not any("<" in name for name in params)
 
 
 def test_nullable_fields_are_any_of_with_null(doc: dict[str, Any]) -> None:

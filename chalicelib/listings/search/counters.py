@@ -4,7 +4,7 @@ One counter item per category and write shard: ``{pk: "count#listings#<category>
 "<shard>", n, "r#<role>": ...}``. ``n`` counts the shard's ACTIVE listings of the category and
 ``r#<role>`` those of each role. Every state change that moves a listing in or out of ACTIVE
 carries :func:`delta_op` in its own transaction, conditional on the status it moves from, so
-the counts are exact at every commit; the shards (:data:`chalicelib.listings.search.index.SHARDS`) spread a large
+the counts are exact at every commit; the counter shards (:data:`COUNTER_SHARDS`) spread a large
 category's concurrent writes over several items, as its index partitions are.
 """
 
@@ -15,7 +15,16 @@ from typing import Any
 
 from chalicelib import storage
 from chalicelib.config import settings
-from chalicelib.listings.search.index import SHARDS, shard_of
+from chalicelib.listings.search.index import shard_of
+
+#: Counter items per category. Fewer than the index shards: every page reads all of them, and two
+#: items already spread a category's concurrent status changes (transaction conflicts retry).
+COUNTER_SHARDS = 2
+
+
+def counter_shard(listing_id: str) -> int:
+    """The counter item (``0`` .. :data:`COUNTER_SHARDS` - 1) a listing is counted in."""
+    return shard_of(listing_id) % COUNTER_SHARDS
 
 
 def _table() -> str:
@@ -33,7 +42,7 @@ def delta_op(listing: Mapping[str, Any], delta: int) -> dict[str, Any]:
     """
     return storage.update_op(
         _table(),
-        {"pk": _pk(listing["categoryKey"]), "sk": str(shard_of(listing["listingId"]))},
+        {"pk": _pk(listing["categoryKey"]), "sk": str(counter_shard(listing["listingId"]))},
         "ADD n :d, #r :d",
         ExpressionAttributeNames={"#r": f"r#{listing['roleKey']}"},
         ExpressionAttributeValues=storage.values(d=delta),
@@ -42,13 +51,13 @@ def delta_op(listing: Mapping[str, Any], delta: int) -> dict[str, Any]:
 
 def count_keys(category_keys: list[str]) -> list[dict[str, str]]:
     """The counter item keys to read for ``category_keys`` (every shard)."""
-    return [{"pk": _pk(c), "sk": str(s)} for c in category_keys for s in range(SHARDS)]
+    return [{"pk": _pk(c), "sk": str(s)} for c in category_keys for s in range(COUNTER_SHARDS)]
 
 
 def read_counts(category_keys: list[str], role_key: str | None) -> int:
     """ACTIVE listings in ``category_keys`` (of ``role_key`` when given), summed over the shards.
 
-    One BatchGetItem of ``len(category_keys) * SHARDS`` small items.
+    One BatchGetItem of ``len(category_keys) * COUNTER_SHARDS`` small items.
     """
     attribute = f"r#{role_key}" if role_key else "n"
     return sum(int(item.get(attribute, 0)) for item in storage.batch_get(_table(), count_keys(category_keys)))

@@ -9,8 +9,9 @@ so a typo never silently widens a search.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from pydantic import ValidationError as PydanticValidationError
 
@@ -18,11 +19,11 @@ from chalicelib import errors
 from chalicelib.categories.models import Category, CategoryField, FieldType
 from chalicelib.categories.registry import all_categories
 from chalicelib.listings.meta import InvalidValue, parse_coordinate, parse_value
+from chalicelib.listings.search.parameters import MAX_RADIUS_KM, ListingSearchQuery, value_schema
 from chalicelib.pagination import PageQuery
 from chalicelib.text import words
 
-#: Largest accepted ``radiusKm``: half the Earth's circumference.
-MAX_RADIUS_KM = 20_038.0
+__all__ = ["MAX_RADIUS_KM", "GeoFilter", "MetaFilter", "SearchQuery", "parse_search"]
 _RANGE_TYPES = {FieldType.NUMBER, FieldType.INTEGER}
 _PAGING = ("page", "pageSize", "cursor")
 #: The parameters that page through results instead of selecting them (a saved search has none).
@@ -105,18 +106,18 @@ def parse_search(params: dict[str, str]) -> SearchQuery:
         half a coordinate pair, ``radiusKm`` without coordinates, bad paging.
     """
     try:  # not http.parse_model: this module stays importable without the HTTP layer and its stores
-        page = PageQuery.model_validate({k: v for k, v in params.items() if k in _PAGING})
+        fixed = ListingSearchQuery.model_validate(params)
+        page = PageQuery.model_validate({k: v for k, v in params.items() if k in _PAGING})  # which were given
     except PydanticValidationError as exc:
         raise errors.from_pydantic(exc) from exc
     scope = "&".join(f"{k}={v}" for k, v in sorted(params.items()) if k not in _PAGING)
     query = SearchQuery(page=page, scope=f"listings.search?{scope}")
-    category_key = params.get("category", "").strip()
-    if category_key:
-        query.category = all_categories().get(category_key)
+    if fixed.category is not None:
+        query.category = all_categories().get(fixed.category)
         if query.category is None:
             raise _bad("category", f"unknown category; use one of {', '.join(all_categories())}")
-    role = params.get("role", "").strip()
-    if role:
+    role = fixed.role
+    if role is not None:
         roles = {r.key for c in ([query.category] if query.category else all_categories().values()) for r in c.roles}
         if role not in roles:
             raise _bad("role", f"unknown role; use one of {', '.join(sorted(roles))}")
@@ -148,6 +149,7 @@ def parse_search(params: dict[str, str]) -> SearchQuery:
             raise _bad(name, f"filter a location with meta.{key}_lat and meta.{key}_lng (and radiusKm)")
         if op in ("min", "max") and field_.type not in _RANGE_TYPES:
             raise _bad(name, f"_{op} applies to number and integer fields only")
+        _check_documented(name, field_, raw)
         try:
             value = parse_value(field_, raw)
         except InvalidValue as exc:
@@ -156,8 +158,18 @@ def parse_search(params: dict[str, str]) -> SearchQuery:
             op = "contains"
         query.filters.append(MetaFilter(key=key, type=field_.type, op=op, value=value))
 
-    query.geo = _parse_geo(coordinates, params.get("radiusKm"))
+    query.geo = _parse_geo(coordinates, fixed.radiusKm)
     return query
+
+
+def _check_documented(parameter: str, field_: CategoryField, raw: str) -> None:
+    """The value must fit the parameter's documented schema (:func:`value_schema`), so that the
+    OpenAPI document and the server accept exactly the same filter values."""
+    schema = value_schema(field_)
+    if "enum" in schema and raw not in schema["enum"]:
+        raise _bad(parameter, f"must be one of: {', '.join(schema['enum'])}")
+    if "pattern" in schema and not re.search(schema["pattern"], raw):
+        raise _bad(parameter, f"must match {schema['pattern']}")
 
 
 def _known(key: str, category: Category | None) -> bool:
@@ -165,17 +177,9 @@ def _known(key: str, category: Category | None) -> bool:
     return any(c.field(key) is not None for c in candidates)
 
 
-def _parse_geo(coordinates: dict[str, dict[str, float]], radius: str | None) -> GeoFilter | None:
+def _parse_geo(coordinates: dict[str, dict[str, float]], radius_km: float | None) -> GeoFilter | None:
     if len(coordinates) > 1:
         raise _bad("meta", "at most one geo filter per search")
-    radius_km: float | None = None
-    if radius is not None and radius.strip():
-        try:
-            radius_km = float(Decimal(radius.strip()))
-        except InvalidOperation as exc:
-            raise _bad("radiusKm", "must be a number of kilometres") from exc
-        if not 0 < radius_km <= MAX_RADIUS_KM:
-            raise _bad("radiusKm", f"must be greater than 0 and at most {MAX_RADIUS_KM:g}")
     if not coordinates:
         if radius_km is not None:
             raise _bad("radiusKm", "needs a geo filter: meta.<key>_lat and meta.<key>_lng")
