@@ -37,6 +37,7 @@ from chalicelib.listings.service import to_model
 from chalicelib.listings.status import Transition
 from chalicelib.transactions import ConditionFailed
 from chalicelib.users import repository as users
+from chalicelib.users.records import UserRecord
 
 DEFAULT_REJECTION_REASON = "Rejected by an administrator"
 
@@ -110,7 +111,7 @@ def list_pending(query: PendingListingQuery) -> PendingListingPage:
     )
 
 
-def _pending_page(query: PendingListingQuery) -> tuple[list[ListingRecord], dict[str, dict[str, Any]], str | None]:
+def _pending_page(query: PendingListingQuery) -> tuple[list[ListingRecord], dict[str, UserRecord], str | None]:
     start = decode_cursor(query.cursor) if query.cursor else None
     found = listings.query_pending(query.pageSize + 1, start)  # one more tells whether a next page exists
     items = found[: query.pageSize]

@@ -33,6 +33,7 @@ from chalicelib.pagination import PageQuery
 from chalicelib.text import words
 from chalicelib.transactions import ConditionFailed, Transaction, TransactionConflict
 from chalicelib.users import repository as users
+from chalicelib.users.records import UserRecord
 from chalicelib.users.service import require_connected, require_user, summary_from_item
 from chalicelib.webhooks import repository as webhooks
 
@@ -40,14 +41,14 @@ from chalicelib.webhooks import repository as webhooks
 SEARCHED_TYPES = {FieldType.TEXT, FieldType.RICHTEXT, FieldType.LOCATION}
 
 
-def owner_summary(user: dict[str, Any] | None, user_id: str) -> OwnerSummary:
+def owner_summary(user: UserRecord | None, user_id: str) -> OwnerSummary:
     """The owner summary of a listing (only ``userId`` when the owner record is gone)."""
     if user is None:
         return OwnerSummary(userId=user_id)
     return OwnerSummary(userId=user_id, **summary_from_item(user).model_dump())
 
 
-def to_model(item: ListingRecord, owner: dict[str, Any] | None, owner_view: bool = False) -> Listing:
+def to_model(item: ListingRecord, owner: UserRecord | None, owner_view: bool = False) -> Listing:
     """The API view of a listing item; ``webhookIds`` only in the owner's view (``owner_view``)."""
     return Listing(
         id=item["listingId"],

@@ -15,10 +15,9 @@ POST answers 409 CONFLICT.
 
 from __future__ import annotations
 
-from typing import Any
-
 from chalicelib.model_base import Model
 from chalicelib.users.models import RequestPolicy
+from chalicelib.users.records import UserRecord
 from chalicelib.users.service import active_channels
 
 
@@ -30,12 +29,12 @@ class ProfileRequestPolicy(Model):
     reason: str | None = None
 
 
-def request_policy(target: dict[str, Any]) -> RequestPolicy:
+def request_policy(target: UserRecord) -> RequestPolicy:
     """The stored request policy of a user item (defaults when absent)."""
     return RequestPolicy.model_validate(target.get("requestPolicy") or {})
 
 
-def evaluate(target: dict[str, Any], caller_id: str, caller_level: int) -> ProfileRequestPolicy:
+def evaluate(target: UserRecord, caller_id: str, caller_level: int) -> ProfileRequestPolicy:
     """The policy of user item ``target`` for the caller.
 
     Parameters

@@ -20,7 +20,11 @@ from typing import Any
 
 from chalicelib import storage
 from chalicelib.config import settings
+from chalicelib.listings.records import ListingRecord
+from chalicelib.listings.records import record as listing_record
 from chalicelib.match_requests.records import RequestRecord, record
+from chalicelib.users.records import UserRecord
+from chalicelib.users.records import record as user_record
 
 
 def _table() -> str:
@@ -116,8 +120,8 @@ class Bundle:
     """Items read together in one BatchGetItem, keyed by id (missing ids are absent)."""
 
     requests: dict[str, RequestRecord] = field(default_factory=dict)
-    users: dict[str, dict[str, Any]] = field(default_factory=dict)
-    listings: dict[str, dict[str, Any]] = field(default_factory=dict)
+    users: dict[str, UserRecord] = field(default_factory=dict)
+    listings: dict[str, ListingRecord] = field(default_factory=dict)
 
 
 def read_bundle(
@@ -137,6 +141,6 @@ def read_bundle(
     found = storage.batch_get_tables(tables)
     return Bundle(
         requests={i["requestId"]: record(i) for i in found[config.REQUESTS_TABLE]},
-        users={i["userId"]: i for i in found[config.USERS_TABLE]},
-        listings={i["listingId"]: i for i in found[config.LISTINGS_TABLE]},
+        users={i["userId"]: user_record(i) for i in found[config.USERS_TABLE]},
+        listings={i["listingId"]: listing_record(i) for i in found[config.LISTINGS_TABLE]},
     )

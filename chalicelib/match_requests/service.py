@@ -41,6 +41,7 @@ from chalicelib.path_ids import within_limit
 from chalicelib.subjects import SubjectType
 from chalicelib.transactions import Transaction, TransactionConflict
 from chalicelib.users.models import ProfileSummary, SocialLinks
+from chalicelib.users.records import UserRecord
 from chalicelib.users.service import active_channels, require_connected, summary_from_item
 
 
@@ -84,14 +85,14 @@ def _page(items: list[RequestRecord], query: PageQuery, route: str, scope_id: st
     )
 
 
-def _requester(bundle: repository.Bundle, caller: Caller) -> dict[str, Any]:
+def _requester(bundle: repository.Bundle, caller: Caller) -> UserRecord:
     user = bundle.users.get(caller.user_id)
     if user is None:
         raise errors.NotFoundError("Your user record no longer exists")
     return user
 
 
-def _new_item(caller: Caller, requester: dict[str, Any], subject_type: SubjectType, subject_id: str,
+def _new_item(caller: Caller, requester: UserRecord, subject_type: SubjectType, subject_id: str,
               recipient_id: str, channels: list[str], message: str) -> RequestRecord:
     return {
         "requestId": ids.request_id(subject_type, caller.user_id, subject_id),

@@ -13,16 +13,16 @@ Order: verification level (highest first), then the most recently updated profil
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
 from chalicelib.profiles.models import ProfilePage, ProfileSearchQuery
 from chalicelib.profiles.service import public_profile
 from chalicelib.text import words
 from chalicelib.users import repository as users
+from chalicelib.users.records import UserRecord
 from chalicelib.users.service import active_channels
 
 
-def candidates(country: str | None) -> list[dict[str, Any]]:
+def candidates(country: str | None) -> list[UserRecord]:
     """The user items a search must look at: one country, or all shards concurrently."""
     if country is not None:
         return users.query_country(country)
@@ -32,13 +32,13 @@ def candidates(country: str | None) -> list[dict[str, Any]]:
     return [user for batch in batches for user in batch]
 
 
-def _searchable_words(user: dict[str, Any]) -> set[str]:
+def _searchable_words(user: UserRecord) -> set[str]:
     recruiting = user.get("recruiting") or {}
     text = " ".join([user.get("displayName", ""), recruiting.get("headline") or "", *(recruiting.get("skills") or [])])
     return set(words(text))
 
 
-def matches(user: dict[str, Any], query: ProfileSearchQuery, terms: list[str]) -> bool:
+def matches(user: UserRecord, query: ProfileSearchQuery, terms: list[str]) -> bool:
     """True when ``user`` passes every filter of ``query`` (``terms``: the folded words of ``q``)."""
     recruiting = user.get("recruiting") or {}
     checks = (

@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from chalicelib.profiles.models import PublicProfile
 from chalicelib.users.models import Recruiting
+from chalicelib.users.records import UserRecord
 from chalicelib.users.service import active_channels, summary_from_item
 
 
-def public_profile(user: dict[str, Any]) -> PublicProfile:
+def public_profile(user: UserRecord) -> PublicProfile:
     """The public view of a user item: summary, recruiting information and active channels."""
     return PublicProfile(
         userId=user["userId"],

@@ -1,7 +1,7 @@
 """Users table: one item per user holding the profile and the connected channels.
 
-Item shape: ``{userId, displayName, country?, verifiedLevel, socialLinks, recruiting,
-requestPolicy, channels: {<key>: {handle, connectedAt}}, searchShard, version, createdAt, updatedAt}``.
+Item shape: :class:`~chalicelib.users.records.UserRecord` (what every read returns and
+:func:`put_user_op` takes).
 ``country`` is left out when unset, so the ``byCountry`` index stays sparse. ``version`` starts
 at 1 and every write increments it (records from before it existed count as version 0); it is
 the profile's ``ETag`` (:mod:`chalicelib.conditional`).
@@ -15,6 +15,7 @@ from typing import Any
 
 from chalicelib import storage
 from chalicelib.config import settings
+from chalicelib.users.records import UserRecord, record
 
 #: Profile search reads the ``bySearchShard`` index shard by shard; 8 shards spread the writes.
 SEARCH_SHARDS = 8
@@ -34,30 +35,31 @@ _BUMP = "version = if_not_exists(version, :zero) + :one"
 _BUMP_VALUES = {":zero": {"N": "0"}, ":one": {"N": "1"}}
 
 
-def version_of(user: dict[str, Any]) -> int:
+def version_of(user: UserRecord) -> int:
     """The ``version`` of a user item (0 for records written before versions existed)."""
     return int(user.get("version", 0))
 
 
-def get_user(user_id: str) -> dict[str, Any] | None:
-    """The user item, or ``None``."""
-    return storage.get(_table(), {"userId": user_id})
+def get_user(user_id: str) -> UserRecord | None:
+    """The user record, or ``None``."""
+    item = storage.get(_table(), {"userId": user_id})
+    return record(item) if item is not None else None
 
 
-def get_users(user_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """Users by id (BatchGetItem); unknown ids are absent from the result."""
-    return {u["userId"]: u for u in storage.batch_get(_table(), [{"userId": i} for i in user_ids])}
+def get_users(user_ids: Sequence[str]) -> dict[str, UserRecord]:
+    """User records by id (BatchGetItem); unknown ids are absent from the result."""
+    return {u["userId"]: record(u) for u in storage.batch_get(_table(), [{"userId": i} for i in user_ids])}
 
 
-def put_user_op(user: dict[str, Any]) -> dict[str, Any]:
+def put_user_op(user: UserRecord) -> dict[str, Any]:
     """A transaction ``Put`` creating ``user``; fails if the id exists."""
     return storage.put_op(_table(), user, condition="attribute_not_exists(userId)")
 
 
-def set_channel(user_id: str, key: str, handle: str, connected_at: str) -> dict[str, Any] | None:
-    """Connect channel ``key`` (replacing its handle); the new user item, or ``None`` when the user is gone."""
+def set_channel(user_id: str, key: str, handle: str, connected_at: str) -> UserRecord | None:
+    """Connect channel ``key`` (replacing its handle); the new user record, or ``None`` when the user is gone."""
     try:
-        return storage.update(
+        return record(storage.update(
             _table(), {"userId": user_id},
             f"SET channels.#k = :c, updatedAt = :u, {_BUMP}",
             condition="attribute_exists(userId)",
@@ -65,7 +67,7 @@ def set_channel(user_id: str, key: str, handle: str, connected_at: str) -> dict[
             ExpressionAttributeValues={
                 **storage.values(c={"handle": handle, "connectedAt": connected_at}, u=connected_at), **_BUMP_VALUES
             },
-        )
+        ))
     except storage.ConditionFailed:
         return None
 
@@ -85,14 +87,14 @@ def remove_channel(user_id: str, key: str, updated_at: str) -> bool:
     return True
 
 
-def query_country(country: str) -> list[dict[str, Any]]:
+def query_country(country: str) -> list[UserRecord]:
     """Every user with ``country`` (the sparse ``byCountry`` index)."""
-    return storage.query_index(_table(), "byCountry", "country", country)
+    return [record(i) for i in storage.query_index(_table(), "byCountry", "country", country)]
 
 
-def query_shard(shard: str) -> list[dict[str, Any]]:
+def query_shard(shard: str) -> list[UserRecord]:
     """Every user of one ``searchShard`` (``S0``..``S7``, the ``bySearchShard`` index)."""
-    return storage.query_index(_table(), "bySearchShard", "searchShard", shard)
+    return [record(i) for i in storage.query_index(_table(), "bySearchShard", "searchShard", shard)]
 
 
 class VersionMismatch(Exception):
@@ -101,7 +103,7 @@ class VersionMismatch(Exception):
 
 def patch_user(
     user_id: str, sets: dict[str, Any], removes: Sequence[str] = (), expected_version: int | None = None
-) -> dict[str, Any] | None:
+) -> UserRecord | None:
     """Set and remove attributes by dotted path (``"recruiting.headline"``) in one UpdateItem.
 
     Nested paths merge into the existing maps (``socialLinks``, ``recruiting``,
@@ -134,10 +136,10 @@ def patch_user(
         condition += " AND (version = :expected" + (" OR attribute_not_exists(version))" if expected_version == 0 else ")")
         vals[":expected"] = storage.to_value(expected_version)
     try:
-        return storage.update(
+        return record(storage.update(
             _table(), {"userId": user_id}, expression, condition=condition,
             ExpressionAttributeNames=names, ExpressionAttributeValues=vals,
-        )
+        ))
     except storage.ConditionFailed:
         if expected_version is not None and get_user(user_id) is not None:
             raise VersionMismatch(user_id) from None

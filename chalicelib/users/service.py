@@ -25,14 +25,15 @@ from chalicelib.users.models import (
     RequestPolicy,
     SocialLinks,
 )
+from chalicelib.users.records import UserRecord
 
 
-def active_channels(user: dict[str, Any]) -> list[str]:
+def active_channels(user: UserRecord) -> list[str]:
     """The keys of the channels ``user`` has connected, sorted."""
     return sorted((user.get("channels") or {}).keys())
 
 
-def require_connected(user: dict[str, Any], channels: Sequence[str], field: str) -> list[str]:
+def require_connected(user: UserRecord, channels: Sequence[str], field: str) -> list[str]:
     """The channels ``user`` offers, de-duplicated in their order, if ``user`` has connected every one.
 
     The one check that a listing owner or a requester offers only channels they connected.
@@ -68,7 +69,7 @@ def require_connected(user: dict[str, Any], channels: Sequence[str], field: str)
     return offered
 
 
-def summary_from_item(user: dict[str, Any]) -> ProfileSummary:
+def summary_from_item(user: UserRecord) -> ProfileSummary:
     """The requester summary (displayName, verifiedLevel, country, socialLinks) of a user item."""
     return ProfileSummary(
         displayName=user["displayName"],
@@ -78,7 +79,7 @@ def summary_from_item(user: dict[str, Any]) -> ProfileSummary:
     )
 
 
-def profile_from_item(user: dict[str, Any]) -> Profile:
+def profile_from_item(user: UserRecord) -> Profile:
     """The full own-profile view of a user item."""
     return Profile(
         userId=user["userId"],
@@ -91,7 +92,7 @@ def profile_from_item(user: dict[str, Any]) -> Profile:
     )
 
 
-def require_user(user_id: str) -> dict[str, Any]:
+def require_user(user_id: str) -> UserRecord:
     """The user item of ``user_id``.
 
     Raises
@@ -123,7 +124,7 @@ def create_user(body: AdminUserCreate, api_key: str | None = None) -> CreatedUse
     now = clock.iso()
     user_id = clock.new_id("usr")
     api_key = api_key or keys.new_api_key()
-    user: dict[str, Any] = {
+    user: UserRecord = {
         "userId": user_id,
         "displayName": body.displayName,
         "country": body.country,
@@ -169,7 +170,7 @@ def set_verified_level(user_id: str, level: int | None, expected_version: int | 
     return profile_from_item(user)
 
 
-def _patch(user_id: str, sets: dict[str, Any], removes: list[str], expected_version: int | None) -> dict[str, Any] | None:
+def _patch(user_id: str, sets: dict[str, Any], removes: list[str], expected_version: int | None) -> UserRecord | None:
     """:func:`repository.patch_user` with ``If-Match`` semantics (``ANY_VERSION`` only needs the user to exist)."""
     required = None if expected_version == ANY_VERSION else expected_version
     try:

@@ -6,8 +6,6 @@ derived, see :mod:`chalicelib.match_requests.ids`).
 
 from __future__ import annotations
 
-from typing import Any
-
 from chalicelib.auth.service import Caller
 from chalicelib.conditional import Versioned
 from chalicelib.listings.records import ListingRecord
@@ -17,10 +15,11 @@ from chalicelib.match_requests import repository as requests
 from chalicelib.match_requests.models import MatchRequest
 from chalicelib.match_requests.service import to_model as request_model
 from chalicelib.subjects import SubjectType
+from chalicelib.users.records import UserRecord
 from chalicelib.workflows.models import ListingDetail
 
 
-def owner_and_my_request(listing: ListingRecord, caller_id: str) -> tuple[dict[str, Any] | None, MatchRequest | None]:
+def owner_and_my_request(listing: ListingRecord, caller_id: str) -> tuple[UserRecord | None, MatchRequest | None]:
     """A listing's owner item and the caller's match request about it, in one BatchGetItem.
 
     Parameters

@@ -48,7 +48,8 @@ def read_profile(caller: Caller, user_id: str) -> Versioned:
     target = bundle.users.get(user_id)
     if target is None:
         raise errors.NotFoundError(f"User '{user_id}' not found")
-    level = int((bundle.users.get(caller.user_id) or {}).get("verifiedLevel", 0))
+    me = bundle.users.get(caller.user_id)
+    level = int(me.get("verifiedLevel", 0)) if me is not None else 0
     mine = bundle.requests.get(request_id) if request_id else None
     detail = ProfileDetail(
         **public_profile(target).model_dump(),

@@ -16,6 +16,7 @@ from typing import Any
 from chalicelib import clock, errors
 from chalicelib.auth.service import Caller
 from chalicelib.conversations.service import open_conversation_ops
+from chalicelib.listings.records import ListingRecord
 from chalicelib.match_requests import guards, ids, repository
 from chalicelib.match_requests.events import request_event_op
 from chalicelib.match_requests.models import MatchRequest, RequestStatus, StatusChange
@@ -64,7 +65,7 @@ def decide(caller: Caller, request_id: str, change: StatusChange) -> MatchReques
         raise errors.ForbiddenError("Only the recipient of a request can accept or reject it")
     if request["status"] != RequestStatus.PENDING:
         raise errors.ConflictError(f"The request is already {request['status']}; only PENDING requests can be decided")
-    listing: dict[str, Any] | None = None
+    listing: ListingRecord | None = None
     if request["subjectType"] == SubjectType.LISTING:
         listing = bundle.listings.get(request["subjectId"])
         if listing is None:
@@ -78,10 +79,10 @@ def decide(caller: Caller, request_id: str, change: StatusChange) -> MatchReques
         updated["listingTitle"] = listing["title"]
     conversation_ops: list[dict[str, Any]] = []
     if change.status == RequestStatus.ACCEPTED:
-        me = bundle.users.get(caller.user_id) or {}
+        me = bundle.users.get(caller.user_id)
         participants = [
             (request["requesterId"], request["profile"]["displayName"]),
-            (caller.user_id, me.get("displayName", "")),
+            (caller.user_id, me.get("displayName", "") if me is not None else ""),
         ]
         updated["conversationId"], conversation_ops = open_conversation_ops(request, participants, now)
 
