@@ -22,7 +22,7 @@ from chalicelib.geocoding.routes import bp as geocoding_bp
 from chalicelib.http import chalice_errors_middleware
 from chalicelib.listings.routes import bp as listings_bp
 from chalicelib.match_requests.routes import bp as match_requests_bp
-from chalicelib.openapi import bp as openapi_bp
+from chalicelib.openapi_route import bp as openapi_bp
 from chalicelib.profiles.routes import bp as profiles_bp
 from chalicelib.request_context import request_context_middleware
 from chalicelib.saved_searches.routes import bp as saved_searches_bp

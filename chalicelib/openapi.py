@@ -17,18 +17,18 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chalice.app import Blueprint, Request
+from chalice.app import Request
 from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from chalicelib import json_input, path_ids
 from chalicelib.errors import ErrorBody
-from chalicelib.http import ROUTES, RouteSpec, route
+from chalicelib.http import ROUTES, RouteSpec
 from chalicelib.json_types import CONTROL_FREE, CONTROL_FREE_KEY
 from chalicelib.openapi_links import add_links
 from chalicelib.openapi_webhooks import WEBHOOKS_TAG, envelope_models, webhooks_section
 
-__all__ = ["ERROR_RESPONSES", "bp", "build_document", "document", "error_statuses"]
+__all__ = ["ERROR_RESPONSES", "build_document", "document", "error_statuses"]
 
 OPENAPI_VERSION = "3.1.0"
 REF_TEMPLATE = "#/components/schemas/{model}"
@@ -474,18 +474,3 @@ def server_url(request: Request) -> str | None:
     path, resource = str(context.get("path") or ""), str(context.get("resourcePath") or "")
     prefix = path[: -len(resource)] if resource and path.endswith(resource) else ""
     return f"{headers.get('x-forwarded-proto', 'http')}://{host}{prefix.rstrip('/')}"
-
-
-bp = Blueprint(__name__)
-
-
-@route(bp, "/v1/openapi.json", "GET", auth="none", tags=("system",))
-def openapi_document() -> dict[str, Any]:
-    """This API's OpenAPI 3.1 document."""
-    request = bp.current_request
-    served: dict[str, Any] = dict(document())
-    url = server_url(request) if request is not None else None
-    if url:
-        served["servers"] = [{"url": url}]
-    return served
-

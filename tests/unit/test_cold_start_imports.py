@@ -21,6 +21,7 @@ LAZY = {
     "httpx": "the webhook delivery client (delivery lanes)",
     "httpcore": "the webhook delivery client (delivery lanes)",
     "jinja2": "the first Dashboard page rendered",
+    "chalicelib.openapi": "the first GET /v1/openapi.json (chalicelib.openapi_route)",
     "ulid": "the first new id (chalicelib.clock.new_id)",
     "pydantic_settings": "nothing: configuration is a plain pydantic model",
     "dotenv": "nothing: the service reads no .env files",
