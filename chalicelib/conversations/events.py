@@ -9,10 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import outbox
+from chalicelib.conversations.records import MessageRecord
 from chalicelib.webhooks.catalogue import MessageNew
 
 
-def message_event_op(message: dict[str, Any], recipient_id: str) -> dict[str, Any]:
+def message_event_op(message: MessageRecord, recipient_id: str) -> dict[str, Any]:
     """The outbox ``Put`` announcing ``message`` (a message item) to ``recipient_id``."""
     data = MessageNew.model_validate(message).model_dump(mode="json")
     return outbox.event_op(outbox.MESSAGE_NEW, data, {"recipientId": recipient_id, "senderId": message["senderId"]})

@@ -1,4 +1,4 @@
-"""Conversations, ConversationMembers and Messages tables.
+"""Conversations, ConversationMembers and Messages tables (typed records: :mod:`chalicelib.conversations.records`).
 
 * Conversations ``{conversationId}``: ``{conversationId, subjectType, subjectId, requestId,
   participantIds, participants: [{userId, displayName}], messageCount, lastMessage?,
@@ -17,6 +17,10 @@ from typing import Any
 
 from chalicelib import storage
 from chalicelib.config import settings
+from chalicelib.conversations import records
+from chalicelib.conversations.records import ConversationRecord, MemberRecord, MessageRecord
+from chalicelib.users.records import UserRecord
+from chalicelib.users.records import record as user_record
 
 SEQUENCE_DIGITS = 10
 
@@ -38,55 +42,60 @@ def message_key(sequence: int) -> str:
     return f"{sequence:0{SEQUENCE_DIGITS}d}"
 
 
-def open_ops(conversation: dict[str, Any], members: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def open_ops(conversation: ConversationRecord, members: Sequence[MemberRecord]) -> list[dict[str, Any]]:
     """Transaction ``Put``s of a new conversation and its member items."""
     ops = [storage.put_op(_conversations(), conversation, condition="attribute_not_exists(conversationId)")]
     ops += [storage.put_op(_members(), member) for member in members]
     return ops
 
 
-def get(conversation_id: str, consistent: bool = False) -> dict[str, Any] | None:
-    """The conversation item, or ``None`` (``consistent``: a strongly consistent read)."""
-    return storage.get(_conversations(), {"conversationId": conversation_id}, consistent=consistent)
+def get(conversation_id: str, consistent: bool = False) -> ConversationRecord | None:
+    """The conversation record, or ``None`` (``consistent``: a strongly consistent read)."""
+    item = storage.get(_conversations(), {"conversationId": conversation_id}, consistent=consistent)
+    return records.conversation(item) if item is not None else None
 
 
-def get_with_user(conversation_id: str, user_id: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """The conversation item and a user item in one BatchGetItem (``None`` for a missing one)."""
+def get_with_user(conversation_id: str, user_id: str) -> tuple[ConversationRecord | None, UserRecord | None]:
+    """The conversation record and a user record in one BatchGetItem (``None`` for a missing one)."""
     config = settings()
     found = storage.batch_get_tables(
         {_conversations(): [{"conversationId": conversation_id}], config.USERS_TABLE: [{"userId": user_id}]}
     )
     conversations, users = found[_conversations()], found[config.USERS_TABLE]
-    return (conversations[0] if conversations else None), (users[0] if users else None)
+    return (
+        records.conversation(conversations[0]) if conversations else None,
+        user_record(users[0]) if users else None,
+    )
 
 
-def get_many(conversation_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """Conversations by id (BatchGetItem); missing ids are absent."""
+def get_many(conversation_ids: Sequence[str]) -> dict[str, ConversationRecord]:
+    """Conversation records by id (BatchGetItem); missing ids are absent."""
     keys = [{"conversationId": i} for i in conversation_ids]
-    return {c["conversationId"]: c for c in storage.batch_get(_conversations(), keys)} if keys else {}
+    return {c["conversationId"]: records.conversation(c) for c in storage.batch_get(_conversations(), keys)} if keys else {}
 
 
-def list_memberships(user_id: str, subject_type: str | None = None) -> list[dict[str, Any]]:
+def list_memberships(user_id: str, subject_type: str | None = None) -> list[MemberRecord]:
     """The member items of ``user_id`` (conversations not left), optionally of one subject type."""
     params: dict[str, Any] = {"KeyConditionExpression": "userId = :u"}
     vals: dict[str, Any] = {"u": user_id}
     if subject_type is not None:
         params["FilterExpression"] = "subjectType = :t"
         vals["t"] = subject_type
-    return storage.query(_members(), ExpressionAttributeValues=storage.values(**vals), **params)
+    return [records.member(i) for i in storage.query(_members(), ExpressionAttributeValues=storage.values(**vals), **params)]
 
 
-def message_range(conversation_id: str, first: int, last: int) -> list[dict[str, Any]]:
+def message_range(conversation_id: str, first: int, last: int) -> list[MessageRecord]:
     """Messages number ``first``..``last`` (inclusive, 1-based), oldest first, in one Query."""
-    return storage.query(
+    items = storage.query(
         _messages(),
         KeyConditionExpression="conversationId = :c AND messageKey BETWEEN :a AND :b",
         ExpressionAttributeValues=storage.values(c=conversation_id, a=message_key(first), b=message_key(last)),
         ScanIndexForward=True,
     )
+    return [records.message(i) for i in items]
 
 
-def append_message_ops(conversation: dict[str, Any], message: dict[str, Any], sequence: int) -> list[dict[str, Any]]:
+def append_message_ops(conversation: ConversationRecord, message: MessageRecord, sequence: int) -> list[dict[str, Any]]:
     """Transaction ops adding ``message`` as number ``sequence`` of ``conversation``.
 
     The conversation update is conditional on nobody having left, the sender being a

@@ -30,7 +30,9 @@ from chalicelib.conversations.models import (
     MessagePage,
     Participant,
 )
+from chalicelib.conversations.records import ConversationRecord, MemberRecord, MessageRecord
 from chalicelib.pagination import PageQuery
+from chalicelib.subjects import SubjectType
 from chalicelib.transactions import Transaction, TransactionConflict
 
 #: Attempts to take the next message number when other messages keep arriving at once: each
@@ -60,9 +62,9 @@ def open_conversation_ops(
         The new ``conversationId`` and the ``Put`` ops (conversation and two member items).
     """
     conversation_id = clock.new_id("cnv")
-    conversation = {
+    conversation: ConversationRecord = {
         "conversationId": conversation_id,
-        "subjectType": request["subjectType"],
+        "subjectType": SubjectType(request["subjectType"]),
         "subjectId": request["subjectId"],
         "requestId": request["requestId"],
         "participantIds": [user_id for user_id, _ in participants],
@@ -71,14 +73,15 @@ def open_conversation_ops(
         "createdAt": opened_at,
         "updatedAt": opened_at,
     }
-    members = [
-        {"userId": user_id, "conversationId": conversation_id, "subjectType": request["subjectType"], "updatedAt": opened_at}
+    members: list[MemberRecord] = [
+        {"userId": user_id, "conversationId": conversation_id, "subjectType": conversation["subjectType"],
+         "updatedAt": opened_at}
         for user_id, _ in participants
     ]
     return conversation_id, repository.open_ops(conversation, members)
 
 
-def _message(item: dict[str, Any], conversation_id: str) -> Message:
+def _message(item: MessageRecord, conversation_id: str) -> Message:
     return Message(
         messageId=item["messageId"],
         conversationId=conversation_id,
@@ -90,7 +93,7 @@ def _message(item: dict[str, Any], conversation_id: str) -> Message:
     )
 
 
-def to_model(item: dict[str, Any], viewer_id: str) -> Conversation:
+def to_model(item: ConversationRecord, viewer_id: str) -> Conversation:
     """The API view of a conversation item for participant ``viewer_id``."""
     left = set(item.get("leftBy") or [])
     last = item.get("lastMessage")
@@ -112,11 +115,11 @@ def _not_found(conversation_id: str) -> errors.NotFoundError:
     return errors.NotFoundError(f"Conversation '{conversation_id[:path_ids.MAX_LENGTH]}' not found")
 
 
-def _read(conversation_id: str) -> dict[str, Any] | None:
+def _read(conversation_id: str) -> ConversationRecord | None:
     return repository.get(conversation_id) if path_ids.within_limit(conversation_id) else None
 
 
-def _participating(item: dict[str, Any] | None, caller: Caller, conversation_id: str) -> dict[str, Any]:
+def _participating(item: ConversationRecord | None, caller: Caller, conversation_id: str) -> ConversationRecord:
     if item is None or caller.user_id not in (item.get("participantIds") or []):
         raise _not_found(conversation_id)
     return item
@@ -201,11 +204,11 @@ def send_message(caller: Caller, conversation_id: str, content: str, via_api: bo
             raise errors.ForbiddenError("This conversation was left; no more messages can be sent to it")
         sequence = int(conversation.get("messageCount", 0)) + 1
         snapshot = {p["userId"]: p["displayName"] for p in conversation.get("participants") or []}
-        message = {
+        message: MessageRecord = {
             "conversationId": conversation_id,
             "messageId": clock.new_id("msg"),
             "senderId": caller.user_id,
-            "senderName": (sender or {}).get("displayName") or snapshot.get(caller.user_id, ""),
+            "senderName": (sender.get("displayName") if sender is not None else None) or snapshot.get(caller.user_id, ""),
             "content": content,
             "isApiSent": via_api,
             "createdAt": clock.iso(),
