@@ -91,7 +91,7 @@ def _category_and_role(category_key: str, role_key: str) -> Category:
 def _check_webhooks(owner_id: str, webhook_ids: list[str]) -> list[str]:
     unique = list(dict.fromkeys(webhook_ids))
     found = webhooks.get_many(unique) if unique else {}
-    foreign = [w for w in unique if found.get(w, {}).get("ownerId") != owner_id]
+    foreign = [w for w in unique if w not in found or found[w]["ownerId"] != owner_id]
     if foreign:
         raise errors.ValidationError.for_field("webhookIds", f"not webhooks of yours: {', '.join(foreign)}")
     return unique

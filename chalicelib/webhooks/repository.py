@@ -1,8 +1,8 @@
 """Webhooks table access (item keyed by ``webhookId``; ``byOwner`` index on ``ownerId, createdAt``).
 
-Item shape: ``{webhookId, ownerId, name, url, secret, events, active, failCount, createdAt,
-updatedAt, disabledAt?}``. ``failCount`` counts consecutive failed delivery attempts; it only
-changes through atomic UpdateItem expressions (``ADD``/``SET``), never read-modify-write, so
+Item shape: :class:`~chalicelib.webhooks.records.WebhookRecord` (what every read returns).
+``failCount`` counts consecutive failed delivery attempts; it only changes through atomic
+UpdateItem expressions (``ADD``/``SET``), never read-modify-write, so
 concurrent deliveries cannot lose an update.
 """
 
@@ -13,6 +13,7 @@ from typing import Any
 
 from chalicelib import storage
 from chalicelib.config import settings
+from chalicelib.webhooks.records import WebhookRecord, record
 
 
 def _table() -> str:
@@ -23,24 +24,25 @@ def _key(webhook_id: str) -> dict[str, str]:
     return {"webhookId": webhook_id}
 
 
-def get_many(webhook_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """Webhooks by id (BatchGetItem); unknown ids are absent."""
-    return {w["webhookId"]: w for w in storage.batch_get(_table(), [{"webhookId": i} for i in webhook_ids])}
+def get_many(webhook_ids: Sequence[str]) -> dict[str, WebhookRecord]:
+    """Webhook records by id (BatchGetItem); unknown ids are absent."""
+    return {w["webhookId"]: record(w) for w in storage.batch_get(_table(), [{"webhookId": i} for i in webhook_ids])}
 
 
-def get(webhook_id: str, consistent: bool = False) -> dict[str, Any] | None:
-    """One webhook item, or ``None`` (``consistent``: a strongly consistent read)."""
-    return storage.get(_table(), _key(webhook_id), consistent=consistent)
+def get(webhook_id: str, consistent: bool = False) -> WebhookRecord | None:
+    """One webhook record, or ``None`` (``consistent``: a strongly consistent read)."""
+    item = storage.get(_table(), _key(webhook_id), consistent=consistent)
+    return record(item) if item is not None else None
 
 
-def create(item: dict[str, Any]) -> None:
+def create(item: WebhookRecord) -> None:
     """Put a new webhook (the id must be new)."""
     storage.put(_table(), item, condition="attribute_not_exists(webhookId)")
 
 
-def list_by_owner(owner_id: str) -> list[dict[str, Any]]:
+def list_by_owner(owner_id: str) -> list[WebhookRecord]:
     """Every webhook of ``owner_id``, newest first (Query on ``byOwner``)."""
-    return storage.query_index(_table(), "byOwner", "ownerId", owner_id, newest_first=True)
+    return [record(i) for i in storage.query_index(_table(), "byOwner", "ownerId", owner_id, newest_first=True)]
 
 
 def delete_owned(webhook_id: str, owner_id: str) -> bool:
@@ -52,17 +54,17 @@ def delete_owned(webhook_id: str, owner_id: str) -> bool:
     return True
 
 
-def add_failure(webhook_id: str) -> dict[str, Any] | None:
+def add_failure(webhook_id: str) -> WebhookRecord | None:
     """``ADD failCount 1`` on an existing, active webhook; the new item, or ``None`` when it is
     deleted or already inactive (nothing counted)."""
     try:
-        return storage.update(
+        return record(storage.update(
             _table(),
             _key(webhook_id),
             "ADD failCount :one",
             condition="attribute_exists(webhookId) AND active = :yes",
             ExpressionAttributeValues=storage.values(one=1, yes=True),
-        )
+        ))
     except storage.ConditionFailed:
         return None
 
@@ -97,64 +99,64 @@ def reset_failures(webhook_id: str) -> bool:
     return True
 
 
-def update_owned(webhook_id: str, owner_id: str, changes: dict[str, Any]) -> dict[str, Any] | None:
+def update_owned(webhook_id: str, owner_id: str, changes: dict[str, Any]) -> WebhookRecord | None:
     """``SET`` each of ``changes`` on ``webhook_id`` if ``owner_id`` owns it; the new item, or ``None``
     when it is missing or someone else's (one conditional UpdateItem, no read first)."""
     names = {f"#f{i}": name for i, name in enumerate(changes)}
     values = {f":v{i}": value for i, value in enumerate(changes.values())}
     expression = "SET " + ", ".join(f"#f{i} = :v{i}" for i in range(len(changes)))
     try:
-        return storage.update(
+        return record(storage.update(
             _table(),
             _key(webhook_id),
             expression,
             condition="ownerId = :owner",
             ExpressionAttributeNames=names,
             ExpressionAttributeValues=storage.values(owner=owner_id, **{k[1:]: v for k, v in values.items()}),
-        )
+        ))
     except storage.ConditionFailed:
         return None
 
 
-def enable_owned(webhook_id: str, owner_id: str, now: str) -> dict[str, Any] | None:
+def enable_owned(webhook_id: str, owner_id: str, now: str) -> WebhookRecord | None:
     """Switch ``webhook_id`` on with ``failCount`` 0 (and no ``disabledAt``) if ``owner_id`` owns it."""
     try:
-        return storage.update(
+        return record(storage.update(
             _table(),
             _key(webhook_id),
             "SET active = :yes, failCount = :zero, updatedAt = :now REMOVE disabledAt",
             condition="ownerId = :owner",
             ExpressionAttributeValues=storage.values(yes=True, zero=0, now=now, owner=owner_id),
-        )
+        ))
     except storage.ConditionFailed:
         return None
 
 
-def disable_owned(webhook_id: str, owner_id: str, now: str) -> dict[str, Any] | None:
+def disable_owned(webhook_id: str, owner_id: str, now: str) -> WebhookRecord | None:
     """Switch ``webhook_id`` off (``failCount`` kept) if ``owner_id`` owns it."""
     try:
-        return storage.update(
+        return record(storage.update(
             _table(),
             _key(webhook_id),
             "SET active = :no, disabledAt = :now, updatedAt = :now",
             condition="ownerId = :owner",
             ExpressionAttributeValues=storage.values(no=False, now=now, owner=owner_id),
-        )
+        ))
     except storage.ConditionFailed:
         return None
 
 
-def rotate_owned(webhook_id: str, owner_id: str, current: str, new: str, previous_expires_at: str, now: str) -> dict[str, Any] | None:
+def rotate_owned(webhook_id: str, owner_id: str, current: str, new: str, previous_expires_at: str, now: str) -> WebhookRecord | None:
     """Replace the secret ``current`` by ``new``, keeping ``current`` as ``previousSecret`` until
     ``previous_expires_at``; ``None`` when missing, someone else's, or rotated concurrently
     (the condition on the current secret means no rotation is lost or overwritten)."""
     try:
-        return storage.update(
+        return record(storage.update(
             _table(),
             _key(webhook_id),
             "SET secret = :new, previousSecret = :current, previousSecretExpiresAt = :expires, updatedAt = :now",
             condition="ownerId = :owner AND secret = :current",
             ExpressionAttributeValues=storage.values(new=new, current=current, expires=previous_expires_at, now=now, owner=owner_id),
-        )
+        ))
     except storage.ConditionFailed:
         return None

@@ -34,12 +34,13 @@ from chalicelib.webhooks.models import (
     WebhookList,
     WebhookOverview,
 )
+from chalicelib.webhooks.records import WebhookRecord
 
 #: Seconds a registration may spend resolving the URL's host.
 REGISTRATION_RESOLVE_SECONDS = 5.0
 
 
-def _created_view(item: dict[str, Any]) -> WebhookCreated:
+def _created_view(item: WebhookRecord) -> WebhookCreated:
     return WebhookCreated(
         id=item["webhookId"],
         name=item["name"],
@@ -52,7 +53,7 @@ def _created_view(item: dict[str, Any]) -> WebhookCreated:
     )
 
 
-def to_model(item: dict[str, Any]) -> Webhook:
+def to_model(item: WebhookRecord) -> Webhook:
     """The API view of a webhook item (with ``failCount``)."""
     return Webhook(**_created_view(item).model_dump(), failCount=int(item.get("failCount") or 0))
 
@@ -84,7 +85,7 @@ def create_webhook(caller: Caller, body: WebhookCreate) -> WebhookCreated:
     """
     check_url(body.url)
     now = clock.iso()
-    item = {
+    item: WebhookRecord = {
         "webhookId": clock.new_id("whk"),
         "ownerId": caller.user_id,
         "name": body.name,
@@ -105,7 +106,7 @@ def list_webhooks(caller: Caller) -> WebhookList:
     return WebhookList(webhooks=[to_model(item) for item in repository.list_by_owner(caller.user_id)])
 
 
-def require_own(caller: Caller, webhook_id: str) -> dict[str, Any]:
+def require_own(caller: Caller, webhook_id: str) -> WebhookRecord:
     """The caller's webhook ``webhook_id``.
 
     Raises
@@ -199,7 +200,7 @@ def _attempt_model(item: dict[str, Any]) -> DeliveryAttempt:
 # operations; the Dashboard calls these, with the same rules as the API's create) -------------
 
 
-def _owned_or_404(item: dict[str, Any] | None, webhook_id: str) -> dict[str, Any]:
+def _owned_or_404(item: WebhookRecord | None, webhook_id: str) -> WebhookRecord:
     if item is None:
         raise errors.NotFoundError(f"Webhook '{webhook_id}' not found")
     return item

@@ -19,12 +19,12 @@ event without a recipient goes nowhere.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from chalicelib.outbox import MESSAGE_NEW
 from chalicelib.webhooks import repository
 from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
 from chalicelib.webhooks.delivery.envelope import Event
+from chalicelib.webhooks.records import WebhookRecord
 
 
 class WebhookDirectory:
@@ -32,10 +32,10 @@ class WebhookDirectory:
     same item object for the same webhook id."""
 
     def __init__(self) -> None:
-        self._by_id: dict[str, dict[str, Any] | None] = {}
+        self._by_id: dict[str, WebhookRecord | None] = {}
         self._by_owner: dict[str, list[str]] = {}
 
-    def by_ids(self, webhook_ids: Iterable[str]) -> list[dict[str, Any]]:
+    def by_ids(self, webhook_ids: Iterable[str]) -> list[WebhookRecord]:
         """The existing webhooks among ``webhook_ids`` (one BatchGetItem for the unread ones)."""
         wanted = [str(i) for i in dict.fromkeys(webhook_ids)]
         missing = [i for i in wanted if i not in self._by_id]
@@ -45,7 +45,7 @@ class WebhookDirectory:
                 self._by_id[webhook_id] = found.get(webhook_id)
         return [item for i in wanted if (item := self._by_id[i]) is not None]
 
-    def by_owner(self, owner_id: str) -> list[dict[str, Any]]:
+    def by_owner(self, owner_id: str) -> list[WebhookRecord]:
         """Every webhook of ``owner_id`` (one Query on ``byOwner``)."""
         if owner_id not in self._by_owner:
             items = repository.list_by_owner(owner_id)
@@ -55,13 +55,13 @@ class WebhookDirectory:
         return self.by_ids(self._by_owner[owner_id])
 
 
-def subscribed(webhook: dict[str, Any], event_type: str) -> bool:
+def subscribed(webhook: WebhookRecord, event_type: str) -> bool:
     """True when ``webhook`` is active and subscribed to ``event_type`` (no stored events: all of them)."""
     events = webhook.get("events") or SUPPORTED_EVENTS
     return bool(webhook.get("active")) and event_type in events
 
 
-def recipients(event: Event, directory: WebhookDirectory) -> list[dict[str, Any]]:
+def recipients(event: Event, directory: WebhookDirectory) -> list[WebhookRecord]:
     """The webhook items ``event`` is delivered to (possibly none).
 
     Parameters
@@ -87,7 +87,7 @@ def recipients(event: Event, directory: WebhookDirectory) -> list[dict[str, Any]
     return [w for w in candidates if w.get("ownerId") == recipient and subscribed(w, event.type) and existed_at(w, event)]
 
 
-def existed_at(webhook: dict[str, Any], event: Event) -> bool:
+def existed_at(webhook: WebhookRecord, event: Event) -> bool:
     """False when ``webhook`` was registered after ``event`` happened (``createdAt`` later than the
     event's; both are fixed-width ISO 8601 UTC strings, so string order is time order).
 
@@ -97,7 +97,7 @@ def existed_at(webhook: dict[str, Any], event: Event) -> bool:
     return str(webhook.get("createdAt") or "") <= event.created_at
 
 
-def _addressed(event: Event, directory: WebhookDirectory) -> list[dict[str, Any]]:
+def _addressed(event: Event, directory: WebhookDirectory) -> list[WebhookRecord]:
     """The one webhook an addressed event names, if it still exists, is active, belongs to the
     event's recipient (when the event names one) and, unless ``test``, subscribes to the event."""
     recipient = event.routing.get("recipientId")

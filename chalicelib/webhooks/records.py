@@ -1,0 +1,37 @@
+"""The stored shape of a webhook: what the webhooks repository returns and takes (Webhooks table items)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, NotRequired, TypedDict, cast
+
+
+class WebhookRecord(TypedDict):
+    """A webhook registration as stored (DESIGN §2 "Webhooks")."""
+
+    webhookId: str
+    ownerId: str
+    #: ``None`` only until written (storage leaves ``None`` out); the create model defaults it.
+    name: str | None
+    #: The receiver's http(s) URL (:mod:`chalicelib.webhooks.addresses` rules).
+    url: str
+    #: The signing secret (Standard Webhooks ``whsec_`` form, :mod:`chalicelib.webhooks.signing`).
+    secret: str
+    #: Subscribed event types (:mod:`chalicelib.webhooks.catalogue`); absent or ``None``: every type.
+    events: NotRequired[list[str] | None]
+    #: False once disabled (by its owner, or after too many consecutive failures).
+    active: bool
+    #: Consecutive failed delivery attempts; changed only by atomic update expressions.
+    failCount: int
+    #: ISO 8601 UTC.
+    createdAt: str
+    updatedAt: str
+    disabledAt: NotRequired[str]
+    #: The secret before the last rotation, valid until ``previousSecretExpiresAt`` (24 h after it).
+    previousSecret: NotRequired[str]
+    previousSecretExpiresAt: NotRequired[str]
+
+
+def record(item: Mapping[str, Any]) -> WebhookRecord:
+    """The typed record of a Webhooks item as read (no field needs converting)."""
+    return cast(WebhookRecord, item)
