@@ -265,6 +265,11 @@ def route(
     """
 
     def register(view: Callable[..., Any]) -> Callable[..., Any]:
+        def unavailable() -> Response:
+            """503 SERVICE_UNAVAILABLE (with ``Retry-After``) for a DynamoDB/SQS timeout or refused connection."""
+            logger.exception("dependency unavailable", extra={"path": path, "method": method})
+            return error_response(errors.ServiceUnavailableError("A storage dependency did not answer in time; retry later"))
+
         def run(request: Request, args: list[Any], kwargs: dict[str, Any]) -> Response:
             """Call the view and render its result or error (never raises)."""
             try:
@@ -272,8 +277,7 @@ def route(
             except errors.ApiError as exc:
                 return error_response(exc)
             except storage.UNAVAILABLE:  # contention is already an ApiError (storage.Contention)
-                logger.exception("dependency unavailable", extra={"path": path, "method": method})
-                return error_response(errors.ServiceUnavailableError("A storage dependency did not answer in time; retry later"))
+                return unavailable()
             except Exception:
                 logger.exception("unhandled error", extra={"path": path, "method": method})
                 return error_response(errors.InternalError("An internal error occurred"))
@@ -312,6 +316,8 @@ def route(
                 return idempotency.run_once(scope, key, fingerprint, lambda: run(request, args, kwargs), lambda_context)
             except errors.ApiError as exc:
                 return error_response(exc)
+            except storage.UNAVAILABLE:  # e.g. the API-key lookup of authenticate(), outside run()
+                return unavailable()
             except Exception:
                 logger.exception("unhandled error", extra={"path": path, "method": method})
                 return error_response(errors.InternalError("An internal error occurred"))

@@ -56,8 +56,9 @@ def test_a_listing_matches_exactly_when_the_search_run_afterwards_returns_it(aws
             item = listings.get(created.id)
             assert item is not None
             activated_at = clock.iso()
-            listings.transition(item, Transition.APPROVE, activated_at, version=1)
-            report = percolator.percolate(created.id, 1, activated_at)
+            written = listings.transition(item, Transition.APPROVE, activated_at, version=1)
+            # the version the activation wrote, as its listing.activated event carries it
+            report = percolator.percolate(created.id, int(written["version"]), activated_at)
             matched = search.savedSearchId in report.matched_ids
             assert matched == (created.id in _search_ids(query)), (query, listing["meta"])
             outcomes.append(matched)
