@@ -4,6 +4,7 @@ runner) started as a child process exactly as ``make run`` starts it, driven ove
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -136,3 +137,23 @@ def approve_listing(stack: Stack, listing_id: str) -> dict[str, Any]:
     decided = admin.post(f"/v1/admin/approvals/{task['approvalId']}", json={"decision": "approve"})
     assert decided.status_code == 200, decided.text
     return dict(decided.json()["listing"])
+
+
+#: Debian's chromium (``apt-get install -y chromium``; .ci/run installs it), driven by Playwright,
+#: which downloads no browser. The flags keep it off the network this machine does not have.
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless Chromium per test module (a Playwright ``Browser``)."""
+    from playwright.sync_api import sync_playwright
+
+    if not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM):
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this)")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
+        yield launched
+        launched.close()

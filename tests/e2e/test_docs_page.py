@@ -4,34 +4,15 @@ Playwright) without a single CSP violation or script error: operations and webho
 
 from __future__ import annotations
 
-import os
-import shutil
-from collections.abc import Iterator
-
 import httpx
 import pytest
-from playwright import sync_api as playwright_api
 from playwright.sync_api import Browser
 
 from tests.e2e.conftest import Stack
 
 pytestmark = pytest.mark.e2e
 
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-               "--disable-component-update", "--disable-sync", "--no-first-run"]
 WAIT_MS = 20_000
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """One headless Chromium for the module."""
-    if not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM):
-        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this)")
-    with playwright_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
-        yield launched
-        launched.close()
 
 
 def test_docs_page_is_public_with_a_strict_csp(stack: Stack) -> None:
