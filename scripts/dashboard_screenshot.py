@@ -14,7 +14,7 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from tests.e2e.conftest import CHROMIUM, LAUNCH_ARGS, start_stack, stop_stack, wait_until  # noqa: E402  # noqa: E402
+from tests.e2e.conftest import CHROMIUM, LAUNCH_ARGS, start_stack, stop_stack, wait_until  # noqa: E402
 
 OUT = ROOT / "docs" / "dashboard-webhooks.png"
 
