@@ -107,9 +107,11 @@ S = "S"
 N = "N"
 
 RESOURCES: dict[str, Any] = {
+    # Streamed: the profile posting lists (SearchIndexTable) follow every change (profiles/handlers.py).
     "UsersTable": _table(
         [("userId", S)],
         {"byCountry": [("country", S), ("userId", S)], "bySearchShard": [("searchShard", S), ("userId", S)]},
+        stream=True,
     ),
     "ApiKeysTable": _table([("keyHash", S)]),
     "ListingsTable": _table(
@@ -191,6 +193,7 @@ ENVIRONMENT: dict[str, Any] = {
     "SAVED_SEARCH_MATCHES_TABLE": {"Ref": "SavedSearchMatchesTable"},
     "DASHBOARD_SESSIONS_TABLE": {"Ref": "DashboardSessionsTable"},
     "EVENTS_STREAM_ARN": {"Fn::GetAtt": ["EventsTable", "StreamArn"]},
+    "USERS_STREAM_ARN": {"Fn::GetAtt": ["UsersTable", "StreamArn"]},
     "APPROVAL_QUEUE_URL": {"Ref": "ApprovalQueue"},
     "DELIVERY_QUEUE_URL": {"Ref": "DeliveryQueue"},
     "DELIVERY_QUEUE_ARN": {"Fn::GetAtt": ["DeliveryQueue", "Arn"]},
