@@ -187,6 +187,17 @@ def from_item(item: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return {k: _plain(_deserializer.deserialize(v)) for k, v in item.items()}
 
 
+def inserted_item(record: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The item a DynamoDB stream record (the Lambda event's JSON) inserted, as plain values.
+
+    ``None`` for MODIFY and REMOVE records (for the outbox: TTL expiry) and for an INSERT
+    without a new image (a stream view type that omits it).
+    """
+    if record.get("eventName") != "INSERT":
+        return None
+    return from_item(record["dynamodb"].get("NewImage"))
+
+
 class TransactionConflict(Exception):
     """A TransactWriteItems was cancelled because a condition failed.
 

@@ -18,10 +18,7 @@ from chalicelib import storage
 
 def outbox_event(record: DynamoDBRecord) -> dict[str, Any] | None:
     """The outbox item a stream record inserted, or ``None`` for MODIFY/REMOVE (TTL expiry) records."""
-    raw = record.raw_event
-    if raw.get("eventName") != "INSERT":
-        return None
-    return storage.from_item(raw["dynamodb"].get("NewImage"))
+    return storage.inserted_item(record.raw_event)
 
 
 def process_outbox_batch(event: dict[str, Any], handle: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
