@@ -181,12 +181,6 @@ def _patch(user_id: str, sets: dict[str, Any], removes: list[str], expected_vers
         raise errors.PreconditionFailedError("The profile changed meanwhile; read it again") from exc
 
 
-def get_me(caller: Caller) -> Profile:
-    """The caller's own profile."""
-    profile: Profile = read_me(caller).result
-    return profile
-
-
 def read_me(caller: Caller) -> Versioned:
     """The caller's own profile with its ``version`` (its ETag).
 
