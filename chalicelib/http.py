@@ -26,7 +26,7 @@ from pydantic import BaseModel, RootModel
 from pydantic import ValidationError as PydanticValidationError
 
 from chalicelib import conditional as conditional_requests
-from chalicelib import errors, json_input, path_ids, storage
+from chalicelib import errors, json_input, path_ids
 from chalicelib.auth.service import authenticate
 from chalicelib.lazy import lazy_import
 from chalicelib.request_context import current_request_id
@@ -298,19 +298,19 @@ def route(
     """
 
     def register(view: Callable[..., Any]) -> Callable[..., Any]:
-        def unavailable() -> Response:
+        def unavailable(exc: errors.DependencyUnavailableError) -> Response:
             """503 SERVICE_UNAVAILABLE (with ``Retry-After``) for a DynamoDB/SQS timeout or refused connection."""
-            logger.exception("dependency unavailable", extra={"path": path, "method": method})
-            return error_response(errors.ServiceUnavailableError("A storage dependency did not answer in time; retry later"))
+            logger.exception("dependency unavailable", extra={"path": path, "method": method, "cause": exc.cause})
+            return error_response(exc)
 
         def run(request: Request, args: list[Any], kwargs: dict[str, Any]) -> Response:
             """Call the view and render its result or error (never raises)."""
             try:
                 return render(request, view(*args, **kwargs), status)
+            except errors.DependencyUnavailableError as exc:
+                return unavailable(exc)
             except errors.ApiError as exc:
                 return error_response(exc)
-            except storage.UNAVAILABLE:  # contention is already an ApiError (storage.Contention)
-                return unavailable()
             except Exception:
                 logger.exception("unhandled error", extra={"path": path, "method": method})
                 return error_response(errors.InternalError("An internal error occurred"))
@@ -347,10 +347,10 @@ def route(
                 }
                 lambda_context = getattr(router, "lambda_context", None)
                 return idempotency.run_once(scope, key, fingerprint, lambda: run(request, args, kwargs), lambda_context)
+            except errors.DependencyUnavailableError as exc:  # e.g. the API-key lookup of authenticate(), outside run()
+                return unavailable(exc)
             except errors.ApiError as exc:
                 return error_response(exc)
-            except storage.UNAVAILABLE:  # e.g. the API-key lookup of authenticate(), outside run()
-                return unavailable()
             except Exception:
                 logger.exception("unhandled error", extra={"path": path, "method": method})
                 return error_response(errors.InternalError("An internal error occurred"))
