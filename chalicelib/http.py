@@ -131,7 +131,7 @@ def to_jsonable(value: Any) -> Any:
 
 
 def render(request: Request, result: Any, status: int) -> Response:
-    """The response of a view's ``result``: JSON with ``status``; a :class:`Versioned` one with its
+    """The response of a view's ``result``: JSON with ``status``; a :class:`~chalicelib.conditional.Versioned` one with its
     ``ETag``, or 304 without a body when ``If-None-Match`` names that ETag."""
     if isinstance(result, Response):
         return result

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from chalicelib import clock, errors
@@ -70,10 +70,11 @@ def require_connected(user: UserRecord, channels: Sequence[str], field: str) -> 
     return offered
 
 
-def summary_from_item(user: UserRecord) -> ProfileSummary:
-    """The requester summary (displayName, verifiedLevel, country, socialLinks) of a user item."""
+def summary_from_item(user: UserRecord | Mapping[str, Any]) -> ProfileSummary:
+    """The requester summary (displayName, verifiedLevel, country, socialLinks) of a user item, or
+    of the summary a request stored (``profile``; unset values were left out when it was written)."""
     return ProfileSummary(
-        displayName=user["displayName"],
+        displayName=user.get("displayName", ""),
         verifiedLevel=int(user.get("verifiedLevel", 0)),
         country=user.get("country"),
         socialLinks=SocialLinks.model_validate(user.get("socialLinks") or {}),
