@@ -65,22 +65,36 @@ def _table_key(_partition: str, sort_value: str) -> dict[str, str]:
     return {"requestId": sort_value.partition("#")[2]}
 
 
+#: ``(list, by subjectType, by status)`` -> ``(GSI name, partition key attribute)``; the template declares these.
+_INDEXES: dict[tuple[RequestList, bool, bool], tuple[str, str]] = {
+    (RequestList.SENT, False, False): ("sentNewest", "requesterId"),
+    (RequestList.SENT, True, False): ("sentByType", "sentType"),
+    (RequestList.SENT, False, True): ("sentByStatus", "sentStatus"),
+    (RequestList.SENT, True, True): ("sentByTypeStatus", "sentTypeStatus"),
+    (RequestList.RECEIVED, False, False): ("receivedNewest", "recipientId"),
+    (RequestList.RECEIVED, True, False): ("receivedByType", "receivedType"),
+    (RequestList.RECEIVED, False, True): ("receivedByStatus", "receivedStatus"),
+    (RequestList.RECEIVED, True, True): ("receivedByTypeStatus", "receivedTypeStatus"),
+    (RequestList.SUBJECT, False, False): ("subjectNewest", "subjectId"),
+    (RequestList.SUBJECT, False, True): ("subjectByStatus", "subjectStatus"),
+}
+
+
 def index(kind: RequestList, by_type: bool, by_status: bool) -> ListIndex:
-    """The GSI of list ``kind`` filtered by subject type and/or status (see the module table)."""
-    suffix = ("Type" if by_type else "") + ("Status" if by_status else "")
-    if not suffix:
-        return ListIndex(f"{kind.value}Newest", OWNER_ATTRIBUTE[kind], SORT, _table_key)
-    return ListIndex(f"{kind.value}By{suffix}", f"{kind.value}{suffix}", SORT, _table_key)
+    """The GSI of list ``kind`` filtered by subject type and/or status (see the module table).
+
+    Raises
+    ------
+    KeyError
+        ``by_type`` for the subject list (it has no such index).
+    """
+    name, partition = _INDEXES[(kind, by_type, by_status)]
+    return ListIndex(name, partition, SORT, _table_key)
 
 
 def indexes() -> list[ListIndex]:
     """Every request list index (the template declares exactly these on the Requests table)."""
-    return [
-        index(kind, by_type, by_status)
-        for kind in RequestList
-        for by_type, by_status in product((False, True), repeat=2)
-        if BY_TYPE[kind] or not by_type
-    ]
+    return [index(*combination) for combination in _INDEXES]
 
 
 def _partition(owner: str, subject_type: str | None, status: str | None) -> str:
@@ -142,12 +156,11 @@ def counter_name(kind: RequestList, owner: str) -> str:
 def _filtered(item: Mapping[str, Any], status: str) -> dict[str, str]:
     """The partition attributes of ``item`` in the filtered indexes, were its status ``status``."""
     attributes = {}
-    for kind in RequestList:
-        owner = str(item[OWNER_ATTRIBUTE[kind]])
-        for by_type, by_status in product((False, True), repeat=2):
-            if (by_type or by_status) and (BY_TYPE[kind] or not by_type):
-                value = _partition(owner, str(item["subjectType"]) if by_type else None, status if by_status else None)
-                attributes[index(kind, by_type, by_status).partition] = value
+    for (kind, by_type, by_status), (_, partition) in _INDEXES.items():
+        if by_type or by_status:
+            owner = str(item[OWNER_ATTRIBUTE[kind]])
+            subject_type = str(item["subjectType"]) if by_type else None
+            attributes[partition] = _partition(owner, subject_type, status if by_status else None)
     return attributes
 
 
