@@ -73,6 +73,14 @@ def percolate_saved_searches(event: DynamoDBEvent) -> dict[str, Any]:
     return saved_search_handlers.handle_outbox_batch(event.to_dict())
 
 
+@app.on_dynamodb_record(stream_arn=settings().LISTINGS_STREAM_ARN, batch_size=100, starting_position="TRIM_HORIZON")
+def maintain_listing_postings(event: DynamoDBEvent) -> dict[str, Any]:
+    """Listings stream -> the listing posting lists of search (idempotent, version-checked)."""
+    from chalicelib.listings.search import indexer
+
+    return indexer.handle_stream_batch(event.to_dict())
+
+
 # Batch size 1: an invocation holds one lane's message only, so no lane waits on another's receiver.
 @app.on_sqs_message(queue_arn=settings().DELIVERY_QUEUE_ARN, batch_size=1)
 def deliver_webhooks(event: SQSEvent) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from pydantic import BaseModel, RootModel
 from pydantic import ValidationError as PydanticValidationError
 
 from chalicelib import conditional as conditional_requests
-from chalicelib import errors, idempotency, json_input, path_ids, storage
+from chalicelib import errors, idempotency, json_input, path_ids
 from chalicelib.auth.service import authenticate
 from chalicelib.request_context import current_request_id
 
@@ -100,7 +100,7 @@ def to_jsonable(value: Any) -> Any:
 
 
 def render(request: Request, result: Any, status: int) -> Response:
-    """The response of a view's ``result``: JSON with ``status``; a :class:`Versioned` one with its
+    """The response of a view's ``result``: JSON with ``status``; a :class:`~chalicelib.conditional.Versioned` one with its
     ``ETag``, or 304 without a body when ``If-None-Match`` names that ETag."""
     if isinstance(result, Response):
         return result
@@ -265,19 +265,19 @@ def route(
     """
 
     def register(view: Callable[..., Any]) -> Callable[..., Any]:
-        def unavailable() -> Response:
+        def unavailable(exc: errors.DependencyUnavailableError) -> Response:
             """503 SERVICE_UNAVAILABLE (with ``Retry-After``) for a DynamoDB/SQS timeout or refused connection."""
-            logger.exception("dependency unavailable", extra={"path": path, "method": method})
-            return error_response(errors.ServiceUnavailableError("A storage dependency did not answer in time; retry later"))
+            logger.exception("dependency unavailable", extra={"path": path, "method": method, "cause": exc.cause})
+            return error_response(exc)
 
         def run(request: Request, args: list[Any], kwargs: dict[str, Any]) -> Response:
             """Call the view and render its result or error (never raises)."""
             try:
                 return render(request, view(*args, **kwargs), status)
+            except errors.DependencyUnavailableError as exc:
+                return unavailable(exc)
             except errors.ApiError as exc:
                 return error_response(exc)
-            except storage.UNAVAILABLE:  # contention is already an ApiError (storage.Contention)
-                return unavailable()
             except Exception:
                 logger.exception("unhandled error", extra={"path": path, "method": method})
                 return error_response(errors.InternalError("An internal error occurred"))
@@ -314,10 +314,10 @@ def route(
                 }
                 lambda_context = getattr(router, "lambda_context", None)
                 return idempotency.run_once(scope, key, fingerprint, lambda: run(request, args, kwargs), lambda_context)
+            except errors.DependencyUnavailableError as exc:  # e.g. the API-key lookup of authenticate(), outside run()
+                return unavailable(exc)
             except errors.ApiError as exc:
                 return error_response(exc)
-            except storage.UNAVAILABLE:  # e.g. the API-key lookup of authenticate(), outside run()
-                return unavailable()
             except Exception:
                 logger.exception("unhandled error", extra={"path": path, "method": method})
                 return error_response(errors.InternalError("An internal error occurred"))

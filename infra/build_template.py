@@ -126,6 +126,8 @@ RESOURCES: dict[str, Any] = {
             # Sparse: pendingQueue/pendingSort are set only while the listing is PENDING (review queue).
             "pendingReview": [("pendingQueue", S), ("pendingSort", S)],
         },
+        # Feeds the listing posting lists (chalicelib/listings/search/indexer.py).
+        stream=True,
     ),
     # Search counters (and posting lists): pk = what is counted or indexed, sk = shard or member.
     "SearchIndexTable": _table([("pk", S), ("sk", S)]),
@@ -204,6 +206,7 @@ ENVIRONMENT: dict[str, Any] = {
     "SAVED_SEARCH_MATCHES_TABLE": {"Ref": "SavedSearchMatchesTable"},
     "DASHBOARD_SESSIONS_TABLE": {"Ref": "DashboardSessionsTable"},
     "EVENTS_STREAM_ARN": {"Fn::GetAtt": ["EventsTable", "StreamArn"]},
+    "LISTINGS_STREAM_ARN": {"Fn::GetAtt": ["ListingsTable", "StreamArn"]},
     "APPROVAL_QUEUE_URL": {"Ref": "ApprovalQueue"},
     "DELIVERY_QUEUE_URL": {"Ref": "DeliveryQueue"},
     "DELIVERY_QUEUE_ARN": {"Fn::GetAtt": ["DeliveryQueue", "Arn"]},

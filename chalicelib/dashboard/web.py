@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from aws_lambda_powertools import Logger
 from chalice.app import Blueprint, Request, Response
 
-from chalicelib import errors, storage
+from chalicelib import errors
 from chalicelib.auth.service import Caller
 from chalicelib.dashboard import sessions
 from chalicelib.dashboard.sessions import Session
@@ -249,8 +249,6 @@ def page(path: str, method: str = "GET", access: Access = "session") -> Callable
             except errors.ApiError as exc:
                 body = exc.body()
                 return _error_page(current, exc.status, body["error"], body.get("details") or [])
-            except storage.Contention:
-                return _error_page(current, 409, "Too many simultaneous changes; try again.")
             except Exception:
                 logger.exception("dashboard error", extra={"path": path, "method": method})
                 return _error_page(current, 500, "An internal error occurred.")

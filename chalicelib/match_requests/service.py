@@ -19,8 +19,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, cast
+from typing import cast
 
 from chalicelib import clock, errors
 from chalicelib.auth.service import Caller
@@ -44,19 +43,8 @@ from chalicelib.pagination import PageQuery
 from chalicelib.path_ids import within_limit
 from chalicelib.subjects import SubjectType
 from chalicelib.transactions import Transaction, TransactionConflict
-from chalicelib.users.models import ProfileSummary, SocialLinks
 from chalicelib.users.records import UserRecord
 from chalicelib.users.service import active_channels, require_connected, summary_from_item
-
-
-def _summary(stored: Mapping[str, Any]) -> ProfileSummary:
-    """The stored requester summary (unset values were left out when it was written)."""
-    return ProfileSummary(
-        displayName=stored.get("displayName", ""),
-        verifiedLevel=int(stored.get("verifiedLevel", 0)),
-        country=stored.get("country"),
-        socialLinks=SocialLinks.model_validate(stored.get("socialLinks") or {}),
-    )
 
 
 def to_model(item: RequestRecord) -> MatchRequest:
@@ -71,7 +59,7 @@ def to_model(item: RequestRecord) -> MatchRequest:
         userId=item.get("userId"),
         requesterId=item["requesterId"],
         recipientId=item["recipientId"],
-        profile=_summary(item.get("profile") or {}),
+        profile=summary_from_item(item.get("profile") or {}),
         channels=list(item.get("channels") or []),
         message=item.get("message", ""),
         reason=item.get("reason"),
