@@ -18,7 +18,7 @@ import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from aws_lambda_powertools import Logger
 from chalice.app import Blueprint, Chalice, Request, Response
@@ -26,9 +26,15 @@ from pydantic import BaseModel, RootModel
 from pydantic import ValidationError as PydanticValidationError
 
 from chalicelib import conditional as conditional_requests
-from chalicelib import errors, idempotency, json_input, path_ids
+from chalicelib import errors, json_input, path_ids
 from chalicelib.auth.service import authenticate
+from chalicelib.lazy import lazy_import
 from chalicelib.request_context import current_request_id
+
+if TYPE_CHECKING:
+    from chalicelib import idempotency
+else:  # powertools' idempotency utility loads with the first POST or PATCH, not at cold start
+    idempotency = lazy_import("chalicelib.idempotency")
 
 logger = Logger(service="matching-service", child=True)
 
@@ -37,6 +43,15 @@ MAX_BODY_BYTES = 256 * 1024
 
 AuthMode = Literal["user", "admin", "none"]
 Router = Chalice | Blueprint
+#: A pydantic model class, or a function returning one (``lambda: models.Listing``). Route modules
+#: pass the function so that the model's module loads with the first request of the route (or the
+#: OpenAPI build) instead of at cold start (:mod:`chalicelib.lazy`).
+ModelRef = type[BaseModel] | Callable[[], type[BaseModel]]
+
+
+def resolve_model(ref: ModelRef) -> type[BaseModel]:
+    """The model class ``ref`` names: ``ref`` itself when it is a class, else what calling it returns."""
+    return ref if isinstance(ref, type) else ref()
 
 
 @dataclass(frozen=True)
@@ -47,9 +62,10 @@ class RouteSpec:
     method: str
     handler: Callable[..., Any]
     auth: AuthMode
-    body: type[BaseModel] | None
-    query: type[BaseModel] | None
-    response: type[BaseModel] | None
+    #: The models as the route names them (see :data:`ModelRef`); read them as ``body``, ``query``, ``response``.
+    body_ref: ModelRef | None
+    query_ref: ModelRef | None
+    response_ref: ModelRef | None
     status: int
     tags: tuple[str, ...] = field(default_factory=tuple)
     #: OpenAPI parameter objects of query parameters no model declares (``meta.<key>`` filters).
@@ -66,6 +82,21 @@ class RouteSpec:
     path_types: dict[str, Any] = field(default_factory=dict)
     #: Input rules JSON Schema cannot state, checked by the service (400 VALIDATION_ERROR).
     rules: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def body(self) -> type[BaseModel] | None:
+        """The JSON body's model (its module is imported now if the route named it lazily)."""
+        return None if self.body_ref is None else resolve_model(self.body_ref)
+
+    @property
+    def query(self) -> type[BaseModel] | None:
+        """The query string's model (imported now if named lazily)."""
+        return None if self.query_ref is None else resolve_model(self.query_ref)
+
+    @property
+    def response(self) -> type[BaseModel] | None:
+        """The response's model (imported now if named lazily)."""
+        return None if self.response_ref is None else resolve_model(self.response_ref)
 
     @property
     def idempotent(self) -> bool:
@@ -209,9 +240,9 @@ def route(
     method: str,
     *,
     auth: AuthMode = "user",
-    body: type[BaseModel] | None = None,
-    query: type[BaseModel] | None = None,
-    response: type[BaseModel] | None = None,
+    body: ModelRef | None = None,
+    query: ModelRef | None = None,
+    response: ModelRef | None = None,
     status: int = 200,
     tags: tuple[str, ...] = (),
     extra_parameters: Callable[[], list[dict[str, Any]]] | None = None,
@@ -238,7 +269,9 @@ def route(
     auth:
         ``"user"`` (any valid key), ``"admin"`` (a key with the admin scope) or ``"none"``.
     body, query, response:
-        pydantic models of the JSON body, the query string and the response (OpenAPI).
+        pydantic models of the JSON body, the query string and the response (OpenAPI), each
+        a class or a function returning it (:data:`ModelRef`; the function is called on the
+        route's first request, so the model's module stays out of the cold start).
     extra_parameters:
         Returns the OpenAPI parameter objects of query parameters the view reads itself
         (the ``query`` model then allows extra keys).
@@ -297,11 +330,11 @@ def route(
                 check_path_ids(path_params)
                 json_input.check_document(query_params(request))  # every route, also those reading params themselves
                 if body is not None:
-                    kwargs["body"] = parse_body(body, request)
+                    kwargs["body"] = parse_body(resolve_model(body), request)
                 elif request.raw_body and len(request.raw_body) > MAX_BODY_BYTES:
                     raise errors.PayloadTooLargeError(f"Request body exceeds {MAX_BODY_BYTES} bytes")
                 if query is not None:
-                    kwargs["query"] = parse_model(query, query_params(request))
+                    kwargs["query"] = parse_model(resolve_model(query), query_params(request))
                 if conditional:
                     kwargs["expected_version"] = conditional_requests.expected_version(request.headers.get("if-match"))
                 key = idempotency.key_from(request.headers) if method in IDEMPOTENT_METHODS else None
