@@ -298,22 +298,25 @@ def route(
     """
 
     def register(view: Callable[..., Any]) -> Callable[..., Any]:
-        def unavailable(exc: errors.DependencyUnavailableError) -> Response:
-            """503 SERVICE_UNAVAILABLE (with ``Retry-After``) for a DynamoDB/SQS timeout or refused connection."""
-            logger.exception("dependency unavailable", extra={"path": path, "method": method, "cause": exc.cause})
-            return error_response(exc)
+        def failed(exc: Exception) -> Response:
+            """The error response of ``exc`` (call it while handling ``exc``: faults are logged with it).
+
+            An :class:`~chalicelib.errors.ApiError` is rendered as it is (a dependency that did not
+            answer is logged too); anything else is logged and answered 500 without details.
+            """
+            if isinstance(exc, errors.DependencyUnavailableError):
+                logger.exception("dependency unavailable", extra={"path": path, "method": method, "cause": exc.cause})
+            if isinstance(exc, errors.ApiError):
+                return error_response(exc)
+            logger.exception("unhandled error", extra={"path": path, "method": method})
+            return error_response(errors.InternalError("An internal error occurred"))
 
         def run(request: Request, args: list[Any], kwargs: dict[str, Any]) -> Response:
             """Call the view and render its result or error (never raises)."""
             try:
                 return render(request, view(*args, **kwargs), status)
-            except errors.DependencyUnavailableError as exc:
-                return unavailable(exc)
-            except errors.ApiError as exc:
-                return error_response(exc)
-            except Exception:
-                logger.exception("unhandled error", extra={"path": path, "method": method})
-                return error_response(errors.InternalError("An internal error occurred"))
+            except Exception as exc:  # noqa: BLE001 -- every error becomes a response; faults are logged
+                return failed(exc)
 
         @functools.wraps(view)
         def handler(**path_params: Any) -> Response:
@@ -347,13 +350,8 @@ def route(
                 }
                 lambda_context = getattr(router, "lambda_context", None)
                 return idempotency.run_once(scope, key, fingerprint, lambda: run(request, args, kwargs), lambda_context)
-            except errors.DependencyUnavailableError as exc:  # e.g. the API-key lookup of authenticate(), outside run()
-                return unavailable(exc)
-            except errors.ApiError as exc:
-                return error_response(exc)
-            except Exception:
-                logger.exception("unhandled error", extra={"path": path, "method": method})
-                return error_response(errors.InternalError("An internal error occurred"))
+            except Exception as exc:  # noqa: BLE001 -- e.g. the API-key lookup of authenticate(), outside run()
+                return failed(exc)
 
         router.route(path, methods=[method])(handler)
         ROUTES.append(
