@@ -42,7 +42,7 @@ FUNCTION_SETTINGS: dict[str, dict[str, Any]] = {
     "enqueue_webhook_deliveries": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 21600},
     # A profile change not applied leaves its postings stale until the user's next change:
     # retry as long as approvals do (applying is idempotent and version-checked).
-    "index_profiles": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 86400},
+    "maintain_profile_postings": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 86400},
     # A match not recorded is an alert never sent: retry as long as approvals do (replays are idempotent).
     # Lambda event filtering hands it only the outbox inserts it handles (AWS docs, "Lambda event
     # filtering", DynamoDB): no invocation for the many other events.
@@ -53,6 +53,9 @@ FUNCTION_SETTINGS: dict[str, dict[str, Any]] = {
             {"eventName": ["INSERT"], "dynamodb": {"NewImage": {"type": {"S": ["listing.activated"]}}}}, separators=(",", ":")
         )}]},
     },
+    # Postings lag the listings while a batch fails: retry as long as a day (records are applied
+    # idempotently by version, so retries and replays change nothing twice).
+    "maintain_listing_postings": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 86400},
 }
 
 #: Settings of every SQS mapping. SQS mappings take no retry or destination settings: a

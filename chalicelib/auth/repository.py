@@ -1,22 +1,20 @@
-"""ApiKeys table: one item per key, keyed by the key's SHA-256 hash."""
+"""ApiKeys table: one item per key, keyed by the key's SHA-256 hash (:class:`ApiKeyRecord`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from chalicelib import storage
+from chalicelib.auth.records import ApiKeyRecord, record
 from chalicelib.config import settings
 
 
-def get_key(key_hash: str) -> dict[str, Any] | None:
-    """Return ``{keyHash, userId, scopes, createdAt}`` for ``key_hash``, or ``None``."""
-    return storage.get(settings().API_KEYS_TABLE, {"keyHash": key_hash})
+def get_key(key_hash: str) -> ApiKeyRecord | None:
+    """The key stored under ``key_hash``, or ``None`` when no key has that hash."""
+    item = storage.get(settings().API_KEYS_TABLE, {"keyHash": key_hash})
+    return None if item is None else record(item)
 
 
-def put_key_op(key_hash: str, user_id: str, scopes: list[str], created_at: str) -> dict[str, Any]:
-    """A transaction ``Put`` creating a key item; fails if the hash already exists."""
-    return storage.put_op(
-        settings().API_KEYS_TABLE,
-        {"keyHash": key_hash, "userId": user_id, "scopes": scopes, "createdAt": created_at},
-        condition="attribute_not_exists(keyHash)",
-    )
+def put_key_op(key: ApiKeyRecord) -> dict[str, Any]:
+    """A transaction ``Put`` creating the item of ``key``; its condition fails when the hash exists already."""
+    return storage.put_op(settings().API_KEYS_TABLE, key, condition="attribute_not_exists(keyHash)")

@@ -85,7 +85,7 @@ def authenticate(authorization: str | None, require_admin: bool = False) -> Call
         record = repository.get_key(key_hash)
         if record is None:
             raise errors.UnauthorizedError("Invalid API key")
-        caller = Caller(user_id=record["userId"], scopes=frozenset(record.get("scopes") or []))
+        caller = Caller(user_id=record["userId"], scopes=frozenset(record["scopes"]))
         with _cache_lock:
             _key_cache()[key_hash] = caller
     if require_admin and not caller.is_admin:

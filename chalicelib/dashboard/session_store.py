@@ -1,30 +1,36 @@
-"""DashboardSessions table: one item per signed-in browser, keyed by the SHA-256 of the session id.
+"""DashboardSessions table: one :class:`~chalicelib.dashboard.records.SessionRecord` per signed-in browser.
 
-Item shape: ``{sessionHash, userId, scopes, createdAt, expiresAt}``; ``expiresAt`` (epoch
-seconds) is the table's TTL attribute. The session id itself is never stored, so a read of the
-table cannot be replayed as a cookie.
+Keyed by the SHA-256 of the session id; ``expiresAt`` (epoch seconds) is the table's TTL
+attribute. The session id itself is never stored, so a read of the table cannot be replayed as
+a cookie.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from chalicelib import storage
 from chalicelib.config import settings
+from chalicelib.dashboard.records import SessionRecord, record
 
 
 def _table() -> str:
     return settings().DASHBOARD_SESSIONS_TABLE
 
 
-def create(item: dict[str, Any]) -> None:
-    """Put a new session item (the hash must be new)."""
-    storage.put(_table(), item, condition="attribute_not_exists(sessionHash)")
+def create(session: SessionRecord) -> None:
+    """Put a new session item.
+
+    Raises
+    ------
+    chalicelib.storage.ConditionFailed
+        An item with that ``sessionHash`` exists already (a 256-bit id collided: never in practice).
+    """
+    storage.put(_table(), session, condition="attribute_not_exists(sessionHash)")
 
 
-def get(session_hash: str) -> dict[str, Any] | None:
-    """The session item of ``session_hash``, or ``None``."""
-    return storage.get(_table(), {"sessionHash": session_hash})
+def get(session_hash: str) -> SessionRecord | None:
+    """The session stored under ``session_hash`` (expired or not), or ``None``."""
+    item = storage.get(_table(), {"sessionHash": session_hash})
+    return None if item is None else record(item)
 
 
 def delete(session_hash: str) -> None:

@@ -110,11 +110,11 @@ def resolve(session_id: str | None) -> Session | None:
     """The live session of a cookie value, or ``None`` (missing, unknown, expired or malformed)."""
     if not session_id or len(session_id) > 128:
         return None
-    item = session_store.get(session_hash(session_id))
-    if item is None or int(item.get("expiresAt") or 0) <= clock.epoch_seconds():
+    stored = session_store.get(session_hash(session_id))
+    if stored is None or stored["expiresAt"] <= clock.epoch_seconds():
         return None
-    caller = Caller(user_id=str(item["userId"]), scopes=frozenset(item.get("scopes") or []))
-    return Session(session_id, caller, int(item["expiresAt"]))
+    caller = Caller(user_id=stored["userId"], scopes=frozenset(stored["scopes"]))
+    return Session(session_id, caller, stored["expiresAt"])
 
 
 def sign_out(session: Session) -> None:

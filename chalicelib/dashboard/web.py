@@ -25,14 +25,18 @@ from typing import TYPE_CHECKING, Any, Literal
 from aws_lambda_powertools import Logger
 from chalice.app import Blueprint, Request, Response
 
-from chalicelib import errors, storage
+from chalicelib import errors
 from chalicelib.auth.service import Caller
-from chalicelib.dashboard import sessions
-from chalicelib.dashboard.sessions import Session
 from chalicelib.http import check_path_ids
+from chalicelib.lazy import lazy_import
 
 if TYPE_CHECKING:
     from jinja2 import Environment
+
+    from chalicelib.dashboard import sessions
+    from chalicelib.dashboard.sessions import Session
+else:  # the session store loads with the first Dashboard request, not at the API's cold start
+    sessions = lazy_import("chalicelib.dashboard.sessions")
 
 logger = Logger(service="matching-service", child=True)
 
@@ -249,8 +253,6 @@ def page(path: str, method: str = "GET", access: Access = "session") -> Callable
             except errors.ApiError as exc:
                 body = exc.body()
                 return _error_page(current, exc.status, body["error"], body.get("details") or [])
-            except storage.Contention:
-                return _error_page(current, 409, "Too many simultaneous changes; try again.")
             except Exception:
                 logger.exception("dashboard error", extra={"path": path, "method": method})
                 return _error_page(current, 500, "An internal error occurred.")

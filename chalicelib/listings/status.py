@@ -77,9 +77,14 @@ def owner_transition(requested: ListingStatus | str) -> Transition:
     return _OWNER_CHANGES[ListingStatus(requested)]
 
 
+def is_public(status: ListingStatus | str) -> bool:
+    """Whether a listing in ``status`` is visible to everyone (ACTIVE): found by search, matched by saved searches."""
+    return status == ListingStatus.ACTIVE
+
+
 def is_visible(status: ListingStatus | str, owner_id: str, viewer_id: str) -> bool:
-    """Whether a listing in ``status`` owned by ``owner_id`` is visible to ``viewer_id``: ACTIVE, or their own."""
-    return status == ListingStatus.ACTIVE or owner_id == viewer_id
+    """Whether a listing in ``status`` owned by ``owner_id`` is visible to ``viewer_id``: public, or their own."""
+    return is_public(status) or owner_id == viewer_id
 
 
 def accepts_requests(status: ListingStatus | str) -> bool:

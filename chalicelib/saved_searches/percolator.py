@@ -26,11 +26,13 @@ from aws_lambda_powertools import Logger
 
 from chalicelib import clock, errors
 from chalicelib.listings import repository as listings
-from chalicelib.listings.models import ListingStatus
+from chalicelib.listings import status
+from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.search.filters import evaluate
 from chalicelib.saved_searches import postings, repository
 from chalicelib.saved_searches.events import ListingMatched, matched_event_op
 from chalicelib.saved_searches.query import parsed
+from chalicelib.saved_searches.records import MatchRecord, SavedSearchRecord
 from chalicelib.transactions import Transaction, TransactionConflict
 
 logger = Logger(service="matching-service", child=True)
@@ -76,7 +78,7 @@ def candidates(listing: Mapping[str, Any], report: Report) -> list[tuple[str, st
     items = repository.read_postings(keys)
     report.postings_read = len(items)
     for posting in items:
-        for saved_search_id, encoded in repository.entries(posting).items():
+        for saved_search_id, encoded in posting["entries"].items():
             report.entries += 1
             entry = postings.Entry.decode(encoded)
             if saved_search_id not in found and postings.prefilter(entry, listing):
@@ -84,17 +86,17 @@ def candidates(listing: Mapping[str, Any], report: Report) -> list[tuple[str, st
     return [(owner, saved_search_id) for saved_search_id, owner in found.items()]
 
 
-def _record(listing: Mapping[str, Any], search: dict[str, Any], distance_km: float | None) -> bool:
+def _record(listing: ListingRecord, search: SavedSearchRecord, distance_km: float | None) -> bool:
     """Write one match (and its alert); False when it was recorded before or the search is gone."""
     now = clock.iso()
     distance = None if distance_km is None else round(distance_km, 2)
-    match = {
+    match: MatchRecord = {
         "savedSearchId": search["savedSearchId"], "listingId": listing["listingId"], "ownerId": search["ownerId"],
         "matchedAt": now, "distanceKm": distance, "listingVersion": listing.get("version"),
     }
     tx = Transaction().add("match", repository.match_op(match))
     tx.add("search", repository.exists_op(search["ownerId"], search["savedSearchId"]))
-    if search.get("alerts"):
+    if search["alerts"]:
         data = ListingMatched(
             savedSearchId=search["savedSearchId"], savedSearchName=search["name"], listingId=listing["listingId"],
             listingTitle=listing["title"], categoryKey=listing["categoryKey"], roleKey=listing["roleKey"],
@@ -132,7 +134,7 @@ def percolate(listing_id: str, version: int | None = None, activated_at: str | N
     """
     report = Report()
     listing = listings.get(listing_id, consistent=True)
-    if listing is None or listing.get("status") != ListingStatus.ACTIVE:
+    if listing is None or not status.is_public(listing["status"]):
         return report
     if version is not None and int(listing.get("version") or 1) != version:
         return report

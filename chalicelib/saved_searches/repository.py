@@ -15,11 +15,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from chalicelib import storage
 from chalicelib.config import settings
+from chalicelib.saved_searches.records import MatchRecord, PostingShard, SavedSearchRecord, match, saved_search
 
 #: Sort key of an owner's counter item (sorts before every ``ss_`` id).
 COUNTER = "#count"
@@ -64,9 +65,9 @@ def release_op(owner_id: str) -> dict[str, Any]:
     )
 
 
-def put_op(item: dict[str, Any]) -> dict[str, Any]:
-    """Transaction ``Put`` of a new saved search."""
-    return storage.put_op(_searches(), item, condition="attribute_not_exists(savedSearchId)")
+def put_op(search: SavedSearchRecord) -> dict[str, Any]:
+    """Transaction ``Put`` of a new saved search (fails when its id exists already)."""
+    return storage.put_op(_searches(), search, condition="attribute_not_exists(savedSearchId)")
 
 
 def delete_op(owner_id: str, saved_search_id: str) -> dict[str, Any]:
@@ -111,50 +112,54 @@ def remove_entry_op(posting_key: str, saved_search_id: str) -> dict[str, Any]:
     )
 
 
-def get(owner_id: str, saved_search_id: str) -> dict[str, Any] | None:
-    """One saved search of ``owner_id``, or ``None``."""
+def get(owner_id: str, saved_search_id: str) -> SavedSearchRecord | None:
+    """One saved search of ``owner_id``, or ``None`` (also for an id that is no ``ss_`` id: no read)."""
     if not saved_search_id.startswith("ss_"):
         return None
-    return storage.get(_searches(), {"ownerId": owner_id, "savedSearchId": saved_search_id})
+    item = storage.get(_searches(), {"ownerId": owner_id, "savedSearchId": saved_search_id})
+    return None if item is None else saved_search(item)
 
 
-def get_many(keys: Iterable[tuple[str, str]]) -> list[dict[str, Any]]:
-    """Saved searches by ``(ownerId, savedSearchId)`` (BatchGetItem); missing ones are absent."""
-    return storage.batch_get(_searches(), [{"ownerId": o, "savedSearchId": s} for o, s in keys])
+def get_many(keys: Iterable[tuple[str, str]]) -> list[SavedSearchRecord]:
+    """Saved searches by ``(ownerId, savedSearchId)`` (BatchGetItem); missing ones are absent, order is arbitrary."""
+    return [saved_search(i) for i in storage.batch_get(_searches(), [{"ownerId": o, "savedSearchId": s} for o, s in keys])]
 
 
-def list_by_owner(owner_id: str) -> list[dict[str, Any]]:
-    """Every saved search of ``owner_id``, newest first (ids are time-ordered ULIDs)."""
-    return storage.query(
+def list_by_owner(owner_id: str) -> list[SavedSearchRecord]:
+    """Every saved search of ``owner_id``, newest first (ids are time-ordered ULIDs; the counter item is left out)."""
+    items = storage.query(
         _searches(),
         KeyConditionExpression="ownerId = :o AND begins_with(savedSearchId, :p)",
         ExpressionAttributeValues=storage.values(o=owner_id, p="ss_"),
         ScanIndexForward=False,
     )
+    return [saved_search(i) for i in items]
 
 
-def read_postings(keys: Sequence[str]) -> list[dict[str, Any]]:
+def read_postings(keys: Sequence[str]) -> list[PostingShard]:
     """Every existing shard of the posting lists ``keys``: shard 0 of each, then the shards
-    their ``spill`` sets name (two BatchGetItem rounds at most)."""
+    their ``spill`` sets name (two BatchGetItem rounds at most); missing lists are absent."""
     first = storage.batch_get(_postings(), [{"postingKey": shard_key(k, 0)} for k in keys])
     spilled = [
         shard_key(item["postingKey"].rsplit("#", 1)[0], int(shard)) for item in first for shard in item.get("spill") or []
     ]
     more = storage.batch_get(_postings(), [{"postingKey": k} for k in spilled]) if spilled else []
-    return first + more
+    return [
+        {"postingKey": str(item["postingKey"]), "n": int(item.get("n") or 0), "entries": entries(item)} for item in first + more
+    ]
 
 
-def entries(posting: dict[str, Any]) -> dict[str, str]:
-    """``{savedSearchId: encoded entry}`` of one posting item."""
+def entries(posting: Mapping[str, Any]) -> dict[str, str]:
+    """``{savedSearchId: encoded entry}`` of one PercolatorTable item (its ``e_<savedSearchId>`` attributes)."""
     return {k[len(ENTRY_PREFIX):]: str(v) for k, v in posting.items() if k.startswith(ENTRY_PREFIX)}
 
 
-def match_op(item: dict[str, Any]) -> dict[str, Any]:
+def match_op(record: MatchRecord) -> dict[str, Any]:
     """Transaction ``Put`` of a match, conditional on it being the first for (saved search, listing)."""
-    return storage.put_op(_matches(), item, condition="attribute_not_exists(listingId)")
+    return storage.put_op(_matches(), record, condition="attribute_not_exists(listingId)")
 
 
-def list_matches(saved_search_id: str) -> list[dict[str, Any]]:
+def list_matches(saved_search_id: str) -> list[MatchRecord]:
     """Every match of a saved search, newest first (``byMatchedAt``)."""
-    return storage.query_index(_matches(), "byMatchedAt", "savedSearchId", saved_search_id, newest_first=True)
+    return [match(i) for i in storage.query_index(_matches(), "byMatchedAt", "savedSearchId", saved_search_id, newest_first=True)]
 

@@ -10,13 +10,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from chalicelib import clock, errors
 from chalicelib.auth.service import Caller
 from chalicelib.config import settings
 from chalicelib.listings import repository as listings
-from chalicelib.listings.models import ListingStatus
+from chalicelib.listings import status
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.service import to_model as to_listing
 from chalicelib.pagination import Deleted, PageQuery
@@ -29,6 +27,7 @@ from chalicelib.saved_searches.models import (
     SavedSearchPage,
 )
 from chalicelib.saved_searches.query import default_name, normalize, validate
+from chalicelib.saved_searches.records import SavedSearchRecord
 from chalicelib.transactions import Transaction, TransactionConflict
 from chalicelib.users import repository as users
 
@@ -36,11 +35,11 @@ from chalicelib.users import repository as users
 SAVE_ATTEMPTS = 8
 
 
-def to_model(item: dict[str, Any]) -> SavedSearch:
-    """The API view of a saved-search item."""
+def to_model(search: SavedSearchRecord) -> SavedSearch:
+    """The API view of a saved search."""
     return SavedSearch(
-        savedSearchId=item["savedSearchId"], name=item["name"], query=dict(item.get("query") or {}),
-        alerts=bool(item.get("alerts")), createdAt=item["createdAt"],
+        savedSearchId=search["savedSearchId"], name=search["name"], query=dict(search["query"]),
+        alerts=search["alerts"], createdAt=search["createdAt"],
     )
 
 
@@ -57,13 +56,14 @@ def create_saved_search(caller: Caller, body: SavedSearchCreate) -> SavedSearch:
     query = normalize(body.query)
     parsed = validate(query, body.alerts)
     entry = postings.entry_of(query, caller.user_id).encode()
-    item: dict[str, Any] = {
+    item: SavedSearchRecord = {
         "ownerId": caller.user_id,
         "savedSearchId": clock.new_id("ss"),
         "name": body.name or default_name(query),
         "query": query,
         "alerts": body.alerts,
         "createdAt": clock.iso(),
+        "postings": [],
     }
     limit = settings().SAVED_SEARCH_LIMIT
     shards = dict.fromkeys(postings.keys_of(parsed), 0)
@@ -81,7 +81,7 @@ def create_saved_search(caller: Caller, body: SavedSearchCreate) -> SavedSearch:
         except TransactionConflict as exc:
             if exc.failed("counter"):
                 raise errors.ConflictError(
-                    f"You have reached the limit of {limit} saved searches; delete one (DELETE /v1/saved-searches/{{id}}) first"
+                    f"You have reached the limit of {limit} saved searches; delete one first"
                 ) from exc
             full = [k for k in shards if exc.failed(f"posting:{k}")]
             if not full:
@@ -93,7 +93,7 @@ def create_saved_search(caller: Caller, body: SavedSearchCreate) -> SavedSearch:
     raise errors.ConflictError("Other saved searches kept filling the same postings; retry")
 
 
-def _owned(caller: Caller, saved_search_id: str) -> dict[str, Any]:
+def _owned(caller: Caller, saved_search_id: str) -> SavedSearchRecord:
     item = repository.get(caller.user_id, saved_search_id)
     if item is None:
         raise errors.NotFoundError(f"Saved search '{saved_search_id}' not found")
@@ -135,7 +135,7 @@ def delete_saved_search(caller: Caller, saved_search_id: str) -> Deleted:
     item = _owned(caller, saved_search_id)
     tx = Transaction().add("search", repository.delete_op(caller.user_id, saved_search_id))
     tx.add("counter", repository.release_op(caller.user_id))
-    for k in item.get("postings") or []:
+    for k in item["postings"]:
         tx.add(f"posting:{k}", repository.remove_entry_op(k, saved_search_id))
     try:
         tx.commit()
@@ -144,8 +144,8 @@ def delete_saved_search(caller: Caller, saved_search_id: str) -> Deleted:
     return Deleted(id=saved_search_id)
 
 
-def _is_active(listing: ListingRecord | None) -> bool:
-    return listing is not None and listing["status"] == ListingStatus.ACTIVE
+def _is_public(listing: ListingRecord | None) -> bool:
+    return listing is not None and status.is_public(listing["status"])
 
 
 def list_matches(caller: Caller, saved_search_id: str, page: PageQuery) -> SavedSearchMatchPage:
@@ -161,7 +161,7 @@ def list_matches(caller: Caller, saved_search_id: str, page: PageQuery) -> Saved
     _owned(caller, saved_search_id)
     matches = repository.list_matches(saved_search_id)
     found = listings.get_many([m["listingId"] for m in matches]) if matches else {}
-    active = [(m, found[m["listingId"]]) for m in matches if _is_active(found.get(m["listingId"]))]
+    active = [(m, found[m["listingId"]]) for m in matches if _is_public(found.get(m["listingId"]))]
     position = page.position_in("saved_search.matches", saved_search_id)
     shown = position.slice(active)
     owners = users.get_users(list({item["ownerId"] for _, item in shown})) if shown else {}

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from chalicelib import clock, errors
 from chalicelib.auth import keys
 from chalicelib.auth import repository as key_repository
+from chalicelib.auth.records import ApiKeyRecord
 from chalicelib.auth.service import ADMIN_SCOPE, Caller
 from chalicelib.channels import CHANNEL_KEYS
 from chalicelib.conditional import ANY_VERSION, Versioned, check_version
@@ -69,10 +70,11 @@ def require_connected(user: UserRecord, channels: Sequence[str], field: str) -> 
     return offered
 
 
-def summary_from_item(user: UserRecord) -> ProfileSummary:
-    """The requester summary (displayName, verifiedLevel, country, socialLinks) of a user item."""
+def summary_from_item(user: UserRecord | Mapping[str, Any]) -> ProfileSummary:
+    """The requester summary (displayName, verifiedLevel, country, socialLinks) of a user item, or
+    of the summary a request stored (``profile``; unset values were left out when it was written)."""
     return ProfileSummary(
-        displayName=user["displayName"],
+        displayName=user.get("displayName", ""),
         verifiedLevel=int(user.get("verifiedLevel", 0)),
         country=user.get("country"),
         socialLinks=SocialLinks.model_validate(user.get("socialLinks") or {}),
@@ -140,7 +142,8 @@ def create_user(body: AdminUserCreate, api_key: str | None = None) -> CreatedUse
     }
     scopes = [ADMIN_SCOPE] if body.admin else []
     tx = Transaction().add("user", repository.put_user_op(user))
-    tx.add("key", key_repository.put_key_op(keys.hash_key(api_key), user_id, scopes, now))
+    key: ApiKeyRecord = {"keyHash": keys.hash_key(api_key), "userId": user_id, "scopes": scopes, "createdAt": now}
+    tx.add("key", key_repository.put_key_op(key))
     try:
         tx.commit()
     except TransactionConflict as exc:
@@ -177,12 +180,6 @@ def _patch(user_id: str, sets: dict[str, Any], removes: list[str], expected_vers
         return repository.patch_user(user_id, sets, removes, expected_version=required)
     except repository.VersionMismatch as exc:
         raise errors.PreconditionFailedError("The profile changed meanwhile; read it again") from exc
-
-
-def get_me(caller: Caller) -> Profile:
-    """The caller's own profile."""
-    profile: Profile = read_me(caller).result
-    return profile
 
 
 def read_me(caller: Caller) -> Versioned:

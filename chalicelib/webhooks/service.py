@@ -23,6 +23,7 @@ from chalicelib.webhooks import addresses, repository, signing
 from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
 from chalicelib.webhooks.delivery import attempt_log, redelivery
 from chalicelib.webhooks.delivery.envelope import Delivery
+from chalicelib.webhooks.delivery.records import AttemptEntry, AttemptRecord
 from chalicelib.webhooks.models import (
     DeliveryAttempt,
     DeliveryPage,
@@ -34,7 +35,7 @@ from chalicelib.webhooks.models import (
     WebhookList,
     WebhookOverview,
 )
-from chalicelib.webhooks.records import WebhookRecord
+from chalicelib.webhooks.records import WebhookEdit, WebhookRecord
 
 #: Seconds a registration may spend resolving the URL's host.
 REGISTRATION_RESOLVE_SECONDS = 5.0
@@ -179,19 +180,19 @@ def redeliver(caller: Caller, webhook_id: str, event_id: str) -> Delivery:
         raise errors.NotFoundError(f"No delivery of event '{event_id}' to webhook '{webhook_id}'") from exc
 
 
-def _attempt_model(item: dict[str, Any]) -> DeliveryAttempt:
+def _attempt_model(item: AttemptEntry) -> DeliveryAttempt:
     return DeliveryAttempt(
         id=item["deliveryId"],
         eventId=item["eventId"],
         event=item["event"],
-        attempt=int(item["attempt"]),
+        attempt=item["attempt"],
         attemptedAt=item["attemptedAt"],
         messageId=item["messageId"],
-        success=bool(item.get("success")),
+        success=item["success"],
         statusCode=item.get("statusCode"),
         error=item.get("error"),
         errorDetail=item.get("errorDetail"),
-        durationMs=int(item.get("durationMs") or 0),
+        durationMs=item["durationMs"],
         responseBody=item.get("responseBody"),
     )
 
@@ -219,7 +220,7 @@ def update_webhook(caller: Caller, webhook_id: str, body: WebhookCreate) -> Webh
     """
     require_own(caller, webhook_id)  # 404 before resolving a URL for someone else's id
     check_url(body.url)
-    changes = {"name": body.name, "url": body.url, "events": body.events, "updatedAt": clock.iso()}
+    changes: WebhookEdit = {"name": body.name, "url": body.url, "events": body.events, "updatedAt": clock.iso()}
     return to_model(_owned_or_404(repository.update_owned(webhook_id, caller.user_id, changes), webhook_id))
 
 
@@ -293,7 +294,7 @@ def get_webhook(caller: Caller, webhook_id: str) -> Webhook:
     return to_model(require_own(caller, webhook_id))
 
 
-def _logged_model(item: dict[str, Any]) -> LoggedAttempt:
+def _logged_model(item: AttemptRecord) -> LoggedAttempt:
     token = base64.urlsafe_b64encode(str(item["deliveryKey"]).encode()).decode().rstrip("=")
     return LoggedAttempt(**_attempt_model(item).model_dump(), token=token, requestBody=item.get("requestBody"))
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chalicelib import postings, storage
+from chalicelib import storage
 from chalicelib.config import settings as settings_
 from chalicelib.profiles import handlers, index
 from chalicelib.profiles import search as profile_search
@@ -97,7 +97,8 @@ def _assert_index_is_exact() -> None:
     for item in _index_items():  # every entry sits at its user's current sort key
         if str(item["pk"]).startswith(f"{index.NAMESPACE}#"):
             user = storage.get(settings_().USERS_TABLE, {"userId": item["id"]})
-            assert user is not None and index.sort_key(facets(record(user))) == item["sk"]
+            assert user is not None
+            assert index.sort_key(facets(record(user))) == item["sk"]
 
 
 # --- maintenance ------------------------------------------------------------------------
@@ -207,7 +208,8 @@ def test_cursor_pages_follow_the_result_order_and_read_only_their_page(api: Api,
     with aws_calls("Query") as queries, aws_calls("BatchGetItem") as batches, _items_read() as read, forbid_scans():
         second = _search(api, crowd[0], f"pageSize=3&cursor={first['nextCursor']}")
     assert _names(second) == ["Person 3", "Person 6", "Person 5"]
-    assert second["page"] == 2 and second["total"] == 7
+    assert second["page"] == 2
+    assert second["total"] == 7
     assert all("ExclusiveStartKey" in q for q in queries)  # each list read from the cursor on
     assert "profiles#level#3" not in {q["ExpressionAttributeValues"][":p"]["S"] for q in queries}  # wholly before it
     assert read["Query"] <= 3 + 1  # the page, and one entry of overshoot where a list ends
@@ -258,7 +260,8 @@ def test_a_profile_changed_before_the_stream_caught_up_never_shows_stale_or_twic
 def test_no_search_reads_every_user(api: Api, crowd: list[User]) -> None:
     with aws_calls("Query") as queries, aws_calls("BatchGetItem") as batches, _items_read() as read, forbid_scans():
         result = _search(api, crowd[0], "skills=rust&pageSize=1")
-    assert _names(result) == ["Person 0"] and result["total"] == 3
+    assert _names(result) == ["Person 0"]
+    assert result["total"] == 3
     users_read = sum(len(b["RequestItems"].get(settings_().USERS_TABLE, {}).get("Keys", [])) for b in batches)
     assert users_read == 1
     assert [q["Limit"] for q in queries] == [1]
@@ -332,9 +335,8 @@ def test_cursor_pages_equal_brute_force(
     filter combinations, page sizes and read budgets: the cursor pages concatenated are the
     brute-force matches of :func:`matches` in result order; ``total`` is exact when
     ``totalRelation`` is "eq", else a lower bound of what remains; the index equals brute force."""
-    from local_stack.runner import EventRunner
-
     from app import app
+    from local_stack.runner import EventRunner
 
     reset(aws_resources)  # each example on empty tables: moto sorts a whole table on every Query
     runner = EventRunner(app)

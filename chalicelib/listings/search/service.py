@@ -12,9 +12,7 @@ Two access paths, never a Scan:
   :data:`READ_BUDGET` listings; if the index still holds more, ``total`` is a lower bound
   (``totalRelation: "gte"``), else it is exact. The page is re-read from the table with one
   BatchGetItem, so it never shows a stale status.
-* **Geo** (a location filter): candidates from the geohash cells covering the circle (or the
-  whole category when there is no radius or no cell plan), verified, sorted nearest first,
-  then sliced; ``total`` is exact.
+* **Geo** (a location filter): :mod:`chalicelib.listings.search.nearest` (its own module).
 
 Results are nearest first with ``distanceKm`` (km, rounded to 0.01) when a geo filter is
 given (ties newest first), otherwise newest first with ``distanceKm`` null.
@@ -23,8 +21,6 @@ given (ties newest first), otherwise newest first with ``distanceKm`` null.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Literal
 
@@ -32,7 +28,7 @@ from chalicelib.categories.registry import all_categories
 from chalicelib.listings import repository
 from chalicelib.listings.models import ListingPage, ListingSearchItem
 from chalicelib.listings.records import ListingRecord
-from chalicelib.listings.search import counters, filters, geo
+from chalicelib.listings.search import counters, filters, nearest
 from chalicelib.listings.search.index import SHARDS, category_partition, newest_key, role_partition
 from chalicelib.listings.search.merge import Fetch, merge_newest
 from chalicelib.listings.search.query import SearchQuery
@@ -41,25 +37,8 @@ from chalicelib.listings.status import ListingStatus
 from chalicelib.pagination import Position
 from chalicelib.users import repository as users
 
-#: Concurrent Queries per search (cells or category partitions).
-QUERY_CONCURRENCY = 8
 #: Listings a filtered search verifies (beyond its page) before ``total`` becomes a lower bound.
 READ_BUDGET = 1000
-#: Listings per Query while reading a whole partition.
-PARTITION_PAGE = 1000
-
-
-def _parallel(tasks: Iterable[Callable[[], list[ListingRecord]]]) -> list[ListingRecord]:
-    tasks = list(tasks)
-    if len(tasks) == 1:
-        return tasks[0]()
-    with ThreadPoolExecutor(max_workers=min(QUERY_CONCURRENCY, len(tasks))) as pool:
-        results = list(pool.map(lambda task: task(), tasks))
-    unique: dict[str, ListingRecord] = {}
-    for batch in results:
-        for item in batch:
-            unique[item["listingId"]] = item
-    return list(unique.values())
 
 
 def _partitions(query: SearchQuery) -> tuple[str, list[str]]:
@@ -68,32 +47,6 @@ def _partitions(query: SearchQuery) -> tuple[str, list[str]]:
     if query.role:
         return "activeByRoleShard", [role_partition(c, query.role, s) for c in category_keys for s in range(SHARDS)]
     return "activeByCategoryShard", [category_partition(c, s) for c in category_keys for s in range(SHARDS)]
-
-
-def _whole_partition(index: str, partition: str) -> list[ListingRecord]:
-    items: list[ListingRecord] = []
-    before: str | None = None
-    while True:
-        page, more = repository.newest_page(index, partition, before, PARTITION_PAGE)
-        items += page
-        if not more or not page:
-            return items
-        before = newest_key(page[-1])
-
-
-def candidates(query: SearchQuery) -> list[ListingRecord]:
-    """The ACTIVE listings a geo search must look at: the covering cells, else the category's shards."""
-    if query.geo is not None and query.geo.radius_km is not None:
-        plan = geo.plan_cells(query.geo.lat, query.geo.lng, query.geo.radius_km)
-        if plan is not None:
-            precision, cells = plan
-            prefix = None
-            if query.category is not None:
-                prefix = f"{query.category.key}#" + (f"{query.role}#" if query.role else "")
-            key = query.geo.key
-            return _parallel(functools.partial(repository.query_cell, precision, f"{key}#{cell}", prefix) for cell in cells)
-    index, partitions = _partitions(query)
-    return _parallel(functools.partial(_whole_partition, index, p) for p in partitions)
 
 
 def is_index_native(query: SearchQuery) -> bool:
@@ -172,7 +125,7 @@ def search_listings(query: SearchQuery) -> ListingPage:
         total, relation = streamed.total, streamed.relation
         next_cursor = position.next_cursor(streamed.has_more, streamed.last_key)
     else:
-        rows, total = _verified(query, position)
+        rows, total = nearest.page(query, position)
         next_cursor = position.next_cursor(position.after(total))
     owners = users.get_users(list({item["ownerId"] for _, item in rows}))
     listings = [
@@ -186,15 +139,3 @@ def search_listings(query: SearchQuery) -> ListingPage:
         listings=listings, total=total, totalRelation=relation, page=position.page, pageSize=position.page_size,
         nextCursor=next_cursor,
     )
-
-
-def _verified(query: SearchQuery, position: Position) -> tuple[list[tuple[float | None, ListingRecord]], int]:
-    """Geo search: candidates verified by :func:`filters.evaluate`, nearest first; this page's rows and the exact total."""
-    matched: list[tuple[float | None, ListingRecord]] = []
-    for item in candidates(query):
-        found = filters.evaluate(query, item)
-        if found is not None:
-            matched.append((found.distance_km, item))
-    matched.sort(key=lambda pair: pair[1]["createdAt"], reverse=True)
-    matched.sort(key=lambda pair: pair[0] or 0.0)  # stable: equal distances stay newest first
-    return position.slice(matched), len(matched)

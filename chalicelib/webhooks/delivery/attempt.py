@@ -25,13 +25,13 @@ equals the consecutive failures recorded.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
 
 from chalicelib import clock
 from chalicelib.config import settings
 from chalicelib.webhooks import repository, signing
 from chalicelib.webhooks.delivery import attempt_log, recipients, retries, sender
 from chalicelib.webhooks.delivery.envelope import Delivery, envelope_body
+from chalicelib.webhooks.delivery.records import AttemptEntry
 
 #: Consecutive failures after which a webhook is switched off (spec §8).
 FAILURE_LIMIT = 5
@@ -59,7 +59,7 @@ def attempt(delivery: Delivery) -> Result:
 
     Raises
     ------
-    botocore.exceptions.ClientError, botocore.exceptions.BotoCoreError
+    botocore.exceptions.ClientError, chalicelib.errors.DependencyUnavailableError
         DynamoDB or SQS failures (the caller reports the message as failed; it comes back
         after its visibility timeout and finds its claim if it got that far).
     """
@@ -105,7 +105,7 @@ def _record_failure(delivery: Delivery) -> None:
         retries.schedule(Delivery(delivery.event, delivery.webhook_id, delivery.attempt + 1), delay)
 
 
-def _log_entry(delivery: Delivery, outcome: sender.Outcome, attempted_at: str) -> dict[str, Any]:
+def _log_entry(delivery: Delivery, outcome: sender.Outcome, attempted_at: str) -> AttemptEntry:
     return {
         "deliveryId": clock.new_id("dlv"),
         "eventId": delivery.event.event_id,

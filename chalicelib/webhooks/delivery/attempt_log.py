@@ -23,8 +23,9 @@ from typing import Any
 
 from chalicelib import clock, storage
 from chalicelib.config import settings
-from chalicelib.webhooks.delivery import lanes
+from chalicelib.webhooks.delivery import lanes, records
 from chalicelib.webhooks.delivery.envelope import Delivery
+from chalicelib.webhooks.delivery.records import AttemptEntry, AttemptRecord, ClaimRecord
 
 RETENTION_DAYS = 30
 _LOG = "LOG#"
@@ -53,8 +54,9 @@ def claim(delivery: Delivery) -> bool:
     now = clock.iso()
     try:
         if delivery.attempt == 1:
-            item = {
-                **key,
+            item: ClaimRecord = {
+                "webhookId": key["webhookId"],
+                "deliveryKey": key["deliveryKey"],
                 "eventId": delivery.event.event_id,
                 "attempt": 1,
                 "claimedAt": now,
@@ -80,20 +82,21 @@ def last_claim(webhook_id: str, event_id: str) -> Delivery | None:
     item = storage.get(_table(), {"webhookId": webhook_id, "deliveryKey": sent_key(event_id)}, consistent=True)
     if item is None or "event" not in item:
         return None
-    first = lanes.from_message(str(item["event"]))
-    return Delivery(first.event, webhook_id, int(item["attempt"]))
+    stored = records.claim(item)
+    first = lanes.from_message(stored["event"])
+    return Delivery(first.event, webhook_id, stored["attempt"])
 
 
-def log_attempt(webhook_id: str, entry: dict[str, Any]) -> dict[str, Any]:
-    """Store one attempt; ``entry`` has ``attemptedAt``, ``eventId`` and ``attempt`` (plus the outcome).
+def log_attempt(webhook_id: str, entry: AttemptEntry) -> AttemptRecord:
+    """Store one attempt of delivering to ``webhook_id``.
 
     Returns
     -------
-    dict
-        The stored item (with ``webhookId``, ``deliveryKey``, ``expiresAt``).
+    AttemptRecord
+        The stored item: ``entry`` with ``webhookId``, ``deliveryKey`` and ``expiresAt``.
     """
-    key = f"{_LOG}{entry['attemptedAt']}#{entry['eventId']}#{int(entry['attempt']):02d}"
-    item = {**entry, "webhookId": webhook_id, "deliveryKey": key, "expiresAt": _expires_at()}
+    key = f"{_LOG}{entry['attemptedAt']}#{entry['eventId']}#{entry['attempt']:02d}"
+    item: AttemptRecord = {**entry, "webhookId": webhook_id, "deliveryKey": key, "expiresAt": _expires_at()}
     storage.put(_table(), item)
     return item
 
@@ -108,29 +111,22 @@ def _log_query(webhook_id: str, **params: Any) -> dict[str, Any]:
 
 def count_attempts(webhook_id: str) -> int:
     """How many logged attempts ``webhook_id`` has (Query ``Select=COUNT``, every page)."""
-    params: dict[str, Any] = {"TableName": _table(), "Select": "COUNT", **_log_query(webhook_id)}
-    total = 0
-    while True:
-        response = storage.dynamodb().query(**params)
-        total += int(response.get("Count", 0))
-        last = response.get("LastEvaluatedKey")
-        if not last:
-            return total
-        params["ExclusiveStartKey"] = last
+    return storage.query_count(_table(), **_log_query(webhook_id))
 
 
-def newest_attempts(webhook_id: str, limit: int) -> list[dict[str, Any]]:
+def newest_attempts(webhook_id: str, limit: int) -> list[AttemptRecord]:
     """The ``limit`` newest logged attempts of ``webhook_id``, newest first (reads no more than needed)."""
     if limit <= 0:
         return []
     pages: Iterator[dict[str, Any]] = storage.query_pages(
         _table(), **_log_query(webhook_id, ScanIndexForward=False, Limit=min(limit, 1000))
     )
-    return list(islice(pages, limit))
+    return [records.attempt(item) for item in islice(pages, limit)]
 
 
-def get_logged(webhook_id: str, delivery_key: str) -> dict[str, Any] | None:
-    """One logged attempt by its range key (``LOG#...``), or ``None``."""
+def get_logged(webhook_id: str, delivery_key: str) -> AttemptRecord | None:
+    """One logged attempt by its range key (``LOG#...``), or ``None`` (also for a key of another kind: no read)."""
     if not delivery_key.startswith(_LOG):
         return None
-    return storage.get(_table(), {"webhookId": webhook_id, "deliveryKey": delivery_key})
+    item = storage.get(_table(), {"webhookId": webhook_id, "deliveryKey": delivery_key})
+    return None if item is None else records.attempt(item)
