@@ -24,7 +24,7 @@ from chalicelib.text import words
 from chalicelib.users.records import UserRecord, record
 from tests.integration.aws_session import Resources, reset
 from tests.integration.conftest import Api, User, make_user
-from tests.integration.helpers import assert_error, aws_calls, table_items
+from tests.integration.helpers import assert_error, aws_calls, stream_records, table_items
 from tests.integration.request_helpers import forbid_scans
 
 
@@ -154,28 +154,12 @@ def test_a_removed_user_leaves_every_list(api: Api, runner: Any, alice: User, bo
     assert all(alice.user_id not in ids for ids in _entries().values())
 
 
-def _users_stream_records() -> list[dict[str, Any]]:
-    """Every record of the Users table's stream so far (as the event source mapping hands them over)."""
-    import boto3
-    from botocore.config import Config
-
-    arn = storage.dynamodb().describe_table(TableName=settings_().USERS_TABLE)["Table"]["LatestStreamArn"]
-    streams = boto3.client("dynamodbstreams", config=Config(account_id_endpoint_mode="disabled"))
-    records: list[dict[str, Any]] = []
-    for shard in streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"]:
-        iterator = streams.get_shard_iterator(StreamArn=arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON")
-        for found in streams.get_records(ShardIterator=iterator["ShardIterator"])["Records"]:
-            dynamodb = {k: v for k, v in found["dynamodb"].items() if k != "ApproximateCreationDateTime"}
-            records.append({**found, "dynamodb": dynamodb, "eventSourceARN": arn})
-    return records
-
-
 def test_replayed_and_out_of_order_records_change_nothing(api: Api, runner: Any, alice: User) -> None:
     _patch(api, alice, {"recruiting": {"headline": "Rust engineer", "skills": ["rust"]}})
     _patch(api, alice, {"recruiting": {"headline": "Go engineer", "skills": ["go"]}})
     runner.drain()
     settled = sorted(map(repr, _index_items()))
-    records = _users_stream_records()
+    records = stream_records(settings_().USERS_TABLE)
     assert len(records) == 3  # create, two patches
     assert handlers.handle_users_batch({"Records": records}) == {"batchItemFailures": []}  # replay, in order
     assert handlers.handle_users_batch({"Records": records[::-1]}) == {"batchItemFailures": []}  # out of order
@@ -183,6 +167,18 @@ def test_replayed_and_out_of_order_records_change_nothing(api: Api, runner: Any,
     _assert_index_is_exact()
     first = storage.from_item(records[0]["dynamodb"]["NewImage"])
     assert handlers.apply_change(None, first) is False
+
+
+def test_the_backfill_files_existing_users_once(api: Api, runner: Any, alice: User, bob: User) -> None:
+    from scripts.profile_backfill import backfill
+
+    _patch(api, alice, {"recruiting": {"skills": ["rust"]}})
+    assert backfill() == {"users": 2, "applied": 2}  # before the stream was read (as for users older than it)
+    _assert_index_is_exact()
+    settled = sorted(map(repr, _index_items()))
+    assert backfill() == {"users": 2, "applied": 0}
+    runner.drain()  # the stream's records are older or equal: nothing moves
+    assert sorted(map(repr, _index_items())) == settled
 
 
 # --- searches ---------------------------------------------------------------------------
