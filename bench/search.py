@@ -103,7 +103,7 @@ class Reads:
 EVEN_CENTER = (48.0, 10.0)
 #: km² per evenly spread listing: the density stays the same at every table size (the spread
 #: area grows with the count), so a circle holds the same listings at 5,000 and 20,000.
-EVEN_KM2_PER_LISTING = 1000.0
+EVEN_KM2_PER_LISTING = 500.0
 
 
 def even_point(rng: random.Random, center: tuple[float, float], radius_km: float) -> tuple[float, float]:

@@ -33,11 +33,11 @@ SHARDS = 4
 #: different places spread over partitions.
 GEO_PARTITION_PRECISIONS = (1, 3, 5)
 #: Attributes of the geo indexes before issue 13 part 5 (removed with the others).
-_LEGACY_ATTRIBUTES = ("geo3", "geo4", "geo5", "geoSort")
+LEGACY_GEO_ATTRIBUTES = ("geo3", "geo4", "geo5", "geoSort")
 #: Every attribute :func:`index_attributes` may set (removed when a listing leaves ACTIVE).
 INDEX_ATTRIBUTES = (
     "activeCategoryShard", "activeRoleShard", "activeNewest", "geoPoint",
-    *(f"geoCell{p}" for p in GEO_PARTITION_PRECISIONS), *_LEGACY_ATTRIBUTES,
+    *(f"geoCell{p}" for p in GEO_PARTITION_PRECISIONS), *LEGACY_GEO_ATTRIBUTES,
 )
 
 

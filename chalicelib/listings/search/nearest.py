@@ -51,6 +51,10 @@ COUNT_PAGES = 5
 #: Smallest ``Limit`` of a Query while the page fills (a dense range read in key order wastes
 #: at most this many listings before its unread rest is split into finer cells).
 MIN_LIMIT = 10
+#: A cell whose read stopped at the ``Limit`` is split into its 32 children only when that read
+#: returned at least this many of its listings (a dense cell); a sparse one continues as one
+#: range (splitting it would cost a Query per nearly empty child).
+SPLIT_AFTER = 8
 #: Largest ``Limit`` of one Query.
 MAX_LIMIT = 1000
 #: Above every base-32 character and ``#``: ``<cell>~`` is the last ``geoPoint`` key of a cell.
@@ -186,22 +190,28 @@ class _Walk:
                 if self._after_cursor(found.distance_km, newest):
                     self.matches.append((found.distance_km, newest, item))
         if last_point is not None:
-            self._queue_rest(current, last_point)
+            self._queue_rest(current, last_point, items)
 
-    def _queue_rest(self, current: _Range, point: str) -> None:
-        """Queue what ``current`` holds after key ``point``: the rest of the cell holding it, split
-        into its children (the one holding ``point`` continues after it), and the later cells."""
+    def _queue_rest(self, current: _Range, point: str, read: list[ListingRecord]) -> None:
+        """Queue what ``current`` holds after key ``point`` (the last of the listings ``read``): the
+        later cells, and the rest of the cell holding ``point``, split into its children (the one
+        holding ``point`` continues after it) when the read found the cell dense (:data:`SPLIT_AFTER`)."""
         index = next(i for i, c in enumerate(current.cells) if point.startswith(c.geohash))
         holding = current.cells[index]
         for later in current.cells[index + 1 :]:
             self._push(current.category, (later,))
-        if holding.precision >= geo.POINT_PRECISION:
+        in_cell = sum(1 for item in read if geo.cell_of(*self._point(item), holding.precision) == holding.geohash)
+        if holding.precision >= geo.POINT_PRECISION or in_cell < SPLIT_AFTER:
             self._push(current.category, (holding,), point)
             return
         step = point[: holding.precision + 1]
         for child in geo.children(self.where.lat, self.where.lng, holding):
             if child.geohash >= step and self._wanted(child):
                 self._push(current.category, (child,), point if child.geohash == step else None)
+
+    def _point(self, item: ListingRecord) -> tuple[float, float]:
+        located = filters.location(item, self.where.key)
+        return located if located is not None else (0.0, 0.0)
 
     def kth_distance(self, k: int) -> float | None:
         """Distance of the ``k``-th nearest match so far (``None`` while fewer are known)."""
