@@ -1,8 +1,9 @@
 """The Chalice application: registers the blueprints and the event handlers; the code lives in chalicelib/.
 
 The event handlers import their modules when first called: the API function never loads the
-stream batch utilities or the webhook delivery client, which keeps its cold start short
-(``bench/cold_start.py``).
+stream batch utilities or the webhook delivery client. The route modules register their paths
+here but load their domain's services and models with the first request of one of their routes
+(:mod:`chalicelib.lazy`). Both keep the cold start short (``bench/cold_start.py``).
 """
 
 from __future__ import annotations
@@ -71,6 +72,14 @@ def percolate_saved_searches(event: DynamoDBEvent) -> dict[str, Any]:
     from chalicelib.saved_searches import handlers as saved_search_handlers
 
     return saved_search_handlers.handle_outbox_batch(event.to_dict())
+
+
+@app.on_dynamodb_record(stream_arn=settings().LISTINGS_STREAM_ARN, batch_size=100, starting_position="TRIM_HORIZON")
+def maintain_listing_postings(event: DynamoDBEvent) -> dict[str, Any]:
+    """Listings stream -> the listing posting lists of search (idempotent, version-checked)."""
+    from chalicelib.listings.search import indexer
+
+    return indexer.handle_stream_batch(event.to_dict())
 
 
 # Batch size 1: an invocation holds one lane's message only, so no lane waits on another's receiver.

@@ -101,3 +101,22 @@ def profiles(country: str | None) -> None:
     for shard in range(SEARCH_SHARDS):
         _count(table, IndexName="bySearchShard", KeyConditionExpression="searchShard = :s",
                ExpressionAttributeValues=storage.values(s=f"S{shard}"))
+
+
+def request_list(index: str, attribute: str, owner: str) -> None:
+    """The reads of a request list page the pre-issue-13 way: the owner's whole history.
+
+    ``byRequester`` / ``byRecipient`` / ``bySubject`` (gone) held exactly the items that the
+    unfiltered list indexes ``sentNewest`` / ``receivedNewest`` / ``subjectNewest`` hold, and a
+    ``status`` or ``subjectType`` filter was a FilterExpression, which reads them all the same.
+    """
+    _count(settings().REQUESTS_TABLE, IndexName=index, KeyConditionExpression="#k = :v",
+           ExpressionAttributeNames={"#k": attribute}, ExpressionAttributeValues=storage.values(v=owner))
+
+
+def conversation_list(user_id: str, page_ids: list[str]) -> None:
+    """The reads of a conversation page the pre-issue-13 way: every member item, then the page's conversations."""
+    _count(settings().CONVERSATION_MEMBERS_TABLE, KeyConditionExpression="userId = :u",
+           ExpressionAttributeValues=storage.values(u=user_id))
+    if page_ids:
+        storage.batch_get(settings().CONVERSATIONS_TABLE, [{"conversationId": i} for i in page_ids])

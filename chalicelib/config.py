@@ -54,6 +54,8 @@ class Settings(BaseModel):
     DELIVERY_RETRY_QUEUE_URL: Resource
     DELIVERY_RETRY_QUEUE_ARN: Resource
     EVENTS_STREAM_ARN: Resource
+    #: Stream of the Listings table (NEW_AND_OLD_IMAGES): feeds the listing posting lists.
+    LISTINGS_STREAM_ARN: Resource
     #: Allow http:// and loopback/private webhook targets (local stage and tests only).
     ALLOW_INSECURE_WEBHOOKS: bool = False
     #: Total deadline of one webhook delivery (DNS + connect + TLS + send + read), seconds (spec §8: 10).

@@ -180,6 +180,19 @@ class ServiceUnavailableError(ApiError):
         super().__init__(message, details, headers={"Retry-After": str(retry_after_seconds)})
 
 
+class DependencyUnavailableError(ServiceUnavailableError):
+    """503 SERVICE_UNAVAILABLE: DynamoDB, SQS or another AWS service timed out or refused the connection.
+
+    Raised by :mod:`chalicelib.storage` for every client it creates, after botocore's retries
+    (:func:`chalicelib.storage.boto_config`), so no layer above knows botocore's exception types.
+    """
+
+    def __init__(self, cause: str) -> None:
+        super().__init__("A storage dependency did not answer in time; retry later")
+        #: The botocore fault, ``"<class>: <message>"`` (for logs; never shown to clients).
+        self.cause = cause
+
+
 class InternalError(ApiError):
     """500 INTERNAL_ERROR: an unexpected fault; the body never carries a stack trace."""
 

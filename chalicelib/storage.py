@@ -4,7 +4,9 @@ Repositories speak plain Python dicts; this module converts them to and from Dyn
 attribute-value format (numbers come back as ``int`` or ``float``, never ``Decimal``),
 creates the boto3 clients once per process, and turns a cancelled transaction into a
 typed exception (:class:`TransactionConflict`, whose items :mod:`chalicelib.transactions`
-names) and lasting contention into the API's CONFLICT (:class:`Contention`).
+names), lasting contention into the API's CONFLICT (:class:`Contention`) and a dependency
+that does not answer into the API's SERVICE_UNAVAILABLE
+(:class:`chalicelib.errors.DependencyUnavailableError`): the HTTP edge maps errors only.
 """
 
 from __future__ import annotations
@@ -31,8 +33,25 @@ _deserializer = TypeDeserializer()
 _client_lock = threading.Lock()
 
 #: Faults that mean "the dependency did not answer in time or at all" after botocore's retries:
-#: the HTTP edge answers them 503 SERVICE_UNAVAILABLE with Retry-After, never a hang or a 500.
+#: raised as :class:`chalicelib.errors.DependencyUnavailableError` (503 with Retry-After, never a
+#: hang or a 500) by every client of :func:`client` (see :func:`_raise_unavailable`).
 UNAVAILABLE: tuple[type[Exception], ...] = (BotoConnectionError, ReadTimeoutError, ConnectionClosedError)
+
+
+def _raise_unavailable(exception: Exception | None = None, **_: Any) -> None:
+    """botocore ``after-call-error`` handler: re-raise a transport fault as the API's 503.
+
+    botocore emits ``after-call-error`` when sending a request failed for good (its retries
+    are inside the send), and an exception raised by a handler replaces the original one
+    (botocore ``client.BaseClient._make_request``). Other faults pass through unchanged.
+
+    Raises
+    ------
+    chalicelib.errors.DependencyUnavailableError
+        ``exception`` is one of :data:`UNAVAILABLE`.
+    """
+    if isinstance(exception, UNAVAILABLE):
+        raise errors.DependencyUnavailableError(f"{type(exception).__name__}: {exception}") from exception
 
 
 def boto_config(attempts: int | None = None) -> Config:
@@ -65,15 +84,21 @@ def client(service: str) -> Any:
 
     boto3 reads ``AWS_ENDPOINT_URL`` itself, so local runs reach the embedded AWS without
     a branch in this code. Clients are thread-safe and created once (Lambda cold start), with
-    :func:`boto_config`.
+    :func:`boto_config`. A call that times out or cannot connect raises
+    :class:`chalicelib.errors.DependencyUnavailableError` (:func:`_raise_unavailable`).
     """
     with _client_lock:
-        return _session().client(service, config=boto_config())  # type: ignore[call-overload]
+        created = _session().client(service, config=boto_config())  # type: ignore[call-overload]
+    created.meta.events.register("after-call-error", _raise_unavailable)
+    return created
 
 
 @cache
 def probe_client(service: str) -> Any:
-    """A client for readiness probes: the same timeouts, one attempt (a probe reports, it does not retry)."""
+    """A client for readiness probes: the same timeouts, one attempt (a probe reports, it does not retry).
+
+    Its faults stay botocore's own (health names their class per dependency).
+    """
     with _client_lock:
         return _session().client(service, config=boto_config(attempts=1))  # type: ignore[call-overload]
 
@@ -160,6 +185,17 @@ def from_item(item: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if item is None:
         return None
     return {k: _plain(_deserializer.deserialize(v)) for k, v in item.items()}
+
+
+def inserted_item(record: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The item a DynamoDB stream record (the Lambda event's JSON) inserted, as plain values.
+
+    ``None`` for MODIFY and REMOVE records (for the outbox: TTL expiry) and for an INSERT
+    without a new image (a stream view type that omits it).
+    """
+    if record.get("eventName") != "INSERT":
+        return None
+    return from_item(record["dynamodb"].get("NewImage"))
 
 
 class TransactionConflict(Exception):

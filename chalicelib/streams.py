@@ -1,4 +1,4 @@
-"""Reading outbox events out of DynamoDB stream records, with partial-batch failure reporting.
+"""Reading DynamoDB stream records (outbox events, changes of ordinary tables), with partial-batch failure reporting.
 
 Consumers process one record at a time through powertools' ``BatchProcessor``, which returns
 ``{"batchItemFailures": [...]}`` so that Lambda retries only the failed records
@@ -13,18 +13,17 @@ from typing import Any
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 
-from chalicelib import storage
+from chalicelib import outbox, storage
+from chalicelib.outbox import OutboxEvent
 
 
-def outbox_event(record: DynamoDBRecord) -> dict[str, Any] | None:
-    """The outbox item a stream record inserted, or ``None`` for MODIFY/REMOVE (TTL expiry) records."""
-    raw = record.raw_event
-    if raw.get("eventName") != "INSERT":
-        return None
-    return storage.from_item(raw["dynamodb"].get("NewImage"))
+def outbox_event(record: DynamoDBRecord) -> OutboxEvent | None:
+    """The outbox event a stream record inserted, or ``None`` for MODIFY/REMOVE (TTL expiry) records."""
+    item = storage.inserted_item(record.raw_event)
+    return None if item is None else outbox.record(item)
 
 
-def process_outbox_batch(event: dict[str, Any], handle: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+def process_outbox_batch(event: dict[str, Any], handle: Callable[[OutboxEvent], None]) -> dict[str, Any]:
     """Call ``handle(outbox_item)`` for every INSERT record of a stream batch.
 
     Returns
@@ -37,6 +36,37 @@ def process_outbox_batch(event: dict[str, Any], handle: Callable[[dict[str, Any]
         item = outbox_event(record)
         if item is not None:
             handle(item)
+
+    processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
+    return dict(process_partial_response(event=event, record_handler=record_handler, processor=processor))
+
+
+def change_images(record: DynamoDBRecord) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """``(old_image, new_image)`` of a stream record of a table streamed with ``NEW_AND_OLD_IMAGES``.
+
+    Plain dicts (numbers as int/float, :func:`chalicelib.storage.from_item`); ``None`` where the
+    record has no such image: INSERT has no old image, REMOVE no new one.
+    """
+    raw = record.raw_event.get("dynamodb") or {}
+    return storage.from_item(raw.get("OldImage")), storage.from_item(raw.get("NewImage"))
+
+
+def process_change_batch(
+    event: dict[str, Any], handle: Callable[[dict[str, Any] | None, dict[str, Any] | None], object]
+) -> dict[str, Any]:
+    """Call ``handle(old_image, new_image)`` for every record of a table's stream batch, in order.
+
+    A record whose handler raises is reported in ``batchItemFailures`` (and, as Lambda does with
+    ``ReportBatchItemFailures``, retried from there); the handler must therefore be idempotent.
+
+    Returns
+    -------
+    dict
+        ``{"batchItemFailures": [{"itemIdentifier": <sequence number>}, ...]}``.
+    """
+
+    def record_handler(record: DynamoDBRecord) -> None:
+        handle(*change_images(record))
 
     processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
     return dict(process_partial_response(event=event, record_handler=record_handler, processor=processor))

@@ -128,19 +128,34 @@ RESOURCES: dict[str, Any] = {
             # Sparse: pendingQueue/pendingSort are set only while the listing is PENDING (review queue).
             "pendingReview": [("pendingQueue", S), ("pendingSort", S)],
         },
+        # Feeds the listing posting lists (chalicelib/listings/search/indexer.py).
+        stream=True,
     ),
     # Search counters (and posting lists): pk = what is counted or indexed, sk = shard or member.
     "SearchIndexTable": _table([("pk", S), ("sk", S)]),
+    # One GSI per list route and filter combination (chalicelib/match_requests/lists.py), all
+    # sorted newest first by newest = createdAt#requestId: a page is one Query of pageSize + 1.
     "RequestsTable": _table(
         [("requestId", S)],
         {
-            "byRequester": [("requesterId", S), ("createdAt", S)],
-            "byRecipient": [("recipientId", S), ("createdAt", S)],
-            "bySubject": [("subjectId", S), ("createdAt", S)],
+            "sentNewest": [("requesterId", S), ("newest", S)],
+            "sentByType": [("sentType", S), ("newest", S)],
+            "sentByStatus": [("sentStatus", S), ("newest", S)],
+            "sentByTypeStatus": [("sentTypeStatus", S), ("newest", S)],
+            "receivedNewest": [("recipientId", S), ("newest", S)],
+            "receivedByType": [("receivedType", S), ("newest", S)],
+            "receivedByStatus": [("receivedStatus", S), ("newest", S)],
+            "receivedByTypeStatus": [("receivedTypeStatus", S), ("newest", S)],
+            "subjectNewest": [("subjectId", S), ("newest", S)],
+            "subjectByStatus": [("subjectStatus", S), ("newest", S)],
         },
     ),
     "ConversationsTable": _table([("conversationId", S)]),
-    "ConversationMembersTable": _table([("userId", S), ("conversationId", S)]),
+    # A user's conversations most recently active first (recent = updatedAt#conversationId).
+    "ConversationMembersTable": _table(
+        [("userId", S), ("conversationId", S)],
+        {"recent": [("userId", S), ("recent", S)], "recentByType": [("memberType", S), ("recent", S)]},
+    ),
     "MessagesTable": _table([("conversationId", S), ("messageKey", S)]),
     "WebhooksTable": _table([("webhookId", S)], {"byOwner": [("ownerId", S), ("createdAt", S)]}),
     "DeliveriesTable": _table([("webhookId", S), ("deliveryKey", S)], ttl="expiresAt"),
@@ -193,6 +208,7 @@ ENVIRONMENT: dict[str, Any] = {
     "SAVED_SEARCH_MATCHES_TABLE": {"Ref": "SavedSearchMatchesTable"},
     "DASHBOARD_SESSIONS_TABLE": {"Ref": "DashboardSessionsTable"},
     "EVENTS_STREAM_ARN": {"Fn::GetAtt": ["EventsTable", "StreamArn"]},
+    "LISTINGS_STREAM_ARN": {"Fn::GetAtt": ["ListingsTable", "StreamArn"]},
     "APPROVAL_QUEUE_URL": {"Ref": "ApprovalQueue"},
     "DELIVERY_QUEUE_URL": {"Ref": "DeliveryQueue"},
     "DELIVERY_QUEUE_ARN": {"Fn::GetAtt": ["DeliveryQueue", "Arn"]},

@@ -50,6 +50,9 @@ FUNCTION_SETTINGS: dict[str, dict[str, Any]] = {
             {"eventName": ["INSERT"], "dynamodb": {"NewImage": {"type": {"S": ["listing.activated"]}}}}, separators=(",", ":")
         )}]},
     },
+    # Postings lag the listings while a batch fails: retry as long as a day (records are applied
+    # idempotently by version, so retries and replays change nothing twice).
+    "maintain_listing_postings": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 86400},
 }
 
 #: Settings of every SQS mapping. SQS mappings take no retry or destination settings: a

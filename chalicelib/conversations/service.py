@@ -137,20 +137,21 @@ def get_conversation(caller: Caller, conversation_id: str) -> Conversation:
 
 
 def list_conversations(caller: Caller, query: ConversationListQuery) -> ConversationPage:
-    """The caller's conversations (not the ones they left), most recently active first.
+    """The caller's conversations (not the ones they left), most recently active first (ties by id).
 
-    Costs one Query (member items) and one BatchGetItem (the page's conversations).
+    Costs one Query of the caller's list index (``pageSize + 1`` member items, after the
+    cursor's position or past the ``(page - 1) x pageSize`` newer ones), one GetItem (the
+    exact total from the counter) and one BatchGetItem (the page's conversations).
     """
     subject = query.subjectType.value if query.subjectType else None
-    memberships = repository.list_memberships(caller.user_id, subject)
-    memberships.sort(key=lambda m: (m.get("updatedAt", ""), m["conversationId"]), reverse=True)
     position = query.position_in("conversations", caller.user_id)
-    page = position.slice(memberships)
+    skip = position.offset if position.key is None else 0
+    page, last_key = repository.list_page(caller.user_id, subject, position.page_size, after=position.key, skip=skip)
     found = repository.get_many([m["conversationId"] for m in page])
     conversations = [to_model(found[m["conversationId"]], caller.user_id) for m in page if m["conversationId"] in found]
     return ConversationPage(
-        conversations=conversations, total=len(memberships), page=position.page, pageSize=position.page_size,
-        nextCursor=position.next_cursor(position.after(len(memberships))),
+        conversations=conversations, total=repository.list_total(caller.user_id, subject), page=position.page,
+        pageSize=position.page_size, nextCursor=position.next_cursor(last_key is not None, last_key),
     )
 
 
@@ -236,5 +237,5 @@ def leave(caller: Caller, conversation_id: str) -> LeaveResult:
     if caller.user_id in (item.get("leftBy") or []):
         return LeaveResult()
     with contextlib.suppress(TransactionConflict):  # left concurrently by the caller: same outcome
-        Transaction().add_all("leave", repository.leave_ops(conversation_id, caller.user_id, clock.iso())).commit()
+        Transaction().add_all("leave", repository.leave_ops(item, caller.user_id, clock.iso())).commit()
     return LeaveResult()

@@ -77,8 +77,10 @@ class AmazonLocationGeocoder:
         ------
         botocore.exceptions.ClientError
             On service errors (access denied, throttling, validation, ...).
+        chalicelib.errors.DependencyUnavailableError
+            Amazon Location timed out or refused the connection (the client is :func:`chalicelib.storage.client`'s).
         botocore.exceptions.BotoCoreError
-            On transport or credential problems.
+            On credential problems.
         """
         stripped = query.strip()
         if not stripped or len(stripped) > MAX_QUERY_LENGTH:

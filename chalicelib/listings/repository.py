@@ -97,8 +97,8 @@ def replace_content_op(item: ListingRecord, expected_version: int, was_status: L
 
 
 def leave_active_ops(listing: Mapping[str, Any], from_status: ListingStatus) -> list[dict[str, Any]]:
-    """The counter ops of a change out of ``from_status``: -1 when that was ACTIVE, else none."""
-    return [counters.delta_op(listing, -1)] if from_status == ListingStatus.ACTIVE else []
+    """The counter ops of a change out of ``from_status``: -1 when that was public (ACTIVE), else none."""
+    return [counters.delta_op(listing, -1)] if status.is_public(from_status) else []
 
 
 def _transact_conditional(ops: list[dict[str, Any]]) -> None:
@@ -153,7 +153,7 @@ def transition(
     condition = "#st = :from" + (" AND version = :v" if version is not None else "")
     if version is not None:
         vals["v"] = version
-    if to_status == ListingStatus.ACTIVE:
+    if status.is_public(to_status):
         return _activate(listing, vals, condition, updated_at)
     expression = "SET #st = :to, updatedAt = :u, version = version + :one"
     if reason is not None:

@@ -197,3 +197,42 @@ def shared_stack(resources: Resources) -> Iterator[Stack]:
         bob = make_user("Bob", country="fr")
         admin = make_user("Admin", admin=True)
         yield Stack(Api(client), EventRunner(app), alice, bob, admin)
+
+
+def listing_stream_records() -> list[dict[str, Any]]:
+    """Every record of the Listings table's stream so far, oldest first, shaped as Lambda hands them over."""
+    import boto3
+    from botocore.config import Config
+
+    # botocore's account-based stream endpoints are unknown to moto (as in local_stack.runner).
+    streams = boto3.client("dynamodbstreams", config=Config(account_id_endpoint_mode="disabled"))
+    arn = storage.dynamodb().describe_table(TableName=settings().LISTINGS_TABLE)["Table"]["LatestStreamArn"]
+    records: list[dict[str, Any]] = []
+    for shard in streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"]:
+        iterator = streams.get_shard_iterator(StreamArn=arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+        while iterator:
+            response = streams.get_records(ShardIterator=iterator, Limit=1000)
+            if not response["Records"]:
+                break
+            records.extend(response["Records"])
+            iterator = response.get("NextShardIterator")
+    for record in records:
+        record["dynamodb"].pop("ApproximateCreationDateTime", None)  # a datetime here; Lambda sends epoch seconds
+        record["eventSourceARN"] = arn
+    return records
+
+
+def index_listings(records: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Feed Listings-stream records (default: the whole stream so far) to the postings consumer, as Lambda would.
+
+    Applying is idempotent, so feeding the whole stream again only brings the postings up to date.
+    Returns the consumer's ``{"batchItemFailures": [...]}``.
+    """
+    from chalicelib.listings.search import indexer
+
+    return indexer.handle_stream_batch({"Records": listing_stream_records() if records is None else records})
+
+
+def search_index_items() -> dict[tuple[str, str], dict[str, Any]]:
+    """Every SearchIndex item by ``(pk, sk)`` (test-only Scan)."""
+    return {(i["pk"], i["sk"]): i for i in table_items(settings().SEARCH_INDEX_TABLE)}

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from botocore.stub import Stubber
 
-from chalicelib import storage
+from chalicelib import errors, storage
 from chalicelib.config import settings
 from chalicelib.system import health
 from tests.integration.conftest import Api, User, reset_process_caches
@@ -123,3 +123,13 @@ def test_a_client_error_is_not_mistaken_for_unavailability(api: Api, alice: User
         response = api.call("GET", "/v1/webhooks", alice.key)
         stub.assert_no_pending_responses()
     assert_error(response, 500, "INTERNAL_ERROR")
+
+
+def test_storage_raises_the_apis_503_itself(aws: dict[str, str], stalled: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The mapping lives in storage (http.py imports no storage): a stalled call is already an ApiError.
+    point_at(monkeypatch, stalled)
+    with pytest.raises(errors.DependencyUnavailableError) as caught:
+        storage.get(settings().USERS_TABLE, {"userId": "usr_stalled"})
+    assert caught.value.status == 503
+    assert caught.value.headers["Retry-After"].isdigit()
+    assert caught.value.cause.startswith("ReadTimeoutError")

@@ -190,6 +190,10 @@ def test_overrides_exist_for_exactly_the_apps_functions() -> None:
         assert function["Properties"]["Role"] == {"Fn::GetAtt": [cfn_functions.ROLE, "Arn"]}, name
 
 
+#: Stream consumers of ordinary tables; every other stream handler reads the outbox (EventsTable).
+TABLE_STREAMS = {"maintain_listing_postings": "ListingsTable"}
+
+
 def test_event_source_mappings_report_partial_failures_and_bound_retries() -> None:
     functions = of_type("AWS::Serverless::Function")
     for source in event_sources():
@@ -201,7 +205,7 @@ def test_event_source_mappings_report_partial_failures_and_bound_retries() -> No
             assert event_name == to_cfn_resource_name(source.name + "-dynamodb-event-source")
             assert event["Type"] == "DynamoDB"
             assert set(props) <= SAM_DYNAMODB_EVENT
-            assert props["Stream"] == {"Fn::GetAtt": ["EventsTable", "StreamArn"]}
+            assert props["Stream"] == {"Fn::GetAtt": [TABLE_STREAMS.get(source.name, "EventsTable"), "StreamArn"]}
             assert props["BisectBatchOnFunctionError"] is True
             assert 0 < props["MaximumRetryAttempts"] <= 10000
             assert 60 <= props["MaximumRecordAgeInSeconds"] <= 604800

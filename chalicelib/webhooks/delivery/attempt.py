@@ -59,7 +59,7 @@ def attempt(delivery: Delivery) -> Result:
 
     Raises
     ------
-    botocore.exceptions.ClientError, botocore.exceptions.BotoCoreError
+    botocore.exceptions.ClientError, chalicelib.errors.DependencyUnavailableError
         DynamoDB or SQS failures (the caller reports the message as failed; it comes back
         after its visibility timeout and finds its claim if it got that far).
     """

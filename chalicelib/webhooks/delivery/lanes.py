@@ -85,8 +85,8 @@ def enqueue(deliveries: Sequence[Delivery]) -> None:
     ------
     EnqueueFailed
         Some entries were refused; the ones before the first refused entry were queued.
-    botocore.exceptions.ClientError, botocore.exceptions.BotoCoreError
-        SQS unreachable or refusing the call.
+    botocore.exceptions.ClientError, chalicelib.errors.DependencyUnavailableError
+        SQS refusing the call, or unreachable.
     """
     url = settings().DELIVERY_QUEUE_URL
     sqs = storage.client("sqs")

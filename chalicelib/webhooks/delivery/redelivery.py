@@ -40,8 +40,8 @@ def redeliver(webhook_id: str, event_id: str) -> Delivery:
     ------
     UnknownDelivery
         No attempt of this delivery exists.
-    botocore.exceptions.ClientError
-        DynamoDB or SQS failures.
+    botocore.exceptions.ClientError, chalicelib.errors.DependencyUnavailableError
+        DynamoDB or SQS refusing the call, or unreachable.
     """
     last = attempt_log.last_claim(webhook_id, event_id)
     if last is None:

@@ -1,0 +1,52 @@
+"""The Listings-table stream consumer that keeps the listing posting lists (issue 13).
+
+Each stream record carries the listing's old and new image (``NEW_AND_OLD_IMAGES``); the
+consumer files the listing under the posting keys of its new image
+(:func:`chalicelib.listings.search.postings.posting_keys`: none unless ACTIVE, none once
+deleted) through :func:`chalicelib.postings.apply`, versioned by the listing's ``version``
+(a deletion counts as one more version). So a replayed or out-of-order record changes nothing,
+and a record that changed neither status nor content (e.g. a request counter) writes nothing
+but its state check. Postings therefore lag the listing by the stream's delay; searches re-read
+their page from the Listings table (docs/search.md, "Consistency").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from chalicelib import postings, streams
+from chalicelib.listings.search.postings import NAMESPACE, posting_keys
+
+
+def apply_change(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> bool:
+    """Bring a listing's postings to the state of one stream record.
+
+    Parameters
+    ----------
+    old, new:
+        The record's images as plain dicts (``None`` when absent: INSERT has no old image,
+        REMOVE no new one).
+
+    Returns
+    -------
+    bool
+        True when the postings moved to this record's version; False for a replayed or
+        out-of-order record (or one without images).
+
+    Raises
+    ------
+    chalicelib.storage.Contention
+        DynamoDB kept cancelling the change (the batch reports the record as failed and the
+        stream retries it).
+    """
+    if new is not None:
+        return postings.apply(NAMESPACE, str(new["listingId"]), int(new.get("version") or 0), posting_keys(new))
+    if old is not None:  # deleted: one version past the last one
+        return postings.apply(NAMESPACE, str(old["listingId"]), int(old.get("version") or 0) + 1, set())
+    return False
+
+
+def handle_stream_batch(event: dict[str, Any]) -> dict[str, Any]:
+    """Apply every record of a Listings-stream batch; returns ``{"batchItemFailures": [...]}``."""
+    return streams.process_change_batch(event, apply_change)

@@ -1,0 +1,98 @@
+"""The posting lists of a listing (pure; no store): what the stream consumer files it under.
+
+Every list is scoped to one category (a search with ``category`` reads only that category's
+lists; without it the few categories' lists are merged) and holds only ACTIVE listings. Lists
+(ids built by :func:`chalicelib.postings.list_id` under :data:`NAMESPACE`):
+
+* ``listings#<category>#q#<prefix>``: word prefixes for ``q``. For every distinct word of the
+  listing's ``searchText`` (the folding of :func:`chalicelib.text.words`, as ``q`` is folded),
+  its prefixes of :data:`MIN_PREFIX` to :data:`MAX_PREFIX` characters. A ``q`` term of up to
+  :data:`MAX_PREFIX` characters reads the list of exactly its matches; a longer term reads the
+  list of its first :data:`MAX_PREFIX` characters and is verified on the candidates
+  (:func:`chalicelib.listings.search.filters.matches_terms`). The cap bounds the keys a long
+  listing writes (each key is two TransactWriteItems items; :mod:`chalicelib.postings` chunks
+  large changes) while keeping five-letter prefixes, which are already selective words.
+  One-letter terms have no list: they are verified on another path.
+* ``listings#<category>#v#<field>#<value>``: equality values of select, boolean, number and
+  integer fields, and each option of a multiselect field (``contains`` reads one option's list).
+* ``listings#<category>#n#<field>``: every number and integer value, sorted by value
+  (:func:`chalicelib.postings.sortable_number`), for ``_min`` / ``_max`` ranges.
+
+Sorts: newest first lists use ``<createdAt>#<listingId>`` (the key of the newest-first indexes,
+so one cursor position serves every path); number lists ``<sortable value>#<createdAt>#<listingId>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from chalicelib.categories.models import FieldType
+from chalicelib.categories.registry import all_categories
+from chalicelib.listings.search.index import newest_key
+from chalicelib.postings import PostingKey, list_id, sortable_number
+
+NAMESPACE = "listings"
+#: Shortest and longest word prefix with a list (characters).
+MIN_PREFIX = 2
+MAX_PREFIX = 5
+#: Field types with equality lists, and those with number lists.
+VALUE_TYPES = frozenset({FieldType.SELECT, FieldType.MULTISELECT, FieldType.BOOLEAN, FieldType.NUMBER, FieldType.INTEGER})
+NUMBER_TYPES = frozenset({FieldType.NUMBER, FieldType.INTEGER})
+
+
+def word_list(category_key: str, term: str) -> str | None:
+    """The list a folded ``q`` term reads in a category, or ``None`` for a term shorter than :data:`MIN_PREFIX`."""
+    if len(term) < MIN_PREFIX:
+        return None
+    return list_id(NAMESPACE, category_key, "q", term[:MAX_PREFIX])
+
+
+def is_exact_word_list(term: str) -> bool:
+    """True when the term's list holds exactly the listings with a word starting with ``term``."""
+    return MIN_PREFIX <= len(term) <= MAX_PREFIX
+
+
+def value_list(category_key: str, field_key: str, value: str) -> str:
+    """The equality list of ``meta.<field_key> == value`` (a canonical value) in a category."""
+    return list_id(NAMESPACE, category_key, "v", field_key, value)
+
+
+def number_list(category_key: str, field_key: str) -> str:
+    """The value-sorted list of number or integer field ``field_key`` in a category."""
+    return list_id(NAMESPACE, category_key, "n", field_key)
+
+
+def newest_of_number_sort(sort: str) -> str:
+    """The ``<createdAt>#<listingId>`` part of a number list's sort."""
+    return sort.split("#", 1)[1]
+
+
+def _prefixes(word: str) -> list[str]:
+    return [word[:n] for n in range(MIN_PREFIX, min(len(word), MAX_PREFIX) + 1)]
+
+
+def posting_keys(listing: Mapping[str, Any] | None) -> set[PostingKey]:
+    """The posting keys of a Listings item (empty unless it is ACTIVE; ``None``: a deleted listing).
+
+    ``listing`` needs ``status``, ``categoryKey``, ``listingId``, ``createdAt``, ``searchText``
+    and ``meta``; meta values are the canonical strings of :mod:`chalicelib.listings.meta`.
+    """
+    if listing is None or listing.get("status") != "ACTIVE":
+        return set()
+    category_key = listing["categoryKey"]
+    newest = newest_key(listing)
+    keys: set[PostingKey] = set()
+    for word in set(str(listing.get("searchText") or "").split()):
+        keys.update(PostingKey(list_id(NAMESPACE, category_key, "q", prefix), newest) for prefix in _prefixes(word))
+    category = all_categories().get(category_key)
+    meta = listing.get("meta") or {}
+    for field in category.fields if category else []:
+        value = meta.get(field.key)
+        if value is None or not field.filterable or field.type not in VALUE_TYPES:
+            continue
+        options = value.split(",") if field.type == FieldType.MULTISELECT else [value]
+        keys.update(PostingKey(value_list(category_key, field.key, option), newest) for option in options)
+        if field.type in NUMBER_TYPES:
+            keys.add(PostingKey(number_list(category_key, field.key), f"{sortable_number(value)}#{newest}"))
+    return keys

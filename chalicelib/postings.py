@@ -1,0 +1,339 @@
+"""Posting lists in the SearchIndex table: the inverted index every search planner reads (issue 13).
+
+A posting list is the set of items (listings, users) that share one indexed property — a word
+prefix, a select value, a country — kept sorted so that a page can be read from its start and
+stop early. This module is domain-free: a domain module computes the posting keys of one of
+its items (e.g. :mod:`chalicelib.listings.search.postings`), and this module files the item
+under exactly those keys, counts each list's size, and reads lists back.
+
+Items (SearchIndex table, ``pk`` / ``sk``):
+
+* **entry** ``{pk: <list id>, sk: <sort>, id: <item id>}``: one per item and list. Lists are read
+  by ``sk`` (descending for newest first); a sort must be unique per item within a list, so
+  callers end it with the item id (e.g. ``<createdAt>#<listingId>``).
+* **size** ``{pk: "size|<list id>", sk: "size", n}``: the list's entry count, changed in the same
+  transaction as its entries, so it is exact at every commit; read in one BatchGetItem
+  (:func:`sizes`).
+* **state** ``{pk: "state|<namespace>|<item id>", sk: "state", version, step, keys}``: the posting
+  keys the item is filed under now (``keys``, a string set), the version of the item they were
+  computed from, and a step counter. It stays as a small tombstone after a removal, so that an
+  older record arriving late still finds the newer version.
+
+Applying a change (:func:`apply`) is **idempotent and version-checked**: it compares the item's
+target keys with the keys the state says are applied (not with the stream's old image), so a
+replayed record (same version) or an out-of-order one (older version) changes nothing, and an
+application interrupted half-way is completed exactly by the next attempt. A TransactWriteItems
+holds at most 100 items (AWS docs, "TransactWriteItems"), each changed key costs two (entry and
+size), so large changes go in chunks of :data:`CHUNK_KEYS` keys; every chunk updates the state
+in the same transaction, conditional on the step it read, so the state always equals the
+entries written and concurrent appliers of one item cannot interleave.
+
+Sources: inverted index / posting list (C. D. Manning, P. Raghavan, H. Schütze, "Introduction to
+Information Retrieval", 2008, ch. 1-2); DynamoDB transactions and their limits (AWS docs).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from chalicelib import storage
+from chalicelib.config import settings
+
+#: Keys changed per transaction: 2 items each (entry, size) + the state item <= 100 (AWS limit).
+CHUNK_KEYS = 49
+#: Times :func:`apply` re-reads the state after a concurrent applier moved it.
+APPLY_ATTEMPTS = 5
+#: Separates a key's list id from its sort in the state's string set (never part of either).
+_SEPARATOR = "\t"
+_STATE_SK = "state"
+_SIZE_SK = "size"
+
+
+def _table() -> str:
+    return settings().SEARCH_INDEX_TABLE
+
+
+@dataclass(frozen=True, order=True)
+class PostingKey:
+    """Where an item is filed: in list ``list_id`` at position ``sort``.
+
+    Attributes
+    ----------
+    list_id:
+        The list's name, e.g. ``listings#jobs#q#rust`` (build it with :func:`list_id`).
+    sort:
+        The entry's sort key within the list, unique per item (end it with the item id).
+    """
+
+    list_id: str
+    sort: str
+
+    def encoded(self) -> str:
+        """The key as stored in the state's string set (``<list id>\\t<sort>``)."""
+        return f"{self.list_id}{_SEPARATOR}{self.sort}"
+
+    @classmethod
+    def decode(cls, text: str) -> PostingKey:
+        """The inverse of :meth:`encoded`."""
+        list_part, _, sort = text.partition(_SEPARATOR)
+        return cls(list_part, sort)
+
+
+@dataclass(frozen=True)
+class Posting:
+    """One entry read from a list: its sort key and the id of the item filed there."""
+
+    sort: str
+    item_id: str
+
+
+@dataclass(frozen=True)
+class PostingPage:
+    """Up to ``limit`` entries of one list in the order asked for, and whether more may follow."""
+
+    postings: list[Posting]
+    more: bool
+
+
+def list_id(namespace: str, *parts: str) -> str:
+    """The id of a posting list: ``<namespace>#<part>#...`` (parts must not contain a tab)."""
+    return "#".join((namespace, *parts))
+
+
+def _size_key(list_name: str) -> dict[str, str]:
+    return {"pk": f"size|{list_name}", "sk": _SIZE_SK}
+
+
+def _state_key(namespace: str, item_id: str) -> dict[str, str]:
+    return {"pk": f"state|{namespace}|{item_id}", "sk": _STATE_SK}
+
+
+def applied_keys(namespace: str, item_id: str) -> tuple[int, set[PostingKey]]:
+    """``(version, keys)`` the item is filed under now (``(0, set())`` for an item never applied).
+
+    One strongly consistent GetItem of the state item.
+    """
+    state = storage.get(_table(), _state_key(namespace, item_id), consistent=True)
+    if state is None:
+        return 0, set()
+    return int(state.get("version", 0)), {PostingKey.decode(k) for k in state.get("keys", [])}
+
+
+def apply(namespace: str, item_id: str, version: int, keys: Iterable[PostingKey]) -> bool:
+    """File item ``item_id`` under exactly ``keys``, as of its ``version``.
+
+    Parameters
+    ----------
+    namespace:
+        The kind of item (``"listings"``, ``"profiles"``): separates the states of ids that
+        could repeat across domains.
+    item_id:
+        The item's id (stored in each entry as ``id``).
+    version:
+        The item's version the keys were computed from; strictly increasing per item (for a
+        removal pass the last version + 1). Nothing is written unless it is newer than the
+        version applied.
+    keys:
+        The target posting keys (empty: remove the item from every list).
+
+    Returns
+    -------
+    bool
+        True when this call brought the item to ``version``; False when the state already
+        had this version or a newer one (a replayed or out-of-order record).
+
+    Raises
+    ------
+    chalicelib.storage.Contention
+        Concurrent appliers of the same item kept moving its state (:data:`APPLY_ATTEMPTS`
+        re-reads), or DynamoDB kept cancelling the transactions.
+    """
+    target = {k.encoded() for k in keys}
+    for _ in range(APPLY_ATTEMPTS):
+        state = storage.get(_table(), _state_key(namespace, item_id), consistent=True)
+        if state is not None and int(state.get("version", 0)) >= version:
+            return False
+        applied = set(state.get("keys", [])) if state is not None else set()
+        step = int(state.get("step", 0)) if state is not None else None
+        try:
+            _write_changes(namespace, item_id, version, step, sorted(applied - target), sorted(target - applied))
+        except storage.TransactionConflict:
+            continue  # another applier moved the state: read it again
+        return True
+    raise storage.Contention(f"posting state of {namespace} {item_id} kept changing")
+
+
+def _write_changes(namespace: str, item_id: str, version: int, step: int | None, removed: list[str], added: list[str]) -> None:
+    """Removals first (a paused item leaves its lists as early as possible), then additions,
+    :data:`CHUNK_KEYS` per transaction; the last transaction also sets ``version``."""
+    chunks: list[tuple[int, list[str]]] = [(-1, removed[i : i + CHUNK_KEYS]) for i in range(0, len(removed), CHUNK_KEYS)]
+    chunks += [(+1, added[i : i + CHUNK_KEYS]) for i in range(0, len(added), CHUNK_KEYS)]
+    if not chunks:
+        chunks = [(+1, [])]  # nothing to move: record the version only
+    for index, (delta, chunk) in enumerate(chunks):
+        last = index == len(chunks) - 1
+        ops = [_state_op(namespace, item_id, step, delta, chunk, version if last else None)]
+        for text in chunk:
+            key = PostingKey.decode(text)
+            entry = {"pk": key.list_id, "sk": key.sort}
+            if delta > 0:
+                ops.append(storage.put_op(_table(), {**entry, "id": item_id}))
+            else:
+                ops.append(storage.delete_op(_table(), entry))
+            ops.append(storage.update_op(_table(), _size_key(key.list_id), "ADD n :d", ExpressionAttributeValues=storage.values(d=delta)))
+        storage.transact(ops)
+        step = (step or 0) + 1
+
+
+def _state_op(namespace: str, item_id: str, step: int | None, delta: int, chunk: list[str], version: int | None) -> dict[str, Any]:
+    """The state's update in one chunk: conditional on the step read (absent for a new state)."""
+    sets = ["step = :next"]
+    vals: dict[str, Any] = {"next": (step or 0) + 1}
+    if version is not None:
+        sets.append("version = :v")
+        vals["v"] = version
+    expression = "SET " + ", ".join(sets)
+    if chunk:
+        expression += f" {'ADD' if delta > 0 else 'DELETE'} #k :keys"
+        vals["keys"] = set(chunk)
+    if step is None:
+        condition = "attribute_not_exists(pk)"
+    else:
+        condition = "#s = :step"
+        vals["step"] = step
+    names = {"#s": "step"} if step is not None else {}
+    if chunk:
+        names["#k"] = "keys"
+    return storage.update_op(
+        _table(), _state_key(namespace, item_id), expression, condition=condition,
+        ExpressionAttributeValues=storage.values(**vals), **({"ExpressionAttributeNames": names} if names else {}),
+    )
+
+
+def read(
+    list_name: str, limit: int, *, after: str | None = None, descending: bool = True,
+    low: str | None = None, high: str | None = None,
+) -> PostingPage:
+    """One Query of list ``list_name``: up to ``limit`` entries in sort order.
+
+    Parameters
+    ----------
+    list_name:
+        The list id.
+    limit:
+        Most entries to return (DynamoDB ``Limit``; items read = entries returned).
+    after:
+        Exclusive start: the sort of the last entry already read (a cursor position).
+    descending:
+        Largest sort first (newest first for ``<createdAt>#<id>`` sorts).
+    low, high:
+        Inclusive bounds on the sort (``BETWEEN`` when both are given).
+
+    Returns
+    -------
+    PostingPage
+        The entries and whether DynamoDB says more may follow (``LastEvaluatedKey``).
+    """
+    condition = "pk = :p"
+    vals: dict[str, Any] = {"p": list_name}
+    if low is not None and high is not None:
+        condition += " AND sk BETWEEN :lo AND :hi"
+        vals.update(lo=low, hi=high)
+    elif low is not None:
+        condition += " AND sk >= :lo"
+        vals["lo"] = low
+    elif high is not None:
+        condition += " AND sk <= :hi"
+        vals["hi"] = high
+    params: dict[str, Any] = {
+        "KeyConditionExpression": condition, "ExpressionAttributeValues": storage.values(**vals),
+        "ScanIndexForward": not descending, "Limit": limit,
+    }
+    if after is not None:
+        params["ExclusiveStartKey"] = storage.to_item({"pk": list_name, "sk": after})
+    items, last = storage.query_page(_table(), **params)
+    return PostingPage([Posting(str(i["sk"]), str(i["id"])) for i in items], last is not None)
+
+
+def sizes(list_names: Sequence[str]) -> dict[str, int]:
+    """The entry count of each list (0 for a list never written): one BatchGetItem per 100 lists."""
+    found = storage.batch_get(_table(), [_size_key(name) for name in dict.fromkeys(list_names)])
+    counted = {str(item["pk"]).removeprefix("size|"): int(item.get("n", 0)) for item in found}
+    return {name: counted.get(name, 0) for name in list_names}
+
+
+def bulk_items(namespace: str, filed: Iterable[tuple[str, int, Iterable[PostingKey]]]) -> list[dict[str, Any]]:
+    """The entry, size and state items of many items at once, for loading an **empty** index.
+
+    ``filed`` yields ``(item_id, version, keys)``. The result holds plain items (put them with
+    BatchWriteItem); sizes are the absolute counts. Used by the bulk load of the benchmark and
+    by tests; an index that may hold entries already is brought up to date with :func:`apply`.
+    """
+    items: list[dict[str, Any]] = []
+    counts: Counter[str] = Counter()
+    for item_id, version, keys in filed:
+        unique = set(keys)
+        for key in unique:
+            items.append({"pk": key.list_id, "sk": key.sort, "id": item_id})
+            counts[key.list_id] += 1
+        state: dict[str, Any] = {**_state_key(namespace, item_id), "version": version, "step": 1}
+        if unique:
+            state["keys"] = {k.encoded() for k in unique}
+        items.append(state)
+    items.extend({**_size_key(name), "n": n} for name, n in counts.items())
+    return items
+
+
+#: Exponent offset of :func:`sortable_number` (accepted values have |exponent| < 100).
+_EXPONENT_OFFSET = 500
+
+
+def sortable_number(text: str) -> str:
+    """An order-preserving text key of a decimal number, for sorts that range queries read.
+
+    ``sortable_number(a) < sortable_number(b)`` (as strings) exactly when ``a < b`` (as
+    decimals), also when a ``#``-separated suffix follows each key, and ``BETWEEN`` bounds built
+    with :func:`number_bounds` select exactly the numbers in a closed interval. The key is
+    ``1`` for zero; ``2`` + the exponent (offset by 500, 3 digits) + the significant digits for
+    a positive number; for a negative one ``0`` + the complemented exponent and digits and a
+    ``~`` terminator (so a shorter mantissa sorts after a longer one it prefixes, as
+    -1.2 > -1.23 needs). The same idea as the order-preserving encodings of Bigtable-style
+    stores (e.g. FoundationDB's tuple layer, "Integer" and "Decimal" encodings).
+
+    Parameters
+    ----------
+    text:
+        A finite decimal string (``"85000"``, ``"-1.5"``) whose exponent lies within +-499.
+
+    Raises
+    ------
+    decimal.InvalidOperation
+        ``text`` is not a decimal number.
+    ValueError
+        The number is not finite or its exponent is out of range.
+    """
+    from decimal import Decimal
+
+    number = Decimal(text).normalize()
+    if not number.is_finite():
+        raise ValueError(f"not a finite number: {text}")
+    if number.is_zero():
+        return "1"
+    sign, digits, _ = number.as_tuple()
+    exponent = number.adjusted() + _EXPONENT_OFFSET
+    if not 0 <= exponent < 1000:
+        raise ValueError(f"exponent out of range: {text}")
+    mantissa = "".join(str(d) for d in digits)
+    if not sign:
+        return f"2{exponent:03d}{mantissa}"
+    return f"0{999 - exponent:03d}{''.join(str(9 - int(d)) for d in mantissa)}~"
+
+
+def number_bounds(low: str | None, high: str | None) -> tuple[str | None, str | None]:
+    """``(low, high)`` sort bounds selecting the entries whose sort starts with the
+    :func:`sortable_number` of a number within ``[low, high]`` followed by ``#`` (``None``: open end)."""
+    return (sortable_number(low) if low is not None else None,
+            sortable_number(high) + "$" if high is not None else None)  # "$" sorts right after "#"
