@@ -93,13 +93,13 @@ def pages(params: dict[str, str], page_size: int) -> Iterator[nearest.GeoPage]:
 
 
 @pytest.fixture
-def index(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+def index(monkeypatch: pytest.MonkeyPatch) -> Any:
     def install(items: list[dict[str, Any]]) -> Index:
         fake = Index(items)
         monkeypatch.setattr(nearest.repository, "geo_range", fake.geo_range)
         return fake
 
-    yield install
+    return install
 
 
 queries = st.fixed_dictionaries(
@@ -175,7 +175,8 @@ def test_ranges_are_read_nearest_first_and_the_walk_stops_when_nothing_nearer_is
     kth = walk.kth_distance(10)
     assert kth is not None
     assert all(r.min_km > kth for r in walk.queue)  # the stop: every unread range is farther than the 10th match
-    assert [i["listingId"] for *_, i in walk.ordered()[:10]] == brute_force(items, {"meta.location_lat": "20", "meta.location_lng": "30"})[:10]
+    nearest_ten = brute_force(items, {"meta.location_lat": "20", "meta.location_lng": "30"})[:10]
+    assert [i["listingId"] for *_, i in walk.ordered()[:10]] == nearest_ten
     assert walk.read < len(items) / 2  # and it did not read the globe to find them
 
 
@@ -185,7 +186,8 @@ def test_a_cursor_skips_ranges_wholly_before_it(index: Any, monkeypatch: pytest.
     index(items)
     query = parse_search({"meta.location_lat": "0", "meta.location_lng": "0"})
     first = nearest.page(query, Position(scope="s", page=1, page_size=20))
-    assert first.has_more and first.last_key is not None
+    assert first.has_more
+    assert first.last_key is not None
     by_cursor = nearest.page(query, Position(scope="s", page=2, page_size=20, key=first.last_key))
     by_offset = nearest.page(query, Position(scope="s", page=2, page_size=20))
     expected = brute_force(items, {"meta.location_lat": "0", "meta.location_lng": "0"})
