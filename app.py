@@ -1,8 +1,9 @@
 """The Chalice application: registers the blueprints and the event handlers; the code lives in chalicelib/.
 
 The event handlers import their modules when first called: the API function never loads the
-stream batch utilities or the webhook delivery client, which keeps its cold start short
-(``bench/cold_start.py``).
+stream batch utilities or the webhook delivery client. The route modules register their paths
+here but load their domain's services and models with the first request of one of their routes
+(:mod:`chalicelib.lazy`). Both keep the cold start short (``bench/cold_start.py``).
 """
 
 from __future__ import annotations

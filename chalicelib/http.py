@@ -18,17 +18,23 @@ import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from aws_lambda_powertools import Logger
 from chalice.app import Blueprint, Chalice, Request, Response
-from pydantic import BaseModel, RootModel
+from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
 from chalicelib import conditional as conditional_requests
-from chalicelib import errors, idempotency, json_input, path_ids
+from chalicelib import errors, json_input, path_ids
 from chalicelib.auth.service import authenticate
+from chalicelib.lazy import lazy_import
 from chalicelib.request_context import current_request_id
+
+if TYPE_CHECKING:
+    from chalicelib import idempotency
+else:  # powertools' idempotency utility loads with the first POST or PATCH, not at cold start
+    idempotency = lazy_import("chalicelib.idempotency")
 
 logger = Logger(service="matching-service", child=True)
 
@@ -37,6 +43,15 @@ MAX_BODY_BYTES = 256 * 1024
 
 AuthMode = Literal["user", "admin", "none"]
 Router = Chalice | Blueprint
+#: A pydantic model class, or a function returning one (``lambda: models.Listing``). Route modules
+#: pass the function so that the model's module loads with the first request of the route (or the
+#: OpenAPI build) instead of at cold start (:mod:`chalicelib.lazy`).
+ModelRef = type[BaseModel] | Callable[[], type[BaseModel]]
+
+
+def resolve_model(ref: ModelRef) -> type[BaseModel]:
+    """The model class ``ref`` names: ``ref`` itself when it is a class, else what calling it returns."""
+    return ref if isinstance(ref, type) else ref()
 
 
 @dataclass(frozen=True)
@@ -47,9 +62,10 @@ class RouteSpec:
     method: str
     handler: Callable[..., Any]
     auth: AuthMode
-    body: type[BaseModel] | None
-    query: type[BaseModel] | None
-    response: type[BaseModel] | None
+    #: The models as the route names them (see :data:`ModelRef`); read them as ``body``, ``query``, ``response``.
+    body_ref: ModelRef | None
+    query_ref: ModelRef | None
+    response_ref: ModelRef | None
     status: int
     tags: tuple[str, ...] = field(default_factory=tuple)
     #: OpenAPI parameter objects of query parameters no model declares (``meta.<key>`` filters).
@@ -66,6 +82,21 @@ class RouteSpec:
     path_types: dict[str, Any] = field(default_factory=dict)
     #: Input rules JSON Schema cannot state, checked by the service (400 VALIDATION_ERROR).
     rules: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def body(self) -> type[BaseModel] | None:
+        """The JSON body's model (its module is imported now if the route named it lazily)."""
+        return None if self.body_ref is None else resolve_model(self.body_ref)
+
+    @property
+    def query(self) -> type[BaseModel] | None:
+        """The query string's model (imported now if named lazily)."""
+        return None if self.query_ref is None else resolve_model(self.query_ref)
+
+    @property
+    def response(self) -> type[BaseModel] | None:
+        """The response's model (imported now if named lazily)."""
+        return None if self.response_ref is None else resolve_model(self.response_ref)
 
     @property
     def idempotent(self) -> bool:
@@ -100,7 +131,7 @@ def to_jsonable(value: Any) -> Any:
 
 
 def render(request: Request, result: Any, status: int) -> Response:
-    """The response of a view's ``result``: JSON with ``status``; a :class:`Versioned` one with its
+    """The response of a view's ``result``: JSON with ``status``; a :class:`~chalicelib.conditional.Versioned` one with its
     ``ETag``, or 304 without a body when ``If-None-Match`` names that ETag."""
     if isinstance(result, Response):
         return result
@@ -180,6 +211,8 @@ def parse_body[M: BaseModel](model: type[M], request: Request) -> M:
     try:
         return model.model_validate_json(json.dumps(data, ensure_ascii=False), strict=True)
     except PydanticValidationError as exc:
+        from pydantic import RootModel  # loaded with the first root-model body (match_requests.StatusChange), not at cold start
+
         raise errors.from_pydantic(exc, tagged_union=issubclass(model, RootModel)) from exc
 
 
@@ -209,9 +242,9 @@ def route(
     method: str,
     *,
     auth: AuthMode = "user",
-    body: type[BaseModel] | None = None,
-    query: type[BaseModel] | None = None,
-    response: type[BaseModel] | None = None,
+    body: ModelRef | None = None,
+    query: ModelRef | None = None,
+    response: ModelRef | None = None,
     status: int = 200,
     tags: tuple[str, ...] = (),
     extra_parameters: Callable[[], list[dict[str, Any]]] | None = None,
@@ -238,7 +271,9 @@ def route(
     auth:
         ``"user"`` (any valid key), ``"admin"`` (a key with the admin scope) or ``"none"``.
     body, query, response:
-        pydantic models of the JSON body, the query string and the response (OpenAPI).
+        pydantic models of the JSON body, the query string and the response (OpenAPI), each
+        a class or a function returning it (:data:`ModelRef`; the function is called on the
+        route's first request, so the model's module stays out of the cold start).
     extra_parameters:
         Returns the OpenAPI parameter objects of query parameters the view reads itself
         (the ``query`` model then allows extra keys).
@@ -265,22 +300,25 @@ def route(
     """
 
     def register(view: Callable[..., Any]) -> Callable[..., Any]:
-        def unavailable(exc: errors.DependencyUnavailableError) -> Response:
-            """503 SERVICE_UNAVAILABLE (with ``Retry-After``) for a DynamoDB/SQS timeout or refused connection."""
-            logger.exception("dependency unavailable", extra={"path": path, "method": method, "cause": exc.cause})
-            return error_response(exc)
+        def failed(exc: Exception) -> Response:
+            """The error response of ``exc`` (call it while handling ``exc``: faults are logged with it).
+
+            An :class:`~chalicelib.errors.ApiError` is rendered as it is (a dependency that did not
+            answer is logged too); anything else is logged and answered 500 without details.
+            """
+            if isinstance(exc, errors.DependencyUnavailableError):
+                logger.exception("dependency unavailable", extra={"path": path, "method": method, "cause": exc.cause})
+            if isinstance(exc, errors.ApiError):
+                return error_response(exc)
+            logger.exception("unhandled error", extra={"path": path, "method": method})
+            return error_response(errors.InternalError("An internal error occurred"))
 
         def run(request: Request, args: list[Any], kwargs: dict[str, Any]) -> Response:
             """Call the view and render its result or error (never raises)."""
             try:
                 return render(request, view(*args, **kwargs), status)
-            except errors.DependencyUnavailableError as exc:
-                return unavailable(exc)
-            except errors.ApiError as exc:
-                return error_response(exc)
-            except Exception:
-                logger.exception("unhandled error", extra={"path": path, "method": method})
-                return error_response(errors.InternalError("An internal error occurred"))
+            except Exception as exc:  # noqa: BLE001 -- every error becomes a response; faults are logged
+                return failed(exc)
 
         @functools.wraps(view)
         def handler(**path_params: Any) -> Response:
@@ -297,11 +335,11 @@ def route(
                 check_path_ids(path_params)
                 json_input.check_document(query_params(request))  # every route, also those reading params themselves
                 if body is not None:
-                    kwargs["body"] = parse_body(body, request)
+                    kwargs["body"] = parse_body(resolve_model(body), request)
                 elif request.raw_body and len(request.raw_body) > MAX_BODY_BYTES:
                     raise errors.PayloadTooLargeError(f"Request body exceeds {MAX_BODY_BYTES} bytes")
                 if query is not None:
-                    kwargs["query"] = parse_model(query, query_params(request))
+                    kwargs["query"] = parse_model(resolve_model(query), query_params(request))
                 if conditional:
                     kwargs["expected_version"] = conditional_requests.expected_version(request.headers.get("if-match"))
                 key = idempotency.key_from(request.headers) if method in IDEMPOTENT_METHODS else None
@@ -314,13 +352,8 @@ def route(
                 }
                 lambda_context = getattr(router, "lambda_context", None)
                 return idempotency.run_once(scope, key, fingerprint, lambda: run(request, args, kwargs), lambda_context)
-            except errors.DependencyUnavailableError as exc:  # e.g. the API-key lookup of authenticate(), outside run()
-                return unavailable(exc)
-            except errors.ApiError as exc:
-                return error_response(exc)
-            except Exception:
-                logger.exception("unhandled error", extra={"path": path, "method": method})
-                return error_response(errors.InternalError("An internal error occurred"))
+            except Exception as exc:  # noqa: BLE001 -- e.g. the API-key lookup of authenticate(), outside run()
+                return failed(exc)
 
         router.route(path, methods=[method])(handler)
         ROUTES.append(

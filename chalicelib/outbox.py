@@ -13,8 +13,9 @@ the spec lists is always present, null when unset.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import timedelta
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
 
 from chalicelib import clock, storage
 from chalicelib.config import settings
@@ -40,6 +41,32 @@ PROFILE_REQUEST_ACCEPTED = "profile_request.accepted"
 PROFILE_REQUEST_REJECTED = "profile_request.rejected"
 #: Webhook event of a new message (spec §6); recipient: the other participant.
 MESSAGE_NEW = "message.new"
+
+
+class OutboxEvent(TypedDict):
+    """An Events table item as the stream consumers read it (see the module docstring)."""
+
+    #: ``evt_`` + a ULID.
+    eventId: str
+    #: E.g. :data:`LISTING_SUBMITTED`, :data:`MATCH_REQUEST_RECEIVED`.
+    type: str
+    #: ISO 8601 UTC of the change.
+    createdAt: str
+    #: Unix seconds; the table's TTL attribute.
+    expiresAt: int
+    #: The payload (its ``None`` values kept).
+    data: dict[str, Any]
+    #: Addressing for the consumers (never sent to receivers).
+    routing: dict[str, Any]
+    #: Deliver to this webhook only (a Dashboard test event).
+    targetWebhookId: NotRequired[str]
+    #: A test event (carried into the delivered envelope).
+    test: NotRequired[bool]
+
+
+def record(item: Mapping[str, Any]) -> OutboxEvent:
+    """The typed record of an Events item as read (absent ``data``/``routing`` read as empty maps)."""
+    return cast(OutboxEvent, {**item, "data": dict(item.get("data") or {}), "routing": dict(item.get("routing") or {})})
 
 
 def event_op(

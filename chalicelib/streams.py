@@ -13,18 +13,17 @@ from typing import Any
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 
-from chalicelib import storage
+from chalicelib import outbox, storage
+from chalicelib.outbox import OutboxEvent
 
 
-def outbox_event(record: DynamoDBRecord) -> dict[str, Any] | None:
-    """The outbox item a stream record inserted, or ``None`` for MODIFY/REMOVE (TTL expiry) records."""
-    raw = record.raw_event
-    if raw.get("eventName") != "INSERT":
-        return None
-    return storage.from_item(raw["dynamodb"].get("NewImage"))
+def outbox_event(record: DynamoDBRecord) -> OutboxEvent | None:
+    """The outbox event a stream record inserted, or ``None`` for MODIFY/REMOVE (TTL expiry) records."""
+    item = storage.inserted_item(record.raw_event)
+    return None if item is None else outbox.record(item)
 
 
-def process_outbox_batch(event: dict[str, Any], handle: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+def process_outbox_batch(event: dict[str, Any], handle: Callable[[OutboxEvent], None]) -> dict[str, Any]:
     """Call ``handle(outbox_item)`` for every INSERT record of a stream batch.
 
     Returns

@@ -117,9 +117,11 @@ RESOURCES: dict[str, Any] = {
         {
             "byOwner": [("ownerId", S), ("createdAt", S)],
             # Sparse: the active*/geo* attributes are set only while the listing is ACTIVE.
-            "activeByGeo3": [("geo3", S), ("geoSort", S)],
-            "activeByGeo4": [("geo4", S), ("geoSort", S)],
-            "activeByGeo5": [("geo5", S), ("geoSort", S)],
+            # Geo search (search.index): partition = category, location field, geohash prefix of 1/3/5;
+            # sort = the point's full geohash + id, so any finer cell is one key range.
+            "activeByGeoCell1": [("geoCell1", S), ("geoPoint", S)],
+            "activeByGeoCell3": [("geoCell3", S), ("geoPoint", S)],
+            "activeByGeoCell5": [("geoCell5", S), ("geoPoint", S)],
             # Sparse, write-sharded, newest first (search.index): pages read straight from the index.
             "activeByCategoryShard": [("activeCategoryShard", S), ("activeNewest", S)],
             "activeByRoleShard": [("activeRoleShard", S), ("activeNewest", S)],
@@ -131,16 +133,29 @@ RESOURCES: dict[str, Any] = {
     ),
     # Search counters (and posting lists): pk = what is counted or indexed, sk = shard or member.
     "SearchIndexTable": _table([("pk", S), ("sk", S)]),
+    # One GSI per list route and filter combination (chalicelib/match_requests/lists.py), all
+    # sorted newest first by newest = createdAt#requestId: a page is one Query of pageSize + 1.
     "RequestsTable": _table(
         [("requestId", S)],
         {
-            "byRequester": [("requesterId", S), ("createdAt", S)],
-            "byRecipient": [("recipientId", S), ("createdAt", S)],
-            "bySubject": [("subjectId", S), ("createdAt", S)],
+            "sentNewest": [("requesterId", S), ("newest", S)],
+            "sentByType": [("sentType", S), ("newest", S)],
+            "sentByStatus": [("sentStatus", S), ("newest", S)],
+            "sentByTypeStatus": [("sentTypeStatus", S), ("newest", S)],
+            "receivedNewest": [("recipientId", S), ("newest", S)],
+            "receivedByType": [("receivedType", S), ("newest", S)],
+            "receivedByStatus": [("receivedStatus", S), ("newest", S)],
+            "receivedByTypeStatus": [("receivedTypeStatus", S), ("newest", S)],
+            "subjectNewest": [("subjectId", S), ("newest", S)],
+            "subjectByStatus": [("subjectStatus", S), ("newest", S)],
         },
     ),
     "ConversationsTable": _table([("conversationId", S)]),
-    "ConversationMembersTable": _table([("userId", S), ("conversationId", S)]),
+    # A user's conversations most recently active first (recent = updatedAt#conversationId).
+    "ConversationMembersTable": _table(
+        [("userId", S), ("conversationId", S)],
+        {"recent": [("userId", S), ("recent", S)], "recentByType": [("memberType", S), ("recent", S)]},
+    ),
     "MessagesTable": _table([("conversationId", S), ("messageKey", S)]),
     "WebhooksTable": _table([("webhookId", S)], {"byOwner": [("ownerId", S), ("createdAt", S)]}),
     "DeliveriesTable": _table([("webhookId", S), ("deliveryKey", S)], ttl="expiresAt"),

@@ -31,15 +31,50 @@ ROOT = Path(__file__).resolve().parent.parent
 log = logging.getLogger("local_stack")
 
 
-def _wait_for(url: str, timeout_seconds: float, what: str) -> None:
+#: Default bound of each start-up wait (``LOCAL_STACK_START_SECONDS`` overrides it). It only turns a
+#: part that never comes up into a clear error: the wait itself ends as soon as the part answers
+#: (or its process exits). Tests that start several stacks at once on a loaded machine raise it.
+START_SECONDS = 30.0
+
+
+#: How often idle streams and lanes are polled when nothing notified the event runner (seconds).
+IDLE_POLL_SECONDS = 1.0
+
+
+def start_seconds() -> float:
+    """The start-up bound in seconds: ``LOCAL_STACK_START_SECONDS`` or :data:`START_SECONDS`.
+
+    Raises
+    ------
+    SystemExit
+        When the variable is set to something other than a positive number.
+    """
+    raw = os.environ.get("LOCAL_STACK_START_SECONDS", "")
+    if not raw:
+        return START_SECONDS
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise SystemExit(f"LOCAL_STACK_START_SECONDS must be a positive number of seconds, not {raw!r}")
+    return value
+
+
+def _wait_for(url: str, timeout_seconds: float, what: str, process: subprocess.Popen[bytes] | None = None) -> None:
+    """Wait until ``url`` answers; fail at once if ``process`` (the server's) exits, and after ``timeout_seconds``."""
     deadline = time.monotonic() + timeout_seconds
     while True:
         try:
             with urllib.request.urlopen(url, timeout=1):
                 return
         except OSError:  # URLError, connection refused, timeouts
+            if process is not None and process.poll() is not None:
+                raise SystemExit(f"{what} exited with status {process.returncode} before answering at {url}") from None
             if time.monotonic() > deadline:
-                raise SystemExit(f"{what} did not start at {url} within {timeout_seconds:.0f} s") from None
+                raise SystemExit(
+                    f"{what} did not start at {url} within {timeout_seconds:.0f} s (LOCAL_STACK_START_SECONDS)"
+                ) from None
             time.sleep(0.1)
 
 
@@ -52,7 +87,7 @@ def start_moto(host: str, port: int) -> subprocess.Popen[bytes]:
         stderr=subprocess.DEVNULL,
     )
     try:
-        _wait_for(f"http://{host}:{port}/moto-api/", 30, "moto server")
+        _wait_for(f"http://{host}:{port}/moto-api/", start_seconds(), "moto server", process)
     except SystemExit:
         process.kill()
         raise
@@ -129,12 +164,14 @@ def main(argv: list[str] | None = None) -> int:
             from local_stack.server import make_server
 
             request_log = route_request_logs(verbose)
-            runner = EventRunner(app)
+            # Streams and lanes are read at once after each API request (notify) and polled every
+            # second otherwise: what they carry comes only from this process's writes.
+            runner = EventRunner(app, idle_poll_seconds=IDLE_POLL_SECONDS)
             runner.start()
-            server = make_server(app, host, port)
+            server = make_server(app, host, port, after_request=runner.notify)
             threading.Thread(target=server.serve_forever, name="api", daemon=True).start()
             base_url = f"http://{host}:{port}"
-            _wait_for(f"{base_url}/v1/health", 30, "API")
+            _wait_for(f"{base_url}/v1/health", start_seconds(), "API")
             steps.advance()
             if args.demo:
                 from local_stack.demo import DEMO_USERS, seed_demo

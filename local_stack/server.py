@@ -13,6 +13,7 @@ JSON line per request (:mod:`chalicelib.request_context`), not ``http.server``'s
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from chalice import Chalice
@@ -51,13 +52,21 @@ class ApiRequestHandler(ChaliceRequestHandler):
         body = json.dumps({"code": code, "error": message, "requestId": headers[REQUEST_ID_HEADER]}).encode()
         self._send_http_response(status, {"Content-Type": "application/json", **headers}, body)
 
+    #: Called after every request the app handled (set by :func:`make_server`): the local stack
+    #: wakes its event runner's stream threads with it.
+    after_request: Callable[[], None] | None = None
+
     def _generic_handle(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         if length > GATEWAY_MAX_BODY_BYTES:
             self.close_connection = True
             self._send_error(413, "PAYLOAD_TOO_LARGE", f"Request body exceeds {MAX_BODY_BYTES} bytes")
             return
-        super()._generic_handle()
+        try:
+            super()._generic_handle()
+        finally:
+            if self.after_request is not None:
+                self.after_request()
 
     def do_OPTIONS(self) -> None:
         """CORS preflight (the base class would hand ``OPTIONS`` to Chalice's own CORS emulation)."""
@@ -93,11 +102,17 @@ class ApiRequestHandler(ChaliceRequestHandler):
         """No ``http.server`` access line: the app logs one JSON line per request (with its request id)."""
 
 
-def make_server(app: Chalice, host: str, port: int) -> LocalDevServer:
-    """A threaded HTTP server for ``app`` on ``host:port`` (``port`` 0 picks a free one)."""
+def make_server(app: Chalice, host: str, port: int, after_request: Callable[[], None] | None = None) -> LocalDevServer:
+    """A threaded HTTP server for ``app`` on ``host:port`` (``port`` 0 picks a free one).
+
+    ``after_request`` (no arguments) is called after each request the app handled, answered or
+    failed (the local stack passes :meth:`local_stack.runner.EventRunner.notify`).
+    """
     if not isinstance(app, LocalChalice):
         CustomLocalChalice.__bases__ = (LocalChalice, app.__class__)
         app.__class__ = CustomLocalChalice
     config = Config.create(chalice_stage="local", app_name=app.app_name)
-    handler = type("AppRequestHandler", (ApiRequestHandler,), {"route_matcher": RouteMatcher(list(app.routes))})
+    members = {"route_matcher": RouteMatcher(list(app.routes)),
+               "after_request": staticmethod(after_request) if after_request is not None else None}
+    handler = type("AppRequestHandler", (ApiRequestHandler,), members)
     return LocalDevServer(app, config, host, port, handler_cls=handler)

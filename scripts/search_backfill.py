@@ -2,9 +2,11 @@
 
 Reads the Listings table once (a Scan: this is an offline command, never a request path),
 then for every ACTIVE listing writes the index attributes the current code expects
-(:func:`chalicelib.listings.search.index.index_attributes`), files every listing under its
-posting lists (:mod:`chalicelib.listings.search.indexer`: idempotent and version-checked, as
-the Listings-stream consumer; a listing already at its version is skipped) and rewrites the counters
+(:func:`chalicelib.listings.search.index.index_attributes`; e.g. the geo indexes'
+``geoCell1/3/5`` + ``geoPoint``), removes the attributes of the replaced geo indexes
+(``geo3/4/5``, ``geoSort``), files every listing under its posting lists
+(:mod:`chalicelib.listings.search.indexer`: idempotent and version-checked, as the
+Listings-stream consumer; a listing already at its version is skipped) and rewrites the counters
 (:mod:`chalicelib.listings.search.counters`) with the exact counts. Run it after deploying a change of
 the search indexes, while listing status changes are quiet (a change committed between the
 Scan and the counter write is not in the recount; run it again to settle).
@@ -80,7 +82,7 @@ def backfill() -> dict[str, int]:
     """
     from chalicelib import storage
     from chalicelib.config import settings
-    from chalicelib.listings.search.index import index_attributes
+    from chalicelib.listings.search.index import LEGACY_GEO_ATTRIBUTES, index_attributes
 
     active: list[dict[str, Any]] = []
     seen = reindexed = filed = 0
@@ -90,10 +92,11 @@ def backfill() -> dict[str, int]:
         if item.get("status") != "ACTIVE":
             continue
         attributes = index_attributes(item)
-        if any(item.get(k) != v for k, v in attributes.items()):
+        stale = [k for k in LEGACY_GEO_ATTRIBUTES if k in item]  # the pre-issue-13 geo index keys
+        if stale or any(item.get(k) != v for k, v in attributes.items()):
             storage.update(
                 settings().LISTINGS_TABLE, {"listingId": item["listingId"]},
-                "SET " + ", ".join(f"{k} = :{k}" for k in attributes),
+                "SET " + ", ".join(f"{k} = :{k}" for k in attributes) + (f" REMOVE {', '.join(stale)}" if stale else ""),
                 condition="#st = :active",
                 ExpressionAttributeNames={"#st": "status"},
                 ExpressionAttributeValues=storage.values(active="ACTIVE", **attributes),

@@ -6,10 +6,11 @@ from typing import Any
 
 from chalicelib import outbox
 from chalicelib.approvals import service
+from chalicelib.outbox import OutboxEvent
 from chalicelib.streams import process_outbox_batch
 
 
-def _handle(item: dict[str, Any]) -> None:
+def _handle(item: OutboxEvent) -> None:
     if item["type"] == outbox.LISTING_SUBMITTED:
         service.enqueue_submitted(item["data"], item["createdAt"])
 

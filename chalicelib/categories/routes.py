@@ -2,23 +2,32 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
-from chalicelib.categories.models import Category, CategoryList
-from chalicelib.categories.registry import all_categories, get_category
 from chalicelib.http import route
+from chalicelib.lazy import lazy_import
+
+# The domain's modules load with the first request of one of these routes, not at cold start.
+if TYPE_CHECKING:
+    from chalicelib.categories import models, registry
+    from chalicelib.categories.models import Category, CategoryList
+else:
+    models = lazy_import("chalicelib.categories.models")
+    registry = lazy_import("chalicelib.categories.registry")
 
 bp = Blueprint(__name__)
 
 
-@route(bp, "/v1/categories", "GET", response=CategoryList, tags=("categories",))
+@route(bp, "/v1/categories", "GET", response=lambda: models.CategoryList, tags=("categories",))
 def list_categories(caller: Caller) -> CategoryList:
     """List every category with its roles and fields."""
-    return CategoryList(categories=list(all_categories().values()))
+    return models.CategoryList(categories=list(registry.all_categories().values()))
 
 
-@route(bp, "/v1/categories/{key}", "GET", response=Category, tags=("categories",))
+@route(bp, "/v1/categories/{key}", "GET", response=lambda: models.Category, tags=("categories",))
 def category_detail(caller: Caller, key: str) -> Category:
     """One category: roles, fields, required flags and value encodings."""
-    return get_category(key)
+    return registry.get_category(key)

@@ -3,8 +3,13 @@
 * Conversations ``{conversationId}``: ``{conversationId, subjectType, subjectId, requestId,
   participantIds, participants: [{userId, displayName}], messageCount, lastMessage?,
   leftBy?: [userId], createdAt, updatedAt}``.
-* ConversationMembers ``{userId, conversationId}``: ``{subjectType, updatedAt}``, one per
-  participant who has not left; the "my conversations" index.
+* ConversationMembers ``{userId, conversationId}``: ``{subjectType, updatedAt, recent,
+  memberType}``, one per participant who has not left; the "my conversations" list. Two GSIs
+  page it natively, most recently active first (:data:`RECENT`, :data:`RECENT_BY_TYPE`):
+  ``recent`` = ``<updatedAt>#<conversationId>`` sorts both, partitioned by ``userId`` or by
+  ``memberType`` = ``<userId>#<subjectType>``. A message moves both members' ``recent``.
+  Each user's counter item ``conversations#<userId>`` (:mod:`chalicelib.list_counters`: ``n``
+  and ``t#<subjectType>``) is updated in the transactions that open and leave conversations.
 * Messages ``{conversationId, messageKey}``: ``messageKey`` is the message's 1-based sequence
   number, zero-padded to :data:`SEQUENCE_DIGITS` digits, so page *n* is one key-range Query
   and ``messageCount`` on the conversation is the exact total.
@@ -12,10 +17,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chalicelib import storage
+from chalicelib import keyset, list_counters, storage
 from chalicelib.config import settings
 from chalicelib.conversations import records
 from chalicelib.conversations.records import ConversationRecord, MemberRecord, MessageRecord
@@ -23,6 +28,57 @@ from chalicelib.users.records import UserRecord
 from chalicelib.users.records import record as user_record
 
 SEQUENCE_DIGITS = 10
+
+
+def _member_key(partition: str, sort_value: str) -> dict[str, str]:
+    """The member item at ``sort_value`` of list ``partition`` (``userId`` or ``<userId>#<type>``)."""
+    return {"userId": partition.split("#", 1)[0], "conversationId": sort_value.partition("#")[2]}
+
+
+#: A user's conversations, most recently active first.
+RECENT = keyset.ListIndex("recent", "userId", "recent", _member_key)
+#: A user's conversations of one subject type, most recently active first.
+RECENT_BY_TYPE = keyset.ListIndex("recentByType", "memberType", "recent", _member_key)
+
+
+def recent_key(updated_at: str, conversation_id: str) -> str:
+    """The sort key of a member item: ``<updatedAt>#<conversationId>`` (ISO 8601 UTC first)."""
+    return f"{updated_at}#{conversation_id}"
+
+
+def _counter(user_id: str) -> str:
+    return f"conversations#{user_id}"
+
+
+def _counted(subject_type: str, sign: int) -> dict[str, int]:
+    return {"n": sign, f"t#{subject_type}": sign}
+
+
+def member_index_attributes(member: Mapping[str, Any]) -> dict[str, str]:
+    """The list index attributes of a member item (``recent``, ``memberType``).
+
+    ``member`` needs ``userId``, ``conversationId``, ``subjectType`` and ``updatedAt``.
+    """
+    return {
+        "recent": recent_key(member["updatedAt"], member["conversationId"]),
+        "memberType": f"{member['userId']}#{member['subjectType']}",
+    }
+
+
+def member_delta(member: Mapping[str, Any], sign: int = +1) -> list_counters.Delta:
+    """The counter change of ``member`` entering (``sign`` +1) or leaving (-1) its user's list."""
+    return _counter(str(member["userId"])), _counted(str(member["subjectType"]), sign)
+
+
+def _member_item(member: MemberRecord) -> dict[str, Any]:
+    return {**member, **member_index_attributes(member)}
+
+
+_INDEX_ATTRIBUTES = ("recent", "memberType")
+
+
+def _member(item: dict[str, Any]) -> MemberRecord:
+    return records.member({k: v for k, v in item.items() if k not in _INDEX_ATTRIBUTES})
 
 
 def _conversations() -> str:
@@ -43,9 +99,10 @@ def message_key(sequence: int) -> str:
 
 
 def open_ops(conversation: ConversationRecord, members: Sequence[MemberRecord]) -> list[dict[str, Any]]:
-    """Transaction ``Put``s of a new conversation and its member items."""
+    """Transaction items of a new conversation: its ``Put``, its member items and +1 on each member's counters."""
     ops = [storage.put_op(_conversations(), conversation, condition="attribute_not_exists(conversationId)")]
-    ops += [storage.put_op(_members(), member) for member in members]
+    ops += [storage.put_op(_members(), _member_item(member)) for member in members]
+    ops += list_counters.add_ops(member_delta(member) for member in members)
     return ops
 
 
@@ -68,20 +125,53 @@ def get_with_user(conversation_id: str, user_id: str) -> tuple[ConversationRecor
     )
 
 
-def get_many(conversation_ids: Sequence[str]) -> dict[str, ConversationRecord]:
-    """Conversation records by id (BatchGetItem); missing ids are absent."""
-    keys = [{"conversationId": i} for i in conversation_ids]
-    return {c["conversationId"]: records.conversation(c) for c in storage.batch_get(_conversations(), keys)} if keys else {}
+def _list_index(user_id: str, subject_type: str | None) -> tuple[keyset.ListIndex, str]:
+    if subject_type is None:
+        return RECENT, user_id
+    return RECENT_BY_TYPE, f"{user_id}#{subject_type}"
 
 
-def list_memberships(user_id: str, subject_type: str | None = None) -> list[MemberRecord]:
-    """The member items of ``user_id`` (conversations not left), optionally of one subject type."""
-    params: dict[str, Any] = {"KeyConditionExpression": "userId = :u"}
-    vals: dict[str, Any] = {"u": user_id}
-    if subject_type is not None:
-        params["FilterExpression"] = "subjectType = :t"
-        vals["t"] = subject_type
-    return [records.member(i) for i in storage.query(_members(), ExpressionAttributeValues=storage.values(**vals), **params)]
+def list_page(
+    user_id: str, subject_type: str | None, size: int, after: str | None = None, skip: int = 0
+) -> tuple[list[MemberRecord], str | None]:
+    """One page of ``user_id``'s member items (conversations not left), most recently active first.
+
+    Parameters
+    ----------
+    user_id, subject_type:
+        The list: the user's conversations, of one subject type when given.
+    size:
+        Conversations per page.
+    after:
+        The previous page's last ``recent`` key (a cursor's position), or ``None``.
+    skip:
+        Conversations to pass over first (offset pages without a cursor).
+
+    Returns
+    -------
+    tuple
+        The page's member records and the ``recent`` key to continue after (``None`` on the
+        last page). Reads at most ``skip + size + 1`` index items.
+    """
+    index, partition = _list_index(user_id, subject_type)
+    page = keyset.read_page(_members(), index, partition, size, after=after, skip=skip)
+    members = [_member(i) for i in page.items]
+    last = recent_key(members[-1]["updatedAt"], members[-1]["conversationId"]) if page.more and members else None
+    return members, last
+
+
+def get_many_with_total(
+    conversation_ids: Sequence[str], user_id: str, subject_type: str | None
+) -> tuple[dict[str, ConversationRecord], int]:
+    """Conversation records by id and the exact number of ``user_id``'s conversations (of
+    ``subject_type``), in one BatchGetItem (the counter item rides along with the page)."""
+    found = storage.batch_get_tables({
+        _conversations(): [{"conversationId": i} for i in dict.fromkeys(conversation_ids)],
+        list_counters.table(): [list_counters.key(_counter(user_id))],
+    })
+    counters = found[list_counters.table()]
+    total = list_counters.count_in(counters[0] if counters else None, "n" if subject_type is None else f"t#{subject_type}")
+    return {c["conversationId"]: records.conversation(c) for c in found[_conversations()]}, total
 
 
 def message_range(conversation_id: str, first: int, last: int) -> list[MessageRecord]:
@@ -125,16 +215,22 @@ def append_message_ops(conversation: ConversationRecord, message: MessageRecord,
         storage.update_op(
             _members(),
             {"userId": user_id, "conversationId": conversation_id},
-            "SET updatedAt = :u",
-            ExpressionAttributeValues=storage.values(u=message["createdAt"]),
+            "SET updatedAt = :u, recent = :r",
+            ExpressionAttributeValues=storage.values(
+                u=message["createdAt"], r=recent_key(message["createdAt"], conversation_id)
+            ),
         )
         for user_id in conversation["participantIds"]
     ]
     return ops
 
 
-def leave_ops(conversation_id: str, user_id: str, left_at: str) -> list[dict[str, Any]]:
-    """Transaction ops: add ``user_id`` to ``leftBy`` (once) and drop their member item."""
+def leave_ops(conversation: ConversationRecord, user_id: str, left_at: str) -> list[dict[str, Any]]:
+    """Transaction ops: add ``user_id`` to ``leftBy`` (once), drop their member item and count it out.
+
+    The conversation update's condition (not left before) makes the counter's -1 happen once.
+    """
+    conversation_id = conversation["conversationId"]
     return [
         storage.update_op(
             _conversations(),
@@ -144,4 +240,5 @@ def leave_ops(conversation_id: str, user_id: str, left_at: str) -> list[dict[str
             ExpressionAttributeValues=storage.values(empty=[], me=[user_id], uid=user_id, u=left_at),
         ),
         storage.delete_op(_members(), {"userId": user_id, "conversationId": conversation_id}),
+        list_counters.add_op(*member_delta({"userId": user_id, "subjectType": conversation["subjectType"]}, -1)),
     ]

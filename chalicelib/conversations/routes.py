@@ -2,39 +2,56 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
-from chalicelib.conversations import service
-from chalicelib.conversations.models import (
-    Conversation,
-    ConversationListQuery,
-    ConversationPage,
-    LeaveResult,
-    Message,
-    MessageCreate,
-    MessagePage,
-)
 from chalicelib.http import route
-from chalicelib.pagination import PageQuery
+from chalicelib.lazy import lazy_import
+
+# The domain's modules load with the first request of one of these routes, not at cold start.
+if TYPE_CHECKING:
+    from chalicelib import pagination
+    from chalicelib.conversations import models, service
+    from chalicelib.conversations.models import (
+        Conversation,
+        ConversationListQuery,
+        ConversationPage,
+        LeaveResult,
+        Message,
+        MessageCreate,
+        MessagePage,
+    )
+    from chalicelib.pagination import PageQuery
+else:
+    pagination = lazy_import("chalicelib.pagination")
+    models = lazy_import("chalicelib.conversations.models")
+    service = lazy_import("chalicelib.conversations.service")
 
 bp = Blueprint(__name__)
 TAGS = ("conversations",)
 
 
-@route(bp, "/v1/conversations", "GET", query=ConversationListQuery, response=ConversationPage, tags=TAGS)
+@route(
+    bp, "/v1/conversations", "GET", query=lambda: models.ConversationListQuery, response=lambda: models.ConversationPage,
+    tags=TAGS,
+)
 def list_conversations(caller: Caller, query: ConversationListQuery) -> ConversationPage:
     """The caller's conversations, most recently active first; ``subjectType=PROFILE|LISTING`` narrows them."""
     return service.list_conversations(caller, query)
 
 
-@route(bp, "/v1/conversations/{conversationId}", "GET", response=Conversation, tags=TAGS)
+@route(bp, "/v1/conversations/{conversationId}", "GET", response=lambda: models.Conversation, tags=TAGS)
 def get_conversation(caller: Caller, conversationId: str) -> Conversation:
     """One conversation of the caller (404 for non-participants)."""
     return service.get_conversation(caller, conversationId)
 
 
-@route(bp, "/v1/conversations/{conversationId}/messages", "GET", query=PageQuery, response=MessagePage, tags=TAGS)
+@route(
+    bp, "/v1/conversations/{conversationId}/messages", "GET", query=lambda: pagination.PageQuery,
+    response=lambda: models.MessagePage, tags=TAGS,
+)
 def list_messages(caller: Caller, conversationId: str, query: PageQuery) -> MessagePage:
     """The conversation's messages, oldest first, paginated."""
     return service.list_messages(caller, conversationId, query)
@@ -42,14 +59,14 @@ def list_messages(caller: Caller, conversationId: str, query: PageQuery) -> Mess
 
 @route(
     bp, "/v1/conversations/{conversationId}/messages", "POST",
-    body=MessageCreate, response=Message, status=201, tags=TAGS,
+    body=lambda: models.MessageCreate, response=lambda: models.Message, status=201, tags=TAGS,
 )
 def send_message(caller: Caller, conversationId: str, body: MessageCreate) -> Message:
     """Send a message (1 to 4000 characters); 403 once a participant has left."""
     return service.send_message(caller, conversationId, body.content)
 
 
-@route(bp, "/v1/conversations/{conversationId}", "DELETE", response=LeaveResult, tags=TAGS)
+@route(bp, "/v1/conversations/{conversationId}", "DELETE", response=lambda: models.LeaveResult, tags=TAGS)
 def leave(caller: Caller, conversationId: str) -> LeaveResult:
     """Leave the conversation: ``{"success": true}``; the other participant then sees ``otherLeft``."""
     return service.leave(caller, conversationId)

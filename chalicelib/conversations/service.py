@@ -137,20 +137,21 @@ def get_conversation(caller: Caller, conversation_id: str) -> Conversation:
 
 
 def list_conversations(caller: Caller, query: ConversationListQuery) -> ConversationPage:
-    """The caller's conversations (not the ones they left), most recently active first.
+    """The caller's conversations (not the ones they left), most recently active first (ties by id).
 
-    Costs one Query (member items) and one BatchGetItem (the page's conversations).
+    Costs one Query of the caller's list index (``pageSize + 1`` member items, after the
+    cursor's position or past the ``(page - 1) x pageSize`` newer ones) and one BatchGetItem
+    (the page's conversations and the counter item holding the exact total).
     """
     subject = query.subjectType.value if query.subjectType else None
-    memberships = repository.list_memberships(caller.user_id, subject)
-    memberships.sort(key=lambda m: (m.get("updatedAt", ""), m["conversationId"]), reverse=True)
     position = query.position_in("conversations", caller.user_id)
-    page = position.slice(memberships)
-    found = repository.get_many([m["conversationId"] for m in page])
+    skip = position.offset if position.key is None else 0
+    page, last_key = repository.list_page(caller.user_id, subject, position.page_size, after=position.key, skip=skip)
+    found, total = repository.get_many_with_total([m["conversationId"] for m in page], caller.user_id, subject)
     conversations = [to_model(found[m["conversationId"]], caller.user_id) for m in page if m["conversationId"] in found]
     return ConversationPage(
-        conversations=conversations, total=len(memberships), page=position.page, pageSize=position.page_size,
-        nextCursor=position.next_cursor(position.after(len(memberships))),
+        conversations=conversations, total=total, page=position.page,
+        pageSize=position.page_size, nextCursor=position.next_cursor(last_key is not None, last_key),
     )
 
 
@@ -236,5 +237,5 @@ def leave(caller: Caller, conversation_id: str) -> LeaveResult:
     if caller.user_id in (item.get("leftBy") or []):
         return LeaveResult()
     with contextlib.suppress(TransactionConflict):  # left concurrently by the caller: same outcome
-        Transaction().add_all("leave", repository.leave_ops(conversation_id, caller.user_id, clock.iso())).commit()
+        Transaction().add_all("leave", repository.leave_ops(item, caller.user_id, clock.iso())).commit()
     return LeaveResult()

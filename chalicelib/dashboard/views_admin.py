@@ -2,24 +2,36 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from chalice.app import Response
 from pydantic import Field
 
-from chalicelib.approvals import service as approval_service
-from chalicelib.approvals.models import ApprovalDecision, PendingListingQuery
 from chalicelib.channels import ChannelKey
-from chalicelib.dashboard.content import content_fields
 from chalicelib.dashboard.web import Page, page
 from chalicelib.http import parse_model
+from chalicelib.lazy import lazy_import
 from chalicelib.model_base import Model
-from chalicelib.users import service as users
-from chalicelib.users.models import MAX_VERIFIED_LEVEL, AdminUserCreate, AdminUserPatch, CreatedUser, Profile
+
+# The domains' modules load with the first page that uses them, not at the API's cold start.
+if TYPE_CHECKING:
+    from chalicelib.approvals import models as approval_models
+    from chalicelib.approvals import service as approval_service
+    from chalicelib.dashboard import content
+    from chalicelib.users import models as user_models
+    from chalicelib.users import service as users
+    from chalicelib.users.models import CreatedUser, Profile
+else:
+    approval_models = lazy_import("chalicelib.approvals.models")
+    approval_service = lazy_import("chalicelib.approvals.service")
+    content = lazy_import("chalicelib.dashboard.content")
+    user_models = lazy_import("chalicelib.users.models")
+    users = lazy_import("chalicelib.users.service")
 
 NOTICES = {
     "approved": "Listing approved: it is ACTIVE and searchable.",
     "rejected": "Listing rejected with your reason.",
 }
-LEVELS = list(range(MAX_VERIFIED_LEVEL + 1))
 
 
 class ReviewedVersion(Model):
@@ -29,7 +41,8 @@ class ReviewedVersion(Model):
 
 
 def _users_page(current: Page, status: int = 200, created: CreatedUser | None = None, updated: Profile | None = None) -> Response:
-    return current.render("users.html", status, nav="users", levels=LEVELS, channel_keys=[c.value for c in ChannelKey],
+    levels = list(range(user_models.MAX_VERIFIED_LEVEL + 1))
+    return current.render("users.html", status, nav="users", levels=levels, channel_keys=[c.value for c in ChannelKey],
                           created=created, updated=updated)
 
 
@@ -43,7 +56,7 @@ def users_page(current: Page) -> Response:
 def create_user(current: Page) -> Response:
     """Create a user and show its first API key once."""
     channels = {key.value: current.field(f"channel_{key.value}").strip() for key in ChannelKey}
-    body = parse_model(AdminUserCreate, {
+    body = parse_model(user_models.AdminUserCreate, {
         "displayName": current.field("display_name"),
         "country": current.field("country").strip() or None,
         "verifiedLevel": current.field("verified_level") or "0",
@@ -56,22 +69,23 @@ def create_user(current: Page) -> Response:
 @page("/dashboard/admin/users/verification", "POST", access="admin")
 def set_verification(current: Page) -> Response:
     """Set a user's verification level (the API's ``PATCH /v1/admin/users/{userId}`` rule)."""
-    body = parse_model(AdminUserPatch, {"verifiedLevel": current.field("verified_level")})
+    body = parse_model(user_models.AdminUserPatch, {"verifiedLevel": current.field("verified_level")})
     return _users_page(current, updated=users.set_verified_level(current.field("user_id").strip(), body.verifiedLevel))
 
 
 @page("/dashboard/admin/approvals", access="admin")
 def approvals(current: Page) -> Response:
     """PENDING listings, oldest first, with content, owner and submission time; nothing is claimed."""
-    query = parse_model(PendingListingQuery, {"pageSize": 20, **({"cursor": current.query("cursor")} if current.query("cursor") else {})})
+    cursor = {"cursor": current.query("cursor")} if current.query("cursor") else {}
+    query = parse_model(approval_models.PendingListingQuery, {"pageSize": 20, **cursor})
     queue = approval_service.review_queue(query)
-    fields = {r.listing.id: content_fields(r.listing.categoryKey, r.listing.roleKey, r.listing.meta) for r in queue.reviews}
+    fields = {r.listing.id: content.content_fields(r.listing.categoryKey, r.listing.roleKey, r.listing.meta) for r in queue.reviews}
     return current.render("approvals.html", nav="approvals", reviews=queue.reviews, next_cursor=queue.nextCursor,
                           fields=fields, notice=NOTICES.get(current.query("done")))
 
 
 def _decide(current: Page, listing_id: str, decision: str) -> None:
-    body = parse_model(ApprovalDecision, {"decision": decision, "reason": current.field("reason").strip() or None})
+    body = parse_model(approval_models.ApprovalDecision, {"decision": decision, "reason": current.field("reason").strip() or None})
     version = parse_model(ReviewedVersion, {"version": current.field("version")}).version
     approval_service.decide_listing(listing_id, body, version)
 

@@ -2,18 +2,36 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from chalice.app import Response
 
-from chalicelib.conversations import service as conversations
-from chalicelib.conversations.models import ConversationListQuery, MessageCreate
 from chalicelib.dashboard.web import Page, page
 from chalicelib.http import parse_model
-from chalicelib.listings import service as listings
-from chalicelib.listings.models import ListingStatusChange
-from chalicelib.match_requests import service as match_requests
-from chalicelib.match_requests.models import ListingRequestQuery, StatusChange
-from chalicelib.pagination import MAX_PAGE_SIZE, PageQuery
-from chalicelib.workflows import listing_deletion, listing_detail, request_decisions
+from chalicelib.lazy import lazy_import
+
+# The domains' modules load with the first page that uses them, not at the API's cold start.
+if TYPE_CHECKING:
+    from chalicelib import pagination
+    from chalicelib.conversations import models as conversation_models
+    from chalicelib.conversations import service as conversations
+    from chalicelib.listings import models as listing_models
+    from chalicelib.listings import service as listings
+    from chalicelib.match_requests import models as request_models
+    from chalicelib.match_requests import service as match_requests
+    from chalicelib.pagination import PageQuery
+    from chalicelib.workflows import listing_deletion, listing_detail, request_decisions
+else:
+    pagination = lazy_import("chalicelib.pagination")
+    conversation_models = lazy_import("chalicelib.conversations.models")
+    conversations = lazy_import("chalicelib.conversations.service")
+    listing_models = lazy_import("chalicelib.listings.models")
+    listings = lazy_import("chalicelib.listings.service")
+    request_models = lazy_import("chalicelib.match_requests.models")
+    match_requests = lazy_import("chalicelib.match_requests.service")
+    listing_deletion = lazy_import("chalicelib.workflows.listing_deletion")
+    listing_detail = lazy_import("chalicelib.workflows.listing_detail")
+    request_decisions = lazy_import("chalicelib.workflows.request_decisions")
 
 NOTICES = {
     "paused": "Listing paused: it no longer appears in search.",
@@ -23,19 +41,23 @@ NOTICES = {
     "rejected": "Request rejected.",
     "sent": "Message sent.",
 }
-_FIRST_PAGE = PageQuery(page=1, pageSize=MAX_PAGE_SIZE)
+
+
+def _first_page() -> PageQuery:
+    """The first page of the largest size (every list of a Dashboard page shows one such page)."""
+    return pagination.PageQuery(page=1, pageSize=pagination.MAX_PAGE_SIZE)
 
 
 @page("/dashboard/listings")
 def my_listings(current: Page) -> Response:
     """The signed-in user's listings with statuses and status reasons."""
-    found = listings.list_my_listings(current.caller, _FIRST_PAGE)
+    found = listings.list_my_listings(current.caller, _first_page())
     return current.render("listings.html", nav="listings", listings=found.listings, total=found.total,
                           notice=NOTICES.get(current.query("done")))
 
 
 def _status(current: Page, listing_id: str, status: str) -> None:
-    listings.change_status(current.caller, listing_id, parse_model(ListingStatusChange, {"status": status}))
+    listings.change_status(current.caller, listing_id, parse_model(listing_models.ListingStatusChange, {"status": status}))
 
 
 @page("/dashboard/listings/{listingId}/pause", "POST")
@@ -63,7 +85,8 @@ def delete(current: Page, listingId: str) -> Response:
 def listing(current: Page, listingId: str) -> Response:
     """One of the user's listings and its incoming requests."""
     detail = listing_detail.get_listing_detail(current.caller, listingId)
-    requests = match_requests.list_for_listing(current.caller, listingId, ListingRequestQuery(page=1, pageSize=MAX_PAGE_SIZE))
+    query = request_models.ListingRequestQuery(page=1, pageSize=pagination.MAX_PAGE_SIZE)
+    requests = match_requests.list_for_listing(current.caller, listingId, query)
     return current.render("listing.html", nav="listings", listing=detail, requests=requests.requests,
                           notice=NOTICES.get(current.query("done")))
 
@@ -71,7 +94,7 @@ def listing(current: Page, listingId: str) -> Response:
 def _decide(current: Page, request_id: str, status: str) -> str:
     reason = current.field("reason").strip() or None
     change: dict[str, str] = {"status": status} if reason is None else {"status": status, "reason": reason}
-    decided = request_decisions.decide(current.caller, request_id, parse_model(StatusChange, change))
+    decided = request_decisions.decide(current.caller, request_id, parse_model(request_models.StatusChange, change))
     return f"/listings/{decided.listingId}" if decided.listingId else "/listings"
 
 
@@ -90,7 +113,8 @@ def reject(current: Page, requestId: str) -> Response:
 @page("/dashboard/conversations")
 def conversation_list(current: Page) -> Response:
     """The user's conversations, most recently active first."""
-    found = conversations.list_conversations(current.caller, ConversationListQuery(page=1, pageSize=MAX_PAGE_SIZE))
+    query = conversation_models.ConversationListQuery(page=1, pageSize=pagination.MAX_PAGE_SIZE)
+    found = conversations.list_conversations(current.caller, query)
     return current.render("conversations.html", nav="conversations", conversations=found.conversations, me=current.caller.user_id)
 
 
@@ -98,10 +122,10 @@ def conversation_list(current: Page) -> Response:
 def conversation(current: Page, conversationId: str) -> Response:
     """One conversation: its latest messages (oldest first) and the reply box."""
     found = conversations.get_conversation(current.caller, conversationId)
-    first = conversations.list_messages(current.caller, conversationId, _FIRST_PAGE)
-    last_page = max(1, -(-first.total // MAX_PAGE_SIZE))
+    first = conversations.list_messages(current.caller, conversationId, _first_page())
+    last_page = max(1, -(-first.total // pagination.MAX_PAGE_SIZE))
     messages = first if last_page == 1 else conversations.list_messages(
-        current.caller, conversationId, PageQuery(page=last_page, pageSize=MAX_PAGE_SIZE)
+        current.caller, conversationId, pagination.PageQuery(page=last_page, pageSize=pagination.MAX_PAGE_SIZE)
     )
     return current.render("conversation.html", nav="conversations", conversation=found, messages=messages.messages,
                           me=current.caller.user_id, notice=NOTICES.get(current.query("done")))
@@ -110,6 +134,6 @@ def conversation(current: Page, conversationId: str) -> Response:
 @page("/dashboard/conversations/{conversationId}/messages", "POST")
 def send(current: Page, conversationId: str) -> Response:
     """Send a message (1..4000 characters, the API's rules)."""
-    body = parse_model(MessageCreate, {"content": current.field("content")})
+    body = parse_model(conversation_models.MessageCreate, {"content": current.field("content")})
     conversations.send_message(current.caller, conversationId, body.content, via_api=False)
     return current.redirect(f"/conversations/{conversationId}?done=sent")

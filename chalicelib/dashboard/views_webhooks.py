@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from chalice.app import Response
 
-from chalicelib.dashboard import samples
 from chalicelib.dashboard.web import Page, page
 from chalicelib.http import parse_model
-from chalicelib.webhooks import service
-from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
-from chalicelib.webhooks.models import WebhookCreate
-from chalicelib.webhooks.signing import PREVIOUS_SECRET_HOURS
+from chalicelib.lazy import lazy_import
+
+# The domain's modules load with the first page that uses them, not at the API's cold start.
+if TYPE_CHECKING:
+    from chalicelib.dashboard import samples
+    from chalicelib.webhooks import catalogue, models, service, signing
+    from chalicelib.webhooks.models import WebhookCreate
+else:
+    samples = lazy_import("chalicelib.dashboard.samples")
+    catalogue = lazy_import("chalicelib.webhooks.catalogue")
+    models = lazy_import("chalicelib.webhooks.models")
+    service = lazy_import("chalicelib.webhooks.service")
+    signing = lazy_import("chalicelib.webhooks.signing")
 
 #: Attempts shown in a webhook's delivery log (newest first).
 LOG_SIZE = 50
@@ -29,7 +39,7 @@ NOTICES = {
 def _settings_form(current: Page) -> WebhookCreate:
     events = [e for e in current.form().get("events", []) if e]
     data = {"name": current.field("name") or None, "url": current.field("url").strip(), "events": events or None}
-    return parse_model(WebhookCreate, data)
+    return parse_model(models.WebhookCreate, data)
 
 
 @page("/dashboard/webhooks")
@@ -39,7 +49,7 @@ def webhooks(current: Page) -> Response:
         "webhooks.html",
         nav="webhooks",
         webhooks=service.overview(current.caller),
-        supported_events=SUPPORTED_EVENTS,
+        supported_events=catalogue.SUPPORTED_EVENTS,
         notice=NOTICES.get(current.query("done")),
     )
 
@@ -61,8 +71,8 @@ def webhook(current: Page, webhookId: str) -> Response:
         webhook=item,
         overview=next((w for w in service.overview(current.caller) if w.id == webhookId), None),
         attempts=service.newest_attempts(current.caller, webhookId, LOG_SIZE),
-        supported_events=SUPPORTED_EVENTS,
-        overlap_hours=PREVIOUS_SECRET_HOURS,
+        supported_events=catalogue.SUPPORTED_EVENTS,
+        overlap_hours=signing.PREVIOUS_SECRET_HOURS,
         notice=NOTICES.get(current.query("done")),
         rotated=None,
     )
@@ -106,8 +116,8 @@ def rotate_secret(current: Page, webhookId: str) -> Response:
         webhook=rotated.webhook,
         overview=next((w for w in service.overview(current.caller) if w.id == webhookId), None),
         attempts=service.newest_attempts(current.caller, webhookId, LOG_SIZE),
-        supported_events=SUPPORTED_EVENTS,
-        overlap_hours=PREVIOUS_SECRET_HOURS,
+        supported_events=catalogue.SUPPORTED_EVENTS,
+        overlap_hours=signing.PREVIOUS_SECRET_HOURS,
         notice=None,
         rotated=rotated,
     )

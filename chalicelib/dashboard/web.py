@@ -27,12 +27,16 @@ from chalice.app import Blueprint, Request, Response
 
 from chalicelib import errors
 from chalicelib.auth.service import Caller
-from chalicelib.dashboard import sessions
-from chalicelib.dashboard.sessions import Session
 from chalicelib.http import check_path_ids
+from chalicelib.lazy import lazy_import
 
 if TYPE_CHECKING:
     from jinja2 import Environment
+
+    from chalicelib.dashboard import sessions
+    from chalicelib.dashboard.sessions import Session
+else:  # the session store loads with the first Dashboard request, not at the API's cold start
+    sessions = lazy_import("chalicelib.dashboard.sessions")
 
 logger = Logger(service="matching-service", child=True)
 

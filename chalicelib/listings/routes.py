@@ -2,23 +2,38 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
 from chalicelib.http import query_params, route
-from chalicelib.listings import service
-from chalicelib.listings.models import (
-    Listing,
-    ListingCreate,
-    ListingPage,
-    ListingStatusChange,
-    ListingUpdate,
-    MyListingPage,
-)
-from chalicelib.listings.search.parameters import ListingSearchQuery, meta_parameters
-from chalicelib.listings.search.query import parse_search
-from chalicelib.listings.search.service import search_listings
-from chalicelib.pagination import PageQuery
+from chalicelib.lazy import lazy_import
+
+# The domain's modules load with the first request of one of these routes, not at cold start.
+if TYPE_CHECKING:
+    from chalicelib import pagination
+    from chalicelib.listings import models, service
+    from chalicelib.listings.models import (
+        Listing,
+        ListingCreate,
+        ListingPage,
+        ListingStatusChange,
+        ListingUpdate,
+        MyListingPage,
+    )
+    from chalicelib.listings.search import parameters
+    from chalicelib.listings.search import query as search_query
+    from chalicelib.listings.search import service as search_service
+    from chalicelib.listings.search.parameters import ListingSearchQuery
+    from chalicelib.pagination import PageQuery
+else:
+    pagination = lazy_import("chalicelib.pagination")
+    models = lazy_import("chalicelib.listings.models")
+    service = lazy_import("chalicelib.listings.service")
+    parameters = lazy_import("chalicelib.listings.search.parameters")
+    search_query = lazy_import("chalicelib.listings.search.query")
+    search_service = lazy_import("chalicelib.listings.search.service")
 
 bp = Blueprint(__name__)
 TAGS = ("listings",)
@@ -34,15 +49,18 @@ LISTING_RULES = (
 )
 
 
-@route(bp, "/v1/listings", "POST", body=ListingCreate, response=Listing, status=201, tags=TAGS, rules=LISTING_RULES)
+@route(
+    bp, "/v1/listings", "POST", body=lambda: models.ListingCreate, response=lambda: models.Listing, status=201, tags=TAGS,
+    rules=LISTING_RULES,
+)
 def create_listing(caller: Caller, body: ListingCreate) -> Listing:
     """Create a listing; it starts PENDING and awaits administrator approval."""
     return service.create_listing(caller, body)
 
 
 @route(
-    bp, "/v1/listings/search", "GET", query=ListingSearchQuery, response=ListingPage, tags=TAGS,
-    extra_parameters=meta_parameters,
+    bp, "/v1/listings/search", "GET", query=lambda: parameters.ListingSearchQuery, response=lambda: models.ListingPage, tags=TAGS,
+    extra_parameters=lambda: parameters.meta_parameters(),
     rules=(
         "`role` must be a role of `category` when both are given.",
         "A `meta.*` filter must name a filterable field of `category` (without `category`: of some category, "
@@ -52,18 +70,18 @@ def create_listing(caller: Caller, body: ListingCreate) -> Listing:
 )
 def search(caller: Caller, query: ListingSearchQuery) -> ListingPage:
     """Search ACTIVE listings; nearest first with a geo filter, else newest first."""
-    return search_listings(parse_search(query_params(bp.current_request)))
+    return search_service.search_listings(search_query.parse_search(query_params(bp.current_request)))
 
 
-@route(bp, "/v1/listings/mine", "GET", query=PageQuery, response=MyListingPage, tags=TAGS)
+@route(bp, "/v1/listings/mine", "GET", query=lambda: pagination.PageQuery, response=lambda: models.MyListingPage, tags=TAGS)
 def mine(caller: Caller, query: PageQuery) -> MyListingPage:
     """The caller's listings with their statuses, newest first."""
     return service.list_my_listings(caller, query)
 
 
 @route(
-    bp, "/v1/listings/{listingId}", "PATCH", body=ListingUpdate, response=Listing, tags=TAGS, conditional=True,
-    rules=LISTING_RULES[1:],
+    bp, "/v1/listings/{listingId}", "PATCH", body=lambda: models.ListingUpdate, response=lambda: models.Listing, tags=TAGS,
+    conditional=True, rules=LISTING_RULES[1:],
 )
 def update(caller: Caller, listingId: str, body: ListingUpdate, expected_version: int | None) -> Listing:
     """Update meta, channels or webhookIds; the listing goes back to PENDING for re-review."""
@@ -71,7 +89,8 @@ def update(caller: Caller, listingId: str, body: ListingUpdate, expected_version
 
 
 @route(
-    bp, "/v1/listings/{listingId}/status", "PATCH", body=ListingStatusChange, response=Listing, tags=TAGS, conditional=True
+    bp, "/v1/listings/{listingId}/status", "PATCH", body=lambda: models.ListingStatusChange, response=lambda: models.Listing,
+    tags=TAGS, conditional=True,
 )
 def change_status(caller: Caller, listingId: str, body: ListingStatusChange, expected_version: int | None) -> Listing:
     """Pause (``{"status": "PAUSED"}``) an ACTIVE listing or resume (``"ACTIVE"``) a PAUSED one."""

@@ -8,7 +8,7 @@ What a service checked on a read is re-checked atomically by the transaction tha
   pending requests itself);
 * deleting a listing requires ``requestCount`` to equal the requests the deletion found, so a
   request committed after that Query (or missing from the eventually consistent
-  ``bySubject`` index) cancels the deletion instead of being left PENDING;
+  ``subjectNewest`` index) cancels the deletion instead of being left PENDING;
 * creating a profile request requires the target's policy to still admit the requester and
   the chosen channel to still be connected.
 """

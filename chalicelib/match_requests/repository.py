@@ -8,8 +8,10 @@ Item shape (both kinds)::
      profile: {displayName, verifiedLevel, country, socialLinks},   # requester, as sent
      channels, message, reason?, conversationId?, createdAt, respondedAt?}
 
-Indexes: ``byRequester`` (requesterId, createdAt), ``byRecipient`` (recipientId, createdAt),
-``bySubject`` (subjectId, createdAt). Ids come from :mod:`chalicelib.match_requests.ids`.
+plus the list index attributes of :mod:`chalicelib.match_requests.lists` (``newest`` and
+the filtered partitions such as ``sentStatus``), which key the ten list GSIs; their sizes are
+counted in the SearchIndex table (:mod:`chalicelib.list_counters`). Ids come from
+:mod:`chalicelib.match_requests.ids`.
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from chalicelib import storage
+from chalicelib import keyset, list_counters, storage
 from chalicelib.config import settings
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.records import record as listing_record
+from chalicelib.match_requests import lists
+from chalicelib.match_requests.lists import ListQuery, RequestList
 from chalicelib.match_requests.records import RequestRecord, record
 from chalicelib.users.records import UserRecord
 from chalicelib.users.records import record as user_record
@@ -31,6 +35,10 @@ def _table() -> str:
     return settings().REQUESTS_TABLE
 
 
+def _record(item: dict[str, Any]) -> RequestRecord:
+    return record(lists.without_index_attributes(item))
+
+
 def _key(request_id: str) -> dict[str, str]:
     return {"requestId": request_id}
 
@@ -38,53 +46,82 @@ def _key(request_id: str) -> dict[str, str]:
 def get(request_id: str) -> RequestRecord | None:
     """The request item, or ``None``."""
     item = storage.get(_table(), _key(request_id))
-    return record(item) if item is not None else None
+    return _record(item) if item is not None else None
 
 
 def put_new_op(item: RequestRecord) -> dict[str, Any]:
-    """Transaction ``Put`` of a new request; its condition fails when the id exists (a duplicate)."""
-    return storage.put_op(_table(), item, condition="attribute_not_exists(requestId)")
+    """Transaction ``Put`` of a new request with its list index attributes (:func:`lists.index_attributes`);
+    its condition fails when the id exists (a duplicate)."""
+    return storage.put_op(_table(), {**item, **lists.index_attributes(item)}, condition="attribute_not_exists(requestId)")
 
 
-def _list(index: str, attribute: str, value: str, filters: dict[str, str | None]) -> list[RequestRecord]:
-    """Items of ``index`` whose ``attribute`` is ``value``, newest first, filtered by equality."""
-    names: dict[str, str] = {}
-    vals: dict[str, Any] = {"k": value}
-    clauses = []
-    for i, (name, wanted) in enumerate((n, w) for n, w in filters.items() if w is not None):
-        names[f"#f{i}"] = name
-        vals[f"f{i}"] = wanted
-        clauses.append(f"#f{i} = :f{i}")
-    params: dict[str, Any] = {
-        "IndexName": index,
-        "KeyConditionExpression": f"{attribute} = :k",
-        "ExpressionAttributeValues": storage.values(**vals),
-        "ScanIndexForward": False,
-    }
-    if clauses:
-        params["FilterExpression"] = " AND ".join(clauses)
-        params["ExpressionAttributeNames"] = names
-    return [record(i) for i in storage.query(_table(), **params)]
+def list_page(
+    query: ListQuery, size: int, after: str | None = None, skip: int = 0
+) -> tuple[list[RequestRecord], str | None]:
+    """One page of a request list, newest first, read from its list index.
+
+    Parameters
+    ----------
+    query:
+        The list and its filters (:class:`chalicelib.match_requests.lists.ListQuery`).
+    size:
+        Requests per page.
+    after:
+        The previous page's last sort key (a cursor's position), or ``None``.
+    skip:
+        Requests to pass over first (offset pages without a cursor).
+
+    Returns
+    -------
+    tuple
+        The page's records and the sort key to continue after (``None`` on the last page).
+        Reads at most ``skip + size + 1`` index items (projection ALL, no re-read).
+    """
+    page = keyset.read_page(_table(), query.index, query.partition, size, after=after, skip=skip)
+    items = [_record(i) for i in page.items]
+    return items, (lists.newest(items[-1]) if page.more and items else None)
 
 
-def list_sent(requester_id: str, subject_type: str | None = None, status: str | None = None) -> list[RequestRecord]:
-    """Requests sent by ``requester_id``, newest first (``byRequester``)."""
-    return _list("byRequester", "requesterId", requester_id, {"subjectType": subject_type, "status": status})
+def list_total(query: ListQuery) -> int:
+    """The exact size of a request list (one GetItem of its owner's counter item)."""
+    return list_counters.read(query.counter, query.counter_attribute)
 
 
-def list_received(recipient_id: str, subject_type: str | None = None, status: str | None = None) -> list[RequestRecord]:
-    """Requests addressed to ``recipient_id``, newest first (``byRecipient``)."""
-    return _list("byRecipient", "recipientId", recipient_id, {"subjectType": subject_type, "status": status})
+def listing_with_total(listing_id: str, query: ListQuery) -> tuple[ListingRecord | None, int]:
+    """The listing and the exact size of list ``query`` in one BatchGetItem (the listing route's first read)."""
+    found = storage.batch_get_tables({
+        settings().LISTINGS_TABLE: [{"listingId": listing_id}],
+        list_counters.table(): [list_counters.key(query.counter)],
+    })
+    listings = found[settings().LISTINGS_TABLE]
+    counters = found[list_counters.table()]
+    total = list_counters.count_in(counters[0] if counters else None, query.counter_attribute)
+    return (listing_record(listings[0]) if listings else None), total
 
 
-def list_for_subject(subject_id: str, status: str | None = None) -> list[RequestRecord]:
-    """Requests about ``subject_id`` (a listing or a user), newest first (``bySubject``)."""
-    return _list("bySubject", "subjectId", subject_id, {"status": status})
+def list_for_subject(subject_id: str) -> list[RequestRecord]:
+    """Every request about ``subject_id`` (a listing or a user), newest first.
+
+    Reads the whole list: only for the listing deletion, which must reject every pending one.
+    """
+    query = ListQuery(RequestList.SUBJECT, subject_id)
+    return [_record(i) for i in keyset.read_all(_table(), query.index, query.partition)]
+
+
+def counter_ops(changes: Sequence[tuple[RequestRecord, str | None, str]]) -> list[dict[str, Any]]:
+    """Transaction ``Update`` items of the list counters for ``(request, from status, to status)`` changes.
+
+    ``from status`` is ``None`` for a new request. Changes of the same counter item are summed
+    into one item (a transaction touches an item once); the transaction's own conditions (the
+    request's ``attribute_not_exists`` or its PENDING condition) make the counts exact.
+    """
+    return list_counters.add_ops(
+        delta for request, before, after in changes for delta in lists.deltas(request, before, after)
+    )
 
 
 def decide_op(
-    request_id: str,
-    recipient_id: str,
+    request: RequestRecord,
     status: str,
     responded_at: str,
     *,
@@ -92,22 +129,28 @@ def decide_op(
     conversation_id: str | None = None,
     listing_title: str | None = None,
 ) -> dict[str, Any]:
-    """Transaction ``Update``: PENDING -> ``status``, by ``recipient_id`` only.
+    """Transaction ``Update``: PENDING -> ``status``, by the request's recipient only.
 
-    The condition (still PENDING and addressed to ``recipient_id``) makes a concurrent second
-    decision fail instead of overwriting the first.
+    The condition (still PENDING and addressed to ``request["recipientId"]``) makes a
+    concurrent second decision fail instead of overwriting the first. The status list
+    attributes move with the status (:func:`lists.status_attributes`), so the request leaves
+    the PENDING lists and enters the ``status`` lists in the same write.
     """
     names = {"#st": "status"}
     assignments = ["#st = :st", "respondedAt = :r"]
-    vals: dict[str, Any] = {"st": status, "r": responded_at, "pending": "PENDING", "me": recipient_id}
-    for attribute, value in (("reason", reason), ("conversationId", conversation_id), ("listingTitle", listing_title)):
+    vals: dict[str, Any] = {"st": status, "r": responded_at, "pending": "PENDING", "me": request["recipientId"]}
+    changes: dict[str, str | None] = {
+        "reason": reason, "conversationId": conversation_id, "listingTitle": listing_title,
+        **lists.status_attributes(request, status),
+    }
+    for attribute, value in changes.items():
         if value is not None:
             names[f"#{attribute}"] = attribute
             assignments.append(f"#{attribute} = :{attribute}")
             vals[attribute] = value
     return storage.update_op(
         _table(),
-        _key(request_id),
+        _key(request["requestId"]),
         "SET " + ", ".join(assignments),
         condition="#st = :pending AND recipientId = :me",
         ExpressionAttributeNames=names,
@@ -140,7 +183,7 @@ def read_bundle(
     }
     found = storage.batch_get_tables(tables)
     return Bundle(
-        requests={i["requestId"]: record(i) for i in found[config.REQUESTS_TABLE]},
+        requests={i["requestId"]: _record(i) for i in found[config.REQUESTS_TABLE]},
         users={i["userId"]: user_record(i) for i in found[config.USERS_TABLE]},
         listings={i["listingId"]: listing_record(i) for i in found[config.LISTINGS_TABLE]},
     )

@@ -3,26 +3,36 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
 from chalicelib.http import route
-from chalicelib.match_requests import service
-from chalicelib.match_requests.models import (
-    ListingRequestQuery,
-    MatchRequest,
-    MatchRequestCreate,
-    ProfileRequestCreate,
-    RequestListQuery,
-    RequestPage,
-)
+from chalicelib.lazy import lazy_import
+
+# The domain's modules load with the first request of one of these routes, not at cold start.
+if TYPE_CHECKING:
+    from chalicelib.match_requests import models, service
+    from chalicelib.match_requests.models import (
+        ListingRequestQuery,
+        MatchRequest,
+        MatchRequestCreate,
+        ProfileRequestCreate,
+        RequestListQuery,
+        RequestPage,
+    )
+else:
+    models = lazy_import("chalicelib.match_requests.models")
+    service = lazy_import("chalicelib.match_requests.service")
 
 bp = Blueprint(__name__)
 TAGS = ("requests",)
 
 
 @route(
-    bp, "/v1/match-requests", "POST", body=MatchRequestCreate, response=MatchRequest, status=201, tags=TAGS,
+    bp, "/v1/match-requests", "POST", body=lambda: models.MatchRequestCreate, response=lambda: models.MatchRequest, status=201,
+    tags=TAGS,
     rules=("Every key in `channels` must be connected by the caller (`PUT /v1/me/channels/{key}`).",),
 )
 def create_match_request(caller: Caller, body: MatchRequestCreate) -> MatchRequest:
@@ -31,7 +41,8 @@ def create_match_request(caller: Caller, body: MatchRequestCreate) -> MatchReque
 
 
 @route(
-    bp, "/v1/profile-requests", "POST", body=ProfileRequestCreate, response=MatchRequest, status=201, tags=TAGS,
+    bp, "/v1/profile-requests", "POST", body=lambda: models.ProfileRequestCreate, response=lambda: models.MatchRequest,
+    status=201, tags=TAGS,
     rules=("`channel` must be one of the user's `activeChannels` and connected by the caller.",),
 )
 def create_profile_request(caller: Caller, body: ProfileRequestCreate) -> MatchRequest:
@@ -39,25 +50,33 @@ def create_profile_request(caller: Caller, body: ProfileRequestCreate) -> MatchR
     return service.create_profile_request(caller, body)
 
 
-@route(bp, "/v1/match-requests/mine", "GET", query=RequestListQuery, response=RequestPage, tags=TAGS)
+@route(
+    bp, "/v1/match-requests/mine", "GET", query=lambda: models.RequestListQuery, response=lambda: models.RequestPage, tags=TAGS
+)
 def mine(caller: Caller, query: RequestListQuery) -> RequestPage:
     """The caller's sent requests with their status; ``subjectType=PROFILE|LISTING`` narrows them."""
     return service.list_sent(caller, query)
 
 
-@route(bp, "/v1/match-requests/incoming", "GET", query=RequestListQuery, response=RequestPage, tags=TAGS)
+@route(
+    bp, "/v1/match-requests/incoming", "GET", query=lambda: models.RequestListQuery, response=lambda: models.RequestPage,
+    tags=TAGS,
+)
 def incoming(caller: Caller, query: RequestListQuery) -> RequestPage:
     """Requests addressed to the caller (about their listings or their profile)."""
     return service.list_received(caller, query)
 
 
-@route(bp, "/v1/match-requests/listing/{listingId}", "GET", query=ListingRequestQuery, response=RequestPage, tags=TAGS)
+@route(
+    bp, "/v1/match-requests/listing/{listingId}", "GET", query=lambda: models.ListingRequestQuery,
+    response=lambda: models.RequestPage, tags=TAGS,
+)
 def for_listing(caller: Caller, listingId: str, query: ListingRequestQuery) -> RequestPage:
     """Incoming requests for one of the caller's listings (owner only)."""
     return service.list_for_listing(caller, listingId, query)
 
 
-@route(bp, "/v1/match-requests/{requestId}", "GET", response=MatchRequest, tags=TAGS)
+@route(bp, "/v1/match-requests/{requestId}", "GET", response=lambda: models.MatchRequest, tags=TAGS)
 def get_request(caller: Caller, requestId: str) -> MatchRequest:
     """One request, for its requester or recipient."""
     return service.get_request(caller, requestId)

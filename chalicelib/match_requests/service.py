@@ -11,20 +11,22 @@
   number of simultaneous identical requests exactly one is created; the others get ``ConflictError``.
 * Each create is one BatchGetItem plus one TransactWriteItems holding the request, the guard
   on the listing or profile (:mod:`chalicelib.match_requests.guards`) and the outbox event.
-* Lists are newest first; without ``subjectType`` they hold both kinds.
+* Lists are newest first (ties by request id); without ``subjectType`` they hold both kinds.
+  Each list and filter is its own index (:mod:`chalicelib.match_requests.lists`): a page reads
+  ``pageSize + 1`` requests and one counter item, whatever the length of the history; every
+  create and decision updates the counters in its own transaction, so ``total`` is exact.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, cast
+from typing import cast
 
 from chalicelib import clock, errors
 from chalicelib.auth.service import Caller
-from chalicelib.listings import repository as listings
 from chalicelib.listings import status as listing_status
 from chalicelib.match_requests import guards, ids, repository
 from chalicelib.match_requests.events import request_event_op
+from chalicelib.match_requests.lists import ListQuery, RequestList
 from chalicelib.match_requests.models import (
     ListingRequestQuery,
     MatchRequest,
@@ -40,19 +42,8 @@ from chalicelib.pagination import PageQuery
 from chalicelib.path_ids import within_limit
 from chalicelib.subjects import SubjectType
 from chalicelib.transactions import Transaction, TransactionConflict
-from chalicelib.users.models import ProfileSummary, SocialLinks
 from chalicelib.users.records import UserRecord
 from chalicelib.users.service import active_channels, require_connected, summary_from_item
-
-
-def _summary(stored: Mapping[str, Any]) -> ProfileSummary:
-    """The stored requester summary (unset values were left out when it was written)."""
-    return ProfileSummary(
-        displayName=stored.get("displayName", ""),
-        verifiedLevel=int(stored.get("verifiedLevel", 0)),
-        country=stored.get("country"),
-        socialLinks=SocialLinks.model_validate(stored.get("socialLinks") or {}),
-    )
 
 
 def to_model(item: RequestRecord) -> MatchRequest:
@@ -67,7 +58,7 @@ def to_model(item: RequestRecord) -> MatchRequest:
         userId=item.get("userId"),
         requesterId=item["requesterId"],
         recipientId=item["recipientId"],
-        profile=_summary(item.get("profile") or {}),
+        profile=summary_from_item(item.get("profile") or {}),
         channels=list(item.get("channels") or []),
         message=item.get("message", ""),
         reason=item.get("reason"),
@@ -77,11 +68,19 @@ def to_model(item: RequestRecord) -> MatchRequest:
     )
 
 
-def _page(items: list[RequestRecord], query: PageQuery, route: str, scope_id: str) -> RequestPage:
+def _page(query: PageQuery, route: str, scope_id: str, wanted: ListQuery, total: int | None = None) -> RequestPage:
+    """The page of list ``wanted`` that ``query`` asks for, with the exact total and the next cursor.
+
+    With a cursor the page starts right after the cursor's key (reads ``pageSize + 1`` index
+    items); with ``page=N`` alone it passes over the ``(N - 1) x pageSize`` newer requests
+    first. ``total`` is one counter read unless the caller read it already (``total``).
+    """
     position = query.position_in(route, scope_id)
+    skip = position.offset if position.key is None else 0
+    items, last_key = repository.list_page(wanted, position.page_size, after=position.key, skip=skip)
     return RequestPage(
-        requests=[to_model(i) for i in position.slice(items)], total=len(items), page=position.page,
-        pageSize=position.page_size, nextCursor=position.next_cursor(position.after(len(items))),
+        requests=[to_model(i) for i in items], total=repository.list_total(wanted) if total is None else total,
+        page=position.page, pageSize=position.page_size, nextCursor=position.next_cursor(last_key is not None, last_key),
     )
 
 
@@ -135,6 +134,7 @@ def create_match_request(caller: Caller, body: MatchRequestCreate) -> MatchReque
     tx = Transaction()
     tx.add("request", repository.put_new_op(item))
     tx.add("listing", guards.count_request_on_active_listing_op(listing["listingId"]))
+    tx.add_all("counters", repository.counter_ops([(item, None, RequestStatus.PENDING)]))
     tx.add("event", request_event_op(item, listing))
     try:
         tx.commit()
@@ -183,6 +183,7 @@ def create_profile_request(caller: Caller, body: ProfileRequestCreate) -> MatchR
     tx = Transaction()
     tx.add("request", repository.put_new_op(item))
     tx.add("profile", guards.profile_admits_op(body.userId, level, channel))
+    tx.add_all("counters", repository.counter_ops([(item, None, RequestStatus.PENDING)]))
     tx.add("event", request_event_op(item))
     try:
         tx.commit()
@@ -212,21 +213,32 @@ def get_request(caller: Caller, request_id: str) -> MatchRequest:
 
 
 def list_sent(caller: Caller, query: RequestListQuery) -> RequestPage:
-    """The caller's sent requests (both kinds unless ``subjectType``), newest first; one Query."""
+    """The caller's sent requests (both kinds unless ``subjectType``, any status unless ``status``), newest first.
+
+    One Query of the matching list index (``pageSize + 1`` items) and one counter read.
+    """
     subject = query.subjectType.value if query.subjectType else None
     status = query.status.value if query.status else None
-    return _page(repository.list_sent(caller.user_id, subject, status), query, "requests.mine", caller.user_id)
+    wanted = ListQuery(RequestList.SENT, caller.user_id, subject, status)
+    return _page(query, "requests.mine", caller.user_id, wanted)
 
 
 def list_received(caller: Caller, query: RequestListQuery) -> RequestPage:
-    """Requests addressed to the caller (both kinds unless ``subjectType``), newest first; one Query."""
+    """Requests addressed to the caller (both kinds unless ``subjectType``, any status unless ``status``), newest first.
+
+    One Query of the matching list index (``pageSize + 1`` items) and one counter read.
+    """
     subject = query.subjectType.value if query.subjectType else None
     status = query.status.value if query.status else None
-    return _page(repository.list_received(caller.user_id, subject, status), query, "requests.incoming", caller.user_id)
+    wanted = ListQuery(RequestList.RECEIVED, caller.user_id, subject, status)
+    return _page(query, "requests.incoming", caller.user_id, wanted)
 
 
 def list_for_listing(caller: Caller, listing_id: str, query: ListingRequestQuery) -> RequestPage:
-    """Requests about one of the caller's listings, newest first (one GetItem, one Query).
+    """Requests about one of the caller's listings (any status unless ``status``), newest first.
+
+    One BatchGetItem (the listing and the list's counter) and one Query of the listing's list
+    index (``pageSize + 1`` items).
 
     Raises
     ------
@@ -235,10 +247,13 @@ def list_for_listing(caller: Caller, listing_id: str, query: ListingRequestQuery
     ForbiddenError
         Another user's (visible) listing.
     """
-    listing = listings.get(listing_id) if within_limit(listing_id) else None
+    if not within_limit(listing_id):
+        raise errors.NotFoundError(f"Listing '{listing_id}' not found")
+    status = query.status.value if query.status else None
+    wanted = ListQuery(RequestList.SUBJECT, listing_id, None, status)
+    listing, total = repository.listing_with_total(listing_id, wanted)
     if listing is None or not listing_status.is_visible(listing["status"], listing["ownerId"], caller.user_id):
         raise errors.NotFoundError(f"Listing '{listing_id}' not found")
     if listing["ownerId"] != caller.user_id:
         raise errors.ForbiddenError("Only the listing's owner may see its requests")
-    status = query.status.value if query.status else None
-    return _page(repository.list_for_subject(listing_id, status), query, "listing.requests", listing_id)
+    return _page(query, "listing.requests", f"{caller.user_id}|{listing_id}", wanted, total)

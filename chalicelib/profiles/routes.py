@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
 from chalicelib.http import route
-from chalicelib.profiles.models import ProfilePage, ProfileSearchQuery
-from chalicelib.profiles.search import search_profiles
+from chalicelib.lazy import lazy_import
+
+# The domain's modules load with the first request of one of these routes, not at cold start.
+if TYPE_CHECKING:
+    from chalicelib.profiles import models
+    from chalicelib.profiles import search as profile_search
+    from chalicelib.profiles.models import ProfilePage, ProfileSearchQuery
+else:
+    models = lazy_import("chalicelib.profiles.models")
+    profile_search = lazy_import("chalicelib.profiles.search")
 
 bp = Blueprint(__name__)
 TAGS = ("profiles",)
 
 
-@route(bp, "/v1/profiles/search", "GET", query=ProfileSearchQuery, response=ProfilePage, tags=TAGS)
+@route(bp, "/v1/profiles/search", "GET", query=lambda: models.ProfileSearchQuery, response=lambda: models.ProfilePage, tags=TAGS)
 def search(caller: Caller, query: ProfileSearchQuery) -> ProfilePage:
     """Search profiles with sourcing filters (q, country, minVerifiedLevel, skills, openToWork, seniority, remote, channel)."""
-    return search_profiles(query)
+    return profile_search.search_profiles(query)

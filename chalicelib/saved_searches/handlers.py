@@ -7,16 +7,17 @@ from typing import Any
 from aws_lambda_powertools import Logger
 
 from chalicelib import outbox
+from chalicelib.outbox import OutboxEvent
 from chalicelib.saved_searches import percolator
 from chalicelib.streams import process_outbox_batch
 
 logger = Logger(service="matching-service", child=True)
 
 
-def _handle(item: dict[str, Any]) -> None:
+def _handle(item: OutboxEvent) -> None:
     if item["type"] != outbox.LISTING_ACTIVATED:
         return
-    data = item.get("data") or {}
+    data = item["data"]
     version = int(data["version"]) if data.get("version") is not None else None
     report = percolator.percolate(str(data["listingId"]), version, str(item["createdAt"]))
     if report.matches:

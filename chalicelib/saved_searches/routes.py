@@ -2,19 +2,30 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
 from chalicelib.http import route
-from chalicelib.pagination import Deleted, PageQuery
-from chalicelib.saved_searches import service
-from chalicelib.saved_searches.models import SavedSearch, SavedSearchCreate, SavedSearchMatchPage, SavedSearchPage
+from chalicelib.lazy import lazy_import
+
+# The domain's modules load with the first request of one of these routes, not at cold start.
+if TYPE_CHECKING:
+    from chalicelib import pagination
+    from chalicelib.pagination import Deleted, PageQuery
+    from chalicelib.saved_searches import models, service
+    from chalicelib.saved_searches.models import SavedSearch, SavedSearchCreate, SavedSearchMatchPage, SavedSearchPage
+else:
+    pagination = lazy_import("chalicelib.pagination")
+    models = lazy_import("chalicelib.saved_searches.models")
+    service = lazy_import("chalicelib.saved_searches.service")
 
 bp = Blueprint(__name__)
 TAGS = ("saved-searches",)
 
 
-@route(bp, "/v1/saved-searches", "POST", body=SavedSearchCreate, response=SavedSearch, status=201, tags=TAGS,
+@route(bp, "/v1/saved-searches", "POST", body=lambda: models.SavedSearchCreate, response=lambda: models.SavedSearch, status=201, tags=TAGS,
        error_statuses=(409,),
        rules=(
            "`query` holds parameters of `GET /v1/listings/search` (not `page`, `pageSize` or `cursor`), each valid "
@@ -26,25 +37,28 @@ def create_saved_search(caller: Caller, body: SavedSearchCreate) -> SavedSearch:
     return service.create_saved_search(caller, body)
 
 
-@route(bp, "/v1/saved-searches", "GET", query=PageQuery, response=SavedSearchPage, tags=TAGS)
+@route(bp, "/v1/saved-searches", "GET", query=lambda: pagination.PageQuery, response=lambda: models.SavedSearchPage, tags=TAGS)
 def list_saved_searches(caller: Caller, query: PageQuery) -> SavedSearchPage:
     """The caller's saved searches, newest first."""
     return service.list_saved_searches(caller, query)
 
 
-@route(bp, "/v1/saved-searches/{savedSearchId}", "GET", response=SavedSearch, tags=TAGS)
+@route(bp, "/v1/saved-searches/{savedSearchId}", "GET", response=lambda: models.SavedSearch, tags=TAGS)
 def get_saved_search(caller: Caller, savedSearchId: str) -> SavedSearch:
     """One of the caller's saved searches."""
     return service.get_saved_search(caller, savedSearchId)
 
 
-@route(bp, "/v1/saved-searches/{savedSearchId}", "DELETE", response=Deleted, tags=TAGS)
+@route(bp, "/v1/saved-searches/{savedSearchId}", "DELETE", response=lambda: pagination.Deleted, tags=TAGS)
 def delete_saved_search(caller: Caller, savedSearchId: str) -> Deleted:
     """Delete one of the caller's saved searches; it is matched no more."""
     return service.delete_saved_search(caller, savedSearchId)
 
 
-@route(bp, "/v1/saved-searches/{savedSearchId}/matches", "GET", query=PageQuery, response=SavedSearchMatchPage, tags=TAGS)
+@route(
+    bp, "/v1/saved-searches/{savedSearchId}/matches", "GET", query=lambda: pagination.PageQuery,
+    response=lambda: models.SavedSearchMatchPage, tags=TAGS,
+)
 def list_matches(caller: Caller, savedSearchId: str, query: PageQuery) -> SavedSearchMatchPage:
     """Listings that matched since the search was saved and are still ACTIVE, newest first."""
     return service.list_matches(caller, savedSearchId, query)

@@ -81,7 +81,7 @@ def create_saved_search(caller: Caller, body: SavedSearchCreate) -> SavedSearch:
         except TransactionConflict as exc:
             if exc.failed("counter"):
                 raise errors.ConflictError(
-                    f"You have reached the limit of {limit} saved searches; delete one (DELETE /v1/saved-searches/{{id}}) first"
+                    f"You have reached the limit of {limit} saved searches; delete one first"
                 ) from exc
             full = [k for k in shards if exc.failed(f"posting:{k}")]
             if not full:

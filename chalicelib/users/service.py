@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from chalicelib import clock, errors
@@ -70,10 +70,11 @@ def require_connected(user: UserRecord, channels: Sequence[str], field: str) -> 
     return offered
 
 
-def summary_from_item(user: UserRecord) -> ProfileSummary:
-    """The requester summary (displayName, verifiedLevel, country, socialLinks) of a user item."""
+def summary_from_item(user: UserRecord | Mapping[str, Any]) -> ProfileSummary:
+    """The requester summary (displayName, verifiedLevel, country, socialLinks) of a user item, or
+    of the summary a request stored (``profile``; unset values were left out when it was written)."""
     return ProfileSummary(
-        displayName=user["displayName"],
+        displayName=user.get("displayName", ""),
         verifiedLevel=int(user.get("verifiedLevel", 0)),
         country=user.get("country"),
         socialLinks=SocialLinks.model_validate(user.get("socialLinks") or {}),
@@ -179,12 +180,6 @@ def _patch(user_id: str, sets: dict[str, Any], removes: list[str], expected_vers
         return repository.patch_user(user_id, sets, removes, expected_version=required)
     except repository.VersionMismatch as exc:
         raise errors.PreconditionFailedError("The profile changed meanwhile; read it again") from exc
-
-
-def get_me(caller: Caller) -> Profile:
-    """The caller's own profile."""
-    profile: Profile = read_me(caller).result
-    return profile
 
 
 def read_me(caller: Caller) -> Versioned:

@@ -15,7 +15,7 @@ Cheat Sheet"):
   ``http`` and loopback addresses; every other rule still holds.
 
 The rules run at registration and again at every delivery; the sender then connects to
-exactly the addresses checked here (:mod:`chalicelib.webhooks.sender`), so a DNS answer
+exactly the addresses checked here (:mod:`chalicelib.webhooks.delivery.sender`), so a DNS answer
 that changes between check and connect (DNS rebinding) cannot redirect a delivery.
 """
 

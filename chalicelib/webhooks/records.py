@@ -32,6 +32,17 @@ class WebhookRecord(TypedDict):
     previousSecretExpiresAt: NotRequired[str]
 
 
+class WebhookEdit(TypedDict):
+    """The fields an owner's edit replaces (the Dashboard's edit form); ``None`` values are stored as NULL."""
+
+    name: str | None
+    url: str
+    #: ``None``: every event type.
+    events: list[str] | None
+    #: ISO 8601 UTC.
+    updatedAt: str
+
+
 def record(item: Mapping[str, Any]) -> WebhookRecord:
     """The typed record of a Webhooks item as read (no field needs converting)."""
     return cast(WebhookRecord, item)

@@ -9,11 +9,10 @@ concurrent deliveries cannot lose an update.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from chalicelib import storage
 from chalicelib.config import settings
-from chalicelib.webhooks.records import WebhookRecord, record
+from chalicelib.webhooks.records import WebhookEdit, WebhookRecord, record
 
 
 def _table() -> str:
@@ -99,7 +98,7 @@ def reset_failures(webhook_id: str) -> bool:
     return True
 
 
-def update_owned(webhook_id: str, owner_id: str, changes: dict[str, Any]) -> WebhookRecord | None:
+def update_owned(webhook_id: str, owner_id: str, changes: WebhookEdit) -> WebhookRecord | None:
     """``SET`` each of ``changes`` on ``webhook_id`` if ``owner_id`` owns it; the new item, or ``None``
     when it is missing or someone else's (one conditional UpdateItem, no read first)."""
     names = {f"#f{i}": name for i, name in enumerate(changes)}

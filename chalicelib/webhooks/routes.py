@@ -2,20 +2,31 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
 from chalicelib.http import route
-from chalicelib.pagination import Deleted, PageQuery
-from chalicelib.webhooks import service
-from chalicelib.webhooks.models import DeliveryPage, WebhookCreate, WebhookCreated, WebhookList
+from chalicelib.lazy import lazy_import
+
+# The domain's modules load with the first request of one of these routes, not at cold start.
+if TYPE_CHECKING:
+    from chalicelib import pagination
+    from chalicelib.pagination import Deleted, PageQuery
+    from chalicelib.webhooks import models, service
+    from chalicelib.webhooks.models import DeliveryPage, WebhookCreate, WebhookCreated, WebhookList
+else:
+    pagination = lazy_import("chalicelib.pagination")
+    models = lazy_import("chalicelib.webhooks.models")
+    service = lazy_import("chalicelib.webhooks.service")
 
 bp = Blueprint(__name__)
 TAGS = ("webhooks",)
 
 
 @route(
-    bp, "/v1/webhooks", "POST", body=WebhookCreate, response=WebhookCreated, status=201, tags=TAGS,
+    bp, "/v1/webhooks", "POST", body=lambda: models.WebhookCreate, response=lambda: models.WebhookCreated, status=201, tags=TAGS,
     rules=(
         "The host of `url` must resolve, and only to public addresses (no private, loopback, link-local, "
         "carrier-grade NAT, unique-local, multicast or reserved ranges); checked again at every delivery.",
@@ -26,19 +37,22 @@ def create_webhook(caller: Caller, body: WebhookCreate) -> WebhookCreated:
     return service.create_webhook(caller, body)
 
 
-@route(bp, "/v1/webhooks", "GET", response=WebhookList, tags=TAGS)
+@route(bp, "/v1/webhooks", "GET", response=lambda: models.WebhookList, tags=TAGS)
 def list_webhooks(caller: Caller) -> WebhookList:
     """The caller's webhooks with ``failCount`` and ``secret``."""
     return service.list_webhooks(caller)
 
 
-@route(bp, "/v1/webhooks/{webhookId}", "DELETE", response=Deleted, tags=TAGS)
+@route(bp, "/v1/webhooks/{webhookId}", "DELETE", response=lambda: pagination.Deleted, tags=TAGS)
 def delete_webhook(caller: Caller, webhookId: str) -> Deleted:
     """Delete one of the caller's webhooks."""
     return service.delete_webhook(caller, webhookId)
 
 
-@route(bp, "/v1/webhooks/{webhookId}/deliveries", "GET", query=PageQuery, response=DeliveryPage, tags=TAGS)
+@route(
+    bp, "/v1/webhooks/{webhookId}/deliveries", "GET", query=lambda: pagination.PageQuery, response=lambda: models.DeliveryPage,
+    tags=TAGS,
+)
 def list_deliveries(caller: Caller, webhookId: str, query: PageQuery) -> DeliveryPage:
     """The delivery attempts of one of the caller's webhooks, newest first."""
     return service.list_deliveries(caller, webhookId, query)

@@ -35,7 +35,7 @@ from chalicelib.webhooks.models import (
     WebhookList,
     WebhookOverview,
 )
-from chalicelib.webhooks.records import WebhookRecord
+from chalicelib.webhooks.records import WebhookEdit, WebhookRecord
 
 #: Seconds a registration may spend resolving the URL's host.
 REGISTRATION_RESOLVE_SECONDS = 5.0
@@ -220,7 +220,7 @@ def update_webhook(caller: Caller, webhook_id: str, body: WebhookCreate) -> Webh
     """
     require_own(caller, webhook_id)  # 404 before resolving a URL for someone else's id
     check_url(body.url)
-    changes = {"name": body.name, "url": body.url, "events": body.events, "updatedAt": clock.iso()}
+    changes: WebhookEdit = {"name": body.name, "url": body.url, "events": body.events, "updatedAt": clock.iso()}
     return to_model(_owned_or_404(repository.update_owned(webhook_id, caller.user_id, changes), webhook_id))
 
 

@@ -39,10 +39,15 @@ LISTING_DELETED_REASON = "listing deleted"
 DELETE_ATTEMPTS = 4
 #: Items of the deleting transaction besides the rejections: the delete and the search counter.
 FIXED_ITEMS = 2
+#: Counter items every rejection transaction updates once for all its requests: the owner's
+#: received list and the listing's list (:mod:`chalicelib.match_requests.lists`).
+SHARED_COUNTERS = 2
+#: Items per rejection: the request, its event and its requester's sent-list counter.
+ITEMS_PER_REJECTION = 3
 #: Requests rejected in the deleting transaction.
-FIRST_CHUNK = (MAX_ITEMS - FIXED_ITEMS) // 2
+FIRST_CHUNK = (MAX_ITEMS - FIXED_ITEMS - SHARED_COUNTERS) // ITEMS_PER_REJECTION
 #: Requests rejected per later transaction.
-CHUNK = MAX_ITEMS // 2
+CHUNK = (MAX_ITEMS - SHARED_COUNTERS) // ITEMS_PER_REJECTION
 
 
 def delete_listing(caller: Caller, listing_id: str, expected_version: int | None = None) -> Deleted:
@@ -50,7 +55,7 @@ def delete_listing(caller: Caller, listing_id: str, expected_version: int | None
 
     Pending requests become REJECTED with reason "listing deleted" (and their
     ``match_request.rejected`` events) in the deleting transaction, chunked when there are
-    many (:func:`delete_listing_rejecting_requests`); conversations stay.
+    many (:func:`delete_listing_rejecting_requests`), moving the list counters with them; conversations stay.
 
     Raises
     ------
@@ -76,16 +81,21 @@ def delete_listing(caller: Caller, listing_id: str, expected_version: int | None
     raise errors.ConflictError("Requests for this listing kept arriving; retry the deletion")
 
 
-def _add_rejection(tx: Transaction, request: RequestRecord, listing: ListingRecord, responded_at: str) -> None:
-    """Add the rejection of ``request`` (conditional on PENDING) as item ``request:<id>`` and its event."""
-    rejected = {
-        **request, "status": RequestStatus.REJECTED.value, "reason": LISTING_DELETED_REASON, "respondedAt": responded_at,
-    }
-    tx.add(f"request:{request['requestId']}", repository.decide_op(
-        request["requestId"], request["recipientId"], RequestStatus.REJECTED.value, responded_at,
-        reason=LISTING_DELETED_REASON,
-    ))
-    tx.add(f"event:{request['requestId']}", request_event_op(rejected, listing))
+def _rejected(request: RequestRecord, responded_at: str) -> RequestRecord:
+    return {**request, "status": RequestStatus.REJECTED, "reason": LISTING_DELETED_REASON, "respondedAt": responded_at}
+
+
+def _add_rejections(tx: Transaction, requests: Sequence[RequestRecord], listing: ListingRecord, responded_at: str) -> None:
+    """Add the rejection of each request (conditional on PENDING) as item ``request:<id>``, its
+    event, and the list counters they move (summed per counter item: the owner's and the
+    listing's are shared, :data:`SHARED_COUNTERS`)."""
+    for request in requests:
+        tx.add(f"request:{request['requestId']}", repository.decide_op(
+            request, RequestStatus.REJECTED.value, responded_at, reason=LISTING_DELETED_REASON,
+        ))
+        tx.add(f"event:{request['requestId']}", request_event_op(_rejected(request, responded_at), listing))
+    changes = [(request, RequestStatus.PENDING.value, RequestStatus.REJECTED.value) for request in requests]
+    tx.add_all("counters:requests", repository.counter_ops(changes))
 
 
 def delete_listing_rejecting_requests(
@@ -112,7 +122,7 @@ def delete_listing_rejecting_requests(
     Raises
     ------
     TransactionConflict
-        The listing is gone, or has more requests than the ``bySubject`` index returned (a
+        The listing is gone, or has more requests than the ``subjectNewest`` index returned (a
         request arrived meanwhile or the index lags): read the listing again and retry.
     """
     listing_id, owner_id = listing["listingId"], listing["ownerId"]
@@ -125,8 +135,8 @@ def delete_listing_rejecting_requests(
         "listing", guards.delete_listing_op(listing_id, owner_id, len(requests), listing["status"], version)
     )
     tx.add_all("counters", extra_ops)
-    for request in first:
-        _add_rejection(tx, request, listing, now)
+    if first:
+        _add_rejections(tx, first, listing, now)
     tx.commit()
     for start in range(0, len(rest), CHUNK):
         _reject_remaining(rest[start : start + CHUNK], listing, now)
@@ -141,8 +151,7 @@ def _reject_remaining(chunk: list[RequestRecord], listing: ListingRecord, respon
     """
     while chunk:
         tx = Transaction()
-        for request in chunk:
-            _add_rejection(tx, request, listing, responded_at)
+        _add_rejections(tx, chunk, listing, responded_at)
         try:
             tx.commit()
             return

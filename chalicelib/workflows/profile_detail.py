@@ -21,20 +21,14 @@ from chalicelib.users import repository as users_repository
 from chalicelib.workflows.models import ProfileDetail
 
 
-def get_profile(caller: Caller, user_id: str) -> ProfileDetail:
+def read_profile(caller: Caller, user_id: str) -> Versioned:
     """A user's profile with ``profileRequestPolicy`` for the caller and ``myProfileRequest``.
 
-    Raises
-    ------
-    NotFoundError
-        No such user.
-    """
-    detail: ProfileDetail = read_profile(caller, user_id).result
-    return detail
-
-
-def read_profile(caller: Caller, user_id: str) -> Versioned:
-    """As :func:`get_profile`, with the profile's ``version`` (its ETag, :mod:`chalicelib.conditional`).
+    Returns
+    -------
+    Versioned
+        The :class:`~chalicelib.workflows.models.ProfileDetail` with the profile's ``version``
+        (its ETag, :mod:`chalicelib.conditional`).
 
     Raises
     ------

@@ -6,7 +6,9 @@
 * ACCEPTED opens the conversation in the same transaction; the request then carries its
   ``conversationId``.
 * One BatchGetItem reads the request, its listing (id recovered from the request id) and the
-  deciding user; one TransactWriteItems writes the decision, the conversation and the event.
+  deciding user; one TransactWriteItems writes the decision, the list counters it moves
+  (PENDING -> the new status, conditional with the decision on PENDING), the conversation (with
+  its own counters) and the event.
 """
 
 from __future__ import annotations
@@ -88,11 +90,12 @@ def decide(caller: Caller, request_id: str, change: StatusChange) -> MatchReques
 
     tx = Transaction()
     tx.add("request", repository.decide_op(
-        request_id, caller.user_id, change.status, now, reason=change.reason,
+        request, change.status, now, reason=change.reason,
         conversation_id=updated.get("conversationId"), listing_title=updated.get("listingTitle"),
     ))
     if listing is not None:
         tx.add("listing", guards.listing_exists_op(listing["listingId"]))
+    tx.add_all("counters", repository.counter_ops([(request, RequestStatus.PENDING, change.status)]))
     tx.add_all("conversation", conversation_ops)
     tx.add("event", request_event_op(updated, listing))
     try:

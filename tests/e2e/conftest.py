@@ -65,11 +65,15 @@ def start_stack(extra_env: dict[str, str] | None = None, timeout_seconds: float 
 
     The bound is generous on purpose: it only turns a stack that never comes up into an error,
     and on a shared 2-core machine with e2e workers starting stacks at once a healthy start can
-    take a minute (first-start time is measured by scripts/first_start.sh, not asserted here)."""
+    take a minute (first-start time is measured by scripts/first_start.sh, not asserted here).
+    The stack gets the same bound for its own start-up waits (``LOCAL_STACK_START_SECONDS``:
+    the embedded moto, then the API), so a slow start is waited for, never an error, and a
+    stack that dies is reported at once (its exit ends the wait)."""
     port, moto_port = free_port(), free_port()
     log_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"matching-stack-{port}.log"
     env = {k: v for k, v in os.environ.items() if k != "AWS_ENDPOINT_URL"}
-    env.update({"PORT": str(port), "MOTO_PORT": str(moto_port), "ADMIN_API_KEY": ADMIN_KEY, **(extra_env or {})})
+    env.update({"PORT": str(port), "MOTO_PORT": str(moto_port), "ADMIN_API_KEY": ADMIN_KEY,
+                "LOCAL_STACK_START_SECONDS": str(timeout_seconds), **(extra_env or {})})
     with log_path.open("wb") as log:
         process = subprocess.Popen([sys.executable, "-m", "local_stack"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     base_url = f"http://127.0.0.1:{port}"
@@ -157,3 +161,30 @@ def browser() -> Iterator[Any]:
         launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
         yield launched
         launched.close()
+
+
+#: Files that take most of the end-to-end run (the schemathesis contract run: about 150 of ~270 s
+#: on one process). With ``make e2e`` on pytest-xdist workers they start first, each on a worker
+#: of its own until it ends, while the other workers share the remaining files.
+LONG_FILES = ("tests/e2e/test_contract.py",)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadfile`` scheduling (whole files per worker: a module's stack is started once),
+    with :data:`LONG_FILES` first and alone on their workers (longest job first)."""
+    from xdist.scheduler import LoadFileScheduling
+
+    class LongFilesFirst(LoadFileScheduling):  # type: ignore[misc]
+        def _assign_work_unit(self, node: Any) -> None:
+            for scope in reversed(LONG_FILES):
+                if scope in self.workqueue:
+                    self.workqueue.move_to_end(scope, last=False)
+            super()._assign_work_unit(node)
+
+        def _reschedule(self, node: Any) -> None:
+            assigned = self.assigned_work.get(node, {})
+            if any(scope in LONG_FILES and not all(done.values()) for scope, done in assigned.items()):
+                return  # the long file keeps this worker to itself until it ends
+            super()._reschedule(node)
+
+    return LongFilesFirst(config, log) if config.getoption("dist") == "loadfile" else None

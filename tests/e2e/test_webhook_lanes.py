@@ -9,11 +9,12 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable, Iterator
+from datetime import datetime
 
 import pytest
 
 from tests.e2e.conftest import Stack, start_stack, stop_stack
-from tests.e2e.receivers import Receiver
+from tests.e2e.receivers import Received, Receiver
 from tests.e2e.test_webhooks import (
     DELIVERY_WAIT,
     body_of,
@@ -35,6 +36,11 @@ __all__ = ["new_receiver"]  # the fixture, imported for this module's tests
 #: Shortened for a lean test (production: 10 s deadline, 30/120/600 s delays); the lanes do not depend on them.
 LANE_TIMEOUT_SECONDS = 2
 LANE_DELAYS = (2, 3, 4)
+
+
+def event_time(request: Received) -> float:
+    """The delivered event's ``timestamp`` (ISO 8601 UTC) in seconds since the epoch."""
+    return datetime.fromisoformat(body_of(request)["timestamp"].replace("Z", "+00:00")).timestamp()
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +83,11 @@ def test_a_hanging_tenant_delays_no_other_and_its_failure_policy_is_exact(
         time.sleep(max(0.0, started + n - time.monotonic()))
 
     arrivals = received(healthy, len(sent_at), timeout=DELIVERY_WAIT)
-    latency = {body_of(r)["data"]["content"]: r.at - sent_at[body_of(r)["data"]["content"]] for r in arrivals}
+    # Delivery latency (issue 10: under 2 s for every event while A hangs), measured from the
+    # event's own time, the envelope's `timestamp` (set by the API when it wrote the event), to
+    # the arrival at B's receiver; both are this machine's clock. Measuring from before the
+    # client's POST also counted the client's own request under load (a 2.9 s failure at load ~20).
+    latency = {body_of(r)["data"]["content"]: r.wall_at - event_time(r) for r in arrivals}
     assert set(latency) == set(sent_at)
     assert max(latency.values()) < 2.0, sorted(latency.items(), key=lambda kv: -kv[1])[:3]
     assert [body_of(r)["data"]["content"] for r in arrivals] == [f"b{i}" for i in range(n)]  # in event order

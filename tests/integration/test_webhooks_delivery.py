@@ -179,11 +179,20 @@ def test_total_deadline_covers_hanging_and_slow_drip_receivers(
 
 def test_a_hanging_receiver_does_not_delay_the_others(api: Api, alice: User, bob: User, runner: Any, receivers: Any,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    # Ordering, not speed: with the runner's concurrent lane consumers, every healthy delivery is
-    # made before the hanging receiver's first 2 s deadline ends, and the hanging receiver gets
-    # one request at a time, 5 in all (then it is switched off and its lane drains).
-    use_settings(monkeypatch, WEBHOOK_TIMEOUT_SECONDS="2", WEBHOOK_RETRY_DELAYS_SECONDS="0,0,0")
-    hanging: Receiver = receivers("hang")
+    """Ordering, not speed: with the runner's concurrent lane consumers, every healthy delivery
+    is made while the hanging receiver's first attempt is still open, and the hanging receiver
+    gets one request at a time, 5 in all (then it is switched off and its lane drains).
+
+    Proved by causality, not by a wall-clock bound (a 2 s bound failed at load 15-40): the
+    hanging receiver holds its first request open until the test releases it, and the test
+    releases it only after all 18 healthy deliveries arrived and while no attempt of the hanging
+    webhook is logged yet (an attempt is logged when it ends), with a 60 s deadline nothing
+    here reaches. A lane that waited for that attempt could deliver nothing before the release.
+    The later attempts run under a 2 s deadline: each starts after the previous one ended
+    (the second after the release, the others >= 1.9 s apart).
+    """
+    use_settings(monkeypatch, WEBHOOK_TIMEOUT_SECONDS="60", WEBHOOK_RETRY_DELAYS_SECONDS="0,0,0")
+    hanging: Receiver = receivers("hold")
     healthy: list[Receiver] = [receivers("ok") for _ in range(3)]
     hanging_hook = create_webhook(api, bob, hanging.url)
     for receiver in healthy:
@@ -194,17 +203,21 @@ def test_a_hanging_receiver_does_not_delay_the_others(api: Api, alice: User, bob
     runner.start()
     try:
         for receiver in healthy:
-            assert len(receiver.wait_for(6, timeout=10)) == 6
-        first_hang = hanging.wait_for(1)[0].at
-        healthy_done = max(r.at for receiver in healthy for r in receiver.requests)
-        assert healthy_done < first_hang + 2.0  # all before the first hanging attempt timed out
+            assert len(receiver.wait_for(6, timeout=30)) == 6
+        # Every healthy delivery was made while the hanging webhook's first attempt was open:
+        assert len(hanging.wait_for(1)) == 1  # its first request arrived and is held (not released yet)
+        assert deliveries(api, bob, hanging_hook["id"])["total"] == 0  # ... and that attempt has not ended
+        use_settings(monkeypatch, WEBHOOK_TIMEOUT_SECONDS="2")  # the next attempts hang into a 2 s deadline
+        released_at = time.monotonic()
+        hanging.release()
         assert len(hanging.wait_for(5, timeout=30)) == 5
         deadline = time.monotonic() + 10
         while webhook_state(api, bob, hanging_hook["id"])["active"] and time.monotonic() < deadline:
             time.sleep(0.05)
     finally:
         runner.stop()
-    gaps = [b.at - a.at for a, b in zip(hanging.requests, hanging.requests[1:], strict=False)]
+    assert hanging.requests[1].at > released_at  # one at a time: the second attempt waited for the first
+    gaps = [b.at - a.at for a, b in zip(hanging.requests[1:], hanging.requests[2:], strict=False)]
     assert all(gap >= 1.9 for gap in gaps), gaps  # one at a time: each waited for the previous deadline
     state = webhook_state(api, bob, hanging_hook["id"])
     assert (state["failCount"], state["active"]) == (5, False)

@@ -1,7 +1,8 @@
 """Tiny real HTTP receivers on 127.0.0.1 (``http.server`` on threads) for webhook delivery tests.
 
 Behaviours: ``ok`` (answers ``status``, default 200), ``hang`` (reads the request, never
-answers), ``drip`` (sends headers, then the body one byte every ``drip_interval`` seconds),
+answers), ``hold`` (holds the requests that arrive before the test calls ``release()`` open
+without answering, then drops them; later requests hang), ``drip`` (sends headers, then the body one byte every ``drip_interval`` seconds),
 ``drip_headers`` (sends the status line and headers one byte at a time), ``redirect`` (302
 to ``/elsewhere``). Every received request is recorded with its headers and exact body bytes.
 """
@@ -47,6 +48,7 @@ class Receiver:
 
     def __post_init__(self) -> None:
         self._stop = threading.Event()
+        self._released = threading.Event()
         self._lock = threading.Lock()
         receiver = self
 
@@ -76,9 +78,17 @@ class Receiver:
         scheme = "https" if self.tls is not None else "http"
         return f"{scheme}://{self.host}:{self.port}/hook"
 
+    def release(self) -> None:
+        """``hold``: drop the held requests' connections without an answer (later requests hang)."""
+        self._released.set()
+
     def _respond(self, handler: BaseHTTPRequestHandler) -> None:
         try:
-            if self.behaviour == "hang":
+            if self.behaviour == "hold" and not self._released.is_set():
+                self._released.wait(60)
+                handler.close_connection = True
+                return
+            if self.behaviour in ("hang", "hold"):
                 self._stop.wait(60)
                 return
             if self.behaviour == "redirect":
@@ -124,7 +134,8 @@ class Receiver:
             return list(self.requests)
 
     def close(self) -> None:
-        """Release hanging handlers and stop the server."""
+        """Release hanging and held handlers and stop the server."""
         self._stop.set()
+        self._released.set()
         self._server.shutdown()
         self._server.server_close()

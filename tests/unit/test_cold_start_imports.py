@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -25,7 +26,17 @@ LAZY = {
     "ulid": "the first new id (chalicelib.clock.new_id)",
     "pydantic_settings": "nothing: configuration is a plain pydantic model",
     "dotenv": "nothing: the service reads no .env files",
+    "chalicelib.idempotency": "the first POST or PATCH (chalicelib.http)",
+    "aws_lambda_powertools.utilities.idempotency": "the first POST or PATCH (chalicelib.http)",
 }
+
+#: A domain's services, repositories, models, records and search modules load with the first
+#: request of one of its routes (chalicelib.lazy); only authentication, which every route runs, loads at once.
+DOMAIN_MODULE = re.compile(
+    r"chalicelib\.(?!auth\.)[a-z_]+\.(?:service|repository|models|records|registry|content|samples"
+    r"|listing_deletion|listing_detail|profile_detail|request_decisions)(?:\..+)?"
+    r"|chalicelib\.profiles\.search|chalicelib\.listings\.search\..+"
+)
 
 
 def test_importing_the_app_loads_none_of_the_heavy_pieces() -> None:
@@ -34,3 +45,4 @@ def test_importing_the_app_loads_none_of_the_heavy_pieces() -> None:
     run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=environment, capture_output=True, text=True, check=True)
     loaded = set(json.loads(run.stdout.strip().splitlines()[-1]))
     assert {name: why for name, why in LAZY.items() if name in loaded} == {}
+    assert sorted(name for name in loaded if DOMAIN_MODULE.fullmatch(name)) == []

@@ -5,7 +5,7 @@ Generated clients (``openapi-python-client`` and others) handle neither free-for
 nor ``deepObject`` well, so every filter a category offers is declared as its own parameter
 (``meta.salary_min``, ``meta.location_lat``, ...) with the schema of its value: an ``enum`` for
 select fields, a pattern of option keys for multiselect fields, a decimal or integer pattern for
-numbers, degrees for coordinates. The patterns below are enforced by :mod:`chalicelib.search.query`
+numbers, degrees for coordinates. The patterns below are enforced by :mod:`chalicelib.listings.search.query`
 too, so the document and the server accept the same values.
 """
 

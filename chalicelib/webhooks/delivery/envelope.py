@@ -9,6 +9,7 @@ wraps them. An outbox item may be addressed to one webhook (``targetWebhookId``)
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,7 +45,7 @@ class Event:
     target_webhook_id: str | None = None
 
     @classmethod
-    def from_outbox(cls, item: dict[str, Any]) -> Event:
+    def from_outbox(cls, item: Mapping[str, Any]) -> Event:
         """Build from an Events table item ``{eventId, type, createdAt, data, routing, test?, targetWebhookId?}``."""
         target = item.get("targetWebhookId")
         return cls(

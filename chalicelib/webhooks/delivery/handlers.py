@@ -34,9 +34,7 @@ logger = Logger(service="matching-service", child=True)
 
 def _inserted_event(record: dict[str, Any]) -> Event | None:
     """The deliverable outbox event a stream record inserted, or ``None`` (MODIFY/REMOVE, other types)."""
-    if record.get("eventName") != "INSERT":
-        return None
-    item = storage.from_item(record["dynamodb"].get("NewImage"))
+    item = storage.inserted_item(record)
     if item is None or item.get("type") not in SUPPORTED_EVENTS:
         return None
     return Event.from_outbox(item)
