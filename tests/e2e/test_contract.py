@@ -4,9 +4,10 @@ Every operation of ``GET /v1/openapi.json`` is exercised (examples, coverage, fu
 stateful phases; valid and invalid inputs) with every check schemathesis has (``--checks all``
 as ``schemathesis.toml`` states it): no 5xx, no status code, content type, header or body that
 the document does not allow, every schema-valid request accepted and every schema-violating one
-refused. The only exception, named operation by operation in ``schemathesis.toml``, is the
+refused. The exceptions, named operation by operation in ``schemathesis.toml``, are the
 positive-data check of operations whose rules JSON Schema cannot express (listed in their
-descriptions). The stack runs sandboxed (``sandbox/sitecustomize.py``: loopback-only
+descriptions) and the use-after-free check on the two reads of a conversation, which its
+``DELETE`` (leave) keeps readable by both parties. The stack runs sandboxed (``sandbox/sitecustomize.py``: loopback-only
 networking), so fuzzed webhook URLs never reach beyond the machine.
 
 ``SCHEMATHESIS_SEED`` overrides the fixed seed, ``SCHEMATHESIS_MAX_EXAMPLES`` the cases per
