@@ -28,7 +28,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.e2e.conftest import Stack, approve_listing, start_stack, stop_stack
+from tests.e2e.conftest import Stack, approve_listing, lower_priority, start_stack, stop_stack
 
 pytestmark = pytest.mark.e2e
 
@@ -110,9 +110,10 @@ def seed(stack: Stack) -> None:
 
 @pytest.fixture(scope="module")
 def fuzz_stack() -> Iterator[Stack]:
-    """A stack of its own (fuzzing fills it with data), with loopback-only networking, seeded."""
+    """A stack of its own (fuzzing fills it with data), with loopback-only networking, seeded; at a
+    lower CPU priority, as schemathesis (throughput only: the other e2e files run beside it)."""
     python_path = os.pathsep.join(p for p in (str(SANDBOX), os.environ.get("PYTHONPATH", "")) if p)
-    running = start_stack(extra_env={"PYTHONPATH": python_path})
+    running = start_stack(extra_env={"PYTHONPATH": python_path}, nice=True)
     try:
         seed(running)
         yield running
@@ -143,7 +144,8 @@ def test_every_operation_conforms_to_the_openapi_document(fuzz_stack: Stack, tmp
         "--report-json-path", str(report_path),
     ]
     # In tmp_path: schemathesis and hypothesis keep state in the working directory.
-    run = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=TIMEOUT_SECONDS, check=False)
+    run = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=TIMEOUT_SECONDS, check=False,
+                         preexec_fn=lower_priority)
     output = run.stdout + run.stderr
     report = json.loads(report_path.read_text())
     cases = report["test_cases"]
