@@ -22,7 +22,8 @@ from chalicelib.config import settings
 Delta = tuple[str, Mapping[str, int]]
 
 
-def _table() -> str:
+def table() -> str:
+    """The table holding the counter items (the SearchIndex table), for a BatchGetItem with other reads."""
     return settings().SEARCH_INDEX_TABLE
 
 
@@ -62,7 +63,7 @@ def add_op(name: str, changes: Mapping[str, int]) -> dict[str, Any]:
     names = {f"#a{i}": attribute for i, attribute in enumerate(changes)}
     vals = {f"d{i}": delta for i, delta in enumerate(changes.values())}
     return storage.update_op(
-        _table(),
+        table(),
         key(name),
         "ADD " + ", ".join(f"#a{i} :d{i}" for i in range(len(changes))),
         ExpressionAttributeNames=names,
@@ -71,9 +72,17 @@ def add_op(name: str, changes: Mapping[str, int]) -> dict[str, Any]:
 
 
 def read(name: str, attribute: str) -> int:
-    """The count ``attribute`` of counter item ``name`` (0 when never counted); one GetItem."""
-    item = storage.get(_table(), key(name)) or {}
-    return int(item.get(attribute, 0))
+    """The count ``attribute`` of counter item ``name`` (0 when never counted); one GetItem.
+
+    Routes that read other items anyway fetch :func:`key` in their BatchGetItem instead and
+    take the count with :func:`count_in`.
+    """
+    return count_in(storage.get(table(), key(name)), attribute)
+
+
+def count_in(item: Mapping[str, Any] | None, attribute: str) -> int:
+    """The count ``attribute`` of a counter item as read (0 when missing or never counted)."""
+    return int((item or {}).get(attribute, 0))
 
 
 def put_request(name: str, counts: Mapping[str, int]) -> dict[str, Any]:

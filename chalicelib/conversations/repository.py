@@ -125,12 +125,6 @@ def get_with_user(conversation_id: str, user_id: str) -> tuple[ConversationRecor
     )
 
 
-def get_many(conversation_ids: Sequence[str]) -> dict[str, ConversationRecord]:
-    """Conversation records by id (BatchGetItem); missing ids are absent."""
-    keys = [{"conversationId": i} for i in conversation_ids]
-    return {c["conversationId"]: records.conversation(c) for c in storage.batch_get(_conversations(), keys)} if keys else {}
-
-
 def _list_index(user_id: str, subject_type: str | None) -> tuple[keyset.ListIndex, str]:
     if subject_type is None:
         return RECENT, user_id
@@ -166,9 +160,18 @@ def list_page(
     return members, last
 
 
-def list_total(user_id: str, subject_type: str | None) -> int:
-    """The exact number of ``user_id``'s conversations (of ``subject_type``): one counter GetItem."""
-    return list_counters.read(_counter(user_id), "n" if subject_type is None else f"t#{subject_type}")
+def get_many_with_total(
+    conversation_ids: Sequence[str], user_id: str, subject_type: str | None
+) -> tuple[dict[str, ConversationRecord], int]:
+    """Conversation records by id and the exact number of ``user_id``'s conversations (of
+    ``subject_type``), in one BatchGetItem (the counter item rides along with the page)."""
+    found = storage.batch_get_tables({
+        _conversations(): [{"conversationId": i} for i in dict.fromkeys(conversation_ids)],
+        list_counters.table(): [list_counters.key(_counter(user_id))],
+    })
+    counters = found[list_counters.table()]
+    total = list_counters.count_in(counters[0] if counters else None, "n" if subject_type is None else f"t#{subject_type}")
+    return {c["conversationId"]: records.conversation(c) for c in found[_conversations()]}, total
 
 
 def message_range(conversation_id: str, first: int, last: int) -> list[MessageRecord]:

@@ -140,17 +140,17 @@ def list_conversations(caller: Caller, query: ConversationListQuery) -> Conversa
     """The caller's conversations (not the ones they left), most recently active first (ties by id).
 
     Costs one Query of the caller's list index (``pageSize + 1`` member items, after the
-    cursor's position or past the ``(page - 1) x pageSize`` newer ones), one GetItem (the
-    exact total from the counter) and one BatchGetItem (the page's conversations).
+    cursor's position or past the ``(page - 1) x pageSize`` newer ones) and one BatchGetItem
+    (the page's conversations and the counter item holding the exact total).
     """
     subject = query.subjectType.value if query.subjectType else None
     position = query.position_in("conversations", caller.user_id)
     skip = position.offset if position.key is None else 0
     page, last_key = repository.list_page(caller.user_id, subject, position.page_size, after=position.key, skip=skip)
-    found = repository.get_many([m["conversationId"] for m in page])
+    found, total = repository.get_many_with_total([m["conversationId"] for m in page], caller.user_id, subject)
     conversations = [to_model(found[m["conversationId"]], caller.user_id) for m in page if m["conversationId"] in found]
     return ConversationPage(
-        conversations=conversations, total=repository.list_total(caller.user_id, subject), page=position.page,
+        conversations=conversations, total=total, page=position.page,
         pageSize=position.page_size, nextCursor=position.next_cursor(last_key is not None, last_key),
     )
 

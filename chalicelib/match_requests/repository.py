@@ -87,6 +87,18 @@ def list_total(query: ListQuery) -> int:
     return list_counters.read(query.counter, query.counter_attribute)
 
 
+def listing_with_total(listing_id: str, query: ListQuery) -> tuple[ListingRecord | None, int]:
+    """The listing and the exact size of list ``query`` in one BatchGetItem (the listing route's first read)."""
+    found = storage.batch_get_tables({
+        settings().LISTINGS_TABLE: [{"listingId": listing_id}],
+        list_counters.table(): [list_counters.key(query.counter)],
+    })
+    listings = found[settings().LISTINGS_TABLE]
+    counters = found[list_counters.table()]
+    total = list_counters.count_in(counters[0] if counters else None, query.counter_attribute)
+    return (listing_record(listings[0]) if listings else None), total
+
+
 def list_for_subject(subject_id: str) -> list[RequestRecord]:
     """Every request about ``subject_id`` (a listing or a user), newest first.
 

@@ -23,7 +23,6 @@ from typing import cast
 
 from chalicelib import clock, errors
 from chalicelib.auth.service import Caller
-from chalicelib.listings import repository as listings
 from chalicelib.listings import status as listing_status
 from chalicelib.match_requests import guards, ids, repository
 from chalicelib.match_requests.events import request_event_op
@@ -69,19 +68,19 @@ def to_model(item: RequestRecord) -> MatchRequest:
     )
 
 
-def _page(query: PageQuery, route: str, scope_id: str, wanted: ListQuery) -> RequestPage:
+def _page(query: PageQuery, route: str, scope_id: str, wanted: ListQuery, total: int | None = None) -> RequestPage:
     """The page of list ``wanted`` that ``query`` asks for, with the exact total and the next cursor.
 
     With a cursor the page starts right after the cursor's key (reads ``pageSize + 1`` index
     items); with ``page=N`` alone it passes over the ``(N - 1) x pageSize`` newer requests
-    first. ``total`` is one counter read. Two DynamoDB calls in all.
+    first. ``total`` is one counter read unless the caller read it already (``total``).
     """
     position = query.position_in(route, scope_id)
     skip = position.offset if position.key is None else 0
     items, last_key = repository.list_page(wanted, position.page_size, after=position.key, skip=skip)
     return RequestPage(
-        requests=[to_model(i) for i in items], total=repository.list_total(wanted), page=position.page,
-        pageSize=position.page_size, nextCursor=position.next_cursor(last_key is not None, last_key),
+        requests=[to_model(i) for i in items], total=repository.list_total(wanted) if total is None else total,
+        page=position.page, pageSize=position.page_size, nextCursor=position.next_cursor(last_key is not None, last_key),
     )
 
 
@@ -238,8 +237,8 @@ def list_received(caller: Caller, query: RequestListQuery) -> RequestPage:
 def list_for_listing(caller: Caller, listing_id: str, query: ListingRequestQuery) -> RequestPage:
     """Requests about one of the caller's listings (any status unless ``status``), newest first.
 
-    One GetItem (the listing), one Query of the listing's list index (``pageSize + 1`` items)
-    and one counter read.
+    One BatchGetItem (the listing and the list's counter) and one Query of the listing's list
+    index (``pageSize + 1`` items).
 
     Raises
     ------
@@ -248,11 +247,13 @@ def list_for_listing(caller: Caller, listing_id: str, query: ListingRequestQuery
     ForbiddenError
         Another user's (visible) listing.
     """
-    listing = listings.get(listing_id) if within_limit(listing_id) else None
+    if not within_limit(listing_id):
+        raise errors.NotFoundError(f"Listing '{listing_id}' not found")
+    status = query.status.value if query.status else None
+    wanted = ListQuery(RequestList.SUBJECT, listing_id, None, status)
+    listing, total = repository.listing_with_total(listing_id, wanted)
     if listing is None or not listing_status.is_visible(listing["status"], listing["ownerId"], caller.user_id):
         raise errors.NotFoundError(f"Listing '{listing_id}' not found")
     if listing["ownerId"] != caller.user_id:
         raise errors.ForbiddenError("Only the listing's owner may see its requests")
-    status = query.status.value if query.status else None
-    wanted = ListQuery(RequestList.SUBJECT, listing_id, None, status)
-    return _page(query, "listing.requests", f"{caller.user_id}|{listing_id}", wanted)
+    return _page(query, "listing.requests", f"{caller.user_id}|{listing_id}", wanted, total)
