@@ -12,7 +12,7 @@ Budgets (``--check`` exits 1 when one is missed):
 * a state change makes exactly one TransactWriteItems, no other write, and at most one read.
 
 Rows marked ``info`` have no budget: profile search (one Query per index partition it reads)
-and deleting a listing that has requests (it also Queries them, and rejects more than 49
+and deleting a listing that has requests (it also Queries them, and rejects more than 32
 pending ones in further transactions).
 
 Calls are what carries over to DynamoDB; moto's latencies do not, so none are reported. The data

@@ -4,7 +4,7 @@ Each function issues the Queries the pre-issue-13 service issued for a search, w
 index, key condition and paging, but with ``Select="COUNT"``: DynamoDB (and moto) report the
 same ``ScannedCount`` (items read) without shipping the items, so the baseline is measured
 from DynamoDB responses in the same run at a fraction of the wall time. Listing searches read
-the geohash cells of :func:`chalicelib.listings.search.geo.plan_cells` when a radius is given and a
+the geohash cells of :func:`plan_cells` (the old plan, kept here) when a radius is given and a
 plan exists, else the whole partition of the category (of every category without one) in the
 single-partition ``activeByCategory`` index it had; that index is gone, and its partition held
 exactly the listings that the write shards of ``activeByCategoryShard`` / ``activeByRoleShard``
@@ -14,13 +14,14 @@ hold together, so the baseline counts those. Profile searches read ``byCountry``
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from chalicelib import storage
 from chalicelib.categories.registry import all_categories
 from chalicelib.config import settings
 from chalicelib.listings.search import geo
-from chalicelib.listings.search.index import SHARDS
+from chalicelib.listings.search.index import SHARDS, geo_partition
 from chalicelib.listings.search.query import SearchQuery
 from chalicelib.users.repository import SEARCH_SHARDS
 
@@ -34,23 +35,54 @@ def _count(table: str, **params: Any) -> None:
         params["ExclusiveStartKey"] = response["LastEvaluatedKey"]
 
 
+#: The pre-issue-13 geo plan: cells of one precision from these covering the circle's bounding box,
+#: finest first, at most ``MAX_CELLS`` Queries, else the whole category.
+OLD_PRECISIONS = (3, 4, 5)
+MAX_CELLS = 32
+
+
+def _estimate(lat: float, radius_km: float, precision: int) -> float:
+    bits = 5 * precision
+    lat_deg = 180.0 / float(2 ** (bits // 2))
+    lng_deg = 360.0 / float(2 ** (bits - bits // 2))
+    km_per_degree = math.pi * geo.EARTH_RADIUS_KM / 180.0
+    height = 2 * radius_km / km_per_degree
+    width = 2 * radius_km / (km_per_degree * max(math.cos(math.radians(min(abs(lat), 89.0))), 1e-6))
+    return (height / lat_deg + 1) * (min(width, 360.0) / lng_deg + 1)
+
+
+def plan_cells(lat: float, lng: float, radius_km: float) -> tuple[int, list[str]] | None:
+    """The pre-issue-13 cell plan: the finest of :data:`OLD_PRECISIONS` whose bounding-box covering
+    needs at most :data:`MAX_CELLS` cells, or ``None`` (then the whole category was read)."""
+    for precision in sorted(OLD_PRECISIONS, reverse=True):
+        cells = geo.covering_cells(lat, lng, radius_km, precision) if _estimate(lat, radius_km, precision) <= 4 * MAX_CELLS else []
+        if cells and len(cells) <= MAX_CELLS:
+            return precision, cells
+    return None
+
+
 def listings(query: SearchQuery) -> None:
-    """The reads of a listing search the pre-issue-13 way (every candidate of the category or cells)."""
+    """The reads of a listing search the pre-issue-13 way (every candidate of the category or cells).
+
+    The old geo indexes (``activeByGeo3/4/5``, partition = one cell) are gone; a cell of precision
+    3..5 is the key range ``cell .. cell~`` of the precision-3 partition of the new
+    ``activeByGeoCell3`` index, which holds the same listings of the category (all roles: the
+    old index narrowed to a role by a sort-key prefix, so for a role the baseline is an upper
+    bound; the bench's geo shapes give none).
+    """
     table = settings().LISTINGS_TABLE
+    categories = [query.category] if query.category else list(all_categories().values())
     if query.geo is not None and query.geo.radius_km is not None:
-        plan = geo.plan_cells(query.geo.lat, query.geo.lng, query.geo.radius_km)
+        plan = plan_cells(query.geo.lat, query.geo.lng, query.geo.radius_km)
         if plan is not None:
-            precision, cells = plan
-            prefix = ""
-            if query.category is not None:
-                prefix = f"{query.category.key}#" + (f"{query.role}#" if query.role else "")
-            for cell in cells:
-                condition = f"geo{precision} = :g" + (" AND begins_with(geoSort, :p)" if prefix else "")
-                values = {"g": f"{query.geo.key}#{cell}", **({"p": prefix} if prefix else {})}
-                _count(table, IndexName=f"activeByGeo{precision}", KeyConditionExpression=condition,
-                       ExpressionAttributeValues=storage.values(**values))
+            _, cells = plan
+            for category in categories:
+                for cell in cells:
+                    partition = geo_partition(category.key, query.geo.key, cell[:3])
+                    _count(table, IndexName="activeByGeoCell3", KeyConditionExpression="geoCell3 = :p AND geoPoint BETWEEN :lo AND :hi",
+                           ExpressionAttributeValues=storage.values(p=partition, lo=cell, hi=cell + "~"))
             return
-    for category in [query.category] if query.category else list(all_categories().values()):
+    for category in categories:
         for shard in range(SHARDS):
             if query.role:
                 index, condition, partition = "activeByRoleShard", "activeRoleShard = :p", f"{category.key}#{query.role}#{shard}"

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from aws_lambda_powertools import Logger
 from chalice.app import Blueprint, Chalice, Request, Response
-from pydantic import BaseModel, RootModel
+from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
 from chalicelib import conditional as conditional_requests
@@ -211,6 +211,8 @@ def parse_body[M: BaseModel](model: type[M], request: Request) -> M:
     try:
         return model.model_validate_json(json.dumps(data, ensure_ascii=False), strict=True)
     except PydanticValidationError as exc:
+        from pydantic import RootModel  # loaded with the first root-model body (match_requests.StatusChange), not at cold start
+
         raise errors.from_pydantic(exc, tagged_union=issubclass(model, RootModel)) from exc
 
 

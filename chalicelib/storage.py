@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from decimal import Decimal
 from functools import cache
@@ -256,6 +257,13 @@ def transact(items: Sequence[Mapping[str, Any]]) -> None:
     backoff, so the conditions decide between concurrent writers. Failed conditions are never
     retried.
 
+    Every attempt carries a ``ClientRequestToken`` (AWS docs, TransactWriteItems: identical
+    calls with one token within 10 minutes have the effect of one). botocore resends a call
+    whose answer timed out; with the token that resend cannot apply the transaction twice or
+    fail the conditions the first send already satisfied (a new item's ``attribute_not_exists``).
+    ``TransactionInProgressException`` (that first send still running) is retried with the same
+    token; a cancelled attempt wrote nothing, so the next one gets a new token.
+
     Raises
     ------
     TransactionConflict
@@ -263,18 +271,22 @@ def transact(items: Sequence[Mapping[str, Any]]) -> None:
     Contention
         Still cancelled by concurrent transactions after :data:`TRANSACT_ATTEMPTS` attempts.
     """
+    token = uuid.uuid4().hex
     for attempt in range(TRANSACT_ATTEMPTS):
         try:
-            dynamodb().transact_write_items(TransactItems=list(items))
+            dynamodb().transact_write_items(TransactItems=list(items), ClientRequestToken=token)
             return
         except ClientError as exc:
+            code = exc.response["Error"]["Code"]
             reasons = _cancellation_reasons(exc)
             if "ConditionalCheckFailed" in reasons:
                 raise TransactionConflict(reasons) from exc
-            if exc.response["Error"]["Code"] not in _CONTENTION_CODES and "TransactionConflict" not in reasons:
+            if code not in _CONTENTION_CODES and "TransactionConflict" not in reasons:
                 raise
             if attempt == TRANSACT_ATTEMPTS - 1:
                 raise Contention(str(exc)) from exc
+            if code != "TransactionInProgressException":
+                token = uuid.uuid4().hex  # cancelled, nothing written: the next attempt is a new call
             time.sleep(random.uniform(0, TRANSACT_BASE_DELAY_SECONDS * 2**attempt))  # jitter, not security
 
 

@@ -117,9 +117,11 @@ RESOURCES: dict[str, Any] = {
         {
             "byOwner": [("ownerId", S), ("createdAt", S)],
             # Sparse: the active*/geo* attributes are set only while the listing is ACTIVE.
-            "activeByGeo3": [("geo3", S), ("geoSort", S)],
-            "activeByGeo4": [("geo4", S), ("geoSort", S)],
-            "activeByGeo5": [("geo5", S), ("geoSort", S)],
+            # Geo search (search.index): partition = category, location field, geohash prefix of 1/3/5;
+            # sort = the point's full geohash + id, so any finer cell is one key range.
+            "activeByGeoCell1": [("geoCell1", S), ("geoPoint", S)],
+            "activeByGeoCell3": [("geoCell3", S), ("geoPoint", S)],
+            "activeByGeoCell5": [("geoCell5", S), ("geoPoint", S)],
             # Sparse, write-sharded, newest first (search.index): pages read straight from the index.
             "activeByCategoryShard": [("activeCategoryShard", S), ("activeNewest", S)],
             "activeByRoleShard": [("activeRoleShard", S), ("activeNewest", S)],

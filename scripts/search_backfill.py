@@ -2,7 +2,9 @@
 
 Reads the Listings table once (a Scan: this is an offline command, never a request path),
 then for every ACTIVE listing writes the index attributes the current code expects
-(:func:`chalicelib.listings.search.index.index_attributes`) and rewrites the counters
+(:func:`chalicelib.listings.search.index.index_attributes`; e.g. the geo indexes'
+``geoCell1/3/5`` + ``geoPoint``), removes the attributes of the replaced geo indexes
+(``geo3/4/5``, ``geoSort``), and rewrites the counters
 (:mod:`chalicelib.listings.search.counters`) with the exact counts. Run it after deploying a change of
 the search indexes, while listing status changes are quiet (a change committed between the
 Scan and the counter write is not in the recount; run it again to settle).
@@ -54,7 +56,7 @@ def backfill() -> dict[str, int]:
     """Re-index every ACTIVE listing and rewrite the counters; returns ``{"listings", "reindexed", "counters"}``."""
     from chalicelib import storage
     from chalicelib.config import settings
-    from chalicelib.listings.search.index import index_attributes
+    from chalicelib.listings.search.index import LEGACY_GEO_ATTRIBUTES, index_attributes
 
     active: list[dict[str, Any]] = []
     seen = reindexed = 0
@@ -63,10 +65,11 @@ def backfill() -> dict[str, int]:
         if item.get("status") != "ACTIVE":
             continue
         attributes = index_attributes(item)
-        if any(item.get(k) != v for k, v in attributes.items()):
+        stale = [k for k in LEGACY_GEO_ATTRIBUTES if k in item]  # the pre-issue-13 geo index keys
+        if stale or any(item.get(k) != v for k, v in attributes.items()):
             storage.update(
                 settings().LISTINGS_TABLE, {"listingId": item["listingId"]},
-                "SET " + ", ".join(f"{k} = :{k}" for k in attributes),
+                "SET " + ", ".join(f"{k} = :{k}" for k in attributes) + (f" REMOVE {', '.join(stale)}" if stale else ""),
                 condition="#st = :active",
                 ExpressionAttributeNames={"#st": "status"},
                 ExpressionAttributeValues=storage.values(active="ACTIVE", **attributes),

@@ -41,6 +41,11 @@ RECENT = keyset.ListIndex("recent", "userId", "recent", _member_key)
 RECENT_BY_TYPE = keyset.ListIndex("recentByType", "memberType", "recent", _member_key)
 
 
+def _member_type(user_id: str, subject_type: str) -> str:
+    """The ``recentByType`` partition of a user's conversations of one subject type."""
+    return f"{user_id}#{subject_type}"
+
+
 def recent_key(updated_at: str, conversation_id: str) -> str:
     """The sort key of a member item: ``<updatedAt>#<conversationId>`` (ISO 8601 UTC first)."""
     return f"{updated_at}#{conversation_id}"
@@ -61,7 +66,7 @@ def member_index_attributes(member: Mapping[str, Any]) -> dict[str, str]:
     """
     return {
         "recent": recent_key(member["updatedAt"], member["conversationId"]),
-        "memberType": f"{member['userId']}#{member['subjectType']}",
+        "memberType": _member_type(str(member["userId"]), str(member["subjectType"])),
     }
 
 
@@ -128,7 +133,7 @@ def get_with_user(conversation_id: str, user_id: str) -> tuple[ConversationRecor
 def _list_index(user_id: str, subject_type: str | None) -> tuple[keyset.ListIndex, str]:
     if subject_type is None:
         return RECENT, user_id
-    return RECENT_BY_TYPE, f"{user_id}#{subject_type}"
+    return RECENT_BY_TYPE, _member_type(user_id, subject_type)
 
 
 def list_page(

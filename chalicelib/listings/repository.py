@@ -17,7 +17,7 @@ from chalicelib.config import settings
 from chalicelib.listings import status
 from chalicelib.listings.records import ListingRecord, record
 from chalicelib.listings.search import counters
-from chalicelib.listings.search.index import INDEX_ATTRIBUTES, index_attributes
+from chalicelib.listings.search.index import INDEX_ATTRIBUTES, geo_index, index_attributes
 from chalicelib.listings.status import ListingStatus, Transition
 
 
@@ -221,20 +221,44 @@ def newest_page(partition_index: str, partition: str, before: str | None, limit:
     return [record(i) for i in items], more is not None
 
 
-def query_cell(precision: int, cell_key: str, sort_prefix: str | None = None) -> list[ListingRecord]:
-    """ACTIVE listings in one geohash cell (``cell_key`` = ``<fieldKey>#<geohash>``), optionally
-    narrowed to a ``category#`` or ``category#role#`` prefix of ``geoSort``."""
-    attribute = f"geo{precision}"
-    condition = f"{attribute} = :g"
-    vals: dict[str, Any] = {"g": cell_key}
-    if sort_prefix:
-        condition += " AND begins_with(geoSort, :p)"
-        vals["p"] = sort_prefix
-    items = storage.query(
-        _table(), IndexName=f"activeByGeo{precision}", KeyConditionExpression=condition,
-        ExpressionAttributeValues=storage.values(**vals),
+def geo_range(
+    precision: int, partition: str, low: str, high: str, limit: int, after: str | None = None
+) -> tuple[list[ListingRecord], str | None]:
+    """Up to ``limit`` ACTIVE listings of one geo index partition whose ``geoPoint`` lies in a key range (one Query).
+
+    Parameters
+    ----------
+    precision:
+        Partition precision (:data:`~chalicelib.listings.search.index.GEO_PARTITION_PRECISIONS`).
+    partition:
+        ``<category>#<fieldKey>#<geohash prefix>`` (:func:`~chalicelib.listings.search.index.geo_partition`).
+    low, high:
+        Inclusive ``geoPoint`` bounds: from the first cell's geohash to the last cell's geohash
+        followed by ``~`` (above every base-32 character and ``#``).
+    limit:
+        Most items returned (``Limit``: items read).
+    after:
+        The ``geoPoint`` of the last listing already read (``<geohash>#<listingId>``): continue after it.
+
+    Returns
+    -------
+    tuple
+        The listing items in ``geoPoint`` order (index projection ALL; eventually consistent)
+        and, when the range may hold more, the ``geoPoint`` of the last one (pass it as
+        ``after``), else ``None``.
+    """
+    index, attribute = geo_index(precision)
+    params: dict[str, Any] = {}
+    if after is not None:
+        params["ExclusiveStartKey"] = storage.to_item(
+            {attribute: partition, "geoPoint": after, "listingId": after.rpartition("#")[2]}
+        )
+    items, more = storage.query_page(
+        _table(), IndexName=index, KeyConditionExpression=f"{attribute} = :p AND geoPoint BETWEEN :lo AND :hi",
+        ExpressionAttributeValues=storage.values(p=partition, lo=low, hi=high), Limit=limit, **params,
     )
-    return [record(i) for i in items]
+    last = str(items[-1]["geoPoint"]) if items and more is not None else None
+    return [record(i) for i in items], last
 
 
 def query_pending(limit: int, start_after: dict[str, Any] | None) -> list[ListingRecord]:

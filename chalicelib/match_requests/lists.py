@@ -52,8 +52,6 @@ class RequestList(StrEnum):
 
 #: The item attribute naming each list's owner (its partition key without filters).
 OWNER_ATTRIBUTE = {RequestList.SENT: "requesterId", RequestList.RECEIVED: "recipientId", RequestList.SUBJECT: "subjectId"}
-#: Whether each list can be filtered by ``subjectType`` (a subject's requests are all of its type).
-BY_TYPE = {RequestList.SENT: True, RequestList.RECEIVED: True, RequestList.SUBJECT: False}
 
 
 def newest(item: Mapping[str, Any]) -> str:
@@ -92,6 +90,11 @@ def index(kind: RequestList, by_type: bool, by_status: bool) -> ListIndex:
     return ListIndex(name, partition, SORT, _table_key)
 
 
+def by_type(kind: RequestList) -> bool:
+    """Whether list ``kind`` can be filtered by ``subjectType`` (a subject's requests are all of its type)."""
+    return (kind, True, False) in _INDEXES
+
+
 def indexes() -> list[ListIndex]:
     """Every request list index (the template declares exactly these on the Requests table)."""
     return [index(*combination) for combination in _INDEXES]
@@ -124,7 +127,7 @@ class ListQuery:
     status: str | None = None
 
     def __post_init__(self) -> None:
-        if self.subject_type is not None and not BY_TYPE[self.kind]:
+        if self.subject_type is not None and not by_type(self.kind):
             raise ValueError(f"the {self.kind.value} list has no subjectType filter")
 
     @property
@@ -179,7 +182,7 @@ def status_attributes(item: Mapping[str, Any], status: str) -> dict[str, str]:
 
 
 def _counted(item: Mapping[str, Any], kind: RequestList, status: str, sign: int) -> dict[str, int]:
-    types = (None, str(item["subjectType"])) if BY_TYPE[kind] else (None,)
+    types = (None, str(item["subjectType"])) if by_type(kind) else (None,)
     return {counter_attribute(t, s): sign for t, s in product(types, (None, status))}
 
 

@@ -216,7 +216,7 @@ class TestInternalErrors:
     ) -> None:
         from chalicelib.listings.search import nearest, service
 
-        monkeypatch.setattr(nearest, "candidates", _explode)  # a geo search's path (moved out of service) ...
+        monkeypatch.setattr(nearest, "page", _explode)  # a geo search's path (moved out of service) ...
         monkeypatch.setattr(service, "_stream", _explode)  # ... and the newest-first stream (this query)
         response = stack.api.call("GET", "/v1/listings/search?category=jobs", stack.alice.key)
         assert assert_error(response, 500, "INTERNAL_ERROR") == {

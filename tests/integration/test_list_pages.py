@@ -476,3 +476,19 @@ def test_backfill_indexes_and_counts_requests_and_conversations_written_before(a
     assert listed.total == 1
     assert len(listed.conversations) == 1
     assert lists_backfill.backfill()["reindexedRequests"] == 0  # idempotent
+
+
+def test_a_cursor_still_continues_after_its_last_item_left_the_list(aws: dict[str, str]) -> None:
+    """The cursor holds a position, not an item: deciding the last request of a PENDING page
+    (it leaves the PENDING list) does not disturb the next page."""
+    run = uuid.uuid4().hex[:8]
+    owner, requester = make_user("Owner").user_id, make_user("Req").user_id
+    ids = [send_match(requester, active_listing(owner, run, n)) for n in range(5)]
+    caller = Caller(user_id=owner)
+    first = requests.list_received(caller, RequestListQuery(pageSize=2, status="PENDING"))  # type: ignore[arg-type]
+    order = newest_first(ids)
+    assert [r.requestId for r in first.requests] == order[:2]
+    decide(owner, order[1], "ACCEPTED")
+    second = requests.list_received(caller, RequestListQuery(pageSize=2, status="PENDING", cursor=first.nextCursor))  # type: ignore[arg-type]
+    assert [r.requestId for r in second.requests] == order[2:4]
+    assert second.total == 4

@@ -15,7 +15,8 @@ import pytest
 from chalice.test import Client
 
 from chalicelib.config import settings
-from chalicelib.listings.search.index import SHARDS
+from chalicelib.listings.search import geo
+from chalicelib.listings.search.index import GEO_PARTITION_PRECISIONS, SHARDS
 from tests.clocks import distinct_milliseconds
 from tests.integration.aws_session import Resources
 from tests.integration.conftest import Api, User, fresh_aws, make_user
@@ -307,14 +308,23 @@ class TestSearchOnSeededData:
         with aws_calls("Query") as reads:
             assert world.found(f"category=jobs&role=hiring&{BERLIN}&radiusKm=25") == ["J1"]
         assert reads
-        assert {r["IndexName"] for r in reads} == {"activeByGeo4"}
-        assert all(r["ExpressionAttributeValues"][":p"] == {"S": "jobs#hiring#"} for r in reads)
+        assert {r["IndexName"] for r in reads} <= {f"activeByGeoCell{p}" for p in GEO_PARTITION_PRECISIONS}
+        assert all(r["ExpressionAttributeValues"][":p"]["S"].startswith("jobs#location#") for r in reads)
+        assert all("BETWEEN" in r["KeyConditionExpression"] and r["Limit"] <= 1000 for r in reads)
         assert all(r["TableName"] == settings().LISTINGS_TABLE for r in reads)
 
-    def test_wide_geo_search_uses_coarser_cells(self, world: World) -> None:
+    def test_geo_search_reads_only_key_ranges_of_its_covering(self, world: World) -> None:
+        cells = [c.geohash for c in geo.covering(52.52, 13.405, 200)]
         with aws_calls("Query") as reads:
             world.found(f"category=jobs&{BERLIN}&radiusKm=200")
-        assert {r["IndexName"] for r in reads} == {"activeByGeo3"}
+        assert reads
+        for read in reads:
+            values = read["ExpressionAttributeValues"]
+            low, high = values[":lo"]["S"], values[":hi"]["S"]
+            # Every key range starts and ends inside a covering cell (coarser cells are never read).
+            assert any(low.startswith(c) for c in cells)
+            assert any(high == c + "~" for c in cells)
+            assert values[":p"]["S"].startswith("jobs#location#")
 
     def test_category_search_queries_only_that_categorys_role_shards(self, world: World) -> None:
         with aws_calls("Query") as reads:

@@ -1,4 +1,4 @@
-"""Great-circle distance, geohash cell covering and precision planning (``chalicelib.listings.search.geo``), and the
+"""Great-circle distance and the saved searches' bounding-box cells (``chalicelib.listings.search.geo``), and the
 index attributes an ACTIVE listing gets (``chalicelib.listings.search.index``). Pure functions: no AWS."""
 
 from __future__ import annotations
@@ -76,19 +76,6 @@ def test_covering_cells_contain_the_center_cell(precision: int) -> None:
     assert all(len(c) == precision for c in cells)
 
 
-@pytest.mark.parametrize(
-    ("lat", "lng", "radius_km"),
-    [(52.52, 13.405, 25), (52.52, 13.405, 200), (0.0, 0.0, 50), (-33.87, 151.21, 80), (64.15, -21.94, 150), (78.2, 15.6, 40)],
-)
-def test_planned_cells_cover_every_point_on_the_circle_edge(lat: float, lng: float, radius_km: float) -> None:
-    plan = geo.plan_cells(lat, lng, radius_km)
-    assert plan is not None
-    precision, cells = plan
-    for bearing in range(0, 360, 10):
-        point = destination(lat, lng, bearing, radius_km * 0.999)
-        assert geo.cell_of(*point, precision) in cells, (bearing, point)
-
-
 def test_covering_cells_span_the_antimeridian() -> None:
     lat, lng, radius = 10.0, 179.9, 30.0
     cells = geo.covering_cells(lat, lng, radius, 4)
@@ -98,36 +85,6 @@ def test_covering_cells_span_the_antimeridian() -> None:
     assert geo.cell_of(*east_of_line, 4) in cells
     assert geo.cell_of(*destination(lat, lng, 270, radius * 0.999), 4) in cells
     assert {c[0] for c in cells} >= {geo.cell_of(lat, -179.95, 4)[0], geo.cell_of(lat, 179.95, 4)[0]}
-
-
-def test_plan_cells_across_the_antimeridian_cover_both_sides() -> None:
-    plan = geo.plan_cells(-17.0, -179.95, 60)
-    assert plan is not None
-    precision, cells = plan
-    for bearing in (0, 45, 90, 135, 180, 225, 270, 315):
-        assert geo.cell_of(*destination(-17.0, -179.95, bearing, 59.9), precision) in cells
-
-
-# --- precision plan ------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(("radius_km", "precision"), [(2, 5), (25, 4), (200, 3)])
-def test_plan_cells_picks_the_finest_precision_within_the_cell_budget(radius_km: float, precision: int) -> None:
-    plan = geo.plan_cells(50.0, 10.0, radius_km)
-    assert plan is not None
-    assert plan[0] == precision
-    assert 1 <= len(plan[1]) <= geo.MAX_CELLS
-    assert plan[1] == geo.covering_cells(50.0, 10.0, radius_km, precision)
-
-
-@pytest.mark.parametrize("radius_km", [5000, 1000])
-def test_plan_cells_gives_up_for_huge_circles(radius_km: float) -> None:
-    assert geo.plan_cells(50.0, 10.0, radius_km) is None
-
-
-def test_plan_cells_near_the_pole_falls_back_or_stays_within_budget() -> None:
-    plan = geo.plan_cells(89.5, 0.0, 100)
-    assert plan is None or len(plan[1]) <= geo.MAX_CELLS
 
 
 # --- index attributes ----------------------------------------------------------------
@@ -140,15 +97,16 @@ def _listing(meta: dict[str, str], category: str = "jobs", role: str = "hiring")
 def test_index_attributes_of_a_located_listing() -> None:
     attributes = index_attributes(_listing({"location": "Berlin", "location_lat": "52.52", "location_lng": "13.405"}))
     assert attributes == {
-        "geoSort": "jobs#hiring#2026-01-02T03:04:05.006Z#lst_1",
-        "geo3": "location#u33",
-        "geo4": "location#u33d",
-        "geo5": "location#u33dc",
+        "geoPoint": f"{geo.cell_of(52.52, 13.405, 12)}#lst_1",
+        "geoCell1": "jobs#location#u",
+        "geoCell3": "jobs#location#u33",
+        "geoCell5": "jobs#location#u33dc",
         "activeCategoryShard": f"jobs#{shard_of('lst_1')}",
         "activeRoleShard": f"jobs#hiring#{shard_of('lst_1')}",
         "activeNewest": "2026-01-02T03:04:05.006Z#lst_1",
     }
-    assert set(attributes) == set(INDEX_ATTRIBUTES)
+    assert set(attributes) <= set(INDEX_ATTRIBUTES)
+    assert set(INDEX_ATTRIBUTES) - set(attributes) == {"geo3", "geo4", "geo5", "geoSort"}  # the old geo indexes' attributes, removed
 
 
 def test_index_attributes_of_a_listing_without_location_skip_the_geo_indexes() -> None:

@@ -17,7 +17,7 @@ from chalice.app import DynamoDBEventConfig, SQSEventConfig
 from chalice.utils import to_cfn_resource_name
 
 from chalicelib.config import Settings
-from chalicelib.listings.search.geo import INDEX_PRECISIONS
+from chalicelib.listings.search.index import GEO_PARTITION_PRECISIONS
 from infra import cfn_api, cfn_functions, cfn_iam
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,7 +102,7 @@ def test_every_index_is_queried_by_the_code() -> None:
             name = index["IndexName"]
             prefix, digits = re.fullmatch(r"(.*?)(\d*)", name).groups()  # type: ignore[union-attr]
             literal = f'"{name}"' in ALL_CODE
-            templated = bool(digits) and f'"{prefix}{{' in ALL_CODE and int(digits) in INDEX_PRECISIONS
+            templated = bool(digits) and f'"{prefix}{{' in ALL_CODE and int(digits) in GEO_PARTITION_PRECISIONS
             assert literal or templated, f"{table}.{name} is queried nowhere"
 
 

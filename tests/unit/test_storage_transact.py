@@ -1,5 +1,6 @@
 """storage.transact: conflicts retried with backoff, lasting contention raised as Contention, other
-cancellations and failed conditions raised at once (a fake DynamoDB client, no AWS)."""
+cancellations and failed conditions raised at once, idempotency tokens kept or renewed (a fake
+DynamoDB client, no AWS)."""
 
 from __future__ import annotations
 
@@ -25,9 +26,11 @@ class _FakeClient:
     def __init__(self, failures: list[ClientError]) -> None:
         self.failures = failures
         self.attempts = 0
+        self.tokens: list[str] = []
 
-    def transact_write_items(self, **_: Any) -> None:
+    def transact_write_items(self, **params: Any) -> None:
         self.attempts += 1
+        self.tokens.append(params["ClientRequestToken"])
         if self.failures:
             raise self.failures.pop(0)
 
@@ -62,3 +65,35 @@ def test_failed_conditions_are_not_retried(monkeypatch: pytest.MonkeyPatch) -> N
     with pytest.raises(storage.TransactionConflict):
         storage.transact([{}])
     assert fake.attempts == 1
+
+
+def _in_progress() -> ClientError:
+    return ClientError(
+        {"Error": {"Code": "TransactionInProgressException", "Message": "in progress"}}, "TransactWriteItems"
+    )
+
+
+def test_every_call_carries_a_token_renewed_after_a_cancellation(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = _FakeClient([_cancelled("TransactionConflict")])
+    monkeypatch.setattr(storage, "dynamodb", lambda: fake)
+    storage.transact([{}])
+    assert fake.attempts == 2
+    assert all(len(token) == 32 for token in fake.tokens)  # DynamoDB allows 1..36 characters
+    assert fake.tokens[0] != fake.tokens[1]
+
+
+def test_a_call_still_in_progress_is_retried_with_its_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The first send may still commit: only its own token makes the retry see that instead of writing again.
+    fake = _FakeClient([_in_progress()])
+    monkeypatch.setattr(storage, "dynamodb", lambda: fake)
+    storage.transact([{}])
+    assert fake.attempts == 2
+    assert fake.tokens[0] == fake.tokens[1]
+
+
+def test_separate_transactions_have_separate_tokens(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = _FakeClient([])
+    monkeypatch.setattr(storage, "dynamodb", lambda: fake)
+    storage.transact([{}])
+    storage.transact([{}])
+    assert fake.tokens[0] != fake.tokens[1]

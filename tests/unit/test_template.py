@@ -16,8 +16,7 @@ import pytest
 from chalicelib import outbox
 from chalicelib.config import Settings
 from chalicelib.listings.repository import PENDING_INDEX, pending_attributes
-from chalicelib.listings.search.geo import INDEX_PRECISIONS
-from chalicelib.listings.search.index import index_attributes
+from chalicelib.listings.search.index import GEO_PARTITION_PRECISIONS, index_attributes
 from infra import build_template
 from local_stack.resources import load_template, resources_of_type
 
@@ -33,6 +32,9 @@ _INDEX_LITERAL = re.compile(r"""["']?IndexName["']?\s*[=:]\s*(f?)["']([^"']+)["'
 #: In a file that passes ``IndexName`` through a variable, index names are the ``"by..."`` literals.
 _BY_LITERAL = re.compile(r"""["'](by[A-Z]\w*)["']""")
 _TABLE_SETTING = re.compile(r"settings\(\)\.(\w+_TABLE)\b")
+#: The geo indexes are named by one f-string over the partition precisions (search.index.geo_index).
+_GEO_INDEX_FSTRING = 'f"activeByGeoCell{precision}"'
+GEO_INDEXES = [f"activeByGeoCell{p}" for p in GEO_PARTITION_PRECISIONS]
 
 
 def _gsis(table: str) -> dict[str, list[str]]:
@@ -52,15 +54,15 @@ def _code_index_references() -> list[tuple[Path, str, list[str]]]:
     found: set[tuple[Path, str, tuple[str, ...]]] = set()
     for path in sorted((ROOT / "chalicelib").rglob("*.py")):
         text = path.read_text()
-        if "IndexName" not in text:
+        if "IndexName" not in text and _GEO_INDEX_FSTRING not in text:
             continue
         tables = tuple(sorted(set(_TABLE_SETTING.findall(text))))
         names = set(_BY_LITERAL.findall(text))
         for is_fstring, name in _INDEX_LITERAL.findall(text):
             if not is_fstring:
                 names.add(name)
-            elif name == "activeByGeo{precision}":
-                names.update(f"activeByGeo{p}" for p in INDEX_PRECISIONS)
+        if _GEO_INDEX_FSTRING in text:
+            names.update(GEO_INDEXES)
         found.update((path.relative_to(ROOT), n, tables) for n in names)
     return [(path, name, list(tables)) for path, name, tables in sorted(found)]
 
@@ -123,7 +125,7 @@ def test_every_table_the_code_names_is_declared() -> None:
 
 def test_the_code_refers_to_indexes() -> None:
     names = {name for _, name, _ in _code_index_references()}
-    assert {"byOwner", "activeByCategoryShard", "activeByRoleShard", *(f"activeByGeo{p}" for p in INDEX_PRECISIONS)} <= names
+    assert {"byOwner", "activeByCategoryShard", "activeByRoleShard", *GEO_INDEXES} <= names
 
 
 @pytest.mark.parametrize(
@@ -139,11 +141,11 @@ def test_listing_search_indexes_are_keyed_by_the_attributes_the_code_writes() ->
     listing = {"listingId": "lst_1", "categoryKey": "jobs", "roleKey": "hiring", "createdAt": "2026-01-01T00:00:00.000Z",
                "meta": {"location": "Berlin", "location_lat": "52.52", "location_lng": "13.405"}}
     written = set(index_attributes(listing))
-    for precision in INDEX_PRECISIONS:
-        assert gsis[f"activeByGeo{precision}"] == [f"geo{precision}", "geoSort"]
+    for precision in GEO_PARTITION_PRECISIONS:
+        assert gsis[f"activeByGeoCell{precision}"] == [f"geoCell{precision}", "geoPoint"]
     assert gsis["activeByCategoryShard"] == ["activeCategoryShard", "activeNewest"]
     assert gsis["activeByRoleShard"] == ["activeRoleShard", "activeNewest"]
-    searched = ("activeByCategoryShard", "activeByRoleShard", *(f"activeByGeo{p}" for p in INDEX_PRECISIONS))
+    searched = ("activeByCategoryShard", "activeByRoleShard", *GEO_INDEXES)
     assert {a for name in searched for a in gsis[name]} == written
     assert gsis["byOwner"] == ["ownerId", "createdAt"]
 
@@ -151,7 +153,7 @@ def test_listing_search_indexes_are_keyed_by_the_attributes_the_code_writes() ->
 def test_the_listings_table_declares_no_unused_search_index() -> None:
     assert set(_gsis("ListingsTable")) == {
         "byOwner", "activeByCategoryShard", "activeByRoleShard",
-        *(f"activeByGeo{p}" for p in INDEX_PRECISIONS), PENDING_INDEX,
+        *GEO_INDEXES, PENDING_INDEX,
     }
 
 

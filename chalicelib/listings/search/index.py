@@ -6,8 +6,12 @@
   distribute workloads evenly"): a listing goes to shard ``hash(id) mod`` :data:`SHARDS`, so a
   large category's writes spread over :data:`SHARDS` partitions; reads merge the shards
   newest first (:mod:`chalicelib.listings.search.merge`).
-* ``activeByGeo3/4/5``: ``geo3``/``geo4``/``geo5`` = ``<fieldKey>#<geohash>``, ``geoSort`` =
-  ``category#role#createdAt#id``.
+* ``activeByGeoCell1/3/5`` (geo search, :mod:`chalicelib.listings.search.nearest`): partition
+  ``geoCell1``/``geoCell3``/``geoCell5`` = ``<category>#<fieldKey>#<geohash prefix of 1/3/5>``,
+  sort key ``geoPoint`` = ``<geohash of precision 12>#<listingId>``. Any geohash cell of
+  precision ``p`` (and any run of consecutive cells sharing a prefix of ``p`` characters) is
+  one key range inside the partition of the finest :data:`GEO_PARTITION_PRECISIONS` ``<= p``
+  (a ``BETWEEN`` on ``geoPoint``), so a covering of mixed precision reads only its cells.
 
 The attributes exist only while the listing is ACTIVE (DynamoDB leaves items without the key
 attributes out of a GSI), so the indexes hold exactly the searchable listings.
@@ -20,14 +24,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from chalicelib.categories.registry import all_categories
-from chalicelib.listings.search.geo import INDEX_PRECISIONS, cell_of
+from chalicelib.listings.search.geo import POINT_PRECISION, cell_of
 
 #: Write shards per category (and per category + role) of the newest-first indexes and counters.
 SHARDS = 4
+#: Geohash precisions of the geo indexes' partition keys (about 5,000, 156 and 4.9 km cells):
+#: continent-wide cells read from the first, city-sized ones from the last, so reads of
+#: different places spread over partitions.
+GEO_PARTITION_PRECISIONS = (1, 3, 5)
+#: Attributes of the geo indexes before issue 13 part 5 (removed with the others).
+LEGACY_GEO_ATTRIBUTES = ("geo3", "geo4", "geo5", "geoSort")
 #: Every attribute :func:`index_attributes` may set (removed when a listing leaves ACTIVE).
 INDEX_ATTRIBUTES = (
-    "activeCategoryShard", "activeRoleShard", "activeNewest", "geoSort",
-    *(f"geo{p}" for p in INDEX_PRECISIONS),
+    "activeCategoryShard", "activeRoleShard", "activeNewest", "geoPoint",
+    *(f"geoCell{p}" for p in GEO_PARTITION_PRECISIONS), *LEGACY_GEO_ATTRIBUTES,
 )
 
 
@@ -44,6 +54,35 @@ def category_partition(category_key: str, shard: int) -> str:
 def role_partition(category_key: str, role_key: str, shard: int) -> str:
     """Partition key of one shard of a category + role in ``activeByRoleShard``."""
     return f"{category_key}#{role_key}#{shard}"
+
+
+def geo_index(precision: int) -> tuple[str, str]:
+    """``(index name, partition key attribute)`` of the geo index partitioned at ``precision``
+    (one of :data:`GEO_PARTITION_PRECISIONS`)."""
+    return f"activeByGeoCell{precision}", f"geoCell{precision}"
+
+
+def geo_partition(category_key: str, field_key: str, prefix: str) -> str:
+    """Partition key value of a geo index: ``<category>#<fieldKey>#<geohash prefix>``."""
+    return f"{category_key}#{field_key}#{prefix}"
+
+
+def partition_precision(low: str, high: str) -> int:
+    """The partition precision that holds every geohash from cell ``low`` to cell ``high`` (key order):
+    the largest of :data:`GEO_PARTITION_PRECISIONS` within their common prefix.
+
+    Raises
+    ------
+    ValueError
+        ``low`` and ``high`` do not share a first character (no partition holds both).
+    """
+    common = 0
+    while common < min(len(low), len(high)) and low[common] == high[common]:
+        common += 1
+    fitting = [p for p in GEO_PARTITION_PRECISIONS if p <= common]
+    if not fitting:
+        raise ValueError(f"cells {low!r} and {high!r} share no partition")
+    return max(fitting)
 
 
 def newest_key(listing: Mapping[str, Any]) -> str:
@@ -66,7 +105,6 @@ def location_of(listing: Mapping[str, Any]) -> tuple[str, float, float] | None:
 
 def index_attributes(listing: Mapping[str, Any]) -> dict[str, str]:
     """The index attributes of an ACTIVE ``listing`` item (needs listingId, categoryKey, roleKey, createdAt, meta)."""
-    tail = f"{listing['createdAt']}#{listing['listingId']}"
     shard = shard_of(listing["listingId"])
     attributes = {
         "activeCategoryShard": category_partition(listing["categoryKey"], shard),
@@ -76,7 +114,8 @@ def index_attributes(listing: Mapping[str, Any]) -> dict[str, str]:
     located = location_of(listing)
     if located is not None:
         field_key, lat, lng = located
-        attributes["geoSort"] = f"{listing['categoryKey']}#{listing['roleKey']}#{tail}"
-        for precision in INDEX_PRECISIONS:
-            attributes[f"geo{precision}"] = f"{field_key}#{cell_of(lat, lng, precision)}"
+        point = cell_of(lat, lng, POINT_PRECISION)
+        attributes["geoPoint"] = f"{point}#{listing['listingId']}"
+        for precision in GEO_PARTITION_PRECISIONS:
+            attributes[geo_index(precision)[1]] = geo_partition(listing["categoryKey"], field_key, point[:precision])
     return attributes

@@ -29,6 +29,7 @@ from typing import Any
 
 from chalicelib.categories.models import FieldType
 from chalicelib.categories.registry import all_categories
+from chalicelib.listings import status
 from chalicelib.listings.search.index import newest_key
 from chalicelib.postings import PostingKey, list_id, sortable_number
 
@@ -78,7 +79,7 @@ def posting_keys(listing: Mapping[str, Any] | None) -> set[PostingKey]:
     ``listing`` needs ``status``, ``categoryKey``, ``listingId``, ``createdAt``, ``searchText``
     and ``meta``; meta values are the canonical strings of :mod:`chalicelib.listings.meta`.
     """
-    if listing is None or listing.get("status") != "ACTIVE":
+    if listing is None or not status.is_public(listing.get("status", "")):
         return set()
     category_key = listing["categoryKey"]
     newest = newest_key(listing)

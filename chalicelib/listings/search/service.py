@@ -125,8 +125,10 @@ def search_listings(query: SearchQuery) -> ListingPage:
         total, relation = streamed.total, streamed.relation
         next_cursor = position.next_cursor(streamed.has_more, streamed.last_key)
     else:
-        rows, total = nearest.page(query, position)
-        next_cursor = position.next_cursor(position.after(total))
+        found = nearest.page(query, position)
+        rows = nearest.rows_of(found, functools.partial(_fresh, query))
+        total, relation = found.total, found.relation
+        next_cursor = position.next_cursor(found.has_more, found.last_key)
     owners = users.get_users(list({item["ownerId"] for _, item in rows}))
     listings = [
         ListingSearchItem(

@@ -1,0 +1,172 @@
+"""Geo search on the geo indexes (in-process moto): every page through cursors equals a brute-force
+evaluation (:func:`chalicelib.listings.search.filters.evaluate` over the stored listings, nearest
+first, ties newest first), with and without a radius, with category, role and meta filters."""
+
+from __future__ import annotations
+
+import random
+import uuid
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from chalicelib.config import settings as settings_
+from chalicelib.listings import repository
+from chalicelib.listings.search import filters, nearest
+from chalicelib.listings.search.index import newest_key
+from chalicelib.listings.search.query import parse_search
+from chalicelib.listings.search.service import search_listings
+from chalicelib.listings.status import Transition
+from tests.integration.conftest import Api, User
+from tests.integration.helpers import assert_error, aws_calls, error_fields, table_items
+
+_ROLES = {"jobs": ["hiring", "seeking"], "housing": ["offering", "seeking"]}
+_TYPES = ["full_time", "part_time"]
+_PLACES = [(52.52, 13.405), (52.39, 13.06), (-17.0, 179.98), (-17.0, -179.98), (89.9, 0.0), (0.0, 0.0)]
+
+
+def _store(seed: int, count: int) -> None:
+    """``count`` listings around a few places (some across the antimeridian or by the pole), some paused."""
+    rng = random.Random(seed)
+    run = uuid.uuid4().hex[:8]
+    for n in range(count):
+        category = rng.choice(sorted(_ROLES))
+        lat, lng = rng.choice(_PLACES)
+        lat = max(-90.0, min(90.0, lat + rng.gauss(0, 0.2)))
+        lng = (lng + rng.gauss(0, 0.2) + 180.0) % 360.0 - 180.0
+        meta = {"title": "T", "location": "X", "location_lat": f"{lat:.5f}", "location_lng": f"{lng:.5f}"}
+        if category == "jobs":
+            meta["employmentType"] = rng.choice(_TYPES)
+        if rng.random() < 0.1:
+            meta = {"title": "T"}  # no location: never in a geo result
+        now = f"2026-05-01T00:00:{rng.randrange(4):02d}.000Z"  # equal times: ties by id
+        item: Any = {"listingId": f"lst_{run}{n:03d}", "ownerId": "usr_geo", "categoryKey": category,
+                     "roleKey": rng.choice(_ROLES[category]), "title": "T", "meta": meta, "channels": [], "webhookIds": [],
+                     "status": "PENDING", "version": 1, "searchText": "t", "createdAt": now, "updatedAt": now}
+        repository.create(item, [])
+        written = repository.transition(item, Transition.APPROVE, now)
+        if rng.random() < 0.15:
+            repository.transition(written, Transition.PAUSE, now)
+
+
+def _brute_force(params: dict[str, str]) -> list[str]:
+    query = parse_search(params)
+    found = [(m.distance_km, newest_key(i), i["listingId"]) for i in table_items(settings_().LISTINGS_TABLE)
+             if i["status"] == "ACTIVE" and (m := filters.evaluate(query, i)) is not None]
+    found.sort(key=lambda f: f[1], reverse=True)
+    found.sort(key=lambda f: f[0])
+    return [f[2] for f in found]
+
+
+def _all_pages(params: dict[str, str]) -> list[str]:
+    found: list[str] = []
+    cursor: str | None = None
+    expected = len(_brute_force(params))
+    while True:
+        page = search_listings(parse_search({**params, **({"cursor": cursor} if cursor else {})}))
+        found += [listing.id for listing in page.listings]
+        if page.totalRelation == "eq":
+            assert page.total == expected
+        else:
+            assert len(found) <= page.total <= expected
+        distances = [listing.distanceKm for listing in page.listings]
+        assert distances == sorted(distances)  # type: ignore[type-var]
+        cursor = page.nextCursor
+        if cursor is None:
+            return found
+        assert len(found) <= expected + int(params["pageSize"])
+
+
+@given(
+    seed=st.integers(0, 10_000),
+    center=st.sampled_from([(52.52, 13.405), (-17.0, 179.99), (89.95, 90.0), (10.0, 10.0)]),
+    radius=st.sampled_from([None, "1", "30", "400", "20038"]),
+    category=st.sampled_from([None, "jobs", "housing"]),
+    role=st.sampled_from([None, "seeking"]),
+    employment=st.sampled_from([None, "full_time"]),
+    page_size=st.integers(3, 8),
+    min_limit=st.sampled_from([3, 10]),
+    count_pages=st.sampled_from([0, 1, 5]),
+)
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_geo_cursor_pages_equal_brute_force(
+    aws: dict[str, str], monkeypatch: pytest.MonkeyPatch, seed: int, center: tuple[float, float], radius: str | None,
+    category: str | None, role: str | None, employment: str | None, page_size: int, min_limit: int, count_pages: int,
+) -> None:
+    """Random listings around a few places, random center, radius, filters and limits (small Limits
+    split cells often; small count budgets give "gte" totals): the pages concatenated are the
+    brute-force nearest-first matches, and ``total`` is exact or a lower bound as it says."""
+    monkeypatch.setattr(nearest, "MIN_LIMIT", min_limit)
+    monkeypatch.setattr(nearest, "SPLIT_AFTER", 2)
+    monkeypatch.setattr(nearest, "COUNT_PAGES", count_pages)
+    _store(seed, 15)
+    params = {"meta.location_lat": str(center[0]), "meta.location_lng": str(center[1]), "pageSize": str(page_size)}
+    if radius is not None:
+        params["radiusKm"] = radius
+    if category is not None:
+        params["category"] = category
+    if role is not None:
+        params["role"] = role
+    if employment is not None and category == "jobs":
+        params["meta.employmentType"] = employment
+    assert _all_pages(params) == _brute_force({k: v for k, v in params.items() if k != "pageSize"})
+
+
+def test_geo_pages_read_only_the_geo_indexes_and_the_page(aws: dict[str, str]) -> None:
+    _store(1, 40)
+    params = {"meta.location_lat": "52.52", "meta.location_lng": "13.405", "radiusKm": "50", "pageSize": "5"}
+    with aws_calls("Query") as queries, aws_calls("Scan") as scans, aws_calls("BatchGetItem") as batches:
+        page = search_listings(parse_search(params))
+    assert [listing.id for listing in page.listings] == _brute_force(params)[:5]
+    assert scans == []
+    assert {q["IndexName"] for q in queries} <= {"activeByGeoCell1", "activeByGeoCell3", "activeByGeoCell5"}
+    assert len(batches) <= 2  # the page's listings re-read, their owners
+
+
+def test_paused_listing_leaves_geo_results(api: Api, alice: User, bob: User) -> None:
+    from tests.integration.helpers import create_listing
+
+    listing = create_listing(api, alice)
+    item = repository.get(listing["id"])
+    assert item is not None
+    repository.transition(item, Transition.APPROVE, "2026-05-01T00:00:00.000Z")
+    query = "meta.location_lat=52.52&meta.location_lng=13.405"
+    assert [i["id"] for i in api.call("GET", f"/v1/listings/search?{query}", bob.key).json["listings"]] == [listing["id"]]
+    api.call("PATCH", f"/v1/listings/{listing['id']}/status", alice.key, {"status": "PAUSED"})
+    result = api.call("GET", f"/v1/listings/search?{query}", bob.key).json
+    assert (result["listings"], result["total"], result["nextCursor"]) == ([], 0, None)
+
+
+def test_geo_cursor_is_bound_to_its_query(api: Api, alice: User, bob: User) -> None:
+    _store(2, 20)
+    query = "meta.location_lat=52.52&meta.location_lng=13.405&pageSize=2"
+    cursor = api.call("GET", f"/v1/listings/search?{query}", bob.key).json["nextCursor"]
+    assert cursor
+    for other in (f"meta.location_lat=52.52&meta.location_lng=13.5&pageSize=2&cursor={cursor}",
+                  f"{query}&radiusKm=100&cursor={cursor}", f"{query}&cursor={cursor[:-2]}xx"):
+        response = api.call("GET", f"/v1/listings/search?{other}", bob.key)
+        assert_error(response, 400, "VALIDATION_ERROR")
+        assert error_fields(response) == ["cursor"]
+
+
+def test_backfill_moves_listings_from_the_old_geo_attributes_to_the_new_ones(aws: dict[str, str]) -> None:
+    from chalicelib import storage
+    from scripts.search_backfill import backfill
+
+    now = "2026-05-01T00:00:00.000Z"
+    item: Any = {"listingId": "lst_old_geo", "ownerId": "usr_geo", "categoryKey": "jobs", "roleKey": "hiring", "title": "T",
+                 "meta": {"title": "T", "location": "Berlin", "location_lat": "52.52", "location_lng": "13.405"},
+                 "channels": [], "webhookIds": [], "status": "ACTIVE", "version": 1, "searchText": "t", "createdAt": now,
+                 "updatedAt": now, "geo3": "location#u33", "geo4": "location#u33d", "geo5": "location#u33dc",
+                 "geoSort": f"jobs#hiring#{now}#lst_old_geo"}  # indexed the pre-issue-13 way
+    storage.put(settings_().LISTINGS_TABLE, item)
+    params = {"meta.location_lat": "52.52", "meta.location_lng": "13.405", "radiusKm": "5"}
+    assert [listing.id for listing in search_listings(parse_search(params)).listings] == []
+    assert backfill()["reindexed"] == 1
+    stored = repository.get("lst_old_geo")
+    assert stored is not None
+    assert not {"geo3", "geo4", "geo5", "geoSort"} & set(stored)
+    assert [listing.id for listing in search_listings(parse_search(params)).listings] == ["lst_old_geo"]
+    assert backfill()["reindexed"] == 0  # idempotent
