@@ -5,8 +5,9 @@ attribute-value format (numbers come back as ``int`` or ``float``, never ``Decim
 creates the boto3 clients once per process, and turns a cancelled transaction into a
 typed exception (:class:`TransactionConflict`, whose items :mod:`chalicelib.transactions`
 names), lasting contention into the API's CONFLICT (:class:`Contention`) and a dependency
-that does not answer into the API's SERVICE_UNAVAILABLE
-(:class:`chalicelib.errors.DependencyUnavailableError`): the HTTP edge maps errors only.
+that does not answer, or still throttles after botocore's retries, into the API's
+SERVICE_UNAVAILABLE (:class:`chalicelib.errors.DependencyUnavailableError`): the HTTP edge
+maps errors only.
 """
 
 from __future__ import annotations
@@ -39,6 +40,17 @@ _client_lock = threading.Lock()
 UNAVAILABLE: tuple[type[Exception], ...] = (BotoConnectionError, ReadTimeoutError, ConnectionClosedError)
 
 
+#: Error codes of a throttled AWS call (DynamoDB: provisioned capacity, on-demand table or account
+#: limits; botocore's standard retry mode retries exactly these as throttling,
+#: ``botocore.retries.standard``): still present after the last attempt, they mean "overloaded
+#: now, retry later", the API's 503, not a fault of ours.
+THROTTLED_CODES = frozenset({"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"})
+#: Cancellation reasons of a TransactWriteItems that mean throttling (AWS docs, TransactWriteItems:
+#: "ThrottlingError", "ProvisionedThroughputExceeded"); DynamoDB reports them inside a
+#: ``TransactionCanceledException``, which botocore does not retry.
+THROTTLED_REASONS = frozenset({"ThrottlingError", "ProvisionedThroughputExceeded"})
+
+
 def _raise_unavailable(exception: Exception | None = None, **_: Any) -> None:
     """botocore ``after-call-error`` handler: re-raise a transport fault as the API's 503.
 
@@ -53,6 +65,30 @@ def _raise_unavailable(exception: Exception | None = None, **_: Any) -> None:
     """
     if isinstance(exception, UNAVAILABLE):
         raise errors.DependencyUnavailableError(f"{type(exception).__name__}: {exception}") from exception
+
+
+def _raise_throttled(http_response: Any = None, parsed: Mapping[str, Any] | None = None, **_: Any) -> None:
+    """botocore ``after-call`` handler: re-raise a throttled answer as the API's 503.
+
+    botocore emits ``after-call`` with the parsed answer of the last attempt (its retries,
+    throttling included, are done by then) before it raises the answer's ``ClientError``; an
+    exception raised by a handler replaces that error (``client.BaseClient._make_api_call``).
+    Successful answers and other errors pass through unchanged.
+
+    Raises
+    ------
+    chalicelib.errors.DependencyUnavailableError
+        The error code is one of :data:`THROTTLED_CODES`, or a transaction was cancelled for
+        throttling (a reason in :data:`THROTTLED_REASONS` and no failed condition, which stays
+        the caller's :class:`TransactionConflict`).
+    """
+    if http_response is None or parsed is None or http_response.status_code < 300:
+        return
+    error = parsed.get("Error", {})
+    code = error.get("Code", "")
+    reasons = _reasons_of(parsed)
+    if code in THROTTLED_CODES or (THROTTLED_REASONS & set(reasons) and "ConditionalCheckFailed" not in reasons):
+        raise errors.DependencyUnavailableError(f"{code}: {error.get('Message', '')} {reasons or ''}".rstrip())
 
 
 def boto_config(attempts: int | None = None) -> Config:
@@ -86,11 +122,13 @@ def client(service: str) -> Any:
     boto3 reads ``AWS_ENDPOINT_URL`` itself, so local runs reach the embedded AWS without
     a branch in this code. Clients are thread-safe and created once (Lambda cold start), with
     :func:`boto_config`. A call that times out or cannot connect raises
-    :class:`chalicelib.errors.DependencyUnavailableError` (:func:`_raise_unavailable`).
+    :class:`chalicelib.errors.DependencyUnavailableError` (:func:`_raise_unavailable`), and so
+    does one still throttled after the last attempt (:func:`_raise_throttled`).
     """
     with _client_lock:
         created = _session().client(service, config=boto_config())  # type: ignore[call-overload]
     created.meta.events.register("after-call-error", _raise_unavailable)
+    created.meta.events.register("after-call", _raise_throttled)
     return created
 
 
@@ -291,11 +329,17 @@ def transact(items: Sequence[Mapping[str, Any]]) -> None:
 
 
 def _cancellation_reasons(exc: ClientError) -> list[str]:
-    if exc.response["Error"]["Code"] != "TransactionCanceledException":
+    return _reasons_of(exc.response)
+
+
+def _reasons_of(response: Mapping[str, Any]) -> list[str]:
+    """The cancellation reason codes of a parsed ``TransactionCanceledException`` answer ([] otherwise)."""
+    error = response.get("Error", {})
+    if error.get("Code") != "TransactionCanceledException":
         return []
-    reasons = [r.get("Code", "None") for r in exc.response.get("CancellationReasons", [])]
+    reasons = [r.get("Code", "None") for r in response.get("CancellationReasons", [])]
     # Some emulators leave the reasons out of the response and list them in the message only.
-    return reasons or _reasons_from_message(exc.response["Error"].get("Message", ""))
+    return reasons or _reasons_from_message(error.get("Message", ""))
 
 
 def _reasons_from_message(message: str) -> list[str]:
@@ -475,8 +519,9 @@ def batch_get_tables(keys_by_table: Mapping[str, Sequence[Mapping[str, Any]]]) -
 
     Raises
     ------
-    Contention
-        Keys still unprocessed (throttling) after :data:`TRANSACT_ATTEMPTS` backed-off attempts.
+    chalicelib.errors.DependencyUnavailableError
+        Keys still unprocessed (throttling) after :data:`TRANSACT_ATTEMPTS` backed-off attempts,
+        or the call itself throttled after botocore's retries (:func:`_raise_throttled`).
     """
     request = {t: {"Keys": [to_item(k) for k in ks]} for t, ks in keys_by_table.items() if ks}
     found: dict[str, list[dict[str, Any]]] = {t: [] for t in keys_by_table}
@@ -491,4 +536,4 @@ def batch_get_tables(keys_by_table: Mapping[str, Sequence[Mapping[str, Any]]]) -
             return found
         # Unprocessed keys mean throttling: back off before asking again (AWS docs, BatchGetItem).
         time.sleep(random.uniform(0, TRANSACT_BASE_DELAY_SECONDS * 2**attempt))  # jitter, not security
-    raise Contention(f"BatchGetItem left keys unprocessed after {TRANSACT_ATTEMPTS} attempts")
+    raise errors.DependencyUnavailableError(f"BatchGetItem left keys unprocessed after {TRANSACT_ATTEMPTS} attempts")

@@ -227,13 +227,14 @@ class TestInternalErrors:
     def test_aws_failure_is_500_without_aws_details(self, stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
         from chalicelib.users import repository
 
-        def throttled(*args: Any, **kwargs: Any) -> Any:
-            raise ClientError({"Error": {"Code": "ProvisionedThroughputExceededException", "Message": SECRET}}, "GetItem")
+        # An AWS error storage does not map (throttling is 503: test_dependency_throttling.py).
+        def failed(*args: Any, **kwargs: Any) -> Any:
+            raise ClientError({"Error": {"Code": "InternalServerError", "Message": SECRET}}, "GetItem")
 
-        monkeypatch.setattr(repository, "get_user", throttled)
+        monkeypatch.setattr(repository, "get_user", failed)
         response = stack.api.call("GET", "/v1/me", stack.alice.key)
         assert assert_error(response, 500, "INTERNAL_ERROR")["error"] == "An internal error occurred"
-        assert "ProvisionedThroughput" not in response.body.decode()
+        assert "InternalServerError" not in response.body.decode()
         assert SECRET not in response.body.decode()
 
 

@@ -492,3 +492,24 @@ def test_a_cursor_still_continues_after_its_last_item_left_the_list(aws: dict[st
     second = requests.list_received(caller, RequestListQuery(pageSize=2, status="PENDING", cursor=first.nextCursor))  # type: ignore[arg-type]
     assert [r.requestId for r in second.requests] == order[2:4]
     assert second.total == 4
+
+
+def test_a_chunked_listing_deletion_moves_the_counts_of_every_chunk(
+    aws: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rejections spread over several transactions (chunks of 2 after a first of 1), one
+    request decided before the deletion: every list and total still equals brute force."""
+    monkeypatch.setattr(listing_deletion, "FIRST_CHUNK", 1)
+    monkeypatch.setattr(listing_deletion, "CHUNK", 2)
+    run = uuid.uuid4().hex[:8]
+    owner = make_user("Owner").user_id
+    requesters = [make_user(f"Req{n}").user_id for n in range(5)]
+    listing_id, kept = active_listing(owner, run, 0), active_listing(owner, run, 1)
+    ids = [send_match(r, listing_id) for r in requesters]
+    send_match(requesters[0], kept)
+    decide(owner, ids[2], "ACCEPTED")
+    listing_deletion.delete_listing(Caller(user_id=owner), listing_id)
+    assert {i["status"] for i in stored_requests() if i["subjectId"] == listing_id} == {"ACCEPTED", "REJECTED"}
+    assert_lists_exact([*requesters, owner], owner, [kept], page_size=3)
+    rejected = requests.list_received(Caller(user_id=owner), RequestListQuery(status="REJECTED"))  # type: ignore[arg-type]
+    assert rejected.total == 4

@@ -112,14 +112,17 @@ queries = st.fixed_dictionaries(
 
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 10_000), clustered=st.booleans(), spec=queries, page_size=st.sampled_from([1, 3, 7, 20]),
-       min_limit=st.sampled_from([1, 2, 10]), count_pages=st.sampled_from([1, 10]), split_after=st.sampled_from([1, 8]))
+       min_limit=st.sampled_from([1, 2, 10]), count_pages=st.sampled_from([1, 10]), split_after=st.sampled_from([1, 8]),
+       wave=st.sampled_from([1, 4]))
 def test_every_page_through_cursors_equals_brute_force(
-    seed: int, clustered: bool, spec: dict[str, Any], page_size: int, min_limit: int, count_pages: int, split_after: int
+    seed: int, clustered: bool, spec: dict[str, Any], page_size: int, min_limit: int, count_pages: int, split_after: int,
+    wave: int,
 ) -> None:
     items = make_items(seed, 120, clustered)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(nearest, "MIN_LIMIT", min_limit)
         patch.setattr(nearest, "SPLIT_AFTER", split_after)
+        patch.setattr(nearest, "WAVE", wave)
         patch.setattr(nearest, "COUNT_PAGES", count_pages)
         patch.setattr(nearest.repository, "geo_range", Index(items).geo_range)
         _compare(items, spec, page_size)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -55,6 +56,8 @@ MIN_LIMIT = 10
 #: returned at least this many of its listings (a dense cell); a sparse one continues as one
 #: range (splitting it would cost a Query per nearly empty child).
 SPLIT_AFTER = 8
+#: Ranges read concurrently (one round trip instead of several; the walk stays nearest first).
+WAVE = 4
 #: Largest ``Limit`` of one Query.
 MAX_LIMIT = 1000
 #: Above every base-32 character and ``#``: ``<cell>~`` is the last ``geoPoint`` key of a cell.
@@ -154,6 +157,8 @@ class _Walk:
         self.order = itertools.count()
         self.matches: list[tuple[float, str, ListingRecord]] = []
         self.read = 0
+        #: Set once the page is final and the walk only counts (see :meth:`count`).
+        self.counting = False
         categories = [query.category] if query.category else list(all_categories().values())
         self.categories = [c.key for c in categories if c.field(where.key) is not None]
         cells = [c for c in geo.covering(where.lat, where.lng, where.radius_km) if self._wanted(c)]
@@ -178,10 +183,27 @@ class _Walk:
     def step(self, limit: int) -> None:
         """Read the nearest queued range (up to ``limit`` listings); queue its unread rest, split finer."""
         current = heapq.heappop(self.queue)
+        self._absorb(current, *self._fetch(current, limit))
+
+    def wave(self, ranges: list[_Range], limit: int) -> None:
+        """Read ``ranges`` (already taken off the queue) concurrently, up to ``limit`` listings each,
+        and take in their listings in the given order (so the result never depends on timing)."""
+        if len(ranges) == 1:
+            self._absorb(ranges[0], *self._fetch(ranges[0], limit))
+            return
+        with ThreadPoolExecutor(max_workers=len(ranges)) as pool:
+            fetched = list(pool.map(lambda r: self._fetch(r, limit), ranges))
+        for current, (items, last_point) in zip(ranges, fetched, strict=True):
+            self._absorb(current, items, last_point)
+
+    def _fetch(self, current: _Range, limit: int) -> tuple[list[ListingRecord], str | None]:
         first, last = current.cells[0].geohash, current.cells[-1].geohash
         precision = partition_precision(first, last)
         partition = geo_partition(current.category, self.where.key, first[:precision])
-        items, last_point = repository.geo_range(precision, partition, first, last + _KEY_END, limit, current.after)
+        return repository.geo_range(precision, partition, first, last + _KEY_END, limit, current.after)
+
+    def _absorb(self, current: _Range, items: list[ListingRecord], last_point: str | None) -> None:
+        """Count and verify the listings read from ``current``; queue its unread rest."""
         self.read += len(items)
         for item in items:
             found = filters.evaluate(self.query, item)
@@ -198,6 +220,9 @@ class _Walk:
         holding ``point`` continues after it) when the read found the cell dense (:data:`SPLIT_AFTER`)."""
         index = next(i for i, c in enumerate(current.cells) if point.startswith(c.geohash))
         holding = current.cells[index]
+        if self.counting:  # order no longer matters: the rest as one range
+            self._push(current.category, current.cells[index:], point)
+            return
         for later in current.cells[index + 1 :]:
             self._push(current.category, (later,))
         in_cell = sum(1 for item in read if geo.cell_of(*self._point(item), holding.precision) == holding.geohash)
@@ -220,22 +245,44 @@ class _Walk:
         return heapq.nsmallest(k, (m[0] for m in self.matches))[-1]
 
     def fill(self, need: int) -> None:
-        """Read nearest first until ``need`` matches are known and no queued range can hold a nearer one."""
+        """Read nearest first until ``need`` matches are known and no queued range can hold a nearer one.
+
+        While reads come back nearly empty (fewer than ``MIN_LIMIT / 2`` listings per range: a
+        sparse place), up to :data:`WAVE` of the nearest ranges are read at once, those that the
+        walk would read next anyway unless they bring nearer matches (all of them while fewer
+        than ``need`` matches are known, else those nearer than the ``need``-th match); in a
+        dense place ranges are read one by one, so the walk reads little past the page.
+        """
+        width = 1
         while self.queue:
             kth = self.kth_distance(need)
             if kth is not None and self.queue[0].min_km - geo.BOUND_MARGIN_KM > kth:
                 return
-            self.step(min(MAX_LIMIT, max(MIN_LIMIT, need - len(self.matches) + 1)))
+            ranges = [heapq.heappop(self.queue)]
+            while self.queue and len(ranges) < width and (kth is None or self.queue[0].min_km <= kth):
+                ranges.append(heapq.heappop(self.queue))
+            before = self.read
+            self.wave(ranges, min(MAX_LIMIT, max(MIN_LIMIT, need - len(self.matches) + 1)))
+            width = WAVE if 2 * (self.read - before) < MIN_LIMIT * len(ranges) else 1
 
     def count(self, budget: int) -> None:
         """Go on reading (counting matches) until every range is read or ``budget`` listings were read.
 
-        Order no longer matters here, so contiguous queued ranges are joined again first (fewer Queries).
+        Order no longer matters here: contiguous queued ranges are joined again (fewer Queries), a
+        range stopped by its ``Limit`` continues as one range (no split), and, as in :meth:`fill`,
+        ranges are read :data:`WAVE` at a time (the budget left shared) while reads come back
+        nearly empty, else one by one with the whole budget left.
         """
-        if self.queue and self.read < budget:
-            self._rejoin()
+        if not self.queue or self.read >= budget:
+            return
+        self.counting = True
+        self._rejoin()
+        width = 1
         while self.queue and self.read < budget:
-            self.step(min(MAX_LIMIT, budget - self.read))
+            ranges = [heapq.heappop(self.queue) for _ in range(min(width, len(self.queue), budget - self.read))]
+            before = self.read
+            self.wave(ranges, min(MAX_LIMIT, (budget - self.read) // len(ranges)))
+            width = WAVE if 2 * (self.read - before) < MIN_LIMIT * len(ranges) else 1
 
     def _rejoin(self) -> None:
         """Join queued ranges that are contiguous in key order (same category; only the first may
