@@ -28,6 +28,14 @@ class ConfigurationError(RuntimeError):
     """The environment lacks or mis-sets variables the functions need (raised at cold start)."""
 
 
+#: The cursor key of local runs and tests (``make run``, pytest): public, so refused when deployed.
+LOCAL_CURSOR_SECRET = "local-cursor-secret"
+#: Shortest cursor key a deployed function accepts: 32 characters, 256 bits at one bit per
+#: character at worst (RFC 2104 §3: a key shorter than the hash output, 32 bytes for SHA-256,
+#: weakens the HMAC). The template generates 64 letters and digits.
+MIN_DEPLOYED_CURSOR_SECRET_LENGTH = 32
+
+
 class Settings(BaseModel):
     """Typed view of the environment: one field per variable, read by exact (case-sensitive) name."""
 
@@ -79,8 +87,12 @@ class Settings(BaseModel):
     #: ``gazetteer`` (embedded GeoNames) or ``amazon-location``; case and surrounding blanks ignored,
     #: empty means ``gazetteer``.
     GEOCODER: str = "gazetteer"
-    #: HMAC key of the page cursors (:mod:`chalicelib.cursors`); set a random value per deployment.
-    CURSOR_SECRET: str = "local-cursor-secret"
+    #: HMAC key of the page cursors (:mod:`chalicelib.cursors`). Deployed stacks get a generated one
+    #: (``CursorSecret`` in ``infra/build_template.py``); the public default serves local runs only.
+    CURSOR_SECRET: str = LOCAL_CURSOR_SECRET
+    #: Set by the Lambda runtime in every function (AWS docs, "Defined runtime environment
+    #: variables"); never by ``make run`` or the tests. Non-empty means a deployed function.
+    AWS_LAMBDA_FUNCTION_NAME: str = ""
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str]) -> Settings:
@@ -90,16 +102,49 @@ class Settings(BaseModel):
         ------
         ConfigurationError
             A required variable is missing or empty, or a value is invalid; the message names
-            every such variable.
+            every such variable. Or running in AWS Lambda with the public local ``CURSOR_SECRET`` or one shorter than
+            :data:`MIN_DEPLOYED_CURSOR_SECRET_LENGTH` (see :meth:`deployed_cursor_secret_problem`).
         """
         try:
-            return cls.model_validate({name: environ[name] for name in cls.model_fields if name in environ})
+            loaded = cls.model_validate({name: environ[name] for name in cls.model_fields if name in environ})
         except ValidationError as exc:
             problems = [f"{'.'.join(str(p) for p in e['loc'])} ({e['msg'].lower()})" for e in exc.errors()]
             raise ConfigurationError(
                 "Invalid or missing environment variables: " + "; ".join(problems)
                 + ". Resource names come from the deployment template (infra/resources.json) or the local stack."
             ) from exc
+        problem = loaded.deployed_cursor_secret_problem()
+        if problem:
+            raise ConfigurationError(problem)
+        return loaded
+
+    @property
+    def deployed(self) -> bool:
+        """Whether this process is a deployed Lambda function (not ``make run`` or a test)."""
+        return bool(self.AWS_LAMBDA_FUNCTION_NAME.strip())
+
+    def deployed_cursor_secret_problem(self) -> str | None:
+        """Why ``CURSOR_SECRET`` is unfit for a deployed function, or ``None`` (always ``None`` locally).
+
+        With the public default anyone could sign cursors for a deployed API, so a deployed
+        function refuses to start rather than sign with it.
+        """
+        if not self.deployed:
+            return None
+        secret = self.CURSOR_SECRET.strip()
+        if secret == LOCAL_CURSOR_SECRET:
+            reason = "is the public local default"
+        elif len(secret) < MIN_DEPLOYED_CURSOR_SECRET_LENGTH:
+            reason = f"is shorter than {MIN_DEPLOYED_CURSOR_SECRET_LENGTH} characters"
+        else:
+            return None
+        return (
+            f"Invalid environment variable CURSOR_SECRET: it {reason}, which a deployed function ("
+            f"{self.AWS_LAMBDA_FUNCTION_NAME}) must not use to sign page cursors. The deployment template "
+            "(infra/resources.json) sets it from the generated Secrets Manager secret CursorSecret; "
+            "deploy with `chalice package --merge-template infra/resources.json` or set a random value "
+            f"of at least {MIN_DEPLOYED_CURSOR_SECRET_LENGTH} characters."
+        )
 
 
 @lru_cache(maxsize=1)

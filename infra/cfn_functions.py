@@ -40,14 +40,16 @@ FUNCTION_SETTINGS: dict[str, dict[str, Any]] = {
     "enqueue_approvals": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 86400},
     # Routing only (no sends): only faults of ours fail a record; replays are deduplicated.
     "enqueue_webhook_deliveries": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 21600},
-    # A match not recorded is an alert never sent: retry as long as approvals do (replays are idempotent).
+    # A match not recorded is an alert never sent, matches of a deleted search not removed stay
+    # stored: retry as long as approvals do (replays are idempotent).
     # Lambda event filtering hands it only the outbox inserts it handles (AWS docs, "Lambda event
     # filtering", DynamoDB): no invocation for the many other events.
     "percolate_saved_searches": {
         "MaximumRetryAttempts": 10,
         "MaximumRecordAgeInSeconds": 86400,
         "FilterCriteria": {"Filters": [{"Pattern": json.dumps(
-            {"eventName": ["INSERT"], "dynamodb": {"NewImage": {"type": {"S": ["listing.activated"]}}}}, separators=(",", ":")
+            {"eventName": ["INSERT"], "dynamodb": {"NewImage": {"type": {"S": ["listing.activated", "saved_search.deleted"]}}}},
+            separators=(",", ":"),
         )}]},
     },
     # Postings lag the listings while a batch fails: retry as long as a day (records are applied

@@ -96,6 +96,14 @@ def create_resources(prefix: str = "", template: dict[str, Any] | None = None) -
     return _environment(template, resolved)
 
 
+def is_dynamic_reference(value: Any) -> bool:
+    """Whether an environment value of the template is a CloudFormation dynamic reference
+    (``{{resolve:secretsmanager:...}}``, possibly inside ``Fn::Sub``): a deploy-time secret
+    that has no local counterpart."""
+    text = value.get("Fn::Sub", "") if isinstance(value, dict) else value
+    return isinstance(text, str) and text.startswith("{{resolve:")
+
+
 def _environment(template: dict[str, Any], resolved: dict[tuple[str, str], str]) -> dict[str, str]:
     """``Globals.Function.Environment.Variables`` with each ``Ref``/``Fn::GetAtt`` looked up in ``resolved``."""
     environment: dict[str, str] = {}
@@ -103,6 +111,8 @@ def _environment(template: dict[str, Any], resolved: dict[tuple[str, str], str])
     for var, ref in template["Globals"]["Function"]["Environment"]["Variables"].items():
         if isinstance(ref, dict) and ref.get("Ref") in parameters:
             continue  # a deployment parameter: locally the stage's setting (.chalice/config.json) applies
+        if is_dynamic_reference(ref):
+            continue  # a secret CloudFormation resolves at deployment: locally the setting's default applies
         if isinstance(ref, dict) and "Ref" in ref:
             environment[var] = resolved[(ref["Ref"], "Ref")]
         elif isinstance(ref, dict) and "Fn::GetAtt" in ref:

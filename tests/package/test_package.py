@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from chalicelib.config import LOCAL_CURSOR_SECRET, MIN_DEPLOYED_CURSOR_SECRET_LENGTH
 from infra import cfn_functions
 from tests.unit.test_packaging import ENVIRONMENT, ROOT, of_type
 
@@ -66,3 +67,17 @@ def test_bundle_holds_the_app_and_its_data_only(packaged: Path) -> None:
     tops = {n.split("/", 1)[0] for n in names}
     assert not tops & {"tests", "local_stack", "infra", "scripts", "moto", "bench"}
     assert {"pydantic_core", "aws_lambda_powertools"} <= tops
+
+
+def test_deployed_functions_get_the_generated_cursor_secret(packaged: Path) -> None:
+    sam = json.loads((packaged / "sam.json").read_text())
+    secret = sam["Resources"]["CursorSecret"]
+    assert secret["Type"] == "AWS::SecretsManager::Secret"
+    assert secret["Properties"]["GenerateSecretString"]["PasswordLength"] >= MIN_DEPLOYED_CURSOR_SECRET_LENGTH
+    reference = sam["Globals"]["Function"]["Environment"]["Variables"]["CURSOR_SECRET"]
+    assert reference == {"Fn::Sub": "{{resolve:secretsmanager:${CursorSecret}:SecretString}}"}
+    functions = [r for r in sam["Resources"].values() if r["Type"] == "AWS::Serverless::Function"]
+    assert functions
+    for function in functions:  # no function overrides it with a literal (the public default or another)
+        assert "CURSOR_SECRET" not in function["Properties"].get("Environment", {}).get("Variables", {})
+    assert LOCAL_CURSOR_SECRET not in (packaged / "sam.json").read_text()

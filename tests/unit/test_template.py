@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 from chalicelib import outbox
-from chalicelib.config import Settings
+from chalicelib.config import LOCAL_CURSOR_SECRET, MIN_DEPLOYED_CURSOR_SECRET_LENGTH, Settings
 from chalicelib.listings.repository import PENDING_INDEX, pending_attributes
 from chalicelib.listings.search.index import GEO_PARTITION_PRECISIONS, index_attributes
 from infra import build_template
-from local_stack.resources import load_template, resources_of_type
+from local_stack.resources import load_template, placeholder_environment, resources_of_type
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = load_template()
@@ -211,6 +211,10 @@ def test_every_ref_and_getatt_in_the_environment_names_a_declared_resource() -> 
     for variable, value in ENVIRONMENT.items():
         if isinstance(value, dict) and "Fn::GetAtt" in value:
             assert value["Fn::GetAtt"][0] in TEMPLATE["Resources"], variable
+        elif isinstance(value, dict) and "Fn::Sub" in value:  # ${Name} names a declared resource
+            names = re.findall(r"\$\{(\w+)[.}]", value["Fn::Sub"])
+            assert names, variable
+            assert set(names) <= set(TEMPLATE["Resources"]), variable
         elif isinstance(value, dict):  # a Ref names a resource or a deployment parameter
             assert value["Ref"] in {**TEMPLATE["Resources"], **TEMPLATE["Parameters"]}, variable
 
@@ -240,3 +244,22 @@ def test_idempotency_table_has_the_powertools_layout_and_a_ttl() -> None:
     assert props["KeySchema"] == [{"AttributeName": "id", "KeyType": "HASH"}]
     assert props["TimeToLiveSpecification"] == {"AttributeName": "expiration", "Enabled": True}
     assert ENVIRONMENT["IDEMPOTENCY_TABLE"] == {"Ref": "IdempotencyTable"}
+
+
+# --- the cursor secret: generated per stack, injected by a dynamic reference ------------------
+
+
+def test_the_cursor_secret_is_generated_per_stack_and_injected_by_a_dynamic_reference() -> None:
+    secret = TEMPLATE["Resources"][build_template.CURSOR_SECRET_RESOURCE]
+    assert secret["Type"] == "AWS::SecretsManager::Secret"
+    generated = secret["Properties"]["GenerateSecretString"]
+    assert generated["PasswordLength"] >= MIN_DEPLOYED_CURSOR_SECRET_LENGTH
+    assert "SecretString" not in secret["Properties"], "the value is generated, never written in the template"
+    # Resolved by CloudFormation when the functions are deployed; the Ref of a secret is its ARN.
+    assert ENVIRONMENT["CURSOR_SECRET"] == {"Fn::Sub": "{{resolve:secretsmanager:${CursorSecret}:SecretString}}"}
+
+
+def test_the_local_stack_leaves_the_deploy_time_secret_to_the_local_default() -> None:
+    environment = placeholder_environment()
+    assert "CURSOR_SECRET" not in environment
+    assert Settings.from_environment(environment).CURSOR_SECRET == LOCAL_CURSOR_SECRET
