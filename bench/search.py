@@ -147,7 +147,8 @@ def make_listings(count: int, seed: int = 11) -> list[dict[str, Any]]:
     # Rare words sit on a fixed number of listings whatever the table size, so "q rare" asks the
     # same question of a larger table (its answer does not grow with the table; the read must not).
     rare_rng = random.Random(seed + 1)
-    rare = {i: WORDS_RARE[n % len(WORDS_RARE)] for n, i in enumerate(rare_rng.sample(range(count), min(count, RARE_LISTINGS * len(WORDS_RARE))))}
+    carriers = rare_rng.sample(range(count), min(count, RARE_LISTINGS * len(WORDS_RARE)))
+    rare = {i: WORDS_RARE[n % len(WORDS_RARE)] for n, i in enumerate(carriers)}
     categories = all_categories()
     city_weights = [1.0 / (rank + 1) for rank in range(len(CITIES))]
     items = []
