@@ -22,9 +22,10 @@ from chalicelib.transactions import Transaction
 #: Matches read and deleted per transaction: TransactWriteItems holds at most 100 items, and the
 #: last transaction of a step also carries the continuation event.
 PAGE = 99
-#: Pages one step handles at most (990 matches: 10 Queries and 10 transactions, about a second),
-#: so one stream record's work stays far inside the consumer's timeout whatever the search's size.
-BUDGET_PAGES = 10
+#: Pages one step handles at most (198 matches: 2 Queries and 2 transactions, well under a second),
+#: so a whole batch of the consumer (25 records, each possibly a step) stays far inside its 30 s
+#: timeout whatever the searches' sizes; a large search takes a chain of steps instead.
+BUDGET_PAGES = 2
 
 
 def remove_matches(saved_search_id: str, owner_id: str) -> int:
