@@ -8,7 +8,7 @@ import json
 
 import boto3
 
-from local_stack.resources import create_resources, is_dynamic_reference
+from local_stack.resources import create_resources
 from tests.unit.test_template import ENVIRONMENT, QUEUES, TABLES, TEMPLATE, _gsis
 
 
@@ -47,8 +47,9 @@ def test_local_stack_resolves_every_environment_variable(aws: dict[str, str]) ->
     # Deployment parameters (CORS origins) come from the local stage's settings instead.
     parameters = {v for v, ref in ENVIRONMENT.items() if isinstance(ref, dict) and ref.get("Ref") in TEMPLATE["Parameters"]}
     assert parameters == {"CORS_ALLOWED_ORIGINS"}
-    # Deploy-time secrets (dynamic references) have no local counterpart: the setting's local default applies.
-    secrets = {v for v, ref in ENVIRONMENT.items() if is_dynamic_reference(ref)}
+    # Secrets are CloudFormation dynamic references, resolved at deployment; local runs sign with the
+    # local default instead (settings() refuses it inside Lambda).
+    secrets = {v for v, ref in ENVIRONMENT.items() if "{{resolve:secretsmanager:" in json.dumps(ref)}
     assert secrets == {"CURSOR_SECRET"}
     assert set(aws) == set(ENVIRONMENT) - parameters - secrets
     assert all(isinstance(v, str) and v for v in aws.values())
