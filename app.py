@@ -68,7 +68,8 @@ def enqueue_webhook_deliveries(event: DynamoDBEvent) -> dict[str, Any]:
 
 @app.on_dynamodb_record(stream_arn=settings().EVENTS_STREAM_ARN, batch_size=25, starting_position="TRIM_HORIZON")
 def percolate_saved_searches(event: DynamoDBEvent) -> dict[str, Any]:
-    """Outbox stream -> saved-search percolator (``listing.activated`` -> matches + ``listing.matched``)."""
+    """Outbox stream -> saved searches: ``listing.activated`` -> matches + ``listing.matched``;
+    ``saved_search.deleted`` -> its stored matches removed (bounded steps)."""
     from chalicelib.saved_searches import handlers as saved_search_handlers
 
     return saved_search_handlers.handle_outbox_batch(event.to_dict())

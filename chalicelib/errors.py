@@ -181,14 +181,15 @@ class ServiceUnavailableError(ApiError):
 
 
 class DependencyUnavailableError(ServiceUnavailableError):
-    """503 SERVICE_UNAVAILABLE: DynamoDB, SQS or another AWS service timed out or refused the connection.
+    """503 SERVICE_UNAVAILABLE: DynamoDB, SQS or another AWS service timed out, refused the
+    connection or kept throttling.
 
     Raised by :mod:`chalicelib.storage` for every client it creates, after botocore's retries
     (:func:`chalicelib.storage.boto_config`), so no layer above knows botocore's exception types.
     """
 
     def __init__(self, cause: str) -> None:
-        super().__init__("A storage dependency did not answer in time; retry later")
+        super().__init__("A storage dependency is unavailable or overloaded; retry later")
         #: The botocore fault, ``"<class>: <message>"`` (for logs; never shown to clients).
         self.cause = cause
 

@@ -50,7 +50,8 @@ ERROR_RESPONSES: dict[int, tuple[str, str]] = {
     422: ("IdempotencyKeyReused", "IDEMPOTENCY_KEY_REUSED: the `Idempotency-Key` was used with another request in the last 24 hours."),
     429: ("RateLimited", "RATE_LIMITED: too many requests; retry after `Retry-After` seconds."),
     500: ("InternalError", "INTERNAL_ERROR: an unexpected fault (no stack trace in the body)."),
-    503: ("ServiceUnavailable", "SERVICE_UNAVAILABLE: DynamoDB or SQS did not answer in time; retry after `Retry-After` seconds."),
+    503: ("ServiceUnavailable",
+          "SERVICE_UNAVAILABLE: DynamoDB or SQS did not answer in time or kept throttling; retry after `Retry-After` seconds."),
 }
 
 #: Response headers of some error statuses (always sent with them).

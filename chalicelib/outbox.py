@@ -30,6 +30,9 @@ LISTING_SUBMITTED = "listing.submitted"
 LISTING_ACTIVATED = "listing.activated"
 #: Webhook event: a newly ACTIVE listing matches a saved search; recipient: the saver.
 LISTING_MATCHED = "listing.matched"
+#: Internal event: a saved search was deleted (or its match cleanup continues); the saved-search
+#: stream consumer removes its stored matches, a bounded number per event.
+SAVED_SEARCH_DELETED = "saved_search.deleted"
 
 #: Webhook events of match requests (spec §6); recipient: the listing owner.
 MATCH_REQUEST_RECEIVED = "match_request.received"

@@ -43,14 +43,16 @@ FUNCTION_SETTINGS: dict[str, dict[str, Any]] = {
     # A profile change not applied leaves its postings stale until the user's next change:
     # retry as long as approvals do (applying is idempotent and version-checked).
     "maintain_profile_postings": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 86400},
-    # A match not recorded is an alert never sent: retry as long as approvals do (replays are idempotent).
+    # A match not recorded is an alert never sent, matches of a deleted search not removed stay
+    # stored: retry as long as approvals do (replays are idempotent).
     # Lambda event filtering hands it only the outbox inserts it handles (AWS docs, "Lambda event
     # filtering", DynamoDB): no invocation for the many other events.
     "percolate_saved_searches": {
         "MaximumRetryAttempts": 10,
         "MaximumRecordAgeInSeconds": 86400,
         "FilterCriteria": {"Filters": [{"Pattern": json.dumps(
-            {"eventName": ["INSERT"], "dynamodb": {"NewImage": {"type": {"S": ["listing.activated"]}}}}, separators=(",", ":")
+            {"eventName": ["INSERT"], "dynamodb": {"NewImage": {"type": {"S": ["listing.activated", "saved_search.deleted"]}}}},
+            separators=(",", ":"),
         )}]},
     },
     # Postings lag the listings while a batch fails: retry as long as a day (records are applied

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import urllib.parse
+from typing import TYPE_CHECKING, Any
 
 from chalice.app import Response
 
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from chalicelib.listings import service as listings
     from chalicelib.match_requests import models as request_models
     from chalicelib.match_requests import service as match_requests
-    from chalicelib.pagination import PageQuery
+    from chalicelib.pagination import Envelope, PageQuery
     from chalicelib.workflows import listing_deletion, listing_detail, request_decisions
 else:
     pagination = lazy_import("chalicelib.pagination")
@@ -48,12 +49,54 @@ def _first_page() -> PageQuery:
     return pagination.PageQuery(page=1, pageSize=pagination.MAX_PAGE_SIZE)
 
 
+def _paged_query[Q: PageQuery](current: Page, model: type[Q]) -> Q:
+    """The list query of a paged Dashboard page: ``pageSize`` (default and at most 100) and the
+    ``cursor`` of the API's envelope (``nextCursor``), both from the query string.
+
+    Raises
+    ------
+    ValidationError
+        ``pageSize`` out of 1..100, or a cursor that is not this list's (the page shows 400).
+    """
+    values = {"pageSize": current.query("pageSize") or str(pagination.MAX_PAGE_SIZE), "cursor": current.query("cursor") or None}
+    return parse_model(model, {k: v for k, v in values.items() if v is not None})
+
+
+def _paged(current: Page, path: str, templates: tuple[str, str], found: Envelope, count: int, **context: Any) -> Response:
+    """Render one page of a paged list, as the whole page or, for htmx's "Load more", only its items.
+
+    Parameters
+    ----------
+    path:
+        The page's path under the Dashboard (``/listings``), for the next page's link.
+    templates:
+        ``(whole page, items fragment)``.
+    found, count:
+        The service's envelope and how many items it holds.
+
+    A plain request (the link followed without JavaScript) gets the whole page starting at the
+    cursor; an htmx request (``HX-Request: true``) gets the fragment: the page's items and the
+    next "Load more" control, swapped in place of the old control, with the first new item's
+    link focused (``autofocus``) and the count above the list updated out of band. ``Vary``
+    keeps caches from mixing the two answers of one URL.
+    """
+    first = (found.page - 1) * found.pageSize + 1
+    more = None
+    if found.nextCursor:
+        more = f"{current.root}{path}?" + urllib.parse.urlencode({"pageSize": found.pageSize, "cursor": found.nextCursor})
+    htmx = current.request.headers.get("hx-request") == "true"
+    shown = {"first": 1 if htmx else first, "last": first + count - 1, "total": found.total}
+    response = current.render(templates[1] if htmx else templates[0], more=more, shown=shown, fragment=htmx, **context)
+    response.headers["Vary"] = "HX-Request"
+    return response
+
+
 @page("/dashboard/listings")
 def my_listings(current: Page) -> Response:
-    """The signed-in user's listings with statuses and status reasons."""
-    found = listings.list_my_listings(current.caller, _first_page())
-    return current.render("listings.html", nav="listings", listings=found.listings, total=found.total,
-                          notice=NOTICES.get(current.query("done")))
+    """The signed-in user's listings with statuses and status reasons, a page at a time (newest first)."""
+    found = listings.list_my_listings(current.caller, _paged_query(current, pagination.PageQuery))
+    return _paged(current, "/listings", ("listings.html", "listings_items.html"), found, len(found.listings),
+                  nav="listings", listings=found.listings, notice=NOTICES.get(current.query("done")))
 
 
 def _status(current: Page, listing_id: str, status: str) -> None:
@@ -112,10 +155,10 @@ def reject(current: Page, requestId: str) -> Response:
 
 @page("/dashboard/conversations")
 def conversation_list(current: Page) -> Response:
-    """The user's conversations, most recently active first."""
-    query = conversation_models.ConversationListQuery(page=1, pageSize=pagination.MAX_PAGE_SIZE)
-    found = conversations.list_conversations(current.caller, query)
-    return current.render("conversations.html", nav="conversations", conversations=found.conversations, me=current.caller.user_id)
+    """The user's conversations, most recently active first, a page at a time."""
+    found = conversations.list_conversations(current.caller, _paged_query(current, conversation_models.ConversationListQuery))
+    return _paged(current, "/conversations", ("conversations.html", "conversations_items.html"), found,
+                  len(found.conversations), nav="conversations", conversations=found.conversations, me=current.caller.user_id)
 
 
 @page("/dashboard/conversations/{conversationId}")

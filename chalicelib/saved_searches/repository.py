@@ -163,3 +163,23 @@ def list_matches(saved_search_id: str) -> list[MatchRecord]:
     """Every match of a saved search, newest first (``byMatchedAt``)."""
     return [match(i) for i in storage.query_index(_matches(), "byMatchedAt", "savedSearchId", saved_search_id, newest_first=True)]
 
+
+
+def match_listing_ids(saved_search_id: str, limit: int) -> tuple[list[str], bool]:
+    """The ``listingId`` of at most ``limit`` stored matches of a saved search (key order), and
+    whether more may follow (DynamoDB returned a ``LastEvaluatedKey``).
+
+    One strongly consistent Query of the search's partition projecting the key only: it reads
+    ``limit`` items at most (the match cleanup deletes what it read before asking again, so it
+    needs no start key and never reads a match twice).
+    """
+    items, last = storage.query_page(
+        _matches(), KeyConditionExpression="savedSearchId = :s", ExpressionAttributeValues=storage.values(s=saved_search_id),
+        ProjectionExpression="listingId", Limit=limit, ConsistentRead=True,
+    )
+    return [str(i["listingId"]) for i in items], last is not None
+
+
+def delete_match_op(saved_search_id: str, listing_id: str) -> dict[str, Any]:
+    """Transaction ``Delete`` of one stored match (no condition: deleting a deleted match is a no-op)."""
+    return storage.delete_op(_matches(), {"savedSearchId": saved_search_id, "listingId": listing_id})

@@ -19,6 +19,7 @@ from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.service import to_model as to_listing
 from chalicelib.pagination import Deleted, PageQuery
 from chalicelib.saved_searches import postings, repository
+from chalicelib.saved_searches.events import deleted_event_op
 from chalicelib.saved_searches.models import (
     SavedSearch,
     SavedSearchCreate,
@@ -122,10 +123,12 @@ def list_saved_searches(caller: Caller, page: PageQuery) -> SavedSearchPage:
 
 
 def delete_saved_search(caller: Caller, saved_search_id: str) -> Deleted:
-    """Delete a saved search: the item, its posting entries and its slot, in one transaction.
+    """Delete a saved search: the item, its posting entries, its slot and a ``saved_search.deleted``
+    event, in one transaction.
 
-    Its matches stay stored but unreachable; no further match is recorded for it (the
-    percolator's match write checks that the search still exists).
+    Its matches are unreachable at once (every read checks the search first) and the event
+    has them deleted, in bounded steps (:mod:`chalicelib.saved_searches.cleanup`); no further
+    match is recorded for it (the percolator's match write checks that the search still exists).
 
     Raises
     ------
@@ -137,6 +140,7 @@ def delete_saved_search(caller: Caller, saved_search_id: str) -> Deleted:
     tx.add("counter", repository.release_op(caller.user_id))
     for k in item["postings"]:
         tx.add(f"posting:{k}", repository.remove_entry_op(k, saved_search_id))
+    tx.add("event", deleted_event_op(saved_search_id, caller.user_id))
     try:
         tx.commit()
     except TransactionConflict as exc:

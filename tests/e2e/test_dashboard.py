@@ -437,3 +437,45 @@ def test_owner_decides_requests_replies_and_pauses_resumes_deletes_a_listing(bro
     expect(page.get_by_role("status")).to_contain_text("Listing deleted")
     assert owner.get(f"/v1/listings/{listing_id}").status_code == 404
     page.context.close()
+
+
+# -- paged lists ------------------------------------------------------------------------------------
+
+
+def test_listings_and_conversations_load_more_in_place_with_focus_on_the_first_new_item(
+    browser: Browser, stack: Stack
+) -> None:
+    owner_id, owner = stack.new_user("Paula Pager")
+    for i in range(3):
+        _pending_listing(owner, f"Paged listing Quince {i}")
+    for name in ("Olga Older", "Otto Middle", "Oona Newest"):
+        _, other = stack.new_user(name)
+        open_conversation(owner_id, owner, other)
+    page = signed_in_page(browser, stack, key_of(owner), width=360)
+
+    page.goto("/dashboard/listings?pageSize=2")
+    cards = page.get_by_role("article")
+    expect(cards).to_have_count(2)
+    expect(page.get_by_text("Showing 1–2 of 3 listings.")).to_be_visible()
+    page.get_by_role("link", name="Load more listings").click()
+    expect(cards).to_have_count(3)
+    expect(page.get_by_role("link", name="Paged listing Quince 0")).to_be_focused()  # the oldest, newly loaded
+    expect(page.get_by_role("link", name="Load more listings")).to_have_count(0)  # that was the last page
+    expect(page.get_by_text("Showing 1–3 of 3 listings.")).to_be_visible()
+    assert page.url.endswith("/dashboard/listings?pageSize=2")  # loaded in place, no navigation
+    # The loaded items are whole: their actions work like the first page's.
+    cards.filter(has=page.get_by_role("heading", name="Paged listing Quince 0")).get_by_role("button", name="Delete").click()
+    expect(page.get_by_role("status")).to_contain_text("Listing deleted")
+    assert owner.get("/v1/listings/mine").json()["total"] == 2
+
+    page.get_by_role("navigation", name="Dashboard").get_by_role("link", name="Conversations").click()
+    expect(page.get_by_role("link", name="Load more conversations")).to_have_count(0)  # 3 fit the default page of 100
+    page.goto("/dashboard/conversations?pageSize=2")
+    expect(page.get_by_role("link", name="With Oona Newest")).to_be_visible()
+    expect(page.get_by_role("link", name="With Olga Older")).to_have_count(0)
+    page.get_by_role("link", name="Load more conversations").focus()
+    page.keyboard.press("Enter")  # by keyboard, as its accessible name says
+    expect(page.get_by_role("link", name="With Olga Older")).to_be_focused()
+    expect(page.get_by_role("listitem").filter(has=page.get_by_role("heading", level=2))).to_have_count(3)
+    expect(page.get_by_text("Showing 1–3 of 3 conversations.")).to_be_visible()
+    page.context.close()

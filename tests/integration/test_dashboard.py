@@ -3,6 +3,7 @@ ownership (404), admin-only pages, and the webhook actions' effects on the store
 
 from __future__ import annotations
 
+import html
 import re
 import urllib.parse
 from dataclasses import dataclass, field
@@ -391,6 +392,106 @@ def test_accept_and_reject_requests_then_send_a_message(api: Api, alice: User, b
     # Bob cannot act on Alice's listing page or her requests.
     other = signed_in(api, bob)
     assert other.get(f"/dashboard/listings/{listing['id']}").status_code in (403, 404)
+
+
+# --- paging of the Listings and Conversations pages (the services' signed cursors) -------------
+
+HTMX = {"hx-request": "true"}
+
+
+def _load_more(text: str, label: str) -> str | None:
+    """The href of the page's "Load more" link (``None`` when there is none), unescaped."""
+    match = re.search(r'<a class="button" href="([^"]+)" hx-get="([^"]+)"[^>]*>' + label + "</a>", text)
+    if match is None:
+        return None
+    assert match.group(1) == match.group(2)  # the same URL with and without JavaScript
+    return html.unescape(match.group(1))
+
+
+def _titles(text: str, titles: list[str]) -> list[str]:
+    return sorted((t for t in titles if f">{t}</a>" in text), key=text.index)
+
+
+def test_listings_page_loads_more_with_the_services_cursor_with_and_without_htmx(api: Api, alice: User, bob: User) -> None:
+    from tests.integration.helpers import create_listing
+
+    titles = [create_listing(api, alice, meta={"title": f"Paged listing {i}"})["title"] for i in range(5)]
+    newest = titles[::-1]
+    b = signed_in(api, alice)
+    first = b.get("/dashboard/listings?pageSize=2")
+    assert first.status_code == 200
+    assert _titles(first.text, titles) == newest[:2]
+    assert "Showing 1–2 of 5 listings." in first.text
+    assert 'aria-live="polite"' in first.text
+    more = _load_more(first.text, "Load more listings")
+    assert more is not None
+    assert "cursor=" in more
+    assert "pageSize=2" in more
+    # Without JavaScript the link is a whole page starting at the cursor.
+    plain = b.get(more)
+    assert plain.status_code == 200
+    assert "<html" in plain.text
+    assert _titles(plain.text, titles) == newest[2:4]
+    assert "Showing 3–4 of 5 listings." in plain.text
+    assert "Back to the newest listings" in plain.text
+    # htmx asks for the same URL and gets only the items, the next control and the count out of band.
+    fragment = b.get(more, HTMX)
+    assert fragment.status_code == 200
+    assert fragment.headers["Vary"] == "HX-Request"
+    assert "<html" not in fragment.text
+    assert _titles(fragment.text, titles) == newest[2:4]
+    assert re.search(r'<a href="[^"]+" autofocus>Paged listing 2</a>', fragment.text)  # focus moves to the first new item
+    assert '<p id="listings-shown" class="small" aria-live="polite" hx-swap-oob="innerHTML">Showing 1–4 of 5 listings.</p>' in fragment.text
+    last_url = _load_more(fragment.text, "Load more listings")
+    assert last_url is not None
+    last = b.get(last_url, HTMX)
+    assert _titles(last.text, titles) == newest[4:]
+    assert _load_more(last.text, "Load more listings") is None
+    assert "Showing 1–5 of 5 listings." in last.text
+    # A cursor is bound to its list, its page size and its user.
+    assert b.get(last_url.replace("pageSize=2", "pageSize=3")).status_code == 400
+    assert signed_in(api, bob).get(last_url).status_code == 400
+    assert b.get("/dashboard/listings?cursor=not-a-cursor").status_code == 400
+    assert b.get("/dashboard/listings?pageSize=0").status_code == 400
+    assert b.get("/dashboard/listings?pageSize=101").status_code == 400
+
+
+def test_pages_show_the_largest_page_by_default(api: Api, alice: User, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chalicelib import pagination
+    from tests.integration.helpers import create_listing
+
+    monkeypatch.setattr(pagination, "MAX_PAGE_SIZE", 2)  # the default page is the largest one (100)
+    titles = [create_listing(api, alice, meta={"title": f"Default page {i}"})["title"] for i in range(3)]
+    page = signed_in(api, alice).get("/dashboard/listings")
+    assert _titles(page.text, titles) == titles[::-1][:2]
+    assert _load_more(page.text, "Load more listings") is not None
+
+
+def test_conversations_page_loads_more_with_the_services_cursor(api: Api, alice: User) -> None:
+    from tests.integration.conftest import make_user
+    from tests.integration.request_helpers import accepted_conversation
+
+    names = ["Pat One", "Pat Two", "Pat Three"]
+    for name in names:
+        accepted_conversation(api, alice, make_user(name))
+    labels = [f"With {n}" for n in names]
+    recent = labels[::-1]
+    b = signed_in(api, alice)
+    first = b.get("/dashboard/conversations?pageSize=2")
+    assert _titles(first.text, labels) == recent[:2]
+    assert "Showing 1–2 of 3 conversations." in first.text
+    more = _load_more(first.text, "Load more conversations")
+    assert more is not None
+    assert '<li id="more-conversations" class="more">' in first.text  # a list item of the list it extends
+    fragment = b.get(more, HTMX)
+    assert _titles(fragment.text, labels) == recent[2:]
+    assert re.search(r'autofocus>With Pat One</a>', fragment.text)
+    assert _load_more(fragment.text, "Load more conversations") is None
+    assert 'hx-swap-oob="innerHTML">Showing 1–3 of 3 conversations.</p>' in fragment.text
+    plain = b.get(more)
+    assert _titles(plain.text, labels) == recent[2:]
+    assert "Showing 3–3 of 3 conversations." in plain.text
+    assert "Back to the most recent conversations" in plain.text
 
 
 # --- approvals ---------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ listing id, descending). A cursor holds the last row's exact distance and newest
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 from collections.abc import Callable, Sequence
@@ -101,6 +102,13 @@ class _Range:
     category: str = field(compare=False)
     cells: tuple[geo.Cell, ...] = field(compare=False)
     after: str | None = field(default=None, compare=False)
+
+
+@functools.cache
+def _pool() -> ThreadPoolExecutor:
+    """The threads that read a wave's ranges, shared by the searches of this process (a Lambda
+    container keeps them between invocations)."""
+    return ThreadPoolExecutor(max_workers=WAVE, thread_name_prefix="geo-range")
 
 
 def _successor(geohash: str) -> str | None:
@@ -191,8 +199,7 @@ class _Walk:
         if len(ranges) == 1:
             self._absorb(ranges[0], *self._fetch(ranges[0], limit))
             return
-        with ThreadPoolExecutor(max_workers=len(ranges)) as pool:
-            fetched = list(pool.map(lambda r: self._fetch(r, limit), ranges))
+        fetched = list(_pool().map(lambda r: self._fetch(r, limit), ranges))
         for current, (items, last_point) in zip(ranges, fetched, strict=True):
             self._absorb(current, items, last_point)
 
