@@ -34,7 +34,7 @@ from typing import Literal
 
 from chalicelib import postings
 from chalicelib.categories.registry import all_categories
-from chalicelib.listings import repository
+from chalicelib.listings import repository, status
 from chalicelib.listings.models import ListingPage, ListingSearchItem
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.search import counters, filters, nearest, planner
@@ -43,7 +43,6 @@ from chalicelib.listings.search.merge import Fetch, merge_newest
 from chalicelib.listings.search.postings import newest_of_number_sort
 from chalicelib.listings.search.query import SearchQuery
 from chalicelib.listings.service import to_model
-from chalicelib.listings.status import ListingStatus
 from chalicelib.pagination import Position
 from chalicelib.users import repository as users
 
@@ -159,7 +158,7 @@ def _verified_page(query: SearchQuery, position: Position, ids: Iterator[str], s
         found = repository.get_many(chunk)
         for listing_id in chunk:
             item = found.get(listing_id)
-            if item is None or item["status"] != ListingStatus.ACTIVE or filters.evaluate(query, item) is None:
+            if item is None or not status.is_public(item["status"]) or filters.evaluate(query, item) is None:
                 continue
             matches += 1
             if skip < matches <= need:
@@ -216,7 +215,7 @@ def _fresh(query: SearchQuery, page: list[ListingRecord]) -> list[ListingRecord]
     fresh: list[ListingRecord] = []
     for item in page:
         current = found.get(item["listingId"])
-        unchanged = current is not None and current["status"] == ListingStatus.ACTIVE and current.get("version") == item.get("version")
+        unchanged = current is not None and status.is_public(current["status"]) and current.get("version") == item.get("version")
         if unchanged and current is not None and filters.evaluate(query, current) is not None:
             fresh.append(current)
     return fresh
