@@ -119,7 +119,8 @@ RESOURCES: dict[str, Any] = {
     "ListingsTable": _table(
         [("listingId", S)],
         {
-            "byOwner": [("ownerId", S), ("createdAt", S)],
+            # The owner's list (GET /v1/listings/mine): sort <createdAt>#<listingId>, listings.owner_list.
+            "ownerNewest": [("ownerId", S), ("ownerNewest", S)],
             # Sparse: the active*/geo* attributes are set only while the listing is ACTIVE.
             # Geo search (search.index): partition = category, location field, geohash prefix of 1/3/5;
             # sort = the point's full geohash + id, so any finer cell is one key range.
