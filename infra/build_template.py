@@ -109,9 +109,11 @@ N = "N"
 CURSOR_SECRET_RESOURCE = "CursorSecret"
 
 RESOURCES: dict[str, Any] = {
+    # Streamed: the profile posting lists (SearchIndexTable) follow every change (profiles/handlers.py).
     "UsersTable": _table(
         [("userId", S)],
         {"byCountry": [("country", S), ("userId", S)], "bySearchShard": [("searchShard", S), ("userId", S)]},
+        stream=True,
     ),
     "ApiKeysTable": _table([("keyHash", S)]),
     "ListingsTable": _table(
@@ -223,6 +225,7 @@ ENVIRONMENT: dict[str, Any] = {
     "DASHBOARD_SESSIONS_TABLE": {"Ref": "DashboardSessionsTable"},
     "EVENTS_STREAM_ARN": {"Fn::GetAtt": ["EventsTable", "StreamArn"]},
     "LISTINGS_STREAM_ARN": {"Fn::GetAtt": ["ListingsTable", "StreamArn"]},
+    "USERS_STREAM_ARN": {"Fn::GetAtt": ["UsersTable", "StreamArn"]},
     "APPROVAL_QUEUE_URL": {"Ref": "ApprovalQueue"},
     "DELIVERY_QUEUE_URL": {"Ref": "DeliveryQueue"},
     "DELIVERY_QUEUE_ARN": {"Fn::GetAtt": ["DeliveryQueue", "Arn"]},

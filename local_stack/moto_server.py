@@ -23,6 +23,12 @@ while SQS remembers it for 5 minutes after the first send even when that message
 consumed. :func:`remember_deduplication_ids` closes it (the delivery claims would absorb such
 a duplicate anyway, but the local stack should behave like SQS).
 
+moto also backs up a table before a TransactWriteItems once per *item* of the transaction
+(a deep copy of the whole table each time, only the last one kept): a 100-item transaction
+on the SearchIndex table, as a posting-list change is, copies that table 100 times.
+:func:`back_up_tables_once` makes it copy each table once per transaction (the same backup,
+taken before any write of the transaction).
+
 DynamoDB makes TransactWriteItems idempotent by its ``ClientRequestToken`` (every call of
 ``chalicelib.storage.transact`` sends one): a call repeated with the same token within 10 minutes
 succeeds without applying the writes again. botocore repeats a call whose answer timed out, so
@@ -35,6 +41,7 @@ Usage: ``python -m local_stack.moto_server HOST PORT``
 
 from __future__ import annotations
 
+import copy
 import json
 import sys
 import threading
@@ -42,7 +49,9 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from moto.dynamodb import models as dynamodb_models
 from moto.dynamodb.models import DynamoDBBackend
+from moto.dynamodb.models.table import Table
 from moto.dynamodb.responses import DynamoHandler
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
 from moto.sqs import models as sqs_models
@@ -86,6 +95,46 @@ def keep_stream_shards(backend: type[DynamoDBBackend] = DynamoDBBackend) -> None
             raise
 
     transact_write_items.keeps_stream_shards = True  # type: ignore[attr-defined]
+    backend.transact_write_items = transact_write_items  # type: ignore[method-assign]
+
+
+class _TableBackups:
+    """Stands in for the ``copy`` module inside ``moto.dynamodb.models``: while the current thread
+    runs a transaction, a table is deep-copied once and the copy reused; everything else is
+    :mod:`copy` itself."""
+
+    def __init__(self) -> None:
+        self.local = threading.local()
+
+    def deepcopy(self, value: Any, memo: dict[int, Any] | None = None) -> Any:
+        backups: dict[int, Any] | None = getattr(self.local, "backups", None)
+        if backups is None or not isinstance(value, Table):
+            return copy.deepcopy(value, memo)
+        if id(value) not in backups:
+            backups[id(value)] = copy.deepcopy(value, memo)
+        return backups[id(value)]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(copy, name)
+
+
+def back_up_tables_once(backend: type[DynamoDBBackend] = DynamoDBBackend) -> None:
+    """Patch ``backend.transact_write_items`` to back up each table once per transaction (see
+    the module docstring); the rollback restores exactly the same state as before."""
+    transact = backend.transact_write_items
+    if getattr(transact, "backs_up_tables_once", False):
+        return
+    backups = _TableBackups()
+    dynamodb_models.copy = backups  # type: ignore[attr-defined]
+
+    def transact_write_items(self: DynamoDBBackend, transact_items: list[dict[str, Any]]) -> None:
+        backups.local.backups = {}
+        try:
+            transact(self, transact_items)
+        finally:
+            backups.local.backups = None
+
+    transact_write_items.backs_up_tables_once = True  # type: ignore[attr-defined]
     backend.transact_write_items = transact_write_items  # type: ignore[method-assign]
 
 
@@ -153,6 +202,7 @@ def honour_client_request_tokens(handler: type[DynamoHandler] = DynamoHandler) -
 def main(host: str, port: int) -> None:
     """Serve moto on ``host:port`` until killed."""
     keep_stream_shards()
+    back_up_tables_once()
     remember_deduplication_ids()
     honour_client_request_tokens()
     run_simple(host, port, serialized(DomainDispatcherApplication(create_backend_app)), threaded=True,
