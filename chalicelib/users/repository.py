@@ -17,8 +17,7 @@ from chalicelib import storage
 from chalicelib.config import settings
 from chalicelib.users.records import UserRecord, record
 
-#: ``searchShard`` values (``bySearchShard`` index; profile search read it before its posting
-#: lists: docs/search.md). Kept while the index exists.
+#: Profile search reads the ``bySearchShard`` index shard by shard; 8 shards spread the writes.
 SEARCH_SHARDS = 8
 
 
@@ -86,6 +85,16 @@ def remove_channel(user_id: str, key: str, updated_at: str) -> bool:
     except storage.ConditionFailed:
         return False
     return True
+
+
+def query_country(country: str) -> list[UserRecord]:
+    """Every user with ``country`` (the sparse ``byCountry`` index)."""
+    return [record(i) for i in storage.query_index(_table(), "byCountry", "country", country)]
+
+
+def query_shard(shard: str) -> list[UserRecord]:
+    """Every user of one ``searchShard`` (``S0``..``S7``, the ``bySearchShard`` index)."""
+    return [record(i) for i in storage.query_index(_table(), "bySearchShard", "searchShard", shard)]
 
 
 class VersionMismatch(Exception):
