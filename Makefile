@@ -33,8 +33,8 @@ demo: $(VENV)/.run-installed ## As `make run`, plus demo users and ~200 approved
 # waiting: receivers, deadlines, the stack's processes). End-to-end runs on E2E_WORKERS pytest-xdist
 # workers (whole files per worker, each worker with a stack of its own; the schemathesis contract
 # file first, on a worker of its own: tests/e2e/conftest.py). 0 runs a folder in one process.
-# INTEGRATION_WORKERS spreads tests/integration the same way (0: one process, the fastest on 2 cores
-# while e2e runs beside it; measured in docs/testing.md).
+# INTEGRATION_WORKERS spreads tests/integration the same way (default 0: one process; e2e already
+# keeps the second core busy).
 E2E_WORKERS ?= 2
 INTEGRATION_WORKERS ?= 0
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from chalicelib import storage
@@ -315,8 +316,6 @@ def sortable_number(text: str) -> str:
     ValueError
         The number is not finite or its exponent is out of range.
     """
-    from decimal import Decimal
-
     number = Decimal(text).normalize()
     if not number.is_finite():
         raise ValueError(f"not a finite number: {text}")

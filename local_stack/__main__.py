@@ -37,7 +37,7 @@ log = logging.getLogger("local_stack")
 START_SECONDS = 30.0
 
 
-#: How often idle streams and lanes are polled when nothing notified the event runner (seconds).
+#: How often an idle stream is polled when nothing notified the event runner (seconds).
 IDLE_POLL_SECONDS = 1.0
 
 
@@ -164,8 +164,8 @@ def main(argv: list[str] | None = None) -> int:
             from local_stack.server import make_server
 
             request_log = route_request_logs(verbose)
-            # Streams and lanes are read at once after each API request (notify) and polled every
-            # second otherwise: what they carry comes only from this process's writes.
+            # Streams are read at once after each API request (notify) and polled every second
+            # otherwise: their records come only from this process's writes.
             runner = EventRunner(app, idle_poll_seconds=IDLE_POLL_SECONDS)
             runner.start()
             server = make_server(app, host, port, after_request=runner.notify)

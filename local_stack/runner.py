@@ -14,13 +14,15 @@ It polls every DynamoDB stream and SQS queue the Chalice app subscribes to
   run concurrently and each lane one message at a time, in order. moto's gaps are worked
   around in :mod:`local_stack.moto_server` (deduplication of deleted messages).
 
-Streams and the lanes carry only what this process writes (the API's writes, and the
-handlers': the stream consumer queues the lane messages). The local stack calls
-:meth:`EventRunner.notify` after every API request, and the runner after every batch it handled,
-so these are read at once after a write, and idle ones are polled only every
+Streams carry only what this process writes (the API's writes, and the handlers'). The local
+stack calls :meth:`EventRunner.notify` after every API request, and the runner after every batch
+it handled, so a stream is read at once after a write (each stream thread still polls at most
+every 0.1 s, as before, however often it is notified), and an idle stream is polled only every
 ``idle_poll_seconds`` (1 s in the local stack) instead of every 0.1 s: moto serves one request at
-a time, and idle polling was most of an idle stack's CPU (measured in docs/testing.md). The
-retry queue keeps the 0.1 s poll: its messages become visible by time alone (delays).
+a time, and idle polling of the streams (two requests per poll) was most of an idle stack's CPU
+(measured in docs/testing.md). Queues keep the 0.1 s poll (the lanes' workers together): their
+messages also become visible by time alone (delays, visibility timeouts), and waking the eight
+lane workers on every request would poll more, not less.
 """
 
 from __future__ import annotations
@@ -105,14 +107,13 @@ class EventRunner:
     app:
         The Chalice app whose ``event_sources`` to run.
     idle_poll_seconds:
-        How often an idle stream, and an idle FIFO queue's workers together, poll when
-        :meth:`notify` does not wake them first (default 0.1 s, the interval of the other
-        queues: right for callers that never notify; the local stack uses 1 s).
+        How often an idle stream polls when :meth:`notify` does not wake it first (default
+        0.1 s, the queues' interval: right for callers that never notify; the local stack uses 1 s).
     """
 
     def __init__(self, app: Chalice, idle_poll_seconds: float = POLL_INTERVAL_SECONDS) -> None:
         self._idle_poll_seconds = idle_poll_seconds
-        #: One event per stream or lane polling thread, set by :meth:`notify` (and by :meth:`stop`).
+        #: One event per stream polling thread, set by :meth:`notify` (and by :meth:`stop`).
         self._wakers: list[threading.Event] = []
         # botocore's account-based stream endpoints (<account>.streams-ddb...) are unknown to moto.
         self._streams_client = boto3.client("dynamodbstreams", config=Config(account_id_endpoint_mode="disabled"))
@@ -279,19 +280,19 @@ class EventRunner:
         One thread per source mirrors AWS, where each event source mapping invokes its own
         function: a slow webhook delivery never holds up the approval queue.
         """
-        # An idle FIFO worker polls every LANE_WORKERS x idle_poll_seconds, the workers staggered:
-        # together they poll about every idle_poll_seconds, like one consumer, while a busy lane
+        # An idle FIFO worker polls every LANE_WORKERS x POLL_INTERVAL_SECONDS, the workers staggered:
+        # together they poll about every POLL_INTERVAL_SECONDS, like one consumer, while a busy lane
         # holds only its own worker (idle polling of 8 workers would load the one-request-at-a-time moto).
-        idle = self._idle_poll_seconds
         pumps: list[tuple[str, Callable[[], int], float, float, threading.Event | None]] = [
-            (f"stream-{i}", functools.partial(self._pump_stream, s), idle, 0.0, threading.Event())
+            (f"stream-{i}", functools.partial(self._pump_stream, s), self._idle_poll_seconds, 0.0, threading.Event())
             for i, s in enumerate(self.streams)
         ] + [
             (f"queue-{i}", functools.partial(self._pump_queue, q), POLL_INTERVAL_SECONDS, 0.0, None)
             for i, q in enumerate(self.queues)
             if not q.fifo
         ] + [
-            (f"lane-{i}-{worker}", functools.partial(self._pump_queue, q), idle * LANE_WORKERS, idle * worker, threading.Event())
+            (f"lane-{i}-{worker}", functools.partial(self._pump_queue, q), POLL_INTERVAL_SECONDS * LANE_WORKERS,
+             POLL_INTERVAL_SECONDS * worker, None)
             for i, q in enumerate(self.queues)
             if q.fifo
             for worker in range(LANE_WORKERS)
@@ -304,15 +305,15 @@ class EventRunner:
             self._threads.append(thread)
 
     def notify(self) -> None:
-        """Something may have been written: idle stream and lane threads poll now (each at most
-        once every 0.1 s). Cheap and thread-safe; the local stack calls it after every API request.
+        """Something may have been written: idle stream threads poll now (each at most once every
+        0.1 s). Cheap and thread-safe; the local stack calls it after every API request.
         """
         for waker in self._wakers:
             waker.set()
 
     def _loop(self, pump: Callable[[], int], idle_wait: float = POLL_INTERVAL_SECONDS, first_wait: float = 0.0,
               waker: threading.Event | None = None) -> None:
-        (waker or self._stop).wait(first_wait)  # the stagger of lane workers; a notify ends it
+        self._stop.wait(first_wait)  # the stagger of the lane workers
         while not self._stop.is_set():
             if waker is not None:
                 waker.clear()  # a write from now on wakes the wait below, even one during this pump
@@ -324,7 +325,7 @@ class EventRunner:
                 self._stop.wait(1.0)
                 continue
             if handled:
-                self.notify()  # the handler may have written records other streams carry
+                self.notify()  # the handler may have written records the streams carry
                 continue
             if waker is None:
                 self._stop.wait(idle_wait)

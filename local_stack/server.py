@@ -52,9 +52,22 @@ class ApiRequestHandler(ChaliceRequestHandler):
         body = json.dumps({"code": code, "error": message, "requestId": headers[REQUEST_ID_HEADER]}).encode()
         self._send_http_response(status, {"Content-Type": "application/json", **headers}, body)
 
-    #: Called after every request the app handled (set by :func:`make_server`): the local stack
-    #: wakes its event runner's stream threads with it.
+    #: Called after each request of the app that may have written (set by :func:`make_server`):
+    #: the local stack wakes its event runner's stream threads with it.
     after_request: Callable[[], None] | None = None
+    #: The status of the answer being sent (``None`` until one is).
+    status: int | None = None
+
+    def send_response(self, code: int, message: str | None = None) -> None:
+        self.status = code
+        super().send_response(code, message)
+
+    def _may_have_written(self) -> bool:
+        """False for a read (GET, HEAD) and for a refused request (4xx: a request that fails
+        changes nothing, docs/guide.md); True otherwise, including when no answer was sent."""
+        if self.command in ("GET", "HEAD"):
+            return False
+        return self.status is None or not 400 <= self.status < 500
 
     def _generic_handle(self) -> None:
         length = int(self.headers.get("content-length") or 0)
@@ -62,10 +75,11 @@ class ApiRequestHandler(ChaliceRequestHandler):
             self.close_connection = True
             self._send_error(413, "PAYLOAD_TOO_LARGE", f"Request body exceeds {MAX_BODY_BYTES} bytes")
             return
+        self.status = None
         try:
             super()._generic_handle()
         finally:
-            if self.after_request is not None:
+            if self.after_request is not None and self._may_have_written():
                 self.after_request()
 
     def do_OPTIONS(self) -> None:
@@ -105,8 +119,9 @@ class ApiRequestHandler(ChaliceRequestHandler):
 def make_server(app: Chalice, host: str, port: int, after_request: Callable[[], None] | None = None) -> LocalDevServer:
     """A threaded HTTP server for ``app`` on ``host:port`` (``port`` 0 picks a free one).
 
-    ``after_request`` (no arguments) is called after each request the app handled, answered or
-    failed (the local stack passes :meth:`local_stack.runner.EventRunner.notify`).
+    ``after_request`` (no arguments) is called after each request the app handled that may have
+    written: every one but reads (GET, HEAD) and refusals (4xx), answered or failed (the local
+    stack passes :meth:`local_stack.runner.EventRunner.notify`).
     """
     if not isinstance(app, LocalChalice):
         CustomLocalChalice.__bases__ = (LocalChalice, app.__class__)

@@ -4,7 +4,9 @@ Reads the Listings table once (a Scan: this is an offline command, never a reque
 then for every ACTIVE listing writes the index attributes the current code expects
 (:func:`chalicelib.listings.search.index.index_attributes`; e.g. the geo indexes'
 ``geoCell1/3/5`` + ``geoPoint``), removes the attributes of the replaced geo indexes
-(``geo3/4/5``, ``geoSort``), and rewrites the counters
+(``geo3/4/5``, ``geoSort``), files every listing under its posting lists
+(:mod:`chalicelib.listings.search.indexer`: idempotent and version-checked, as the
+Listings-stream consumer; a listing already at its version is skipped) and rewrites the counters
 (:mod:`chalicelib.listings.search.counters`) with the exact counts. Run it after deploying a change of
 the search indexes, while listing status changes are quiet (a change committed between the
 Scan and the counter write is not in the recount; run it again to settle).
@@ -52,16 +54,41 @@ def tally(active: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return [counters.put_counts_op(category, shard, dict(found)) for (category, shard), found in counts.items()]
 
 
+def posting_items(listings: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The posting entries, sizes and states of ``listings`` for loading an **empty** SearchIndex table."""
+    from chalicelib import postings
+    from chalicelib.listings.search.postings import NAMESPACE, posting_keys
+
+    return postings.bulk_items(NAMESPACE, ((i["listingId"], int(i.get("version") or 0), posting_keys(i)) for i in listings))
+
+
+def backfill_postings(items: Iterable[dict[str, Any]]) -> int:
+    """File every listing of ``items`` under its posting keys (:func:`chalicelib.postings.apply`).
+
+    Idempotent and version-checked like the stream consumer: a listing whose postings are at
+    its version already is left alone, so the backfill can run while the stream flows and can
+    be run again. Returns how many listings it changed.
+    """
+    from chalicelib.listings.search import indexer
+
+    return sum(1 for item in items if indexer.apply_change(None, item))
+
+
 def backfill() -> dict[str, int]:
-    """Re-index every ACTIVE listing and rewrite the counters; returns ``{"listings", "reindexed", "counters"}``."""
+    """Re-index every ACTIVE listing, file every listing's posting lists and rewrite the counters.
+
+    Returns ``{"listings", "reindexed", "counters", "postings"}`` (``postings``: listings whose
+    posting lists were behind their version).
+    """
     from chalicelib import storage
     from chalicelib.config import settings
     from chalicelib.listings.search.index import LEGACY_GEO_ATTRIBUTES, index_attributes
 
     active: list[dict[str, Any]] = []
-    seen = reindexed = 0
+    seen = reindexed = filed = 0
     for item in listings():
         seen += 1
+        filed += backfill_postings([item])
         if item.get("status") != "ACTIVE":
             continue
         attributes = index_attributes(item)
@@ -81,7 +108,7 @@ def backfill() -> dict[str, int]:
         pending: dict[str, Any] = {settings().SEARCH_INDEX_TABLE: requests[start : start + 25]}
         while pending:
             pending = storage.dynamodb().batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
-    return {"listings": seen, "reindexed": reindexed, "counters": len(requests)}
+    return {"listings": seen, "reindexed": reindexed, "counters": len(requests), "postings": filed}
 
 
 def main() -> int:

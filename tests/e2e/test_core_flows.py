@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from tests.e2e.conftest import Stack, approve_listing, free_port, start_stack, stop_stack
+from tests.e2e.conftest import Stack, approve_listing, free_port, start_stack, stop_stack, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -74,7 +76,12 @@ def test_listing_seeker_flow(stack: Stack) -> None:
     approve_listing(stack, listing_id)
 
     _, seeker = stack.new_user("Sam Seeker")
-    by_category = seeker.get("/v1/listings/search", params={"category": "housing", "q": "vistula"}).json()
+
+    def vistula() -> dict[str, Any] | None:
+        found: dict[str, Any] = seeker.get("/v1/listings/search", params={"category": "housing", "q": "vistula"}).json()
+        return found if found["listings"] else None
+
+    by_category = wait_until(vistula)  # posting lists follow the Listings stream (docs/search.md, "Consistency")
     assert [x["id"] for x in by_category["listings"]] == [listing_id]
     assert by_category["listings"][0]["distanceKm"] is None
 

@@ -230,7 +230,10 @@ def index_listings(records: list[dict[str, Any]] | None = None) -> dict[str, Any
     """
     from chalicelib.listings.search import indexer
 
-    return indexer.handle_stream_batch({"Records": listing_stream_records() if records is None else records})
+    batch = listing_stream_records() if records is None else records
+    if not batch:  # Lambda never invokes with an empty batch (and powertools refuses one)
+        return {"batchItemFailures": []}
+    return indexer.handle_stream_batch({"Records": batch})
 
 
 def search_index_items() -> dict[tuple[str, str], dict[str, Any]]:

@@ -1,5 +1,5 @@
-"""The local event runner reads its streams and lanes at once when notified (the local stack
-notifies it after every API request), however long its idle poll is."""
+"""The local event runner reads its streams at once when notified (the local stack notifies it
+after every API request), however long its idle stream poll is."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def receivers() -> Iterator[Any]:
 
 @pytest.fixture
 def slow_runner(aws: dict[str, str]) -> Iterator[Any]:
-    """An event runner whose idle streams and lanes poll every :data:`IDLE_SECONDS` (lanes: x8), on threads."""
+    """An event runner whose idle streams poll every :data:`IDLE_SECONDS`, running on threads."""
     from app import app
     from local_stack.runner import EventRunner
 

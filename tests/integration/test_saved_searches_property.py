@@ -26,6 +26,7 @@ from chalicelib.listings.status import Transition
 from chalicelib.saved_searches import percolator, service
 from chalicelib.saved_searches.models import SavedSearchCreate
 from tests.integration.conftest import make_user
+from tests.integration.helpers import index_listings
 from tests.unit.saved_search_strategies import listings as listing_items
 from tests.unit.saved_search_strategies import queries
 
@@ -60,6 +61,7 @@ def test_a_listing_matches_exactly_when_the_search_run_afterwards_returns_it(aws
             # the version the activation wrote, as its listing.activated event carries it
             report = percolator.percolate(created.id, int(written["version"]), activated_at)
             matched = search.savedSearchId in report.matched_ids
+            index_listings()  # the search's posting lists follow the Listings stream
             assert matched == (created.id in _search_ids(query)), (query, listing["meta"])
             outcomes.append(matched)
         finally:  # one saved search at a time: the saver stays under the limit

@@ -19,7 +19,7 @@ from chalicelib.listings.search.query import parse_search
 from chalicelib.listings.search.service import search_listings
 from chalicelib.listings.status import Transition
 from tests.integration.conftest import Api, User
-from tests.integration.helpers import assert_error, aws_calls, create_listing, error_fields, table_items
+from tests.integration.helpers import assert_error, aws_calls, create_listing, error_fields, index_listings, table_items
 
 
 def _active(api: Api, owner: User, count: int, category: str = "jobs", role: str | None = None) -> list[str]:
@@ -236,6 +236,7 @@ def test_filtered_cursor_pages_equal_brute_force(
         written = repository.transition(item, Transition.APPROVE, now)
         if paused:
             repository.transition(written, Transition.PAUSE, now)
+    index_listings()  # the posting lists follow the Listings stream
     params = {"category": "jobs", "pageSize": str(page_size), **({"q": term} if term else {}),
               **({"meta.employmentType": employment} if employment else {})}
     query = parse_search(params)

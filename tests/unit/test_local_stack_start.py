@@ -1,5 +1,5 @@
-"""The local stack's start-up waits (``python -m local_stack``): a configurable bound, and a wait
-that ends as soon as the server's process exits."""
+"""The local stack (``python -m local_stack``): start-up waits with a configurable bound that end
+as soon as the server's process exits, and which API requests wake the event runner."""
 
 from __future__ import annotations
 
@@ -52,3 +52,20 @@ def test_the_wait_ends_when_the_server_process_exits_not_at_the_bound() -> None:
 def test_a_server_that_never_answers_is_an_error_naming_the_setting() -> None:
     with pytest.raises(SystemExit, match=r"API did not start .* within 0 s \(LOCAL_STACK_START_SECONDS\)"):
         _wait_for(_closed_port_url(), 0.0, "API")
+
+
+@pytest.mark.parametrize(
+    ("method", "status", "notified"),
+    [
+        ("GET", 200, False), ("HEAD", 200, False), ("GET", 500, False),  # reads write nothing
+        ("POST", 400, False), ("PATCH", 404, False), ("DELETE", 409, False),  # refusals change nothing
+        ("POST", 201, True), ("PUT", 200, True), ("DELETE", 204, True), ("POST", 303, True),
+        ("POST", 500, True), ("POST", None, True),  # a failure or no answer: maybe written
+    ],
+)
+def test_the_runner_is_woken_after_requests_that_may_have_written(method: str, status: int | None, notified: bool) -> None:
+    from local_stack.server import ApiRequestHandler
+
+    handler = ApiRequestHandler.__new__(ApiRequestHandler)  # no socket: only the decision is tested
+    handler.command, handler.status = method, status
+    assert handler._may_have_written() is notified

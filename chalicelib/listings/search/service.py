@@ -1,17 +1,22 @@
 """Listing search (DESIGN §1 "Search", issue 13; docs/search.md).
 
-Two access paths, never a Scan:
+Access paths, never a Scan:
 
-* **Newest-first stream** (no geo filter): listings come straight from the write-sharded
+* **Native page** (no ``q``, ``meta`` or geo filter): the page straight from the write-sharded
   ``activeByCategoryShard`` / ``activeByRoleShard`` indexes of the category (every category
   without one), merged newest first (:mod:`chalicelib.listings.search.merge`) from the cursor's
-  position, and each is verified by :func:`chalicelib.listings.search.filters.evaluate`.
-  Without ``q`` or ``meta`` filters ``total`` comes from the counters
-  (:mod:`chalicelib.listings.search.counters`) and the read stops when the page is full (items
-  read ≈ pageSize). With filters the stream goes on counting matches until it has verified
-  :data:`READ_BUDGET` listings; if the index still holds more, ``total`` is a lower bound
-  (``totalRelation: "gte"``), else it is exact. The page is re-read from the table with one
-  BatchGetItem, so it never shows a stale status.
+  position; ``total`` from the counters (:mod:`chalicelib.listings.search.counters`); items
+  read ≈ pageSize.
+* **Planned** (``q`` or ``meta`` filters, no geo): :mod:`chalicelib.listings.search.planner`
+  picks the smallest path from the posting-list sizes (one BatchGetItem) and the category
+  count: a newest-first posting list (word prefix, value) merged over the scope's categories,
+  a number range probed in value order (at most :data:`READ_BUDGET` + 1 entries), or the
+  category stream itself. Candidates of a posting list are read from the Listings table
+  (BatchGetItem, so never a stale status) and every candidate of any path is verified by
+  :func:`chalicelib.listings.search.filters.evaluate`. ``total``: the path's size when the path
+  is exact for the whole query; else the matches counted until :data:`READ_BUDGET` candidates
+  are verified (exact when the path ends within it, else a lower bound with
+  ``totalRelation: "gte"``).
 * **Geo** (a location filter): :mod:`chalicelib.listings.search.nearest` (its own module).
 
 Results are nearest first with ``distanceKm`` (km, rounded to 0.01) when a geo filter is
@@ -21,24 +26,32 @@ given (ties newest first), otherwise newest first with ``distanceKm`` null.
 from __future__ import annotations
 
 import functools
+import itertools
+import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
+from chalicelib import postings
 from chalicelib.categories.registry import all_categories
-from chalicelib.listings import repository
+from chalicelib.listings import repository, status
 from chalicelib.listings.models import ListingPage, ListingSearchItem
 from chalicelib.listings.records import ListingRecord
-from chalicelib.listings.search import counters, filters, nearest
+from chalicelib.listings.search import counters, filters, nearest, planner
 from chalicelib.listings.search.index import SHARDS, category_partition, newest_key, role_partition
 from chalicelib.listings.search.merge import Fetch, merge_newest
+from chalicelib.listings.search.postings import newest_of_number_sort
 from chalicelib.listings.search.query import SearchQuery
 from chalicelib.listings.service import to_model
-from chalicelib.listings.status import ListingStatus
 from chalicelib.pagination import Position
 from chalicelib.users import repository as users
 
-#: Listings a filtered search verifies (beyond its page) before ``total`` becomes a lower bound.
-READ_BUDGET = 1000
+#: Candidates a filtered search verifies before ``total`` becomes a lower bound (``"gte"``); also the
+#: most entries a range probe reads. Small enough that a common filter's page reads the same
+#: items at any table size, large enough that a rare filter's total is exact (docs/search.md).
+READ_BUDGET = 200
+#: Most listings per BatchGetItem of candidates (DynamoDB's limit is 100 keys).
+MAX_BATCH = 100
 
 
 def _partitions(query: SearchQuery) -> tuple[str, list[str]]:
@@ -64,14 +77,113 @@ class _Streamed:
 
 
 def _stream(query: SearchQuery, position: Position) -> _Streamed:
-    """One newest-first page of a search without geo filter (see the module docstring)."""
-    native = is_index_native(query)
-    exact = counters.read_counts([query.category.key] if query.category else list(all_categories()), query.role) if native else None
+    """One newest-first page of a search without geo filter: the native page, or the planner's path."""
+    scope = [query.category.key] if query.category else list(all_categories())
+    if is_index_native(query):
+        return _category_stream(query, position, counters.read_counts(scope, query.role))
+    paths = planner.plan(query)
+    names = paths.list_names()
+    sizes = postings.sizes(names) if names else {}
+    best = planner.choose(paths, sizes, counters.read_counts(scope, query.role))
+    for path in planner.plan_ranges(paths, sizes, best, READ_BUDGET):
+        found = _probe_range(path, READ_BUDGET)
+        if found is not None:
+            after = [key for key in found if position.key is None or key < position.key]
+            ids = (key.rsplit("#", 1)[1] for key in after)
+            return _verified_page(query, position, ids, len(found), exact=path.exact)
+    if best.kind == "stream":
+        return _category_stream(query, position, None, best.size)
+    need = (0 if position.key else position.offset) + position.page_size
+    want = need + 1 if best.exact or best.size > READ_BUDGET else max(need + 1, best.size)
+    return _verified_page(query, position, _newest_ids(best, sizes, position.key, want), best.size, exact=best.exact)
+
+
+def _probe_range(path: planner.Path, budget: int) -> list[str] | None:
+    """The newest keys of every listing in a range, newest first, or ``None`` when it holds more than
+    ``budget`` (at most ``budget`` + 1 entries read)."""
+    keys: list[str] = []
+    for name in path.lists:
+        after: str | None = None
+        while True:
+            read = postings.read(name, budget + 1 - len(keys), after=after, descending=False, low=path.low, high=path.high)
+            keys += [newest_of_number_sort(p.sort) for p in read.postings]
+            if len(keys) > budget:
+                return None
+            if not read.more or not read.postings:
+                break
+            after = read.postings[-1].sort
+    return sorted(keys, reverse=True)
+
+
+def _newest_ids(path: planner.Path, sizes: dict[str, int], before: str | None, want: int) -> Iterator[str]:
+    """The listing ids of a newest-first list path, merged over its categories' lists from ``before``.
+
+    Empty lists are not read. Each list's first Query asks for its share of the ``want``
+    entries the caller expects (proportional to the list's size, plus one), so a page usually
+    costs one Query per list; the merge asks a list again only when its share runs out.
+    """
+    total = sum(sizes.get(name, 0) for name in path.lists) or 1
+
+    def fetch(name: str, after: str | None, limit: int) -> tuple[list[postings.Posting], bool]:
+        if after == before:  # the first Query of this list
+            limit = max(limit, math.ceil(want * sizes.get(name, 0) / total) + 1)
+        read = postings.read(name, limit, after=after)
+        return read.postings, read.more
+
+    fetches: list[Fetch] = [functools.partial(fetch, name) for name in path.lists if sizes.get(name, 0)]
+    return (entry.item_id for entry in merge_newest(fetches, want, before, key=lambda entry: entry.sort))
+
+
+def _verified_page(query: SearchQuery, position: Position, ids: Iterator[str], size: int, exact: bool) -> _Streamed:
+    """A page from candidate listing ids (newest first, ``size`` of them on the whole path): each
+    read from the table (BatchGetItem, so never a stale status) and verified by :func:`filters.evaluate`.
+
+    An ``exact`` path's size is the total: the read stops when the page is full. Otherwise a
+    path of at most :data:`READ_BUDGET` candidates is verified whole (``total`` exact), and a
+    longer one only until one match past the page proves a next page (``total`` a lower
+    bound, ``"gte"``).
+    """
+    skip = 0 if position.key else position.offset
+    need = skip + position.page_size
+    count_all = not exact and size <= READ_BUDGET
+    page: list[ListingRecord] = []
+    matches = 0
+    exhausted = True
+    batch = need + 1
+    while exhausted:
+        chunk = list(itertools.islice(ids, batch))
+        if not chunk:
+            break
+        batch = min(MAX_BATCH, 2 * batch)
+        found = repository.get_many(chunk)
+        for listing_id in chunk:
+            item = found.get(listing_id)
+            if item is None or not status.is_public(item["status"]) or filters.evaluate(query, item) is None:
+                continue
+            matches += 1
+            if skip < matches <= need:
+                page.append(item)
+            if (exact and matches >= need) or (not count_all and matches > need):
+                exhausted = False
+                break
+    before = position.offset if position.key else 0
+    last_key = newest_key(page[-1]) if page else position.key
+    if exact and not exhausted:
+        return _Streamed(page, size, "eq", position.after(size), last_key)
+    return _Streamed(page, before + matches, "eq" if exhausted else "gte", matches > need, last_key)
+
+
+def _category_stream(query: SearchQuery, position: Position, exact: int | None, size: int = 0) -> _Streamed:
+    """The page from the category's (or role's) newest-first index of ``size`` listings; ``exact``: its
+    counted total (no filters). With filters, matches are counted past the page until
+    :data:`READ_BUDGET` listings are verified, unless the index holds more than that anyway."""
+    native = exact is not None
     skip = 0 if position.key else position.offset
     need = skip + position.page_size
     index, partitions = _partitions(query)
     fetches: list[Fetch] = [functools.partial(repository.newest_page, index, p) for p in partitions]
-    entries = merge_newest(fetches, need if native else max(need + 1, READ_BUDGET), position.key, key=newest_key)
+    want = need if native else need + 1 if size > READ_BUDGET else max(need + 1, READ_BUDGET)
+    entries = merge_newest(fetches, want, position.key, key=newest_key)
     page: list[ListingRecord] = []
     matches = examined = 0
     exhausted = True
@@ -86,7 +198,7 @@ def _stream(query: SearchQuery, position: Position) -> _Streamed:
             page.append(item)
             if native and matches == need:
                 break  # the counters say whether more follow
-        elif examined >= READ_BUDGET:
+        elif examined >= READ_BUDGET or size > READ_BUDGET:
             exhausted = False  # one match past the page proves there is a next page
             break
     before = position.offset if position.key else 0
@@ -103,7 +215,7 @@ def _fresh(query: SearchQuery, page: list[ListingRecord]) -> list[ListingRecord]
     fresh: list[ListingRecord] = []
     for item in page:
         current = found.get(item["listingId"])
-        unchanged = current is not None and current["status"] == ListingStatus.ACTIVE and current.get("version") == item.get("version")
+        unchanged = current is not None and status.is_public(current["status"]) and current.get("version") == item.get("version")
         if unchanged and current is not None and filters.evaluate(query, current) is not None:
             fresh.append(current)
     return fresh

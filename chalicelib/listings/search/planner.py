@@ -1,0 +1,142 @@
+"""The query planner of listing search without a geo filter (pure; no store): which path to read.
+
+A search's paths (each newest first unless noted, each a list per category of its scope, merged):
+
+* the **category stream**: the newest-first index of the category (of category + role when
+  ``role`` is given); its size is the ACTIVE count from the counters;
+* a **value list** per equality filter (select, boolean, number, integer) and per option of a
+  multiselect filter (``contains`` every option: each option's list holds every match);
+* a **word list** per ``q`` term of at least two letters (its prefix list, capped at five
+  letters: :func:`chalicelib.listings.search.postings.word_list`);
+* a **range** per number field filtered by ``_min`` / ``_max``: the field's value-sorted list
+  between the bounds. Its size is not known before reading (the list's size counts every
+  value), so the service probes it only when every other path is large (:func:`plan_ranges`).
+
+:func:`choose` takes the smallest path by posting-list size: its listings are the fewest
+candidates that can hold every match (Selinger et al., "Access path selection in a relational
+database management system", SIGMOD 1979: cheapest access path by estimated cardinality; here
+the cardinalities are exact counts). Every candidate is then verified by
+:func:`chalicelib.listings.search.filters.evaluate`, the one matching rule. A path is **exact**
+when its entries are exactly the query's matches (one filter or term, no role, and a list that
+is exact for it), so ``total`` is its size without verifying it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from chalicelib.categories.registry import all_categories
+from chalicelib.listings.search.postings import (
+    VALUE_TYPES,
+    is_exact_word_list,
+    number_list,
+    value_list,
+    word_list,
+)
+from chalicelib.listings.search.query import SearchQuery
+from chalicelib.postings import number_bounds
+
+
+@dataclass(frozen=True)
+class Path:
+    """One way to read a search's candidates.
+
+    Attributes
+    ----------
+    kind:
+        ``"stream"`` (the category or role index), ``"list"`` (newest-first posting lists) or
+        ``"range"`` (a value-sorted number list between ``low`` and ``high``).
+    label:
+        What the path stands for, e.g. ``"category"``, ``"q:rust"``, ``"meta.employmentType"``.
+    lists:
+        The posting lists, one per category of the scope (empty for the stream).
+    size:
+        Entries on the path (for a range: every value of the field, an upper bound).
+    exact:
+        Every entry matches the whole query (``total`` = ``size``).
+    low, high:
+        Sort bounds of a range (:func:`chalicelib.postings.number_bounds`), ``None`` = open.
+    """
+
+    kind: Literal["stream", "list", "range"]
+    label: str
+    lists: tuple[str, ...] = ()
+    size: int = 0
+    exact: bool = False
+    low: str | None = None
+    high: str | None = None
+
+
+@dataclass
+class Plan:
+    """The paths of one query before sizes are known: the lists to size and how they group."""
+
+    scope: list[str]
+    lists: list[Path] = field(default_factory=list)
+    ranges: list[Path] = field(default_factory=list)
+
+    def list_names(self) -> list[str]:
+        """Every posting list whose size the choice needs (lists and ranges), without repeats."""
+        return list(dict.fromkeys(name for path in (*self.lists, *self.ranges) for name in path.lists))
+
+
+def _restrictions(query: SearchQuery) -> int:
+    """How many filters and terms the query has (``_min`` and ``_max`` of one field count once)."""
+    ranged = {f.key for f in query.filters if f.op in ("min", "max")}
+    return len(query.terms) + len([f for f in query.filters if f.op not in ("min", "max")]) + len(ranged)
+
+
+def plan(query: SearchQuery) -> Plan:
+    """The candidate paths of ``query`` (no geo filter), sizes not yet known."""
+    scope = [query.category.key] if query.category else list(all_categories())
+    single = _restrictions(query) == 1 and not query.role
+    result = Plan(scope)
+    for term in query.terms:
+        lists = [word_list(c, term) for c in scope]
+        if all(lists):
+            result.lists.append(Path("list", f"q:{term}", tuple(n for n in lists if n), exact=single and is_exact_word_list(term)))
+    bounds: dict[str, dict[str, str]] = {}
+    for meta in query.filters:
+        if meta.op in ("min", "max"):
+            bounds.setdefault(meta.key, {})[meta.op] = meta.value
+        elif meta.type in VALUE_TYPES:
+            options = meta.value.split(",") if meta.op == "contains" else [meta.value]
+            for option in options:
+                result.lists.append(Path(
+                    "list", f"meta.{meta.key}={option}", tuple(value_list(c, meta.key, option) for c in scope),
+                    exact=single and len(options) == 1,
+                ))
+    for key, ends in bounds.items():  # the parser allows _min / _max on number and integer fields only
+        low, high = number_bounds(ends.get("min"), ends.get("max"))
+        result.ranges.append(Path("range", f"meta.{key}", tuple(number_list(c, key) for c in scope), exact=single, low=low, high=high))
+    return result
+
+
+def sized(path: Path, sizes: dict[str, int]) -> Path:
+    """``path`` with its size: the sum of its lists' sizes."""
+    return Path(path.kind, path.label, path.lists, sum(sizes.get(n, 0) for n in path.lists), path.exact, path.low, path.high)
+
+
+def choose(paths: Plan, sizes: dict[str, int], stream_size: int) -> Path:
+    """The smallest newest-first path: the category stream (``stream_size`` listings) or a list.
+
+    Ties prefer the stream (its items come with the index read; a list's candidates are read
+    again from the table) and then exact paths.
+    """
+    stream = Path("stream", "category", size=stream_size)
+    candidates = [stream, *(sized(p, sizes) for p in paths.lists)]
+    return min(candidates, key=lambda p: (p.size, p.kind != "stream", not p.exact))
+
+
+def plan_ranges(paths: Plan, sizes: dict[str, int], best: Path, budget: int) -> list[Path]:
+    """The ranges worth probing before reading ``best``, smallest field first.
+
+    A range is read in value order, so it must be read whole before its newest listing is
+    known; it is worth it only when ``best`` is larger than ``budget`` (else ``best`` is read
+    whole anyway). The caller probes each with at most ``budget`` + 1 entries and keeps the
+    first that ends within them.
+    """
+    if best.size <= budget:
+        return []
+    return sorted((sized(p, sizes) for p in paths.ranges), key=lambda p: p.size)

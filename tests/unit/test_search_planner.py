@@ -1,0 +1,64 @@
+"""The listing search planner's choice of path (pure: sizes given, no store)."""
+
+from __future__ import annotations
+
+from chalicelib.listings.search import planner
+from chalicelib.listings.search.postings import number_list, value_list, word_list
+from chalicelib.listings.search.query import parse_search
+
+
+def _plan(**params: str) -> planner.Plan:
+    return planner.plan(parse_search(params))
+
+
+def test_a_category_search_has_one_list_per_filter_and_term_in_that_category_only() -> None:
+    paths = _plan(category="jobs", q="rust developer", **{"meta.employmentType": "full_time", "meta.skills": "go,rust",
+                                                          "meta.salary_min": "50000", "meta.salary_max": "90000"})
+    assert [p.label for p in paths.lists] == ["q:rust", "q:developer", "meta.employmentType=full_time", "meta.skills=go",
+                                             "meta.skills=rust"]
+    assert paths.lists[0].lists == (word_list("jobs", "rust"),)
+    assert paths.lists[1].lists == ("listings#jobs#q#devel",)
+    assert [(r.label, r.lists) for r in paths.ranges] == [("meta.salary", (number_list("jobs", "salary"),))]
+    assert not any(p.exact for p in [*paths.lists, *paths.ranges])  # several restrictions: verify every candidate
+
+
+def test_without_category_each_path_merges_every_categorys_list() -> None:
+    paths = _plan(q="rust")
+    assert paths.lists[0].lists == tuple(f"listings#{c}#q#rust" for c in ["cofounders", "housing", "jobs", "mentoring"])
+    assert paths.lists[0].exact
+
+
+def test_a_one_letter_term_has_no_list() -> None:
+    assert _plan(category="jobs", q="a").lists == []
+
+
+def test_exact_paths_stand_for_the_whole_query() -> None:
+    assert _plan(category="jobs", **{"meta.employmentType": "full_time"}).lists[0].exact
+    assert not _plan(category="jobs", role="hiring", **{"meta.employmentType": "full_time"}).lists[0].exact
+    assert not _plan(category="jobs", q="developer").lists[0].exact  # a 5-letter prefix list: verify the rest
+    assert not any(p.exact for p in _plan(category="jobs", **{"meta.skills": "go,rust"}).lists)
+    assert _plan(category="jobs", **{"meta.salary_min": "1", "meta.salary_max": "9"}).ranges[0].exact
+
+
+def test_the_smallest_path_is_chosen_and_ties_keep_the_category_stream() -> None:
+    paths = _plan(category="jobs", q="rust", **{"meta.employmentType": "full_time"})
+    rust, full_time = word_list("jobs", "rust") or "", value_list("jobs", "employmentType", "full_time")
+    assert planner.choose(paths, {rust: 3, full_time: 500}, 2000).label == "q:rust"
+    assert planner.choose(paths, {rust: 900, full_time: 500}, 2000).label == "meta.employmentType=full_time"
+    assert planner.choose(paths, {rust: 900, full_time: 500}, 400).kind == "stream"
+    assert planner.choose(paths, {rust: 400, full_time: 500}, 400).kind == "stream"
+    chosen = planner.choose(paths, {}, 10)
+    assert chosen.kind == "list"
+    assert chosen.size == 0
+
+
+def test_ranges_are_probed_only_when_every_other_path_is_large() -> None:
+    paths = _plan(category="jobs", **{"meta.salary_min": "90000", "meta.experienceYears_max": "2"})
+    sizes = {number_list("jobs", "salary"): 5000, number_list("jobs", "experienceYears"): 300}
+    small = planner.choose(paths, sizes, 150)
+    assert planner.plan_ranges(paths, sizes, small, budget=200) == []
+    large = planner.choose(paths, sizes, 11000)
+    probed = planner.plan_ranges(paths, sizes, large, budget=200)
+    assert [(p.label, p.size) for p in probed] == [("meta.experienceYears", 300), ("meta.salary", 5000)]
+    assert probed[1].low is not None
+    assert probed[1].high is None
