@@ -83,6 +83,14 @@ def maintain_listing_postings(event: DynamoDBEvent) -> dict[str, Any]:
     return indexer.handle_stream_batch(event.to_dict())
 
 
+@app.on_dynamodb_record(stream_arn=settings().USERS_STREAM_ARN, batch_size=100, starting_position="TRIM_HORIZON")
+def maintain_profile_postings(event: DynamoDBEvent) -> dict[str, Any]:
+    """Users stream -> profile posting lists (profile search; idempotent, version-checked)."""
+    from chalicelib.profiles import handlers as profile_handlers
+
+    return profile_handlers.handle_users_batch(event.to_dict())
+
+
 # Batch size 1: an invocation holds one lane's message only, so no lane waits on another's receiver.
 @app.on_sqs_message(queue_arn=settings().DELIVERY_QUEUE_ARN, batch_size=1)
 def deliver_webhooks(event: SQSEvent) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 Runs the app on in-process moto (``moto.mock_aws``) behind Chalice's test client, walks the
 flows once (listing detail, profile detail, create request, accept, send message, list
-conversations, list messages, and the other request/conversation routes for information) and
+conversations, list messages, the owner's listings, and the other request/conversation routes) and
 counts every DynamoDB call each route makes with a botocore ``before-call.dynamodb`` hook on the
 product's shared client. Authentication is warmed up first and its key lookups are left out.
 
@@ -12,7 +12,7 @@ Budgets (``--check`` exits 1 when one is missed):
 * a state change makes exactly one TransactWriteItems, no other write, and at most one read.
 
 Rows marked ``info`` have no budget: profile search (one Query per index partition it reads)
-and deleting a listing that has requests (it also Queries them, and rejects more than 32
+and deleting a listing that has requests (it also Queries them, and rejects more than 31
 pending ones in further transactions).
 
 Calls are what carries over to DynamoDB; moto's latencies do not, so none are reported. The data
@@ -190,6 +190,11 @@ def run(check: bool) -> int:
         measure("GET my requests", "read", "GET", "/v1/match-requests/mine", seeker)
         measure("GET incoming requests", "read", "GET", "/v1/match-requests/incoming", owner)
         measure("GET requests of a listing", "read", "GET", f"/v1/match-requests/listing/{lid}", owner)
+        for i in range(25):  # volume for the owner's list: a page must not read every listing
+            setup("POST", "/v1/listings", owner, {**body, "meta": {**body["meta"], "title": f"Listing {i}"}})
+        first_page = measure("GET my listings", "read", "GET", "/v1/listings/mine?pageSize=10", owner)
+        measure("GET my listings (page 2, cursor)", "read", "GET",
+                f"/v1/listings/mine?pageSize=10&cursor={first_page['nextCursor']}", owner)
         measure("GET one request", "read", "GET", f"/v1/match-requests/{request['requestId']}", seeker)
         measure("GET conversation detail", "read", "GET", f"/v1/conversations/{conversation}", seeker)
         measure("DELETE leave conversation", "change", "DELETE", f"/v1/conversations/{conversation}", seeker)

@@ -15,15 +15,10 @@ its most selective single filter (``sel``) and ``read / (pageSize + sel)``. Budg
 
 * pages without a filter (category, category + role, any page via cursor) read at most
   ``2 x pageSize + 10`` items;
-* every other search at most ``3 x (pageSize + sel) + 50``: reported for every shape, enforced
-  for the shapes whose read path issue 13 has rebuilt so far (those with an "after" column),
-  except the ones listed in ``AWAITING_POSTINGS`` (they need posting lists) and ``GEO_REPORTED``
-  (geo page 50 via cursor: within budget, not flat; see its comment); the others run the
-  unchanged path ("same"). Budgets not enforced are printed as ``miss`` when over, so the
-  table shows what remains. The listing shapes of ``AWAITING_POSTINGS`` are not run through the
-  service ("not run"): without posting lists their stream reads the whole category or table,
-  as the old path did, and moto's response serializer (several ms per item) would make that
-  cost minutes at 20,000 listings;
+* every other search at most ``3 x (pageSize + sel) + 50``: enforced for every shape run
+  through the service (an "after" column) except the ``GEO_REPORTED`` ones (geo page 50 via
+  cursor: within budget, not flat; see its comment); a shape without one ("same") would be
+  reported, and printed as ``miss`` when over, without being enforced;
 * geo shapes: the page equals brute force (nearest first, ties newest first) and, on evenly
   spread data with a radius, the geo-index reads stay within ``2 x inside + GEO_SMALL_CIRCLE``
   (a second table prints read / inside next to dynamodb-geo's 1.3-1.9);
@@ -62,12 +57,6 @@ PAGE_SIZE = 20
 GEO_SMALL_CIRCLE = 10
 #: Items read / listings inside the circle of awslabs dynamodb-geo on evenly spread data (issue 13).
 GEO_ANCHOR = "1.3-1.9"
-#: Shapes whose budgets need what issue 13 has not built yet (posting lists for rare filters,
-#: profile postings, natively paged list routes): measured and printed, not enforced by --check.
-AWAITING_POSTINGS = {
-    "profiles no filter",
-    "profiles q", "profiles skills+openToWork", "profiles minVerifiedLevel=3",
-}
 #: Geo pages far from the center via cursor: measured and printed, not enforced. Their reads meet
 #: the issue's budget but are not flat: a cursor page re-reads the ring of cells straddling the
 #: cursor's distance, which grows with the density around that ring (docs/search.md, geo).
@@ -199,7 +188,7 @@ def make_users(count: int, seed: int = 7) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     skills = ["python", "go", "rust", "java", "kotlin", "swift", "sql", "aws", "gcp", "azure", "react", "vue",
               "django", "flask", "spark", "ml", "devops", "k8s", "terraform", "figma"]
-    countries = ["DE"] * 6 + ["FR", "GB", "NL", "ES", "IT", "PL", "US", "CA"]
+    countries = ["de"] * 6 + ["fr", "gb", "nl", "es", "it", "pl", "us", "ca"]  # lower case, as the API stores them
     users = []
     for i in range(count):
         user_id = f"usr_b{i:06d}"
@@ -212,7 +201,7 @@ def make_users(count: int, seed: int = 7) -> list[dict[str, Any]]:
                            "roles": [], "remote": rng.random() < 0.5},
             "requestPolicy": {"acceptingRequests": True, "minVerifiedLevel": 0},
             "channels": {"telegram": {"handle": f"@u{i}", "connectedAt": "2026-01-01T00:00:00.000Z"}},
-            "searchShard": search_shard(user_id), "createdAt": "2026-01-01T00:00:00.000Z",
+            "searchShard": search_shard(user_id), "version": 1, "createdAt": "2026-01-01T00:00:00.000Z",
             "updatedAt": f"2026-01-01T00:{i // 600 % 60:02d}:{i % 60:02d}.000Z",
         })
     return users
@@ -293,7 +282,6 @@ class Row:
     matches: int
     selective: int
     native: bool = False
-    skipped: bool = False
     notes: list[str] = field(default_factory=list)
     #: Geo shapes: listings read from the geo indexes after (Query items, without the page re-read).
     index_read: int | None = None
@@ -303,7 +291,7 @@ class Row:
 
     @property
     def enforced(self) -> bool:
-        return self.after is not None and self.shape not in AWAITING_POSTINGS and self.shape not in GEO_REPORTED
+        return self.after is not None and self.shape not in GEO_REPORTED
 
     @property
     def read(self) -> int:
@@ -464,13 +452,15 @@ def run_size(count: int, user_count: int) -> list[Row]:
 
 def _measure(count: int, user_count: int) -> list[Row]:
     from bench import search_baseline
-    from chalicelib import storage
+    from chalicelib import postings, storage
     from chalicelib.config import settings
     from chalicelib.listings.search import filters
     from chalicelib.listings.search.index import newest_key
     from chalicelib.listings.search.query import parse_search
     from chalicelib.listings.search.service import is_index_native, search_listings
     from chalicelib.pagination import PageQuery
+    from chalicelib.profiles.index import NAMESPACE as PROFILES
+    from scripts.profile_backfill import filed
     from scripts.search_backfill import posting_items, tally
 
     started = time.perf_counter()
@@ -480,6 +470,7 @@ def _measure(count: int, user_count: int) -> list[Row]:
     config = settings()
     load(config.LISTINGS_TABLE, items + heavy["listings"])
     load(config.USERS_TABLE, users)
+    load(config.SEARCH_INDEX_TABLE, postings.bulk_items(PROFILES, filed(users)))  # the profile backfill's postings
     load(config.REQUESTS_TABLE, heavy["requests"])
     load(config.CONVERSATION_MEMBERS_TABLE, heavy["members"])
     load(config.CONVERSATIONS_TABLE, heavy["conversations"])
@@ -501,21 +492,16 @@ def _measure(count: int, user_count: int) -> list[Row]:
         matches = sum(1 for i in everything if filters.evaluate(query, i) is not None)
         row = Row(shape, (before[0], before[1]), None, matches, _selective(everything, params),
                   native=query.category is not None and is_index_native(query))
-        if shape in AWAITING_POSTINGS:
-            # The stream reads the whole category here as the old path did (a rare filter fills no
-            # page early); moto serializes each item slowly, so it is not run: see the docstring.
-            row.skipped = True
-        else:
-            result, *after = reads.measure(lambda q=query: search_listings(q))
-            row.after = (after[0], after[1])
-            exact = result.totalRelation == "eq"
-            if (exact and result.total != matches) or (not exact and not PAGE_SIZE <= result.total <= matches):
-                row.notes.append(f"total {result.total} ({result.totalRelation}) vs brute force {matches}")
-            if query.geo is not None:
-                row.index_read, row.relation = reads.index_items, result.totalRelation
-                row.even_circle = shape.endswith("even") and query.geo.radius_km is not None
-                if [listing.id for listing in result.listings] != _nearest(everything, query):
-                    row.notes.append("geo page differs from the brute-force order")
+        result, *after = reads.measure(lambda q=query: search_listings(q))
+        row.after = (after[0], after[1])
+        exact = result.totalRelation == "eq"
+        if (exact and result.total != matches) or (not exact and not PAGE_SIZE <= result.total <= matches):
+            row.notes.append(f"total {result.total} ({result.totalRelation}) vs brute force {matches}")
+        if query.geo is not None:
+            row.index_read, row.relation = reads.index_items, result.totalRelation
+            row.even_circle = shape.endswith("even") and query.geo.radius_km is not None
+            if [listing.id for listing in result.listings] != _nearest(everything, query):
+                row.notes.append("geo page differs from the brute-force order")
         rows.append(row)
 
     # Page 50 via cursor: the cursor a client holds after 49 pages names the 980th newest key.
@@ -536,19 +522,49 @@ def _measure(count: int, user_count: int) -> list[Row]:
 
     rows += _geo_page_50(reads, everything)
     rows += _list_rows(reads, heavy)
-    profile_queries: list[tuple[str, str | None, Callable[[dict[str, Any]], bool], Callable[[dict[str, Any]], bool]]] = [
-        ("profiles no filter", None, lambda u: True, lambda u: True),
-        ("profiles q", None, lambda u: u["displayName"].lower().startswith("grace"),
-         lambda u: u["displayName"].lower().startswith("grace")),
-        ("profiles skills+openToWork", None, lambda u: {"rust", "go"} <= set(u["recruiting"]["skills"]),
-         lambda u: {"rust", "go"} <= set(u["recruiting"]["skills"]) and u["recruiting"]["openToWork"]),
-        ("profiles minVerifiedLevel=3", None, lambda u: u["verifiedLevel"] >= 3, lambda u: u["verifiedLevel"] >= 3),
-        ("profiles country", "FR", lambda u: u["country"] == "FR", lambda u: u["country"] == "FR"),
-    ]
-    for name, country, most_selective, full in profile_queries:
+    rows += _profile_rows(reads, users)
+    return rows
+
+
+#: Profile shapes: name, query parameters, the most selective single filter (``sel``; the
+#: ``skills`` parameter is one filter: all its skills), and the whole query (brute force).
+PROFILE_SHAPES: list[tuple[str, dict[str, Any], Callable[[dict[str, Any]], bool], Callable[[dict[str, Any]], bool]]] = [
+    ("profiles no filter", {}, lambda u: True, lambda u: True),
+    ("profiles q", {"q": "grace"}, lambda u: u["displayName"].lower().startswith("grace"),
+     lambda u: u["displayName"].lower().startswith("grace")),
+    ("profiles skills+openToWork", {"skills": "rust,go", "openToWork": True},
+     lambda u: {"rust", "go"} <= set(u["recruiting"]["skills"]),
+     lambda u: {"rust", "go"} <= set(u["recruiting"]["skills"]) and u["recruiting"]["openToWork"]),
+    ("profiles minVerifiedLevel=3", {"minVerifiedLevel": 3}, lambda u: u["verifiedLevel"] >= 3,
+     lambda u: u["verifiedLevel"] >= 3),
+    ("profiles country", {"country": "fr"}, lambda u: u["country"] == "fr", lambda u: u["country"] == "fr"),
+]
+
+
+def _profile_rows(reads: Reads, users: list[dict[str, Any]]) -> list[Row]:
+    """The profile shapes: before, the pre-issue-13 reads (``byCountry`` or every user); after,
+    the service reading the posting lists. Each checks its page and total against brute force."""
+    from bench import search_baseline
+    from chalicelib.profiles.models import ProfileSearchQuery
+    from chalicelib.profiles.search import search_profiles
+
+    ordered = sorted(users, key=lambda u: u["userId"])
+    ordered.sort(key=lambda u: (u["verifiedLevel"], u["updatedAt"]), reverse=True)
+    rows = []
+    for name, params, most_selective, full in PROFILE_SHAPES:
+        country = params.get("country")
         _, *before = reads.measure(lambda c=country: search_baseline.profiles(c))
-        rows.append(Row(name, (before[0], before[1]), None, sum(1 for u in users if full(u)),
-                        sum(1 for u in users if most_selective(u)), native=name == "profiles no filter"))
+        query = ProfileSearchQuery.model_validate({**params, "pageSize": PAGE_SIZE})
+        result, *after = reads.measure(lambda q=query: search_profiles(q))
+        expected = [u["userId"] for u in ordered if full(u)]
+        row = Row(name, (before[0], before[1]), (after[0], after[1]), len(expected),
+                  sum(1 for u in users if most_selective(u)), native=name == "profiles no filter")
+        exact = result.totalRelation == "eq"
+        if (exact and result.total != len(expected)) or (not exact and not PAGE_SIZE < result.total <= len(expected)):
+            row.notes.append(f"total {result.total} ({result.totalRelation}) vs brute force {len(expected)}")
+        if [p.userId for p in result.profiles] != expected[:PAGE_SIZE]:
+            row.notes.append("page differs from the brute-force order")
+        rows.append(row)
     return rows
 
 
@@ -643,7 +659,7 @@ def print_table(results: dict[int, list[Row]]) -> list[str]:
             r = results[n][index]
             before = f"{r.before[0]}/{r.before[1]}c"
             status = "ok" if r.ok else ("MISS" if r.enforced else "miss")
-            after = f"{r.after[0]}/{r.after[1]}c" if r.after else ("not run" if r.skipped else "same")
+            after = f"{r.after[0]}/{r.after[1]}c" if r.after else "same"
             line += f" | {'':>6} {before:>13} {after:>9} {r.matches:>6} {r.selective:>6} {r.ratio:>6.2f} {status:>6}"
             if r.enforced and not r.ok:
                 failures.append(f"{r.shape} at {n}: read {r.after[0]} (geo index {r.index_read}) > budget {r.budget}"

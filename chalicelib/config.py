@@ -64,6 +64,8 @@ class Settings(BaseModel):
     EVENTS_STREAM_ARN: Resource
     #: Stream of the Listings table (NEW_AND_OLD_IMAGES): feeds the listing posting lists.
     LISTINGS_STREAM_ARN: Resource
+    #: The Users table's stream (NEW_AND_OLD_IMAGES): profile posting lists follow it.
+    USERS_STREAM_ARN: Resource
     #: Allow http:// and loopback/private webhook targets (local stage and tests only).
     ALLOW_INSECURE_WEBHOOKS: bool = False
     #: Total deadline of one webhook delivery (DNS + connect + TLS + send + read), seconds (spec §8: 10).

@@ -177,6 +177,7 @@ def _write_changes(namespace: str, item_id: str, version: int, step: int | None,
     for index, (delta, chunk) in enumerate(chunks):
         last = index == len(chunks) - 1
         ops = [_state_op(namespace, item_id, step, delta, chunk, version if last else None)]
+        moved: Counter[str] = Counter()
         for text in chunk:
             key = PostingKey.decode(text)
             entry = {"pk": key.list_id, "sk": key.sort}
@@ -184,7 +185,10 @@ def _write_changes(namespace: str, item_id: str, version: int, step: int | None,
                 ops.append(storage.put_op(_table(), {**entry, "id": item_id}))
             else:
                 ops.append(storage.delete_op(_table(), entry))
-            ops.append(storage.update_op(_table(), _size_key(key.list_id), "ADD n :d", ExpressionAttributeValues=storage.values(d=delta)))
+            moved[key.list_id] += delta
+        # One size update per list: a transaction may not touch one item twice (AWS docs, TransactWriteItems).
+        ops += [storage.update_op(_table(), _size_key(name), "ADD n :d", ExpressionAttributeValues=storage.values(d=n))
+                for name, n in moved.items()]
         storage.transact(ops)
         step = (step or 0) + 1
 

@@ -109,15 +109,18 @@ N = "N"
 CURSOR_SECRET_RESOURCE = "CursorSecret"
 
 RESOURCES: dict[str, Any] = {
+    # Streamed: the profile posting lists (SearchIndexTable) follow every change (profiles/handlers.py).
     "UsersTable": _table(
         [("userId", S)],
         {"byCountry": [("country", S), ("userId", S)], "bySearchShard": [("searchShard", S), ("userId", S)]},
+        stream=True,
     ),
     "ApiKeysTable": _table([("keyHash", S)]),
     "ListingsTable": _table(
         [("listingId", S)],
         {
-            "byOwner": [("ownerId", S), ("createdAt", S)],
+            # The owner's list (GET /v1/listings/mine): sort <createdAt>#<listingId>, listings.owner_list.
+            "ownerNewest": [("ownerId", S), ("ownerNewest", S)],
             # Sparse: the active*/geo* attributes are set only while the listing is ACTIVE.
             # Geo search (search.index): partition = category, location field, geohash prefix of 1/3/5;
             # sort = the point's full geohash + id, so any finer cell is one key range.
@@ -222,6 +225,7 @@ ENVIRONMENT: dict[str, Any] = {
     "DASHBOARD_SESSIONS_TABLE": {"Ref": "DashboardSessionsTable"},
     "EVENTS_STREAM_ARN": {"Fn::GetAtt": ["EventsTable", "StreamArn"]},
     "LISTINGS_STREAM_ARN": {"Fn::GetAtt": ["ListingsTable", "StreamArn"]},
+    "USERS_STREAM_ARN": {"Fn::GetAtt": ["UsersTable", "StreamArn"]},
     "APPROVAL_QUEUE_URL": {"Ref": "ApprovalQueue"},
     "DELIVERY_QUEUE_URL": {"Ref": "DeliveryQueue"},
     "DELIVERY_QUEUE_ARN": {"Fn::GetAtt": ["DeliveryQueue", "Arn"]},

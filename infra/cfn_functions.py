@@ -40,6 +40,9 @@ FUNCTION_SETTINGS: dict[str, dict[str, Any]] = {
     "enqueue_approvals": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 86400},
     # Routing only (no sends): only faults of ours fail a record; replays are deduplicated.
     "enqueue_webhook_deliveries": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 21600},
+    # A profile change not applied leaves its postings stale until the user's next change:
+    # retry as long as approvals do (applying is idempotent and version-checked).
+    "maintain_profile_postings": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 86400},
     # A match not recorded is an alert never sent, matches of a deleted search not removed stay
     # stored: retry as long as approvals do (replays are idempotent).
     # Lambda event filtering hands it only the outbox inserts it handles (AWS docs, "Lambda event

@@ -23,17 +23,36 @@ while SQS remembers it for 5 minutes after the first send even when that message
 consumed. :func:`remember_deduplication_ids` closes it (the delivery claims would absorb such
 a duplicate anyway, but the local stack should behave like SQS).
 
+moto also backs up a table before a TransactWriteItems once per *item* of the transaction
+(a deep copy of the whole table each time, only the last one kept): a 100-item transaction
+on the SearchIndex table, as a posting-list change is, copies that table 100 times.
+:func:`back_up_tables_once` makes it copy each table once per transaction (the same backup,
+taken before any write of the transaction).
+
+DynamoDB makes TransactWriteItems idempotent by its ``ClientRequestToken`` (every call of
+``chalicelib.storage.transact`` sends one): a call repeated with the same token within 10 minutes
+succeeds without applying the writes again. botocore repeats a call whose answer timed out, so
+under load a committed transaction is sent twice; moto ignores the token and would fail the
+repeat's own conditions (a 409 or 500 for a write that succeeded).
+:func:`honour_client_request_tokens` gives moto DynamoDB's behaviour.
+
 Usage: ``python -m local_stack.moto_server HOST PORT``
 """
 
 from __future__ import annotations
 
+import copy
+import json
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from moto.dynamodb import models as dynamodb_models
 from moto.dynamodb.models import DynamoDBBackend
+from moto.dynamodb.models.table import Table
+from moto.dynamodb.responses import DynamoHandler
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
 from moto.sqs import models as sqs_models
 from werkzeug.serving import run_simple
@@ -79,6 +98,46 @@ def keep_stream_shards(backend: type[DynamoDBBackend] = DynamoDBBackend) -> None
     backend.transact_write_items = transact_write_items  # type: ignore[method-assign]
 
 
+class _TableBackups:
+    """Stands in for the ``copy`` module inside ``moto.dynamodb.models``: while the current thread
+    runs a transaction, a table is deep-copied once and the copy reused; everything else is
+    :mod:`copy` itself."""
+
+    def __init__(self) -> None:
+        self.local = threading.local()
+
+    def deepcopy(self, value: Any, memo: dict[int, Any] | None = None) -> Any:
+        backups: dict[int, Any] | None = getattr(self.local, "backups", None)
+        if backups is None or not isinstance(value, Table):
+            return copy.deepcopy(value, memo)
+        if id(value) not in backups:
+            backups[id(value)] = copy.deepcopy(value, memo)
+        return backups[id(value)]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(copy, name)
+
+
+def back_up_tables_once(backend: type[DynamoDBBackend] = DynamoDBBackend) -> None:
+    """Patch ``backend.transact_write_items`` to back up each table once per transaction (see
+    the module docstring); the rollback restores exactly the same state as before."""
+    transact = backend.transact_write_items
+    if getattr(transact, "backs_up_tables_once", False):
+        return
+    backups = _TableBackups()
+    dynamodb_models.copy = backups  # type: ignore[attr-defined]
+
+    def transact_write_items(self: DynamoDBBackend, transact_items: list[dict[str, Any]]) -> None:
+        backups.local.backups = {}
+        try:
+            transact(self, transact_items)
+        finally:
+            backups.local.backups = None
+
+    transact_write_items.backs_up_tables_once = True  # type: ignore[attr-defined]
+    backend.transact_write_items = transact_write_items  # type: ignore[method-assign]
+
+
 def remember_deduplication_ids(queue_class: type[sqs_models.Queue] = sqs_models.Queue) -> None:
     """Patch ``queue_class.add_message`` so a FIFO queue drops a message whose deduplication id it
     accepted in the last 5 minutes, also when that message was already deleted (SQS semantics)."""
@@ -106,10 +165,46 @@ def remember_deduplication_ids(queue_class: type[sqs_models.Queue] = sqs_models.
     queue_class.add_message = add_message  # type: ignore[method-assign]
 
 
+#: How long DynamoDB remembers a ClientRequestToken (seconds; TransactWriteItems API reference).
+CLIENT_REQUEST_TOKEN_SECONDS = 600
+
+
+def honour_client_request_tokens(handler: type[DynamoHandler] = DynamoHandler) -> None:
+    """Patch ``handler.transact_write_items`` so a repeat of a successful call with the same
+    ``ClientRequestToken`` (and the same items) within :data:`CLIENT_REQUEST_TOKEN_SECONDS`
+    returns success without writing again, as DynamoDB does (TransactWriteItems API reference,
+    "ClientRequestToken"). A repeat with other items runs as a new call (DynamoDB would answer
+    IdempotentParameterMismatchException; nothing here sends that)."""
+    transact = handler.transact_write_items
+    if getattr(transact, "honours_tokens", False):
+        return
+    done: dict[str, tuple[float, str, Any]] = {}
+
+    def transact_write_items(self: DynamoHandler) -> Any:
+        token = self.body.get("ClientRequestToken")
+        if not token:
+            return transact(self)
+        items = json.dumps(self.body.get("TransactItems"), sort_keys=True, default=str)
+        now = time.monotonic()
+        for key in [k for k, (at, _, _) in done.items() if now - at > CLIENT_REQUEST_TOKEN_SECONDS]:
+            del done[key]
+        previous = done.get(token)
+        if previous is not None and previous[1] == items:
+            return previous[2]
+        result = transact(self)  # raises when cancelled: only successes are remembered
+        done[token] = (now, items, result)
+        return result
+
+    transact_write_items.honours_tokens = True  # type: ignore[attr-defined]
+    handler.transact_write_items = transact_write_items  # type: ignore[method-assign]
+
+
 def main(host: str, port: int) -> None:
     """Serve moto on ``host:port`` until killed."""
     keep_stream_shards()
+    back_up_tables_once()
     remember_deduplication_ids()
+    honour_client_request_tokens()
     run_simple(host, port, serialized(DomainDispatcherApplication(create_backend_app)), threaded=True,
                request_handler=MotoRequestHandler)
 

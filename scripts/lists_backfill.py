@@ -1,7 +1,7 @@
-"""Backfill the list indexes and counters of existing requests and conversations (operator command, issue 13).
+"""Backfill the list indexes and counters of existing requests, conversations and listings (operator command, issue 13).
 
-The list routes (``/v1/match-requests/mine``, ``/incoming``, ``/listing/{id}`` and
-``/v1/conversations``) read pages from list GSIs keyed by attributes that items written
+The list routes (``/v1/match-requests/mine``, ``/incoming``, ``/listing/{id}``,
+``/v1/conversations`` and ``/v1/listings/mine``) read pages from list GSIs keyed by attributes that items written
 before issue 13 part 6 lack, and take ``total`` from counter items that did not exist. This
 command, run once after deploying the new indexes:
 
@@ -11,12 +11,15 @@ command, run once after deploying the new indexes:
    between wins; run again to settle);
 2. Scans ConversationMembers and writes ``recent`` / ``memberType`` the same way, conditional
    on the ``updatedAt`` it read;
-3. Rewrites every request and conversation counter item with the exact counts of what it
+3. Scans Listings and writes the ``ownerNewest`` sort key
+   (:func:`chalicelib.listings.owner_list.sort_key`) where missing, conditional on the listing
+   still existing with the ``createdAt`` it read;
+4. Rewrites every request, conversation and owner's-listings counter item with the exact counts of what it
    scanned (the same rule as the transactions: :func:`lists.deltas`,
-   :func:`chalicelib.conversations.repository.member_delta`) and deletes counter items that
+   :func:`chalicelib.conversations.repository.member_delta`, :func:`chalicelib.listings.owner_list.delta`) and deletes counter items that
    count nothing any more.
 
-Run it while requests and conversations are quiet (or run it twice): a request created or
+Run it while requests, conversations and listings are quiet (or run it twice): a request created or
 decided between the Scan and the counter write is not in the recount.
 
 Usage::
@@ -36,7 +39,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 #: The counter items this command owns (``pk`` prefixes in the SearchIndex table).
-COUNTER_PREFIXES = ("count#requests#", "count#conversations#")
+COUNTER_PREFIXES = ("count#requests#", "count#conversations#", "count#ownerListings#")
 
 
 def scan(table: str, **params: Any) -> Iterator[dict[str, Any]]:
@@ -48,14 +51,18 @@ def scan(table: str, **params: Any) -> Iterator[dict[str, Any]]:
             yield storage.from_item(item) or {}
 
 
-def tally(requests: Iterable[dict[str, Any]], members: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The counter items (absolute counts) of ``requests`` and conversation ``members``."""
+def tally(
+    requests: Iterable[dict[str, Any]], members: Iterable[dict[str, Any]], listings: Iterable[dict[str, Any]] = ()
+) -> list[dict[str, Any]]:
+    """The counter items (absolute counts) of ``requests``, conversation ``members`` and ``listings``."""
     from chalicelib import list_counters
     from chalicelib.conversations.repository import member_delta
+    from chalicelib.listings import owner_list
     from chalicelib.match_requests import lists
 
     deltas = [delta for request in requests for delta in lists.deltas(request, None, str(request["status"]))]
     deltas += [member_delta(member) for member in members]
+    deltas += [owner_list.delta(str(listing["ownerId"]), 1) for listing in listings]
     return [list_counters.put_request(name, counts) for name, counts in list_counters.merge(deltas).items()]
 
 
@@ -99,12 +106,14 @@ def _write_counters(counters: list[dict[str, Any]]) -> int:
 
 
 def backfill() -> dict[str, int]:
-    """Re-index every request and member item and rewrite the list counters.
+    """Re-index every request, member and listing item and rewrite the list counters.
 
-    Returns ``{"requests", "reindexedRequests", "members", "reindexedMembers", "counters", "deletedCounters"}``.
+    Returns ``{"requests", "reindexedRequests", "members", "reindexedMembers", "listings",
+    "reindexedListings", "counters", "deletedCounters"}``.
     """
     from chalicelib.config import settings
     from chalicelib.conversations.repository import member_index_attributes
+    from chalicelib.listings import owner_list
     from chalicelib.match_requests import lists
 
     config = settings()
@@ -119,10 +128,17 @@ def backfill() -> dict[str, int]:
                      m, member_index_attributes(m), "updatedAt", m["updatedAt"])
         for m in members
     )
-    counters = tally(requests, members)
+    listings = list(scan(config.LISTINGS_TABLE))
+    reindexed_listings = sum(
+        _set_missing(config.LISTINGS_TABLE, {"listingId": item["listingId"]}, item,
+                     {owner_list.SORT: owner_list.sort_key(item)}, "createdAt", item["createdAt"])
+        for item in listings
+    )
+    counters = tally(requests, members, listings)
     deleted = _write_counters(counters)
     return {"requests": len(requests), "reindexedRequests": reindexed_requests, "members": len(members),
-            "reindexedMembers": reindexed_members, "counters": len(counters), "deletedCounters": deleted}
+            "reindexedMembers": reindexed_members, "listings": len(listings), "reindexedListings": reindexed_listings,
+            "counters": len(counters), "deletedCounters": deleted}
 
 
 def main() -> int:

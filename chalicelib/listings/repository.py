@@ -12,13 +12,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from chalicelib import outbox, storage
+from chalicelib import keyset, list_counters, outbox, storage
 from chalicelib.config import settings
-from chalicelib.listings import status
+from chalicelib.listings import owner_list, status
 from chalicelib.listings.records import ListingRecord, record
 from chalicelib.listings.search import counters
 from chalicelib.listings.search.index import INDEX_ATTRIBUTES, geo_index, index_attributes
 from chalicelib.listings.status import ListingStatus, Transition
+from chalicelib.users.records import UserRecord
+from chalicelib.users.records import record as user_record
 
 
 def _table() -> str:
@@ -55,14 +57,73 @@ def get_many(listing_ids: Sequence[str]) -> dict[str, ListingRecord]:
     return {i["listingId"]: record(i) for i in storage.batch_get(_table(), [_key(x) for x in listing_ids])}
 
 
-def list_by_owner(owner_id: str) -> list[ListingRecord]:
-    """Every listing record of ``owner_id``, newest first (``byOwner`` index)."""
-    return [record(i) for i in storage.query_index(_table(), "byOwner", "ownerId", owner_id, newest_first=True)]
+def owner_page(owner_id: str, size: int, after: str | None = None, skip: int = 0) -> tuple[list[ListingRecord], str | None]:
+    """One page of ``owner_id``'s listings (every status), newest first, from the ``ownerNewest`` index.
+
+    Parameters
+    ----------
+    owner_id:
+        The owner (the list).
+    size:
+        Listings per page (1..100).
+    after:
+        The previous page's last sort key (a cursor's position, ``<createdAt>#<listingId>``), or ``None``.
+    skip:
+        Listings to pass over first (offset pages without a cursor).
+
+    Returns
+    -------
+    tuple
+        The page's records and the sort key to continue after (``None`` on the last page).
+        Reads at most ``skip + size + 1`` index items (projection ALL, no re-read).
+    """
+    page = keyset.read_page(_table(), owner_list.INDEX, owner_id, size, after=after, skip=skip)
+    items = [record(i) for i in page.items]
+    return items, (owner_list.sort_key(items[-1]) if page.more and items else None)
+
+
+def owner_total(owner_id: str) -> int:
+    """The exact number of ``owner_id``'s listings (one GetItem of the owner's counter item)."""
+    return list_counters.read(owner_list.counter_name(owner_id), owner_list.COUNT_ATTRIBUTE)
+
+
+def owner_with_total(owner_id: str) -> tuple[UserRecord | None, int]:
+    """The owner's user record (``None`` when gone) and the exact number of their listings.
+
+    One BatchGetItem of the Users item and the owner's counter item, so the ``mine`` route
+    stays at two DynamoDB calls (the page's Query and this).
+    """
+    users_table = settings().USERS_TABLE
+    found = storage.batch_get_tables({
+        users_table: [{"userId": owner_id}],
+        list_counters.table(): [list_counters.key(owner_list.counter_name(owner_id))],
+    })
+    users, counters = found[users_table], found[list_counters.table()]
+    total = list_counters.count_in(counters[0] if counters else None, owner_list.COUNT_ATTRIBUTE)
+    return (user_record(users[0]) if users else None), total
+
+
+def owner_count_op(owner_id: str, change: int) -> dict[str, Any]:
+    """Transaction ``Update`` moving ``owner_id``'s listing counter by ``change`` (+1 create, -1 delete).
+
+    Only valid in the transaction whose conditional Put or Delete of the listing makes the change.
+    """
+    name, changes = owner_list.delta(owner_id, change)
+    return list_counters.add_op(name, changes)
 
 
 def create(item: ListingRecord, extra_ops: Sequence[dict[str, Any]]) -> None:
-    """Put a new listing together with ``extra_ops`` (its outbox event) in one transaction."""
-    storage.transact([storage.put_op(_table(), item, condition="attribute_not_exists(listingId)"), *extra_ops])
+    """Put a new listing together with ``extra_ops`` (its outbox event) in one transaction.
+
+    The Put (conditional on the id being new) carries the ``ownerNewest`` sort key and the same
+    transaction adds 1 to the owner's listing counter (:mod:`chalicelib.listings.owner_list`).
+    """
+    stored = {**item, owner_list.SORT: owner_list.sort_key(item)}
+    storage.transact([
+        storage.put_op(_table(), stored, condition="attribute_not_exists(listingId)"),
+        owner_count_op(item["ownerId"], 1),
+        *extra_ops,
+    ])
 
 
 _REMOVE_PENDING = "pendingQueue, pendingSort"

@@ -172,13 +172,28 @@ def get_visible(caller: Caller, listing_id: str) -> ListingRecord:
 
 
 def list_my_listings(caller: Caller, page: PageQuery) -> MyListingPage:
-    """The caller's listings in every status, newest first."""
-    items = repository.list_by_owner(caller.user_id)
-    owner = users.get_user(caller.user_id) if items else None
+    """The caller's listings in every status, newest first (ties in ``createdAt`` by id, descending).
+
+    Reads only the page: with a cursor, ``pageSize + 1`` index items right after the cursor's
+    position; with ``page=N`` alone, the ``(N - 1) x pageSize`` newer listings first. ``total``
+    is the owner's listing counter (:mod:`chalicelib.listings.owner_list`), read in the same
+    BatchGetItem as the owner's summary: two DynamoDB calls whatever the number of listings.
+
+    Raises
+    ------
+    ValidationError
+        ``cursor`` malformed, edited or from another query (field ``cursor``).
+    """
     position = page.position_in("listings.mine", caller.user_id)
+    skip = position.offset if position.key is None else 0
+    items, last_key = repository.owner_page(caller.user_id, position.page_size, after=position.key, skip=skip)
+    if items:
+        owner, total = repository.owner_with_total(caller.user_id)
+    else:
+        owner, total = None, repository.owner_total(caller.user_id)
     return MyListingPage(
-        listings=[to_model(i, owner, owner_view=True) for i in position.slice(items)], total=len(items), page=position.page,
-        pageSize=position.page_size, nextCursor=position.next_cursor(position.after(len(items))),
+        listings=[to_model(i, owner, owner_view=True) for i in items], total=total, page=position.page,
+        pageSize=position.page_size, nextCursor=position.next_cursor(last_key is not None, last_key),
     )
 
 

@@ -9,7 +9,7 @@ from pydantic import Field, StringConstraints, field_validator
 from chalicelib.channels import ChannelKey
 from chalicelib.json_types import Timestamp
 from chalicelib.model_base import Model
-from chalicelib.pagination import Envelope, PageQuery
+from chalicelib.pagination import PageQuery, SearchEnvelope
 from chalicelib.users.models import Country, Recruiting, Seniority, SocialLinks, VerifiedLevel
 
 #: Most skills one search may require.
@@ -30,8 +30,8 @@ class PublicProfile(Model):
     updatedAt: Timestamp
 
 
-class ProfilePage(Envelope):
-    """Envelope ``{profiles, total, page, pageSize}``."""
+class ProfilePage(SearchEnvelope):
+    """Search envelope ``{profiles, total, totalRelation, page, pageSize, nextCursor}``."""
 
     profiles: list[PublicProfile]
 

@@ -1,71 +1,229 @@
-"""Profile sourcing search (``GET /v1/profiles/search``), without a Scan.
+"""Profile sourcing search (``GET /v1/profiles/search``) from posting lists, never every user.
 
-Candidates come from one index Query: ``byCountry`` when ``country`` is given, else the eight
-``bySearchShard`` partitions ``S0``..``S7`` queried concurrently (every user is in exactly one
-shard). The other filters, ``q`` and the order run in memory, so ``total`` is exact. The read
-cost grows with the users of the country (or all users, without one); a search engine
-(OpenSearch via DynamoDB zero-ETL) is the next step at scale, as for listings.
+:func:`search_profiles` runs the plan of :mod:`chalicelib.profiles.planner`:
+
+1. one BatchGetItem reads the sizes of the posting lists that could serve the query's filters
+   (:mod:`chalicelib.profiles.index`, :mod:`chalicelib.postings`), and the planner picks the
+   source with the fewest members;
+2. the source is read in result order from the cursor's position (Queries with ``Limit``;
+   several lists are merged by sort key), stopping at the first member below
+   ``minVerifiedLevel`` (every list is ordered by level first);
+3. the candidates' users are re-read from the Users table (BatchGetItem) and kept when they
+   still sit where the list filed them (the stream has caught up with their last change) and
+   pass :func:`matches`, the one matching rule; so a page never shows a stale profile, and a
+   user appears at one position only.
+
+**Totals.** When the source alone is the whole query (one filter, or none), ``total`` is its
+size and the read stops with the page: items read ≈ 2 x pageSize + the sizes read. Otherwise
+the read goes on past the page, counting matches, until the source is exhausted (``total``
+exact, ``totalRelation: "eq"``) or :data:`READ_BUDGET` candidates have been examined, and
+then stops at the next match, which proves a next page: ``total`` is then the matches counted,
+a lower bound (``"gte"``).
+
+**Cursors.** ``nextCursor`` carries the sort key of the page's last profile; the next page
+starts right after it without reading the earlier ones. ``page=N`` without a cursor skips the
+first ``(N - 1) x pageSize`` matches by reading them.
 
 Order: verification level (highest first), then the most recently updated profile, then
-``userId``, so pages are stable.
+``userId``. Postings follow profile changes through the Users table's stream
+(:mod:`chalicelib.profiles.handlers`), about a second behind.
 """
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+import heapq
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
 
+from chalicelib import postings
+from chalicelib.profiles import index, planner
+from chalicelib.profiles.facets import facets
 from chalicelib.profiles.models import ProfilePage, ProfileSearchQuery
 from chalicelib.profiles.service import public_profile
 from chalicelib.text import words
 from chalicelib.users import repository as users
 from chalicelib.users.records import UserRecord
-from chalicelib.users.service import active_channels
+
+#: Candidates a search that verifies filters examines before ``total`` becomes a lower bound
+#: (each costs one posting and one user read: about 1,000 items).
+READ_BUDGET = 500
+#: Most entries one Query asks for, and most users one verification batch re-reads
+#: (BatchGetItem takes 100 keys).
+MAX_BATCH = 100
 
 
-def candidates(country: str | None) -> list[UserRecord]:
-    """The user items a search must look at: one country, or all shards concurrently."""
-    if country is not None:
-        return users.query_country(country)
-    shards = [f"S{i}" for i in range(users.SEARCH_SHARDS)]
-    with ThreadPoolExecutor(max_workers=len(shards)) as pool:
-        batches = list(pool.map(users.query_shard, shards))
-    return [user for batch in batches for user in batch]
+def matches(user: UserRecord, query: ProfileSearchQuery, terms: Sequence[str]) -> bool:
+    """True when ``user`` passes every filter of ``query`` (``terms``: the folded words of ``q``).
 
-
-def _searchable_words(user: UserRecord) -> set[str]:
-    recruiting = user.get("recruiting") or {}
-    text = " ".join([user.get("displayName", ""), recruiting.get("headline") or "", *(recruiting.get("skills") or [])])
-    return set(words(text))
-
-
-def matches(user: UserRecord, query: ProfileSearchQuery, terms: list[str]) -> bool:
-    """True when ``user`` passes every filter of ``query`` (``terms``: the folded words of ``q``)."""
-    recruiting = user.get("recruiting") or {}
+    The one matching rule of profile search: ``q`` words must each start a word of the
+    profile (:class:`~chalicelib.profiles.facets.Facets`), ``skills`` must all be listed,
+    the other filters must be equal (``minVerifiedLevel``: at least).
+    """
+    profile = facets(user)
     checks = (
-        query.country is None or user.get("country") == query.country,
-        query.minVerifiedLevel is None or int(user.get("verifiedLevel", 0)) >= query.minVerifiedLevel,
-        not query.skills or set(query.skills) <= set(recruiting.get("skills") or []),
-        query.openToWork is None or bool(recruiting.get("openToWork", False)) == query.openToWork,
-        query.seniority is None or recruiting.get("seniority") == query.seniority,
-        query.remote is None or recruiting.get("remote") == query.remote,
-        query.channel is None or query.channel.value in active_channels(user),
+        query.country is None or profile.country == query.country,
+        query.minVerifiedLevel is None or profile.level >= query.minVerifiedLevel,
+        not query.skills or set(query.skills) <= profile.skills,
+        query.openToWork is None or profile.open_to_work == query.openToWork,
+        query.seniority is None or profile.seniority == query.seniority,
+        query.remote is None or profile.remote == query.remote,
+        query.channel is None or query.channel.value in profile.channels,
     )
     if not all(checks):
         return False
-    if not terms:
-        return True
-    vocabulary = _searchable_words(user)
-    return all(any(word.startswith(term) for word in vocabulary) for term in terms)
+    return all(any(word.startswith(term) for word in profile.words) for term in terms)
+
+
+@dataclass
+class _Limit:
+    """How many entries the next Query of a list asks for (the reader sets it per batch)."""
+
+    value: int
+
+    def __call__(self) -> int:
+        return max(1, min(MAX_BATCH, self.value))
+
+
+def _run(list_name: str, after: str | None, high: str | None, limit: Callable[[], int]) -> Iterator[postings.Posting]:
+    """The entries of one list after ``after`` (and at most ``high``), ascending, read lazily."""
+    while True:
+        page = postings.read(list_name, limit(), after=after, descending=False, high=high)
+        yield from page.postings
+        if not page.more or not page.postings:
+            return
+        after = page.postings[-1].sort
+
+
+def candidates(plan: planner.Plan, after: str | None, limit: Callable[[], int]) -> Iterator[postings.Posting]:
+    """The entries of the plan's source after ``after``, in result order, each user once.
+
+    Parameters
+    ----------
+    plan:
+        The planner's choice (lists, and the level to stop below).
+    after:
+        Exclusive start: the sort key of the last profile of the previous page, or ``None``.
+    limit:
+        Called before every Query: how many entries to ask for.
+    """
+    high = index.level_bound(plan.min_level) if plan.min_level else None
+    names = plan.source.lists
+    if after is not None and plan.source.ceilings:  # lists wholly before the cursor hold nothing after it
+        names = tuple(n for n, ceiling in zip(names, plan.source.ceilings, strict=True) if ceiling > after)
+    runs = [_run(name, after, high, limit) for name in names]
+    merged = itertools.chain(*runs) if plan.source.concatenated else heapq.merge(*runs, key=lambda p: p.sort)
+    previous: str | None = None
+    for posting in merged:
+        if posting.sort != previous:  # a user in two lists of a merged source
+            yield posting
+        previous = posting.sort
+
+
+@dataclass
+class _Found:
+    """A page of users in result order and what is known of the rest."""
+
+    users: list[UserRecord] = field(default_factory=list)
+    total: int = 0
+    relation: Literal["eq", "gte"] = "eq"
+    has_more: bool = False
+    last_key: str | None = None
+
+
+def _current(batch: list[postings.Posting], query: ProfileSearchQuery, terms: Sequence[str]) -> list[tuple[str, UserRecord | None]]:
+    """Each candidate's sort key with its user re-read from the table (one BatchGetItem per 100),
+    or ``None`` when the user is gone, has moved since it was filed there, or no longer matches."""
+    found = users.get_users([p.item_id for p in batch]) if batch else {}
+    checked: list[tuple[str, UserRecord | None]] = []
+    for posting in batch:
+        user = found.get(posting.item_id)
+        valid = user is not None and index.sort_key(facets(user)) == posting.sort and matches(user, query, terms)
+        checked.append((posting.sort, user if valid else None))
+    return checked
+
+
+def _counted_page(plan: planner.Plan, query: ProfileSearchQuery, terms: Sequence[str], skip: int, page_size: int,
+                  after: str | None) -> _Found:
+    """A page of a source that is the whole query: ``total`` is its size; reads stop with the page."""
+    limit = _Limit(skip + page_size)
+    stream = candidates(plan, after, limit)
+    for _ in itertools.islice(stream, skip):
+        pass
+    found = _Found(total=plan.size, last_key=after)
+    while len(found.users) < page_size:
+        limit.value = page_size - len(found.users)
+        batch = list(itertools.islice(stream, limit.value))
+        for key, user in _current(batch, query, terms):
+            if user is not None:
+                found.users.append(user)
+                found.last_key = key
+        if len(batch) < limit.value:
+            break
+    return found
+
+
+def _verified_page(plan: planner.Plan, query: ProfileSearchQuery, terms: Sequence[str], skip: int, page_size: int,
+                   after: str | None) -> _Found:
+    """A page whose candidates need :func:`matches`: counts matches past the page (see the module docstring)."""
+    need = skip + page_size
+    limit = _Limit(need)
+    stream = candidates(plan, after, limit)
+    found = _Found(last_key=after)
+    matched = examined = 0
+    while True:
+        batch = list(itertools.islice(stream, limit()))
+        for key, user in _current(batch, query, terms):
+            examined += 1
+            if user is None:
+                continue
+            matched += 1
+            if matched <= skip:
+                continue
+            if matched <= need:
+                found.users.append(user)
+                found.last_key = key
+            elif examined >= READ_BUDGET:
+                found.relation = "gte"  # one match past the page proves a next page
+                break
+        if found.relation == "gte" or len(batch) < limit():
+            break
+        limit.value = min(MAX_BATCH, 2 * limit.value)
+    found.total = matched
+    found.has_more = matched > need
+    return found
 
 
 def search_profiles(query: ProfileSearchQuery) -> ProfilePage:
-    """One page of the profiles matching ``query``, in the documented order."""
+    """One page of the profiles matching ``query``, in the documented order.
+
+    Returns
+    -------
+    ProfilePage
+        ``{profiles, total, totalRelation, page, pageSize, nextCursor}``.
+
+    Raises
+    ------
+    ValidationError
+        The cursor is malformed, edited or belongs to another query (field ``cursor``), or
+        ``page`` contradicts it (field ``page``).
+    """
     terms = words(query.q or "")
-    found = [u for u in candidates(query.country) if matches(u, query, terms)]
-    found.sort(key=lambda u: u["userId"])
-    found.sort(key=lambda u: (int(u.get("verifiedLevel", 0)), u.get("updatedAt", "")), reverse=True)
     position = query.position_in("profiles.search", "")
+    options = planner.sources(query, terms)
+    plan = planner.choose(query, terms, options, postings.sizes(planner.size_lists(options)))
+    skip = 0 if position.key else position.offset
+    if plan.verify:
+        found = _verified_page(plan, query, terms, skip, position.page_size, position.key)
+        earlier = position.offset if position.key else 0  # the earlier pages were full
+        total = earlier + found.total
+        has_more = found.has_more
+    else:
+        found = _counted_page(plan, query, terms, skip, position.page_size, position.key)
+        total = plan.size
+        has_more = position.after(total) and bool(found.users)
     return ProfilePage(
-        profiles=[public_profile(u) for u in position.slice(found)], total=len(found), page=position.page,
-        pageSize=position.page_size, nextCursor=position.next_cursor(position.after(len(found))),
+        profiles=[public_profile(u) for u in found.users], total=total, totalRelation=found.relation,
+        page=position.page, pageSize=position.page_size, nextCursor=position.next_cursor(has_more, found.last_key),
     )

@@ -37,8 +37,9 @@ logger = Logger(service="matching-service")
 LISTING_DELETED_REASON = "listing deleted"
 #: Attempts of a deletion while requests for the listing keep arriving.
 DELETE_ATTEMPTS = 4
-#: Items of the deleting transaction besides the rejections: the delete and the search counter.
-FIXED_ITEMS = 2
+#: Items of the deleting transaction besides the rejections: the delete, the search counter and
+#: the owner's listing counter (:mod:`chalicelib.listings.owner_list`).
+FIXED_ITEMS = 3
 #: Counter items every rejection transaction updates once for all its requests: the owner's
 #: received list and the listing's list (:mod:`chalicelib.match_requests.lists`).
 SHARED_COUNTERS = 2
@@ -109,7 +110,7 @@ def delete_listing_rejecting_requests(
         The listing item as just read (``ownerId``, ``status``, ``requestCount``, ``title``,
         ``webhookIds``); the delete is conditional on that status.
     extra_ops:
-        At most :data:`FIXED_ITEMS` - 1 more ops of the deleting transaction (the search
+        At most :data:`FIXED_ITEMS` - 2 more ops of the deleting transaction (the search
         counter's decrement of an ACTIVE listing).
     at_version:
         Delete only if the listing is still at the ``version`` read (``If-Match``).
@@ -135,6 +136,7 @@ def delete_listing_rejecting_requests(
         "listing", guards.delete_listing_op(listing_id, owner_id, len(requests), listing["status"], version)
     )
     tx.add_all("counters", extra_ops)
+    tx.add("counters:owner", listings_repository.owner_count_op(owner_id, -1))
     if first:
         _add_rejections(tx, first, listing, now)
     tx.commit()

@@ -60,17 +60,6 @@ class Stack:
         return response.json()["userId"], self.client(response.json()["apiKey"])
 
 
-def lower_priority() -> None:
-    """``preexec_fn`` of a load generator (schemathesis): nice 10.
-
-    On a shared 2-core machine it then yields the CPU to the stacks and to the tests whose
-    assertions depend on a stack answering in time (delivery deadlines, issue 10's latency
-    check) instead of starving them, and it sends fewer requests when the CPU is scarce (the
-    stack it fuzzes keeps the normal priority, so it answers in time). Total work is unchanged.
-    """
-    os.nice(10)
-
-
 #: The stack's DynamoDB/SQS client timeouts in end-to-end runs (production: 2 s connect, 3 s read,
 #: ``chalicelib.storage``). The embedded moto answers one request at a time; on a shared 2-core
 #: machine under load an answer can take longer than 3 s, and a timed-out conditional write that

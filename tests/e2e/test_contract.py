@@ -29,7 +29,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.e2e.conftest import Stack, approve_listing, lower_priority, start_stack, stop_stack
+from tests.e2e.conftest import Stack, approve_listing, start_stack, stop_stack
 
 pytestmark = pytest.mark.e2e
 
@@ -138,18 +138,16 @@ def test_every_operation_conforms_to_the_openapi_document(fuzz_stack: Stack, tmp
         "--max-examples", MAX_EXAMPLES,
         "--seed", SEED,
         "--workers", "2",
-        # Each request's bound (default 10 s): generous, a load generator at nice 10 on a shared
-        # 2-core machine; a request that never answers still fails the run.
+        # Each request's bound (default 10 s): generous for a stack on a loaded, shared 2-core
+        # machine; a request that never answers still fails the run.
         "--request-timeout", "30",
         "--generation-database", "none",
         "--no-color",
         "--report", "json",
         "--report-json-path", str(report_path),
     ]
-    # In tmp_path: schemathesis and hypothesis keep state in the working directory. At nice 10: the
-    # other e2e files run beside it (tests/e2e/conftest.py lower_priority).
-    run = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=TIMEOUT_SECONDS, check=False,
-                         preexec_fn=lower_priority)
+    # In tmp_path: schemathesis and hypothesis keep state in the working directory.
+    run = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=TIMEOUT_SECONDS, check=False)
     output = run.stdout + run.stderr
     report = json.loads(report_path.read_text())
     cases = report["test_cases"]

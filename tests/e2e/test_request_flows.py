@@ -88,10 +88,14 @@ def test_profile_sourcing_flow(stack: Stack) -> None:
     _, unverified = stack.new_user("Uma Unverified", channels={"telegram": "@uma"})
     recruiter_id, recruiter = stack.new_user("Rob Recruiter", channels={"telegram": "@rob"}, verifiedLevel=2)
 
-    found = recruiter.get("/v1/profiles/search", params={"q": "rust", "country": "de", "skills": "rust,kubernetes",
-                                                          "openToWork": "true", "seniority": "senior", "channel": "telegram"})
-    assert found.status_code == 200, found.text
-    assert target_id in [p["userId"] for p in found.json()["profiles"]]
+    def found() -> bool:  # profile search reads postings, which follow the Users stream (about a second)
+        response = recruiter.get("/v1/profiles/search", params={
+            "q": "rust", "country": "de", "skills": "rust,kubernetes", "openToWork": "true", "seniority": "senior",
+            "channel": "telegram"})
+        assert response.status_code == 200, response.text
+        return target_id in [p["userId"] for p in response.json()["profiles"]]
+
+    wait_until(found, timeout_seconds=15)
 
     profile = recruiter.get(f"/v1/profiles/{target_id}").json()
     assert profile["profileRequestPolicy"]["canRequest"] is True

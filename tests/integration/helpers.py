@@ -196,17 +196,24 @@ def shared_stack(resources: Resources) -> Iterator[Stack]:
         alice = make_user("Alice", country="de")
         bob = make_user("Bob", country="fr")
         admin = make_user("Admin", admin=True)
-        yield Stack(Api(client), EventRunner(app), alice, bob, admin)
+        runner = EventRunner(app)
+        runner.drain()  # the users' own stream records (profile postings): the tests start from a quiet stream
+        yield Stack(Api(client), runner, alice, bob, admin)
 
 
 def listing_stream_records() -> list[dict[str, Any]]:
     """Every record of the Listings table's stream so far, oldest first, shaped as Lambda hands them over."""
+    return stream_records(settings().LISTINGS_TABLE)
+
+
+def stream_records(table: str) -> list[dict[str, Any]]:
+    """Every record of ``table``'s stream so far, oldest first, shaped as Lambda hands them over."""
     import boto3
     from botocore.config import Config
 
     # botocore's account-based stream endpoints are unknown to moto (as in local_stack.runner).
     streams = boto3.client("dynamodbstreams", config=Config(account_id_endpoint_mode="disabled"))
-    arn = storage.dynamodb().describe_table(TableName=settings().LISTINGS_TABLE)["Table"]["LatestStreamArn"]
+    arn = storage.dynamodb().describe_table(TableName=table)["Table"]["LatestStreamArn"]
     records: list[dict[str, Any]] = []
     for shard in streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"]:
         iterator = streams.get_shard_iterator(StreamArn=arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON")["ShardIterator"]

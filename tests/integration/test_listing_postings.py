@@ -25,7 +25,7 @@ def _filed() -> tuple[set[tuple[str, str]], dict[str, int]]:
     """The posting entries and the non-zero list sizes in the SearchIndex table now."""
     items = search_index_items()
     entries = {(pk, sk) for pk, sk in items if pk.startswith(f"{NAMESPACE}#")}
-    sizes = {pk.removeprefix("size|"): int(i["n"]) for (pk, _), i in items.items() if pk.startswith("size|") and int(i["n"])}
+    sizes = {pk.removeprefix("size|"): int(i["n"]) for (pk, _), i in items.items() if pk.startswith(f"size|{NAMESPACE}#") and int(i["n"])}
     return entries, sizes
 
 

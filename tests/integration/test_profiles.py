@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from chalicelib.config import settings
 from tests.integration.conftest import Api, User, make_user
 from tests.integration.helpers import assert_error, aws_calls
 from tests.integration.request_helpers import forbid_scans, profile_request
@@ -139,8 +140,8 @@ def test_profile_detail_is_one_dynamodb_call(api: Api, alice: User, bob: User) -
 
 
 @pytest.fixture
-def people(api: Api) -> dict[str, User]:
-    """Four profiles with recruiting information."""
+def people(api: Api, runner: Any) -> dict[str, User]:
+    """Four profiles with recruiting information, their postings applied from the Users stream."""
     ana = make_user("Ana Lopez", country="es", verifiedLevel=2)
     ben = make_user("Ben Okafor", country="de", verifiedLevel=1, channels={"discord": "ben#1"})
     cho = make_user("Cho Min", country="de", verifiedLevel=3)
@@ -151,6 +152,7 @@ def people(api: Api) -> dict[str, User]:
                                     "seniority": "mid", "remote": False}})
     patch(api, cho, {"recruiting": {"openToWork": False, "headline": "Engineering manager", "skills": ["python", "leadership"],
                                     "seniority": "lead"}})
+    runner.drain()
     return {"ana": ana, "ben": ben, "cho": cho, "dev": dev}
 
 
@@ -213,11 +215,14 @@ def test_profile_search_rejects_bad_parameters(api: Api, alice: User, query: str
     assert_error(search(api, alice, query), 400, "VALIDATION_ERROR", field)
 
 
-def test_profile_search_reads_indexes_only(api: Api, people: dict[str, User]) -> None:
-    with aws_calls("Query") as queries, forbid_scans():
+def test_profile_search_reads_posting_lists_not_users(api: Api, people: dict[str, User]) -> None:
+    """No index of the Users table is queried (it would be every user, or a country's); the
+    page's users are one BatchGetItem of the Users table."""
+    with aws_calls("Query") as queries, aws_calls("BatchGetItem") as batches, forbid_scans():
         assert search(api, people["ana"], "q=python").status_code == 200
-    assert sorted(q["ExpressionAttributeValues"][":v"]["S"] for q in queries) == [f"S{i}" for i in range(8)]
-    assert {q["IndexName"] for q in queries} == {"bySearchShard"}
-    with aws_calls("Query") as queries:
         assert search(api, people["ana"], "country=de").status_code == 200
-    assert [q["IndexName"] for q in queries] == ["byCountry"]
+    assert queries
+    assert {q["TableName"] for q in queries} == {settings().SEARCH_INDEX_TABLE}
+    assert not any("IndexName" in q for q in queries)
+    user_reads = [b for b in batches if settings().USERS_TABLE in b["RequestItems"]]
+    assert [len(b["RequestItems"][settings().USERS_TABLE]["Keys"]) for b in user_reads] == [2, 2]

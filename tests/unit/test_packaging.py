@@ -191,7 +191,7 @@ def test_overrides_exist_for_exactly_the_apps_functions() -> None:
 
 
 #: Stream consumers of ordinary tables; every other stream handler reads the outbox (EventsTable).
-TABLE_STREAMS = {"maintain_listing_postings": "ListingsTable"}
+TABLE_STREAMS = {"maintain_listing_postings": "ListingsTable", "maintain_profile_postings": "UsersTable"}
 
 
 def test_event_source_mappings_report_partial_failures_and_bound_retries() -> None:

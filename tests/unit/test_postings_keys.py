@@ -74,3 +74,9 @@ def test_number_bounds_select_exactly_the_closed_interval(value: Decimal, low: D
     assert none is None
     assert only_low is not None
     assert (only_low <= sort) == (low <= value)
+
+
+def test_a_number_that_does_not_parse_gets_no_range_entry_and_stops_nothing() -> None:
+    keys = posting_keys({**LISTING, "meta": {**LISTING["meta"], "salary": "lots"}})  # never written by the service
+    assert not any(k.list_id == number_list("jobs", "salary") for k in keys)
+    assert PostingKey(value_list("jobs", "salary", "lots"), NEWEST) in keys

@@ -95,5 +95,9 @@ def posting_keys(listing: Mapping[str, Any] | None) -> set[PostingKey]:
         options = value.split(",") if field.type == FieldType.MULTISELECT else [value]
         keys.update(PostingKey(value_list(category_key, field.key, option), newest) for option in options)
         if field.type in NUMBER_TYPES:
-            keys.add(PostingKey(number_list(category_key, field.key), f"{sortable_number(value)}#{newest}"))
+            try:
+                sort = sortable_number(value)
+            except (ArithmeticError, ValueError):  # not a number (validated values always are): no range entry
+                continue
+            keys.add(PostingKey(number_list(category_key, field.key), f"{sort}#{newest}"))
     return keys

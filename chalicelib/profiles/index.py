@@ -1,0 +1,154 @@
+"""The posting lists of a profile (issue 13): which lists a user is in, and where in each.
+
+A posting list holds the users that have one searchable value: a ``q`` word prefix, a skill,
+a country, ... (:func:`posting_lists`). Every member of every list is filed under the same
+sort key, the user's :func:`sort_key`, which is the search's result order: verification
+level (highest first), then the most recently updated profile, then ``userId``. Reading any
+list ascending therefore yields its users in result order, so a page can be read from one
+list and stop as soon as it is full, and a cursor is the last sort key of a page.
+
+Lists (ids in the SearchIndex table, :func:`chalicelib.postings.list_id` under :data:`NAMESPACE`):
+
+================================  ===========================================================
+``profiles#level#<0..3>``         every user, by verification level (their union is everyone)
+``profiles#word#<prefix>``        a prefix of 1..:data:`MAX_PREFIX` characters of a folded
+                                  word of the display name, headline or skills (``q``)
+``profiles#skill#<skill>``        a skill
+``profiles#skills#["a","b"]``     two skills (a < b) of a user with at most
+                                  :data:`MAX_PAIRED_SKILLS` skills (``skills=a,b,...``)
+``profiles#many-skills#<skill>``  a skill of a user with more than :data:`MAX_PAIRED_SKILLS`
+                                  (the pairs of such a user would be too many)
+``profiles#country#<CC>``         the country
+``profiles#seniority#<value>``    the seniority, when set
+``profiles#open#<true|false>``    ``openToWork`` (missing is ``false``)
+``profiles#remote#<true|false>``  ``remote``, when set
+``profiles#channel#<key>``        a connected channel
+================================  ===========================================================
+
+The lists, their sizes and their maintenance (idempotent, version-checked) are
+:mod:`chalicelib.postings`'; :func:`posting_keys` is what a user is filed under.
+
+Word prefixes are the edge n-grams of full-text engines (Elasticsearch's ``edge_ngram``
+tokenizer); pair lists are the two-term "phrase"/conjunction postings of inverted indexes
+(Manning, Raghavan, Schütze, *Introduction to Information Retrieval*, §2.4), bounded per user.
+"""
+
+from __future__ import annotations
+
+import json
+from itertools import combinations
+
+from chalicelib.postings import PostingKey, list_id
+from chalicelib.profiles.facets import Facets
+from chalicelib.users.models import MAX_VERIFIED_LEVEL
+
+#: Namespace of the profile posting lists and of the users' posting states.
+NAMESPACE = "profiles"
+#: Longest word prefix with its own list; a longer ``q`` word reads the list of its first
+#: :data:`MAX_PREFIX` characters and is verified on each candidate.
+MAX_PREFIX = 10
+#: Users with at most this many skills are filed under every pair of their skills
+#: (at most 45 pair lists); users with more under :func:`many_skills_list` instead.
+MAX_PAIRED_SKILLS = 10
+
+_INVERT_DIGITS = str.maketrans("0123456789", "9876543210")
+
+
+def sort_key(profile: Facets) -> str:
+    """The user's position in every list: ``<3 - level>#<updatedAt, digits inverted>#<userId>``.
+
+    Ascending string order is the result order (level descending, ``updatedAt`` descending,
+    ``userId`` ascending): ``updatedAt`` is fixed-width ISO 8601 (:func:`chalicelib.clock.iso`),
+    so replacing every digit ``d`` by ``9 - d`` reverses its order.
+    """
+    inverted = profile.updated_at.translate(_INVERT_DIGITS)
+    return f"{MAX_VERIFIED_LEVEL - profile.level}#{inverted}#{profile.user_id}"
+
+
+def level_bound(min_level: int) -> str:
+    """An inclusive upper bound of the sort keys of the users at ``min_level`` or above.
+
+    Their keys start with ``<3 - level>#``; ``$`` sorts right after ``#``, so every key of a
+    lower level (a larger first digit) is above the bound.
+    """
+    return f"{MAX_VERIFIED_LEVEL - min_level}$"
+
+
+def level_list(level: int) -> str:
+    """The list of the users at verification ``level`` (0..3)."""
+    return list_id(NAMESPACE, "level", str(level))
+
+
+def word_list(term: str) -> str:
+    """The list of the users with a word starting with ``term``'s first :data:`MAX_PREFIX` characters."""
+    return list_id(NAMESPACE, "word", term[:MAX_PREFIX])
+
+
+def skill_list(skill: str) -> str:
+    """The list of the users with ``skill``."""
+    return list_id(NAMESPACE, "skill", skill)
+
+
+def skill_pair_list(first: str, second: str) -> str:
+    """The list of the users (with at most :data:`MAX_PAIRED_SKILLS` skills) having both skills."""
+    return list_id(NAMESPACE, "skills", json.dumps(sorted((first, second)), separators=(",", ":"), ensure_ascii=False))
+
+
+def many_skills_list(skill: str) -> str:
+    """The list of the users with more than :data:`MAX_PAIRED_SKILLS` skills, ``skill`` among them."""
+    return list_id(NAMESPACE, "many-skills", skill)
+
+
+def country_list(country: str) -> str:
+    """The list of the users of ``country``."""
+    return list_id(NAMESPACE, "country", country)
+
+
+def seniority_list(seniority: str) -> str:
+    """The list of the users of ``seniority``."""
+    return list_id(NAMESPACE, "seniority", seniority)
+
+
+def open_list(open_to_work: bool) -> str:
+    """The list of the users whose ``openToWork`` is ``open_to_work``."""
+    return list_id(NAMESPACE, "open", str(open_to_work).lower())
+
+
+def remote_list(remote: bool) -> str:
+    """The list of the users whose ``remote`` is ``remote``."""
+    return list_id(NAMESPACE, "remote", str(remote).lower())
+
+
+def channel_list(channel: str) -> str:
+    """The list of the users with ``channel`` connected."""
+    return list_id(NAMESPACE, "channel", channel)
+
+
+def prefixes(word: str) -> list[str]:
+    """The prefixes of ``word`` with a list: lengths 1..:data:`MAX_PREFIX`."""
+    return [word[:length] for length in range(1, min(len(word), MAX_PREFIX) + 1)]
+
+
+def posting_lists(profile: Facets) -> frozenset[str]:
+    """Every list the profile is a member of (see the module docstring)."""
+    lists = {level_list(profile.level), open_list(profile.open_to_work)}
+    lists.update(word_list(prefix) for word in profile.words for prefix in prefixes(word))
+    lists.update(skill_list(skill) for skill in profile.skills)
+    if len(profile.skills) <= MAX_PAIRED_SKILLS:
+        lists.update(skill_pair_list(a, b) for a, b in combinations(sorted(profile.skills), 2))
+    else:
+        lists.update(many_skills_list(skill) for skill in profile.skills)
+    if profile.country is not None:
+        lists.add(country_list(profile.country))
+    if profile.seniority is not None:
+        lists.add(seniority_list(profile.seniority))
+    if profile.remote is not None:
+        lists.add(remote_list(profile.remote))
+    lists.update(channel_list(channel) for channel in profile.channels)
+    return frozenset(lists)
+
+
+def posting_keys(profile: Facets) -> set[PostingKey]:
+    """Where the profile is filed: each of its :func:`posting_lists` at its :func:`sort_key`."""
+    position = sort_key(profile)
+    return {PostingKey(name, position) for name in posting_lists(profile)}

@@ -1,0 +1,162 @@
+"""The profile search planner: which posting lists to read for a query (pure; no DynamoDB here).
+
+Every filter of a query can be served by a *source*: one posting list, or a union of lists
+read merged in sort-key order (:mod:`chalicelib.profiles.index`). :func:`sources` lists the
+sources of a query's filters; :func:`choose` picks the one with the fewest members from the
+lists' sizes (read by the caller in one BatchGetItem of the counts of :func:`size_lists`),
+the classic "start from the rarest term" rule of query evaluation over inverted indexes
+(Manning, Raghavan, Schütze, *Introduction to Information Retrieval*, §1.3). Candidates of
+that source are then verified against the other filters by
+:func:`chalicelib.profiles.search.matches` unless the source alone is the whole query.
+
+Sources, by filter:
+
+* each ``q`` word: the list of its prefix (exact for words of at most
+  :data:`~chalicelib.profiles.index.MAX_PREFIX` characters);
+* each skill: its list; for two skills among the first :data:`PAIR_CANDIDATES` of the query,
+  their pair list merged with the ``many-skills`` list of one of them (a superset);
+* ``country``, ``seniority``, ``openToWork``, ``remote``, ``channel``: their list;
+* ``minVerifiedLevel=k`` (and a query without filters, ``k = 0``): the level lists
+  ``3, 2, .., k`` read one after the other (their keys are disjoint and ordered).
+
+Every list is ordered by level first, so a read from any source stops at the first member
+below ``minVerifiedLevel``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+from chalicelib.profiles import index
+from chalicelib.profiles.models import ProfileSearchQuery
+from chalicelib.users.models import MAX_VERIFIED_LEVEL
+
+#: Skills of a query (in the given order) whose pairs are considered: 5 skills, 10 pair lists.
+PAIR_CANDIDATES = 5
+
+
+@dataclass(frozen=True)
+class Source:
+    """A way to read candidates: the members of ``lists`` in sort-key order.
+
+    Attributes
+    ----------
+    name:
+        The filter it serves, for logs and tests (``"skills=go,rust"``, ``"q=eng"``, ``"level>=0"``).
+    lists:
+        Posting list names.
+    exact:
+        True when its members are exactly the users passing that filter (else a superset).
+    concatenated:
+        True when each list's keys all sort before the next list's (the level lists): read one
+        after the other instead of merged.
+    ceilings:
+        For concatenated lists, an inclusive upper bound of each list's keys: a list whose
+        ceiling sorts before a cursor's position holds nothing after it and is not read.
+    """
+
+    name: str
+    lists: tuple[str, ...]
+    exact: bool = True
+    concatenated: bool = False
+    ceilings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The chosen source and how to read it.
+
+    Attributes
+    ----------
+    source:
+        What to read.
+    size:
+        Members of its lists (from the counts): the most candidates it can yield.
+    verify:
+        True when candidates must pass :func:`chalicelib.profiles.search.matches` for more
+        than the source guarantees (several filters, or an inexact source); False means
+        ``size`` is the query's exact total.
+    min_level:
+        The reading stops at the first member below this verification level.
+    """
+
+    source: Source
+    size: int
+    verify: bool
+    min_level: int
+
+
+def level_source(min_level: int) -> Source:
+    """The users at ``min_level`` or above: level lists 3 down to ``min_level``, concatenated."""
+    levels = range(MAX_VERIFIED_LEVEL, min_level - 1, -1)
+    return Source(
+        f"level>={min_level}", tuple(index.level_list(level) for level in levels), concatenated=True,
+        ceilings=tuple(index.level_bound(level) for level in levels),
+    )
+
+
+def _skills(query: ProfileSearchQuery) -> list[str]:
+    return list(dict.fromkeys(query.skills or []))
+
+
+def conditions(query: ProfileSearchQuery, terms: Sequence[str]) -> int:
+    """How many independent conditions ``query`` sets (each ``q`` word and each skill count once)."""
+    single = (query.country, query.openToWork, query.seniority, query.remote, query.channel)
+    return (
+        len(set(terms)) + len(_skills(query)) + sum(value is not None for value in single)
+        + (1 if query.minVerifiedLevel else 0)
+    )
+
+
+def sources(query: ProfileSearchQuery, terms: Sequence[str]) -> list[Source]:
+    """Every source that can serve one filter of ``query`` (``terms``: the folded words of ``q``).
+
+    A query without any filter gets the level source of everyone.
+    """
+    found = [Source(f"q={term}", (index.word_list(term),), exact=len(term) <= index.MAX_PREFIX) for term in dict.fromkeys(terms)]
+    skills = _skills(query)
+    found += [Source(f"skills={skill}", (index.skill_list(skill),)) for skill in skills]
+    for first, second in combinations(skills[:PAIR_CANDIDATES], 2):
+        pair = index.skill_pair_list(first, second)
+        for overflow in (first, second):
+            found.append(Source(f"skills={first},{second}", (pair, index.many_skills_list(overflow)), exact=False))
+    if query.country is not None:
+        found.append(Source(f"country={query.country}", (index.country_list(query.country),)))
+    if query.seniority is not None:
+        found.append(Source(f"seniority={query.seniority}", (index.seniority_list(query.seniority),)))
+    if query.openToWork is not None:
+        found.append(Source(f"openToWork={query.openToWork}", (index.open_list(query.openToWork),)))
+    if query.remote is not None:
+        found.append(Source(f"remote={query.remote}", (index.remote_list(query.remote),)))
+    if query.channel is not None:
+        found.append(Source(f"channel={query.channel.value}", (index.channel_list(query.channel.value),)))
+    if query.minVerifiedLevel or not found:
+        found.append(level_source(query.minVerifiedLevel or 0))
+    return found
+
+
+def size_lists(options: Sequence[Source]) -> list[str]:
+    """The distinct lists whose sizes :func:`choose` needs, in a stable order."""
+    return list(dict.fromkeys(name for source in options for name in source.lists))
+
+
+def choose(query: ProfileSearchQuery, terms: Sequence[str], options: Sequence[Source], sizes: Mapping[str, int]) -> Plan:
+    """The source with the fewest members (an exact one on ties, then the fewest lists).
+
+    Parameters
+    ----------
+    query, terms:
+        The query and the folded words of its ``q``.
+    options:
+        :func:`sources` of the query (not empty).
+    sizes:
+        Members per list name; a list absent from ``sizes`` is empty.
+    """
+    def size(source: Source) -> int:
+        return sum(sizes.get(name, 0) for name in source.lists)
+
+    best = min(options, key=lambda source: (size(source), not source.exact, len(source.lists)))
+    verify = not best.exact or conditions(query, terms) > 1
+    return Plan(best, size(best), verify, query.minVerifiedLevel or 0)
