@@ -152,3 +152,23 @@ def test_a_long_listing_is_filed_in_chunks_and_removed_whole(api: Api, alice: Us
     runner.drain()
     _assert_in_sync()
     assert postings.applied_keys(NAMESPACE, listing)[1] == set()
+
+
+def test_the_backfill_files_existing_listings_and_a_second_run_changes_nothing(
+    api: Api, alice: User, admin: User, runner: Any
+) -> None:
+    from scripts.search_backfill import backfill
+
+    _lifecycle(api, alice, admin, runner)  # leaves one ACTIVE listing and one deleted
+    paused = create_listing(api, alice, "jobs", "hiring", meta=RUST_JOB)["id"]
+    activate(api, admin, runner, paused)
+    assert api.call("PATCH", f"/v1/listings/{paused}/status", alice.key, {"status": "PAUSED"}).status_code == 200
+    runner.drain()
+    _wipe_postings()  # as before the first deployment of posting lists
+    assert _filed() == (set(), {})
+    assert backfill()["postings"] == 2  # the ACTIVE and the PAUSED listing (filed under nothing, at its version)
+    _assert_in_sync()
+    assert backfill()["postings"] == 0  # every listing is at its version already
+    _assert_in_sync()
+    index_listings()  # the stream replayed over the backfill: nothing moves
+    _assert_in_sync()
