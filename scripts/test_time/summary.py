@@ -15,7 +15,9 @@ import sys
 from pathlib import Path
 
 NAMES = {"B": "baseline 12d280e, `make test`", "S": "this checkout, `make test`, the baseline's tests",
-         "F": "this checkout, `make test`, every test"}
+         "F": "this checkout, `make test`, every test",
+         "S-nice": "as S, an earlier commit (schemathesis at nice 10)",
+         "F-nice": "as F, an earlier commit (schemathesis at nice 10)"}
 
 
 def parse(line: str) -> dict[str, str]:
