@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -133,6 +134,61 @@ def aws_calls(operation: str, service: str = "dynamodb") -> Iterator[list[dict[s
         yield calls
     finally:
         events.unregister(event_name, record)
+
+
+#: The DynamoDB operations that read items.
+READ_OPERATIONS = ("Query", "GetItem", "BatchGetItem", "Scan")
+
+
+@dataclass
+class Reads:
+    """What the product's DynamoDB client read inside :func:`counting_reads`.
+
+    Attributes
+    ----------
+    calls:
+        The read operations in call order (``"Query"``, ``"GetItem"``, ...).
+    items:
+        Items read: a Query's or Scan's ``ScannedCount`` (items examined, not only returned),
+        the items of a BatchGetItem, one per GetItem that found its item.
+    by_operation:
+        ``items`` per operation name.
+    """
+
+    calls: list[str]
+    items: int
+    by_operation: Counter[str]
+
+    def hook(self, parsed: dict[str, Any], model: Any, **_: Any) -> None:
+        """botocore ``after-call`` handler: add one response's reads."""
+        if "ScannedCount" in parsed:
+            read = int(parsed["ScannedCount"])
+        elif "Responses" in parsed:
+            read = sum(len(v) for v in parsed["Responses"].values())
+        else:
+            read = 1 if "Item" in parsed else 0
+        with _reads_lock:
+            self.calls.append(model.name)
+            self.items += read
+            self.by_operation[model.name] += read
+
+
+_reads_lock = threading.Lock()
+
+
+@contextmanager
+def counting_reads() -> Iterator[Reads]:
+    """Count the reads of the product's shared DynamoDB client (botocore ``after-call`` events)."""
+    reads = Reads(calls=[], items=0, by_operation=Counter())
+    events = storage.dynamodb().meta.events
+    names = [f"after-call.dynamodb.{op}" for op in READ_OPERATIONS]
+    for name in names:
+        events.register(name, reads.hook)
+    try:
+        yield reads
+    finally:
+        for name in names:
+            events.unregister(name, reads.hook)
 
 
 def table_items(table: str) -> list[dict[str, Any]]:

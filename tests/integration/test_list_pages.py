@@ -35,7 +35,7 @@ from chalicelib.workflows import listing_deletion
 from chalicelib.workflows import request_decisions as decisions
 from scripts import lists_backfill
 from tests.integration.conftest import Api, User, make_user
-from tests.integration.helpers import assert_error, error_fields, table_items
+from tests.integration.helpers import assert_error, counting_reads, error_fields, table_items
 from tests.integration.request_helpers import run_concurrently
 
 SUBJECT_TYPES = (None, "LISTING", "PROFILE")
@@ -142,36 +142,6 @@ def assert_lists_exact(users: list[str], owner: str, listing_ids: list[str], pag
         found, totals = walk(of_listing, "requestId")
         assert found == truth, (listing_id, status)
         assert set(totals) == {len(truth)}, (listing_id, status)
-
-
-class Reads:
-    """Items read by the product's DynamoDB client (``ScannedCount`` of a Query, items of a Get/BatchGet)."""
-
-    def __init__(self) -> None:
-        self.items = 0
-        self.queries: list[dict[str, Any]] = []
-
-    def hook(self, parsed: dict[str, Any], **_: Any) -> None:
-        if "ScannedCount" in parsed:
-            self.items += int(parsed["ScannedCount"])
-        elif "Responses" in parsed:
-            self.items += sum(len(v) for v in parsed["Responses"].values())
-        elif "Item" in parsed:
-            self.items += 1
-
-
-@contextmanager
-def counting_reads() -> Iterator[Reads]:
-    reads = Reads()
-    events = storage.dynamodb().meta.events
-    names = [f"after-call.dynamodb.{op}" for op in ("Query", "GetItem", "BatchGetItem", "Scan")]
-    for name in names:
-        events.register(name, reads.hook)
-    try:
-        yield reads
-    finally:
-        for name in names:
-            events.unregister(name, reads.hook)
 
 
 # --- property: random histories equal brute force ------------------------------------------

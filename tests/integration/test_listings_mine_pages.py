@@ -6,8 +6,6 @@ in the transactions that create and delete listings (in-process moto, over the C
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -18,7 +16,7 @@ from chalicelib.config import settings as settings_
 from chalicelib.listings import owner_list
 from scripts import lists_backfill
 from tests.integration.conftest import Api, User, make_user
-from tests.integration.helpers import assert_error, create_listing, table_items
+from tests.integration.helpers import assert_error, counting_reads, create_listing, table_items
 from tests.integration.test_list_pages import frozen_clock
 
 
@@ -53,37 +51,6 @@ def stored_listing_ids(owner_id: str) -> list[str]:
 def counted(owner_id: str) -> int:
     """The owner's listing counter as stored."""
     return list_counters.read(owner_list.counter_name(owner_id), owner_list.COUNT_ATTRIBUTE)
-
-
-class Calls:
-    """DynamoDB read calls of the product's client and the items they read (``ScannedCount`` of a Query)."""
-
-    def __init__(self) -> None:
-        self.calls: list[str] = []
-        self.items = 0
-
-    def hook(self, parsed: dict[str, Any], model: Any, **_: Any) -> None:
-        self.calls.append(model.name)
-        if "ScannedCount" in parsed:
-            self.items += int(parsed["ScannedCount"])
-        elif "Responses" in parsed:
-            self.items += sum(len(v) for v in parsed["Responses"].values())
-        elif "Item" in parsed:
-            self.items += 1
-
-
-@contextmanager
-def counting_reads() -> Iterator[Calls]:
-    calls = Calls()
-    events = storage.dynamodb().meta.events
-    names = [f"after-call.dynamodb.{op}" for op in ("Query", "GetItem", "BatchGetItem", "Scan")]
-    for name in names:
-        events.register(name, calls.hook)
-    try:
-        yield calls
-    finally:
-        for name in names:
-            events.unregister(name, calls.hook)
 
 
 # --- property: random histories of creates and deletes equal brute force -----------------------

@@ -5,8 +5,6 @@ from __future__ import annotations
 import itertools
 import uuid
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -24,7 +22,7 @@ from chalicelib.text import words
 from chalicelib.users.records import UserRecord, record
 from tests.integration.aws_session import Resources, reset
 from tests.integration.conftest import Api, User, make_user
-from tests.integration.helpers import assert_error, aws_calls, stream_records, table_items
+from tests.integration.helpers import assert_error, aws_calls, counting_reads, stream_records, table_items
 from tests.integration.request_helpers import forbid_scans
 
 
@@ -42,25 +40,6 @@ def _search(api: Api, user: User, query: str) -> dict[str, Any]:
 
 def _names(result: dict[str, Any]) -> list[str]:
     return [p["displayName"] for p in result["profiles"]]
-
-
-@contextmanager
-def _items_read() -> Iterator[Counter[str]]:
-    """Items read per operation (``ScannedCount`` of each Query, items of each BatchGetItem)."""
-    read: Counter[str] = Counter()
-
-    def hook(parsed: dict[str, Any], model: Any, **_: Any) -> None:
-        if "ScannedCount" in parsed:
-            read[model.name] += int(parsed["ScannedCount"])
-        elif "Responses" in parsed:
-            read[model.name] += sum(len(v) for v in parsed["Responses"].values())
-
-    events = storage.dynamodb().meta.events
-    events.register("after-call.dynamodb", hook)
-    try:
-        yield read
-    finally:
-        events.unregister("after-call.dynamodb", hook)
 
 
 def _index_items() -> list[dict[str, Any]]:
@@ -201,14 +180,14 @@ def test_cursor_pages_follow_the_result_order_and_read_only_their_page(api: Api,
     first = _search(api, crowd[0], "pageSize=3")
     assert _names(first) == ["Person 0", "Person 2", "Person 1"]
     assert (first["total"], first["totalRelation"]) == (7, "eq")
-    with aws_calls("Query") as queries, aws_calls("BatchGetItem") as batches, _items_read() as read, forbid_scans():
+    with aws_calls("Query") as queries, aws_calls("BatchGetItem") as batches, counting_reads() as reads, forbid_scans():
         second = _search(api, crowd[0], f"pageSize=3&cursor={first['nextCursor']}")
     assert _names(second) == ["Person 3", "Person 6", "Person 5"]
     assert second["page"] == 2
     assert second["total"] == 7
     assert all("ExclusiveStartKey" in q for q in queries)  # each list read from the cursor on
     assert "profiles#level#3" not in {q["ExpressionAttributeValues"][":p"]["S"] for q in queries}  # wholly before it
-    assert read["Query"] <= 3 + 1  # the page, and one entry of overshoot where a list ends
+    assert reads.by_operation["Query"] <= 3 + 1  # the page, and one entry of overshoot where a list ends
     assert sum(len(keys["Keys"]) for b in batches for keys in b["RequestItems"].values()) == 3 + 4  # users + sizes
     third = _search(api, crowd[0], f"pageSize=3&cursor={second['nextCursor']}")
     assert (_names(third), third["nextCursor"]) == (["Person 4"], None)
@@ -254,13 +233,14 @@ def test_a_profile_changed_before_the_stream_caught_up_never_shows_stale_or_twic
 
 
 def test_no_search_reads_every_user(api: Api, crowd: list[User]) -> None:
-    with aws_calls("Query") as queries, aws_calls("BatchGetItem") as batches, _items_read() as read, forbid_scans():
+    with aws_calls("Query") as queries, aws_calls("BatchGetItem") as batches, counting_reads() as reads, forbid_scans():
         result = _search(api, crowd[0], "skills=rust&pageSize=1")
     assert _names(result) == ["Person 0"]
     assert result["total"] == 3
     users_read = sum(len(b["RequestItems"].get(settings_().USERS_TABLE, {}).get("Keys", [])) for b in batches)
     assert users_read == 1
     assert [q["Limit"] for q in queries] == [1]
+    read = {op: reads.by_operation[op] for op in ("Query", "BatchGetItem")}
     assert read == {"Query": 1, "BatchGetItem": 1 + 1}  # one entry; the size and the user
 
 
