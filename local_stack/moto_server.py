@@ -23,11 +23,13 @@ while SQS remembers it for 5 minutes after the first send even when that message
 consumed. :func:`remember_deduplication_ids` closes it (the delivery claims would absorb such
 a duplicate anyway, but the local stack should behave like SQS).
 
-moto also backs up a table before a TransactWriteItems once per *item* of the transaction
-(a deep copy of the whole table each time, only the last one kept): a 100-item transaction
-on the SearchIndex table, as a posting-list change is, copies that table 100 times.
-:func:`back_up_tables_once` makes it copy each table once per transaction (the same backup,
-taken before any write of the transaction).
+moto makes TransactWriteItems atomic by deep-copying every table the transaction names before
+it writes (once per *item* of the transaction) and swapping the copies back in on a
+cancellation. That costs time and memory in proportion to the tables, not to the transaction:
+in the contract run, whose fuzzing fills the tables, these copies were half of moto's CPU.
+:func:`undo_transactions_by_item` keeps the atomicity with an undo log instead: before the
+transaction it keeps a copy of each item the transaction names (or notes its absence), and on a
+cancellation it puts exactly those items back; the tables themselves are never copied.
 
 DynamoDB makes TransactWriteItems idempotent by its ``ClientRequestToken`` (every call of
 ``chalicelib.storage.transact`` sends one): a call repeated with the same token within 10 minutes
@@ -43,19 +45,21 @@ from __future__ import annotations
 
 import copy
 import json
+import logging
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import waitress
 from moto.dynamodb import models as dynamodb_models
 from moto.dynamodb.models import DynamoDBBackend
+from moto.dynamodb.models.dynamo_type import DynamoType, Item
 from moto.dynamodb.models.table import Table
 from moto.dynamodb.responses import DynamoHandler
-from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
+from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
 from moto.sqs import models as sqs_models
-from werkzeug.serving import run_simple
 
 
 def serialized(app: Callable[..., Iterable[bytes]]) -> Callable[..., list[bytes]]:
@@ -98,43 +102,88 @@ def keep_stream_shards(backend: type[DynamoDBBackend] = DynamoDBBackend) -> None
     backend.transact_write_items = transact_write_items  # type: ignore[method-assign]
 
 
-class _TableBackups:
+class _LiveTables:
     """Stands in for the ``copy`` module inside ``moto.dynamodb.models``: while the current thread
-    runs a transaction, a table is deep-copied once and the copy reused; everything else is
+    runs a transaction, the "deep copy" of a table is the table itself, so moto's backup costs
+    nothing and its rollback (putting the backup back) changes nothing; everything else is
     :mod:`copy` itself."""
 
     def __init__(self) -> None:
         self.local = threading.local()
 
     def deepcopy(self, value: Any, memo: dict[int, Any] | None = None) -> Any:
-        backups: dict[int, Any] | None = getattr(self.local, "backups", None)
-        if backups is None or not isinstance(value, Table):
-            return copy.deepcopy(value, memo)
-        if id(value) not in backups:
-            backups[id(value)] = copy.deepcopy(value, memo)
-        return backups[id(value)]
+        if getattr(self.local, "in_transaction", False) and isinstance(value, Table):
+            return value
+        return copy.deepcopy(value, memo)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(copy, name)
 
 
-def back_up_tables_once(backend: type[DynamoDBBackend] = DynamoDBBackend) -> None:
-    """Patch ``backend.transact_write_items`` to back up each table once per transaction (see
-    the module docstring); the rollback restores exactly the same state as before."""
-    transact = backend.transact_write_items
-    if getattr(transact, "backs_up_tables_once", False):
+def _item_key(table: Table, op_type: str, op: dict[str, Any]) -> tuple[DynamoType, DynamoType | None] | None:
+    """The (hash, range) key of the item a transaction operation names, or None when the
+    operation lacks it (moto then refuses the transaction before writing anything)."""
+    attributes = op.get("Item", {}) if op_type == "Put" else op.get("Key", {})
+    if table.hash_key_attr not in attributes:
+        return None
+    if table.range_key_attr is not None and table.range_key_attr not in attributes:
+        return None
+    range_value = DynamoType(attributes[table.range_key_attr]) if table.range_key_attr is not None else None
+    return DynamoType(attributes[table.hash_key_attr]), range_value
+
+
+def _put_back(table: Table, hash_value: DynamoType, range_value: DynamoType | None, item: Item | None) -> None:
+    """Make ``item`` (None: no item) the table's item under the key, as before the transaction."""
+    if range_value is None:
+        if item is None:
+            table.items.pop(hash_value, None)
+        else:
+            table.items[hash_value] = item
         return
-    backups = _TableBackups()
-    dynamodb_models.copy = backups  # type: ignore[attr-defined]
+    items = table.items[hash_value]
+    if item is None:
+        items.pop(range_value, None)
+        if not items:
+            del table.items[hash_value]
+    else:
+        items[range_value] = item
+
+
+def undo_transactions_by_item(backend: type[DynamoDBBackend] = DynamoDBBackend) -> None:
+    """Patch ``backend.transact_write_items`` to roll a cancelled transaction back from an undo
+    log of the items it names (see the module docstring) instead of whole-table copies.
+
+    The rollback restores exactly the state from before: a transaction writes only the items its
+    operations name (one per operation; moto refuses two operations on one item), and updates
+    change an item in place, so a deep copy of each named item, taken before, is all it needs.
+    Stream records of the cancelled writes are dropped by :func:`keep_stream_shards`.
+    """
+    transact = backend.transact_write_items
+    if getattr(transact, "undoes_by_item", False):
+        return
+    live_tables = _LiveTables()
+    dynamodb_models.copy = live_tables  # type: ignore[attr-defined]
 
     def transact_write_items(self: DynamoDBBackend, transact_items: list[dict[str, Any]]) -> None:
-        backups.local.backups = {}
+        undo_log: list[tuple[Table, DynamoType, DynamoType | None, Item | None]] = []
+        for transact_item in transact_items:
+            for op_type, op in transact_item.items():
+                table = self.tables.get(op.get("TableName", "")) if isinstance(op, dict) else None
+                key = _item_key(table, op_type, op) if table is not None else None
+                if table is not None and key is not None:
+                    current = table.get_item(*key)
+                    undo_log.append((table, *key, copy.deepcopy(current)))
+        live_tables.local.in_transaction = True
         try:
             transact(self, transact_items)
+        except Exception:
+            for table, hash_value, range_value, item in reversed(undo_log):
+                _put_back(table, hash_value, range_value, item)
+            raise
         finally:
-            backups.local.backups = None
+            live_tables.local.in_transaction = False
 
-    transact_write_items.backs_up_tables_once = True  # type: ignore[attr-defined]
+    transact_write_items.undoes_by_item = True  # type: ignore[attr-defined]
     backend.transact_write_items = transact_write_items  # type: ignore[method-assign]
 
 
@@ -199,14 +248,29 @@ def honour_client_request_tokens(handler: type[DynamoHandler] = DynamoHandler) -
     handler.transact_write_items = transact_write_items  # type: ignore[method-assign]
 
 
+#: Threads serving requests (they take turns: :func:`serialized`); the API and the event runner
+#: keep many connections open, which waitress holds without a thread each.
+SERVER_THREADS = 4
+#: Open connections waitress accepts (its default, 100, is below what the API's connection pools
+#: and the runner's threads may hold at once).
+CONNECTION_LIMIT = 1000
+
+
 def main(host: str, port: int) -> None:
-    """Serve moto on ``host:port`` until killed."""
+    """Serve moto on ``host:port`` until killed.
+
+    The server is waitress, not werkzeug's development server (what ``python -m moto.server``
+    runs): werkzeug answers every request with ``Connection: close``, so each boto3 call of the
+    API and the event runner opened a new TCP connection (and the server a new thread); waitress
+    keeps HTTP/1.1 connections alive, so a call reuses one from the client's pool.
+    """
     keep_stream_shards()
-    back_up_tables_once()
+    undo_transactions_by_item()
     remember_deduplication_ids()
     honour_client_request_tokens()
-    run_simple(host, port, serialized(DomainDispatcherApplication(create_backend_app)), threaded=True,
-               request_handler=MotoRequestHandler)
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)  # "task queue depth": requests wait their turn by design
+    waitress.serve(serialized(DomainDispatcherApplication(create_backend_app)), host=host, port=port,
+                   threads=SERVER_THREADS, connection_limit=CONNECTION_LIMIT, ident="moto")
 
 
 if __name__ == "__main__":

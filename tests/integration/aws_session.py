@@ -32,12 +32,18 @@ from moto.dynamodb.models import dynamodb_backends
 from moto.dynamodb.models.table import StreamShard
 from moto.sqs.models import sqs_backends
 
-from local_stack.moto_server import back_up_tables_once, honour_client_request_tokens, remember_deduplication_ids
+from local_stack.moto_server import (
+    honour_client_request_tokens,
+    keep_stream_shards,
+    remember_deduplication_ids,
+    undo_transactions_by_item,
+)
 from local_stack.resources import create_resources
 
 remember_deduplication_ids()  # SQS FIFO deduplication as in AWS (see local_stack/moto_server.py)
 honour_client_request_tokens()  # TransactWriteItems idempotent by ClientRequestToken, as in DynamoDB
-back_up_tables_once()  # one table backup per transaction, not one per item (see local_stack/moto_server.py)
+undo_transactions_by_item()  # a cancelled transaction undone item by item, no table copies (local_stack/moto_server.py)
+keep_stream_shards()  # and its stream records dropped, as DynamoDB streams carry committed writes only
 
 REGION = "us-east-1"
 

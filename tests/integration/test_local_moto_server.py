@@ -1,5 +1,6 @@
-"""The embedded AWS of the local stack: a cancelled transaction leaves no stream records; a
-transaction repeated with its ClientRequestToken is not applied twice."""
+"""The embedded AWS of the local stack: a cancelled transaction leaves no stream records and no
+writes (undone item by item); a transaction repeated with its ClientRequestToken is not applied
+twice."""
 
 from __future__ import annotations
 
@@ -7,8 +8,11 @@ import boto3
 import pytest
 from botocore.config import Config
 from botocore.exceptions import ClientError
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from moto import mock_aws
-from moto.dynamodb.models import DynamoDBBackend
+from moto.core import DEFAULT_ACCOUNT_ID
+from moto.dynamodb.models import DynamoDBBackend, dynamodb_backends
 from moto.dynamodb.responses import DynamoHandler
 
 from local_stack.moto_server import honour_client_request_tokens, keep_stream_shards
@@ -68,3 +72,72 @@ def test_a_repeated_transaction_with_the_same_client_request_token_succeeds_with
         with pytest.raises(ClientError, match="TransactionCanceled"):
             dynamodb.transact_write_items(TransactItems=items, ClientRequestToken="token-2")
         assert dynamodb.get_item(TableName="Keys", Key={"k": {"S": "count"}})["Item"]["n"] == {"N": "1"}
+
+
+def _dump(dynamodb: object, table: str) -> list[dict[str, object]]:
+    """Every item of ``table`` in key order (a test's whole-table view)."""
+    items = dynamodb.scan(TableName=table, ConsistentRead=True)["Items"]  # type: ignore[attr-defined]
+    return sorted(items, key=lambda i: (i["pk"]["S"], i["sk"]["S"]))
+
+
+def _operation(kind: str, table: str, pk: str, sk: str, value: int) -> dict[str, object]:
+    key = {"pk": {"S": pk}, "sk": {"S": sk}}
+    if kind == "Put":
+        return {"Put": {"TableName": table, "Item": {**key, "n": {"N": str(value)}, "tags": {"SS": [f"t{value}"]}}}}
+    if kind == "Update":
+        return {"Update": {"TableName": table, "Key": key, "UpdateExpression": "ADD n :v, tags :t SET seen = :v",
+                           "ExpressionAttributeValues": {":v": {"N": str(value)}, ":t": {"SS": [f"u{value}"]}}}}
+    if kind == "Delete":
+        return {"Delete": {"TableName": table, "Key": key}}
+    return {"ConditionCheck": {"TableName": table, "Key": key, "ConditionExpression": "attribute_exists(pk) OR attribute_not_exists(pk)"}}
+
+
+KEYS = [(pk, sk) for pk in ("a", "b") for sk in ("1", "2", "3")]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    initial=st.dictionaries(st.sampled_from(KEYS), st.integers(0, 9), max_size=len(KEYS)),
+    writes=st.lists(st.tuples(st.sampled_from(["Put", "Update", "Delete", "ConditionCheck"]), st.integers(0, 9)),
+                    min_size=1, max_size=len(KEYS) - 1),
+    order=st.permutations(KEYS),
+)
+def test_a_cancelled_transaction_leaves_every_item_as_it_was_and_a_committed_one_writes_all(
+    initial: dict[tuple[str, str], int], writes: list[tuple[str, int]], order: list[tuple[str, str]],
+) -> None:
+    """The undo log (``undo_transactions_by_item``, installed for the session by aws_session) restores
+    exactly the items of a cancelled transaction: puts over existing items, in-place updates (ADD
+    to numbers and sets), deletes and new items alike; the table object itself is never replaced."""
+    with mock_aws():
+        dynamodb = boto3.client("dynamodb", region_name="us-east-1")
+        for name in ("Items", "Expected"):
+            dynamodb.create_table(
+                TableName=name, BillingMode="PAY_PER_REQUEST",
+                KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+                AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "sk", "AttributeType": "S"}],
+            )
+            for (pk, sk), value in initial.items():
+                dynamodb.put_item(TableName=name, Item={"pk": {"S": pk}, "sk": {"S": sk}, "n": {"N": str(value)}})
+        backend = dynamodb_backends[DEFAULT_ACCOUNT_ID]["us-east-1"]
+        table = backend.tables["Items"]
+        before = _dump(dynamodb, "Items")
+        operations = [_operation(kind, "Items", *key, value) for (kind, value), key in zip(writes, order, strict=False)]
+        # The last key of the permutation is untouched by the writes: a condition on it fails.
+        failing = {"ConditionCheck": {"TableName": "Items", "Key": {"pk": {"S": order[-1][0]}, "sk": {"S": order[-1][1]}},
+                                      "ConditionExpression": "attribute_exists(never)"}}
+        with pytest.raises(ClientError, match="TransactionCanceled"):
+            dynamodb.transact_write_items(TransactItems=[*operations, failing])
+        assert _dump(dynamodb, "Items") == before
+        assert backend.tables["Items"] is table
+
+        dynamodb.transact_write_items(TransactItems=operations)
+        for operation in operations:  # the same writes one by one, on the twin table
+            kind, op = next(iter(operation.items()))
+            op = {**op, "TableName": "Expected"}
+            if kind == "Put":
+                dynamodb.put_item(**op)
+            elif kind == "Update":
+                dynamodb.update_item(**op)
+            elif kind == "Delete":
+                dynamodb.delete_item(**op)
+        assert _dump(dynamodb, "Items") == _dump(dynamodb, "Expected")
