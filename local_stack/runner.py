@@ -16,13 +16,13 @@ It polls every DynamoDB stream and SQS queue the Chalice app subscribes to
 
 Streams carry only what this process writes (the API's writes, and the handlers'). The local
 stack calls :meth:`EventRunner.notify` after every API request, and the runner after every batch
-it handled, so a stream is read at once after a write (each stream thread still polls at most
-every 0.1 s, as before, however often it is notified), and an idle stream is polled only every
-``idle_poll_seconds`` (1 s in the local stack) instead of every 0.1 s: moto serves one request at
-a time, and idle polling of the streams (two requests per poll) was most of an idle stack's CPU
-(measured in docs/testing.md). Queues keep the 0.1 s poll (the lanes' workers together): their
-messages also become visible by time alone (delays, visibility timeouts), and waking the eight
-lane workers on every request would poll more, not less.
+it handled, so a stream is read soon after a write (each stream thread still polls at most every
+:data:`POLL_INTERVAL_SECONDS`, however often it is notified), and an idle stream is polled only
+every ``idle_poll_seconds`` (1 s in the local stack): moto serves one request at a time, and idle
+polling of the streams (two requests per poll) was most of an idle stack's CPU (measured in
+docs/testing.md). Queues are polled every :data:`POLL_INTERVAL_SECONDS` (the lanes' workers
+together): their messages also become visible by time alone (delays, visibility timeouts), and
+waking the eight lane workers on every request would poll more, not less.
 """
 
 from __future__ import annotations
@@ -45,7 +45,12 @@ from chalice.app import DynamoDBEventConfig, SQSEventConfig
 logger = logging.getLogger("local_stack.runner")
 
 MAX_RETRY_ATTEMPTS = 3
-POLL_INTERVAL_SECONDS = 0.1
+#: How often a source is polled at most (seconds): 4 times a second, the base rate at which Lambda
+#: polls a DynamoDB stream's shards (AWS Lambda Developer Guide, "Using AWS Lambda with Amazon
+#: DynamoDB"). It was 0.1 s: on a busy stack, the five stream sources' polls (two requests each)
+#: and the queues' then made about a third of the requests of the one-request-at-a-time moto, and
+#: an idle stack spent 15% of a core on polling (0.25 s: half that; docs/testing.md).
+POLL_INTERVAL_SECONDS = 0.25
 #: Concurrent consumers of a FIFO queue (Lambda: one per active message group, up to the
 #: function's concurrency); enough for the local stack's tests and benchmarks.
 LANE_WORKERS = int(os.environ.get("LOCAL_LANE_WORKERS", "8"))
@@ -108,7 +113,8 @@ class EventRunner:
         The Chalice app whose ``event_sources`` to run.
     idle_poll_seconds:
         How often an idle stream polls when :meth:`notify` does not wake it first (default
-        0.1 s, the queues' interval: right for callers that never notify; the local stack uses 1 s).
+        :data:`POLL_INTERVAL_SECONDS`, the queues' interval: right for callers that never notify;
+        the local stack uses 1 s).
     """
 
     def __init__(self, app: Chalice, idle_poll_seconds: float = POLL_INTERVAL_SECONDS) -> None:
@@ -306,7 +312,8 @@ class EventRunner:
 
     def notify(self) -> None:
         """Something may have been written: idle stream threads poll now (each at most once every
-        0.1 s). Cheap and thread-safe; the local stack calls it after every API request.
+        :data:`POLL_INTERVAL_SECONDS`). Cheap and thread-safe; the local stack calls it after every
+        API request.
         """
         for waker in self._wakers:
             waker.set()

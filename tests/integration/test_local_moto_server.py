@@ -4,6 +4,8 @@ twice."""
 
 from __future__ import annotations
 
+import uuid
+
 import boto3
 import pytest
 from botocore.config import Config
@@ -95,7 +97,7 @@ def _operation(kind: str, table: str, pk: str, sk: str, value: int) -> dict[str,
 KEYS = [(pk, sk) for pk in ("a", "b") for sk in ("1", "2", "3")]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     initial=st.dictionaries(st.sampled_from(KEYS), st.integers(0, 9), max_size=len(KEYS)),
     writes=st.lists(st.tuples(st.sampled_from(["Put", "Update", "Delete", "ConditionCheck"]), st.integers(0, 9)),
@@ -103,41 +105,93 @@ KEYS = [(pk, sk) for pk in ("a", "b") for sk in ("1", "2", "3")]
     order=st.permutations(KEYS),
 )
 def test_a_cancelled_transaction_leaves_every_item_as_it_was_and_a_committed_one_writes_all(
-    initial: dict[tuple[str, str], int], writes: list[tuple[str, int]], order: list[tuple[str, str]],
+    aws: dict[str, str], initial: dict[tuple[str, str], int], writes: list[tuple[str, int]], order: list[tuple[str, str]],
 ) -> None:
     """The undo log (``undo_transactions_by_item``, installed for the session by aws_session) restores
     exactly the items of a cancelled transaction: puts over existing items, in-place updates (ADD
     to numbers and sets), deletes and new items alike; the table object itself is never replaced."""
-    with mock_aws():
-        dynamodb = boto3.client("dynamodb", region_name="us-east-1")
-        for name in ("Items", "Expected"):
-            dynamodb.create_table(
-                TableName=name, BillingMode="PAY_PER_REQUEST",
-                KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
-                AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "sk", "AttributeType": "S"}],
-            )
-            for (pk, sk), value in initial.items():
-                dynamodb.put_item(TableName=name, Item={"pk": {"S": pk}, "sk": {"S": sk}, "n": {"N": str(value)}})
-        backend = dynamodb_backends[DEFAULT_ACCOUNT_ID]["us-east-1"]
-        table = backend.tables["Items"]
-        before = _dump(dynamodb, "Items")
-        operations = [_operation(kind, "Items", *key, value) for (kind, value), key in zip(writes, order, strict=False)]
-        # The last key of the permutation is untouched by the writes: a condition on it fails.
-        failing = {"ConditionCheck": {"TableName": "Items", "Key": {"pk": {"S": order[-1][0]}, "sk": {"S": order[-1][1]}},
-                                      "ConditionExpression": "attribute_exists(never)"}}
-        with pytest.raises(ClientError, match="TransactionCanceled"):
-            dynamodb.transact_write_items(TransactItems=[*operations, failing])
-        assert _dump(dynamodb, "Items") == before
-        assert backend.tables["Items"] is table
+    items_table, expected_table = f"Items-{uuid.uuid4().hex}", f"Expected-{uuid.uuid4().hex}"  # per example
+    dynamodb = boto3.client("dynamodb", region_name="us-east-1")
+    for name in (items_table, expected_table):
+        dynamodb.create_table(
+            TableName=name, BillingMode="PAY_PER_REQUEST",
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "sk", "AttributeType": "S"}],
+        )
+        for (pk, sk), value in initial.items():
+            dynamodb.put_item(TableName=name, Item={"pk": {"S": pk}, "sk": {"S": sk}, "n": {"N": str(value)}})
+    backend = dynamodb_backends[DEFAULT_ACCOUNT_ID]["us-east-1"]
+    table = backend.tables[items_table]
+    before = _dump(dynamodb, items_table)
+    operations = [_operation(kind, items_table, *key, value) for (kind, value), key in zip(writes, order, strict=False)]
+    # The last key of the permutation is untouched by the writes: a condition on it fails.
+    failing = {"ConditionCheck": {"TableName": items_table, "Key": {"pk": {"S": order[-1][0]}, "sk": {"S": order[-1][1]}},
+                                  "ConditionExpression": "attribute_exists(never)"}}
+    with pytest.raises(ClientError, match="TransactionCanceled"):
+        dynamodb.transact_write_items(TransactItems=[*operations, failing])
+    assert _dump(dynamodb, items_table) == before
+    assert backend.tables[items_table] is table
 
-        dynamodb.transact_write_items(TransactItems=operations)
-        for operation in operations:  # the same writes one by one, on the twin table
-            kind, op = next(iter(operation.items()))
-            op = {**op, "TableName": "Expected"}
-            if kind == "Put":
-                dynamodb.put_item(**op)
-            elif kind == "Update":
-                dynamodb.update_item(**op)
-            elif kind == "Delete":
-                dynamodb.delete_item(**op)
-        assert _dump(dynamodb, "Items") == _dump(dynamodb, "Expected")
+    dynamodb.transact_write_items(TransactItems=operations)
+    for operation in operations:  # the same writes one by one, on the twin table
+        kind, op = next(iter(operation.items()))
+        op = {**op, "TableName": expected_table}
+        if kind == "Put":
+            dynamodb.put_item(**op)
+        elif kind == "Update":
+            dynamodb.update_item(**op)
+        elif kind == "Delete":
+            dynamodb.delete_item(**op)
+    assert _dump(dynamodb, items_table) == _dump(dynamodb, expected_table)
+    for name in (items_table, expected_table):
+        dynamodb.delete_table(TableName=name)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    items=st.dictionaries(st.tuples(st.sampled_from("abc"), st.integers(0, 30)), st.integers(0, 9), max_size=40),
+    partition=st.sampled_from("abcd"),
+    forward=st.booleans(),
+    limit=st.integers(1, 7),
+    above=st.integers(-1, 30),
+)
+def test_a_query_of_one_partition_answers_as_a_full_table_read_would(
+    aws: dict[str, str], items: dict[tuple[str, int], int], partition: str, forward: bool, limit: int, above: int,
+) -> None:
+    """``read_one_partition`` (installed for the session by aws_session) gives a Query of the table
+    the items of its partition only: pages, order, range conditions and filters as before; a Query
+    of an index still reads through the whole table."""
+    table = f"Pages-{uuid.uuid4().hex}"  # per example
+    dynamodb = boto3.client("dynamodb", region_name="us-east-1")
+    dynamodb.create_table(
+        TableName=table, BillingMode="PAY_PER_REQUEST",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "n", "KeyType": "RANGE"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "n", "AttributeType": "N"},
+                              {"AttributeName": "v", "AttributeType": "N"}],
+        GlobalSecondaryIndexes=[{"IndexName": "byValue", "Projection": {"ProjectionType": "ALL"},
+                                 "KeySchema": [{"AttributeName": "v", "KeyType": "HASH"}, {"AttributeName": "n", "KeyType": "RANGE"}]}],
+    )
+    for (pk, n), v in items.items():
+        dynamodb.put_item(TableName=table, Item={"pk": {"S": pk}, "n": {"N": str(n)}, "v": {"N": str(v)}})
+
+    def read_all(**query: object) -> list[tuple[str, int]]:
+        keys: list[tuple[str, int]] = []
+        start: dict[str, object] = {}
+        while True:
+            page = dynamodb.query(TableName=table, Limit=limit, ScanIndexForward=forward, **query, **start)
+            keys += [(i["pk"]["S"], int(i["n"]["N"])) for i in page["Items"]]
+            if "LastEvaluatedKey" not in page:
+                return keys
+            start = {"ExclusiveStartKey": page["LastEvaluatedKey"]}
+
+    expected = sorted(((pk, n) for pk, n in items if pk == partition and n > above), key=lambda k: k[1], reverse=not forward)
+    assert read_all(KeyConditionExpression="pk = :p AND n > :a",
+                    ExpressionAttributeValues={":p": {"S": partition}, ":a": {"N": str(above)}}) == expected
+    odd = [k for k in sorted((k for k in items if k[0] == partition), key=lambda k: k[1], reverse=not forward) if items[k] % 2]
+    odd_values = {f":{d}": {"N": str(d)} for d in (1, 3, 5, 7, 9)}
+    assert read_all(KeyConditionExpression="pk = :p", FilterExpression="v IN (:1, :3, :5, :7, :9)",
+                    ExpressionAttributeValues={":p": {"S": partition}, **odd_values}) == odd
+    by_value = sorted((k for k, v in items.items() if v == 4), key=lambda k: k[1], reverse=not forward)
+    assert sorted(read_all(IndexName="byValue", KeyConditionExpression="v = :v",
+                           ExpressionAttributeValues={":v": {"N": "4"}})) == sorted(by_value)
+    dynamodb.delete_table(TableName=table)
