@@ -550,7 +550,9 @@ def test_listing_requests_load_more_newest_first_without_duplicates_or_gaps(api:
     assert "Showing 1–2 of 5 requests." in first.text
     more = _load_more(first.text, "Load more requests")
     assert more is not None
-    assert more.startswith(f"{path}?") and "pageSize=2" in more and "cursor=" in more
+    assert more.startswith(f"{path}?")
+    assert "pageSize=2" in more
+    assert "cursor=" in more
     # htmx: each answer holds the next items, the next control and the count; together they are the list.
     seen = list(_senders(first.text, names))
     url: str | None = more
