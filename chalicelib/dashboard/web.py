@@ -116,6 +116,11 @@ def read_cookie(request: Request, base: str) -> str | None:
     return None
 
 
+def is_htmx(request: Request) -> bool:
+    """True for a request htmx sent (``HX-Request: true``): it wants a fragment, not a whole page."""
+    return request.headers.get("hx-request") == "true"
+
+
 def base_path(request: Request) -> str:
     """The path prefix of the deployment: ``/<stage>`` on an ``execute-api`` host, else ``""``."""
     host = (request.headers.get("host") or "").lower()
@@ -268,7 +273,11 @@ def page(path: str, method: str = "GET", access: Access = "session") -> Callable
 
 
 def _error_page(current: Page, status: int, message: str, details: list[Any] | None = None) -> Response:
-    return current.render("error.html", status, title=_TITLES.get(status, "Something went wrong"), message=message, details=details or [])
+    """The error as a whole page, or, for htmx, as a fragment that replaces the control that asked
+    (base.html tells htmx to swap 4xx/5xx answers), so a failed "Load more" says why in place."""
+    template = "error_fragment.html" if is_htmx(current.request) else "error.html"
+    title = _TITLES.get(status, "Something went wrong")
+    return current.render(template, status, {"Vary": "HX-Request"}, title=title, message=message, details=details or [])
 
 
 _TITLES = {400: "Check the form", 401: "Sign in", 403: "Forbidden", 404: "Not found", 409: "Conflict", 413: "Too large"}
