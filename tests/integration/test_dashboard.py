@@ -147,6 +147,16 @@ def test_expired_session_redirects_to_sign_in(api: Api, alice: User) -> None:
     assert response.headers["Location"] == "/dashboard/sign-in"
 
 
+def test_htmx_request_without_a_session_is_sent_to_sign_in_whole(api: Api, alice: User) -> None:
+    b = signed_in(api, alice)
+    b.cookies.pop("dashboard_session")
+    response = b.get("/dashboard/listings?pageSize=1", {"hx-request": "true"})  # a "Load more" after the session ended
+    assert response.status_code == 401
+    assert response.headers["HX-Redirect"] == "/dashboard/sign-in"  # htmx opens the sign-in page instead of swapping
+    assert "<html" not in response.text
+    assert 'role="alert"' in response.text
+
+
 def test_sign_out_deletes_the_session(api: Api, alice: User) -> None:
     b = signed_in(api, alice)
     session_id = b.cookies["dashboard_session"]

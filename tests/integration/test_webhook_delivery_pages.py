@@ -17,6 +17,7 @@ from chalicelib import clock, storage
 from chalicelib.config import settings
 from chalicelib.webhooks.delivery import attempt_log
 from chalicelib.webhooks.delivery.records import AttemptEntry
+from scripts import lists_backfill
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import assert_error, counting_reads, table_items
 from tests.integration.webhook_helpers import create_webhook, deliveries
@@ -194,3 +195,25 @@ def test_a_cursor_whose_position_left_the_window_ends_the_walk(api: Api, alice: 
         page = deliveries(api, alice, hook, f"?pageSize=2&cursor={cursor}")
     assert page == {"deliveries": [], "total": 0, "page": 2, "pageSize": 2, "nextCursor": None}
 
+
+
+def test_backfill_counts_and_retimes_attempts_logged_before(api: Api, alice: User, hook: str) -> None:
+    """Attempts logged before the day counters (no ``COUNT`` item, ``expiresAt`` = write time + 30 days):
+    the backfill writes their counter and moves their expiry to the day rule."""
+    for n in range(3):
+        log(hook, NOW - timedelta(days=n), f"evt_{n}")
+    table = settings().DELIVERIES_TABLE
+    storage.delete(table, {"webhookId": hook, "deliveryKey": attempt_log.COUNTER_KEY})
+    for item in table_items(table):
+        if item["webhookId"] == hook:
+            storage.put(table, {**item, "expiresAt": 1})
+    with clock_at(NOW):
+        assert deliveries(api, alice, hook)["total"] == 0
+        done = lists_backfill.backfill_delivery_log()
+        assert done == {"loggedAttempts": 3, "retimedAttempts": 3, "deliveryCounters": 1}
+        page = deliveries(api, alice, hook)
+    assert page["total"] == 3
+    assert {i["expiresAt"] for i in table_items(table) if i["webhookId"] == hook and i["deliveryKey"].startswith("LOG#")} == {
+        clock.epoch_seconds(datetime(2026, 7, 14 + d, tzinfo=UTC)) for d in range(3)
+    }
+    assert lists_backfill.backfill_delivery_log()["retimedAttempts"] == 0  # idempotent
