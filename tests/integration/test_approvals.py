@@ -388,6 +388,7 @@ def test_pending_pages_stay_exact_while_the_queue_changes_between_pages(api: Api
     def change(after_page: int) -> None:
         if after_page == 1:
             service.decide_listing(ids[1], ApprovalDecision(decision="approve"))  # seen on page 1
+            service.decide_listing(ids[2], ApprovalDecision(decision="reject"))  # the cursor's own position leaves the index
             assert api.call("DELETE", f"/v1/listings/{ids[4]}", alice.key).status_code == 200  # not seen yet
             _update(api, alice, ids[3], "Resubmitted")  # not seen yet: moves to the end
             added.append(create_listing(api, alice, meta={"title": "L7"})["id"])
