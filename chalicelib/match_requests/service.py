@@ -234,10 +234,7 @@ def list_sent(caller: Caller, query: RequestListQuery) -> RequestPage:
 
     One Query of the matching list index (``pageSize + 1`` items) and one counter read.
     """
-    subject = query.subjectType.value if query.subjectType else None
-    status = query.status.value if query.status else None
-    wanted = ListQuery(RequestList.SENT, caller.user_id, subject, status)
-    return _page(query, "requests.mine", caller.user_id, wanted)
+    return _own_page(caller, query, RequestList.SENT, "requests.mine")
 
 
 def list_received(caller: Caller, query: RequestListQuery) -> RequestPage:
@@ -245,10 +242,14 @@ def list_received(caller: Caller, query: RequestListQuery) -> RequestPage:
 
     One Query of the matching list index (``pageSize + 1`` items) and one counter read.
     """
+    return _own_page(caller, query, RequestList.RECEIVED, "requests.incoming")
+
+
+def _own_page(caller: Caller, query: RequestListQuery, kind: RequestList, route: str) -> RequestPage:
+    """A page of the caller's own list ``kind`` (sent or received) with the query's filters, scoped to ``route``."""
     subject = query.subjectType.value if query.subjectType else None
     status = query.status.value if query.status else None
-    wanted = ListQuery(RequestList.RECEIVED, caller.user_id, subject, status)
-    return _page(query, "requests.incoming", caller.user_id, wanted)
+    return _page(query, route, caller.user_id, ListQuery(kind, caller.user_id, subject, status))
 
 
 def list_for_listing(caller: Caller, listing_id: str, query: ListingRequestQuery) -> RequestPage:

@@ -7,6 +7,7 @@ import html
 import re
 import urllib.parse
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -15,7 +16,7 @@ from chalice.test import Client
 from chalicelib import clock
 from chalicelib.dashboard import session_store, sessions
 from chalicelib.webhooks import repository as webhooks_repo
-from tests.integration.conftest import Api, User
+from tests.integration.conftest import Api, User, make_user
 
 FORM = {"content-type": "application/x-www-form-urlencoded"}
 
@@ -705,6 +706,41 @@ def test_review_queue_lists_without_claiming_and_decides_by_version(api: Api, ad
     assert listing["status"] == "REJECTED"
     assert listing["statusReason"] == "Spam"
     assert b.get("/dashboard/admin/approvals").text.count('name="version"') == 0
+
+
+def test_review_page_pages_with_the_services_signed_cursor(
+    api: Api, admin: User, alice: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from chalicelib.dashboard import views_admin
+    from tests.integration.helpers import create_listing
+
+    with monkeypatch.context() as m:  # one second between submissions, so the queue's order is unambiguous
+        moments = iter(datetime(2026, 1, 1, tzinfo=UTC) + timedelta(seconds=i) for i in range(1000))
+        m.setattr(clock, "now", lambda: next(moments))
+        ids = [create_listing(api, alice, meta={"title": f"Review {i}"})["id"] for i in range(5)]
+    monkeypatch.setattr(views_admin, "REVIEW_PAGE_SIZE", 2)
+    b = signed_in(api, admin)
+    seen, url = [], "/dashboard/admin/approvals"
+    while url:
+        page = b.get(url)
+        assert page.status_code == 200
+        seen.append(re.findall(r'id="ap-([^"]+)"', page.text))
+        link = re.search(r'<a href="[^"]*(/admin/approvals\?cursor=[^"]+)">Next page</a>', page.text)
+        url = "/dashboard" + html.unescape(link.group(1)) if link else ""
+        assert len(seen) <= 5
+    assert seen == [ids[0:2], ids[2:4], ids[4:]]  # oldest first, no duplicates, no gaps
+    # The link's cursor is the API's (same queue, administrator and page size); edited or foreign ones are a 400.
+    first = b.get("/dashboard/admin/approvals")
+    link = re.search(r'approvals\?cursor=([^"]+)">Next page', first.text)
+    assert link
+    cursor = urllib.parse.unquote(html.unescape(link.group(1)))
+    assert [x["id"] for x in api.call("GET", f"/v1/admin/approvals?pageSize=2&cursor={cursor}", admin.key).json["listings"]] == ids[2:4]
+    edited = urllib.parse.quote(cursor[:-3] + ("xyz" if not cursor.endswith("xyz") else "abc"))
+    assert b.get(f"/dashboard/admin/approvals?cursor={edited}").status_code == 400
+    next_page = f"/dashboard/admin/approvals?cursor={urllib.parse.quote(cursor)}"
+    assert signed_in(api, make_user("Admin Two", admin=True)).get(next_page).status_code == 400  # another administrator's
+    monkeypatch.setattr(views_admin, "REVIEW_PAGE_SIZE", 3)
+    assert b.get(next_page).status_code == 400  # issued for another page size
 
 
 # --- test events and redelivery through the pipeline --------------------------------------------
