@@ -2,7 +2,8 @@
 
 Runs the app on in-process moto (``moto.mock_aws``) behind Chalice's test client, walks the
 flows once (listing detail, profile detail, create request, accept, send message, list
-conversations, list messages, the owner's listings, and the other request/conversation routes) and
+conversations, list messages, the owner's listings, the administrators' review queue, and the other
+request/conversation routes) and
 counts every DynamoDB call each route makes with a botocore ``before-call.dynamodb`` hook on the
 product's shared client. Authentication is warmed up first and its key lookups are left out.
 
@@ -120,9 +121,9 @@ def run(check: bool) -> int:
     clear_cache()
     from app import app
 
-    def user(name: str, level: int = 0) -> tuple[str, str]:
+    def user(name: str, level: int = 0, admin: bool = False) -> tuple[str, str]:
         channels = {"telegram": f"@{name.lower()}", "email": f"{name.lower()}@example.org"}
-        created = create_user(AdminUserCreate(displayName=name, country="de", verifiedLevel=level, channels=channels))
+        created = create_user(AdminUserCreate(displayName=name, country="de", verifiedLevel=level, channels=channels, admin=admin))
         return created.userId, created.apiKey
 
     rows: list[Row] = []
@@ -152,7 +153,8 @@ def run(check: bool) -> int:
         owner_id, owner = user("Olivia")
         _, seeker = user("Sam", level=2)
         others = [user(f"Peer{i}") for i in range(30)]
-        for key in (owner, seeker, *(k for _, k in others)):
+        _, admin = user("Ada", admin=True)
+        for key in (owner, seeker, admin, *(k for _, k in others)):
             setup("GET", "/v1/me", key)  # warm the key cache: the budgets count calls after authentication
 
         body = {
@@ -195,6 +197,9 @@ def run(check: bool) -> int:
         first_page = measure("GET my listings", "read", "GET", "/v1/listings/mine?pageSize=10", owner)
         measure("GET my listings (page 2, cursor)", "read", "GET",
                 f"/v1/listings/mine?pageSize=10&cursor={first_page['nextCursor']}", owner)
+        queue = measure("GET approvals queue", "read", "GET", "/v1/admin/approvals?pageSize=10", admin)
+        measure("GET approvals queue (page 2, cursor)", "read", "GET",
+                f"/v1/admin/approvals?pageSize=10&cursor={queue['nextCursor']}", admin)
         measure("GET one request", "read", "GET", f"/v1/match-requests/{request['requestId']}", seeker)
         measure("GET conversation detail", "read", "GET", f"/v1/conversations/{conversation}", seeker)
         measure("DELETE leave conversation", "change", "DELETE", f"/v1/conversations/{conversation}", seeker)

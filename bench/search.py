@@ -13,8 +13,10 @@ For every shape it prints items read and calls before and after, the matches, th
 its most selective single filter (``sel``) and ``read / (pageSize + sel)``. Budgets (issue 13),
 ``--check`` exits 1 when an *enforced* one is missed:
 
-* pages without a filter (category, category + role, any page via cursor) read at most
-  ``2 x pageSize + 10`` items;
+* pages without a filter (category, category + role, any page via cursor, the list routes and a
+  webhook's deliveries) read at most ``2 x pageSize + 10`` items;
+* a saved search's matches page (every match ACTIVE) at most :data:`MATCHES_BUDGET` items: the
+  search, the page and one page past it (match items and their listings) and the page's owners;
 * every other search at most ``3 x (pageSize + sel) + 50``: enforced for every shape run
   through the service (an "after" column) except the ``GEO_REPORTED`` ones (geo page 50 via
   cursor: within budget, not flat; see its comment); a shape without one ("same") would be
@@ -65,6 +67,14 @@ START = datetime(2026, 1, 1, tzinfo=UTC)
 HEAVY_USER = "usr_bench_heavy"
 HEAVY_LISTING = "lst_bench_heavy"
 HEAVY_REQUESTS = 500
+HEAVY_WEBHOOK = "whk_bench_heavy"
+HEAVY_SAVED_SEARCH = "ss_bench_heavy"
+#: Logged delivery attempts of the heavy user's webhook and matches of its saved search.
+HEAVY_ATTEMPTS = 500
+HEAVY_MATCHES = 500
+#: Budget of the saved-search matches page: the saved search, the page and one page past it to count
+#: on (match items and their listings), and the page's owners (docs/saved-searches.md "Paging the matches").
+MATCHES_BUDGET = 1 + 2 * (2 * PAGE_SIZE) + PAGE_SIZE + 10
 WORDS_COMMON = ["engineer", "developer", "senior", "remote", "team"]
 WORDS_RARE = ["zeppelin", "quokka", "marzipan"]
 #: Listings carrying each rare word, at every table size.
@@ -240,7 +250,51 @@ def make_heavy_user(listings: list[dict[str, Any]]) -> dict[str, list[dict[str, 
         "members": [{**m, **member_index_attributes(m)} for m in members],
         "conversations": conversations,
         "counters": tally(requests, members),
+        **make_heavy_webhook(),
+        **make_heavy_matches(listings),
     }
+
+
+def make_heavy_webhook() -> dict[str, list[dict[str, Any]]]:
+    """The heavy user's webhook and :data:`HEAVY_ATTEMPTS` logged attempts over the last days (one a
+    minute back from now, so inside the retention window), with the log counter as
+    ``attempt_log.log_attempt`` writes them."""
+    from chalicelib import clock
+    from chalicelib.webhooks.delivery import attempt_log
+
+    now = datetime.now(UTC)
+    webhook = {"webhookId": HEAVY_WEBHOOK, "ownerId": HEAVY_USER, "name": "Bench", "url": "https://example.org/hook",
+               "secret": "whsec_bench", "events": ["message.new"], "active": True, "failCount": 0,
+               "createdAt": "2026-01-01T00:00:00.000Z", "updatedAt": "2026-01-01T00:00:00.000Z"}
+    attempts, days = [], {}
+    for i in range(HEAVY_ATTEMPTS):
+        attempted = clock.iso(now - timedelta(minutes=i))
+        attempts.append({
+            "webhookId": HEAVY_WEBHOOK, "deliveryKey": f"LOG#{attempted}#evt_bench{i:04d}#01",
+            "deliveryId": f"dlv_bench{i:04d}", "eventId": f"evt_bench{i:04d}", "event": "message.new", "attempt": 1,
+            "attemptedAt": attempted, "messageId": f"msg_bench{i:04d}", "success": True, "statusCode": 200,
+            "durationMs": 12, "test": False, "expiresAt": attempt_log.log_expires_at(attempted),
+        })
+        days[f"d#{attempted[:10]}"] = days.get(f"d#{attempted[:10]}", 0) + 1
+    counter = {"webhookId": HEAVY_WEBHOOK, "deliveryKey": attempt_log.COUNTER_KEY, **days,
+               "expiresAt": attempt_log.log_expires_at(clock.iso(now))}
+    return {"webhooks": [webhook], "deliveries": [*attempts, counter]}
+
+
+def make_heavy_matches(listings: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The heavy user's saved search and :data:`HEAVY_MATCHES` matches of ACTIVE listings (not the ones
+    the heavy requests name), as the percolator records them."""
+    from chalicelib.saved_searches.repository import match_sort_key
+
+    search = {"ownerId": HEAVY_USER, "savedSearchId": HEAVY_SAVED_SEARCH, "name": "Bench", "query": {"category": "jobs"},
+              "alerts": False, "createdAt": "2026-01-01T00:00:00.000Z", "postings": []}
+    matches = []
+    for i, listing in enumerate(listings[HEAVY_REQUESTS + 1 : HEAVY_REQUESTS + 1 + HEAVY_MATCHES]):
+        matched = f"2026-03-01T00:{i // 60:02d}:{i % 60:02d}.000Z"
+        matches.append({"savedSearchId": HEAVY_SAVED_SEARCH, "listingId": listing["listingId"], "ownerId": HEAVY_USER,
+                        "matchedAt": matched, "distanceKm": None, "listingVersion": 1,
+                        "matchedNewest": match_sort_key(matched, listing["listingId"])})
+    return {"saved_searches": [search], "matches": matches}
 
 
 def load(table: str, items: list[dict[str, Any]]) -> None:
@@ -288,6 +342,8 @@ class Row:
     #: Geo shapes on evenly spread data with a radius: held to ``index_read <= 2 x inside + GEO_SMALL_CIRCLE``.
     even_circle: bool = False
     relation: str = ""
+    #: A budget of its own (items read), instead of the native or filtered formula.
+    limit: int | None = None
 
     @property
     def enforced(self) -> bool:
@@ -299,6 +355,8 @@ class Row:
 
     @property
     def budget(self) -> int:
+        if self.limit is not None:
+            return self.limit
         return 2 * PAGE_SIZE + 10 if self.native else 3 * (PAGE_SIZE + self.selective) + 50
 
     @property
@@ -474,6 +532,10 @@ def _measure(count: int, user_count: int) -> list[Row]:
     load(config.REQUESTS_TABLE, heavy["requests"])
     load(config.CONVERSATION_MEMBERS_TABLE, heavy["members"])
     load(config.CONVERSATIONS_TABLE, heavy["conversations"])
+    load(config.WEBHOOKS_TABLE, heavy["webhooks"])
+    load(config.DELIVERIES_TABLE, heavy["deliveries"])
+    load(config.SAVED_SEARCHES_TABLE, heavy["saved_searches"])
+    load(config.SAVED_SEARCH_MATCHES_TABLE, heavy["matches"])
     load(config.SEARCH_INDEX_TABLE, tally(items + heavy["listings"]))  # the backfill's counts, written directly
     load(config.SEARCH_INDEX_TABLE, heavy["counters"])
     load(config.SEARCH_INDEX_TABLE, posting_items(items + heavy["listings"]))  # the stream consumer's postings, in bulk
@@ -642,7 +704,43 @@ def _list_rows(reads: Reads, heavy: dict[str, list[dict[str, Any]]]) -> list[Row
         if found != truth[offset : offset + PAGE_SIZE] or result.total != len(truth):
             row.notes.append(f"page or total ({result.total}) differs from brute force ({len(truth)})")
         rows.append(row)
-    return rows
+    return rows + _log_and_match_rows(reads, heavy)
+
+
+def _log_and_match_rows(reads: Reads, heavy: dict[str, list[dict[str, Any]]]) -> list[Row]:
+    """A webhook's deliveries (500 logged attempts) and a saved search's matches (500, all ACTIVE).
+
+    Before: the pre-paging reads of the same routes (``search_baseline``: the webhook, the first
+    page's attempts and a ``Select=COUNT`` of the whole log; the search, every match and every
+    matched listing). After: the service. Pages and totals are checked against brute force.
+    """
+    from bench import search_baseline
+    from chalicelib.auth.service import Caller
+    from chalicelib.pagination import PageQuery
+    from chalicelib.saved_searches.service import list_matches
+    from chalicelib.webhooks.service import list_deliveries
+
+    caller = Caller(user_id=HEAVY_USER)
+    logged = sorted((d for d in heavy["deliveries"] if d["deliveryKey"].startswith("LOG#")),
+                    key=lambda d: d["deliveryKey"], reverse=True)
+    _, *before = reads.measure(lambda: search_baseline.delivery_log(HEAVY_WEBHOOK, PAGE_SIZE))
+    result, *after = reads.measure(lambda: list_deliveries(caller, HEAVY_WEBHOOK, PageQuery(pageSize=PAGE_SIZE)))
+    log_row = Row("webhook deliveries (500)", (before[0], before[1]), (after[0], after[1]), len(logged), len(logged), native=True)
+    if [d.id for d in result.deliveries] != [d["deliveryId"] for d in logged[:PAGE_SIZE]] or result.total != len(logged):
+        log_row.notes.append(f"page or total ({result.total}) differs from brute force ({len(logged)})")
+
+    matched = sorted(heavy["matches"], key=lambda m: m["matchedNewest"], reverse=True)
+    _, *before = reads.measure(lambda: search_baseline.saved_search_matches(
+        HEAVY_USER, HEAVY_SAVED_SEARCH, [m["listingId"] for m in matched]))
+    page, *after = reads.measure(lambda: list_matches(caller, HEAVY_SAVED_SEARCH, PageQuery(pageSize=PAGE_SIZE)))
+    match_row = Row("saved-search matches (500)", (before[0], before[1]), (after[0], after[1]), len(matched), len(matched),
+                    native=True, limit=MATCHES_BUDGET, relation=page.totalRelation)
+    exact = page.totalRelation == "eq"
+    if [m.listing.id for m in page.matches] != [m["listingId"] for m in matched[:PAGE_SIZE]] or (
+        (exact and page.total != len(matched)) or (not exact and not PAGE_SIZE < page.total <= len(matched))
+    ):
+        match_row.notes.append(f"page or total ({page.total} {page.totalRelation}) differs from brute force ({len(matched)})")
+    return [log_row, match_row]
 
 
 def print_table(results: dict[int, list[Row]]) -> list[str]:

@@ -114,6 +114,28 @@ def request_list(index: str, attribute: str, owner: str) -> None:
            ExpressionAttributeNames={"#k": attribute}, ExpressionAttributeValues=storage.values(v=owner))
 
 
+def delivery_log(webhook_id: str, page_size: int) -> None:
+    """The reads of a webhook's first delivery page before it paged by key: the webhook, the page's
+    attempts (a Query of ``page x pageSize`` newest ``LOG#`` items) and a ``Select=COUNT`` of the
+    whole log for ``total``."""
+    table = settings().DELIVERIES_TABLE
+    storage.get(settings().WEBHOOKS_TABLE, {"webhookId": webhook_id})
+    condition = {"KeyConditionExpression": "webhookId = :w AND begins_with(deliveryKey, :log)",
+                 "ExpressionAttributeValues": storage.values(w=webhook_id, log="LOG#")}
+    storage.query_page(table, ScanIndexForward=False, Limit=page_size, **condition)
+    _count(table, **condition)
+
+
+def saved_search_matches(owner_id: str, saved_search_id: str, listing_ids: list[str]) -> None:
+    """The reads of a saved search's first matches page before it paged by key: the search, every
+    match (``byMatchedAt``, gone; ``matchedNewest`` holds the same items) and every matched listing
+    (BatchGetItem), then the page's owners (left out here: the paged route reads them too)."""
+    storage.get(settings().SAVED_SEARCHES_TABLE, {"ownerId": owner_id, "savedSearchId": saved_search_id})
+    _count(settings().SAVED_SEARCH_MATCHES_TABLE, IndexName="matchedNewest", KeyConditionExpression="savedSearchId = :s",
+           ExpressionAttributeValues=storage.values(s=saved_search_id))
+    storage.batch_get(settings().LISTINGS_TABLE, [{"listingId": i} for i in listing_ids])
+
+
 def conversation_list(user_id: str, page_ids: list[str]) -> None:
     """The reads of a conversation page the pre-issue-13 way: every member item, then the page's conversations."""
     _count(settings().CONVERSATION_MEMBERS_TABLE, KeyConditionExpression="userId = :u",

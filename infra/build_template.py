@@ -172,8 +172,10 @@ RESOURCES: dict[str, Any] = {
     # the percolator's posting lists (read by key only), and the matches found.
     "SavedSearchesTable": _table([("ownerId", S), ("savedSearchId", S)]),
     "PercolatorTable": _table([("postingKey", S)]),
+    # matchedNewest = <matchedAt>#<listingId>: a search's matches newest first, ties by listing id,
+    # so a cursor can stand between two matches of the same millisecond (chalicelib/saved_searches/repository.py).
     "SavedSearchMatchesTable": _table(
-        [("savedSearchId", S), ("listingId", S)], {"byMatchedAt": [("savedSearchId", S), ("matchedAt", S)]}
+        [("savedSearchId", S), ("listingId", S)], {"matchedNewest": [("savedSearchId", S), ("matchedNewest", S)]}
     ),
     # Dashboard sign-ins: keyed by the SHA-256 of the session id (the id itself is never stored),
     # removed by TTL 12 h after sign-in (chalicelib/dashboard/sessions.py).

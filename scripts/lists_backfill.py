@@ -17,7 +17,13 @@ command, run once after deploying the new indexes:
 4. Rewrites every request, conversation and owner's-listings counter item with the exact counts of what it
    scanned (the same rule as the transactions: :func:`lists.deltas`,
    :func:`chalicelib.conversations.repository.member_delta`, :func:`chalicelib.listings.owner_list.delta`) and deletes counter items that
-   count nothing any more.
+   count nothing any more;
+5. Scans SavedSearchMatches and writes the ``matchedNewest`` sort key
+   (:func:`chalicelib.saved_searches.repository.match_sort_key`) where missing, conditional on the
+   match still existing with the ``matchedAt`` it read;
+6. Scans Deliveries: moves every logged attempt's ``expiresAt`` to the day-based retention rule
+   (:func:`chalicelib.webhooks.delivery.attempt_log.log_expires_at`, conditional on the item still
+   existing) and rewrites each webhook's log counter (``COUNT``: attempts per UTC day) from the scan.
 
 Run it while requests, conversations and listings are quiet (or run it twice): a request created or
 decided between the Scan and the counter write is not in the recount.
@@ -109,12 +115,14 @@ def backfill() -> dict[str, int]:
     """Re-index every request, member and listing item and rewrite the list counters.
 
     Returns ``{"requests", "reindexedRequests", "members", "reindexedMembers", "listings",
-    "reindexedListings", "counters", "deletedCounters"}``.
+    "reindexedListings", "counters", "deletedCounters", "matches", "reindexedMatches"}`` and the
+    counts of :func:`backfill_delivery_log`.
     """
     from chalicelib.config import settings
     from chalicelib.conversations.repository import member_index_attributes
     from chalicelib.listings import owner_list
     from chalicelib.match_requests import lists
+    from chalicelib.saved_searches.repository import match_sort_key
 
     config = settings()
     requests = list(scan(config.REQUESTS_TABLE))
@@ -136,9 +144,51 @@ def backfill() -> dict[str, int]:
     )
     counters = tally(requests, members, listings)
     deleted = _write_counters(counters)
+    matches = list(scan(config.SAVED_SEARCH_MATCHES_TABLE))
+    reindexed_matches = sum(
+        _set_missing(config.SAVED_SEARCH_MATCHES_TABLE, {"savedSearchId": m["savedSearchId"], "listingId": m["listingId"]}, m,
+                     {"matchedNewest": match_sort_key(m["matchedAt"], m["listingId"])}, "matchedAt", m["matchedAt"])
+        for m in matches
+    )
     return {"requests": len(requests), "reindexedRequests": reindexed_requests, "members": len(members),
             "reindexedMembers": reindexed_members, "listings": len(listings), "reindexedListings": reindexed_listings,
-            "counters": len(counters), "deletedCounters": deleted}
+            "counters": len(counters), "deletedCounters": deleted, "matches": len(matches),
+            "reindexedMatches": reindexed_matches, **backfill_delivery_log()}
+
+
+def backfill_delivery_log() -> dict[str, int]:
+    """Step 6: every logged attempt's ``expiresAt`` by the day rule, and every webhook's log counter from the scan.
+
+    Returns ``{"loggedAttempts", "retimedAttempts", "deliveryCounters"}``.
+    """
+    from collections import Counter, defaultdict
+
+    from chalicelib import storage
+    from chalicelib.config import settings
+    from chalicelib.webhooks.delivery import attempt_log
+
+    table = settings().DELIVERIES_TABLE
+    logged = [i for i in scan(table) if str(i["deliveryKey"]).startswith("LOG#")]
+    retimed = 0
+    days: dict[str, Counter[str]] = defaultdict(Counter)
+    for item in logged:
+        expires_at = attempt_log.log_expires_at(str(item["attemptedAt"]))
+        days[str(item["webhookId"])][str(item["attemptedAt"])[:10]] += 1
+        if int(item.get("expiresAt") or 0) == expires_at:
+            continue
+        try:
+            storage.update(table, {"webhookId": item["webhookId"], "deliveryKey": item["deliveryKey"]}, "SET expiresAt = :e",
+                           condition="attribute_exists(deliveryKey)", ExpressionAttributeValues=storage.values(e=expires_at))
+            retimed += 1
+        except storage.ConditionFailed:
+            continue  # expired and deleted meanwhile
+    for webhook_id, counts in days.items():
+        storage.put(table, {
+            "webhookId": webhook_id, "deliveryKey": attempt_log.COUNTER_KEY,
+            **{f"d#{day}": n for day, n in counts.items()},
+            "expiresAt": max(attempt_log.log_expires_at(f"{day}T00:00:00.000Z") for day in counts),
+        })
+    return {"loggedAttempts": len(logged), "retimedAttempts": retimed, "deliveryCounters": len(days)}
 
 
 def main() -> int:

@@ -9,6 +9,7 @@ from pydantic import ConfigDict, Field, StringConstraints
 from chalicelib.json_types import NON_BLANK, Timestamp
 from chalicelib.listings.models import Listing
 from chalicelib.model_base import Model
+from chalicelib.pagination import DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_PAGE_SIZE, PageQuery
 
 
 class ApprovalClaimRequest(Model):
@@ -20,11 +21,17 @@ class ApprovalClaimRequest(Model):
 
 class PendingListingQuery(Model):
     """Query of ``GET /v1/admin/approvals``: ``pageSize`` 1..100 (default 20) and the opaque
-    ``cursor`` of the previous page's ``nextCursor``."""
+    ``cursor`` of the previous page's ``nextCursor`` (signed and bound to this list, the
+    administrator and ``pageSize``: :mod:`chalicelib.cursors`), as :class:`chalicelib.pagination.PageQuery`
+    without ``page`` (the queue has no offset pages)."""
 
     model_config = ConfigDict(extra="forbid")
-    pageSize: int = Field(default=20, ge=1, le=100)
-    cursor: Annotated[str, StringConstraints(min_length=1, max_length=1024, pattern=r"^[A-Za-z0-9_-]+$")] | None = None
+    pageSize: int = Field(default=DEFAULT_PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE)
+    cursor: str | None = Field(default=None, min_length=1, max_length=MAX_CURSOR_LENGTH)
+
+    def page_query(self) -> PageQuery:
+        """This query as a :class:`~chalicelib.pagination.PageQuery` (page 1 unless the cursor says otherwise)."""
+        return PageQuery(pageSize=self.pageSize, cursor=self.cursor)
 
 
 class PendingListingPage(Model):

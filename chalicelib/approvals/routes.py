@@ -34,7 +34,7 @@ bp = Blueprint(__name__)
 )
 def pending(caller: Caller, query: PendingListingQuery) -> PendingListingPage:
     """List PENDING listings awaiting review, oldest first, without claiming anything."""
-    return service.list_pending(query)
+    return service.list_pending(caller, query)
 
 
 @route(

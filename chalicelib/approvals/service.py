@@ -1,6 +1,8 @@
 """Approval rules (DESIGN §2 "Approvals", docs/approvals.md).
 
-* :func:`list_pending` shows the review queue (PENDING listings, oldest first) and claims nothing.
+* :func:`list_pending` shows the review queue (PENDING listings, oldest first) and claims nothing;
+  it pages with signed cursors (:mod:`chalicelib.cursors`) bound to the list, the administrator
+  and the page size, so an edited or foreign cursor is a ``ValidationError`` naming ``cursor``.
 * :func:`claim` claims tasks from the SQS approval queue; :func:`decide` decides a claimed task.
 * :func:`decide_listing` decides a PENDING listing without a claim (the Dashboard's review page);
   its task stays queued and is dropped as stale when claimed later.
@@ -29,6 +31,7 @@ from chalicelib.approvals.models import (
     PendingReview,
     ReviewQueue,
 )
+from chalicelib.auth.service import Caller
 from chalicelib.listings import repository as listings
 from chalicelib.listings import status
 from chalicelib.listings.models import Listing
@@ -68,68 +71,49 @@ def _is_current(listing: ListingRecord | None, task: queue.Task) -> bool:
     return listing is not None and status.awaiting_review(listing["status"]) and int(listing["version"]) == task.version
 
 
-def encode_cursor(key: dict[str, Any]) -> str:
-    """The opaque, URL-safe cursor of a ``pendingReview`` index position."""
-    raw = json.dumps(key, separators=(",", ":"), sort_keys=True)
-    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+#: The cursor scope's route of the review queue, shared by ``GET /v1/admin/approvals`` and the
+#: Dashboard's review page (one list, as ``listings.mine`` is for the API and the Listings page).
+PENDING_ROUTE = "approvals.pending"
 
 
-_CURSOR_KEYS = frozenset({"listingId", "pendingQueue", "pendingSort"})
-
-
-def decode_cursor(cursor: str) -> dict[str, Any]:
-    """Inverse of :func:`encode_cursor`.
-
-    Raises
-    ------
-    ValidationError
-        Not a cursor this service issued (``details`` names ``cursor``).
-    """
-    try:
-        key = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-    except (binascii.Error, ValueError, UnicodeDecodeError) as exc:
-        raise errors.ValidationError.for_field("cursor", "not a cursor returned by this endpoint") from exc
-    if not isinstance(key, dict) or set(key) != _CURSOR_KEYS or not all(isinstance(v, str) for v in key.values()):
-        raise errors.ValidationError.for_field("cursor", "not a cursor returned by this endpoint")
-    return key
-
-
-def list_pending(query: PendingListingQuery) -> PendingListingPage:
+def list_pending(caller: Caller, query: PendingListingQuery) -> PendingListingPage:
     """PENDING listings awaiting review, oldest submission first, ``query.pageSize`` per page.
 
     Claims nothing and changes nothing (one Query of the sparse ``pendingReview`` index plus
-    one BatchGetItem of the owners).
+    one BatchGetItem of the owners). ``nextCursor`` is a signed cursor
+    (:mod:`chalicelib.cursors`) bound to this list, ``caller`` and ``pageSize``.
 
     Raises
     ------
     ValidationError
-        ``cursor`` is not one this endpoint returned.
+        ``cursor`` is malformed, edited, or was issued for another query (another route,
+        administrator or ``pageSize``); ``details`` names ``cursor``.
     """
-    items, owners, next_cursor = _pending_page(query)
+    items, owners, next_cursor = _pending_page(caller, query)
     return PendingListingPage(
         listings=[to_model(i, owners.get(i["ownerId"])) for i in items], pageSize=query.pageSize, nextCursor=next_cursor
     )
 
 
-def _pending_page(query: PendingListingQuery) -> tuple[list[ListingRecord], dict[str, UserRecord], str | None]:
-    start = decode_cursor(query.cursor) if query.cursor else None
-    found = listings.query_pending(query.pageSize + 1, start)  # one more tells whether a next page exists
-    items = found[: query.pageSize]
+def _pending_page(caller: Caller, query: PendingListingQuery) -> tuple[list[ListingRecord], dict[str, UserRecord], str | None]:
+    position = query.page_query().position_in(PENDING_ROUTE, caller.user_id)
+    items, last_key = listings.pending_page(position.page_size, after=position.key)
     owners = users.get_users(list({i["ownerId"] for i in items})) if items else {}
-    next_cursor = encode_cursor(listings.pending_position(items[-1])) if len(found) > query.pageSize else None
-    return items, owners, next_cursor
+    return items, owners, position.next_cursor(last_key is not None, last_key)
 
 
-def review_queue(query: PendingListingQuery) -> ReviewQueue:
+def review_queue(caller: Caller, query: PendingListingQuery) -> ReviewQueue:
     """As :func:`list_pending`, with each listing's ``version`` (the Dashboard binds its decision,
     :func:`decide_listing`, to the version the administrator read). Claims nothing.
+
+    Its cursors are those of :func:`list_pending` (same list, administrator and page size).
 
     Raises
     ------
     ValidationError
-        ``cursor`` is not one this service returned.
+        As :func:`list_pending` (``details`` names ``cursor``).
     """
-    items, owners, next_cursor = _pending_page(query)
+    items, owners, next_cursor = _pending_page(caller, query)
     return ReviewQueue(
         reviews=[PendingReview(listing=to_model(i, owners.get(i["ownerId"])), version=int(i["version"])) for i in items],
         nextCursor=next_cursor,

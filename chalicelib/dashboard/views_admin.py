@@ -34,6 +34,11 @@ NOTICES = {
 }
 
 
+#: Listings per page of the review page; its "Next page" link carries the service's signed cursor,
+#: bound to this size, to the administrator and to the review queue.
+REVIEW_PAGE_SIZE = 20
+
+
 class ReviewedVersion(Model):
     """The hidden ``version`` field of an approval form: the listing version the administrator read."""
 
@@ -75,10 +80,14 @@ def set_verification(current: Page) -> Response:
 
 @page("/dashboard/admin/approvals", access="admin")
 def approvals(current: Page) -> Response:
-    """PENDING listings, oldest first, with content, owner and submission time; nothing is claimed."""
+    """PENDING listings, oldest first, with content, owner and submission time; nothing is claimed.
+
+    ``cursor`` (query string) is the previous page's ``nextCursor``; an edited or foreign one is a
+    400 page (the service's ``ValidationError`` naming ``cursor``).
+    """
     cursor = {"cursor": current.query("cursor")} if current.query("cursor") else {}
-    query = parse_model(approval_models.PendingListingQuery, {"pageSize": 20, **cursor})
-    queue = approval_service.review_queue(query)
+    query = parse_model(approval_models.PendingListingQuery, {"pageSize": REVIEW_PAGE_SIZE, **cursor})
+    queue = approval_service.review_queue(current.caller, query)
     fields = {r.listing.id: content.content_fields(r.listing.categoryKey, r.listing.roleKey, r.listing.meta) for r in queue.reviews}
     return current.render("approvals.html", nav="approvals", reviews=queue.reviews, next_cursor=queue.nextCursor,
                           fields=fields, notice=NOTICES.get(current.query("done")))

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import urllib.parse
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from chalice.app import Response
 
-from chalicelib.dashboard.web import Page, page
+from chalicelib.dashboard import paging
+from chalicelib.dashboard.web import Page, is_htmx, page
 from chalicelib.http import parse_model
 from chalicelib.lazy import lazy_import
 
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from chalicelib.listings import service as listings
     from chalicelib.match_requests import models as request_models
     from chalicelib.match_requests import service as match_requests
-    from chalicelib.pagination import Envelope, PageQuery
     from chalicelib.workflows import listing_deletion, listing_detail, request_decisions
 else:
     pagination = lazy_import("chalicelib.pagination")
@@ -44,59 +43,12 @@ NOTICES = {
 }
 
 
-def _first_page() -> PageQuery:
-    """The first page of the largest size (every list of a Dashboard page shows one such page)."""
-    return pagination.PageQuery(page=1, pageSize=pagination.MAX_PAGE_SIZE)
-
-
-def _paged_query[Q: PageQuery](current: Page, model: type[Q]) -> Q:
-    """The list query of a paged Dashboard page: ``pageSize`` (default and at most 100) and the
-    ``cursor`` of the API's envelope (``nextCursor``), both from the query string.
-
-    Raises
-    ------
-    ValidationError
-        ``pageSize`` out of 1..100, or a cursor that is not this list's (the page shows 400).
-    """
-    values = {"pageSize": current.query("pageSize") or str(pagination.MAX_PAGE_SIZE), "cursor": current.query("cursor") or None}
-    return parse_model(model, {k: v for k, v in values.items() if v is not None})
-
-
-def _paged(current: Page, path: str, templates: tuple[str, str], found: Envelope, count: int, **context: Any) -> Response:
-    """Render one page of a paged list, as the whole page or, for htmx's "Load more", only its items.
-
-    Parameters
-    ----------
-    path:
-        The page's path under the Dashboard (``/listings``), for the next page's link.
-    templates:
-        ``(whole page, items fragment)``.
-    found, count:
-        The service's envelope and how many items it holds.
-
-    A plain request (the link followed without JavaScript) gets the whole page starting at the
-    cursor; an htmx request (``HX-Request: true``) gets the fragment: the page's items and the
-    next "Load more" control, swapped in place of the old control, with the first new item's
-    link focused (``autofocus``) and the count above the list updated out of band. ``Vary``
-    keeps caches from mixing the two answers of one URL.
-    """
-    first = (found.page - 1) * found.pageSize + 1
-    more = None
-    if found.nextCursor:
-        more = f"{current.root}{path}?" + urllib.parse.urlencode({"pageSize": found.pageSize, "cursor": found.nextCursor})
-    htmx = current.request.headers.get("hx-request") == "true"
-    shown = {"first": 1 if htmx else first, "last": first + count - 1, "total": found.total}
-    response = current.render(templates[1] if htmx else templates[0], more=more, shown=shown, fragment=htmx, **context)
-    response.headers["Vary"] = "HX-Request"
-    return response
-
-
 @page("/dashboard/listings")
 def my_listings(current: Page) -> Response:
     """The signed-in user's listings with statuses and status reasons, a page at a time (newest first)."""
-    found = listings.list_my_listings(current.caller, _paged_query(current, pagination.PageQuery))
-    return _paged(current, "/listings", ("listings.html", "listings_items.html"), found, len(found.listings),
-                  nav="listings", listings=found.listings, notice=NOTICES.get(current.query("done")))
+    found = listings.list_my_listings(current.caller, paging.page_query(current, pagination.PageQuery))
+    return paging.forward(current, "/listings", ("listings.html", "listings_items.html"), found, len(found.listings),
+                          nav="listings", listings=found.listings, notice=NOTICES.get(current.query("done")))
 
 
 def _status(current: Page, listing_id: str, status: str) -> None:
@@ -126,11 +78,18 @@ def delete(current: Page, listingId: str) -> Response:
 
 @page("/dashboard/listings/{listingId}")
 def listing(current: Page, listingId: str) -> Response:
-    """One of the user's listings and its incoming requests."""
-    detail = listing_detail.get_listing_detail(current.caller, listingId)
-    query = request_models.ListingRequestQuery(page=1, pageSize=pagination.MAX_PAGE_SIZE)
-    requests = match_requests.list_for_listing(current.caller, listingId, query)
-    return current.render("listing.html", nav="listings", listing=detail, requests=requests.requests,
+    """One of the user's listings and its incoming requests, newest first, a page at a time.
+
+    The requests are ``match_requests.list_for_listing``'s page (the API's
+    ``GET /v1/match-requests/listing/{id}``: one Query of the listing's request index after the
+    signed cursor's position). htmx's "Load more" answer reads only that page: the service
+    checks ownership itself, so the listing's detail is read for the whole page only.
+    """
+    query = paging.page_query(current, request_models.ListingRequestQuery)
+    found = match_requests.list_for_listing(current.caller, listingId, query)
+    detail = None if is_htmx(current.request) else listing_detail.get_listing_detail(current.caller, listingId)
+    return paging.forward(current, f"/listings/{listingId}", ("listing.html", "listing_requests_items.html"), found,
+                          len(found.requests), nav="listings", listing=detail, requests=found.requests,
                           notice=NOTICES.get(current.query("done")))
 
 
@@ -156,22 +115,31 @@ def reject(current: Page, requestId: str) -> Response:
 @page("/dashboard/conversations")
 def conversation_list(current: Page) -> Response:
     """The user's conversations, most recently active first, a page at a time."""
-    found = conversations.list_conversations(current.caller, _paged_query(current, conversation_models.ConversationListQuery))
-    return _paged(current, "/conversations", ("conversations.html", "conversations_items.html"), found,
-                  len(found.conversations), nav="conversations", conversations=found.conversations, me=current.caller.user_id)
+    found = conversations.list_conversations(current.caller, paging.page_query(current, conversation_models.ConversationListQuery))
+    return paging.forward(current, "/conversations", ("conversations.html", "conversations_items.html"), found,
+                          len(found.conversations), nav="conversations", conversations=found.conversations, me=current.caller.user_id)
 
 
 @page("/dashboard/conversations/{conversationId}")
 def conversation(current: Page, conversationId: str) -> Response:
-    """One conversation: its latest messages (oldest first) and the reply box."""
-    found = conversations.get_conversation(current.caller, conversationId)
-    first = conversations.list_messages(current.caller, conversationId, _first_page())
-    last_page = max(1, -(-first.total // pagination.MAX_PAGE_SIZE))
-    messages = first if last_page == 1 else conversations.list_messages(
-        current.caller, conversationId, pagination.PageQuery(page=last_page, pageSize=pagination.MAX_PAGE_SIZE)
-    )
-    return current.render("conversation.html", nav="conversations", conversation=found, messages=messages.messages,
-                          me=current.caller.user_id, notice=NOTICES.get(current.query("done")))
+    """One conversation: its newest page of messages (oldest first within it), "Load earlier
+    messages" above it while earlier pages exist, and the reply box.
+
+    The messages are ``conversations.list_messages``'s page (the API's
+    ``GET /v1/conversations/{id}/messages``: one Query of the message numbers of that page).
+    The first view reads the conversation (it gives the message count, hence the last page);
+    htmx's "Load earlier messages" answer reads only its page (the service checks that the
+    user takes part).
+    """
+    pages = paging.EarlierPages.of(paging.page_query(current, pagination.PageQuery), "dashboard.messages",
+                                   f"{current.caller.user_id}|{conversationId}")
+    fragment = is_htmx(current.request)
+    found = None if fragment and pages.page_to_read else conversations.get_conversation(current.caller, conversationId)
+    number = pages.page(found.messageCount if found else 0)
+    messages = conversations.list_messages(current.caller, conversationId, pagination.PageQuery(page=number, pageSize=pages.size))
+    return pages.render(current, f"/conversations/{conversationId}", ("conversation.html", "messages_items.html"), number,
+                        len(messages.messages), messages.total, nav="conversations", conversation=found,
+                        messages=messages.messages, me=current.caller.user_id, notice=NOTICES.get(current.query("done")))
 
 
 @page("/dashboard/conversations/{conversationId}/messages", "POST")

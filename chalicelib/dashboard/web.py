@@ -116,6 +116,11 @@ def read_cookie(request: Request, base: str) -> str | None:
     return None
 
 
+def is_htmx(request: Request) -> bool:
+    """True for a request htmx sent (``HX-Request: true``): it wants a fragment, not a whole page."""
+    return request.headers.get("hx-request") == "true"
+
+
 def base_path(request: Request) -> str:
     """The path prefix of the deployment: ``/<stage>`` on an ``execute-api`` host, else ``""``."""
     host = (request.headers.get("host") or "").lower()
@@ -240,7 +245,7 @@ def page(path: str, method: str = "GET", access: Access = "session") -> Callable
                 if access != "public":
                     current.session = _session_of(request)
                     if current.session is None:
-                        if method == "GET":
+                        if method == "GET" and not is_htmx(request):
                             return current.redirect("/sign-in")
                         raise Refused(401, "Your Dashboard session has ended; sign in again.")
                     if access == "admin" and not current.session.caller.is_admin:
@@ -249,7 +254,7 @@ def page(path: str, method: str = "GET", access: Access = "session") -> Callable
                         raise Refused(403, "The form's CSRF token is missing or invalid; reload the page and try again.")
                 return view(current, **params)
             except Refused as exc:
-                return _error_page(current, exc.status, exc.message)
+                return _error_page(current, exc.status, exc.message, signed_out=exc.status == 401)
             except errors.ApiError as exc:
                 body = exc.body()
                 return _error_page(current, exc.status, body["error"], body.get("details") or [])
@@ -267,8 +272,20 @@ def page(path: str, method: str = "GET", access: Access = "session") -> Callable
     return register
 
 
-def _error_page(current: Page, status: int, message: str, details: list[Any] | None = None) -> Response:
-    return current.render("error.html", status, title=_TITLES.get(status, "Something went wrong"), message=message, details=details or [])
+def _error_page(current: Page, status: int, message: str, details: list[Any] | None = None, signed_out: bool = False) -> Response:
+    """The error as a whole page, or, for htmx, as a fragment that replaces the control that asked
+    (base.html tells htmx to swap 4xx/5xx answers), so a failed "Load more" says why in place.
+
+    ``signed_out``: no session; htmx is sent to the sign-in page whole (``HX-Redirect``) rather
+    than swapping anything into the page.
+    """
+    htmx = is_htmx(current.request)
+    headers: Headers = {"Vary": "HX-Request"}
+    if htmx and signed_out:
+        headers["HX-Redirect"] = current.root + "/sign-in"
+    title = _TITLES.get(status, "Something went wrong")
+    return current.render("error_fragment.html" if htmx else "error.html", status, headers, title=title, message=message,
+                          details=details or [])
 
 
 _TITLES = {400: "Check the form", 401: "Sign in", 403: "Forbidden", 404: "Not found", 409: "Conflict", 413: "Too large"}

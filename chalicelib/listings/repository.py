@@ -37,6 +37,15 @@ PENDING_PARTITION = ListingStatus.PENDING.value
 PENDING_INDEX = "pendingReview"
 
 
+def _pending_table_key(_partition: str, pending_sort: str) -> dict[str, str]:
+    """The listing key of a ``pendingReview`` position: the id ends ``pendingSort`` (ids hold no ``#``)."""
+    return {"listingId": pending_sort.rsplit("#", 1)[1]}
+
+
+#: The review queue as a list index (:mod:`chalicelib.keyset`): one partition, ``pendingSort`` ascending.
+PENDING_LIST = keyset.ListIndex(PENDING_INDEX, "pendingQueue", "pendingSort", _pending_table_key)
+
+
 def pending_attributes(listing_id: str, submitted_at: str) -> dict[str, str]:
     """The ``pendingReview`` index attributes of a listing submitted (created or changed) at ``submitted_at``.
 
@@ -322,36 +331,24 @@ def geo_range(
     return [record(i) for i in items], last
 
 
-def query_pending(limit: int, start_after: dict[str, Any] | None) -> list[ListingRecord]:
-    """Up to ``limit`` PENDING listings, oldest submission first, from the sparse ``pendingReview`` index.
+def pending_page(size: int, after: str | None = None) -> tuple[list[ListingRecord], str | None]:
+    """One page of the review queue: PENDING listings, oldest submission first, from ``pendingReview``.
 
     Parameters
     ----------
-    limit:
-        Largest number of listings to return (1..101).
-    start_after:
-        Index key (``listingId``, ``pendingQueue``, ``pendingSort``) of the last listing already
-        seen, from :func:`pending_position`, or ``None`` to start at the oldest.
+    size:
+        Listings per page (1..100).
+    after:
+        ``pendingSort`` (``<submittedAt>#<listingId>``) of the previous page's last listing (a
+        cursor's position), or ``None`` to start at the oldest.
 
     Returns
     -------
-    list of ListingRecord
-        The listings (index projection ALL). One Query request; its read cost grows with
-        ``limit`` only.
+    tuple
+        The page's records and the ``pendingSort`` to continue after (``None`` on the last page).
+        Reads at most ``size + 1`` index items (projection ALL, no re-read), whatever the
+        queue's length (:func:`chalicelib.keyset.read_page`).
     """
-    params: dict[str, Any] = {
-        "IndexName": PENDING_INDEX,
-        "KeyConditionExpression": "pendingQueue = :p",
-        "ExpressionAttributeValues": storage.values(p=PENDING_PARTITION),
-        "ScanIndexForward": True,
-        "Limit": limit,
-    }
-    if start_after:
-        params["ExclusiveStartKey"] = storage.to_item(start_after)
-    items, _ = storage.query_page(_table(), **params)
-    return [record(i) for i in items]
-
-
-def pending_position(item: ListingRecord) -> dict[str, str]:
-    """The ``pendingReview`` index key of a PENDING listing item (where a next page starts after it)."""
-    return {"listingId": item["listingId"], "pendingQueue": item["pendingQueue"], "pendingSort": item["pendingSort"]}
+    page = keyset.read_page(_table(), PENDING_LIST, PENDING_PARTITION, size, after=after, descending=False)
+    items = [record(i) for i in page.items]
+    return items, (str(page.items[-1]["pendingSort"]) if page.more and items else None)

@@ -10,7 +10,8 @@
   (:mod:`chalicelib.match_requests.ids`) and written with ``attribute_not_exists``, so of any
   number of simultaneous identical requests exactly one is created; the others get ``ConflictError``.
 * Each create is one BatchGetItem plus one TransactWriteItems holding the request, the guard
-  on the listing or profile (:mod:`chalicelib.match_requests.guards`) and the outbox event.
+  on the listing or profile (:mod:`chalicelib.match_requests.guards`), the list counters and the
+  outbox event, built in one place for both kinds (:mod:`chalicelib.match_requests.writes`).
 * Lists are newest first (ties by request id); without ``subjectType`` they hold both kinds.
   Each list and filter is its own index (:mod:`chalicelib.match_requests.lists`): a page reads
   ``pageSize + 1`` requests and one counter item, whatever the length of the history; every
@@ -24,8 +25,8 @@ from typing import cast
 from chalicelib import clock, errors
 from chalicelib.auth.service import Caller
 from chalicelib.listings import status as listing_status
-from chalicelib.match_requests import guards, ids, repository
-from chalicelib.match_requests.events import request_event_op
+from chalicelib.listings.records import ListingRecord
+from chalicelib.match_requests import guards, ids, repository, writes
 from chalicelib.match_requests.lists import ListQuery, RequestList
 from chalicelib.match_requests.models import (
     ListingRequestQuery,
@@ -38,10 +39,11 @@ from chalicelib.match_requests.models import (
 )
 from chalicelib.match_requests.profile_policy import evaluate
 from chalicelib.match_requests.records import RequesterSnapshot, RequestRecord
+from chalicelib.match_requests.writes import Guard
 from chalicelib.pagination import PageQuery
 from chalicelib.path_ids import within_limit
 from chalicelib.subjects import SubjectType
-from chalicelib.transactions import Transaction, TransactionConflict
+from chalicelib.transactions import TransactionConflict
 from chalicelib.users.records import UserRecord
 from chalicelib.users.service import active_channels, require_connected, summary_from_item
 
@@ -107,6 +109,41 @@ def _new_item(caller: Caller, requester: UserRecord, subject_type: SubjectType, 
     }
 
 
+def _send(
+    item: RequestRecord, guard: Guard, listing: ListingRecord | None, *, duplicate: str, guard_failed: errors.ApiError
+) -> MatchRequest:
+    """Commit a new PENDING request (:func:`writes.request_write`: request, guard, counters, event).
+
+    Parameters
+    ----------
+    item:
+        The new request (:func:`_new_item` plus its subject's attributes).
+    guard:
+        The condition on its listing or profile, re-checking at commit what the caller read.
+    listing:
+        The listing item of a match request (the event's title and webhook ids), else ``None``.
+    duplicate:
+        The message of the ``ConflictError`` when the caller already sent this request (the
+        ``requestId`` is appended).
+    guard_failed:
+        The error raised when ``guard``'s condition fails.
+
+    Raises
+    ------
+    ConflictError
+        The request exists already (one per requester and subject, ever).
+    ApiError
+        ``guard_failed``.
+    """
+    try:
+        writes.request_write(repository.put_new_op(item), item, None, guard, listing).commit()
+    except TransactionConflict as exc:
+        if exc.failed("request"):
+            raise errors.ConflictError(f"{duplicate} (requestId '{item['requestId']}')") from exc
+        raise guard_failed from exc
+    return to_model(item)
+
+
 def create_match_request(caller: Caller, body: MatchRequestCreate) -> MatchRequest:
     """Send a match request about an ACTIVE listing (status PENDING, event ``match_request.received``).
 
@@ -131,20 +168,11 @@ def create_match_request(caller: Caller, body: MatchRequestCreate) -> MatchReque
     channels = require_connected(requester, [c.value for c in body.channels], "channels")
     item = _new_item(caller, requester, SubjectType.LISTING, listing["listingId"], listing["ownerId"], channels, body.message)
     item["listingId"], item["listingTitle"] = listing["listingId"], listing["title"]
-    tx = Transaction()
-    tx.add("request", repository.put_new_op(item))
-    tx.add("listing", guards.count_request_on_active_listing_op(listing["listingId"]))
-    tx.add_all("counters", repository.counter_ops([(item, None, RequestStatus.PENDING)]))
-    tx.add("event", request_event_op(item, listing))
-    try:
-        tx.commit()
-    except TransactionConflict as exc:
-        if exc.failed("request"):
-            raise errors.ConflictError(
-                f"You already sent a match request for this listing (requestId '{item['requestId']}')"
-            ) from exc
-        raise errors.NotFoundError(f"Listing '{body.listingId}' not found or not accepting requests") from exc
-    return to_model(item)
+    return _send(
+        item, Guard("listing", guards.count_request_on_active_listing_op(listing["listingId"])), listing,
+        duplicate="You already sent a match request for this listing",
+        guard_failed=errors.NotFoundError(f"Listing '{body.listingId}' not found or not accepting requests"),
+    )
 
 
 def create_profile_request(caller: Caller, body: ProfileRequestCreate) -> MatchRequest:
@@ -180,22 +208,11 @@ def create_profile_request(caller: Caller, body: ProfileRequestCreate) -> MatchR
     require_connected(requester, [channel], "channel")
     item = _new_item(caller, requester, SubjectType.PROFILE, body.userId, body.userId, [channel], body.message)
     item["userId"] = body.userId
-    tx = Transaction()
-    tx.add("request", repository.put_new_op(item))
-    tx.add("profile", guards.profile_admits_op(body.userId, level, channel))
-    tx.add_all("counters", repository.counter_ops([(item, None, RequestStatus.PENDING)]))
-    tx.add("event", request_event_op(item))
-    try:
-        tx.commit()
-    except TransactionConflict as exc:
-        if exc.failed("request"):
-            raise errors.ConflictError(
-                f"You already sent this user a profile request (requestId '{item['requestId']}')"
-            ) from exc
-        raise errors.ConflictError(
-            "The user's request policy or channels changed meanwhile; read the profile again"
-        ) from exc
-    return to_model(item)
+    return _send(
+        item, Guard("profile", guards.profile_admits_op(body.userId, level, channel)), None,
+        duplicate="You already sent this user a profile request",
+        guard_failed=errors.ConflictError("The user's request policy or channels changed meanwhile; read the profile again"),
+    )
 
 
 def get_request(caller: Caller, request_id: str) -> MatchRequest:
@@ -217,10 +234,7 @@ def list_sent(caller: Caller, query: RequestListQuery) -> RequestPage:
 
     One Query of the matching list index (``pageSize + 1`` items) and one counter read.
     """
-    subject = query.subjectType.value if query.subjectType else None
-    status = query.status.value if query.status else None
-    wanted = ListQuery(RequestList.SENT, caller.user_id, subject, status)
-    return _page(query, "requests.mine", caller.user_id, wanted)
+    return _own_page(caller, query, RequestList.SENT, "requests.mine")
 
 
 def list_received(caller: Caller, query: RequestListQuery) -> RequestPage:
@@ -228,10 +242,14 @@ def list_received(caller: Caller, query: RequestListQuery) -> RequestPage:
 
     One Query of the matching list index (``pageSize + 1`` items) and one counter read.
     """
+    return _own_page(caller, query, RequestList.RECEIVED, "requests.incoming")
+
+
+def _own_page(caller: Caller, query: RequestListQuery, kind: RequestList, route: str) -> RequestPage:
+    """A page of the caller's own list ``kind`` (sent or received) with the query's filters, scoped to ``route``."""
     subject = query.subjectType.value if query.subjectType else None
     status = query.status.value if query.status else None
-    wanted = ListQuery(RequestList.RECEIVED, caller.user_id, subject, status)
-    return _page(query, "requests.incoming", caller.user_id, wanted)
+    return _page(query, route, caller.user_id, ListQuery(kind, caller.user_id, subject, status))
 
 
 def list_for_listing(caller: Caller, listing_id: str, query: ListingRequestQuery) -> RequestPage:

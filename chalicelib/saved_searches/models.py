@@ -8,7 +8,7 @@ from pydantic import ConfigDict, Field, StringConstraints
 
 from chalicelib.listings.models import Listing
 from chalicelib.model_base import Model
-from chalicelib.pagination import Envelope
+from chalicelib.pagination import Envelope, SearchEnvelope
 
 #: A search parameter's value: text as in a query string; numbers are accepted and kept as text.
 QueryValue = Annotated[str, StringConstraints(max_length=512)] | int | float
@@ -54,7 +54,11 @@ class SavedSearchMatch(Model):
     matchedAt: str
 
 
-class SavedSearchMatchPage(Envelope):
-    """``GET /v1/saved-searches/{id}/matches`` envelope: still-ACTIVE matches, newest first."""
+class SavedSearchMatchPage(SearchEnvelope):
+    """``GET /v1/saved-searches/{id}/matches`` envelope: still-ACTIVE matches, newest first.
+
+    ``total`` counts the still-ACTIVE matches found up to one page past this one: exact
+    (``totalRelation: "eq"``) when the list ended there, else a lower bound (``"gte"``).
+    """
 
     matches: list[SavedSearchMatch]

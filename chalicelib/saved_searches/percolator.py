@@ -93,6 +93,7 @@ def _record(listing: ListingRecord, search: SavedSearchRecord, distance_km: floa
     match: MatchRecord = {
         "savedSearchId": search["savedSearchId"], "listingId": listing["listingId"], "ownerId": search["ownerId"],
         "matchedAt": now, "distanceKm": distance, "listingVersion": listing.get("version"),
+        "matchedNewest": repository.match_sort_key(now, listing["listingId"]),
     }
     tx = Transaction().add("match", repository.match_op(match))
     tx.add("search", repository.exists_op(search["ownerId"], search["savedSearchId"]))

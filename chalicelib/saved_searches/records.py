@@ -47,8 +47,11 @@ class MatchRecord(TypedDict):
     listingId: str
     #: The saved search's owner.
     ownerId: str
-    #: ISO 8601 UTC; the ``byMatchedAt`` index sorts by it.
+    #: ISO 8601 UTC.
     matchedAt: str
+    #: ``<matchedAt>#<listingId>``: the sort key of the ``matchedNewest`` index (newest first, ties by
+    #: listing id); absent on matches written before it existed until ``scripts/lists_backfill.py`` runs.
+    matchedNewest: NotRequired[str]
     #: km from the search's geo center, 2 decimals; absent (or ``None`` before writing) without a geo filter.
     distanceKm: NotRequired[float | None]
     #: The listing's version when it matched.

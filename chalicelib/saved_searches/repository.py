@@ -10,7 +10,9 @@
   ``n`` counts the entries; shard 0 lists the other shards in use in the number set ``spill``.
   Posting lists are read by key only (BatchGetItem), never queried.
 * ``SavedSearchMatchesTable`` (``savedSearchId``, ``listingId``): one item per match, so a
-  match is recorded once; GSI ``byMatchedAt`` lists a search's matches by time.
+  match is recorded once; GSI ``matchedNewest`` (partition ``savedSearchId``, sort
+  ``matchedNewest = <matchedAt>#<listingId>``, projection ALL) lists a search's matches newest
+  first, ties by listing id, so a key cursor can stand between any two of them.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 
 from chalicelib import storage
 from chalicelib.config import settings
+from chalicelib.keyset import ListIndex
 from chalicelib.saved_searches.records import MatchRecord, PostingShard, SavedSearchRecord, match, saved_search
 
 #: Sort key of an owner's counter item (sorts before every ``ss_`` id).
@@ -159,9 +162,56 @@ def match_op(record: MatchRecord) -> dict[str, Any]:
     return storage.put_op(_matches(), record, condition="attribute_not_exists(listingId)")
 
 
-def list_matches(saved_search_id: str) -> list[MatchRecord]:
-    """Every match of a saved search, newest first (``byMatchedAt``)."""
-    return [match(i) for i in storage.query_index(_matches(), "byMatchedAt", "savedSearchId", saved_search_id, newest_first=True)]
+def match_sort_key(matched_at: str, listing_id: str) -> str:
+    """The ``matchedNewest`` sort key of a match: ``<matchedAt>#<listingId>`` (ISO 8601 UTC, fixed width)."""
+    return f"{matched_at}#{listing_id}"
+
+
+def _match_table_key(_partition: str, sort_value: str) -> dict[str, str]:
+    return {"listingId": sort_value.rpartition("#")[2]}
+
+
+#: A saved search's matches, newest first (the template declares it on SavedSearchMatchesTable).
+MATCHES_INDEX = ListIndex("matchedNewest", "savedSearchId", "matchedNewest", _match_table_key)
+
+
+def matches_after(saved_search_id: str, limit: int, after: str | None = None) -> tuple[list[MatchRecord], bool]:
+    """At most ``limit`` matches of a saved search, newest first, after sort key ``after``, and
+    whether more may follow.
+
+    One Query of ``matchedNewest`` with ``Limit = limit`` (more only when the 1 MB response limit
+    cuts it short), starting after ``after`` (``ExclusiveStartKey``; ``None``: from the newest).
+
+    Parameters
+    ----------
+    saved_search_id:
+        The saved search.
+    limit:
+        Most matches to read (>= 1).
+    after:
+        ``matchedNewest`` of the last match already read (:func:`match_sort_key`).
+
+    Returns
+    -------
+    tuple[list[MatchRecord], bool]
+        The matches in index order and ``True`` unless the list is known to end with them.
+    """
+    params: dict[str, Any] = {
+        "IndexName": MATCHES_INDEX.name,
+        "KeyConditionExpression": "savedSearchId = :s",
+        "ExpressionAttributeValues": storage.values(s=saved_search_id),
+        "ScanIndexForward": False,
+    }
+    if after is not None:
+        params["ExclusiveStartKey"] = storage.to_item(MATCHES_INDEX.start_key(saved_search_id, after))
+    found: list[dict[str, Any]] = []
+    while len(found) < limit:
+        items, last = storage.query_page(_matches(), Limit=limit - len(found), **params)
+        found += items
+        if last is None:
+            return [match(i) for i in found], False
+        params["ExclusiveStartKey"] = storage.to_item(last)
+    return [match(i) for i in found], True
 
 
 

@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from chalicelib import clock, errors
 from chalicelib.auth.service import Caller
 from chalicelib.config import settings
@@ -28,7 +30,7 @@ from chalicelib.saved_searches.models import (
     SavedSearchPage,
 )
 from chalicelib.saved_searches.query import default_name, normalize, validate
-from chalicelib.saved_searches.records import SavedSearchRecord
+from chalicelib.saved_searches.records import MatchRecord, SavedSearchRecord
 from chalicelib.transactions import Transaction, TransactionConflict
 from chalicelib.users import repository as users
 
@@ -152,23 +154,112 @@ def _is_public(listing: ListingRecord | None) -> bool:
     return listing is not None and status.is_public(listing["status"])
 
 
+#: Most match items read per Query (and listings per BatchGetItem) while walking a search's matches.
+MATCH_CHUNK = 100
+
+
+@dataclass
+class MatchWalk:
+    """What one walk of a saved search's matches found (newest first, from a position).
+
+    Attributes
+    ----------
+    shown:
+        The page: ``(match, listing)`` of the still-ACTIVE matches, at most the page size.
+    skipped:
+        Still-ACTIVE matches passed over before the page (offset pages without a cursor).
+    counted:
+        Still-ACTIVE matches found after the page (at least one proves a next page).
+    ended:
+        The walk read the list to its end, so ``skipped + len(shown) + counted`` are all of them from
+        its start.
+    """
+
+    shown: list[tuple[MatchRecord, ListingRecord]] = field(default_factory=list)
+    skipped: int = 0
+    counted: int = 0
+    ended: bool = False
+
+
+def walk_matches(saved_search_id: str, size: int, skip: int = 0, after: str | None = None) -> MatchWalk:
+    """Walk a saved search's matches newest first from ``after``, keeping those whose listing is still ACTIVE.
+
+    The matches index holds every match ever recorded; whether its listing is still ACTIVE is only
+    known by reading the listing (it changes without the match). The walk reads match items in
+    chunks (``matchedNewest`` Queries) and their listings (BatchGetItem), and stops once it has
+    passed over ``skip`` still-ACTIVE matches, filled the page with ``size`` more, and examined
+    ``size`` further matches past the page (to count on) of which at least one is still ACTIVE
+    (which proves a next page), or at the end of the list. With every match ACTIVE a page reads
+    ``skip + 2 x size`` match items and as many listings; matches of listings no longer ACTIVE
+    are read past, so a page is never cut short by them.
+
+    Parameters
+    ----------
+    saved_search_id:
+        The saved search (its ownership is checked by the caller).
+    size:
+        The page size (1..100).
+    skip:
+        Still-ACTIVE matches to pass over first (``(page - 1) x pageSize`` without a cursor; 0 with ``after``).
+    after:
+        ``matchedNewest`` of the previous page's last match (from a cursor).
+
+    Returns
+    -------
+    MatchWalk
+        The page, what was passed over and counted, and whether the list ended.
+    """
+    walk = MatchWalk()
+    position, examined_past = after, 0
+    while True:
+        # One page past the page, then (with no ACTIVE match among it yet) a page at a time until one is.
+        ahead = size - examined_past if examined_past < size else (0 if walk.counted else size)
+        need = (skip - walk.skipped) + (size - len(walk.shown)) + ahead
+        if need <= 0:
+            return walk
+        chunk, more = repository.matches_after(saved_search_id, min(need, MATCH_CHUNK), position)
+        found = listings.get_many([m["listingId"] for m in chunk]) if chunk else {}
+        for match in chunk:
+            position = match.get("matchedNewest") or repository.match_sort_key(match["matchedAt"], match["listingId"])
+            page_full = walk.skipped == skip and len(walk.shown) == size
+            examined_past += page_full
+            listing = found.get(match["listingId"])
+            if listing is None or not _is_public(listing):
+                continue
+            if walk.skipped < skip:
+                walk.skipped += 1
+            elif len(walk.shown) < size:
+                walk.shown.append((match, listing))
+            else:
+                walk.counted += 1
+        if not more:
+            walk.ended = True
+            return walk
+
+
 def list_matches(caller: Caller, saved_search_id: str, page: PageQuery) -> SavedSearchMatchPage:
     """The listings that matched the saved search since it was saved and are still ACTIVE, newest first.
 
-    Reads the search's match items and their listings (cost grows with its matches, not the tables).
+    Reads about its page, whatever the number of matches (:func:`walk_matches`): the search, the
+    page's match items and listings plus one page more to count on, and the page's owners.
+    ``total`` is exact (``totalRelation: "eq"``) when the list ended within that read, else the
+    still-ACTIVE matches seen so far, a lower bound (``"gte"``).
 
     Raises
     ------
     NotFoundError
         No such saved search of the caller's.
+    ValidationError
+        ``cursor`` edited or of another query (another saved search, page size), field ``cursor``.
     """
     _owned(caller, saved_search_id)
-    matches = repository.list_matches(saved_search_id)
-    found = listings.get_many([m["listingId"] for m in matches]) if matches else {}
-    active = [(m, found[m["listingId"]]) for m in matches if _is_public(found.get(m["listingId"]))]
     position = page.position_in("saved_search.matches", saved_search_id)
-    shown = position.slice(active)
+    skip = 0 if position.key is not None else position.offset
+    walk = walk_matches(saved_search_id, position.page_size, skip=skip, after=position.key)
+    before = walk.skipped if position.key is None else position.offset
+    shown = walk.shown
     owners = users.get_users(list({item["ownerId"] for _, item in shown})) if shown else {}
+    last = shown[-1][0] if shown else None
     return SavedSearchMatchPage(
         matches=[
             SavedSearchMatch(
@@ -176,7 +267,11 @@ def list_matches(caller: Caller, saved_search_id: str, page: PageQuery) -> Saved
             )
             for m, item in shown
         ],
-        total=len(active), page=position.page, pageSize=position.page_size,
-        nextCursor=position.next_cursor(position.after(len(active))),
+        total=before + len(shown) + walk.counted,
+        totalRelation="eq" if walk.ended else "gte",
+        page=position.page,
+        pageSize=position.page_size,
+        nextCursor=position.next_cursor(
+            walk.counted > 0, None if last is None else repository.match_sort_key(last["matchedAt"], last["listingId"])
+        ),
     )
-

@@ -110,7 +110,8 @@ class DeliveryAttempt(Model):
 
 
 class DeliveryPage(Envelope):
-    """``GET /v1/webhooks/{id}/deliveries`` envelope, newest first (kept 30 days)."""
+    """``GET /v1/webhooks/{id}/deliveries`` envelope, newest first: the attempts of today and the 30
+    days before (UTC days); ``total`` is exact."""
 
     deliveries: list[DeliveryAttempt]
 

@@ -137,23 +137,33 @@ def delete_webhook(caller: Caller, webhook_id: str) -> Deleted:
 
 
 def list_deliveries(caller: Caller, webhook_id: str, query: PageQuery) -> DeliveryPage:
-    """The delivery log of the caller's webhook, newest first, paginated.
+    """The delivery log of the caller's webhook, newest first, one page read from the log's key order.
+
+    The log lists the attempts of the last :data:`~chalicelib.webhooks.delivery.attempt_log.RETENTION_DAYS`
+    UTC days and today; ``total`` is exact (the log's day counters). A page reads its
+    ``pageSize + 1`` attempts (plus the ``(page - 1) x pageSize`` before it for ``page=N`` without a
+    cursor), the webhook and the counter: three DynamoDB calls whatever the log's length.
 
     Raises
     ------
     NotFoundError
         Unknown, or someone else's webhook.
+    ValidationError
+        ``cursor`` edited or of another query (another webhook, page size), field ``cursor``.
     """
     require_own(caller, webhook_id)
     position = query.position_in("webhook.deliveries", webhook_id)
-    newest = attempt_log.newest_attempts(webhook_id, position.page * position.page_size)
-    total = attempt_log.count_attempts(webhook_id)
+    moment = clock.now()
+    skip = 0 if position.key is not None else position.offset
+    page = attempt_log.attempts_page(webhook_id, moment, position.page_size, after=position.key, skip=skip)
+    total = attempt_log.count_attempts(webhook_id, moment)
+    last = page.attempts[-1]["deliveryKey"] if page.attempts else None
     return DeliveryPage(
-        deliveries=[_attempt_model(item) for item in position.slice(newest)],
+        deliveries=[_attempt_model(item) for item in page.attempts],
         total=total,
         page=position.page,
         pageSize=position.page_size,
-        nextCursor=position.next_cursor(position.after(total)),
+        nextCursor=position.next_cursor(page.more, last),
     )
 
 

@@ -20,12 +20,12 @@ from chalicelib.auth.service import Caller
 from chalicelib.conversations.service import open_conversation_ops
 from chalicelib.listings.records import ListingRecord
 from chalicelib.match_requests import guards, ids, repository
-from chalicelib.match_requests.events import request_event_op
 from chalicelib.match_requests.models import MatchRequest, RequestStatus, StatusChange
 from chalicelib.match_requests.records import RequestRecord
 from chalicelib.match_requests.service import to_model
+from chalicelib.match_requests.writes import Guard, request_write
 from chalicelib.subjects import SubjectType
-from chalicelib.transactions import Transaction, TransactionConflict
+from chalicelib.transactions import TransactionConflict
 
 
 def decide(caller: Caller, request_id: str, change: StatusChange) -> MatchRequest:
@@ -88,16 +88,13 @@ def decide(caller: Caller, request_id: str, change: StatusChange) -> MatchReques
         ]
         updated["conversationId"], conversation_ops = open_conversation_ops(request, participants, now)
 
-    tx = Transaction()
-    tx.add("request", repository.decide_op(
+    decided = repository.decide_op(
         request, change.status, now, reason=change.reason,
         conversation_id=updated.get("conversationId"), listing_title=updated.get("listingTitle"),
-    ))
-    if listing is not None:
-        tx.add("listing", guards.listing_exists_op(listing["listingId"]))
-    tx.add_all("counters", repository.counter_ops([(request, RequestStatus.PENDING, change.status)]))
+    )
+    guard = Guard("listing", guards.listing_exists_op(listing["listingId"])) if listing is not None else None
+    tx = request_write(decided, updated, RequestStatus.PENDING, guard, listing)
     tx.add_all("conversation", conversation_ops)
-    tx.add("event", request_event_op(updated, listing))
     try:
         tx.commit()
     except TransactionConflict as exc:

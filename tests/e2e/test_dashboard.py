@@ -42,9 +42,10 @@ def key_of(client: httpx.Client) -> str:
     return str(client.headers["authorization"]).split(" ", 1)[1]
 
 
-def signed_in_page(browser: Browser, stack: Stack, key: str, width: int = 1280) -> PlaywrightPage:
-    """A fresh browser context signed in with ``key`` through the sign-in form."""
-    context: BrowserContext = browser.new_context(viewport={"width": width, "height": 900}, base_url=stack.base_url)
+def signed_in_page(browser: Browser, stack: Stack, key: str, width: int = 1280, javascript: bool = True) -> PlaywrightPage:
+    """A fresh browser context signed in with ``key`` through the sign-in form (``javascript=False``: scripts off)."""
+    context: BrowserContext = browser.new_context(viewport={"width": width, "height": 900}, base_url=stack.base_url,
+                                                  java_script_enabled=javascript)
     page = context.new_page()
     page.goto("/dashboard")
     expect(page.get_by_role("heading", name="Sign in to the Dashboard")).to_be_visible()
@@ -479,3 +480,74 @@ def test_listings_and_conversations_load_more_in_place_with_focus_on_the_first_n
     expect(page.get_by_role("listitem").filter(has=page.get_by_role("heading", level=2))).to_have_count(3)
     expect(page.get_by_text("Showing 1–3 of 3 conversations.")).to_be_visible()
     page.context.close()
+
+
+def _edit_cursor(url: str) -> str:
+    """``url`` with one character of its cursor's payload changed (the signature no longer matches)."""
+    head, _, tail = url.partition("cursor=")
+    return f"{head}cursor={'B' if tail[0] != 'B' else 'C'}{tail[1:]}"
+
+
+def test_requests_and_messages_page_in_place_and_without_javascript(browser: Browser, stack: Stack) -> None:
+    owner_id, owner = stack.new_user("Rhea Requests")
+    listing_id = _pending_listing(owner, "Dashboard paged listing Sorrel")
+    approve_listing(stack, listing_id)
+    for name in ("Ada First", "Bea Second", "Cy Third"):
+        _, client = stack.new_user(name)
+        sent = client.post("/v1/match-requests", json={"listingId": listing_id, "message": f"{name} here", "channels": ["telegram"]})
+        assert sent.status_code == 201, sent.text
+    _, talker = stack.new_user("Tess Talker")
+    conversation_id = open_conversation(owner_id, owner, talker)
+    for client, text in ((talker, "Earliest note"), (owner, "Middle note"), (talker, "Latest note")):
+        say(client, conversation_id, text)
+
+    page = signed_in_page(browser, stack, key_of(owner), width=360)
+    requests_url = f"/dashboard/listings/{listing_id}?pageSize=2"
+    page.goto(requests_url)
+    cards = page.get_by_role("article")
+    expect(cards).to_have_count(2)
+    expect(page.get_by_text("Showing 1–2 of 3 requests.")).to_be_visible()
+    # An edited cursor answers htmx with an alert swapped in place of the control, not a silent failure.
+    page.route("**/dashboard/listings/*cursor=*", lambda route: route.continue_(url=_edit_cursor(route.request.url)))
+    page.get_by_role("link", name="Load more requests").click()
+    expect(page.get_by_role("alert")).to_contain_text("cursor")
+    expect(cards).to_have_count(2)
+    page.unroute("**/dashboard/listings/*cursor=*")
+    page.reload()
+    page.get_by_role("link", name="Load more requests").click()
+    expect(cards).to_have_count(3)
+    expect(page.get_by_role("heading", name="From Ada First")).to_be_focused()  # the oldest, newly loaded
+    expect(page.get_by_role("link", name="Load more requests")).to_have_count(0)
+    expect(page.get_by_text("Showing 1–3 of 3 requests.")).to_be_visible()
+    assert page.url.endswith(requests_url)  # loaded in place
+    cards.filter(has=page.get_by_role("heading", name="From Ada First")).get_by_role("button", name="Accept").click()
+    expect(page.get_by_role("status")).to_contain_text("Request accepted")
+
+    page.goto(f"/dashboard/conversations/{conversation_id}?pageSize=2")
+    messages = page.get_by_role("list", name="Messages").locator("p.content")
+    expect(messages).to_have_text(["Latest note"])
+    page.get_by_role("link", name="Load earlier messages").click()
+    expect(messages).to_have_text(["Earliest note", "Middle note", "Latest note"])  # landed above, in order
+    expect(page.get_by_role("listitem").filter(has_text="Earliest note")).to_be_focused()
+    expect(page.get_by_role("link", name="Load earlier messages")).to_have_count(0)
+    expect(page.get_by_text("Showing 1–3 of 3 messages.")).to_be_visible()
+    page.context.close()
+
+    # Without JavaScript the controls are links to whole pages.
+    plain = signed_in_page(browser, stack, key_of(owner), javascript=False)
+    plain.goto(requests_url)
+    plain.get_by_role("link", name="Load more requests").click()
+    expect(plain.get_by_role("heading", name="From Ada First")).to_be_visible()
+    expect(plain.get_by_role("article")).to_have_count(1)
+    expect(plain.get_by_role("link", name="Back to the newest requests")).to_be_visible()
+    plain.goto(f"/dashboard/conversations/{conversation_id}?pageSize=2")
+    plain.get_by_role("link", name="Load earlier messages").click()
+    expect(plain.get_by_role("list", name="Messages").locator("p.content")).to_have_text(["Earliest note", "Middle note"])
+    expect(plain.get_by_text("Showing 1–2 of 3 messages.")).to_be_visible()
+    edited = _edit_cursor(plain.url)
+    plain.get_by_role("link", name="Back to the newest messages").click()  # the default page (100) holds them all
+    expect(plain.get_by_role("list", name="Messages").locator("p.content")).to_have_text(["Earliest note", "Middle note", "Latest note"])
+    plain.goto(edited)
+    expect(plain.get_by_role("heading", name="Check the form")).to_be_visible()
+    expect(plain.get_by_role("alert")).to_contain_text("cursor")
+    plain.context.close()

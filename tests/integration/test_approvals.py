@@ -16,7 +16,7 @@ from chalicelib.approvals import service
 from chalicelib.approvals.models import ApprovalDecision
 from chalicelib.config import settings
 from tests.integration.aws_session import Resources
-from tests.integration.conftest import Api, User
+from tests.integration.conftest import Api, User, make_user
 from tests.integration.helpers import (
     Stack,
     approval_queue_depth,
@@ -352,6 +352,92 @@ def test_pending_leaves_out_decided_and_deleted_listings_and_requeues_updates_la
 
 def test_pending_of_an_empty_queue_is_an_empty_page(api: Api, admin: User) -> None:
     assert _pending(api, admin, "?pageSize=1") == {"listings": [], "pageSize": 1, "nextCursor": None}
+
+
+def _walk_pending(api: Api, admin: User, page_size: int, between: Any = None) -> list[list[str]]:
+    """The ids of every page of the review queue, following ``nextCursor``; ``between(n)`` runs after page n."""
+    pages, query = [], f"?pageSize={page_size}"
+    while True:
+        page = _pending(api, admin, query)
+        pages.append([x["id"] for x in page["listings"]])
+        assert len(pages) <= 20, "the cursor does not advance"
+        if page["nextCursor"] is None:
+            return pages
+        if between is not None:
+            between(len(pages))
+        query = f"?pageSize={page_size}&cursor={page['nextCursor']}"
+
+
+@pytest.mark.usefixtures("ticking_clock")
+@pytest.mark.parametrize("page_size", [1, 3, 7])
+def test_pending_pages_have_no_duplicates_and_no_gaps(api: Api, alice: User, admin: User, page_size: int) -> None:
+    ids = [create_listing(api, alice, meta={"title": f"L{i}"})["id"] for i in range(7)]
+    pages = _walk_pending(api, admin, page_size)
+    assert [i for page in pages for i in page] == ids  # oldest first, each exactly once
+    assert all(len(page) == page_size for page in pages[:-1])
+    assert len(pages) == -(-len(ids) // page_size)  # no empty last page
+
+
+@pytest.mark.usefixtures("ticking_clock")
+def test_pending_pages_stay_exact_while_the_queue_changes_between_pages(api: Api, alice: User, admin: User) -> None:
+    """A key cursor (not an offset): deciding a listing already seen shifts nothing, a listing
+    deleted or resubmitted before its page is shown once where it now stands, a new one at the end."""
+    ids = [create_listing(api, alice, meta={"title": f"L{i}"})["id"] for i in range(7)]
+    added: list[str] = []
+
+    def change(after_page: int) -> None:
+        if after_page == 1:
+            service.decide_listing(ids[1], ApprovalDecision(decision="approve"))  # seen on page 1
+            service.decide_listing(ids[2], ApprovalDecision(decision="reject"))  # the cursor's own position leaves the index
+            assert api.call("DELETE", f"/v1/listings/{ids[4]}", alice.key).status_code == 200  # not seen yet
+            _update(api, alice, ids[3], "Resubmitted")  # not seen yet: moves to the end
+            added.append(create_listing(api, alice, meta={"title": "L7"})["id"])
+
+    pages = _walk_pending(api, admin, 3, change)
+    assert pages == [[ids[0], ids[1], ids[2]], [ids[5], ids[6], ids[3]], [added[0]]]
+
+
+def _signed_cursor_parts(cursor: str) -> tuple[dict[str, Any], str]:
+    head, _, signature = cursor.partition(".")
+    payload: dict[str, Any] = json.loads(base64.urlsafe_b64decode(head + "=" * (-len(head) % 4)))
+    return payload, signature
+
+
+def _b64(data: dict[str, Any]) -> str:
+    return base64.urlsafe_b64encode(json.dumps(data, separators=(",", ":")).encode()).decode().rstrip("=")
+
+
+@pytest.mark.usefixtures("ticking_clock")
+def test_edited_or_foreign_pending_cursors_are_a_400_naming_cursor_and_change_nothing(
+    api: Api, alice: User, admin: User, runner: Any
+) -> None:
+    ids = [create_listing(api, alice, meta={"title": f"L{i}"})["id"] for i in range(5)]
+    runner.drain()
+    first = _pending(api, admin, "?pageSize=2")
+    cursor = first["nextCursor"]
+    assert cursor is not None
+    payload, signature = _signed_cursor_parts(cursor)
+    skipping = _b64({**payload, "k": payload["k"].replace(ids[1], ids[3])}) + "." + signature
+    unsigned = _b64({"listingId": ids[1], "pendingQueue": "PENDING", "pendingSort": payload["k"]})  # the old format
+    for n in range(3):
+        create_listing(api, admin, meta={"title": f"Admin's own {n}"})  # queued after alice's
+    foreign = api.call("GET", "/v1/listings/mine?pageSize=2", admin.key).json["nextCursor"]  # another route's
+    assert foreign is not None
+    refused = [
+        (admin, f"pageSize=2&cursor={skipping}"),  # payload edited, signature kept
+        (admin, f"pageSize=2&cursor={cursor[:-3]}{'xyz' if not cursor.endswith('xyz') else 'abc'}"),  # signature edited
+        (admin, f"pageSize=2&cursor={unsigned}"),
+        (admin, f"pageSize=3&cursor={cursor}"),  # another page size
+        (make_user("Admin Two", admin=True), f"pageSize=2&cursor={cursor}"),  # another administrator's
+        (admin, f"pageSize=2&cursor={foreign}"),  # same caller and page size, another list
+    ]
+    before = (approval_queue_depth(), [get_listing(api, alice, i).json for i in ids])
+    for caller, query in refused:
+        response = api.call("GET", f"/v1/admin/approvals?{query}", caller.key)
+        assert_error(response, 400, "VALIDATION_ERROR", "cursor")
+        assert error_fields(response) == ["cursor"]
+    assert (approval_queue_depth(), [get_listing(api, alice, i).json for i in ids]) == before  # nothing changed
+    assert [x["id"] for x in _pending(api, admin, f"?pageSize=2&cursor={cursor}")["listings"]] == ids[2:4]
 
 
 # --- deciding without a claim (the Dashboard's review page) ------------------------------

@@ -7,6 +7,7 @@ import html
 import re
 import urllib.parse
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -15,7 +16,7 @@ from chalice.test import Client
 from chalicelib import clock
 from chalicelib.dashboard import session_store, sessions
 from chalicelib.webhooks import repository as webhooks_repo
-from tests.integration.conftest import Api, User
+from tests.integration.conftest import Api, User, make_user
 
 FORM = {"content-type": "application/x-www-form-urlencoded"}
 
@@ -144,6 +145,16 @@ def test_expired_session_redirects_to_sign_in(api: Api, alice: User) -> None:
     response = b.get("/dashboard/webhooks")
     assert response.status_code == 303
     assert response.headers["Location"] == "/dashboard/sign-in"
+
+
+def test_htmx_request_without_a_session_is_sent_to_sign_in_whole(api: Api, alice: User) -> None:
+    b = signed_in(api, alice)
+    b.cookies.pop("dashboard_session")
+    response = b.get("/dashboard/listings?pageSize=1", {"hx-request": "true"})  # a "Load more" after the session ended
+    assert response.status_code == 401
+    assert response.headers["HX-Redirect"] == "/dashboard/sign-in"  # htmx opens the sign-in page instead of swapping
+    assert "<html" not in response.text
+    assert 'role="alert"' in response.text
 
 
 def test_sign_out_deletes_the_session(api: Api, alice: User) -> None:
@@ -494,6 +505,169 @@ def test_conversations_page_loads_more_with_the_services_cursor(api: Api, alice:
     assert "Back to the most recent conversations" in plain.text
 
 
+# --- paging of a listing's incoming requests and a conversation's messages ---------------------
+
+
+def _edited(url: str) -> str:
+    """``url`` with its cursor's payload edited (page 2 -> 9) and the signature kept, as a user might try."""
+    import base64
+    import json
+
+    parts = urllib.parse.urlsplit(url)
+    params = dict(urllib.parse.parse_qsl(parts.query))
+    payload, _, signature = params["cursor"].partition(".")
+    body = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    body["p"] = 9
+    edited = base64.urlsafe_b64encode(json.dumps(body, separators=(",", ":")).encode()).rstrip(b"=").decode()
+    params["cursor"] = f"{edited}.{signature}"
+    return f"{parts.path}?{urllib.parse.urlencode(params)}"
+
+
+def _assert_cursor_refused(b: Browser, url: str) -> None:
+    """An edited cursor is a 400 page without htmx and a 400 fragment (an alert naming ``cursor``) with it."""
+    page = b.get(url)
+    assert page.status_code == 400
+    assert "<html" in page.text
+    assert "<strong>cursor</strong>" in page.text
+    fragment = b.get(url, HTMX)
+    assert fragment.status_code == 400
+    assert fragment.headers["Vary"] == "HX-Request"
+    assert "<html" not in fragment.text
+    assert 'role="alert"' in fragment.text
+    assert "<strong>cursor</strong>" in fragment.text
+    assert "autofocus" in fragment.text  # the failed control is gone: focus lands on the message
+
+
+def _senders(text: str, names: list[str]) -> list[str]:
+    found = [(m.start(), m.group(1)) for m in re.finditer(r">From ([^<]+)</h3>", text)]
+    return [name for _, name in sorted(found) if name in names]
+
+
+def test_listing_requests_load_more_newest_first_without_duplicates_or_gaps(api: Api, alice: User, bob: User) -> None:
+    from tests.integration.conftest import make_user
+    from tests.integration.helpers import counting_reads
+    from tests.integration.request_helpers import active_listing, match_request
+
+    listing = active_listing(api, alice)
+    names = [f"Requester {i}" for i in range(5)]
+    for name in names:
+        assert match_request(api, make_user(name), listing["id"]).status_code == 201
+    newest = names[::-1]
+    path = f"/dashboard/listings/{listing['id']}"
+    b = signed_in(api, alice)
+    first = b.get(f"{path}?pageSize=2")
+    assert first.status_code == 200
+    assert _senders(first.text, names) == newest[:2]
+    assert "Showing 1–2 of 5 requests." in first.text
+    more = _load_more(first.text, "Load more requests")
+    assert more is not None
+    assert more.startswith(f"{path}?")
+    assert "pageSize=2" in more
+    assert "cursor=" in more
+    # htmx: each answer holds the next items, the next control and the count; together they are the list.
+    seen = list(_senders(first.text, names))
+    url: str | None = more
+    fragments = []
+    while url is not None:
+        with counting_reads() as reads:
+            fragment = b.get(url, HTMX)
+        assert fragment.status_code == 200
+        assert "<html" not in fragment.text
+        assert "Scan" not in reads.calls
+        assert reads.items <= (2 + 1) + 3  # the page (+1 to see if more follow), the listing, its counter, the session
+        assert re.search(r'<h3 id="r-[^"]+" tabindex="-1" autofocus>From ', fragment.text)
+        assert f'name="csrf_token" value="{b.csrf(path)}"' in fragment.text  # loaded cards' actions work
+        seen += _senders(fragment.text, names)
+        fragments.append(fragment.text)
+        url = _load_more(fragment.text, "Load more requests")
+    assert seen == newest  # no duplicates, no gaps, newest first
+    assert len(fragments) == 2
+    assert 'hx-swap-oob="innerHTML">Showing 1–4 of 5 requests.</p>' in fragments[0]
+    assert 'hx-swap-oob="innerHTML">Showing 1–5 of 5 requests.</p>' in fragments[1]
+    # Without JavaScript the same link is the whole page at the cursor.
+    plain = b.get(more)
+    assert plain.status_code == 200
+    assert "<html" in plain.text
+    assert f"<h1>{listing['title']}</h1>" in plain.text
+    assert _senders(plain.text, names) == newest[2:4]
+    assert "Showing 3–4 of 5 requests." in plain.text
+    assert "Back to the newest requests" in plain.text
+    # Accepting from a later page works as from the first one.
+    request_id = re.findall(r'action="/dashboard/requests/([^/"]+)/accept"', plain.text)[0]
+    assert b.post(f"/dashboard/requests/{request_id}/accept", {"csrf_token": b.csrf(path)}).status_code == 303
+    # Edited, resized or foreign cursors are refused; so is another user on the listing.
+    _assert_cursor_refused(b, _edited(more))
+    assert b.get(more.replace("pageSize=2", "pageSize=3")).status_code == 400
+    assert signed_in(api, bob).get(more).status_code in (403, 404)
+    assert b.get(f"{path}?cursor=not-a-cursor", HTMX).status_code == 400
+
+
+def _contents(text: str, contents: list[str]) -> list[str]:
+    found = [(m.start(), m.group(1)) for m in re.finditer(r'<p class="content">([^<]+)</p>', text)]
+    return [content for _, content in sorted(found) if content in contents]
+
+
+def test_conversation_shows_the_newest_messages_and_loads_earlier_pages_above(api: Api, alice: User, bob: User) -> None:
+    from tests.integration.conftest import make_user
+    from tests.integration.helpers import counting_reads
+    from tests.integration.request_helpers import accepted_conversation
+
+    _, conversation_id = accepted_conversation(api, alice, bob)
+    notes = [f"Note {i:02d}" for i in range(1, 8)]
+    for i, note in enumerate(notes):
+        sender = alice if i % 2 else bob
+        assert api.call("POST", f"/v1/conversations/{conversation_id}/messages", sender.key, {"content": note}).status_code == 201
+    path = f"/dashboard/conversations/{conversation_id}"
+    b = signed_in(api, alice)
+    first = b.get(f"{path}?pageSize=3")
+    assert first.status_code == 200
+    # The API's pages are numbered from the first message: the newest page holds what follows the last full one.
+    assert _contents(first.text, notes) == notes[6:]
+    assert "Showing 7–7 of 7 messages." in first.text
+    more = _load_more(first.text, "Load earlier messages")
+    assert more is not None
+    assert first.text.index("Load earlier messages") < first.text.index("Note 07")  # above the messages
+    assert '<li id="earlier-messages" class="more">' in first.text  # an item of the list it extends
+    # A message arriving meanwhile shifts nothing: the earlier pages hold the same messages.
+    assert api.call("POST", f"/v1/conversations/{conversation_id}/messages", bob.key, {"content": "Note 08"}).status_code == 201
+    seen = _contents(first.text, notes)
+    url: str | None = more
+    fragments = []
+    while url is not None:
+        with counting_reads() as reads:
+            fragment = b.get(url, HTMX)
+        assert fragment.status_code == 200
+        assert "<html" not in fragment.text
+        assert "Scan" not in reads.calls
+        assert reads.items <= 3 + 2  # the page's messages, the conversation and the session: not the whole conversation
+        assert re.search(r'<li class="message (mine|theirs)" tabindex="-1" autofocus>', fragment.text)
+        seen = _contents(fragment.text, notes) + seen  # each page lands above the ones shown
+        fragments.append(fragment.text)
+        url = _load_more(fragment.text, "Load earlier messages")
+    assert seen == notes  # oldest first, no duplicates, no gaps
+    assert [_contents(f, notes) for f in fragments] == [notes[3:6], notes[:3]]
+    assert 'hx-swap-oob="innerHTML">Showing 4–7 of 8 messages.</p>' in fragments[0]
+    assert 'hx-swap-oob="innerHTML">Showing 1–7 of 8 messages.</p>' in fragments[1]
+    # Without JavaScript the same link is the whole page of earlier messages (with the reply box).
+    plain = b.get(more)
+    assert plain.status_code == 200
+    assert "<html" in plain.text
+    assert _contents(plain.text, notes) == notes[3:6]
+    assert "Showing 4–6 of 8 messages." in plain.text
+    assert "Back to the newest messages" in plain.text
+    assert 'name="content"' in plain.text
+    # The newest page now ends at the new message; the default page (100) holds them all.
+    assert _contents(b.get(f"{path}?pageSize=3").text, [*notes, "Note 08"]) == ["Note 07", "Note 08"]
+    whole = b.get(path).text
+    assert _contents(whole, notes) == notes
+    assert _load_more(whole, "Load earlier messages") is None
+    # Edited, resized or another participant's cursors are refused; an outsider still sees nothing.
+    _assert_cursor_refused(b, _edited(more))
+    assert b.get(more.replace("pageSize=3", "pageSize=2")).status_code == 400
+    assert signed_in(api, bob).get(more, HTMX).status_code == 400
+    assert signed_in(api, make_user("Olive Outsider")).get(path).status_code == 404
+
+
 # --- approvals ---------------------------------------------------------------------------------
 
 
@@ -532,6 +706,41 @@ def test_review_queue_lists_without_claiming_and_decides_by_version(api: Api, ad
     assert listing["status"] == "REJECTED"
     assert listing["statusReason"] == "Spam"
     assert b.get("/dashboard/admin/approvals").text.count('name="version"') == 0
+
+
+def test_review_page_pages_with_the_services_signed_cursor(
+    api: Api, admin: User, alice: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from chalicelib.dashboard import views_admin
+    from tests.integration.helpers import create_listing
+
+    with monkeypatch.context() as m:  # one second between submissions, so the queue's order is unambiguous
+        moments = iter(datetime(2026, 1, 1, tzinfo=UTC) + timedelta(seconds=i) for i in range(1000))
+        m.setattr(clock, "now", lambda: next(moments))
+        ids = [create_listing(api, alice, meta={"title": f"Review {i}"})["id"] for i in range(5)]
+    monkeypatch.setattr(views_admin, "REVIEW_PAGE_SIZE", 2)
+    b = signed_in(api, admin)
+    seen, url = [], "/dashboard/admin/approvals"
+    while url:
+        page = b.get(url)
+        assert page.status_code == 200
+        seen.append(re.findall(r'id="ap-([^"]+)"', page.text))
+        link = re.search(r'<a href="[^"]*(/admin/approvals\?cursor=[^"]+)">Next page</a>', page.text)
+        url = "/dashboard" + html.unescape(link.group(1)) if link else ""
+        assert len(seen) <= 5
+    assert seen == [ids[0:2], ids[2:4], ids[4:]]  # oldest first, no duplicates, no gaps
+    # The link's cursor is the API's (same queue, administrator and page size); edited or foreign ones are a 400.
+    first = b.get("/dashboard/admin/approvals")
+    link = re.search(r'approvals\?cursor=([^"]+)">Next page', first.text)
+    assert link
+    cursor = urllib.parse.unquote(html.unescape(link.group(1)))
+    assert [x["id"] for x in api.call("GET", f"/v1/admin/approvals?pageSize=2&cursor={cursor}", admin.key).json["listings"]] == ids[2:4]
+    edited = urllib.parse.quote(cursor[:-3] + ("xyz" if not cursor.endswith("xyz") else "abc"))
+    assert b.get(f"/dashboard/admin/approvals?cursor={edited}").status_code == 400
+    next_page = f"/dashboard/admin/approvals?cursor={urllib.parse.quote(cursor)}"
+    assert signed_in(api, make_user("Admin Two", admin=True)).get(next_page).status_code == 400  # another administrator's
+    monkeypatch.setattr(views_admin, "REVIEW_PAGE_SIZE", 3)
+    assert b.get(next_page).status_code == 400  # issued for another page size
 
 
 # --- test events and redelivery through the pipeline --------------------------------------------

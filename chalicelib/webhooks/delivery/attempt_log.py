@@ -8,16 +8,27 @@ Two kinds of items share the table (hash ``webhookId``, range ``deliveryKey``):
   claim taken and sends nothing. ``event`` (the lane message of attempt 1, JSON) lets a
   redelivery rebuild the delivery after the outbox item expired.
 * ``LOG#<attemptedAt>#<eventId>#<attempt>``: one logged attempt (time, attempt number,
-  status code or error class, duration, response body up to 4 KiB). The key sorts by time,
-  so a descending Query on the ``LOG#`` prefix lists the newest first.
+  status code or error class, duration, response body up to 4 KiB). The key sorts by time
+  (fixed-width ISO 8601) and is unique, so a descending Query on the ``LOG#`` range lists the
+  newest first and a page starts right after the previous page's last key (keyset paging).
+* ``COUNT``: the log's counter, one number attribute ``d#<YYYY-MM-DD>`` per UTC day of
+  ``attemptedAt``, added to in the same TransactWriteItems as each logged attempt.
 
-Both expire :data:`RETENTION_DAYS` after writing (DynamoDB TTL on ``expiresAt``, epoch seconds).
+The log is *retained by UTC day*: an attempt is listed on its day and the :data:`RETENTION_DAYS`
+days after, i.e. until the start of day ``D + RETENTION_DAYS + 1`` (UTC), which is also its
+``expiresAt`` (DynamoDB TTL, epoch seconds). DynamoDB never deletes an item before its
+``expiresAt`` (it deletes it some time after), so every attempt inside the window is stored and
+counted; reads bound the key range to the window (:func:`window_start`), so the items TTL has not
+removed yet are neither listed nor counted. That makes ``total`` exact without a stream
+consumer: it is the sum of the window's day counts (one GetItem). Claims expire
+:data:`RETENTION_DAYS` after writing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import timedelta
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
 from itertools import islice
 from typing import Any
 
@@ -29,6 +40,14 @@ from chalicelib.webhooks.delivery.records import AttemptEntry, AttemptRecord, Cl
 
 RETENTION_DAYS = 30
 _LOG = "LOG#"
+#: Upper bound of the ``LOG#`` key range (``~`` sorts after every character of an ISO 8601 time).
+_LOG_END = "LOG#~"
+#: Range key of the log's counter item (sorts before ``LOG#`` and ``SENT#``: never in their ranges).
+COUNTER_KEY = "COUNT"
+_DAY = "d#"
+#: Day attributes removed from the counter with each write once they are this many days or more
+#: behind the window (the day that just left it, and a few before, for webhooks with quiet days).
+_STALE_DAYS = range(RETENTION_DAYS + 1, RETENTION_DAYS + 8)
 
 
 def _table() -> str:
@@ -87,8 +106,32 @@ def last_claim(webhook_id: str, event_id: str) -> Delivery | None:
     return Delivery(first.event, webhook_id, stored["attempt"])
 
 
+def _day_of(attempted_at: str) -> date:
+    return date.fromisoformat(attempted_at[:10])
+
+
+def _day_start(day: date) -> datetime:
+    return datetime.combine(day, time(), tzinfo=UTC)
+
+
+def log_expires_at(attempted_at: str) -> int:
+    """Unix seconds at which the attempt of ``attempted_at`` (ISO 8601 UTC) leaves the log: the start
+    of the UTC day :data:`RETENTION_DAYS` + 1 days after its own day (its TTL ``expiresAt``)."""
+    return clock.epoch_seconds(_day_start(_day_of(attempted_at) + timedelta(days=RETENTION_DAYS + 1)))
+
+
+def window_start(moment: datetime) -> date:
+    """The oldest UTC day whose attempts are listed at ``moment``: :data:`RETENTION_DAYS` days before its day."""
+    return moment.astimezone(UTC).date() - timedelta(days=RETENTION_DAYS)
+
+
 def log_attempt(webhook_id: str, entry: AttemptEntry) -> AttemptRecord:
-    """Store one attempt of delivering to ``webhook_id``.
+    """Store one attempt of delivering to ``webhook_id`` and count it, in one TransactWriteItems.
+
+    The counter item takes ``+1`` on the attempt's UTC day (``d#<YYYY-MM-DD>``), its ``expiresAt``
+    moves to the attempt's, and day attributes older than the window are removed. Attempts to one
+    webhook run one at a time in its lane, so the counter item sees no concurrent writers; a
+    resent call is applied once (``ClientRequestToken``, :func:`chalicelib.storage.transact`).
 
     Returns
     -------
@@ -96,8 +139,18 @@ def log_attempt(webhook_id: str, entry: AttemptEntry) -> AttemptRecord:
         The stored item: ``entry`` with ``webhookId``, ``deliveryKey`` and ``expiresAt``.
     """
     key = f"{_LOG}{entry['attemptedAt']}#{entry['eventId']}#{entry['attempt']:02d}"
-    item: AttemptRecord = {**entry, "webhookId": webhook_id, "deliveryKey": key, "expiresAt": _expires_at()}
-    storage.put(_table(), item)
+    expires_at = log_expires_at(entry["attemptedAt"])
+    item: AttemptRecord = {**entry, "webhookId": webhook_id, "deliveryKey": key, "expiresAt": expires_at}
+    day = _day_of(entry["attemptedAt"])
+    stale = {f"#r{i}": f"{_DAY}{day - timedelta(days=back)}" for i, back in enumerate(_STALE_DAYS)}
+    count = storage.update_op(
+        _table(),
+        {"webhookId": webhook_id, "deliveryKey": COUNTER_KEY},
+        "ADD #d :one SET expiresAt = :e REMOVE " + ", ".join(stale),
+        ExpressionAttributeNames={"#d": f"{_DAY}{day}", **stale},
+        ExpressionAttributeValues=storage.values(one=1, e=expires_at),
+    )
+    storage.transact([storage.put_op(_table(), item), count])
     return item
 
 
@@ -109,9 +162,73 @@ def _log_query(webhook_id: str, **params: Any) -> dict[str, Any]:
     }
 
 
-def count_attempts(webhook_id: str) -> int:
-    """How many logged attempts ``webhook_id`` has (Query ``Select=COUNT``, every page)."""
-    return storage.query_count(_table(), **_log_query(webhook_id))
+def count_attempts(webhook_id: str, moment: datetime) -> int:
+    """How many attempts ``webhook_id``'s log lists at ``moment`` (exact; one GetItem of its counter).
+
+    The sum of the counter's day attributes from :func:`window_start` to ``moment``'s day.
+    """
+    item = storage.get(_table(), {"webhookId": webhook_id, "deliveryKey": COUNTER_KEY})
+    first = f"{_DAY}{window_start(moment)}"
+    return sum(int(v) for k, v in (item or {}).items() if k.startswith(_DAY) and k >= first)
+
+
+@dataclass(frozen=True)
+class AttemptPage:
+    """One page of a webhook's log: the ``attempts`` (newest first) and whether ``more`` follow."""
+
+    attempts: list[AttemptRecord]
+    more: bool
+
+
+def attempts_page(webhook_id: str, moment: datetime, size: int, after: str | None = None, skip: int = 0) -> AttemptPage:
+    """A page of ``size`` attempts of ``webhook_id``'s log as listed at ``moment``, newest first.
+
+    Keyset paging on the table's own key: Queries of the ``LOG#`` range from :func:`window_start`
+    (descending, ``Limit`` = what is still wanted, ``skip + size + 1`` in all: the extra item says
+    whether more follow) starting after ``after``.
+
+    Parameters
+    ----------
+    webhook_id:
+        The webhook whose log is read.
+    moment:
+        The time of the request (the retention window ends and starts from it).
+    size:
+        Attempts per page (1..100).
+    after:
+        ``deliveryKey`` of the previous page's last attempt (from a cursor); the page starts after it.
+    skip:
+        Attempts to pass over first (offset pages without a cursor).
+
+    Returns
+    -------
+    AttemptPage
+        At most ``skip + size + 1`` items read, whatever the length of the log. A cursor whose
+        position has left the retention window meanwhile gives an empty last page.
+    """
+    lower = f"{_LOG}{window_start(moment)}"
+    if after is not None and not lower <= after < _LOG_END:
+        return AttemptPage(attempts=[], more=False)
+    wanted = skip + size + 1
+    params = _window_query(webhook_id, lower, ScanIndexForward=False)
+    if after is not None:
+        params["ExclusiveStartKey"] = storage.to_item({"webhookId": webhook_id, "deliveryKey": after})
+    found: list[dict[str, Any]] = []
+    while len(found) < wanted:
+        items, last = storage.query_page(_table(), Limit=wanted - len(found), **params)
+        found += items
+        if last is None:
+            break
+        params["ExclusiveStartKey"] = storage.to_item(last)
+    return AttemptPage(attempts=[records.attempt(i) for i in found[skip : skip + size]], more=len(found) > skip + size)
+
+
+def _window_query(webhook_id: str, lower: str, **params: Any) -> dict[str, Any]:
+    return {
+        "KeyConditionExpression": "webhookId = :w AND deliveryKey BETWEEN :lower AND :upper",
+        "ExpressionAttributeValues": storage.values(w=webhook_id, lower=lower, upper=_LOG_END),
+        **params,
+    }
 
 
 def newest_attempts(webhook_id: str, limit: int) -> list[AttemptRecord]:

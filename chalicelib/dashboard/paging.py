@@ -1,0 +1,166 @@
+"""The Dashboard's one paging rule: a list page shows one page of the service's list and, while more
+exist, a "Load more" control that is a plain link to the next page (whole page without JavaScript)
+and, with htmx (``HX-Request: true``), an in-place load of only the next items.
+
+Two directions share the rule:
+
+* **newer to older** (a user's listings, conversations, a listing's incoming requests): the
+  services' own lists are newest first, so the control continues at the service's signed
+  ``nextCursor`` and follows the last item (:func:`forward`);
+* **older pages above** (a conversation's messages): the service serves the messages oldest first
+  in pages numbered from the first message, and the page shows the *newest* page first with a
+  "Load earlier messages" control above it (:class:`EarlierPages`). The control carries a cursor
+  of the same signed kind (:mod:`chalicelib.cursors`, through :class:`~chalicelib.pagination.PageQuery`),
+  bound to the Dashboard view, the user, the conversation and the page size, whose position key
+  names the service page to read next.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from chalice.app import Response
+
+from chalicelib import errors
+from chalicelib.dashboard.web import Page, is_htmx
+from chalicelib.http import parse_model
+from chalicelib.lazy import lazy_import
+
+if TYPE_CHECKING:
+    from chalicelib import pagination
+    from chalicelib.pagination import Envelope, PageQuery, Position
+else:  # loaded with the first paged page, not at the API's cold start
+    pagination = lazy_import("chalicelib.pagination")
+
+
+@dataclass(frozen=True)
+class Shown:
+    """The "Showing first–last of total <noun>." line above a list (item numbers 1-based, in list order)."""
+
+    first: int
+    last: int
+    total: int
+
+
+def page_query[Q: PageQuery](current: Page, model: type[Q]) -> Q:
+    """The list query of a paged Dashboard page: ``pageSize`` (default and at most 100) and the
+    ``cursor`` of the previous page's control, both from the query string.
+
+    Returns
+    -------
+    Q
+        An instance of ``model`` (``page`` is always 1: the Dashboard pages by cursor only).
+
+    Raises
+    ------
+    ValidationError
+        ``pageSize`` out of 1..100 or a malformed ``cursor`` (the page shows 400).
+    """
+    values = {"pageSize": current.query("pageSize") or str(pagination.MAX_PAGE_SIZE), "cursor": current.query("cursor") or None}
+    return parse_model(model, {k: v for k, v in values.items() if v is not None})
+
+
+def render(current: Page, path: str, templates: tuple[str, str], next_cursor: str | None, page_size: int,
+           shown: Shown, **context: Any) -> Response:
+    """Render one page of a paged list, as the whole page or, for htmx, only its items fragment.
+
+    Parameters
+    ----------
+    path:
+        The page's path under the Dashboard (``/listings``), for the control's link.
+    templates:
+        ``(whole page, items fragment)``; the fragment is included by the whole page.
+    next_cursor, page_size:
+        The control's cursor (``None``: no control, this was the last page) and the page size it is bound to.
+    shown:
+        The count line's figures.
+
+    A plain request (the link followed without JavaScript) gets the whole page at the cursor; an
+    htmx request gets the fragment: the page's items and the next control, swapped in place of
+    the old control, with the first new item focused (``autofocus``) and the count line replaced
+    out of band. ``Vary: HX-Request`` keeps caches from mixing the two answers of one URL.
+    """
+    more = None
+    if next_cursor:
+        more = f"{current.root}{path}?" + urllib.parse.urlencode({"pageSize": page_size, "cursor": next_cursor})
+    htmx = is_htmx(current.request)
+    response = current.render(templates[1] if htmx else templates[0], more=more, shown=shown, fragment=htmx,
+                              continued=bool(current.query("cursor")), **context)
+    response.headers["Vary"] = "HX-Request"
+    return response
+
+
+def forward(current: Page, path: str, templates: tuple[str, str], found: Envelope, count: int, **context: Any) -> Response:
+    """:func:`render` for a list the service serves in the shown order (``found`` = its envelope
+    with ``count`` items): the control continues at the service's own ``nextCursor``.
+
+    The count line of a fragment counts from the list's first item (everything above is shown).
+    """
+    first = (found.page - 1) * found.pageSize + 1
+    shown = Shown(first=1 if is_htmx(current.request) else first, last=first + count - 1, total=found.total)
+    return render(current, path, templates, found.nextCursor, found.pageSize, shown, **context)
+
+
+@dataclass(frozen=True)
+class EarlierPages:
+    """A list the service serves oldest first, shown from its newest page with earlier pages above.
+
+    The service's pages are numbered from the oldest item (page ``p`` holds items
+    ``(p - 1) x size + 1 .. p x size``); items are numbered once and never renumbered (messages),
+    so a page always holds the same items while newer ones arrive. The first view reads the
+    last page; each "Load earlier" cursor carries, as its position key, ``"<page>:<newest>"``:
+    the service page to read and the newest item number the first view showed (for the count
+    line of the fragment, which then shows every item from that page to the newest).
+
+    Attributes
+    ----------
+    position:
+        The view's own page position (page 1 = the newest page; signed cursor decoded).
+    page_to_read:
+        The service page the cursor names (``None`` on the first view: the last page).
+    newest:
+        The newest item number of the first view (``None`` on the first view).
+    """
+
+    position: Position
+    page_to_read: int | None = None
+    newest: int | None = None
+
+    @classmethod
+    def of(cls, query: PageQuery, view: str, scope_id: str) -> EarlierPages:
+        """Decode ``query``'s cursor for the view ``view`` of ``scope_id`` (caller and list, e.g. ``user|conversation``).
+
+        Raises
+        ------
+        ValidationError
+            The cursor is malformed, edited, or from another view, user, list or page size (field ``cursor``).
+        """
+        position = query.position_in(view, scope_id)
+        if position.key is None:
+            return cls(position)
+        page_text, _, newest_text = position.key.partition(":")
+        if not (page_text.isdigit() and newest_text.isdigit() and int(page_text) >= 1):
+            raise errors.ValidationError.for_field("cursor", "is not a cursor issued by this Dashboard")
+        return cls(position, int(page_text), int(newest_text))
+
+    @property
+    def size(self) -> int:
+        """Items per page."""
+        return self.position.page_size
+
+    def page(self, total: int) -> int:
+        """The service page to read: the cursor's, else the last page of ``total`` items (1 when empty)."""
+        return self.page_to_read or max(1, -(-total // self.size))
+
+    def render(self, current: Page, path: str, templates: tuple[str, str], page: int, count: int, total: int,
+               **context: Any) -> Response:
+        """:func:`render` the service page ``page`` (``count`` items, ``total`` in the list), with a
+        "Load earlier" cursor while ``page > 1``."""
+        first = (page - 1) * self.size + 1
+        last = first + count - 1
+        newest = self.newest if self.newest is not None else last
+        earlier = self.position.next_cursor(page > 1, f"{page - 1}:{newest}")
+        shown = Shown(first=first, last=newest if is_htmx(current.request) else last, total=total)
+        return render(current, path, templates, earlier, self.size, shown, **context)
