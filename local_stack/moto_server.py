@@ -1,19 +1,22 @@
 """The embedded AWS: moto's server app, with one request at a time.
 
 ``python -m moto.server`` serves requests on many threads, but moto's DynamoDB backend is not
-thread-safe: a cancelled TransactWriteItems restores deep copies of its tables, which can undo
-a concurrent successful write and orphans the stream shard that open iterators read. Real
-DynamoDB serializes conflicting transactions; this launcher gives moto the same guarantee by
-dispatching one request at a time (fine for local runs; nothing here long-polls SQS).
+thread-safe (a cancelled TransactWriteItems rolls tables back while other requests may write).
+Real DynamoDB serializes conflicting transactions; this launcher gives moto the same guarantee
+by dispatching one request at a time (fine for local runs; nothing here long-polls SQS).
 
-A cancelled transaction also leaves its stream records where a consumer can read them: moto
-appends them to the live stream shard, then swaps in a deep copy of the table (and shard)
-taken before. A stream iterator issued before the transaction still reads the old shard, so
-a consumer that asked for an iterator, then for records, could get records of a write that
-never happened (e.g. a ``match_request.received`` for a request refused with 409), with the
-sequence numbers the next committed writes then reuse: it checkpoints past them and never
-sees the real ones. :func:`keep_stream_shards` makes a cancellation drop its records from
-the live shard and keep that shard, as DynamoDB streams carry committed writes only.
+moto makes TransactWriteItems atomic by deep-copying every table the transaction names before it
+writes (once per *item* of the transaction) and swapping the copies in on a cancellation. That
+costs time and memory in proportion to the tables, not to the transaction (in the contract run,
+whose fuzzing fills the tables, half of moto's CPU and 5 GB of memory), and it leaves the
+cancelled writes' records in the live stream shard, which iterators issued before the
+transaction keep reading: a consumer could get records of a write that never happened (e.g. a
+``match_request.received`` for a request refused with 409), with the sequence numbers the next
+committed writes then reuse, so it checkpoints past them and never sees the real ones.
+:func:`undo_cancelled_transactions` replaces the copies with an undo log: before the transaction
+it keeps a copy of each item the transaction names (or notes its absence) and the length of each
+stream shard; on a cancellation it puts exactly those items back and drops the records appended
+since, as DynamoDB streams carry committed writes only. The tables are never copied or replaced.
 
 SQS FIFO (the webhook delivery lanes) works in moto as in SQS for what the lanes rely on:
 message groups are handed out in order and a group with a message in flight gives none to
@@ -22,14 +25,6 @@ gap: moto compares a new message's deduplication id only with messages still in 
 while SQS remembers it for 5 minutes after the first send even when that message was
 consumed. :func:`remember_deduplication_ids` closes it (the delivery claims would absorb such
 a duplicate anyway, but the local stack should behave like SQS).
-
-moto makes TransactWriteItems atomic by deep-copying every table the transaction names before
-it writes (once per *item* of the transaction) and swapping the copies back in on a
-cancellation. That costs time and memory in proportion to the tables, not to the transaction:
-in the contract run, whose fuzzing fills the tables, these copies were half of moto's CPU.
-:func:`undo_transactions_by_item` keeps the atomicity with an undo log instead: before the
-transaction it keeps a copy of each item the transaction names (or notes its absence), and on a
-cancellation it puts exactly those items back; the tables themselves are never copied.
 
 DynamoDB makes TransactWriteItems idempotent by its ``ClientRequestToken`` (every call of
 ``chalicelib.storage.transact`` sends one): a call repeated with the same token within 10 minutes
@@ -72,35 +67,6 @@ def serialized(app: Callable[..., Iterable[bytes]]) -> Callable[..., list[bytes]
             return list(app(environ, start_response))
 
     return wsgi
-
-
-def keep_stream_shards(backend: type[DynamoDBBackend] = DynamoDBBackend) -> None:
-    """Patch ``backend.transact_write_items`` so a cancelled transaction leaves no stream records.
-
-    After moto's own rollback (the tables replaced by their copies from before), every stream
-    shard gets back the records it had before the transaction, and each table keeps its live
-    shard object, the one open iterators read.
-    """
-    transact = backend.transact_write_items
-    if getattr(transact, "keeps_stream_shards", False):
-        return
-
-    def transact_write_items(self: DynamoDBBackend, transact_items: list[dict[str, Any]]) -> None:
-        shards = {name: (table.stream_shard, len(table.stream_shard.items))
-                  for name, table in self.tables.items() if table.stream_shard is not None}
-        try:
-            transact(self, transact_items)
-        except Exception:
-            for name, (shard, length) in shards.items():
-                del shard.items[length:]
-                table = self.tables.get(name)
-                if table is not None and table.stream_shard is not None and table.stream_shard is not shard:
-                    shard.table = table
-                    table.stream_shard = shard
-            raise
-
-    transact_write_items.keeps_stream_shards = True  # type: ignore[attr-defined]
-    backend.transact_write_items = transact_write_items  # type: ignore[method-assign]
 
 
 class _LiveTables:
@@ -150,17 +116,17 @@ def _put_back(table: Table, hash_value: DynamoType, range_value: DynamoType | No
         items[range_value] = item
 
 
-def undo_transactions_by_item(backend: type[DynamoDBBackend] = DynamoDBBackend) -> None:
+def undo_cancelled_transactions(backend: type[DynamoDBBackend] = DynamoDBBackend) -> None:
     """Patch ``backend.transact_write_items`` to roll a cancelled transaction back from an undo
-    log of the items it names (see the module docstring) instead of whole-table copies.
+    log (see the module docstring) instead of whole-table copies.
 
     The rollback restores exactly the state from before: a transaction writes only the items its
-    operations name (one per operation; moto refuses two operations on one item), and updates
-    change an item in place, so a deep copy of each named item, taken before, is all it needs.
-    Stream records of the cancelled writes are dropped by :func:`keep_stream_shards`.
+    operations name (one per operation; moto refuses two operations on one item), updates change
+    an item in place, and each write appends its records to the end of its table's stream shard;
+    so a deep copy of each named item and each shard's length, taken before, are all it needs.
     """
     transact = backend.transact_write_items
-    if getattr(transact, "undoes_by_item", False):
+    if getattr(transact, "undoes_cancelled", False):
         return
     live_tables = _LiveTables()
     dynamodb_models.copy = live_tables  # type: ignore[attr-defined,assignment]
@@ -172,19 +138,22 @@ def undo_transactions_by_item(backend: type[DynamoDBBackend] = DynamoDBBackend) 
                 table = self.tables.get(op.get("TableName", "")) if isinstance(op, dict) else None
                 key = _item_key(table, op_type, op) if table is not None else None
                 if table is not None and key is not None:
-                    current = table.get_item(*key)
-                    undo_log.append((table, *key, copy.deepcopy(current)))
+                    undo_log.append((table, *key, copy.deepcopy(table.get_item(*key))))
+        shards = [(table.stream_shard, len(table.stream_shard.items))
+                  for table in {id(t): t for t, *_ in undo_log}.values() if table.stream_shard is not None]
         live_tables.local.in_transaction = True
         try:
             transact(self, transact_items)
         except Exception:
             for table, hash_value, range_value, item in reversed(undo_log):
                 _put_back(table, hash_value, range_value, item)
+            for shard, length in shards:
+                del shard.items[length:]
             raise
         finally:
             live_tables.local.in_transaction = False
 
-    transact_write_items.undoes_by_item = True  # type: ignore[attr-defined]
+    transact_write_items.undoes_cancelled = True  # type: ignore[attr-defined]
     backend.transact_write_items = transact_write_items  # type: ignore[method-assign]
 
 
@@ -324,8 +293,7 @@ def main(host: str, port: int) -> None:
     API and the event runner opened a new TCP connection (and the server a new thread); waitress
     keeps HTTP/1.1 connections alive, so a call reuses one from the client's pool.
     """
-    keep_stream_shards()
-    undo_transactions_by_item()
+    undo_cancelled_transactions()
     read_one_partition()
     list_moto_modules_once()
     remember_deduplication_ids()

@@ -34,17 +34,15 @@ from moto.sqs.models import sqs_backends
 
 from local_stack.moto_server import (
     honour_client_request_tokens,
-    keep_stream_shards,
     read_one_partition,
     remember_deduplication_ids,
-    undo_transactions_by_item,
+    undo_cancelled_transactions,
 )
 from local_stack.resources import create_resources
 
 remember_deduplication_ids()  # SQS FIFO deduplication as in AWS (see local_stack/moto_server.py)
 honour_client_request_tokens()  # TransactWriteItems idempotent by ClientRequestToken, as in DynamoDB
-undo_transactions_by_item()  # a cancelled transaction undone item by item, no table copies (local_stack/moto_server.py)
-keep_stream_shards()  # and its stream records dropped, as DynamoDB streams carry committed writes only
+undo_cancelled_transactions()  # items and stream records put back from an undo log, no table copies (local_stack/moto_server.py)
 read_one_partition()  # a Query of a table reads its partition, not every item (local_stack/moto_server.py)
 
 REGION = "us-east-1"

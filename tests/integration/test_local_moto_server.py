@@ -17,12 +17,12 @@ from moto.core import DEFAULT_ACCOUNT_ID
 from moto.dynamodb.models import DynamoDBBackend, dynamodb_backends
 from moto.dynamodb.responses import DynamoHandler
 
-from local_stack.moto_server import honour_client_request_tokens, keep_stream_shards
+from local_stack.moto_server import honour_client_request_tokens, undo_cancelled_transactions
 
 
 def test_a_stream_iterator_never_reads_the_records_of_a_cancelled_transaction(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(DynamoDBBackend, "transact_write_items", DynamoDBBackend.transact_write_items)  # undone after
-    keep_stream_shards()
+    undo_cancelled_transactions()
     with mock_aws():
         dynamodb = boto3.client("dynamodb", region_name="us-east-1")
         dynamodb.create_table(
@@ -107,7 +107,7 @@ KEYS = [(pk, sk) for pk in ("a", "b") for sk in ("1", "2", "3")]
 def test_a_cancelled_transaction_leaves_every_item_as_it_was_and_a_committed_one_writes_all(
     aws: dict[str, str], initial: dict[tuple[str, str], int], writes: list[tuple[str, int]], order: list[tuple[str, str]],
 ) -> None:
-    """The undo log (``undo_transactions_by_item``, installed for the session by aws_session) restores
+    """The undo log (``undo_cancelled_transactions``, installed for the session by aws_session) restores
     exactly the items of a cancelled transaction: puts over existing items, in-place updates (ADD
     to numbers and sets), deletes and new items alike; the table object itself is never replaced."""
     items_table, expected_table = f"Items-{uuid.uuid4().hex}", f"Expected-{uuid.uuid4().hex}"  # per example
