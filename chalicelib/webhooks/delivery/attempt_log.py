@@ -21,7 +21,9 @@ days after, i.e. until the start of day ``D + RETENTION_DAYS + 1`` (UTC), which 
 counted; reads bound the key range to the window (:func:`window_start`), so the items TTL has not
 removed yet are neither listed nor counted. That makes ``total`` exact without a stream
 consumer: it is the sum of the window's day counts (one GetItem). Claims expire
-:data:`RETENTION_DAYS` after writing.
+:data:`RETENTION_DAYS` after writing. (Source for the TTL behaviour: AWS, DynamoDB Developer Guide,
+"Time to Live": only items whose TTL time has passed are deleted, typically within a few days,
+and expired items not yet deleted still appear in reads.)
 """
 
 from __future__ import annotations
