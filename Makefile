@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 MOTO_PORT ?= 5000
 
-.PHONY: run demo test unit integration e2e lint lint-openapi bench install clean package contract
+.PHONY: browser run demo test unit integration e2e lint lint-openapi bench install clean package contract
 STAGE ?= prod
 
 # Two install levels: `make run` needs only the runtime and the local stack (requirements-local.txt);
@@ -38,7 +38,14 @@ demo: $(VENV)/.run-installed ## As `make run`, plus demo users and ~200 approved
 E2E_WORKERS ?= 2
 INTEGRATION_WORKERS ?= 0
 
-test: $(VENV)/.installed ## Every test: unit first, then integration and end-to-end side by side
+#: Debian's chromium, driven by the Dashboard's browser tests (installed by apt-get when missing).
+CHROMIUM ?= /usr/bin/chromium
+export CHROMIUM_PATH := $(CHROMIUM)
+
+browser: ## Install Debian's chromium for the browser tests unless it is there (apt-get, sudo when not root)
+	@CHROMIUM=$(CHROMIUM) sh scripts/install-chromium.sh
+
+test: $(VENV)/.installed browser ## Installs what it needs (Python packages, chromium), then every test: unit first, then integration and end-to-end side by side
 	$(PY) -m pytest -q tests/unit
 	@$(MAKE) --no-print-directory -j2 --output-sync=target integration e2e
 
@@ -48,7 +55,7 @@ unit: $(VENV)/.installed ## Pure logic, no moto (seconds)
 integration: $(VENV)/.installed ## In-process moto: tables created once per session, emptied before each test
 	$(PY) -m pytest -q -n $(INTEGRATION_WORKERS) tests/integration
 
-e2e: $(VENV)/.installed ## The real local stack driven over HTTP (E2E_WORKERS, default 2: files over two workers)
+e2e: $(VENV)/.installed browser ## The real local stack driven over HTTP (E2E_WORKERS, default 2: files over two workers)
 	$(PY) -m pytest -q -n $(E2E_WORKERS) --dist loadfile tests/e2e
 
 lint: $(VENV)/.installed ## ruff, mypy (strict for chalicelib/) and the import contracts (pyproject.toml)

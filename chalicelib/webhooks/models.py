@@ -107,6 +107,11 @@ class DeliveryAttempt(Model):
     errorDetail: str | None = None
     durationMs: int
     responseBody: str | None = Field(default=None, description="First 4 KiB of the response body")
+    nextAttemptAt: Timestamp | None = Field(
+        default=None,
+        description="When the retry of this failed attempt is due (ISO 8601 UTC, its backoff after the failure); "
+        "null when no retry follows (success, the retries used up, or the webhook disabled)",
+    )
 
 
 class DeliveryPage(Envelope):

@@ -204,6 +204,7 @@ def _attempt_model(item: AttemptEntry) -> DeliveryAttempt:
         errorDetail=item.get("errorDetail"),
         durationMs=item["durationMs"],
         responseBody=item.get("responseBody"),
+        nextAttemptAt=item.get("nextAttemptAt"),
     )
 
 

@@ -18,6 +18,10 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.waiting import wait_until
+
+__all__ = ["wait_until"]  # re-exported: the e2e modules import it from here
+
 ROOT = Path(__file__).resolve().parents[2]
 ADMIN_KEY = "msk_e2e_admin_key_0123456789"
 
@@ -121,18 +125,6 @@ def stack() -> Iterator[Stack]:
     stop_stack(running)
 
 
-def wait_until(predicate: Any, timeout_seconds: float = 10, interval: float = 0.1) -> Any:
-    """Poll ``predicate()`` until it returns a truthy value; fail after ``timeout_seconds``."""
-    deadline = time.monotonic() + timeout_seconds
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout_seconds} s")
-        time.sleep(interval)
-
-
 def approve_listing(stack: Stack, listing_id: str) -> dict[str, Any]:
     """Claim approval tasks through the admin route until ``listing_id``'s appears, and approve it."""
     admin = stack.admin()
@@ -151,7 +143,7 @@ def approve_listing(stack: Stack, listing_id: str) -> dict[str, Any]:
     return dict(decided.json()["listing"])
 
 
-#: Debian's chromium (``apt-get install -y chromium``; .ci/run installs it), driven by Playwright,
+#: Debian's chromium (``make test`` installs it: scripts/install-chromium.sh), driven by Playwright,
 #: which downloads no browser. The flags keep it off the network this machine does not have.
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -164,7 +156,7 @@ def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     if not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM):
-        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this)")
+        pytest.fail(f"{CHROMIUM} is missing: run `make browser` (apt-get install -y chromium), as `make test` does")
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
         yield launched

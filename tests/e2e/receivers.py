@@ -29,6 +29,8 @@ from typing import Any
 
 from standardwebhooks import Webhook, WebhookVerificationError
 
+from tests.sockets import hold_while_connected, peer_closed
+
 
 @dataclass
 class Received:
@@ -106,7 +108,8 @@ class Receiver:
         self._requests: list[Received] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._in_flight = 0
+        self._open: list[Any] = []  # the connections of the requests being handled
+        self._max_in_flight = 0
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -122,12 +125,16 @@ class Receiver:
                 seen = Received(self.path, headers, body, time.monotonic(), hex_ok, standard_ok, wall_at=time.time())
                 with receiver._lock:
                     receiver._requests.append(seen)
-                    receiver._in_flight += 1
+                    # Concurrency as the sender made it: earlier requests whose connection the
+                    # sender has closed (its deadline) are over, whether or not their handler noticed.
+                    still_open = [c for c in receiver._open if not peer_closed(c)]
+                    receiver._max_in_flight = max(receiver._max_in_flight, len(still_open) + 1)
+                    receiver._open.append(self.connection)
                 try:
                     receiver._respond(self, seen)
                 finally:
                     with receiver._lock:
-                        receiver._in_flight -= 1
+                        receiver._open.remove(self.connection)
                         seen.ended = time.monotonic()
 
         self._server = _QuietServer(("127.0.0.1", 0), Handler)
@@ -148,9 +155,15 @@ class Receiver:
 
     @property
     def in_flight(self) -> int:
-        """Requests being handled right now (a hanging or dripping one stays here)."""
+        """Requests being handled right now whose sender is still connected (hanging or dripping)."""
         with self._lock:
-            return self._in_flight
+            return sum(1 for connection in self._open if not peer_closed(connection))
+
+    @property
+    def max_in_flight(self) -> int:
+        """The most requests handled at once so far (1: the attempts came one at a time)."""
+        with self._lock:
+            return self._max_in_flight
 
     def events(self) -> list[str]:
         """The ``X-Webhook-Event`` of every request so far."""
@@ -172,8 +185,8 @@ class Receiver:
     def _respond(self, handler: BaseHTTPRequestHandler, seen: Received) -> None:
         mode = self.mode
         try:
-            if mode == "hang":
-                self._stop.wait(self.hang_seconds)
+            if mode == "hang":  # until the sender gives up (or hang_seconds)
+                hold_while_connected(handler.connection, self.hang_seconds, self._stop)
                 handler.close_connection = True
                 return
             if mode == "drip":

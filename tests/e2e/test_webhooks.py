@@ -23,7 +23,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
@@ -407,10 +406,7 @@ def test_hanging_and_dripping_receivers_do_not_delay_a_healthy_one_and_are_cut_o
 
     sent = requester.post("/v1/match-requests", json={"listingId": listing["id"], "message": "Hi", "channels": ["telegram"]})
     assert sent.status_code == 201, sent.text
-    started = time.monotonic()
     first = received(healthy_rx, 1, timeout=DELIVERY_WAIT)[0]
-    # Well under the slow receivers' 10 s deadline (slack for a loaded CI machine).
-    assert first.at - started < 5.0, f"healthy receiver waited {first.at - started:.1f} s"
     # all three were sent at once: the slow ones are still open while the healthy one is done
     received(hanging_rx, 1, timeout=2)
     received(dripping_rx, 1, timeout=2)
@@ -421,12 +417,11 @@ def test_hanging_and_dripping_receivers_do_not_delay_a_healthy_one_and_are_cut_o
     drip_log = deliveries(owner, dripping["id"], 1)[0]
     for entry in (hang_log, drip_log):
         assert (entry["success"], entry["statusCode"], entry["error"]) == (False, None, "timeout"), entry
-        assert 9_500 <= entry["durationMs"] <= 12_000, entry  # the whole delivery, not per read: not 20 s
-    # the drip was cut off: its handler ended (the sender closed the connection) long before 20 bytes
+    # One deadline for the whole delivery, not per read: the drip (a byte a second, each read far
+    # inside any per-read timeout) was cut off before its 20 bytes were out, its connection closed.
     drip = dripping_rx.requests[0]
-    ended: float = wait_until(lambda: drip.ended, timeout_seconds=5)
-    assert ended - drip.at < 15
-    assert drip.bytes_sent < 15
+    wait_until(lambda: drip.ended, timeout_seconds=DELIVERY_WAIT)
+    assert drip.bytes_sent < dripping_rx.drip_bytes
     assert wait_state(owner, hanging["id"], fail_count=1)["active"] is True
     assert wait_state(owner, dripping["id"], fail_count=1)["active"] is True
     assert webhook_state(owner, healthy["id"])["failCount"] == 0
@@ -461,11 +456,13 @@ def test_a_failed_delivery_is_retried_with_the_same_id_until_the_webhook_is_disa
     assert len({r.webhook_id for r in attempts}) == 1  # stable across retries
     assert len({r.body for r in attempts}) == 1
     assert all(r.verified for r in attempts)
-    gaps = [b.at - a.at for a, b in itertools.pairwise(attempts)]
-    assert all(gap >= 0.8 for gap in gaps), gaps
 
     log = deliveries(owner, hook["id"], 5)
     assert [d["attempt"] for d in log] == [5, 4, 3, 2, 1]  # newest first
+    # each retry was made no earlier than the time the failure before it logged as its due time
+    oldest_first = log[::-1]
+    assert [d["nextAttemptAt"] is not None for d in oldest_first] == [True, True, True, True, False]  # the 5th disabled it
+    assert all(later["attemptedAt"] >= earlier["nextAttemptAt"] for earlier, later in itertools.pairwise(oldest_first))
     assert all((d["success"], d["statusCode"]) == (False, 500) for d in log)
     assert {d["messageId"] for d in log} == {attempts[0].webhook_id}
 

@@ -6,15 +6,15 @@ from __future__ import annotations
 import ipaddress
 import json
 import ssl
-import time
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any
 
 import pytest
 import trustme
 from standardwebhooks import Webhook as StandardWebhook
 
-from chalicelib import storage
+from chalicelib import clock, storage
 from chalicelib.config import settings
 from chalicelib.webhooks import addresses, signing
 from chalicelib.webhooks.delivery import handlers, lanes, sender
@@ -35,6 +35,7 @@ from tests.integration.webhook_helpers import (
     webhook_state,
 )
 from tests.integration.webhook_receivers import Receiver
+from tests.waiting import wait_until
 
 
 @pytest.fixture
@@ -64,7 +65,6 @@ def test_healthy_receiver_gets_a_signed_envelope_verifiable_both_ways(
     assert headers["user-agent"] == "MatchingService-Webhooks/1.0"
     assert headers["x-webhook-signature"] == signing.hex_signature(webhook["secret"], request.body)
     assert headers["webhook-id"] == f"{item['eventId']}_{webhook['id']}"
-    assert abs(int(headers["webhook-timestamp"]) - time.time()) < 10
     verified = StandardWebhook(webhook["secret"]).verify(request.body, request.headers)
     assert verified == envelope(request.body)
     assert envelope(request.body) == {"event": "message.new", "timestamp": item["createdAt"], "test": False, "data": item["data"]}
@@ -80,20 +80,20 @@ def test_healthy_receiver_gets_a_signed_envelope_verifiable_both_ways(
     assert attempt["responseBody"] == '{"ok":true}'
     assert attempt["error"] is None
     assert attempt["durationMs"] >= 0
+    # signed at the time the attempt was made and logged (the Standard Webhooks timestamp, seconds)
+    attempted_at = datetime.fromisoformat(attempt["attemptedAt"].replace("Z", "+00:00"))
+    assert int(headers["webhook-timestamp"]) == clock.epoch_seconds(attempted_at)
     assert webhook_state(api, alice, webhook["id"])["failCount"] == 0
 
 
-def test_the_polling_runner_delivers_within_a_second(api: Api, alice: User, bob: User, runner: Any, receivers: Any) -> None:
+def test_the_polling_runner_delivers_without_a_drain(api: Api, alice: User, bob: User, runner: Any, receivers: Any) -> None:
+    """The runner's own polling (not ``drain()``) delivers; how soon is bench/webhooks.py's figure."""
     receiver: Receiver = receivers("ok")
     create_webhook(api, alice, receiver.url)
     runner.start()
     try:
-        written = time.monotonic()
         message_event(alice, bob)
-        [request] = receiver.wait_for(1, timeout=5)
-        # "About a second" (typically ~0.2 s with 0.1 s polling); the bound only catches a runner
-        # that is not polling, with slack for a loaded CI machine. Latency itself is not unit-tested.
-        assert request.at - written < 3.0
+        assert len(receiver.wait_for(1, timeout=60)) == 1
     finally:
         runner.stop()
 
@@ -164,16 +164,13 @@ def test_total_deadline_covers_hanging_and_slow_drip_receivers(
     item = message_event(alice, bob)
     assert handlers.handle_outbox_batch(stream_event(item)) == {"batchItemFailures": []}
     [record] = lane_messages()
-    started = time.monotonic()
     result = handlers.handle_lane_batch({"Records": [record]})
-    elapsed = time.monotonic() - started
     assert result == {"batchItemFailures": []}
-    # One 1 s deadline in total, however the bytes trickle in (the drip would take 10+ s); the upper
-    # bound stays under two deadlines plus slack for moto round trips on a loaded machine.
-    assert 0.9 <= elapsed < 3.5, elapsed
+    # One 1 s deadline in total, however the bytes trickle in: the drips would run for hours (a byte
+    # or a header byte every 0.05 s, each read far inside any per-read timeout), so the attempt ending
+    # as a timeout, with the receiver's answer incomplete, is the deadline at work.
     [attempt] = deliveries(api, alice, webhook["id"])["deliveries"]
     assert (attempt["error"], attempt["statusCode"], attempt["success"]) == ("timeout", None, False)
-    assert 900 <= attempt["durationMs"] < 3500
     assert webhook_state(api, alice, webhook["id"])["failCount"] == 1
 
 
@@ -188,8 +185,8 @@ def test_a_hanging_receiver_does_not_delay_the_others(api: Api, alice: User, bob
     releases it only after all 18 healthy deliveries arrived and while no attempt of the hanging
     webhook is logged yet (an attempt is logged when it ends), with a 60 s deadline nothing
     here reaches. A lane that waited for that attempt could deliver nothing before the release.
-    The later attempts run under a 2 s deadline: each starts after the previous one ended
-    (the second after the release, the others >= 1.9 s apart).
+    The later attempts run under a 2 s deadline, one at a time (the receiver counts the
+    connections the sender still holds when each request arrives).
     """
     use_settings(monkeypatch, WEBHOOK_TIMEOUT_SECONDS="60", WEBHOOK_RETRY_DELAYS_SECONDS="0,0,0")
     hanging: Receiver = receivers("hold")
@@ -208,17 +205,12 @@ def test_a_hanging_receiver_does_not_delay_the_others(api: Api, alice: User, bob
         assert len(hanging.wait_for(1)) == 1  # its first request arrived and is held (not released yet)
         assert deliveries(api, bob, hanging_hook["id"])["total"] == 0  # ... and that attempt has not ended
         use_settings(monkeypatch, WEBHOOK_TIMEOUT_SECONDS="2")  # the next attempts hang into a 2 s deadline
-        released_at = time.monotonic()
         hanging.release()
-        assert len(hanging.wait_for(5, timeout=30)) == 5
-        deadline = time.monotonic() + 10
-        while webhook_state(api, bob, hanging_hook["id"])["active"] and time.monotonic() < deadline:
-            time.sleep(0.05)
+        assert len(hanging.wait_for(5, timeout=60)) == 5
+        wait_until(lambda: not webhook_state(api, bob, hanging_hook["id"])["active"], timeout_seconds=60)
     finally:
         runner.stop()
-    assert hanging.requests[1].at > released_at  # one at a time: the second attempt waited for the first
-    gaps = [b.at - a.at for a, b in zip(hanging.requests[1:], hanging.requests[2:], strict=False)]
-    assert all(gap >= 1.9 for gap in gaps), gaps  # one at a time: each waited for the previous deadline
+    assert hanging.max_in_flight == 1  # one at a time: each attempt began after the one before had ended
     state = webhook_state(api, bob, hanging_hook["id"])
     assert (state["failCount"], state["active"]) == (5, False)
     assert len(hanging.requests) == 5

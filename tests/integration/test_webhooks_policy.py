@@ -4,14 +4,16 @@ atomic counters under concurrency, the retry schedule, and what an inactive webh
 from __future__ import annotations
 
 import threading
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
-from chalicelib import clock
+from chalicelib import clock, storage
+from chalicelib.config import settings
 from chalicelib.webhooks import repository, service
 from chalicelib.webhooks.delivery import attempt as delivery
-from chalicelib.webhooks.delivery import lanes, sender
+from chalicelib.webhooks.delivery import lanes, retries, sender
 from chalicelib.webhooks.delivery.attempt import FAILURE_LIMIT, Result
 from chalicelib.webhooks.delivery.envelope import Delivery, Event
 from chalicelib.webhooks.models import WebhookCreate
@@ -144,6 +146,42 @@ def test_a_failed_attempt_queues_the_next_one_until_the_schedule_ends(fake: Fake
     assert (queued.webhook_id, queued.attempt, queued.event.type) == (webhook_id, 2, "message.new")
     send(webhook_id, attempt=4)  # the last retry of the 30,120,600 schedule
     assert retry_messages() == []
+
+
+def test_each_failed_attempt_logs_when_its_retry_is_due_exactly_by_the_schedule(
+    fake: FakeSender, alice: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The schedule is asserted on what the code recorded (the log's ``nextAttemptAt`` and the
+    retry queue's ``DelaySeconds``) under a frozen clock, not on wall-clock gaps between arrivals."""
+    use_settings(monkeypatch, WEBHOOK_RETRY_DELAYS_SECONDS="30,120,600")
+    frozen = datetime(2026, 11, 25, 12, 0, 0, 123_000, tzinfo=UTC)
+    monkeypatch.setattr(clock, "now", lambda: frozen)
+    sent: list[int] = []
+    real_schedule = retries.schedule
+
+    def schedule(next_attempt: Delivery, delay_seconds: int) -> None:
+        sent.append(delay_seconds)
+        real_schedule(next_attempt, delay_seconds)
+
+    monkeypatch.setattr(retries, "schedule", schedule)
+    webhook_id = new_webhook(alice)
+    fake.answers = [500] * 4
+    event = Event(clock.new_id("evt"), "message.new", clock.iso(), {"content": "x"}, {})
+    assert [delivery.attempt(Delivery(event, webhook_id, n)) for n in range(1, 5)] == [Result.FAILED] * 4
+    assert sent == [30, 120, 600]  # one retry per failure while the schedule lasts, with its delay
+    queue = storage.client("sqs").get_queue_attributes(
+        QueueUrl=settings().DELIVERY_RETRY_QUEUE_URL, AttributeNames=["ApproximateNumberOfMessagesDelayed"]
+    )
+    assert queue["Attributes"]["ApproximateNumberOfMessagesDelayed"] == "3"  # all three held by their delay
+    logged = sorted(delivery.attempt_log.newest_attempts(webhook_id, 10), key=lambda entry: entry["attempt"])
+    assert [entry["attempt"] for entry in logged] == [1, 2, 3, 4]
+    assert [entry.get("nextAttemptAt") for entry in logged] == [
+        clock.iso(frozen + timedelta(seconds=30)),
+        clock.iso(frozen + timedelta(seconds=120)),
+        clock.iso(frozen + timedelta(seconds=600)),
+        None,  # the schedule is used up: no retry follows the fourth failure
+    ]
+    assert state(webhook_id) == (4, True)
 
 
 def test_no_retry_after_the_failure_that_disables(fake: FakeSender, alice: User) -> None:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.sockets import hold_while_connected, peer_closed
+
 
 class _QuietServer(ThreadingHTTPServer):
     """Drops the traceback socketserver prints for connections a test breaks on purpose."""
@@ -45,8 +47,12 @@ class Receiver:
     host: str = "127.0.0.1"
     tls: ssl.SSLContext | None = None
     requests: list[Received] = field(default_factory=list)
+    #: The most requests the sender had open at once (1: the attempts came one at a time). Read
+    #: from the connections' state when each request arrives (:func:`tests.sockets.peer_closed`).
+    max_in_flight: int = 0
 
     def __post_init__(self) -> None:
+        self._open: list[Any] = []
         self._stop = threading.Event()
         self._released = threading.Event()
         self._lock = threading.Lock()
@@ -63,7 +69,14 @@ class Receiver:
                 body = self.rfile.read(length)
                 with receiver._lock:
                     receiver.requests.append(Received(self.path, dict(self.headers.items()), body, time.monotonic()))
-                receiver._respond(self)
+                    still_open = [c for c in receiver._open if not peer_closed(c)]
+                    receiver.max_in_flight = max(receiver.max_in_flight, len(still_open) + 1)
+                    receiver._open.append(self.connection)
+                try:
+                    receiver._respond(self)
+                finally:
+                    with receiver._lock:
+                        receiver._open.remove(self.connection)
 
         self._server = _QuietServer((self.host, 0), Handler)
         self._server.daemon_threads = True
@@ -88,8 +101,8 @@ class Receiver:
                 self._released.wait(60)
                 handler.close_connection = True
                 return
-            if self.behaviour in ("hang", "hold"):
-                self._stop.wait(60)
+            if self.behaviour in ("hang", "hold"):  # until the sender gives up (its deadline)
+                hold_while_connected(handler.connection, 60, self._stop)
                 return
             if self.behaviour == "redirect":
                 handler.send_response(302)

@@ -4,7 +4,6 @@ as soon as the server's process exits, and which API requests wake the event run
 from __future__ import annotations
 
 import socket
-import time
 from typing import Any
 
 import pytest
@@ -42,11 +41,10 @@ def _closed_port_url() -> str:
 
 
 def test_the_wait_ends_when_the_server_process_exits_not_at_the_bound() -> None:
-    started = time.monotonic()
     process: Any = _Exited()
+    # the exit ended it: the 600 s bound would have said "did not start ... within 600 s"
     with pytest.raises(SystemExit, match="moto server exited with status 3"):
         _wait_for(_closed_port_url(), 600, "moto server", process)
-    assert time.monotonic() - started < 60  # the condition ended it, not the 600 s bound
 
 
 def test_a_server_that_never_answers_is_an_error_naming_the_setting() -> None:

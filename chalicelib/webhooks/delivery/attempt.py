@@ -24,6 +24,7 @@ equals the consecutive failures recorded.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from enum import StrEnum
 
 from chalicelib import clock
@@ -81,28 +82,36 @@ def attempt(delivery: Delivery) -> Result:
     outcome = sender.post(
         str(webhook["url"]), body, headers, timeout=config.WEBHOOK_TIMEOUT_SECONDS, allow_insecure=config.ALLOW_INSECURE_WEBHOOKS
     )
+    next_attempt_at: str | None = None
     try:
         if outcome.ok:
             repository.reset_failures(delivery.webhook_id)
         else:
-            _record_failure(delivery)
+            next_attempt_at = _record_failure(delivery)
     finally:
         entry = _log_entry(delivery, outcome, clock.iso(attempted_at))
+        entry["nextAttemptAt"] = next_attempt_at
         entry["requestBody"] = body.decode("utf-8")  # shown on demand in the Dashboard's delivery log
         attempt_log.log_attempt(delivery.webhook_id, entry)
     return Result.SENT if outcome.ok else Result.FAILED
 
 
-def _record_failure(delivery: Delivery) -> None:
+def _record_failure(delivery: Delivery) -> str | None:
+    """Count the failure; schedule the retry, if any. Returns when it is due (ISO 8601 UTC) or ``None``."""
     updated = repository.add_failure(delivery.webhook_id)
     if updated is None:  # deleted or switched off meanwhile: no more attempts
-        return
+        return None
     if int(updated.get("failCount") or 0) >= FAILURE_LIMIT:
         repository.deactivate(delivery.webhook_id, FAILURE_LIMIT, clock.iso())
-        return
+        return None
     delay = retries.next_delay(delivery.attempt)
-    if delay is not None:
-        retries.schedule(Delivery(delivery.event, delivery.webhook_id, delivery.attempt + 1), delay)
+    if delay is None:
+        return None
+    # Read before sending: SQS counts the delay from its receipt of the message, so the retry
+    # becomes visible no earlier than this time (the delivery log's promise to the owner).
+    due = clock.iso(clock.now() + timedelta(seconds=delay))
+    retries.schedule(Delivery(delivery.event, delivery.webhook_id, delivery.attempt + 1), delay)
+    return due
 
 
 def _log_entry(delivery: Delivery, outcome: sender.Outcome, attempted_at: str) -> AttemptEntry:

@@ -37,6 +37,9 @@ class AttemptEntry(TypedDict):
     durationMs: int
     #: The first 4 KiB of the response body (UTF-8, invalid bytes replaced).
     responseBody: NotRequired[str | None]
+    #: ISO 8601 UTC from when the scheduled retry of a failed attempt may run (the retry queue's
+    #: delay after the failure); absent or ``None`` when no retry follows.
+    nextAttemptAt: NotRequired[str | None]
     #: Sent by ``POST /v1/webhooks/{id}/test`` (a test event).
     test: bool
     #: The signed body as sent (shown on demand in the Dashboard's delivery log).

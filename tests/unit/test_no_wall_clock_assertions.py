@@ -1,0 +1,99 @@
+"""No test asserts a wall-clock duration (docs/testing.md, "Time in tests").
+
+Latencies and gaps measured on the wall clock depend on the machine's load; they live in
+``bench/`` behind ``--check``. Tests assert order, counts, states and the schedule the code itself
+recorded. This test reads every test module's syntax tree and fails on an ``assert`` that
+
+* calls a clock (``time.time``, ``time.monotonic``, ``time.perf_counter`` and their ``_ns`` forms),
+* uses a name bound to a clock reading in the same module (``started = time.monotonic()``), or
+* uses a name or attribute that holds a receiver's arrival time or a measured span (``at``,
+  ``wall_at``, ``ended``, ``elapsed``, ``latency``, ``gap``, ``gaps``, ``duration``).
+
+A deadline in a polling loop (``while time.monotonic() < deadline``) is fine: it is no assertion.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parents[1]
+CLOCKS = {"time", "monotonic", "perf_counter", "time_ns", "monotonic_ns", "perf_counter_ns"}
+TIMED_NAMES = {"at", "wall_at", "ended", "elapsed", "latency", "latencies", "gap", "gaps", "duration", "durations"}
+
+
+def _is_clock_call(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr in CLOCKS:
+        return isinstance(func.value, ast.Name) and func.value.id == "time"
+    return isinstance(func, ast.Name) and func.id in CLOCKS - {"time"}
+
+
+def _reads_clock(value: ast.AST) -> bool:
+    """A clock reading, or arithmetic on one (``time.monotonic() + 10``); not a call that takes one."""
+    if isinstance(value, ast.BinOp):
+        return _reads_clock(value.left) or _reads_clock(value.right)
+    return _is_clock_call(value)
+
+
+def _clock_bound_names(tree: ast.AST) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and _reads_clock(node.value):
+            names |= {target.id for target in node.targets if isinstance(target, ast.Name)}
+    return names
+
+
+def wall_clock_assertions(source: str) -> list[int]:
+    """Line numbers of the ``assert`` statements in ``source`` that read the wall clock."""
+    tree = ast.parse(source)
+    bound = _clock_bound_names(tree)
+    lines = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Assert):
+            continue
+        for part in ast.walk(node.test):
+            timed_name = isinstance(part, ast.Name) and (part.id in bound or part.id in TIMED_NAMES)
+            timed_attribute = isinstance(part, ast.Attribute) and part.attr in TIMED_NAMES
+            if _is_clock_call(part) or timed_name or timed_attribute:
+                lines.append(node.lineno)
+                break
+    return lines
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "started = time.monotonic()\nassert time.monotonic() - started < 5",
+        "assert first.at - started < 5.0",
+        "assert all(gap >= 0.8 for gap in gaps)",
+        "assert abs(int(ts) - time.time()) < 10",
+        "assert elapsed < 3.5",
+        "assert max(latency.values()) < 2.0",
+    ],
+)
+def test_the_rule_catches_the_forms_it_names(source: str) -> None:
+    assert wall_clock_assertions(source) != []
+
+
+def test_the_rule_leaves_polling_deadlines_and_recorded_schedules_alone() -> None:
+    source = (
+        "deadline = time.monotonic() + 10\n"
+        "while time.monotonic() < deadline:\n    pass\n"
+        "assert later['attemptedAt'] >= earlier['nextAttemptAt']\n"
+        "assert receiver.max_in_flight == 1\n"
+    )
+    assert wall_clock_assertions(source) == []
+
+
+def test_no_test_module_asserts_a_wall_clock_duration() -> None:
+    found = {
+        str(path.relative_to(TESTS.parent)): lines
+        for path in sorted(TESTS.rglob("*.py"))
+        if path.name != Path(__file__).name and (lines := wall_clock_assertions(path.read_text()))
+    }
+    assert found == {}, f"wall-clock assertions (move them to a bench/ --check): {found}"
