@@ -33,6 +33,7 @@ from moto.dynamodb.models.table import StreamShard
 from moto.sqs.models import sqs_backends
 
 from local_stack.moto_server import (
+    fast_json_structures,
     honour_client_request_tokens,
     read_one_partition,
     remember_deduplication_ids,
@@ -44,6 +45,7 @@ remember_deduplication_ids()  # SQS FIFO deduplication as in AWS (see local_stac
 honour_client_request_tokens()  # TransactWriteItems idempotent by ClientRequestToken, as in DynamoDB
 undo_cancelled_transactions()  # items and stream records put back from an undo log, no table copies (local_stack/moto_server.py)
 read_one_partition()  # a Query of a table reads its partition, not every item (local_stack/moto_server.py)
+fast_json_structures()  # wire-shaped dicts serialized without moto's alias lookups (local_stack/moto_server.py)
 
 REGION = "us-east-1"
 
@@ -94,8 +96,15 @@ def moto_session() -> Iterator[Resources]:
         yield Resources(environment, frozenset(_dynamodb().tables), queues)
 
 
+#: The sequence number of the last record of each table's stream that
+#: ``tests.integration.helpers.index_listings()`` fed to its consumer in this test (a Lambda event
+#: source mapping's checkpoint); emptied by :func:`reset`, which gives every stream a new shard.
+STREAM_CHECKPOINTS: dict[str, str] = {}
+
+
 def reset(resources: Resources) -> None:
     """Bring the session's moto back to the freshly created resources (see the module docstring)."""
+    STREAM_CHECKPOINTS.clear()
     dynamodb = _dynamodb()
     if not resources.tables <= set(dynamodb.tables):  # a test deleted one of ours: create it again
         create_resources()
