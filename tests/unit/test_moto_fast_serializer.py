@@ -62,7 +62,9 @@ def test_a_query_result_serializes_as_moto_would(patched: Any, items: list[dict[
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(new=_items, old=st.none() | _items, keys=_items)
-def test_a_stream_record_serializes_as_moto_would(patched: Any, new: dict[str, Any], old: dict[str, Any] | None, keys: dict[str, Any]) -> None:
+def test_a_stream_record_serializes_as_moto_would(
+    patched: Any, new: dict[str, Any], old: dict[str, Any] | None, keys: dict[str, Any]
+) -> None:
     record = {"eventID": "1", "eventName": "MODIFY", "eventSource": "aws:dynamodb", "awsRegion": "us-east-1",
               "dynamodb": {"Keys": keys, "NewImage": new, "OldImage": old, "SequenceNumber": "100", "SizeBytes": 10,
                            "StreamViewType": "NEW_AND_OLD_IMAGES"}}
