@@ -69,6 +69,11 @@ class Heartbeat:
             else:
                 self._beats.append(beat)
 
+    @property
+    def running(self) -> bool:
+        """Whether the beating thread is alive (between ``__enter__`` and :meth:`stop`)."""
+        return self._thread is not None and self._thread.is_alive()
+
     def beat(self) -> None:
         """One round: every beat once, in order; a beat that raises is logged, the next ones still run."""
         with self._lock:
