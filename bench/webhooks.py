@@ -14,8 +14,11 @@ Four phases in one run:
 * ``baseline``: only tenant B (ok) gets events (``--rate`` per second for ``--baseline-seconds``);
 * ``two-tenants``: A (hang) and B both get events at ``--rate`` per second for ``--seconds``;
 * ``crowd``: 8 hanging, 1 failing and 10 healthy tenants; ``--crowd-events`` (100) events in
-  rounds of one per tenant, ``--rate`` rounds per second. More hanging receivers than the old
-  fixed pool of 8 lane workers: the pool must grow with the lanes that have work;
+  rounds of one per tenant, ``--crowd-rate`` (0.5) rounds per second, so about 10 s during
+  which every hanging lane holds a worker. More hanging receivers than the old fixed pool of 8
+  lane workers: the pool must grow with the lanes that have work. (At 1 round per second, 19
+  events a second, the one-request-at-a-time moto server saturated on the shared 2-core machine:
+  about 10 requests per delivery; healthy p50 4.8 s from queueing, not from the lanes);
 * ``crash``: tenant C's receiver holds its first request open (never answers it) and answers
   200 after; once that request arrived, the lane worker process is SIGKILLed mid-attempt (as a
   Lambda invocation dies) and a new one started on the same embedded AWS. The delivery must
@@ -33,7 +36,8 @@ requests (then its webhook is off and its lane drains), and the crash phase's de
 within 30 s of the kill, once per attempt (2 requests: the interrupted attempt and the next).
 The baseline's p99 is printed beside them for the ratio.
 
-Usage: ``python bench/webhooks.py [--seconds 20] [--baseline-seconds 8] [--rate 1] [--crowd-events 100] [--check]``
+Usage: ``python bench/webhooks.py [--seconds 20] [--baseline-seconds 8] [--rate 1] [--crowd-events 100]
+[--crowd-rate 0.5] [--check]``
 """
 
 from __future__ import annotations
@@ -352,6 +356,8 @@ def main() -> int:
     parser.add_argument("--baseline-seconds", type=float, default=8.0, help="length of the healthy-only phase")
     parser.add_argument("--rate", type=float, default=1.0, help="events per second per tenant")
     parser.add_argument("--crowd-events", type=int, default=100, help="events of the crowd phase (all tenants)")
+    parser.add_argument("--crowd-rate", type=float, default=0.5,
+                        help="rounds per second of the crowd phase (one event per tenant each: 19 events)")
     parser.add_argument("--timeout", type=float, default=2.0, help="WEBHOOK_TIMEOUT_SECONDS (production: 10)")
     parser.add_argument("--delays", default="2,3,4", help="WEBHOOK_RETRY_DELAYS_SECONDS")
     parser.add_argument("--check", action="store_true", help="exit 1 when a budget is missed")
@@ -377,7 +383,7 @@ def main() -> int:
         both = run_phase("two-tenants", receivers, {i: users[i][0] for i in (HANGING, HEALTHY)}, {HEALTHY}, args.rate,
                          seconds=args.seconds)
         crowd_tenants = [*CROWD_HANGING, *CROWD_FAILING, *CROWD_HEALTHY]
-        crowd = run_phase("crowd", receivers, {i: users[i][0] for i in crowd_tenants}, set(CROWD_HEALTHY), args.rate,
+        crowd = run_phase("crowd", receivers, {i: users[i][0] for i in crowd_tenants}, set(CROWD_HEALTHY), args.crowd_rate,
                           events=args.crowd_events)
         switched_off = [_wait_inactive(users[i][1], timeout=EXPECTED_HANGING_ATTEMPTS * (args.timeout + last_delay + 5))
                         for i in failing]

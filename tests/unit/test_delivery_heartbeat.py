@@ -38,3 +38,12 @@ def test_the_first_round_runs_on_entry_and_rounds_stop_on_exit() -> None:
 def test_the_interval_must_be_positive() -> None:
     with pytest.raises(ValueError, match="interval must be > 0"):
         Heartbeat(0)
+
+
+def test_a_faulted_lane_message_backs_off_longer_with_each_receive() -> None:
+    from chalicelib.webhooks.delivery.handlers import FAULT_BACKOFF_SECONDS, fault_backoff_seconds
+
+    assert fault_backoff_seconds({"attributes": {"ApproximateReceiveCount": "1"}}) == FAULT_BACKOFF_SECONDS
+    assert fault_backoff_seconds({"attributes": {"ApproximateReceiveCount": "4"}}) == 4 * FAULT_BACKOFF_SECONDS
+    assert fault_backoff_seconds({}) == FAULT_BACKOFF_SECONDS  # no attributes (tests' records): the first receive
+    assert fault_backoff_seconds({"attributes": {"ApproximateReceiveCount": "x"}}) == FAULT_BACKOFF_SECONDS

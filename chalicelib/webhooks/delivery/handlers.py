@@ -152,6 +152,7 @@ def handle_lane_batch(event: dict[str, Any], context: Any = None) -> dict[str, A
             stopped.add(lane)
         except Exception:
             logger.exception("webhook delivery failed", extra={"webhookId": delivery.webhook_id, "eventId": delivery.event.event_id})
+            _give_back(queue_url, record, fault_backoff_seconds(record))
             results["error"] += 1
             failed.append(message_id)
             stopped.add(lane)
@@ -160,14 +161,30 @@ def handle_lane_batch(event: dict[str, Any], context: Any = None) -> dict[str, A
     return _failures(failed)
 
 
+#: Back-off of a lane message whose attempt hit a fault of ours, per receive so far (seconds):
+#: 60, 120, 180, 240 s, about 10 minutes before the 5th receive sends it to the dead-letter queue.
+#: Without it the message would return when its heartbeat's 20 s hold ends, and a short DynamoDB
+#: outage would dead-letter deliveries within two minutes.
+FAULT_BACKOFF_SECONDS = 60
+
+
+def fault_backoff_seconds(record: dict[str, Any]) -> int:
+    """How long a lane message that hit a fault stays invisible: :data:`FAULT_BACKOFF_SECONDS` x its receives."""
+    try:
+        receives = int((record.get("attributes") or {}).get("ApproximateReceiveCount") or 1)
+    except (TypeError, ValueError):
+        receives = 1
+    return FAULT_BACKOFF_SECONDS * max(1, receives)
+
+
 def _give_back(queue_url: str, record: dict[str, Any], seconds: float) -> None:
-    """Make a held message visible again once the holder's lease has ended (at least 1 s from now)."""
+    """Make a message reported failed visible again after ``seconds`` (at least 1 s from now; SQS: at most 12 h)."""
     try:
         storage.client("sqs").change_message_visibility(
             QueueUrl=queue_url, ReceiptHandle=str(record.get("receiptHandle")), VisibilityTimeout=max(1, math.ceil(seconds))
         )
-    except Exception:  # it then returns after the lease's visibility, which the heartbeat set
-        logger.warning("giving a held message back failed", exc_info=True)
+    except Exception:  # it then returns when the hold its heartbeat set last ends
+        logger.warning("giving a lane message back failed", exc_info=True)
 
 
 def handle_retry_batch(event: dict[str, Any], context: Any = None) -> dict[str, Any]:
