@@ -278,22 +278,25 @@ class Phase:
 def run_phase(name: str, receivers: Receivers, tenants: dict[int, str], healthy: set[int], rate: float,
               seconds: float = float("inf"), events: int | None = None) -> Phase:
     """Send rounds of one event per tenant (receiver index -> userId), ``rate`` rounds per second, for
-    ``seconds`` or until ``events`` events were written; wait for the ``healthy`` receivers' deliveries."""
+    ``seconds`` or until ``events`` events were written; wait for the ``healthy`` receivers' deliveries.
+
+    The events of a round are spread evenly over the round (a steady stream, not a burst of 19
+    writes at once every round)."""
     written: dict[str, tuple[int, float]] = {}
-    interval = 1.0 / rate
+    step = 1.0 / rate / len(tenants)
     start = time.monotonic()
     n = sent = 0
     while time.monotonic() - start < seconds and (events is None or sent < events):
         for index, user_id in tenants.items():
             if events is not None and sent >= events:
                 break
+            time.sleep(max(0.0, start + sent * step - time.monotonic()))
             content = f"{name}-{index}-{n}"
             if index in healthy:
                 written[content] = (index, time.time())
             _emit(user_id, content)
             sent += 1
         n += 1
-        time.sleep(max(0.0, start + n * interval - time.monotonic()))
 
     def arrived() -> dict[str, float]:
         latest = receivers.arrivals()
