@@ -16,9 +16,10 @@ Four phases in one run:
 * ``crowd``: 8 hanging, 1 failing and 10 healthy tenants; ``--crowd-events`` (100) events in
   rounds of one per tenant, ``--crowd-rate`` (0.5) rounds per second, so about 10 s during
   which every hanging lane holds a worker. More hanging receivers than the old fixed pool of 8
-  lane workers: the pool must grow with the lanes that have work. (At 1 round per second, 19
-  events a second, the one-request-at-a-time moto server saturated on the shared 2-core machine:
-  about 10 requests per delivery; healthy p50 4.8 s from queueing, not from the lanes);
+  lane workers: the pool must grow with the lanes that have work. (At 1 round per second, each
+  round a burst of 19 writes, the one-request-at-a-time moto server saturated on the shared
+  2-core machine at load ~7, about 10 requests per delivery: healthy p50 4.8 s, p99 8.7 s, from
+  queueing in moto, not from the lanes);
 * ``crash``: tenant C's receiver holds its first request open (never answers it) and answers
   200 after; once that request arrived, the lane worker process is SIGKILLed mid-attempt (as a
   Lambda invocation dies) and a new one started on the same embedded AWS. The delivery must
