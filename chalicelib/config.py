@@ -72,6 +72,10 @@ class Settings(BaseModel):
     WEBHOOK_TIMEOUT_SECONDS: float = Field(default=10.0, gt=0, le=60)
     #: Delays before the retries of a failed delivery, seconds, comma separated (SQS DelaySeconds: 0..900).
     WEBHOOK_RETRY_DELAYS_SECONDS: str = "30,120,600"
+    #: How long a delivery attempt's hold on its lane message (SQS visibility) and on its claim (lease)
+    #: lasts unless its worker's heartbeat extends it, seconds: a worker that dies is replaced within
+    #: this time (docs/webhook-delivery.md "Crash recovery"). The heartbeat beats every quarter of it.
+    DELIVERY_LEASE_SECONDS: int = Field(default=20, ge=1, le=900)
     #: botocore client timeouts and attempts of every DynamoDB and SQS client (see storage.boto_config).
     AWS_CONNECT_TIMEOUT_SECONDS: float = Field(default=2.0, gt=0, le=60)
     AWS_READ_TIMEOUT_SECONDS: float = Field(default=3.0, gt=0, le=60)

@@ -185,9 +185,13 @@ RESOURCES: dict[str, Any] = {
     # Consumed by an SQS event source mapping: visibility at least 6x the function timeout
     # (60 s in the prod stage), as AWS recommends, so that a slow batch is not received twice.
     # The delivery lanes (chalicelib/webhooks/delivery/lanes.py): one message group per webhook.
-    # Visibility 6x the 60 s timeout of its consumer (prod stage); a message whose attempt hit
-    # a fault of ours 5 times rests in the dead-letter queue (and its lane moves on).
-    "DeliveryQueue": _fifo_queue("DeliveryDeadLetterQueue", visibility_seconds=360, max_receives=5),
+    # Visibility = the consumer's 30 s timeout (Lambda refuses a mapping whose queue's visibility is
+    # shorter than the function's timeout), not 6x: the consumer's heartbeat brings each message's
+    # hold down to DELIVERY_LEASE_SECONDS (20 s) at once and extends it while the attempt runs, so a
+    # dead worker's delivery is taken over within 20 s (docs/webhook-delivery.md "Crash recovery").
+    # A message whose attempt hit a fault of ours 5 times rests in the dead-letter queue (and its
+    # lane moves on).
+    "DeliveryQueue": _fifo_queue("DeliveryDeadLetterQueue", visibility_seconds=cfn_functions.DELIVERY_VISIBILITY_SECONDS, max_receives=5),
     "DeliveryDeadLetterQueue": _dead_letter_queue(fifo=True),
     "DeliveryRetryQueue": _queue("DeliveryRetryDeadLetterQueue", visibility_seconds=360, max_receives=5),
     "DeliveryRetryDeadLetterQueue": _dead_letter_queue(),
@@ -264,7 +268,7 @@ def template() -> dict[str, Any]:
     return {
         "AWSTemplateFormatVersion": "2010-09-09",
         "Transform": "AWS::Serverless-2016-10-31",
-        "Parameters": {**cfn_api.PARAMETERS, **cfn_cors.PARAMETERS},
+        "Parameters": {**cfn_api.PARAMETERS, **cfn_cors.PARAMETERS, **cfn_functions.PARAMETERS},
         "Globals": {"Function": {"Environment": {"Variables": ENVIRONMENT}}},
         "Resources": resources,
     }

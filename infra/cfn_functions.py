@@ -60,6 +60,38 @@ FUNCTION_SETTINGS: dict[str, dict[str, Any]] = {
     "maintain_listing_postings": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 86400},
 }
 
+#: Visibility timeout of the delivery lanes' queue and timeout of their consumer (``deliver_webhooks``,
+#: prod stage of ``.chalice/config.json``), seconds: Lambda refuses an SQS mapping whose queue's
+#: visibility is shorter than the function's timeout. A message is held for only
+#: ``DELIVERY_LEASE_SECONDS`` (20 s) at a time: the consumer's heartbeat shortens the hold at once
+#: and extends it while the attempt runs (chalicelib/webhooks/delivery/heartbeat.py).
+DELIVERY_VISIBILITY_SECONDS = 30
+
+#: How many delivery lanes the ``deliver_webhooks`` mapping runs at once (the
+#: ``DeliveryConcurrency`` parameter, default 100). Lambda scales a FIFO mapping with the number
+#: of message groups that have messages, one invocation per group (AWS Lambda Developer Guide,
+#: "Configuring scaling behavior for SQS event source mappings"); ``ScalingConfig.MaximumConcurrency``
+#: bounds it and ``ReservedConcurrentExecutions`` reserves that much of the account's concurrency
+#: for the function, so busy API traffic never takes it away. Hanging receivers hold one each
+#: (one message in flight per group), so the others are isolated from up to this many - 1 of them.
+DELIVERY_CONCURRENCY_PARAMETER = "DeliveryConcurrency"
+PARAMETERS: dict[str, Any] = {
+    DELIVERY_CONCURRENCY_PARAMETER: {
+        "Type": "Number",
+        "Default": 100,
+        "MinValue": 2,  # ScalingConfig.MaximumConcurrency: 2..1000
+        "MaxValue": 1000,
+        "Description": "Most webhook delivery lanes worked at once (reserved concurrency of the delivery function)",
+    },
+}
+
+#: Properties of a function besides its events, by handler name.
+FUNCTION_PROPERTIES: dict[str, dict[str, Any]] = {
+    "deliver_webhooks": {"ReservedConcurrentExecutions": {"Ref": DELIVERY_CONCURRENCY_PARAMETER}},
+}
+
+FUNCTION_SETTINGS["deliver_webhooks"] = {"ScalingConfig": {"MaximumConcurrency": {"Ref": DELIVERY_CONCURRENCY_PARAMETER}}}
+
 #: Settings of every SQS mapping. SQS mappings take no retry or destination settings: a
 #: message is retried after its visibility timeout and moved to the queue's dead-letter
 #: queue after ``maxReceiveCount`` receives (the queue's ``RedrivePolicy``).
@@ -144,6 +176,7 @@ def function_overrides(sources: list[EventSource]) -> dict[str, Any]:
             "Type": "AWS::Serverless::Function",
             "Properties": {
                 "Role": role,
+                **FUNCTION_PROPERTIES.get(source.handler, {}),
                 "Events": {source.event: {"Type": source.kind, "Properties": _event_properties(source)}},
             },
         }

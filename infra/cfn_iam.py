@@ -39,7 +39,8 @@ QUEUE_ACTIONS: dict[str, list[str]] = {
         "sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ReceiveMessage", "sqs:SendMessage"
     ],
     # GetQueueAttributes: the readiness probe of GET /v1/health (chalicelib/system/health.py).
-    "DeliveryQueue": ["sqs:GetQueueAttributes", "sqs:SendMessage"],
+    # ChangeMessageVisibility: the delivery heartbeat (chalicelib/webhooks/delivery/heartbeat.py).
+    "DeliveryQueue": ["sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes", "sqs:SendMessage"],
     "DeliveryRetryQueue": ["sqs:GetQueueAttributes", "sqs:SendMessage"],
 }
 

@@ -8,11 +8,13 @@ It polls every DynamoDB stream and SQS queue the Chalice app subscribes to
   :data:`MAX_RETRY_ATTEMPTS` times, then skipped (AWS: ``MaximumRetryAttempts``);
 * queues: messages received in batches; those not reported as failures are deleted, failed
   ones become visible again after their visibility timeout (AWS: ``ReportBatchItemFailures``);
-* FIFO queues (the webhook delivery lanes): :data:`LANE_WORKERS` threads poll at once, as
-  Lambda scales a FIFO event source mapping with the number of active message groups; SQS
-  (here moto) gives no thread a message of a group another thread holds in flight, so lanes
-  run concurrently and each lane one message at a time, in order. moto's gaps are worked
-  around in :mod:`local_stack.moto_server` (deduplication of deleted messages).
+* FIFO queues (the webhook delivery lanes): a pool of worker threads that grows with the lanes
+  that have work (:mod:`local_stack.lane_pool`: spare pollers beside the busy workers, at most
+  ``LOCAL_LANE_WORKERS``, default 32), as Lambda scales a FIFO event source mapping with the
+  number of active message groups; SQS (here moto) gives no thread a message of a group another
+  thread holds in flight, so lanes run concurrently and each lane one message at a time, in
+  order. moto's gaps are worked around in :mod:`local_stack.moto_server` (deduplication of
+  deleted messages).
 
 Streams carry only what this process writes (the API's writes, and the handlers'). The local
 stack calls :meth:`EventRunner.notify` after every API request, and the runner after every batch
@@ -22,7 +24,7 @@ every ``idle_poll_seconds`` (1 s in the local stack): moto serves one request at
 polling of the streams (two requests per poll) was most of an idle stack's CPU (measured in
 docs/testing.md). Queues are polled every :data:`POLL_INTERVAL_SECONDS` (the lanes' workers
 together): their messages also become visible by time alone (delays, visibility timeouts), and
-waking the eight lane workers on every request would poll more, not less.
+waking the idle lane workers on every request would poll more, not less.
 """
 
 from __future__ import annotations
@@ -30,7 +32,6 @@ from __future__ import annotations
 import functools
 import importlib
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -42,6 +43,8 @@ from botocore.config import Config
 from chalice import Chalice
 from chalice.app import DynamoDBEventConfig, SQSEventConfig
 
+from local_stack import lane_pool
+
 logger = logging.getLogger("local_stack.runner")
 
 MAX_RETRY_ATTEMPTS = 3
@@ -51,9 +54,27 @@ MAX_RETRY_ATTEMPTS = 3
 #: and the queues' then made about a third of the requests of the one-request-at-a-time moto, and
 #: an idle stack spent 15% of a core on polling (0.25 s: half that; docs/testing.md).
 POLL_INTERVAL_SECONDS = 0.25
-#: Concurrent consumers of a FIFO queue (Lambda: one per active message group, up to the
-#: function's concurrency); enough for the local stack's tests and benchmarks.
-LANE_WORKERS = int(os.environ.get("LOCAL_LANE_WORKERS", "8"))
+#: Bounds of the worker pool of a FIFO queue (Lambda: one invocation per active message group, up
+#: to the function's concurrency): at most ``LOCAL_LANE_WORKERS`` (default 32).
+LANE_POOL = lane_pool.bounds_from_environment()
+
+
+@dataclass
+class LanePool:
+    """The live worker counts of one FIFO queue's pool (guarded by ``lock``); ``peak`` is the most workers seen."""
+
+    bounds: lane_pool.PoolBounds
+    busy: int = 0
+    idle: int = 0
+    peak: int = 0
+    started: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def reserve(self, count: int) -> None:
+        """Count ``count`` new idle workers (called under ``lock`` before they start)."""
+        self.idle += count
+        self.started += count
+        self.peak = max(self.peak, self.busy + self.idle)
 
 
 class _Context:
@@ -95,7 +116,7 @@ class _QueueSource:
 
     @property
     def fifo(self) -> bool:
-        """True for a FIFO queue (message groups; polled by :data:`LANE_WORKERS` threads)."""
+        """True for a FIFO queue (message groups; polled by a :class:`LanePool`)."""
         return self.queue_url.endswith(".fifo")
 
 
@@ -139,6 +160,9 @@ class EventRunner:
                 self.queues.append(_QueueSource(handler, url, arn, source.batch_size or 10))
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
+        self._threads_lock = threading.Lock()
+        #: The worker pool of each FIFO queue (by URL), from :meth:`start` on.
+        self.lane_pools: dict[str, LanePool] = {}
         for stream in self.streams:
             self._discover_shards(stream)
 
@@ -286,9 +310,6 @@ class EventRunner:
         One thread per source mirrors AWS, where each event source mapping invokes its own
         function: a slow webhook delivery never holds up the approval queue.
         """
-        # An idle FIFO worker polls every LANE_WORKERS x POLL_INTERVAL_SECONDS, the workers staggered:
-        # together they poll about every POLL_INTERVAL_SECONDS, like one consumer, while a busy lane
-        # holds only its own worker (idle polling of 8 workers would load the one-request-at-a-time moto).
         pumps: list[tuple[str, Callable[[], int], float, float, threading.Event | None]] = [
             (f"stream-{i}", functools.partial(self._pump_stream, s), self._idle_poll_seconds, 0.0, threading.Event())
             for i, s in enumerate(self.streams)
@@ -296,12 +317,6 @@ class EventRunner:
             (f"queue-{i}", functools.partial(self._pump_queue, q), POLL_INTERVAL_SECONDS, 0.0, None)
             for i, q in enumerate(self.queues)
             if not q.fifo
-        ] + [
-            (f"lane-{i}-{worker}", functools.partial(self._pump_queue, q), POLL_INTERVAL_SECONDS * LANE_WORKERS,
-             POLL_INTERVAL_SECONDS * worker, None)
-            for i, q in enumerate(self.queues)
-            if q.fifo
-            for worker in range(LANE_WORKERS)
         ]
         for name, pump, idle_wait, first_wait, waker in pumps:
             if waker is not None:
@@ -309,6 +324,66 @@ class EventRunner:
             thread = threading.Thread(target=self._loop, args=(pump, idle_wait, first_wait, waker), name=name, daemon=True)
             thread.start()
             self._threads.append(thread)
+        for queue in self.queues:
+            if queue.fifo:
+                pool = self.lane_pools[queue.queue_url] = LanePool(LANE_POOL)
+                with pool.lock:
+                    pool.reserve(pool.bounds.initial)
+                for worker in range(pool.bounds.initial):
+                    self._start_lane_worker(queue, pool, first_wait=POLL_INTERVAL_SECONDS * worker)
+
+    # -- the lane worker pool ------------------------------------------------------------------
+    def _start_lane_worker(self, queue: _QueueSource, pool: LanePool, first_wait: float = 0.0) -> None:
+        """Start one worker of ``pool`` (already counted idle by :meth:`LanePool.reserve`)."""
+        thread = threading.Thread(
+            target=self._lane_worker, args=(queue, pool, first_wait), name=f"lane-{pool.started}", daemon=True
+        )
+        with self._threads_lock:
+            self._threads.append(thread)
+        thread.start()
+
+    def _lane_worker(self, queue: _QueueSource, pool: LanePool, first_wait: float) -> None:
+        """Receive one message at a time; while its attempt runs, the pool starts a spare poller.
+
+        An idle worker polls every ``spare`` x :data:`POLL_INTERVAL_SECONDS` (the spares staggered:
+        together about every :data:`POLL_INTERVAL_SECONDS`, like one consumer, since idle polling
+        loads the one-request-at-a-time moto); one beyond the spares stops after
+        :data:`local_stack.lane_pool.RETIRE_AFTER_SECONDS` without work.
+        """
+        self._stop.wait(first_wait)
+        idle_since = time.monotonic()
+        while not self._stop.is_set():
+            try:
+                response = self._sqs.receive_message(
+                    QueueUrl=queue.queue_url, MaxNumberOfMessages=1, AttributeNames=["All"], WaitTimeSeconds=0
+                )
+            except Exception:
+                logger.exception("lane worker poll failed")
+                self._stop.wait(1.0)
+                continue
+            messages = response.get("Messages", [])
+            if messages:
+                with pool.lock:
+                    pool.idle, pool.busy = pool.idle - 1, pool.busy + 1
+                    more = pool.bounds.to_start(pool.busy, pool.idle)
+                    pool.reserve(more)
+                for _ in range(more):
+                    self._start_lane_worker(queue, pool)
+                try:
+                    self._invoke_queue(queue, messages)
+                except Exception:
+                    logger.exception("lane worker pass failed")
+                finally:
+                    with pool.lock:
+                        pool.idle, pool.busy = pool.idle + 1, pool.busy - 1
+                self.notify()  # the handler may have written records the streams carry
+                idle_since = time.monotonic()
+                continue
+            with pool.lock:
+                if time.monotonic() - idle_since > lane_pool.RETIRE_AFTER_SECONDS and pool.bounds.may_retire(pool.busy, pool.idle):
+                    pool.idle -= 1
+                    return
+            self._stop.wait(POLL_INTERVAL_SECONDS * pool.bounds.spare)
 
     def notify(self) -> None:
         """Something may have been written: idle stream threads poll now (each at most once every
@@ -346,5 +421,7 @@ class EventRunner:
         """Stop the polling threads and wait for them."""
         self._stop.set()
         self.notify()
-        for thread in self._threads:
+        with self._threads_lock:
+            threads = list(self._threads)
+        for thread in threads:
             thread.join(timeout=15)

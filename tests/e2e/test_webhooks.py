@@ -491,8 +491,8 @@ _REPLAY = textwrap.dedent("""
         seen["enqueued"] += [{"webhookId": d.webhook_id, "eventId": d.event.event_id} for d in deliveries]
         enqueue(deliveries)
 
-    def observed_attempt(delivery):
-        result = make_attempt(delivery)
+    def observed_attempt(delivery, **options):
+        result = make_attempt(delivery, **options)
         seen["attempts"].append({"webhookId": delivery.webhook_id, "eventId": delivery.event.event_id, "result": result.value})
         return result
 

@@ -343,7 +343,7 @@ def test_a_lane_fault_holds_the_rest_of_its_lane_only(api: Api, alice: User, bob
 
     calls: list[str] = []
 
-    def flaky(delivery: Any) -> attempt.Result:
+    def flaky(delivery: Any, **options: Any) -> attempt.Result:
         calls.append(delivery.webhook_id)
         if delivery.webhook_id == "whk_a" and len([c for c in calls if c == "whk_a"]) == 1:
             raise RuntimeError("DynamoDB unreachable")

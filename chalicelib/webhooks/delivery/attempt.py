@@ -7,8 +7,12 @@ and the policy is exact. An attempt:
 1. reads the webhook (strongly consistent); when it is deleted, inactive or no longer
    subscribed to the event (test events aside) the attempt is ``DRAINED``: nothing is sent or
    logged, and the lane moves on;
-2. claims the attempt (:mod:`chalicelib.webhooks.delivery.attempt_log`): a replayed or
-   duplicated message finds it claimed and sends nothing (``DUPLICATE``);
+2. claims the attempt (:mod:`chalicelib.webhooks.delivery.attempt_log`) with a short lease that
+   the worker's heartbeat (:mod:`chalicelib.webhooks.delivery.heartbeat`) extends: a replayed or
+   duplicated message finds it claimed and sends nothing (``DUPLICATE``); a message whose
+   worker died (lease lapsed, attempt not logged) logs that attempt as ``interrupted`` and makes
+   the next attempt at once; a message whose attempt another live worker holds raises
+   :class:`Held` (its worker gives the message back until the lease ends);
 3. signs and sends (:mod:`chalicelib.webhooks.delivery.sender`), then
 
    * 2xx: ``failCount`` back to 0;
@@ -32,10 +36,24 @@ from chalicelib.config import settings
 from chalicelib.webhooks import repository, signing
 from chalicelib.webhooks.delivery import attempt_log, recipients, retries, sender
 from chalicelib.webhooks.delivery.envelope import Delivery, envelope_body
+from chalicelib.webhooks.delivery.heartbeat import Heartbeat
 from chalicelib.webhooks.delivery.records import AttemptEntry
 
 #: Consecutive failures after which a webhook is switched off (spec §8).
 FAILURE_LIMIT = 5
+
+
+class Held(Exception):
+    """Another live worker holds this attempt (its lease runs ``seconds`` more): send nothing now.
+
+    Only a message received again while its first worker still runs gets here (that worker's
+    heartbeat failed to keep the message invisible): the lease, not SQS visibility alone, keeps
+    one webhook to one worker at a time.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"attempt held by another worker for {seconds:.1f} s more")
+        self.seconds = seconds
 
 
 class Result(StrEnum):
@@ -47,19 +65,31 @@ class Result(StrEnum):
     DRAINED = "drained"
 
 
-def attempt(delivery: Delivery) -> Result:
+def attempt(delivery: Delivery, heartbeat: Heartbeat | None = None) -> Result:
     """Make attempt ``delivery.attempt`` of ``delivery`` and apply the failure policy.
 
     Must run in the webhook's lane (never beside another attempt to the same webhook).
+
+    Parameters
+    ----------
+    delivery:
+        The delivery and the attempt number its lane message carries.
+    heartbeat:
+        The running heartbeat of the lane message (:func:`chalicelib.webhooks.delivery.heartbeat.for_lease`):
+        once the attempt is claimed, it extends the claim's lease too. ``None`` (tests, scripts):
+        the lease is not extended (``DELIVERY_LEASE_SECONDS`` must then outlast the attempt).
 
     Returns
     -------
     Result
         ``DRAINED`` (webhook deleted or inactive: nothing sent), ``DUPLICATE`` (claimed
-        before), ``SENT`` (2xx) or ``FAILED``.
+        before), ``SENT`` (2xx) or ``FAILED`` (of this attempt, or of the next one when this one
+        was interrupted).
 
     Raises
     ------
+    Held
+        Another live worker holds the attempt.
     botocore.exceptions.ClientError, chalicelib.errors.DependencyUnavailableError
         DynamoDB or SQS failures (the caller reports the message as failed; it comes back
         after its visibility timeout and finds its claim if it got that far).
@@ -70,8 +100,17 @@ def attempt(delivery: Delivery) -> Result:
         return Result.DRAINED
     if not delivery.event.test and not recipients.subscribed(webhook, delivery.event.type):
         return Result.DRAINED  # unsubscribed since the event was routed
-    if not attempt_log.claim(delivery):
-        return Result.DUPLICATE
+    lease = config.DELIVERY_LEASE_SECONDS
+    if not attempt_log.claim(delivery, lease):
+        recovery = attempt_log.recover(delivery, lease)
+        if recovery.held_seconds > 0:
+            raise Held(recovery.held_seconds)
+        if recovery.resumed is None:
+            return Result.DUPLICATE
+        delivery = recovery.resumed  # the interrupted attempt is logged; this is the next one, claimed
+    if heartbeat is not None:
+        claimed = delivery
+        heartbeat.add(lambda: attempt_log.extend_lease(claimed, lease), first=True)
     body = envelope_body(delivery.event)
     attempted_at = clock.now()
     previous = signing.previous_if_valid(webhook.get("previousSecret"), webhook.get("previousSecretExpiresAt"), attempted_at)

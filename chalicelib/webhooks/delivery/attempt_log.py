@@ -36,6 +36,7 @@ from typing import Any
 
 from chalicelib import clock, storage
 from chalicelib.config import settings
+from chalicelib.webhooks import signing
 from chalicelib.webhooks.delivery import lanes, records
 from chalicelib.webhooks.delivery.envelope import Delivery
 from chalicelib.webhooks.delivery.records import AttemptEntry, AttemptRecord, ClaimRecord
@@ -65,14 +66,30 @@ def sent_key(event_id: str) -> str:
     return f"SENT#{event_id}"
 
 
-def claim(delivery: Delivery) -> bool:
+def _now_ms() -> int:
+    return int(clock.now().timestamp() * 1000)
+
+
+def _lease_until(lease_seconds: float) -> int:
+    return _now_ms() + int(lease_seconds * 1000)
+
+
+def _lease_seconds(lease_seconds: float | None) -> float:
+    return float(settings().DELIVERY_LEASE_SECONDS if lease_seconds is None else lease_seconds)
+
+
+def claim(delivery: Delivery, lease_seconds: float | None = None) -> bool:
     """Claim attempt ``delivery.attempt``; ``False`` when it (or a later one) is already taken.
 
     Attempt 1 creates the claim (with the event, for redelivery); attempt n > 1 moves the
-    claim's ``attempt`` from n-1 to n.
+    claim's ``attempt`` from n-1 to n. Either way the claim is leased to the caller for
+    ``lease_seconds`` (default ``DELIVERY_LEASE_SECONDS``), ``leaseUntil`` in epoch milliseconds,
+    which the attempt's heartbeat extends (:func:`extend_lease`). When this returns ``False``,
+    :func:`recover` tells a duplicate from an attempt whose worker died.
     """
     key = {"webhookId": delivery.webhook_id, "deliveryKey": sent_key(delivery.event.event_id)}
     now = clock.iso()
+    lease_until = _lease_until(_lease_seconds(lease_seconds))
     try:
         if delivery.attempt == 1:
             item: ClaimRecord = {
@@ -81,6 +98,7 @@ def claim(delivery: Delivery) -> bool:
                 "eventId": delivery.event.event_id,
                 "attempt": 1,
                 "claimedAt": now,
+                "leaseUntil": lease_until,
                 "event": lanes.to_message(delivery),
                 "expiresAt": _expires_at(),
             }
@@ -89,13 +107,124 @@ def claim(delivery: Delivery) -> bool:
             storage.update(
                 _table(),
                 key,
-                "SET attempt = :n, claimedAt = :now",
+                "SET attempt = :n, claimedAt = :now, leaseUntil = :lease",
                 condition="attempt = :prev",
-                ExpressionAttributeValues=storage.values(n=delivery.attempt, prev=delivery.attempt - 1, now=now),
+                ExpressionAttributeValues=storage.values(n=delivery.attempt, prev=delivery.attempt - 1, now=now, lease=lease_until),
             )
     except storage.ConditionFailed:
         return False
     return True
+
+
+def extend_lease(delivery: Delivery, lease_seconds: float | None = None) -> None:
+    """Extend the lease of the claimed attempt ``delivery.attempt`` to ``lease_seconds`` from now (a heartbeat).
+
+    Raises
+    ------
+    LeaseLost
+        The claim moved on (another worker took the attempt over after the lease lapsed).
+    """
+    try:
+        storage.update(
+            _table(),
+            {"webhookId": delivery.webhook_id, "deliveryKey": sent_key(delivery.event.event_id)},
+            "SET leaseUntil = :lease",
+            condition="attempt = :n",
+            ExpressionAttributeValues=storage.values(n=delivery.attempt, lease=_lease_until(_lease_seconds(lease_seconds))),
+        )
+    except storage.ConditionFailed:
+        raise LeaseLost(f"attempt {delivery.attempt} of {delivery.event.event_id} was taken over") from None
+
+
+class LeaseLost(Exception):
+    """A heartbeat found its attempt's claim taken over by another worker."""
+
+
+#: ``error`` of an attempt logged as interrupted: its worker stopped (died, timed out) before the
+#: attempt was logged, so whether the receiver got it is unknown.
+INTERRUPTED = "interrupted"
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """What :func:`recover` found after :func:`claim` refused an attempt.
+
+    Exactly one of: ``duplicate`` (the attempt was made or is superseded: send nothing),
+    ``held_seconds`` > 0 (another worker's lease on it is still live: try again after that long),
+    ``resumed`` (the attempt's worker died; it is logged as interrupted and this is the next
+    attempt, claimed and leased to the caller).
+    """
+
+    duplicate: bool = False
+    held_seconds: float = 0.0
+    resumed: Delivery | None = None
+
+
+def recover(delivery: Delivery, lease_seconds: float | None = None) -> Recovery:
+    """After :func:`claim` refused ``delivery``: was its attempt made, is it being made, or did its worker die?
+
+    An attempt whose claim is still at ``delivery.attempt``, is not in the claim's
+    ``loggedAttempts`` and whose lease has lapsed lost its worker (a heartbeat would have
+    extended the lease). One transaction then logs it as :data:`INTERRUPTED`, counts it, and
+    moves the claim to the next attempt leased to the caller, on the condition that the claim is
+    exactly as read (same attempt, same lapsed lease, attempt not logged): of two workers
+    recovering at once one wins, and a worker that was only slow (it extends its lease, or logs
+    its attempt, first) keeps its attempt. So every attempt number is sent at most once, and the
+    interrupted attempt's outcome is never guessed: it adds nothing to ``failCount``.
+
+    Claims written before leases existed (no ``leaseUntil``) are duplicates, as they were.
+
+    Returns
+    -------
+    Recovery
+        See the class.
+
+    Raises
+    ------
+    botocore.exceptions.ClientError, chalicelib.errors.DependencyUnavailableError
+        DynamoDB faults.
+    """
+    key = {"webhookId": delivery.webhook_id, "deliveryKey": sent_key(delivery.event.event_id)}
+    item = storage.get(_table(), key, consistent=True)
+    if item is None or "leaseUntil" not in item or int(item["attempt"]) != delivery.attempt:
+        return Recovery(duplicate=True)
+    if delivery.attempt in {int(n) for n in item.get("loggedAttempts") or ()}:
+        return Recovery(duplicate=True)
+    lease_until = int(item["leaseUntil"])
+    now = _now_ms()
+    if lease_until > now:
+        return Recovery(held_seconds=(lease_until - now) / 1000)
+    nxt = Delivery(delivery.event, delivery.webhook_id, delivery.attempt + 1)
+    claimed_at = str(item.get("claimedAt") or clock.iso())
+    entry: AttemptEntry = {
+        "deliveryId": clock.new_id("dlv"),
+        "eventId": delivery.event.event_id,
+        "event": delivery.event.type,
+        "attempt": delivery.attempt,
+        "attemptedAt": claimed_at,
+        "messageId": signing.message_id(delivery.event.event_id, delivery.webhook_id),
+        "success": False,
+        "error": INTERRUPTED,
+        "errorDetail": "the worker making this attempt stopped before it finished; attempt "
+        f"{nxt.attempt} follows at once (the receiver may have got this one too: same webhook-id)",
+        "durationMs": max(0, now - int(datetime.fromisoformat(claimed_at.replace("Z", "+00:00")).timestamp() * 1000)),
+        "test": delivery.event.test,
+    }
+    take = storage.update_op(
+        _table(),
+        key,
+        "SET attempt = :next, claimedAt = :now, leaseUntil = :lease ADD loggedAttempts :logged",
+        condition="attempt = :n AND leaseUntil = :seen",
+        ExpressionAttributeValues=storage.values(
+            next=nxt.attempt, now=clock.iso(), lease=_lease_until(_lease_seconds(lease_seconds)), n=delivery.attempt,
+            seen=lease_until, logged={delivery.attempt},
+        ),
+    )
+    try:
+        _log(delivery.webhook_id, entry, extra=[take])
+    except storage.TransactionConflict:
+        return Recovery(duplicate=True)  # another worker recovered it, or the slow one logged it
+    return Recovery(resumed=nxt)
 
 
 def last_claim(webhook_id: str, event_id: str) -> Delivery | None:
@@ -134,12 +263,25 @@ def log_attempt(webhook_id: str, entry: AttemptEntry) -> AttemptRecord:
     moves to the attempt's, and day attributes older than the window are removed. Attempts to one
     webhook run one at a time in its lane, so the counter item sees no concurrent writers; a
     resent call is applied once (``ClientRequestToken``, :func:`chalicelib.storage.transact`).
+    The delivery's claim records the attempt number in ``loggedAttempts`` (a number set, ``ADD``:
+    order-free), which tells :func:`recover` a finished attempt from an interrupted one.
 
     Returns
     -------
     AttemptRecord
         The stored item: ``entry`` with ``webhookId``, ``deliveryKey`` and ``expiresAt``.
     """
+    mark = storage.update_op(
+        _table(),
+        {"webhookId": webhook_id, "deliveryKey": sent_key(entry["eventId"])},
+        "ADD loggedAttempts :n",
+        ExpressionAttributeValues=storage.values(n={entry["attempt"]}),
+    )
+    return _log(webhook_id, entry, extra=[mark])
+
+
+def _log(webhook_id: str, entry: AttemptEntry, extra: list[dict[str, Any]]) -> AttemptRecord:
+    """The log item's Put, the counter's Update and ``extra`` (the claim's update) in one transaction."""
     key = f"{_LOG}{entry['attemptedAt']}#{entry['eventId']}#{entry['attempt']:02d}"
     expires_at = log_expires_at(entry["attemptedAt"])
     item: AttemptRecord = {**entry, "webhookId": webhook_id, "deliveryKey": key, "expiresAt": expires_at}
@@ -152,7 +294,7 @@ def log_attempt(webhook_id: str, entry: AttemptEntry) -> AttemptRecord:
         ExpressionAttributeNames={"#d": f"{_DAY}{day}", **stale},
         ExpressionAttributeValues=storage.values(one=1, e=expires_at),
     )
-    storage.transact([storage.put_op(_table(), item), count])
+    storage.transact([storage.put_op(_table(), item), count, *extra])
     return item
 
 

@@ -5,7 +5,9 @@
   for a receiver.
 * :func:`handle_lane_batch` (``DeliveryQueue``, FIFO): makes the attempts, one at a time per
   lane; the mapping's batch size is 1, so an invocation never holds one lane's message while
-  another lane's receiver hangs.
+  another lane's receiver hangs. While an attempt runs, a heartbeat keeps its message invisible
+  and its claim leased for ``DELIVERY_LEASE_SECONDS`` at a time, so a worker that dies hands the
+  delivery on within that time (:mod:`chalicelib.webhooks.delivery.heartbeat`).
 * :func:`handle_retry_batch` (``DeliveryRetryQueue``): puts retries whose backoff is over
   back into their lanes.
 
@@ -19,14 +21,16 @@ message of the same lane (SQS FIFO would otherwise let them overtake it).
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from typing import Any
 
 from aws_lambda_powertools import Logger
 
 from chalicelib import storage
+from chalicelib.config import settings
 from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
-from chalicelib.webhooks.delivery import lanes, recipients
+from chalicelib.webhooks.delivery import heartbeat, lanes, recipients
 from chalicelib.webhooks.delivery.envelope import Delivery, Event
 
 logger = Logger(service="matching-service", child=True)
@@ -118,6 +122,8 @@ def handle_lane_batch(event: dict[str, Any], context: Any = None) -> dict[str, A
 
     failed: list[str] = []
     stopped: set[str] = set()  # lanes with a failed message: later ones must not overtake it
+    queue_url = settings().DELIVERY_QUEUE_URL
+    lease = settings().DELIVERY_LEASE_SECONDS
     results: Counter[str] = Counter()
     for record in event.get("Records") or []:
         message_id = str(record.get("messageId"))
@@ -133,15 +139,52 @@ def handle_lane_batch(event: dict[str, Any], context: Any = None) -> dict[str, A
             stopped.add(lane)
             continue
         try:
-            results[attempt.attempt(delivery).value] += 1
+            # The first beat (on entry) shortens the message's hold from the queue's timeout to the lease.
+            hold = heartbeat.message_visibility(queue_url, str(record.get("receiptHandle")), lease)
+            with heartbeat.for_lease(lease, hold) as beat:
+                results[attempt.attempt(delivery, heartbeat=beat).value] += 1
+        except attempt.Held as held:
+            # Another live worker holds this attempt: give the message back until its lease ends.
+            logger.warning("delivery attempt held by another worker", extra={"webhookId": delivery.webhook_id})
+            _give_back(queue_url, record, held.seconds)
+            results["held"] += 1
+            failed.append(message_id)
+            stopped.add(lane)
         except Exception:
             logger.exception("webhook delivery failed", extra={"webhookId": delivery.webhook_id, "eventId": delivery.event.event_id})
+            _give_back(queue_url, record, fault_backoff_seconds(record))
             results["error"] += 1
             failed.append(message_id)
             stopped.add(lane)
     if results:
         logger.info("webhook attempts", extra={"results": dict(results)})
     return _failures(failed)
+
+
+#: Back-off of a lane message whose attempt hit a fault of ours, per receive so far (seconds):
+#: 60, 120, 180, 240 s, about 10 minutes before the 5th receive sends it to the dead-letter queue.
+#: Without it the message would return when its heartbeat's 20 s hold ends, and a short DynamoDB
+#: outage would dead-letter deliveries within two minutes.
+FAULT_BACKOFF_SECONDS = 60
+
+
+def fault_backoff_seconds(record: dict[str, Any]) -> int:
+    """How long a lane message that hit a fault stays invisible: :data:`FAULT_BACKOFF_SECONDS` x its receives."""
+    try:
+        receives = int((record.get("attributes") or {}).get("ApproximateReceiveCount") or 1)
+    except (TypeError, ValueError):
+        receives = 1
+    return FAULT_BACKOFF_SECONDS * max(1, receives)
+
+
+def _give_back(queue_url: str, record: dict[str, Any], seconds: float) -> None:
+    """Make a message reported failed visible again after ``seconds`` (at least 1 s from now; SQS: at most 12 h)."""
+    try:
+        storage.client("sqs").change_message_visibility(
+            QueueUrl=queue_url, ReceiptHandle=str(record.get("receiptHandle")), VisibilityTimeout=max(1, math.ceil(seconds))
+        )
+    except Exception:  # it then returns when the hold its heartbeat set last ends
+        logger.warning("giving a lane message back failed", exc_info=True)
 
 
 def handle_retry_batch(event: dict[str, Any], context: Any = None) -> dict[str, Any]:

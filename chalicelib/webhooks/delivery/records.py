@@ -65,6 +65,12 @@ class ClaimRecord(TypedDict):
     attempt: int
     #: ISO 8601 UTC of the newest claim.
     claimedAt: str
+    #: Epoch milliseconds until which the newest attempt's worker holds it (its heartbeat extends
+    #: it); a lapsed lease on an attempt not logged means the worker died. Absent on claims
+    #: written before leases existed.
+    leaseUntil: NotRequired[int]
+    #: The attempt numbers logged (a number set): an attempt claimed and not in it is under way or interrupted.
+    loggedAttempts: NotRequired[set[int]]
     #: The lane message of attempt 1 (JSON, :func:`chalicelib.webhooks.delivery.lanes.to_message`),
     #: so a redelivery can rebuild the delivery after the outbox item expired.
     event: str
