@@ -40,6 +40,7 @@ from tests.integration.webhook_helpers import (
     webhook_state,
 )
 from tests.integration.webhook_receivers import Receiver
+from tests.waiting import wait_until
 
 #: The lease of these tests (seconds): short, so the message reappears soon after its worker stops.
 LEASE = 1
@@ -92,10 +93,11 @@ def _delete(record: dict[str, Any]) -> None:
 
 
 def _wait(condition: Any, what: str, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.02)
+    """Wait until ``condition()`` holds (``what`` names it in the failure)."""
+    try:
+        wait_until(condition, timeout_seconds=timeout, interval=0.02)
+    except AssertionError as exc:
+        raise AssertionError(f"{what}: {exc}") from None
 
 
 def test_a_dead_workers_delivery_is_taken_over_after_the_lease_once_per_attempt(
