@@ -57,7 +57,12 @@ def _sign(payload: bytes) -> bytes:
 
 def encode(scope: str, state: CursorState) -> str:
     """The opaque cursor for ``state`` within ``scope``."""
-    body = {"v": VERSION, "s": scope_digest(scope), "p": state.page, "n": state.page_size, "k": state.key}
+    return seal({"v": VERSION, "s": scope_digest(scope), "p": state.page, "n": state.page_size, "k": state.key})
+
+
+def seal(body: object) -> str:
+    """The signed cursor text of any JSON-ready ``body`` (:func:`encode` builds the body; the fuzz
+    test seals unexpected ones, which :func:`decode` and the lists must refuse with a 400)."""
     payload = json.dumps(body, separators=(",", ":"), sort_keys=True).encode()
     return f"{_b64(payload)}.{_b64(_sign(payload))}"
 

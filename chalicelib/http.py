@@ -162,13 +162,15 @@ def parse_json_body(request: Request) -> Any:
     if not raw.strip():
         raise errors.ValidationError.for_field("body", "a JSON object is required", "Request body is empty")
     try:
-        data = json.loads(raw)
+        data = json.loads(raw, parse_int=json_input.parse_int)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise errors.ValidationError.for_field("body", f"malformed JSON: {exc}", "Request body is not valid JSON") from exc
     except RecursionError as exc:  # nested far beyond json_input.MAX_DEPTH
         raise errors.ValidationError.for_field(
             "body", f"nesting deeper than {json_input.MAX_DEPTH} levels", "Request body nests too deeply"
         ) from exc
+    except ValueError as exc:  # any other refusal of the decoder: still the client's document
+        raise errors.ValidationError.for_field("body", f"not decodable: {exc}", "Request body is not valid JSON") from exc
     json_input.check_document(data)
     return data
 
@@ -207,7 +209,7 @@ def parse_body[M: BaseModel](model: type[M], request: Request) -> M:
     parse_json_body(request)  # size, emptiness and well-formedness, with their own messages
     # JSON Schema counts 1.0 as an integer (2020-12 validation §6.1.1 "a number with a zero
     # fractional part"); strict pydantic does not, so integral numbers are read as integers.
-    data = json.loads(request.raw_body or b"", parse_float=_json_number)
+    data = json.loads(request.raw_body or b"", parse_float=_json_number, parse_int=json_input.parse_int)
     try:
         return model.model_validate_json(json.dumps(data, ensure_ascii=False), strict=True)
     except PydanticValidationError as exc:
