@@ -26,7 +26,7 @@ from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
 from chalicelib import conditional as conditional_requests
-from chalicelib import errors, json_input, path_ids
+from chalicelib import cursors, errors, json_input, path_ids
 from chalicelib.auth.service import authenticate
 from chalicelib.lazy import lazy_import
 from chalicelib.request_context import current_request_id
@@ -316,9 +316,12 @@ def route(
             return error_response(errors.InternalError("An internal error occurred"))
 
         def run(request: Request, args: list[Any], kwargs: dict[str, Any]) -> Response:
-            """Call the view and render its result or error (never raises)."""
+            """Call the view and render its result or error (never raises); cursors are the caller's own."""
             try:
-                return render(request, view(*args, **kwargs), status)
+                if conditional:  # read within the idempotent part: the same key with another If-Match is 422, not 412
+                    kwargs["expected_version"] = conditional_requests.expected_version(request.headers.get("if-match"))
+                with cursors.held_by(args[0].user_id if args else ""):
+                    return render(request, view(*args, **kwargs), status)
             except Exception as exc:  # noqa: BLE001 -- every error becomes a response; faults are logged
                 return failed(exc)
 
@@ -342,15 +345,13 @@ def route(
                     raise errors.PayloadTooLargeError(f"Request body exceeds {MAX_BODY_BYTES} bytes")
                 if query is not None:
                     kwargs["query"] = parse_model(resolve_model(query), query_params(request))
-                if conditional:
-                    kwargs["expected_version"] = conditional_requests.expected_version(request.headers.get("if-match"))
                 key = idempotency.key_from(request.headers) if method in IDEMPOTENT_METHODS else None
                 if key is None:
                     return run(request, args, kwargs)
                 fingerprint = {
                     "method": method, "route": path, "params": path_params,
                     "body": parse_json_body(request) if body is not None else None,
-                    "ifMatch": request.headers.get("if-match"),
+                    "ifMatch": request.headers.get("if-match"), "ifNoneMatch": request.headers.get("if-none-match"),
                 }
                 lambda_context = getattr(router, "lambda_context", None)
                 return idempotency.run_once(scope, key, fingerprint, lambda: run(request, args, kwargs), lambda_context)
