@@ -158,3 +158,24 @@ def test_the_local_edge_gives_the_dashboard_no_cors_and_its_security_headers(loc
     assert all(headers.get(name) for name in SECURITY), headers
     status, headers, _ = _request(f"{local_server}/v1/listings/lst_1", "OPTIONS", origin)
     assert status == 204  # the API's preflight is unchanged
+
+
+@pytest.mark.parametrize(
+    ("title", "issue"),
+    [("\u200b", "has no visible character"), ("Pay\u202eday", "bidirectional control character U+202E"),
+     ("del\x7f", "control character U+007F"), ("c1\x85x", None)],
+)
+def test_a_title_that_shows_nothing_or_lies_about_its_direction_is_refused(
+    api: Api, alice: User, title: str, issue: str | None
+) -> None:
+    from tests.listing_bodies import listing_body
+
+    response = api.call("POST", "/v1/listings", alice.key, listing_body(meta={"title": title}))
+    if issue is None:  # NEL is white space to a text field: folded into a space, as a tab would be
+        assert response.status_code == 201, response.json
+        assert response.json["meta"]["title"] == "c1 x"
+        return
+    body = assert_error(response, 400, "VALIDATION_ERROR", "meta.title")
+    assert issue in body["details"][0]["issue"]
+    response = api.call("PATCH", "/v1/me/profile", alice.key, {"displayName": title})
+    assert_error(response, 400, "VALIDATION_ERROR", "displayName")
