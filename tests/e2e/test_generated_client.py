@@ -169,7 +169,8 @@ def test_listing_seeker_flow_with_a_generated_client(stack: Stack, generated: st
     assert accepted.conversation_id in [c.conversation_id for c in conversations]
     message = models.MessageCreate.from_dict({"content": "Great, when can I visit?"})
     send = api("conversations.conversations_send_message")
-    sent = _ok(with_retries(lambda key: send.sync_detailed(accepted.conversation_id, client=seeker, body=message, idempotency_key=key)), 201)
+    conversation_id = accepted.conversation_id
+    sent = _ok(with_retries(lambda key: send.sync_detailed(conversation_id, client=seeker, body=message, idempotency_key=key)), 201)
     assert sent.is_api_sent is True
 
 
