@@ -18,6 +18,7 @@ from chalicelib.config import settings
 from chalicelib.conversations.routes import bp as conversations_bp
 from chalicelib.cors import cors_middleware
 from chalicelib.dashboard.routes import bp as dashboard_bp
+from chalicelib.dashboard.web import security_headers_middleware
 from chalicelib.docs_page.routes import bp as docs_bp
 from chalicelib.geocoding.routes import bp as geocoding_bp
 from chalicelib.http import chalice_errors_middleware
@@ -33,9 +34,11 @@ from chalicelib.webhooks.routes import bp as webhooks_bp
 from chalicelib.workflows.routes import bp as workflows_bp
 
 app = Chalice(app_name="matching-service")
-# Outermost first: request id and access log around CORS around the error-body rewriting.
+# Outermost first: request id and access log around CORS (API) and the Dashboard's security headers around the
+# error-body rewriting.
 app.register_middleware(request_context_middleware, "http")
 app.register_middleware(cors_middleware, "http")
+app.register_middleware(security_headers_middleware, "http")  # the Dashboard's answers only, errors rewritten included
 app.register_middleware(chalice_errors_middleware, "http")
 for blueprint in (system_bp, users_bp, categories_bp, geocoding_bp, listings_bp, approvals_bp):
     app.register_blueprint(blueprint)

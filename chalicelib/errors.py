@@ -108,6 +108,38 @@ class NotFoundError(ApiError):
     code = "NOT_FOUND"
 
 
+def not_found(kind: str, resource_id: str) -> NotFoundError:
+    """The 404 of an id that names nothing the caller may see: ``<kind> '<id>' not found``.
+
+    The one message for an unknown id and for another user's non-public resource (see
+    :func:`not_owner`), so the two answers are byte for byte the same but for the id. The id is
+    quoted to at most 128 characters (:data:`chalicelib.path_ids.MAX_LENGTH`).
+    """
+    return NotFoundError(f"{kind} '{resource_id[:128]}' not found")
+
+
+def not_owner(kind: str, resource_id: str, public: bool, forbidden_message: str) -> ApiError:
+    """What a caller who is not a resource's owner gets when they try to read or change it as its owner.
+
+    The rule (issue 21, no existence oracle): another user's resource that is not public (a
+    PENDING, REJECTED or PAUSED listing, a webhook, a saved search, a conversation or request the
+    caller is no party to) is indistinguishable from a missing one, exactly the 404 of
+    :func:`not_found`; only a public resource, whose existence is no secret, answers 403.
+    Services raise what this returns wherever they check ownership; the API and the Dashboard
+    render it alike.
+
+    Parameters
+    ----------
+    kind, resource_id:
+        As for :func:`not_found` (``"Listing"``, the id from the path).
+    public:
+        Whether the resource is visible to every caller (an ACTIVE listing).
+    forbidden_message:
+        The 403's message when it is.
+    """
+    return ForbiddenError(forbidden_message) if public else not_found(kind, resource_id)
+
+
 class MethodNotAllowedError(ApiError):
     """405 METHOD_NOT_ALLOWED: the path exists but not with this method."""
 

@@ -26,7 +26,7 @@ from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
 from chalicelib import conditional as conditional_requests
-from chalicelib import errors, json_input, path_ids
+from chalicelib import cursors, errors, json_input, path_ids
 from chalicelib.auth.service import authenticate
 from chalicelib.lazy import lazy_import
 from chalicelib.request_context import current_request_id
@@ -162,13 +162,15 @@ def parse_json_body(request: Request) -> Any:
     if not raw.strip():
         raise errors.ValidationError.for_field("body", "a JSON object is required", "Request body is empty")
     try:
-        data = json.loads(raw)
+        data = json.loads(raw, parse_int=json_input.parse_int)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise errors.ValidationError.for_field("body", f"malformed JSON: {exc}", "Request body is not valid JSON") from exc
     except RecursionError as exc:  # nested far beyond json_input.MAX_DEPTH
         raise errors.ValidationError.for_field(
             "body", f"nesting deeper than {json_input.MAX_DEPTH} levels", "Request body nests too deeply"
         ) from exc
+    except ValueError as exc:  # any other refusal of the decoder: still the client's document
+        raise errors.ValidationError.for_field("body", f"not decodable: {exc}", "Request body is not valid JSON") from exc
     json_input.check_document(data)
     return data
 
@@ -207,7 +209,7 @@ def parse_body[M: BaseModel](model: type[M], request: Request) -> M:
     parse_json_body(request)  # size, emptiness and well-formedness, with their own messages
     # JSON Schema counts 1.0 as an integer (2020-12 validation §6.1.1 "a number with a zero
     # fractional part"); strict pydantic does not, so integral numbers are read as integers.
-    data = json.loads(request.raw_body or b"", parse_float=_json_number)
+    data = json.loads(request.raw_body or b"", parse_float=_json_number, parse_int=json_input.parse_int)
     try:
         return model.model_validate_json(json.dumps(data, ensure_ascii=False), strict=True)
     except PydanticValidationError as exc:
@@ -314,9 +316,12 @@ def route(
             return error_response(errors.InternalError("An internal error occurred"))
 
         def run(request: Request, args: list[Any], kwargs: dict[str, Any]) -> Response:
-            """Call the view and render its result or error (never raises)."""
+            """Call the view and render its result or error (never raises); cursors are the caller's own."""
             try:
-                return render(request, view(*args, **kwargs), status)
+                if conditional:  # read within the idempotent part: the same key with another If-Match is 422, not 412
+                    kwargs["expected_version"] = conditional_requests.expected_version(request.headers.get("if-match"))
+                with cursors.held_by(args[0].user_id if args else ""):
+                    return render(request, view(*args, **kwargs), status)
             except Exception as exc:  # noqa: BLE001 -- every error becomes a response; faults are logged
                 return failed(exc)
 
@@ -340,15 +345,13 @@ def route(
                     raise errors.PayloadTooLargeError(f"Request body exceeds {MAX_BODY_BYTES} bytes")
                 if query is not None:
                     kwargs["query"] = parse_model(resolve_model(query), query_params(request))
-                if conditional:
-                    kwargs["expected_version"] = conditional_requests.expected_version(request.headers.get("if-match"))
                 key = idempotency.key_from(request.headers) if method in IDEMPOTENT_METHODS else None
                 if key is None:
                     return run(request, args, kwargs)
                 fingerprint = {
                     "method": method, "route": path, "params": path_params,
                     "body": parse_json_body(request) if body is not None else None,
-                    "ifMatch": request.headers.get("if-match"),
+                    "ifMatch": request.headers.get("if-match"), "ifNoneMatch": request.headers.get("if-none-match"),
                 }
                 lambda_context = getattr(router, "lambda_context", None)
                 return idempotency.run_once(scope, key, fingerprint, lambda: run(request, args, kwargs), lambda_context)

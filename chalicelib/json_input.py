@@ -29,6 +29,9 @@ MAX_SAFE_INTEGER = 2**53 - 1
 #: Largest magnitude of a (non-integer) number.
 MAX_NUMBER = float(MAX_SAFE_INTEGER)
 
+#: Digits of the longest integer literal read as written (2**53 - 1 has 16 digits).
+_MAX_INTEGER_DIGITS = len(str(MAX_SAFE_INTEGER))
+
 _CONTROL = re.compile(r"[\x00-\x1f]")
 _CONTROL_BUT_WHITESPACE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
@@ -45,6 +48,21 @@ def control_character(text: str, allow_whitespace: bool = True) -> str | None:
     """
     found = (_CONTROL_BUT_WHITESPACE if allow_whitespace else _CONTROL).search(text)
     return None if found is None else f"U+{ord(found.group()):04X}"
+
+
+def parse_int(text: str) -> int:
+    """``json.loads``' ``parse_int``: an integer literal, or just beyond :data:`MAX_SAFE_INTEGER` when longer.
+
+    Python refuses to convert integer strings of more than 4,300 digits (``sys.int_info``,
+    CVE-2020-10735) with a ``ValueError`` that names no field; and converting long ones costs
+    quadratic time. A literal of more digits than :data:`MAX_SAFE_INTEGER` is out of range
+    anyway, so it is read as ``+-(MAX_SAFE_INTEGER + 1)`` and :func:`check_document` refuses it
+    naming its field.
+    """
+    digits = len(text) - (text[0] == "-")
+    if digits > _MAX_INTEGER_DIGITS:
+        return -(MAX_SAFE_INTEGER + 1) if text[0] == "-" else MAX_SAFE_INTEGER + 1
+    return int(text)
 
 
 def _child(path: str, key: str | int) -> str:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib import storage
+from chalicelib import errors, storage
 
 
 @dataclass(frozen=True)
@@ -35,8 +35,26 @@ class ListIndex:
     table_key: Callable[[str, str], dict[str, str]]
 
     def start_key(self, partition_value: str, sort_value: str) -> dict[str, str]:
-        """The ``ExclusiveStartKey`` (plain values) positioned at ``sort_value`` in ``partition_value``'s list."""
-        return {**self.table_key(partition_value, sort_value), self.partition: partition_value, self.sort: sort_value}
+        """The ``ExclusiveStartKey`` (plain values) positioned at ``sort_value`` in ``partition_value``'s list.
+
+        Raises
+        ------
+        ValidationError
+            ``sort_value`` (a cursor's position key) is not a sort key of this list: no table
+            key can be derived from it, or a key value would be empty (field ``cursor``).
+        """
+        try:
+            table_key = self.table_key(partition_value, sort_value)
+        except (IndexError, KeyError, ValueError, TypeError) as exc:
+            raise _not_a_position() from exc
+        start = {**table_key, self.partition: partition_value, self.sort: sort_value}
+        if not all(isinstance(value, str) and value for value in start.values()):  # DynamoDB keys are never empty
+            raise _not_a_position()
+        return start
+
+
+def _not_a_position() -> errors.ValidationError:
+    return errors.ValidationError.for_field("cursor", "is not a cursor issued by this API", "Invalid cursor")
 
 
 @dataclass(frozen=True)

@@ -63,11 +63,22 @@ class PageQuery(Model):
             state = cursors.decode(f"{scope}|{self.pageSize}", self.cursor)
         except cursors.InvalidCursor as exc:
             raise errors.ValidationError.for_field("cursor", str(exc), f"Invalid cursor: {exc}") from exc
+        if state.key is not None and not _plausible_key(state.key):
+            raise errors.ValidationError.for_field("cursor", "is not a cursor issued by this API", "Invalid cursor")
         if "page" in self.model_fields_set and self.page != state.page:
             raise errors.ValidationError.for_field(
                 "page", f"the cursor continues at page {state.page}; leave page out when giving a cursor"
             )
         return Position(scope=scope, page=state.page, page_size=self.pageSize, key=state.key)
+
+
+def _plausible_key(key: str) -> bool:
+    """Whether ``key`` may be a position key this API wrote: non-empty, at most
+    :data:`MAX_CURSOR_LENGTH` characters, no control character (every sort key of the lists is
+    ids, ISO 8601 timestamps and numbers joined by ``#``). A signed cursor is trusted to be
+    ours, but never its content to be well-formed: each list still checks the key's shape
+    (e.g. :meth:`chalicelib.keyset.ListIndex.start_key`), so any content is a 400."""
+    return 0 < len(key) <= MAX_CURSOR_LENGTH and key.isprintable()
 
 
 @dataclass(frozen=True)

@@ -39,11 +39,25 @@ def _body(code: str, message: str | None) -> str:
     return '{"code": ' + json.dumps(code) + ', "error": ' + error + ', "requestId": "$context.requestId"}'
 
 
+#: Headers of every gateway answer. A path under ``/dashboard`` that matches no route is answered
+#: here, not by the app, and every Dashboard answer carries the Dashboard's security headers
+#: (issue 21; ``chalicelib.dashboard.web.SECURITY_HEADERS``); gateway responses cannot depend on
+#: the path, and on a JSON error body these headers harm no API client. The CSP is ``sandbox``
+#: (no script, no plugin, a unique origin) because a static gateway header value is itself quoted
+#: in single quotes and cannot hold the quoted keywords of ``default-src 'none'``.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "sandbox",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+}
+
+
 def _response(status: int | None, code: str, message: str | None, headers: dict[str, str] | None = None) -> dict[str, Any]:
     response: dict[str, Any] = {
         "ResponseParameters": {
             "Headers": {
-                **{name: f"'{value}'" for name, value in (headers or {}).items()},
+                **{name: f"'{value}'" for name, value in {**SECURITY_HEADERS, **(headers or {})}.items()},
                 "X-Request-Id": "context.requestId",
             }
         },

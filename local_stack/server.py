@@ -6,7 +6,9 @@ does the same with a gateway response in the template). Requests are served on t
 a thread-local ``current_request`` (``chalice.local.LocalChalice``).
 
 As API Gateway does in production (``infra/cfn_cors.py``), this server answers CORS preflights
-(``OPTIONS``) itself, with the rules of :mod:`chalicelib.cors`. The access log is the app's one
+(``OPTIONS``) of the API's paths itself, with the rules of :mod:`chalicelib.cors`; ``OPTIONS`` on
+a Dashboard path is 404 as in production (no preflight route, no CORS: the Dashboard is
+same-origin only), with the Dashboard's security headers like every answer under ``/dashboard``. The access log is the app's one
 JSON line per request (:mod:`chalicelib.request_context`), not ``http.server``'s.
 """
 
@@ -28,6 +30,8 @@ from chalice.local import (
 )
 
 from chalicelib import cors
+from chalicelib.dashboard.web import PREFIX as DASHBOARD_PREFIX
+from chalicelib.dashboard.web import SECURITY_HEADERS
 from chalicelib.http import MAX_BODY_BYTES, allowed_methods
 from chalicelib.request_context import REQUEST_ID_HEADER, choose_request_id
 
@@ -51,10 +55,14 @@ class ApiRequestHandler(ChaliceRequestHandler):
     def _gateway_headers(self) -> dict[str, Any]:
         """``X-Request-Id`` and CORS headers of an answer the gateway gives without the app."""
         request_id = choose_request_id(self.headers.get(REQUEST_ID_HEADER), None)
+        if self.path.startswith(DASHBOARD_PREFIX):  # same-origin only: no CORS
+            return {REQUEST_ID_HEADER: request_id}
         return {REQUEST_ID_HEADER: request_id, **cors.response_headers(self.headers.get("Origin"))}
 
     def _send_error(self, status: int, code: str, message: str) -> None:
         headers = self._gateway_headers()
+        if self.path.startswith(DASHBOARD_PREFIX):  # as the template's gateway responses: security headers
+            headers.update(SECURITY_HEADERS)
         body = json.dumps({"code": code, "error": message, "requestId": headers[REQUEST_ID_HEADER]}).encode()
         self._send_http_response(status, {"Content-Type": "application/json", **headers}, body)
 
@@ -98,6 +106,8 @@ class ApiRequestHandler(ChaliceRequestHandler):
         try:
             route = self.route_matcher.match_route(self.path).route
         except ValueError:
+            route = ""
+        if not route.startswith(cors.API_PREFIX):  # the Dashboard is same-origin only: no preflight, no CORS
             self._send_error(404, "NOT_FOUND", f"No route matches {self.command} {self.path.split('?')[0]}")
             return
         headers = {

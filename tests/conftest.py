@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+from hypothesis import settings
+
 from local_stack.resources import placeholder_environment
 
 # Resource names are required settings (chalicelib.config): tests of pure logic, packaging and
@@ -21,3 +23,10 @@ os.environ.update(
 )
 os.environ.pop("AWS_ENDPOINT_URL", None)
 os.environ.pop("AWS_PROFILE", None)
+
+# Property tests draw the same examples on every run (`make test` is never flaky: a failure
+# repeats), from a seed of each test's own; `HYPOTHESIS_PROFILE=explore` draws new ones each run
+# and keeps failing examples in .hypothesis/ (docs/testing.md, "Property tests").
+settings.register_profile("deterministic", derandomize=True, database=None, print_blob=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints
 
-from chalicelib.json_types import NON_BLANK, Timestamp
+from chalicelib.json_types import SINGLE_LINE, Timestamp
 from chalicelib.listings.models import Listing
 from chalicelib.model_base import Model
 from chalicelib.pagination import DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_PAGE_SIZE, PageQuery
@@ -65,7 +65,7 @@ class ApprovalDecision(Model):
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"decision": "approve"}]})
     decision: Literal["approve", "reject"]
-    reason: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500, pattern=NON_BLANK)] | None = None
+    reason: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500), SINGLE_LINE] | None = None
 
 
 class ApprovalResult(Model):

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from aws_lambda_powertools import Logger
 from chalice.app import Blueprint, Request, Response
 
-from chalicelib import errors
+from chalicelib import cursors, errors
 from chalicelib.auth.service import Caller
 from chalicelib.http import check_path_ids
 from chalicelib.lazy import lazy_import
@@ -252,12 +252,14 @@ def page(path: str, method: str = "GET", access: Access = "session") -> Callable
                         raise Refused(403, "This page is for administrators only.")
                     if method == "POST" and not sessions.csrf_valid(current.session, current.field("csrf_token") or None):
                         raise Refused(403, "The form's CSRF token is missing or invalid; reload the page and try again.")
-                return view(current, **params)
+                with cursors.held_by(current.session.caller.user_id if current.session else ""):
+                    return view(current, **params)
             except Refused as exc:
                 return _error_page(current, exc.status, exc.message, signed_out=exc.status == 401)
             except errors.ApiError as exc:
                 body = exc.body()
-                return _error_page(current, exc.status, body["error"], body.get("details") or [])
+                # the API's headers come along: Retry-After of a 503 (and of a 409 still running)
+                return _error_page(current, exc.status, body["error"], body.get("details") or [], headers=exc.headers)
             except Exception:
                 logger.exception("dashboard error", extra={"path": path, "method": method})
                 return _error_page(current, 500, "An internal error occurred.")
@@ -272,7 +274,8 @@ def page(path: str, method: str = "GET", access: Access = "session") -> Callable
     return register
 
 
-def _error_page(current: Page, status: int, message: str, details: list[Any] | None = None, signed_out: bool = False) -> Response:
+def _error_page(current: Page, status: int, message: str, details: list[Any] | None = None, signed_out: bool = False,
+                headers: dict[str, str] | None = None) -> Response:
     """The error as a whole page, or, for htmx, as a fragment that replaces the control that asked
     (base.html tells htmx to swap 4xx/5xx answers), so a failed "Load more" says why in place.
 
@@ -280,12 +283,28 @@ def _error_page(current: Page, status: int, message: str, details: list[Any] | N
     than swapping anything into the page.
     """
     htmx = is_htmx(current.request)
-    headers: Headers = {"Vary": "HX-Request"}
+    sent: Headers = {**(headers or {}), "Vary": "HX-Request"}
     if htmx and signed_out:
-        headers["HX-Redirect"] = current.root + "/sign-in"
+        sent["HX-Redirect"] = current.root + "/sign-in"
     title = _TITLES.get(status, "Something went wrong")
-    return current.render("error_fragment.html" if htmx else "error.html", status, headers, title=title, message=message,
+    return current.render("error_fragment.html" if htmx else "error.html", status, sent, title=title, message=message,
                           details=details or [])
 
 
-_TITLES = {400: "Check the form", 401: "Sign in", 403: "Forbidden", 404: "Not found", 409: "Conflict", 413: "Too large"}
+#: The Dashboard's paths (every answer under it carries :data:`SECURITY_HEADERS`).
+PREFIX = "/dashboard"
+
+
+def security_headers_middleware(event: Request, get_response: Callable[[Request], Response]) -> Response:
+    """HTTP middleware: :data:`SECURITY_HEADERS` on every answer under ``/dashboard``, whatever its
+    status, including those Chalice gives before a view runs (405, 415) and the API's error bodies;
+    a header a page set itself is kept."""
+    response = get_response(event)
+    if str((event.context or {}).get("resourcePath") or "").startswith(PREFIX):
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
+    return response
+
+
+_TITLES = {400: "Check the form", 401: "Sign in", 403: "Forbidden", 404: "Not found", 409: "Conflict", 413: "Too large",
+           503: "Unavailable"}

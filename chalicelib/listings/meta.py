@@ -18,6 +18,7 @@ import nh3
 from chalicelib import errors
 from chalicelib.categories.models import Category, CategoryField, FieldType
 from chalicelib.geocoding import get_geocoder
+from chalicelib.text import single_line_issue
 from chalicelib.urls import InvalidUrl, absolute_http_url
 
 #: Longest accepted value per type, in characters (after sanitizing, for rich text).
@@ -31,7 +32,12 @@ class InvalidValue(ValueError):
 
 
 def _text(field: CategoryField, value: str) -> str:
-    return " ".join(value.split()) if field.type == FieldType.TEXT else value.strip()
+    """Single-line text (text and location fields): white space runs folded to one space, and the
+    rules of :func:`chalicelib.text.single_line_issue` (no bidi or C1 controls, something visible)."""
+    text = " ".join(value.split()) if field.type == FieldType.TEXT else value.strip()
+    if issue := single_line_issue(text):
+        raise InvalidValue(issue)
+    return text
 
 
 def _richtext(field: CategoryField, value: str) -> str:

@@ -145,15 +145,15 @@ def owned(caller: Caller, listing_id: str) -> ListingRecord:
     Raises
     ------
     NotFoundError
-        No such listing.
+        No such listing, or another user's listing that is not public (:func:`chalicelib.errors.not_owner`).
     ForbiddenError
-        Another user's listing.
+        Another user's public (ACTIVE) listing.
     """
     item = repository.get(listing_id)
     if item is None:
-        raise errors.NotFoundError(f"Listing '{listing_id}' not found")
+        raise errors.not_found("Listing", listing_id)
     if item["ownerId"] != caller.user_id:
-        raise errors.ForbiddenError("Only the listing's owner may change it")
+        raise errors.not_owner("Listing", listing_id, status.is_public(item["status"]), "Only the listing's owner may change it")
     return item
 
 
@@ -167,7 +167,7 @@ def get_visible(caller: Caller, listing_id: str) -> ListingRecord:
     """
     item = repository.get(listing_id)
     if item is None or not status.is_visible(item["status"], item["ownerId"], caller.user_id):
-        raise errors.NotFoundError(f"Listing '{listing_id}' not found")
+        raise errors.not_found("Listing", listing_id)
     return item
 
 
@@ -271,7 +271,7 @@ def change_status(
     except ConditionFailed as exc:
         current = repository.get(listing_id)
         if current is None:  # deleted since it was read: not a state conflict
-            raise errors.NotFoundError(f"Listing '{listing_id}' not found") from exc
+            raise errors.not_found("Listing", listing_id) from exc
         if at_version is not None and int(current["version"]) != at_version:
             raise errors.PreconditionFailedError("The listing changed meanwhile; read it again") from exc
         raise errors.ConflictError(

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, ConfigDict, Field, RootModel, StringConstraints
 
 from chalicelib.channels import ChannelKey
-from chalicelib.json_types import NON_BLANK, Timestamp
+from chalicelib.json_types import NON_BLANK, SINGLE_LINE, Timestamp
 from chalicelib.model_base import Model
 from chalicelib.pagination import Envelope, PageQuery
 from chalicelib.subjects import SubjectType
@@ -38,7 +38,7 @@ ResourceId = Annotated[str, StringConstraints(strip_whitespace=True, min_length=
 RequestMessage = Annotated[
     str, StringConstraints(min_length=1, max_length=MAX_MESSAGE_LENGTH, pattern=NON_BLANK), AfterValidator(_not_blank)
 ]
-Reason = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_REASON_LENGTH, pattern=NON_BLANK)]
+Reason = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_REASON_LENGTH), SINGLE_LINE]
 
 
 def _unique_channels(value: list[ChannelKey]) -> list[ChannelKey]:

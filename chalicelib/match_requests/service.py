@@ -266,12 +266,13 @@ def list_for_listing(caller: Caller, listing_id: str, query: ListingRequestQuery
         Another user's (visible) listing.
     """
     if not within_limit(listing_id):
-        raise errors.NotFoundError(f"Listing '{listing_id}' not found")
+        raise errors.not_found("Listing", listing_id)
     status = query.status.value if query.status else None
     wanted = ListQuery(RequestList.SUBJECT, listing_id, None, status)
     listing, total = repository.listing_with_total(listing_id, wanted)
-    if listing is None or not listing_status.is_visible(listing["status"], listing["ownerId"], caller.user_id):
-        raise errors.NotFoundError(f"Listing '{listing_id}' not found")
+    if listing is None:
+        raise errors.not_found("Listing", listing_id)
     if listing["ownerId"] != caller.user_id:
-        raise errors.ForbiddenError("Only the listing's owner may see its requests")
+        public = listing_status.is_public(listing["status"])
+        raise errors.not_owner("Listing", listing_id, public, "Only the listing's owner may see its requests")
     return _page(query, "listing.requests", f"{caller.user_id}|{listing_id}", wanted, total)

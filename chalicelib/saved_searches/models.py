@@ -6,6 +6,7 @@ from typing import Annotated
 
 from pydantic import ConfigDict, Field, StringConstraints
 
+from chalicelib.json_types import SINGLE_LINE
 from chalicelib.listings.models import Listing
 from chalicelib.model_base import Model
 from chalicelib.pagination import Envelope, SearchEnvelope
@@ -24,7 +25,7 @@ class SavedSearchCreate(Model):
     """
 
     model_config = ConfigDict(extra="forbid")
-    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)] | None = None
+    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100), SINGLE_LINE] | None = None
     query: dict[Annotated[str, StringConstraints(min_length=1, max_length=80)], QueryValue] = Field(max_length=40)
     alerts: bool = True
 

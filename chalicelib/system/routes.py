@@ -1,9 +1,11 @@
-"""``GET /v1/health`` (no key)."""
+"""``GET /v1/health`` (no key; an administrator's key adds the details of a failure)."""
 
 from __future__ import annotations
 
 from chalice.app import Blueprint
 
+from chalicelib import errors
+from chalicelib.auth.service import authenticate
 from chalicelib.http import route
 from chalicelib.model_base import Model
 from chalicelib.system import health as readiness
@@ -17,8 +19,28 @@ class Health(Model):
     status: str = "ok"
 
 
+def _is_admin(authorization: str | None) -> bool:
+    """Whether ``authorization`` is an administrator's key. Anything else, including a key that
+    cannot be checked because storage is down, counts as anonymous: health never fails on it."""
+    if not authorization:
+        return False
+    try:
+        return authenticate(authorization, require_admin=True).is_admin
+    except errors.ApiError:
+        return False
+
+
 @route(bp, "/v1/health", "GET", auth="none", response=Health, tags=("system",))
 def health() -> Health:
-    """Readiness: 200 when every table and queue answers, else 503 SERVICE_UNAVAILABLE naming them."""
-    readiness.check()
+    """Readiness: 200 ``{"status": "ok"}`` when every table and queue answers, else 503
+    SERVICE_UNAVAILABLE ("unavailable"). Which dependencies failed, and how, is named in
+    ``details`` only for an administrator's key (``Authorization: Bearer <admin key>``): the
+    public answer reveals no setting names or exception classes."""
+    try:
+        readiness.check()
+    except errors.ServiceUnavailableError as exc:
+        request = bp.current_request
+        if request is not None and _is_admin(request.headers.get("authorization")):
+            raise
+        raise errors.ServiceUnavailableError("unavailable") from exc
     return Health()

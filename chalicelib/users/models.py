@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import ConfigDict, Field, StringConstraints, field_validator
 
 from chalicelib.channels import ChannelKey
-from chalicelib.json_types import NON_BLANK, Timestamp, not_nullable
+from chalicelib.json_types import SINGLE_LINE, Timestamp, not_nullable
 from chalicelib.model_base import Model
 from chalicelib.profile_summary import Country, HttpUrlString, ProfileSummary, SocialLinks
 
@@ -16,13 +16,13 @@ __all__ = ["Country", "HttpUrlString", "ProfileSummary", "SocialLinks"]  # re-ex
 #: Verification levels: 0 none, 1 email, 2 phone or identity document, 3 organization (our scale).
 MAX_VERIFIED_LEVEL = 3
 
-DisplayName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80, pattern=NON_BLANK)]
-Handle = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200, pattern=NON_BLANK)]
+DisplayName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80), SINGLE_LINE]
+Handle = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200), SINGLE_LINE]
 VerifiedLevel = Annotated[int, Field(ge=0, le=MAX_VERIFIED_LEVEL)]
 
 
 #: A skill: lower-cased, 1..50 characters, not blank.
-Skill = Annotated[str, StringConstraints(strip_whitespace=True, to_lower=True, min_length=1, max_length=50, pattern=NON_BLANK)]
+Skill = Annotated[str, StringConstraints(strip_whitespace=True, to_lower=True, min_length=1, max_length=50), SINGLE_LINE]
 
 #: Values of ``recruiting.seniority``.
 Seniority = Literal["intern", "junior", "mid", "senior", "lead", "principal", "executive"]
@@ -33,12 +33,12 @@ class Recruiting(Model):
 
     model_config = ConfigDict(extra="forbid")
     openToWork: bool = False
-    headline: Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)] | None = None
+    headline: Annotated[str, StringConstraints(strip_whitespace=True, max_length=200), SINGLE_LINE] | None = None
     skills: list[Skill] = Field(
         default_factory=list, max_length=50
     )
     seniority: Seniority | None = None
-    roles: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80, pattern=NON_BLANK)]] = Field(
+    roles: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80), SINGLE_LINE]] = Field(
         default_factory=list, max_length=20
     )
     remote: bool | None = None

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from pydantic import ConfigDict, Field, StringConstraints, field_validator
 
 from chalicelib.config import settings
-from chalicelib.json_types import NON_BLANK, Timestamp
+from chalicelib.json_types import SINGLE_LINE, Timestamp
 from chalicelib.model_base import Model
 from chalicelib.pagination import Envelope
 from chalicelib.webhooks.addresses import MAX_URL_LENGTH
@@ -40,7 +40,7 @@ class WebhookCreate(Model):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
         {"name": "Matching alerts", "url": "https://example.com/hooks/matching", "events": ["match_request.received", "message.new"]},
     ]})
-    name: Annotated[str, StringConstraints(max_length=100, pattern=NON_BLANK)] | None = DEFAULT_NAME
+    name: Annotated[str, StringConstraints(min_length=1, max_length=100), SINGLE_LINE] | None = DEFAULT_NAME
     url: str = Field(min_length=1, max_length=MAX_URL_LENGTH, json_schema_extra=_url_schema)
     events: list[EventName] | None = Field(default=None, max_length=len(SUPPORTED_EVENTS) * 4, validate_default=True)
 

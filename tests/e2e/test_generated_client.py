@@ -1,7 +1,8 @@
 """A client generated at test time by ``openapi-python-client`` (a pinned dev dependency) from the
 document the local stack serves runs the spec's listing-seeker flow, geo search with typed
 ``meta.*`` filters included, with no raw HTTP call: everything below goes through the generated
-functions and models."""
+functions and models. Its POSTs and PATCHes retry as docs/client-features.md says they must: one
+``Idempotency-Key`` per operation, resent after a 503 or a timeout (either may have been applied)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -59,6 +62,35 @@ def _ok(response: Any, status: int = 200) -> Any:
     return response.parsed
 
 
+#: Statuses after which the same request is sent again with the same key: a 503 (it may have been
+#: applied: storage did not answer in time) and a 409 ``IDEMPOTENCY_KEY_IN_USE`` (the first try is
+#: still running). Both carry ``Retry-After``.
+RETRIED_STATUSES = frozenset({409, 503})
+
+
+def with_retries(send: Callable[[str], Any], attempts: int = 4, wait: Callable[[float], None] = time.sleep) -> Any:
+    """Send a POST or PATCH until it gets an answer that is not "try again", safely.
+
+    ``send(key)`` calls a generated ``sync_detailed(..., idempotency_key=key)``. The key is made
+    once, so that a retry after a timeout or a 503, which may both have been applied, is replayed
+    rather than applied twice. A 409 other than ``IDEMPOTENCY_KEY_IN_USE`` (a real conflict) is
+    returned as it is.
+    """
+    key = str(uuid.uuid4())
+    for attempt in range(1, attempts + 1):
+        try:
+            response = send(key)
+        except httpx.TimeoutException:
+            if attempt == attempts:
+                raise
+            continue  # no answer: it may have been applied; the same key makes the retry safe
+        in_use = response.status_code == 409 and b"IDEMPOTENCY_KEY_IN_USE" in response.content
+        if attempt == attempts or (response.status_code != 503 and not in_use):
+            return response
+        wait(float(response.headers.get("Retry-After", "1")))
+    raise AssertionError("unreachable")
+
+
 def test_listing_seeker_flow_with_a_generated_client(stack: Stack, generated: str) -> None:
     client_module, models = _module("client"), _module("models")
     api = lambda name: _module(f"api.{name}")  # noqa: E731
@@ -78,8 +110,14 @@ def test_listing_seeker_flow_with_a_generated_client(stack: Stack, generated: st
         "meta": {"title": "Quiet room near Mauerpark", "description": "<p>Bright room</p>", "location": "Berlin",
                  "location_lat": "52.5431", "location_lng": "13.4027", "propertyType": "room", "rentMonthly": "650"},
     })
-    listing = _ok(api("listings.listings_create_listing").sync_detailed(client=owner, body=listing_body), 201)
+    create_listing = api("listings.listings_create_listing")
+    key = str(uuid.uuid4())
+    first = create_listing.sync_detailed(client=owner, body=listing_body, idempotency_key=key)
+    listing = _ok(first, 201)
     assert listing.status == models.ListingStatus.PENDING
+    # The answer was "lost" (a timeout, a 503): sending again with the same key replays it, nothing runs twice.
+    again = create_listing.sync_detailed(client=owner, body=listing_body, idempotency_key=key)
+    assert (again.status_code, again.headers["Idempotent-Replayed"], again.content) == (201, "true", first.content)
 
     def claimed() -> Any:
         claim = models.ApprovalClaimRequest.from_dict({"max": 10})
@@ -119,14 +157,43 @@ def test_listing_seeker_flow_with_a_generated_client(stack: Stack, generated: st
     profile = _ok(api("profiles.profiles_detail").sync_detailed(owner_id, client=seeker))
     assert profile.display_name == "Olga"
     ask = models.MatchRequestCreate.from_dict({"listingId": listing.id, "message": "Is it still free?", "channels": ["telegram"]})
-    request = _ok(api("requests.match_requests_create_match_request").sync_detailed(client=seeker, body=ask), 201)
+    create_request = api("requests.match_requests_create_match_request")
+    request = _ok(with_retries(lambda key: create_request.sync_detailed(client=seeker, body=ask, idempotency_key=key)), 201)
     mine = _ok(api("requests.match_requests_mine").sync_detailed(client=seeker)).requests
     assert [(r.request_id, r.status) for r in mine] == [(request.request_id, models.RequestStatus.PENDING)]
     accept = models.AcceptRequest.from_dict({"status": "ACCEPTED"})
-    accepted = _ok(api("requests.match_requests_decide").sync_detailed(request.request_id, client=owner, body=accept))
+    decide = api("requests.match_requests_decide")
+    accepted = _ok(with_retries(lambda key: decide.sync_detailed(request.request_id, client=owner, body=accept, idempotency_key=key)))
     assert accepted.conversation_id
     conversations = _ok(api("conversations.conversations_list_conversations").sync_detailed(client=seeker)).conversations
     assert accepted.conversation_id in [c.conversation_id for c in conversations]
     message = models.MessageCreate.from_dict({"content": "Great, when can I visit?"})
-    sent = _ok(api("conversations.conversations_send_message").sync_detailed(accepted.conversation_id, client=seeker, body=message), 201)
+    send = api("conversations.conversations_send_message")
+    conversation_id = accepted.conversation_id
+    sent = _ok(with_retries(lambda key: send.sync_detailed(conversation_id, client=seeker, body=message, idempotency_key=key)), 201)
     assert sent.is_api_sent is True
+
+
+def test_the_retry_helper_resends_with_one_key_after_a_503_or_a_timeout() -> None:
+    keys: list[str] = []
+    waited: list[float] = []
+    answers: list[Any] = [
+        httpx.ReadTimeout("no answer"),
+        httpx.Response(503, headers={"Retry-After": "5"}),
+        httpx.Response(409, content=b'{"code": "IDEMPOTENCY_KEY_IN_USE"}', headers={"Retry-After": "1"}),
+        httpx.Response(201, content=b"{}"),
+    ]
+
+    def send(key: str) -> Any:
+        keys.append(key)
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    assert with_retries(send, wait=waited.append).status_code == 201
+    assert len(set(keys)) == 1
+    assert len(keys) == 4
+    assert waited == [5.0, 1.0]
+    conflict = httpx.Response(409, content=b'{"code": "CONFLICT"}')
+    assert with_retries(lambda key: conflict, wait=waited.append) is conflict  # a real conflict is not retried

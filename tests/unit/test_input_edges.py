@@ -3,6 +3,7 @@ bounds (chalicelib.json_input) and the path-id rule (chalicelib.path_ids)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -60,6 +61,14 @@ def test_numbers_beyond_the_exact_json_range_are_rejected(value: float) -> None:
 @pytest.mark.parametrize("value", [0, 2**53 - 1, -(2**53 - 1), 1.5, -1e15, True, None])
 def test_numbers_within_the_range_pass(value: Any) -> None:
     json_input.check_document({"page": value})
+
+
+@pytest.mark.parametrize("digits", [17, 4_300, 4_301, 100_000])
+def test_integer_literals_beyond_the_int_string_limit_are_refused_naming_their_field(digits: int) -> None:
+    for sign in ("", "-"):
+        data = json.loads(f'{{"a": {{"b": [{sign}{"9" * digits}]}}}}', parse_int=json_input.parse_int)
+        assert rejected_field(data) == "a.b.0"
+    assert json.loads(str(json_input.MAX_SAFE_INTEGER), parse_int=json_input.parse_int) == json_input.MAX_SAFE_INTEGER
 
 
 @pytest.mark.parametrize(

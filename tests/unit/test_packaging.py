@@ -246,6 +246,9 @@ def test_stage_throttling_and_gateway_error_bodies() -> None:
         assert set(body) == {"code", "error", "requestId"}, kind
         assert body["requestId"] == "$context.requestId", kind
         assert response["ResponseParameters"]["Headers"]["X-Request-Id"] == "context.requestId", kind
+        for name, value in cfn_api.SECURITY_HEADERS.items():  # a Dashboard path without a route is answered here
+            assert response["ResponseParameters"]["Headers"][name] == f"'{value}'", (kind, name)
+            assert "'" not in value, name  # static values are single-quoted: no quote inside
     assert responses["MISSING_AUTHENTICATION_TOKEN"]["StatusCode"] == "404"
     assert json.loads(responses["MISSING_AUTHENTICATION_TOKEN"]["ResponseTemplates"]["application/json"])["code"] == "NOT_FOUND"
     throttled = responses["THROTTLED"]
