@@ -84,6 +84,19 @@ class Settings(BaseModel):
     CORS_ALLOWED_ORIGINS: str = ""
     #: Table of the idempotency records of POST/PATCH requests (chalicelib.idempotency).
     IDEMPOTENCY_TABLE: Resource
+    #: Table of the API keys' token buckets and the users' daily quota counters (chalicelib.rate_limits; TTL ``expiresAt``).
+    RATE_LIMITS_TABLE: Resource
+    #: Requests per second one API key may sustain (GCRA token bucket, chalicelib.rate_limits; DESIGN §2: 20).
+    RATE_LIMIT_PER_SECOND: float = Field(default=20.0, gt=0, le=1_000_000)
+    #: Requests an idle API key may send at once, the bucket's size (DESIGN §2: 100).
+    RATE_LIMIT_BURST: int = Field(default=100, ge=1, le=1_000_000)
+    #: The same two for keys with the admin scope (bulk review and user creation: five times a user's).
+    ADMIN_RATE_LIMIT_PER_SECOND: float = Field(default=100.0, gt=0, le=1_000_000)
+    ADMIN_RATE_LIMIT_BURST: int = Field(default=500, ge=1, le=1_000_000)
+    #: Daily quotas per user (UTC days; 429 RATE_LIMITED beyond): match requests, profile requests, messages sent.
+    MATCH_REQUESTS_PER_DAY: int = Field(default=100, ge=0, le=1_000_000_000)
+    PROFILE_REQUESTS_PER_DAY: int = Field(default=50, ge=0, le=1_000_000_000)
+    MESSAGES_PER_DAY: int = Field(default=1000, ge=0, le=1_000_000_000)
     #: Saved searches one user may keep at once (``POST /v1/saved-searches`` answers 409 beyond).
     SAVED_SEARCH_LIMIT: int = Field(default=50, ge=1, le=1000)
     #: ``gazetteer`` (embedded GeoNames) or ``amazon-location``; case and surrounding blanks ignored,
