@@ -117,7 +117,6 @@ def run(check: bool) -> int:
     from chalicelib.users.models import AdminUserCreate
     from chalicelib.users.service import create_user
     from local_stack.resources import create_resources
-
     from tests.limits import HIGH_LIMITS
 
     os.environ.update(create_resources())

@@ -173,7 +173,8 @@ def test_admission_headers_and_the_admin_policy(buckets: MemoryBuckets, clock: F
 
 
 def test_a_wrong_hint_costs_one_more_write_never_a_wrong_answer(buckets: MemoryBuckets, clock: FrozenClock) -> None:
-    assert _admit() and _admit()
+    assert _admit()
+    assert _admit()
     service.clear_hints()  # another process (a cold Lambda) sees this key for the first time
     assert _admit()  # restart fails (the bucket is not full), advance passes
     assert buckets.writes == 4
@@ -212,7 +213,7 @@ def test_a_quota_refusal_waits_until_midnight_utc(set_settings: Callable[..., No
     set_settings(MATCH_REQUESTS_PER_DAY="7")
     with frozen_clock(datetime(2026, 11, 25, 23, 59, 30, 250_000, tzinfo=UTC)):
         refusal = service.quota_exceeded(Quota.MATCH_REQUESTS)
-    assert refusal.status == 429 and refusal.code == "RATE_LIMITED"
+    assert (refusal.status, refusal.code) == (429, "RATE_LIMITED")
     assert refusal.headers == {
         "Retry-After": "30",
         "RateLimit-Policy": '"match-requests";q=7;w=86400',
