@@ -187,7 +187,9 @@ def admit(key_id: str, admin: bool) -> Admission:
     # Only clocks of concurrent processes that disagree by more than T can get here: let the
     # request through rather than refuse it for our own contention (the limit is a guard, not a bill).
     logger.warning("rate limit bucket kept changing; request admitted", extra={"attempts": BUCKET_ATTEMPTS})
-    return Admission(policy, 0, gcra.full_in_seconds(ceiling, now))
+    admission = Admission(policy, 0, gcra.full_in_seconds(ceiling, now))
+    context.remember(admission)
+    return admission
 
 
 def _bucket_expiry(tat_us: int) -> int:
