@@ -265,3 +265,39 @@ def test_the_stage_throttling_sits_above_every_keys_limits() -> None:
     burst = cfn_api.PARAMETERS["ApiThrottlingBurstLimit"]["Default"]
     assert rate >= _default("ADMIN_RATE_LIMIT_PER_SECOND") >= _default("RATE_LIMIT_PER_SECOND")
     assert burst >= _default("ADMIN_RATE_LIMIT_BURST") >= _default("RATE_LIMIT_BURST")
+
+
+# -- a client that honours Retry-After (the demo seeder) --------------------------------------------
+
+def test_the_demo_client_waits_retry_after_and_sends_again() -> None:
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    import httpx
+
+    from local_stack.demo import RetryAfterTransport
+
+    bodies: list[bytes] = []
+
+    class Limited(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 -- http.server's naming
+            bodies.append(self.rfile.read(int(self.headers["Content-Length"])))
+            limited = len(bodies) < 3
+            self.send_response(429 if limited else 201)
+            if limited:
+                self.send_header("Retry-After", "0")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Limited)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{server.server_port}", transport=RetryAfterTransport()) as http:
+            assert http.post("/v1/listings", json={"a": 1}).status_code == 201
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert bodies == [b'{"a":1}'] * 3
