@@ -280,7 +280,7 @@ def test_the_demo_client_waits_retry_after_and_sends_again() -> None:
     bodies: list[bytes] = []
 
     class Limited(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 -- http.server's naming
+        def do_POST(self) -> None:
             bodies.append(self.rfile.read(int(self.headers["Content-Length"])))
             limited = len(bodies) < 3
             self.send_response(429 if limited else 201)
