@@ -7,8 +7,8 @@ request/conversation routes) and
 counts every DynamoDB call each route makes with a botocore ``before-call.dynamodb`` hook on the
 product's shared client. Authentication is warmed up first and its key lookups are left out, and
 so is the rate limiter's bucket write (the edge's, not the route's: one UpdateItem per request
-whatever the route, shown in the ``bucket`` column; the limits are raised out of the way,
-``tests/limits.py``). A daily quota counter is an item of the route's own transaction, so it adds
+whatever the route, shown in the ``bucket`` column; the limiter is on with limits raised out
+of the way, ``tests/limits.py``). A daily quota counter is an item of the route's own transaction, so it adds
 no call.
 
 Budgets (``--check`` exits 1 when one is missed):

@@ -224,7 +224,7 @@ def send_message(caller: Caller, conversation_id: str, content: str, via_api: bo
         recipient = next(p for p in conversation["participantIds"] if p != caller.user_id)
         tx = Transaction().add_all("message", repository.append_message_ops(conversation, message, sequence))
         tx.add("event", message_event_op(message, recipient))
-        tx.add(rate_limits.TRANSACTION_ITEM, rate_limits.count_op(caller.user_id, Quota.MESSAGES))
+        rate_limits.count(tx, caller.user_id, Quota.MESSAGES)
         try:
             tx.commit()
         except TransactionConflict as exc:

@@ -144,7 +144,7 @@ def _send(
         ``guard_failed``.
     """
     tx = writes.request_write(repository.put_new_op(item), item, None, guard, listing)
-    tx.add(rate_limits.TRANSACTION_ITEM, rate_limits.count_op(item["requesterId"], quota))
+    rate_limits.count(tx, item["requesterId"], quota)
     try:
         tx.commit()
     except TransactionConflict as exc:

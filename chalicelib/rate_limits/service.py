@@ -3,10 +3,13 @@
 * :func:`admit`: the HTTP edge calls it once per authenticated request; it takes one token from
   the API key's bucket (:data:`KEY_POLICY`: ``RATE_LIMIT_PER_SECOND`` / ``RATE_LIMIT_BURST``,
   ``ADMIN_RATE_LIMIT_*`` for keys with the admin scope) or raises 429 ``RATE_LIMITED``.
-* :func:`count_op` / :func:`quota_exceeded`: a service that creates a match request, a
+* :func:`count` / :func:`quota_exceeded`: a service that creates a match request, a
   profile request or a message adds the quota counter to its transaction under
   :data:`TRANSACTION_ITEM`; when that item's condition fails it raises :func:`quota_exceeded`.
 * :func:`refused`: every refusal, bucket or quota, is built here and nowhere else.
+
+With ``RATE_LIMITS_ENABLED=false`` (test suites and benchmarks only; a deployed function refuses
+it) :func:`admit` and :func:`count` do nothing.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from chalicelib import clock, errors
 from chalicelib.config import settings
 from chalicelib.rate_limits import context, gcra, repository
 from chalicelib.rate_limits.header_fields import LIMIT_FIELD, POLICY_FIELD, limit_item, policy_item
+from chalicelib.transactions import Transaction
 
 logger = Logger(service="matching-service", child=True)
 
@@ -128,7 +132,7 @@ def now_us() -> int:
     return (clock.now() - _EPOCH) // timedelta(microseconds=1)
 
 
-def admit(key_id: str, admin: bool) -> Admission:
+def admit(key_id: str, admin: bool) -> Admission | None:
     """Take one token from the bucket of the API key ``key_id`` (its SHA-256), or refuse the request.
 
     One conditional UpdateItem when the per-process hint guesses the bucket's state right (the
@@ -145,9 +149,10 @@ def admit(key_id: str, admin: bool) -> Admission:
 
     Returns
     -------
-    Admission
+    Admission or None
         The policy and the bucket's state after this request; also recorded for the response's
-        ``RateLimit`` fields (:mod:`chalicelib.rate_limits.context`).
+        ``RateLimit`` fields (:mod:`chalicelib.rate_limits.context`). ``None`` when the rate
+        limits are off (``RATE_LIMITS_ENABLED=false``).
 
     Raises
     ------
@@ -157,6 +162,8 @@ def admit(key_id: str, admin: bool) -> Admission:
     DependencyUnavailableError
         DynamoDB did not answer (503, as any other request's storage call).
     """
+    if not settings().RATE_LIMITS_ENABLED:
+        return None
     policy = key_policy(admin)
     now = now_us()
     ceiling = gcra.ceiling_us(policy, now)
@@ -230,14 +237,29 @@ def _today() -> tuple[str, datetime]:
 
 
 def count_op(user_id: str, quota: Quota) -> dict[str, Any]:
-    """The transaction item counting one write of ``quota`` by ``user_id`` today; add it as :data:`TRANSACTION_ITEM`.
+    """The transaction item counting one write of ``quota`` by ``user_id`` today.
 
-    Its condition fails when the user has made ``quota.limit`` such writes this UTC day; the
-    service then raises :func:`quota_exceeded`. The counter item expires (TTL) a day after its day.
+    Its condition fails when the user has made ``quota.limit`` such writes this UTC day. The
+    counter item expires (TTL) a day after its day.
     """
     day, tomorrow = _today()
     expires = int(tomorrow.timestamp()) + DAY_SECONDS
     return repository.count_op(user_id, quota.value, day, quota.limit, expires)
+
+
+def count(tx: Transaction, user_id: str, quota: Quota) -> None:
+    """Add :func:`count_op` to ``tx`` as :data:`TRANSACTION_ITEM` (nothing when the rate limits are off).
+
+    When the transaction is cancelled with ``exc.failed(TRANSACTION_ITEM)``, the service raises
+    :func:`quota_exceeded`: the write and its count commit together or not at all.
+
+    Raises
+    ------
+    ValueError
+        ``tx`` holds an item of that name already, or is full (:meth:`Transaction.add`).
+    """
+    if settings().RATE_LIMITS_ENABLED:
+        tx.add(TRANSACTION_ITEM, count_op(user_id, quota))
 
 
 def quota_exceeded(quota: Quota) -> errors.RateLimitedError:

@@ -20,7 +20,7 @@ from chalicelib.config import settings
 from chalicelib.users.models import AdminUserCreate
 from chalicelib.users.service import create_user
 from tests.integration.aws_session import Resources, moto_session, reset
-from tests.limits import HIGH_LIMITS
+from tests.limits import LIMITS_OFF
 
 
 @pytest.fixture(scope="session")
@@ -54,7 +54,7 @@ def fresh_aws(resources: Resources, patch: pytest.MonkeyPatch) -> Iterator[dict[
     (and the environment itself, should a test's requests have left a swapped copy)."""
     os.environ = _PROCESS_ENVIRON  # noqa: B003  (restores the object, on purpose)
     reset(resources)
-    for name, value in {**resources.environment, **HIGH_LIMITS}.items():
+    for name, value in {**resources.environment, **LIMITS_OFF}.items():
         patch.setenv(name, value)
     reset_process_caches()
     try:

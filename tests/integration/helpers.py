@@ -136,12 +136,6 @@ def aws_calls(operation: str, service: str = "dynamodb") -> Iterator[list[dict[s
         events.unregister(event_name, record)
 
 
-def stub_bucket_write(stub: Any) -> None:
-    """Answer the rate limiter's bucket write on a botocore ``Stubber``: every authenticated route's
-    first DynamoDB call (``chalicelib.rate_limits``), before the calls the test stubs for the route."""
-    stub.add_response("update_item", {"Attributes": {"tat": {"N": "1"}}})
-
-
 #: The DynamoDB operations that read items.
 READ_OPERATIONS = ("Query", "GetItem", "BatchGetItem", "Scan")
 

@@ -17,7 +17,7 @@ from botocore.stub import Stubber
 from chalicelib import errors, storage
 from chalicelib.config import settings
 from tests.integration.conftest import Api, User
-from tests.integration.helpers import assert_error, stub_bucket_write
+from tests.integration.helpers import assert_error
 from tests.integration.test_dependency_timeouts import point_at
 
 SECRET = "capacity of table Users-4f1c exceeded"
@@ -86,7 +86,6 @@ def test_every_throttling_code_is_503_on_a_route(api: Api, alice: User, code: st
     assert api.call("GET", "/v1/webhooks", alice.key).status_code == 200  # the key is cached now
     client: Any = storage.client("dynamodb")
     with Stubber(client) as stub:
-        stub_bucket_write(stub)
         stub.add_client_error("query", service_error_code=code, service_message=SECRET, http_status_code=400)
         response = api.call("GET", "/v1/webhooks", alice.key)
         stub.assert_no_pending_responses()

@@ -20,7 +20,7 @@ from chalicelib import errors, storage
 from chalicelib.config import settings
 from chalicelib.system import health
 from tests.integration.conftest import Api, User, reset_process_caches
-from tests.integration.helpers import assert_error, stub_bucket_write
+from tests.integration.helpers import assert_error
 from tests.integration.webhook_helpers import use_settings
 
 
@@ -119,7 +119,6 @@ def test_a_client_error_is_not_mistaken_for_unavailability(api: Api, alice: User
     assert api.call("GET", "/v1/webhooks", alice.key).status_code == 200  # the key is cached now
     client: Any = storage.client("dynamodb")
     with Stubber(client) as stub:
-        stub_bucket_write(stub)
         stub.add_client_error("query", service_error_code="ValidationException", http_status_code=400)
         response = api.call("GET", "/v1/webhooks", alice.key)
         stub.assert_no_pending_responses()

@@ -27,6 +27,7 @@ def limits(aws: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Callable[...
     def apply(**values: str) -> None:
         for name in HIGH_LIMITS:
             monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("RATE_LIMITS_ENABLED", "true")  # the suite runs with them off (tests/limits.py)
         for name, value in values.items():
             monkeypatch.setenv(name, value)
         settings.cache_clear()

@@ -14,10 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chalicelib import errors
-from chalicelib.config import Settings
+from chalicelib.config import ConfigurationError, Settings
 from chalicelib.rate_limits import context, gcra, header_fields, repository, service
 from chalicelib.rate_limits.service import Quota
+from chalicelib.transactions import Transaction
 from infra import cfn_api
+from local_stack.resources import placeholder_environment
 from tests.clocks import FrozenClock, frozen_clock
 
 T0 = datetime(2026, 11, 25, 12, 0, 0, tzinfo=UTC)
@@ -205,6 +207,26 @@ def test_several_processes_sharing_a_bucket_decide_as_one_gcra(steps: list[tuple
             patch.setattr(service, "_hints", hints[process])
             got.append(_admit())
     assert got == _run(policy, times)
+
+
+def test_off_means_no_bucket_write_and_no_quota_item(buckets: MemoryBuckets, clock: FrozenClock,
+                                                    set_settings: Callable[..., None]) -> None:
+    set_settings(RATE_LIMITS_ENABLED="false")
+    assert service.admit("k", False) is None
+    tx = Transaction()
+    service.count(tx, "usr_1", Quota.MESSAGES)
+    assert (buckets.writes, len(tx)) == (0, 0)
+    set_settings(RATE_LIMITS_ENABLED="true")
+    service.count(tx, "usr_1", Quota.MESSAGES)
+    assert len(tx) == 1
+
+
+def test_a_deployed_function_refuses_to_run_without_rate_limits() -> None:
+    deployed = {**placeholder_environment(), "AWS_LAMBDA_FUNCTION_NAME": "api", "CURSOR_SECRET": "k" * 40}
+    assert Settings.from_environment(deployed).RATE_LIMITS_ENABLED
+    with pytest.raises(ConfigurationError, match="RATE_LIMITS_ENABLED"):
+        Settings.from_environment({**deployed, "RATE_LIMITS_ENABLED": "false"})
+    assert not Settings.from_environment({**placeholder_environment(), "RATE_LIMITS_ENABLED": "false"}).RATE_LIMITS_ENABLED
 
 
 # -- quotas ---------------------------------------------------------------------------------------
