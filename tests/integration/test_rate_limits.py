@@ -106,16 +106,17 @@ def _quota_refusal(response: Any, policy: str, quota: int, moment: datetime) -> 
 def test_match_requests_beyond_the_daily_quota_are_refused_until_midnight_utc(
     api: Api, alice: User, bob: User, limits: Callable[..., None], frozen: FrozenClock
 ) -> None:
-    limits(MATCH_REQUESTS_PER_DAY="1")
-    first, second, third = (active_listing(api, bob) for _ in range(3))
+    limits(MATCH_REQUESTS_PER_DAY="2")
+    first, second, third, fourth = (active_listing(api, bob) for _ in range(4))
     assert match_request(api, alice, first["id"]).status_code == 201
-    assert match_request(api, alice, first["id"]).status_code == 409  # a refused duplicate counts nothing...
-    _quota_refusal(match_request(api, alice, second["id"]), "match-requests", 1, frozen.moment)  # ...the quota is used
-    assert api.call("GET", "/v1/match-requests/mine", alice.key).json["total"] == 1  # nothing written
+    assert match_request(api, alice, first["id"]).status_code == 409  # a refused duplicate counts nothing:
+    assert match_request(api, alice, second["id"]).status_code == 201  # the second is within the quota of 2
+    _quota_refusal(match_request(api, alice, third["id"]), "match-requests", 2, frozen.moment)
+    assert api.call("GET", "/v1/match-requests/mine", alice.key).json["total"] == 2  # nothing written
     carol = make_user("Carol")
-    assert match_request(api, carol, second["id"]).status_code == 201  # quotas are per user
+    assert match_request(api, carol, third["id"]).status_code == 201  # quotas are per user
     frozen.advance(_seconds_to_midnight(frozen.moment))  # the next UTC day
-    assert match_request(api, alice, third["id"]).status_code == 201
+    assert match_request(api, alice, fourth["id"]).status_code == 201
 
 
 def test_profile_requests_beyond_the_daily_quota_are_refused(
@@ -135,6 +136,11 @@ def test_messages_beyond_the_daily_quota_are_refused(
     _, conversation_id = accepted_conversation(api, alice, bob)
     path = f"/v1/conversations/{conversation_id}/messages"
     assert [api.call("POST", path, bob.key, {"content": f"m{i}"}).status_code for i in range(2)] == [201, 201]
-    _quota_refusal(api.call("POST", path, bob.key, {"content": "one too many"}), "messages", 2, frozen.moment)
+    retry = {"Idempotency-Key": "third-message"}
+    _quota_refusal(api.call("POST", path, bob.key, {"content": "one too many"}, headers=retry), "messages", 2, frozen.moment)
     assert api.call("POST", path, alice.key, {"content": "my own quota"}).status_code == 201
     assert api.call("GET", path, alice.key).json["total"] == 3
+    frozen.advance(_seconds_to_midnight(frozen.moment))  # a 429 is never stored for its Idempotency-Key:
+    again = api.call("POST", path, bob.key, {"content": "one too many"}, headers=retry)
+    assert again.status_code == 201
+    assert "Idempotent-Replayed" not in again.headers
