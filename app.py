@@ -26,6 +26,7 @@ from chalicelib.listings.routes import bp as listings_bp
 from chalicelib.match_requests.routes import bp as match_requests_bp
 from chalicelib.openapi_route import bp as openapi_bp
 from chalicelib.profiles.routes import bp as profiles_bp
+from chalicelib.rate_limits.edge import rate_limit_fields_middleware
 from chalicelib.request_context import request_context_middleware
 from chalicelib.saved_searches.routes import bp as saved_searches_bp
 from chalicelib.system.routes import bp as system_bp
@@ -35,11 +36,12 @@ from chalicelib.workflows.routes import bp as workflows_bp
 
 app = Chalice(app_name="matching-service")
 # Outermost first: request id and access log around CORS (API) and the Dashboard's security headers around the
-# error-body rewriting.
+# error-body rewriting around the RateLimit fields of admitted requests.
 app.register_middleware(request_context_middleware, "http")
 app.register_middleware(cors_middleware, "http")
 app.register_middleware(security_headers_middleware, "http")  # the Dashboard's answers only, errors rewritten included
 app.register_middleware(chalice_errors_middleware, "http")
+app.register_middleware(rate_limit_fields_middleware, "http")
 for blueprint in (system_bp, users_bp, categories_bp, geocoding_bp, listings_bp, approvals_bp):
     app.register_blueprint(blueprint)
 app.register_blueprint(webhooks_bp)

@@ -88,6 +88,22 @@ class Settings(BaseModel):
     CORS_ALLOWED_ORIGINS: str = ""
     #: Table of the idempotency records of POST/PATCH requests (chalicelib.idempotency).
     IDEMPOTENCY_TABLE: Resource
+    #: Table of the API keys' token buckets and the users' daily quota counters (chalicelib.rate_limits; TTL ``expiresAt``).
+    RATE_LIMITS_TABLE: Resource
+    #: ``false`` turns the rate limits off (no bucket write, no quota counter): for the test suites and
+    #: benchmarks, which are about other things (tests/limits.py). A deployed function refuses it.
+    RATE_LIMITS_ENABLED: bool = True
+    #: Requests per second one API key may sustain (GCRA token bucket, chalicelib.rate_limits; DESIGN §2: 20).
+    RATE_LIMIT_PER_SECOND: float = Field(default=20.0, gt=0, le=1_000_000)
+    #: Requests an idle API key may send at once, the bucket's size (DESIGN §2: 100).
+    RATE_LIMIT_BURST: int = Field(default=100, ge=1, le=1_000_000)
+    #: The same two for keys with the admin scope (bulk review and user creation: five times a user's).
+    ADMIN_RATE_LIMIT_PER_SECOND: float = Field(default=100.0, gt=0, le=1_000_000)
+    ADMIN_RATE_LIMIT_BURST: int = Field(default=500, ge=1, le=1_000_000)
+    #: Daily quotas per user (UTC days; 429 RATE_LIMITED beyond): match requests, profile requests, messages sent.
+    MATCH_REQUESTS_PER_DAY: int = Field(default=100, ge=0, le=1_000_000_000)
+    PROFILE_REQUESTS_PER_DAY: int = Field(default=50, ge=0, le=1_000_000_000)
+    MESSAGES_PER_DAY: int = Field(default=1000, ge=0, le=1_000_000_000)
     #: Saved searches one user may keep at once (``POST /v1/saved-searches`` answers 409 beyond).
     SAVED_SEARCH_LIMIT: int = Field(default=50, ge=1, le=1000)
     #: ``gazetteer`` (embedded GeoNames) or ``amazon-location``; case and surrounding blanks ignored,
@@ -109,7 +125,8 @@ class Settings(BaseModel):
         ConfigurationError
             A required variable is missing or empty, or a value is invalid; the message names
             every such variable. Or running in AWS Lambda with the public local ``CURSOR_SECRET`` or one shorter than
-            :data:`MIN_DEPLOYED_CURSOR_SECRET_LENGTH` (see :meth:`deployed_cursor_secret_problem`).
+            :data:`MIN_DEPLOYED_CURSOR_SECRET_LENGTH` (see :meth:`deployed_cursor_secret_problem`), or with
+            ``RATE_LIMITS_ENABLED`` false.
         """
         try:
             loaded = cls.model_validate({name: environ[name] for name in cls.model_fields if name in environ})
@@ -122,6 +139,11 @@ class Settings(BaseModel):
         problem = loaded.deployed_cursor_secret_problem()
         if problem:
             raise ConfigurationError(problem)
+        if loaded.deployed and not loaded.RATE_LIMITS_ENABLED:
+            raise ConfigurationError(
+                "Invalid environment variable RATE_LIMITS_ENABLED: a deployed function "
+                f"({loaded.AWS_LAMBDA_FUNCTION_NAME}) keeps its rate limits; raise RATE_LIMIT_* and the daily quotas instead."
+            )
         return loaded
 
     @property

@@ -24,7 +24,9 @@ from chalicelib.config import settings
 ALLOWED_HEADERS = ("Authorization", "Content-Type", "Idempotency-Key", "If-Match", "If-None-Match", "X-Request-Id")
 
 #: Response headers a browser client may read beyond the CORS-safelisted ones.
-EXPOSED_HEADERS = ("ETag", "X-Request-Id", "Idempotent-Replayed", "Retry-After", "Allow", "WWW-Authenticate")
+EXPOSED_HEADERS = (
+    "ETag", "X-Request-Id", "Idempotent-Replayed", "Retry-After", "Allow", "WWW-Authenticate", "RateLimit-Policy", "RateLimit",
+)
 
 #: Seconds a browser may cache a preflight answer (Chromium caps it at 7200).
 MAX_AGE_SECONDS = 600

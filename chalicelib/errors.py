@@ -193,13 +193,14 @@ class UnsupportedMediaTypeError(ApiError):
 
 
 class RateLimitedError(ApiError):
-    """429 RATE_LIMITED: too many requests; carries ``Retry-After`` (seconds)."""
+    """429 RATE_LIMITED: too many requests; carries ``Retry-After`` (seconds) and any ``headers``
+    given (the ``RateLimit-Policy`` and ``RateLimit`` fields of :mod:`chalicelib.rate_limits`)."""
 
     status = 429
     code = "RATE_LIMITED"
 
-    def __init__(self, message: str, retry_after_seconds: int = 1) -> None:
-        super().__init__(message, headers={"Retry-After": str(retry_after_seconds)})
+    def __init__(self, message: str, retry_after_seconds: int = 1, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message, headers={**(headers or {}), "Retry-After": str(retry_after_seconds)})
 
 
 class ServiceUnavailableError(ApiError):

@@ -33,8 +33,10 @@ from chalicelib.request_context import current_request_id
 
 if TYPE_CHECKING:
     from chalicelib import idempotency
+    from chalicelib.rate_limits import service as rate_limits
 else:  # powertools' idempotency utility loads with the first POST or PATCH, not at cold start
     idempotency = lazy_import("chalicelib.idempotency")
+    rate_limits = lazy_import("chalicelib.rate_limits.service")
 
 logger = Logger(service="matching-service", child=True)
 
@@ -337,6 +339,7 @@ def route(
                     caller = authenticate(request.headers.get("authorization"), require_admin=auth == "admin")
                     args.append(caller)
                     scope = caller.user_id
+                    rate_limits.admit(caller.key_id, caller.is_admin)  # 429 RATE_LIMITED once the key's bucket is empty
                 check_path_ids(path_params)
                 json_input.check_document(query_params(request))  # every route, also those reading params themselves
                 if body is not None:

@@ -48,7 +48,10 @@ ERROR_RESPONSES: dict[int, tuple[str, str]] = {
     413: ("PayloadTooLarge", "PAYLOAD_TOO_LARGE: the body exceeds 256 KiB."),
     415: ("UnsupportedMediaType", "UNSUPPORTED_MEDIA_TYPE: the body is not `application/json`."),
     422: ("IdempotencyKeyReused", "IDEMPOTENCY_KEY_REUSED: the `Idempotency-Key` was used with another request in the last 24 hours."),
-    429: ("RateLimited", "RATE_LIMITED: too many requests; retry after `Retry-After` seconds."),
+    429: ("RateLimited", "RATE_LIMITED: too many requests with this API key (its token bucket), a daily quota of the "
+          "user reached (match requests, profile requests, messages), or the stage's own throttling; retry after "
+          "`Retry-After` seconds. `RateLimit-Policy` and `RateLimit` (`r=0`) name the policy that refused, except on the "
+          "stage's throttling."),
     500: ("InternalError", "INTERNAL_ERROR: an unexpected fault (no stack trace in the body)."),
     503: ("ServiceUnavailable",
           "SERVICE_UNAVAILABLE: DynamoDB or SQS did not answer in time or kept throttling; retry after `Retry-After` seconds."),
@@ -57,7 +60,11 @@ ERROR_RESPONSES: dict[int, tuple[str, str]] = {
 #: Response headers of some error statuses (always sent with them).
 _ERROR_HEADERS: dict[int, dict[str, Any]] = {
     401: {"WWW-Authenticate": {"description": "`Bearer realm=...`", "required": True, "schema": {"type": "string"}}},
-    429: {"Retry-After": {"description": "Seconds to wait.", "required": True, "schema": {"type": "string", "pattern": "^[0-9]+$"}}},
+    429: {
+        "Retry-After": {"description": "Seconds to wait.", "required": True, "schema": {"type": "string", "pattern": "^[0-9]+$"}},
+        "RateLimit-Policy": {"$ref": "#/components/headers/RateLimit-Policy"},
+        "RateLimit": {"$ref": "#/components/headers/RateLimit"},
+    },
     503: {"Retry-After": {"description": "Seconds to wait.", "required": True, "schema": {"type": "string", "pattern": "^[0-9]+$"}}},
 }
 
@@ -114,6 +121,18 @@ RESPONSE_HEADERS: dict[str, dict[str, Any]] = {
              "required": True, "schema": {"type": "string"}},
     "Idempotent-Replayed": {"description": "`true` when this is the stored response of an earlier request with the same "
                             "`Idempotency-Key`.", "required": False, "schema": {"type": "string", "enum": ["true"]}},
+    # draft-ietf-httpapi-ratelimit-headers-11 (chalicelib.rate_limits.header_fields): Structured Field Lists.
+    "RateLimit-Policy": {
+        "description": "The rate-limit policy of the request (draft-ietf-httpapi-ratelimit-headers): "
+        "`\"per-key\";q=<burst>;w=<seconds an empty bucket takes to fill>` for the API key's token bucket, or "
+        "`\"<match-requests|profile-requests|messages>\";q=<daily quota>;w=86400` for a refused write.",
+        "required": False, "schema": {"type": "string"}, "example": '"per-key";q=100;w=5',
+    },
+    "RateLimit": {
+        "description": "What is left of that policy: `r` requests now, `t` seconds until the bucket is full again "
+        "(on a refusal `r=0` and `t` equals `Retry-After`). Sent on every response to an admitted authenticated request.",
+        "required": False, "schema": {"type": "string"}, "example": '"per-key";r=99;t=1',
+    },
 }
 
 
@@ -134,7 +153,7 @@ def error_statuses(spec: RouteSpec) -> list[int]:
 
     400 with any input; 401 with a key; 403 for admin routes and for user routes acting on a
     resource (ownership, policies); 404 with path parameters or a body naming other
-    resources; 409 for writes; 413 and 415 with a body; 429 (API Gateway throttling) and
+    resources; 409 for writes; 413 and 415 with a body; 429 (rate limits, API Gateway throttling) and
     500 and 503 (a dependency timing out) always. A route adds more through its ``error_statuses`` (e.g. 404 of ``GET /v1/geocode``).
     """
     has_params = bool(path_params(spec.path))
@@ -339,6 +358,8 @@ def _operation(spec: RouteSpec, refs: Refs, schemas: dict[str, Any], taken: set[
         operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": refs[(spec.body, "validation")]}}}
     success_schema = refs[(spec.response, "serialization")] if spec.response is not None else {"type": "object"}
     success_headers = {"X-Request-Id": _header_ref("X-Request-Id")}
+    if spec.auth != "none":  # the key's bucket admitted the request (chalicelib.rate_limits.edge)
+        success_headers |= {"RateLimit-Policy": _header_ref("RateLimit-Policy"), "RateLimit": _header_ref("RateLimit")}
     if spec.etag:
         success_headers["ETag"] = _header_ref("ETag")
     if spec.idempotent:
@@ -379,7 +400,11 @@ and administrator approval.
 says otherwise. **Errors**: every non-2xx response has the body `{code, error, details?, requestId}`;
 `details` lists `{field, issue}` for validation errors. **Headers**: every response carries `X-Request-Id`;
 POST and PATCH accept `Idempotency-Key` for safe retries; listing and profile reads return an `ETag` for
-`If-None-Match` (304) and `If-Match` (412 on a stale version) on their changes. Browsers may call the API
+`If-None-Match` (304) and `If-Match` (412 on a stale version) on their changes. **Rate limits**: each API key
+has a token bucket (by default 100 requests at once, refilled at 20 per second; more for administrators' keys),
+and each user a daily quota of match requests, profile requests and messages (UTC days); beyond them the answer
+is 429 `RATE_LIMITED` with `Retry-After`, and responses carry the IETF `RateLimit-Policy` and `RateLimit` fields
+(draft-ietf-httpapi-ratelimit-headers). Browsers may call the API
 from the origins the deployment allows (CORS). **Pagination**: list routes take `page` (from 1) and `pageSize`
 (1..100, default 20) and answer `{<items>, total, page, pageSize}`. **Webhooks**: the events this service
 sends, their bodies and signature headers are in the `webhooks` section.

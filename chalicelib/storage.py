@@ -265,7 +265,18 @@ class TransactionConflict(Exception):
 
 
 class ConditionFailed(Exception):
-    """A single-item write was rejected by its condition expression."""
+    """A single-item write was rejected by its condition expression.
+
+    Attributes
+    ----------
+    item:
+        The item as stored when the write asked for it (``ReturnValuesOnConditionCheckFailure="ALL_OLD"``,
+        AWS docs, UpdateItem), plain values; ``None`` otherwise or when there was no item.
+    """
+
+    def __init__(self, message: str, item: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.item = item
 
 
 class Contention(errors.ConflictError):
@@ -402,7 +413,8 @@ def _write(operation: str, condition: str | None, **params: Any) -> Any:
         return getattr(dynamodb(), operation)(**params)
     except ClientError as exc:
         if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
-            raise ConditionFailed(str(exc)) from exc
+            stored: Mapping[str, Any] | None = exc.response.get("Item")  # type: ignore[assignment]  # botocore types it loosely
+            raise ConditionFailed(str(exc), from_item(stored)) from exc
         raise
 
 

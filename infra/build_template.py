@@ -180,6 +180,9 @@ RESOURCES: dict[str, Any] = {
     # Dashboard sign-ins: keyed by the SHA-256 of the session id (the id itself is never stored),
     # removed by TTL 12 h after sign-in (chalicelib/dashboard/sessions.py).
     "DashboardSessionsTable": _table([("sessionHash", S)], ttl="expiresAt"),
+    # Rate limits (chalicelib/rate_limits): one item per API key's token bucket and per user's
+    # daily quota counter, each removed by TTL once idle or a day after its day.
+    "RateLimitsTable": _table([("pk", S)], ttl="expiresAt"),
     "ApprovalQueue": _queue("ApprovalDeadLetterQueue", visibility_seconds=300, max_receives=10),
     "ApprovalDeadLetterQueue": _dead_letter_queue(),
     # Consumed by an SQS event source mapping: visibility at least 6x the function timeout
@@ -229,6 +232,7 @@ ENVIRONMENT: dict[str, Any] = {
     "PERCOLATOR_TABLE": {"Ref": "PercolatorTable"},
     "SAVED_SEARCH_MATCHES_TABLE": {"Ref": "SavedSearchMatchesTable"},
     "DASHBOARD_SESSIONS_TABLE": {"Ref": "DashboardSessionsTable"},
+    "RATE_LIMITS_TABLE": {"Ref": "RateLimitsTable"},
     "EVENTS_STREAM_ARN": {"Fn::GetAtt": ["EventsTable", "StreamArn"]},
     "LISTINGS_STREAM_ARN": {"Fn::GetAtt": ["ListingsTable", "StreamArn"]},
     "USERS_STREAM_ARN": {"Fn::GetAtt": ["UsersTable", "StreamArn"]},

@@ -71,6 +71,26 @@ def _listing(rng: random.Random, index: int, city: tuple[str, str, float, float]
     return {"categoryKey": "housing", "roleKey": role, "meta": {**meta, **position}}
 
 
+class RetryAfterTransport(httpx.HTTPTransport):
+    """Send a request again after a 429 ``RATE_LIMITED``, waiting its ``Retry-After`` seconds (at most 5 tries).
+
+    The demo creates hundreds of listings and approvals with a few keys, as fast as the stack
+    answers; with low ``RATE_LIMIT_*`` settings it waits as a well-behaved client does.
+    """
+
+    ATTEMPTS = 5
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        for _ in range(self.ATTEMPTS - 1):
+            response = super().handle_request(request)
+            if response.status_code != 429:
+                return response
+            response.read()
+            response.close()
+            time.sleep(float(response.headers.get("Retry-After", "1")))
+        return super().handle_request(request)
+
+
 def seed_demo(base_url: str, admin_key: str, runner: Any | None = None, listings: int = 200, seed: int = 7,
               advance: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Create the demo users and ``listings`` listings, then approve them all (claims through
@@ -84,7 +104,7 @@ def seed_demo(base_url: str, admin_key: str, runner: Any | None = None, listings
     rng = random.Random(seed)
     admin = {"Authorization": f"Bearer {admin_key}"}
     users = []
-    with httpx.Client(base_url=base_url, timeout=30) as http:
+    with httpx.Client(base_url=base_url, timeout=30, transport=RetryAfterTransport()) as http:
         for name, country in DEMO_USERS:
             handle = name.split()[0].lower()
             response = http.post("/v1/admin/users", headers=admin, json={

@@ -1,4 +1,4 @@
-"""A test clock for ``chalicelib.clock``: real time, but never the same millisecond twice.
+"""Test clocks for ``chalicelib.clock``: real time that never repeats a millisecond, and a frozen one.
 
 Timestamps have millisecond precision (``clock.iso``), and several sort keys are ``createdAt``.
 Tests that need a well-defined "newest first" used to sleep 2 ms between writes; patching the
@@ -46,6 +46,38 @@ class DistinctMilliseconds:
 def distinct_milliseconds() -> Iterator[DistinctMilliseconds]:
     """Patch ``chalicelib.clock.now`` with a :class:`DistinctMilliseconds` for the block."""
     fake = DistinctMilliseconds()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(clock, "now", fake.now)
+        yield fake
+
+
+class FrozenClock:
+    """``now()`` as ``chalicelib.clock.now``, standing still at :attr:`moment` until :meth:`advance` moves it.
+
+    For rules that depend on elapsed time (rate limits refill with time, daily quotas reset at
+    midnight UTC): a test decides what "now" is instead of waiting for it. Thread-safe.
+    """
+
+    def __init__(self, moment: datetime) -> None:
+        self.moment = moment
+        self._lock = threading.Lock()
+
+    def now(self) -> datetime:
+        """The frozen moment (timezone-aware UTC)."""
+        with self._lock:
+            return self.moment
+
+    def advance(self, seconds: float) -> datetime:
+        """Move the clock ``seconds`` forward; returns the new moment."""
+        with self._lock:
+            self.moment += timedelta(seconds=seconds)
+            return self.moment
+
+
+@contextmanager
+def frozen_clock(moment: datetime) -> Iterator[FrozenClock]:
+    """Patch ``chalicelib.clock.now`` with a :class:`FrozenClock` at ``moment`` for the block."""
+    fake = FrozenClock(moment)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(clock, "now", fake.now)
         yield fake

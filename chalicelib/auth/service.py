@@ -28,10 +28,13 @@ class Caller:
         Id of the user the key belongs to.
     scopes:
         The key's scopes; ``"admin"`` grants the admin routes.
+    key_id:
+        The key's SHA-256 (hex), naming its rate-limit bucket; empty for a Dashboard session.
     """
 
     user_id: str
     scopes: frozenset[str] = frozenset()
+    key_id: str = ""
 
     @property
     def is_admin(self) -> bool:
@@ -85,7 +88,7 @@ def authenticate(authorization: str | None, require_admin: bool = False) -> Call
         record = repository.get_key(key_hash)
         if record is None:
             raise errors.UnauthorizedError("Invalid API key")
-        caller = Caller(user_id=record["userId"], scopes=frozenset(record["scopes"]))
+        caller = Caller(user_id=record["userId"], scopes=frozenset(record["scopes"]), key_id=key_hash)
         with _cache_lock:
             _key_cache()[key_hash] = caller
     if require_admin and not caller.is_admin:

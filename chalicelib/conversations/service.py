@@ -7,6 +7,8 @@
 * Leaving (``DELETE``) takes the conversation out of the leaver's list; the other participant
   sees ``otherLeft: true``; from then on any message to it is a ``ForbiddenError``. Both keep read
   access to the history by id. Leaving twice is a no-op success.
+* A sender's messages count toward ``MESSAGES_PER_DAY`` (:mod:`chalicelib.rate_limits`): the daily
+  counter is an item of the message's own transaction, so beyond it nothing is written (429).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from chalicelib.conversations.models import (
 )
 from chalicelib.conversations.records import ConversationRecord, MemberRecord, MessageRecord
 from chalicelib.pagination import PageQuery
+from chalicelib.rate_limits import service as rate_limits
+from chalicelib.rate_limits.service import Quota
 from chalicelib.subjects import SubjectType
 from chalicelib.transactions import Transaction, TransactionConflict
 
@@ -192,6 +196,9 @@ def send_message(caller: Caller, conversation_id: str, content: str, via_api: bo
         A participant has left the conversation.
     ConflictError
         Other messages kept taking the next number through every attempt (retry).
+    RateLimitedError
+        The caller sent ``MESSAGES_PER_DAY`` messages this UTC day already (the message and its
+        daily counter are one transaction: nothing is written).
     """
     if not path_ids.within_limit(conversation_id):
         raise _not_found(conversation_id)
@@ -217,9 +224,12 @@ def send_message(caller: Caller, conversation_id: str, content: str, via_api: bo
         recipient = next(p for p in conversation["participantIds"] if p != caller.user_id)
         tx = Transaction().add_all("message", repository.append_message_ops(conversation, message, sequence))
         tx.add("event", message_event_op(message, recipient))
+        rate_limits.count(tx, caller.user_id, Quota.MESSAGES)
         try:
             tx.commit()
-        except TransactionConflict:
+        except TransactionConflict as exc:
+            if exc.failed(rate_limits.TRANSACTION_ITEM):
+                raise rate_limits.quota_exceeded(Quota.MESSAGES) from exc
             continue  # someone left, or another message took the number: read again and decide again
         return _message(message, conversation_id)
     raise errors.ConflictError("The conversation is receiving many messages at once; retry")

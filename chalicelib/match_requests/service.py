@@ -11,7 +11,10 @@
   number of simultaneous identical requests exactly one is created; the others get ``ConflictError``.
 * Each create is one BatchGetItem plus one TransactWriteItems holding the request, the guard
   on the listing or profile (:mod:`chalicelib.match_requests.guards`), the list counters and the
-  outbox event, built in one place for both kinds (:mod:`chalicelib.match_requests.writes`).
+  outbox event, built in one place for both kinds (:mod:`chalicelib.match_requests.writes`),
+  plus the requester's daily quota counter (``MATCH_REQUESTS_PER_DAY``, ``PROFILE_REQUESTS_PER_DAY``;
+  :mod:`chalicelib.rate_limits`): only a request that is written counts, and none is written
+  beyond the quota (429 ``RATE_LIMITED``).
 * Lists are newest first (ties by request id); without ``subjectType`` they hold both kinds.
   Each list and filter is its own index (:mod:`chalicelib.match_requests.lists`): a page reads
   ``pageSize + 1`` requests and one counter item, whatever the length of the history; every
@@ -42,6 +45,8 @@ from chalicelib.match_requests.records import RequesterSnapshot, RequestRecord
 from chalicelib.match_requests.writes import Guard
 from chalicelib.pagination import PageQuery
 from chalicelib.path_ids import within_limit
+from chalicelib.rate_limits import service as rate_limits
+from chalicelib.rate_limits.service import Quota
 from chalicelib.subjects import SubjectType
 from chalicelib.transactions import TransactionConflict
 from chalicelib.users.records import UserRecord
@@ -110,9 +115,10 @@ def _new_item(caller: Caller, requester: UserRecord, subject_type: SubjectType, 
 
 
 def _send(
-    item: RequestRecord, guard: Guard, listing: ListingRecord | None, *, duplicate: str, guard_failed: errors.ApiError
+    item: RequestRecord, guard: Guard, listing: ListingRecord | None, *, quota: Quota, duplicate: str, guard_failed: errors.ApiError
 ) -> MatchRequest:
-    """Commit a new PENDING request (:func:`writes.request_write`: request, guard, counters, event).
+    """Commit a new PENDING request (:func:`writes.request_write`: request, guard, counters, event)
+    with the requester's daily ``quota`` counter in the same transaction.
 
     Parameters
     ----------
@@ -132,14 +138,20 @@ def _send(
     ------
     ConflictError
         The request exists already (one per requester and subject, ever).
+    RateLimitedError
+        The requester made ``quota``'s daily number of such requests already (nothing written).
     ApiError
         ``guard_failed``.
     """
+    tx = writes.request_write(repository.put_new_op(item), item, None, guard, listing)
+    rate_limits.count(tx, item["requesterId"], quota)
     try:
-        writes.request_write(repository.put_new_op(item), item, None, guard, listing).commit()
+        tx.commit()
     except TransactionConflict as exc:
         if exc.failed("request"):
             raise errors.ConflictError(f"{duplicate} (requestId '{item['requestId']}')") from exc
+        if exc.failed(rate_limits.TRANSACTION_ITEM):
+            raise rate_limits.quota_exceeded(quota) from exc
         raise guard_failed from exc
     return to_model(item)
 
@@ -157,6 +169,8 @@ def create_match_request(caller: Caller, body: MatchRequestCreate) -> MatchReque
         A channel the caller has not connected (``details`` field ``channels``).
     ConflictError
         The caller already sent a request about this listing.
+    RateLimitedError
+        The caller sent ``MATCH_REQUESTS_PER_DAY`` match requests this UTC day already.
     """
     bundle = repository.read_bundle(user_ids=[caller.user_id], listing_ids=[body.listingId])
     listing = bundle.listings.get(body.listingId)
@@ -169,7 +183,7 @@ def create_match_request(caller: Caller, body: MatchRequestCreate) -> MatchReque
     item = _new_item(caller, requester, SubjectType.LISTING, listing["listingId"], listing["ownerId"], channels, body.message)
     item["listingId"], item["listingTitle"] = listing["listingId"], listing["title"]
     return _send(
-        item, Guard("listing", guards.count_request_on_active_listing_op(listing["listingId"])), listing,
+        item, Guard("listing", guards.count_request_on_active_listing_op(listing["listingId"])), listing, quota=Quota.MATCH_REQUESTS,
         duplicate="You already sent a match request for this listing",
         guard_failed=errors.NotFoundError(f"Listing '{body.listingId}' not found or not accepting requests"),
     )
@@ -190,6 +204,8 @@ def create_profile_request(caller: Caller, body: ProfileRequestCreate) -> MatchR
     ConflictError
         The caller already sent this user a request, or the user's policy or channels
         changed while the request was being written (read the profile again).
+    RateLimitedError
+        The caller sent ``PROFILE_REQUESTS_PER_DAY`` profile requests this UTC day already.
     """
     bundle = repository.read_bundle(user_ids=[body.userId, caller.user_id])
     target = bundle.users.get(body.userId)
@@ -209,7 +225,7 @@ def create_profile_request(caller: Caller, body: ProfileRequestCreate) -> MatchR
     item = _new_item(caller, requester, SubjectType.PROFILE, body.userId, body.userId, [channel], body.message)
     item["userId"] = body.userId
     return _send(
-        item, Guard("profile", guards.profile_admits_op(body.userId, level, channel)), None,
+        item, Guard("profile", guards.profile_admits_op(body.userId, level, channel)), None, quota=Quota.PROFILE_REQUESTS,
         duplicate="You already sent this user a profile request",
         guard_failed=errors.ConflictError("The user's request policy or channels changed meanwhile; read the profile again"),
     )

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.limits import LIMITS_OFF
 from tests.waiting import wait_until
 
 __all__ = ["wait_until"]  # re-exported: the e2e modules import it from here
@@ -85,7 +86,7 @@ def start_stack(extra_env: dict[str, str] | None = None, timeout_seconds: float 
     log_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"matching-stack-{port}.log"
     env = {k: v for k, v in os.environ.items() if k != "AWS_ENDPOINT_URL"}
     env.update({"PORT": str(port), "MOTO_PORT": str(moto_port), "ADMIN_API_KEY": ADMIN_KEY,
-                "LOCAL_STACK_START_SECONDS": str(timeout_seconds), **STORAGE_TIMEOUTS, **(extra_env or {})})
+                "LOCAL_STACK_START_SECONDS": str(timeout_seconds), **STORAGE_TIMEOUTS, **LIMITS_OFF, **(extra_env or {})})
     with log_path.open("wb") as log:
         process = subprocess.Popen([sys.executable, "-m", "local_stack"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     base_url = f"http://127.0.0.1:{port}"

@@ -20,6 +20,7 @@ from chalicelib.config import settings
 from chalicelib.users.models import AdminUserCreate
 from chalicelib.users.service import create_user
 from tests.integration.aws_session import Resources, moto_session, reset
+from tests.limits import LIMITS_OFF
 
 
 @pytest.fixture(scope="session")
@@ -30,11 +31,14 @@ def aws_resources() -> Iterator[Resources]:
 
 
 def reset_process_caches() -> None:
-    """Forget cached settings, boto3 clients and API-key lookups (they depend on the environment)."""
+    """Forget cached settings, boto3 clients, API-key lookups and rate-limit hints (they depend on the environment)."""
+    from chalicelib.rate_limits.service import clear_hints
+
     settings.cache_clear()
     storage.client.cache_clear()
     storage.probe_client.cache_clear()
     clear_cache()
+    clear_hints()
 
 
 #: The process environment. Chalice's test client swaps ``os.environ`` for a copy with the stage's
@@ -50,7 +54,7 @@ def fresh_aws(resources: Resources, patch: pytest.MonkeyPatch) -> Iterator[dict[
     (and the environment itself, should a test's requests have left a swapped copy)."""
     os.environ = _PROCESS_ENVIRON  # noqa: B003  (restores the object, on purpose)
     reset(resources)
-    for name, value in resources.environment.items():
+    for name, value in {**resources.environment, **LIMITS_OFF}.items():
         patch.setenv(name, value)
     reset_process_caches()
     try:

@@ -91,6 +91,21 @@ def test_request_ids_retries_and_conditions_are_documented(doc: dict[str, Any]) 
     assert "requestId" in doc["components"]["schemas"]["ErrorBody"]["properties"]
 
 
+def test_rate_limits_are_documented(doc: dict[str, Any]) -> None:
+    """429 carries Retry-After (always) and the IETF RateLimit fields (not on API Gateway's own throttling);
+    every authenticated operation's success carries them, public ones none (chalicelib.rate_limits)."""
+    limited = doc["components"]["responses"]["RateLimited"]["headers"]
+    assert limited["Retry-After"]["required"] is True
+    assert limited["RateLimit-Policy"] == {"$ref": "#/components/headers/RateLimit-Policy"}
+    assert limited["RateLimit"] == {"$ref": "#/components/headers/RateLimit"}
+    for name in ("RateLimit-Policy", "RateLimit"):
+        assert doc["components"]["headers"][name]["required"] is False
+    for spec in ROUTES:
+        success = _operation(doc, spec)["responses"][str(spec.status)]["headers"]
+        assert ({"RateLimit-Policy", "RateLimit"} <= set(success)) == (spec.auth != "none"), spec.path
+    assert "429 `RATE_LIMITED`" in doc["info"]["description"]
+
+
 def test_listing_and_profile_writes_are_conditional() -> None:
     conditional = {(s.method, s.path) for s in ROUTES if s.conditional}
     assert {
