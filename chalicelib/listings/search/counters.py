@@ -1,11 +1,16 @@
 """Exact counts of ACTIVE listings per category and per category + role (SearchIndex table).
 
-One counter item per category and write shard: ``{pk: "count#listings#<category>", sk:
-"<shard>", n, "r#<role>": ...}``. ``n`` counts the shard's ACTIVE listings of the category and
-``r#<role>`` those of each role. Every state change that moves a listing in or out of ACTIVE
+One counter item per category and write shard, each under a partition key of its own:
+``{pk: "count#listings#<category>#<shard>", sk: "<shard>", n, "r#<role>": ...}``. ``n`` counts the
+shard's ACTIVE listings of the category and ``r#<role>`` those of each role. Every state change that moves a listing in or out of ACTIVE
 carries :func:`delta_op` in its own transaction, conditional on the status it moves from, so
 the counts are exact at every commit; the counter shards (:data:`COUNTER_SHARDS`) spread a large
-category's concurrent writes over several items, as its index partitions are.
+category's concurrent writes over several items, as its index partitions are. The shard is part
+of the partition key (it was only the sort key, under one partition key per category): every
+search reads a category's counters, so at 5,000 searches/s the category's one partition key took
+about 2,900 read units/s, above half of a partition's 3,000 (``bench/hot_keys.py``,
+docs/capacity.md); split over two keys each takes half. Deployed counters written under the old
+key are rewritten by ``scripts/search_backfill.py``.
 """
 
 from __future__ import annotations
@@ -31,8 +36,9 @@ def _table() -> str:
     return settings().SEARCH_INDEX_TABLE
 
 
-def _pk(category_key: str) -> str:
-    return f"count#listings#{category_key}"
+def _key(category_key: str, shard: int) -> dict[str, str]:
+    """The key of one counter shard: the shard in the partition key (its own partition key)."""
+    return {"pk": f"count#listings#{category_key}#{shard}", "sk": str(shard)}
 
 
 def delta_op(listing: Mapping[str, Any], delta: int) -> dict[str, Any]:
@@ -42,7 +48,7 @@ def delta_op(listing: Mapping[str, Any], delta: int) -> dict[str, Any]:
     """
     return storage.update_op(
         _table(),
-        {"pk": _pk(listing["categoryKey"]), "sk": str(counter_shard(listing["listingId"]))},
+        _key(listing["categoryKey"], counter_shard(listing["listingId"])),
         "ADD n :d, #r :d",
         ExpressionAttributeNames={"#r": f"r#{listing['roleKey']}"},
         ExpressionAttributeValues=storage.values(d=delta),
@@ -51,7 +57,7 @@ def delta_op(listing: Mapping[str, Any], delta: int) -> dict[str, Any]:
 
 def count_keys(category_keys: list[str]) -> list[dict[str, str]]:
     """The counter item keys to read for ``category_keys`` (every shard)."""
-    return [{"pk": _pk(c), "sk": str(s)} for c in category_keys for s in range(COUNTER_SHARDS)]
+    return [_key(c, s) for c in category_keys for s in range(COUNTER_SHARDS)]
 
 
 def read_counts(category_keys: list[str], role_key: str | None) -> int:
@@ -65,4 +71,4 @@ def read_counts(category_keys: list[str], role_key: str | None) -> int:
 
 def put_counts_op(category_key: str, shard: int, counts: dict[str, int]) -> dict[str, Any]:
     """A ``PutRequest`` item overwriting one counter shard with absolute ``counts`` (backfill)."""
-    return {"pk": _pk(category_key), "sk": str(shard), **counts}
+    return {**_key(category_key, shard), **counts}
