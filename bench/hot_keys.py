@@ -39,7 +39,7 @@ shards (``S0``..``S7``) and the review-queue shards. It prints the ten hottest k
 ``--check`` exits 1 when a key of "after" projects above half a partition's limits.
 
 Usage: ``python bench/hot_keys.py [--check] [--scale N]`` (``--scale`` multiplies the replayed
-operations; default 1: ~100 approvals, ~400 searches, ~150 messages, about a minute).
+operations; default 1: 40 approvals, 120 searches, 50 messages: one to three minutes, as loaded as the machine is).
 """
 
 from __future__ import annotations
@@ -103,6 +103,11 @@ KNOWN_OVER = {
 }
 #: Load (share of half a partition's limits) a known key may not exceed: 2.0 = a whole partition.
 KNOWN_CEILING = 2.0
+#: On-demand prices, US East (N. Virginia), USD, as AWS lists them since its November 2024 price
+#: cut (docs/capacity.md "Cost"): per million write and read request units; transactional writes
+#: and strongly consistent reads are already counted twice and eventually consistent reads half.
+PRICE_PER_MILLION_WRU, PRICE_PER_MILLION_RRU = 0.625, 0.125
+SECONDS_PER_MONTH = 30 * 86400
 ENTITY = re.compile(r"\b(usr|lst|cnv|whk|ss|msg|evt|req|dlv)_[0-9A-Za-z]{8,}")
 
 # -- item sizes and capacity units (AWS docs, "Item sizes and formats") ---------------------------
@@ -203,6 +208,7 @@ class Recorder:
         self.tables = tables
         self.phase = "setup"
         self.units: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0.0])  # [rcu, wcu]
+        self.sizes: dict[str, list[int]] = defaultdict(list)  # table[.index] -> sizes of the entries written
         self.entities: dict[tuple[str, str], set[str]] = defaultdict(set)  # (phase, kind) -> ids seen
         self.last_write = time.monotonic()
         self.write_lock = threading.Lock()
@@ -270,6 +276,8 @@ class Recorder:
     def _count_write(self, schema: Schema, key: dict[str, Any], old: dict[str, Any] | None, new: dict[str, Any] | None,
                      transactional: bool) -> None:
         base = write_units(max(item_size(old), item_size(new))) * (2 if transactional else 1)
+        if new is not None:
+            self.sizes[schema.table.label].append(item_size(new))
         self._add(schema.table, scalar(key.get(schema.table.hash)), wcu=base)
         if old == new:
             return  # a refused condition: the base write is billed, no index changes
@@ -290,6 +298,7 @@ class Recorder:
                 self._add(index, scalar(before[index.hash]), wcu=write_units(item_size(before) + 100))
             if after is not None:
                 self._add(index, scalar(after[index.hash]), wcu=write_units(item_size(after) + 100))
+                self.sizes[index.label].append(item_size(after) + 100)
 
     def _query_partition(self, body: dict[str, Any], index: Index) -> str | None:
         names = body.get("ExpressionAttributeNames") or {}
@@ -331,7 +340,8 @@ class Recorder:
                 get = request["Get"]
                 schema = self._schema(get["TableName"])
                 if schema:
-                    self._add(schema.table, scalar(get["Key"].get(schema.table.hash)), rcu=2 * read_units(item_size(response.get("Item")), True))
+                    units = 2 * read_units(item_size(response.get("Item")), True)
+                    self._add(schema.table, scalar(get["Key"].get(schema.table.hash)), rcu=units)
         elif operation in ("Query", "Scan"):
             schema = self._schema(body["TableName"])
             if schema:
@@ -477,10 +487,11 @@ def drive(base_url: str, admin_key: str, recorder: Recorder, scale: int, rng: ra
 
         recorder.phase = "approvals"
         listings: list[tuple[str, str]] = []  # (listing id, owner's key)
-        for index in range(50 * scale):
+        for index in range(40 * scale):
             user = users[index % len(users)]
             category = weighted(rng, CATEGORY_WEIGHTS)
-            created = http.post("/v1/listings", headers={"Authorization": f"Bearer {user['apiKey']}"}, json=listing_in(rng, category, index))
+            owner = {"Authorization": f"Bearer {user['apiKey']}"}
+            created = http.post("/v1/listings", headers=owner, json=listing_in(rng, category, index))
             created.raise_for_status()
             listings.append((created.json()["id"], user["apiKey"]))
         wait_idle(recorder)
@@ -517,7 +528,7 @@ def drive(base_url: str, admin_key: str, recorder: Recorder, scale: int, rng: ra
 
         recorder.phase = "searches"
         cities = CITIES[:20]
-        for _ in range(150 * scale):
+        for _ in range(120 * scale):
             shape = weighted(rng, SEARCH_MIX)
             user = rng.choice(users)
             category = weighted(rng, CATEGORY_WEIGHTS)
@@ -545,7 +556,7 @@ def drive(base_url: str, admin_key: str, recorder: Recorder, scale: int, rng: ra
         wait_idle(recorder)
 
         recorder.phase = "messages"
-        for index in range(60 * scale):
+        for index in range(50 * scale):
             conversation, owner_key, requester_key = conversations[index % len(conversations)]
             key = owner_key if index % 2 else requester_key
             sent = http.post(f"/v1/conversations/{conversation}/messages", headers={"Authorization": f"Bearer {key}"},
@@ -620,9 +631,37 @@ def project(recorder: Recorder, run: Run, merge: bool) -> list[Projection]:
     return sorted((Projection(k, r, w) for k, (r, w) in totals.items()), key=lambda p: p.load, reverse=True)
 
 
+def totals(recorder: Recorder, run: Run) -> str:
+    """Per table and index: projected RCU/s and WCU/s at the target (every key), mean entry size, monthly cost."""
+    by_label: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for (phase, key), (rcu, wcu) in recorder.units.items():
+        if phase in TARGET_PER_SECOND and run.ops.get(phase):
+            factor = TARGET_PER_SECOND[phase] / run.ops[phase]
+            label = key.partition(" ")[0]
+            by_label[label][0] += rcu * factor
+            by_label[label][1] += wcu * factor
+    lines = ["### Every table and index at the target traffic (all keys)", "",
+             "| table[.index] | RCU/s | WCU/s | mean entry written (bytes) | USD / month (on demand, sustained) |",
+             "|---|---:|---:|---:|---:|"]
+    month_rcu = month_wcu = 0.0
+    def dollars(units: list[float]) -> float:
+        return (units[0] * PRICE_PER_MILLION_RRU + units[1] * PRICE_PER_MILLION_WRU) * SECONDS_PER_MONTH / 1e6
+
+    for label, (rcu, wcu) in sorted(by_label.items(), key=lambda kv: -dollars(kv[1])):
+        sizes = recorder.sizes.get(label) or []
+        cost = dollars([rcu, wcu])
+        month_rcu, month_wcu = month_rcu + rcu, month_wcu + wcu
+        mean = f"{sum(sizes) / len(sizes):,.0f}" if sizes else "-"
+        lines.append(f"| `{label}` | {rcu:,.0f} | {wcu:,.0f} | {mean} | {cost:,.0f} |")
+    total = dollars([month_rcu, month_wcu])
+    lines.append(f"| **total** | {month_rcu:,.0f} | {month_wcu:,.0f} | | {total:,.0f} |")
+    return "\n".join(lines)
+
+
 def table(title: str, rows: list[Projection], top: int = 10) -> str:
     """The ``top`` hottest keys as a Markdown table."""
-    lines = [f"### {title}", "", f"| key (table[.index] partition value) | RCU/s | WCU/s | of budget ({BUDGET_RCU:.0f} RCU/s, {BUDGET_WCU:.0f} WCU/s) |",
+    budget = f"of budget ({BUDGET_RCU:.0f} RCU/s, {BUDGET_WCU:.0f} WCU/s)"
+    lines = [f"### {title}", "", f"| key (table[.index] partition value) | RCU/s | WCU/s | {budget} |",
              "|---|---:|---:|---:|"]
     for row in rows[:top]:
         flag = ("  **OVER** (known)" if row.known else "  **OVER**") if row.over else ""
@@ -692,6 +731,8 @@ def main() -> int:
     print(table("Ten hottest keys before sharding (write shards merged)", before))
     print()
     print(table("Ten hottest keys after sharding (as the code writes them)", after))
+    print()
+    print(totals(recorder, run))
     print()
     for row in (p for p in after if p.over):
         reason = KNOWN_OVER.get(row.key.partition(" ")[0])

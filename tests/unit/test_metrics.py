@@ -20,7 +20,7 @@ def _lines(path: Path) -> list[dict]:
 @pytest.fixture
 def metrics_file(tmp_path: Path, set_settings: Callable[..., None]) -> Path:
     path = tmp_path / "metrics.log"
-    set_settings(METRICS_LOG=str(path))
+    set_settings(METRICS_LOG=str(path), POWERTOOLS_METRICS_DISABLED="false")
     return path
 
 
@@ -70,7 +70,7 @@ def test_negative_ages_are_written_as_zero(metrics_file: Path) -> None:
 
 
 def test_without_a_file_lines_go_to_stdout(capsys: pytest.CaptureFixture[str], set_settings: Callable[..., None]) -> None:
-    set_settings(METRICS_LOG="")
+    set_settings(METRICS_LOG="", POWERTOOLS_METRICS_DISABLED="false")
     metrics.record_webhook_disabled()
     assert json.loads(capsys.readouterr().out)["WebhooksDisabled"] == [1.0]
 
@@ -83,7 +83,7 @@ def test_powertools_switch_disables_every_line(metrics_file: Path, set_settings:
 
 def test_an_unwritable_sink_never_fails_the_caller(tmp_path: Path, set_settings: Callable[..., None],
                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    set_settings(METRICS_LOG=str(tmp_path / "missing-folder" / "metrics.log"))
+    set_settings(METRICS_LOG=str(tmp_path / "missing-folder" / "metrics.log"), POWERTOOLS_METRICS_DISABLED="false")
     metrics.record_delivery("sent")
     assert "metric not written" in capsys.readouterr().err
 
