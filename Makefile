@@ -87,6 +87,7 @@ bench: $(VENV)/.installed ## Benchmarks with their budgets checked
 	$(PY) bench/webhooks.py --check
 	$(PY) bench/saved_searches.py --check
 	$(PY) bench/cold_start.py --check
+	$(PY) bench/hot_keys.py --check
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache out

@@ -112,6 +112,14 @@ class Settings(BaseModel):
     #: HMAC key of the page cursors (:mod:`chalicelib.cursors`). Deployed stacks get a generated one
     #: (``CursorSecret`` in ``infra/build_template.py``); the public default serves local runs only.
     CURSOR_SECRET: str = LOCAL_CURSOR_SECRET
+    #: File the EMF metric lines are appended to (:mod:`chalicelib.metrics`); empty: stdout, where
+    #: a deployed function's lines reach CloudWatch Logs. ``make run`` sets ``.local/metrics.log``.
+    METRICS_LOG: str = ""
+    #: powertools' switch: no metric line is written (:mod:`chalicelib.metrics`).
+    POWERTOOLS_METRICS_DISABLED: bool = False
+    #: powertools' switch: no X-Ray subsegment or annotation (:mod:`chalicelib.tracing`); the local
+    #: stack and the tests run without an X-Ray daemon.
+    POWERTOOLS_TRACE_DISABLED: bool = False
     #: Set by the Lambda runtime in every function (AWS docs, "Defined runtime environment
     #: variables"); never by ``make run`` or the tests. Non-empty means a deployed function.
     AWS_LAMBDA_FUNCTION_NAME: str = ""

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any, NotRequired, TypedDict, cast
 
-from chalicelib import clock, storage
+from chalicelib import clock, correlation, storage
 from chalicelib.config import settings
 
 EVENT_TTL_DAYS = 7
@@ -65,6 +65,9 @@ class OutboxEvent(TypedDict):
     targetWebhookId: NotRequired[str]
     #: A test event (carried into the delivered envelope).
     test: NotRequired[bool]
+    #: The id of the API request whose transaction wrote the event (``X-Request-Id``), carried
+    #: to the delivery attempts (:mod:`chalicelib.correlation`); absent for work no request bound.
+    requestId: NotRequired[str]
 
 
 def record(item: Mapping[str, Any]) -> OutboxEvent:
@@ -103,6 +106,9 @@ def event_op(
         item["targetWebhookId"] = target_webhook_id
     if test:
         item["test"] = True
+    request_id = correlation.current_request_id()
+    if request_id is not None:
+        item["requestId"] = request_id
     op = storage.put_op(settings().EVENTS_TABLE, item, condition="attribute_not_exists(eventId)")
     # storage.to_item leaves None out; payloads keep their nulls (e.g. unset socialLinks keys).
     op["Put"]["Item"]["data"] = storage.to_value(data, keep_none=True)

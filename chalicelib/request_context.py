@@ -5,7 +5,9 @@ every log line written while the request is served carries it as powertools' ``c
 The id is the caller's ``X-Request-Id`` when it has a safe form (:data:`SAFE_REQUEST_ID`), else
 API Gateway's request id (``requestContext.requestId``) in AWS, else a new UUID (local runs and
 tests, where no gateway assigns one). Each request ends with one JSON access-log line
-(``"message": "request"``: method, path, status, durationMs).
+(``"message": "request"``: method, path, status, durationMs) and one EMF metric line
+(``Requests`` and ``RequestLatency`` by route template and status class, :mod:`chalicelib.metrics`);
+the request is one X-Ray subsegment annotated with its id (:mod:`chalicelib.tracing`).
 
 Logs are powertools' structured JSON (one object per line) on stdout, as CloudWatch expects;
 the local stack sends them to a file unless ``VERBOSE=1`` (``local_stack``).
@@ -17,10 +19,11 @@ import re
 import time
 import uuid
 from collections.abc import Callable
-from contextvars import ContextVar
 
 from aws_lambda_powertools import Logger
 from chalice.app import Request, Response
+
+from chalicelib import correlation, metrics, tracing
 
 #: The one structured logger of the API (powertools; service name from ``POWERTOOLS_SERVICE_NAME``).
 logger = Logger(service="matching-service")
@@ -31,9 +34,6 @@ REQUEST_ID_HEADER = "X-Request-Id"
 #: and ``._:-`` starting with a letter or digit (no spaces, quotes or control characters that
 #: could forge log lines or headers). Anything else is replaced by the gateway's id.
 SAFE_REQUEST_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
-
-_current: ContextVar[str | None] = ContextVar("request_id", default=None)
-
 
 def choose_request_id(supplied: str | None, gateway_id: str | None) -> str:
     """The id of a request: ``supplied`` if it matches :data:`SAFE_REQUEST_ID`, else ``gateway_id``, else a UUID4.
@@ -52,19 +52,22 @@ def choose_request_id(supplied: str | None, gateway_id: str | None) -> str:
 
 def current_request_id() -> str | None:
     """The id of the request being served on this thread, or ``None`` outside a request."""
-    return _current.get()
+    return correlation.current_request_id()
 
 
 def request_context_middleware(event: Request, get_response: Callable[[Request], Response]) -> Response:
     """HTTP middleware (outermost): request id, log correlation, ``X-Request-Id`` header, access log line."""
     context = event.context or {}
     request_id = choose_request_id(event.headers.get(REQUEST_ID_HEADER.lower()), context.get("requestId"))
-    token = _current.set(request_id)
+    route = context.get("resourcePath") or "unmatched"
     logger.thread_safe_append_keys(correlation_id=request_id)
     started = time.perf_counter()
+    status = 500  # an exception escaping the app is served as a 500 by Chalice
     try:
-        response = get_response(event)
+        with correlation.bound(request_id), tracing.segment("request", request_id, route=route):
+            response = get_response(event)
         response.headers[REQUEST_ID_HEADER] = request_id
+        status = response.status_code
         logger.info(
             "request",
             extra={
@@ -77,5 +80,5 @@ def request_context_middleware(event: Request, get_response: Callable[[Request],
         )
         return response
     finally:
+        metrics.record_request(route, status, (time.perf_counter() - started) * 1000)
         logger.thread_safe_remove_keys(["correlation_id"])
-        _current.reset(token)

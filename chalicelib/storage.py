@@ -27,7 +27,7 @@ from botocore.config import Config
 from botocore.exceptions import ClientError, ConnectionClosedError, ReadTimeoutError
 from botocore.exceptions import ConnectionError as BotoConnectionError
 
-from chalicelib import errors
+from chalicelib import errors, metrics
 from chalicelib.config import settings
 
 _serializer = TypeSerializer()
@@ -129,7 +129,23 @@ def client(service: str) -> Any:
         created = _session().client(service, config=boto_config())  # type: ignore[call-overload]
     created.meta.events.register("after-call-error", _raise_unavailable)
     created.meta.events.register("after-call", _raise_throttled)
+    if service == "dynamodb":
+        created.meta.events.register("after-call.dynamodb", _count_items_read)
     return created
+
+
+def _count_items_read(parsed: Mapping[str, Any] | None = None, **_: Any) -> None:
+    """Report the items a DynamoDB read returned or scanned to :func:`chalicelib.metrics.add_items_read`."""
+    if not parsed:
+        return
+    if "ScannedCount" in parsed:  # Query, Scan: what was read, not only what matched
+        metrics.add_items_read(int(parsed["ScannedCount"]))
+    elif "Item" in parsed:  # GetItem
+        metrics.add_items_read(1)
+    elif isinstance(responses := parsed.get("Responses"), dict):  # BatchGetItem
+        metrics.add_items_read(sum(len(items) for items in responses.values()))
+    elif isinstance(responses, list):  # TransactGetItems
+        metrics.add_items_read(sum(1 for r in responses if "Item" in r))
 
 
 @cache

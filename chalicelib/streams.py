@@ -51,6 +51,29 @@ def change_images(record: DynamoDBRecord) -> tuple[dict[str, Any] | None, dict[s
     return storage.from_item(raw.get("OldImage")), storage.from_item(raw.get("NewImage"))
 
 
+def oldest_record_age_seconds(event: dict[str, Any], now_epoch_seconds: float) -> float | None:
+    """Age in seconds of the oldest record of a stream batch, or ``None`` for an empty batch.
+
+    Parameters
+    ----------
+    event:
+        The Lambda DynamoDB Streams event.
+    now_epoch_seconds:
+        The current time, Unix seconds.
+
+    Returns
+    -------
+    float or None
+        ``now - min(ApproximateCreationDateTime)`` (DynamoDB Streams gives that time in Unix
+        seconds, to the second), never negative.
+    """
+    created = [
+        float(stamp) for r in event.get("Records") or []
+        if (stamp := (r.get("dynamodb") or {}).get("ApproximateCreationDateTime")) is not None
+    ]
+    return max(0.0, now_epoch_seconds - min(created)) if created else None
+
+
 def process_change_batch(
     event: dict[str, Any], handle: Callable[[dict[str, Any] | None, dict[str, Any] | None], object]
 ) -> dict[str, Any]:

@@ -9,7 +9,9 @@ and ``chalice package --merge-template`` merges it into the production SAM templ
 The template holds the tables (GSIs, TTL, point-in-time recovery, on-demand billing), the
 outbox stream, the queues with their dead-letter queues, the functions' environment
 (``Globals``), the execution role (``cfn_iam.py``), the settings of Chalice's functions and
-event source mappings (``cfn_functions.py``) and of its API stage (``cfn_api.py``).
+event source mappings (``cfn_functions.py``) and of its API stage (``cfn_api.py``), and the
+alarms, their SNS topic and the dashboard (``cfn_alarms.py``). Every function runs with X-Ray
+tracing active (``Globals``) and the API stage traces too (``chalicelib/tracing.py``).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if __package__ in (None, ""):  # run as a script: python infra/build_template.py
     sys.path.insert(0, str(ROOT))
 
-from infra import cfn_api, cfn_cors, cfn_functions, cfn_iam  # noqa: E402
+from infra import cfn_alarms, cfn_api, cfn_cors, cfn_functions, cfn_iam  # noqa: E402
 
 OUT = Path(__file__).with_name("resources.json")
 
@@ -268,12 +270,15 @@ def template() -> dict[str, Any]:
         cfn_functions.ROLE: cfn_iam.execution_role(policy),
         **cfn_functions.function_overrides(sources),
         "RestAPI": cfn_cors.with_preflight(cfn_api.rest_api_override(), cfn_cors.api_routes()),
+        **cfn_alarms.resources(sources),
     }
+    resources["RestAPI"]["Properties"]["TracingEnabled"] = True
     return {
         "AWSTemplateFormatVersion": "2010-09-09",
         "Transform": "AWS::Serverless-2016-10-31",
-        "Parameters": {**cfn_api.PARAMETERS, **cfn_cors.PARAMETERS, **cfn_functions.PARAMETERS},
-        "Globals": {"Function": {"Environment": {"Variables": ENVIRONMENT}}},
+        "Parameters": {**cfn_api.PARAMETERS, **cfn_cors.PARAMETERS, **cfn_functions.PARAMETERS, **cfn_alarms.PARAMETERS},
+        # Tracing: Active on every function (X-Ray; SAM Globals): Lambda records each invocation.
+        "Globals": {"Function": {"Tracing": "Active", "Environment": {"Variables": ENVIRONMENT}}},
         "Resources": resources,
     }
 

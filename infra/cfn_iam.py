@@ -50,6 +50,9 @@ GEOCODING_ACTIONS = ["geo-places:Geocode"]
 #: What a DynamoDB stream event source mapping reads with the function's role.
 STREAM_READ_ACTIONS = ["dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"]
 
+#: AWS managed policy granting the X-Ray writes of active tracing (xray:PutTraceSegments, ...).
+XRAY_WRITE_POLICY = "AWSXRayDaemonWriteAccess"
+
 #: What an SQS event source mapping does with the function's role.
 QUEUE_POLL_ACTIONS = ["sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ReceiveMessage"]
 
@@ -118,5 +121,8 @@ def execution_role(policy: dict[str, Any]) -> dict[str, Any]:
                 ],
             },
             "Policies": [{"PolicyName": "MatchingServiceFunctions", "PolicyDocument": policy}],
+            # X-Ray's PutTraceSegments/PutTelemetryRecords take no resource-level permissions (only
+            # "*"): AWS's managed policy for them (Tracing: Active; AWS docs, "Lambda and X-Ray").
+            "ManagedPolicyArns": [{"Fn::Sub": f"arn:${{AWS::Partition}}:iam::aws:policy/{XRAY_WRITE_POLICY}"}],
         },
     }

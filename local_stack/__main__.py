@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, value in {"AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local", "AWS_DEFAULT_REGION": "us-east-1"}.items():
         os.environ.setdefault(name, value)
 
-    from local_stack.console import console, route_request_logs, startup_progress, summary_box
+    from local_stack.console import METRICS_LOG, console, route_request_logs, startup_progress, summary_box
 
     moto: subprocess.Popen[bytes] | None = None
     stopping = threading.Event()
@@ -152,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
             steps.step("Creating tables and queues")
             # The local stage's settings, unless the caller's environment sets them (tests, debugging).
             os.environ.update({k: v for k, v in stage_environment("local").items() if k not in os.environ})
+            metrics_log = Path(os.environ.setdefault("METRICS_LOG", str(METRICS_LOG)))
+            metrics_log.parent.mkdir(parents=True, exist_ok=True)
             os.environ.update(create_resources())
             steps.advance()
             steps.step("Registering the admin key")
@@ -186,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
                 demo_users = seed_demo(base_url, admin_key, runner, listings=listings, advance=tick)["users"]
             steps.advance()
         console.print(summary_box(base_url, admin_key + ("" if created else "  (already registered)"), demo_users,
-                                  request_log, os.environ["AWS_ENDPOINT_URL"]))
+                                  request_log, os.environ["AWS_ENDPOINT_URL"], metrics_log))
         stopping.wait()
     finally:
         print("Stopping...", flush=True)

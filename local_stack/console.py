@@ -25,6 +25,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: Where the API's access log goes unless VERBOSE=1 (one JSON line per request).
 ACCESS_LOG = ROOT / ".local" / "requests.log"
+#: Where the functions' metric lines go (CloudWatch embedded metric format, one JSON line each;
+#: ``METRICS_LOG``, read by ``chalicelib.metrics``), unless the caller's environment names another file.
+METRICS_LOG = ROOT / ".local" / "metrics.log"
 
 console = Console()
 
@@ -77,7 +80,8 @@ def startup_progress(total: int) -> Iterator[Steps]:
 
 
 def summary_box(base_url: str, admin_key: str, demo_users: Sequence[dict[str, Any]] = (),
-                request_log: Path | None = None, aws_endpoint: str | None = None) -> Panel:
+                request_log: Path | None = None, aws_endpoint: str | None = None,
+                metrics_log: Path | None = None) -> Panel:
     """The summary printed once the stack is up (and seeded)."""
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold cyan", no_wrap=True)
@@ -90,6 +94,8 @@ def summary_box(base_url: str, admin_key: str, demo_users: Sequence[dict[str, An
         table.add_row(f"Demo: {user['displayName']}", str(user["apiKey"]))
     table.add_row("Try", f"curl -H 'Authorization: Bearer {admin_key}' {base_url}/v1/categories")
     table.add_row("Request log", str(request_log) if request_log else "on this console (VERBOSE=1)")
+    if metrics_log:
+        table.add_row("Metrics", f"{metrics_log}  (CloudWatch EMF lines)")
     if aws_endpoint:
         table.add_row("Embedded AWS", aws_endpoint)
     table.add_row("Data", "in memory only: gone when the stack stops (Ctrl-C)")

@@ -51,7 +51,7 @@ def tally(active: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         found = counts.setdefault((item["categoryKey"], counters.counter_shard(item["listingId"])), Counter())
         found["n"] += 1
         found[f"r#{item['roleKey']}"] += 1
-    return [counters.put_counts_op(category, shard, dict(found)) for (category, shard), found in counts.items()]
+    return [item for (category, shard), found in counts.items() for item in counters.put_counts_ops(category, shard, dict(found))]
 
 
 def posting_items(listings: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

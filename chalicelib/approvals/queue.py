@@ -14,7 +14,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from chalicelib import storage
+from chalicelib import clock, metrics, storage
 from chalicelib.config import settings
 
 
@@ -45,7 +45,11 @@ def receive(max_tasks: int) -> list[Task]:
         MaxNumberOfMessages=max_tasks,
         VisibilityTimeout=settings().APPROVAL_CLAIM_SECONDS,
         WaitTimeSeconds=0,
+        AttributeNames=["SentTimestamp"],  # moto and SQS both honour it (MessageSystemAttributeNames is its newer name)
     )
+    sent = [int(m["Attributes"]["SentTimestamp"]) for m in response.get("Messages", []) if "SentTimestamp" in m.get("Attributes", {})]
+    if sent:  # how long the oldest claimed task waited (ApprovalQueueAge)
+        metrics.record_approval_queue_age(clock.now().timestamp() - min(sent) / 1000)
     tasks = []
     for message in response.get("Messages", []):
         body = json.loads(message["Body"])

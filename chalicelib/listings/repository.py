@@ -168,7 +168,7 @@ def replace_content_op(item: ListingRecord, expected_version: int, was_status: L
 
 def leave_active_ops(listing: Mapping[str, Any], from_status: ListingStatus) -> list[dict[str, Any]]:
     """The counter ops of a change out of ``from_status``: -1 when that was public (ACTIVE), else none."""
-    return [counters.delta_op(listing, -1)] if status.is_public(from_status) else []
+    return counters.delta_ops(listing, -1) if status.is_public(from_status) else []
 
 
 def _transact_conditional(ops: list[dict[str, Any]]) -> None:
@@ -257,7 +257,7 @@ def _activate(listing: ListingRecord, vals: dict[str, Any], condition: str, upda
     event = outbox.event_op(  # the version as written by this change
         outbox.LISTING_ACTIVATED, {"listingId": listing["listingId"], "version": int(listing.get("version") or 1) + 1}
     )
-    _transact_conditional([change, counters.delta_op(listing, +1), event])
+    _transact_conditional([change, *counters.delta_ops(listing, +1), event])
     # The condition held, so the stored item is the one read plus this change.
     written = {k: v for k, v in listing.items() if k not in ("statusReason", "pendingQueue", "pendingSort")}
     written.update(attributes, status=ListingStatus.ACTIVE, updatedAt=updated_at, version=int(listing["version"]) + 1)

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from chalice.app import Blueprint
 
+from chalicelib import metrics
 from chalicelib.auth.service import Caller
 from chalicelib.http import query_params, route
 from chalicelib.lazy import lazy_import
@@ -70,7 +71,8 @@ def create_listing(caller: Caller, body: ListingCreate) -> Listing:
 )
 def search(caller: Caller, query: ListingSearchQuery) -> ListingPage:
     """Search ACTIVE listings; nearest first with a geo filter, else newest first."""
-    return search_service.search_listings(search_query.parse_search(query_params(bp.current_request)))
+    with metrics.search_page("listings"):
+        return search_service.search_listings(search_query.parse_search(query_params(bp.current_request)))
 
 
 @route(bp, "/v1/listings/mine", "GET", query=lambda: pagination.PageQuery, response=lambda: models.MyListingPage, tags=TAGS)

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib import postings
+from chalicelib import clock, metrics, postings
 from chalicelib.profiles.facets import facets
 from chalicelib.profiles.index import NAMESPACE, posting_keys
-from chalicelib.streams import process_change_batch
+from chalicelib.streams import oldest_record_age_seconds, process_change_batch
 from chalicelib.users.records import record
 from chalicelib.users.repository import version_of
 
@@ -57,4 +57,7 @@ def handle_users_batch(event: dict[str, Any]) -> dict[str, Any]:
     def handle(old_image: dict[str, Any] | None, new_image: dict[str, Any] | None) -> None:
         apply_change(old_image, new_image)
 
+    lag = oldest_record_age_seconds(event, clock.now().timestamp())
+    if lag is not None:  # IndexerLag (stream=users): how far profile search is behind the Users table
+        metrics.record_indexer_lag("users", lag)
     return process_change_batch(event, handle)

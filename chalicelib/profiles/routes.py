@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from chalice.app import Blueprint
 
+from chalicelib import metrics
 from chalicelib.auth.service import Caller
 from chalicelib.http import route
 from chalicelib.lazy import lazy_import
@@ -26,4 +27,5 @@ TAGS = ("profiles",)
 @route(bp, "/v1/profiles/search", "GET", query=lambda: models.ProfileSearchQuery, response=lambda: models.ProfilePage, tags=TAGS)
 def search(caller: Caller, query: ProfileSearchQuery) -> ProfilePage:
     """Search profiles with sourcing filters (q, country, minVerifiedLevel, skills, openToWork, seniority, remote, channel)."""
-    return profile_search.search_profiles(query)
+    with metrics.search_page("profiles"):
+        return profile_search.search_profiles(query)

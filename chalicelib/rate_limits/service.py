@@ -24,7 +24,7 @@ from typing import Any
 from aws_lambda_powertools import Logger
 from cachetools import LRUCache
 
-from chalicelib import clock, errors
+from chalicelib import clock, errors, metrics
 from chalicelib.config import settings
 from chalicelib.rate_limits import context, gcra, repository
 from chalicelib.rate_limits.header_fields import LIMIT_FIELD, POLICY_FIELD, limit_item, policy_item
@@ -222,7 +222,7 @@ def refused(policy_name: str, quota: int, window_seconds: int, retry_after: int,
     RateLimitedError
         To raise; carries ``Retry-After``, ``RateLimit-Policy`` and ``RateLimit: "<name>";r=0;t=<retry_after>``.
     """
-    # The one place a refusal happens: a metric (refusals per policy) belongs here.
+    metrics.record_rate_limited()  # the one place a refusal happens (docs/operations.md)
     return errors.RateLimitedError(
         message, retry_after,
         {POLICY_FIELD: policy_item(policy_name, quota, window_seconds), LIMIT_FIELD: limit_item(policy_name, 0, retry_after)},

@@ -23,6 +23,7 @@ from chalicelib.auth.service import Caller
 from chalicelib.conditional import check_version
 from chalicelib.listings import repository as listings_repository
 from chalicelib.listings.records import ListingRecord
+from chalicelib.listings.search.counters import COUNTER_REPLICAS
 from chalicelib.listings.service import owned
 from chalicelib.match_requests import guards, repository
 from chalicelib.match_requests.events import request_event_op
@@ -37,9 +38,10 @@ logger = Logger(service="matching-service")
 LISTING_DELETED_REASON = "listing deleted"
 #: Attempts of a deletion while requests for the listing keep arriving.
 DELETE_ATTEMPTS = 4
-#: Items of the deleting transaction besides the rejections: the delete, the search counter and
-#: the owner's listing counter (:mod:`chalicelib.listings.owner_list`).
-FIXED_ITEMS = 3
+#: Items of the deleting transaction besides the rejections: the delete, the search counter's
+#: copies (``listings.search.counters.COUNTER_REPLICAS``) and the owner's listing counter
+#: (:mod:`chalicelib.listings.owner_list`).
+FIXED_ITEMS = 2 + COUNTER_REPLICAS
 #: Counter items every rejection transaction updates once for all its requests: the owner's
 #: received list and the listing's list (:mod:`chalicelib.match_requests.lists`).
 SHARED_COUNTERS = 2

@@ -4,6 +4,7 @@ higher limit, and the daily quotas of match requests, profile requests and messa
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -144,3 +145,20 @@ def test_messages_beyond_the_daily_quota_are_refused(
     again = api.call("POST", path, bob.key, {"content": "one too many"}, headers=retry)
     assert again.status_code == 201
     assert "Idempotent-Replayed" not in again.headers
+
+
+def test_a_refusal_writes_the_rate_limit_refusals_metric(
+    api: Api, alice: User, limits: Callable[..., None], frozen: FrozenClock, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    limits(RATE_LIMIT_BURST="1")
+    log = tmp_path / "metrics.log"
+    monkeypatch.setenv("METRICS_LOG", str(log))
+    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "false")
+    settings.cache_clear()
+    try:
+        assert [api.call("GET", "/v1/me", alice.key).status_code for _ in range(3)] == [200, 429, 429]
+    finally:
+        monkeypatch.undo()
+        settings.cache_clear()
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert sum(line["RateLimitRefusals"][0] for line in lines if "RateLimitRefusals" in line) == 2

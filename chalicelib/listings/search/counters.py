@@ -1,15 +1,26 @@
 """Exact counts of ACTIVE listings per category and per category + role (SearchIndex table).
 
-One counter item per category and write shard: ``{pk: "count#listings#<category>", sk:
-"<shard>", n, "r#<role>": ...}``. ``n`` counts the shard's ACTIVE listings of the category and
-``r#<role>`` those of each role. Every state change that moves a listing in or out of ACTIVE
-carries :func:`delta_op` in its own transaction, conditional on the status it moves from, so
-the counts are exact at every commit; the counter shards (:data:`COUNTER_SHARDS`) spread a large
-category's concurrent writes over several items, as its index partitions are.
+Counter items per category: :data:`COUNTER_SHARDS` write shards, each kept in
+:data:`COUNTER_REPLICAS` identical copies, every copy under a partition key of its own:
+``{pk: "count#listings#<category>#<shard>#<replica>", sk: "<shard>", n, "r#<role>": ...}``. ``n``
+counts the shard's ACTIVE listings of the category and ``r#<role>`` those of each role. Every state
+change that moves a listing in or out of ACTIVE carries :func:`delta_ops` (one ``ADD`` per copy of
+its shard) in its own transaction, conditional on the status it moves from, so every copy is exact
+at every commit. A reader sums one copy of each shard, picked at random.
+
+Why both (``bench/hot_keys.py``, docs/capacity.md "Counters"; AWS, "Using write sharding to
+distribute workloads evenly"): the write shards spread a large category's concurrent status
+changes over several items (fewer transaction conflicts), as its index partitions are; the copies
+spread the reads, which every search of the category makes: at 5,000 searches/s one key per
+shard took about 1,600 read units/s, above half of a partition's 3,000, and a change writes
+only its own shard's copies (transactional writes: about 130 write units/s per copy of the
+largest category at 300 approvals/s). Counters written under an older layout are rewritten by
+``scripts/search_backfill.py`` (the old items are left unread).
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,6 +31,8 @@ from chalicelib.listings.search.index import shard_of
 #: Counter items per category. Fewer than the index shards: every page reads all of them, and two
 #: items already spread a category's concurrent status changes (transaction conflicts retry).
 COUNTER_SHARDS = 2
+#: Copies of each shard (read spreading): a change updates them all, a reader reads one.
+COUNTER_REPLICAS = 2
 
 
 def counter_shard(listing_id: str) -> int:
@@ -31,27 +44,33 @@ def _table() -> str:
     return settings().SEARCH_INDEX_TABLE
 
 
-def _pk(category_key: str) -> str:
-    return f"count#listings#{category_key}"
+def _key(category_key: str, shard: int, replica: int) -> dict[str, str]:
+    """The key of one copy of a counter shard (shard and copy in the partition key: a key of its own)."""
+    return {"pk": f"count#listings#{category_key}#{shard}#{replica}", "sk": str(shard)}
 
 
-def delta_op(listing: Mapping[str, Any], delta: int) -> dict[str, Any]:
-    """Transaction ``Update`` adding ``delta`` (+1 into ACTIVE, -1 out) to the listing's counters.
+def delta_ops(listing: Mapping[str, Any], delta: int) -> list[dict[str, Any]]:
+    """Transaction ``Update``s adding ``delta`` (+1 into ACTIVE, -1 out) to every copy of the listing's counter shard.
 
-    ``listing`` needs ``listingId``, ``categoryKey`` and ``roleKey``.
+    ``listing`` needs ``listingId``, ``categoryKey`` and ``roleKey``. Returns
+    :data:`COUNTER_REPLICAS` ops, all to go into the change's transaction.
     """
-    return storage.update_op(
-        _table(),
-        {"pk": _pk(listing["categoryKey"]), "sk": str(counter_shard(listing["listingId"]))},
-        "ADD n :d, #r :d",
-        ExpressionAttributeNames={"#r": f"r#{listing['roleKey']}"},
-        ExpressionAttributeValues=storage.values(d=delta),
-    )
+    shard = counter_shard(listing["listingId"])
+    return [
+        storage.update_op(
+            _table(),
+            _key(listing["categoryKey"], shard, replica),
+            "ADD n :d, #r :d",
+            ExpressionAttributeNames={"#r": f"r#{listing['roleKey']}"},
+            ExpressionAttributeValues=storage.values(d=delta),
+        )
+        for replica in range(COUNTER_REPLICAS)
+    ]
 
 
 def count_keys(category_keys: list[str]) -> list[dict[str, str]]:
-    """The counter item keys to read for ``category_keys`` (every shard)."""
-    return [{"pk": _pk(c), "sk": str(s)} for c in category_keys for s in range(COUNTER_SHARDS)]
+    """The counter item keys to read for ``category_keys``: every shard, one copy of each (at random: reads spread)."""
+    return [_key(c, s, random.randrange(COUNTER_REPLICAS)) for c in category_keys for s in range(COUNTER_SHARDS)]
 
 
 def read_counts(category_keys: list[str], role_key: str | None) -> int:
@@ -63,6 +82,6 @@ def read_counts(category_keys: list[str], role_key: str | None) -> int:
     return sum(int(item.get(attribute, 0)) for item in storage.batch_get(_table(), count_keys(category_keys)))
 
 
-def put_counts_op(category_key: str, shard: int, counts: dict[str, int]) -> dict[str, Any]:
-    """A ``PutRequest`` item overwriting one counter shard with absolute ``counts`` (backfill)."""
-    return {"pk": _pk(category_key), "sk": str(shard), **counts}
+def put_counts_ops(category_key: str, shard: int, counts: dict[str, int]) -> list[dict[str, Any]]:
+    """``PutRequest`` items overwriting every copy of one counter shard with absolute ``counts`` (backfill)."""
+    return [{**_key(category_key, shard, replica), **counts} for replica in range(COUNTER_REPLICAS)]

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from chalicelib import postings, streams
+from chalicelib import clock, metrics, postings, streams
 from chalicelib.listings.search.postings import NAMESPACE, posting_keys
 
 
@@ -48,5 +48,12 @@ def apply_change(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -
 
 
 def handle_stream_batch(event: dict[str, Any]) -> dict[str, Any]:
-    """Apply every record of a Listings-stream batch; returns ``{"batchItemFailures": [...]}``."""
+    """Apply every record of a Listings-stream batch; returns ``{"batchItemFailures": [...]}``.
+
+    Records ``IndexerLag`` (``stream=listings``): the age of the batch's oldest record, i.e. how
+    far search is behind the Listings table.
+    """
+    lag = streams.oldest_record_age_seconds(event, clock.now().timestamp())
+    if lag is not None:
+        metrics.record_indexer_lag("listings", lag)
     return streams.process_change_batch(event, apply_change)

@@ -20,7 +20,10 @@ and the policy is exact. An attempt:
      address): ``failCount`` + 1 (atomic ``ADD``); at :data:`FAILURE_LIMIT` the webhook becomes
      inactive (conditional ``SET``) and its lane drains; otherwise the next attempt is held on
      the retry queue for its backoff (:mod:`chalicelib.webhooks.delivery.retries`);
-4. logs the attempt, whatever its outcome.
+4. logs the attempt, whatever its outcome: in the attempt log (with the ``requestId`` of the API
+   request that wrote the event) and as one JSON log line ``"webhook attempt"`` carrying the same
+   id as its ``correlation_id`` (:mod:`chalicelib.correlation`), plus one ``Deliveries`` metric
+   by outcome (and ``WebhooksDisabled`` when the policy switched the webhook off).
 
 So a receiver failing every time gets exactly :data:`FAILURE_LIMIT` requests and ``failCount``
 equals the consecutive failures recorded.
@@ -31,7 +34,9 @@ from __future__ import annotations
 from datetime import timedelta
 from enum import StrEnum
 
-from chalicelib import clock
+from aws_lambda_powertools import Logger
+
+from chalicelib import clock, metrics
 from chalicelib.config import settings
 from chalicelib.webhooks import repository, signing
 from chalicelib.webhooks.delivery import attempt_log, recipients, retries, sender
@@ -41,6 +46,8 @@ from chalicelib.webhooks.delivery.records import AttemptEntry
 
 #: Consecutive failures after which a webhook is switched off (spec §8).
 FAILURE_LIMIT = 5
+
+logger = Logger(service="matching-service", child=True)
 
 
 class Held(Exception):
@@ -132,6 +139,12 @@ def attempt(delivery: Delivery, heartbeat: Heartbeat | None = None) -> Result:
         entry["nextAttemptAt"] = next_attempt_at
         entry["requestBody"] = body.decode("utf-8")  # shown on demand in the Dashboard's delivery log
         attempt_log.log_attempt(delivery.webhook_id, entry)
+        logger.info("webhook attempt", extra={
+            "correlation_id": delivery.event.request_id, "requestId": delivery.event.request_id,
+            "webhookId": delivery.webhook_id, "eventId": delivery.event.event_id, "event": delivery.event.type,
+            "attempt": delivery.attempt, "deliveryId": entry["deliveryId"], "success": outcome.ok,
+            "statusCode": outcome.status_code, "error": outcome.error, "durationMs": outcome.duration_ms,
+        })
     return Result.SENT if outcome.ok else Result.FAILED
 
 
@@ -141,7 +154,8 @@ def _record_failure(delivery: Delivery) -> str | None:
     if updated is None:  # deleted or switched off meanwhile: no more attempts
         return None
     if int(updated.get("failCount") or 0) >= FAILURE_LIMIT:
-        repository.deactivate(delivery.webhook_id, FAILURE_LIMIT, clock.iso())
+        if repository.deactivate(delivery.webhook_id, FAILURE_LIMIT, clock.iso()):
+            metrics.record_webhook_disabled()
         return None
     delay = retries.next_delay(delivery.attempt)
     if delay is None:
@@ -154,7 +168,7 @@ def _record_failure(delivery: Delivery) -> str | None:
 
 
 def _log_entry(delivery: Delivery, outcome: sender.Outcome, attempted_at: str) -> AttemptEntry:
-    return {
+    entry: AttemptEntry = {
         "deliveryId": clock.new_id("dlv"),
         "eventId": delivery.event.event_id,
         "event": delivery.event.type,
@@ -169,3 +183,6 @@ def _log_entry(delivery: Delivery, outcome: sender.Outcome, attempted_at: str) -
         "responseBody": outcome.response_body,
         "test": delivery.event.test,
     }
+    if delivery.event.request_id:
+        entry["requestId"] = delivery.event.request_id
+    return entry

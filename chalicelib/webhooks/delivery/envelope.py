@@ -34,6 +34,8 @@ class Event:
         True for a test event (sent as ``"test": true``).
     target_webhook_id:
         The only webhook the event goes to, when it is addressed to one.
+    request_id:
+        The API request that wrote the event (outbox ``requestId``), logged with every attempt.
     """
 
     event_id: str
@@ -43,11 +45,13 @@ class Event:
     routing: dict[str, Any]
     test: bool = False
     target_webhook_id: str | None = None
+    request_id: str | None = None
 
     @classmethod
     def from_outbox(cls, item: Mapping[str, Any]) -> Event:
         """Build from an Events table item ``{eventId, type, createdAt, data, routing, test?, targetWebhookId?}``."""
         target = item.get("targetWebhookId")
+        request_id = item.get("requestId")
         return cls(
             event_id=str(item["eventId"]),
             type=str(item["type"]),
@@ -56,6 +60,7 @@ class Event:
             routing=dict(item.get("routing") or {}),
             test=bool(item.get("test")),
             target_webhook_id=str(target) if target else None,
+            request_id=str(request_id) if request_id else None,
         )
 
 

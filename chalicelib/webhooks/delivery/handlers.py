@@ -27,7 +27,7 @@ from typing import Any
 
 from aws_lambda_powertools import Logger
 
-from chalicelib import storage
+from chalicelib import clock, correlation, metrics, storage, tracing
 from chalicelib.config import settings
 from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
 from chalicelib.webhooks.delivery import heartbeat, lanes, recipients
@@ -42,6 +42,23 @@ def _inserted_event(record: dict[str, Any]) -> Event | None:
     if item is None or item.get("type") not in SUPPORTED_EVENTS:
         return None
     return Event.from_outbox(item)
+
+
+def message_age_seconds(record: dict[str, Any], now_ms: int) -> float | None:
+    """Seconds an SQS record waited since it was sent (``attributes.SentTimestamp``, epoch ms), or ``None``."""
+    sent = (record.get("attributes") or {}).get("SentTimestamp")
+    try:
+        return max(0.0, (now_ms - int(sent)) / 1000) if sent is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _record_lane_age(queue: str, records: list[dict[str, Any]]) -> None:
+    """``LaneAge`` of the oldest message of a batch (its wait before this invocation)."""
+    now_ms = int(clock.now().timestamp() * 1000)
+    ages = [a for r in records if (a := message_age_seconds(r, now_ms)) is not None]
+    if ages:
+        metrics.record_lane_age(queue, max(ages))
 
 
 def _failures(identifiers: list[str]) -> dict[str, Any]:
@@ -125,6 +142,7 @@ def handle_lane_batch(event: dict[str, Any], context: Any = None) -> dict[str, A
     queue_url = settings().DELIVERY_QUEUE_URL
     lease = settings().DELIVERY_LEASE_SECONDS
     results: Counter[str] = Counter()
+    _record_lane_age("delivery", event.get("Records") or [])
     for record in event.get("Records") or []:
         message_id = str(record.get("messageId"))
         lane = str((record.get("attributes") or {}).get("MessageGroupId") or "")
@@ -138,24 +156,32 @@ def handle_lane_batch(event: dict[str, Any], context: Any = None) -> dict[str, A
             failed.append(message_id)  # after maxReceiveCount it rests in the dead-letter queue
             stopped.add(lane)
             continue
+        request_id = delivery.event.request_id
         try:
             # The first beat (on entry) shortens the message's hold from the queue's timeout to the lease.
             hold = heartbeat.message_visibility(queue_url, str(record.get("receiptHandle")), lease)
-            with heartbeat.for_lease(lease, hold) as beat:
-                results[attempt.attempt(delivery, heartbeat=beat).value] += 1
+            with (
+                heartbeat.for_lease(lease, hold) as beat,
+                correlation.bound(request_id),
+                tracing.segment("delivery attempt", request_id),
+            ):
+                outcome = attempt.attempt(delivery, heartbeat=beat).value
         except attempt.Held as held:
             # Another live worker holds this attempt: give the message back until its lease ends.
             logger.warning("delivery attempt held by another worker", extra={"webhookId": delivery.webhook_id})
             _give_back(queue_url, record, held.seconds)
-            results["held"] += 1
+            outcome = "held"
             failed.append(message_id)
             stopped.add(lane)
         except Exception:
-            logger.exception("webhook delivery failed", extra={"webhookId": delivery.webhook_id, "eventId": delivery.event.event_id})
+            logger.exception("webhook delivery failed", extra={
+                "webhookId": delivery.webhook_id, "eventId": delivery.event.event_id, "requestId": request_id})
             _give_back(queue_url, record, fault_backoff_seconds(record))
-            results["error"] += 1
+            outcome = "error"
             failed.append(message_id)
             stopped.add(lane)
+        results[outcome] += 1
+        metrics.record_delivery(outcome)
     if results:
         logger.info("webhook attempts", extra={"results": dict(results)})
     return _failures(failed)

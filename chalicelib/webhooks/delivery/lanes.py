@@ -52,6 +52,8 @@ def to_message(delivery: Delivery) -> str:
         "data": event.data,
         "test": event.test,
     }
+    if event.request_id:
+        body["requestId"] = event.request_id
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -71,6 +73,7 @@ def from_message(body: str) -> Delivery:
         data=dict(raw["data"]),
         routing={},
         test=bool(raw.get("test", False)),
+        request_id=str(raw["requestId"]) if raw.get("requestId") else None,
     )
     attempt = int(raw["attempt"])
     if attempt < 1:

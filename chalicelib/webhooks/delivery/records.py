@@ -44,6 +44,8 @@ class AttemptEntry(TypedDict):
     test: bool
     #: The signed body as sent (shown on demand in the Dashboard's delivery log).
     requestBody: NotRequired[str]
+    #: The API request that wrote the event (its ``X-Request-Id``; absent for events no request wrote).
+    requestId: NotRequired[str]
 
 
 class AttemptRecord(AttemptEntry):
