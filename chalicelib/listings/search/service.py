@@ -132,7 +132,7 @@ def _stream(query: SearchQuery, position: Position) -> _Streamed:
         return _category_stream(query, position, None, best.size)
     need = (0 if position.key else position.offset) + position.page_size
     want = need + 1 if best.exact or best.size > READ_BUDGET else max(need + 1, best.size)
-    return _verified_page(query, position, _newest_ids(best, sizes, position.key, want), best.size, exact=best.exact)
+    return _verified_page(query, position, _distinct(_newest_ids(best, sizes, position.key, want)), best.size, exact=best.exact)
 
 
 @dataclass
