@@ -7,10 +7,14 @@ one string set per bucket of :func:`chalicelib.text_analysis.typos.bucket`.
 
 * **Lookup** (:func:`corrections`): a query word's corrections lie in the buckets of its first
   letter and of the lengths within its typo distance (:func:`chalicelib.text_analysis.typos.buckets_of`),
-  so the **read budget per query word is ``2 x max_typos + 1`` items per scope**: none for a word
-  of up to 4 characters, 3 for 5-8, 5 for 9 or more (x the categories searched), all words of a
-  query in one BatchGetItem. No Scan; the candidates are verified by Damerau-Levenshtein distance.
-* **Maintenance** (:func:`add`): the words of an indexed document are added with ``ADD`` to their
+  and of the lengths a correction may have (:func:`chalicelib.text_analysis.typos.buckets_of`), so
+  the **read budget per query word is at most ``2 x max_typos + 1 + MAX_SUFFIX`` items per scope**:
+  none for a word of up to 4 characters, at most 7 for 5-8, 9 for 9 or more (x the categories
+  searched), all words of a query in one BatchGetItem. No Scan; the candidates are verified by
+  Damerau-Levenshtein distance.
+* **Entries** are words and stems: a query word corrects to a word or to a stem
+  (:func:`chalicelib.text_analysis.typos.is_stem_typo`).
+* **Maintenance** (:func:`add`): the words (and stems) of an indexed document are added with ``ADD`` to their
   buckets' sets (idempotent, so replayed stream records are harmless). Buckets are read first
   and only those missing a word are updated: once a vocabulary has settled, indexing a document
   costs one BatchGetItem and no write. The dictionary only grows: a word whose last document
@@ -87,7 +91,7 @@ def add(namespace: str, scope: str, words: Iterable[str]) -> int:
 def corrections(namespace: str, scopes: Sequence[str], terms: Sequence[str]) -> dict[str, list[str]]:
     """The corrections of each query term in the vocabularies of ``scopes`` (closest first).
 
-    One BatchGetItem of ``sum over terms of (2 x max_typos + 1) x len(scopes)`` items (terms
+    One BatchGetItem of ``sum over terms of len(buckets_of(term)) x len(scopes)`` items (terms
     without typo tolerance read nothing). Returns term -> corrections (words of any of the scopes).
     """
     wanted = {term: typos.buckets_of(term) for term in dict.fromkeys(terms)}

@@ -62,8 +62,17 @@ def posting_items(listings: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 
     listings = list(listings)
     items = postings.bulk_items(NAMESPACE, ((i["listingId"], int(i.get("version") or 0), posting_keys(i)) for i in listings))
-    active = ((i["categoryKey"], str(i.get("searchText") or "").split()) for i in listings if i.get("status") == "ACTIVE")
+    active = ((i["categoryKey"], _vocabulary(i)) for i in listings if i.get("status") == "ACTIVE")
     return items + typo_dictionary.bulk_items(NAMESPACE, active)
+
+
+def _vocabulary(listing: dict[str, Any]) -> set[str]:
+    """The typo-dictionary entries of a listing: its words and their stems (as the stream consumer adds them)."""
+    from chalicelib.listings.search.query import language_of
+    from chalicelib.text_analysis.analyzer import stems
+
+    words = str(listing.get("searchText") or "").split()
+    return {*words, *stems(words, language_of(listing["categoryKey"]))}
 
 
 def backfill_postings(items: Iterable[dict[str, Any]]) -> int:

@@ -17,8 +17,8 @@ Analysis (docs/search.md, "Analysis"):
 
 A query word matches a document word (:func:`match_kind`) when they are equal (``exact``),
 have the same stem and the same first letter (``stem``), the query word is the last one and
-starts the document word (``prefix``), or they are within the typo distance of
-:mod:`chalicelib.text_analysis.typos` (``typo``). Every rule keeps the first letter, which is
+starts the document word (``prefix``), or the query word is within the typo distance of the
+word or of its stem (``typo``; :mod:`chalicelib.text_analysis.typos`). Every rule keeps the first letter, which is
 what lets the saved-search percolator file a query under its first letter.
 """
 
@@ -151,6 +151,8 @@ class Vocabulary:
         Stem -> the words with that stem.
     by_first:
         First letter -> the words starting with it (the only ones a correction may be).
+    stems_by_first:
+        First letter -> the stems starting with it (for corrections to a stem).
     haystack:
         ``" " + words joined by " "``: a prefix test is one substring search.
     """
@@ -158,6 +160,7 @@ class Vocabulary:
     words: frozenset[str]
     by_stem: dict[str, tuple[str, ...]]
     by_first: dict[str, tuple[str, ...]]
+    stems_by_first: dict[str, tuple[str, ...]]
     haystack: str
 
 
@@ -170,9 +173,12 @@ def vocabulary(text: str, language: str = DEFAULT_LANGUAGE) -> Vocabulary:
     for w in distinct:
         by_stem.setdefault(stem(w, language), []).append(w)
         by_first.setdefault(w[:1], []).append(w)
+    stems_by_first: dict[str, list[str]] = {}
+    for s in by_stem:
+        stems_by_first.setdefault(s[:1], []).append(s)
     return Vocabulary(
         distinct, {s: tuple(ws) for s, ws in by_stem.items()}, {f: tuple(ws) for f, ws in by_first.items()},
-        " " + " ".join(sorted(distinct)),
+        {f: tuple(ss) for f, ss in stems_by_first.items()}, " " + " ".join(sorted(distinct)),
     )
 
 
@@ -180,7 +186,8 @@ def match_kind(term: QueryTerm, word: str, word_stem: str) -> MatchKind | None:
     """How query ``term`` matches one document ``word`` (folded; ``word_stem`` its stem), if at all.
 
     Rules, best first: ``exact`` (equal), ``stem`` (equal stems and first letters), ``prefix``
-    (the last query word starts the word), ``typo`` (:func:`chalicelib.text_analysis.typos.is_typo`).
+    (the last query word starts the word), ``typo`` (:func:`chalicelib.text_analysis.typos.is_typo`
+    of the word or :func:`~chalicelib.text_analysis.typos.is_stem_typo` of its stem).
     """
     if word == term.word:
         return "exact"
@@ -188,7 +195,7 @@ def match_kind(term: QueryTerm, word: str, word_stem: str) -> MatchKind | None:
         return "stem"
     if term.prefix and word.startswith(term.word):
         return "prefix"
-    if term.max_typos and typos.is_typo(term.word, word):
+    if term.max_typos and (typos.is_typo(term.word, word) or typos.is_stem_typo(term.word, word_stem)):
         return "typo"
     return None
 
@@ -201,7 +208,9 @@ def best_match(term: QueryTerm, vocab: Vocabulary) -> MatchKind | None:
         return "stem"
     if term.prefix and f" {term.word}" in vocab.haystack:
         return "prefix"
-    if term.max_typos and any(typos.is_typo(term.word, w) for w in vocab.by_first.get(term.word[:1], ())):
+    first = term.word[:1]
+    if term.max_typos and (any(typos.is_typo(term.word, w) for w in vocab.by_first.get(first, ()))
+                           or any(typos.is_stem_typo(term.word, s) for s in vocab.stems_by_first.get(first, ()))):
         return "typo"
     return None
 
@@ -211,12 +220,12 @@ def occurrence_weight(term: QueryTerm, word: str, kind: MatchKind) -> float:
 
     ``exact`` 1; ``stem`` and ``prefix`` ``0.5 + 0.5 x shorter / longer`` length (so
     "engineers" answers "engineer" better than "engineering" does); ``typo``
-    :data:`TYPO_WEIGHT`. Exact words thereby weigh more than stems, as the issue asks
+    :data:`TYPO_WEIGHT` for a corrected word, half of it for a word whose stem is a correction. Exact words thereby weigh more than stems, as the issue asks
     ("index stems and keep the exact words for exact-match boosts").
     """
     if kind == "exact":
         return 1.0
-    if kind == "typo":
-        return TYPO_WEIGHT
+    if kind == "typo":  # a corrected word counts more than a word whose stem is a correction
+        return TYPO_WEIGHT if typos.is_typo(term.word, word) else TYPO_WEIGHT / 2
     short, long_ = sorted((len(term.word), len(word)))
     return 0.5 + 0.5 * short / long_

@@ -7,16 +7,22 @@ Rules (docs/search.md, "Typo tolerance"), as Meilisearch and Typesense document 
 * the first letter is never a typo (short words and long ones alike: a rule stricter than the
   issue's "never on the first letter for short words", and what lets a typo dictionary and the
   saved-search percolator be partitioned by first letter);
-* an exact (or stem) match always ranks above a corrected one (the scorer's sort key).
+* an exact (or stem) match always ranks above a corrected one (the scorer's sort key);
+* a query word also corrects to a **stem** (:func:`is_stem_typo`): when a beginning of it, cut
+  at most :data:`MAX_SUFFIX` characters before its end, is within the distance of a stem of at
+  least :data:`MIN_STEM` characters ("desinger" -> "design", so "designers" and "design" match
+  as "designer" does; "devloppers" -> "develop"). This is the correction a stemming engine
+  needs: the word a seeker meant is often not in the listings in that form.
 
 Distance: true Damerau-Levenshtein (insertions, deletions, substitutions and transpositions of
 adjacent characters; F. J. Damerau, "A technique for computer detection and correction of
 spelling errors", CACM 1964) from ``rapidfuzz.distance.DamerauLevenshtein``.
 
 The typo dictionary (:mod:`chalicelib.typo_dictionary`) keeps a category's vocabulary in
-buckets of (first letter, length) (:func:`bucket`); a query word's candidates lie in the
-buckets of its first letter and of the lengths within its distance (:func:`buckets_of`):
-``2 x max_typos + 1`` buckets, so 3 item reads for a word of 5-8 characters and 5 for a longer one.
+buckets of (first letter, length) (:func:`bucket`), words and stems; a query word's candidates
+lie in the buckets of its first letter and of the lengths :func:`buckets_of` names: at most
+``2 x max_typos + 1 + MAX_SUFFIX`` buckets, 7 item reads for a word of 5-8 characters and 9 for
+a longer one (fewer for short words: no bucket under 4 characters).
 """
 
 from __future__ import annotations
@@ -28,7 +34,11 @@ from rapidfuzz.distance import DamerauLevenshtein
 #: Shortest word corrected at distance 1, and at distance 2 (characters).
 ONE_TYPO_FROM = 5
 TWO_TYPOS_FROM = 9
-#: Shortest vocabulary word worth keeping: the shortest correction of a 5-letter word.
+#: Longest ending cut off a query word before comparing it with a stem (an inflection: -ers, -ing).
+MAX_SUFFIX = 4
+#: Shortest stem a query word may be corrected to (shorter ones would match too much).
+MIN_STEM = 4
+#: Shortest vocabulary entry worth keeping: the shortest correction of a 5-letter word.
 SHORTEST_CORRECTION = ONE_TYPO_FROM - 1
 
 
@@ -48,9 +58,22 @@ def is_typo(term: str, word: str) -> bool:
     return bool(DamerauLevenshtein.distance(term, word, score_cutoff=limit) <= limit)
 
 
+def is_stem_typo(term: str, stem: str) -> bool:
+    """True when a beginning of ``term`` (all of it but at most :data:`MAX_SUFFIX` characters) is
+    within :func:`max_typos` of ``stem`` (at least :data:`MIN_STEM` characters, same first letter)."""
+    limit = max_typos(term)
+    if not limit or len(stem) < MIN_STEM or stem[:1] != term[:1]:
+        return False
+    for length in range(max(len(stem) - limit, len(term) - MAX_SUFFIX, 1), min(len(stem) + limit, len(term)) + 1):
+        if DamerauLevenshtein.distance(term[:length], stem, score_cutoff=limit) <= limit:
+            return True
+    return False
+
+
 def corrections(term: str, vocabulary: Iterable[str]) -> list[str]:
-    """The words of ``vocabulary`` that correct ``term`` (:func:`is_typo`), closest first, then alphabetical."""
-    found = [w for w in set(vocabulary) if is_typo(term, w)]
+    """The entries of ``vocabulary`` (words and stems) that correct ``term`` (:func:`is_typo` or
+    :func:`is_stem_typo`), closest first, then alphabetical."""
+    found = [w for w in set(vocabulary) if is_typo(term, w) or is_stem_typo(term, w)]
     return sorted(found, key=lambda w: (DamerauLevenshtein.distance(term, w), w))
 
 
@@ -60,8 +83,11 @@ def bucket(word: str) -> tuple[str, int]:
 
 
 def buckets_of(term: str) -> list[tuple[str, int]]:
-    """The buckets holding every possible correction of ``term`` (empty when it takes no typos)."""
+    """The buckets holding every possible correction of ``term`` (empty when it takes no typos):
+    its first letter and the lengths ``len - max_typos - MAX_SUFFIX`` to ``len + max_typos``
+    (at least :data:`SHORTEST_CORRECTION`): 6 to 8 buckets for 5-8 characters, 9 from 9 characters."""
     limit = max_typos(term)
     if not limit:
         return []
-    return [(term[:1], n) for n in range(len(term) - limit, len(term) + limit + 1)]
+    shortest = max(SHORTEST_CORRECTION, len(term) - limit - MAX_SUFFIX)
+    return [(term[:1], n) for n in range(shortest, len(term) + limit + 1)]

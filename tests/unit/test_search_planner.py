@@ -33,7 +33,9 @@ def test_without_category_each_path_merges_every_categorys_list() -> None:
 def test_a_term_union_holds_its_corrections_unless_there_are_too_many() -> None:
     query = parse_search({"category": "jobs", "q": "pyhton"})
     paths = planner.plan(query, {"pyhton": ["python", "pythons"]})
-    assert paths.lists[0].lists == (stem_list("jobs", "pyhton"), word_list("jobs", "pyhton"), stem_list("jobs", "python"))
+    # Each correction reads its stem's list and, being possibly a stem itself, its own.
+    assert paths.lists[0].lists == (stem_list("jobs", "pyhton"), word_list("jobs", "pyhton"), stem_list("jobs", "python"),
+                                    stem_list("jobs", "pythons"))
     assert paths.term_stems == [(stem_list("jobs", "pyhton"),)]
     crowded = planner.plan(query, {"pyhton": [f"p{i:05d}" for i in range(planner.MAX_CORRECTIONS + 1)]})
     assert crowded.lists == []  # verified on another path

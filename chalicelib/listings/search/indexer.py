@@ -11,7 +11,7 @@ their page from the Listings table (docs/search.md, "Consistency").
 
 The consumer also keeps the typo dictionary (:mod:`chalicelib.typo_dictionary`): when a record
 makes a listing ACTIVE or changes an ACTIVE listing's words, their words join the category's
-vocabulary, before the postings move (so a retried record redoes both; adding is idempotent).
+vocabulary with their stems, before the postings move (so a retried record redoes both; adding is idempotent).
 """
 
 from __future__ import annotations
@@ -22,17 +22,20 @@ from typing import Any
 from chalicelib import postings, streams, typo_dictionary
 from chalicelib.listings import status
 from chalicelib.listings.search.postings import NAMESPACE, posting_keys
+from chalicelib.listings.search.query import language_of
+from chalicelib.text_analysis.analyzer import stems
 
 
 def _new_words(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> list[str]:
-    """The words to add to the vocabulary for this record: an ACTIVE image's words when it became
-    ACTIVE or its words changed (empty otherwise: nothing new to learn)."""
+    """The entries to add to the vocabulary for this record: an ACTIVE image's words and their stems
+    when it became ACTIVE or its words changed (empty otherwise: nothing new to learn)."""
     if not status.is_public(str(new.get("status") or "")):
         return []
     text = str(new.get("searchText") or "")
     if old is not None and status.is_public(str(old.get("status") or "")) and old.get("searchText") == text:
         return []
-    return text.split()
+    words = text.split()
+    return sorted({*words, *stems(words, language_of(str(new["categoryKey"])))})  # corrections go to words and stems
 
 
 def apply_change(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> bool:

@@ -46,7 +46,7 @@ from chalicelib.text_analysis.analyzer import query_terms, stem
 
 #: Most corrections of one ``q`` term read as lists; a term with more is verified on another path
 #: (each correction is one more list to size and merge).
-MAX_CORRECTIONS = 12
+MAX_CORRECTIONS = 16
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,8 @@ def term_lists(category_key: str, position: int, terms: list[str], corrections: 
     names = [stem_list(category_key, term.stem)]
     if term.prefix:
         names.append(word_list(category_key, term.word) or "")
-    names += [stem_list(category_key, stem(w, language)) for w in corrections]
+    for entry in corrections:  # a word (its stem's list) or a stem (its own list)
+        names += [stem_list(category_key, stem(entry, language)), stem_list(category_key, entry)]
     return list(dict.fromkeys(names))
 
 
