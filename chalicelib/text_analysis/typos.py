@@ -10,7 +10,7 @@ Rules (docs/search.md, "Typo tolerance"), as Meilisearch and Typesense document 
 * an exact (or stem) match always ranks above a corrected one (the scorer's sort key);
 * a query word also corrects to a **stem** (:func:`is_stem_typo`): when a beginning of it, cut
   at most :data:`MAX_SUFFIX` characters before its end, is within the distance of a stem of at
-  least :data:`MIN_STEM` characters ("desinger" -> "design", so "designers" and "design" match
+  least :data:`MIN_STEM` (5) characters ("desinger" -> "design", so "designers" and "design" match
   as "designer" does; "devloppers" -> "develop"). This is the correction a stemming engine
   needs: the word a seeker meant is often not in the listings in that form.
 
@@ -37,7 +37,7 @@ TWO_TYPOS_FROM = 9
 #: Longest ending cut off a query word before comparing it with a stem (an inflection: -ers, -ing).
 MAX_SUFFIX = 4
 #: Shortest stem a query word may be corrected to (shorter ones would match too much).
-MIN_STEM = 4
+MIN_STEM = 5
 #: Shortest vocabulary entry worth keeping: the shortest correction of a 5-letter word.
 SHORTEST_CORRECTION = ONE_TYPO_FROM - 1
 
