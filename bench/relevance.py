@@ -283,8 +283,8 @@ def main(argv: list[str] | None = None) -> int:
         ids = load(stack, listings)
         wait_indexed(ids)
         print(f"loaded {len(ids)} listings through the API in {time.perf_counter() - started:.0f} s", file=sys.stderr)
-        from chalicelib.listings.service import search_text
         from chalicelib.categories.registry import all_categories
+        from chalicelib.listings.service import search_text
 
         items = [{"categoryKey": i["categoryKey"], "roleKey": i["roleKey"], "meta": i["meta"],
                   "searchText": search_text(all_categories()[i["categoryKey"]], i["meta"])} for i in listings]

@@ -319,7 +319,7 @@ def build() -> dict[str, object]:
         for n in range(PER_TOPIC):
             city, lat, lng = CITIES[(n + index) % len(CITIES)]  # a topic is in 9 of the 10 cities
             title = topic.titles[n % len(topic.titles)]
-            sentences = rng.sample(topic.sentences, rng.randrange(2, 4)) + [rng.choice(COMMON[topic.category])]
+            sentences = [*rng.sample(topic.sentences, rng.randrange(2, 4)), rng.choice(COMMON[topic.category])]
             meta = {"title": title, "description": "<p>" + " ".join(sentences) + "</p>", "location": city,
                     "location_lat": f"{lat + rng.uniform(-0.05, 0.05):.5f}", "location_lng": f"{lng + rng.uniform(-0.05, 0.05):.5f}",
                     **_fixed_meta(topic.category, topic.key, rng)}

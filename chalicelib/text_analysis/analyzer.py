@@ -220,7 +220,8 @@ def occurrence_weight(term: QueryTerm, word: str, kind: MatchKind) -> float:
 
     ``exact`` 1; ``stem`` and ``prefix`` ``0.5 + 0.5 x shorter / longer`` length (so
     "engineers" answers "engineer" better than "engineering" does); ``typo``
-    :data:`TYPO_WEIGHT` for a corrected word, half of it for a word whose stem is a correction. Exact words thereby weigh more than stems, as the issue asks
+    :data:`TYPO_WEIGHT` for a corrected word, half of it for a word whose stem is a correction.
+    Exact words thereby weigh more than stems, as the issue asks
     ("index stems and keep the exact words for exact-match boosts").
     """
     if kind == "exact":

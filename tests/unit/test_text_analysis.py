@@ -145,7 +145,7 @@ def _case(draw: st.DrawFn) -> tuple[list[str], dict[str, list[str]], dict[str, l
         full_words = [*query, *draw(st.lists(st.sampled_from([*query, *FILLER]), max_size=length - len(query)))]
         repeated = [draw(st.sampled_from(present))] * (length - len(present)) if present else []
         partial_words = [*present, *repeated] if present else base
-        full[name] = (full_words + base)[:length] if name == "title" else (full_words + base)[:length]
+        full[name] = [*full_words, *base][:length]
         partial[name] = (partial_words + base)[:length]
     return query, full, partial
 

@@ -35,8 +35,8 @@ from chalicelib.categories.models import FieldType
 from chalicelib.categories.registry import all_categories
 from chalicelib.listings import status
 from chalicelib.listings.search.index import newest_key
-from chalicelib.postings import PostingKey, list_id, sortable_number
 from chalicelib.listings.search.query import language_of
+from chalicelib.postings import PostingKey, list_id, sortable_number
 from chalicelib.text_analysis.analyzer import stems
 
 NAMESPACE = "listings.v2"
