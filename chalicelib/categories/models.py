@@ -8,7 +8,7 @@ from pydantic import ConfigDict, Field, model_validator
 
 from chalicelib.json_input import MAX_SAFE_INTEGER
 from chalicelib.model_base import Model
-from chalicelib.text_analysis.analyzer import DEFAULT_LANGUAGE, LANGUAGES
+from chalicelib.text_analysis.languages import DEFAULT_LANGUAGE, LANGUAGES
 
 
 class FieldType(StrEnum):

@@ -34,14 +34,10 @@ import Stemmer
 
 from chalicelib.text import fold, words
 from chalicelib.text_analysis import typos
+from chalicelib.text_analysis.languages import DEFAULT_LANGUAGE, LANGUAGES
 
-__all__ = ["fold", "words"]
+__all__ = ["DEFAULT_LANGUAGE", "LANGUAGES", "fold", "words"]
 
-#: The language of a category that declares none (a Snowball algorithm name).
-DEFAULT_LANGUAGE = "english"
-#: Languages a category may declare: PyStemmer's Snowball algorithms, without the original
-#: Porter variants (kept by Snowball for compatibility; Porter 2 is "english").
-LANGUAGES = frozenset(Stemmer.algorithms()) - {"porter", "dutch_porter"}
 #: Function words dropped from a query when they are not its last word. Deliberately short:
 #: words such as "not", "without", "no" or "remote" change a query's meaning and are kept.
 #: English from the Snowball English stop list (its articles, prepositions and conjunctions).

@@ -16,7 +16,7 @@ Rules (docs/search.md, "Typo tolerance"), as Meilisearch and Typesense document 
 
 Distance: true Damerau-Levenshtein (insertions, deletions, substitutions and transpositions of
 adjacent characters; F. J. Damerau, "A technique for computer detection and correction of
-spelling errors", CACM 1964) from ``rapidfuzz.distance.DamerauLevenshtein``.
+spelling errors", CACM 1964) from ``rapidfuzz.distance.DamerauLevenshtein`` (imported on first use).
 
 The typo dictionary (:mod:`chalicelib.typo_dictionary`) keeps a category's vocabulary in
 buckets of (first letter, length) (:func:`bucket`), words and stems; a query word's candidates
@@ -28,8 +28,8 @@ a longer one (fewer for short words: no bucket under 4 characters).
 from __future__ import annotations
 
 from collections.abc import Iterable
-
-from rapidfuzz.distance import DamerauLevenshtein
+from functools import cache
+from typing import Any
 
 #: Shortest word corrected at distance 1, and at distance 2 (characters).
 ONE_TYPO_FROM = 5
@@ -40,6 +40,14 @@ MAX_SUFFIX = 4
 MIN_STEM = 5
 #: Shortest vocabulary entry worth keeping: the shortest correction of a 5-letter word.
 SHORTEST_CORRECTION = ONE_TYPO_FROM - 1
+
+
+@cache
+def _distance() -> Any:
+    """rapidfuzz's Damerau-Levenshtein, imported on first use (it costs tens of ms at a cold start)."""
+    from rapidfuzz.distance import DamerauLevenshtein
+
+    return DamerauLevenshtein
 
 
 def max_typos(word: str) -> int:
@@ -55,7 +63,7 @@ def is_typo(term: str, word: str) -> bool:
     limit = max_typos(term)
     if not limit or word == term or word[:1] != term[:1] or abs(len(word) - len(term)) > limit:
         return False
-    return bool(DamerauLevenshtein.distance(term, word, score_cutoff=limit) <= limit)
+    return bool(_distance().distance(term, word, score_cutoff=limit) <= limit)
 
 
 def is_stem_typo(term: str, stem: str) -> bool:
@@ -65,7 +73,7 @@ def is_stem_typo(term: str, stem: str) -> bool:
     if not limit or len(stem) < MIN_STEM or stem[:1] != term[:1]:
         return False
     for length in range(max(len(stem) - limit, len(term) - MAX_SUFFIX, 1), min(len(stem) + limit, len(term)) + 1):
-        if DamerauLevenshtein.distance(term[:length], stem, score_cutoff=limit) <= limit:
+        if _distance().distance(term[:length], stem, score_cutoff=limit) <= limit:
             return True
     return False
 
@@ -74,7 +82,7 @@ def corrections(term: str, vocabulary: Iterable[str]) -> list[str]:
     """The entries of ``vocabulary`` (words and stems) that correct ``term`` (:func:`is_typo` or
     :func:`is_stem_typo`), closest first, then alphabetical."""
     found = [w for w in set(vocabulary) if is_typo(term, w) or is_stem_typo(term, w)]
-    return sorted(found, key=lambda w: (DamerauLevenshtein.distance(term, w), w))
+    return sorted(found, key=lambda w: (_distance().distance(term, w), w))
 
 
 def bucket(word: str) -> tuple[str, int]:
