@@ -22,6 +22,7 @@ of them, and a corrected match never above an exact one, whatever the term frequ
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -80,16 +81,17 @@ def analyze(fields: Mapping[str, Sequence[str]], terms: Sequence[QueryTerm], lan
     """
     tf: list[dict[str, float]] = [{} for _ in terms]
     kinds: list[MatchKind | None] = [None] * len(terms)
+    active = [(i, term, term.word[:1]) for i, term in enumerate(terms) if not term.ignored]
     for name, field_words in fields.items():
-        for word in field_words:
-            word_stem = stem(word, language)
-            for i, term in enumerate(terms):
-                if term.ignored:
+        for word, count in Counter(field_words).items():
+            first = word[:1]
+            for i, term, term_first in active:
+                if term_first != first:  # every way of matching keeps the first letter: the cheap test first
                     continue
-                kind = match_kind(term, word, word_stem)
+                kind = match_kind(term, word, stem(word, language))
                 if kind is None:
                     continue
-                tf[i][name] = tf[i].get(name, 0.0) + occurrence_weight(term, word, kind)
+                tf[i][name] = tf[i].get(name, 0.0) + count * occurrence_weight(term, word, kind)
                 best = kinds[i]
                 if best is None or _RANK[kind] < _RANK[best]:
                     kinds[i] = kind

@@ -13,8 +13,9 @@ the category's, and need no counters kept per field).
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
-from functools import lru_cache
 
 from chalicelib.categories.models import Category, FieldType
 from chalicelib.categories.registry import all_categories
@@ -36,17 +37,35 @@ def field_specs(category: Category) -> dict[str, scorer.FieldSpec]:
     return specs
 
 
-@lru_cache(maxsize=2048)
-def _field_words(listing_id: str, version: int, texts: tuple[tuple[str, str], ...]) -> dict[str, list[str]]:
-    """The folded words of each scored field (cached per listing version: pages of one query share them)."""
-    return {key: analyzer.words(text) for key, text in texts}
-
-
 def fields_of(listing: ListingRecord, category: Category) -> dict[str, list[str]]:
     """Field key -> the folded words of the listing's scored fields (missing fields: no words)."""
     meta = listing.get("meta") or {}
-    texts = tuple((key, str(meta.get(key) or "")) for key in field_specs(category))
-    return _field_words(str(listing["listingId"]), int(listing.get("version") or 0), texts)
+    return {key: analyzer.words(str(meta.get(key) or "")) for key in field_specs(category)}
+
+
+#: Analyses kept per process: (listingId, version, terms) -> Scored (the pages of one query, and a
+#: warm Lambda's repeated queries, analyze each listing version once).
+CACHE_SIZE = 4096
+_cache: OrderedDict[tuple[str, int, tuple[str, ...]], scorer.Scored] = OrderedDict()
+_lock = threading.Lock()  # the local stack serves requests on threads
+
+
+def analyzed(listing: ListingRecord, terms: list[str], category: Category) -> scorer.Scored:
+    """:func:`chalicelib.text_analysis.scorer.analyze` of a listing for ``terms`` (cached per listing
+    version and query: a version's fields never change)."""
+    key = (str(listing["listingId"]), int(listing.get("version") or 0), tuple(terms))
+    with _lock:
+        found = _cache.get(key)
+        if found is not None:
+            _cache.move_to_end(key)
+            return found
+    query = analyzer.query_terms(terms, category.language)
+    found = scorer.analyze(fields_of(listing, category), query, category.language)
+    with _lock:
+        _cache[key] = found
+        if len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+    return found
 
 
 def rank(
@@ -71,15 +90,13 @@ def rank(
         Best first: more matched words, fewer corrected words, higher score, then newest first.
     """
     categories = all_categories()
-    analyzed: list[tuple[ListingRecord, scorer.Scored, dict[str, scorer.FieldSpec]]] = []
+    docs: list[tuple[ListingRecord, scorer.Scored, dict[str, scorer.FieldSpec]]] = []
     for listing in listings:
         category = categories[listing["categoryKey"]]
-        query = analyzer.query_terms(terms, category.language)
-        analyzed.append((listing, scorer.analyze(fields_of(listing, category), query, category.language),
-                         field_specs(category)))
-    averages = scorer.average_lengths([doc for _, doc, _ in analyzed])
+        docs.append((listing, analyzed(listing, terms, category), field_specs(category)))
+    averages = scorer.average_lengths([doc for _, doc, _ in docs])
     idfs = [scorer.idf(documents, n) for n in holding]
-    scored = [(listing, doc, scorer.bm25f(doc, specs, averages, idfs)) for listing, doc, specs in analyzed]
+    scored = [(listing, doc, scorer.bm25f(doc, specs, averages, idfs)) for listing, doc, specs in docs]
     scored.sort(key=lambda row: newest_key(row[0]), reverse=True)  # the tie-break, kept by the stable sort below
     scored.sort(key=lambda row: scorer.rank_key(row[1], row[2]))
     return [(listing, score) for listing, _, score in scored]
