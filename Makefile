@@ -83,6 +83,7 @@ contract: $(VENV)/.installed ## Contract fuzzing: schemathesis against the local
 
 bench: $(VENV)/.installed ## Benchmarks with their budgets checked
 	$(PY) bench/search.py --check
+	$(PY) bench/relevance.py --check
 	$(PY) bench/requests.py --check
 	$(PY) bench/webhooks.py --check
 	$(PY) bench/saved_searches.py --check

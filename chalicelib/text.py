@@ -11,6 +11,8 @@ _TAG = re.compile(r"<[^>]+>")
 
 def fold(text: str) -> str:
     """Case- and accent-fold ``text``: NFKD, drop combining marks, ``str.casefold`` (Unicode TR15/TR44)."""
+    if text.isascii():  # NFKD leaves ASCII as it is and it has no combining marks: the common case, fast
+        return text.casefold()
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
 

@@ -55,11 +55,24 @@ def tally(active: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def posting_items(listings: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The posting entries, sizes and states of ``listings`` for loading an **empty** SearchIndex table."""
-    from chalicelib import postings
+    """The posting entries, sizes and states of ``listings``, and the typo dictionary of the ACTIVE
+    ones, for loading an **empty** SearchIndex table."""
+    from chalicelib import postings, typo_dictionary
     from chalicelib.listings.search.postings import NAMESPACE, posting_keys
 
-    return postings.bulk_items(NAMESPACE, ((i["listingId"], int(i.get("version") or 0), posting_keys(i)) for i in listings))
+    listings = list(listings)
+    items = postings.bulk_items(NAMESPACE, ((i["listingId"], int(i.get("version") or 0), posting_keys(i)) for i in listings))
+    active = ((i["categoryKey"], _vocabulary(i)) for i in listings if i.get("status") == "ACTIVE")
+    return items + typo_dictionary.bulk_items(NAMESPACE, active)
+
+
+def _vocabulary(listing: dict[str, Any]) -> set[str]:
+    """The typo-dictionary entries of a listing: its words and their stems (as the stream consumer adds them)."""
+    from chalicelib.listings.search.query import language_of
+    from chalicelib.text_analysis.analyzer import stems
+
+    words = str(listing.get("searchText") or "").split()
+    return {*words, *stems(words, language_of(listing["categoryKey"]))}
 
 
 def backfill_postings(items: Iterable[dict[str, Any]]) -> int:
@@ -71,7 +84,7 @@ def backfill_postings(items: Iterable[dict[str, Any]]) -> int:
     """
     from chalicelib.listings.search import indexer
 
-    return sum(1 for item in items if indexer.apply_change(None, item))
+    return sum(1 for item in items if indexer.apply_change(None, item))  # also adds ACTIVE listings' words to the typo dictionary
 
 
 def backfill() -> dict[str, int]:

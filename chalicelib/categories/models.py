@@ -8,6 +8,7 @@ from pydantic import ConfigDict, Field, model_validator
 
 from chalicelib.json_input import MAX_SAFE_INTEGER
 from chalicelib.model_base import Model
+from chalicelib.text_analysis.languages import DEFAULT_LANGUAGE, LANGUAGES
 
 
 class FieldType(StrEnum):
@@ -118,9 +119,16 @@ class Category(Model):
     description: str
     roles: list[Role]
     fields: list[CategoryField]
+    #: The language of the category's listings: the Snowball stemmer search analyzes them with
+    #: (docs/search.md, "Analysis"); English when the record declares none.
+    language: str = Field(
+        default=DEFAULT_LANGUAGE, description="Language of the listings' text (a Snowball stemmer name); search stems with it"
+    )
 
     @model_validator(mode="after")
     def _check(self) -> Category:
+        if self.language not in LANGUAGES:
+            raise ValueError(f"category {self.key}: language must be one of {', '.join(sorted(LANGUAGES))}")
         role_keys = {r.key for r in self.roles}
         keys = [f.key for f in self.fields]
         if len(keys) != len(set(keys)):

@@ -88,9 +88,15 @@ class Listing(Model):
 
 
 class ListingSearchItem(Listing):
-    """A search result: adds ``distanceKm`` (great-circle km; null without a geo filter)."""
+    """A search result: adds ``distanceKm`` (great-circle km; null without a geo filter) and ``score``
+    (the BM25F relevance score; null unless the results are ranked by relevance)."""
 
     distanceKm: float | None = None
+    score: float | None = Field(
+        default=None,
+        description="BM25F relevance score (higher is better; docs/search.md, \"Relevance\"), set only when the "
+        "results are ordered by relevance (`q` given, no `sort=newest`, no geo filter); null otherwise",
+    )
 
 
 class ListingPage(SearchEnvelope):

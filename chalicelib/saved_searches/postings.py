@@ -13,10 +13,12 @@ listing reads only the posting lists of its own category, role, location and wor
   that needs at most :data:`MAX_COVER_CELLS` cells (a listing lies in exactly one cell per
   precision, so it reads one key per precision); ``*`` without a radius or for circles wider
   than the coarsest covering allows;
-* word: when the key has no geo cell and the saved search has a ``q`` term of at least
-  :data:`WORD_TOKEN_LENGTH` characters, the first :data:`WORD_TOKEN_LENGTH` characters of its
-  rarest term (:func:`rarest_term`); ``*`` otherwise. A listing reads the keys of the
-  3-character prefixes of its words. Geo keys carry no word: the circle already narrows them,
+* word: when the key has no geo cell and the saved search has a ``q`` term, the first
+  letter (:data:`WORD_TOKEN_LENGTH`) of its rarest term (:func:`rarest_term`, among the terms
+  every match must hold: not a stop word that search ignores); ``*`` otherwise. A listing
+  reads the keys of the first letters of its words. One letter, because every way a word
+  matches a ``q`` term keeps its first letter (same stem, a correction, a prefix:
+  :mod:`chalicelib.text_analysis.analyzer`), while the letters after it may differ. Geo keys carry no word: the circle already narrows them,
   and a word key per cell would multiply the keys a listing reads.
 
 Each posting entry carries a payload that the percolator tests in memory before it reads a
@@ -42,6 +44,7 @@ from chalicelib.listings.search import geo
 from chalicelib.listings.search.filters import evaluate, matches_terms
 from chalicelib.listings.search.query import SearchQuery
 from chalicelib.saved_searches.query import parsed
+from chalicelib.text_analysis.analyzer import any_stop_word
 
 #: Geohash precisions a saved search's circle may be covered at, coarsest first
 #: (precision 2 cells are about 1,250 x 625 km, 5 about 4.9 x 4.9 km).
@@ -50,8 +53,11 @@ PRECISIONS = (2, 3, 4, 5)
 MAX_COVER_CELLS = 16
 #: Longest query (compact JSON) embedded in its posting entries; longer ones embed term and circle only.
 MAX_EMBEDDED_QUERY_CHARS = 300
-#: Characters of the rarest term that form the word part of a key.
-WORD_TOKEN_LENGTH = 3
+#: Characters of the rarest term that form the word part of a key (the first letter: see above).
+WORD_TOKEN_LENGTH = 1
+#: The word parts of searches saved before stemming and typos (3 characters). Listings read these
+#: keys too, so those searches keep matching until they are saved again (docs/saved-searches.md).
+LEGACY_WORD_TOKEN_LENGTH = 3
 ANY = "*"
 #: km per degree of latitude (mean Earth radius, as in :mod:`chalicelib.listings.search.geo`).
 KM_PER_DEGREE = math.pi * geo.EARTH_RADIUS_KM / 180.0
@@ -145,9 +151,15 @@ def _fewest_cells(lat: float, radius_km: float, precision: int) -> float:
     return max(1.0, span / lat_degrees) * max(1.0, span / lng_degrees)
 
 
+def required_terms(terms: list[str]) -> list[str]:
+    """The ``q`` terms every match holds, in any category's language: all but the stop words that
+    search ignores (a stop word that is not the last term)."""
+    return [t for i, t in enumerate(terms) if i == len(terms) - 1 or not any_stop_word(t)]
+
+
 def word_token(query: SearchQuery) -> str:
-    """The word part of a saved search's keys without a geo cell (``*`` without a long enough term)."""
-    term = rarest_term([t for t in query.terms if len(t) >= WORD_TOKEN_LENGTH])
+    """The word part of a saved search's keys without a geo cell (``*`` without a term)."""
+    term = rarest_term([t for t in required_terms(query.terms) if len(t) >= WORD_TOKEN_LENGTH])
     return term[:WORD_TOKEN_LENGTH] if term else ANY
 
 
@@ -174,7 +186,7 @@ def entry_of(params: dict[str, str], owner_id: str) -> Entry:
     if query.geo is not None and query.geo.radius_km is not None:
         circle = (query.geo.key, query.geo.lat, query.geo.lng, query.geo.radius_km)
     text = json.dumps(params, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
-    return Entry(owner_id, rarest_term(query.terms) or "", circle, text if len(text) <= MAX_EMBEDDED_QUERY_CHARS else "")
+    return Entry(owner_id, rarest_term(required_terms(query.terms)) or "", circle, text if len(text) <= MAX_EMBEDDED_QUERY_CHARS else "")
 
 
 def listing_cells(listing: Mapping[str, Any]) -> list[str]:
@@ -190,9 +202,10 @@ def listing_cells(listing: Mapping[str, Any]) -> list[str]:
 
 
 def listing_tokens(listing: Mapping[str, Any]) -> list[str]:
-    """The word parts a listing reads: the distinct 3-character prefixes of its ``searchText`` words."""
+    """The word parts a listing reads: the distinct first letters of its ``searchText`` words, and
+    their :data:`LEGACY_WORD_TOKEN_LENGTH`-character prefixes (the keys of older saved searches)."""
     words = str(listing.get("searchText") or "").split()
-    return sorted({w[:WORD_TOKEN_LENGTH] for w in words if len(w) >= WORD_TOKEN_LENGTH})
+    return sorted({w[:n] for w in words for n in (WORD_TOKEN_LENGTH, LEGACY_WORD_TOKEN_LENGTH) if len(w) >= n})
 
 
 def lookup_keys(listing: Mapping[str, Any]) -> list[str]:
@@ -215,7 +228,7 @@ def prefilter(entry: Entry, listing: Mapping[str, Any]) -> bool:
         return False
     if entry.query:
         return evaluate(parsed(json.loads(entry.query)), listing) is not None
-    if entry.term and not matches_terms(listing, [entry.term]):
+    if entry.term and not matches_terms(listing, [entry.term]):  # as a last term: the widest match of it
         return False
     if entry.circle is not None:
         field, lat, lng, radius = entry.circle

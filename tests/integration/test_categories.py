@@ -11,7 +11,7 @@ from chalicelib.categories.models import ENCODINGS, FieldType
 from tests.integration.aws_session import Resources
 from tests.integration.helpers import Stack, assert_error, shared_stack
 
-CATEGORY_KEYS = {"key", "name", "description", "roles", "fields"}
+CATEGORY_KEYS = {"key", "name", "description", "roles", "fields", "language"}  # language: the search analyzer's (issue 25)
 ROLE_KEYS = {"key", "name", "description"}
 FIELD_KEYS = {"key", "label", "type", "roles", "requiredFor", "options", "encoding", "filterable", "description",
               "minimum", "maximum"}
@@ -63,6 +63,7 @@ def test_every_record_has_the_documented_shape(categories: list[dict[str, Any]])
         assert set(category) == CATEGORY_KEYS, category["key"]
         assert category["name"]
         assert category["description"]
+        assert category["language"] == "english"  # every bundled category declares its stemmer
         assert category["roles"], category["key"]
         for role in category["roles"]:
             assert set(role) == ROLE_KEYS

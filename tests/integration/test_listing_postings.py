@@ -7,9 +7,9 @@ import random
 from collections import Counter
 from typing import Any
 
-from chalicelib import postings
+from chalicelib import postings, typo_dictionary
 from chalicelib.config import settings
-from chalicelib.listings.search.postings import NAMESPACE, number_list, posting_keys, value_list, word_list
+from chalicelib.listings.search.postings import NAMESPACE, number_list, posting_keys, stem_list, value_list, word_list
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import (
     activate,
@@ -70,6 +70,9 @@ def _lifecycle(api: Api, alice: User, admin: User, runner: Any) -> str:
     _assert_in_sync()
     assert _members(word_list("jobs", "rust") or "") == [listing]
     assert _members(word_list("jobs", "compilers") or "") == [listing]  # "compi": the 5-letter cap
+    assert _members(stem_list("jobs", "compil")) == [listing]  # the Snowball stem of "compilers"
+    # The consumer taught the typo dictionary the listing's words and stems.
+    assert typo_dictionary.corrections(NAMESPACE, ["jobs"], ["compliers"]) == {"compliers": ["compilers", "compil"]}
     assert _members(value_list("jobs", "skills", "rust")) == [listing]
     assert set(_members(value_list("jobs", "employmentType", "full_time"))) == {listing, other}
     assert _members(number_list("jobs", "salary")) == [listing]

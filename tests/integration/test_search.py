@@ -33,7 +33,7 @@ from tests.integration.helpers import (
 
 BERLIN = "meta.location_lat=52.52&meta.location_lng=13.405"
 ITEM_KEYS = {"id", "title", "categoryKey", "roleKey", "meta", "channels", "status", "statusReason",  # no webhookIds
-             "profile", "createdAt", "updatedAt", "distanceKm"}
+             "profile", "createdAt", "updatedAt", "distanceKm", "score"}
 
 #: name -> (category, role, meta); created in this order, so newest first is the reverse.
 SEED: dict[str, tuple[str, str, dict[str, str]]] = {
@@ -284,7 +284,7 @@ class TestSearchOnSeededData:
             ("pageSize=101", "pageSize"),
             ("page=0", "page"),
             ("page=two", "page"),
-            ("sort=newest", "sort"),
+            ("sort=oldest", "sort"),
             ("meta.=x", "meta."),
             ("Category=jobs", "Category"),
         ],
@@ -339,8 +339,11 @@ class TestSearchOnSeededData:
         """``q`` reads the word-prefix posting lists of every category (issue 13 part 3), never the category index."""
         with aws_calls("Query") as reads:
             world.found("q=python")
-        # Only the categories with such words (J1, H2; the posting sizes say which): each list once.
-        assert sorted(r["ExpressionAttributeValues"][":p"]["S"] for r in reads) == ["listings#housing#q#pytho", "listings#jobs#q#pytho"]
+        # Only the categories with such words (J1, H2; the posting sizes say which): each list once
+        # (the term's stem list and, as the last word, its prefix list).
+        assert sorted(r["ExpressionAttributeValues"][":p"]["S"] for r in reads) == [
+            "listings.v2#housing#q#pytho", "listings.v2#housing#s#python", "listings.v2#jobs#q#pytho", "listings.v2#jobs#s#python",
+        ]
         assert {r["TableName"] for r in reads} == {settings().SEARCH_INDEX_TABLE}
         assert all("IndexName" not in r and r["ScanIndexForward"] is False for r in reads)
 

@@ -33,20 +33,20 @@ def _rust_jobs(api: Api, alice: User, admin: User, runner: Any, rust: int, other
 
 
 def test_a_word_search_pages_through_its_posting_list_with_cursors(api: Api, alice: User, bob: User, admin: User, runner: Any) -> None:
-    rust = _rust_jobs(api, alice, admin, runner, rust=7, other=3)
+    rust = _rust_jobs(api, alice, admin, runner, rust=7, other=10)  # the term's two lists (14) are smaller than the category (17)
     assert len(rust) == 7
-    first = _search(api, bob, "category=jobs&q=rust&pageSize=3")
+    first = _search(api, bob, "category=jobs&q=rust&pageSize=3&sort=newest")
     assert [i["id"] for i in first["listings"]] == rust[::-1][:3]
-    assert (first["total"], first["totalRelation"]) == (7, "eq")  # an exact path: the list's size
+    assert (first["total"], first["totalRelation"]) == (7, "eq")  # the term's lists (14 entries) verified whole
     with aws_calls("Query") as queries, aws_calls("BatchGetItem") as batches:
-        second = _search(api, bob, f"category=jobs&q=rust&pageSize=3&cursor={first['nextCursor']}")
+        second = _search(api, bob, f"category=jobs&q=rust&pageSize=3&sort=newest&cursor={first['nextCursor']}")
     assert [i["id"] for i in second["listings"]] == rust[::-1][3:6]
-    # Only the word list, from after the first page's last key, for about a page.
+    # Only the term's lists (stem and prefix), from after the first page's last key.
     assert {q["TableName"] for q in queries} == {settings().SEARCH_INDEX_TABLE}
-    assert all(q["ExpressionAttributeValues"][":p"]["S"] == "listings#jobs#q#rust" for q in queries)
-    assert all("ExclusiveStartKey" in q and q["Limit"] <= 8 for q in queries)
+    assert {q["ExpressionAttributeValues"][":p"]["S"] for q in queries} == {"listings.v2#jobs#q#rust", "listings.v2#jobs#s#rust"}
+    assert all("ExclusiveStartKey" in q and q["Limit"] <= 16 for q in queries)
     assert len(batches) <= 4  # sizes, counters, the candidates, their owners
-    third = _search(api, bob, f"category=jobs&q=rust&pageSize=3&cursor={second['nextCursor']}")
+    third = _search(api, bob, f"category=jobs&q=rust&pageSize=3&sort=newest&cursor={second['nextCursor']}")
     assert [i["id"] for i in third["listings"]] == rust[::-1][6:]
     assert third["nextCursor"] is None
 
@@ -81,4 +81,4 @@ def test_a_filter_combination_verifies_the_smallest_list(api: Api, alice: User, 
         found = _search(api, bob, "category=jobs&q=rust engineer&meta.employmentType=full_time&pageSize=10")
     assert [i["id"] for i in found["listings"]] == rust[::-1]
     assert (found["total"], found["totalRelation"]) == (3, "eq")  # the path (3 entries) was verified whole
-    assert [q["ExpressionAttributeValues"][":p"]["S"] for q in queries] == ["listings#jobs#q#rust"]
+    assert [q["ExpressionAttributeValues"][":p"]["S"] for q in queries] == ["listings.v2#jobs#s#rust"]  # not the last word: its stem

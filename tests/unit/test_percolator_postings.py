@@ -48,8 +48,9 @@ def test_rarest_term_is_the_longest_then_first_alphabetically(terms: list[str]) 
 def test_keys_by_kind() -> None:
     assert postings.keys_of(parse_search({})) == ["*/*|*|*"]
     assert postings.keys_of(parse_search({"category": "jobs", "role": "hiring"})) == ["jobs/hiring|*|*"]
-    assert postings.keys_of(parse_search({"q": "go pythonista rust"})) == ["*/*|*|pyt"]
-    assert postings.keys_of(parse_search({"q": "go"})) == ["*/*|*|*"]  # shorter than a token
+    assert postings.keys_of(parse_search({"q": "go pythonista rust"})) == ["*/*|*|p"]  # the first letter: typos keep only it
+    assert postings.keys_of(parse_search({"q": "go"})) == ["*/*|*|g"]
+    assert postings.keys_of(parse_search({"q": "the go"})) == ["*/*|*|g"]  # a stop word search ignores is never the token
     lisbon = {"meta.location_lat": "38.7223", "meta.location_lng": "-9.1393"}
     cells = postings.keys_of(parse_search({**lisbon, "radiusKm": "25", "q": "python"}))
     assert 1 < len(cells) <= postings.MAX_COVER_CELLS

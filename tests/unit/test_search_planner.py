@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from chalicelib.listings.search import planner
-from chalicelib.listings.search.postings import number_list, value_list, word_list
+from chalicelib.listings.search.postings import number_list, stem_list, value_list, word_list
 from chalicelib.listings.search.query import parse_search
 
 
@@ -16,16 +16,30 @@ def test_a_category_search_has_one_list_per_filter_and_term_in_that_category_onl
                                                           "meta.salary_min": "50000", "meta.salary_max": "90000"})
     assert [p.label for p in paths.lists] == ["q:rust", "q:developer", "meta.employmentType=full_time", "meta.skills=go",
                                              "meta.skills=rust"]
-    assert paths.lists[0].lists == (word_list("jobs", "rust"),)
-    assert paths.lists[1].lists == ("listings#jobs#q#devel",)
+    assert paths.lists[0].lists == (stem_list("jobs", "rust"),)  # not the last word: its stem only
+    assert paths.lists[1].lists == (stem_list("jobs", "develop"), "listings.v2#jobs#q#devel")  # the last: and its prefixes
     assert [(r.label, r.lists) for r in paths.ranges] == [("meta.salary", (number_list("jobs", "salary"),))]
     assert not any(p.exact for p in [*paths.lists, *paths.ranges])  # several restrictions: verify every candidate
 
 
 def test_without_category_each_path_merges_every_categorys_list() -> None:
     paths = _plan(q="rust")
-    assert paths.lists[0].lists == tuple(f"listings#{c}#q#rust" for c in ["cofounders", "housing", "jobs", "mentoring"])
-    assert paths.lists[0].exact
+    assert paths.lists[0].lists == tuple(
+        name for c in ["cofounders", "housing", "jobs", "mentoring"] for name in (stem_list(c, "rust"), f"listings.v2#{c}#q#rust")
+    )
+    assert not paths.lists[0].exact  # a union of lists: a listing may sit in several
+
+
+def test_a_term_union_holds_its_corrections_unless_there_are_too_many() -> None:
+    query = parse_search({"category": "jobs", "q": "pyhton"})
+    paths = planner.plan(query, {"pyhton": ["python", "pythons"]})
+    # Each correction reads its stem's list and, being possibly a stem itself, its own.
+    assert paths.lists[0].lists == (stem_list("jobs", "pyhton"), word_list("jobs", "pyhton"), stem_list("jobs", "python"),
+                                    stem_list("jobs", "pythons"))
+    assert paths.term_stems == [(stem_list("jobs", "pyhton"),)]
+    crowded = planner.plan(query, {"pyhton": [f"p{i:05d}" for i in range(planner.MAX_CORRECTIONS + 1)]})
+    assert crowded.lists == []  # verified on another path
+    assert planner.plan(parse_search({"category": "jobs", "q": "mentors in zurich"})).lists[1].label == "q:zurich"
 
 
 def test_a_one_letter_term_has_no_list() -> None:
@@ -35,7 +49,7 @@ def test_a_one_letter_term_has_no_list() -> None:
 def test_exact_paths_stand_for_the_whole_query() -> None:
     assert _plan(category="jobs", **{"meta.employmentType": "full_time"}).lists[0].exact
     assert not _plan(category="jobs", role="hiring", **{"meta.employmentType": "full_time"}).lists[0].exact
-    assert not _plan(category="jobs", q="developer").lists[0].exact  # a 5-letter prefix list: verify the rest
+    assert not _plan(category="jobs", q="developer").lists[0].exact  # a union of lists: verify the rest
     assert not any(p.exact for p in _plan(category="jobs", **{"meta.skills": "go,rust"}).lists)
     assert _plan(category="jobs", **{"meta.salary_min": "1", "meta.salary_max": "9"}).ranges[0].exact
 

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.listings.search import geo
-from chalicelib.listings.search.query import SearchQuery
+from chalicelib.listings.search.query import SearchQuery, language_of
+from chalicelib.text_analysis import analyzer
 
 
 @dataclass(frozen=True)
@@ -41,9 +42,18 @@ def location(listing: Mapping[str, Any], key: str) -> tuple[float, float] | None
 
 
 def matches_terms(listing: Mapping[str, Any], terms: list[str]) -> bool:
-    """True when every folded term is a prefix of a word of the listing's ``searchText``."""
-    haystack = " " + listing.get("searchText", "")
-    return all(f" {term}" in haystack for term in terms)
+    """True when every folded ``q`` term (query order) matches a word of the listing's ``searchText``.
+
+    The analyzer's rule in the listing's category language
+    (:func:`chalicelib.text_analysis.analyzer.best_match`): the same word, the same stem, a
+    correction within the typo distance, or, for the last term, a word it starts. Stop words
+    that are not the last term match anything.
+    """
+    if not terms:
+        return True
+    language = language_of(listing["categoryKey"])
+    vocab = analyzer.vocabulary(str(listing.get("searchText") or ""), language)
+    return all(t.ignored or analyzer.best_match(t, vocab) is not None for t in analyzer.query_terms(terms, language))
 
 
 def evaluate(query: SearchQuery, listing: Mapping[str, Any]) -> Match | None:

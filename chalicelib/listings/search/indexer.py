@@ -8,6 +8,10 @@ deleted) through :func:`chalicelib.postings.apply`, versioned by the listing's `
 and a record that changed neither status nor content (e.g. a request counter) writes nothing
 but its state check. Postings therefore lag the listing by the stream's delay; searches re-read
 their page from the Listings table (docs/search.md, "Consistency").
+
+The consumer also keeps the typo dictionary (:mod:`chalicelib.typo_dictionary`): when a record
+makes a listing ACTIVE or changes an ACTIVE listing's words, their words join the category's
+vocabulary with their stems, before the postings move (so a retried record redoes both; adding is idempotent).
 """
 
 from __future__ import annotations
@@ -15,8 +19,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from chalicelib import clock, metrics, postings, streams
+from chalicelib import clock, metrics, postings, streams, typo_dictionary
+from chalicelib.listings import status
 from chalicelib.listings.search.postings import NAMESPACE, posting_keys
+from chalicelib.listings.search.query import language_of
+from chalicelib.text_analysis.analyzer import stems
+
+
+def _new_words(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> list[str]:
+    """The entries to add to the vocabulary for this record: an ACTIVE image's words and their stems
+    when it became ACTIVE or its words changed (empty otherwise: nothing new to learn)."""
+    if not status.is_public(str(new.get("status") or "")):
+        return []
+    text = str(new.get("searchText") or "")
+    if old is not None and status.is_public(str(old.get("status") or "")) and old.get("searchText") == text:
+        return []
+    words = text.split()
+    return sorted({*words, *stems(words, language_of(str(new["categoryKey"])))})  # corrections go to words and stems
 
 
 def apply_change(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> bool:
@@ -41,6 +60,8 @@ def apply_change(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -
         stream retries it).
     """
     if new is not None:
+        if words := _new_words(old, new):
+            typo_dictionary.add(NAMESPACE, str(new["categoryKey"]), words)
         return postings.apply(NAMESPACE, str(new["listingId"]), int(new.get("version") or 0), posting_keys(new))
     if old is not None:  # deleted: one version past the last one
         return postings.apply(NAMESPACE, str(old["listingId"]), int(old.get("version") or 0) + 1, set())

@@ -12,7 +12,7 @@ too, so the document and the server accept the same values.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints
 
@@ -36,13 +36,24 @@ INTEGER_PATTERN = r"^-?[0-9]{1,18}$"
 class ListingSearchQuery(PageQuery):
     """The fixed parameters of ``GET /v1/listings/search``; ``meta.*`` filters pass through.
 
-    ``q``: every word must start a word of the title or text fields (case and accents
-    ignored). ``category``/``role`` narrow to one category and role. ``radiusKm`` limits a geo
+    ``q``: every word must match a word of the title or text fields (case and accents ignored;
+    the same stem, a correction within the typo distance, or, for the last word, a word it
+    starts: docs/search.md, "Analysis"). ``sort``: ``relevance`` (the default with ``q``: BM25F,
+    ties newest first) or ``newest``. ``category``/``role`` narrow to one category and role. ``radiusKm`` limits a geo
     search (``meta.<key>_lat`` + ``meta.<key>_lng``) to that great-circle distance.
     """
 
     model_config = ConfigDict(extra="allow")
-    q: Annotated[str, StringConstraints(max_length=MAX_Q_LENGTH)] | None = Field(default=None, description="Free-text search terms")
+    q: Annotated[str, StringConstraints(max_length=MAX_Q_LENGTH)] | None = Field(default=None, description=(
+        "Free-text search: every word must match (same word, same stem, a typo-corrected word, or for the last word "
+        "a word it starts)"
+    ))
+    sort: Literal["relevance", "newest"] | None = Field(
+        default=None,
+        description="Order of the results: `relevance` (the default when `q` is given: BM25F over title, description and "
+        "text fields, ties newest first; each result carries `score`) or `newest` (creation time, newest first; the "
+        "default without `q`). A geo search is always nearest first.",
+    )
     category: str | None = Field(default=None, json_schema_extra=category_key_schema, description="A category key")
     role: str | None = Field(default=None, json_schema_extra=role_key_schema, description="A role key of the category")
     radiusKm: float | None = Field(

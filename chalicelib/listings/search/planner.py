@@ -6,8 +6,13 @@ A search's paths (each newest first unless noted, each a list per category of it
   ``role`` is given); its size is the ACTIVE count from the counters;
 * a **value list** per equality filter (select, boolean, number, integer) and per option of a
   multiselect filter (``contains`` every option: each option's list holds every match);
-* a **word list** per ``q`` term of at least two letters (its prefix list, capped at five
-  letters: :func:`chalicelib.listings.search.postings.word_list`);
+* a **term union** per ``q`` term: the stem list of the term's stem, the stem lists of its
+  corrections (:mod:`chalicelib.typo_dictionary`, at most :data:`MAX_CORRECTIONS`) and, for the
+  last term, its prefix list (capped at five letters:
+  :func:`chalicelib.listings.search.postings.word_list`), read together newest first; its size
+  is the sum of theirs (an upper bound: a listing may sit in several). A term without such a
+  union (a stop word that is not the last, a one-letter last term, a term with more
+  corrections than :data:`MAX_CORRECTIONS`) is verified on another path;
 * a **range** per number field filtered by ``_min`` / ``_max``: the field's value-sorted list
   between the bounds. Its size is not known before reading (the list's size counts every
   value), so the service probes it only when every other path is large (:func:`plan_ranges`).
@@ -18,7 +23,7 @@ database management system", SIGMOD 1979: cheapest access path by estimated card
 the cardinalities are exact counts). Every candidate is then verified by
 :func:`chalicelib.listings.search.filters.evaluate`, the one matching rule. A path is **exact**
 when its entries are exactly the query's matches (one filter or term, no role, and a list that
-is exact for it), so ``total`` is its size without verifying it.
+is exact for it), so ``total`` is its size without verifying it. A term union is never exact.
 """
 
 from __future__ import annotations
@@ -28,14 +33,20 @@ from typing import Literal
 
 from chalicelib.categories.registry import all_categories
 from chalicelib.listings.search.postings import (
+    MIN_PREFIX,
     VALUE_TYPES,
-    is_exact_word_list,
     number_list,
+    stem_list,
     value_list,
     word_list,
 )
-from chalicelib.listings.search.query import SearchQuery
+from chalicelib.listings.search.query import SearchQuery, language_of
 from chalicelib.postings import number_bounds
+from chalicelib.text_analysis.analyzer import query_terms, stem
+
+#: Most corrections of one ``q`` term read as lists; a term with more is verified on another path
+#: (each correction is one more list to size and merge).
+MAX_CORRECTIONS = 16
 
 
 @dataclass(frozen=True)
@@ -75,10 +86,28 @@ class Plan:
     scope: list[str]
     lists: list[Path] = field(default_factory=list)
     ranges: list[Path] = field(default_factory=list)
+    #: Per ``q`` term (query order): the stem lists of the term itself, whose sizes are its
+    #: document frequency (BM25's n_t).
+    term_stems: list[tuple[str, ...]] = field(default_factory=list)
 
     def list_names(self) -> list[str]:
-        """Every posting list whose size the choice needs (lists and ranges), without repeats."""
-        return list(dict.fromkeys(name for path in (*self.lists, *self.ranges) for name in path.lists))
+        """Every posting list whose size the choice (or the score) needs, without repeats."""
+        names = (name for path in (*self.lists, *self.ranges) for name in path.lists)
+        return list(dict.fromkeys([*names, *(n for stems in self.term_stems for n in stems)]))
+
+
+def term_lists(category_key: str, position: int, terms: list[str], corrections: list[str]) -> list[str] | None:
+    """The lists of the union of ``q`` term ``terms[position]`` in a category, or ``None`` without one."""
+    term = query_terms(terms, language_of(category_key))[position]
+    if term.ignored or (term.prefix and len(term.word) < MIN_PREFIX) or len(corrections) > MAX_CORRECTIONS:
+        return None
+    language = language_of(category_key)
+    names = [stem_list(category_key, term.stem)]
+    if term.prefix:
+        names.append(word_list(category_key, term.word) or "")
+    for entry in corrections:  # a word (its stem's list) or a stem (its own list)
+        names += [stem_list(category_key, stem(entry, language)), stem_list(category_key, entry)]
+    return list(dict.fromkeys(names))
 
 
 def _restrictions(query: SearchQuery) -> int:
@@ -87,15 +116,20 @@ def _restrictions(query: SearchQuery) -> int:
     return len(query.terms) + len([f for f in query.filters if f.op not in ("min", "max")]) + len(ranged)
 
 
-def plan(query: SearchQuery) -> Plan:
-    """The candidate paths of ``query`` (no geo filter), sizes not yet known."""
+def plan(query: SearchQuery, corrections: dict[str, list[str]] | None = None) -> Plan:
+    """The candidate paths of ``query`` (no geo filter), sizes not yet known.
+
+    ``corrections``: per ``q`` term, its corrections from the typo dictionary (none when absent).
+    """
     scope = [query.category.key] if query.category else list(all_categories())
     single = _restrictions(query) == 1 and not query.role
     result = Plan(scope)
-    for term in query.terms:
-        lists = [word_list(c, term) for c in scope]
-        if all(lists):
-            result.lists.append(Path("list", f"q:{term}", tuple(n for n in lists if n), exact=single and is_exact_word_list(term)))
+    for position, term in enumerate(query.terms):
+        fixes = (corrections or {}).get(term, [])
+        unions = [term_lists(c, position, query.terms, fixes) for c in scope]
+        result.term_stems.append(tuple(stem_list(c, stem(term, language_of(c))) for c in scope))
+        if all(u is not None for u in unions):
+            result.lists.append(Path("list", f"q:{term}", tuple(n for u in unions for n in u or [])))
     bounds: dict[str, dict[str, str]] = {}
     for meta in query.filters:
         if meta.op in ("min", "max"):

@@ -2,9 +2,13 @@
 
 Every list is scoped to one category (a search with ``category`` reads only that category's
 lists; without it the few categories' lists are merged) and holds only ACTIVE listings. Lists
-(ids built by :func:`chalicelib.postings.list_id` under :data:`NAMESPACE`):
+(ids built by :func:`chalicelib.postings.list_id` under :data:`NAMESPACE`; ``listings.v2`` since
+stems joined the prefixes, so that the backfill files every listing afresh):
 
-* ``listings#<category>#q#<prefix>``: word prefixes for ``q``. For every distinct word of the
+* ``listings.v2#<category>#s#<stem>``: the Snowball stems of the listing's words, in the
+  category's language (:mod:`chalicelib.text_analysis.analyzer`): what a ``q`` word, a
+  correction of it (:mod:`chalicelib.typo_dictionary`) or any word of the same stem reads.
+* ``listings.v2#<category>#q#<prefix>``: word prefixes for the last ``q`` word (search as you type). For every distinct word of the
   listing's ``searchText`` (the folding of :func:`chalicelib.text.words`, as ``q`` is folded),
   its prefixes of :data:`MIN_PREFIX` to :data:`MAX_PREFIX` characters. A ``q`` term of up to
   :data:`MAX_PREFIX` characters reads the list of exactly its matches; a longer term reads the
@@ -13,9 +17,9 @@ lists; without it the few categories' lists are merged) and holds only ACTIVE li
   listing writes (each key is two TransactWriteItems items; :mod:`chalicelib.postings` chunks
   large changes) while keeping five-letter prefixes, which are already selective words.
   One-letter terms have no list: they are verified on another path.
-* ``listings#<category>#v#<field>#<value>``: equality values of select, boolean, number and
+* ``listings.v2#<category>#v#<field>#<value>``: equality values of select, boolean, number and
   integer fields, and each option of a multiselect field (``contains`` reads one option's list).
-* ``listings#<category>#n#<field>``: every number and integer value, sorted by value
+* ``listings.v2#<category>#n#<field>``: every number and integer value, sorted by value
   (:func:`chalicelib.postings.sortable_number`), for ``_min`` / ``_max`` ranges.
 
 Sorts: newest first lists use ``<createdAt>#<listingId>`` (the key of the newest-first indexes,
@@ -31,9 +35,11 @@ from chalicelib.categories.models import FieldType
 from chalicelib.categories.registry import all_categories
 from chalicelib.listings import status
 from chalicelib.listings.search.index import newest_key
+from chalicelib.listings.search.query import language_of
 from chalicelib.postings import PostingKey, list_id, sortable_number
+from chalicelib.text_analysis.analyzer import stems
 
-NAMESPACE = "listings"
+NAMESPACE = "listings.v2"
 #: Shortest and longest word prefix with a list (characters).
 MIN_PREFIX = 2
 MAX_PREFIX = 5
@@ -47,6 +53,11 @@ def word_list(category_key: str, term: str) -> str | None:
     if len(term) < MIN_PREFIX:
         return None
     return list_id(NAMESPACE, category_key, "q", term[:MAX_PREFIX])
+
+
+def stem_list(category_key: str, stem: str) -> str:
+    """The list of the listings of a category holding a word whose stem is ``stem``."""
+    return list_id(NAMESPACE, category_key, "s", stem)
 
 
 def is_exact_word_list(term: str) -> bool:
@@ -84,8 +95,10 @@ def posting_keys(listing: Mapping[str, Any] | None) -> set[PostingKey]:
     category_key = listing["categoryKey"]
     newest = newest_key(listing)
     keys: set[PostingKey] = set()
-    for word in set(str(listing.get("searchText") or "").split()):
+    distinct = set(str(listing.get("searchText") or "").split())
+    for word in distinct:
         keys.update(PostingKey(list_id(NAMESPACE, category_key, "q", prefix), newest) for prefix in _prefixes(word))
+    keys.update(PostingKey(stem_list(category_key, s), newest) for s in stems(distinct, language_of(category_key)))
     category = all_categories().get(category_key)
     meta = listing.get("meta") or {}
     for field in category.fields if category else []:

@@ -22,6 +22,7 @@ from chalicelib.listings.meta import InvalidValue, parse_coordinate, parse_value
 from chalicelib.listings.search.parameters import MAX_RADIUS_KM, ListingSearchQuery, value_schema
 from chalicelib.pagination import PageQuery
 from chalicelib.text import words
+from chalicelib.text_analysis.analyzer import DEFAULT_LANGUAGE
 
 __all__ = ["MAX_RADIUS_KM", "GeoFilter", "MetaFilter", "SearchQuery", "parse_search"]
 _RANGE_TYPES = {FieldType.NUMBER, FieldType.INTEGER}
@@ -74,6 +75,19 @@ class SearchQuery:
     geo: GeoFilter | None = None
     #: Canonical text of every parameter but the paging ones: what a cursor is bound to.
     scope: str = ""
+    #: ``relevance`` or ``newest`` (the ``sort`` parameter; relevance by default when ``q`` has terms).
+    sort: str = "newest"
+
+    @property
+    def ranked(self) -> bool:
+        """True when the results are ordered by relevance (``q`` terms, no geo filter, not ``sort=newest``)."""
+        return self.sort == "relevance" and bool(self.terms) and self.geo is None
+
+
+def language_of(category_key: str) -> str:
+    """The analysis language of a category (the analyzer's default for an unknown one)."""
+    category = all_categories().get(category_key)
+    return category.language if category else DEFAULT_LANGUAGE
 
 
 def _bad(parameter: str, issue: str) -> errors.ValidationError:
@@ -123,10 +137,11 @@ def parse_search(params: dict[str, str]) -> SearchQuery:
             raise _bad("role", f"unknown role; use one of {', '.join(sorted(roles))}")
         query.role = role
     query.terms = list(dict.fromkeys(words(params.get("q", ""))))
+    query.sort = fixed.sort or ("relevance" if query.terms else "newest")
 
     coordinates: dict[str, dict[str, float]] = {}
     for name, raw in params.items():
-        if name in (*_PAGING, "category", "role", "q", "radiusKm"):
+        if name in (*_PAGING, "category", "role", "q", "radiusKm", "sort"):
             continue
         if not name.startswith("meta.") or len(name) <= 5:
             raise _bad(name, "unknown parameter")

@@ -28,22 +28,23 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from chalicelib import postings
+from chalicelib import postings, typo_dictionary
 from chalicelib.categories.registry import all_categories
 from chalicelib.listings import repository, status
 from chalicelib.listings.models import ListingPage, ListingSearchItem
 from chalicelib.listings.records import ListingRecord
-from chalicelib.listings.search import counters, filters, nearest, planner
+from chalicelib.listings.search import counters, filters, nearest, planner, ranking
 from chalicelib.listings.search.index import SHARDS, category_partition, newest_key, role_partition
 from chalicelib.listings.search.merge import Fetch, merge_newest
-from chalicelib.listings.search.postings import newest_of_number_sort
+from chalicelib.listings.search.postings import NAMESPACE, newest_of_number_sort
 from chalicelib.listings.search.query import SearchQuery
 from chalicelib.listings.service import to_model
 from chalicelib.pagination import Position
+from chalicelib.text_analysis import typos
 from chalicelib.users import repository as users
 
 #: Candidates a filtered search verifies before ``total`` becomes a lower bound (``"gte"``); also the
@@ -52,6 +53,10 @@ from chalicelib.users import repository as users
 READ_BUDGET = 200
 #: Most listings per BatchGetItem of candidates (DynamoDB's limit is 100 keys).
 MAX_BATCH = 100
+#: Candidates a relevance-ranked search scores: the first ones of the chosen path, newest first
+#: (as OpenSearch's rescore ``window_size``). Equal to :data:`READ_BUDGET`, so a ranked page reads
+#: what a filtered newest-first page verifies at most (docs/search.md, "Relevance").
+SCORE_WINDOW = READ_BUDGET
 
 
 def _partitions(query: SearchQuery) -> tuple[str, list[str]]:
@@ -76,26 +81,132 @@ class _Streamed:
     last_key: str | None
 
 
+@dataclass
+class _Choice:
+    """The planner's choice for one query: its plan, the lists' sizes, the path and the ACTIVE count."""
+
+    paths: planner.Plan
+    sizes: dict[str, int]
+    best: planner.Path
+    stream_size: int
+    #: The newest keys of a range that ended within the budget (the path to read), if any.
+    range_keys: list[str] | None = None
+    range_exact: bool = False
+
+
+def _corrections(query: SearchQuery, scope: list[str]) -> dict[str, list[str]]:
+    """The typo dictionary's corrections of the query's terms (one BatchGetItem; none for short terms)."""
+    eligible = [t for t in query.terms if typos.max_typos(t)]
+    return typo_dictionary.corrections(NAMESPACE, scope, eligible) if eligible else {}
+
+
+def _choose(query: SearchQuery, scope: list[str]) -> _Choice:
+    """Plan the query, read the sizes and the ACTIVE count, probe ranges: the path to read."""
+    paths = planner.plan(query, _corrections(query, scope) if query.terms else None)
+    names = paths.list_names()
+    sizes = postings.sizes(names) if names else {}
+    stream_size = counters.read_counts(scope, query.role)
+    best = planner.choose(paths, sizes, stream_size)
+    choice = _Choice(paths, sizes, best, stream_size)
+    for path in planner.plan_ranges(paths, sizes, best, READ_BUDGET):
+        found = _probe_range(path, READ_BUDGET)
+        if found is not None:
+            choice.range_keys, choice.range_exact = found, path.exact
+            break
+    return choice
+
+
 def _stream(query: SearchQuery, position: Position) -> _Streamed:
     """One newest-first page of a search without geo filter: the native page, or the planner's path."""
     scope = [query.category.key] if query.category else list(all_categories())
     if is_index_native(query):
         return _category_stream(query, position, counters.read_counts(scope, query.role))
-    paths = planner.plan(query)
-    names = paths.list_names()
-    sizes = postings.sizes(names) if names else {}
-    best = planner.choose(paths, sizes, counters.read_counts(scope, query.role))
-    for path in planner.plan_ranges(paths, sizes, best, READ_BUDGET):
-        found = _probe_range(path, READ_BUDGET)
-        if found is not None:
-            after = [key for key in found if position.key is None or key < position.key]
-            ids = (key.rsplit("#", 1)[1] for key in after)
-            return _verified_page(query, position, ids, len(found), exact=path.exact)
+    choice = _choose(query, scope)
+    best, sizes = choice.best, choice.sizes
+    if choice.range_keys is not None:
+        found = choice.range_keys
+        after = [key for key in found if position.key is None or key < position.key]
+        ids = (key.rsplit("#", 1)[1] for key in after)
+        return _verified_page(query, position, ids, len(found), exact=choice.range_exact)
     if best.kind == "stream":
         return _category_stream(query, position, None, best.size)
     need = (0 if position.key else position.offset) + position.page_size
     want = need + 1 if best.exact or best.size > READ_BUDGET else max(need + 1, best.size)
-    return _verified_page(query, position, _newest_ids(best, sizes, position.key, want), best.size, exact=best.exact)
+    return _verified_page(query, position, _distinct(_newest_ids(best, sizes, position.key, want)), best.size, exact=best.exact)
+
+
+@dataclass
+class _Ranked:
+    rows: list[tuple[ListingRecord, float]]
+    total: int
+    relation: Literal["eq", "gte"]
+    has_more: bool
+
+
+def _candidates(query: SearchQuery, choice: _Choice, chunk: Callable[[], int]) -> Iterator[ListingRecord]:
+    """The chosen path's ACTIVE listings, newest first, unverified; ``chunk()`` sizes each BatchGetItem."""
+    if choice.best.kind == "stream" and choice.range_keys is None:
+        index, partitions = _partitions(query)
+        fetches: list[Fetch] = [functools.partial(repository.newest_page, index, p) for p in partitions]
+        yield from merge_newest(fetches, SCORE_WINDOW + 1, None, key=newest_key)
+        return
+    if choice.range_keys is not None:
+        ids: Iterator[str] = (key.rsplit("#", 1)[1] for key in choice.range_keys)
+    else:
+        ids = _distinct(_newest_ids(choice.best, choice.sizes, None, SCORE_WINDOW + 1))
+    while batch := list(itertools.islice(ids, chunk())):
+        found = repository.get_many(batch)
+        for listing_id in batch:
+            item = found.get(listing_id)
+            if item is not None and status.is_public(item["status"]):
+                yield item
+
+
+def _distinct(ids: Iterator[str]) -> Iterator[str]:
+    """``ids`` without repeats (a listing sits in several lists of a term union; merged, they are adjacent)."""
+    seen: set[str] = set()
+    for listing_id in ids:
+        if listing_id not in seen:
+            seen.add(listing_id)
+            yield listing_id
+
+
+def _ranked(query: SearchQuery, position: Position) -> _Ranked:
+    """One page ranked by relevance: the first :data:`SCORE_WINDOW` candidates of the chosen path
+    (newest first) are verified, scored (BM25F, :mod:`chalicelib.listings.search.ranking`) and
+    ordered; matches past the window follow newest first (as OpenSearch's rescore leaves the
+    rest of the results in their first order), read only as far as the page needs."""
+    scope = [query.category.key] if query.category else list(all_categories())
+    choice = _choose(query, scope)
+    need = position.offset + position.page_size
+    examined = 0
+
+    def chunk() -> int:
+        if examined < SCORE_WINDOW:
+            return max(1, min(MAX_BATCH, SCORE_WINDOW - examined))
+        return max(1, min(MAX_BATCH, need + 1 - len(window) - len(beyond)))
+
+    window: list[ListingRecord] = []
+    beyond: list[ListingRecord] = []
+    exhausted = True
+    for item in _candidates(query, choice, chunk):
+        if examined >= SCORE_WINDOW and len(window) + len(beyond) > need:
+            exhausted = False  # a candidate past the page exists: its match is not needed to know there is more
+            break
+        examined += 1
+        if filters.evaluate(query, item) is None:
+            continue
+        (window if examined <= SCORE_WINDOW else beyond).append(item)
+    holding = [sum(choice.sizes.get(name, 0) for name in stems) for stems in choice.paths.term_stems]
+    rows = ranking.rank(query.terms, window, choice.stream_size, holding)
+    if beyond:
+        rest = ranking.rank(query.terms, beyond, choice.stream_size, holding)
+        rows += sorted(rest, key=lambda row: newest_key(row[0]), reverse=True)
+    page = rows[position.offset : need]
+    if choice.best.kind == "stream":  # index items: re-read, as every page of the index is
+        fresh = {item["listingId"]: item for item in _fresh(query, [item for item, _ in page])}
+        page = [(fresh[item["listingId"]], score) for item, score in page if item["listingId"] in fresh]
+    return _Ranked(page, len(rows), "eq" if exhausted else "gte", len(rows) > need or not exhausted)
 
 
 def _probe_range(path: planner.Path, budget: int) -> list[str] | None:
@@ -231,9 +342,18 @@ def search_listings(query: SearchQuery) -> ListingPage:
     """
     position = query.page.position(query.scope)
     relation: Literal["eq", "gte"] = "eq"
-    if query.geo is None:
+    scores: dict[str, float] = {}
+    if query.ranked:
+        if position.key is not None:  # a relevance page is positioned by its offset, never by a key
+            position = Position(position.scope, position.page, position.page_size)
+        ranked = _ranked(query, position)
+        rows: list[tuple[float | None, ListingRecord]] = [(None, item) for item, _ in ranked.rows]
+        scores = {item["listingId"]: round(score, 4) for item, score in ranked.rows}
+        total, relation = ranked.total, ranked.relation
+        next_cursor = position.next_cursor(ranked.has_more)
+    elif query.geo is None:
         streamed = _stream(query, position)
-        rows: list[tuple[float | None, ListingRecord]] = [(None, item) for item in streamed.items]
+        rows = [(None, item) for item in streamed.items]
         total, relation = streamed.total, streamed.relation
         next_cursor = position.next_cursor(streamed.has_more, streamed.last_key)
     else:
@@ -246,6 +366,7 @@ def search_listings(query: SearchQuery) -> ListingPage:
         ListingSearchItem(
             **to_model(item, owners.get(item["ownerId"])).model_dump(),
             distanceKm=None if distance is None else round(distance, 2),
+            score=scores.get(item["listingId"]),
         )
         for distance, item in rows
     ]
