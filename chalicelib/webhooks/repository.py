@@ -68,15 +68,20 @@ def add_failure(webhook_id: str) -> WebhookRecord | None:
         return None
 
 
-def deactivate(webhook_id: str, limit: int, now: str) -> bool:
-    """Set ``active`` false when ``failCount`` reached ``limit``; ``True`` when this call did it."""
+#: ``disabledReason`` of a webhook its owner switched off.
+DISABLED_BY_OWNER = "Disabled by its owner"
+
+
+def deactivate(webhook_id: str, limit: int, now: str, reason: str, last_failure: str) -> bool:
+    """Set ``active`` false when ``failCount`` reached ``limit``, recording when (``disabledAt``), why
+    (``disabledReason``) and the failure that did it (``lastFailure``); ``True`` when this call did it."""
     try:
         storage.update(
             _table(),
             _key(webhook_id),
-            "SET active = :no, disabledAt = :now, updatedAt = :now",
+            "SET active = :no, disabledAt = :now, updatedAt = :now, disabledReason = :why, lastFailure = :last",
             condition="attribute_exists(webhookId) AND active = :yes AND failCount >= :limit",
-            ExpressionAttributeValues=storage.values(no=False, yes=True, limit=limit, now=now),
+            ExpressionAttributeValues=storage.values(no=False, yes=True, limit=limit, now=now, why=reason, last=last_failure),
         )
     except storage.ConditionFailed:
         return False
@@ -118,12 +123,12 @@ def update_owned(webhook_id: str, owner_id: str, changes: WebhookEdit) -> Webhoo
 
 
 def enable_owned(webhook_id: str, owner_id: str, now: str) -> WebhookRecord | None:
-    """Switch ``webhook_id`` on with ``failCount`` 0 (and no ``disabledAt``) if ``owner_id`` owns it."""
+    """Switch ``webhook_id`` on with ``failCount`` 0 (and no ``disabledAt``, reason or last failure) if ``owner_id`` owns it."""
     try:
         return record(storage.update(
             _table(),
             _key(webhook_id),
-            "SET active = :yes, failCount = :zero, updatedAt = :now REMOVE disabledAt",
+            "SET active = :yes, failCount = :zero, updatedAt = :now REMOVE disabledAt, disabledReason, lastFailure",
             condition="ownerId = :owner",
             ExpressionAttributeValues=storage.values(yes=True, zero=0, now=now, owner=owner_id),
         ))
@@ -132,14 +137,14 @@ def enable_owned(webhook_id: str, owner_id: str, now: str) -> WebhookRecord | No
 
 
 def disable_owned(webhook_id: str, owner_id: str, now: str) -> WebhookRecord | None:
-    """Switch ``webhook_id`` off (``failCount`` kept) if ``owner_id`` owns it."""
+    """Switch ``webhook_id`` off (``failCount`` kept; ``disabledReason`` :data:`DISABLED_BY_OWNER`) if ``owner_id`` owns it."""
     try:
         return record(storage.update(
             _table(),
             _key(webhook_id),
-            "SET active = :no, disabledAt = :now, updatedAt = :now",
+            "SET active = :no, disabledAt = :now, updatedAt = :now, disabledReason = :why REMOVE lastFailure",
             condition="ownerId = :owner",
-            ExpressionAttributeValues=storage.values(no=False, now=now, owner=owner_id),
+            ExpressionAttributeValues=storage.values(no=False, now=now, owner=owner_id, why=DISABLED_BY_OWNER),
         ))
     except storage.ConditionFailed:
         return None

@@ -41,6 +41,8 @@ from chalicelib.webhooks.delivery.records import AttemptEntry
 
 #: Consecutive failures after which a webhook is switched off (spec §8).
 FAILURE_LIMIT = 5
+#: ``disabledReason`` stored when the failure policy switches a webhook off.
+DISABLED_BY_FAILURES = f"Disabled after {FAILURE_LIMIT} consecutive failures"
 
 
 class Held(Exception):
@@ -126,7 +128,7 @@ def attempt(delivery: Delivery, heartbeat: Heartbeat | None = None) -> Result:
         if outcome.ok:
             repository.reset_failures(delivery.webhook_id)
         else:
-            next_attempt_at = _record_failure(delivery)
+            next_attempt_at = _record_failure(delivery, outcome)
     finally:
         entry = _log_entry(delivery, outcome, clock.iso(attempted_at))
         entry["nextAttemptAt"] = next_attempt_at
@@ -135,13 +137,24 @@ def attempt(delivery: Delivery, heartbeat: Heartbeat | None = None) -> Result:
     return Result.SENT if outcome.ok else Result.FAILED
 
 
-def _record_failure(delivery: Delivery) -> str | None:
-    """Count the failure; schedule the retry, if any. Returns when it is due (ISO 8601 UTC) or ``None``."""
+def failure_text(outcome: sender.Outcome) -> str:
+    """One line naming a failed attempt's outcome: ``HTTP 500`` or ``timeout: <detail>``."""
+    if outcome.status_code is not None:
+        return f"HTTP {outcome.status_code}"
+    return f"{outcome.error}: {outcome.detail}" if outcome.detail else str(outcome.error)
+
+
+def _record_failure(delivery: Delivery, outcome: sender.Outcome) -> str | None:
+    """Count the failure; schedule the retry, if any. Returns when it is due (ISO 8601 UTC) or ``None``.
+
+    The failure that reaches :data:`FAILURE_LIMIT` switches the webhook off and stores why, when
+    and this attempt's outcome on it (the Dashboard shows them).
+    """
     updated = repository.add_failure(delivery.webhook_id)
     if updated is None:  # deleted or switched off meanwhile: no more attempts
         return None
     if int(updated.get("failCount") or 0) >= FAILURE_LIMIT:
-        repository.deactivate(delivery.webhook_id, FAILURE_LIMIT, clock.iso())
+        repository.deactivate(delivery.webhook_id, FAILURE_LIMIT, clock.iso(), DISABLED_BY_FAILURES, failure_text(outcome))
         return None
     delay = retries.next_delay(delivery.attempt)
     if delay is None:
