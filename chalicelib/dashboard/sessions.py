@@ -155,7 +155,8 @@ def put_flash(session: Session, kind: str, data: dict[str, Any]) -> None:
         What to show; may hold a secret (it is sealed with the session's key).
     """
     payload = json.dumps({"kind": kind, "data": data}).encode("utf-8")
-    session_store.set_flash(session_hash(session.session_id), _sealer(session.session_id).encrypt(payload).decode("ascii"))
+    sealed = _sealer(session.session_id).encrypt_at_time(payload, clock.epoch_seconds())
+    session_store.set_flash(session_hash(session.session_id), sealed.decode("ascii"))
 
 
 def take_flash(session: Session, kind: str) -> dict[str, Any] | None:
@@ -166,7 +167,8 @@ def take_flash(session: Session, kind: str) -> dict[str, Any] | None:
     if not session.flash:
         return None
     try:
-        payload = json.loads(_sealer(session.session_id).decrypt(session.flash.encode("ascii"), ttl=FLASH_SECONDS))
+        opened = _sealer(session.session_id).decrypt_at_time(session.flash.encode("ascii"), FLASH_SECONDS, clock.epoch_seconds())
+        payload = json.loads(opened)
     except (InvalidToken, ValueError):
         session_store.clear_flash(session_hash(session.session_id), session.flash)  # expired or unreadable: drop it
         return None

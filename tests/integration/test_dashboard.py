@@ -1038,3 +1038,28 @@ def test_event_catalog_lists_every_event_of_the_registry_with_schema_and_a_valid
         schema, example = re.findall(r'<pre tabindex="0"[^>]*>(.*?)</pre>', section.group(0), re.S)
         assert jsonlib.loads(html.unescape(schema)) == envelope_model(name).model_json_schema()
         envelope_model(name).model_validate(jsonlib.loads(html.unescape(example)))
+
+
+def test_a_flash_is_shown_once_to_its_own_session_only_and_expires(api: Api, alice: User) -> None:
+    from tests.clocks import frozen_clock
+
+    with frozen_clock(datetime(2026, 11, 24, 9, 0, tzinfo=UTC)) as frozen:
+        mine = sessions.sign_in(alice.key)
+        other = sessions.sign_in(alice.key)
+        sessions.put_flash(mine, "webhook-rotated", {"secret": "whsec_x"})
+        stored = sessions.resolve(mine.session_id)
+        assert stored is not None
+        assert stored.flash
+        assert "whsec_x" not in stored.flash
+        # another session cannot open it (its key derives from the session id, which only the cookie holds)
+        stolen = sessions.Session(other.session_id, other.caller, other.expires_at, stored.flash)
+        assert sessions.take_flash(stolen, "webhook-rotated") is None
+        assert sessions.take_flash(stored, "user-created") is None  # another kind: left in place
+        assert sessions.take_flash(stored, "webhook-rotated") == {"secret": "whsec_x"}
+        assert sessions.take_flash(stored, "webhook-rotated") is None  # shown once
+        sessions.put_flash(mine, "webhook-rotated", {"secret": "whsec_y"})
+        frozen.advance(sessions.FLASH_SECONDS + 1)
+        late = sessions.resolve(mine.session_id)
+        assert late is not None
+        assert sessions.take_flash(late, "webhook-rotated") is None  # too old: dropped
+        assert (sessions.resolve(mine.session_id) or late).flash is None
