@@ -158,7 +158,8 @@ def test_disabled_webhook_is_enabled_and_the_next_event_arrives_with_fail_count_
 
     receiver.mode = "ok"
     say(peer, conversation_id, "back again")
-    delivered = received(receiver, 6)[-1]
+    received(receiver, 6)
+    delivered = wait_until(lambda: next((r for r in receiver.requests[5:] if b"back again" in r.body), None), timeout_seconds=WAIT)
     assert delivered.verified
     assert json.loads(delivered.body)["data"]["content"] == "back again"
     state = webhook_state(owner, hook["id"])
@@ -167,13 +168,17 @@ def test_disabled_webhook_is_enabled_and_the_next_event_arrives_with_fail_count_
     expect(fail_count_cell(page)).to_have_text("0")
 
     # "Recover failed deliveries": the five failed ones again, each with its webhook-id, not the success.
+    # (Retries of the first four were scheduled 30 s after each failure; one that comes due before the
+    # recover is sent instead of it, never as well: both would be attempt 2, claimed once. The exact
+    # set a recover picks is tested on a patched clock in tests/integration/test_dashboard.py.)
     failed_ids = {r.headers["webhook-id"] for r in receiver.requests[:5]}
     assert len(failed_ids) == 5
     page.get_by_label("Failed in the last").select_option("1 hour")
     page.get_by_role("button", name="Recover failed deliveries").click()
-    expect(page.get_by_role("status")).to_contain_text("Recovery queued: 5 failed deliveries")
-    again = received(receiver, 11)[6:]
-    assert {r.headers["webhook-id"] for r in again} == failed_ids
+    expect(page.get_by_role("status")).to_contain_text(re.compile(r"Recovery queued: [1-5] failed deliveries"))
+    received(receiver, 11)
+    again = [r for r in receiver.requests[5:] if json.loads(r.body)["data"]["content"] != "back again"]
+    assert sorted(r.headers["webhook-id"] for r in again) == sorted(failed_ids)  # each failed one once
     assert all(r.verified for r in again)
     page.context.close()
 
