@@ -1063,3 +1063,53 @@ def test_a_flash_is_shown_once_to_its_own_session_only_and_expires(api: Api, ali
         assert late is not None
         assert sessions.take_flash(late, "webhook-rotated") is None  # too old: dropped
         assert (sessions.resolve(mine.session_id) or late).flash is None
+
+
+def test_every_post_redirects_and_reloading_the_page_it_leads_to_changes_nothing(api: Api, alice: User, bob: User) -> None:
+    """Issue 22: each Dashboard action answers 303 to a GET page; GETting that page twice (a reload)
+    leaves the webhooks, the listing and the conversation exactly as the action left them."""
+    from tests.integration.request_helpers import active_listing, match_request
+
+    listing = active_listing(api, alice)
+    request_id = match_request(api, bob, listing["id"]).json["requestId"]
+    b = signed_in(api, alice)
+    created = b.post("/dashboard/webhooks", {"csrf_token": b.csrf(), "name": "Reload", "url": "http://127.0.0.1:9/r"})
+    hook_id = created.headers["Location"].split("/")[-1].split("?")[0]
+
+    def state() -> Any:
+        conversations = api.call("GET", "/v1/conversations", alice.key).json["conversations"]
+        messages = [api.call("GET", f"/v1/conversations/{c['conversationId']}/messages", alice.key).json["messages"]
+                    for c in conversations]
+        return (webhooks_repo.list_by_owner(alice.user_id), api.call("GET", f"/v1/listings/{listing['id']}", alice.key).json,
+                conversations, messages)
+
+    actions: list[tuple[str, dict[str, str]]] = [
+        (f"/dashboard/webhooks/{hook_id}/rotate", {}),  # the rotate case first
+        (f"/dashboard/webhooks/{hook_id}", {"name": "Renamed", "url": "http://127.0.0.1:9/s"}),
+        (f"/dashboard/webhooks/{hook_id}/test", {"event_type": "message.new"}),
+        (f"/dashboard/webhooks/{hook_id}/recover", {"since": "1 hour"}),
+        (f"/dashboard/webhooks/{hook_id}/disable", {}),
+        (f"/dashboard/webhooks/{hook_id}/enable", {}),
+        (f"/dashboard/listings/{listing['id']}/pause", {}),
+        (f"/dashboard/listings/{listing['id']}/resume", {}),
+        (f"/dashboard/requests/{request_id}/accept", {}),
+    ]
+    for path, form in actions:
+        answer = b.post(path, {"csrf_token": b.csrf(), **form})
+        assert answer.status_code == 303, (path, answer.text[:300])
+        after = state()
+        for _ in range(2):
+            assert b.get(answer.headers["Location"]).status_code == 200
+        assert state() == after, path
+    conversation_id = api.call("GET", "/v1/conversations", alice.key).json["conversations"][0]["conversationId"]
+    sent = b.post(f"/dashboard/conversations/{conversation_id}/messages", {"csrf_token": b.csrf(), "content": "Hi once"})
+    assert sent.status_code == 303
+    b.get(sent.headers["Location"])
+    b.get(sent.headers["Location"])
+    contents = [m["content"] for m in api.call("GET", f"/v1/conversations/{conversation_id}/messages", alice.key).json["messages"]]
+    assert contents.count("Hi once") == 1
+    for path in (f"/dashboard/listings/{listing['id']}/delete", f"/dashboard/webhooks/{hook_id}/delete"):
+        answer = b.post(path, {"csrf_token": b.csrf()})
+        assert answer.status_code == 303
+        assert b.get(answer.headers["Location"]).status_code == 200
+    assert webhooks_repo.list_by_owner(alice.user_id) == []
