@@ -593,6 +593,13 @@ def test_requests_and_messages_page_in_place_and_without_javascript(browser: Bro
     plain.goto(edited)
     expect(plain.get_by_role("heading", name="Check the form")).to_be_visible()
     expect(plain.get_by_role("alert")).to_contain_text("cursor")
+    # The confirmation before a destructive action is a page: it works without JavaScript.
+    plain.goto("/dashboard/listings")
+    plain.get_by_role("article").filter(has=plain.get_by_role("heading", name="Dashboard paged listing Sorrel")).get_by_role(
+        "link", name="Delete").click()
+    plain.get_by_role("button", name="Delete listing").click()
+    expect(plain.get_by_role("status")).to_contain_text("Listing deleted")
+    assert owner.get(f"/v1/listings/{listing_id}").status_code == 404
     plain.context.close()
 
 
@@ -635,7 +642,7 @@ def test_every_page_has_no_axe_violations_and_the_enhancements_work(browser: Bro
         "/dashboard/webhooks", f"/dashboard/webhooks/{hook['id']}", f"/dashboard/webhooks/{hook['id']}?outcome=failed",
         f"/dashboard/webhooks/{hook['id']}/rotate", f"/dashboard/webhooks/{hook['id']}/delete", "/dashboard/event-catalog",
         "/dashboard/listings", f"/dashboard/listings/{listing_id}", f"/dashboard/listings/{listing_id}/delete",
-        "/dashboard/conversations", f"/dashboard/conversations/{conversation_id}",
+        "/dashboard/conversations", f"/dashboard/conversations/{conversation_id}", "/dashboard/webhooks/whk_01HZZZZZZZZZZZZZZZZZZZZZZZ",
     ]
     for path in pages:
         page.goto(path)
