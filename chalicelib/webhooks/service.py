@@ -315,18 +315,6 @@ def _logged_model(item: AttemptRecord) -> LoggedAttempt:
     return LoggedAttempt(**_attempt_model(item).model_dump(), token=token, requestBody=item.get("requestBody"))
 
 
-def newest_attempts(caller: Caller, webhook_id: str, limit: int) -> list[LoggedAttempt]:
-    """The ``limit`` newest logged attempts of the caller's webhook, newest first, with request bodies.
-
-    Raises
-    ------
-    NotFoundError
-        Unknown, or someone else's webhook.
-    """
-    require_own(caller, webhook_id)
-    return [_logged_model(item) for item in attempt_log.newest_attempts(webhook_id, limit)]
-
-
 def get_attempt(caller: Caller, webhook_id: str, token: str) -> LoggedAttempt:
     """One logged attempt of the caller's webhook by the ``token`` of :func:`newest_attempts`.
 
