@@ -72,20 +72,32 @@ def add_failure(webhook_id: str) -> WebhookRecord | None:
 DISABLED_BY_OWNER = "Disabled by its owner"
 
 
-def deactivate(webhook_id: str, limit: int, now: str, reason: str, last_failure: str) -> bool:
-    """Set ``active`` false when ``failCount`` reached ``limit``, recording when (``disabledAt``), why
-    (``disabledReason``) and the failure that did it (``lastFailure``); ``True`` when this call did it."""
+def deactivate(webhook_id: str, limit: int, now: str, last_failure: str | None = None) -> bool:
+    """Set ``active`` false when ``failCount`` reached ``limit``; ``True`` when this call did it.
+
+    The same update records when (``disabledAt``), why (``disabledReason``: "Disabled after
+    ``limit`` consecutive failures") and, when given, the failure that did it (``lastFailure``,
+    e.g. ``HTTP 500``); the Dashboard shows them.
+    """
+    failure = ", lastFailure = :last" if last_failure is not None else ""
+    extra = {"last": last_failure} if last_failure is not None else {}
     try:
         storage.update(
             _table(),
             _key(webhook_id),
-            "SET active = :no, disabledAt = :now, updatedAt = :now, disabledReason = :why, lastFailure = :last",
+            "SET active = :no, disabledAt = :now, updatedAt = :now, disabledReason = :why" + failure,
             condition="attribute_exists(webhookId) AND active = :yes AND failCount >= :limit",
-            ExpressionAttributeValues=storage.values(no=False, yes=True, limit=limit, now=now, why=reason, last=last_failure),
+            ExpressionAttributeValues=storage.values(no=False, yes=True, limit=limit, now=now, why=disabled_by_failures(limit),
+                                                     **extra),
         )
     except storage.ConditionFailed:
         return False
     return True
+
+
+def disabled_by_failures(limit: int) -> str:
+    """The ``disabledReason`` stored when the failure policy switches a webhook off after ``limit`` failures."""
+    return f"Disabled after {limit} consecutive failures"
 
 
 def reset_failures(webhook_id: str) -> bool:

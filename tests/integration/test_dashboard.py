@@ -255,7 +255,7 @@ def test_enable_resets_fail_count_and_disable_keeps_it(api: Api, alice: User) ->
     hook = make_webhook(api, alice)
     for _ in range(5):
         webhooks_repo.add_failure(hook["id"])
-    assert webhooks_repo.deactivate(hook["id"], 5, clock.iso(), "Disabled after 5 consecutive failures", "HTTP 500")
+    assert webhooks_repo.deactivate(hook["id"], 5, clock.iso())
     b = signed_in(api, alice)
     page = b.get(f"/dashboard/webhooks/{hook['id']}")
     assert "inactive" in page.text

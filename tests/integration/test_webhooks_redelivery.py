@@ -132,7 +132,7 @@ def test_a_failed_redelivery_counts_and_a_redelivery_to_an_inactive_webhook_send
 
     for _ in range(5):
         repository.add_failure(hook["id"])
-    assert repository.deactivate(hook["id"], 5, "2026-11-22T00:00:00.000Z", "Disabled after 5 consecutive failures", "HTTP 500")
+    assert repository.deactivate(hook["id"], 5, "2026-11-22T00:00:00.000Z")
     service.redeliver(Caller(alice.user_id), hook["id"], item["eventId"])
     assert run_lanes() == 1  # drained
     assert len(receiver.requests) == 2

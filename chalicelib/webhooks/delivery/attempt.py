@@ -41,8 +41,6 @@ from chalicelib.webhooks.delivery.records import AttemptEntry
 
 #: Consecutive failures after which a webhook is switched off (spec §8).
 FAILURE_LIMIT = 5
-#: ``disabledReason`` stored when the failure policy switches a webhook off.
-DISABLED_BY_FAILURES = f"Disabled after {FAILURE_LIMIT} consecutive failures"
 
 
 class Held(Exception):
@@ -154,7 +152,7 @@ def _record_failure(delivery: Delivery, outcome: sender.Outcome) -> str | None:
     if updated is None:  # deleted or switched off meanwhile: no more attempts
         return None
     if int(updated.get("failCount") or 0) >= FAILURE_LIMIT:
-        repository.deactivate(delivery.webhook_id, FAILURE_LIMIT, clock.iso(), DISABLED_BY_FAILURES, failure_text(outcome))
+        repository.deactivate(delivery.webhook_id, FAILURE_LIMIT, clock.iso(), failure_text(outcome))
         return None
     delay = retries.next_delay(delivery.attempt)
     if delay is None:
