@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypedDict, cast
+from typing import Any, NotRequired, TypedDict, cast
 
 
 class SessionRecord(TypedDict):
@@ -22,6 +22,9 @@ class SessionRecord(TypedDict):
     createdAt: str
     #: Unix seconds when the session ends; the table's TTL attribute.
     expiresAt: int
+    #: A one-time message for the next page (a secret shown once), sealed with a key derived from
+    #: the session id (:func:`chalicelib.dashboard.sessions.put_flash`); removed when shown.
+    flash: NotRequired[str]
 
 
 def record(item: Mapping[str, Any]) -> SessionRecord:

@@ -7,6 +7,8 @@ a cookie.
 
 from __future__ import annotations
 
+import contextlib
+
 from chalicelib import storage
 from chalicelib.config import settings
 from chalicelib.dashboard.records import SessionRecord, record
@@ -36,3 +38,21 @@ def get(session_hash: str) -> SessionRecord | None:
 def delete(session_hash: str) -> None:
     """Delete the session (no error when it is already gone)."""
     storage.delete(_table(), {"sessionHash": session_hash})
+
+
+def set_flash(session_hash: str, sealed: str) -> None:
+    """Store ``sealed`` as the session's one-time flash (replacing any), if the session exists."""
+    with contextlib.suppress(storage.ConditionFailed):  # signed out meanwhile: nothing to show it to
+        storage.update(_table(), {"sessionHash": session_hash}, "SET flash = :f", condition="attribute_exists(sessionHash)",
+                       ExpressionAttributeValues=storage.values(f=sealed))
+
+
+def clear_flash(session_hash: str, sealed: str) -> bool:
+    """Remove the flash if it is still ``sealed``; ``True`` when this call removed it (so of two
+    requests reading the same flash at once, one shows it)."""
+    try:
+        storage.update(_table(), {"sessionHash": session_hash}, "REMOVE flash", condition="flash = :f",
+                       ExpressionAttributeValues=storage.values(f=sealed))
+    except storage.ConditionFailed:
+        return False
+    return True

@@ -10,15 +10,24 @@
 * The CSRF token of a session is ``HMAC-SHA256(session id, "dashboard-csrf")`` (OWASP CSRF
   Prevention Cheat Sheet, "Synchronizer token" / HMAC-based pattern): unguessable without the
   cookie, nothing more to store, compared in constant time.
+* A *flash* carries a one-time message to the page a POST redirects to (Post/Redirect/Get): a
+  secret shown once (a rotated webhook secret, a new user's API key) is never re-sent by a
+  reload. It is stored on the session item sealed with Fernet (cryptography's AES-128-CBC +
+  HMAC-SHA256 recipe) under ``HMAC-SHA256(session id, "dashboard-flash")``, so the table alone
+  (which holds only the id's hash) cannot open it; shown once (removed on a conditional update)
+  and refused after :data:`FLASH_SECONDS`.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
+import json
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from chalicelib import clock, errors
 from chalicelib.auth.service import Caller, authenticate
@@ -28,6 +37,9 @@ from chalicelib.dashboard import session_store
 SESSION_HOURS = 12
 SESSION_SECONDS = SESSION_HOURS * 3600
 _CSRF_CONTEXT = b"dashboard-csrf"
+_FLASH_CONTEXT = b"dashboard-flash"
+#: A flash not shown within this many seconds of its POST is dropped (the redirect follows at once).
+FLASH_SECONDS = 600
 
 
 @dataclass(frozen=True)
@@ -42,11 +54,14 @@ class Session:
         Who signed in (user id and the key's scopes).
     expires_at:
         Unix seconds when the session ends.
+    flash:
+        The sealed one-time flash stored on the session, if any (:func:`take_flash` opens it).
     """
 
     session_id: str
     caller: Caller
     expires_at: int
+    flash: str | None = None
 
     @property
     def csrf_token(self) -> str:
@@ -114,9 +129,51 @@ def resolve(session_id: str | None) -> Session | None:
     if stored is None or stored["expiresAt"] <= clock.epoch_seconds():
         return None
     caller = Caller(user_id=stored["userId"], scopes=frozenset(stored["scopes"]))
-    return Session(session_id, caller, stored["expiresAt"])
+    return Session(session_id, caller, stored["expiresAt"], stored.get("flash"))
 
 
 def sign_out(session: Session) -> None:
     """End ``session`` (its item is deleted; the cookie no longer resolves)."""
     session_store.delete(session_hash(session.session_id))
+
+
+def _sealer(session_id: str) -> Any:
+    from cryptography.fernet import Fernet  # loaded with the first flash, not at cold start
+
+    key = hmac.new(session_id.encode("utf-8"), _FLASH_CONTEXT, hashlib.sha256).digest()
+    return Fernet(base64.urlsafe_b64encode(key))
+
+
+def put_flash(session: Session, kind: str, data: dict[str, Any]) -> None:
+    """Leave ``data`` (JSON-ready) for the next page of ``session`` that asks for a flash of ``kind``.
+
+    Parameters
+    ----------
+    kind:
+        What the flash is (``webhook-rotated``, ``user-created``): a page takes only its own kind.
+    data:
+        What to show; may hold a secret (it is sealed with the session's key).
+    """
+    payload = json.dumps({"kind": kind, "data": data}).encode("utf-8")
+    sealed = _sealer(session.session_id).encrypt_at_time(payload, clock.epoch_seconds())
+    session_store.set_flash(session_hash(session.session_id), sealed.decode("ascii"))
+
+
+def take_flash(session: Session, kind: str) -> dict[str, Any] | None:
+    """The flash of ``kind`` left for this session, removed as it is read; ``None`` when there is none,
+    it is of another kind, older than :data:`FLASH_SECONDS`, or another request took it first."""
+    from cryptography.fernet import InvalidToken
+
+    if not session.flash:
+        return None
+    try:
+        opened = _sealer(session.session_id).decrypt_at_time(session.flash.encode("ascii"), FLASH_SECONDS, clock.epoch_seconds())
+        payload = json.loads(opened)
+    except (InvalidToken, ValueError):
+        session_store.clear_flash(session_hash(session.session_id), session.flash)  # expired or unreadable: drop it
+        return None
+    if payload.get("kind") != kind:
+        return None
+    if not session_store.clear_flash(session_hash(session.session_id), session.flash):
+        return None
+    return dict(payload["data"])

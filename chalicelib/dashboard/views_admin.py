@@ -53,8 +53,12 @@ def _users_page(current: Page, status: int = 200, created: CreatedUser | None = 
 
 @page("/dashboard/admin/users", access="admin")
 def users_page(current: Page) -> Response:
-    """The "Create user" and "Set verification level" forms."""
-    return _users_page(current)
+    """The "Create user" and "Set verification level" forms, and what the last POST did (its flash:
+    a new user's API key is shown once, never by a reload)."""
+    created = current.take_flash("user-created")
+    updated = current.take_flash("user-level")
+    return _users_page(current, created=None if created is None else user_models.CreatedUser.model_validate(created),
+                       updated=None if updated is None else user_models.Profile.model_validate(updated))
 
 
 @page("/dashboard/admin/users", "POST", access="admin")
@@ -68,14 +72,18 @@ def create_user(current: Page) -> Response:
         "channels": {k: v for k, v in channels.items() if v},
         "admin": current.field("admin") == "on",
     })
-    return _users_page(current, 201, created=users.create_user(body))
+    created = users.create_user(body)
+    current.put_flash("user-created", created.model_dump(mode="json"))
+    return current.redirect("/admin/users?done=created")
 
 
 @page("/dashboard/admin/users/verification", "POST", access="admin")
 def set_verification(current: Page) -> Response:
     """Set a user's verification level (the API's ``PATCH /v1/admin/users/{userId}`` rule)."""
     body = parse_model(user_models.AdminUserPatch, {"verifiedLevel": current.field("verified_level")})
-    return _users_page(current, updated=users.set_verified_level(current.field("user_id").strip(), body.verifiedLevel))
+    updated = users.set_verified_level(current.field("user_id").strip(), body.verifiedLevel)
+    current.put_flash("user-level", updated.model_dump(mode="json"))
+    return current.redirect("/admin/users?done=level")
 
 
 @page("/dashboard/admin/approvals", access="admin")

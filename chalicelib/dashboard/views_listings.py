@@ -69,6 +69,16 @@ def resume(current: Page, listingId: str) -> Response:
     return current.redirect("/listings?done=resumed")
 
 
+@page("/dashboard/listings/{listingId}/delete")
+def confirm_delete(current: Page, listingId: str) -> Response:
+    """Confirmation page of "Delete listing" (a plain form: works without JavaScript)."""
+    item = listings.owned(current.caller, listingId)  # 404 for an unknown or foreign id
+    return current.render("confirm.html", nav="listings", heading="Delete this listing?", button="Delete listing",
+                          subject=str(item.get("meta", {}).get("title") or listingId), danger=True,
+                          explanation="It leaves search at once and its pending requests are rejected. This cannot be undone.",
+                          action=f"{current.root}/listings/{listingId}/delete", back=f"{current.root}/listings")
+
+
 @page("/dashboard/listings/{listingId}/delete", "POST")
 def delete(current: Page, listingId: str) -> Response:
     """Delete the listing (its pending requests are rejected, as through the API)."""

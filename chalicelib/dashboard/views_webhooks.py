@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
 
 from chalice.app import Response
 
-from chalicelib.dashboard.web import Page, page
+from chalicelib import clock, errors
+from chalicelib.dashboard.web import Page, field_errors, page
 from chalicelib.http import parse_model
 from chalicelib.lazy import lazy_import
 
@@ -33,13 +35,35 @@ NOTICES = {
     "disabled": "Webhook disabled: no deliveries until you enable it again.",
     "test-sent": "Test event queued: it is delivered, signed and logged like a real event.",
     "redelivered": "Redelivery queued as a new attempt with the same webhook-id.",
+    "rotated": "Secret rotated.",
 }
+
+#: The settings form's fields in page order (the first invalid one is focused).
+FIELDS = ["name", "url", "events"]
+
+#: "Recover failed deliveries" choices: label -> hours back from now (Svix's recover offers such periods).
+RECOVER_PERIODS = {"1 hour": 1, "6 hours": 6, "24 hours": 24, "3 days": 72, "7 days": 168, "30 days": 720}
+
+#: Delivery log "Outcome" filter values -> ``success`` filter.
+OUTCOMES = {"": None, "succeeded": True, "failed": False}
+
+
+def _form_values(current: Page) -> dict[str, object]:
+    events = [e for e in current.form().get("events", []) if e]
+    return {"name": current.field("name") or None, "url": current.field("url").strip(), "events": events or None}
 
 
 def _settings_form(current: Page) -> WebhookCreate:
-    events = [e for e in current.form().get("events", []) if e]
-    data = {"name": current.field("name") or None, "url": current.field("url").strip(), "events": events or None}
-    return parse_model(models.WebhookCreate, data)
+    return parse_model(models.WebhookCreate, _form_values(current))
+
+
+def _refused_form(current: Page, exc: errors.ApiError, template: str, **context: Any) -> Response:
+    """A refused settings form shown again (400) with its values and each error tied to its field;
+    the first invalid field is focused (``autofocus``). Nothing was changed, so a reload is harmless."""
+    found, first = field_errors(exc, FIELDS)
+    values = _form_values(current)
+    return current.render(template, exc.status, nav="webhooks", supported_events=catalogue.SUPPORTED_EVENTS,
+                          errors=found, first_invalid=first, error_message=exc.message, values=values, **context)
 
 
 @page("/dashboard/webhooks")
@@ -57,32 +81,79 @@ def webhooks(current: Page) -> Response:
 @page("/dashboard/webhooks", "POST")
 def add_webhook(current: Page) -> Response:
     """Register a webhook with the API's rules (validation, SSRF checks)."""
-    created = service.create_webhook(current.caller, _settings_form(current))
+    try:
+        created = service.create_webhook(current.caller, _settings_form(current))
+    except errors.ValidationError as exc:
+        return _refused_form(current, exc, "webhooks.html", webhooks=service.overview(current.caller))
     return current.redirect(f"/webhooks/{created.id}?done=created")
+
+
+def _webhook_page(current: Page, webhook_id: str, status: int = 200, **extra: Any) -> Response:
+    item = service.get_webhook(current.caller, webhook_id)
+    outcome = current.query("outcome")
+    event = current.query("event")
+    if outcome not in OUTCOMES:
+        raise errors.ValidationError.for_field("outcome", "must be succeeded or failed")
+    if event and event not in catalogue.SUPPORTED_EVENTS:
+        raise errors.ValidationError.for_field("event", "is not an event type of the catalog")
+    rotated = current.take_flash("webhook-rotated")
+    if rotated and rotated.get("webhookId") != webhook_id:
+        rotated = None
+    context: dict[str, Any] = {
+        "nav": "webhooks",
+        "webhook": item,
+        "overview": next((w for w in service.overview(current.caller) if w.id == webhook_id), None),
+        "attempts": service.filtered_attempts(current.caller, webhook_id, LOG_SIZE, OUTCOMES[outcome], event or None),
+        "filters": {"outcome": outcome, "event": event},
+        "supported_events": catalogue.SUPPORTED_EVENTS,
+        "overlap_hours": signing.PREVIOUS_SECRET_HOURS,
+        "notice": _notice(current),
+        "rotated": rotated,
+        "retries": [] if item.active else service.scheduled_retries(current.caller, webhook_id),
+        "recover_periods": RECOVER_PERIODS,
+        **extra,
+    }
+    return current.render("webhook.html", status, **context)
+
+
+def _notice(current: Page) -> str | None:
+    if current.query("done") == "recovered":
+        queued = current.query("queued", "0")
+        more = "" if current.query("complete") == "1" else " The recover stopped at its bound; run it again for older failures."
+        return f"Recovery queued: {queued} failed deliveries will be sent again, each as a new attempt with the same webhook-id.{more}"
+    return NOTICES.get(current.query("done"))
 
 
 @page("/dashboard/webhooks/{webhookId}")
 def webhook(current: Page, webhookId: str) -> Response:
-    """One webhook: settings form, actions and its delivery log."""
-    item = service.get_webhook(current.caller, webhookId)
-    return current.render(
-        "webhook.html",
-        nav="webhooks",
-        webhook=item,
-        overview=next((w for w in service.overview(current.caller) if w.id == webhookId), None),
-        attempts=service.newest_attempts(current.caller, webhookId, LOG_SIZE),
-        supported_events=catalogue.SUPPORTED_EVENTS,
-        overlap_hours=signing.PREVIOUS_SECRET_HOURS,
-        notice=NOTICES.get(current.query("done")),
-        rotated=None,
-    )
+    """One webhook: settings form, actions and its delivery log (filtered by ``outcome`` and ``event``)."""
+    return _webhook_page(current, webhookId)
 
 
 @page("/dashboard/webhooks/{webhookId}", "POST")
 def save_webhook(current: Page, webhookId: str) -> Response:
     """Save name, url and events (the API's validation and SSRF rules)."""
-    service.update_webhook(current.caller, webhookId, _settings_form(current))
+    try:
+        service.update_webhook(current.caller, webhookId, _settings_form(current))
+    except errors.ValidationError as exc:
+        found, first = field_errors(exc, FIELDS)
+        return _webhook_page(current, webhookId, exc.status, errors=found, first_invalid=first, error_message=exc.message,
+                             values=_form_values(current))
     return current.redirect(f"/webhooks/{webhookId}?done=saved")
+
+
+def _confirm(current: Page, webhook_id: str, action: str, heading: str, button: str, explanation: str) -> Response:
+    item = service.get_webhook(current.caller, webhook_id)  # 404 for an unknown or foreign id
+    return current.render("confirm.html", nav="webhooks", heading=heading, explanation=explanation, button=button,
+                          action=f"{current.root}/webhooks/{webhook_id}/{action}", back=f"{current.root}/webhooks/{webhook_id}",
+                          subject=item.name, danger=True)
+
+
+@page("/dashboard/webhooks/{webhookId}/delete")
+def confirm_delete_webhook(current: Page, webhookId: str) -> Response:
+    """Confirmation page of "Delete webhook" (works without JavaScript)."""
+    return _confirm(current, webhookId, "delete", "Delete this webhook?", "Delete webhook",
+                    "Deliveries stop at once and its delivery log is no longer shown. This cannot be undone.")
 
 
 @page("/dashboard/webhooks/{webhookId}/delete", "POST")
@@ -106,21 +177,22 @@ def disable_webhook(current: Page, webhookId: str) -> Response:
     return current.redirect(f"/webhooks/{webhookId}?done=disabled")
 
 
+@page("/dashboard/webhooks/{webhookId}/rotate")
+def confirm_rotate_secret(current: Page, webhookId: str) -> Response:
+    """Confirmation page of "Rotate secret"."""
+    return _confirm(current, webhookId, "rotate", "Rotate the signing secret?", "Rotate secret",
+                    f"A new secret signs every delivery from now on; the current one keeps verifying for "
+                    f"{signing.PREVIOUS_SECRET_HOURS} hours, so update your receiver within that time.")
+
+
 @page("/dashboard/webhooks/{webhookId}/rotate", "POST")
 def rotate_secret(current: Page, webhookId: str) -> Response:
-    """New secret, shown once on the answer page; the old one verifies for 24 h more."""
+    """New secret, carried once to the webhook's page by the session's flash (Post/Redirect/Get: a
+    reload of that page shows the webhook, never rotates again); the old one verifies for 24 h more."""
     rotated = service.rotate_secret(current.caller, webhookId)
-    return current.render(
-        "webhook.html",
-        nav="webhooks",
-        webhook=rotated.webhook,
-        overview=next((w for w in service.overview(current.caller) if w.id == webhookId), None),
-        attempts=service.newest_attempts(current.caller, webhookId, LOG_SIZE),
-        supported_events=catalogue.SUPPORTED_EVENTS,
-        overlap_hours=signing.PREVIOUS_SECRET_HOURS,
-        notice=None,
-        rotated=rotated,
-    )
+    current.put_flash("webhook-rotated", {"webhookId": webhookId, "secret": rotated.secret,
+                                          "previousSecretExpiresAt": rotated.previousSecretExpiresAt})
+    return current.redirect(f"/webhooks/{webhookId}?done=rotated")
 
 
 @page("/dashboard/webhooks/{webhookId}/test", "POST")
@@ -139,9 +211,44 @@ def redeliver(current: Page, webhookId: str) -> Response:
     return current.redirect(f"/webhooks/{webhookId}?done=redelivered")
 
 
+@page("/dashboard/webhooks/{webhookId}/recover", "POST")
+def recover(current: Page, webhookId: str) -> Response:
+    """Re-send every delivery that failed since the chosen period (field ``since``, a label of
+    :data:`RECOVER_PERIODS`), each as a new attempt with its webhook-id, in the webhook's lane."""
+    service.get_webhook(current.caller, webhookId)  # someone else's id is 404 whatever the form says
+    hours = RECOVER_PERIODS.get(current.field("since"))
+    if hours is None:
+        raise errors.ValidationError.for_field("since", f"choose one of: {', '.join(RECOVER_PERIODS)}")
+    result = service.recover_failed(current.caller, webhookId, clock.now() - timedelta(hours=hours))
+    return current.redirect(f"/webhooks/{webhookId}?done=recovered&queued={result.queued}&complete={int(result.complete)}")
+
+
 @page("/dashboard/webhooks/{webhookId}/attempts/{token}")
 def attempt(current: Page, webhookId: str, token: str) -> Response:
     """One attempt's request body and response excerpt (an htmx fragment, or a page without JS)."""
     found = service.get_attempt(current.caller, webhookId, token)
     template = "attempt_fragment.html" if current.request.headers.get("hx-request") else "attempt.html"
     return current.render(template, nav="webhooks", webhook_id=webhookId, attempt=found)
+
+
+@page("/dashboard/event-catalog")
+def event_catalog(current: Page) -> Response:
+    """Every webhook event type with its description, recipients, JSON schema and an example payload,
+    from the one event registry (:data:`chalicelib.webhooks.catalogue.EVENT_TYPES`) that the OpenAPI
+    document's ``webhooks`` section is generated from."""
+    import json
+
+    entries = []
+    for name, entry in catalogue.EVENT_TYPES.items():
+        model = catalogue.envelope_model(name)
+        example = {"event": name, "timestamp": clock.iso(), "test": False, "data": samples.sample_data(name, "usr_01EXAMPLE")}
+        model.model_validate(example)  # the example is a valid delivery body by the schema shown beside it
+        entries.append({
+            "name": name,
+            "anchor": name.replace(".", "-"),
+            "summary": entry.summary,
+            "recipients": entry.recipients,
+            "schema": json.dumps(model.model_json_schema(), indent=2),
+            "example": json.dumps(example, indent=2),
+        })
+    return current.render("event_catalog.html", nav="events", title="Event catalog", events=entries)

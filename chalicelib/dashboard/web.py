@@ -188,6 +188,15 @@ class Page:
         params: dict[str, str] = dict(self.request.query_params or {})
         return params.get(name) or default
 
+    def put_flash(self, kind: str, data: dict[str, Any]) -> None:
+        """Leave ``data`` for the page this POST redirects to (shown once; see :func:`sessions.put_flash`)."""
+        if self.session is not None:
+            sessions.put_flash(self.session, kind, data)
+
+    def take_flash(self, kind: str) -> dict[str, Any] | None:
+        """The flash of ``kind`` a POST left for this page, removed as it is read (``None``: none)."""
+        return sessions.take_flash(self.session, kind) if self.session is not None else None
+
     def render(self, template: str, status: int = 200, headers: Headers | None = None, **context: Any) -> Response:
         """Render ``template`` with the layout's context (session, CSRF token, admin flag, root)."""
         body = _templates().get_template(template).render(
@@ -308,3 +317,18 @@ def security_headers_middleware(event: Request, get_response: Callable[[Request]
 
 _TITLES = {400: "Check the form", 401: "Sign in", 403: "Forbidden", 404: "Not found", 409: "Conflict", 413: "Too large",
            503: "Unavailable"}
+
+
+def field_errors(exc: errors.ApiError, order: list[str]) -> tuple[dict[str, str], str | None]:
+    """The ``details`` of a refused form as ``{field: issue}`` (top-level field names, issues of one
+    field joined) and the first invalid field in ``order`` (the form's order), which the page focuses.
+
+    A detail naming no field of ``order`` is kept under its own name (shown in the summary).
+    """
+    found: dict[str, str] = {}
+    for detail in exc.body().get("details") or []:
+        name = str(detail.get("field") or "").split(".")[0].split("[")[0]
+        issue = str(detail.get("issue") or "")
+        found[name] = f"{found[name]}; {issue}" if name in found else issue
+    first = next((name for name in order if name in found), None)
+    return found, first

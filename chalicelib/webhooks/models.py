@@ -126,6 +126,24 @@ class WebhookOverview(Webhook):
 
     previousSecretExpiresAt: str | None = Field(default=None, description="Until when the rotated-out secret still verifies")
     lastDelivery: DeliveryAttempt | None = None
+    disabledAt: str | None = Field(default=None, description="When it was switched off (ISO 8601 UTC); null while active")
+    disabledReason: str | None = Field(default=None, description="Why it was switched off, e.g. after 5 consecutive failures")
+    lastFailure: str | None = Field(default=None, description="The failure that switched it off: `HTTP 500` or the error")
+
+
+class RecoverResult(Model):
+    """What "Recover failed deliveries" queued (Dashboard only)."""
+
+    queued: int = Field(description="Failed deliveries queued again, each as a new attempt with its webhook-id")
+    complete: bool = Field(description="False when the bound (100 deliveries, 1000 log entries read) cut the recover short")
+
+
+class ScheduledRetry(Model):
+    """A failed delivery whose next attempt is still scheduled (it is sent when due if the webhook is active)."""
+
+    eventId: str
+    event: str
+    nextAttemptAt: str
 
 
 class SecretRotated(Model):

@@ -27,6 +27,10 @@ class WebhookRecord(TypedDict):
     createdAt: str
     updatedAt: str
     disabledAt: NotRequired[str]
+    #: Why it was switched off (shown by the Dashboard), e.g. "Disabled after 5 consecutive failures".
+    disabledReason: NotRequired[str]
+    #: The failure that switched it off: ``HTTP <status>`` or the error class and detail.
+    lastFailure: NotRequired[str]
     #: The secret before the last rotation, valid until ``previousSecretExpiresAt`` (24 h after it).
     previousSecret: NotRequired[str]
     previousSecretExpiresAt: NotRequired[str]

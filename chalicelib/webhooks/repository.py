@@ -68,19 +68,36 @@ def add_failure(webhook_id: str) -> WebhookRecord | None:
         return None
 
 
-def deactivate(webhook_id: str, limit: int, now: str) -> bool:
-    """Set ``active`` false when ``failCount`` reached ``limit``; ``True`` when this call did it."""
+#: ``disabledReason`` of a webhook its owner switched off.
+DISABLED_BY_OWNER = "Disabled by its owner"
+
+
+def deactivate(webhook_id: str, limit: int, now: str, last_failure: str | None = None) -> bool:
+    """Set ``active`` false when ``failCount`` reached ``limit``; ``True`` when this call did it.
+
+    The same update records when (``disabledAt``), why (``disabledReason``: "Disabled after
+    ``limit`` consecutive failures") and, when given, the failure that did it (``lastFailure``,
+    e.g. ``HTTP 500``); the Dashboard shows them.
+    """
+    failure = ", lastFailure = :last" if last_failure is not None else ""
+    extra = {"last": last_failure} if last_failure is not None else {}
     try:
         storage.update(
             _table(),
             _key(webhook_id),
-            "SET active = :no, disabledAt = :now, updatedAt = :now",
+            "SET active = :no, disabledAt = :now, updatedAt = :now, disabledReason = :why" + failure,
             condition="attribute_exists(webhookId) AND active = :yes AND failCount >= :limit",
-            ExpressionAttributeValues=storage.values(no=False, yes=True, limit=limit, now=now),
+            ExpressionAttributeValues=storage.values(no=False, yes=True, limit=limit, now=now, why=disabled_by_failures(limit),
+                                                     **extra),
         )
     except storage.ConditionFailed:
         return False
     return True
+
+
+def disabled_by_failures(limit: int) -> str:
+    """The ``disabledReason`` stored when the failure policy switches a webhook off after ``limit`` failures."""
+    return f"Disabled after {limit} consecutive failures"
 
 
 def reset_failures(webhook_id: str) -> bool:
@@ -118,12 +135,12 @@ def update_owned(webhook_id: str, owner_id: str, changes: WebhookEdit) -> Webhoo
 
 
 def enable_owned(webhook_id: str, owner_id: str, now: str) -> WebhookRecord | None:
-    """Switch ``webhook_id`` on with ``failCount`` 0 (and no ``disabledAt``) if ``owner_id`` owns it."""
+    """Switch ``webhook_id`` on with ``failCount`` 0 (and no ``disabledAt``, reason or last failure) if ``owner_id`` owns it."""
     try:
         return record(storage.update(
             _table(),
             _key(webhook_id),
-            "SET active = :yes, failCount = :zero, updatedAt = :now REMOVE disabledAt",
+            "SET active = :yes, failCount = :zero, updatedAt = :now REMOVE disabledAt, disabledReason, lastFailure",
             condition="ownerId = :owner",
             ExpressionAttributeValues=storage.values(yes=True, zero=0, now=now, owner=owner_id),
         ))
@@ -132,14 +149,14 @@ def enable_owned(webhook_id: str, owner_id: str, now: str) -> WebhookRecord | No
 
 
 def disable_owned(webhook_id: str, owner_id: str, now: str) -> WebhookRecord | None:
-    """Switch ``webhook_id`` off (``failCount`` kept) if ``owner_id`` owns it."""
+    """Switch ``webhook_id`` off (``failCount`` kept; ``disabledReason`` :data:`DISABLED_BY_OWNER`) if ``owner_id`` owns it."""
     try:
         return record(storage.update(
             _table(),
             _key(webhook_id),
-            "SET active = :no, disabledAt = :now, updatedAt = :now",
+            "SET active = :no, disabledAt = :now, updatedAt = :now, disabledReason = :why REMOVE lastFailure",
             condition="ownerId = :owner",
-            ExpressionAttributeValues=storage.values(no=False, now=now, owner=owner_id),
+            ExpressionAttributeValues=storage.values(no=False, now=now, owner=owner_id, why=DISABLED_BY_OWNER),
         ))
     except storage.ConditionFailed:
         return None

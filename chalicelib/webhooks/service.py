@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from chalicelib import clock, errors, outbox
@@ -28,6 +28,8 @@ from chalicelib.webhooks.models import (
     DeliveryAttempt,
     DeliveryPage,
     LoggedAttempt,
+    RecoverResult,
+    ScheduledRetry,
     SecretRotated,
     Webhook,
     WebhookCreate,
@@ -289,6 +291,9 @@ def overview(caller: Caller) -> list[WebhookOverview]:
                 **to_model(item).model_dump(),
                 previousSecretExpiresAt=previous_expiry,
                 lastDelivery=_attempt_model(last[0]) if last else None,
+                disabledAt=None if item.get("active") else item.get("disabledAt"),
+                disabledReason=None if item.get("active") else item.get("disabledReason"),
+                lastFailure=None if item.get("active") else item.get("lastFailure"),
             )
         )
     return views
@@ -308,18 +313,6 @@ def get_webhook(caller: Caller, webhook_id: str) -> Webhook:
 def _logged_model(item: AttemptRecord) -> LoggedAttempt:
     token = base64.urlsafe_b64encode(str(item["deliveryKey"]).encode()).decode().rstrip("=")
     return LoggedAttempt(**_attempt_model(item).model_dump(), token=token, requestBody=item.get("requestBody"))
-
-
-def newest_attempts(caller: Caller, webhook_id: str, limit: int) -> list[LoggedAttempt]:
-    """The ``limit`` newest logged attempts of the caller's webhook, newest first, with request bodies.
-
-    Raises
-    ------
-    NotFoundError
-        Unknown, or someone else's webhook.
-    """
-    require_own(caller, webhook_id)
-    return [_logged_model(item) for item in attempt_log.newest_attempts(webhook_id, limit)]
 
 
 def get_attempt(caller: Caller, webhook_id: str, token: str) -> LoggedAttempt:
@@ -378,3 +371,73 @@ def send_test_event(caller: Caller, webhook_id: str, event_type: str, data: dict
     op = outbox.event_op(event_type, data, {"recipientId": caller.user_id}, target_webhook_id=webhook_id, test=True)
     Transaction().add("event", op).commit()
     return outbox.event_id_of(op)
+
+
+#: Most failed deliveries one "Recover failed deliveries" queues (each is one SQS message in the
+#: webhook's lane); the log read behind it examines at most ``attempt_log.SCAN_BUDGET`` entries.
+RECOVER_LIMIT = 100
+
+
+def filtered_attempts(caller: Caller, webhook_id: str, limit: int, success: bool | None = None,
+                      event: str | None = None) -> list[LoggedAttempt]:
+    """The ``limit`` newest logged attempts of the caller's webhook with that outcome and event type
+    (``None``: any), newest first (:func:`chalicelib.webhooks.delivery.attempt_log.filtered_attempts`).
+
+    Raises
+    ------
+    NotFoundError
+        Unknown, or someone else's webhook.
+    """
+    require_own(caller, webhook_id)
+    if success is None and not event:
+        return [_logged_model(item) for item in attempt_log.newest_attempts(webhook_id, limit)]
+    found = attempt_log.filtered_attempts(webhook_id, clock.now(), limit, success=success, event=event)
+    return [_logged_model(item) for item in found.attempts]
+
+
+def recover_failed(caller: Caller, webhook_id: str, since: datetime) -> RecoverResult:
+    """Re-send every delivery to the caller's webhook that failed since ``since`` (Svix's "recover"):
+    each event whose newest attempt logged at or after ``since`` failed gets one more attempt, queued
+    in the webhook's lane with the same ``webhook-id`` and the next attempt number, oldest first.
+
+    Bounded: at most :data:`RECOVER_LIMIT` deliveries, from at most ``attempt_log.SCAN_BUDGET`` log
+    entries; ``complete`` says whether everything since ``since`` was covered (if not, recover again
+    from a later time, or after these have run).
+
+    Raises
+    ------
+    NotFoundError
+        Unknown, or someone else's webhook.
+    ConflictError
+        The webhook is inactive (nothing would be sent: enable it first).
+    """
+    item = require_own(caller, webhook_id)
+    if not item.get("active"):
+        raise errors.ConflictError("The webhook is inactive; enable it first, then recover its failed deliveries")
+    failed = attempt_log.failed_since(webhook_id, clock.iso(since), RECOVER_LIMIT)
+    queued = redelivery.redeliver_many(webhook_id, failed.event_ids)
+    return RecoverResult(queued=len(queued), complete=failed.complete)
+
+
+def scheduled_retries(caller: Caller, webhook_id: str, limit: int = 100) -> list[ScheduledRetry]:
+    """Failed deliveries among the ``limit`` newest attempts whose retry is still scheduled (its
+    ``nextAttemptAt`` is in the future and no later attempt is logged): what enabling the webhook
+    lets through when due (a retry due while it is inactive is dropped).
+
+    Raises
+    ------
+    NotFoundError
+        Unknown, or someone else's webhook.
+    """
+    require_own(caller, webhook_id)
+    now = clock.iso()
+    seen: set[str] = set()
+    pending = []
+    for entry in attempt_log.newest_attempts(webhook_id, limit):
+        if entry["eventId"] in seen:
+            continue
+        seen.add(entry["eventId"])
+        due = entry.get("nextAttemptAt")
+        if not entry["success"] and due and due > now:
+            pending.append(ScheduledRetry(eventId=entry["eventId"], event=entry["event"], nextAttemptAt=due))
+    return sorted(pending, key=lambda retry: retry.nextAttemptAt)

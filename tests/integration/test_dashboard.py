@@ -274,19 +274,36 @@ def test_enable_resets_fail_count_and_disable_keeps_it(api: Api, alice: User) ->
     assert stored["failCount"] == 1
 
 
-def test_rotate_shows_the_new_secret_once_and_keeps_the_old_for_24h(api: Api, alice: User) -> None:
+def test_rotate_needs_confirmation_redirects_and_a_reload_changes_nothing(api: Api, alice: User) -> None:
     hook = make_webhook(api, alice)
     b = signed_in(api, alice)
+    confirm = b.get(f"/dashboard/webhooks/{hook['id']}/rotate")  # the page's "Rotate secret" is a link here
+    assert confirm.status_code == 200
+    assert re.search(rf'<form method="post" action="/dashboard/webhooks/{hook["id"]}/rotate"', confirm.text)
+    assert ">Rotate secret</button>" in confirm.text
+    assert webhooks_repo.get(hook["id"])["secret"] == hook["secret"]  # type: ignore[index]  # looking changes nothing
     response = b.post(f"/dashboard/webhooks/{hook['id']}/rotate", {"csrf_token": b.csrf()})
-    assert response.status_code == 200
+    assert response.status_code == 303
+    assert response.headers["Location"] == f"/dashboard/webhooks/{hook['id']}?done=rotated"
     stored = webhooks_repo.get(hook["id"])
     assert stored is not None
     assert stored["secret"] != hook["secret"]
-    assert stored["secret"] in response.text
     assert stored["previousSecret"] == hook["secret"]
+    assert "flash" in session_store.get(sessions.session_hash(b.cookies["dashboard_session"])) or {}  # type: ignore[operator]
+    sealed = str((session_store.get(sessions.session_hash(b.cookies["dashboard_session"])) or {}).get("flash"))
+    assert stored["secret"] not in sealed  # the table holds the flash sealed, never the secret itself
+    shown = b.get(response.headers["Location"])
+    assert stored["secret"] in shown.text
+    assert 'aria-label="New secret"' in shown.text
     hours = (clock.epoch_seconds(_parse(stored["previousSecretExpiresAt"])) - clock.epoch_seconds()) / 3600
     assert hours == pytest.approx(24, abs=0.01)
-    assert "24 hours" in response.text
+    assert "24 hours" in shown.text
+    # A reload of the page the POST led to: no second rotation, the new secret is not shown again.
+    again = b.get(response.headers["Location"])
+    assert again.status_code == 200
+    assert 'aria-label="New secret"' not in again.text
+    assert webhooks_repo.get(hook["id"]) == stored
+    assert "flash" not in (session_store.get(sessions.session_hash(b.cookies["dashboard_session"])) or {})
 
 
 def _parse(iso: str) -> Any:
@@ -315,6 +332,9 @@ def test_add_save_and_delete_apply_the_apis_rules(api: Api, alice: User) -> None
     assert stored["name"] == "Renamed"
     assert stored["url"] == "http://127.0.0.1:9/b"
     assert len(stored["events"]) > 1  # none checked: every event
+    confirm = b.get(f"/dashboard/webhooks/{webhook_id}/delete")
+    assert ">Delete webhook</button>" in confirm.text
+    assert webhooks_repo.get(webhook_id) is not None  # the confirmation page changes nothing
     assert b.post(f"/dashboard/webhooks/{webhook_id}/delete", {"csrf_token": b.csrf()}).status_code == 303
     assert webhooks_repo.get(webhook_id) is None
 
@@ -332,18 +352,21 @@ def test_admin_creates_a_user_and_sets_the_verification_level(api: Api, admin: U
     b = signed_in(api, admin)
     created = b.post("/dashboard/admin/users", {"csrf_token": b.csrf("/dashboard/admin/users"), "display_name": "Carol",
                                                 "verified_level": "1", "channel_telegram": "@carol"})
-    assert created.status_code == 201
-    key = re.search(r'aria-label="New API key">(msk_[^<]+)<', created.text)
-    user_id = re.search(r'User id <span class="mono">(usr_[^<]+)<', created.text)
+    assert created.status_code == 303
+    shown = b.get(created.headers["Location"])
+    key = re.search(r'aria-label="New API key"[^>]*>(msk_[^<]+)<', shown.text)
+    user_id = re.search(r'User id <span class="mono"[^>]*>(usr_[^<]+)<', shown.text)
     assert key
     assert user_id
+    assert "msk_" not in b.get(created.headers["Location"]).text  # a reload shows the key no more
     me = api.call("GET", "/v1/me", key.group(1))
     assert me.status_code == 200
     assert me.json["displayName"] == "Carol"
     assert me.json["verifiedLevel"] == 1
     updated = b.post("/dashboard/admin/users/verification", {"csrf_token": b.csrf("/dashboard/admin/users"),
                                                              "user_id": user_id.group(1), "verified_level": "3"})
-    assert updated.status_code == 200
+    assert updated.status_code == 303
+    assert "now has verification level 3" in b.get(updated.headers["Location"]).text
     assert api.call("GET", "/v1/me", key.group(1)).json["verifiedLevel"] == 3
 
 
@@ -365,6 +388,11 @@ def test_pause_resume_and_delete_a_listing(api: Api, alice: User) -> None:
     assert b.post(f"/dashboard/listings/{listing['id']}/pause", {"csrf_token": b.csrf()}).status_code == 409
     assert b.post(f"/dashboard/listings/{listing['id']}/resume", {"csrf_token": b.csrf()}).status_code == 303
     assert api.call("GET", f"/v1/listings/{listing['id']}", alice.key).json["status"] == "ACTIVE"
+    assert f'href="/dashboard/listings/{listing["id"]}/delete"' in b.get("/dashboard/listings").text  # a link to the confirmation
+    confirm = b.get(f"/dashboard/listings/{listing['id']}/delete")
+    assert ">Delete listing</button>" in confirm.text
+    assert listing["title"] in confirm.text
+    assert api.call("GET", f"/v1/listings/{listing['id']}", alice.key).json["status"] == "ACTIVE"  # looking changes nothing
     assert b.post(f"/dashboard/listings/{listing['id']}/delete", {"csrf_token": b.csrf()}).status_code == 303
     assert api.call("GET", f"/v1/listings/{listing['id']}", alice.key).status_code == 404
 
@@ -807,3 +835,281 @@ def test_test_event_to_an_inactive_webhook_is_refused(api: Api, alice: User) -> 
     assert "Send test event" not in page.text
     refused = b.post(f"/dashboard/webhooks/{hook['id']}/test", {"csrf_token": b.csrf(), "event_type": "message.new"})
     assert refused.status_code == 409
+
+
+# --- issue 22: confirmations, field errors, the disabled reason, filters, recover, the catalog ---
+
+
+def test_confirmation_pages_are_404_for_another_users_items(api: Api, alice: User, bob: User) -> None:
+    from tests.integration.request_helpers import active_listing
+
+    hook = make_webhook(api, alice)
+    listing = active_listing(api, alice)
+    b = signed_in(api, bob)
+    for path in (f"/dashboard/webhooks/{hook['id']}/delete", f"/dashboard/webhooks/{hook['id']}/rotate"):
+        assert b.get(path).status_code == 404
+    assert b.get(f"/dashboard/listings/{listing['id']}/delete").status_code in (403, 404)  # the API's rule for a public listing
+
+
+def test_refused_form_ties_each_error_to_its_field_and_focuses_the_first(api: Api, alice: User) -> None:
+    b = signed_in(api, alice)
+    refused = b.post("/dashboard/webhooks", {"csrf_token": b.csrf(), "name": "Typed", "url": "ftp://example.com/x"})
+    assert refused.status_code == 400
+    field = re.search(r'<input id="new-url"[^>]*>', refused.text)
+    assert field
+    assert 'aria-invalid="true"' in field.group(0)
+    assert 'aria-describedby="new-url-error"' in field.group(0)
+    assert "autofocus" in field.group(0)
+    assert re.search(r'<p id="new-url-error" class="field-error">url: ', refused.text)
+    assert 'value="Typed"' in refused.text  # the typed values are kept
+    assert 'role="alert"' in refused.text
+    assert webhooks_repo.list_by_owner(alice.user_id) == []
+
+
+def test_disabled_reason_time_and_last_failure_show_after_five_failures(
+    api: Api, alice: User, runner: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.integration.webhook_helpers import fast_delivery_settings, receiver_factory
+
+    fast_delivery_settings(monkeypatch, delays="")  # no retries: each test event fails once
+    factory = receiver_factory()
+    try:
+        receiver = next(factory)("ok", status=500)
+        hook = make_webhook(api, alice, receiver.url)
+        b = signed_in(api, alice)
+        for _ in range(5):
+            test_event = {"csrf_token": b.csrf(), "event_type": "message.new"}
+            assert b.post(f"/dashboard/webhooks/{hook['id']}/test", test_event).status_code == 303
+            runner.drain()
+        stored = webhooks_repo.get(hook["id"])
+        assert stored is not None
+        assert (stored["active"], stored["failCount"]) == (False, 5)
+        page = b.get(f"/dashboard/webhooks/{hook['id']}")
+        reason = re.search(r'data-testid="disabled-reason">([^<]*)<time datetime="([^"]+)"', page.text)
+        assert reason
+        assert reason.group(1).startswith("Disabled after 5 consecutive failures")
+        assert reason.group(2) == stored["disabledAt"]
+        assert 'data-testid="last-failure">HTTP 500<' in page.text
+        assert "No retries of earlier failures are scheduled" in page.text  # what Enable will (not) retry
+        assert "Disabled after 5 consecutive failures" in b.get("/dashboard/webhooks").text
+        assert b.post(f"/dashboard/webhooks/{hook['id']}/enable", {"csrf_token": b.csrf()}).status_code == 303
+        enabled = webhooks_repo.get(hook["id"]) or {}
+        assert not {"disabledAt", "disabledReason", "lastFailure"} & set(enabled)
+        assert "disabled-reason" not in b.get(f"/dashboard/webhooks/{hook['id']}").text
+    finally:
+        next(factory, None)
+
+
+def test_enable_names_the_retries_still_scheduled(api: Api, alice: User, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chalicelib.webhooks.delivery import attempt_log
+
+    hook = make_webhook(api, alice)
+    due = clock.iso(clock.now() + timedelta(minutes=30))
+    attempt_log.log_attempt(hook["id"], {
+        "deliveryId": "dlv_1", "eventId": "evt_retrying", "event": "message.new", "attempt": 1, "attemptedAt": clock.iso(),
+        "messageId": "msg_x", "success": False, "statusCode": 500, "durationMs": 3, "nextAttemptAt": due,
+    })
+    b = signed_in(api, alice)
+    assert b.post(f"/dashboard/webhooks/{hook['id']}/disable", {"csrf_token": b.csrf()}).status_code == 303
+    page = b.get(f"/dashboard/webhooks/{hook['id']}")
+    effect = re.search(r'data-testid="enable-effect">(.*?)</p>', page.text, re.S)
+    assert effect
+    assert "1 failed delivery has a retry still scheduled" in effect.group(1)
+    assert f'datetime="{due}"' in effect.group(1)
+    assert "Disabled by its owner" in page.text
+
+
+def _log(webhook_id: str, event_id: str, event: str, success: bool, at: datetime, attempt: int = 1) -> None:
+    from chalicelib.webhooks.delivery import attempt_log
+
+    attempt_log.log_attempt(webhook_id, {
+        "deliveryId": clock.new_id("dlv"), "eventId": event_id, "event": event, "attempt": attempt,
+        "attemptedAt": clock.iso(at), "messageId": f"msg_{event_id}", "success": success,
+        "statusCode": 200 if success else 500, "durationMs": 3,
+    })
+
+
+def test_delivery_log_filters_by_outcome_and_event_type(api: Api, alice: User) -> None:
+    hook = make_webhook(api, alice)
+    now = clock.now()
+    _log(hook["id"], "evt_ok_message", "message.new", True, now - timedelta(minutes=3))
+    _log(hook["id"], "evt_bad_message", "message.new", False, now - timedelta(minutes=2))
+    _log(hook["id"], "evt_bad_request", "match_request.received", False, now - timedelta(minutes=1))
+    b = signed_in(api, alice)
+
+    def shown(query: str) -> set[str]:
+        page = b.get(f"/dashboard/webhooks/{hook['id']}{query}")
+        assert page.status_code == 200, page.text[:300]
+        return set(re.findall(r"webhook-id <span[^>]*>msg_(evt_[a-z_]+)<", page.text))
+
+    assert shown("") == {"evt_ok_message", "evt_bad_message", "evt_bad_request"}
+    assert shown("?outcome=failed") == {"evt_bad_message", "evt_bad_request"}
+    assert shown("?outcome=succeeded") == {"evt_ok_message"}
+    assert shown("?event=message.new") == {"evt_ok_message", "evt_bad_message"}
+    assert shown("?outcome=failed&event=match_request.received") == {"evt_bad_request"}
+    assert 'value="failed" selected' in b.get(f"/dashboard/webhooks/{hook['id']}?outcome=failed").text
+    assert b.get(f"/dashboard/webhooks/{hook['id']}?outcome=maybe").status_code == 400
+    assert b.get(f"/dashboard/webhooks/{hook['id']}?event=no.such").status_code == 400
+
+
+def test_recover_resends_exactly_the_failed_deliveries_since_the_chosen_time(
+    api: Api, alice: User, runner: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.clocks import frozen_clock
+    from tests.integration.webhook_helpers import fast_delivery_settings, receiver_factory
+
+    fast_delivery_settings(monkeypatch, delays="")  # no automatic retries: only the recover re-sends
+    factory = receiver_factory()
+    start = datetime(2026, 11, 20, 8, 0, tzinfo=UTC)
+    try:
+        receiver = next(factory)("ok")
+        hook = make_webhook(api, alice, receiver.url)
+        with frozen_clock(start) as frozen:
+            b = signed_in(api, alice)
+
+            def deliver(ok: bool) -> str:
+                receiver.status = 200 if ok else 500
+                before = len(receiver.requests)
+                test_event = {"csrf_token": b.csrf(), "event_type": "message.new"}
+                assert b.post(f"/dashboard/webhooks/{hook['id']}/test", test_event).status_code == 303
+                runner.drain()
+                assert len(receiver.requests) == before + 1
+                return receiver.requests[-1].headers["webhook-id"]
+
+            old_failure = deliver(False)  # 08:00, before the chosen time
+            frozen.advance(3 * 3600)  # 11:00
+            recent_failure = deliver(False)
+            recent_success = deliver(True)  # a success resets failCount; never re-sent
+            frozen.advance(600)
+            third_failure = deliver(False)
+            frozen.advance(1800)  # 11:40: "1 hour" reaches back to 10:40
+            receiver.status = 200
+            assert {recent_success} & {old_failure, recent_failure, third_failure} == set()
+            sent_before = len(receiver.requests)
+            answer = b.post(f"/dashboard/webhooks/{hook['id']}/recover", {"csrf_token": b.csrf(), "since": "1 hour"})
+            assert answer.status_code == 303
+            runner.drain()
+            resent = [r.headers["webhook-id"] for r in receiver.requests[sent_before:]]
+            assert resent == [recent_failure, third_failure]  # exactly those, oldest first, same webhook-id
+            page = b.get(answer.headers["Location"])
+            assert "Recovery queued: 2 failed deliveries" in page.text
+            assert b.get(answer.headers["Location"]).status_code == 200  # a reload re-sends nothing
+            runner.drain()
+            assert len(receiver.requests) == sent_before + 2
+            # Recovered deliveries succeeded: a second recover over 24 hours finds only the old one's period
+            # outside, and nothing failed inside it any more.
+            again = b.post(f"/dashboard/webhooks/{hook['id']}/recover", {"csrf_token": b.csrf(), "since": "1 hour"})
+            assert "queued=0" in again.headers["Location"]
+            wide = b.post(f"/dashboard/webhooks/{hook['id']}/recover", {"csrf_token": b.csrf(), "since": "6 hours"})
+            assert "queued=1" in wide.headers["Location"]
+            runner.drain()
+            assert receiver.requests[-1].headers["webhook-id"] == old_failure
+            attempts = re.findall(r"<span>attempt (\d+)</span>", b.get(f"/dashboard/webhooks/{hook['id']}").text)
+            assert attempts.count("2") == 3  # each re-send was a new attempt (2) of its delivery
+            assert b.post(f"/dashboard/webhooks/{hook['id']}/recover", {"csrf_token": b.csrf(), "since": "2 weeks"}).status_code == 400
+    finally:
+        next(factory, None)
+
+
+def test_recover_is_refused_while_the_webhook_is_inactive(api: Api, alice: User) -> None:
+    hook = make_webhook(api, alice)
+    b = signed_in(api, alice)
+    assert b.post(f"/dashboard/webhooks/{hook['id']}/disable", {"csrf_token": b.csrf()}).status_code == 303
+    assert ">Recover failed deliveries</button>" not in b.get(f"/dashboard/webhooks/{hook['id']}").text
+    assert b.post(f"/dashboard/webhooks/{hook['id']}/recover", {"csrf_token": b.csrf(), "since": "1 hour"}).status_code == 409
+
+
+def test_event_catalog_lists_every_event_of_the_registry_with_schema_and_a_valid_example(api: Api, alice: User) -> None:
+    import json as jsonlib
+
+    from chalicelib.openapi_webhooks import webhooks_section
+    from chalicelib.webhooks.catalogue import EVENT_TYPES, envelope_model
+
+    b = signed_in(api, alice)
+    page = b.get("/dashboard/event-catalog")
+    assert page.status_code == 200
+    assert '>Event catalog</a>' in page.text
+    # the OpenAPI webhooks section is generated from the same registry: the same names
+    assert set(webhooks_section({envelope_model(n).__name__: "#" for n in EVENT_TYPES})) == set(EVENT_TYPES)
+    for name, entry in EVENT_TYPES.items():
+        section = re.search(rf'<section class="card" id="{name.replace(".", "-")}".*?</section>', page.text, re.S)
+        assert section, name
+        assert entry.summary in html.unescape(section.group(0))
+        schema, example = re.findall(r'<pre tabindex="0"[^>]*>(.*?)</pre>', section.group(0), re.S)
+        assert jsonlib.loads(html.unescape(schema)) == envelope_model(name).model_json_schema()
+        envelope_model(name).model_validate(jsonlib.loads(html.unescape(example)))
+
+
+def test_a_flash_is_shown_once_to_its_own_session_only_and_expires(api: Api, alice: User) -> None:
+    from tests.clocks import frozen_clock
+
+    with frozen_clock(datetime(2026, 11, 24, 9, 0, tzinfo=UTC)) as frozen:
+        mine = sessions.sign_in(alice.key)
+        other = sessions.sign_in(alice.key)
+        sessions.put_flash(mine, "webhook-rotated", {"secret": "whsec_x"})
+        stored = sessions.resolve(mine.session_id)
+        assert stored is not None
+        assert stored.flash
+        assert "whsec_x" not in stored.flash
+        # another session cannot open it (its key derives from the session id, which only the cookie holds)
+        stolen = sessions.Session(other.session_id, other.caller, other.expires_at, stored.flash)
+        assert sessions.take_flash(stolen, "webhook-rotated") is None
+        assert sessions.take_flash(stored, "user-created") is None  # another kind: left in place
+        assert sessions.take_flash(stored, "webhook-rotated") == {"secret": "whsec_x"}
+        assert sessions.take_flash(stored, "webhook-rotated") is None  # shown once
+        sessions.put_flash(mine, "webhook-rotated", {"secret": "whsec_y"})
+        frozen.advance(sessions.FLASH_SECONDS + 1)
+        late = sessions.resolve(mine.session_id)
+        assert late is not None
+        assert sessions.take_flash(late, "webhook-rotated") is None  # too old: dropped
+        assert (sessions.resolve(mine.session_id) or late).flash is None
+
+
+def test_every_post_redirects_and_reloading_the_page_it_leads_to_changes_nothing(api: Api, alice: User, bob: User) -> None:
+    """Issue 22: each Dashboard action answers 303 to a GET page; GETting that page twice (a reload)
+    leaves the webhooks, the listing and the conversation exactly as the action left them."""
+    from tests.integration.request_helpers import active_listing, match_request
+
+    listing = active_listing(api, alice)
+    request_id = match_request(api, bob, listing["id"]).json["requestId"]
+    b = signed_in(api, alice)
+    created = b.post("/dashboard/webhooks", {"csrf_token": b.csrf(), "name": "Reload", "url": "http://127.0.0.1:9/r"})
+    hook_id = created.headers["Location"].split("/")[-1].split("?")[0]
+
+    def state() -> Any:
+        conversations = api.call("GET", "/v1/conversations", alice.key).json["conversations"]
+        messages = [api.call("GET", f"/v1/conversations/{c['conversationId']}/messages", alice.key).json["messages"]
+                    for c in conversations]
+        return (webhooks_repo.list_by_owner(alice.user_id), api.call("GET", f"/v1/listings/{listing['id']}", alice.key).json,
+                conversations, messages)
+
+    actions: list[tuple[str, dict[str, str]]] = [
+        (f"/dashboard/webhooks/{hook_id}/rotate", {}),  # the rotate case first
+        (f"/dashboard/webhooks/{hook_id}", {"name": "Renamed", "url": "http://127.0.0.1:9/s"}),
+        (f"/dashboard/webhooks/{hook_id}/test", {"event_type": "message.new"}),
+        (f"/dashboard/webhooks/{hook_id}/recover", {"since": "1 hour"}),
+        (f"/dashboard/webhooks/{hook_id}/disable", {}),
+        (f"/dashboard/webhooks/{hook_id}/enable", {}),
+        (f"/dashboard/listings/{listing['id']}/pause", {}),
+        (f"/dashboard/listings/{listing['id']}/resume", {}),
+        (f"/dashboard/requests/{request_id}/accept", {}),
+    ]
+    for path, form in actions:
+        answer = b.post(path, {"csrf_token": b.csrf(), **form})
+        assert answer.status_code == 303, (path, answer.text[:300])
+        after = state()
+        for _ in range(2):
+            assert b.get(answer.headers["Location"]).status_code == 200
+        assert state() == after, path
+    conversation_id = api.call("GET", "/v1/conversations", alice.key).json["conversations"][0]["conversationId"]
+    sent = b.post(f"/dashboard/conversations/{conversation_id}/messages", {"csrf_token": b.csrf(), "content": "Hi once"})
+    assert sent.status_code == 303
+    b.get(sent.headers["Location"])
+    b.get(sent.headers["Location"])
+    contents = [m["content"] for m in api.call("GET", f"/v1/conversations/{conversation_id}/messages", alice.key).json["messages"]]
+    assert contents.count("Hi once") == 1
+    for path in (f"/dashboard/listings/{listing['id']}/delete", f"/dashboard/webhooks/{hook_id}/delete"):
+        answer = b.post(path, {"csrf_token": b.csrf()})
+        assert answer.status_code == 303
+        assert b.get(answer.headers["Location"]).status_code == 200
+    assert webhooks_repo.list_by_owner(alice.user_id) == []

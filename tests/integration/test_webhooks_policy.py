@@ -108,6 +108,8 @@ def test_five_consecutive_failures_disable_and_nothing_more_is_sent(fake: FakeSe
     assert len(fake.calls) == 5
     disabled = repository.get(webhook_id) or {}
     assert disabled["disabledAt"].endswith("Z")
+    # why and with what: the Dashboard shows them (issue 22 part 2)
+    assert (disabled["disabledReason"], disabled["lastFailure"]) == ("Disabled after 5 consecutive failures", "HTTP 500")
 
 
 def test_concurrent_failures_never_lose_an_increment(aws: dict[str, str], alice: User) -> None:

@@ -133,7 +133,7 @@ def attempt(delivery: Delivery, heartbeat: Heartbeat | None = None) -> Result:
         if outcome.ok:
             repository.reset_failures(delivery.webhook_id)
         else:
-            next_attempt_at = _record_failure(delivery)
+            next_attempt_at = _record_failure(delivery, outcome)
     finally:
         entry = _log_entry(delivery, outcome, clock.iso(attempted_at))
         entry["nextAttemptAt"] = next_attempt_at
@@ -148,13 +148,24 @@ def attempt(delivery: Delivery, heartbeat: Heartbeat | None = None) -> Result:
     return Result.SENT if outcome.ok else Result.FAILED
 
 
-def _record_failure(delivery: Delivery) -> str | None:
-    """Count the failure; schedule the retry, if any. Returns when it is due (ISO 8601 UTC) or ``None``."""
+def failure_text(outcome: sender.Outcome) -> str:
+    """One line naming a failed attempt's outcome: ``HTTP 500`` or ``timeout: <detail>``."""
+    if outcome.status_code is not None:
+        return f"HTTP {outcome.status_code}"
+    return f"{outcome.error}: {outcome.detail}" if outcome.detail else str(outcome.error)
+
+
+def _record_failure(delivery: Delivery, outcome: sender.Outcome) -> str | None:
+    """Count the failure; schedule the retry, if any. Returns when it is due (ISO 8601 UTC) or ``None``.
+
+    The failure that reaches :data:`FAILURE_LIMIT` switches the webhook off and stores why, when
+    and this attempt's outcome on it (the Dashboard shows them).
+    """
     updated = repository.add_failure(delivery.webhook_id)
     if updated is None:  # deleted or switched off meanwhile: no more attempts
         return None
     if int(updated.get("failCount") or 0) >= FAILURE_LIMIT:
-        if repository.deactivate(delivery.webhook_id, FAILURE_LIMIT, clock.iso()):
+        if repository.deactivate(delivery.webhook_id, FAILURE_LIMIT, clock.iso(), failure_text(outcome)):
             metrics.record_webhook_disabled()
         return None
     delay = retries.next_delay(delivery.attempt)

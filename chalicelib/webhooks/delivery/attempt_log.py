@@ -391,3 +391,111 @@ def get_logged(webhook_id: str, delivery_key: str) -> AttemptRecord | None:
         return None
     item = storage.get(_table(), {"webhookId": webhook_id, "deliveryKey": delivery_key})
     return None if item is None else records.attempt(item)
+
+
+#: Most log items one filtered read of the log (:func:`filtered_attempts`) or one recover
+#: (:func:`failed_since`) examines: the bound that keeps a request's reads finite whatever the
+#: log's length (at most 10 Query pages of 100 items; 30 days of a busy webhook can hold more).
+SCAN_BUDGET = 1000
+
+
+def filtered_attempts(webhook_id: str, moment: datetime, limit: int, success: bool | None = None,
+                      event: str | None = None) -> AttemptPage:
+    """The ``limit`` newest attempts of ``webhook_id``'s log matching the filters, newest first.
+
+    One Query of the ``LOG#`` range (descending) with a ``FilterExpression`` on ``success`` and
+    ``event``, examining at most :data:`SCAN_BUDGET` items (DynamoDB applies ``Limit`` before the
+    filter, so the loop reads pages until ``limit`` matches or the budget is spent).
+
+    Parameters
+    ----------
+    moment:
+        The time of the request (the retention window starts from it).
+    limit:
+        Matching attempts wanted (1..100).
+    success:
+        ``True``: succeeded attempts only; ``False``: failed only; ``None``: both.
+    event:
+        An event type (``message.new``), or ``None`` for every type.
+
+    Returns
+    -------
+    AttemptPage
+        ``more`` is True when more matching attempts may exist (a further match, or the budget
+        ran out before the log did).
+    """
+    filters: list[str] = []
+    values: dict[str, Any] = {}
+    if success is not None:
+        filters.append("success = :ok")
+        values["ok"] = success
+    if event:
+        filters.append("#event = :event")
+        values["event"] = event
+    params = _window_query(webhook_id, f"{_LOG}{window_start(moment)}", ScanIndexForward=False)
+    if filters:
+        params["FilterExpression"] = " AND ".join(filters)
+        params["ExpressionAttributeValues"] = {**params["ExpressionAttributeValues"], **storage.values(**values)}
+        if event:
+            params["ExpressionAttributeNames"] = {"#event": "event"}
+    found: list[dict[str, Any]] = []
+    examined = 0
+    while len(found) <= limit and examined < SCAN_BUDGET:
+        page_size = min(100, SCAN_BUDGET - examined)
+        items, last = storage.query_page(_table(), Limit=page_size, **params)
+        examined += page_size
+        found += items
+        if last is None:
+            return AttemptPage(attempts=[records.attempt(i) for i in found[:limit]], more=len(found) > limit)
+        params["ExclusiveStartKey"] = storage.to_item(last)
+    return AttemptPage(attempts=[records.attempt(i) for i in found[:limit]], more=True)
+
+
+@dataclass(frozen=True)
+class FailedDeliveries:
+    """What :func:`failed_since` found: ``event_ids`` (oldest failure first) and whether the read was
+    ``complete`` (False: :data:`SCAN_BUDGET` or the caller's ``limit`` cut it short)."""
+
+    event_ids: list[str]
+    complete: bool
+
+
+def failed_since(webhook_id: str, since: str, limit: int) -> FailedDeliveries:
+    """The deliveries to ``webhook_id`` that failed since ``since``: each event with an attempt logged at
+    or after ``since`` whose newest logged attempt failed (Svix's "recover": messages that failed
+    since a time; a delivery that succeeded on a later attempt is not failed).
+
+    One ascending Query of the log from ``since`` (keyset on the log's time-ordered key), at most
+    :data:`SCAN_BUDGET` items.
+
+    Parameters
+    ----------
+    since:
+        ISO 8601 UTC (``2026-11-25T10:00:00.000Z``); clamped to the retention window.
+    limit:
+        Most deliveries returned.
+
+    Returns
+    -------
+    FailedDeliveries
+        Event ids in the order of their newest failure, oldest first.
+    """
+    lower = max(f"{_LOG}{since}", f"{_LOG}{window_start(clock.now())}")
+    params = _window_query(webhook_id, lower, ScanIndexForward=True)
+    outcome: dict[str, bool] = {}  # event id -> its newest attempt succeeded (insertion order: by newest attempt)
+    examined = 0
+    complete = False
+    while examined < SCAN_BUDGET:
+        page_size = min(100, SCAN_BUDGET - examined)
+        items, last = storage.query_page(_table(), Limit=page_size, **params)
+        examined += page_size
+        for item in items:
+            event_id = str(item["eventId"])
+            outcome.pop(event_id, None)  # re-insert: the order follows the newest attempt
+            outcome[event_id] = bool(item.get("success"))
+        if last is None:
+            complete = True
+            break
+        params["ExclusiveStartKey"] = storage.to_item(last)
+    failed = [event_id for event_id, ok in outcome.items() if not ok]
+    return FailedDeliveries(event_ids=failed[:limit], complete=complete and len(failed) <= limit)

@@ -49,3 +49,27 @@ def redeliver(webhook_id: str, event_id: str) -> Delivery:
     queued = Delivery(last.event, webhook_id, last.attempt + 1)
     lanes.enqueue([queued])
     return queued
+
+
+def redeliver_many(webhook_id: str, event_ids: list[str]) -> list[Delivery]:
+    """Queue the next attempt of each of ``event_ids`` to ``webhook_id``, in that order, in the
+    webhook's lane (Dashboard "Recover failed deliveries"); each as :func:`redeliver` would: same
+    ``webhook-id``, next attempt number. Events without a claim (log expired) are skipped.
+
+    Returns
+    -------
+    list[Delivery]
+        The queued attempts.
+
+    Raises
+    ------
+    chalicelib.webhooks.delivery.lanes.EnqueueFailed, botocore.exceptions.ClientError
+        SQS refused some entries (those before the first refused one were queued).
+    """
+    queued = []
+    for event_id in event_ids:
+        last = attempt_log.last_claim(webhook_id, event_id)
+        if last is not None:
+            queued.append(Delivery(last.event, webhook_id, last.attempt + 1))
+    lanes.enqueue(queued)
+    return queued
