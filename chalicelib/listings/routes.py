@@ -84,7 +84,9 @@ def mine(caller: Caller, query: PageQuery) -> MyListingPage:
     conditional=True, rules=LISTING_RULES[1:],
 )
 def update(caller: Caller, listingId: str, body: ListingUpdate, expected_version: int | None) -> Listing:
-    """Update meta, channels or webhookIds; the listing goes back to PENDING for re-review."""
+    """Update meta, channels or webhookIds. A change of ``meta`` sends the listing back to PENDING for
+    re-review (spec §3 state table); a PATCH of only ``channels``/``webhookIds`` (or of meta values equal
+    to the stored ones) keeps its status (ACTIVE stays ACTIVE and searchable)."""
     return service.update_listing(caller, listingId, body, expected_version)
 
 
