@@ -138,7 +138,8 @@ def test_edit_of_the_content_returns_to_review_and_the_review_shows_the_diff(
         ("Location", "<del>Berlin</del>", "<ins>Munich</ins>"),
         ("Work model", "<em>(absent)</em>", "<ins>remote</ins>"),
     ]
-    assert "location_lat" not in card and "location_lng" not in card  # internal fields hidden
+    assert "location_lat" not in card
+    assert "location_lng" not in card
     assert "Alice" in card  # the owner
 
 
@@ -153,7 +154,8 @@ def test_a_conversation_shows_its_subject_the_request_message_and_the_handles(
     assert accepted.status_code == 303
     conversation_id = api.call("GET", f"/v1/match-requests/{request['requestId']}", bob.key).json["conversationId"]
     mine = owner.get(f"/dashboard/conversations/{conversation_id}").text
-    assert "Backend engineer" in mine and "I have 5 years of Go" in mine
+    assert "Backend engineer" in mine
+    assert "I have 5 years of Go" in mine
     assert "Telegram: <span class=\"mono\">@bob</span>" in mine  # the channel Bob offered
     assert "bob@example.org" not in mine  # not one he did not offer
     theirs = signed_in(api, bob).get(f"/dashboard/conversations/{conversation_id}").text
