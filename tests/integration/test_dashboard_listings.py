@@ -161,3 +161,18 @@ def test_a_conversation_shows_its_subject_the_request_message_and_the_handles(
     theirs = signed_in(api, bob).get(f"/dashboard/conversations/{conversation_id}").text
     assert "Email: <span class=\"mono\">alice@example.org</span>" in theirs  # the listing's channel
     assert "@alice" not in theirs
+
+
+def test_another_users_listing_cannot_be_edited_or_rebound(api: Api, alice: User, bob: User, admin: User, runner: Any) -> None:
+    listing = create_listing(api, alice)
+    activate(api, admin, runner, listing["id"])
+    b = signed_in(api, bob)
+    assert b.get(f"/dashboard/listings/{listing['id']}/edit").status_code == 404
+    hook = make_webhook(api, bob)
+    refused = b.post(f"/dashboard/listings/{listing['id']}/webhooks", {"csrf_token": b.csrf(), "webhooks": [hook["id"]]})
+    assert refused.status_code in (403, 404)
+    edited = b.post(f"/dashboard/listings/{listing['id']}/edit",
+                    {"csrf_token": b.csrf(), "meta.title": "Mine now", "channels": ["telegram"]})
+    assert edited.status_code in (403, 404)
+    after = get_listing(api, alice, listing["id"]).json
+    assert (after["title"], after["webhookIds"], after["status"]) == (listing["title"], [], "ACTIVE")
