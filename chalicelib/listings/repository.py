@@ -166,17 +166,10 @@ def replace_content_op(item: ListingRecord, expected_version: int, was_status: L
     )
 
 
-def rebind(item: ListingRecord, expected_version: int) -> None:
-    """Write ``channels``, ``webhookIds`` and ``updatedAt`` of ``item``, version + 1, status untouched.
-
-    Conditional on the stored ``version`` still being ``expected_version`` (optimistic lock).
-
-    Raises
-    ------
-    storage.ConditionFailed
-        The listing is gone or at another version.
-    """
-    storage.update(
+def rebind_op(item: ListingRecord, expected_version: int) -> dict[str, Any]:
+    """Transaction ``Update``: ``channels``, ``webhookIds`` and ``updatedAt`` of ``item``, version + 1,
+    status untouched; conditional on the stored ``version`` still being ``expected_version``."""
+    return storage.update_op(
         _table(), _key(item["listingId"]), "SET channels = :c, webhookIds = :w, updatedAt = :u, version = :next",
         condition="version = :v",
         ExpressionAttributeValues=storage.values(c=item["channels"], w=item["webhookIds"], u=item["updatedAt"],

@@ -258,7 +258,11 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate, expecte
 
 def _rebind(item: ListingRecord, owner: UserRecord, channels: list[str], webhook_ids: list[str],
             expected_version: int | None) -> Listing:
-    """Write new ``channels``/``webhookIds`` of an unchanged listing: status kept, version + 1, no review.
+    """Write new ``channels``/``webhookIds`` of an unchanged listing: status kept, version + 1, no new review.
+
+    A PENDING listing's queued approval task names the version it was queued for (stale tasks are
+    dropped when claimed, :mod:`chalicelib.approvals.service`), so a PENDING listing gets a
+    ``listing.submitted`` event for its new version in the same transaction: it stays in the queue.
 
     Raises
     ------
@@ -268,9 +272,12 @@ def _rebind(item: ListingRecord, owner: UserRecord, channels: list[str], webhook
     version = int(item["version"])
     updated: ListingRecord = {**item, "channels": channels, "webhookIds": webhook_ids, "updatedAt": clock.iso(),
                               "version": version + 1}
+    tx = Transaction().add("listing", repository.rebind_op(updated, version))
+    if status.awaiting_review(item["status"]):
+        tx.add("event", _submitted_event(item["listingId"], version + 1))
     try:
-        repository.rebind(updated, version)
-    except ConditionFailed as exc:
+        tx.commit()
+    except TransactionConflict as exc:
         if expected_version is not None:
             raise errors.PreconditionFailedError("The listing changed while you were updating it; read it again") from exc
         raise errors.ConflictError("The listing changed while you were updating it; read it again and retry") from exc

@@ -389,6 +389,21 @@ def test_binding_webhooks_alone_keeps_an_active_listing_active(api: Api, alice: 
     assert changed.json["status"] == "PENDING"
 
 
+def test_binding_webhooks_to_a_pending_listing_keeps_it_claimable(api: Api, alice: User, admin: User, runner: Any) -> None:
+    put_webhook(alice, "wh_a")
+    listing = create_listing(api, alice)
+    runner.drain()
+    rebound = api.call("PATCH", f"/v1/listings/{listing['id']}", alice.key, {"webhookIds": ["wh_a"]})
+    assert rebound.json["status"] == "PENDING"
+    runner.drain()
+    approvals = claim(api, admin)  # the first task names the old version and is dropped; the new one is current
+    assert [a["listingId"] for a in approvals] == [listing["id"]]
+    decided = decide(api, admin, approvals[0]["approvalId"], "approve")
+    assert decided.status_code == 200, decided.json
+    after = get_listing(api, alice, listing["id"]).json
+    assert (after["status"], after["webhookIds"]) == ("ACTIVE", ["wh_a"])
+
+
 def test_update_of_a_rejected_listing_clears_the_reason(api: Api, alice: User, admin: User, runner: Any) -> None:
     listing = create_listing(api, alice)
     runner.drain()
