@@ -97,23 +97,46 @@ def authenticate(authorization: str | None, require_admin: bool = False) -> Call
     token = token.strip()
     if scheme.lower() != "bearer" or not token:
         raise errors.UnauthorizedError("Missing or malformed Authorization header; expected 'Bearer <API key>'")
-    key_hash = keys.hash_key(token)
-    with _cache_lock:
-        caller = _key_cache().get(key_hash)
+    caller = _lookup(keys.hash_key(token), note_use=True)
     if caller is None:
-        record = repository.get_key(key_hash)
-        if record is None:
-            raise errors.UnauthorizedError("Invalid API key")
-        expires_at = record.get("expiresAt")
-        caller = Caller(user_id=record["userId"], scopes=frozenset(record["scopes"]), key_id=key_hash,
-                        expires_at=None if expires_at is None else int(expires_at))
-        _note_use(key_hash, record.get("lastUsedAt"))
-        with _cache_lock:
-            _key_cache()[key_hash] = caller
+        raise errors.UnauthorizedError("Invalid API key")
     if caller.expires_at is not None and caller.expires_at <= clock.epoch_seconds():
         raise errors.UnauthorizedError("This API key has expired (it was rolled)")
     if require_admin and not caller.is_admin:
         raise errors.ForbiddenError("This operation requires an administrator key")
+    return caller
+
+
+def key_alive(key_hash: str) -> bool:
+    """Whether the key with SHA-256 ``key_hash`` still authenticates (exists, not expired), through
+    the same per-process cache as :func:`authenticate` (a revoke evicts it in its process).
+
+    A Dashboard session asks this on every request, so revoking or rolling ("now") the key a
+    session was opened with ends the session too.
+    """
+    caller = _lookup(key_hash, note_use=False)
+    return caller is not None and (caller.expires_at is None or caller.expires_at > clock.epoch_seconds())
+
+
+def _lookup(key_hash: str, note_use: bool) -> Caller | None:
+    """The cached :class:`Caller` of ``key_hash``, else read (and cached); ``None`` for no such key.
+
+    ``note_use``: on a read, also record the use (:func:`_note_use`; API calls, not session checks).
+    """
+    with _cache_lock:
+        caller = _key_cache().get(key_hash)
+    if caller is not None:
+        return caller
+    record = repository.get_key(key_hash)
+    if record is None:
+        return None
+    expires_at = record.get("expiresAt")
+    caller = Caller(user_id=record["userId"], scopes=frozenset(record["scopes"]), key_id=key_hash,
+                    expires_at=None if expires_at is None else int(expires_at))
+    if note_use:
+        _note_use(key_hash, record.get("lastUsedAt"))
+    with _cache_lock:
+        _key_cache()[key_hash] = caller
     return caller
 
 

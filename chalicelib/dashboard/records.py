@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypedDict, cast
+from typing import Any, NotRequired, TypedDict, cast
 
 
 class SessionRecord(TypedDict):
@@ -22,6 +22,9 @@ class SessionRecord(TypedDict):
     createdAt: str
     #: Unix seconds when the session ends; the table's TTL attribute.
     expiresAt: int
+    #: SHA-256 of the API key signed in with: the session ends when that key is revoked or expires
+    #: (absent on sessions started before keys could be revoked).
+    keyHash: NotRequired[str]
 
 
 def record(item: Mapping[str, Any]) -> SessionRecord:

@@ -7,6 +7,9 @@
 * A session lasts :data:`SESSION_HOURS` hours from sign-in (absolute timeout). The DynamoDB TTL
   removes the item eventually; a read also refuses an item past ``expiresAt``, because TTL
   deletion can lag by days (DynamoDB developer guide, "Time to Live").
+* A session ends with the API key it was opened with: every request checks that key through the
+  authentication cache (:func:`chalicelib.auth.service.key_alive`), so revoking a leaked key
+  also signs out the browsers signed in with it.
 * The CSRF token of a session is ``HMAC-SHA256(session id, "dashboard-csrf")`` (OWASP CSRF
   Prevention Cheat Sheet, "Synchronizer token" / HMAC-based pattern): unguessable without the
   cookie, nothing more to store, compared in constant time.
@@ -21,7 +24,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from chalicelib import clock, errors
-from chalicelib.auth.service import Caller, authenticate
+from chalicelib.auth.keys import hash_key
+from chalicelib.auth.service import Caller, authenticate, key_alive
 from chalicelib.dashboard import session_store
 
 #: Absolute lifetime of a Dashboard session (issue 12: TTL 12 h).
@@ -101,6 +105,7 @@ def sign_in(api_key: str) -> Session:
             "scopes": sorted(caller.scopes),
             "createdAt": clock.iso(moment),
             "expiresAt": expires_at,
+            "keyHash": hash_key(key),
         }
     )
     return Session(session_id, caller, expires_at)
@@ -113,6 +118,8 @@ def resolve(session_id: str | None) -> Session | None:
     stored = session_store.get(session_hash(session_id))
     if stored is None or stored["expiresAt"] <= clock.epoch_seconds():
         return None
+    if "keyHash" in stored and not key_alive(stored["keyHash"]):
+        return None  # the key signed in with was revoked or rolled past its expiry
     caller = Caller(user_id=stored["userId"], scopes=frozenset(stored["scopes"]))
     return Session(session_id, caller, stored["expiresAt"])
 

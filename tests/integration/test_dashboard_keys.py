@@ -119,3 +119,14 @@ def test_admin_users_page_keeps_creating_users(api: Api, admin: User) -> None:
     response = b.post("/dashboard/admin/users", {"csrf_token": b.csrf("/dashboard/admin/users"), "display_name": "Dora",
                                                  "verified_level": "0"})
     assert response.status_code in (201, 303)
+
+
+def test_revoking_the_key_a_session_was_opened_with_ends_that_session(api: Api, alice: User) -> None:
+    mine = signed_in(api, alice)
+    leaked = _create(mine, "Leaked")
+    attacker = signed_in(api, User(alice.user_id, leaked))
+    assert attacker.get("/dashboard/api-keys").status_code == 200
+    mine.post(f"/dashboard/api-keys/{_key_id(leaked)}/revoke", {"csrf_token": mine.csrf("/dashboard/api-keys")})
+    assert attacker.get("/dashboard/api-keys").status_code == 303  # to the sign-in page: can mint no key
+    assert attacker.post("/dashboard/api-keys", {"csrf_token": "x" * 64, "name": "Backdoor"}).status_code == 401
+    assert mine.get("/dashboard/api-keys").status_code == 200  # a session of another key goes on
