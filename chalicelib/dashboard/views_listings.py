@@ -98,6 +98,7 @@ def listing(current: Page, listingId: str) -> Response:
     hooks = [] if detail is None else webhooks.list_webhooks(current.caller).webhooks
     return paging.forward(current, f"/listings/{listingId}", ("listing.html", "listing_requests_items.html"), found,
                           len(found.requests), nav="listings", listing=detail, requests=found.requests, hooks=hooks,
+                          handles=conversation_context.requester_handles(found.requests),
                           notice=NOTICES.get(current.query("done")))
 
 

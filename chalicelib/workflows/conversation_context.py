@@ -57,6 +57,23 @@ def _other_party_channels(request: MatchRequest, other_id: str) -> list[str]:
     return active_channels(recipient) if recipient else []
 
 
+def requester_handles(requests: list[MatchRequest]) -> dict[str, list[tuple[str, str]]]:
+    """The handles of the ACCEPTED ones among ``requests`` (a page the caller received, already
+    authorized): request id -> ``(channel key, handle)`` of the channels the requester offered,
+    sorted by key. One BatchGetItem of the requesters; no read when none was accepted.
+    """
+    accepted = [r for r in requests if r.status == RequestStatus.ACCEPTED]
+    if not accepted:
+        return {}
+    found = users.get_users(sorted({r.requesterId for r in accepted}))
+    handles: dict[str, list[tuple[str, str]]] = {}
+    for r in accepted:
+        requester = found.get(r.requesterId)
+        connected = (requester.get("channels") or {}) if requester else {}
+        handles[r.requestId] = sorted((key, str(connected[key]["handle"])) for key in r.channels if key in connected)
+    return handles
+
+
 def conversation_context(caller: Caller, conversation: Conversation) -> ConversationContext:
     """The context of ``conversation`` (already read for the caller, who takes part in it).
 

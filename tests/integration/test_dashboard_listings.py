@@ -158,6 +158,8 @@ def test_a_conversation_shows_its_subject_the_request_message_and_the_handles(
     assert "I have 5 years of Go" in mine
     assert "Telegram: <span class=\"mono\">@bob</span>" in mine  # the channel Bob offered
     assert "bob@example.org" not in mine  # not one he did not offer
+    card = owner.get(f"/dashboard/listings/{listing['id']}").text  # the accepted request's card shows handles too
+    assert "Telegram: <span class=\"mono\">@bob</span>" in card
     theirs = signed_in(api, bob).get(f"/dashboard/conversations/{conversation_id}").text
     assert "Email: <span class=\"mono\">alice@example.org</span>" in theirs  # the listing's channel
     assert "@alice" not in theirs
