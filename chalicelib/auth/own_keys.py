@@ -58,10 +58,12 @@ class OwnKey:
 
 @dataclass(frozen=True)
 class NewKey:
-    """A key just made: ``secret`` is the only copy of the key (show it once)."""
+    """A key just made: ``secret`` is the only copy of the key (show it once); ``replaced_hash`` is
+    the SHA-256 of the key a roll replaced ("" for a created key)."""
 
     key: OwnKey
     secret: str
+    replaced_hash: str = ""
 
 
 def key_id(key_hash: str) -> str:
@@ -180,4 +182,4 @@ def roll_key(caller: Caller, wanted: str, old_expires: str) -> NewKey:
     except TransactionConflict as exc:
         raise errors.ConflictError("The key changed meanwhile; reload the page") from exc
     service.evict(old["keyHash"])
-    return NewKey(_own(record), secret)
+    return NewKey(_own(record), secret, old["keyHash"])

@@ -36,3 +36,12 @@ def get(session_hash: str) -> SessionRecord | None:
 def delete(session_hash: str) -> None:
     """Delete the session (no error when it is already gone)."""
     storage.delete(_table(), {"sessionHash": session_hash})
+
+
+def set_key_hash(session_hash: str, old_hash: str, new_hash: str) -> None:
+    """Replace the session's ``keyHash`` ``old_hash`` by ``new_hash`` (nothing when it is another or gone)."""
+    try:
+        storage.update(_table(), {"sessionHash": session_hash}, "SET keyHash = :n", condition="keyHash = :o",
+                       ExpressionAttributeValues=storage.values(n=new_hash, o=old_hash))
+    except storage.ConditionFailed:
+        return

@@ -51,6 +51,8 @@ class Session:
     session_id: str
     caller: Caller
     expires_at: int
+    #: SHA-256 of the API key the session was opened with ("" for sessions older than that field).
+    key_hash: str = ""
 
     @property
     def csrf_token(self) -> str:
@@ -108,7 +110,7 @@ def sign_in(api_key: str) -> Session:
             "keyHash": hash_key(key),
         }
     )
-    return Session(session_id, caller, expires_at)
+    return Session(session_id, caller, expires_at, hash_key(key))
 
 
 def resolve(session_id: str | None) -> Session | None:
@@ -121,7 +123,15 @@ def resolve(session_id: str | None) -> Session | None:
     if "keyHash" in stored and not key_alive(stored["keyHash"]):
         return None  # the key signed in with was revoked or rolled past its expiry
     caller = Caller(user_id=stored["userId"], scopes=frozenset(stored["scopes"]))
-    return Session(session_id, caller, stored["expiresAt"])
+    return Session(session_id, caller, stored["expiresAt"], stored.get("keyHash", ""))
+
+
+def follow_roll(session: Session, old_hash: str, new_hash: str) -> None:
+    """After the key ``old_hash`` was rolled to ``new_hash``: a session opened with the old key goes
+    on with the new one (it would otherwise end when the old key does, before its owner could
+    see the new secret). Other sessions are left alone."""
+    if session.key_hash == old_hash:
+        session_store.set_key_hash(session_hash(session.session_id), old_hash, new_hash)
 
 
 def sign_out(session: Session) -> None:

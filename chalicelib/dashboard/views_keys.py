@@ -13,11 +13,13 @@ from chalicelib.dashboard.web import Page, page
 from chalicelib.lazy import lazy_import
 
 if TYPE_CHECKING:
-    from chalicelib.auth import own_keys
-    from chalicelib.dashboard import flash
+    from chalicelib.auth import keys, own_keys
+    from chalicelib.dashboard import flash, sessions
     from chalicelib.dashboard.sessions import Session
 else:  # loaded with the first keys page, not at the API's cold start
+    keys = lazy_import("chalicelib.auth.keys")
     own_keys = lazy_import("chalicelib.auth.own_keys")
+    sessions = lazy_import("chalicelib.dashboard.sessions")
     flash = lazy_import("chalicelib.dashboard.flash")
 
 FLASH_KIND = "api-key"
@@ -36,7 +38,9 @@ def keys_page(current: Page) -> Response:
     """The user's keys (name, prefix, created, last used, expiry), "Create API key", and a new key's
     secret when the previous POST made one (shown this once)."""
     created = flash.take(_session(current), FLASH_KIND)
+    current_id = own_keys.key_id(_session(current).key_hash) if _session(current).key_hash else ""
     return current.render("api_keys.html", nav="api-keys", keys=own_keys.list_keys(current.caller), created=created,
+                          current_id=current_id,
                           notice=NOTICES.get(current.query("done")))
 
 
@@ -57,8 +61,10 @@ def _key(current: Page, key_id: str) -> own_keys.OwnKey:
 
 @page("/dashboard/api-keys/{keyId}/revoke")
 def confirm_revoke(current: Page, keyId: str) -> Response:
-    """The confirmation page of a revoke: what stops working, and the "Revoke" button."""
-    return current.render("api_key_revoke.html", nav="api-keys", key=_key(current, keyId))
+    """The confirmation page of a revoke: what stops working, and the "Revoke" button (it says so when
+    the key is the one this session was opened with: revoking it signs this browser out)."""
+    own = bool(_session(current).key_hash) and own_keys.key_id(_session(current).key_hash) == keyId
+    return current.render("api_key_revoke.html", nav="api-keys", key=_key(current, keyId), own=own)
 
 
 @page("/dashboard/api-keys/{keyId}/revoke", "POST")
@@ -78,6 +84,7 @@ def confirm_roll(current: Page, keyId: str) -> Response:
 def roll(current: Page, keyId: str) -> Response:
     """Roll the key; the new secret is shown once on the keys page."""
     made = own_keys.roll_key(current.caller, keyId, current.field("expires"))
+    sessions.follow_roll(_session(current), made.replaced_hash, keys.hash_key(made.secret))
     flash.put(_session(current), FLASH_KIND, {"secret": made.secret, "name": made.key.name, "action": "rolled",
                                               "expires": EXPIRY_LABELS[current.field("expires")].lower()})
     return current.redirect("/api-keys")

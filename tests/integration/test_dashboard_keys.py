@@ -130,3 +130,20 @@ def test_revoking_the_key_a_session_was_opened_with_ends_that_session(api: Api, 
     assert attacker.get("/dashboard/api-keys").status_code == 303  # to the sign-in page: can mint no key
     assert attacker.post("/dashboard/api-keys", {"csrf_token": "x" * 64, "name": "Backdoor"}).status_code == 401
     assert mine.get("/dashboard/api-keys").status_code == 200  # a session of another key goes on
+
+
+def test_rolling_the_sessions_own_key_now_keeps_the_session_on_the_new_key(api: Api) -> None:
+    from tests.integration.conftest import make_user
+
+    carol = make_user("Carol")
+    b = signed_in(api, carol)
+    listed = b.get("/dashboard/api-keys").text
+    assert "this session" in listed
+    own = _key_id(carol.key)
+    assert "signs you out here" in b.get(f"/dashboard/api-keys/{own}/revoke").text
+    b.post(f"/dashboard/api-keys/{own}/roll", {"csrf_token": b.csrf("/dashboard/api-keys"), "expires": "now"})
+    shown = b.get("/dashboard/api-keys")  # still signed in: the new secret is shown
+    new = SECRET.search(shown.text)
+    assert new
+    assert (_works(api, carol.key), _works(api, new.group(1))) == (401, 200)
+    assert b.get("/dashboard/webhooks").status_code == 200
