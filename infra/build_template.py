@@ -117,7 +117,8 @@ RESOURCES: dict[str, Any] = {
         {"byCountry": [("country", S), ("userId", S)], "bySearchShard": [("searchShard", S), ("userId", S)]},
         stream=True,
     ),
-    "ApiKeysTable": _table([("keyHash", S)]),
+    # byUser: a user's own keys (Dashboard "API keys", auth.own_keys); expiresAt: a rolled key's end.
+    "ApiKeysTable": _table([("keyHash", S)], {"byUser": [("userId", S), ("createdAt", S)]}, ttl="expiresAt"),
     "ListingsTable": _table(
         [("listingId", S)],
         {

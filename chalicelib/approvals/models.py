@@ -82,6 +82,8 @@ class PendingReview(Model):
 
     listing: Listing
     version: int
+    #: The meta as last approved (``None``: never approved), the diff base of the review page.
+    approvedMeta: dict[str, str] | None = None
 
 
 class ReviewQueue(Model):

@@ -115,7 +115,8 @@ def review_queue(caller: Caller, query: PendingListingQuery) -> ReviewQueue:
     """
     items, owners, next_cursor = _pending_page(caller, query)
     return ReviewQueue(
-        reviews=[PendingReview(listing=to_model(i, owners.get(i["ownerId"])), version=int(i["version"])) for i in items],
+        reviews=[PendingReview(listing=to_model(i, owners.get(i["ownerId"])), version=int(i["version"]),
+                               approvedMeta=i.get("approvedMeta")) for i in items],
         nextCursor=next_cursor,
     )
 

@@ -6,7 +6,7 @@ Only the key's SHA-256 is stored (:func:`chalicelib.auth.keys.hash_key`), never 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypedDict, cast
+from typing import Any, NotRequired, TypedDict, cast
 
 
 class ApiKeyRecord(TypedDict):
@@ -20,6 +20,15 @@ class ApiKeyRecord(TypedDict):
     scopes: list[str]
     #: ISO 8601 UTC.
     createdAt: str
+    #: The owner's label ("CI deploy"); keys made before self-service have none.
+    name: NotRequired[str]
+    #: The key's first characters (``msk_`` + 4), shown to tell keys apart; never enough to use it.
+    prefix: NotRequired[str]
+    #: Unix seconds after which the key no longer authenticates (an old key after a roll); also
+    #: the table's TTL attribute, so DynamoDB deletes it eventually.
+    expiresAt: NotRequired[int]
+    #: ISO 8601 UTC of the last authentication, to :data:`chalicelib.auth.service.LAST_USED_SECONDS`.
+    lastUsedAt: NotRequired[str]
 
 
 def record(item: Mapping[str, Any]) -> ApiKeyRecord:

@@ -18,3 +18,43 @@ def get_key(key_hash: str) -> ApiKeyRecord | None:
 def put_key_op(key: ApiKeyRecord) -> dict[str, Any]:
     """A transaction ``Put`` creating the item of ``key``; its condition fails when the hash exists already."""
     return storage.put_op(settings().API_KEYS_TABLE, key, condition="attribute_not_exists(keyHash)")
+
+
+#: The ApiKeys index of a user's keys, oldest first (``userId``, ``createdAt``).
+BY_USER_INDEX = "byUser"
+
+
+def list_keys(user_id: str) -> list[ApiKeyRecord]:
+    """Every key of ``user_id``, oldest first (one Query of :data:`BY_USER_INDEX`, expired ones included)."""
+    items = storage.query(
+        settings().API_KEYS_TABLE, IndexName=BY_USER_INDEX, KeyConditionExpression="userId = :u",
+        ExpressionAttributeValues=storage.values(u=user_id),
+    )
+    return [record(i) for i in items]
+
+
+def delete_key_op(key_hash: str, user_id: str) -> dict[str, Any]:
+    """A transaction ``Delete`` of the key ``key_hash``; its condition fails unless it exists and is ``user_id``'s."""
+    return storage.delete_op(settings().API_KEYS_TABLE, {"keyHash": key_hash}, condition="userId = :u",
+                             ExpressionAttributeValues=storage.values(u=user_id))
+
+
+def expire_key_op(key_hash: str, user_id: str, expires_at: int) -> dict[str, Any]:
+    """A transaction ``Update`` setting ``expiresAt`` (Unix seconds) of ``user_id``'s key ``key_hash``.
+
+    The condition also refuses a key already due to expire sooner (a roll never extends a key's life).
+    """
+    return storage.update_op(
+        settings().API_KEYS_TABLE, {"keyHash": key_hash}, "SET expiresAt = :e",
+        condition="userId = :u AND (attribute_not_exists(expiresAt) OR expiresAt > :e)",
+        ExpressionAttributeValues=storage.values(u=user_id, e=expires_at),
+    )
+
+
+def touch_key(key_hash: str, used_at: str) -> None:
+    """Set ``lastUsedAt`` of an existing key (a key deleted meanwhile is left deleted)."""
+    try:
+        storage.update(settings().API_KEYS_TABLE, {"keyHash": key_hash}, "SET lastUsedAt = :t",
+                       condition="attribute_exists(keyHash)", ExpressionAttributeValues=storage.values(t=used_at))
+    except storage.ConditionFailed:
+        return

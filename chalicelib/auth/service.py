@@ -1,21 +1,29 @@
 """Authentication: ``Authorization: Bearer <key>`` to a :class:`Caller`.
 
 A per-process TTL cache (cachetools) keeps the DynamoDB reads per request at zero for a warm
-key; the cost is that a revoked key keeps working for up to ``AUTH_CACHE_TTL_SECONDS``.
+key. Revocation (:mod:`chalicelib.auth.own_keys`) evicts the key from the cache of the process
+that revoked it, so the next request there is refused; another warm process may keep accepting
+it for up to ``AUTH_CACHE_TTL_SECONDS`` (docs/decisions.md "Keys and users"). A key's expiry
+(``expiresAt``, set by a roll) is kept in the cache entry and checked on every hit, so an
+expired key is refused at once everywhere.
 """
 
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from datetime import datetime
 
 from cachetools import TTLCache
 
-from chalicelib import errors
+from chalicelib import clock, errors
 from chalicelib.auth import keys, repository
 from chalicelib.config import settings
 
 ADMIN_SCOPE = "admin"
+#: ``lastUsedAt`` is written when the stored one is older than this (seconds): at most one write
+#: per key and process per interval, not one per request (the "last used" column's granularity).
+LAST_USED_SECONDS = 300
 
 
 @dataclass(frozen=True)
@@ -35,6 +43,8 @@ class Caller:
     user_id: str
     scopes: frozenset[str] = frozenset()
     key_id: str = ""
+    #: Unix seconds after which the key stops authenticating (a rolled key); ``None``: no expiry.
+    expires_at: int | None = None
 
     @property
     def is_admin(self) -> bool:
@@ -51,6 +61,12 @@ def _key_cache() -> TTLCache[str, Caller]:
     if _cache is None:
         _cache = TTLCache(maxsize=10_000, ttl=max(settings().AUTH_CACHE_TTL_SECONDS, 0.001))
     return _cache
+
+
+def evict(key_hash: str) -> None:
+    """Forget the cached result of one key (after revoking or rolling it in this process)."""
+    with _cache_lock:
+        _key_cache().pop(key_hash, None)
 
 
 def clear_cache() -> None:
@@ -73,7 +89,7 @@ def authenticate(authorization: str | None, require_admin: bool = False) -> Call
     Raises
     ------
     UnauthorizedError
-        Missing header, wrong scheme, or unknown key.
+        Missing header, wrong scheme, unknown (revoked) or expired key.
     ForbiddenError
         ``require_admin`` and the key lacks the admin scope.
     """
@@ -81,16 +97,52 @@ def authenticate(authorization: str | None, require_admin: bool = False) -> Call
     token = token.strip()
     if scheme.lower() != "bearer" or not token:
         raise errors.UnauthorizedError("Missing or malformed Authorization header; expected 'Bearer <API key>'")
-    key_hash = keys.hash_key(token)
-    with _cache_lock:
-        caller = _key_cache().get(key_hash)
+    caller = _lookup(keys.hash_key(token), note_use=True)
     if caller is None:
-        record = repository.get_key(key_hash)
-        if record is None:
-            raise errors.UnauthorizedError("Invalid API key")
-        caller = Caller(user_id=record["userId"], scopes=frozenset(record["scopes"]), key_id=key_hash)
-        with _cache_lock:
-            _key_cache()[key_hash] = caller
+        raise errors.UnauthorizedError("Invalid API key")
+    if caller.expires_at is not None and caller.expires_at <= clock.epoch_seconds():
+        raise errors.UnauthorizedError("This API key has expired (it was rolled)")
     if require_admin and not caller.is_admin:
         raise errors.ForbiddenError("This operation requires an administrator key")
     return caller
+
+
+def key_alive(key_hash: str) -> bool:
+    """Whether the key with SHA-256 ``key_hash`` still authenticates (exists, not expired), through
+    the same per-process cache as :func:`authenticate` (a revoke evicts it in its process).
+
+    A Dashboard session asks this on every request, so revoking or rolling ("now") the key a
+    session was opened with ends the session too.
+    """
+    caller = _lookup(key_hash, note_use=False)
+    return caller is not None and (caller.expires_at is None or caller.expires_at > clock.epoch_seconds())
+
+
+def _lookup(key_hash: str, note_use: bool) -> Caller | None:
+    """The cached :class:`Caller` of ``key_hash``, else read (and cached); ``None`` for no such key.
+
+    ``note_use``: on a read, also record the use (:func:`_note_use`; API calls, not session checks).
+    """
+    with _cache_lock:
+        caller = _key_cache().get(key_hash)
+    if caller is not None:
+        return caller
+    record = repository.get_key(key_hash)
+    if record is None:
+        return None
+    expires_at = record.get("expiresAt")
+    caller = Caller(user_id=record["userId"], scopes=frozenset(record["scopes"]), key_id=key_hash,
+                    expires_at=None if expires_at is None else int(expires_at))
+    if note_use:
+        _note_use(key_hash, record.get("lastUsedAt"))
+    with _cache_lock:
+        _key_cache()[key_hash] = caller
+    return caller
+
+
+def _note_use(key_hash: str, last_used_at: str | None) -> None:
+    """Write ``lastUsedAt`` now unless the stored one is younger than :data:`LAST_USED_SECONDS`."""
+    moment = clock.now()
+    if last_used_at is not None and (moment - datetime.fromisoformat(last_used_at)).total_seconds() < LAST_USED_SECONDS:
+        return
+    repository.touch_key(key_hash, clock.iso(moment))

@@ -1,5 +1,7 @@
 """A listing's content as the review page shows it: each meta field with its label, rich text as
-the sanitized HTML it is, everything else as escaped text."""
+the sanitized HTML it is, everything else as escaped text; internal fields (the coordinates
+``<location>_lat``/``_lng`` stored beside a location's place name) hidden; and what changed
+since the last approved version."""
 
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ def content_fields(category_key: str, role_key: str, meta: dict[str, str]) -> li
     """
     category = get_category(category_key)
     shown: list[ContentField] = []
-    known = set()
+    known = internal_keys(category_key)
     for field in category.fields:
         known.add(field.key)
         if field.key not in meta or (field.roles and role_key not in field.roles):
@@ -38,3 +40,37 @@ def content_fields(category_key: str, role_key: str, meta: dict[str, str]) -> li
         shown.append(ContentField(field.key, field.label, Markup(nh3.clean(value)) if field.type == FieldType.RICHTEXT else value))
     shown.extend(ContentField(k, k, v) for k, v in sorted(meta.items()) if k not in known)
     return shown
+
+
+def internal_keys(category_key: str) -> set[str]:
+    """Meta keys that are not content: the coordinates geocoding stores beside each location field
+    (``<key>_lat``, ``<key>_lng``, :mod:`chalicelib.listings.meta`); the place name stands for them."""
+    return {f"{f.key}_{axis}" for f in get_category(category_key).location_fields() for axis in ("lat", "lng")}
+
+
+@dataclass(frozen=True)
+class ChangedField:
+    """A content field that differs from the last approved version.
+
+    ``old``/``new`` are ``None`` when the field was added / removed; values as in :class:`ContentField`.
+    """
+
+    key: str
+    label: str
+    old: str | Markup | None
+    new: str | Markup | None
+
+
+def changed_fields(category_key: str, role_key: str, meta: dict[str, str], approved: dict[str, str]) -> list[ChangedField]:
+    """The content fields of ``meta`` that differ from ``approved`` (the last approved meta), in the
+    category's order; internal fields are compared through their place name only."""
+    new = {f.key: f for f in content_fields(category_key, role_key, meta)}
+    old = {f.key: f for f in content_fields(category_key, role_key, approved)}
+    order = list(new) + [k for k in old if k not in new]
+    changes = []
+    for key in order:
+        before, after = old.get(key), new.get(key)
+        if before is None or after is None or str(before.value) != str(after.value):
+            label = (after or before).label  # type: ignore[union-attr]  # one of them exists
+            changes.append(ChangedField(key, label, before.value if before else None, after.value if after else None))
+    return changes

@@ -25,6 +25,9 @@ class SessionRecord(TypedDict):
     #: A one-time message for the next page (a secret shown once), sealed with a key derived from
     #: the session id (:func:`chalicelib.dashboard.sessions.put_flash`); removed when shown.
     flash: NotRequired[str]
+    #: SHA-256 of the API key signed in with: the session ends when that key is revoked or expires
+    #: (absent on sessions started before keys could be revoked).
+    keyHash: NotRequired[str]
 
 
 def record(item: Mapping[str, Any]) -> SessionRecord:

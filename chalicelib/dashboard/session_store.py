@@ -56,3 +56,12 @@ def clear_flash(session_hash: str, sealed: str) -> bool:
     except storage.ConditionFailed:
         return False
     return True
+
+
+def set_key_hash(session_hash: str, old_hash: str, new_hash: str) -> None:
+    """Replace the session's ``keyHash`` ``old_hash`` by ``new_hash`` (nothing when it is another or gone)."""
+    try:
+        storage.update(_table(), {"sessionHash": session_hash}, "SET keyHash = :n", condition="keyHash = :o",
+                       ExpressionAttributeValues=storage.values(n=new_hash, o=old_hash))
+    except storage.ConditionFailed:
+        return

@@ -7,6 +7,9 @@
 * A session lasts :data:`SESSION_HOURS` hours from sign-in (absolute timeout). The DynamoDB TTL
   removes the item eventually; a read also refuses an item past ``expiresAt``, because TTL
   deletion can lag by days (DynamoDB developer guide, "Time to Live").
+* A session ends with the API key it was opened with: every request checks that key through the
+  authentication cache (:func:`chalicelib.auth.service.key_alive`), so revoking a leaked key
+  also signs out the browsers signed in with it.
 * The CSRF token of a session is ``HMAC-SHA256(session id, "dashboard-csrf")`` (OWASP CSRF
   Prevention Cheat Sheet, "Synchronizer token" / HMAC-based pattern): unguessable without the
   cookie, nothing more to store, compared in constant time.
@@ -30,7 +33,8 @@ from datetime import timedelta
 from typing import Any
 
 from chalicelib import clock, errors
-from chalicelib.auth.service import Caller, authenticate
+from chalicelib.auth.keys import hash_key
+from chalicelib.auth.service import Caller, authenticate, key_alive
 from chalicelib.dashboard import session_store
 
 #: Absolute lifetime of a Dashboard session (issue 12: TTL 12 h).
@@ -62,6 +66,8 @@ class Session:
     caller: Caller
     expires_at: int
     flash: str | None = None
+    #: SHA-256 of the API key the session was opened with ("" for sessions older than that field).
+    key_hash: str = ""
 
     @property
     def csrf_token(self) -> str:
@@ -116,9 +122,10 @@ def sign_in(api_key: str) -> Session:
             "scopes": sorted(caller.scopes),
             "createdAt": clock.iso(moment),
             "expiresAt": expires_at,
+            "keyHash": hash_key(key),
         }
     )
-    return Session(session_id, caller, expires_at)
+    return Session(session_id, caller, expires_at, key_hash=hash_key(key))
 
 
 def resolve(session_id: str | None) -> Session | None:
@@ -128,8 +135,19 @@ def resolve(session_id: str | None) -> Session | None:
     stored = session_store.get(session_hash(session_id))
     if stored is None or stored["expiresAt"] <= clock.epoch_seconds():
         return None
+    if "keyHash" in stored and not key_alive(stored["keyHash"]):
+        return None  # the key signed in with was revoked or rolled past its expiry
     caller = Caller(user_id=stored["userId"], scopes=frozenset(stored["scopes"]))
-    return Session(session_id, caller, stored["expiresAt"], stored.get("flash"))
+    return Session(session_id, caller, stored["expiresAt"], flash=stored.get("flash"), key_hash=stored.get("keyHash", ""))
+
+
+
+def follow_roll(session: Session, old_hash: str, new_hash: str) -> None:
+    """After the key ``old_hash`` was rolled to ``new_hash``: a session opened with the old key goes
+    on with the new one (it would otherwise end when the old key does, before its owner could
+    see the new secret). Other sessions are left alone."""
+    if session.key_hash == old_hash:
+        session_store.set_key_hash(session_hash(session.session_id), old_hash, new_hash)
 
 
 def sign_out(session: Session) -> None:

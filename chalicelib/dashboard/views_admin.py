@@ -97,8 +97,10 @@ def approvals(current: Page) -> Response:
     query = parse_model(approval_models.PendingListingQuery, {"pageSize": REVIEW_PAGE_SIZE, **cursor})
     queue = approval_service.review_queue(current.caller, query)
     fields = {r.listing.id: content.content_fields(r.listing.categoryKey, r.listing.roleKey, r.listing.meta) for r in queue.reviews}
+    changes = {r.listing.id: content.changed_fields(r.listing.categoryKey, r.listing.roleKey, r.listing.meta, r.approvedMeta)
+               for r in queue.reviews if r.approvedMeta is not None}
     return current.render("approvals.html", nav="approvals", reviews=queue.reviews, next_cursor=queue.nextCursor,
-                          fields=fields, notice=NOTICES.get(current.query("done")))
+                          fields=fields, changes=changes, notice=NOTICES.get(current.query("done")))
 
 
 def _decide(current: Page, listing_id: str, decision: str) -> None:

@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     from chalicelib.listings import service as listings
     from chalicelib.match_requests import models as request_models
     from chalicelib.match_requests import service as match_requests
-    from chalicelib.workflows import listing_deletion, listing_detail, request_decisions
+    from chalicelib.webhooks import service as webhooks
+    from chalicelib.workflows import conversation_context, listing_deletion, listing_detail, request_decisions
 else:
     pagination = lazy_import("chalicelib.pagination")
     conversation_models = lazy_import("chalicelib.conversations.models")
@@ -29,6 +30,8 @@ else:
     listings = lazy_import("chalicelib.listings.service")
     request_models = lazy_import("chalicelib.match_requests.models")
     match_requests = lazy_import("chalicelib.match_requests.service")
+    webhooks = lazy_import("chalicelib.webhooks.service")
+    conversation_context = lazy_import("chalicelib.workflows.conversation_context")
     listing_deletion = lazy_import("chalicelib.workflows.listing_deletion")
     listing_detail = lazy_import("chalicelib.workflows.listing_detail")
     request_decisions = lazy_import("chalicelib.workflows.request_decisions")
@@ -40,6 +43,10 @@ NOTICES = {
     "accepted": "Request accepted: a conversation was opened.",
     "rejected": "Request rejected.",
     "sent": "Message sent.",
+    "created": "Listing created: it is PENDING until an administrator approves it.",
+    "resubmitted": "Listing saved: its content changed, so it is PENDING review again.",
+    "saved": "Listing saved: its status is unchanged.",
+    "webhooks": "Webhooks saved: the listing's status is unchanged.",
 }
 
 
@@ -98,8 +105,10 @@ def listing(current: Page, listingId: str) -> Response:
     query = paging.page_query(current, request_models.ListingRequestQuery)
     found = match_requests.list_for_listing(current.caller, listingId, query)
     detail = None if is_htmx(current.request) else listing_detail.get_listing_detail(current.caller, listingId)
+    hooks = [] if detail is None else webhooks.list_webhooks(current.caller).webhooks
     return paging.forward(current, f"/listings/{listingId}", ("listing.html", "listing_requests_items.html"), found,
-                          len(found.requests), nav="listings", listing=detail, requests=found.requests,
+                          len(found.requests), nav="listings", listing=detail, requests=found.requests, hooks=hooks,
+                          handles=conversation_context.requester_handles(found.requests),
                           notice=NOTICES.get(current.query("done")))
 
 
@@ -147,9 +156,11 @@ def conversation(current: Page, conversationId: str) -> Response:
     found = None if fragment and pages.page_to_read else conversations.get_conversation(current.caller, conversationId)
     number = pages.page(found.messageCount if found else 0)
     messages = conversations.list_messages(current.caller, conversationId, pagination.PageQuery(page=number, pageSize=pages.size))
+    context = conversation_context.conversation_context(current.caller, found) if found else None
     return pages.render(current, f"/conversations/{conversationId}", ("conversation.html", "messages_items.html"), number,
                         len(messages.messages), messages.total, nav="conversations", conversation=found,
-                        messages=messages.messages, me=current.caller.user_id, notice=NOTICES.get(current.query("done")))
+                        messages=messages.messages, me=current.caller.user_id, context=context,
+                        notice=NOTICES.get(current.query("done")))
 
 
 @page("/dashboard/conversations/{conversationId}/messages", "POST")

@@ -40,7 +40,8 @@ class ListingCreate(Model):
 
 class ListingUpdate(Model):
     """Body of ``PATCH /v1/listings/{id}``: meta is merged key by key (``null`` removes a key);
-    channels and webhookIds replace the current lists. The listing returns to PENDING."""
+    channels and webhookIds replace the current lists. A change of meta returns the listing to
+    PENDING; channels/webhookIds alone keep its status."""
 
     model_config = ConfigDict(extra="forbid")
     meta: dict[Annotated[str, StringConstraints(min_length=1, max_length=64)], str | None] | None = None

@@ -40,6 +40,8 @@ class ListingRecord(TypedDict):
     #: Match requests ever sent to the listing (kept by :mod:`chalicelib.match_requests.guards`;
     #: deletion reads it to know whether to look for requests).
     requestCount: NotRequired[int]
+    #: ``meta`` as last approved (written by the approval's own update), the review page's diff base.
+    approvedMeta: NotRequired[dict[str, str]]
     #: ``pendingReview`` index attributes, while PENDING.
     pendingQueue: NotRequired[str]
     pendingSort: NotRequired[str]

@@ -166,6 +166,17 @@ def replace_content_op(item: ListingRecord, expected_version: int, was_status: L
     )
 
 
+def rebind_op(item: ListingRecord, expected_version: int) -> dict[str, Any]:
+    """Transaction ``Update``: ``channels``, ``webhookIds`` and ``updatedAt`` of ``item``, version + 1,
+    status untouched; conditional on the stored ``version`` still being ``expected_version``."""
+    return storage.update_op(
+        _table(), _key(item["listingId"]), "SET channels = :c, webhookIds = :w, updatedAt = :u, version = :next",
+        condition="version = :v",
+        ExpressionAttributeValues=storage.values(c=item["channels"], w=item["webhookIds"], u=item["updatedAt"],
+                                                 next=expected_version + 1, v=expected_version),
+    )
+
+
 def leave_active_ops(listing: Mapping[str, Any], from_status: ListingStatus) -> list[dict[str, Any]]:
     """The counter ops of a change out of ``from_status``: -1 when that was public (ACTIVE), else none."""
     return counters.delta_ops(listing, -1) if status.is_public(from_status) else []
@@ -249,7 +260,9 @@ def _activate(listing: ListingRecord, vals: dict[str, Any], condition: str, upda
     sets = "".join(f", {k} = :{k}" for k in attributes)
     change = storage.update_op(
         _table(), _key(listing["listingId"]),
-        f"SET #st = :to, updatedAt = :u, version = version + :one{sets} REMOVE statusReason, {_REMOVE_PENDING}",
+        # approvedMeta: the content as approved, the review page's diff base (in the same update)
+        f"SET #st = :to, updatedAt = :u, version = version + :one, approvedMeta = meta{sets} "
+        f"REMOVE statusReason, {_REMOVE_PENDING}",
         condition=condition,
         ExpressionAttributeNames={"#st": "status"},
         ExpressionAttributeValues=storage.values(**vals, **attributes),
@@ -260,7 +273,8 @@ def _activate(listing: ListingRecord, vals: dict[str, Any], condition: str, upda
     _transact_conditional([change, *counters.delta_ops(listing, +1), event])
     # The condition held, so the stored item is the one read plus this change.
     written = {k: v for k, v in listing.items() if k not in ("statusReason", "pendingQueue", "pendingSort")}
-    written.update(attributes, status=ListingStatus.ACTIVE, updatedAt=updated_at, version=int(listing["version"]) + 1)
+    written.update(attributes, status=ListingStatus.ACTIVE, updatedAt=updated_at, version=int(listing["version"]) + 1,
+                   approvedMeta=dict(listing.get("meta") or {}))
     return cast(ListingRecord, written)
 
 

@@ -98,7 +98,13 @@ def mine(caller: Caller, query: PageQuery) -> MyListingPage:
     conditional=True, rules=LISTING_RULES[1:],
 )
 def update(caller: Caller, listingId: str, body: ListingUpdate, expected_version: int | None) -> Listing:
-    """Update meta, channels or webhookIds; the listing goes back to PENDING for re-review."""
+    """Update meta, channels or webhookIds; only a change of meta returns the listing to PENDING.
+
+    A change of `meta` sends the listing back to PENDING for re-review (spec §3 state table). A PATCH
+    of only `channels` and/or `webhookIds` (or of meta values equal to the stored ones) keeps its
+    status: an ACTIVE listing stays ACTIVE and searchable, and a webhook bound this way receives the
+    listing's next `match_request.*` events.
+    """
     return service.update_listing(caller, listingId, body, expected_version)
 
 

@@ -198,7 +198,12 @@ def list_my_listings(caller: Caller, page: PageQuery) -> MyListingPage:
 
 
 def update_listing(caller: Caller, listing_id: str, body: ListingUpdate, expected_version: int | None = None) -> Listing:
-    """Apply a PATCH: merge meta, replace channels/webhookIds, back to PENDING, re-queue for approval.
+    """Apply a PATCH: merge meta, replace channels/webhookIds; a changed ``meta`` sends the listing back
+    to PENDING and re-queues it for approval (spec §3 state table: "meta updated -> PENDING").
+
+    A PATCH that leaves ``meta`` as stored (only ``channels`` and/or ``webhookIds``, or meta values
+    equal to the stored ones) keeps the listing's status: it is a binding change, not new
+    content to review (docs/decisions.md "Listings").
 
     ``expected_version`` (``If-Match``, :mod:`chalicelib.conditional`) applies the change only to
     that version; the write is conditional on the version read either way (412 otherwise).
@@ -231,6 +236,8 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate, expecte
     channels = require_connected(owner, body.channels if body.channels is not None else item.get("channels") or [], "channels")
     webhook_ids = _check_webhooks(caller.user_id, body.webhookIds if body.webhookIds is not None else item.get("webhookIds") or [])
     version = int(item["version"])
+    if meta == (item.get("meta") or {}):
+        return _rebind(item, owner, channels, webhook_ids, expected_version)
     updated: ListingRecord = {
         **item, "title": meta["title"], "meta": meta, "channels": channels, "webhookIds": webhook_ids,
         "searchText": search_text(category, meta), "updatedAt": clock.iso(), "status": status.target(Transition.SUBMIT),
@@ -244,6 +251,34 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate, expecte
         tx.commit()
     except TransactionConflict as exc:
         if expected_version is not None:  # the version read matched If-Match; the write saw another one
+            raise errors.PreconditionFailedError("The listing changed while you were updating it; read it again") from exc
+        raise errors.ConflictError("The listing changed while you were updating it; read it again and retry") from exc
+    return to_model(updated, owner, owner_view=True)
+
+
+def _rebind(item: ListingRecord, owner: UserRecord, channels: list[str], webhook_ids: list[str],
+            expected_version: int | None) -> Listing:
+    """Write new ``channels``/``webhookIds`` of an unchanged listing: status kept, version + 1, no new review.
+
+    A PENDING listing's queued approval task names the version it was queued for (stale tasks are
+    dropped when claimed, :mod:`chalicelib.approvals.service`), so a PENDING listing gets a
+    ``listing.submitted`` event for its new version in the same transaction: it stays in the queue.
+
+    Raises
+    ------
+    PreconditionFailedError, ConflictError
+        The listing changed since it was read (with or without ``If-Match``).
+    """
+    version = int(item["version"])
+    updated: ListingRecord = {**item, "channels": channels, "webhookIds": webhook_ids, "updatedAt": clock.iso(),
+                              "version": version + 1}
+    tx = Transaction().add("listing", repository.rebind_op(updated, version))
+    if status.awaiting_review(item["status"]):
+        tx.add("event", _submitted_event(item["listingId"], version + 1))
+    try:
+        tx.commit()
+    except TransactionConflict as exc:
+        if expected_version is not None:
             raise errors.PreconditionFailedError("The listing changed while you were updating it; read it again") from exc
         raise errors.ConflictError("The listing changed while you were updating it; read it again and retry") from exc
     return to_model(updated, owner, owner_view=True)

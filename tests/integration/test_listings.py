@@ -371,6 +371,39 @@ def test_update_replaces_channels_and_webhooks(api: Api, alice: User) -> None:
     assert response.json["meta"] == listing["meta"]
 
 
+def test_binding_webhooks_alone_keeps_an_active_listing_active(api: Api, alice: User, admin: User, runner: Any) -> None:
+    put_webhook(alice, "wh_a")
+    listing = create_listing(api, alice)
+    activate(api, admin, runner, listing["id"])
+    runner.drain()
+    queued = approval_queue_depth()
+    response = api.call("PATCH", f"/v1/listings/{listing['id']}", alice.key, {"webhookIds": ["wh_a"], "channels": ["email"]})
+    assert response.status_code == 200, response.json
+    assert (response.json["status"], response.json["webhookIds"]) == ("ACTIVE", ["wh_a"])
+    runner.drain()
+    assert approval_queue_depth() == queued  # no new review task
+    # meta values equal to the stored ones are no change either; a changed value is
+    same = api.call("PATCH", f"/v1/listings/{listing['id']}", alice.key, {"meta": {"title": listing["meta"]["title"]}})
+    assert same.json["status"] == "ACTIVE"
+    changed = api.call("PATCH", f"/v1/listings/{listing['id']}", alice.key, {"meta": {"title": "New title"}})
+    assert changed.json["status"] == "PENDING"
+
+
+def test_binding_webhooks_to_a_pending_listing_keeps_it_claimable(api: Api, alice: User, admin: User, runner: Any) -> None:
+    put_webhook(alice, "wh_a")
+    listing = create_listing(api, alice)
+    runner.drain()
+    rebound = api.call("PATCH", f"/v1/listings/{listing['id']}", alice.key, {"webhookIds": ["wh_a"]})
+    assert rebound.json["status"] == "PENDING"
+    runner.drain()
+    approvals = claim(api, admin)  # the first task names the old version and is dropped; the new one is current
+    assert [a["listingId"] for a in approvals] == [listing["id"]]
+    decided = decide(api, admin, approvals[0]["approvalId"], "approve")
+    assert decided.status_code == 200, decided.json
+    after = get_listing(api, alice, listing["id"]).json
+    assert (after["status"], after["webhookIds"]) == ("ACTIVE", ["wh_a"])
+
+
 def test_update_of_a_rejected_listing_clears_the_reason(api: Api, alice: User, admin: User, runner: Any) -> None:
     listing = create_listing(api, alice)
     runner.drain()

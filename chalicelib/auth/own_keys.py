@@ -1,0 +1,185 @@
+"""A user's own API keys: list, create, revoke and roll (issue 22 part 7; Stripe's "Roll key").
+
+* Keys are stored as their SHA-256 only (:mod:`chalicelib.auth.keys`); a new key's secret is
+  returned once, to be shown once.
+* A key is named to its owner by :func:`key_id`: the first 16 hex characters of its hash, which
+  identify it among the owner's keys without being usable to authenticate.
+* Revoke deletes the key's item and evicts it from this process's key cache: the next request
+  with it is refused (401) here; another warm process may accept it until its cache entry ends
+  (``AUTH_CACHE_TTL_SECONDS``, docs/decisions.md "Keys and users").
+* Roll creates a new key with the old one's scopes and gives the old one an expiry (``now`` deletes
+  it, as revoke does) in one transaction; the expiry is checked on every request, cached or not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from chalicelib import clock, errors
+from chalicelib.auth import keys, repository, service
+from chalicelib.auth.records import ApiKeyRecord
+from chalicelib.auth.service import Caller
+from chalicelib.transactions import Transaction, TransactionConflict
+
+#: The old key's remaining life a roll may choose, label -> seconds (Stripe offers now .. 7 days).
+ROLL_EXPIRIES: dict[str, int] = {"now": 0, "1h": 3600, "24h": 24 * 3600, "7d": 7 * 24 * 3600}
+#: Keys a user may hold at once (a soft limit: checked on the user's list before the write).
+MAX_KEYS = 20
+#: Longest key name, in characters.
+MAX_NAME = 100
+#: Hex characters of the hash that make a key's public id.
+KEY_ID_LENGTH = 16
+
+
+@dataclass(frozen=True)
+class OwnKey:
+    """One of the user's keys as listed (never its secret).
+
+    Attributes
+    ----------
+    key_id:
+        :func:`key_id` of the key.
+    name, prefix:
+        The owner's label and the key's first characters (empty for keys made by an administrator).
+    created_at, last_used_at:
+        ISO 8601 UTC (``last_used_at`` ``None`` when never used, to :data:`service.LAST_USED_SECONDS`).
+    expires_at:
+        ISO 8601 UTC when a roll gave the key an end, else ``None``.
+    """
+
+    key_id: str
+    name: str
+    prefix: str
+    created_at: str
+    last_used_at: str | None
+    expires_at: str | None
+
+
+@dataclass(frozen=True)
+class NewKey:
+    """A key just made: ``secret`` is the only copy of the key (show it once); ``replaced_hash`` is
+    the SHA-256 of the key a roll replaced ("" for a created key)."""
+
+    key: OwnKey
+    secret: str
+    replaced_hash: str = ""
+
+
+def key_id(key_hash: str) -> str:
+    """The public id of the key with SHA-256 ``key_hash``: its first :data:`KEY_ID_LENGTH` hex characters."""
+    return key_hash[:KEY_ID_LENGTH]
+
+
+def _own(record: ApiKeyRecord) -> OwnKey:
+    expires = record.get("expiresAt")
+    return OwnKey(
+        key_id=key_id(record["keyHash"]), name=record.get("name") or "", prefix=record.get("prefix") or "",
+        created_at=record["createdAt"], last_used_at=record.get("lastUsedAt"),
+        expires_at=None if expires is None else clock.iso(datetime.fromtimestamp(int(expires), UTC)),
+    )
+
+
+def _live(records: list[ApiKeyRecord]) -> list[ApiKeyRecord]:
+    moment = clock.epoch_seconds()
+    return [r for r in records if r.get("expiresAt") is None or int(r["expiresAt"]) > moment]
+
+
+def list_keys(caller: Caller) -> list[OwnKey]:
+    """The caller's keys that still authenticate, oldest first."""
+    return [_own(r) for r in _live(repository.list_keys(caller.user_id))]
+
+
+def _find(caller: Caller, wanted: str) -> ApiKeyRecord:
+    for record in _live(repository.list_keys(caller.user_id)):
+        if key_id(record["keyHash"]) == wanted:
+            return record
+    raise errors.NotFoundError(f"API key '{wanted}' not found")
+
+
+def _clean_name(name: str) -> str:
+    cleaned = " ".join(name.split())
+    if not cleaned or len(cleaned) > MAX_NAME:
+        raise errors.ValidationError.for_field("name", f"Enter a name of 1 to {MAX_NAME} characters")
+    return cleaned
+
+
+def _new_record(user_id: str, scopes: list[str], name: str) -> tuple[ApiKeyRecord, str]:
+    secret = keys.new_api_key()
+    record: ApiKeyRecord = {"keyHash": keys.hash_key(secret), "userId": user_id, "scopes": scopes,
+                            "createdAt": clock.iso(), "name": name, "prefix": secret[: len(keys.KEY_PREFIX) + 4]}
+    return record, secret
+
+
+def create_key(caller: Caller, name: str) -> NewKey:
+    """Create a key for the caller with the caller's scopes.
+
+    Parameters
+    ----------
+    caller:
+        The signed-in user (a Dashboard session carries the scopes of the key it signed in with).
+    name:
+        1..:data:`MAX_NAME` characters (whitespace runs folded).
+
+    Raises
+    ------
+    ValidationError
+        A blank or too long name (``details`` name ``name``), or :data:`MAX_KEYS` keys held already.
+    """
+    cleaned = _clean_name(name)
+    if len(_live(repository.list_keys(caller.user_id))) >= MAX_KEYS:
+        raise errors.ValidationError.for_field("name", f"You hold {MAX_KEYS} keys already; revoke one first")
+    record, secret = _new_record(caller.user_id, sorted(caller.scopes), cleaned)
+    Transaction().add("key", repository.put_key_op(record)).commit()
+    return NewKey(_own(record), secret)
+
+
+def revoke_key(caller: Caller, wanted: str) -> OwnKey:
+    """Delete the caller's key ``wanted`` (:func:`key_id`); it is refused from the next request on.
+
+    Raises
+    ------
+    NotFoundError
+        The caller holds no live key with that id (another user's key is not found either).
+    """
+    record = _find(caller, wanted)
+    try:
+        Transaction().add("key", repository.delete_key_op(record["keyHash"], caller.user_id)).commit()
+    except TransactionConflict as exc:
+        raise errors.NotFoundError(f"API key '{wanted}' not found") from exc
+    service.evict(record["keyHash"])
+    return _own(record)
+
+
+def roll_key(caller: Caller, wanted: str, old_expires: str) -> NewKey:
+    """Replace the caller's key ``wanted`` by a new one with its name and scopes; the old key stops
+    authenticating after ``old_expires`` (a :data:`ROLL_EXPIRIES` label; ``now`` deletes it).
+
+    The new key's write and the old key's expiry (or deletion) are one transaction.
+
+    Raises
+    ------
+    ValidationError
+        ``old_expires`` is not a :data:`ROLL_EXPIRIES` label (``details`` name ``expires``).
+    NotFoundError
+        No live key ``wanted`` of the caller.
+    ConflictError
+        The key changed meanwhile (revoked or rolled by another request).
+    """
+    if old_expires not in ROLL_EXPIRIES:
+        raise errors.ValidationError.for_field("expires", f"Choose one of {', '.join(ROLL_EXPIRIES)}")
+    old = _find(caller, wanted)
+    record, secret = _new_record(caller.user_id, list(old["scopes"]), old.get("name") or "Rolled key")
+    seconds = ROLL_EXPIRIES[old_expires]
+    tx = Transaction().add("key", repository.put_key_op(record))
+    if seconds == 0:
+        tx.add("old", repository.delete_key_op(old["keyHash"], caller.user_id))
+    else:
+        ends = clock.epoch_seconds(clock.now() + timedelta(seconds=seconds))
+        tx.add("old", repository.expire_key_op(old["keyHash"], caller.user_id, ends))
+    try:
+        tx.commit()
+    except TransactionConflict as exc:
+        raise errors.ConflictError("The key changed meanwhile; reload the page") from exc
+    service.evict(old["keyHash"])
+    return NewKey(_own(record), secret, old["keyHash"])

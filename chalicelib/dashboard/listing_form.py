@@ -1,0 +1,107 @@
+"""The Dashboard's listing form, generated from a category's fields (issue 22 part 4).
+
+Each field of the chosen role becomes a control by its type (text, textarea for rich text,
+number, date, url, a select for select and boolean, checkboxes for multiselect; a location is
+its address text, geocoded on save by the listings service). Required flags (``requiredFor``)
+become ``required`` and the field's ``encoding`` its hint. The form posts ``meta.<key>``
+values; :func:`meta_from_form` turns them back into the API's ``meta`` strings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from chalicelib.categories.models import Category, FieldType
+
+#: Form control per field type (``input`` types, or ``textarea``/``select``/``checkboxes``).
+CONTROLS: dict[FieldType, str] = {
+    FieldType.TEXT: "text", FieldType.RICHTEXT: "textarea", FieldType.NUMBER: "number", FieldType.INTEGER: "number",
+    FieldType.BOOLEAN: "select", FieldType.SELECT: "select", FieldType.MULTISELECT: "checkboxes",
+    FieldType.DATE: "date", FieldType.URL: "url", FieldType.LOCATION: "text",
+}
+_BOOLEAN_OPTIONS = [("true", "Yes"), ("false", "No")]
+
+
+@dataclass(frozen=True)
+class FormField:
+    """One control of the listing form.
+
+    Attributes
+    ----------
+    key, label:
+        The meta key (the control's name is ``meta.<key>``) and its label.
+    control:
+        A :data:`CONTROLS` value.
+    required:
+        Required for the role (``requiredFor``).
+    hint:
+        What the value looks like (the field's ``encoding``, or the geocoding note of a location).
+    options:
+        ``(value, label)`` pairs of a select or checkboxes control.
+    value:
+        The current value (a multiselect's comma-separated keys).
+    step:
+        ``any`` for decimal numbers, ``1`` for integers, else empty.
+    """
+
+    key: str
+    label: str
+    control: str
+    required: bool
+    hint: str
+    options: list[tuple[str, str]] = field(default_factory=list)
+    value: str = ""
+    step: str = ""
+
+    @property
+    def selected(self) -> set[str]:
+        """The chosen option keys of a multiselect."""
+        return {v for v in self.value.split(",") if v}
+
+
+def form_fields(category: Category, role_key: str, meta: Mapping[str, str]) -> list[FormField]:
+    """The controls for ``role_key`` of ``category`` in the category's order, filled from ``meta``."""
+    shown = []
+    for f in category.fields:
+        if f.roles and role_key not in f.roles:
+            continue
+        options = _BOOLEAN_OPTIONS if f.type == FieldType.BOOLEAN else [(o.key, o.label) for o in f.options or []]
+        hint = ("Address or place name; its coordinates are looked up when you save." if f.type == FieldType.LOCATION
+                else f.description or f.encoding)
+        step = {FieldType.NUMBER: "any", FieldType.INTEGER: "1"}.get(f.type, "")
+        shown.append(FormField(f.key, f.label, CONTROLS[f.type], role_key in f.requiredFor, hint, options,
+                               meta.get(f.key, ""), step))
+    return shown
+
+
+def meta_from_form(category: Category, role_key: str, form: Mapping[str, list[str]]) -> dict[str, str]:
+    """The non-empty ``meta`` values posted for ``role_key``'s fields (a multiselect's boxes joined
+    by commas, in the category's option order); blank fields are left out."""
+    meta = {}
+    for f in category.fields:
+        if f.roles and role_key not in f.roles:
+            continue
+        posted = [v.strip() for v in form.get(f"meta.{f.key}", []) if v.strip()]
+        if f.type == FieldType.MULTISELECT:
+            value = ",".join(o.key for o in f.options or [] if o.key in posted)
+            value = value or ",".join(posted)  # unknown keys go on, for the service to name
+        else:
+            value = posted[0] if posted else ""
+        if value:
+            meta[f.key] = value
+    return meta
+
+
+def meta_patch(category: Category, role_key: str, stored: Mapping[str, str], posted: Mapping[str, str]) -> dict[str, str | None]:
+    """The ``meta`` of a PATCH that makes the form's fields equal to ``posted``: changed values, and
+    ``None`` for a field emptied in the form (internal keys such as coordinates are the service's)."""
+    patch: dict[str, str | None] = {}
+    for f in category.fields:
+        if f.roles and role_key not in f.roles:
+            continue
+        if f.key in posted and posted[f.key] != stored.get(f.key):
+            patch[f.key] = posted[f.key]
+        elif f.key not in posted and f.key in stored:
+            patch[f.key] = None
+    return patch

@@ -1,0 +1,89 @@
+"""The user's own API keys (link "API keys"): list, create, revoke (after a confirmation page) and
+roll, over :mod:`chalicelib.auth.own_keys`. Every POST answers 303; a new key's secret reaches
+the next page through the session's sealed one-time flash (:func:`chalicelib.dashboard.sessions.put_flash`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from chalice.app import Response
+
+from chalicelib import errors
+from chalicelib.dashboard.web import Page, page
+from chalicelib.lazy import lazy_import
+
+if TYPE_CHECKING:
+    from chalicelib.auth import keys, own_keys
+    from chalicelib.dashboard import sessions
+    from chalicelib.dashboard.sessions import Session
+else:  # loaded with the first keys page, not at the API's cold start
+    keys = lazy_import("chalicelib.auth.keys")
+    own_keys = lazy_import("chalicelib.auth.own_keys")
+    sessions = lazy_import("chalicelib.dashboard.sessions")
+
+FLASH_KIND = "api-key"
+NOTICES = {"revoked": "API key revoked: requests with it are refused from now on."}
+#: The roll page's choices for the old key's expiry, in the order shown.
+EXPIRY_LABELS = {"now": "Now", "1h": "In 1 hour", "24h": "In 24 hours", "7d": "In 7 days"}
+
+
+def _session(current: Page) -> Session:
+    assert current.session is not None  # every view here needs a session (page() checks)
+    return current.session
+
+
+@page("/dashboard/api-keys")
+def keys_page(current: Page) -> Response:
+    """The user's keys (name, prefix, created, last used, expiry), "Create API key", and a new key's
+    secret when the previous POST made one (shown this once)."""
+    created = current.take_flash(FLASH_KIND)
+    current_id = own_keys.key_id(_session(current).key_hash) if _session(current).key_hash else ""
+    return current.render("api_keys.html", nav="api-keys", keys=own_keys.list_keys(current.caller), created=created,
+                          current_id=current_id,
+                          notice=NOTICES.get(current.query("done")))
+
+
+@page("/dashboard/api-keys", "POST")
+def create(current: Page) -> Response:
+    """Create a key named by the "Name" field, then show its secret once on the keys page."""
+    made = own_keys.create_key(current.caller, current.field("name"))
+    current.put_flash(FLASH_KIND, {"secret": made.secret, "name": made.key.name, "action": "created"})
+    return current.redirect("/api-keys")
+
+
+def _key(current: Page, key_id: str) -> own_keys.OwnKey:
+    for key in own_keys.list_keys(current.caller):
+        if key.key_id == key_id:
+            return key
+    raise errors.NotFoundError(f"API key '{key_id}' not found")
+
+
+@page("/dashboard/api-keys/{keyId}/revoke")
+def confirm_revoke(current: Page, keyId: str) -> Response:
+    """The confirmation page of a revoke: what stops working, and the "Revoke" button (it says so when
+    the key is the one this session was opened with: revoking it signs this browser out)."""
+    own = bool(_session(current).key_hash) and own_keys.key_id(_session(current).key_hash) == keyId
+    return current.render("api_key_revoke.html", nav="api-keys", key=_key(current, keyId), own=own)
+
+
+@page("/dashboard/api-keys/{keyId}/revoke", "POST")
+def revoke(current: Page, keyId: str) -> Response:
+    """Revoke the key: the next request with it is refused (401)."""
+    own_keys.revoke_key(current.caller, keyId)
+    return current.redirect("/api-keys?done=revoked")
+
+
+@page("/dashboard/api-keys/{keyId}/roll")
+def confirm_roll(current: Page, keyId: str) -> Response:
+    """The roll page: when the old key stops working (now, 1 h, 24 h, 7 days) and the "Roll key" button."""
+    return current.render("api_key_roll.html", nav="api-keys", key=_key(current, keyId), expiries=EXPIRY_LABELS)
+
+
+@page("/dashboard/api-keys/{keyId}/roll", "POST")
+def roll(current: Page, keyId: str) -> Response:
+    """Roll the key; the new secret is shown once on the keys page."""
+    made = own_keys.roll_key(current.caller, keyId, current.field("expires"))
+    sessions.follow_roll(_session(current), made.replaced_hash, keys.hash_key(made.secret))
+    current.put_flash(FLASH_KIND, {"secret": made.secret, "name": made.key.name, "action": "rolled",
+                                              "expires": EXPIRY_LABELS[current.field("expires")].lower()})
+    return current.redirect("/api-keys")

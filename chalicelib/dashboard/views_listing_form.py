@@ -1,0 +1,129 @@
+"""Listings made and changed in the Dashboard (issue 22 part 4): "New listing" (choose a category and
+role, then a form generated from its fields), "Edit", and the listing's bound webhooks.
+
+Every POST goes through the API's own services and answers 303 on success; a refused form is
+shown again with the values entered and each error next to its field (400). Saving changed
+content sends the listing to review (PENDING); changing only the webhooks keeps its status
+(:func:`chalicelib.listings.service.update_listing`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from chalice.app import Response
+
+from chalicelib import errors
+from chalicelib.dashboard.web import Page, page
+from chalicelib.http import parse_model
+from chalicelib.lazy import lazy_import
+
+if TYPE_CHECKING:
+    from chalicelib.categories import registry
+    from chalicelib.dashboard import listing_form
+    from chalicelib.listings import models as listing_models
+    from chalicelib.listings import service as listings
+    from chalicelib.users import service as users
+    from chalicelib.webhooks import service as webhooks
+    from chalicelib.workflows import listing_detail
+else:  # loaded with the first form, not at the API's cold start
+    registry = lazy_import("chalicelib.categories.registry")
+    listing_form = lazy_import("chalicelib.dashboard.listing_form")
+    listing_models = lazy_import("chalicelib.listings.models")
+    listings = lazy_import("chalicelib.listings.service")
+    users = lazy_import("chalicelib.users.service")
+    webhooks = lazy_import("chalicelib.webhooks.service")
+    listing_detail = lazy_import("chalicelib.workflows.listing_detail")
+
+
+def _kinds() -> list[tuple[str, str]]:
+    """``(category:role, "Category — Role")`` for the chooser, in the registry's order."""
+    return [(f"{c.key}:{r.key}", f"{c.name} — {r.name}") for c in registry.all_categories().values() for r in c.roles]
+
+
+def _errors_by_field(exc: errors.ApiError) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for detail in exc.body().get("details") or []:
+        name = str(detail.get("field") or "")
+        found.setdefault(name, str(detail.get("issue") or detail.get("message") or "Check this value"))
+    return found
+
+
+def _form_page(current: Page, *, category: Any, role_key: str, meta: dict[str, str], channels: list[str],
+               webhook_ids: list[str], listing: Any = None, status: int = 200, problems: dict[str, str] | None = None,
+               message: str = "") -> Response:
+    return current.render(
+        "listing_form.html", status, nav="listings", category=category, role_key=role_key,
+        role_name=next((r.name for r in category.roles if r.key == role_key), role_key),
+        fields=listing_form.form_fields(category, role_key, meta), connected=users.list_channels(current.caller).channels,
+        hooks=webhooks.list_webhooks(current.caller).webhooks, chosen_channels=set(channels), chosen_hooks=set(webhook_ids),
+        listing=listing, problems=problems or {}, message=message,
+    )
+
+
+@page("/dashboard/listings/new")
+def new_listing(current: Page) -> Response:
+    """Step 1 without ``kind`` (a GET form choosing category and role); step 2 the listing form."""
+    kind = current.query("kind")
+    if not kind:
+        return current.render("listing_new.html", nav="listings", kinds=_kinds())
+    category_key, _, role_key = kind.partition(":")
+    category = registry.get_category(category_key)
+    if role_key not in {r.key for r in category.roles}:
+        raise errors.NotFoundError(f"Role '{role_key}' not found in category '{category_key}'")
+    connected = [c.key.value for c in users.list_channels(current.caller).channels]
+    return _form_page(current, category=category, role_key=role_key, meta={}, channels=connected[:1], webhook_ids=[])
+
+
+@page("/dashboard/listings/new", "POST")
+def create(current: Page) -> Response:
+    """Create the listing (PENDING, queued for review), then show it."""
+    category = registry.get_category(current.field("category"))
+    role_key = current.field("role")
+    form = current.form()
+    meta = listing_form.meta_from_form(category, role_key, form)
+    channels, hooks = form.get("channels", []), form.get("webhooks", [])
+    try:
+        body = parse_model(listing_models.ListingCreate, {"categoryKey": category.key, "roleKey": role_key, "meta": meta,
+                                                          "channels": channels, "webhookIds": hooks})
+        made = listings.create_listing(current.caller, body)
+    except errors.ValidationError as exc:
+        return _form_page(current, category=category, role_key=role_key, meta=meta, channels=channels, webhook_ids=hooks,
+                          status=400, problems=_errors_by_field(exc), message=exc.message)
+    return current.redirect(f"/listings/{made.id}?done=created")
+
+
+@page("/dashboard/listings/{listingId}/edit")
+def edit(current: Page, listingId: str) -> Response:
+    """The listing form filled with the listing's content, channels and webhooks."""
+    found = listing_detail.get_listing_detail(current.caller, listingId)
+    if found.webhookIds is None:  # only the owner's view carries them: not the caller's listing
+        raise errors.NotFoundError(f"Listing '{listingId}' not found")
+    return _form_page(current, category=registry.get_category(found.categoryKey), role_key=found.roleKey, meta=found.meta,
+                      channels=found.channels, webhook_ids=found.webhookIds, listing=found)
+
+
+@page("/dashboard/listings/{listingId}/edit", "POST")
+def save(current: Page, listingId: str) -> Response:
+    """Save the form: changed content returns the listing to review; channels/webhooks alone do not."""
+    found = listing_detail.get_listing_detail(current.caller, listingId)
+    category = registry.get_category(found.categoryKey)
+    form = current.form()
+    posted = listing_form.meta_from_form(category, found.roleKey, form)
+    channels, hooks = form.get("channels", []), form.get("webhooks", [])
+    patch = listing_form.meta_patch(category, found.roleKey, found.meta, posted)
+    try:
+        body = parse_model(listing_models.ListingUpdate, {"meta": patch or None, "channels": channels, "webhookIds": hooks})
+        listings.update_listing(current.caller, listingId, body)
+    except errors.ValidationError as exc:
+        return _form_page(current, category=category, role_key=found.roleKey, meta=posted, channels=channels,
+                          webhook_ids=hooks, listing=found, status=400, problems=_errors_by_field(exc), message=exc.message)
+    return current.redirect(f"/listings/{listingId}?done={'resubmitted' if patch else 'saved'}")
+
+
+@page("/dashboard/listings/{listingId}/webhooks", "POST")
+def bind_webhooks(current: Page, listingId: str) -> Response:
+    """Replace the listing's bound webhooks (its status is kept)."""
+    body = parse_model(listing_models.ListingUpdate, {"webhookIds": current.form().get("webhooks", [])})
+    listings.update_listing(current.caller, listingId, body)
+    return current.redirect(f"/listings/{listingId}?done=webhooks")

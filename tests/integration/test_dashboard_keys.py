@@ -1,0 +1,149 @@
+"""Dashboard "API keys" (issue 22 part 7) over in-process moto: create (secret shown once, through
+the session's one-time flash after a 303), revoke after a confirmation page (401 on the next
+call), roll with the old key's expiry (works until then: the clock is patched, no sleeping)."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+from chalicelib.auth import keys, own_keys
+from chalicelib.config import settings
+from tests.clocks import frozen_clock
+from tests.integration.conftest import Api, User
+from tests.integration.helpers import table_items
+from tests.integration.test_dashboard import Browser, signed_in
+
+SECRET = re.compile(r'aria-label="New API key">(msk_[A-Za-z0-9_-]{43})<')
+
+
+def _create(b: Browser, name: str) -> str:
+    response = b.post("/dashboard/api-keys", {"csrf_token": b.csrf("/dashboard/api-keys"), "name": name})
+    assert response.status_code == 303, response.text
+    assert response.headers["Location"] == "/dashboard/api-keys"
+    shown = b.get("/dashboard/api-keys")
+    match = SECRET.search(shown.text)
+    assert match, shown.text
+    return match.group(1)
+
+
+def _key_id(secret: str) -> str:
+    return own_keys.key_id(keys.hash_key(secret))
+
+
+def _works(api: Api, key: str) -> int:
+    return int(api.call("GET", "/v1/listings/mine", key).status_code)
+
+
+def test_create_shows_the_secret_once_and_stores_only_its_hash(api: Api, alice: User) -> None:
+    b = signed_in(api, alice)
+    secret = _create(b, "CI deploy")
+    again = b.get("/dashboard/api-keys")  # a reload shows the list, never the secret again
+    assert secret not in again.text
+    assert "CI deploy" in again.text
+    assert secret[:8] in again.text
+    assert _works(api, secret) == 200
+    stored = [i for i in table_items(settings().API_KEYS_TABLE) if i.get("name") == "CI deploy"]
+    assert [i["keyHash"] for i in stored] == [keys.hash_key(secret)]
+    assert secret not in str(table_items(settings().API_KEYS_TABLE) + table_items(settings().DASHBOARD_SESSIONS_TABLE))
+    listed = b.get("/dashboard/api-keys").text
+    assert "Never" not in listed.split("CI deploy")[1].split("</tr>")[0].split("</td>")[3]  # last used is set
+
+
+def test_blank_name_is_refused_and_changes_nothing(api: Api, alice: User) -> None:
+    b = signed_in(api, alice)
+    before = len(table_items(settings().API_KEYS_TABLE))
+    response = b.post("/dashboard/api-keys", {"csrf_token": b.csrf("/dashboard/api-keys"), "name": "   "})
+    assert response.status_code == 400
+    assert "name" in response.text
+    assert len(table_items(settings().API_KEYS_TABLE)) == before
+
+
+def test_revoke_needs_the_confirmation_and_the_key_gets_401_on_its_next_call(api: Api, alice: User) -> None:
+    b = signed_in(api, alice)
+    secret = _create(b, "Leaked")
+    assert _works(api, secret) == 200  # now in the process's key cache
+    confirm = b.get(f"/dashboard/api-keys/{_key_id(secret)}/revoke")
+    assert confirm.status_code == 200
+    assert re.search(r'<button type="submit" class="danger">Revoke</button>', confirm.text)
+    assert _works(api, secret) == 200  # showing the confirmation changed nothing
+    done = b.post(f"/dashboard/api-keys/{_key_id(secret)}/revoke", {"csrf_token": b.csrf("/dashboard/api-keys")})
+    assert done.status_code == 303
+    assert _works(api, secret) == 401
+    assert _works(api, alice.key) == 200  # the other keys keep working
+    assert "Leaked" not in b.get("/dashboard/api-keys").text
+
+
+def test_a_key_of_another_user_is_not_found(api: Api, alice: User, bob: User) -> None:
+    secret = _create(signed_in(api, alice), "Alice's")
+    b = signed_in(api, bob)
+    response = b.post(f"/dashboard/api-keys/{_key_id(secret)}/revoke", {"csrf_token": b.csrf("/dashboard/api-keys")})
+    assert response.status_code == 404
+    assert _works(api, secret) == 200
+
+
+def test_a_rolled_key_works_until_its_expiry(api: Api, alice: User) -> None:
+    with frozen_clock(datetime.now(UTC)) as fake:
+        b = signed_in(api, alice)
+        old = _create(b, "Server")
+        assert _works(api, old) == 200
+        roll_page = b.get(f"/dashboard/api-keys/{_key_id(old)}/roll")
+        assert "Roll key" in roll_page.text
+        response = b.post(f"/dashboard/api-keys/{_key_id(old)}/roll",
+                          {"csrf_token": b.csrf("/dashboard/api-keys"), "expires": "1h"})
+        assert response.status_code == 303
+        shown = b.get("/dashboard/api-keys").text
+        new = SECRET.search(shown)
+        assert new
+        assert new.group(1) != old
+        assert "stops working in 1 hour" in shown
+        assert (_works(api, old), _works(api, new.group(1))) == (200, 200)
+        fake.advance(3599)
+        assert _works(api, old) == 200
+        fake.advance(2)
+        assert (_works(api, old), _works(api, new.group(1))) == (401, 200)  # the cached entry knows the expiry too
+
+
+def test_roll_now_ends_the_old_key_at_once_and_a_bad_expiry_is_refused(api: Api, alice: User) -> None:
+    b = signed_in(api, alice)
+    old = _create(b, "Laptop")
+    bad = b.post(f"/dashboard/api-keys/{_key_id(old)}/roll", {"csrf_token": b.csrf("/dashboard/api-keys"), "expires": "1y"})
+    assert bad.status_code == 400
+    assert _works(api, old) == 200
+    b.post(f"/dashboard/api-keys/{_key_id(old)}/roll", {"csrf_token": b.csrf("/dashboard/api-keys"), "expires": "now"})
+    assert _works(api, old) == 401
+
+
+def test_admin_users_page_keeps_creating_users(api: Api, admin: User) -> None:
+    b = signed_in(api, admin)
+    response = b.post("/dashboard/admin/users", {"csrf_token": b.csrf("/dashboard/admin/users"), "display_name": "Dora",
+                                                 "verified_level": "0"})
+    assert response.status_code in (201, 303)
+
+
+def test_revoking_the_key_a_session_was_opened_with_ends_that_session(api: Api, alice: User) -> None:
+    mine = signed_in(api, alice)
+    leaked = _create(mine, "Leaked")
+    attacker = signed_in(api, User(alice.user_id, leaked))
+    assert attacker.get("/dashboard/api-keys").status_code == 200
+    mine.post(f"/dashboard/api-keys/{_key_id(leaked)}/revoke", {"csrf_token": mine.csrf("/dashboard/api-keys")})
+    assert attacker.get("/dashboard/api-keys").status_code == 303  # to the sign-in page: can mint no key
+    assert attacker.post("/dashboard/api-keys", {"csrf_token": "x" * 64, "name": "Backdoor"}).status_code == 401
+    assert mine.get("/dashboard/api-keys").status_code == 200  # a session of another key goes on
+
+
+def test_rolling_the_sessions_own_key_now_keeps_the_session_on_the_new_key(api: Api) -> None:
+    from tests.integration.conftest import make_user
+
+    carol = make_user("Carol")
+    b = signed_in(api, carol)
+    listed = b.get("/dashboard/api-keys").text
+    assert "this session" in listed
+    own = _key_id(carol.key)
+    assert "signs you out here" in b.get(f"/dashboard/api-keys/{own}/revoke").text
+    b.post(f"/dashboard/api-keys/{own}/roll", {"csrf_token": b.csrf("/dashboard/api-keys"), "expires": "now"})
+    shown = b.get("/dashboard/api-keys")  # still signed in: the new secret is shown
+    new = SECRET.search(shown.text)
+    assert new
+    assert (_works(api, carol.key), _works(api, new.group(1))) == (401, 200)
+    assert b.get("/dashboard/webhooks").status_code == 200

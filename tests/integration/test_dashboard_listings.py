@@ -1,0 +1,180 @@
+"""Dashboard listings (issue 22 parts 4-6) over in-process moto: "New listing" from the category's
+fields (PENDING, geocoded, reviewable), "Edit", binding webhooks (status kept, and the next
+``match_request.received`` reaches the bound webhook), the review page's diff against the last
+approved version, and a conversation's context (subject, request message, handles once accepted)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from tests.integration.conftest import Api, User
+from tests.integration.helpers import activate, create_listing, get_listing
+from tests.integration.request_helpers import match_request
+from tests.integration.test_dashboard import Browser, make_webhook, signed_in
+from tests.integration.webhook_helpers import fast_delivery_settings, receiver_factory
+
+NEW_JOB = {"meta.title": "Platform engineer", "meta.description": "<p>Run our AWS</p>", "meta.location": "Munich",
+           "meta.employmentType": "full_time", "meta.skills": ["python", "aws"], "meta.remote": ""}
+
+
+def _new_listing(b: Browser, webhook_ids: list[str] | None = None, **fields: Any) -> Any:
+    form = b.get("/dashboard/listings/new?kind=jobs:hiring")
+    assert form.status_code == 200
+    body = {"csrf_token": b.csrf("/dashboard/listings"), "category": "jobs", "role": "hiring", "channels": ["telegram"],
+            "webhooks": webhook_ids or [], **NEW_JOB, **fields}
+    return b.post("/dashboard/listings/new", body)
+
+
+def _listing_id(response: Any) -> str:
+    assert response.status_code == 303, response.text[:2000]
+    match = re.fullmatch(r"/dashboard/listings/(lst_[A-Za-z0-9]+)\?done=created", response.headers["Location"])
+    assert match
+    return match.group(1)
+
+
+def test_the_form_is_generated_from_the_category_fields(api: Api, alice: User) -> None:
+    b = signed_in(api, alice)
+    assert 'href="/dashboard/listings/new">New listing</a>' in b.get("/dashboard/listings").text
+    chooser = b.get("/dashboard/listings/new")
+    assert '<option value="jobs:hiring">' in chooser.text
+    form = b.get("/dashboard/listings/new?kind=jobs:hiring").text
+    assert re.search(r'<label for="meta-title">Title \(required\)</label>\s*<input id="meta-title" name="meta.title" type="text"', form)
+    assert re.search(r'<textarea id="meta-description" name="meta.description"[^>]* required', form)  # rich text, required for hiring
+    assert 'name="meta.skills" value="python"' in form  # multiselect as checkboxes
+    assert "its coordinates are looked up when you save" in form
+    assert "meta.location_lat" not in form  # internal, never a control
+    assert "@alice" in form  # the user's connected channels with their handles
+    assert b.get("/dashboard/listings/new?kind=jobs:nobody").status_code == 404
+
+
+def test_a_listing_created_in_the_dashboard_is_pending_geocoded_and_reviewable(
+    api: Api, alice: User, admin: User, runner: Any
+) -> None:
+    hook = make_webhook(api, alice)
+    b = signed_in(api, alice)
+    listing_id = _listing_id(_new_listing(b, [hook["id"]]))
+    stored = get_listing(api, alice, listing_id).json
+    assert (stored["status"], stored["webhookIds"], stored["channels"]) == ("PENDING", [hook["id"]], ["telegram"])
+    assert stored["meta"]["skills"] == "python,aws"
+    assert float(stored["meta"]["location_lat"]) == pytest.approx(48.14, abs=0.05)  # geocoded on save
+    assert "remote" not in stored["meta"]  # a blank optional field is left out
+    shown = b.get(f"/dashboard/listings/{listing_id}?done=created").text
+    assert "PENDING until an administrator approves it" in shown
+    runner.drain()
+    review = signed_in(api, admin).get("/dashboard/admin/approvals").text
+    assert f'id="ap-{listing_id}"' in review
+    assert "New listing: never approved before." in review
+
+
+def test_a_refused_form_is_shown_again_with_the_error_at_its_field(api: Api, alice: User) -> None:
+    b = signed_in(api, alice)
+    response = _new_listing(b, **{"meta.description": "", "meta.title": "Kept title"})
+    assert response.status_code == 400
+    assert re.search(r'<textarea id="meta-description"[^>]*aria-describedby="meta-description-hint meta-description-error"'
+                     r'[^>]*aria-invalid="true"', response.text)
+    assert 'id="meta-description-error"' in response.text
+    assert 'value="Kept title"' in response.text  # what was typed is kept
+    assert api.call("GET", "/v1/listings/mine", alice.key).json["total"] == 0
+
+
+def test_binding_a_webhook_keeps_the_listing_active_and_the_next_request_reaches_it(
+    api: Api, alice: User, bob: User, admin: User, runner: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fast_delivery_settings(monkeypatch)
+    factory = receiver_factory()
+    make = next(factory)
+    try:
+        receiver = make("ok")
+        hook = make_webhook(api, alice, receiver.url)
+        listing = create_listing(api, alice)
+        activate(api, admin, runner, listing["id"])
+        b = signed_in(api, alice)
+        page = b.get(f"/dashboard/listings/{listing['id']}").text
+        assert f'name="webhooks" value="{hook["id"]}"' in page
+        saved = b.post(f"/dashboard/listings/{listing['id']}/webhooks", {"csrf_token": b.csrf(), "webhooks": [hook["id"]]})
+        assert saved.status_code == 303
+        after = get_listing(api, alice, listing["id"]).json
+        assert (after["status"], after["webhookIds"]) == ("ACTIVE", [hook["id"]])
+        assert f'value="{hook["id"]}" checked' in b.get(f"/dashboard/listings/{listing['id']}").text
+        assert match_request(api, bob, listing["id"], ["email"], "Bound?").status_code == 201
+        runner.drain()
+        received = [json.loads(r.body) for r in receiver.requests]
+        assert [(e["event"], e["data"]["message"]) for e in received] == [("match_request.received", "Bound?")]
+    finally:
+        for _ in factory:
+            pass
+
+
+def test_edit_of_the_content_returns_to_review_and_the_review_shows_the_diff(
+    api: Api, alice: User, admin: User, runner: Any
+) -> None:
+    listing = create_listing(api, alice)
+    activate(api, admin, runner, listing["id"])
+    b = signed_in(api, alice)
+    form = b.get(f"/dashboard/listings/{listing['id']}/edit").text
+    assert 'value="Backend engineer"' in form
+    # channels only: status kept
+    kept = b.post(f"/dashboard/listings/{listing['id']}/edit", {
+        "csrf_token": b.csrf(), "meta.title": "Backend engineer", "meta.description": "<p>Build APIs</p>",
+        "meta.location": "Berlin", "meta.employmentType": "full_time", "channels": ["telegram", "email"]})
+    assert kept.headers["Location"].endswith("?done=saved")
+    assert get_listing(api, alice, listing["id"]).json["status"] == "ACTIVE"
+    changed = b.post(f"/dashboard/listings/{listing['id']}/edit", {
+        "csrf_token": b.csrf(), "meta.title": "Staff engineer", "meta.description": "<p>Build APIs</p>",
+        "meta.location": "Munich", "meta.employmentType": "full_time", "meta.remote": "remote", "channels": ["telegram"]})
+    assert changed.headers["Location"].endswith("?done=resubmitted")
+    assert get_listing(api, alice, listing["id"]).json["status"] == "PENDING"
+    runner.drain()
+    review = signed_in(api, admin).get("/dashboard/admin/approvals").text
+    card = review[review.index(f'id="ap-{listing["id"]}"'):]
+    diff = card[card.index("Changed since the last approved version"):card.index("</table>")]
+    rows = re.findall(r'<th scope="row">([^<]+)</th>\s*<td class="rich">(.*?)</td>\s*<td class="rich">(.*?)</td>', diff, re.S)
+    assert rows == [
+        ("Title", "<del>Backend engineer</del>", "<ins>Staff engineer</ins>"),
+        ("Location", "<del>Berlin</del>", "<ins>Munich</ins>"),
+        ("Work model", "<em>(absent)</em>", "<ins>remote</ins>"),
+    ]
+    assert "location_lat" not in card
+    assert "location_lng" not in card
+    assert "Alice" in card  # the owner
+
+
+def test_a_conversation_shows_its_subject_the_request_message_and_the_handles(
+    api: Api, alice: User, bob: User, admin: User, runner: Any
+) -> None:
+    listing = create_listing(api, alice, channels=["email"])
+    activate(api, admin, runner, listing["id"])
+    request = match_request(api, bob, listing["id"], ["telegram"], "I have 5 years of Go").json
+    owner = signed_in(api, alice)
+    accepted = owner.post(f"/dashboard/requests/{request['requestId']}/accept", {"csrf_token": owner.csrf()})
+    assert accepted.status_code == 303
+    conversation_id = api.call("GET", f"/v1/match-requests/{request['requestId']}", bob.key).json["conversationId"]
+    mine = owner.get(f"/dashboard/conversations/{conversation_id}").text
+    assert "Backend engineer" in mine
+    assert "I have 5 years of Go" in mine
+    assert "Telegram: <span class=\"mono\">@bob</span>" in mine  # the channel Bob offered
+    assert "bob@example.org" not in mine  # not one he did not offer
+    card = owner.get(f"/dashboard/listings/{listing['id']}").text  # the accepted request's card shows handles too
+    assert "Telegram: <span class=\"mono\">@bob</span>" in card
+    theirs = signed_in(api, bob).get(f"/dashboard/conversations/{conversation_id}").text
+    assert "Email: <span class=\"mono\">alice@example.org</span>" in theirs  # the listing's channel
+    assert "@alice" not in theirs
+
+
+def test_another_users_listing_cannot_be_edited_or_rebound(api: Api, alice: User, bob: User, admin: User, runner: Any) -> None:
+    listing = create_listing(api, alice)
+    activate(api, admin, runner, listing["id"])
+    b = signed_in(api, bob)
+    assert b.get(f"/dashboard/listings/{listing['id']}/edit").status_code == 404
+    hook = make_webhook(api, bob)
+    refused = b.post(f"/dashboard/listings/{listing['id']}/webhooks", {"csrf_token": b.csrf(), "webhooks": [hook["id"]]})
+    assert refused.status_code in (403, 404)
+    edited = b.post(f"/dashboard/listings/{listing['id']}/edit",
+                    {"csrf_token": b.csrf(), "meta.title": "Mine now", "channels": ["telegram"]})
+    assert edited.status_code in (403, 404)
+    after = get_listing(api, alice, listing["id"]).json
+    assert (after["title"], after["webhookIds"], after["status"]) == (listing["title"], [], "ACTIVE")

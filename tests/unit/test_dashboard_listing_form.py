@@ -1,0 +1,39 @@
+"""The Dashboard's generated listing form and the review diff: pure functions over the category data."""
+
+from __future__ import annotations
+
+from chalicelib.categories.registry import get_category
+from chalicelib.dashboard.content import changed_fields, content_fields
+from chalicelib.dashboard.listing_form import form_fields, meta_from_form, meta_patch
+
+JOBS = get_category("jobs")
+
+
+def test_controls_follow_the_field_types_and_required_flags_of_the_role() -> None:
+    fields = {f.key: f for f in form_fields(JOBS, "hiring", {"skills": "aws,python"})}
+    assert (fields["title"].control, fields["title"].required) == ("text", True)
+    assert fields["description"].control == "textarea"
+    assert (fields["skills"].control, fields["skills"].required, fields["skills"].selected) == ("checkboxes", False, {"aws", "python"})
+    assert fields["remote"].control == "select"
+    assert "looked up when you save" in fields["location"].hint
+    seeking = {f.key: f for f in form_fields(JOBS, "seeking", {})}
+    assert (seeking["skills"].required, seeking["description"].required) == (True, False)  # required per role
+
+
+def test_meta_from_form_joins_checkboxes_in_option_order_and_drops_blanks() -> None:
+    form = {"meta.title": ["  Dev  "], "meta.skills": ["python", "aws", ""], "meta.remote": [""], "meta.unknown": ["x"]}
+    assert meta_from_form(JOBS, "hiring", form) == {"title": "Dev", "skills": "python,aws"}
+
+
+def test_meta_patch_sends_changes_and_null_for_emptied_fields_only() -> None:
+    stored = {"title": "A", "remote": "onsite", "location": "Berlin", "location_lat": "52.5", "location_lng": "13.4"}
+    posted = {"title": "B", "location": "Berlin"}
+    assert meta_patch(JOBS, "hiring", stored, posted) == {"title": "B", "remote": None}  # coordinates are the service's
+
+
+def test_review_diff_lists_changed_added_and_removed_fields_and_hides_coordinates() -> None:
+    approved = {"title": "A", "location": "Berlin", "location_lat": "52.5", "location_lng": "13.4", "remote": "onsite"}
+    now = {"title": "B", "location": "Berlin", "location_lat": "52.6", "location_lng": "13.5", "salary": "90000"}
+    changes = [(c.key, c.old, c.new) for c in changed_fields("jobs", "hiring", now, approved)]
+    assert changes == [("title", "A", "B"), ("salary", None, "90000"), ("remote", "onsite", None)]
+    assert "location_lat" not in {f.key for f in content_fields("jobs", "hiring", now)}
