@@ -17,7 +17,7 @@ $(VENV)/.run-installed: requirements.txt requirements-local.txt
 	@touch $@
 
 $(VENV)/.installed: $(VENV)/.run-installed requirements-dev.txt
-	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet --upgrade "pip<26.3"  # chalice 1.34 requires pip<26.3
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	@touch $@
 
@@ -33,10 +33,12 @@ demo: $(VENV)/.run-installed ## As `make run`, plus demo users and ~200 approved
 # waiting: receivers, deadlines, the stack's processes). End-to-end runs on E2E_WORKERS pytest-xdist
 # workers (whole files per worker, each worker with a stack of its own; the schemathesis contract
 # file first, on a worker of its own: tests/e2e/conftest.py). 0 runs a folder in one process.
-# INTEGRATION_WORKERS spreads tests/integration the same way (default 0: one process; e2e already
-# keeps the second core busy).
+# INTEGRATION_WORKERS spreads tests/integration the same way (default 2, whole files per worker,
+# each worker with an in-process moto of its own; 0: one process). Four pytest processes on two
+# cores: integration, CPU-bound, fills the time e2e spends waiting on its stacks and receivers, and
+# both cores stay busy after e2e ends (docs/testing.md, "Wall time of make test").
 E2E_WORKERS ?= 2
-INTEGRATION_WORKERS ?= 0
+INTEGRATION_WORKERS ?= 2
 
 #: Debian's chromium, driven by the Dashboard's browser tests (installed by apt-get when missing).
 CHROMIUM ?= /usr/bin/chromium
@@ -53,7 +55,7 @@ unit: $(VENV)/.installed ## Pure logic, no moto (seconds)
 	$(PY) -m pytest -q tests/unit
 
 integration: $(VENV)/.installed ## In-process moto: tables created once per session, emptied before each test
-	$(PY) -m pytest -q -n $(INTEGRATION_WORKERS) tests/integration
+	$(PY) -m pytest -q -n $(INTEGRATION_WORKERS) --dist loadfile tests/integration
 
 e2e: $(VENV)/.installed browser ## The real local stack driven over HTTP (E2E_WORKERS, default 2: files over two workers)
 	$(PY) -m pytest -q -n $(E2E_WORKERS) --dist loadfile tests/e2e

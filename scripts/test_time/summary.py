@@ -1,6 +1,9 @@
 """Summarise ``measure.sh`` output: runs, mean, median and ratio to the baseline per label.
 
-usage: python scripts/test_time/summary.py test-time.tsv
+usage: python scripts/test_time/summary.py test-time.tsv [BASELINE_NAME]
+
+BASELINE_NAME names B in the table (default ``12d280e``, issue 9's baseline; issue 19 measured
+against ``bed1a20``).
 
 Prints a Markdown table (one row per label: runs, mean and median wall seconds, each as a
 ratio to the baseline's, the load averages seen) and every run. A run counts when every part
@@ -14,7 +17,7 @@ import statistics
 import sys
 from pathlib import Path
 
-NAMES = {"B": "baseline 12d280e, `make test`", "S": "this checkout, `make test`, the baseline's tests",
+NAMES = {"B": "baseline {baseline}, `make test`", "S": "this checkout, `make test`, the baseline's tests",
          "F": "this checkout, `make test`, every test",
          "S-nice": "as S, an earlier commit (schemathesis at nice 10)",
          "F-nice": "as F, an earlier commit (schemathesis at nice 10)"}
@@ -31,8 +34,8 @@ def parse(line: str) -> dict[str, str]:
     return row
 
 
-def main(path: str) -> None:
-    """Print the tables for the measurements in ``path``."""
+def main(path: str, baseline: str = "12d280e") -> None:
+    """Print the tables for the measurements in ``path`` (``baseline`` names B's commit)."""
     rows = [parse(line) for line in Path(path).read_text().splitlines() if line.strip()]
     parts = {"B": 1}
     ok = [r for r in rows if r["summary"].count("passed") >= parts.get(r["label"], 3)]
@@ -46,7 +49,7 @@ def main(path: str) -> None:
             continue
         loads = ", ".join(r["load"].split(" ->")[0] for r in ok if r["label"] == label)
         mean, median = statistics.mean(values), statistics.median(values)
-        print(f"| {label}: {NAMES.get(label, label)} | {len(values)} | {mean:.1f} | {median:.1f} | "
+        print(f"| {label}: {NAMES.get(label, label).format(baseline=baseline)} | {len(values)} | {mean:.1f} | {median:.1f} | "
               f"{mean / b_mean:.2f} | {median / b_median:.2f} | {loads} |")
     print()
     print("| label | start (UTC) | load before -> after | rc | wall s | user s | sys s | pytest |")
@@ -56,4 +59,4 @@ def main(path: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(*sys.argv[1:3])
