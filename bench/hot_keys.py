@@ -93,15 +93,13 @@ SEARCH_MIX = {"category": 30, "category+role": 15, "common word": 15, "rare word
               "profiles": 5}
 #: Keys known to project above half a partition's limits, by table/index label, with the reason
 #: and the remedy (docs/capacity.md, "Over budget"). Their sharding changes the search engine's
-#: read paths or the review list's paging, which are not this benchmark's to change: they are
+#: read paths, which are not this benchmark's to change: they are
 #: printed as ``known`` and ``--check`` holds them under a whole partition's limits
 #: (:data:`KNOWN_CEILING`) instead of half, so they cannot grow unnoticed.
 KNOWN_OVER = {
     "ListingsTable.activeByCategoryShard": "every category page Queries all 4 shards of its category: more shards "
                                            "(index.SHARDS) or a page cache; the search engine's change",
     "ListingsTable.activeByRoleShard": "as activeByCategoryShard, per category + role",
-    "ListingsTable.pendingReview": "one partition key (PENDING) takes every submission and every decision: "
-                                   "shard pendingQueue and merge the shards in the review list",
 }
 #: Load (share of half a partition's limits) a known key may not exceed: 2.0 = a whole partition.
 KNOWN_CEILING = 2.0

@@ -9,6 +9,9 @@ content change; approval tasks carry it so a stale task is never applied.
 
 from __future__ import annotations
 
+import heapq
+import itertools
+import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
@@ -31,10 +34,18 @@ def _key(listing_id: str) -> dict[str, str]:
     return {"listingId": listing_id}
 
 
-#: Partition value of the sparse ``pendingReview`` index: every PENDING listing, one partition
-#: (an administrators' review queue is small; oldest first by ``pendingSort``).
-PENDING_PARTITION = ListingStatus.PENDING.value
+#: Partition values of the sparse ``pendingReview`` index, oldest first by ``pendingSort`` within
+#: each. Two write shards: every submission and every decision writes the index, and at 300
+#: approvals/s one partition key would take 600 write units/s, above half of a partition's 1,000
+#: (docs/capacity.md). A listing's shard follows from its id; shard 0 keeps the value of the
+#: single partition before sharding, so listings pending since then are still read.
+PENDING_PARTITIONS = (ListingStatus.PENDING.value, f"{ListingStatus.PENDING.value}#1")
 PENDING_INDEX = "pendingReview"
+
+
+def pending_partition(listing_id: str) -> str:
+    """The ``pendingReview`` shard of ``listing_id`` (CRC-32 of the id, modulo the shards: stable)."""
+    return PENDING_PARTITIONS[zlib.crc32(listing_id.encode("utf-8")) % len(PENDING_PARTITIONS)]
 
 
 def _pending_table_key(_partition: str, pending_sort: str) -> dict[str, str]:
@@ -42,7 +53,7 @@ def _pending_table_key(_partition: str, pending_sort: str) -> dict[str, str]:
     return {"listingId": pending_sort.rsplit("#", 1)[1]}
 
 
-#: The review queue as a list index (:mod:`chalicelib.keyset`): one partition, ``pendingSort`` ascending.
+#: The review queue as a list index (:mod:`chalicelib.keyset`): per shard, ``pendingSort`` ascending.
 PENDING_LIST = keyset.ListIndex(PENDING_INDEX, "pendingQueue", "pendingSort", _pending_table_key)
 
 
@@ -52,7 +63,7 @@ def pending_attributes(listing_id: str, submitted_at: str) -> dict[str, str]:
     ``pendingSort`` is ``<submittedAt ISO 8601 UTC>#<listingId>``: oldest submission first,
     unique per listing.
     """
-    return {"pendingQueue": PENDING_PARTITION, "pendingSort": f"{submitted_at}#{listing_id}"}
+    return {"pendingQueue": pending_partition(listing_id), "pendingSort": f"{submitted_at}#{listing_id}"}
 
 
 def get(listing_id: str, consistent: bool = False) -> ListingRecord | None:
@@ -161,7 +172,7 @@ def replace_content_op(item: ListingRecord, expected_version: int, was_status: L
             t=item["title"], m=item["meta"], c=item["channels"], w=item["webhookIds"], s=item["searchText"],
             pending=status.target(Transition.SUBMIT).value, next=expected_version + 1, u=item["updatedAt"],
             v=expected_version, was=ListingStatus(was_status).value,
-            pq=PENDING_PARTITION, ps=pending_attributes(item["listingId"], item["updatedAt"])["pendingSort"],
+            pq=pending_partition(item["listingId"]), ps=pending_attributes(item["listingId"], item["updatedAt"])["pendingSort"],
         ),
     )
 
@@ -360,9 +371,15 @@ def pending_page(size: int, after: str | None = None) -> tuple[list[ListingRecor
     -------
     tuple
         The page's records and the ``pendingSort`` to continue after (``None`` on the last page).
-        Reads at most ``size + 1`` index items (projection ALL, no re-read), whatever the
-        queue's length (:func:`chalicelib.keyset.read_page`).
+        Reads at most ``size + 1`` index items per shard (projection ALL, no re-read), whatever
+        the queue's length (:func:`chalicelib.keyset.read_page`): each shard's page starts after
+        the same position, and the shards' pages merged by ``pendingSort`` hold the queue's next
+        ``size`` listings (``pendingSort`` is unique: it ends with the listing id).
     """
-    page = keyset.read_page(_table(), PENDING_LIST, PENDING_PARTITION, size, after=after, descending=False)
-    items = [record(i) for i in page.items]
-    return items, (str(page.items[-1]["pendingSort"]) if page.more and items else None)
+    pages = [keyset.read_page(_table(), PENDING_LIST, shard, size, after=after, descending=False)
+             for shard in PENDING_PARTITIONS]
+    merged = heapq.merge(*(page.items for page in pages), key=lambda item: str(item["pendingSort"]))
+    found = list(itertools.islice(merged, size + 1))
+    items = [record(i) for i in found[:size]]
+    more = len(found) > size or any(page.more for page in pages)
+    return items, (str(found[size - 1]["pendingSort"]) if more and items else None)

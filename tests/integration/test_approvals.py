@@ -15,6 +15,7 @@ from chalicelib import clock, errors, storage
 from chalicelib.approvals import service
 from chalicelib.approvals.models import ApprovalDecision
 from chalicelib.config import settings
+from chalicelib.listings.repository import PENDING_PARTITIONS, pending_partition
 from tests.integration.aws_session import Resources
 from tests.integration.conftest import Api, User, make_user
 from tests.integration.helpers import (
@@ -376,6 +377,21 @@ def test_pending_pages_have_no_duplicates_and_no_gaps(api: Api, alice: User, adm
     assert [i for page in pages for i in page] == ids  # oldest first, each exactly once
     assert all(len(page) == page_size for page in pages[:-1])
     assert len(pages) == -(-len(ids) // page_size)  # no empty last page
+
+
+@pytest.mark.usefixtures("ticking_clock")
+def test_the_review_queue_is_written_to_both_shards_and_read_merged_oldest_first(api: Api, alice: User, admin: User) -> None:
+    """Two write shards of ``pendingReview`` (docs/capacity.md): listings land in both, and the
+    pages merge them into one queue, oldest submission first, each listing once."""
+    ids: list[str] = []
+    while {pending_partition(i) for i in ids} != set(PENDING_PARTITIONS):  # a shard per id, as CRC-32 falls
+        assert len(ids) < 40
+        ids.append(create_listing(api, alice, meta={"title": f"L{len(ids)}"})["id"])
+    ids.append(create_listing(api, alice, meta={"title": "last"})["id"])
+    stored = {i: storage.get(settings().LISTINGS_TABLE, {"listingId": i}) or {} for i in ids}
+    assert {i: stored[i]["pendingQueue"] for i in ids} == {i: pending_partition(i) for i in ids}
+    for page_size in (1, 2, len(ids)):
+        assert [i for page in _walk_pending(api, admin, page_size) for i in page] == ids
 
 
 @pytest.mark.usefixtures("ticking_clock")

@@ -85,10 +85,12 @@ def test_the_before_view_merges_write_shards_and_counter_copies(hot_keys: Module
 
 
 def test_known_keys_are_held_under_a_whole_partition(hot_keys: ModuleType) -> None:
-    known = hot_keys.Projection("ListingsTable.pendingReview PENDING", 0.0, 600.0)
+    known = hot_keys.Projection("ListingsTable.activeByCategoryShard jobs#0", 2000.0, 0.0)
     assert known.over
     assert known.known
     assert not known.failed
-    assert hot_keys.Projection("ListingsTable.pendingReview PENDING", 0.0, 1001.0).failed
+    assert hot_keys.Projection("ListingsTable.activeByCategoryShard jobs#0", 3001.0, 0.0).failed
+    # the review queue is sharded now: it is held under half a partition like any key
+    assert hot_keys.Projection("ListingsTable.pendingReview PENDING#1", 0.0, 501.0).failed
     assert hot_keys.Projection("SearchIndexTable listings#jobs#q#ba", 0.0, 501.0).failed
     assert not hot_keys.Projection("SearchIndexTable listings#jobs#q#ba", 1500.0, 500.0).failed
