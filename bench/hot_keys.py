@@ -81,7 +81,7 @@ TARGET_PER_SECOND = {"approvals": 300, "searches": 5000, "messages": 2000}
 #: rest are assumptions of this model: five conversations per user; one webhook and one saved
 #: search per user; events, requests and attempts are written once each (never hot).
 TARGET_ENTITIES = {"usr": 1_000_000, "lst": 10_000_000, "cnv": 5_000_000, "whk": 1_000_000, "ss": 1_000_000,
-                   "msg": 10**9, "evt": 10**9, "req": 10**8, "dlv": 10**9}
+                   "msg": 10**9, "evt": 10**9, "req": 10**8, "dlv": 10**9, "key": 1_000_000}
 #: A partition's limits (AWS docs, "Service quotas": 3,000 RCU and 1,000 WCU per second per
 #: partition) and the budget: half of each.
 PARTITION_RCU, PARTITION_WCU = 3000, 1000
@@ -108,7 +108,9 @@ KNOWN_CEILING = 2.0
 #: and strongly consistent reads are already counted twice and eventually consistent reads half.
 PRICE_PER_MILLION_WRU, PRICE_PER_MILLION_RRU = 0.625, 0.125
 SECONDS_PER_MONTH = 30 * 86400
-ENTITY = re.compile(r"\b(usr|lst|cnv|whk|ss|msg|evt|req|dlv)_[0-9A-Za-z]{8,}")
+#: An entity's id in a key: ``usr_...`` and the other prefixed ids, or an API key's rate-limit
+#: bucket ``key#<key id>`` (one bucket per key: one key per user at the target).
+ENTITY = re.compile(r"\b(usr|lst|cnv|whk|ss|msg|evt|req|dlv)_[0-9A-Za-z]{8,}|\b(key)#[0-9a-f]{16,}")
 
 # -- item sizes and capacity units (AWS docs, "Item sizes and formats") ---------------------------
 
@@ -256,7 +258,7 @@ class Recorder:
             units[0] += rcu
             units[1] += wcu
             for match in ENTITY.finditer(value or ""):
-                self.entities[(self.phase, match.group(1))].add(match.group(0))
+                self.entities[(self.phase, match.group(1) or match.group(2))].add(match.group(0))
 
     def _key_of(self, schema: Schema, item: dict[str, Any]) -> dict[str, Any]:
         names = [schema.table.hash] + ([schema.table.range] if schema.table.range else [])
@@ -623,7 +625,7 @@ def project(recorder: Recorder, run: Run, merge: bool) -> list[Projection]:
         if phase not in TARGET_PER_SECOND or not run.ops.get(phase):
             continue
         factor = TARGET_PER_SECOND[phase] / run.ops[phase]
-        kinds = {m.group(1) for m in ENTITY.finditer(key)}
+        kinds = {m.group(1) or m.group(2) for m in ENTITY.finditer(key)}
         for kind in kinds:  # spread over the kind's entities at the target
             seen = max(1, len(recorder.entities[(phase, kind)]))
             factor *= seen / TARGET_ENTITIES[kind]

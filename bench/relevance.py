@@ -49,6 +49,8 @@ if sys.path and Path(sys.path[0] or ".").resolve() == Path(__file__).resolve().p
     sys.path.pop(0)
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+# EMF metric lines (chalicelib.metrics) would drown the table: the stacks and workers started here inherit this.
+os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
 
 SET = Path(__file__).resolve().parent / "relevance_set.json"
 PAGE_SIZE = 20

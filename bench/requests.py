@@ -46,6 +46,8 @@ from typing import Any
 _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 sys.path.insert(0, str(_HERE.parent))
+# EMF metric lines (chalicelib.metrics) would drown the table: the stacks and workers started here inherit this.
+os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
 
 READ_OPERATIONS = {"GetItem", "BatchGetItem", "Query", "Scan"}
 TRANSACTION = "TransactWriteItems"

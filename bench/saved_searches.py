@@ -61,6 +61,9 @@ from moto.dynamodb.models.table import Table  # noqa: E402
 
 from local_stack.cities import CITIES  # noqa: E402
 
+# EMF metric lines (chalicelib.metrics) would drown the table: the stacks and workers started here inherit this.
+os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+
 #: Saved searches per size created through the service's own transactions.
 SERVICE_SAVED = 25
 #: Budget: items read <= MATCH_FACTOR x matches + cells + partitions + SLACK.

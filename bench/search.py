@@ -53,6 +53,9 @@ sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
 from local_stack.cities import CITIES  # noqa: E402 - needs the path set above
 
+# EMF metric lines (chalicelib.metrics) would drown the table: the stacks and workers started here inherit this.
+os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+
 PAGE_SIZE = 20
 #: The constant of the geo budget ``read <= 2 x inside + GEO_SMALL_CIRCLE`` on evenly spread data:
 #: a circle holding almost nothing still reads its covering's few boundary listings.

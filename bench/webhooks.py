@@ -58,6 +58,8 @@ from typing import Any
 if sys.path and Path(sys.path[0] or ".").resolve() == Path(__file__).resolve().parent:
     sys.path.pop(0)
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# EMF metric lines (chalicelib.metrics) would drown the table: the stacks and workers started here inherit this.
+os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
 
 P99_BUDGET_SECONDS = 2.0
 EXPECTED_HANGING_ATTEMPTS = 5
