@@ -11,8 +11,12 @@ that source are then verified against the other filters by
 
 Sources, by filter:
 
-* each ``q`` word: the list of its prefix (exact for words of at most
-  :data:`~chalicelib.profiles.index.MAX_PREFIX` characters);
+* each ``q`` word (:func:`chalicelib.profiles.text.searched`: a dropped stop word has none):
+  the list of its stem, and for the last word also the list of its prefix (capped at
+  :data:`~chalicelib.profiles.index.MAX_PREFIX` characters), read merged. The union holds every
+  profile with the same word, a word of the same stem or (last word) a word it starts; it is
+  never exact (a stem list also holds words of the same stem with another first letter, and the
+  sum of the two sizes counts a profile in both twice), so its candidates are verified;
 * each skill: its list; for two skills among the first :data:`PAIR_CANDIDATES` of the query,
   their pair list merged with the ``many-skills`` list of one of them (a superset);
 * ``country``, ``seniority``, ``openToWork``, ``remote``, ``channel``: their list;
@@ -31,6 +35,7 @@ from itertools import combinations
 
 from chalicelib.profiles import index
 from chalicelib.profiles.models import ProfileSearchQuery
+from chalicelib.profiles.text import searched
 from chalicelib.users.models import MAX_VERIFIED_LEVEL
 
 #: Skills of a query (in the given order) whose pairs are considered: 5 skills, 10 pair lists.
@@ -105,7 +110,7 @@ def conditions(query: ProfileSearchQuery, terms: Sequence[str]) -> int:
     """How many independent conditions ``query`` sets (each ``q`` word and each skill count once)."""
     single = (query.country, query.openToWork, query.seniority, query.remote, query.channel)
     return (
-        len(set(terms)) + len(_skills(query)) + sum(value is not None for value in single)
+        len(searched(terms)) + len(_skills(query)) + sum(value is not None for value in single)
         + (1 if query.minVerifiedLevel else 0)
     )
 
@@ -115,7 +120,10 @@ def sources(query: ProfileSearchQuery, terms: Sequence[str]) -> list[Source]:
 
     A query without any filter gets the level source of everyone.
     """
-    found = [Source(f"q={term}", (index.word_list(term),), exact=len(term) <= index.MAX_PREFIX) for term in dict.fromkeys(terms)]
+    found = [
+        Source(f"q={term.word}", (index.stem_list(term.stem), *([index.word_list(term.word)] if term.prefix else [])), exact=False)
+        for term in searched(terms)
+    ]
     skills = _skills(query)
     found += [Source(f"skills={skill}", (index.skill_list(skill),)) for skill in skills]
     for first, second in combinations(skills[:PAIR_CANDIDATES], 2):
