@@ -154,6 +154,7 @@ def test_the_backfill_files_existing_users_once(api: Api, runner: Any, alice: Us
     _patch(api, alice, {"recruiting": {"skills": ["rust"]}})
     assert backfill() == {"users": 2, "applied": 2}  # before the stream was read (as for users older than it)
     _assert_index_is_exact()
+    assert alice.user_id in _entries()[index.stem_list("rust")]  # the stem lists of namespace profiles.v2 too
     settled = sorted(map(repr, _index_items()))
     assert backfill() == {"users": 2, "applied": 0}
     runner.drain()  # the stream's records are older or equal: nothing moves
