@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Collection, Sequence
+from functools import lru_cache
 
 from chalicelib.profiles.index import LANGUAGE
 from chalicelib.text_analysis import analyzer
@@ -30,8 +31,13 @@ def query_terms(terms: Sequence[str]) -> tuple[QueryTerm, ...]:
     Repeated words count once (the first occurrence keeps its place); the last word is the
     prefix one; ``max_typos`` is 0 for every word (see the module docstring).
     """
-    analyzed = analyzer.query_terms(list(dict.fromkeys(terms)), LANGUAGE)
-    return tuple(dataclasses.replace(term, max_typos=0) for term in analyzed)
+    return _analyzed(tuple(dict.fromkeys(terms)))
+
+
+@lru_cache(maxsize=1024)
+def _analyzed(terms: tuple[str, ...]) -> tuple[QueryTerm, ...]:
+    """:func:`query_terms` of distinct words, cached: the matcher runs once per candidate."""
+    return tuple(dataclasses.replace(term, max_typos=0) for term in analyzer.query_terms(terms, LANGUAGE))
 
 
 def searched(terms: Sequence[str]) -> tuple[QueryTerm, ...]:
