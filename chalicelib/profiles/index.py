@@ -17,6 +17,9 @@ are no longer read):
 ``<ns>#stem#<stem>``          the Snowball stem (:data:`LANGUAGE`) of a folded word of the
                               display name, headline or skills (``q``: the same word or a
                               word of the same stem; :mod:`chalicelib.text_analysis.analyzer`)
+``<ns>#stem-x#<stem>``        a stem of such a word that does not start the word
+                              (``company`` -> ``compani``): the exceptions that keep a
+                              prefix list exact for a word that is its own stem
 ``<ns>#word#<prefix>``        a prefix of 1..:data:`MAX_PREFIX` characters of such a word
                               (``q``'s last word: search as you type)
 ``<ns>#skill#<skill>``        a skill
@@ -47,7 +50,7 @@ from itertools import combinations
 
 from chalicelib.postings import PostingKey, list_id
 from chalicelib.profiles.facets import Facets
-from chalicelib.text_analysis.analyzer import DEFAULT_LANGUAGE, stems
+from chalicelib.text_analysis.analyzer import DEFAULT_LANGUAGE, stem
 from chalicelib.users.models import MAX_VERIFIED_LEVEL
 
 #: Namespace of the profile posting lists and of the users' posting states (``v2``: stem lists).
@@ -100,6 +103,16 @@ def stem_list(stem: str) -> str:
     return list_id(NAMESPACE, "stem", stem)
 
 
+def stem_exception_list(stem: str) -> str:
+    """The list of the users with a word whose :data:`LANGUAGE` stem is ``stem`` but which does not
+    start with ``stem`` (``happy`` -> ``happi``; Snowball's ``y`` -> ``i`` and suffix rewrites).
+
+    Every other word of that stem starts with it, so a ``q`` word that starts the stem finds
+    all its stem matches in its prefix list and this one (:mod:`chalicelib.profiles.planner`).
+    """
+    return list_id(NAMESPACE, "stem-x", stem)
+
+
 def skill_list(skill: str) -> str:
     """The list of the users with ``skill``."""
     return list_id(NAMESPACE, "skill", skill)
@@ -149,7 +162,11 @@ def posting_lists(profile: Facets) -> frozenset[str]:
     """Every list the profile is a member of (see the module docstring)."""
     lists = {level_list(profile.level), open_list(profile.open_to_work)}
     lists.update(word_list(prefix) for word in profile.words for prefix in prefixes(word))
-    lists.update(stem_list(stem) for stem in stems(profile.words, LANGUAGE))
+    for word in profile.words:
+        word_stem = stem(word, LANGUAGE)
+        lists.add(stem_list(word_stem))
+        if not word.startswith(word_stem):
+            lists.add(stem_exception_list(word_stem))
     lists.update(skill_list(skill) for skill in profile.skills)
     if len(profile.skills) <= MAX_PAIRED_SKILLS:
         lists.update(skill_pair_list(a, b) for a, b in combinations(sorted(profile.skills), 2))

@@ -248,7 +248,7 @@ def test_no_search_reads_every_user(api: Api, crowd: list[User]) -> None:
 # --- property: pages equal brute force --------------------------------------------------
 
 _NAMES = ["Ada Lovelace", "Grace Hopper", "Ángel Ruiz", "Linus", "Ana Lopez"]
-_HEADLINES = [None, "python engineer", "rust developer", "pythonista baker", "internationalization expert"]
+_HEADLINES = [None, "python engineer", "rust developer", "pythonista baker", "internationalization expert", "happy company"]
 _SKILLS = ["python", "go", "rust", "sql", "k8s"]
 _MANY = [f"skill{n:02d}" for n in range(index.MAX_PAIRED_SKILLS)]
 _STAMPS = ["2026-05-01T00:00:00.000Z", "2026-05-01T00:00:01.000Z", "2026-05-02T09:30:00.500Z"]
@@ -268,7 +268,8 @@ _profile = st.fixed_dictionaries({
 
 _query = st.fixed_dictionaries({}, optional={
     "q": st.sampled_from(["py", "python", "pythonista", "ru", "ada", "ang", "internationali", "lovelace grace",
-                          "engineering", "developers rust", "bakers py", "internationalize", "expert in", "pyhton"]),
+                          "engineering", "developers rust", "bakers py", "internationalize", "expert in", "pyhton",
+                          "compani", "companies happ", "grace"]),
     "skills": st.lists(st.sampled_from([*_SKILLS, "skill03"]), unique=True, min_size=1, max_size=3).map(",".join),
     "country": st.sampled_from(["de", "fr"]),
     "minVerifiedLevel": st.integers(0, 3),

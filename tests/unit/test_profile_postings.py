@@ -143,6 +143,21 @@ def test_a_q_word_reads_its_stem_list_and_the_last_one_its_prefix_list_too() -> 
     assert planner.conditions(ProfileSearchQuery.model_validate({"q": "mentor in the berlin"}), ["mentor", "in", "the", "berlin"]) == 2
 
 
+def test_a_last_word_that_starts_its_stem_reads_its_prefix_list_alone_when_no_stem_is_an_exception() -> None:
+    chosen = plan({"q": "grace"}, {"stem#grace": 2000, "word#grace": 2000})
+    assert chosen.source.lists == (index.word_list("grace"),)
+    assert (chosen.size, chosen.source.exact, chosen.verify) == (2000, True, False)  # total from the list's size
+    mixed = plan({"q": "compani"}, {"stem#compani": 30, "word#compani": 20, "stem-x#compani": 25})
+    assert mixed.source.lists == (index.word_list("compani"), index.stem_exception_list("compani"))
+    assert (mixed.size, mixed.source.exact, mixed.verify) == (45, False, True)
+
+
+def test_stems_that_do_not_start_their_word_are_filed_as_exceptions() -> None:
+    found = lists(user(name="Happy Company", headline="engineers"))
+    assert {"stem#happi", "stem-x#happi", "stem#compani", "stem-x#compani", "stem#engin"} <= found
+    assert "stem-x#engin" not in found
+
+
 def test_a_word_longer_than_the_prefix_lists_is_verified() -> None:
     term = "internationalization"
     chosen = plan({"q": term}, {f"word#{term[: index.MAX_PREFIX]}": 3})

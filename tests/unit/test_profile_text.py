@@ -73,3 +73,10 @@ def test_the_stem_list_holds_every_profile_a_non_last_word_matches() -> None:
         term = query_terms(words(q))[0]
         assert found(user, q.replace(" x", ""))
         assert index.stem_list(term.stem) in filed
+
+
+def test_a_word_whose_stem_does_not_start_it_is_found_by_its_stem() -> None:
+    company = person(headline="Happy company")
+    assert found(company, "compani")
+    assert found(company, "companies")
+    assert found(company, "happi")
