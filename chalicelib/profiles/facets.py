@@ -41,7 +41,7 @@ class Facets:
         Keys of the connected channels.
     words:
         The folded words (:func:`chalicelib.text.words`) of the display name, the headline and
-        the skills: what ``q`` searches, by word prefix.
+        the skills: what ``q`` searches (:mod:`chalicelib.profiles.text`).
     """
 
     user_id: str

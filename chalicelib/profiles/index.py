@@ -1,35 +1,45 @@
 """The posting lists of a profile (issue 13): which lists a user is in, and where in each.
 
-A posting list holds the users that have one searchable value: a ``q`` word prefix, a skill,
-a country, ... (:func:`posting_lists`). Every member of every list is filed under the same
+A posting list holds the users that have one searchable value: a ``q`` word's stem or prefix,
+a skill, a country, ... (:func:`posting_lists`). Every member of every list is filed under the same
 sort key, the user's :func:`sort_key`, which is the search's result order: verification
 level (highest first), then the most recently updated profile, then ``userId``. Reading any
 list ascending therefore yields its users in result order, so a page can be read from one
 list and stop as soon as it is full, and a cursor is the last sort key of a page.
 
-Lists (ids in the SearchIndex table, :func:`chalicelib.postings.list_id` under :data:`NAMESPACE`):
+Lists (ids in the SearchIndex table, :func:`chalicelib.postings.list_id` under ``<ns>`` =
+:data:`NAMESPACE`: ``profiles.v2`` since stems joined the prefixes, so that
+``scripts/profile_backfill.py`` files every user afresh; the ``profiles#...`` lists of before
+are no longer read):
 
-================================  ===========================================================
-``profiles#level#<0..3>``         every user, by verification level (their union is everyone)
-``profiles#word#<prefix>``        a prefix of 1..:data:`MAX_PREFIX` characters of a folded
-                                  word of the display name, headline or skills (``q``)
-``profiles#skill#<skill>``        a skill
-``profiles#skills#["a","b"]``     two skills (a < b) of a user with at most
-                                  :data:`MAX_PAIRED_SKILLS` skills (``skills=a,b,...``)
-``profiles#many-skills#<skill>``  a skill of a user with more than :data:`MAX_PAIRED_SKILLS`
-                                  (the pairs of such a user would be too many)
-``profiles#country#<CC>``         the country
-``profiles#seniority#<value>``    the seniority, when set
-``profiles#open#<true|false>``    ``openToWork`` (missing is ``false``)
-``profiles#remote#<true|false>``  ``remote``, when set
-``profiles#channel#<key>``        a connected channel
-================================  ===========================================================
+============================  ================================================================
+``<ns>#level#<0..3>``         every user, by verification level (their union is everyone)
+``<ns>#stem#<stem>``          the Snowball stem (:data:`LANGUAGE`) of a folded word of the
+                              display name, headline or skills (``q``: the same word or a
+                              word of the same stem; :mod:`chalicelib.text_analysis.analyzer`)
+``<ns>#stem-x#<stem>``        a stem of such a word that does not start the word
+                              (``company`` -> ``compani``): the exceptions that keep a
+                              prefix list exact for a word that is its own stem
+``<ns>#word#<prefix>``        a prefix of 1..:data:`MAX_PREFIX` characters of such a word
+                              (``q``'s last word: search as you type)
+``<ns>#skill#<skill>``        a skill
+``<ns>#skills#["a","b"]``     two skills (a < b) of a user with at most
+                              :data:`MAX_PAIRED_SKILLS` skills (``skills=a,b,...``)
+``<ns>#many-skills#<skill>``  a skill of a user with more than :data:`MAX_PAIRED_SKILLS`
+                              (the pairs of such a user would be too many)
+``<ns>#country#<CC>``         the country
+``<ns>#seniority#<value>``    the seniority, when set
+``<ns>#open#<true|false>``    ``openToWork`` (missing is ``false``)
+``<ns>#remote#<true|false>``  ``remote``, when set
+``<ns>#channel#<key>``        a connected channel
+============================  ================================================================
 
 The lists, their sizes and their maintenance (idempotent, version-checked) are
 :mod:`chalicelib.postings`'; :func:`posting_keys` is what a user is filed under.
 
-Word prefixes are the edge n-grams of full-text engines (Elasticsearch's ``edge_ngram``
-tokenizer); pair lists are the two-term "phrase"/conjunction postings of inverted indexes
+Stem lists are the stemmed terms of an inverted index (one list per stem, as listing search's
+``listings.v2#<category>#s#<stem>``); word prefixes are the edge n-grams of full-text engines
+(Elasticsearch's ``edge_ngram`` tokenizer); pair lists are the two-term "phrase"/conjunction postings of inverted indexes
 (Manning, Raghavan, Schütze, *Introduction to Information Retrieval*, §2.4), bounded per user.
 """
 
@@ -40,10 +50,14 @@ from itertools import combinations
 
 from chalicelib.postings import PostingKey, list_id
 from chalicelib.profiles.facets import Facets
+from chalicelib.text_analysis.analyzer import DEFAULT_LANGUAGE, stem
 from chalicelib.users.models import MAX_VERIFIED_LEVEL
 
-#: Namespace of the profile posting lists and of the users' posting states.
-NAMESPACE = "profiles"
+#: Namespace of the profile posting lists and of the users' posting states (``v2``: stem lists).
+NAMESPACE = "profiles.v2"
+#: The analysis language of every profile: profiles have no category to declare one, so the
+#: analyzer's default (English, Snowball's Porter 2).
+LANGUAGE = DEFAULT_LANGUAGE
 #: Longest word prefix with its own list; a longer ``q`` word reads the list of its first
 #: :data:`MAX_PREFIX` characters and is verified on each candidate.
 MAX_PREFIX = 10
@@ -82,6 +96,21 @@ def level_list(level: int) -> str:
 def word_list(term: str) -> str:
     """The list of the users with a word starting with ``term``'s first :data:`MAX_PREFIX` characters."""
     return list_id(NAMESPACE, "word", term[:MAX_PREFIX])
+
+
+def stem_list(stem: str) -> str:
+    """The list of the users with a word whose :data:`LANGUAGE` stem is ``stem``."""
+    return list_id(NAMESPACE, "stem", stem)
+
+
+def stem_exception_list(stem: str) -> str:
+    """The list of the users with a word whose :data:`LANGUAGE` stem is ``stem`` but which does not
+    start with ``stem`` (``happy`` -> ``happi``; Snowball's ``y`` -> ``i`` and suffix rewrites).
+
+    Every other word of that stem starts with it, so a ``q`` word that starts the stem finds
+    all its stem matches in its prefix list and this one (:mod:`chalicelib.profiles.planner`).
+    """
+    return list_id(NAMESPACE, "stem-x", stem)
 
 
 def skill_list(skill: str) -> str:
@@ -133,6 +162,11 @@ def posting_lists(profile: Facets) -> frozenset[str]:
     """Every list the profile is a member of (see the module docstring)."""
     lists = {level_list(profile.level), open_list(profile.open_to_work)}
     lists.update(word_list(prefix) for word in profile.words for prefix in prefixes(word))
+    for word in profile.words:
+        word_stem = stem(word, LANGUAGE)
+        lists.add(stem_list(word_stem))
+        if not word.startswith(word_stem):
+            lists.add(stem_exception_list(word_stem))
     lists.update(skill_list(skill) for skill in profile.skills)
     if len(profile.skills) <= MAX_PAIRED_SKILLS:
         lists.update(skill_pair_list(a, b) for a, b in combinations(sorted(profile.skills), 2))

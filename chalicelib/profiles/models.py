@@ -39,12 +39,19 @@ class ProfilePage(SearchEnvelope):
 class ProfileSearchQuery(PageQuery):
     """Sourcing filters of ``GET /v1/profiles/search``; all given filters must hold.
 
-    ``q``: every word must start a word of the display name, headline or skills (case and
-    accents ignored). ``skills``: comma-separated, the profile must list all of them.
+    ``q``: every word must match a word of the display name, headline or skills (case and
+    accents ignored): the same word, a word of the same Snowball stem (English), or, for the
+    last word, a word it starts; no typo corrections (:mod:`chalicelib.profiles.text`).
+    ``skills``: comma-separated, the profile must list all of them.
     ``channel``: the profile has that channel connected.
     """
 
-    q: Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)] | None = None
+    q: Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)] | None = Field(default=None, description=(
+        "Free-text search over the display name, headline and skills: every word must match (the same word or a word "
+        "of the same English stem, e.g. `engineers` finds `engineering`; the last word also matches the words it "
+        "starts; case and accents ignored; function words such as `in` or `the` are ignored unless last). No typo "
+        "corrections, unlike listing search. Order stays verification level, then most recently updated"
+    ))
     country: Country | None = None
     minVerifiedLevel: VerifiedLevel | None = None
     skills: list[str] | None = Field(default=None, max_length=MAX_SEARCH_SKILLS)

@@ -11,8 +11,19 @@ that source are then verified against the other filters by
 
 Sources, by filter:
 
-* each ``q`` word: the list of its prefix (exact for words of at most
-  :data:`~chalicelib.profiles.index.MAX_PREFIX` characters);
+* each ``q`` word (:func:`chalicelib.profiles.text.searched`: a dropped stop word has none):
+  the list of its stem, and for the last word also the list of its prefix (capped at
+  :data:`~chalicelib.profiles.index.MAX_PREFIX` characters), read merged. The union holds every
+  profile with the same word, a word of the same stem or (last word) a word it starts; it is
+  never exact (a stem list also holds words of the same stem with another first letter, and the
+  sum of the two sizes counts a profile in both twice), so its candidates are verified;
+* the last ``q`` word, when its stem starts with it (``grace``, ``pyth``, ``python``: most
+  words being typed), also: its prefix list merged with the stem's exception list
+  (:func:`chalicelib.profiles.index.stem_exception_list`). A word of that stem either starts
+  with the stem, hence with the ``q`` word, or is an exception, so this union holds every
+  match; when the exception list is empty it is the prefix list alone, exact for words of at
+  most :data:`~chalicelib.profiles.index.MAX_PREFIX` characters (``q=grace`` alone: ``total``
+  from the list's size, no verification);
 * each skill: its list; for two skills among the first :data:`PAIR_CANDIDATES` of the query,
   their pair list merged with the ``many-skills`` list of one of them (a superset);
 * ``country``, ``seniority``, ``openToWork``, ``remote``, ``channel``: their list;
@@ -26,11 +37,12 @@ below ``minVerifiedLevel``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 
 from chalicelib.profiles import index
 from chalicelib.profiles.models import ProfileSearchQuery
+from chalicelib.profiles.text import searched
 from chalicelib.users.models import MAX_VERIFIED_LEVEL
 
 #: Skills of a query (in the given order) whose pairs are considered: 5 skills, 10 pair lists.
@@ -55,6 +67,9 @@ class Source:
     ceilings:
         For concatenated lists, an inclusive upper bound of each list's keys: a list whose
         ceiling sorts before a cursor's position holds nothing after it and is not read.
+    exact_when_empty:
+        Lists of ``lists`` that make the source inexact unless they are empty; when they are
+        (by the sizes), :func:`settle` leaves them out and the source is ``exact``.
     """
 
     name: str
@@ -62,6 +77,7 @@ class Source:
     exact: bool = True
     concatenated: bool = False
     ceilings: tuple[str, ...] = ()
+    exact_when_empty: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -105,7 +121,7 @@ def conditions(query: ProfileSearchQuery, terms: Sequence[str]) -> int:
     """How many independent conditions ``query`` sets (each ``q`` word and each skill count once)."""
     single = (query.country, query.openToWork, query.seniority, query.remote, query.channel)
     return (
-        len(set(terms)) + len(_skills(query)) + sum(value is not None for value in single)
+        len(searched(terms)) + len(_skills(query)) + sum(value is not None for value in single)
         + (1 if query.minVerifiedLevel else 0)
     )
 
@@ -115,7 +131,16 @@ def sources(query: ProfileSearchQuery, terms: Sequence[str]) -> list[Source]:
 
     A query without any filter gets the level source of everyone.
     """
-    found = [Source(f"q={term}", (index.word_list(term),), exact=len(term) <= index.MAX_PREFIX) for term in dict.fromkeys(terms)]
+    found = [
+        Source(f"q={term.word}", (index.stem_list(term.stem), *([index.word_list(term.word)] if term.prefix else [])), exact=False)
+        for term in searched(terms)
+    ]
+    found += [
+        Source(f"q={term.word}", (index.word_list(term.word), exception), exact=len(term.word) <= index.MAX_PREFIX,
+               exact_when_empty=(exception,))
+        for term in searched(terms)
+        if term.prefix and term.stem.startswith(term.word) and (exception := index.stem_exception_list(term.stem))
+    ]
     skills = _skills(query)
     found += [Source(f"skills={skill}", (index.skill_list(skill),)) for skill in skills]
     for first, second in combinations(skills[:PAIR_CANDIDATES], 2):
@@ -142,6 +167,17 @@ def size_lists(options: Sequence[Source]) -> list[str]:
     return list(dict.fromkeys(name for source in options for name in source.lists))
 
 
+def settle(source: Source, sizes: Mapping[str, int]) -> Source:
+    """``source`` without its :attr:`~Source.exact_when_empty` lists when they are all empty
+    (keeping its exactness), else with them and inexact."""
+    if not source.exact_when_empty:
+        return source
+    if any(sizes.get(name, 0) for name in source.exact_when_empty):
+        return replace(source, exact=False, exact_when_empty=())
+    kept = tuple(name for name in source.lists if name not in source.exact_when_empty)
+    return replace(source, lists=kept, exact_when_empty=())
+
+
 def choose(query: ProfileSearchQuery, terms: Sequence[str], options: Sequence[Source], sizes: Mapping[str, int]) -> Plan:
     """The source with the fewest members (an exact one on ties, then the fewest lists).
 
@@ -157,6 +193,7 @@ def choose(query: ProfileSearchQuery, terms: Sequence[str], options: Sequence[So
     def size(source: Source) -> int:
         return sum(sizes.get(name, 0) for name in source.lists)
 
-    best = min(options, key=lambda source: (size(source), not source.exact, len(source.lists)))
+    settled = [settle(source, sizes) for source in options]
+    best = min(settled, key=lambda source: (size(source), not source.exact, len(source.lists)))
     verify = not best.exact or conditions(query, terms) > 1
     return Plan(best, size(best), verify, query.minVerifiedLevel or 0)

@@ -42,6 +42,7 @@ from chalicelib.profiles import index, planner
 from chalicelib.profiles.facets import facets
 from chalicelib.profiles.models import ProfilePage, ProfileSearchQuery
 from chalicelib.profiles.service import public_profile
+from chalicelib.profiles.text import matches_text
 from chalicelib.text import words
 from chalicelib.users import repository as users
 from chalicelib.users.records import UserRecord
@@ -57,8 +58,10 @@ MAX_BATCH = 100
 def matches(user: UserRecord, query: ProfileSearchQuery, terms: Sequence[str]) -> bool:
     """True when ``user`` passes every filter of ``query`` (``terms``: the folded words of ``q``).
 
-    The one matching rule of profile search: ``q`` words must each start a word of the
-    profile (:class:`~chalicelib.profiles.facets.Facets`), ``skills`` must all be listed,
+    The one matching rule of profile search: ``q`` words must each match a word of the
+    profile (:class:`~chalicelib.profiles.facets.Facets`) by the shared analyzer
+    (:func:`chalicelib.profiles.text.matches_text`: same word, same stem, or a prefix for the
+    last word), ``skills`` must all be listed,
     the other filters must be equal (``minVerifiedLevel``: at least).
     """
     profile = facets(user)
@@ -73,7 +76,7 @@ def matches(user: UserRecord, query: ProfileSearchQuery, terms: Sequence[str]) -
     )
     if not all(checks):
         return False
-    return all(any(word.startswith(term) for word in profile.words) for term in terms)
+    return matches_text(profile.words, terms)
 
 
 @dataclass

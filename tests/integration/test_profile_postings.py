@@ -90,9 +90,9 @@ def test_created_users_are_filed_under_their_keys_once_the_stream_is_applied(api
     runner.drain()
     _assert_index_is_exact()
     entries = _entries()
-    assert entries["profiles#country#es"] == {ana.user_id}
-    assert entries["profiles#word#lop"] == {ana.user_id}
-    assert entries["profiles#level#2"] == {ana.user_id}
+    assert entries[f"{index.NAMESPACE}#country#es"] == {ana.user_id}
+    assert entries[f"{index.NAMESPACE}#word#lop"] == {ana.user_id}
+    assert entries[f"{index.NAMESPACE}#level#2"] == {ana.user_id}
 
 
 def test_an_update_moves_words_values_and_position(api: Api, runner: Any, alice: User) -> None:
@@ -100,16 +100,16 @@ def test_an_update_moves_words_values_and_position(api: Api, runner: Any, alice:
     _patch(api, alice, {"recruiting": {"headline": "Rust engineer", "skills": ["rust", "go"], "openToWork": True}})
     runner.drain()
     _assert_index_is_exact()
-    assert alice.user_id in _entries()["profiles#word#rus"]
+    assert alice.user_id in _entries()[f"{index.NAMESPACE}#word#rus"]
     _patch(api, alice, {"displayName": "Alicia", "country": None,
                         "recruiting": {"headline": "Barista", "skills": ["coffee"], "remote": False}})
     runner.drain()
     _assert_index_is_exact()
     entries = _entries()
-    assert alice.user_id not in entries.get("profiles#word#rus", set())
-    assert "profiles#country#de" not in entries
-    assert entries["profiles#remote#false"] == {alice.user_id}
-    assert _sizes().get("profiles#skill#rust", 0) == 0
+    assert alice.user_id not in entries.get(f"{index.NAMESPACE}#word#rus", set())
+    assert f"{index.NAMESPACE}#country#de" not in entries
+    assert entries[f"{index.NAMESPACE}#remote#false"] == {alice.user_id}
+    assert _sizes().get(f"{index.NAMESPACE}#skill#rust", 0) == 0
 
 
 def test_connected_channels_and_verification_level_move_the_postings(api: Api, runner: Any, admin: User, alice: User) -> None:
@@ -117,12 +117,12 @@ def test_connected_channels_and_verification_level_move_the_postings(api: Api, r
     assert api.call("PATCH", f"/v1/admin/users/{alice.user_id}", admin.key, {"verifiedLevel": 3}).status_code == 200
     runner.drain()
     _assert_index_is_exact()
-    assert alice.user_id in _entries()["profiles#channel#discord"]
-    assert _entries()["profiles#level#3"] == {alice.user_id}
+    assert alice.user_id in _entries()[f"{index.NAMESPACE}#channel#discord"]
+    assert _entries()[f"{index.NAMESPACE}#level#3"] == {alice.user_id}
     assert api.call("DELETE", "/v1/me/channels/discord", alice.key).status_code == 200
     runner.drain()
     _assert_index_is_exact()
-    assert "profiles#channel#discord" not in _entries()
+    assert f"{index.NAMESPACE}#channel#discord" not in _entries()
 
 
 def test_a_removed_user_leaves_every_list(api: Api, runner: Any, alice: User, bob: User) -> None:
@@ -154,6 +154,7 @@ def test_the_backfill_files_existing_users_once(api: Api, runner: Any, alice: Us
     _patch(api, alice, {"recruiting": {"skills": ["rust"]}})
     assert backfill() == {"users": 2, "applied": 2}  # before the stream was read (as for users older than it)
     _assert_index_is_exact()
+    assert alice.user_id in _entries()[index.stem_list("rust")]  # the stem lists of namespace profiles.v2 too
     settled = sorted(map(repr, _index_items()))
     assert backfill() == {"users": 2, "applied": 0}
     runner.drain()  # the stream's records are older or equal: nothing moves
@@ -186,7 +187,7 @@ def test_cursor_pages_follow_the_result_order_and_read_only_their_page(api: Api,
     assert second["page"] == 2
     assert second["total"] == 7
     assert all("ExclusiveStartKey" in q for q in queries)  # each list read from the cursor on
-    assert "profiles#level#3" not in {q["ExpressionAttributeValues"][":p"]["S"] for q in queries}  # wholly before it
+    assert f"{index.NAMESPACE}#level#3" not in {q["ExpressionAttributeValues"][":p"]["S"] for q in queries}  # wholly before it
     assert reads.by_operation["Query"] <= 3 + 1  # the page, and one entry of overshoot where a list ends
     assert sum(len(keys["Keys"]) for b in batches for keys in b["RequestItems"].values()) == 3 + 4  # users + sizes
     third = _search(api, crowd[0], f"pageSize=3&cursor={second['nextCursor']}")
@@ -247,7 +248,7 @@ def test_no_search_reads_every_user(api: Api, crowd: list[User]) -> None:
 # --- property: pages equal brute force --------------------------------------------------
 
 _NAMES = ["Ada Lovelace", "Grace Hopper", "Ángel Ruiz", "Linus", "Ana Lopez"]
-_HEADLINES = [None, "python engineer", "rust developer", "pythonista baker", "internationalization expert"]
+_HEADLINES = [None, "python engineer", "rust developer", "pythonista baker", "internationalization expert", "happy company"]
 _SKILLS = ["python", "go", "rust", "sql", "k8s"]
 _MANY = [f"skill{n:02d}" for n in range(index.MAX_PAIRED_SKILLS)]
 _STAMPS = ["2026-05-01T00:00:00.000Z", "2026-05-01T00:00:01.000Z", "2026-05-02T09:30:00.500Z"]
@@ -266,7 +267,9 @@ _profile = st.fixed_dictionaries({
 })
 
 _query = st.fixed_dictionaries({}, optional={
-    "q": st.sampled_from(["py", "python", "pythonista", "ru", "ada", "ang", "internationali", "lovelace grace"]),
+    "q": st.sampled_from(["py", "python", "pythonista", "ru", "ada", "ang", "internationali", "lovelace grace",
+                          "engineering", "developers rust", "bakers py", "internationalize", "expert in", "pyhton",
+                          "compani", "companies happ", "grace"]),
     "skills": st.lists(st.sampled_from([*_SKILLS, "skill03"]), unique=True, min_size=1, max_size=3).map(",".join),
     "country": st.sampled_from(["de", "fr"]),
     "minVerifiedLevel": st.integers(0, 3),

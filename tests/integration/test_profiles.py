@@ -174,6 +174,11 @@ def names(response: Any) -> list[str]:
         ("q=ana", ["Ana Lopez"]),
         ("q=learning+engineer", ["Ana Lopez"]),
         ("q=react", ["Ben Okafor"]),
+        ("q=engineers", ["Cho Min", "Ana Lopez"]),  # same Snowball stem as "engineer" and "engineering"
+        ("q=developers", ["Ben Okafor"]),
+        ("q=managing+pythons", ["Cho Min"]),
+        ("q=engineers+in+python", ["Cho Min", "Ana Lopez"]),  # "in" is a dropped function word
+        ("q=pyhton", []),  # profiles get no typo corrections
         ("country=DE", ["Cho Min", "Ben Okafor"]),
         ("country=de&q=python", ["Cho Min"]),
         ("minVerifiedLevel=2", ["Cho Min", "Ana Lopez"]),

@@ -28,7 +28,7 @@ def user(user_id: str = "usr_1", level: int = 0, updated: str = "2026-01-01T00:0
 
 
 def lists(profile: UserRecord) -> set[str]:
-    return {name.removeprefix("profiles#") for name in index.posting_lists(facets(profile))}
+    return {name.removeprefix(f"{index.NAMESPACE}#") for name in index.posting_lists(facets(profile))}
 
 
 # --- posting keys of a user -------------------------------------------------------------
@@ -42,6 +42,7 @@ def test_a_profile_is_filed_under_each_searchable_value() -> None:
             "channel#email", "skill#python", "skill#go", 'skills#["go","python"]'} <= found
     assert {"word#a", "word#an", "word#ana", "word#l", "word#lopez", "word#ml", "word#e", "word#engineer", "word#py",
             "word#python", "word#g", "word#go"} <= found
+    assert {"stem#ana", "stem#lopez", "stem#ml", "stem#engin", "stem#python", "stem#go"} <= found  # Snowball English stems
     assert not any(name.startswith("many-skills#") for name in found)
 
 
@@ -105,20 +106,20 @@ def plan(params: dict[str, Any], sizes: dict[str, int]) -> planner.Plan:
     query = ProfileSearchQuery.model_validate(params)
     terms = words(query.q or "")
     options = planner.sources(query, terms)
-    full = {f"profiles#{name}": n for name, n in sizes.items()}
+    full = {f"{index.NAMESPACE}#{name}": n for name, n in sizes.items()}
     return planner.choose(query, terms, options, full)
 
 
 def test_no_filter_reads_the_level_lists_in_order_and_counts_them() -> None:
     chosen = plan({}, {"level#3": 5, "level#2": 10, "level#1": 20, "level#0": 65})
-    assert chosen.source.lists == tuple(f"profiles#level#{n}" for n in (3, 2, 1, 0))
+    assert chosen.source.lists == tuple(f"{index.NAMESPACE}#level#{n}" for n in (3, 2, 1, 0))
     assert chosen.source.concatenated
     assert (chosen.size, chosen.verify, chosen.min_level) == (100, False, 0)
 
 
 def test_min_verified_level_alone_is_exact_from_the_level_lists() -> None:
     chosen = plan({"minVerifiedLevel": 2}, {"level#3": 5, "level#2": 10, "level#1": 20})
-    assert chosen.source.lists == ("profiles#level#3", "profiles#level#2")
+    assert chosen.source.lists == (index.level_list(3), index.level_list(2))
     assert (chosen.size, chosen.verify, chosen.min_level) == (15, False, 2)
 
 
@@ -129,9 +130,32 @@ def test_the_rarest_filter_is_read_and_the_others_verified() -> None:
 
 
 def test_a_single_exact_filter_needs_no_verification() -> None:
-    assert not plan({"q": "grace"}, {"word#grace": 2000}).verify
     assert not plan({"skills": "rust"}, {"skill#rust": 10}).verify
     assert not plan({"remote": "false"}, {"remote#false": 10}).verify
+
+
+def test_a_q_word_reads_its_stem_list_and_the_last_one_its_prefix_list_too() -> None:
+    chosen = plan({"q": "engineers"}, {"stem#engin": 30, "word#engineers": 12})
+    assert chosen.source.lists == (index.stem_list("engin"), index.word_list("engineers"))
+    assert (chosen.size, chosen.source.exact, chosen.verify) == (42, False, True)  # the union of stem and prefix matches
+    both = plan({"q": "engineers rust"}, {"stem#engin": 30, "word#engineers": 12, "stem#rust": 50, "word#rust": 50})
+    assert both.source.lists == (index.stem_list("engin"),)  # a word that is not the last has no prefix list
+    assert planner.conditions(ProfileSearchQuery.model_validate({"q": "mentor in the berlin"}), ["mentor", "in", "the", "berlin"]) == 2
+
+
+def test_a_last_word_that_starts_its_stem_reads_its_prefix_list_alone_when_no_stem_is_an_exception() -> None:
+    chosen = plan({"q": "grace"}, {"stem#grace": 2000, "word#grace": 2000})
+    assert chosen.source.lists == (index.word_list("grace"),)
+    assert (chosen.size, chosen.source.exact, chosen.verify) == (2000, True, False)  # total from the list's size
+    mixed = plan({"q": "compani"}, {"stem#compani": 30, "word#compani": 20, "stem-x#compani": 25})
+    assert mixed.source.lists == (index.word_list("compani"), index.stem_exception_list("compani"))
+    assert (mixed.size, mixed.source.exact, mixed.verify) == (45, False, True)
+
+
+def test_stems_that_do_not_start_their_word_are_filed_as_exceptions() -> None:
+    found = lists(user(name="Happy Company", headline="engineers"))
+    assert {"stem#happi", "stem-x#happi", "stem#compani", "stem-x#compani", "stem#engin"} <= found
+    assert "stem-x#engin" not in found
 
 
 def test_a_word_longer_than_the_prefix_lists_is_verified() -> None:
@@ -145,7 +169,7 @@ def test_two_skills_read_their_pair_list_with_the_smaller_many_skills_list() -> 
     chosen = plan({"skills": "rust,go", "openToWork": "true"},
                   {"skill#rust": 1250, "skill#go": 1250, 'skills#["go","rust"]': 130, "many-skills#rust": 9,
                    "many-skills#go": 4, "open#true": 3000})
-    assert chosen.source.lists == ('profiles#skills#["go","rust"]', "profiles#many-skills#go")
+    assert chosen.source.lists == (index.skill_pair_list("go", "rust"), index.many_skills_list("go"))
     assert (chosen.size, chosen.verify) == (134, True)
 
 
@@ -158,6 +182,6 @@ def test_an_empty_list_wins_and_ties_prefer_an_exact_source() -> None:
 def test_pairs_are_considered_among_the_first_skills_only() -> None:
     query = ProfileSearchQuery.model_validate({"skills": ",".join(f"s{i}" for i in range(8))})
     names = planner.size_lists(planner.sources(query, []))
-    pairs = [name for name in names if name.startswith("profiles#skills#")]
+    pairs = [name for name in names if name.startswith(f"{index.NAMESPACE}#skills#")]
     assert len(pairs) == planner.PAIR_CANDIDATES * (planner.PAIR_CANDIDATES - 1) // 2
     assert len(names) == len(set(names))
