@@ -84,7 +84,8 @@ def test_the_before_view_merges_write_shards_and_counter_copies(hot_keys: Module
     assert hot_keys.unsharded("SearchIndexTable listings#jobs#q#ba") == "SearchIndexTable listings#jobs#q#ba"
 
 
-def test_known_keys_are_held_under_a_whole_partition(hot_keys: ModuleType) -> None:
+def test_known_keys_are_held_under_a_whole_partition(hot_keys: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(hot_keys.KNOWN_OVER, "ListingsTable.activeByCategoryShard", "a reason")
     known = hot_keys.Projection("ListingsTable.activeByCategoryShard jobs#0", 2000.0, 0.0)
     assert known.over
     assert known.known
