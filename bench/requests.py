@@ -48,6 +48,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 sys.path.insert(0, str(_HERE.parent))
 # EMF metric lines (chalicelib.metrics) would drown the table: the stacks and workers started here inherit this.
 os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")  # and so would one access-log line per request
 
 READ_OPERATIONS = {"GetItem", "BatchGetItem", "Query", "Scan"}
 TRANSACTION = "TransactWriteItems"
