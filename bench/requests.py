@@ -254,7 +254,8 @@ def run(check: bool) -> int:
     worst_change = max(r.reads for r in budgeted if r.kind == "change")
     print(
         f"summary: {len(budgeted) - len(failed)}/{len(budgeted)} budgeted routes within budget; reads max {worst_read} calls "
-        f"(budget {READ_BUDGET}; the review queue {REVIEW_QUEUE_READ_BUDGET}), changes 1 transaction + max {worst_change} read (budget {CHANGE_READ_BUDGET}), "
+        f"(budget {READ_BUDGET}; the review queue {REVIEW_QUEUE_READ_BUDGET}), "
+        f"changes 1 transaction + max {worst_change} read (budget {CHANGE_READ_BUDGET}), "
         f"scans {sum(r.scans for r in rows)} -> {'OK' if not failed else 'OVER: ' + ', '.join(r.label for r in failed)}"
     )
     return 1 if failed and check else 0
