@@ -27,7 +27,6 @@ import secrets
 from datetime import datetime
 
 from chalicelib import clock
-from chalicelib.webhooks.delivery.envelope import Event
 
 SECRET_PREFIX = "whsec_"
 #: Random bytes in a secret (Standard Webhooks recommends 24..64).
@@ -118,7 +117,7 @@ def previous_if_valid(previous_secret: str | None, expires_at: str | None, now: 
 
 
 def delivery_headers(
-    secret: str, event: Event, webhook_id: str, body: bytes, timestamp: int, previous_secret: str | None = None
+    secret: str, event_id: str, event_type: str, webhook_id: str, body: bytes, timestamp: int, previous_secret: str | None = None
 ) -> dict[str, str]:
     """Every header of one delivery attempt.
 
@@ -126,8 +125,10 @@ def delivery_headers(
     ----------
     secret:
         The webhook's current secret.
-    event:
-        The delivered event (its name goes into ``X-Webhook-Event``).
+    event_id, event_type:
+        The delivered event's id (with ``webhook_id``, the ``webhook-id`` :func:`message_id`) and
+        name (``X-Webhook-Event``). Plain values, not the delivery pipeline's ``Event``, so that
+        signing depends on nothing of the pipeline that imports it (no package cycle).
     webhook_id:
         The receiving webhook's id.
     body:
@@ -144,12 +145,12 @@ def delivery_headers(
         ``Content-Type``, ``User-Agent``, ``X-Webhook-Event``, ``X-Webhook-Signature``,
         ``webhook-id``, ``webhook-timestamp``, ``webhook-signature``.
     """
-    msg_id = message_id(event.event_id, webhook_id)
+    msg_id = message_id(event_id, webhook_id)
     signatures = [standard_signature(s, msg_id, timestamp, body) for s in (secret, previous_secret) if s]
     return {
         "Content-Type": "application/json",
         "User-Agent": USER_AGENT,
-        "X-Webhook-Event": event.type,
+        "X-Webhook-Event": event_type,
         "X-Webhook-Signature": hex_signature(secret, body),
         "webhook-id": msg_id,
         "webhook-timestamp": str(timestamp),

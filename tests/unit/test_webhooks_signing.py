@@ -60,7 +60,7 @@ def test_standard_signature_matches_openssl_vector() -> None:
 def test_delivery_headers_verify_with_the_standardwebhooks_library() -> None:
     event = Event("evt_01", "message.new", "2026-11-22T00:00:00.000Z", {"content": "Grüße"}, {})
     body = envelope_body(event)
-    headers = signing.delivery_headers(SECRET, event, "whk_01", body, int(time.time()))
+    headers = signing.delivery_headers(SECRET, event.event_id, event.type, "whk_01", body, int(time.time()))
     assert StandardWebhook(SECRET).verify(body, headers) == {
         "event": "message.new", "timestamp": "2026-11-22T00:00:00.000Z", "test": False, "data": {"content": "Grüße"},
     }
@@ -90,7 +90,7 @@ OLD_SECRET = "whsec_b2xkLXNlY3JldC0zMi1ieXRlcy1sb25nLTEyMzQ1Ng=="
 def test_rotation_signs_with_both_secrets_and_each_verifies_with_standardwebhooks() -> None:
     event = Event("evt_01", "message.new", "2026-11-22T00:00:00.000Z", {"content": "Grüße"}, {})
     body = envelope_body(event)
-    headers = signing.delivery_headers(SECRET, event, "whk_01", body, int(time.time()), previous_secret=OLD_SECRET)
+    headers = signing.delivery_headers(SECRET, event.event_id, event.type, "whk_01", body, int(time.time()), previous_secret=OLD_SECRET)
     parts = headers["webhook-signature"].split(" ")
     assert len(parts) == 2
     assert all(p.startswith("v1,") for p in parts)
@@ -105,7 +105,7 @@ def test_rotation_signs_with_both_secrets_and_each_verifies_with_standardwebhook
 def test_without_previous_secret_there_is_exactly_one_signature() -> None:
     event = Event("evt_01", "message.new", "2026-11-22T00:00:00.000Z", {}, {})
     body = envelope_body(event)
-    headers = signing.delivery_headers(SECRET, event, "whk_01", body, int(time.time()))
+    headers = signing.delivery_headers(SECRET, event.event_id, event.type, "whk_01", body, int(time.time()))
     assert " " not in headers["webhook-signature"]
     with pytest.raises(WebhookVerificationError, match="No matching signature"):
         StandardWebhook(OLD_SECRET).verify(body, headers)

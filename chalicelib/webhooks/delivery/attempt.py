@@ -122,7 +122,7 @@ def attempt(delivery: Delivery, heartbeat: Heartbeat | None = None) -> Result:
     attempted_at = clock.now()
     previous = signing.previous_if_valid(webhook.get("previousSecret"), webhook.get("previousSecretExpiresAt"), attempted_at)
     headers = signing.delivery_headers(
-        str(webhook["secret"]), delivery.event, delivery.webhook_id, body, clock.epoch_seconds(attempted_at),
+        str(webhook["secret"]), delivery.event.event_id, delivery.event.type, delivery.webhook_id, body, clock.epoch_seconds(attempted_at),
         previous_secret=previous,
     )
     outcome = sender.post(
