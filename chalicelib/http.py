@@ -18,7 +18,7 @@ import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from aws_lambda_powertools import Logger
 from chalice.app import Blueprint, Chalice, Request, Response
@@ -28,15 +28,12 @@ from pydantic import ValidationError as PydanticValidationError
 from chalicelib import conditional as conditional_requests
 from chalicelib import cursors, errors, json_input, path_ids
 from chalicelib.auth.service import authenticate
-from chalicelib.lazy import lazy_import
+from chalicelib.lazy import lazy_imports
 from chalicelib.request_context import current_request_id
 
-if TYPE_CHECKING:
+with lazy_imports(__name__):  # powertools' idempotency utility loads with the first POST or PATCH, not at cold start
     from chalicelib import idempotency
     from chalicelib.rate_limits import service as rate_limits
-else:  # powertools' idempotency utility loads with the first POST or PATCH, not at cold start
-    idempotency = lazy_import("chalicelib.idempotency")
-    rate_limits = lazy_import("chalicelib.rate_limits.service")
 
 logger = Logger(service="matching-service", child=True)
 

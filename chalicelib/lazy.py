@@ -6,13 +6,15 @@ an invocation serves one route (``bench/cold_start.py``). A route module therefo
 domain's modules with :func:`lazy_import`: the name is bound at once, the module is imported on
 the first attribute read (the first request of one of its routes, or the OpenAPI build).
 
-Route modules use it with the real import under ``TYPE_CHECKING``, so that mypy checks every use
-and import-linter sees the same dependency graph::
+A route module declares them once, as ordinary ``from <package> import <module>`` statements
+inside :func:`lazy_imports`; mypy types every use from them and import-linter sees the same graph,
+while at run time each name is bound to a stand-in::
 
-    if TYPE_CHECKING:
-        from chalicelib.listings import service
-    else:
-        service = lazy_import("chalicelib.listings.service")
+    with lazy_imports(__name__):  # loaded with the first request of one of these routes
+        from chalicelib.listings import models, service
+
+Classes are named through their module (``models.Listing`` in an annotation), since only a
+module can stand in until first use; a statement importing anything but a module fails at import.
 
 The bound object is a read-only stand-in: each attribute read is answered by the real module,
 imported by the ordinary import system (``importlib.import_module``, with its per-module locks
@@ -25,10 +27,16 @@ detection, and a failed load leaves a half-initialised module in ``sys.modules``
 
 from __future__ import annotations
 
+import builtins
 import importlib
 import importlib.util
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
+
+#: Importer module -> the dotted names it declared in :func:`lazy_imports` (checked by a unit test).
+DECLARED: dict[str, tuple[str, ...]] = {}
 
 
 class LazyModule(ModuleType):
@@ -73,3 +81,59 @@ def lazy_import(name: str) -> ModuleType:
     if importlib.util.find_spec(name) is None:
         raise ModuleNotFoundError(f"No module named {name!r}", name=name)
     return LazyModule(name)
+
+
+def _is_package(name: str) -> bool:
+    """Whether ``name`` names a package (its parents are imported to find it, the package itself is not)."""
+    spec = importlib.util.find_spec(name)
+    return spec is not None and spec.submodule_search_locations is not None
+
+
+@contextmanager
+def lazy_imports(importer: str) -> Iterator[None]:
+    """Bind the modules that ``from <package> import <module>`` statements in the block name to stand-ins.
+
+    While the block runs, an import statement of the module ``importer`` (its ``__name__``) binds
+    each named module to :func:`lazy_import`'s stand-in instead of importing it; imports of every
+    other module (another thread's, or the parents' ``__init__``) go to the import system as usual.
+    The names declared are kept in :data:`DECLARED`.
+
+    Parameters
+    ----------
+    importer:
+        The ``__name__`` of the module whose block this is.
+
+    Raises
+    ------
+    ImportError
+        A statement in the block that is not ``from <absolute package> import <module>, ...``
+        (a relative import, a plain ``import x``, a class or function name).
+    ModuleNotFoundError
+        A named module does not exist.
+    """
+    real_import = builtins.__import__
+    declared: list[str] = []
+
+    def bind(
+        name: str, globals: Mapping[str, object] | None = None, locals: Mapping[str, object] | None = None,
+        fromlist: Sequence[str] | None = (), level: int = 0,
+    ) -> ModuleType:
+        if (globals or {}).get("__name__") != importer:
+            return real_import(name, globals, locals, fromlist or (), level)
+        if level or not fromlist or not _is_package(name):
+            raise ImportError(f"{importer}: lazy_imports() takes 'from <absolute package> import <module>' only, not {name!r}")
+        package = ModuleType(name)  # holds the stand-ins the statement binds
+        for module in fromlist:
+            dotted = f"{name}.{module}"
+            if importlib.util.find_spec(dotted) is None:
+                raise ImportError(f"{importer}: {dotted!r} is no module; name it through its module in lazy_imports()")
+            package.__dict__[module] = LazyModule(dotted)
+            declared.append(dotted)
+        return package
+
+    builtins.__import__ = bind
+    try:
+        yield
+    finally:
+        builtins.__import__ = real_import
+        DECLARED[importer] = (*DECLARED.get(importer, ()), *declared)

@@ -2,28 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
 from chalicelib.http import route
-from chalicelib.lazy import lazy_import
+from chalicelib.lazy import lazy_imports
 
 # The domain's modules load with the first request of one of these routes, not at cold start.
-if TYPE_CHECKING:
+with lazy_imports(__name__):
     from chalicelib.approvals import models, service
-    from chalicelib.approvals.models import (
-        ApprovalClaimRequest,
-        ApprovalDecision,
-        ApprovalList,
-        ApprovalResult,
-        PendingListingPage,
-        PendingListingQuery,
-    )
-else:
-    models = lazy_import("chalicelib.approvals.models")
-    service = lazy_import("chalicelib.approvals.service")
 
 bp = Blueprint(__name__)
 
@@ -32,7 +19,7 @@ bp = Blueprint(__name__)
     bp, "/v1/admin/approvals", "GET", auth="admin", query=lambda: models.PendingListingQuery,
     response=lambda: models.PendingListingPage, tags=("admin",),
 )
-def pending(caller: Caller, query: PendingListingQuery) -> PendingListingPage:
+def pending(caller: Caller, query: models.PendingListingQuery) -> models.PendingListingPage:
     """List PENDING listings awaiting review, oldest first, without claiming anything."""
     return service.list_pending(caller, query)
 
@@ -41,7 +28,7 @@ def pending(caller: Caller, query: PendingListingQuery) -> PendingListingPage:
     bp, "/v1/admin/approvals/claims", "POST", auth="admin", body=lambda: models.ApprovalClaimRequest,
     response=lambda: models.ApprovalList, tags=("admin",),
 )
-def claim(caller: Caller, body: ApprovalClaimRequest) -> ApprovalList:
+def claim(caller: Caller, body: models.ApprovalClaimRequest) -> models.ApprovalList:
     """Claim up to ``max`` approval tasks for ``APPROVAL_CLAIM_SECONDS`` (300 s); decide each before it expires."""
     return service.claim(body.max)
 
@@ -50,6 +37,6 @@ def claim(caller: Caller, body: ApprovalClaimRequest) -> ApprovalList:
     bp, "/v1/admin/approvals/{approvalId}", "POST", auth="admin", body=lambda: models.ApprovalDecision,
     response=lambda: models.ApprovalResult, tags=("admin",),
 )
-def decide(caller: Caller, approvalId: str, body: ApprovalDecision) -> ApprovalResult:
+def decide(caller: Caller, approvalId: str, body: models.ApprovalDecision) -> models.ApprovalResult:
     """Approve or reject a claimed listing."""
     return service.decide(approvalId, body)

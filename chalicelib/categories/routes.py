@@ -2,32 +2,26 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
 from chalicelib.http import route
-from chalicelib.lazy import lazy_import
+from chalicelib.lazy import lazy_imports
 
 # The domain's modules load with the first request of one of these routes, not at cold start.
-if TYPE_CHECKING:
+with lazy_imports(__name__):
     from chalicelib.categories import models, registry
-    from chalicelib.categories.models import Category, CategoryList
-else:
-    models = lazy_import("chalicelib.categories.models")
-    registry = lazy_import("chalicelib.categories.registry")
 
 bp = Blueprint(__name__)
 
 
 @route(bp, "/v1/categories", "GET", response=lambda: models.CategoryList, tags=("categories",))
-def list_categories(caller: Caller) -> CategoryList:
+def list_categories(caller: Caller) -> models.CategoryList:
     """List every category with its roles and fields."""
     return models.CategoryList(categories=list(registry.all_categories().values()))
 
 
 @route(bp, "/v1/categories/{key}", "GET", response=lambda: models.Category, tags=("categories",))
-def category_detail(caller: Caller, key: str) -> Category:
+def category_detail(caller: Caller, key: str) -> models.Category:
     """One category: roles, fields, required flags and value encodings."""
     return registry.get_category(key)

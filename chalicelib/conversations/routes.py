@@ -2,32 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
 from chalicelib.http import route
-from chalicelib.lazy import lazy_import
+from chalicelib.lazy import lazy_imports
 
 # The domain's modules load with the first request of one of these routes, not at cold start.
-if TYPE_CHECKING:
+with lazy_imports(__name__):
     from chalicelib import pagination
     from chalicelib.conversations import models, service
-    from chalicelib.conversations.models import (
-        Conversation,
-        ConversationListQuery,
-        ConversationPage,
-        LeaveResult,
-        Message,
-        MessageCreate,
-        MessagePage,
-    )
-    from chalicelib.pagination import PageQuery
-else:
-    pagination = lazy_import("chalicelib.pagination")
-    models = lazy_import("chalicelib.conversations.models")
-    service = lazy_import("chalicelib.conversations.service")
 
 bp = Blueprint(__name__)
 TAGS = ("conversations",)
@@ -37,13 +21,13 @@ TAGS = ("conversations",)
     bp, "/v1/conversations", "GET", query=lambda: models.ConversationListQuery, response=lambda: models.ConversationPage,
     tags=TAGS,
 )
-def list_conversations(caller: Caller, query: ConversationListQuery) -> ConversationPage:
+def list_conversations(caller: Caller, query: models.ConversationListQuery) -> models.ConversationPage:
     """The caller's conversations, most recently active first; ``subjectType=PROFILE|LISTING`` narrows them."""
     return service.list_conversations(caller, query)
 
 
 @route(bp, "/v1/conversations/{conversationId}", "GET", response=lambda: models.Conversation, tags=TAGS)
-def get_conversation(caller: Caller, conversationId: str) -> Conversation:
+def get_conversation(caller: Caller, conversationId: str) -> models.Conversation:
     """One conversation of the caller (404 for non-participants)."""
     return service.get_conversation(caller, conversationId)
 
@@ -52,7 +36,7 @@ def get_conversation(caller: Caller, conversationId: str) -> Conversation:
     bp, "/v1/conversations/{conversationId}/messages", "GET", query=lambda: pagination.PageQuery,
     response=lambda: models.MessagePage, tags=TAGS,
 )
-def list_messages(caller: Caller, conversationId: str, query: PageQuery) -> MessagePage:
+def list_messages(caller: Caller, conversationId: str, query: pagination.PageQuery) -> models.MessagePage:
     """The conversation's messages, oldest first, paginated."""
     return service.list_messages(caller, conversationId, query)
 
@@ -61,12 +45,12 @@ def list_messages(caller: Caller, conversationId: str, query: PageQuery) -> Mess
     bp, "/v1/conversations/{conversationId}/messages", "POST",
     body=lambda: models.MessageCreate, response=lambda: models.Message, status=201, tags=TAGS,
 )
-def send_message(caller: Caller, conversationId: str, body: MessageCreate) -> Message:
+def send_message(caller: Caller, conversationId: str, body: models.MessageCreate) -> models.Message:
     """Send a message (1 to 4000 characters); 403 once a participant has left."""
     return service.send_message(caller, conversationId, body.content)
 
 
 @route(bp, "/v1/conversations/{conversationId}", "DELETE", response=lambda: models.LeaveResult, tags=TAGS)
-def leave(caller: Caller, conversationId: str) -> LeaveResult:
+def leave(caller: Caller, conversationId: str) -> models.LeaveResult:
     """Leave the conversation: ``{"success": true}``; the other participant then sees ``otherLeft``."""
     return service.leave(caller, conversationId)

@@ -19,20 +19,17 @@ from __future__ import annotations
 
 import urllib.parse
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from chalice.app import Response
 
 from chalicelib import errors
 from chalicelib.dashboard.web import Page, is_htmx
 from chalicelib.http import parse_model
-from chalicelib.lazy import lazy_import
+from chalicelib.lazy import lazy_imports
 
-if TYPE_CHECKING:
+with lazy_imports(__name__):  # loaded with the first paged page, not at the API's cold start
     from chalicelib import pagination
-    from chalicelib.pagination import Envelope, PageQuery, Position
-else:  # loaded with the first paged page, not at the API's cold start
-    pagination = lazy_import("chalicelib.pagination")
 
 
 @dataclass(frozen=True)
@@ -44,7 +41,7 @@ class Shown:
     total: int
 
 
-def page_query[Q: PageQuery](current: Page, model: type[Q]) -> Q:
+def page_query[Q: pagination.PageQuery](current: Page, model: type[Q]) -> Q:
     """The list query of a paged Dashboard page: ``pageSize`` (default and at most 100) and the
     ``cursor`` of the previous page's control, both from the query string.
 
@@ -92,7 +89,7 @@ def render(current: Page, path: str, templates: tuple[str, str], next_cursor: st
     return response
 
 
-def forward(current: Page, path: str, templates: tuple[str, str], found: Envelope, count: int, **context: Any) -> Response:
+def forward(current: Page, path: str, templates: tuple[str, str], found: pagination.Envelope, count: int, **context: Any) -> Response:
     """:func:`render` for a list the service serves in the shown order (``found`` = its envelope
     with ``count`` items): the control continues at the service's own ``nextCursor``.
 
@@ -124,12 +121,12 @@ class EarlierPages:
         The newest item number of the first view (``None`` on the first view).
     """
 
-    position: Position
+    position: pagination.Position
     page_to_read: int | None = None
     newest: int | None = None
 
     @classmethod
-    def of(cls, query: PageQuery, view: str, scope_id: str) -> EarlierPages:
+    def of(cls, query: pagination.PageQuery, view: str, scope_id: str) -> EarlierPages:
         """Decode ``query``'s cursor for the view ``view`` of ``scope_id`` (caller and list, e.g. ``user|conversation``).
 
         Raises

@@ -2,31 +2,22 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from chalice.app import Response
 from pydantic import Field
 
 from chalicelib.channels import ChannelKey
 from chalicelib.dashboard.web import Page, page
 from chalicelib.http import parse_model
-from chalicelib.lazy import lazy_import
+from chalicelib.lazy import lazy_imports
 from chalicelib.model_base import Model
 
 # The domains' modules load with the first page that uses them, not at the API's cold start.
-if TYPE_CHECKING:
+with lazy_imports(__name__):
     from chalicelib.approvals import models as approval_models
     from chalicelib.approvals import service as approval_service
     from chalicelib.dashboard import content
     from chalicelib.users import models as user_models
     from chalicelib.users import service as users
-    from chalicelib.users.models import CreatedUser, Profile
-else:
-    approval_models = lazy_import("chalicelib.approvals.models")
-    approval_service = lazy_import("chalicelib.approvals.service")
-    content = lazy_import("chalicelib.dashboard.content")
-    user_models = lazy_import("chalicelib.users.models")
-    users = lazy_import("chalicelib.users.service")
 
 NOTICES = {
     "approved": "Listing approved: it is ACTIVE and searchable.",
@@ -45,7 +36,9 @@ class ReviewedVersion(Model):
     version: int = Field(ge=1)
 
 
-def _users_page(current: Page, status: int = 200, created: CreatedUser | None = None, updated: Profile | None = None) -> Response:
+def _users_page(
+    current: Page, status: int = 200, created: user_models.CreatedUser | None = None, updated: user_models.Profile | None = None
+) -> Response:
     levels = list(range(user_models.MAX_VERIFIED_LEVEL + 1))
     return current.render("users.html", status, nav="users", levels=levels, channel_keys=[c.value for c in ChannelKey],
                           created=created, updated=updated)

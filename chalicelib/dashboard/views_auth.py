@@ -5,18 +5,15 @@ from __future__ import annotations
 import hmac
 import secrets
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from chalice.app import Response
 
 from chalicelib import errors
 from chalicelib.dashboard.web import SECURITY_HEADERS, Headers, Page, Refused, bp, cookie, page, read_cookie
-from chalicelib.lazy import lazy_import
+from chalicelib.lazy import lazy_imports
 
-if TYPE_CHECKING:
+with lazy_imports(__name__):  # the session store loads with the first sign-in or sign-out, not at the API's cold start
     from chalicelib.dashboard import sessions
-else:  # the session store loads with the first sign-in or sign-out, not at the API's cold start
-    sessions = lazy_import("chalicelib.dashboard.sessions")
 
 STATIC = Path(__file__).with_name("static")
 #: Files served under /dashboard/static/ and their content types (nothing else is served).

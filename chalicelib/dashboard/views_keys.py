@@ -4,22 +4,15 @@ the next page through the session's sealed one-time flash (:func:`chalicelib.das
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from chalice.app import Response
 
 from chalicelib import errors
 from chalicelib.dashboard.web import Page, page
-from chalicelib.lazy import lazy_import
+from chalicelib.lazy import lazy_imports
 
-if TYPE_CHECKING:
+with lazy_imports(__name__):  # loaded with the first keys page, not at the API's cold start
     from chalicelib.auth import keys, own_keys
     from chalicelib.dashboard import sessions
-    from chalicelib.dashboard.sessions import Session
-else:  # loaded with the first keys page, not at the API's cold start
-    keys = lazy_import("chalicelib.auth.keys")
-    own_keys = lazy_import("chalicelib.auth.own_keys")
-    sessions = lazy_import("chalicelib.dashboard.sessions")
 
 FLASH_KIND = "api-key"
 NOTICES = {"revoked": "API key revoked: requests with it are refused from now on."}
@@ -27,7 +20,7 @@ NOTICES = {"revoked": "API key revoked: requests with it are refused from now on
 EXPIRY_LABELS = {"now": "Now", "1h": "In 1 hour", "24h": "In 24 hours", "7d": "In 7 days"}
 
 
-def _session(current: Page) -> Session:
+def _session(current: Page) -> sessions.Session:
     assert current.session is not None  # every view here needs a session (page() checks)
     return current.session
 

@@ -9,16 +9,16 @@ content sends the listing to review (PENDING); changing only the webhooks keeps 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from chalice.app import Response
 
 from chalicelib import errors
 from chalicelib.dashboard.web import Page, page
 from chalicelib.http import parse_model
-from chalicelib.lazy import lazy_import
+from chalicelib.lazy import lazy_imports
 
-if TYPE_CHECKING:
+with lazy_imports(__name__):  # loaded with the first form, not at the API's cold start
     from chalicelib.categories import registry
     from chalicelib.dashboard import listing_form
     from chalicelib.listings import models as listing_models
@@ -26,14 +26,6 @@ if TYPE_CHECKING:
     from chalicelib.users import service as users
     from chalicelib.webhooks import service as webhooks
     from chalicelib.workflows import listing_detail
-else:  # loaded with the first form, not at the API's cold start
-    registry = lazy_import("chalicelib.categories.registry")
-    listing_form = lazy_import("chalicelib.dashboard.listing_form")
-    listing_models = lazy_import("chalicelib.listings.models")
-    listings = lazy_import("chalicelib.listings.service")
-    users = lazy_import("chalicelib.users.service")
-    webhooks = lazy_import("chalicelib.webhooks.service")
-    listing_detail = lazy_import("chalicelib.workflows.listing_detail")
 
 
 def _kinds() -> list[tuple[str, str]]:

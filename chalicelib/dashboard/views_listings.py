@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from chalice.app import Response
 
 from chalicelib.dashboard import paging
 from chalicelib.dashboard.web import Page, is_htmx, page
 from chalicelib.http import parse_model
-from chalicelib.lazy import lazy_import
+from chalicelib.lazy import lazy_imports
 
 # The domains' modules load with the first page that uses them, not at the API's cold start.
-if TYPE_CHECKING:
+with lazy_imports(__name__):
     from chalicelib import pagination
     from chalicelib.conversations import models as conversation_models
     from chalicelib.conversations import service as conversations
@@ -22,19 +20,6 @@ if TYPE_CHECKING:
     from chalicelib.match_requests import service as match_requests
     from chalicelib.webhooks import service as webhooks
     from chalicelib.workflows import conversation_context, listing_deletion, listing_detail, request_decisions
-else:
-    pagination = lazy_import("chalicelib.pagination")
-    conversation_models = lazy_import("chalicelib.conversations.models")
-    conversations = lazy_import("chalicelib.conversations.service")
-    listing_models = lazy_import("chalicelib.listings.models")
-    listings = lazy_import("chalicelib.listings.service")
-    request_models = lazy_import("chalicelib.match_requests.models")
-    match_requests = lazy_import("chalicelib.match_requests.service")
-    webhooks = lazy_import("chalicelib.webhooks.service")
-    conversation_context = lazy_import("chalicelib.workflows.conversation_context")
-    listing_deletion = lazy_import("chalicelib.workflows.listing_deletion")
-    listing_detail = lazy_import("chalicelib.workflows.listing_detail")
-    request_decisions = lazy_import("chalicelib.workflows.request_decisions")
 
 NOTICES = {
     "paused": "Listing paused: it no longer appears in search.",

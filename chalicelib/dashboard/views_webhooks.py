@@ -3,26 +3,19 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from chalice.app import Response
 
 from chalicelib import clock, errors
 from chalicelib.dashboard.web import Page, field_errors, page
 from chalicelib.http import parse_model
-from chalicelib.lazy import lazy_import
+from chalicelib.lazy import lazy_imports
 
 # The domain's modules load with the first page that uses them, not at the API's cold start.
-if TYPE_CHECKING:
+with lazy_imports(__name__):
     from chalicelib.dashboard import samples
     from chalicelib.webhooks import catalogue, models, service, signing
-    from chalicelib.webhooks.models import WebhookCreate
-else:
-    samples = lazy_import("chalicelib.dashboard.samples")
-    catalogue = lazy_import("chalicelib.webhooks.catalogue")
-    models = lazy_import("chalicelib.webhooks.models")
-    service = lazy_import("chalicelib.webhooks.service")
-    signing = lazy_import("chalicelib.webhooks.signing")
 
 #: Attempts shown in a webhook's delivery log (newest first).
 LOG_SIZE = 50
@@ -53,7 +46,7 @@ def _form_values(current: Page) -> dict[str, object]:
     return {"name": current.field("name") or None, "url": current.field("url").strip(), "events": events or None}
 
 
-def _settings_form(current: Page) -> WebhookCreate:
+def _settings_form(current: Page) -> models.WebhookCreate:
     return parse_model(models.WebhookCreate, _form_values(current))
 
 

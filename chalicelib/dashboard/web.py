@@ -28,15 +28,13 @@ from chalice.app import Blueprint, Request, Response
 from chalicelib import cursors, errors
 from chalicelib.auth.service import Caller
 from chalicelib.http import check_path_ids
-from chalicelib.lazy import lazy_import
+from chalicelib.lazy import lazy_imports
 
 if TYPE_CHECKING:
     from jinja2 import Environment
 
+with lazy_imports(__name__):  # the session store loads with the first Dashboard request, not at the API's cold start
     from chalicelib.dashboard import sessions
-    from chalicelib.dashboard.sessions import Session
-else:  # the session store loads with the first Dashboard request, not at the API's cold start
-    sessions = lazy_import("chalicelib.dashboard.sessions")
 
 logger = Logger(service="matching-service", child=True)
 
@@ -141,7 +139,7 @@ class Page:
     """
 
     request: Request
-    session: Session | None = None
+    session: sessions.Session | None = None
     _form: dict[str, list[str]] | None = field(default=None, repr=False)
 
     @property
@@ -220,7 +218,7 @@ def html(body: str, status: int = 200, headers: Headers | None = None) -> Respon
     return Response(body=body, status_code=status, headers=merged)
 
 
-def _session_of(request: Request) -> Session | None:
+def _session_of(request: Request) -> sessions.Session | None:
     return sessions.resolve(read_cookie(request, "dashboard_session"))
 
 

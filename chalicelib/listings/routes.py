@@ -2,39 +2,20 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from chalice.app import Blueprint
 
 from chalicelib import metrics
 from chalicelib.auth.service import Caller
 from chalicelib.http import query_params, route
-from chalicelib.lazy import lazy_import
+from chalicelib.lazy import lazy_imports
 
 # The domain's modules load with the first request of one of these routes, not at cold start.
-if TYPE_CHECKING:
+with lazy_imports(__name__):
     from chalicelib import pagination
     from chalicelib.listings import models, service
-    from chalicelib.listings.models import (
-        Listing,
-        ListingCreate,
-        ListingPage,
-        ListingStatusChange,
-        ListingUpdate,
-        MyListingPage,
-    )
     from chalicelib.listings.search import parameters
     from chalicelib.listings.search import query as search_query
     from chalicelib.listings.search import service as search_service
-    from chalicelib.listings.search.parameters import ListingSearchQuery
-    from chalicelib.pagination import PageQuery
-else:
-    pagination = lazy_import("chalicelib.pagination")
-    models = lazy_import("chalicelib.listings.models")
-    service = lazy_import("chalicelib.listings.service")
-    parameters = lazy_import("chalicelib.listings.search.parameters")
-    search_query = lazy_import("chalicelib.listings.search.query")
-    search_service = lazy_import("chalicelib.listings.search.service")
 
 bp = Blueprint(__name__)
 TAGS = ("listings",)
@@ -54,7 +35,7 @@ LISTING_RULES = (
     bp, "/v1/listings", "POST", body=lambda: models.ListingCreate, response=lambda: models.Listing, status=201, tags=TAGS,
     rules=LISTING_RULES,
 )
-def create_listing(caller: Caller, body: ListingCreate) -> Listing:
+def create_listing(caller: Caller, body: models.ListingCreate) -> models.Listing:
     """Create a listing; it starts PENDING and awaits administrator approval."""
     return service.create_listing(caller, body)
 
@@ -69,7 +50,7 @@ def create_listing(caller: Caller, body: ListingCreate) -> Listing:
         "`meta.<key>_lat` and `meta.<key>_lng` go together, on one location field per search; `radiusKm` needs them.",
     ),
 )
-def search(caller: Caller, query: ListingSearchQuery) -> ListingPage:
+def search(caller: Caller, query: parameters.ListingSearchQuery) -> models.ListingPage:
     """Search ACTIVE listings; by relevance with `q`, nearest first with a geo filter, else newest first.
 
     `q`: every word must match a word of the title or a text field, case and accents ignored: the same
@@ -88,7 +69,7 @@ def search(caller: Caller, query: ListingSearchQuery) -> ListingPage:
 
 
 @route(bp, "/v1/listings/mine", "GET", query=lambda: pagination.PageQuery, response=lambda: models.MyListingPage, tags=TAGS)
-def mine(caller: Caller, query: PageQuery) -> MyListingPage:
+def mine(caller: Caller, query: pagination.PageQuery) -> models.MyListingPage:
     """The caller's listings with their statuses, newest first."""
     return service.list_my_listings(caller, query)
 
@@ -97,7 +78,7 @@ def mine(caller: Caller, query: PageQuery) -> MyListingPage:
     bp, "/v1/listings/{listingId}", "PATCH", body=lambda: models.ListingUpdate, response=lambda: models.Listing, tags=TAGS,
     conditional=True, rules=LISTING_RULES[1:],
 )
-def update(caller: Caller, listingId: str, body: ListingUpdate, expected_version: int | None) -> Listing:
+def update(caller: Caller, listingId: str, body: models.ListingUpdate, expected_version: int | None) -> models.Listing:
     """Update meta, channels or webhookIds; only a change of meta returns the listing to PENDING.
 
     A change of `meta` sends the listing back to PENDING for re-review (spec §3 state table). A PATCH
@@ -112,6 +93,6 @@ def update(caller: Caller, listingId: str, body: ListingUpdate, expected_version
     bp, "/v1/listings/{listingId}/status", "PATCH", body=lambda: models.ListingStatusChange, response=lambda: models.Listing,
     tags=TAGS, conditional=True,
 )
-def change_status(caller: Caller, listingId: str, body: ListingStatusChange, expected_version: int | None) -> Listing:
+def change_status(caller: Caller, listingId: str, body: models.ListingStatusChange, expected_version: int | None) -> models.Listing:
     """Pause (``{"status": "PAUSED"}``) an ACTIVE listing or resume (``"ACTIVE"``) a PAUSED one."""
     return service.change_status(caller, listingId, body, expected_version)

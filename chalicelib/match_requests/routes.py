@@ -3,28 +3,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
 from chalicelib.http import route
-from chalicelib.lazy import lazy_import
+from chalicelib.lazy import lazy_imports
 
 # The domain's modules load with the first request of one of these routes, not at cold start.
-if TYPE_CHECKING:
+with lazy_imports(__name__):
     from chalicelib.match_requests import models, service
-    from chalicelib.match_requests.models import (
-        ListingRequestQuery,
-        MatchRequest,
-        MatchRequestCreate,
-        ProfileRequestCreate,
-        RequestListQuery,
-        RequestPage,
-    )
-else:
-    models = lazy_import("chalicelib.match_requests.models")
-    service = lazy_import("chalicelib.match_requests.service")
 
 bp = Blueprint(__name__)
 TAGS = ("requests",)
@@ -35,7 +22,7 @@ TAGS = ("requests",)
     tags=TAGS,
     rules=("Every key in `channels` must be connected by the caller (`PUT /v1/me/channels/{key}`).",),
 )
-def create_match_request(caller: Caller, body: MatchRequestCreate) -> MatchRequest:
+def create_match_request(caller: Caller, body: models.MatchRequestCreate) -> models.MatchRequest:
     """Send a match request about an ACTIVE listing (one per requester and listing)."""
     return service.create_match_request(caller, body)
 
@@ -45,7 +32,7 @@ def create_match_request(caller: Caller, body: MatchRequestCreate) -> MatchReque
     status=201, tags=TAGS,
     rules=("`channel` must be one of the user's `activeChannels` and connected by the caller.",),
 )
-def create_profile_request(caller: Caller, body: ProfileRequestCreate) -> MatchRequest:
+def create_profile_request(caller: Caller, body: models.ProfileRequestCreate) -> models.MatchRequest:
     """Send a profile request through one of the user's active channels (one per requester and user)."""
     return service.create_profile_request(caller, body)
 
@@ -53,7 +40,7 @@ def create_profile_request(caller: Caller, body: ProfileRequestCreate) -> MatchR
 @route(
     bp, "/v1/match-requests/mine", "GET", query=lambda: models.RequestListQuery, response=lambda: models.RequestPage, tags=TAGS
 )
-def mine(caller: Caller, query: RequestListQuery) -> RequestPage:
+def mine(caller: Caller, query: models.RequestListQuery) -> models.RequestPage:
     """The caller's sent requests with their status; ``subjectType=PROFILE|LISTING`` narrows them."""
     return service.list_sent(caller, query)
 
@@ -62,7 +49,7 @@ def mine(caller: Caller, query: RequestListQuery) -> RequestPage:
     bp, "/v1/match-requests/incoming", "GET", query=lambda: models.RequestListQuery, response=lambda: models.RequestPage,
     tags=TAGS,
 )
-def incoming(caller: Caller, query: RequestListQuery) -> RequestPage:
+def incoming(caller: Caller, query: models.RequestListQuery) -> models.RequestPage:
     """Requests addressed to the caller (about their listings or their profile)."""
     return service.list_received(caller, query)
 
@@ -71,12 +58,12 @@ def incoming(caller: Caller, query: RequestListQuery) -> RequestPage:
     bp, "/v1/match-requests/listing/{listingId}", "GET", query=lambda: models.ListingRequestQuery,
     response=lambda: models.RequestPage, tags=TAGS,
 )
-def for_listing(caller: Caller, listingId: str, query: ListingRequestQuery) -> RequestPage:
+def for_listing(caller: Caller, listingId: str, query: models.ListingRequestQuery) -> models.RequestPage:
     """Incoming requests for one of the caller's listings (owner only)."""
     return service.list_for_listing(caller, listingId, query)
 
 
 @route(bp, "/v1/match-requests/{requestId}", "GET", response=lambda: models.MatchRequest, tags=TAGS)
-def get_request(caller: Caller, requestId: str) -> MatchRequest:
+def get_request(caller: Caller, requestId: str) -> models.MatchRequest:
     """One request, for its requester or recipient."""
     return service.get_request(caller, requestId)

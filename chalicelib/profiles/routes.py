@@ -2,30 +2,24 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from chalice.app import Blueprint
 
 from chalicelib import metrics
 from chalicelib.auth.service import Caller
 from chalicelib.http import route
-from chalicelib.lazy import lazy_import
+from chalicelib.lazy import lazy_imports
 
 # The domain's modules load with the first request of one of these routes, not at cold start.
-if TYPE_CHECKING:
+with lazy_imports(__name__):
     from chalicelib.profiles import models
     from chalicelib.profiles import search as profile_search
-    from chalicelib.profiles.models import ProfilePage, ProfileSearchQuery
-else:
-    models = lazy_import("chalicelib.profiles.models")
-    profile_search = lazy_import("chalicelib.profiles.search")
 
 bp = Blueprint(__name__)
 TAGS = ("profiles",)
 
 
 @route(bp, "/v1/profiles/search", "GET", query=lambda: models.ProfileSearchQuery, response=lambda: models.ProfilePage, tags=TAGS)
-def search(caller: Caller, query: ProfileSearchQuery) -> ProfilePage:
+def search(caller: Caller, query: models.ProfileSearchQuery) -> models.ProfilePage:
     """Search profiles with sourcing filters (q, country, minVerifiedLevel, skills, openToWork, seniority, remote, channel)."""
     with metrics.search_page("profiles"):
         return profile_search.search_profiles(query)

@@ -2,24 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
 from chalicelib.http import route
-from chalicelib.lazy import lazy_import
+from chalicelib.lazy import lazy_imports
 
 # The domain's modules load with the first request of one of these routes, not at cold start.
-if TYPE_CHECKING:
+with lazy_imports(__name__):
     from chalicelib import pagination
-    from chalicelib.pagination import Deleted, PageQuery
     from chalicelib.saved_searches import models, service
-    from chalicelib.saved_searches.models import SavedSearch, SavedSearchCreate, SavedSearchMatchPage, SavedSearchPage
-else:
-    pagination = lazy_import("chalicelib.pagination")
-    models = lazy_import("chalicelib.saved_searches.models")
-    service = lazy_import("chalicelib.saved_searches.service")
 
 bp = Blueprint(__name__)
 TAGS = ("saved-searches",)
@@ -32,25 +24,25 @@ TAGS = ("saved-searches",)
            "as that operation's parameter of the same name, and together valid as its rules say.",
            "With `alerts`, a geo filter needs `radiusKm`.",
        ))
-def create_saved_search(caller: Caller, body: SavedSearchCreate) -> SavedSearch:
+def create_saved_search(caller: Caller, body: models.SavedSearchCreate) -> models.SavedSearch:
     """Save a listing search; with ``alerts``, new matches are sent as ``listing.matched`` webhook events."""
     return service.create_saved_search(caller, body)
 
 
 @route(bp, "/v1/saved-searches", "GET", query=lambda: pagination.PageQuery, response=lambda: models.SavedSearchPage, tags=TAGS)
-def list_saved_searches(caller: Caller, query: PageQuery) -> SavedSearchPage:
+def list_saved_searches(caller: Caller, query: pagination.PageQuery) -> models.SavedSearchPage:
     """The caller's saved searches, newest first."""
     return service.list_saved_searches(caller, query)
 
 
 @route(bp, "/v1/saved-searches/{savedSearchId}", "GET", response=lambda: models.SavedSearch, tags=TAGS)
-def get_saved_search(caller: Caller, savedSearchId: str) -> SavedSearch:
+def get_saved_search(caller: Caller, savedSearchId: str) -> models.SavedSearch:
     """One of the caller's saved searches."""
     return service.get_saved_search(caller, savedSearchId)
 
 
 @route(bp, "/v1/saved-searches/{savedSearchId}", "DELETE", response=lambda: pagination.Deleted, tags=TAGS)
-def delete_saved_search(caller: Caller, savedSearchId: str) -> Deleted:
+def delete_saved_search(caller: Caller, savedSearchId: str) -> pagination.Deleted:
     """Delete one of the caller's saved searches; it is matched no more."""
     return service.delete_saved_search(caller, savedSearchId)
 
@@ -59,6 +51,6 @@ def delete_saved_search(caller: Caller, savedSearchId: str) -> Deleted:
     bp, "/v1/saved-searches/{savedSearchId}/matches", "GET", query=lambda: pagination.PageQuery,
     response=lambda: models.SavedSearchMatchPage, tags=TAGS,
 )
-def list_matches(caller: Caller, savedSearchId: str, query: PageQuery) -> SavedSearchMatchPage:
+def list_matches(caller: Caller, savedSearchId: str, query: pagination.PageQuery) -> models.SavedSearchMatchPage:
     """Listings that matched since the search was saved and are still ACTIVE, newest first."""
     return service.list_matches(caller, savedSearchId, query)

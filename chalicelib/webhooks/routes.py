@@ -2,24 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
 from chalicelib.http import route
-from chalicelib.lazy import lazy_import
+from chalicelib.lazy import lazy_imports
 
 # The domain's modules load with the first request of one of these routes, not at cold start.
-if TYPE_CHECKING:
+with lazy_imports(__name__):
     from chalicelib import pagination
-    from chalicelib.pagination import Deleted, PageQuery
     from chalicelib.webhooks import models, service
-    from chalicelib.webhooks.models import DeliveryPage, WebhookCreate, WebhookCreated, WebhookList
-else:
-    pagination = lazy_import("chalicelib.pagination")
-    models = lazy_import("chalicelib.webhooks.models")
-    service = lazy_import("chalicelib.webhooks.service")
 
 bp = Blueprint(__name__)
 TAGS = ("webhooks",)
@@ -32,19 +24,19 @@ TAGS = ("webhooks",)
         "carrier-grade NAT, unique-local, multicast or reserved ranges); checked again at every delivery.",
     ),
 )
-def create_webhook(caller: Caller, body: WebhookCreate) -> WebhookCreated:
+def create_webhook(caller: Caller, body: models.WebhookCreate) -> models.WebhookCreated:
     """Register a webhook; the response carries its signing secret."""
     return service.create_webhook(caller, body)
 
 
 @route(bp, "/v1/webhooks", "GET", response=lambda: models.WebhookList, tags=TAGS)
-def list_webhooks(caller: Caller) -> WebhookList:
+def list_webhooks(caller: Caller) -> models.WebhookList:
     """The caller's webhooks with ``failCount`` and ``secret``."""
     return service.list_webhooks(caller)
 
 
 @route(bp, "/v1/webhooks/{webhookId}", "DELETE", response=lambda: pagination.Deleted, tags=TAGS)
-def delete_webhook(caller: Caller, webhookId: str) -> Deleted:
+def delete_webhook(caller: Caller, webhookId: str) -> pagination.Deleted:
     """Delete one of the caller's webhooks."""
     return service.delete_webhook(caller, webhookId)
 
@@ -53,6 +45,6 @@ def delete_webhook(caller: Caller, webhookId: str) -> Deleted:
     bp, "/v1/webhooks/{webhookId}/deliveries", "GET", query=lambda: pagination.PageQuery, response=lambda: models.DeliveryPage,
     tags=TAGS,
 )
-def list_deliveries(caller: Caller, webhookId: str, query: PageQuery) -> DeliveryPage:
+def list_deliveries(caller: Caller, webhookId: str, query: pagination.PageQuery) -> models.DeliveryPage:
     """The delivery attempts of one of the caller's webhooks, newest first."""
     return service.list_deliveries(caller, webhookId, query)

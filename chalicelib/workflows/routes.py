@@ -7,30 +7,17 @@ routes of the same paths stay with their domain (e.g. ``PATCH /v1/listings/{list
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
 from chalicelib.http import route
-from chalicelib.lazy import lazy_import
+from chalicelib.lazy import lazy_imports
 
 # The use cases' modules load with the first request of one of these routes, not at cold start.
-if TYPE_CHECKING:
-    from chalicelib import pagination
-    from chalicelib.conditional import Versioned
+with lazy_imports(__name__):
+    from chalicelib import conditional, pagination
     from chalicelib.match_requests import models as request_models
-    from chalicelib.match_requests.models import MatchRequest, StatusChange
-    from chalicelib.pagination import Deleted
     from chalicelib.workflows import listing_deletion, listing_detail, models, profile_detail, request_decisions
-else:
-    pagination = lazy_import("chalicelib.pagination")
-    request_models = lazy_import("chalicelib.match_requests.models")
-    models = lazy_import("chalicelib.workflows.models")
-    listing_deletion = lazy_import("chalicelib.workflows.listing_deletion")
-    listing_detail = lazy_import("chalicelib.workflows.listing_detail")
-    profile_detail = lazy_import("chalicelib.workflows.profile_detail")
-    request_decisions = lazy_import("chalicelib.workflows.request_decisions")
 
 bp = Blueprint(__name__)
 
@@ -39,7 +26,7 @@ bp = Blueprint(__name__)
     bp, "/v1/listings/{listingId}", "GET", response=lambda: models.ListingDetail, tags=("listings",), operation_id="listings_detail",
     etag=True,
 )
-def listing(caller: Caller, listingId: str) -> Versioned:
+def listing(caller: Caller, listingId: str) -> conditional.Versioned:
     """Listing detail: owner profile, channels and the caller's own request (``myRequest``)."""
     return listing_detail.read_listing_detail(caller, listingId)
 
@@ -48,7 +35,7 @@ def listing(caller: Caller, listingId: str) -> Versioned:
     bp, "/v1/listings/{listingId}", "DELETE", response=lambda: pagination.Deleted, tags=("listings",),
     operation_id="listings_delete", conditional=True,
 )
-def delete_listing(caller: Caller, listingId: str, expected_version: int | None) -> Deleted:
+def delete_listing(caller: Caller, listingId: str, expected_version: int | None) -> pagination.Deleted:
     """Delete the caller's listing."""
     return listing_deletion.delete_listing(caller, listingId, expected_version)
 
@@ -57,7 +44,7 @@ def delete_listing(caller: Caller, listingId: str, expected_version: int | None)
     bp, "/v1/profiles/{userId}", "GET", response=lambda: models.ProfileDetail, tags=("profiles",), operation_id="profiles_detail",
     etag=True,
 )
-def profile(caller: Caller, userId: str) -> Versioned:
+def profile(caller: Caller, userId: str) -> conditional.Versioned:
     """A profile with ``profileRequestPolicy`` for the caller, ``activeChannels`` and ``myProfileRequest``."""
     return profile_detail.read_profile(caller, userId)
 
@@ -66,6 +53,6 @@ def profile(caller: Caller, userId: str) -> Versioned:
     bp, "/v1/match-requests/{requestId}/status", "PATCH", body=lambda: request_models.StatusChange,
     response=lambda: request_models.MatchRequest, tags=("requests",), operation_id="match_requests_decide",
 )
-def decide(caller: Caller, requestId: str, body: StatusChange) -> MatchRequest:
+def decide(caller: Caller, requestId: str, body: request_models.StatusChange) -> request_models.MatchRequest:
     """Accept or reject a PENDING request addressed to the caller; accepting opens a conversation."""
     return request_decisions.decide(caller, requestId, body)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from chalicelib.lazy import LazyModule, lazy_import
+from chalicelib.lazy import DECLARED, LazyModule, lazy_import, lazy_imports
 
 PROBE = "lazy_probe_module"
 
@@ -60,3 +61,50 @@ def test_a_missing_attribute_is_an_attribute_error(probe: list[str]) -> None:
 def test_a_misspelt_module_fails_at_once() -> None:
     with pytest.raises(ModuleNotFoundError, match=r"chalicelib\.no_such_module"):
         lazy_import("chalicelib.no_such_module")
+
+
+def test_a_lazy_imports_block_binds_stand_ins_and_records_the_names(probe: list[str], tmp_path: Path) -> None:
+    (tmp_path / "lazy_probe_package").mkdir()
+    (tmp_path / "lazy_probe_package" / "__init__.py").write_text("")
+    (tmp_path / "lazy_probe_package" / "inner.py").write_text("import builtins\nbuiltins.lazy_probe_runs.append('inner')\nvalue = 7\n")
+    (tmp_path / "lazy_probe_routes.py").write_text(
+        "from chalicelib.lazy import lazy_imports\n"
+        "import json\n"  # an ordinary import outside the block stays eager
+        "with lazy_imports(__name__):\n"
+        "    from lazy_probe_package import inner as renamed\n"
+    )
+    try:
+        import lazy_probe_routes  # type: ignore[import-not-found]
+
+        assert isinstance(lazy_probe_routes.renamed, LazyModule)
+        assert probe == []
+        assert lazy_probe_routes.renamed.value == 7
+        assert probe == ["inner"]
+        assert DECLARED["lazy_probe_routes"] == ("lazy_probe_package.inner",)
+    finally:
+        for name in ("lazy_probe_routes", "lazy_probe_package", "lazy_probe_package.inner"):
+            sys.modules.pop(name, None)
+        DECLARED.pop("lazy_probe_routes", None)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    ["from chalicelib.lazy import LazyModule", "import chalicelib.lazy", "from chalicelib import no_such_module"],
+)
+def test_a_lazy_imports_block_takes_modules_of_absolute_packages_only(statement: str) -> None:
+    with pytest.raises(ImportError, match="lazy_imports"):
+        exec(compile(f"with lazy_imports(__name__):\n    {statement}\n", "<block>", "exec"), {"__name__": "block", "lazy_imports": lazy_imports})
+
+
+def test_every_module_the_app_declares_lazily_exists() -> None:
+    import app  # noqa: F401 -- registers every route module, each declaring its lazy imports
+
+    assert DECLARED, "the route modules declare their dependencies with lazy_imports()"
+    missing = []
+    for importer, names in DECLARED.items():
+        for name in names:
+            try:
+                importlib.import_module(name)
+            except ImportError as exc:
+                missing.append(f"{importer}: {name}: {exc}")
+    assert missing == []
