@@ -20,8 +20,9 @@ from chalicelib.cors import cors_middleware
 from chalicelib.dashboard.routes import bp as dashboard_bp
 from chalicelib.dashboard.web import security_headers_middleware
 from chalicelib.docs_page.routes import bp as docs_bp
+from chalicelib.gate import services as edge_services
 from chalicelib.geocoding.routes import bp as geocoding_bp
-from chalicelib.http import chalice_errors_middleware
+from chalicelib.http import chalice_errors_middleware, install_gate
 from chalicelib.listings.routes import bp as listings_bp
 from chalicelib.match_requests.routes import bp as match_requests_bp
 from chalicelib.openapi_route import bp as openapi_bp
@@ -34,6 +35,7 @@ from chalicelib.users.routes import bp as users_bp
 from chalicelib.webhooks.routes import bp as webhooks_bp
 from chalicelib.workflows.routes import bp as workflows_bp
 
+install_gate(edge_services())  # authentication, rate limits and idempotency behind the edge
 app = Chalice(app_name="matching-service")
 # Outermost first: request id and access log around CORS (API) and the Dashboard's security headers around the
 # error-body rewriting around the RateLimit fields of admitted requests.

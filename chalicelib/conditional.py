@@ -64,7 +64,7 @@ def expected_version(if_match: str | None) -> int | None:
 
     Raises
     ------
-    PreconditionFailedError
+    PreconditionFailed
         No tag of the list is a strong tag this API issued, so none can match (412).
     """
     if if_match is None or not if_match.strip():  # an empty header names nothing: as if absent
@@ -76,7 +76,7 @@ def expected_version(if_match: str | None) -> int | None:
         found = _OUR_TAG.match(tag)
         if found:
             return int(found.group(1))
-    raise errors.PreconditionFailedError("If-Match names no current entity tag of this resource; read it again")
+    raise errors.PreconditionFailed("If-Match names no current entity tag of this resource; read it again")
 
 
 def check_version(current: int, expected: int | None) -> None:
@@ -84,10 +84,10 @@ def check_version(current: int, expected: int | None) -> None:
 
     Raises
     ------
-    PreconditionFailedError
+    PreconditionFailed
         ``expected`` is a version other than ``current``.
     """
     if expected is not None and expected != ANY_VERSION and expected != current:
-        raise errors.PreconditionFailedError(
+        raise errors.PreconditionFailed(
             f"The resource changed (version {current}, If-Match names version {expected}); read it again"
         )

@@ -1,13 +1,12 @@
-"""The API's error vocabulary.
+"""The domain's error vocabulary: what went wrong, in the domain's words, with no HTTP in it.
 
-Every non-2xx response carries the spec's error body (spec §7)::
-
-    {"code": "VALIDATION_ERROR", "error": "human readable", "details": [{"field": "...", "issue": "..."}]}
-
-Codes and statuses follow DESIGN §2. Services raise these exceptions; the route wrapper
-(:func:`chalicelib.http.route`) turns them into responses and
-:func:`chalicelib.http.chalice_errors_middleware` rewrites Chalice's own errors, so no layer
-below the route handler builds an HTTP response.
+Services, repositories and :mod:`chalicelib.storage` raise these exceptions. Each HTTP edge holds
+the one table that maps them to a response: :data:`chalicelib.http.ERROR_STATUSES` gives the
+status and the spec's error code (spec §7, DESIGN §2) of the API's error body
+``{"code", "error", "details"}`` (the Dashboard's ``chalicelib.dashboard.web.page_status``
+answers its pages with the same statuses). An exception carries its message (the body's ``error``), the
+fields at fault (``details``) and what a client needs to retry (``retry_after_seconds``), never
+a status or a header.
 """
 
 from __future__ import annotations
@@ -18,58 +17,37 @@ from chalicelib.model_base import Model
 
 
 class FieldIssue(Model):
-    """One item of an error body's ``details``: the offending field and what is wrong with it."""
+    """One item of an error's ``details``: the offending field and what is wrong with it."""
 
     field: str
     issue: str
 
 
-class ErrorBody(Model):
-    """The spec's error body (spec §7)."""
-
-    code: str
-    error: str
-    details: list[FieldIssue] | None = None
-    #: The request's ``X-Request-Id`` (quote it when reporting a problem).
-    requestId: str | None = None
-
-
-class ApiError(Exception):
-    """Base of every error the API reports to a client.
+class DomainError(Exception):
+    """Base of every error the service reports to its caller.
 
     Parameters
     ----------
     message:
-        Human-readable text for the ``error`` field.
+        Human-readable text (the error body's ``error``).
     details:
         Optional list of :class:`FieldIssue` naming the offending fields.
     """
 
-    status: int = 500
-    code: str = "INTERNAL_ERROR"
+    #: Seconds after which a retry may succeed (``Retry-After`` at the HTTP edge); ``None``: no hint.
+    retry_after_seconds: int | None = None
 
-    def __init__(self, message: str, details: list[FieldIssue] | None = None, headers: dict[str, str] | None = None) -> None:
+    def __init__(self, message: str, details: list[FieldIssue] | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.details = details or None
-        #: Extra response headers (``WWW-Authenticate``, ``Retry-After``).
-        self.headers = dict(headers or {})
-
-    def body(self) -> dict[str, Any]:
-        """Return the JSON-ready error body (``details`` omitted when empty)."""
-        return ErrorBody(code=self.code, error=self.message, details=self.details).model_dump(
-            exclude_none=True
-        )
 
 
-class ValidationError(ApiError):
-    """400 VALIDATION_ERROR: the request is malformed or names bad values."""
-
-    status = 400
-    code = "VALIDATION_ERROR"
+class RuleViolation(DomainError):
+    """The input breaks a rule: malformed, out of range, or not allowed here; ``details`` names the field."""
 
     @classmethod
-    def for_field(cls, field: str, issue: str, message: str | None = None) -> ValidationError:
+    def for_field(cls, field: str, issue: str, message: str | None = None) -> RuleViolation:
         """Build an error whose ``details`` names one field.
 
         Parameters
@@ -84,41 +62,29 @@ class ValidationError(ApiError):
         return cls(message or f"Invalid {field}: {issue}", [FieldIssue(field=field, issue=issue)])
 
 
-class UnauthorizedError(ApiError):
-    """401 UNAUTHORIZED: missing, malformed or unknown API key."""
-
-    status = 401
-    code = "UNAUTHORIZED"
-
-    def __init__(self, message: str, details: list[FieldIssue] | None = None) -> None:
-        super().__init__(message, details, headers={"WWW-Authenticate": 'Bearer realm="matching-service"'})
+class Unauthorized(DomainError):
+    """The caller is not known: a missing, malformed, unknown or revoked API key."""
 
 
-class ForbiddenError(ApiError):
-    """403 FORBIDDEN: authenticated, but not allowed to do this."""
-
-    status = 403
-    code = "FORBIDDEN"
+class Forbidden(DomainError):
+    """The caller is known but may not do this."""
 
 
-class NotFoundError(ApiError):
-    """404 NOT_FOUND: the resource does not exist or is not visible to the caller."""
-
-    status = 404
-    code = "NOT_FOUND"
+class NotFound(DomainError):
+    """The resource does not exist or is not visible to the caller."""
 
 
-def not_found(kind: str, resource_id: str) -> NotFoundError:
+def not_found(kind: str, resource_id: str) -> NotFound:
     """The 404 of an id that names nothing the caller may see: ``<kind> '<id>' not found``.
 
     The one message for an unknown id and for another user's non-public resource (see
     :func:`not_owner`), so the two answers are byte for byte the same but for the id. The id is
     quoted to at most 128 characters (:data:`chalicelib.path_ids.MAX_LENGTH`).
     """
-    return NotFoundError(f"{kind} '{resource_id[:128]}' not found")
+    return NotFound(f"{kind} '{resource_id[:128]}' not found")
 
 
-def not_owner(kind: str, resource_id: str, public: bool, forbidden_message: str) -> ApiError:
+def not_owner(kind: str, resource_id: str, public: bool, forbidden_message: str) -> DomainError:
     """What a caller who is not a resource's owner gets when they try to read or change it as its owner.
 
     The rule (issue 21, no existence oracle): another user's resource that is not public (a
@@ -126,7 +92,7 @@ def not_owner(kind: str, resource_id: str, public: bool, forbidden_message: str)
     caller is no party to) is indistinguishable from a missing one, exactly the 404 of
     :func:`not_found`; only a public resource, whose existence is no secret, answers 403.
     Services raise what this returns wherever they check ownership; the API and the Dashboard
-    render it alike.
+    render it alike (404 and 403 by their edges' tables).
 
     Parameters
     ----------
@@ -137,85 +103,69 @@ def not_owner(kind: str, resource_id: str, public: bool, forbidden_message: str)
     forbidden_message:
         The 403's message when it is.
     """
-    return ForbiddenError(forbidden_message) if public else not_found(kind, resource_id)
+    return Forbidden(forbidden_message) if public else not_found(kind, resource_id)
 
 
-class MethodNotAllowedError(ApiError):
-    """405 METHOD_NOT_ALLOWED: the path exists but not with this method."""
-
-    status = 405
-    code = "METHOD_NOT_ALLOWED"
+class MethodNotAllowed(DomainError):
+    """The path exists, but not with this method."""
 
 
-class ConflictError(ApiError):
-    """409 CONFLICT: duplicate resource or a state change not allowed from the current state."""
-
-    status = 409
-    code = "CONFLICT"
+class Conflict(DomainError):
+    """A duplicate, a state change not allowed from the current state, or a write that lost a race."""
 
 
-class IdempotencyKeyInUseError(ApiError):
-    """409 IDEMPOTENCY_KEY_IN_USE: a request with this ``Idempotency-Key`` is still running; retry shortly."""
+class IdempotencyKeyInUse(DomainError):
+    """A request with this ``Idempotency-Key`` is still running; retry after a second."""
 
-    status = 409
-    code = "IDEMPOTENCY_KEY_IN_USE"
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, headers={"Retry-After": "1"})
+    retry_after_seconds = 1
 
 
-class PreconditionFailedError(ApiError):
-    """412 PRECONDITION_FAILED: ``If-Match`` names another version than the resource's current one."""
-
-    status = 412
-    code = "PRECONDITION_FAILED"
+class PreconditionFailed(DomainError):
+    """The caller named another version than the resource's current one (``If-Match``)."""
 
 
-class IdempotencyKeyReusedError(ApiError):
-    """422 IDEMPOTENCY_KEY_REUSED: the ``Idempotency-Key`` was used for another request within 24 hours."""
-
-    status = 422
-    code = "IDEMPOTENCY_KEY_REUSED"
+class IdempotencyKeyReused(DomainError):
+    """The ``Idempotency-Key`` was used for another request within 24 hours."""
 
 
-class PayloadTooLargeError(ApiError):
-    """413 PAYLOAD_TOO_LARGE: the body exceeds ``MAX_BODY_BYTES`` (256 KiB)."""
-
-    status = 413
-    code = "PAYLOAD_TOO_LARGE"
+class TooLarge(DomainError):
+    """The input exceeds its size limit (a body over ``MAX_BODY_BYTES``, 256 KiB)."""
 
 
-class UnsupportedMediaTypeError(ApiError):
-    """415 UNSUPPORTED_MEDIA_TYPE: a body that is not ``application/json``."""
-
-    status = 415
-    code = "UNSUPPORTED_MEDIA_TYPE"
+class UnsupportedMediaType(DomainError):
+    """The input is not in a format the service reads (a body that is not JSON)."""
 
 
-class RateLimitedError(ApiError):
-    """429 RATE_LIMITED: too many requests; carries ``Retry-After`` (seconds) and any ``headers``
-    given (the ``RateLimit-Policy`` and ``RateLimit`` fields of :mod:`chalicelib.rate_limits`)."""
+class RateLimited(DomainError):
+    """Too many requests: a key's rate or a daily quota is spent.
 
-    status = 429
-    code = "RATE_LIMITED"
+    Parameters
+    ----------
+    message:
+        As for :class:`DomainError`.
+    retry_after_seconds:
+        Seconds until the next request may be admitted.
+    limit_fields:
+        The RateLimit fields of the refused quota (``{"RateLimit-Policy": ..., "RateLimit": ...}``,
+        :mod:`chalicelib.rate_limits.header_fields`), sent along by the HTTP edge.
+    """
 
-    def __init__(self, message: str, retry_after_seconds: int = 1, headers: dict[str, str] | None = None) -> None:
-        super().__init__(message, headers={**(headers or {}), "Retry-After": str(retry_after_seconds)})
+    def __init__(self, message: str, retry_after_seconds: int = 1, limit_fields: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.retry_after_seconds = retry_after_seconds
+        self.limit_fields = dict(limit_fields or {})
 
 
-class ServiceUnavailableError(ApiError):
-    """503 SERVICE_UNAVAILABLE: a dependency (DynamoDB, SQS) did not answer in time; carries ``Retry-After``."""
-
-    status = 503
-    code = "SERVICE_UNAVAILABLE"
+class Unavailable(DomainError):
+    """A dependency (DynamoDB, SQS, the geocoder) did not answer in time; retry after ``retry_after_seconds`` (5)."""
 
     def __init__(self, message: str, details: list[FieldIssue] | None = None, retry_after_seconds: int = 5) -> None:
-        super().__init__(message, details, headers={"Retry-After": str(retry_after_seconds)})
+        super().__init__(message, details)
+        self.retry_after_seconds = retry_after_seconds
 
 
-class DependencyUnavailableError(ServiceUnavailableError):
-    """503 SERVICE_UNAVAILABLE: DynamoDB, SQS or another AWS service timed out, refused the
-    connection or kept throttling.
+class DependencyUnavailable(Unavailable):
+    """DynamoDB, SQS or another AWS service timed out, refused the connection or kept throttling.
 
     Raised by :mod:`chalicelib.storage` for every client it creates, after botocore's retries
     (:func:`chalicelib.storage.boto_config`), so no layer above knows botocore's exception types.
@@ -227,11 +177,13 @@ class DependencyUnavailableError(ServiceUnavailableError):
         self.cause = cause
 
 
-class InternalError(ApiError):
-    """500 INTERNAL_ERROR: an unexpected fault; the body never carries a stack trace."""
+class Internal(DomainError):
+    """An unexpected fault; its message is never shown to a client."""
 
-    status = 500
-    code = "INTERNAL_ERROR"
+
+#: The name the search modules still use; they move to ``chalicelib.search`` with issue 20 and
+#: switch to :class:`RuleViolation` there (kept so that they work unchanged until then).
+ValidationError = RuleViolation
 
 
 #: pydantic error types of a discriminated union whose tag is missing or unknown.
@@ -253,8 +205,8 @@ def _location(err: dict[str, Any], tagged_union: bool) -> str:
     return ".".join(parts)
 
 
-def from_pydantic(exc: Any, prefix: str = "", tagged_union: bool = False) -> ValidationError:
-    """Convert a ``pydantic.ValidationError`` into a :class:`ValidationError`.
+def from_pydantic(exc: Any, prefix: str = "", tagged_union: bool = False) -> RuleViolation:
+    """Convert a ``pydantic.ValidationError`` into a :class:`RuleViolation`.
 
     Parameters
     ----------
@@ -267,7 +219,7 @@ def from_pydantic(exc: Any, prefix: str = "", tagged_union: bool = False) -> Val
 
     Returns
     -------
-    ValidationError
+    RuleViolation
         One ``details`` item per pydantic error, its ``field`` the dotted location.
     """
     details = []
@@ -275,4 +227,4 @@ def from_pydantic(exc: Any, prefix: str = "", tagged_union: bool = False) -> Val
         loc = _location(err, tagged_union)
         details.append(FieldIssue(field=prefix + loc if loc else prefix.rstrip(".") or "body", issue=err["msg"]))
     fields = ", ".join(d.field for d in details)
-    return ValidationError(f"Request validation failed: {fields}", details)
+    return RuleViolation(f"Request validation failed: {fields}", details)

@@ -6,7 +6,7 @@ Every route is registered through :func:`route`, which
 * rejects bodies over :data:`MAX_BODY_BYTES` and malformed JSON,
 * validates the body and query string with the given pydantic models,
 * serializes the returned model, and
-* turns every :class:`~chalicelib.errors.ApiError` (and any unexpected exception) into the
+* turns every :class:`~chalicelib.errors.DomainError` (and any unexpected exception) into the
   spec's error body (spec §7), never leaking a stack trace.
 
 It also records each route in :data:`ROUTES`, from which the OpenAPI document is generated.
@@ -18,7 +18,7 @@ import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from aws_lambda_powertools import Logger
 from chalice.app import Blueprint, Chalice, Request, Response
@@ -27,13 +27,8 @@ from pydantic import ValidationError as PydanticValidationError
 
 from chalicelib import conditional as conditional_requests
 from chalicelib import cursors, errors, json_input, path_ids
-from chalicelib.auth.service import authenticate
-from chalicelib.lazy import lazy_imports
+from chalicelib.model_base import Model
 from chalicelib.request_context import current_request_id
-
-with lazy_imports(__name__):  # powertools' idempotency utility loads with the first POST or PATCH, not at cold start
-    from chalicelib import idempotency
-    from chalicelib.rate_limits import service as rate_limits
 
 logger = Logger(service="matching-service", child=True)
 
@@ -46,6 +41,92 @@ Router = Chalice | Blueprint
 #: pass the function so that the model's module loads with the first request of the route (or the
 #: OpenAPI build) instead of at cold start (:mod:`chalicelib.lazy`).
 ModelRef = type[BaseModel] | Callable[[], type[BaseModel]]
+
+
+class Principal(Protocol):
+    """The authenticated caller as the edge sees it (:class:`chalicelib.auth.service.Caller`)."""
+
+    @property
+    def user_id(self) -> str:
+        """The caller's user id (scopes its idempotency keys and cursors)."""
+
+    @property
+    def key_id(self) -> str:
+        """The API key's id (names its rate-limit bucket)."""
+
+    @property
+    def is_admin(self) -> bool:
+        """Whether the key carries the admin scope."""
+
+
+#: ``(authorization header, require_admin) -> Principal``; raises ``Unauthorized`` or ``Forbidden``.
+Authenticate = Callable[[str | None, bool], Principal]
+#: ``(key_id, is_admin) -> None``-like; raises ``RateLimited`` once the key's bucket is empty.
+Admit = Callable[[str, bool], object]
+#: ``(scope, key, request fingerprint, work, lambda context) -> response``, ``work`` run at most once a key.
+RunOnce = Callable[[str, str, dict[str, Any], Callable[[], Response], Any], Response]
+
+
+@dataclass(frozen=True)
+class Gate:
+    """What the edge asks of the domain around every view: its ports, filled by the composition root.
+
+    ``app.py`` installs :func:`chalicelib.gate.services` (:func:`install_gate`) before any request,
+    so that this module, the HTTP edge, reaches DynamoDB through nothing: the API keys, the rate
+    limit buckets and the idempotency records stay behind their services.
+    """
+
+    authenticate: Authenticate
+    admit: Admit
+    run_once: RunOnce
+
+
+_gate: list[Gate] = []
+
+
+def install_gate(gate: Gate) -> None:
+    """Make ``gate`` the services every route's handler calls (the last installed wins)."""
+    _gate[:] = [gate]
+
+
+def current_gate() -> Gate:
+    """The installed :class:`Gate`.
+
+    Raises
+    ------
+    RuntimeError
+        None is installed (``app.py`` installs it at import).
+    """
+    if not _gate:
+        raise RuntimeError("no Gate installed: import app (or call chalicelib.http.install_gate) before serving requests")
+    return _gate[0]
+
+
+#: The request header naming an idempotent retry (Stripe's semantics, :mod:`chalicelib.idempotency.service`).
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+
+#: Longest accepted ``Idempotency-Key`` (Stripe: 255 characters).
+MAX_IDEMPOTENCY_KEY_LENGTH = 255
+
+
+def key_from(headers: Any) -> str | None:
+    """The request's ``Idempotency-Key``, or ``None`` when absent.
+
+    Raises
+    ------
+    RuleViolation
+        Empty, longer than :data:`MAX_IDEMPOTENCY_KEY_LENGTH`, or not printable ASCII without
+        spaces (``details`` names ``Idempotency-Key``).
+    """
+    value: str | None = headers.get(IDEMPOTENCY_HEADER.lower())
+    if value is None:
+        return None
+    if not 1 <= len(value) <= MAX_IDEMPOTENCY_KEY_LENGTH or not all("!" <= c <= "~" for c in value):
+        raise errors.RuleViolation.for_field(
+            IDEMPOTENCY_HEADER, f"1..{MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters without spaces (e.g. a UUID)",
+            "Invalid Idempotency-Key header",
+        )
+    return value
 
 
 def resolve_model(ref: ModelRef) -> type[BaseModel]:
@@ -110,14 +191,83 @@ IDEMPOTENT_METHODS = frozenset({"POST", "PATCH"})
 ROUTES: list[RouteSpec] = []
 
 
-def error_response(exc: errors.ApiError) -> Response:
+class ErrorBody(Model):
+    """The spec's error body (spec §7)."""
+
+    code: str
+    error: str
+    details: list[errors.FieldIssue] | None = None
+    #: The request's ``X-Request-Id`` (quote it when reporting a problem).
+    requestId: str | None = None
+
+
+#: The one table from the domain's errors to the API's answers: status and the spec's error code
+#: (spec §7, DESIGN §2). A subclass not listed takes its nearest listed base's row
+#: (``DependencyUnavailable`` is ``Unavailable``'s 503); anything else is 500 INTERNAL_ERROR.
+ERROR_STATUSES: dict[type[errors.DomainError], tuple[int, str]] = {
+    errors.RuleViolation: (400, "VALIDATION_ERROR"),
+    errors.Unauthorized: (401, "UNAUTHORIZED"),
+    errors.Forbidden: (403, "FORBIDDEN"),
+    errors.NotFound: (404, "NOT_FOUND"),
+    errors.MethodNotAllowed: (405, "METHOD_NOT_ALLOWED"),
+    errors.Conflict: (409, "CONFLICT"),
+    errors.IdempotencyKeyInUse: (409, "IDEMPOTENCY_KEY_IN_USE"),
+    errors.PreconditionFailed: (412, "PRECONDITION_FAILED"),
+    errors.TooLarge: (413, "PAYLOAD_TOO_LARGE"),
+    errors.UnsupportedMediaType: (415, "UNSUPPORTED_MEDIA_TYPE"),
+    errors.IdempotencyKeyReused: (422, "IDEMPOTENCY_KEY_REUSED"),
+    errors.RateLimited: (429, "RATE_LIMITED"),
+    errors.Internal: (500, "INTERNAL_ERROR"),
+    errors.Unavailable: (503, "SERVICE_UNAVAILABLE"),
+}
+
+#: The message of every 500: a fault's own text never reaches a client.
+INTERNAL_MESSAGE = "An internal error occurred"
+
+#: ``WWW-Authenticate`` of every 401 (RFC 6750 §3).
+AUTHENTICATE_CHALLENGE = 'Bearer realm="matching-service"'
+
+
+def error_status(exc: BaseException) -> tuple[int, str]:
+    """The status and error code of ``exc`` (:data:`ERROR_STATUSES`; 500 ``INTERNAL_ERROR`` for any other exception)."""
+    for kind in type(exc).__mro__:
+        if kind in ERROR_STATUSES:
+            return ERROR_STATUSES[kind]
+    return ERROR_STATUSES[errors.Internal]
+
+
+def error_headers(exc: BaseException) -> dict[str, str]:
+    """The headers that go with ``exc``'s answer: ``WWW-Authenticate`` of a 401, ``Retry-After`` of a
+    retryable error (409 in use, 429, 503) and the RateLimit fields of a 429 (:mod:`chalicelib.rate_limits`)."""
+    headers: dict[str, str] = {}
+    if isinstance(exc, errors.Unauthorized):
+        headers["WWW-Authenticate"] = AUTHENTICATE_CHALLENGE
+    if isinstance(exc, errors.RateLimited):
+        headers.update(exc.limit_fields)
+    retry_after = exc.retry_after_seconds if isinstance(exc, errors.DomainError) else None
+    if retry_after is not None:
+        headers["Retry-After"] = str(retry_after)
+    return headers
+
+
+def error_body(exc: BaseException) -> dict[str, Any]:
+    """The spec's error body of ``exc`` (``details`` omitted when empty; the message of a 500 is :data:`INTERNAL_MESSAGE`)."""
+    status, code = error_status(exc)
+    known = isinstance(exc, errors.DomainError) and status != 500
+    message = exc.message if isinstance(exc, errors.DomainError) and known else INTERNAL_MESSAGE
+    details = exc.details if isinstance(exc, errors.DomainError) and known else None
+    return ErrorBody(code=code, error=message, details=details).model_dump(exclude_none=True)
+
+
+def error_response(exc: BaseException) -> Response:
     """Render ``exc`` as a Chalice response with the spec's error body and the request's ``requestId``."""
-    headers: dict[str, str | list[str]] = {"Content-Type": "application/json", **exc.headers}
-    body = exc.body()
+    status, _ = error_status(exc)
+    headers: dict[str, str | list[str]] = {"Content-Type": "application/json", **error_headers(exc)}
+    body = error_body(exc)
     request_id = current_request_id()
     if request_id is not None:
         body["requestId"] = request_id
-    return Response(body=json.dumps(body), status_code=exc.status, headers=headers)
+    return Response(body=json.dumps(body), status_code=status, headers=headers)
 
 
 def to_jsonable(value: Any) -> Any:
@@ -150,26 +300,26 @@ def parse_json_body(request: Request) -> Any:
 
     Raises
     ------
-    PayloadTooLargeError
+    TooLarge
         Over :data:`MAX_BODY_BYTES`.
-    ValidationError
+    RuleViolation
         Missing or malformed JSON (``details`` names ``body``).
     """
     raw = request.raw_body or b""
     if len(raw) > MAX_BODY_BYTES:
-        raise errors.PayloadTooLargeError(f"Request body exceeds {MAX_BODY_BYTES} bytes")
+        raise errors.TooLarge(f"Request body exceeds {MAX_BODY_BYTES} bytes")
     if not raw.strip():
-        raise errors.ValidationError.for_field("body", "a JSON object is required", "Request body is empty")
+        raise errors.RuleViolation.for_field("body", "a JSON object is required", "Request body is empty")
     try:
         data = json.loads(raw, parse_int=json_input.parse_int)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise errors.ValidationError.for_field("body", f"malformed JSON: {exc}", "Request body is not valid JSON") from exc
+        raise errors.RuleViolation.for_field("body", f"malformed JSON: {exc}", "Request body is not valid JSON") from exc
     except RecursionError as exc:  # nested far beyond json_input.MAX_DEPTH
-        raise errors.ValidationError.for_field(
+        raise errors.RuleViolation.for_field(
             "body", f"nesting deeper than {json_input.MAX_DEPTH} levels", "Request body nests too deeply"
         ) from exc
     except ValueError as exc:  # any other refusal of the decoder: still the client's document
-        raise errors.ValidationError.for_field("body", f"not decodable: {exc}", "Request body is not valid JSON") from exc
+        raise errors.RuleViolation.for_field("body", f"not decodable: {exc}", "Request body is not valid JSON") from exc
     json_input.check_document(data)
     return data
 
@@ -179,7 +329,7 @@ def parse_model[M: BaseModel](model: type[M], data: Any, prefix: str = "") -> M:
 
     Raises
     ------
-    ValidationError
+    RuleViolation
         One ``details`` item per invalid field (``prefix`` prepended to its path).
     """
     try:
@@ -202,7 +352,7 @@ def parse_body[M: BaseModel](model: type[M], request: Request) -> M:
 
     Raises
     ------
-    PayloadTooLargeError, ValidationError
+    TooLarge, RuleViolation
         As :func:`parse_json_body` and :func:`parse_model`.
     """
     parse_json_body(request)  # size, emptiness and well-formedness, with their own messages
@@ -222,14 +372,14 @@ def check_path_ids(path_params: dict[str, Any]) -> None:
 
     Raises
     ------
-    NotFoundError
+    NotFound
         An id too long or with characters no id has; the message quotes at most
         :data:`chalicelib.path_ids.MAX_LENGTH` characters of it.
     """
     for name, value in path_params.items():
         text = str(value)
         if not path_ids.is_valid(name, text):
-            raise errors.NotFoundError(path_ids.not_found_message(name, text))
+            raise errors.NotFound(path_ids.not_found_message(name, text))
 
 
 def query_params(request: Request) -> dict[str, str]:
@@ -289,7 +439,7 @@ def route(
 
     A read view may return :class:`~chalicelib.conditional.Versioned` to send an ``ETag`` (and
     answer ``If-None-Match`` with 304). POST and PATCH honour ``Idempotency-Key``
-    (:mod:`chalicelib.idempotency`).
+    (:mod:`chalicelib.idempotency.service`).
     operation_id:
         The OpenAPI ``operationId``, for a view registered outside its domain's routes module
         (the cross-domain routes of :mod:`chalicelib.workflows.routes`); derived when ``None``.
@@ -304,15 +454,14 @@ def route(
         def failed(exc: Exception) -> Response:
             """The error response of ``exc`` (call it while handling ``exc``: faults are logged with it).
 
-            An :class:`~chalicelib.errors.ApiError` is rendered as it is (a dependency that did not
+            An :class:`~chalicelib.errors.DomainError` is rendered as it is (a dependency that did not
             answer is logged too); anything else is logged and answered 500 without details.
             """
-            if isinstance(exc, errors.DependencyUnavailableError):
+            if isinstance(exc, errors.DependencyUnavailable):
                 logger.exception("dependency unavailable", extra={"path": path, "method": method, "cause": exc.cause})
-            if isinstance(exc, errors.ApiError):
-                return error_response(exc)
-            logger.exception("unhandled error", extra={"path": path, "method": method})
-            return error_response(errors.InternalError("An internal error occurred"))
+            if not isinstance(exc, errors.DomainError):
+                logger.exception("unhandled error", extra={"path": path, "method": method})
+            return error_response(exc)
 
         def run(request: Request, args: list[Any], kwargs: dict[str, Any]) -> Response:
             """Call the view and render its result or error (never raises); cursors are the caller's own."""
@@ -332,20 +481,21 @@ def route(
                 kwargs: dict[str, Any] = dict(path_params)
                 args: list[Any] = []
                 scope = "public"
+                gate = current_gate()
                 if auth != "none":
-                    caller = authenticate(request.headers.get("authorization"), require_admin=auth == "admin")
+                    caller = gate.authenticate(request.headers.get("authorization"), auth == "admin")
                     args.append(caller)
                     scope = caller.user_id
-                    rate_limits.admit(caller.key_id, caller.is_admin)  # 429 RATE_LIMITED once the key's bucket is empty
+                    gate.admit(caller.key_id, caller.is_admin)  # 429 RATE_LIMITED once the key's bucket is empty
                 check_path_ids(path_params)
                 json_input.check_document(query_params(request))  # every route, also those reading params themselves
                 if body is not None:
                     kwargs["body"] = parse_body(resolve_model(body), request)
                 elif request.raw_body and len(request.raw_body) > MAX_BODY_BYTES:
-                    raise errors.PayloadTooLargeError(f"Request body exceeds {MAX_BODY_BYTES} bytes")
+                    raise errors.TooLarge(f"Request body exceeds {MAX_BODY_BYTES} bytes")
                 if query is not None:
                     kwargs["query"] = parse_model(resolve_model(query), query_params(request))
-                key = idempotency.key_from(request.headers) if method in IDEMPOTENT_METHODS else None
+                key = key_from(request.headers) if method in IDEMPOTENT_METHODS else None
                 if key is None:
                     return run(request, args, kwargs)
                 fingerprint = {
@@ -354,7 +504,7 @@ def route(
                     "ifMatch": request.headers.get("if-match"), "ifNoneMatch": request.headers.get("if-none-match"),
                 }
                 lambda_context = getattr(router, "lambda_context", None)
-                return idempotency.run_once(scope, key, fingerprint, lambda: run(request, args, kwargs), lambda_context)
+                return gate.run_once(scope, key, fingerprint, lambda: run(request, args, kwargs), lambda_context)
             except Exception as exc:  # noqa: BLE001 -- e.g. the API-key lookup of authenticate(), outside run()
                 return failed(exc)
 
@@ -371,17 +521,17 @@ def route(
 
 
 #: Chalice's own error codes (raised before our views run) mapped to the API's vocabulary.
-_CHALICE_ERRORS: dict[str, type[errors.ApiError]] = {
-    "BadRequestError": errors.ValidationError,
-    "MethodNotAllowedError": errors.MethodNotAllowedError,
-    "UnsupportedMediaType": errors.UnsupportedMediaTypeError,
-    "NotFoundError": errors.NotFoundError,
-    "UnauthorizedError": errors.UnauthorizedError,
-    "ForbiddenError": errors.ForbiddenError,
-    "ConflictError": errors.ConflictError,
-    "TooManyRequestsError": errors.RateLimitedError,
-    "RequestTooLargeError": errors.PayloadTooLargeError,
-    "InternalServerError": errors.InternalError,
+_CHALICE_ERRORS: dict[str, type[errors.DomainError]] = {
+    "BadRequestError": errors.RuleViolation,
+    "MethodNotAllowedError": errors.MethodNotAllowed,
+    "UnsupportedMediaType": errors.UnsupportedMediaType,
+    "NotFoundError": errors.NotFound,
+    "UnauthorizedError": errors.Unauthorized,
+    "ForbiddenError": errors.Forbidden,
+    "ConflictError": errors.Conflict,
+    "TooManyRequestsError": errors.RateLimited,
+    "RequestTooLargeError": errors.TooLarge,
+    "InternalServerError": errors.Internal,
 }
 
 
@@ -395,13 +545,11 @@ def chalice_errors_middleware(event: Request, get_response: Callable[[Request], 
     response = get_response(event)
     body = response.body
     if response.status_code >= 400 and isinstance(body, dict) and "Code" in body:
-        error_type = _CHALICE_ERRORS.get(str(body["Code"]), errors.InternalError)
+        error_type = _CHALICE_ERRORS.get(str(body["Code"]), errors.Internal)
         message = str(body.get("Message") or "Request failed")
-        if error_type is errors.InternalError:
-            message = "An internal error occurred"
         rendered = error_response(error_type(message))
         allowed = allowed_methods(str((event.context or {}).get("resourcePath") or ""))
-        if error_type is errors.MethodNotAllowedError and allowed:
+        if error_type is errors.MethodNotAllowed and allowed:
             rendered.headers["Allow"] = ", ".join(allowed)  # RFC 9110 §15.5.6: a 405 lists the methods
         return rendered
     return response

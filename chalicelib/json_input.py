@@ -10,7 +10,7 @@
   exactly (RFC 8259 §6; I-JSON, RFC 7493 §2.2); numbers finite and within the same magnitude.
   Fields with tighter bounds (coordinates, page sizes, category fields) check those themselves.
 
-Every violation is a :class:`~chalicelib.errors.ValidationError` naming the field (dotted path,
+Every violation is a :class:`~chalicelib.errors.RuleViolation` naming the field (dotted path,
 list items by index, ``body`` for the document itself).
 """
 
@@ -83,7 +83,7 @@ def check_document(data: Any, root: str = "") -> None:
 
     Raises
     ------
-    ValidationError
+    RuleViolation
         The first violation found, its ``details`` naming the field (``body`` for depth).
     """
     stack: list[tuple[Any, str, int]] = [(data, root.rstrip("."), 0)]
@@ -91,23 +91,23 @@ def check_document(data: Any, root: str = "") -> None:
         value, path, depth = stack.pop()
         if isinstance(value, (dict, list)):
             if depth >= MAX_DEPTH:
-                raise errors.ValidationError.for_field(
+                raise errors.RuleViolation.for_field(
                     "body", f"nesting deeper than {MAX_DEPTH} levels", f"Request body nests deeper than {MAX_DEPTH} levels"
                 )
             items = value.items() if isinstance(value, dict) else enumerate(value)
             for key, item in items:
                 if isinstance(key, str) and (bad := control_character(key, allow_whitespace=False)):
-                    raise errors.ValidationError.for_field(_child(path, key), f"key contains the control character {bad}")
+                    raise errors.RuleViolation.for_field(_child(path, key), f"key contains the control character {bad}")
                 stack.append((item, _child(path, key), depth + 1))
         elif isinstance(value, str):
             if bad := control_character(value):
-                raise errors.ValidationError.for_field(path or "body", f"contains the control character {bad}")
+                raise errors.RuleViolation.for_field(path or "body", f"contains the control character {bad}")
         elif isinstance(value, bool) or value is None:
             continue
         elif isinstance(value, int):
             if abs(value) > MAX_SAFE_INTEGER:
-                raise errors.ValidationError.for_field(
+                raise errors.RuleViolation.for_field(
                     path or "body", f"must be between {-MAX_SAFE_INTEGER} and {MAX_SAFE_INTEGER}"
                 )
         elif isinstance(value, float) and (not math.isfinite(value) or abs(value) > MAX_NUMBER):
-            raise errors.ValidationError.for_field(path or "body", f"must be a finite number within +-{MAX_SAFE_INTEGER}")
+            raise errors.RuleViolation.for_field(path or "body", f"must be a finite number within +-{MAX_SAFE_INTEGER}")

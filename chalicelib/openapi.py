@@ -22,8 +22,7 @@ from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from chalicelib import json_input, path_ids
-from chalicelib.errors import ErrorBody
-from chalicelib.http import ROUTES, RouteSpec
+from chalicelib.http import ROUTES, ErrorBody, RouteSpec
 from chalicelib.json_types import CONTROL_FREE, CONTROL_FREE_KEY
 from chalicelib.openapi_links import add_links
 from chalicelib.openapi_webhooks import WEBHOOKS_TAG, envelope_models, webhooks_section

@@ -53,7 +53,7 @@ class PageQuery(Model):
 
         Raises
         ------
-        ValidationError
+        RuleViolation
             ``cursor`` is malformed, edited or from another query (field ``cursor``), or
             ``page`` contradicts the cursor (field ``page``).
         """
@@ -62,11 +62,11 @@ class PageQuery(Model):
         try:
             state = cursors.decode(f"{scope}|{self.pageSize}", self.cursor)
         except cursors.InvalidCursor as exc:
-            raise errors.ValidationError.for_field("cursor", str(exc), f"Invalid cursor: {exc}") from exc
+            raise errors.RuleViolation.for_field("cursor", str(exc), f"Invalid cursor: {exc}") from exc
         if state.key is not None and not _plausible_key(state.key):
-            raise errors.ValidationError.for_field("cursor", "is not a cursor issued by this API", "Invalid cursor")
+            raise errors.RuleViolation.for_field("cursor", "is not a cursor issued by this API", "Invalid cursor")
         if "page" in self.model_fields_set and self.page != state.page:
-            raise errors.ValidationError.for_field(
+            raise errors.RuleViolation.for_field(
                 "page", f"the cursor continues at page {state.page}; leave page out when giving a cursor"
             )
         return Position(scope=scope, page=state.page, page_size=self.pageSize, key=state.key)

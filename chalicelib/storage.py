@@ -6,7 +6,7 @@ creates the boto3 clients once per process, and turns a cancelled transaction in
 typed exception (:class:`TransactionConflict`, whose items :mod:`chalicelib.transactions`
 names), lasting contention into the API's CONFLICT (:class:`Contention`) and a dependency
 that does not answer, or still throttles after botocore's retries, into the API's
-SERVICE_UNAVAILABLE (:class:`chalicelib.errors.DependencyUnavailableError`): the HTTP edge
+SERVICE_UNAVAILABLE (:class:`chalicelib.errors.DependencyUnavailable`): the HTTP edge
 maps errors only.
 """
 
@@ -35,7 +35,7 @@ _deserializer = TypeDeserializer()
 _client_lock = threading.Lock()
 
 #: Faults that mean "the dependency did not answer in time or at all" after botocore's retries:
-#: raised as :class:`chalicelib.errors.DependencyUnavailableError` (503 with Retry-After, never a
+#: raised as :class:`chalicelib.errors.DependencyUnavailable` (503 with Retry-After, never a
 #: hang or a 500) by every client of :func:`client` (see :func:`_raise_unavailable`).
 UNAVAILABLE: tuple[type[Exception], ...] = (BotoConnectionError, ReadTimeoutError, ConnectionClosedError)
 
@@ -60,11 +60,11 @@ def _raise_unavailable(exception: Exception | None = None, **_: Any) -> None:
 
     Raises
     ------
-    chalicelib.errors.DependencyUnavailableError
+    chalicelib.errors.DependencyUnavailable
         ``exception`` is one of :data:`UNAVAILABLE`.
     """
     if isinstance(exception, UNAVAILABLE):
-        raise errors.DependencyUnavailableError(f"{type(exception).__name__}: {exception}") from exception
+        raise errors.DependencyUnavailable(f"{type(exception).__name__}: {exception}") from exception
 
 
 def _raise_throttled(http_response: Any = None, parsed: Mapping[str, Any] | None = None, **_: Any) -> None:
@@ -77,7 +77,7 @@ def _raise_throttled(http_response: Any = None, parsed: Mapping[str, Any] | None
 
     Raises
     ------
-    chalicelib.errors.DependencyUnavailableError
+    chalicelib.errors.DependencyUnavailable
         The error code is one of :data:`THROTTLED_CODES`, or a transaction was cancelled for
         throttling (a reason in :data:`THROTTLED_REASONS` and no failed condition, which stays
         the caller's :class:`TransactionConflict`).
@@ -88,7 +88,7 @@ def _raise_throttled(http_response: Any = None, parsed: Mapping[str, Any] | None
     code = error.get("Code", "")
     reasons = _reasons_of(parsed)
     if code in THROTTLED_CODES or (THROTTLED_REASONS & set(reasons) and "ConditionalCheckFailed" not in reasons):
-        raise errors.DependencyUnavailableError(f"{code}: {error.get('Message', '')} {reasons or ''}".rstrip())
+        raise errors.DependencyUnavailable(f"{code}: {error.get('Message', '')} {reasons or ''}".rstrip())
 
 
 def boto_config(attempts: int | None = None) -> Config:
@@ -122,7 +122,7 @@ def client(service: str) -> Any:
     boto3 reads ``AWS_ENDPOINT_URL`` itself, so local runs reach the embedded AWS without
     a branch in this code. Clients are thread-safe and created once (Lambda cold start), with
     :func:`boto_config`. A call that times out or cannot connect raises
-    :class:`chalicelib.errors.DependencyUnavailableError` (:func:`_raise_unavailable`), and so
+    :class:`chalicelib.errors.DependencyUnavailable` (:func:`_raise_unavailable`), and so
     does one still throttled after the last attempt (:func:`_raise_throttled`).
     """
     with _client_lock:
@@ -295,7 +295,7 @@ class ConditionFailed(Exception):
         self.item = item
 
 
-class Contention(errors.ConflictError):
+class Contention(errors.Conflict):
     """A transaction kept being cancelled by concurrent transactions on the same items.
 
     It is the API's 409 CONFLICT (retry the request), mapped here so that no layer above has
@@ -547,7 +547,7 @@ def batch_get_tables(keys_by_table: Mapping[str, Sequence[Mapping[str, Any]]]) -
 
     Raises
     ------
-    chalicelib.errors.DependencyUnavailableError
+    chalicelib.errors.DependencyUnavailable
         Keys still unprocessed (throttling) after :data:`TRANSACT_ATTEMPTS` backed-off attempts,
         or the call itself throttled after botocore's retries (:func:`_raise_throttled`).
     """
@@ -564,4 +564,4 @@ def batch_get_tables(keys_by_table: Mapping[str, Sequence[Mapping[str, Any]]]) -
             return found
         # Unprocessed keys mean throttling: back off before asking again (AWS docs, BatchGetItem).
         time.sleep(random.uniform(0, TRANSACT_BASE_DELAY_SECONDS * 2**attempt))  # jitter, not security
-    raise errors.DependencyUnavailableError(f"BatchGetItem left keys unprocessed after {TRANSACT_ATTEMPTS} attempts")
+    raise errors.DependencyUnavailable(f"BatchGetItem left keys unprocessed after {TRANSACT_ATTEMPTS} attempts")

@@ -108,7 +108,7 @@ def register_admin_key(api_key: str | None) -> tuple[str, bool]:
 
     try:
         created = create_user(AdminUserCreate(displayName="Local admin", admin=True), api_key=api_key)
-    except errors.ConflictError:
+    except errors.Conflict:
         return str(api_key), False
     return created.apiKey, True
 

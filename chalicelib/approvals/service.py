@@ -2,7 +2,7 @@
 
 * :func:`list_pending` shows the review queue (PENDING listings, oldest first) and claims nothing;
   it pages with signed cursors (:mod:`chalicelib.cursors`) bound to the list, the administrator
-  and the page size, so an edited or foreign cursor is a ``ValidationError`` naming ``cursor``.
+  and the page size, so an edited or foreign cursor is a ``RuleViolation`` naming ``cursor``.
 * :func:`claim` claims tasks from the SQS approval queue; :func:`decide` decides a claimed task.
 * :func:`decide_listing` decides a PENDING listing without a claim (the Dashboard's review page);
   its task stays queued and is dropped as stale when claimed later.
@@ -56,7 +56,7 @@ def decode_approval_id(approval_id: str) -> queue.Task:
 
     Raises
     ------
-    NotFoundError
+    NotFound
         Not an approval id this service issued.
     """
     try:
@@ -64,7 +64,7 @@ def decode_approval_id(approval_id: str) -> queue.Task:
         receipt, listing_id, version, enqueued_at = json.loads(raw)
         return queue.Task(str(receipt), str(listing_id), int(version), str(enqueued_at))
     except (binascii.Error, ValueError, TypeError, UnicodeDecodeError) as exc:
-        raise errors.NotFoundError("Unknown approval id") from exc
+        raise errors.NotFound("Unknown approval id") from exc
 
 
 def _is_current(listing: ListingRecord | None, task: queue.Task) -> bool:
@@ -85,7 +85,7 @@ def list_pending(caller: Caller, query: PendingListingQuery) -> PendingListingPa
 
     Raises
     ------
-    ValidationError
+    RuleViolation
         ``cursor`` is malformed, edited, or was issued for another query (another route,
         administrator or ``pageSize``); ``details`` names ``cursor``.
     """
@@ -110,7 +110,7 @@ def review_queue(caller: Caller, query: PendingListingQuery) -> ReviewQueue:
 
     Raises
     ------
-    ValidationError
+    RuleViolation
         As :func:`list_pending` (``details`` names ``cursor``).
     """
     items, owners, next_cursor = _pending_page(caller, query)
@@ -153,17 +153,17 @@ def decide(approval_id: str, body: ApprovalDecision) -> ApprovalResult:
 
     Raises
     ------
-    NotFoundError
+    NotFound
         Unknown approval id, a claim SQS no longer honours (forged or expired), or the listing
         no longer exists (task dropped).
-    ConflictError
+    Conflict
         The listing changed since the task was queued or was already decided (task dropped).
     """
     task = decode_approval_id(approval_id)
     listing = listings.get(task.listing_id)
     if listing is None:
         queue.delete(task.receipt)
-        raise errors.NotFoundError("The listing was deleted; the task was dropped")
+        raise errors.NotFound("The listing was deleted; the task was dropped")
     if not _is_current(listing, task):
         queue.delete(task.receipt)
         raise _stale_task()
@@ -171,7 +171,7 @@ def decide(approval_id: str, body: ApprovalDecision) -> ApprovalResult:
         queue.hold(task.receipt)
     except queue.ClaimLostError as exc:
         # Never apply a decision without a claim this queue issued and still holds.
-        raise errors.NotFoundError("Unknown or expired approval id; claim the task again") from exc
+        raise errors.NotFound("Unknown or expired approval id; claim the task again") from exc
     try:
         updated = _apply(listing, body, task.version)
     except ConditionFailed as exc:
@@ -181,8 +181,8 @@ def decide(approval_id: str, body: ApprovalDecision) -> ApprovalResult:
     return ApprovalResult(approvalId=approval_id, decision=body.decision, listing=to_model(updated, users.get_user(updated["ownerId"])))
 
 
-def _stale_task() -> errors.ConflictError:
-    return errors.ConflictError("The listing changed or was decided since this task was queued; the task was dropped")
+def _stale_task() -> errors.Conflict:
+    return errors.Conflict("The listing changed or was decided since this task was queued; the task was dropped")
 
 
 def _apply(listing: ListingRecord, body: ApprovalDecision, version: int) -> ListingRecord:
@@ -224,23 +224,23 @@ def decide_listing(listing_id: str, body: ApprovalDecision, version: int | None 
 
     Raises
     ------
-    NotFoundError
+    NotFound
         No such listing.
-    ConflictError
+    Conflict
         The listing is not PENDING (already decided) or is at another version than ``version``.
     """
     listing = listings.get(listing_id)
     if listing is None:
-        raise errors.NotFoundError(f"Listing '{listing_id}' not found")
+        raise errors.NotFound(f"Listing '{listing_id}' not found")
     expected = int(listing["version"]) if version is None else version
     if not status.awaiting_review(listing["status"]):
-        raise errors.ConflictError("The listing changed or was already decided; read it again")
+        raise errors.Conflict("The listing changed or was already decided; read it again")
     try:
         updated = _apply(listing, body, expected)
     except ConditionFailed as exc:
         if listings.get(listing_id) is None:
-            raise errors.NotFoundError(f"Listing '{listing_id}' not found") from exc
-        raise errors.ConflictError("The listing changed or was already decided; read it again") from exc
+            raise errors.NotFound(f"Listing '{listing_id}' not found") from exc
+        raise errors.Conflict("The listing changed or was already decided; read it again") from exc
     return to_model(updated, users.get_user(updated["ownerId"]))
 
 

@@ -94,13 +94,13 @@ def _find(caller: Caller, wanted: str) -> ApiKeyRecord:
     for record in _live(repository.list_keys(caller.user_id)):
         if key_id(record["keyHash"]) == wanted:
             return record
-    raise errors.NotFoundError(f"API key '{wanted}' not found")
+    raise errors.NotFound(f"API key '{wanted}' not found")
 
 
 def _clean_name(name: str) -> str:
     cleaned = " ".join(name.split())
     if not cleaned or len(cleaned) > MAX_NAME:
-        raise errors.ValidationError.for_field("name", f"Enter a name of 1 to {MAX_NAME} characters")
+        raise errors.RuleViolation.for_field("name", f"Enter a name of 1 to {MAX_NAME} characters")
     return cleaned
 
 
@@ -123,12 +123,12 @@ def create_key(caller: Caller, name: str) -> NewKey:
 
     Raises
     ------
-    ValidationError
+    RuleViolation
         A blank or too long name (``details`` name ``name``), or :data:`MAX_KEYS` keys held already.
     """
     cleaned = _clean_name(name)
     if len(_live(repository.list_keys(caller.user_id))) >= MAX_KEYS:
-        raise errors.ValidationError.for_field("name", f"You hold {MAX_KEYS} keys already; revoke one first")
+        raise errors.RuleViolation.for_field("name", f"You hold {MAX_KEYS} keys already; revoke one first")
     record, secret = _new_record(caller.user_id, sorted(caller.scopes), cleaned)
     Transaction().add("key", repository.put_key_op(record)).commit()
     return NewKey(_own(record), secret)
@@ -139,14 +139,14 @@ def revoke_key(caller: Caller, wanted: str) -> OwnKey:
 
     Raises
     ------
-    NotFoundError
+    NotFound
         The caller holds no live key with that id (another user's key is not found either).
     """
     record = _find(caller, wanted)
     try:
         Transaction().add("key", repository.delete_key_op(record["keyHash"], caller.user_id)).commit()
     except TransactionConflict as exc:
-        raise errors.NotFoundError(f"API key '{wanted}' not found") from exc
+        raise errors.NotFound(f"API key '{wanted}' not found") from exc
     service.evict(record["keyHash"])
     return _own(record)
 
@@ -159,15 +159,15 @@ def roll_key(caller: Caller, wanted: str, old_expires: str) -> NewKey:
 
     Raises
     ------
-    ValidationError
+    RuleViolation
         ``old_expires`` is not a :data:`ROLL_EXPIRIES` label (``details`` name ``expires``).
-    NotFoundError
+    NotFound
         No live key ``wanted`` of the caller.
-    ConflictError
+    Conflict
         The key changed meanwhile (revoked or rolled by another request).
     """
     if old_expires not in ROLL_EXPIRIES:
-        raise errors.ValidationError.for_field("expires", f"Choose one of {', '.join(ROLL_EXPIRIES)}")
+        raise errors.RuleViolation.for_field("expires", f"Choose one of {', '.join(ROLL_EXPIRIES)}")
     old = _find(caller, wanted)
     record, secret = _new_record(caller.user_id, list(old["scopes"]), old.get("name") or "Rolled key")
     seconds = ROLL_EXPIRIES[old_expires]
@@ -180,6 +180,6 @@ def roll_key(caller: Caller, wanted: str, old_expires: str) -> NewKey:
     try:
         tx.commit()
     except TransactionConflict as exc:
-        raise errors.ConflictError("The key changed meanwhile; reload the page") from exc
+        raise errors.Conflict("The key changed meanwhile; reload the page") from exc
     service.evict(old["keyHash"])
     return NewKey(_own(record), secret, old["keyHash"])

@@ -88,22 +88,22 @@ def authenticate(authorization: str | None, require_admin: bool = False) -> Call
 
     Raises
     ------
-    UnauthorizedError
+    Unauthorized
         Missing header, wrong scheme, unknown (revoked) or expired key.
-    ForbiddenError
+    Forbidden
         ``require_admin`` and the key lacks the admin scope.
     """
     scheme, _, token = (authorization or "").strip().partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not token:
-        raise errors.UnauthorizedError("Missing or malformed Authorization header; expected 'Bearer <API key>'")
+        raise errors.Unauthorized("Missing or malformed Authorization header; expected 'Bearer <API key>'")
     caller = _lookup(keys.hash_key(token), note_use=True)
     if caller is None:
-        raise errors.UnauthorizedError("Invalid API key")
+        raise errors.Unauthorized("Invalid API key")
     if caller.expires_at is not None and caller.expires_at <= clock.epoch_seconds():
-        raise errors.UnauthorizedError("This API key has expired (it was rolled)")
+        raise errors.Unauthorized("This API key has expired (it was rolled)")
     if require_admin and not caller.is_admin:
-        raise errors.ForbiddenError("This operation requires an administrator key")
+        raise errors.Forbidden("This operation requires an administrator key")
     return caller
 
 

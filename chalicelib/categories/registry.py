@@ -38,10 +38,10 @@ def get_category(key: str) -> Category:
 
     Raises
     ------
-    NotFoundError
+    NotFound
         No category has that key.
     """
     category = all_categories().get(key)
     if category is None:
-        raise errors.NotFoundError(f"Category '{key}' not found")
+        raise errors.NotFound(f"Category '{key}' not found")
     return category

@@ -2,10 +2,10 @@
 
 * A conversation is opened by accepting a request (:func:`open_conversation_ops`, in the
   decision's transaction); its participants are the requester and the recipient.
-* Only participants see it: everyone else gets ``NotFoundError``, so ids reveal nothing.
+* Only participants see it: everyone else gets ``NotFound``, so ids reveal nothing.
 * Messages are numbered 1, 2, ... per conversation (oldest first); a page is one Query.
 * Leaving (``DELETE``) takes the conversation out of the leaver's list; the other participant
-  sees ``otherLeft: true``; from then on any message to it is a ``ForbiddenError``. Both keep read
+  sees ``otherLeft: true``; from then on any message to it is a ``Forbidden``. Both keep read
   access to the history by id. Leaving twice is a no-op success.
 * A sender's messages count toward ``MESSAGES_PER_DAY`` (:mod:`chalicelib.rate_limits`): the daily
   counter is an item of the message's own transaction, so beyond it nothing is written (429).
@@ -115,8 +115,8 @@ def to_model(item: ConversationRecord, viewer_id: str) -> Conversation:
     )
 
 
-def _not_found(conversation_id: str) -> errors.NotFoundError:
-    return errors.NotFoundError(f"Conversation '{conversation_id[:path_ids.MAX_LENGTH]}' not found")
+def _not_found(conversation_id: str) -> errors.NotFound:
+    return errors.NotFound(f"Conversation '{conversation_id[:path_ids.MAX_LENGTH]}' not found")
 
 
 def _read(conversation_id: str) -> ConversationRecord | None:
@@ -134,7 +134,7 @@ def get_conversation(caller: Caller, conversation_id: str) -> Conversation:
 
     Raises
     ------
-    NotFoundError
+    NotFound
         No such conversation, or the caller is not a participant.
     """
     return to_model(_participating(_read(conversation_id), caller, conversation_id), caller.user_id)
@@ -164,7 +164,7 @@ def list_messages(caller: Caller, conversation_id: str, query: PageQuery) -> Mes
 
     Raises
     ------
-    NotFoundError
+    NotFound
         No such conversation, or the caller is not a participant.
     """
     item = _participating(_read(conversation_id), caller, conversation_id)
@@ -190,13 +190,13 @@ def send_message(caller: Caller, conversation_id: str, content: str, via_api: bo
 
     Raises
     ------
-    NotFoundError
+    NotFound
         No such conversation, or the caller is not a participant.
-    ForbiddenError
+    Forbidden
         A participant has left the conversation.
-    ConflictError
+    Conflict
         Other messages kept taking the next number through every attempt (retry).
-    RateLimitedError
+    RateLimited
         The caller sent ``MESSAGES_PER_DAY`` messages this UTC day already (the message and its
         daily counter are one transaction: nothing is written).
     """
@@ -209,7 +209,7 @@ def send_message(caller: Caller, conversation_id: str, content: str, via_api: bo
             conversation = repository.get(conversation_id, consistent=True)
         conversation = _participating(conversation, caller, conversation_id)
         if conversation.get("leftBy"):
-            raise errors.ForbiddenError("This conversation was left; no more messages can be sent to it")
+            raise errors.Forbidden("This conversation was left; no more messages can be sent to it")
         sequence = int(conversation.get("messageCount", 0)) + 1
         snapshot = {p["userId"]: p["displayName"] for p in conversation.get("participants") or []}
         message: MessageRecord = {
@@ -232,7 +232,7 @@ def send_message(caller: Caller, conversation_id: str, content: str, via_api: bo
                 raise rate_limits.quota_exceeded(Quota.MESSAGES) from exc
             continue  # someone left, or another message took the number: read again and decide again
         return _message(message, conversation_id)
-    raise errors.ConflictError("The conversation is receiving many messages at once; retry")
+    raise errors.Conflict("The conversation is receiving many messages at once; retry")
 
 
 def leave(caller: Caller, conversation_id: str) -> LeaveResult:
@@ -240,7 +240,7 @@ def leave(caller: Caller, conversation_id: str) -> LeaveResult:
 
     Raises
     ------
-    NotFoundError
+    NotFound
         No such conversation, or the caller is not a participant.
     """
     item = _participating(_read(conversation_id), caller, conversation_id)

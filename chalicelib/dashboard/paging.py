@@ -52,7 +52,7 @@ def page_query[Q: pagination.PageQuery](current: Page, model: type[Q]) -> Q:
 
     Raises
     ------
-    ValidationError
+    RuleViolation
         ``pageSize`` out of 1..100 or a malformed ``cursor`` (the page shows 400).
     """
     values = {"pageSize": current.query("pageSize") or str(pagination.MAX_PAGE_SIZE), "cursor": current.query("cursor") or None}
@@ -131,7 +131,7 @@ class EarlierPages:
 
         Raises
         ------
-        ValidationError
+        RuleViolation
             The cursor is malformed, edited, or from another view, user, list or page size (field ``cursor``).
         """
         position = query.position_in(view, scope_id)
@@ -139,7 +139,7 @@ class EarlierPages:
             return cls(position)
         page_text, _, newest_text = position.key.partition(":")
         if not (page_text.isdigit() and newest_text.isdigit() and int(page_text) >= 1):
-            raise errors.ValidationError.for_field("cursor", "is not a cursor issued by this Dashboard")
+            raise errors.RuleViolation.for_field("cursor", "is not a cursor issued by this Dashboard")
         return cls(position, int(page_text), int(newest_text))
 
     @property

@@ -105,12 +105,12 @@ def sign_in(api_key: str) -> Session:
 
     Raises
     ------
-    UnauthorizedError
+    Unauthorized
         Empty or unknown key (the same check as ``Authorization: Bearer``).
     """
     key = api_key.strip()
     if not key:
-        raise errors.UnauthorizedError("Enter an API key")
+        raise errors.Unauthorized("Enter an API key")
     caller = authenticate(f"Bearer {key}")
     session_id = secrets.token_urlsafe(32)
     moment = clock.now()

@@ -84,7 +84,7 @@ def approvals(current: Page) -> Response:
     """PENDING listings, oldest first, with content, owner and submission time; nothing is claimed.
 
     ``cursor`` (query string) is the previous page's ``nextCursor``; an edited or foreign one is a
-    400 page (the service's ``ValidationError`` naming ``cursor``).
+    400 page (the service's ``RuleViolation`` naming ``cursor``).
     """
     cursor = {"cursor": current.query("cursor")} if current.query("cursor") else {}
     query = parse_model(approval_models.PendingListingQuery, {"pageSize": REVIEW_PAGE_SIZE, **cursor})

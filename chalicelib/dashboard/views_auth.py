@@ -52,7 +52,7 @@ def sign_in(current: Page) -> Response:
         raise Refused(403, "The sign-in form expired or was not sent from this site; reload it and try again.")
     try:
         session = sessions.sign_in(current.field("api_key"))
-    except errors.UnauthorizedError:
+    except errors.Unauthorized:
         return _sign_in_form(current, 401, "That API key is not valid. Check it and try again.")
     headers: Headers = {
         "Set-Cookie": [

@@ -48,7 +48,7 @@ def _key(current: Page, key_id: str) -> own_keys.OwnKey:
     for key in own_keys.list_keys(current.caller):
         if key.key_id == key_id:
             return key
-    raise errors.NotFoundError(f"API key '{key_id}' not found")
+    raise errors.NotFound(f"API key '{key_id}' not found")
 
 
 @page("/dashboard/api-keys/{keyId}/revoke")

@@ -33,11 +33,10 @@ def _kinds() -> list[tuple[str, str]]:
     return [(f"{c.key}:{r.key}", f"{c.name} — {r.name}") for c in registry.all_categories().values() for r in c.roles]
 
 
-def _errors_by_field(exc: errors.ApiError) -> dict[str, str]:
+def _errors_by_field(exc: errors.DomainError) -> dict[str, str]:
     found: dict[str, str] = {}
-    for detail in exc.body().get("details") or []:
-        name = str(detail.get("field") or "")
-        found.setdefault(name, str(detail.get("issue") or detail.get("message") or "Check this value"))
+    for detail in exc.details or []:
+        found.setdefault(detail.field, detail.issue or "Check this value")
     return found
 
 
@@ -62,7 +61,7 @@ def new_listing(current: Page) -> Response:
     category_key, _, role_key = kind.partition(":")
     category = registry.get_category(category_key)
     if role_key not in {r.key for r in category.roles}:
-        raise errors.NotFoundError(f"Role '{role_key}' not found in category '{category_key}'")
+        raise errors.NotFound(f"Role '{role_key}' not found in category '{category_key}'")
     connected = [c.key.value for c in users.list_channels(current.caller).channels]
     return _form_page(current, category=category, role_key=role_key, meta={}, channels=connected[:1], webhook_ids=[])
 
@@ -79,7 +78,7 @@ def create(current: Page) -> Response:
         body = parse_model(listing_models.ListingCreate, {"categoryKey": category.key, "roleKey": role_key, "meta": meta,
                                                           "channels": channels, "webhookIds": hooks})
         made = listings.create_listing(current.caller, body)
-    except errors.ValidationError as exc:
+    except errors.RuleViolation as exc:
         return _form_page(current, category=category, role_key=role_key, meta=meta, channels=channels, webhook_ids=hooks,
                           status=400, problems=_errors_by_field(exc), message=exc.message)
     return current.redirect(f"/listings/{made.id}?done=created")
@@ -90,7 +89,7 @@ def edit(current: Page, listingId: str) -> Response:
     """The listing form filled with the listing's content, channels and webhooks."""
     found = listing_detail.get_listing_detail(current.caller, listingId)
     if found.webhookIds is None:  # only the owner's view carries them: not the caller's listing
-        raise errors.NotFoundError(f"Listing '{listingId}' not found")
+        raise errors.NotFound(f"Listing '{listingId}' not found")
     return _form_page(current, category=registry.get_category(found.categoryKey), role_key=found.roleKey, meta=found.meta,
                       channels=found.channels, webhook_ids=found.webhookIds, listing=found)
 
@@ -107,7 +106,7 @@ def save(current: Page, listingId: str) -> Response:
     try:
         body = parse_model(listing_models.ListingUpdate, {"meta": patch or None, "channels": channels, "webhookIds": hooks})
         listings.update_listing(current.caller, listingId, body)
-    except errors.ValidationError as exc:
+    except errors.RuleViolation as exc:
         return _form_page(current, category=category, role_key=found.roleKey, meta=posted, channels=channels,
                           webhook_ids=hooks, listing=found, status=400, problems=_errors_by_field(exc), message=exc.message)
     return current.redirect(f"/listings/{listingId}?done={'resubmitted' if patch else 'saved'}")

@@ -8,7 +8,7 @@ from typing import Any
 from chalice.app import Response
 
 from chalicelib import clock, errors
-from chalicelib.dashboard.web import Page, field_errors, page
+from chalicelib.dashboard.web import Page, field_errors, page, page_status
 from chalicelib.http import parse_model
 from chalicelib.lazy import lazy_imports
 
@@ -50,12 +50,12 @@ def _settings_form(current: Page) -> models.WebhookCreate:
     return parse_model(models.WebhookCreate, _form_values(current))
 
 
-def _refused_form(current: Page, exc: errors.ApiError, template: str, **context: Any) -> Response:
+def _refused_form(current: Page, exc: errors.DomainError, template: str, **context: Any) -> Response:
     """A refused settings form shown again (400) with its values and each error tied to its field;
     the first invalid field is focused (``autofocus``). Nothing was changed, so a reload is harmless."""
     found, first = field_errors(exc, FIELDS)
     values = _form_values(current)
-    return current.render(template, exc.status, nav="webhooks", supported_events=catalogue.SUPPORTED_EVENTS,
+    return current.render(template, page_status(exc), nav="webhooks", supported_events=catalogue.SUPPORTED_EVENTS,
                           errors=found, first_invalid=first, error_message=exc.message, values=values, **context)
 
 
@@ -76,7 +76,7 @@ def add_webhook(current: Page) -> Response:
     """Register a webhook with the API's rules (validation, SSRF checks)."""
     try:
         created = service.create_webhook(current.caller, _settings_form(current))
-    except errors.ValidationError as exc:
+    except errors.RuleViolation as exc:
         return _refused_form(current, exc, "webhooks.html", webhooks=service.overview(current.caller))
     return current.redirect(f"/webhooks/{created.id}?done=created")
 
@@ -86,9 +86,9 @@ def _webhook_page(current: Page, webhook_id: str, status: int = 200, **extra: An
     outcome = current.query("outcome")
     event = current.query("event")
     if outcome not in OUTCOMES:
-        raise errors.ValidationError.for_field("outcome", "must be succeeded or failed")
+        raise errors.RuleViolation.for_field("outcome", "must be succeeded or failed")
     if event and event not in catalogue.SUPPORTED_EVENTS:
-        raise errors.ValidationError.for_field("event", "is not an event type of the catalog")
+        raise errors.RuleViolation.for_field("event", "is not an event type of the catalog")
     rotated = current.take_flash("webhook-rotated")
     if rotated and rotated.get("webhookId") != webhook_id:
         rotated = None
@@ -128,9 +128,9 @@ def save_webhook(current: Page, webhookId: str) -> Response:
     """Save name, url and events (the API's validation and SSRF rules)."""
     try:
         service.update_webhook(current.caller, webhookId, _settings_form(current))
-    except errors.ValidationError as exc:
+    except errors.RuleViolation as exc:
         found, first = field_errors(exc, FIELDS)
-        return _webhook_page(current, webhookId, exc.status, errors=found, first_invalid=first, error_message=exc.message,
+        return _webhook_page(current, webhookId, page_status(exc), errors=found, first_invalid=first, error_message=exc.message,
                              values=_form_values(current))
     return current.redirect(f"/webhooks/{webhookId}?done=saved")
 
@@ -211,7 +211,7 @@ def recover(current: Page, webhookId: str) -> Response:
     service.get_webhook(current.caller, webhookId)  # someone else's id is 404 whatever the form says
     hours = RECOVER_PERIODS.get(current.field("since"))
     if hours is None:
-        raise errors.ValidationError.for_field("since", f"choose one of: {', '.join(RECOVER_PERIODS)}")
+        raise errors.RuleViolation.for_field("since", f"choose one of: {', '.join(RECOVER_PERIODS)}")
     result = service.recover_failed(current.caller, webhookId, clock.now() - timedelta(hours=hours))
     return current.redirect(f"/webhooks/{webhookId}?done=recovered&queued={result.queued}&complete={int(result.complete)}")
 

@@ -27,7 +27,7 @@ from chalice.app import Blueprint, Request, Response
 
 from chalicelib import cursors, errors
 from chalicelib.auth.service import Caller
-from chalicelib.http import check_path_ids
+from chalicelib.http import check_path_ids, error_body, error_headers, error_status
 from chalicelib.lazy import lazy_imports
 
 if TYPE_CHECKING:
@@ -165,13 +165,13 @@ class Page:
 
         Raises
         ------
-        PayloadTooLargeError
+        TooLarge
             Over :data:`MAX_FORM_BYTES`.
         """
         if self._form is None:
             raw = self.request.raw_body or b""
             if len(raw) > MAX_FORM_BYTES:
-                raise errors.PayloadTooLargeError(f"Form exceeds {MAX_FORM_BYTES} bytes")
+                raise errors.TooLarge(f"Form exceeds {MAX_FORM_BYTES} bytes")
             text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else str(raw)
             self._form = urllib.parse.parse_qs(text, keep_blank_values=True)
         return self._form
@@ -226,7 +226,7 @@ def page(path: str, method: str = "GET", access: Access = "session") -> Callable
     """Register a Dashboard view on the blueprint.
 
     The view is called as ``view(page: Page, **path_params)`` and returns a Response. Errors
-    become HTML pages: :class:`Refused` and :class:`~chalicelib.errors.ApiError` with their
+    become HTML pages: :class:`Refused` and :class:`~chalicelib.errors.DomainError` with their
     status and message (the details listed), anything else a 500 page without internals.
 
     Parameters
@@ -263,10 +263,10 @@ def page(path: str, method: str = "GET", access: Access = "session") -> Callable
                     return view(current, **params)
             except Refused as exc:
                 return _error_page(current, exc.status, exc.message, signed_out=exc.status == 401)
-            except errors.ApiError as exc:
-                body = exc.body()
-                # the API's headers come along: Retry-After of a 503 (and of a 409 still running)
-                return _error_page(current, exc.status, body["error"], body.get("details") or [], headers=exc.headers)
+            except errors.DomainError as exc:
+                body = error_body(exc)
+                # the API's statuses and headers (chalicelib.http.ERROR_STATUSES): Retry-After of a 503 (and of a 409 still running)
+                return _error_page(current, page_status(exc), body["error"], body.get("details") or [], headers=error_headers(exc))
             except Exception:
                 logger.exception("dashboard error", extra={"path": path, "method": method})
                 return _error_page(current, 500, "An internal error occurred.")
@@ -317,16 +317,22 @@ _TITLES = {400: "Check the form", 401: "Sign in", 403: "Forbidden", 404: "Not fo
            503: "Unavailable"}
 
 
-def field_errors(exc: errors.ApiError, order: list[str]) -> tuple[dict[str, str], str | None]:
+def page_status(exc: errors.DomainError) -> int:
+    """The status of the Dashboard page answering ``exc``: the API's for the same error
+    (:data:`chalicelib.http.ERROR_STATUSES`, the one table), so a page and the API never disagree."""
+    return error_status(exc)[0]
+
+
+def field_errors(exc: errors.DomainError, order: list[str]) -> tuple[dict[str, str], str | None]:
     """The ``details`` of a refused form as ``{field: issue}`` (top-level field names, issues of one
     field joined) and the first invalid field in ``order`` (the form's order), which the page focuses.
 
     A detail naming no field of ``order`` is kept under its own name (shown in the summary).
     """
     found: dict[str, str] = {}
-    for detail in exc.body().get("details") or []:
-        name = str(detail.get("field") or "").split(".")[0].split("[")[0]
-        issue = str(detail.get("issue") or "")
+    for detail in exc.details or []:
+        name = detail.field.split(".")[0].split("[")[0]
+        issue = detail.issue
         found[name] = f"{found[name]}; {issue}" if name in found else issue
     first = next((name for name in order if name in found), None)
     return found, first

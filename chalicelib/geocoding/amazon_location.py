@@ -77,7 +77,7 @@ class AmazonLocationGeocoder:
         ------
         botocore.exceptions.ClientError
             On service errors (access denied, throttling, validation, ...).
-        chalicelib.errors.DependencyUnavailableError
+        chalicelib.errors.DependencyUnavailable
             Amazon Location timed out or refused the connection (the client is :func:`chalicelib.storage.client`'s).
         botocore.exceptions.BotoCoreError
             On credential problems.

@@ -29,5 +29,5 @@ def geocode(caller: Caller, query: GeocodeQuery) -> GeocodeResult:
     """Coordinates (degrees, WGS 84) of an address; 404 NOT_FOUND when nothing matches."""
     result = get_geocoder().geocode(query.q)
     if result is None:
-        raise errors.NotFoundError(f"No place matches '{query.q}'")
+        raise errors.NotFound(f"No place matches '{query.q}'")
     return result

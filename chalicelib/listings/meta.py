@@ -189,7 +189,7 @@ def validate_meta(category: Category, role_key: str, meta: dict[str, str]) -> di
 
     Raises
     ------
-    ValidationError
+    RuleViolation
         One ``details`` item per offending key (``meta.<key>``): unknown for the role, a
         required field missing, a value not fitting its type, or an address that cannot be
         geocoded.
@@ -225,7 +225,7 @@ def validate_meta(category: Category, role_key: str, meta: dict[str, str]) -> di
         issues.extend(_locate(field, meta, result))
 
     if issues:
-        raise errors.ValidationError("Listing meta is invalid: " + ", ".join(i.field for i in issues), issues)
+        raise errors.RuleViolation("Listing meta is invalid: " + ", ".join(i.field for i in issues), issues)
     return result
 
 

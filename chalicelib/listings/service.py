@@ -4,7 +4,7 @@
   the listing and its ``listing.submitted`` outbox event in one transaction; the event is
   turned into an approval task (:mod:`chalicelib.approvals`).
 * Only ACTIVE listings are visible to others; owners see their own in any status.
-* Pause: ACTIVE -> PAUSED; resume: PAUSED -> ACTIVE; anything else is a ``ConflictError``
+* Pause: ACTIVE -> PAUSED; resume: PAUSED -> ACTIVE; anything else is a ``Conflict``
   (the machine: :mod:`chalicelib.listings.status`).
 """
 
@@ -78,11 +78,11 @@ def search_text(category: Category, meta: dict[str, str]) -> str:
 def _category_and_role(category_key: str, role_key: str) -> Category:
     category = all_categories().get(category_key)
     if category is None:
-        raise errors.ValidationError.for_field(
+        raise errors.RuleViolation.for_field(
             "categoryKey", f"unknown category; use one of {', '.join(all_categories())}"
         )
     if category.role(role_key) is None:
-        raise errors.ValidationError.for_field(
+        raise errors.RuleViolation.for_field(
             "roleKey", f"unknown role for category '{category_key}'; use one of {', '.join(r.key for r in category.roles)}"
         )
     return category
@@ -93,7 +93,7 @@ def _check_webhooks(owner_id: str, webhook_ids: list[str]) -> list[str]:
     found = webhooks.get_many(unique) if unique else {}
     foreign = [w for w in unique if w not in found or found[w]["ownerId"] != owner_id]
     if foreign:
-        raise errors.ValidationError.for_field("webhookIds", f"not webhooks of yours: {', '.join(foreign)}")
+        raise errors.RuleViolation.for_field("webhookIds", f"not webhooks of yours: {', '.join(foreign)}")
     return unique
 
 
@@ -106,7 +106,7 @@ def create_listing(caller: Caller, body: ListingCreate) -> Listing:
 
     Raises
     ------
-    ValidationError
+    RuleViolation
         Unknown category or role, invalid meta, channels not connected by the caller
         (``details`` field ``channels``), or webhook ids that are not the caller's.
     """
@@ -144,9 +144,9 @@ def owned(caller: Caller, listing_id: str) -> ListingRecord:
 
     Raises
     ------
-    NotFoundError
+    NotFound
         No such listing, or another user's listing that is not public (:func:`chalicelib.errors.not_owner`).
-    ForbiddenError
+    Forbidden
         Another user's public (ACTIVE) listing.
     """
     item = repository.get(listing_id)
@@ -162,7 +162,7 @@ def get_visible(caller: Caller, listing_id: str) -> ListingRecord:
 
     Raises
     ------
-    NotFoundError
+    NotFound
         No such listing, or another user's listing that is not ACTIVE.
     """
     item = repository.get(listing_id)
@@ -181,7 +181,7 @@ def list_my_listings(caller: Caller, page: PageQuery) -> MyListingPage:
 
     Raises
     ------
-    ValidationError
+    RuleViolation
         ``cursor`` malformed, edited or from another query (field ``cursor``).
     """
     position = page.position_in("listings.mine", caller.user_id)
@@ -210,11 +210,11 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate, expecte
 
     Raises
     ------
-    NotFoundError, ForbiddenError
+    NotFound, Forbidden
         No such listing; not the caller's.
-    ValidationError
+    RuleViolation
         As for create.
-    ConflictError
+    Conflict
         The listing changed concurrently (retry with the new state).
     """
     item = owned(caller, listing_id)
@@ -251,8 +251,8 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate, expecte
         tx.commit()
     except TransactionConflict as exc:
         if expected_version is not None:  # the version read matched If-Match; the write saw another one
-            raise errors.PreconditionFailedError("The listing changed while you were updating it; read it again") from exc
-        raise errors.ConflictError("The listing changed while you were updating it; read it again and retry") from exc
+            raise errors.PreconditionFailed("The listing changed while you were updating it; read it again") from exc
+        raise errors.Conflict("The listing changed while you were updating it; read it again and retry") from exc
     return to_model(updated, owner, owner_view=True)
 
 
@@ -266,7 +266,7 @@ def _rebind(item: ListingRecord, owner: UserRecord, channels: list[str], webhook
 
     Raises
     ------
-    PreconditionFailedError, ConflictError
+    PreconditionFailed, Conflict
         The listing changed since it was read (with or without ``If-Match``).
     """
     version = int(item["version"])
@@ -279,8 +279,8 @@ def _rebind(item: ListingRecord, owner: UserRecord, channels: list[str], webhook
         tx.commit()
     except TransactionConflict as exc:
         if expected_version is not None:
-            raise errors.PreconditionFailedError("The listing changed while you were updating it; read it again") from exc
-        raise errors.ConflictError("The listing changed while you were updating it; read it again and retry") from exc
+            raise errors.PreconditionFailed("The listing changed while you were updating it; read it again") from exc
+        raise errors.Conflict("The listing changed while you were updating it; read it again and retry") from exc
     return to_model(updated, owner, owner_view=True)
 
 
@@ -293,9 +293,9 @@ def change_status(
 
     Raises
     ------
-    ConflictError
+    Conflict
         Any other transition (e.g. pausing a PENDING listing).
-    PreconditionFailedError
+    PreconditionFailed
         The listing is not at ``expected_version`` (412).
     """
     item = owned(caller, listing_id)
@@ -308,8 +308,8 @@ def change_status(
         if current is None:  # deleted since it was read: not a state conflict
             raise errors.not_found("Listing", listing_id) from exc
         if at_version is not None and int(current["version"]) != at_version:
-            raise errors.PreconditionFailedError("The listing changed meanwhile; read it again") from exc
-        raise errors.ConflictError(
+            raise errors.PreconditionFailed("The listing changed meanwhile; read it again") from exc
+        raise errors.Conflict(
             f"Cannot change status from {item['status']} to {body.status}; "
             "only ACTIVE -> PAUSED and PAUSED -> ACTIVE are allowed"
         ) from exc

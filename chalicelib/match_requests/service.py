@@ -1,14 +1,14 @@
 """Request rules: sending match and profile requests, and reading them.
 
-* Match request: only to an ACTIVE listing (``NotFoundError`` otherwise, as for its detail), never
-  to one's own (``ForbiddenError``), with channels the requester has connected (``ValidationError``
+* Match request: only to an ACTIVE listing (``NotFound`` otherwise, as for its detail), never
+  to one's own (``Forbidden``), with channels the requester has connected (``RuleViolation``
   naming ``channels``).
-* Profile request: the target's ``profileRequestPolicy`` must admit the caller (``ForbiddenError`` with its
+* Profile request: the target's ``profileRequestPolicy`` must admit the caller (``Forbidden`` with its
   reason); ``channel`` must be one of the target's ``activeChannels`` and connected by the
-  requester (``ValidationError`` naming ``channel``).
+  requester (``RuleViolation`` naming ``channel``).
 * One request per requester and subject, ever: the id is derived from both
   (:mod:`chalicelib.match_requests.ids`) and written with ``attribute_not_exists``, so of any
-  number of simultaneous identical requests exactly one is created; the others get ``ConflictError``.
+  number of simultaneous identical requests exactly one is created; the others get ``Conflict``.
 * Each create is one BatchGetItem plus one TransactWriteItems holding the request, the guard
   on the listing or profile (:mod:`chalicelib.match_requests.guards`), the list counters and the
   outbox event, built in one place for both kinds (:mod:`chalicelib.match_requests.writes`),
@@ -94,7 +94,7 @@ def _page(query: PageQuery, route: str, scope_id: str, wanted: ListQuery, total:
 def _requester(bundle: repository.Bundle, caller: Caller) -> UserRecord:
     user = bundle.users.get(caller.user_id)
     if user is None:
-        raise errors.NotFoundError("Your user record no longer exists")
+        raise errors.NotFound("Your user record no longer exists")
     return user
 
 
@@ -115,7 +115,7 @@ def _new_item(caller: Caller, requester: UserRecord, subject_type: SubjectType, 
 
 
 def _send(
-    item: RequestRecord, guard: Guard, listing: ListingRecord | None, *, quota: Quota, duplicate: str, guard_failed: errors.ApiError
+    item: RequestRecord, guard: Guard, listing: ListingRecord | None, *, quota: Quota, duplicate: str, guard_failed: errors.DomainError
 ) -> MatchRequest:
     """Commit a new PENDING request (:func:`writes.request_write`: request, guard, counters, event)
     with the requester's daily ``quota`` counter in the same transaction.
@@ -129,18 +129,18 @@ def _send(
     listing:
         The listing item of a match request (the event's title and webhook ids), else ``None``.
     duplicate:
-        The message of the ``ConflictError`` when the caller already sent this request (the
+        The message of the ``Conflict`` when the caller already sent this request (the
         ``requestId`` is appended).
     guard_failed:
         The error raised when ``guard``'s condition fails.
 
     Raises
     ------
-    ConflictError
+    Conflict
         The request exists already (one per requester and subject, ever).
-    RateLimitedError
+    RateLimited
         The requester made ``quota``'s daily number of such requests already (nothing written).
-    ApiError
+    DomainError
         ``guard_failed``.
     """
     tx = writes.request_write(repository.put_new_op(item), item, None, guard, listing)
@@ -149,7 +149,7 @@ def _send(
         tx.commit()
     except TransactionConflict as exc:
         if exc.failed("request"):
-            raise errors.ConflictError(f"{duplicate} (requestId '{item['requestId']}')") from exc
+            raise errors.Conflict(f"{duplicate} (requestId '{item['requestId']}')") from exc
         if exc.failed(rate_limits.TRANSACTION_ITEM):
             raise rate_limits.quota_exceeded(quota) from exc
         raise guard_failed from exc
@@ -161,23 +161,23 @@ def create_match_request(caller: Caller, body: MatchRequestCreate) -> MatchReque
 
     Raises
     ------
-    NotFoundError
+    NotFound
         No such listing, or it is not ACTIVE (also when it stops being ACTIVE meanwhile).
-    ForbiddenError
+    Forbidden
         The listing is the caller's own.
-    ValidationError
+    RuleViolation
         A channel the caller has not connected (``details`` field ``channels``).
-    ConflictError
+    Conflict
         The caller already sent a request about this listing.
-    RateLimitedError
+    RateLimited
         The caller sent ``MATCH_REQUESTS_PER_DAY`` match requests this UTC day already.
     """
     bundle = repository.read_bundle(user_ids=[caller.user_id], listing_ids=[body.listingId])
     listing = bundle.listings.get(body.listingId)
     if listing is not None and listing["ownerId"] == caller.user_id:
-        raise errors.ForbiddenError("You cannot send a match request to your own listing")
+        raise errors.Forbidden("You cannot send a match request to your own listing")
     if listing is None or not listing_status.accepts_requests(listing["status"]):
-        raise errors.NotFoundError(f"Listing '{body.listingId}' not found or not accepting requests")
+        raise errors.NotFound(f"Listing '{body.listingId}' not found or not accepting requests")
     requester = _requester(bundle, caller)
     channels = require_connected(requester, [c.value for c in body.channels], "channels")
     item = _new_item(caller, requester, SubjectType.LISTING, listing["listingId"], listing["ownerId"], channels, body.message)
@@ -185,7 +185,7 @@ def create_match_request(caller: Caller, body: MatchRequestCreate) -> MatchReque
     return _send(
         item, Guard("listing", guards.count_request_on_active_listing_op(listing["listingId"])), listing, quota=Quota.MATCH_REQUESTS,
         duplicate="You already sent a match request for this listing",
-        guard_failed=errors.NotFoundError(f"Listing '{body.listingId}' not found or not accepting requests"),
+        guard_failed=errors.NotFound(f"Listing '{body.listingId}' not found or not accepting requests"),
     )
 
 
@@ -194,31 +194,31 @@ def create_profile_request(caller: Caller, body: ProfileRequestCreate) -> MatchR
 
     Raises
     ------
-    NotFoundError
+    NotFound
         No such user.
-    ForbiddenError
+    Forbidden
         ``profileRequestPolicy`` does not admit the caller (the message is its ``reason``).
-    ValidationError
+    RuleViolation
         ``channel`` is not one of the target's ``activeChannels`` or not connected by the
         caller (``details`` field ``channel``).
-    ConflictError
+    Conflict
         The caller already sent this user a request, or the user's policy or channels
         changed while the request was being written (read the profile again).
-    RateLimitedError
+    RateLimited
         The caller sent ``PROFILE_REQUESTS_PER_DAY`` profile requests this UTC day already.
     """
     bundle = repository.read_bundle(user_ids=[body.userId, caller.user_id])
     target = bundle.users.get(body.userId)
     if target is None:
-        raise errors.NotFoundError(f"User '{body.userId}' not found")
+        raise errors.NotFound(f"User '{body.userId}' not found")
     requester = _requester(bundle, caller)
     level = int(requester.get("verifiedLevel", 0))
     policy = evaluate(target, caller.user_id, level)
     if not policy.canRequest:
-        raise errors.ForbiddenError(policy.reason or "You cannot send this user a profile request")
+        raise errors.Forbidden(policy.reason or "You cannot send this user a profile request")
     channel = body.channel.value
     if channel not in active_channels(target):
-        raise errors.ValidationError.for_field(
+        raise errors.RuleViolation.for_field(
             "channel", f"not one of the user's activeChannels ({', '.join(active_channels(target))})"
         )
     require_connected(requester, [channel], "channel")
@@ -227,7 +227,7 @@ def create_profile_request(caller: Caller, body: ProfileRequestCreate) -> MatchR
     return _send(
         item, Guard("profile", guards.profile_admits_op(body.userId, level, channel)), None, quota=Quota.PROFILE_REQUESTS,
         duplicate="You already sent this user a profile request",
-        guard_failed=errors.ConflictError("The user's request policy or channels changed meanwhile; read the profile again"),
+        guard_failed=errors.Conflict("The user's request policy or channels changed meanwhile; read the profile again"),
     )
 
 
@@ -236,12 +236,12 @@ def get_request(caller: Caller, request_id: str) -> MatchRequest:
 
     Raises
     ------
-    NotFoundError
+    NotFound
         No such request, or the caller is neither its requester nor its recipient.
     """
     item = repository.get(request_id) if ids.subject_of(request_id) else None
     if item is None or caller.user_id not in (item["requesterId"], item["recipientId"]):
-        raise errors.NotFoundError(f"Request '{request_id}' not found")
+        raise errors.NotFound(f"Request '{request_id}' not found")
     return to_model(item)
 
 
@@ -276,9 +276,9 @@ def list_for_listing(caller: Caller, listing_id: str, query: ListingRequestQuery
 
     Raises
     ------
-    NotFoundError
+    NotFound
         No such listing, or another user's listing that is not ACTIVE.
-    ForbiddenError
+    Forbidden
         Another user's (visible) listing.
     """
     if not within_limit(listing_id):

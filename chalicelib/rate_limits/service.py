@@ -156,10 +156,10 @@ def admit(key_id: str, admin: bool) -> Admission | None:
 
     Raises
     ------
-    RateLimitedError
+    RateLimited
         The bucket is empty: 429 with ``Retry-After`` (seconds until one token is back, >= 1),
         ``RateLimit-Policy`` and ``RateLimit`` (``r=0``).
-    DependencyUnavailableError
+    DependencyUnavailable
         DynamoDB did not answer (503, as any other request's storage call).
     """
     if not settings().RATE_LIMITS_ENABLED:
@@ -203,7 +203,7 @@ def _bucket_expiry(tat_us: int) -> int:
     return tat_us // gcra.SECOND_US + BUCKET_IDLE_SECONDS
 
 
-def refused(policy_name: str, quota: int, window_seconds: int, retry_after: int, message: str) -> errors.RateLimitedError:
+def refused(policy_name: str, quota: int, window_seconds: int, retry_after: int, message: str) -> errors.RateLimited:
     """The 429 ``RATE_LIMITED`` of a refusal; every refusal, by the bucket or a daily quota, is built here.
 
     Parameters
@@ -219,11 +219,11 @@ def refused(policy_name: str, quota: int, window_seconds: int, retry_after: int,
 
     Returns
     -------
-    RateLimitedError
+    RateLimited
         To raise; carries ``Retry-After``, ``RateLimit-Policy`` and ``RateLimit: "<name>";r=0;t=<retry_after>``.
     """
     metrics.record_rate_limited()  # the one place a refusal happens (docs/operations.md)
-    return errors.RateLimitedError(
+    return errors.RateLimited(
         message, retry_after,
         {POLICY_FIELD: policy_item(policy_name, quota, window_seconds), LIMIT_FIELD: limit_item(policy_name, 0, retry_after)},
     )
@@ -262,7 +262,7 @@ def count(tx: Transaction, user_id: str, quota: Quota) -> None:
         tx.add(TRANSACTION_ITEM, count_op(user_id, quota))
 
 
-def quota_exceeded(quota: Quota) -> errors.RateLimitedError:
+def quota_exceeded(quota: Quota) -> errors.RateLimited:
     """The 429 of a write refused by its daily quota: ``Retry-After`` is the seconds until 00:00 UTC."""
     _, tomorrow = _today()
     wait = max(1, math.ceil((tomorrow - clock.now()).total_seconds()))

@@ -45,7 +45,7 @@ def remove_matches(saved_search_id: str, owner_id: str) -> int:
 
     Raises
     ------
-    chalicelib.storage.Contention, chalicelib.errors.DependencyUnavailableError
+    chalicelib.storage.Contention, chalicelib.errors.DependencyUnavailable
         DynamoDB faults; the stream record is retried and the step starts again (idempotent).
     """
     removed = 0

@@ -51,9 +51,9 @@ def create_saved_search(caller: Caller, body: SavedSearchCreate) -> SavedSearch:
 
     Raises
     ------
-    ValidationError
+    RuleViolation
         ``query.<param>`` as search reports it, or ``query.radiusKm`` missing for alerts.
-    ConflictError
+    Conflict
         The caller already has ``SAVED_SEARCH_LIMIT`` saved searches.
     """
     query = normalize(body.query)
@@ -83,7 +83,7 @@ def create_saved_search(caller: Caller, body: SavedSearchCreate) -> SavedSearch:
             tx.commit()
         except TransactionConflict as exc:
             if exc.failed("counter"):
-                raise errors.ConflictError(
+                raise errors.Conflict(
                     f"You have reached the limit of {limit} saved searches; delete one first"
                 ) from exc
             full = [k for k in shards if exc.failed(f"posting:{k}")]
@@ -93,13 +93,13 @@ def create_saved_search(caller: Caller, body: SavedSearchCreate) -> SavedSearch:
                 shards[key] += 1
             continue
         return to_model(item)
-    raise errors.ConflictError("Other saved searches kept filling the same postings; retry")
+    raise errors.Conflict("Other saved searches kept filling the same postings; retry")
 
 
 def _owned(caller: Caller, saved_search_id: str) -> SavedSearchRecord:
     item = repository.get(caller.user_id, saved_search_id)
     if item is None:
-        raise errors.NotFoundError(f"Saved search '{saved_search_id}' not found")
+        raise errors.NotFound(f"Saved search '{saved_search_id}' not found")
     return item
 
 
@@ -108,7 +108,7 @@ def get_saved_search(caller: Caller, saved_search_id: str) -> SavedSearch:
 
     Raises
     ------
-    NotFoundError
+    NotFound
         No such saved search of the caller's (others' are not revealed).
     """
     return to_model(_owned(caller, saved_search_id))
@@ -134,7 +134,7 @@ def delete_saved_search(caller: Caller, saved_search_id: str) -> Deleted:
 
     Raises
     ------
-    NotFoundError
+    NotFound
         No such saved search of the caller's (or it was deleted concurrently).
     """
     item = _owned(caller, saved_search_id)
@@ -146,7 +146,7 @@ def delete_saved_search(caller: Caller, saved_search_id: str) -> Deleted:
     try:
         tx.commit()
     except TransactionConflict as exc:
-        raise errors.NotFoundError(f"Saved search '{saved_search_id}' not found") from exc
+        raise errors.NotFound(f"Saved search '{saved_search_id}' not found") from exc
     return Deleted(id=saved_search_id)
 
 
@@ -247,9 +247,9 @@ def list_matches(caller: Caller, saved_search_id: str, page: PageQuery) -> Saved
 
     Raises
     ------
-    NotFoundError
+    NotFound
         No such saved search of the caller's.
-    ValidationError
+    RuleViolation
         ``cursor`` edited or of another query (another saved search, page size), field ``cursor``.
     """
     _owned(caller, saved_search_id)

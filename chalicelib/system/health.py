@@ -37,7 +37,7 @@ def check() -> int:
 
     Raises
     ------
-    ServiceUnavailableError
+    Unavailable
         One or more did not answer or are missing; ``details`` names each by its setting
         (e.g. ``LISTINGS_TABLE``) with the error class.
     """
@@ -51,7 +51,7 @@ def check() -> int:
             except Exception as exc:  # noqa: BLE001 -- every failure is reported, whatever its kind
                 failures.append(errors.FieldIssue(field=name, issue=f"unreachable: {type(exc).__name__}"))
     if failures:
-        raise errors.ServiceUnavailableError(
+        raise errors.Unavailable(
             f"{len(failures)} of {len(probes)} dependencies are unreachable", failures
         )
     return len(probes)

@@ -26,7 +26,7 @@ def _is_admin(authorization: str | None) -> bool:
         return False
     try:
         return authenticate(authorization, require_admin=True).is_admin
-    except errors.ApiError:
+    except errors.DomainError:
         return False
 
 
@@ -38,9 +38,9 @@ def health() -> Health:
     public answer reveals no setting names or exception classes."""
     try:
         readiness.check()
-    except errors.ServiceUnavailableError as exc:
+    except errors.Unavailable as exc:
         request = bp.current_request
         if request is not None and _is_admin(request.headers.get("authorization")):
             raise
-        raise errors.ServiceUnavailableError("unavailable") from exc
+        raise errors.Unavailable("unavailable") from exc
     return Health()

@@ -55,14 +55,14 @@ def require_connected(user: UserRecord, channels: Sequence[str], field: str) -> 
 
     Raises
     ------
-    ValidationError
+    RuleViolation
         Some channels are not connected by ``user`` (``details`` names ``field`` and lists them).
     """
     offered = list(dict.fromkeys(channels))
     connected = set(active_channels(user))
     missing = [c for c in offered if c not in connected]
     if missing:
-        raise errors.ValidationError.for_field(
+        raise errors.RuleViolation.for_field(
             field,
             f"not connected by you: {', '.join(missing)} (connect a channel to your account before offering it)",
             "Channels must be connected by you before you offer them",
@@ -99,12 +99,12 @@ def require_user(user_id: str) -> UserRecord:
 
     Raises
     ------
-    NotFoundError
+    NotFound
         No such user.
     """
     user = repository.get_user(user_id)
     if user is None:
-        raise errors.NotFoundError(f"User '{user_id}' not found")
+        raise errors.NotFound(f"User '{user_id}' not found")
     return user
 
 
@@ -120,7 +120,7 @@ def create_user(body: AdminUserCreate, api_key: str | None = None) -> CreatedUse
 
     Raises
     ------
-    ConflictError
+    Conflict
         ``api_key`` is already registered.
     """
     now = clock.iso()
@@ -147,7 +147,7 @@ def create_user(body: AdminUserCreate, api_key: str | None = None) -> CreatedUse
     try:
         tx.commit()
     except TransactionConflict as exc:
-        raise errors.ConflictError("That API key is already registered") from exc
+        raise errors.Conflict("That API key is already registered") from exc
     return CreatedUser(userId=user_id, apiKey=api_key, profile=profile_from_item(user))
 
 
@@ -158,9 +158,9 @@ def set_verified_level(user_id: str, level: int | None, expected_version: int | 
 
     Raises
     ------
-    NotFoundError
+    NotFound
         No such user.
-    PreconditionFailedError
+    PreconditionFailed
         The profile is not at ``expected_version`` (412).
     """
     if level is None:
@@ -169,7 +169,7 @@ def set_verified_level(user_id: str, level: int | None, expected_version: int | 
         return profile_from_item(current)
     user = _patch(user_id, {"verifiedLevel": level, "updatedAt": clock.iso()}, [], expected_version)
     if user is None:
-        raise errors.NotFoundError(f"User '{user_id}' not found")
+        raise errors.NotFound(f"User '{user_id}' not found")
     return profile_from_item(user)
 
 
@@ -179,7 +179,7 @@ def _patch(user_id: str, sets: dict[str, Any], removes: list[str], expected_vers
     try:
         return repository.patch_user(user_id, sets, removes, expected_version=required)
     except repository.VersionMismatch as exc:
-        raise errors.PreconditionFailedError("The profile changed meanwhile; read it again") from exc
+        raise errors.PreconditionFailed("The profile changed meanwhile; read it again") from exc
 
 
 def read_me(caller: Caller) -> Versioned:
@@ -187,7 +187,7 @@ def read_me(caller: Caller) -> Versioned:
 
     Raises
     ------
-    NotFoundError
+    NotFound
         The caller's user record no longer exists.
     """
     user = require_user(caller.user_id)
@@ -211,9 +211,9 @@ def update_profile(caller: Caller, patch: ProfilePatch, expected_version: int | 
 
     Raises
     ------
-    NotFoundError
+    NotFound
         The caller's user record no longer exists.
-    PreconditionFailedError
+    PreconditionFailed
         The profile is not at ``expected_version`` (412).
     """
     sets: dict[str, Any] = {}
@@ -234,7 +234,7 @@ def update_profile(caller: Caller, patch: ProfilePatch, expected_version: int | 
     sets["updatedAt"] = clock.iso()
     user = _patch(caller.user_id, sets, removes, expected_version)
     if user is None:
-        raise errors.NotFoundError("Your user record no longer exists")
+        raise errors.NotFound("Your user record no longer exists")
     return profile_from_item(user)
 
 
@@ -247,7 +247,7 @@ def list_channels(caller: Caller) -> ChannelList:
 
 def _check_channel_key(key: str) -> None:
     if key not in CHANNEL_KEYS:
-        raise errors.ValidationError.for_field(
+        raise errors.RuleViolation.for_field(
             "key", f"unknown channel; use one of {', '.join(sorted(CHANNEL_KEYS))}", f"Unknown channel '{key}'"
         )
 
@@ -257,13 +257,13 @@ def connect_channel(caller: Caller, key: str, handle: str) -> Channel:
 
     Raises
     ------
-    ValidationError
+    RuleViolation
         ``key`` is not a supported channel (``details`` names ``key``).
     """
     _check_channel_key(key)
     now = clock.iso()
     if repository.set_channel(caller.user_id, key, handle, now) is None:
-        raise errors.NotFoundError("Your user record no longer exists")
+        raise errors.NotFound("Your user record no longer exists")
     return Channel(key=key, handle=handle, connectedAt=now)
 
 
@@ -272,11 +272,11 @@ def disconnect_channel(caller: Caller, key: str) -> None:
 
     Raises
     ------
-    ValidationError
+    RuleViolation
         Unknown channel key.
-    NotFoundError
+    NotFound
         The channel is not connected.
     """
     _check_channel_key(key)
     if not repository.remove_channel(caller.user_id, key, clock.iso()):
-        raise errors.NotFoundError(f"Channel '{key}' is not connected")
+        raise errors.NotFound(f"Channel '{key}' is not connected")

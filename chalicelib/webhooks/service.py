@@ -66,7 +66,7 @@ def check_url(url: str) -> None:
 
     Raises
     ------
-    ValidationError
+    RuleViolation
         ``details`` field ``url``: not https (unless the stage allows http), malformed, an
         unresolvable host, or a host with any private, loopback, link-local, CGNAT,
         unique-local, IPv4-mapped, unspecified, multicast or reserved address.
@@ -74,7 +74,7 @@ def check_url(url: str) -> None:
     try:
         addresses.allowed_target(url, settings().ALLOW_INSECURE_WEBHOOKS, REGISTRATION_RESOLVE_SECONDS)
     except addresses.UrlRejected as exc:
-        raise errors.ValidationError.for_field("url", str(exc), f"Invalid url: {exc}") from exc
+        raise errors.RuleViolation.for_field("url", str(exc), f"Invalid url: {exc}") from exc
 
 
 def create_webhook(caller: Caller, body: WebhookCreate) -> WebhookCreated:
@@ -82,7 +82,7 @@ def create_webhook(caller: Caller, body: WebhookCreate) -> WebhookCreated:
 
     Raises
     ------
-    ValidationError
+    RuleViolation
         A URL that breaks the address rules (field ``url``); unknown events are rejected by
         the body model (field ``events``).
     """
@@ -114,12 +114,12 @@ def require_own(caller: Caller, webhook_id: str) -> WebhookRecord:
 
     Raises
     ------
-    NotFoundError
+    NotFound
         Unknown, or someone else's.
     """
     item = repository.get(webhook_id)
     if item is None or item.get("ownerId") != caller.user_id:
-        raise errors.NotFoundError(f"Webhook '{webhook_id}' not found")
+        raise errors.NotFound(f"Webhook '{webhook_id}' not found")
     return item
 
 
@@ -130,11 +130,11 @@ def delete_webhook(caller: Caller, webhook_id: str) -> Deleted:
 
     Raises
     ------
-    NotFoundError
+    NotFound
         Unknown, or someone else's.
     """
     if not repository.delete_owned(webhook_id, caller.user_id):
-        raise errors.NotFoundError(f"Webhook '{webhook_id}' not found")
+        raise errors.NotFound(f"Webhook '{webhook_id}' not found")
     return Deleted(id=webhook_id)
 
 
@@ -148,9 +148,9 @@ def list_deliveries(caller: Caller, webhook_id: str, query: PageQuery) -> Delive
 
     Raises
     ------
-    NotFoundError
+    NotFound
         Unknown, or someone else's webhook.
-    ValidationError
+    RuleViolation
         ``cursor`` edited or of another query (another webhook, page size), field ``cursor``.
     """
     require_own(caller, webhook_id)
@@ -182,14 +182,14 @@ def redeliver(caller: Caller, webhook_id: str, event_id: str) -> Delivery:
 
     Raises
     ------
-    NotFoundError
+    NotFound
         Unknown webhook, someone else's, or no delivery of ``event_id`` to it.
     """
     require_own(caller, webhook_id)
     try:
         return redelivery.redeliver(webhook_id, event_id)
     except redelivery.UnknownDelivery as exc:
-        raise errors.NotFoundError(f"No delivery of event '{event_id}' to webhook '{webhook_id}'") from exc
+        raise errors.NotFound(f"No delivery of event '{event_id}' to webhook '{webhook_id}'") from exc
 
 
 def _attempt_model(item: AttemptEntry) -> DeliveryAttempt:
@@ -216,7 +216,7 @@ def _attempt_model(item: AttemptEntry) -> DeliveryAttempt:
 
 def _owned_or_404(item: WebhookRecord | None, webhook_id: str) -> WebhookRecord:
     if item is None:
-        raise errors.NotFoundError(f"Webhook '{webhook_id}' not found")
+        raise errors.NotFound(f"Webhook '{webhook_id}' not found")
     return item
 
 
@@ -226,9 +226,9 @@ def update_webhook(caller: Caller, webhook_id: str, body: WebhookCreate) -> Webh
 
     Raises
     ------
-    ValidationError
+    RuleViolation
         A URL that breaks the address rules (field ``url``).
-    NotFoundError
+    NotFound
         Unknown, or someone else's.
     """
     require_own(caller, webhook_id)  # 404 before resolving a URL for someone else's id
@@ -246,7 +246,7 @@ def set_active(caller: Caller, webhook_id: str, active: bool) -> Webhook:
 
     Raises
     ------
-    NotFoundError
+    NotFound
         Unknown, or someone else's.
     """
     now = clock.iso()
@@ -262,9 +262,9 @@ def rotate_secret(caller: Caller, webhook_id: str) -> SecretRotated:
 
     Raises
     ------
-    NotFoundError
+    NotFound
         Unknown, or someone else's.
-    ConflictError
+    Conflict
         Rotated concurrently by another request (retry).
     """
     item = require_own(caller, webhook_id)
@@ -273,7 +273,7 @@ def rotate_secret(caller: Caller, webhook_id: str) -> SecretRotated:
     new = signing.new_secret()
     updated = repository.rotate_owned(webhook_id, caller.user_id, str(item["secret"]), new, expires, clock.iso(moment))
     if updated is None:
-        raise errors.ConflictError("The secret was changed by another request; reload and try again")
+        raise errors.Conflict("The secret was changed by another request; reload and try again")
     return SecretRotated(webhook=to_model(updated), secret=new, previousSecretExpiresAt=expires)
 
 
@@ -304,7 +304,7 @@ def get_webhook(caller: Caller, webhook_id: str) -> Webhook:
 
     Raises
     ------
-    NotFoundError
+    NotFound
         Unknown, or someone else's.
     """
     return to_model(require_own(caller, webhook_id))
@@ -320,17 +320,17 @@ def get_attempt(caller: Caller, webhook_id: str, token: str) -> LoggedAttempt:
 
     Raises
     ------
-    NotFoundError
+    NotFound
         Unknown or someone else's webhook; a token that names no logged attempt.
     """
     require_own(caller, webhook_id)
     try:
         key = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode("utf-8")
     except (binascii.Error, ValueError) as exc:
-        raise errors.NotFoundError("Delivery attempt not found") from exc
+        raise errors.NotFound("Delivery attempt not found") from exc
     item = attempt_log.get_logged(webhook_id, key)
     if item is None:
-        raise errors.NotFoundError("Delivery attempt not found")
+        raise errors.NotFound("Delivery attempt not found")
     return _logged_model(item)
 
 
@@ -354,20 +354,20 @@ def send_test_event(caller: Caller, webhook_id: str, event_type: str, data: dict
 
     Raises
     ------
-    NotFoundError
+    NotFound
         Unknown, or someone else's webhook.
-    ValidationError
+    RuleViolation
         ``eventType`` unknown, or not one the webhook subscribes to.
-    ConflictError
+    Conflict
         The webhook is inactive (inactive webhooks receive nothing; enable it first).
     """
     item = require_own(caller, webhook_id)
     if event_type not in SUPPORTED_EVENTS:
-        raise errors.ValidationError.for_field("eventType", f"must be one of {', '.join(SUPPORTED_EVENTS)}")
+        raise errors.RuleViolation.for_field("eventType", f"must be one of {', '.join(SUPPORTED_EVENTS)}")
     if event_type not in (item.get("events") or SUPPORTED_EVENTS):
-        raise errors.ValidationError.for_field("eventType", f"the webhook is not subscribed to {event_type}")
+        raise errors.RuleViolation.for_field("eventType", f"the webhook is not subscribed to {event_type}")
     if not item.get("active"):
-        raise errors.ConflictError("The webhook is inactive; enable it before sending a test event")
+        raise errors.Conflict("The webhook is inactive; enable it before sending a test event")
     op = outbox.event_op(event_type, data, {"recipientId": caller.user_id}, target_webhook_id=webhook_id, test=True)
     Transaction().add("event", op).commit()
     return outbox.event_id_of(op)
@@ -385,7 +385,7 @@ def filtered_attempts(caller: Caller, webhook_id: str, limit: int, success: bool
 
     Raises
     ------
-    NotFoundError
+    NotFound
         Unknown, or someone else's webhook.
     """
     require_own(caller, webhook_id)
@@ -406,14 +406,14 @@ def recover_failed(caller: Caller, webhook_id: str, since: datetime) -> RecoverR
 
     Raises
     ------
-    NotFoundError
+    NotFound
         Unknown, or someone else's webhook.
-    ConflictError
+    Conflict
         The webhook is inactive (nothing would be sent: enable it first).
     """
     item = require_own(caller, webhook_id)
     if not item.get("active"):
-        raise errors.ConflictError("The webhook is inactive; enable it first, then recover its failed deliveries")
+        raise errors.Conflict("The webhook is inactive; enable it first, then recover its failed deliveries")
     failed = attempt_log.failed_since(webhook_id, clock.iso(since), RECOVER_LIMIT)
     queued = redelivery.redeliver_many(webhook_id, failed.event_ids)
     return RecoverResult(queued=len(queued), complete=failed.complete)
@@ -426,7 +426,7 @@ def scheduled_retries(caller: Caller, webhook_id: str, limit: int = 100) -> list
 
     Raises
     ------
-    NotFoundError
+    NotFound
         Unknown, or someone else's webhook.
     """
     require_own(caller, webhook_id)

@@ -82,7 +82,7 @@ def conversation_context(caller: Caller, conversation: Conversation) -> Conversa
 
     Raises
     ------
-    NotFoundError
+    NotFound
         The request is gone (never: requests outlive their conversations) or not the caller's.
     """
     request = get_request(caller, conversation.requestId)

@@ -62,11 +62,11 @@ def delete_listing(caller: Caller, listing_id: str, expected_version: int | None
 
     Raises
     ------
-    NotFoundError, ForbiddenError
+    NotFound, Forbidden
         No such listing; not the caller's.
-    ConflictError
+    Conflict
         Requests kept arriving during every attempt (retry).
-    PreconditionFailedError
+    PreconditionFailed
         ``expected_version`` (``If-Match``) is not the listing's version (412); the delete is
         conditional on the version read, so a change in between is caught on the next attempt.
     """
@@ -81,7 +81,7 @@ def delete_listing(caller: Caller, listing_id: str, expected_version: int | None
             time.sleep(0.05 * 2**attempt)  # a request arrived or the index lags: read again
             continue
         return Deleted(id=listing_id)
-    raise errors.ConflictError("Requests for this listing kept arriving; retry the deletion")
+    raise errors.Conflict("Requests for this listing kept arriving; retry the deletion")
 
 
 def _rejected(request: RequestRecord, responded_at: str) -> RequestRecord:

@@ -47,7 +47,7 @@ def get_listing_detail(caller: Caller, listing_id: str) -> ListingDetail:
 
     Raises
     ------
-    NotFoundError
+    NotFound
         No such listing, or another user's listing that is not ACTIVE.
     """
     detail: ListingDetail = read_listing_detail(caller, listing_id).result
@@ -59,7 +59,7 @@ def read_listing_detail(caller: Caller, listing_id: str) -> Versioned:
 
     Raises
     ------
-    NotFoundError
+    NotFound
         No such listing, or another user's listing that is not ACTIVE.
     """
     item = get_visible(caller, listing_id)

@@ -32,16 +32,16 @@ def read_profile(caller: Caller, user_id: str) -> Versioned:
 
     Raises
     ------
-    NotFoundError
+    NotFound
         No such user.
     """
     if not within_limit(user_id):
-        raise errors.NotFoundError("User not found")
+        raise errors.NotFound("User not found")
     request_id = ids.request_id(SubjectType.PROFILE, caller.user_id, user_id) if user_id != caller.user_id else None
     bundle = requests.read_bundle(request_ids=[request_id] if request_id else [], user_ids=[user_id, caller.user_id])
     target = bundle.users.get(user_id)
     if target is None:
-        raise errors.NotFoundError(f"User '{user_id}' not found")
+        raise errors.NotFound(f"User '{user_id}' not found")
     me = bundle.users.get(caller.user_id)
     level = int(me.get("verifiedLevel", 0)) if me is not None else 0
     mine = bundle.requests.get(request_id) if request_id else None

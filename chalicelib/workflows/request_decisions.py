@@ -48,30 +48,30 @@ def decide(caller: Caller, request_id: str, change: StatusChange) -> MatchReques
 
     Raises
     ------
-    NotFoundError
+    NotFound
         No such request, or the caller is neither its requester nor its recipient.
-    ForbiddenError
+    Forbidden
         The caller is the requester.
-    ConflictError
+    Conflict
         The request is no longer PENDING (a concurrent decision included), or its listing
         has been deleted.
     """
     subject_id = ids.subject_of(request_id)
     if subject_id is None:
-        raise errors.NotFoundError(f"Request '{request_id}' not found")
+        raise errors.NotFound(f"Request '{request_id}' not found")
     bundle = repository.read_bundle(request_ids=[request_id], user_ids=[caller.user_id], listing_ids=[subject_id])
     request = bundle.requests.get(request_id)
     if request is None or caller.user_id not in (request["requesterId"], request["recipientId"]):
-        raise errors.NotFoundError(f"Request '{request_id}' not found")
+        raise errors.NotFound(f"Request '{request_id}' not found")
     if caller.user_id != request["recipientId"]:
-        raise errors.ForbiddenError("Only the recipient of a request can accept or reject it")
+        raise errors.Forbidden("Only the recipient of a request can accept or reject it")
     if request["status"] != RequestStatus.PENDING:
-        raise errors.ConflictError(f"The request is already {request['status']}; only PENDING requests can be decided")
+        raise errors.Conflict(f"The request is already {request['status']}; only PENDING requests can be decided")
     listing: ListingRecord | None = None
     if request["subjectType"] == SubjectType.LISTING:
         listing = bundle.listings.get(request["subjectId"])
         if listing is None:
-            raise errors.ConflictError("The listing was deleted; its pending requests were rejected")
+            raise errors.Conflict("The listing was deleted; its pending requests were rejected")
 
     now = clock.iso()
     updated: RequestRecord = {**request, "status": RequestStatus(change.status), "respondedAt": now}
@@ -99,6 +99,6 @@ def decide(caller: Caller, request_id: str, change: StatusChange) -> MatchReques
         tx.commit()
     except TransactionConflict as exc:
         if exc.failed("request"):
-            raise errors.ConflictError("The request was decided meanwhile; only PENDING requests can be decided") from exc
-        raise errors.ConflictError("The listing was deleted; its pending requests were rejected") from exc
+            raise errors.Conflict("The request was decided meanwhile; only PENDING requests can be decided") from exc
+        raise errors.Conflict("The listing was deleted; its pending requests were rejected") from exc
     return to_model(updated)

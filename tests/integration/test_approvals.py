@@ -481,15 +481,15 @@ def test_decide_listing_rejects_with_reason(api: Api, alice: User) -> None:
 def test_decide_listing_of_another_version_or_decided_listing_is_a_conflict(api: Api, alice: User) -> None:
     listing = create_listing(api, alice)
     _update(api, alice, listing["id"], "Changed since the admin looked")
-    with pytest.raises(errors.ConflictError):
+    with pytest.raises(errors.Conflict):
         service.decide_listing(listing["id"], ApprovalDecision(decision="approve"), version=1)
     assert get_listing(api, alice, listing["id"]).json["status"] == "PENDING"
     service.decide_listing(listing["id"], ApprovalDecision(decision="approve"), version=2)
-    with pytest.raises(errors.ConflictError):
+    with pytest.raises(errors.Conflict):
         service.decide_listing(listing["id"], ApprovalDecision(decision="reject"))
     assert get_listing(api, alice, listing["id"]).json["status"] == "ACTIVE"
 
 
 def test_decide_listing_of_a_missing_listing_is_not_found(api: Api) -> None:
-    with pytest.raises(errors.NotFoundError):
+    with pytest.raises(errors.NotFound):
         service.decide_listing("lst_ghost", ApprovalDecision(decision="approve"))

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import pytest
 from botocore.stub import Stubber
 
-from chalicelib import errors, storage
+from chalicelib import errors, http, storage
 from chalicelib.config import settings
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import assert_error
@@ -61,12 +61,11 @@ def test_a_call_still_throttled_after_botocores_retries_is_the_apis_503(
     aws: dict[str, str], throttling: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     point_at(monkeypatch, throttling)  # 2 attempts
-    with pytest.raises(errors.DependencyUnavailableError) as caught:
+    with pytest.raises(errors.DependencyUnavailable) as caught:
         storage.get(settings().USERS_TABLE, {"userId": "usr_throttled"})
     assert _Throttling.calls == ["DynamoDB_20120810.GetItem"] * 2  # botocore retried it, then storage mapped it
-    assert caught.value.status == 503
-    assert caught.value.code == "SERVICE_UNAVAILABLE"
-    assert caught.value.headers["Retry-After"].isdigit()
+    assert http.error_status(caught.value) == (503, "SERVICE_UNAVAILABLE")
+    assert http.error_headers(caught.value)["Retry-After"].isdigit()
     assert caught.value.cause.startswith("ProvisionedThroughputExceededException")
 
 
@@ -110,7 +109,7 @@ def test_a_transaction_cancelled_for_throttling_is_503(aws: dict[str, str]) -> N
     client: Any = storage.client("dynamodb")
     with Stubber(client) as stub:
         _cancelled(stub, "None", "ThrottlingError")
-        with pytest.raises(errors.DependencyUnavailableError) as caught:
+        with pytest.raises(errors.DependencyUnavailable) as caught:
             storage.transact([_put(), _put()])
         stub.assert_no_pending_responses()
     assert "ThrottlingError" in caught.value.cause
@@ -133,7 +132,7 @@ def test_keys_left_unprocessed_by_throttling_are_503(aws: dict[str, str], monkey
     with Stubber(client) as stub:
         for _ in range(storage.TRANSACT_ATTEMPTS):
             stub.add_response("batch_get_item", {"Responses": {table: []}, "UnprocessedKeys": {table: {"Keys": [key]}}})
-        with pytest.raises(errors.DependencyUnavailableError):
+        with pytest.raises(errors.DependencyUnavailable):
             storage.batch_get_tables({table: [{"userId": "usr_t"}]})
         stub.assert_no_pending_responses()
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from botocore.stub import Stubber
 
-from chalicelib import errors, storage
+from chalicelib import errors, http, storage
 from chalicelib.config import settings
 from chalicelib.system import health
 from tests.integration.conftest import Api, User, reset_process_caches
@@ -152,10 +152,10 @@ def test_a_client_error_is_not_mistaken_for_unavailability(api: Api, alice: User
 
 
 def test_storage_raises_the_apis_503_itself(aws: dict[str, str], stalled: Stalled, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The mapping lives in storage (http.py imports no storage): a stalled call is already an ApiError.
+    # The mapping lives in storage (http.py imports no storage): a stalled call is already a domain error.
     point_at(monkeypatch, stalled.url)
-    with pytest.raises(errors.DependencyUnavailableError) as caught:
+    with pytest.raises(errors.DependencyUnavailable) as caught:
         storage.get(settings().USERS_TABLE, {"userId": "usr_stalled"})
-    assert caught.value.status == 503
-    assert caught.value.headers["Retry-After"].isdigit()
+    assert http.error_status(caught.value)[0] == 503
+    assert http.error_headers(caught.value)["Retry-After"].isdigit()
     assert caught.value.cause.startswith("ReadTimeoutError")

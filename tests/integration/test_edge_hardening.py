@@ -91,7 +91,7 @@ def test_every_dashboard_answer_carries_the_security_headers(api: Api, alice: Us
     from chalicelib.webhooks import service as webhook_service
 
     def down(*_: Any, **__: Any) -> Any:
-        raise errors.DependencyUnavailableError("ReadTimeoutError: stalled")
+        raise errors.DependencyUnavailable("ReadTimeoutError: stalled")
 
     monkeypatch.setattr(webhook_service, "overview", down)
     unavailable = browser.get("/dashboard/webhooks")
@@ -107,7 +107,7 @@ def test_every_api_503_carries_retry_after(api: Api, alice: User, monkeypatch: p
     from chalicelib.listings import service as listing_service
 
     def down(*_: Any, **__: Any) -> Any:
-        raise errors.DependencyUnavailableError("ReadTimeoutError: stalled")
+        raise errors.DependencyUnavailable("ReadTimeoutError: stalled")
 
     monkeypatch.setattr(listing_service, "list_my_listings", down)
     response = api.call("GET", "/v1/listings/mine", alice.key)

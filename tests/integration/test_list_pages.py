@@ -178,7 +178,7 @@ def test_cursor_pages_of_every_request_list_equal_brute_force(
                     request_id = send_match(requesters[requester], listing_ids[subject])
                 else:
                     request_id = send_profile(requesters[requester], owner)
-            except errors.ConflictError:
+            except errors.Conflict:
                 continue  # this requester already asked about this subject
             if decision is not None:
                 now[0] = "2026-05-01T00:00:09.000Z"
@@ -232,9 +232,9 @@ def test_totals_stay_exact_under_concurrent_creates_and_double_decisions(aws: di
     assert all(isinstance(r, str) for r in created), created
     # Each request decided twice at once (accept vs reject): exactly one decision wins per request.
     outcomes = run_concurrently(6, lambda n: decide(owner, str(created[n // 2]), "ACCEPTED" if n % 2 else "REJECTED"))
-    conflicts = [o for o in outcomes if isinstance(o, errors.ConflictError)]
+    conflicts = [o for o in outcomes if isinstance(o, errors.Conflict)]
     assert len(conflicts) == 3, outcomes
-    assert all(o is None or isinstance(o, errors.ConflictError) for o in outcomes), outcomes
+    assert all(o is None or isinstance(o, errors.Conflict) for o in outcomes), outcomes
     assert_lists_exact([*requesters, owner], owner, [listing_id], page_size=4)
 
 

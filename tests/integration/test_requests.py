@@ -131,7 +131,7 @@ def test_ten_concurrent_identical_requests_create_exactly_one(api: Api, alice: U
     caller = Caller(bob.user_id)
     results = run_concurrently(10, lambda _: service.create_match_request(caller, body))
     created = [r for r in results if not isinstance(r, BaseException)]
-    conflicts = [r for r in results if isinstance(r, errors.ConflictError)]
+    conflicts = [r for r in results if isinstance(r, errors.Conflict)]
     assert len(created) == 1, results
     assert len(conflicts) == 9, results
     assert len(events(outbox.MATCH_REQUEST_RECEIVED)) == 1
@@ -403,7 +403,7 @@ def test_concurrent_double_decision_one_wins(api: Api, alice: User, bob: User) -
     changes = [StatusChange.model_validate({"status": "ACCEPTED"}), StatusChange.model_validate({"status": "REJECTED", "reason": "no"})]
     results = run_concurrently(2, lambda i: decisions.decide(caller, created["requestId"], changes[i]))
     winners = [r for r in results if not isinstance(r, BaseException)]
-    losers = [r for r in results if isinstance(r, errors.ConflictError)]
+    losers = [r for r in results if isinstance(r, errors.Conflict)]
     assert len(winners) == 1, results
     assert len(losers) == 1, results
     stored = api.call("GET", f"/v1/match-requests/{created['requestId']}", bob.key).json

@@ -160,7 +160,7 @@ def test_the_limit_holds_under_concurrent_saves(api: Api, monkeypatch: pytest.Mo
         try:
             service.create_saved_search(Caller(carol.user_id), SavedSearchCreate(query={"q": f"term{i}"}))
             statuses.append(201)
-        except errors.ConflictError:
+        except errors.Conflict:
             statuses.append(409)
 
     threads = [threading.Thread(target=one, args=(i,)) for i in range(10)]

@@ -146,8 +146,8 @@ def test_redelivery_of_an_unknown_delivery_or_someone_elses_webhook_is_not_found
     item = message_event(alice, bob)
     handlers.handle_outbox_batch(stream_event(item))
     run_lanes()
-    with pytest.raises(errors.NotFoundError):
+    with pytest.raises(errors.NotFound):
         service.redeliver(Caller(alice.user_id), hook["id"], "evt_unknown")
-    with pytest.raises(errors.NotFoundError):
+    with pytest.raises(errors.NotFound):
         service.redeliver(Caller(bob.user_id), hook["id"], item["eventId"])
     assert run_lanes() == 0

@@ -26,8 +26,8 @@ LAZY = {
     "ulid": "the first new id (chalicelib.clock.new_id)",
     "pydantic_settings": "nothing: configuration is a plain pydantic model",
     "dotenv": "nothing: the service reads no .env files",
-    "chalicelib.idempotency": "the first POST or PATCH (chalicelib.http)",
-    "aws_lambda_powertools.utilities.idempotency": "the first POST or PATCH (chalicelib.http)",
+    "chalicelib.idempotency.service": "the first POST or PATCH (chalicelib.gate)",
+    "aws_lambda_powertools.utilities.idempotency": "the first POST or PATCH (chalicelib.gate)",
 }
 
 #: A domain's services, repositories, models, records and search modules load with the first

@@ -29,7 +29,7 @@ def test_if_match_names_a_version(header: str | None, expected: int | None) -> N
 
 @pytest.mark.parametrize("header", ['W/"3-0123456789abcdef"', '"3"', "garbage", '""'])
 def test_if_match_without_a_strong_tag_of_ours_cannot_match(header: str) -> None:
-    with pytest.raises(errors.PreconditionFailedError):
+    with pytest.raises(errors.PreconditionFailed):
         conditional.expected_version(header)
 
 

@@ -10,7 +10,7 @@ from chalicelib.webhooks.delivery.attempt import failure_text
 
 
 def test_details_map_to_top_level_fields_and_the_first_in_form_order() -> None:
-    exc = errors.ValidationError("Invalid request", [FieldIssue(field="events[0]", issue="unknown event"),
+    exc = errors.RuleViolation("Invalid request", [FieldIssue(field="events[0]", issue="unknown event"),
                                                      FieldIssue(field="url", issue="must be http(s)"),
                                                      FieldIssue(field="url", issue="too long")])
     found, first = field_errors(exc, ["name", "url", "events"])
@@ -19,7 +19,7 @@ def test_details_map_to_top_level_fields_and_the_first_in_form_order() -> None:
 
 
 def test_no_field_named_means_nothing_to_focus() -> None:
-    assert field_errors(errors.ValidationError("Bad"), ["name"]) == ({}, None)
+    assert field_errors(errors.RuleViolation("Bad"), ["name"]) == ({}, None)
 
 
 def test_failure_text_names_the_status_or_the_error() -> None:

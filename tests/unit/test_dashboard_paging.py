@@ -35,6 +35,6 @@ def test_an_earlier_cursor_names_its_page_whatever_arrived_since() -> None:
 ])
 def test_a_cursor_of_another_view_or_with_a_bad_position_names_the_cursor(key: str, scope: tuple[str, str], size: int) -> None:
     cursor = EarlierPages.of(PageQuery(pageSize=3), *SCOPE).position.next_cursor(True, key)
-    with pytest.raises(errors.ValidationError) as raised:
+    with pytest.raises(errors.RuleViolation) as raised:
         EarlierPages.of(PageQuery(pageSize=size, cursor=cursor), *scope)
     assert [d.field for d in raised.value.details] == ["cursor"]

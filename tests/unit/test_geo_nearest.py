@@ -199,9 +199,9 @@ def test_a_cursor_skips_ranges_wholly_before_it(index: Any, monkeypatch: pytest.
 
 
 def test_a_malformed_cursor_position_is_a_validation_error(index: Any) -> None:
-    from chalicelib.errors import ValidationError
+    from chalicelib.errors import RuleViolation
 
     index([])
     query = parse_search({"meta.location_lat": "0", "meta.location_lng": "0"})
-    with pytest.raises(ValidationError):
+    with pytest.raises(RuleViolation):
         nearest.page(query, Position(scope="s", page=2, page_size=20, key="2026-01-01T00:00:00.000Z#lst_1"))

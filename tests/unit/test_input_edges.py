@@ -20,7 +20,7 @@ def nested(depth: int) -> Any:
 
 
 def rejected_field(data: Any) -> str:
-    with pytest.raises(errors.ValidationError) as caught:
+    with pytest.raises(errors.RuleViolation) as caught:
         json_input.check_document(data)
     [detail] = caught.value.details or []
     return detail.field

@@ -92,8 +92,9 @@ def test_a_lazy_imports_block_binds_stand_ins_and_records_the_names(probe: list[
     ["from chalicelib.lazy import LazyModule", "import chalicelib.lazy", "from chalicelib import no_such_module"],
 )
 def test_a_lazy_imports_block_takes_modules_of_absolute_packages_only(statement: str) -> None:
+    code = compile(f"with lazy_imports(__name__):\n    {statement}\n", "<block>", "exec")
     with pytest.raises(ImportError, match="lazy_imports"):
-        exec(compile(f"with lazy_imports(__name__):\n    {statement}\n", "<block>", "exec"), {"__name__": "block", "lazy_imports": lazy_imports})
+        exec(code, {"__name__": "block", "lazy_imports": lazy_imports})
 
 
 def test_every_module_the_app_declares_lazily_exists() -> None:

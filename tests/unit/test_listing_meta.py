@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib import errors
+from chalicelib import errors, http
 from chalicelib.categories.registry import get_category
 from chalicelib.listings.meta import validate_meta
 from tests.listing_bodies import VALID_META
@@ -29,10 +29,9 @@ def valid(category: str, role: str, **meta: str | None) -> dict[str, str]:
 
 def invalid(category: str, role: str, **meta: str | None) -> list[errors.FieldIssue]:
     """The ``details`` of the ValidationError that ``validate_meta`` must raise."""
-    with pytest.raises(errors.ValidationError) as caught:
+    with pytest.raises(errors.RuleViolation) as caught:
         valid(category, role, **meta)
-    assert caught.value.status == 400
-    assert caught.value.code == "VALIDATION_ERROR"
+    assert http.error_status(caught.value) == (400, "VALIDATION_ERROR")
     return caught.value.details or []
 
 

@@ -120,7 +120,7 @@ def test_integer_fields_accept_integral_numbers_as_json_schema_does(raw: bytes, 
     if accepted:
         assert parse_body(AdminUserPatch, request).verifiedLevel == 1  # type: ignore[arg-type]
     else:
-        with pytest.raises(errors.ValidationError):
+        with pytest.raises(errors.RuleViolation):
             parse_body(AdminUserPatch, request)  # type: ignore[arg-type]
 
 

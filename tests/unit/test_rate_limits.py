@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chalicelib import errors
+from chalicelib import errors, http
 from chalicelib.config import ConfigurationError, Settings
 from chalicelib.rate_limits import context, gcra, header_fields, repository, service
 from chalicelib.rate_limits.service import Quota
@@ -149,7 +149,7 @@ def clock() -> Iterator[FrozenClock]:
 def _admit(key: str = "k", admin: bool = False) -> bool:
     try:
         service.admit(key, admin)
-    except errors.RateLimitedError:
+    except errors.RateLimited:
         return False
     return True
 
@@ -157,10 +157,10 @@ def _admit(key: str = "k", admin: bool = False) -> bool:
 def test_admit_takes_one_write_per_request_when_the_hint_is_right(buckets: MemoryBuckets, clock: FrozenClock) -> None:
     assert [_admit() for _ in range(3)] == [True, True, True]
     assert buckets.writes == 3
-    with pytest.raises(errors.RateLimitedError) as refused:
+    with pytest.raises(errors.RateLimited) as refused:
         service.admit("k", False)
     assert buckets.writes == 4  # the refusal is the failed condition of one write, no read
-    assert refused.value.headers == {
+    assert http.error_headers(refused.value) == {
         "Retry-After": "1", "RateLimit-Policy": '"per-key";q=3;w=2', "RateLimit": '"per-key";r=0;t=1',
     }
     clock.advance(0.5)  # one token back (2 per second)
@@ -235,8 +235,8 @@ def test_a_quota_refusal_waits_until_midnight_utc(set_settings: Callable[..., No
     set_settings(MATCH_REQUESTS_PER_DAY="7")
     with frozen_clock(datetime(2026, 11, 25, 23, 59, 30, 250_000, tzinfo=UTC)):
         refusal = service.quota_exceeded(Quota.MATCH_REQUESTS)
-    assert (refusal.status, refusal.code) == (429, "RATE_LIMITED")
-    assert refusal.headers == {
+    assert http.error_status(refusal) == (429, "RATE_LIMITED")
+    assert http.error_headers(refusal) == {
         "Retry-After": "30",
         "RateLimit-Policy": '"match-requests";q=7;w=86400',
         "RateLimit": '"match-requests";r=0;t=30',

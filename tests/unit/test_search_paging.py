@@ -57,10 +57,10 @@ def test_page_query_binds_the_cursor_to_the_page_size_and_page() -> None:
     assert cursor is not None
     resumed = PageQuery(pageSize=5, cursor=cursor).position("scope")
     assert (resumed.page, resumed.key, resumed.offset) == (2, "k", 5)
-    with pytest.raises(errors.ValidationError) as other_size:
+    with pytest.raises(errors.RuleViolation) as other_size:
         PageQuery(pageSize=6, cursor=cursor).position("scope")
     assert other_size.value.details[0].field == "cursor"
-    with pytest.raises(errors.ValidationError) as other_page:
+    with pytest.raises(errors.RuleViolation) as other_page:
         PageQuery(page=7, pageSize=5, cursor=cursor).position("scope")
     assert other_page.value.details[0].field == "page"
     assert PageQuery(page=2, pageSize=5, cursor=cursor).position("scope").page == 2

@@ -61,7 +61,7 @@ def test_the_json_schema_pattern_states_the_validator_rule_in_the_bmp(value: str
 
 
 def _refusal(model: object, data: dict[str, object]) -> list[tuple[str, str]]:
-    with pytest.raises(errors.ValidationError) as caught:
+    with pytest.raises(errors.RuleViolation) as caught:
         http.parse_model(model, data)  # type: ignore[arg-type]
     return [(d.field, d.issue) for d in caught.value.details or []]
 

@@ -97,7 +97,7 @@ def attempt(delivery: Delivery, heartbeat: Heartbeat | None = None) -> Result:
     ------
     Held
         Another live worker holds the attempt.
-    botocore.exceptions.ClientError, chalicelib.errors.DependencyUnavailableError
+    botocore.exceptions.ClientError, chalicelib.errors.DependencyUnavailable
         DynamoDB or SQS failures (the caller reports the message as failed; it comes back
         after its visibility timeout and finds its claim if it got that far).
     """

@@ -181,7 +181,7 @@ def recover(delivery: Delivery, lease_seconds: float | None = None) -> Recovery:
 
     Raises
     ------
-    botocore.exceptions.ClientError, chalicelib.errors.DependencyUnavailableError
+    botocore.exceptions.ClientError, chalicelib.errors.DependencyUnavailable
         DynamoDB faults.
     """
     key = {"webhookId": delivery.webhook_id, "deliveryKey": sent_key(delivery.event.event_id)}

@@ -88,7 +88,7 @@ def enqueue(deliveries: Sequence[Delivery]) -> None:
     ------
     EnqueueFailed
         Some entries were refused; the ones before the first refused entry were queued.
-    botocore.exceptions.ClientError, chalicelib.errors.DependencyUnavailableError
+    botocore.exceptions.ClientError, chalicelib.errors.DependencyUnavailable
         SQS refusing the call, or unreachable.
     """
     url = settings().DELIVERY_QUEUE_URL

@@ -40,7 +40,7 @@ def redeliver(webhook_id: str, event_id: str) -> Delivery:
     ------
     UnknownDelivery
         No attempt of this delivery exists.
-    botocore.exceptions.ClientError, chalicelib.errors.DependencyUnavailableError
+    botocore.exceptions.ClientError, chalicelib.errors.DependencyUnavailable
         DynamoDB or SQS refusing the call, or unreachable.
     """
     last = attempt_log.last_claim(webhook_id, event_id)

@@ -13,39 +13,32 @@
   a retry runs again, as Stripe does for errors that may be transient. Requests refused before
   the operation (bad key, invalid body: 400, 401, 403, 413, 415) store nothing either.
 
-Built on powertools' idempotency utility (``idempotent_function`` with its DynamoDB persistence
-layer, https://docs.powertools.aws.dev/lambda/python/latest/utilities/idempotency/) over the
-``IdempotencyTable`` of ``infra/resources.json`` (partition key ``id``, TTL ``expiration``).
+Built on powertools' idempotency utility (``idempotent_function``,
+https://docs.powertools.aws.dev/lambda/python/latest/utilities/idempotency/) over the store of
+:mod:`chalicelib.idempotency.repository`. The service knows a response only as a :class:`Reply`
+(status, headers, body text); the HTTP edge reads the key (:func:`chalicelib.http.key_from`) and
+turns its responses into replies and back (:mod:`chalicelib.gate`), so nothing here is HTTP
+machinery and :mod:`chalicelib.http` reaches no storage.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
-from aws_lambda_powertools.utilities.idempotency import (
-    DynamoDBPersistenceLayer,
-    IdempotencyConfig,
-    idempotent_function,
-)
+from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig, idempotent_function
 from aws_lambda_powertools.utilities.idempotency.exceptions import (
     IdempotencyAlreadyInProgressError,
     IdempotencyValidationError,
 )
 from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import DataRecord
-from chalice.app import Response
 
-from chalicelib import errors, storage
-from chalicelib.config import settings
-
-HEADER = "Idempotency-Key"
+from chalicelib import errors
+from chalicelib.idempotency import repository
 
 #: Stored responses are replayed for 24 hours (Stripe's window).
 EXPIRES_AFTER_SECONDS = 24 * 60 * 60
-
-#: Longest accepted key (Stripe: 255 characters).
-MAX_KEY_LENGTH = 255
 
 #: Response headers stored and replayed with the body (the request id is each request's own).
 REPLAYED_HEADERS = ("Content-Type", "ETag", "Location", "Retry-After")
@@ -54,39 +47,26 @@ REPLAYED_HEADERS = ("Content-Type", "ETag", "Location", "Retry-After")
 REPLAYED_MARKER = "Idempotent-Replayed"
 
 
+@dataclass(frozen=True)
+class Reply:
+    """A response as the service keeps it: ``status``, the ``headers`` to replay, the ``body`` text."""
+
+    status: int
+    body: str
+    headers: dict[str, str] = field(default_factory=dict)
+
+
 class _NotStored(Exception):
-    """Carries a response that must not be stored (powertools deletes the in-progress record)."""
+    """Carries a reply that must not be stored (powertools deletes the in-progress record)."""
 
-    def __init__(self, response: Response) -> None:
-        super().__init__(response.status_code)
-        self.response = response
-
-
-def key_from(headers: Any) -> str | None:
-    """The request's ``Idempotency-Key``, or ``None`` when absent.
-
-    Raises
-    ------
-    ValidationError
-        Empty, longer than :data:`MAX_KEY_LENGTH`, or not printable ASCII without spaces
-        (``details`` names ``Idempotency-Key``).
-    """
-    value: str | None = headers.get(HEADER.lower())
-    if value is None:
-        return None
-    if not 1 <= len(value) <= MAX_KEY_LENGTH or not all("!" <= c <= "~" for c in value):
-        raise errors.ValidationError.for_field(
-            HEADER, f"1..{MAX_KEY_LENGTH} printable ASCII characters without spaces (e.g. a UUID)",
-            "Invalid Idempotency-Key header",
-        )
-    return value
+    def __init__(self, reply: Reply) -> None:
+        super().__init__(reply.status)
+        self.reply = reply
 
 
-def _stored(response: Response) -> dict[str, Any]:
-    body = response.body
-    text = body if isinstance(body, str) else json.dumps(body) if body is not None else ""
-    kept = {k: str(v) for k, v in response.headers.items() if k in REPLAYED_HEADERS}
-    return {"status": response.status_code, "headers": kept, "body": text}
+def _stored(reply: Reply) -> dict[str, Any]:
+    kept = {k: v for k, v in reply.headers.items() if k in REPLAYED_HEADERS}
+    return {"status": reply.status, "headers": kept, "body": reply.body}
 
 
 def _replayed(response: Any, idempotent_data: DataRecord) -> Any:
@@ -94,11 +74,11 @@ def _replayed(response: Any, idempotent_data: DataRecord) -> Any:
     return {**response, "replayed": True}
 
 
-def _must_not_store(response: Response) -> bool:
-    return response.status_code >= 500 or response.status_code in (409, 429)
+def _must_not_store(reply: Reply) -> bool:
+    return reply.status >= 500 or reply.status in (409, 429)
 
 
-def run_once(scope: str, key: str, request: dict[str, Any], work: Callable[[], Response], lambda_context: Any) -> Response:
+def run_once(scope: str, key: str, request: dict[str, Any], work: Callable[[], Reply], lambda_context: Any) -> Reply:
     """Run ``work`` at most once per ``(scope, key)`` within 24 hours; replay its stored response otherwise.
 
     Parameters
@@ -106,7 +86,7 @@ def run_once(scope: str, key: str, request: dict[str, Any], work: Callable[[], R
     scope:
         Whose key it is (the caller's user id).
     key:
-        The ``Idempotency-Key`` value (see :func:`key_from`).
+        The ``Idempotency-Key`` value (:func:`chalicelib.http.key_from`).
     request:
         What identifies the request (JSON-ready: method, route, path parameters, parsed body);
         a stored key is only replayed for an equal ``request``.
@@ -117,10 +97,10 @@ def run_once(scope: str, key: str, request: dict[str, Any], work: Callable[[], R
 
     Raises
     ------
-    IdempotencyKeyReusedError
-        ``key`` was used for another request within 24 hours (422).
-    IdempotencyKeyInUseError
-        A request with ``key`` is still running (409).
+    IdempotencyKeyReused
+        ``key`` was used for another request within 24 hours.
+    IdempotencyKeyInUse
+        A request with ``key`` is still running.
     """
     config = IdempotencyConfig(
         event_key_jmespath="[scope, key]",
@@ -132,18 +112,13 @@ def run_once(scope: str, key: str, request: dict[str, Any], work: Callable[[], R
     )
     if lambda_context is not None:
         config.register_lambda_context(lambda_context)
-    persistence = DynamoDBPersistenceLayer(
-        table_name=settings().IDEMPOTENCY_TABLE,
-        key_attr="id",
-        expiry_attr="expiration",  # the table's TTL attribute (epoch seconds)
-        boto3_client=storage.client("dynamodb"),
-    )
+    persistence = repository.store()
 
     def work_and_keep(data: dict[str, Any]) -> dict[str, Any]:
-        response = work()
-        if _must_not_store(response):
-            raise _NotStored(response)
-        return _stored(response)
+        reply = work()
+        if _must_not_store(reply):
+            raise _NotStored(reply)
+        return _stored(reply)
 
     once: Callable[..., dict[str, Any]] = idempotent_function(
         work_and_keep, data_keyword_argument="data", persistence_store=persistence, config=config, key_prefix="http"
@@ -151,16 +126,16 @@ def run_once(scope: str, key: str, request: dict[str, Any], work: Callable[[], R
     try:
         result = once(data={"scope": scope, "key": key, "request": request})
     except _NotStored as exc:
-        return exc.response
+        return exc.reply
     except IdempotencyValidationError as exc:
-        raise errors.IdempotencyKeyReusedError(
+        raise errors.IdempotencyKeyReused(
             "This Idempotency-Key was already used with another request in the last 24 hours; use a new key"
         ) from exc
     except IdempotencyAlreadyInProgressError as exc:
-        raise errors.IdempotencyKeyInUseError(
+        raise errors.IdempotencyKeyInUse(
             "A request with this Idempotency-Key is still being processed; retry after it completes"
         ) from exc
     headers = dict(result["headers"])
     if result.get("replayed"):
         headers[REPLAYED_MARKER] = "true"
-    return Response(body=result["body"], status_code=int(result["status"]), headers=headers)
+    return Reply(status=int(result["status"]), body=str(result["body"]), headers=headers)
