@@ -5,12 +5,17 @@ commits them as one TransactWriteItems; when a condition fails it asks which ite
 
     tx = Transaction()
     tx.add("request", repository.put_new_op(item))
-    tx.add("listing", guards.count_request_on_active_listing_op(listing_id))
+    tx.add("listing", listings.count_request_op(listing_id))
     tx.add("event", request_event_op(item, listing))
     try:
         tx.commit()
     except TransactionConflict as exc:
         if exc.failed("request"): ...
+
+An item on another package's table comes from that package's published functions (above,
+:func:`chalicelib.listings.count_request_op`): the owner of a table builds every item that
+touches it, and the transaction only combines them by name (docs/architecture.md, "Table
+ownership").
 
 Lasting contention surfaces as :class:`chalicelib.storage.Contention`, already the API's 409.
 """

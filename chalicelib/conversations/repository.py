@@ -20,12 +20,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chalicelib import keyset, list_counters, storage
+from chalicelib import batch_reads, keyset, list_counters, storage, users
 from chalicelib.config import settings
 from chalicelib.conversations import records
 from chalicelib.conversations.records import ConversationRecord, MemberRecord, MessageRecord
 from chalicelib.users.records import UserRecord
-from chalicelib.users.records import record as user_record
 
 SEQUENCE_DIGITS = 10
 
@@ -118,16 +117,16 @@ def get(conversation_id: str, consistent: bool = False) -> ConversationRecord | 
 
 
 def get_with_user(conversation_id: str, user_id: str) -> tuple[ConversationRecord | None, UserRecord | None]:
-    """The conversation record and a user record in one BatchGetItem (``None`` for a missing one)."""
-    config = settings()
-    found = storage.batch_get_tables(
-        {_conversations(): [{"conversationId": conversation_id}], config.USERS_TABLE: [{"userId": user_id}]}
+    """The conversation record and a user record in one BatchGetItem (``None`` for a missing one).
+
+    The user is the users package's part of the read (:func:`chalicelib.users.read_part`).
+    """
+    conversation = batch_reads.Part(
+        _conversations(), [{"conversationId": conversation_id}], lambda _item: conversation_id, records.conversation
     )
-    conversations, users = found[_conversations()], found[config.USERS_TABLE]
-    return (
-        records.conversation(conversations[0]) if conversations else None,
-        user_record(users[0]) if users else None,
-    )
+    user = users.read_part([user_id])
+    found = batch_reads.read(conversation, user)
+    return found.of(conversation).get(conversation_id), found.of(user).get(user_id)
 
 
 def _list_index(user_id: str, subject_type: str | None) -> tuple[keyset.ListIndex, str]:

@@ -15,7 +15,7 @@ import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from chalicelib import keyset, list_counters, outbox, storage
+from chalicelib import batch_reads, keyset, list_counters, outbox, storage, users
 from chalicelib.config import settings
 from chalicelib.listings import owner_list, status
 from chalicelib.listings.records import ListingRecord, record
@@ -23,7 +23,6 @@ from chalicelib.listings.search import counters
 from chalicelib.listings.search.index import INDEX_ATTRIBUTES, geo_index, index_attributes
 from chalicelib.listings.status import ListingStatus, Transition
 from chalicelib.users.records import UserRecord
-from chalicelib.users.records import record as user_record
 
 
 def _table() -> str:
@@ -72,6 +71,15 @@ def get(listing_id: str, consistent: bool = False) -> ListingRecord | None:
     return record(item) if item is not None else None
 
 
+def read_part(listing_ids: Sequence[str]) -> batch_reads.Part[ListingRecord]:
+    """The listings ``listing_ids`` (duplicates dropped) as one part of a shared BatchGetItem, by ``listingId``."""
+    return batch_reads.Part(_table(), [_key(i) for i in dict.fromkeys(listing_ids)], _listing_id, record)
+
+
+def _listing_id(item: Mapping[str, Any]) -> str:
+    return str(item["listingId"])
+
+
 def get_many(listing_ids: Sequence[str]) -> dict[str, ListingRecord]:
     """Listing records by id (BatchGetItem); missing ids are absent."""
     return {i["listingId"]: record(i) for i in storage.batch_get(_table(), [_key(x) for x in listing_ids])}
@@ -110,17 +118,14 @@ def owner_total(owner_id: str) -> int:
 def owner_with_total(owner_id: str) -> tuple[UserRecord | None, int]:
     """The owner's user record (``None`` when gone) and the exact number of their listings.
 
-    One BatchGetItem of the Users item and the owner's counter item, so the ``mine`` route
-    stays at two DynamoDB calls (the page's Query and this).
+    One BatchGetItem of the Users item (the users package's part) and the owner's counter item,
+    so the ``mine`` route stays at two DynamoDB calls (the page's Query and this).
     """
-    users_table = settings().USERS_TABLE
-    found = storage.batch_get_tables({
-        users_table: [{"userId": owner_id}],
-        list_counters.table(): [list_counters.key(owner_list.counter_name(owner_id))],
-    })
-    users, counters = found[users_table], found[list_counters.table()]
-    total = list_counters.count_in(counters[0] if counters else None, owner_list.COUNT_ATTRIBUTE)
-    return (user_record(users[0]) if users else None), total
+    counter = owner_list.counter_name(owner_id)
+    owner, count = users.read_part([owner_id]), batch_reads.counter_part(counter)
+    found = batch_reads.read(owner, count)
+    total = list_counters.count_in(found.of(count).get(counter), owner_list.COUNT_ATTRIBUTE)
+    return found.of(owner).get(owner_id), total
 
 
 def owner_count_op(owner_id: str, change: int) -> dict[str, Any]:
@@ -130,6 +135,55 @@ def owner_count_op(owner_id: str, change: int) -> dict[str, Any]:
     """
     name, changes = owner_list.delta(owner_id, change)
     return list_counters.add_op(name, changes)
+
+
+def count_request_op(listing_id: str) -> dict[str, Any]:
+    """Transaction ``Update``: ``requestCount + 1``, only while the listing accepts requests.
+
+    The condition is :func:`chalicelib.listings.status.accepts_requests` written as a condition
+    expression (status ACTIVE), so the request service's check on its read is re-checked at
+    commit. ``requestCount`` is written only here and checked by :func:`delete_counted_op`.
+    """
+    return storage.update_op(
+        _table(),
+        _key(listing_id),
+        "SET requestCount = if_not_exists(requestCount, :zero) + :one",
+        condition="#st = :active",
+        ExpressionAttributeNames={"#st": "status"},
+        ExpressionAttributeValues=storage.values(zero=0, one=1, active=ListingStatus.ACTIVE.value),
+    )
+
+
+def exists_op(listing_id: str) -> dict[str, Any]:
+    """Transaction ``ConditionCheck``: the listing has not been deleted (a request decision's guard)."""
+    return storage.condition_op(_table(), _key(listing_id), "attribute_exists(listingId)")
+
+
+def delete_counted_op(
+    listing_id: str, owner_id: str, request_count: int, status: str, version: int | None = None
+) -> dict[str, Any]:
+    """Transaction ``Delete`` of a listing owned by ``owner_id`` that has exactly ``request_count`` requests,
+    is still in ``status`` and, when ``version`` is given, still at that version (``If-Match``).
+
+    The listing deletion, which rejects the pending requests in the same transaction, uses it:
+    a request committed after the deletion's Query (or missing from the eventually consistent
+    ``subjectNewest`` index) changes ``requestCount`` and cancels the deletion instead of being
+    left PENDING. The listing must still be in ``status`` (the transaction adjusts the search
+    counters by it).
+    """
+    counted = "requestCount = :n" if request_count else "(attribute_not_exists(requestCount) OR requestCount = :n)"
+    vals: dict[str, Any] = {"o": owner_id, "n": request_count, "st": status}
+    condition = f"ownerId = :o AND #st = :st AND {counted}"
+    if version is not None:
+        condition += " AND version = :v"
+        vals["v"] = version
+    return storage.delete_op(
+        _table(),
+        _key(listing_id),
+        condition=condition,
+        ExpressionAttributeNames={"#st": "status"},
+        ExpressionAttributeValues=storage.values(**vals),
+    )
 
 
 def create(item: ListingRecord, extra_ops: Sequence[dict[str, Any]]) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib import clock, errors, outbox
+from chalicelib import clock, errors, outbox, users, webhooks
 from chalicelib.auth.service import Caller
 from chalicelib.categories.models import Category, FieldType
 from chalicelib.categories.registry import all_categories
@@ -32,10 +32,8 @@ from chalicelib.listings.status import Transition
 from chalicelib.pagination import PageQuery
 from chalicelib.text import words
 from chalicelib.transactions import ConditionFailed, Transaction, TransactionConflict
-from chalicelib.users import repository as users
 from chalicelib.users.records import UserRecord
 from chalicelib.users.service import require_connected, require_user, summary_from_item
-from chalicelib.webhooks import repository as webhooks
 
 #: Field types whose words ``q`` searches (DESIGN §2 "Search": title and text fields).
 SEARCHED_TYPES = {FieldType.TEXT, FieldType.RICHTEXT, FieldType.LOCATION}

@@ -16,19 +16,17 @@ counted in the SearchIndex table (:mod:`chalicelib.list_counters`). Ids come fro
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from chalicelib import keyset, list_counters, storage
+from chalicelib import batch_reads, keyset, list_counters, listings, storage, users
 from chalicelib.config import settings
 from chalicelib.listings.records import ListingRecord
-from chalicelib.listings.records import record as listing_record
 from chalicelib.match_requests import lists
 from chalicelib.match_requests.lists import ListQuery, RequestList
 from chalicelib.match_requests.records import RequestRecord, record
 from chalicelib.users.records import UserRecord
-from chalicelib.users.records import record as user_record
 
 
 def _table() -> str:
@@ -88,15 +86,14 @@ def list_total(query: ListQuery) -> int:
 
 
 def listing_with_total(listing_id: str, query: ListQuery) -> tuple[ListingRecord | None, int]:
-    """The listing and the exact size of list ``query`` in one BatchGetItem (the listing route's first read)."""
-    found = storage.batch_get_tables({
-        settings().LISTINGS_TABLE: [{"listingId": listing_id}],
-        list_counters.table(): [list_counters.key(query.counter)],
-    })
-    listings = found[settings().LISTINGS_TABLE]
-    counters = found[list_counters.table()]
-    total = list_counters.count_in(counters[0] if counters else None, query.counter_attribute)
-    return (listing_record(listings[0]) if listings else None), total
+    """The listing and the exact size of list ``query`` in one BatchGetItem (the listing route's first read).
+
+    The listing is the listings package's part of the read (:func:`chalicelib.listings.read_part`).
+    """
+    listing, count = listings.read_part([listing_id]), batch_reads.counter_part(query.counter)
+    found = batch_reads.read(listing, count)
+    total = list_counters.count_in(found.of(count).get(query.counter), query.counter_attribute)
+    return found.of(listing).get(listing_id), total
 
 
 def list_for_subject(subject_id: str) -> list[RequestRecord]:
@@ -173,17 +170,14 @@ def read_bundle(
     """Requests, users and listings by id in one BatchGetItem (at most 100 keys in all).
 
     This is how detail reads and decisions stay at one read call: e.g. a listing's owner and
-    the caller's request, or a request with its listing and the deciding user.
+    the caller's request, or a request with its listing and the deciding user. The users and
+    listings are their owners' parts of the read (:mod:`chalicelib.batch_reads`).
     """
-    config = settings()
-    tables = {
-        config.REQUESTS_TABLE: [{"requestId": i} for i in dict.fromkeys(request_ids)],
-        config.USERS_TABLE: [{"userId": i} for i in dict.fromkeys(user_ids)],
-        config.LISTINGS_TABLE: [{"listingId": i} for i in dict.fromkeys(listing_ids)],
-    }
-    found = storage.batch_get_tables(tables)
-    return Bundle(
-        requests={i["requestId"]: _record(i) for i in found[config.REQUESTS_TABLE]},
-        users={i["userId"]: user_record(i) for i in found[config.USERS_TABLE]},
-        listings={i["listingId"]: listing_record(i) for i in found[config.LISTINGS_TABLE]},
-    )
+    mine = batch_reads.Part(_table(), [_key(i) for i in dict.fromkeys(request_ids)], _request_id, _record)
+    people, subjects = users.read_part(user_ids), listings.read_part(listing_ids)
+    found = batch_reads.read(mine, people, subjects)
+    return Bundle(requests=found.of(mine), users=found.of(people), listings=found.of(subjects))
+
+
+def _request_id(item: Mapping[str, Any]) -> str:
+    return str(item["requestId"])
