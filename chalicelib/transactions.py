@@ -22,12 +22,12 @@ Lasting contention surfaces as :class:`chalicelib.storage.Contention`, already t
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from chalicelib import storage
 from chalicelib.storage import ConditionFailed as ConditionFailed
 from chalicelib.storage import TransactionConflict as TransactionConflict
+from chalicelib.transact_items import TransactItem as TransactItem
 
 #: DynamoDB's limit of items per TransactWriteItems (AWS docs, "TransactWriteItems").
 MAX_ITEMS = 100
@@ -37,9 +37,9 @@ class Transaction:
     """An ordered set of named transaction items, committed at once by :meth:`commit`."""
 
     def __init__(self) -> None:
-        self._items: list[tuple[str, Mapping[str, Any]]] = []
+        self._items: list[tuple[str, TransactItem]] = []
 
-    def add(self, name: str, op: Mapping[str, Any]) -> Transaction:
+    def add(self, name: str, op: TransactItem) -> Transaction:
         """Add ``op`` (a repository's transaction item) under ``name``; returns the transaction.
 
         Raises
@@ -54,7 +54,7 @@ class Transaction:
         self._items.append((name, op))
         return self
 
-    def add_all(self, name: str, ops: Sequence[Mapping[str, Any]]) -> Transaction:
+    def add_all(self, name: str, ops: Sequence[TransactItem]) -> Transaction:
         """Add the items of one repository change that no caller tells apart: ``name.0``, ``name.1``, ...
 
         Raises

@@ -8,13 +8,14 @@ repository when first called, so importing this package loads no storage code.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from chalicelib.auth.records import ApiKeyRecord
+    from chalicelib.transact_items import TransactItem
 
 
-def put_key_op(key: ApiKeyRecord) -> dict[str, Any]:
+def put_key_op(key: ApiKeyRecord) -> TransactItem:
     """Transaction ``Put`` of a new API key (fails when its hash exists): the user creation adds it."""
     from chalicelib.auth import repository
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from chalicelib.batch_reads import Part
     from chalicelib.listings.records import ListingRecord
     from chalicelib.listings.status import ListingStatus, Transition
+    from chalicelib.transact_items import TransactItem
 
 
 def get(listing_id: str, consistent: bool = False) -> ListingRecord | None:
@@ -58,14 +59,14 @@ def transition(
     return repository.transition(listing, change, updated_at, reason=reason, version=version)
 
 
-def count_request_op(listing_id: str) -> dict[str, Any]:
+def count_request_op(listing_id: str) -> TransactItem:
     """Transaction ``Update``: ``requestCount + 1`` while the listing is ACTIVE (a match request's guard)."""
     from chalicelib.listings import repository
 
     return repository.count_request_op(listing_id)
 
 
-def exists_op(listing_id: str) -> dict[str, Any]:
+def exists_op(listing_id: str) -> TransactItem:
     """Transaction ``ConditionCheck``: the listing still exists (a request decision's guard)."""
     from chalicelib.listings import repository
 
@@ -74,7 +75,7 @@ def exists_op(listing_id: str) -> dict[str, Any]:
 
 def delete_counted_op(
     listing_id: str, owner_id: str, request_count: int, status: str, version: int | None = None
-) -> dict[str, Any]:
+) -> TransactItem:
     """Transaction ``Delete`` of the listing while it has exactly ``request_count`` requests
     (:func:`chalicelib.listings.repository.delete_counted_op`)."""
     from chalicelib.listings import repository
@@ -82,14 +83,14 @@ def delete_counted_op(
     return repository.delete_counted_op(listing_id, owner_id, request_count, status, version)
 
 
-def leave_active_ops(listing: Mapping[str, Any], from_status: ListingStatus) -> list[dict[str, Any]]:
+def leave_active_ops(listing: Mapping[str, Any], from_status: ListingStatus) -> list[TransactItem]:
     """The search counter items of a change out of ``from_status`` (none unless it was ACTIVE)."""
     from chalicelib.listings import repository
 
     return repository.leave_active_ops(listing, from_status)
 
 
-def owner_count_op(owner_id: str, change: int) -> dict[str, Any]:
+def owner_count_op(owner_id: str, change: int) -> TransactItem:
     """Transaction ``Update`` moving the owner's listing counter by ``change`` (+1 create, -1 delete)."""
     from chalicelib.listings import repository
 

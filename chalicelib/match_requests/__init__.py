@@ -12,11 +12,12 @@ repository when first called, so importing this package loads no storage code.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from chalicelib.match_requests.records import RequestRecord
     from chalicelib.match_requests.repository import Bundle
+    from chalicelib.transact_items import TransactItem
 
 
 def read_bundle(
@@ -44,7 +45,7 @@ def decide_op(
     reason: str | None = None,
     conversation_id: str | None = None,
     listing_title: str | None = None,
-) -> dict[str, Any]:
+) -> TransactItem:
     """Transaction ``Update``: PENDING -> ``status`` by the request's recipient
     (:func:`chalicelib.match_requests.repository.decide_op`)."""
     from chalicelib.match_requests import repository
@@ -54,7 +55,7 @@ def decide_op(
     )
 
 
-def counter_ops(changes: Sequence[tuple[RequestRecord, str | None, str]]) -> list[dict[str, Any]]:
+def counter_ops(changes: Sequence[tuple[RequestRecord, str | None, str]]) -> list[TransactItem]:
     """Transaction items of the request list counters for ``(request, from, to)`` status changes."""
     from chalicelib.match_requests import repository
 

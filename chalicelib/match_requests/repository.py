@@ -26,6 +26,7 @@ from chalicelib.listings.records import ListingRecord
 from chalicelib.match_requests import lists
 from chalicelib.match_requests.lists import ListQuery, RequestList
 from chalicelib.match_requests.records import RequestRecord, record
+from chalicelib.transact_items import TransactItem, typed
 from chalicelib.users.records import UserRecord
 
 
@@ -47,10 +48,10 @@ def get(request_id: str) -> RequestRecord | None:
     return _record(item) if item is not None else None
 
 
-def put_new_op(item: RequestRecord) -> dict[str, Any]:
+def put_new_op(item: RequestRecord) -> TransactItem:
     """Transaction ``Put`` of a new request with its list index attributes (:func:`lists.index_attributes`);
     its condition fails when the id exists (a duplicate)."""
-    return storage.put_op(_table(), {**item, **lists.index_attributes(item)}, condition="attribute_not_exists(requestId)")
+    return storage.tx_put(_table(), {**item, **lists.index_attributes(item)}, condition="attribute_not_exists(requestId)")
 
 
 def list_page(
@@ -105,16 +106,16 @@ def list_for_subject(subject_id: str) -> list[RequestRecord]:
     return [_record(i) for i in keyset.read_all(_table(), query.index, query.partition)]
 
 
-def counter_ops(changes: Sequence[tuple[RequestRecord, str | None, str]]) -> list[dict[str, Any]]:
+def counter_ops(changes: Sequence[tuple[RequestRecord, str | None, str]]) -> list[TransactItem]:
     """Transaction ``Update`` items of the list counters for ``(request, from status, to status)`` changes.
 
     ``from status`` is ``None`` for a new request. Changes of the same counter item are summed
     into one item (a transaction touches an item once); the transaction's own conditions (the
     request's ``attribute_not_exists`` or its PENDING condition) make the counts exact.
     """
-    return list_counters.add_ops(
+    return [typed(op) for op in list_counters.add_ops(
         delta for request, before, after in changes for delta in lists.deltas(request, before, after)
-    )
+    )]
 
 
 def decide_op(
@@ -125,7 +126,7 @@ def decide_op(
     reason: str | None = None,
     conversation_id: str | None = None,
     listing_title: str | None = None,
-) -> dict[str, Any]:
+) -> TransactItem:
     """Transaction ``Update``: PENDING -> ``status``, by the request's recipient only.
 
     The condition (still PENDING and addressed to ``request["recipientId"]``) makes a
@@ -145,7 +146,7 @@ def decide_op(
             names[f"#{attribute}"] = attribute
             assignments.append(f"#{attribute} = :{attribute}")
             vals[attribute] = value
-    return storage.update_op(
+    return storage.tx_update(
         _table(),
         _key(request["requestId"]),
         "SET " + ", ".join(assignments),

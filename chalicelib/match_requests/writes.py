@@ -20,26 +20,25 @@ to their own error.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from chalicelib.listings.records import ListingRecord
 from chalicelib.match_requests import repository
 from chalicelib.match_requests.events import request_event_op
 from chalicelib.match_requests.models import RequestStatus
 from chalicelib.match_requests.records import RequestRecord
-from chalicelib.transactions import Transaction
+from chalicelib.transactions import Transaction, TransactItem
 
 
 class Guard(NamedTuple):
     """A condition on the request's subject, added to the transaction under ``name`` (``listing``, ``profile``)."""
 
     name: str
-    op: Mapping[str, Any]
+    op: TransactItem
 
 
 def request_write(
-    request_op: Mapping[str, Any],
+    request_op: TransactItem,
     written: RequestRecord,
     before: RequestStatus | None,
     guard: Guard | None = None,

@@ -11,10 +11,11 @@ was (``bench/cold_start.py``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from chalicelib.batch_reads import Part
+    from chalicelib.transact_items import TransactItem
     from chalicelib.users.records import UserRecord
 
 
@@ -46,7 +47,7 @@ def read_part(user_ids: Sequence[str]) -> Part[UserRecord]:
     return repository.read_part(user_ids)
 
 
-def admits_profile_request_op(user_id: str, requester_level: int, channel: str) -> dict[str, Any]:
+def admits_profile_request_op(user_id: str, requester_level: int, channel: str) -> TransactItem:
     """Transaction ``ConditionCheck``: the user still admits a profile request at ``requester_level``
     over ``channel`` (see :func:`chalicelib.users.repository.admits_profile_request_op`)."""
     from chalicelib.users import repository

@@ -15,6 +15,7 @@ from typing import Any
 
 from chalicelib import batch_reads, storage
 from chalicelib.config import settings
+from chalicelib.transact_items import TransactItem
 from chalicelib.users.records import UserRecord, record
 
 #: Profile search reads the ``bySearchShard`` index shard by shard; 8 shards spread the writes.
@@ -60,14 +61,14 @@ def _user_id(item: Mapping[str, Any]) -> str:
     return str(item["userId"])
 
 
-def admits_profile_request_op(user_id: str, requester_level: int, channel: str) -> dict[str, Any]:
+def admits_profile_request_op(user_id: str, requester_level: int, channel: str) -> TransactItem:
     """Transaction ``ConditionCheck`` on the requested user of a profile request.
 
     Holds when the user exists, accepts requests, requires at most ``requester_level`` and
     still has ``channel`` connected (missing policy attributes mean the defaults: accepting,
     level 0): what the request service checked on its read, re-checked at commit.
     """
-    return storage.condition_op(
+    return storage.tx_check(
         _table(),
         {"userId": user_id},
         "attribute_exists(userId)"
@@ -79,9 +80,9 @@ def admits_profile_request_op(user_id: str, requester_level: int, channel: str) 
     )
 
 
-def put_user_op(user: UserRecord) -> dict[str, Any]:
+def put_user_op(user: UserRecord) -> TransactItem:
     """A transaction ``Put`` creating ``user``; fails if the id exists."""
-    return storage.put_op(_table(), user, condition="attribute_not_exists(userId)")
+    return storage.tx_put(_table(), user, condition="attribute_not_exists(userId)")
 
 
 def set_channel(user_id: str, key: str, handle: str, connected_at: str) -> UserRecord | None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any
 
 from aws_lambda_powertools import Logger
 
@@ -28,6 +27,7 @@ from chalicelib.match_requests.events import request_event_op
 from chalicelib.match_requests.models import RequestStatus
 from chalicelib.match_requests.records import RequestRecord
 from chalicelib.pagination import Deleted
+from chalicelib.transact_items import TransactItem
 from chalicelib.transactions import MAX_ITEMS, Transaction, TransactionConflict
 
 logger = Logger(service="matching-service")
@@ -100,7 +100,7 @@ def _add_rejections(tx: Transaction, requests: Sequence[RequestRecord], listing:
 
 
 def delete_listing_rejecting_requests(
-    listing: ListingRecord, extra_ops: Sequence[dict[str, Any]] = (), at_version: bool = False
+    listing: ListingRecord, extra_ops: Sequence[TransactItem] = (), at_version: bool = False
 ) -> int:
     """Delete ``listing`` and reject its PENDING requests.
 

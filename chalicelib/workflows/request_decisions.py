@@ -13,8 +13,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from chalicelib import clock, errors, listings, match_requests
 from chalicelib.auth.service import Caller
 from chalicelib.conversations.service import open_conversation_ops
@@ -25,6 +23,7 @@ from chalicelib.match_requests.records import RequestRecord
 from chalicelib.match_requests.service import to_model
 from chalicelib.match_requests.writes import Guard, request_write
 from chalicelib.subjects import SubjectType
+from chalicelib.transact_items import TransactItem
 from chalicelib.transactions import TransactionConflict
 
 
@@ -79,7 +78,7 @@ def decide(caller: Caller, request_id: str, change: StatusChange) -> MatchReques
         updated["reason"] = change.reason
     if listing is not None:
         updated["listingTitle"] = listing["title"]
-    conversation_ops: list[dict[str, Any]] = []
+    conversation_ops: list[TransactItem] = []
     if change.status == RequestStatus.ACCEPTED:
         me = bundle.users.get(caller.user_id)
         participants = [
