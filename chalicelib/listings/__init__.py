@@ -4,7 +4,7 @@ Deleting a listing also rejects its requests, so it is a workflow (:mod:`chalice
 
 The package owns the Listings table. Other packages reach its data only through the functions
 below (or :mod:`chalicelib.listings.service`), never through its repository or the table's name
-(``docs/architecture.md``, "Table ownership"; the import contract ``listings-own-listings``).
+(``docs/architecture.md``, "Table ownership"; the import contract ``listings-own-their-tables``).
 Each function imports the repository when first called, so importing this package (as every
 import of ``chalicelib.listings.records`` does) loads no storage code (``bench/cold_start.py``).
 """

@@ -2,7 +2,7 @@
 
 The package owns the Users table. Other packages reach its data only through the functions
 below (or :mod:`chalicelib.users.service`), never through its repository or the table's
-name (``docs/architecture.md``, "Table ownership"; the import contract ``users-own-users``).
+name (``docs/architecture.md``, "Table ownership"; the import contract ``users-own-their-tables``).
 Each function imports the repository when first called, so importing this package (as every
 import of ``chalicelib.users.records`` does) loads no storage code: the cold start stays as it
 was (``bench/cold_start.py``).
