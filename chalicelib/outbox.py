@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import timedelta
-from typing import Any, NotRequired, TypedDict, cast
+from typing import Any, NotRequired, TypedDict
 
 from chalicelib import clock, correlation, storage
 from chalicelib.config import settings
+from chalicelib.record_check import checked
+from chalicelib.transact_items import TransactItem
 
 EVENT_TTL_DAYS = 7
 
@@ -71,14 +73,15 @@ class OutboxEvent(TypedDict):
 
 
 def record(item: Mapping[str, Any]) -> OutboxEvent:
-    """The typed record of an Events item as read (absent ``data``/``routing`` read as empty maps)."""
-    return cast(OutboxEvent, {**item, "data": dict(item.get("data") or {}), "routing": dict(item.get("routing") or {})})
+    """The typed record of an Events item as read (checked: MalformedRecord naming the field;
+    absent ``data``/``routing`` read as empty maps)."""
+    return checked(OutboxEvent, {**item, "data": dict(item.get("data") or {}), "routing": dict(item.get("routing") or {})}, "eventId")
 
 
 def event_op(
     event_type: str, data: dict[str, Any], routing: dict[str, Any] | None = None,
     target_webhook_id: str | None = None, test: bool = False,
-) -> dict[str, Any]:
+) -> TransactItem:
     """A transaction ``Put`` of a new event item.
 
     Parameters
@@ -109,13 +112,13 @@ def event_op(
     request_id = correlation.current_request_id()
     if request_id is not None:
         item["requestId"] = request_id
-    op = storage.put_op(settings().EVENTS_TABLE, item, condition="attribute_not_exists(eventId)")
+    op = storage.tx_put(settings().EVENTS_TABLE, item, condition="attribute_not_exists(eventId)")
     # storage.to_item leaves None out; payloads keep their nulls (e.g. unset socialLinks keys).
     op["Put"]["Item"]["data"] = storage.to_value(data, keep_none=True)
     return op
 
 
 
-def event_id_of(op: dict[str, Any]) -> str:
+def event_id_of(op: TransactItem) -> str:
     """The ``eventId`` of an :func:`event_op` item (``evt_...``)."""
     return str(op["Put"]["Item"]["eventId"]["S"])

@@ -5,24 +5,29 @@ commits them as one TransactWriteItems; when a condition fails it asks which ite
 
     tx = Transaction()
     tx.add("request", repository.put_new_op(item))
-    tx.add("listing", guards.count_request_on_active_listing_op(listing_id))
+    tx.add("listing", listings.count_request_op(listing_id))
     tx.add("event", request_event_op(item, listing))
     try:
         tx.commit()
     except TransactionConflict as exc:
         if exc.failed("request"): ...
 
+An item on another package's table comes from that package's published functions (above,
+:func:`chalicelib.listings.count_request_op`): the owner of a table builds every item that
+touches it, and the transaction only combines them by name (docs/architecture.md, "Table
+ownership").
+
 Lasting contention surfaces as :class:`chalicelib.storage.Contention`, already the API's 409.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from chalicelib import storage
 from chalicelib.storage import ConditionFailed as ConditionFailed
 from chalicelib.storage import TransactionConflict as TransactionConflict
+from chalicelib.transact_items import TransactItem as TransactItem
 
 #: DynamoDB's limit of items per TransactWriteItems (AWS docs, "TransactWriteItems").
 MAX_ITEMS = 100
@@ -32,9 +37,9 @@ class Transaction:
     """An ordered set of named transaction items, committed at once by :meth:`commit`."""
 
     def __init__(self) -> None:
-        self._items: list[tuple[str, Mapping[str, Any]]] = []
+        self._items: list[tuple[str, TransactItem]] = []
 
-    def add(self, name: str, op: Mapping[str, Any]) -> Transaction:
+    def add(self, name: str, op: TransactItem) -> Transaction:
         """Add ``op`` (a repository's transaction item) under ``name``; returns the transaction.
 
         Raises
@@ -49,7 +54,7 @@ class Transaction:
         self._items.append((name, op))
         return self
 
-    def add_all(self, name: str, ops: Sequence[Mapping[str, Any]]) -> Transaction:
+    def add_all(self, name: str, ops: Sequence[TransactItem]) -> Transaction:
         """Add the items of one repository change that no caller tells apart: ``name.0``, ``name.1``, ...
 
         Raises

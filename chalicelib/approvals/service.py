@@ -19,7 +19,7 @@ import binascii
 import json
 from typing import Any
 
-from chalicelib import clock, errors
+from chalicelib import clock, errors, listings, users
 from chalicelib.approvals import queue
 from chalicelib.approvals.models import (
     Approval,
@@ -32,14 +32,12 @@ from chalicelib.approvals.models import (
     ReviewQueue,
 )
 from chalicelib.auth.service import Caller
-from chalicelib.listings import repository as listings
 from chalicelib.listings import status
 from chalicelib.listings.models import Listing
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.service import to_model
 from chalicelib.listings.status import Transition
 from chalicelib.transactions import ConditionFailed
-from chalicelib.users import repository as users
 from chalicelib.users.records import UserRecord
 
 DEFAULT_REJECTION_REASON = "Rejected by an administrator"

@@ -6,7 +6,9 @@ Only the key's SHA-256 is stored (:func:`chalicelib.auth.keys.hash_key`), never 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NotRequired, TypedDict, cast
+from typing import Any, NotRequired, TypedDict
+
+from chalicelib.record_check import checked
 
 
 class ApiKeyRecord(TypedDict):
@@ -32,5 +34,11 @@ class ApiKeyRecord(TypedDict):
 
 
 def record(item: Mapping[str, Any]) -> ApiKeyRecord:
-    """The typed record of an ApiKeys item as read (a missing ``scopes`` read as no scope)."""
-    return cast(ApiKeyRecord, {**item, "scopes": list(item.get("scopes") or [])})
+    """The typed record of an ApiKeys item as read (checked; a missing ``scopes`` read as no scope).
+
+    Raises
+    ------
+    chalicelib.record_check.MalformedRecord
+        The item lacks a field of the record or holds a value of another type (the field is named).
+    """
+    return checked(ApiKeyRecord, {**item, "scopes": list(item.get("scopes") or [])}, "keyHash")

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from chalicelib import storage
 from chalicelib.auth.records import ApiKeyRecord, record
 from chalicelib.config import settings
+from chalicelib.transact_items import TransactItem
 
 
 def get_key(key_hash: str) -> ApiKeyRecord | None:
@@ -15,9 +14,9 @@ def get_key(key_hash: str) -> ApiKeyRecord | None:
     return None if item is None else record(item)
 
 
-def put_key_op(key: ApiKeyRecord) -> dict[str, Any]:
+def put_key_op(key: ApiKeyRecord) -> TransactItem:
     """A transaction ``Put`` creating the item of ``key``; its condition fails when the hash exists already."""
-    return storage.put_op(settings().API_KEYS_TABLE, key, condition="attribute_not_exists(keyHash)")
+    return storage.tx_put(settings().API_KEYS_TABLE, key, condition="attribute_not_exists(keyHash)")
 
 
 #: The ApiKeys index of a user's keys, oldest first (``userId``, ``createdAt``).
@@ -33,18 +32,18 @@ def list_keys(user_id: str) -> list[ApiKeyRecord]:
     return [record(i) for i in items]
 
 
-def delete_key_op(key_hash: str, user_id: str) -> dict[str, Any]:
+def delete_key_op(key_hash: str, user_id: str) -> TransactItem:
     """A transaction ``Delete`` of the key ``key_hash``; its condition fails unless it exists and is ``user_id``'s."""
-    return storage.delete_op(settings().API_KEYS_TABLE, {"keyHash": key_hash}, condition="userId = :u",
+    return storage.tx_delete(settings().API_KEYS_TABLE, {"keyHash": key_hash}, condition="userId = :u",
                              ExpressionAttributeValues=storage.values(u=user_id))
 
 
-def expire_key_op(key_hash: str, user_id: str, expires_at: int) -> dict[str, Any]:
+def expire_key_op(key_hash: str, user_id: str, expires_at: int) -> TransactItem:
     """A transaction ``Update`` setting ``expiresAt`` (Unix seconds) of ``user_id``'s key ``key_hash``.
 
     The condition also refuses a key already due to expire sooner (a roll never extends a key's life).
     """
-    return storage.update_op(
+    return storage.tx_update(
         settings().API_KEYS_TABLE, {"keyHash": key_hash}, "SET expiresAt = :e",
         condition="userId = :u AND (attribute_not_exists(expiresAt) OR expiresAt > :e)",
         ExpressionAttributeValues=storage.values(u=user_id, e=expires_at),

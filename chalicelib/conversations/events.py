@@ -6,14 +6,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from chalicelib import outbox
 from chalicelib.conversations.records import MessageRecord
+from chalicelib.transact_items import TransactItem
 from chalicelib.webhooks.catalogue import MessageNew
 
 
-def message_event_op(message: MessageRecord, recipient_id: str) -> dict[str, Any]:
+def message_event_op(message: MessageRecord, recipient_id: str) -> TransactItem:
     """The outbox ``Put`` announcing ``message`` (a message item) to ``recipient_id``."""
     data = MessageNew.model_validate(message).model_dump(mode="json")
     return outbox.event_op(outbox.MESSAGE_NEW, data, {"recipientId": recipient_id, "senderId": message["senderId"]})

@@ -9,8 +9,9 @@ enums, never free strings.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NotRequired, TypedDict, cast
+from typing import Any, NotRequired, TypedDict
 
+from chalicelib.record_check import checked
 from chalicelib.subjects import SubjectType
 
 
@@ -71,17 +72,18 @@ def conversation(item: Mapping[str, Any]) -> ConversationRecord:
 
     Raises
     ------
-    ValueError
-        ``subjectType`` is not a known value (a corrupt item).
+    chalicelib.record_check.MalformedRecord
+        A field is missing, of another type, or ``subjectType`` is not a known value (the field is named).
     """
-    return cast(ConversationRecord, {**item, "subjectType": SubjectType(item["subjectType"])})
+    return checked(ConversationRecord, item, "conversationId", enums={"subjectType": SubjectType})
 
 
 def member(item: Mapping[str, Any]) -> MemberRecord:
-    """The typed record of a ConversationMembers item as read (ValueError: unknown ``subjectType``)."""
-    return cast(MemberRecord, {**item, "subjectType": SubjectType(item["subjectType"])})
+    """The typed record of a ConversationMembers item as read (checked: MalformedRecord naming the field,
+    an unknown ``subjectType`` included)."""
+    return checked(MemberRecord, item, "conversationId", enums={"subjectType": SubjectType})
 
 
 def message(item: Mapping[str, Any]) -> MessageRecord:
-    """The typed record of a Messages item as read (no field needs converting)."""
-    return cast(MessageRecord, item)
+    """The typed record of a Messages item as read (checked: MalformedRecord naming the field)."""
+    return checked(MessageRecord, item, "conversationId")

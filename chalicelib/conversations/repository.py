@@ -20,12 +20,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chalicelib import keyset, list_counters, storage
+from chalicelib import batch_reads, keyset, list_counters, storage, users
 from chalicelib.config import settings
 from chalicelib.conversations import records
 from chalicelib.conversations.records import ConversationRecord, MemberRecord, MessageRecord
+from chalicelib.transact_items import TransactItem, typed
 from chalicelib.users.records import UserRecord
-from chalicelib.users.records import record as user_record
 
 SEQUENCE_DIGITS = 10
 
@@ -103,11 +103,11 @@ def message_key(sequence: int) -> str:
     return f"{sequence:0{SEQUENCE_DIGITS}d}"
 
 
-def open_ops(conversation: ConversationRecord, members: Sequence[MemberRecord]) -> list[dict[str, Any]]:
+def open_ops(conversation: ConversationRecord, members: Sequence[MemberRecord]) -> list[TransactItem]:
     """Transaction items of a new conversation: its ``Put``, its member items and +1 on each member's counters."""
-    ops = [storage.put_op(_conversations(), conversation, condition="attribute_not_exists(conversationId)")]
-    ops += [storage.put_op(_members(), _member_item(member)) for member in members]
-    ops += list_counters.add_ops(member_delta(member) for member in members)
+    ops = [storage.tx_put(_conversations(), conversation, condition="attribute_not_exists(conversationId)")]
+    ops += [storage.tx_put(_members(), _member_item(member)) for member in members]
+    ops += [typed(op) for op in list_counters.add_ops(member_delta(member) for member in members)]
     return ops
 
 
@@ -118,16 +118,16 @@ def get(conversation_id: str, consistent: bool = False) -> ConversationRecord | 
 
 
 def get_with_user(conversation_id: str, user_id: str) -> tuple[ConversationRecord | None, UserRecord | None]:
-    """The conversation record and a user record in one BatchGetItem (``None`` for a missing one)."""
-    config = settings()
-    found = storage.batch_get_tables(
-        {_conversations(): [{"conversationId": conversation_id}], config.USERS_TABLE: [{"userId": user_id}]}
+    """The conversation record and a user record in one BatchGetItem (``None`` for a missing one).
+
+    The user is the users package's part of the read (:func:`chalicelib.users.read_part`).
+    """
+    conversation = batch_reads.Part(
+        _conversations(), [{"conversationId": conversation_id}], lambda _item: conversation_id, records.conversation
     )
-    conversations, users = found[_conversations()], found[config.USERS_TABLE]
-    return (
-        records.conversation(conversations[0]) if conversations else None,
-        user_record(users[0]) if users else None,
-    )
+    user = users.read_part([user_id])
+    found = batch_reads.read(conversation, user)
+    return found.of(conversation).get(conversation_id), found.of(user).get(user_id)
 
 
 def _list_index(user_id: str, subject_type: str | None) -> tuple[keyset.ListIndex, str]:
@@ -190,7 +190,7 @@ def message_range(conversation_id: str, first: int, last: int) -> list[MessageRe
     return [records.message(i) for i in items]
 
 
-def append_message_ops(conversation: ConversationRecord, message: MessageRecord, sequence: int) -> list[dict[str, Any]]:
+def append_message_ops(conversation: ConversationRecord, message: MessageRecord, sequence: int) -> list[TransactItem]:
     """Transaction ops adding ``message`` as number ``sequence`` of ``conversation``.
 
     The conversation update is conditional on nobody having left, the sender being a
@@ -203,10 +203,10 @@ def append_message_ops(conversation: ConversationRecord, message: MessageRecord,
     previous = sequence - 1
     counted = "messageCount = :prev" if previous else "(attribute_not_exists(messageCount) OR messageCount = :prev)"
     ops = [
-        storage.put_op(
+        storage.tx_put(
             _messages(), {**message, "messageKey": message_key(sequence)}, condition="attribute_not_exists(messageKey)"
         ),
-        storage.update_op(
+        storage.tx_update(
             _conversations(),
             {"conversationId": conversation_id},
             "SET messageCount = :seq, lastMessage = :last, updatedAt = :u",
@@ -217,7 +217,7 @@ def append_message_ops(conversation: ConversationRecord, message: MessageRecord,
         ),
     ]
     ops += [
-        storage.update_op(
+        storage.tx_update(
             _members(),
             {"userId": user_id, "conversationId": conversation_id},
             "SET updatedAt = :u, recent = :r",
@@ -230,20 +230,20 @@ def append_message_ops(conversation: ConversationRecord, message: MessageRecord,
     return ops
 
 
-def leave_ops(conversation: ConversationRecord, user_id: str, left_at: str) -> list[dict[str, Any]]:
+def leave_ops(conversation: ConversationRecord, user_id: str, left_at: str) -> list[TransactItem]:
     """Transaction ops: add ``user_id`` to ``leftBy`` (once), drop their member item and count it out.
 
     The conversation update's condition (not left before) makes the counter's -1 happen once.
     """
     conversation_id = conversation["conversationId"]
     return [
-        storage.update_op(
+        storage.tx_update(
             _conversations(),
             {"conversationId": conversation_id},
             "SET leftBy = list_append(if_not_exists(leftBy, :empty), :me), updatedAt = :u",
             condition="contains(participantIds, :uid) AND NOT contains(leftBy, :uid)",
             ExpressionAttributeValues=storage.values(empty=[], me=[user_id], uid=user_id, u=left_at),
         ),
-        storage.delete_op(_members(), {"userId": user_id, "conversationId": conversation_id}),
-        list_counters.add_op(*member_delta({"userId": user_id, "subjectType": conversation["subjectType"]}, -1)),
+        storage.tx_delete(_members(), {"userId": user_id, "conversationId": conversation_id}),
+        typed(list_counters.add_op(*member_delta({"userId": user_id, "subjectType": conversation["subjectType"]}, -1))),
     ]

@@ -37,6 +37,7 @@ from chalicelib.pagination import PageQuery
 from chalicelib.rate_limits import service as rate_limits
 from chalicelib.rate_limits.service import Quota
 from chalicelib.subjects import SubjectType
+from chalicelib.transact_items import TransactItem
 from chalicelib.transactions import Transaction, TransactionConflict
 
 #: Attempts to take the next message number when other messages keep arriving at once: each
@@ -48,7 +49,7 @@ SEND_RETRY_DELAY_SECONDS = 0.02
 
 def open_conversation_ops(
     request: Mapping[str, Any], participants: list[tuple[str, str]], opened_at: str
-) -> tuple[str, list[dict[str, Any]]]:
+) -> tuple[str, list[TransactItem]]:
     """The transaction ops that open the conversation of an accepted request.
 
     Parameters

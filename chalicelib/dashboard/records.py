@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NotRequired, TypedDict, cast
+from typing import Any, NotRequired, TypedDict
+
+from chalicelib.record_check import checked
 
 
 class SessionRecord(TypedDict):
@@ -31,8 +33,10 @@ class SessionRecord(TypedDict):
 
 
 def record(item: Mapping[str, Any]) -> SessionRecord:
-    """The typed record of a DashboardSessions item as read (``expiresAt`` as int; no scopes when absent)."""
-    return cast(
+    """The typed record of a DashboardSessions item as read (checked: MalformedRecord naming the field;
+    ``expiresAt`` as int; no scopes when absent)."""
+    return checked(
         SessionRecord,
         {**item, "scopes": list(item.get("scopes") or []), "expiresAt": int(item.get("expiresAt") or 0)},
+        "sessionHash",
     )

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any, NotRequired, TypedDict, cast
 
 from chalicelib.listings.status import ListingStatus
+from chalicelib.record_check import checked
 
 
 class ListingRecord(TypedDict):
@@ -37,7 +38,7 @@ class ListingRecord(TypedDict):
     updatedAt: str
     #: The administrator's reason of a REJECTED listing.
     statusReason: NotRequired[str]
-    #: Match requests ever sent to the listing (kept by :mod:`chalicelib.match_requests.guards`;
+    #: Match requests ever sent to the listing (kept by :func:`chalicelib.listings.repository.count_request_op`;
     #: deletion reads it to know whether to look for requests).
     requestCount: NotRequired[int]
     #: ``meta`` as last approved (written by the approval's own update), the review page's diff base.
@@ -52,7 +53,24 @@ def record(item: Mapping[str, Any]) -> ListingRecord:
 
     Raises
     ------
+    chalicelib.record_check.MalformedRecord
+        A field is missing, of another type, or ``status`` is not a known value (the field is named).
+    """
+    return checked(ListingRecord, item, "listingId", enums={"status": ListingStatus})
+
+
+def scanned(item: Mapping[str, Any]) -> ListingRecord:
+    """A search candidate read from a listing index, converted like :func:`record` but not checked.
+
+    The search paths read many candidates per page (``newest_page``, ``geo_range``: up to a
+    read's ``Limit`` per partition) and drop most of them by the filter; the listings they
+    show are read again by id (:func:`chalicelib.listings.repository.get_many`), and that read
+    is checked. So the check stays out of the scan loop (docs/architecture.md, "Records
+    checked where they enter").
+
+    Raises
+    ------
     ValueError
-        ``status`` is not a known value (a corrupt item).
+        ``status`` is not a known value.
     """
     return cast(ListingRecord, {**item, "status": ListingStatus(item["status"])})

@@ -15,15 +15,15 @@ import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from chalicelib import keyset, list_counters, outbox, storage
+from chalicelib import batch_reads, keyset, list_counters, outbox, storage, users
 from chalicelib.config import settings
 from chalicelib.listings import owner_list, status
-from chalicelib.listings.records import ListingRecord, record
+from chalicelib.listings.records import ListingRecord, record, scanned
 from chalicelib.listings.search import counters
 from chalicelib.listings.search.index import INDEX_ATTRIBUTES, geo_index, index_attributes
 from chalicelib.listings.status import ListingStatus, Transition
+from chalicelib.transact_items import TransactItem, typed
 from chalicelib.users.records import UserRecord
-from chalicelib.users.records import record as user_record
 
 
 def _table() -> str:
@@ -72,6 +72,15 @@ def get(listing_id: str, consistent: bool = False) -> ListingRecord | None:
     return record(item) if item is not None else None
 
 
+def read_part(listing_ids: Sequence[str]) -> batch_reads.Part[ListingRecord]:
+    """The listings ``listing_ids`` (duplicates dropped) as one part of a shared BatchGetItem, by ``listingId``."""
+    return batch_reads.Part(_table(), [_key(i) for i in dict.fromkeys(listing_ids)], _listing_id, record)
+
+
+def _listing_id(item: Mapping[str, Any]) -> str:
+    return str(item["listingId"])
+
+
 def get_many(listing_ids: Sequence[str]) -> dict[str, ListingRecord]:
     """Listing records by id (BatchGetItem); missing ids are absent."""
     return {i["listingId"]: record(i) for i in storage.batch_get(_table(), [_key(x) for x in listing_ids])}
@@ -110,29 +119,75 @@ def owner_total(owner_id: str) -> int:
 def owner_with_total(owner_id: str) -> tuple[UserRecord | None, int]:
     """The owner's user record (``None`` when gone) and the exact number of their listings.
 
-    One BatchGetItem of the Users item and the owner's counter item, so the ``mine`` route
-    stays at two DynamoDB calls (the page's Query and this).
+    One BatchGetItem of the Users item (the users package's part) and the owner's counter item,
+    so the ``mine`` route stays at two DynamoDB calls (the page's Query and this).
     """
-    users_table = settings().USERS_TABLE
-    found = storage.batch_get_tables({
-        users_table: [{"userId": owner_id}],
-        list_counters.table(): [list_counters.key(owner_list.counter_name(owner_id))],
-    })
-    users, counters = found[users_table], found[list_counters.table()]
-    total = list_counters.count_in(counters[0] if counters else None, owner_list.COUNT_ATTRIBUTE)
-    return (user_record(users[0]) if users else None), total
+    counter = owner_list.counter_name(owner_id)
+    owner, count = users.read_part([owner_id]), batch_reads.counter_part(counter)
+    found = batch_reads.read(owner, count)
+    total = list_counters.count_in(found.of(count).get(counter), owner_list.COUNT_ATTRIBUTE)
+    return found.of(owner).get(owner_id), total
 
 
-def owner_count_op(owner_id: str, change: int) -> dict[str, Any]:
+def owner_count_op(owner_id: str, change: int) -> TransactItem:
     """Transaction ``Update`` moving ``owner_id``'s listing counter by ``change`` (+1 create, -1 delete).
 
     Only valid in the transaction whose conditional Put or Delete of the listing makes the change.
     """
     name, changes = owner_list.delta(owner_id, change)
-    return list_counters.add_op(name, changes)
+    return typed(list_counters.add_op(name, changes))
 
 
-def create(item: ListingRecord, extra_ops: Sequence[dict[str, Any]]) -> None:
+def count_request_op(listing_id: str) -> TransactItem:
+    """Transaction ``Update``: ``requestCount + 1``, only while the listing accepts requests.
+
+    The condition is :func:`chalicelib.listings.status.accepts_requests` written as a condition
+    expression (status ACTIVE), so the request service's check on its read is re-checked at
+    commit. ``requestCount`` is written only here and checked by :func:`delete_counted_op`.
+    """
+    return storage.tx_update(
+        _table(),
+        _key(listing_id),
+        "SET requestCount = if_not_exists(requestCount, :zero) + :one",
+        condition="#st = :active",
+        ExpressionAttributeNames={"#st": "status"},
+        ExpressionAttributeValues=storage.values(zero=0, one=1, active=ListingStatus.ACTIVE.value),
+    )
+
+
+def exists_op(listing_id: str) -> TransactItem:
+    """Transaction ``ConditionCheck``: the listing has not been deleted (a request decision's guard)."""
+    return storage.tx_check(_table(), _key(listing_id), "attribute_exists(listingId)")
+
+
+def delete_counted_op(
+    listing_id: str, owner_id: str, request_count: int, status: str, version: int | None = None
+) -> TransactItem:
+    """Transaction ``Delete`` of a listing owned by ``owner_id`` that has exactly ``request_count`` requests,
+    is still in ``status`` and, when ``version`` is given, still at that version (``If-Match``).
+
+    The listing deletion, which rejects the pending requests in the same transaction, uses it:
+    a request committed after the deletion's Query (or missing from the eventually consistent
+    ``subjectNewest`` index) changes ``requestCount`` and cancels the deletion instead of being
+    left PENDING. The listing must still be in ``status`` (the transaction adjusts the search
+    counters by it).
+    """
+    counted = "requestCount = :n" if request_count else "(attribute_not_exists(requestCount) OR requestCount = :n)"
+    vals: dict[str, Any] = {"o": owner_id, "n": request_count, "st": status}
+    condition = f"ownerId = :o AND #st = :st AND {counted}"
+    if version is not None:
+        condition += " AND version = :v"
+        vals["v"] = version
+    return storage.tx_delete(
+        _table(),
+        _key(listing_id),
+        condition=condition,
+        ExpressionAttributeNames={"#st": "status"},
+        ExpressionAttributeValues=storage.values(**vals),
+    )
+
+
+def create(item: ListingRecord, extra_ops: Sequence[TransactItem]) -> None:
     """Put a new listing together with ``extra_ops`` (its outbox event) in one transaction.
 
     The Put (conditional on the id being new) carries the ``ownerNewest`` sort key and the same
@@ -140,7 +195,7 @@ def create(item: ListingRecord, extra_ops: Sequence[dict[str, Any]]) -> None:
     """
     stored = {**item, owner_list.SORT: owner_list.sort_key(item)}
     storage.transact([
-        storage.put_op(_table(), stored, condition="attribute_not_exists(listingId)"),
+        storage.tx_put(_table(), stored, condition="attribute_not_exists(listingId)"),
         owner_count_op(item["ownerId"], 1),
         *extra_ops,
     ])
@@ -153,14 +208,14 @@ def _remove_index() -> str:
     return ", ".join(INDEX_ATTRIBUTES)
 
 
-def replace_content_op(item: ListingRecord, expected_version: int, was_status: ListingStatus) -> dict[str, Any]:
+def replace_content_op(item: ListingRecord, expected_version: int, was_status: ListingStatus) -> TransactItem:
     """Transaction ``Update``: new content, status PENDING, version + 1, out of the search indexes.
 
     Conditional on the stored ``version`` still being ``expected_version`` (optimistic lock)
     and the status still being ``was_status`` (an ACTIVE listing's update also carries
     :func:`leave_active_ops`).
     """
-    return storage.update_op(
+    return storage.tx_update(
         _table(),
         _key(item["listingId"]),
         "SET title = :t, meta = :m, channels = :c, webhookIds = :w, searchText = :s, #st = :pending, "
@@ -177,10 +232,10 @@ def replace_content_op(item: ListingRecord, expected_version: int, was_status: L
     )
 
 
-def rebind_op(item: ListingRecord, expected_version: int) -> dict[str, Any]:
+def rebind_op(item: ListingRecord, expected_version: int) -> TransactItem:
     """Transaction ``Update``: ``channels``, ``webhookIds`` and ``updatedAt`` of ``item``, version + 1,
     status untouched; conditional on the stored ``version`` still being ``expected_version``."""
-    return storage.update_op(
+    return storage.tx_update(
         _table(), _key(item["listingId"]), "SET channels = :c, webhookIds = :w, updatedAt = :u, version = :next",
         condition="version = :v",
         ExpressionAttributeValues=storage.values(c=item["channels"], w=item["webhookIds"], u=item["updatedAt"],
@@ -188,12 +243,12 @@ def rebind_op(item: ListingRecord, expected_version: int) -> dict[str, Any]:
     )
 
 
-def leave_active_ops(listing: Mapping[str, Any], from_status: ListingStatus) -> list[dict[str, Any]]:
+def leave_active_ops(listing: Mapping[str, Any], from_status: ListingStatus) -> list[TransactItem]:
     """The counter ops of a change out of ``from_status``: -1 when that was public (ACTIVE), else none."""
-    return counters.delta_ops(listing, -1) if status.is_public(from_status) else []
+    return [typed(op) for op in counters.delta_ops(listing, -1)] if status.is_public(from_status) else []
 
 
-def _transact_conditional(ops: list[dict[str, Any]]) -> None:
+def _transact_conditional(ops: list[TransactItem]) -> None:
     try:
         storage.transact(ops)
     except storage.TransactionConflict as exc:
@@ -252,7 +307,7 @@ def transition(
         expression += ", statusReason = :r"
         vals["r"] = reason
     expression += f" REMOVE {_remove_index()}, {_REMOVE_PENDING}" + ("" if reason is not None else ", statusReason")
-    update = storage.update_op(
+    update = storage.tx_update(
         _table(), _key(listing["listingId"]), expression, condition=condition,
         ExpressionAttributeNames={"#st": "status"}, ExpressionAttributeValues=storage.values(**vals),
     )
@@ -269,7 +324,7 @@ def _activate(listing: ListingRecord, vals: dict[str, Any], condition: str, upda
     """The ACTIVE side of :func:`transition`: indexes, counters +1 and ``listing.activated``, in one transaction."""
     attributes = index_attributes(listing)
     sets = "".join(f", {k} = :{k}" for k in attributes)
-    change = storage.update_op(
+    change = storage.tx_update(
         _table(), _key(listing["listingId"]),
         # approvedMeta: the content as approved, the review page's diff base (in the same update)
         f"SET #st = :to, updatedAt = :u, version = version + :one, approvedMeta = meta{sets} "
@@ -281,7 +336,7 @@ def _activate(listing: ListingRecord, vals: dict[str, Any], condition: str, upda
     event = outbox.event_op(  # the version as written by this change
         outbox.LISTING_ACTIVATED, {"listingId": listing["listingId"], "version": int(listing.get("version") or 1) + 1}
     )
-    _transact_conditional([change, *counters.delta_ops(listing, +1), event])
+    _transact_conditional([change, *(typed(op) for op in counters.delta_ops(listing, +1)), event])
     # The condition held, so the stored item is the one read plus this change.
     written = {k: v for k, v in listing.items() if k not in ("statusReason", "pendingQueue", "pendingSort")}
     written.update(attributes, status=ListingStatus.ACTIVE, updatedAt=updated_at, version=int(listing["version"]) + 1,
@@ -313,7 +368,7 @@ def newest_page(partition_index: str, partition: str, before: str | None, limit:
         _table(), IndexName=partition_index, KeyConditionExpression=condition,
         ExpressionAttributeValues=storage.values(**vals), ScanIndexForward=False, Limit=limit,
     )
-    return [record(i) for i in items], more is not None
+    return [scanned(i) for i in items], more is not None
 
 
 def geo_range(
@@ -353,7 +408,7 @@ def geo_range(
         ExpressionAttributeValues=storage.values(p=partition, lo=low, hi=high), Limit=limit, **params,
     )
     last = str(items[-1]["geoPoint"]) if items and more is not None else None
-    return [record(i) for i in items], last
+    return [scanned(i) for i in items], last
 
 
 def pending_page(size: int, after: str | None = None) -> tuple[list[ListingRecord], str | None]:

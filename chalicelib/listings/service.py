@@ -10,9 +10,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from chalicelib import clock, errors, outbox
+from chalicelib import clock, errors, outbox, users, webhooks
 from chalicelib.auth.service import Caller
 from chalicelib.categories.models import Category, FieldType
 from chalicelib.categories.registry import all_categories
@@ -31,11 +29,10 @@ from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.status import Transition
 from chalicelib.pagination import PageQuery
 from chalicelib.text import words
+from chalicelib.transact_items import TransactItem
 from chalicelib.transactions import ConditionFailed, Transaction, TransactionConflict
-from chalicelib.users import repository as users
 from chalicelib.users.records import UserRecord
 from chalicelib.users.service import require_connected, require_user, summary_from_item
-from chalicelib.webhooks import repository as webhooks
 
 #: Field types whose words ``q`` searches (DESIGN §2 "Search": title and text fields).
 SEARCHED_TYPES = {FieldType.TEXT, FieldType.RICHTEXT, FieldType.LOCATION}
@@ -97,7 +94,7 @@ def _check_webhooks(owner_id: str, webhook_ids: list[str]) -> list[str]:
     return unique
 
 
-def _submitted_event(listing_id: str, version: int) -> dict[str, Any]:
+def _submitted_event(listing_id: str, version: int) -> TransactItem:
     return outbox.event_op(outbox.LISTING_SUBMITTED, {"listingId": listing_id, "version": version})
 
 

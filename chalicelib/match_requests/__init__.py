@@ -2,4 +2,61 @@
 
 A request has ``subjectType`` LISTING or PROFILE, goes PENDING -> ACCEPTED | REJECTED by its
 recipient's decision, and an acceptance opens a conversation (:mod:`chalicelib.conversations`).
+
+The package owns the Requests table. Other packages reach its data only through the functions
+below (or :mod:`chalicelib.match_requests.service`), never through its repository or the
+table's name (``docs/architecture.md``, "Table ownership"). Each function imports the
+repository when first called, so importing this package loads no storage code.
 """
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from chalicelib.match_requests.records import RequestRecord
+    from chalicelib.match_requests.repository import Bundle
+    from chalicelib.transact_items import TransactItem
+
+
+def read_bundle(
+    request_ids: Sequence[str] = (), user_ids: Sequence[str] = (), listing_ids: Sequence[str] = ()
+) -> Bundle:
+    """Requests, users and listings by id in one BatchGetItem
+    (:func:`chalicelib.match_requests.repository.read_bundle`)."""
+    from chalicelib.match_requests import repository
+
+    return repository.read_bundle(request_ids, user_ids, listing_ids)
+
+
+def list_for_subject(subject_id: str) -> list[RequestRecord]:
+    """Every request about ``subject_id`` (a listing or a user), newest first (the listing deletion's read)."""
+    from chalicelib.match_requests import repository
+
+    return repository.list_for_subject(subject_id)
+
+
+def decide_op(
+    request: RequestRecord,
+    status: str,
+    responded_at: str,
+    *,
+    reason: str | None = None,
+    conversation_id: str | None = None,
+    listing_title: str | None = None,
+) -> TransactItem:
+    """Transaction ``Update``: PENDING -> ``status`` by the request's recipient
+    (:func:`chalicelib.match_requests.repository.decide_op`)."""
+    from chalicelib.match_requests import repository
+
+    return repository.decide_op(
+        request, status, responded_at, reason=reason, conversation_id=conversation_id, listing_title=listing_title
+    )
+
+
+def counter_ops(changes: Sequence[tuple[RequestRecord, str | None, str]]) -> list[TransactItem]:
+    """Transaction items of the request list counters for ``(request, from, to)`` status changes."""
+    from chalicelib.match_requests import repository
+
+    return repository.counter_ops(changes)

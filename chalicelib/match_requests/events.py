@@ -17,6 +17,7 @@ from typing import Any
 
 from chalicelib import outbox
 from chalicelib.subjects import SubjectType
+from chalicelib.transact_items import TransactItem
 from chalicelib.webhooks.catalogue import data_model
 
 _TYPES = {
@@ -42,7 +43,7 @@ def routing(request: Mapping[str, Any], listing: Mapping[str, Any] | None) -> di
     return {"recipientId": request["recipientId"], "listingId": request["listingId"], "webhookIds": webhook_ids}
 
 
-def request_event_op(request: Mapping[str, Any], listing: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def request_event_op(request: Mapping[str, Any], listing: Mapping[str, Any] | None = None) -> TransactItem:
     """The outbox ``Put`` announcing ``request`` (an item in its new status).
 
     Parameters

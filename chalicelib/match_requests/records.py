@@ -8,9 +8,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NotRequired, TypedDict, cast
+from typing import Any, NotRequired, TypedDict
 
 from chalicelib.match_requests.models import RequestStatus
+from chalicelib.record_check import checked
 from chalicelib.subjects import SubjectType
 
 
@@ -51,7 +52,7 @@ def record(item: Mapping[str, Any]) -> RequestRecord:
 
     Raises
     ------
-    ValueError
-        ``subjectType`` or ``status`` is not a known value (a corrupt item).
+    chalicelib.record_check.MalformedRecord
+        A field is missing, of another type, or ``subjectType``/``status`` is not a known value (the field is named).
     """
-    return cast(RequestRecord, {**item, "subjectType": SubjectType(item["subjectType"]), "status": RequestStatus(item["status"])})
+    return checked(RequestRecord, item, "requestId", enums={"subjectType": SubjectType, "status": RequestStatus})

@@ -16,19 +16,18 @@ counted in the SearchIndex table (:mod:`chalicelib.list_counters`). Ids come fro
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from chalicelib import keyset, list_counters, storage
+from chalicelib import batch_reads, keyset, list_counters, listings, storage, users
 from chalicelib.config import settings
 from chalicelib.listings.records import ListingRecord
-from chalicelib.listings.records import record as listing_record
 from chalicelib.match_requests import lists
 from chalicelib.match_requests.lists import ListQuery, RequestList
 from chalicelib.match_requests.records import RequestRecord, record
+from chalicelib.transact_items import TransactItem, typed
 from chalicelib.users.records import UserRecord
-from chalicelib.users.records import record as user_record
 
 
 def _table() -> str:
@@ -49,10 +48,10 @@ def get(request_id: str) -> RequestRecord | None:
     return _record(item) if item is not None else None
 
 
-def put_new_op(item: RequestRecord) -> dict[str, Any]:
+def put_new_op(item: RequestRecord) -> TransactItem:
     """Transaction ``Put`` of a new request with its list index attributes (:func:`lists.index_attributes`);
     its condition fails when the id exists (a duplicate)."""
-    return storage.put_op(_table(), {**item, **lists.index_attributes(item)}, condition="attribute_not_exists(requestId)")
+    return storage.tx_put(_table(), {**item, **lists.index_attributes(item)}, condition="attribute_not_exists(requestId)")
 
 
 def list_page(
@@ -88,15 +87,14 @@ def list_total(query: ListQuery) -> int:
 
 
 def listing_with_total(listing_id: str, query: ListQuery) -> tuple[ListingRecord | None, int]:
-    """The listing and the exact size of list ``query`` in one BatchGetItem (the listing route's first read)."""
-    found = storage.batch_get_tables({
-        settings().LISTINGS_TABLE: [{"listingId": listing_id}],
-        list_counters.table(): [list_counters.key(query.counter)],
-    })
-    listings = found[settings().LISTINGS_TABLE]
-    counters = found[list_counters.table()]
-    total = list_counters.count_in(counters[0] if counters else None, query.counter_attribute)
-    return (listing_record(listings[0]) if listings else None), total
+    """The listing and the exact size of list ``query`` in one BatchGetItem (the listing route's first read).
+
+    The listing is the listings package's part of the read (:func:`chalicelib.listings.read_part`).
+    """
+    listing, count = listings.read_part([listing_id]), batch_reads.counter_part(query.counter)
+    found = batch_reads.read(listing, count)
+    total = list_counters.count_in(found.of(count).get(query.counter), query.counter_attribute)
+    return found.of(listing).get(listing_id), total
 
 
 def list_for_subject(subject_id: str) -> list[RequestRecord]:
@@ -108,16 +106,16 @@ def list_for_subject(subject_id: str) -> list[RequestRecord]:
     return [_record(i) for i in keyset.read_all(_table(), query.index, query.partition)]
 
 
-def counter_ops(changes: Sequence[tuple[RequestRecord, str | None, str]]) -> list[dict[str, Any]]:
+def counter_ops(changes: Sequence[tuple[RequestRecord, str | None, str]]) -> list[TransactItem]:
     """Transaction ``Update`` items of the list counters for ``(request, from status, to status)`` changes.
 
     ``from status`` is ``None`` for a new request. Changes of the same counter item are summed
     into one item (a transaction touches an item once); the transaction's own conditions (the
     request's ``attribute_not_exists`` or its PENDING condition) make the counts exact.
     """
-    return list_counters.add_ops(
+    return [typed(op) for op in list_counters.add_ops(
         delta for request, before, after in changes for delta in lists.deltas(request, before, after)
-    )
+    )]
 
 
 def decide_op(
@@ -128,7 +126,7 @@ def decide_op(
     reason: str | None = None,
     conversation_id: str | None = None,
     listing_title: str | None = None,
-) -> dict[str, Any]:
+) -> TransactItem:
     """Transaction ``Update``: PENDING -> ``status``, by the request's recipient only.
 
     The condition (still PENDING and addressed to ``request["recipientId"]``) makes a
@@ -148,7 +146,7 @@ def decide_op(
             names[f"#{attribute}"] = attribute
             assignments.append(f"#{attribute} = :{attribute}")
             vals[attribute] = value
-    return storage.update_op(
+    return storage.tx_update(
         _table(),
         _key(request["requestId"]),
         "SET " + ", ".join(assignments),
@@ -173,17 +171,14 @@ def read_bundle(
     """Requests, users and listings by id in one BatchGetItem (at most 100 keys in all).
 
     This is how detail reads and decisions stay at one read call: e.g. a listing's owner and
-    the caller's request, or a request with its listing and the deciding user.
+    the caller's request, or a request with its listing and the deciding user. The users and
+    listings are their owners' parts of the read (:mod:`chalicelib.batch_reads`).
     """
-    config = settings()
-    tables = {
-        config.REQUESTS_TABLE: [{"requestId": i} for i in dict.fromkeys(request_ids)],
-        config.USERS_TABLE: [{"userId": i} for i in dict.fromkeys(user_ids)],
-        config.LISTINGS_TABLE: [{"listingId": i} for i in dict.fromkeys(listing_ids)],
-    }
-    found = storage.batch_get_tables(tables)
-    return Bundle(
-        requests={i["requestId"]: _record(i) for i in found[config.REQUESTS_TABLE]},
-        users={i["userId"]: user_record(i) for i in found[config.USERS_TABLE]},
-        listings={i["listingId"]: listing_record(i) for i in found[config.LISTINGS_TABLE]},
-    )
+    mine = batch_reads.Part(_table(), [_key(i) for i in dict.fromkeys(request_ids)], _request_id, _record)
+    people, subjects = users.read_part(user_ids), listings.read_part(listing_ids)
+    found = batch_reads.read(mine, people, subjects)
+    return Bundle(requests=found.of(mine), users=found.of(people), listings=found.of(subjects))
+
+
+def _request_id(item: Mapping[str, Any]) -> str:
+    return str(item["requestId"])

@@ -10,7 +10,8 @@
   (:mod:`chalicelib.match_requests.ids`) and written with ``attribute_not_exists``, so of any
   number of simultaneous identical requests exactly one is created; the others get ``Conflict``.
 * Each create is one BatchGetItem plus one TransactWriteItems holding the request, the guard
-  on the listing or profile (:mod:`chalicelib.match_requests.guards`), the list counters and the
+  on the listing or profile (:func:`chalicelib.listings.count_request_op`,
+  :func:`chalicelib.users.admits_profile_request_op`: their tables' owners build them), the list counters and the
   outbox event, built in one place for both kinds (:mod:`chalicelib.match_requests.writes`),
   plus the requester's daily quota counter (``MATCH_REQUESTS_PER_DAY``, ``PROFILE_REQUESTS_PER_DAY``;
   :mod:`chalicelib.rate_limits`): only a request that is written counts, and none is written
@@ -25,11 +26,11 @@ from __future__ import annotations
 
 from typing import cast
 
-from chalicelib import clock, errors
+from chalicelib import clock, errors, listings, users
 from chalicelib.auth.service import Caller
 from chalicelib.listings import status as listing_status
 from chalicelib.listings.records import ListingRecord
-from chalicelib.match_requests import guards, ids, repository, writes
+from chalicelib.match_requests import ids, repository, writes
 from chalicelib.match_requests.lists import ListQuery, RequestList
 from chalicelib.match_requests.models import (
     ListingRequestQuery,
@@ -183,7 +184,7 @@ def create_match_request(caller: Caller, body: MatchRequestCreate) -> MatchReque
     item = _new_item(caller, requester, SubjectType.LISTING, listing["listingId"], listing["ownerId"], channels, body.message)
     item["listingId"], item["listingTitle"] = listing["listingId"], listing["title"]
     return _send(
-        item, Guard("listing", guards.count_request_on_active_listing_op(listing["listingId"])), listing, quota=Quota.MATCH_REQUESTS,
+        item, Guard("listing", listings.count_request_op(listing["listingId"])), listing, quota=Quota.MATCH_REQUESTS,
         duplicate="You already sent a match request for this listing",
         guard_failed=errors.NotFound(f"Listing '{body.listingId}' not found or not accepting requests"),
     )
@@ -225,7 +226,7 @@ def create_profile_request(caller: Caller, body: ProfileRequestCreate) -> MatchR
     item = _new_item(caller, requester, SubjectType.PROFILE, body.userId, body.userId, [channel], body.message)
     item["userId"] = body.userId
     return _send(
-        item, Guard("profile", guards.profile_admits_op(body.userId, level, channel)), None, quota=Quota.PROFILE_REQUESTS,
+        item, Guard("profile", users.admits_profile_request_op(body.userId, level, channel)), None, quota=Quota.PROFILE_REQUESTS,
         duplicate="You already sent this user a profile request",
         guard_failed=errors.Conflict("The user's request policy or channels changed meanwhile; read the profile again"),
     )

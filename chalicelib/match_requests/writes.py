@@ -6,7 +6,7 @@ TransactWriteItems (:class:`chalicelib.transactions.Transaction`) holding, under
 * ``request``: the request item itself (a new ``Put`` or the PENDING-conditioned decision);
 * the guard, when the write depends on its subject (``listing``: ACTIVE or still existing;
   ``profile``: the target's policy still admits the requester), from
-  :mod:`chalicelib.match_requests.guards`;
+  :func:`chalicelib.listings.count_request_op` and friends, built by the owner of the table;
 * ``counters.N``: the list counters moved by the status change
   (:func:`chalicelib.match_requests.repository.counter_ops`), so every list ``total`` stays exact;
 * ``event``: the outbox event announcing the request in its new status
@@ -20,26 +20,25 @@ to their own error.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from chalicelib.listings.records import ListingRecord
 from chalicelib.match_requests import repository
 from chalicelib.match_requests.events import request_event_op
 from chalicelib.match_requests.models import RequestStatus
 from chalicelib.match_requests.records import RequestRecord
-from chalicelib.transactions import Transaction
+from chalicelib.transactions import Transaction, TransactItem
 
 
 class Guard(NamedTuple):
     """A condition on the request's subject, added to the transaction under ``name`` (``listing``, ``profile``)."""
 
     name: str
-    op: Mapping[str, Any]
+    op: TransactItem
 
 
 def request_write(
-    request_op: Mapping[str, Any],
+    request_op: TransactItem,
     written: RequestRecord,
     before: RequestStatus | None,
     guard: Guard | None = None,

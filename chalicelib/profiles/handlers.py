@@ -15,8 +15,8 @@ from chalicelib import clock, metrics, postings
 from chalicelib.profiles.facets import facets
 from chalicelib.profiles.index import NAMESPACE, posting_keys
 from chalicelib.streams import oldest_record_age_seconds, process_change_batch
+from chalicelib.users import version_of
 from chalicelib.users.records import record
-from chalicelib.users.repository import version_of
 
 
 def apply_change(old_image: dict[str, Any] | None, new_image: dict[str, Any] | None) -> bool:

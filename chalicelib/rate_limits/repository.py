@@ -20,6 +20,7 @@ from typing import Any
 
 from chalicelib import storage
 from chalicelib.config import settings
+from chalicelib.transact_items import TransactItem
 
 
 class Stale(Exception):
@@ -99,13 +100,13 @@ def quota_key(user_id: str, kind: str, day: str) -> dict[str, str]:
     return {"pk": f"quota#{user_id}#{kind}#{day}"}
 
 
-def count_op(user_id: str, kind: str, day: str, limit: int, expires_at: int) -> dict[str, Any]:
+def count_op(user_id: str, kind: str, day: str, limit: int, expires_at: int) -> TransactItem:
     """A transaction ``Update`` adding 1 to the counter, on condition that it was below ``limit``.
 
     Its condition fails (the transaction is cancelled, nothing written) when the user already
     made ``limit`` writes of ``kind`` on ``day``.
     """
-    return storage.update_op(
+    return storage.tx_update(
         settings().RATE_LIMITS_TABLE, quota_key(user_id, kind, day),
         "SET #exp = :expires ADD #used :one",
         "attribute_not_exists(#used) OR #used < :limit",

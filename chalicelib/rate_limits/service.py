@@ -19,7 +19,6 @@ import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
-from typing import Any
 
 from aws_lambda_powertools import Logger
 from cachetools import LRUCache
@@ -28,6 +27,7 @@ from chalicelib import clock, errors, metrics
 from chalicelib.config import settings
 from chalicelib.rate_limits import context, gcra, repository
 from chalicelib.rate_limits.header_fields import LIMIT_FIELD, POLICY_FIELD, limit_item, policy_item
+from chalicelib.transact_items import TransactItem
 from chalicelib.transactions import Transaction
 
 logger = Logger(service="matching-service", child=True)
@@ -236,7 +236,7 @@ def _today() -> tuple[str, datetime]:
     return start.date().isoformat(), start + timedelta(days=1)
 
 
-def count_op(user_id: str, quota: Quota) -> dict[str, Any]:
+def count_op(user_id: str, quota: Quota) -> TransactItem:
     """The transaction item counting one write of ``quota`` by ``user_id`` today.
 
     Its condition fails when the user has made ``quota.limit`` such writes this UTC day. The

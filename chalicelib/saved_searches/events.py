@@ -10,21 +10,20 @@ stream consumer removes the deleted search's stored matches (:mod:`chalicelib.sa
 
 from __future__ import annotations
 
-from typing import Any
-
 from chalicelib import outbox
+from chalicelib.transact_items import TransactItem
 from chalicelib.webhooks.catalogue import ListingMatched
 
 __all__ = ["ListingMatched", "deleted_event_op", "matched_event_op"]
 
 
-def matched_event_op(data: ListingMatched, recipient_id: str) -> dict[str, Any]:
+def matched_event_op(data: ListingMatched, recipient_id: str) -> TransactItem:
     """The outbox ``Put`` of one ``listing.matched`` event addressed to the saver ``recipient_id``."""
     routing = {"recipientId": recipient_id, "savedSearchId": data.savedSearchId, "listingId": data.listingId}
     return outbox.event_op(outbox.LISTING_MATCHED, data.model_dump(mode="json"), routing)
 
 
-def deleted_event_op(saved_search_id: str, owner_id: str) -> dict[str, Any]:
+def deleted_event_op(saved_search_id: str, owner_id: str) -> TransactItem:
     """The outbox ``Put`` of one ``saved_search.deleted`` event (data ``{savedSearchId, ownerId}``).
 
     Written in the transaction that deletes the search, and again by a match cleanup that

@@ -9,7 +9,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NotRequired, TypedDict, cast
+from typing import Any, NotRequired, TypedDict
+
+from chalicelib.record_check import checked
 
 
 class SavedSearchRecord(TypedDict):
@@ -59,13 +61,15 @@ class MatchRecord(TypedDict):
 
 
 def saved_search(item: Mapping[str, Any]) -> SavedSearchRecord:
-    """The typed record of a SavedSearchesTable item as read (absent ``postings``/``query`` read as empty)."""
-    return cast(
+    """The typed record of a SavedSearchesTable item as read (checked: MalformedRecord naming the field;
+    absent ``postings``/``query`` read as empty)."""
+    return checked(
         SavedSearchRecord,
         {**item, "query": dict(item.get("query") or {}), "alerts": bool(item.get("alerts")), "postings": list(item.get("postings") or [])},
+        "savedSearchId",
     )
 
 
 def match(item: Mapping[str, Any]) -> MatchRecord:
-    """The typed record of a SavedSearchMatchesTable item as read (the item as it is)."""
-    return cast(MatchRecord, item)
+    """The typed record of a SavedSearchMatchesTable item as read (checked: MalformedRecord naming the field)."""
+    return checked(MatchRecord, item, "listingId")

@@ -24,6 +24,7 @@ from chalicelib import storage
 from chalicelib.config import settings
 from chalicelib.keyset import ListIndex
 from chalicelib.saved_searches.records import MatchRecord, PostingShard, SavedSearchRecord, match, saved_search
+from chalicelib.transact_items import TransactItem
 
 #: Sort key of an owner's counter item (sorts before every ``ss_`` id).
 COUNTER = "#count"
@@ -51,45 +52,45 @@ def shard_key(key: str, shard: int) -> str:
     return f"{key}#{shard}"
 
 
-def counter_op(owner_id: str, limit: int) -> dict[str, Any]:
+def counter_op(owner_id: str, limit: int) -> TransactItem:
     """Transaction ``Update`` taking one of ``owner_id``'s ``limit`` saved-search slots (fails at the limit)."""
-    return storage.update_op(
+    return storage.tx_update(
         _searches(), {"ownerId": owner_id, "savedSearchId": COUNTER}, "ADD n :one",
         condition="attribute_not_exists(n) OR n < :limit",
         ExpressionAttributeValues=storage.values(one=1, limit=limit),
     )
 
 
-def release_op(owner_id: str) -> dict[str, Any]:
+def release_op(owner_id: str) -> TransactItem:
     """Transaction ``Update`` giving one saved-search slot back."""
-    return storage.update_op(
+    return storage.tx_update(
         _searches(), {"ownerId": owner_id, "savedSearchId": COUNTER}, "ADD n :minus",
         condition="n > :zero", ExpressionAttributeValues=storage.values(minus=-1, zero=0),
     )
 
 
-def put_op(search: SavedSearchRecord) -> dict[str, Any]:
+def put_op(search: SavedSearchRecord) -> TransactItem:
     """Transaction ``Put`` of a new saved search (fails when its id exists already)."""
-    return storage.put_op(_searches(), search, condition="attribute_not_exists(savedSearchId)")
+    return storage.tx_put(_searches(), search, condition="attribute_not_exists(savedSearchId)")
 
 
-def delete_op(owner_id: str, saved_search_id: str) -> dict[str, Any]:
+def delete_op(owner_id: str, saved_search_id: str) -> TransactItem:
     """Transaction ``Delete`` of a saved search, conditional on its existence."""
-    return storage.delete_op(
+    return storage.tx_delete(
         _searches(), {"ownerId": owner_id, "savedSearchId": saved_search_id}, condition="attribute_exists(savedSearchId)"
     )
 
 
-def exists_op(owner_id: str, saved_search_id: str) -> dict[str, Any]:
+def exists_op(owner_id: str, saved_search_id: str) -> TransactItem:
     """Transaction ``ConditionCheck`` that the saved search still exists (not deleted meanwhile)."""
-    return storage.condition_op(
+    return storage.tx_check(
         _searches(), {"ownerId": owner_id, "savedSearchId": saved_search_id}, "attribute_exists(savedSearchId)"
     )
 
 
-def add_entry_op(key: str, shard: int, saved_search_id: str, entry: str) -> dict[str, Any]:
+def add_entry_op(key: str, shard: int, saved_search_id: str, entry: str) -> TransactItem:
     """Transaction ``Update`` adding an entry to a posting shard (fails when the shard is full)."""
-    return storage.update_op(
+    return storage.tx_update(
         _postings(), {"postingKey": shard_key(key, shard)}, "SET #e = :e ADD n :one",
         condition="attribute_not_exists(n) OR n < :cap",
         ExpressionAttributeNames={"#e": ENTRY_PREFIX + saved_search_id},
@@ -97,17 +98,17 @@ def add_entry_op(key: str, shard: int, saved_search_id: str, entry: str) -> dict
     )
 
 
-def spill_op(key: str, shard: int) -> dict[str, Any]:
+def spill_op(key: str, shard: int) -> TransactItem:
     """Transaction ``Update`` recording on shard 0 that posting list ``key`` uses shard ``shard``."""
-    return storage.update_op(
+    return storage.tx_update(
         _postings(), {"postingKey": shard_key(key, 0)}, "ADD spill :s",
         ExpressionAttributeValues={":s": {"NS": [str(shard)]}},
     )
 
 
-def remove_entry_op(posting_key: str, saved_search_id: str) -> dict[str, Any]:
+def remove_entry_op(posting_key: str, saved_search_id: str) -> TransactItem:
     """Transaction ``Update`` removing an entry from the posting shard ``posting_key``."""
-    return storage.update_op(
+    return storage.tx_update(
         _postings(), {"postingKey": posting_key}, "REMOVE #e ADD n :minus",
         condition="attribute_exists(#e)",
         ExpressionAttributeNames={"#e": ENTRY_PREFIX + saved_search_id},
@@ -157,9 +158,9 @@ def entries(posting: Mapping[str, Any]) -> dict[str, str]:
     return {k[len(ENTRY_PREFIX):]: str(v) for k, v in posting.items() if k.startswith(ENTRY_PREFIX)}
 
 
-def match_op(record: MatchRecord) -> dict[str, Any]:
+def match_op(record: MatchRecord) -> TransactItem:
     """Transaction ``Put`` of a match, conditional on it being the first for (saved search, listing)."""
-    return storage.put_op(_matches(), record, condition="attribute_not_exists(listingId)")
+    return storage.tx_put(_matches(), record, condition="attribute_not_exists(listingId)")
 
 
 def match_sort_key(matched_at: str, listing_id: str) -> str:
@@ -230,6 +231,6 @@ def match_listing_ids(saved_search_id: str, limit: int) -> tuple[list[str], bool
     return [str(i["listingId"]) for i in items], last is not None
 
 
-def delete_match_op(saved_search_id: str, listing_id: str) -> dict[str, Any]:
+def delete_match_op(saved_search_id: str, listing_id: str) -> TransactItem:
     """Transaction ``Delete`` of one stored match (no condition: deleting a deleted match is a no-op)."""
-    return storage.delete_op(_matches(), {"savedSearchId": saved_search_id, "listingId": listing_id})
+    return storage.tx_delete(_matches(), {"savedSearchId": saved_search_id, "listingId": listing_id})

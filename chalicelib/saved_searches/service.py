@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from chalicelib import clock, errors
+from chalicelib import clock, errors, listings, users
 from chalicelib.auth.service import Caller
 from chalicelib.config import settings
-from chalicelib.listings import repository as listings
 from chalicelib.listings import status
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.service import to_model as to_listing
@@ -32,7 +31,6 @@ from chalicelib.saved_searches.models import (
 from chalicelib.saved_searches.query import default_name, normalize, validate
 from chalicelib.saved_searches.records import MatchRecord, SavedSearchRecord
 from chalicelib.transactions import Transaction, TransactionConflict
-from chalicelib.users import repository as users
 
 #: Transactions tried while posting shards fill up concurrently (each retry moves to the next shard).
 SAVE_ATTEMPTS = 8

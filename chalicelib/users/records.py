@@ -8,7 +8,9 @@ key by key by :func:`chalicelib.users.repository.patch_user`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NotRequired, TypedDict, cast
+from typing import Any, NotRequired, TypedDict
+
+from chalicelib.record_check import checked
 
 
 class ConnectedChannel(TypedDict):
@@ -42,5 +44,11 @@ class UserRecord(TypedDict):
 
 
 def record(item: Mapping[str, Any]) -> UserRecord:
-    """The typed record of a Users item as read (the item as it is: no field needs converting)."""
-    return cast(UserRecord, item)
+    """The typed record of a Users item as read (checked; no field needs converting).
+
+    Raises
+    ------
+    chalicelib.record_check.MalformedRecord
+        The item lacks a field of the record or holds a value of another type (the field is named).
+    """
+    return checked(UserRecord, item, "userId")

@@ -10,11 +10,12 @@ the profile's ``ETag`` (:mod:`chalicelib.conditional`).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chalicelib import storage
+from chalicelib import batch_reads, storage
 from chalicelib.config import settings
+from chalicelib.transact_items import TransactItem
 from chalicelib.users.records import UserRecord, record
 
 #: Profile search reads the ``bySearchShard`` index shard by shard; 8 shards spread the writes.
@@ -51,9 +52,37 @@ def get_users(user_ids: Sequence[str]) -> dict[str, UserRecord]:
     return {u["userId"]: record(u) for u in storage.batch_get(_table(), [{"userId": i} for i in user_ids])}
 
 
-def put_user_op(user: UserRecord) -> dict[str, Any]:
+def read_part(user_ids: Sequence[str]) -> batch_reads.Part[UserRecord]:
+    """The users ``user_ids`` (duplicates dropped) as one part of a shared BatchGetItem, by ``userId``."""
+    return batch_reads.Part(_table(), [{"userId": i} for i in dict.fromkeys(user_ids)], _user_id, record)
+
+
+def _user_id(item: Mapping[str, Any]) -> str:
+    return str(item["userId"])
+
+
+def admits_profile_request_op(user_id: str, requester_level: int, channel: str) -> TransactItem:
+    """Transaction ``ConditionCheck`` on the requested user of a profile request.
+
+    Holds when the user exists, accepts requests, requires at most ``requester_level`` and
+    still has ``channel`` connected (missing policy attributes mean the defaults: accepting,
+    level 0): what the request service checked on its read, re-checked at commit.
+    """
+    return storage.tx_check(
+        _table(),
+        {"userId": user_id},
+        "attribute_exists(userId)"
+        " AND (attribute_not_exists(#rp.acceptingRequests) OR #rp.acceptingRequests = :yes)"
+        " AND (attribute_not_exists(#rp.minVerifiedLevel) OR #rp.minVerifiedLevel <= :level)"
+        " AND attribute_exists(#chs.#ch)",
+        ExpressionAttributeNames={"#rp": "requestPolicy", "#chs": "channels", "#ch": channel},
+        ExpressionAttributeValues=storage.values(yes=True, level=requester_level),
+    )
+
+
+def put_user_op(user: UserRecord) -> TransactItem:
     """A transaction ``Put`` creating ``user``; fails if the id exists."""
-    return storage.put_op(_table(), user, condition="attribute_not_exists(userId)")
+    return storage.tx_put(_table(), user, condition="attribute_not_exists(userId)")
 
 
 def set_channel(user_id: str, key: str, handle: str, connected_at: str) -> UserRecord | None:

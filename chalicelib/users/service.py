@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chalicelib import clock, errors
+from chalicelib import auth, clock, errors
 from chalicelib.auth import keys
-from chalicelib.auth import repository as key_repository
 from chalicelib.auth.records import ApiKeyRecord
 from chalicelib.auth.service import ADMIN_SCOPE, Caller
 from chalicelib.channels import CHANNEL_KEYS
@@ -143,7 +142,7 @@ def create_user(body: AdminUserCreate, api_key: str | None = None) -> CreatedUse
     scopes = [ADMIN_SCOPE] if body.admin else []
     tx = Transaction().add("user", repository.put_user_op(user))
     key: ApiKeyRecord = {"keyHash": keys.hash_key(api_key), "userId": user_id, "scopes": scopes, "createdAt": now}
-    tx.add("key", key_repository.put_key_op(key))
+    tx.add("key", auth.put_key_op(key))
     try:
         tx.commit()
     except TransactionConflict as exc:

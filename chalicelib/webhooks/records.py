@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NotRequired, TypedDict, cast
+from typing import Any, NotRequired, TypedDict
+
+from chalicelib.record_check import checked
 
 
 class WebhookRecord(TypedDict):
@@ -49,4 +51,4 @@ class WebhookEdit(TypedDict):
 
 def record(item: Mapping[str, Any]) -> WebhookRecord:
     """The typed record of a Webhooks item as read (no field needs converting)."""
-    return cast(WebhookRecord, item)
+    return checked(WebhookRecord, item, "webhookId")

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from chalicelib import listings, users
 from chalicelib.auth.service import Caller
 from chalicelib.conversations.models import Conversation
-from chalicelib.listings import repository as listings
 from chalicelib.match_requests.models import MatchRequest, RequestStatus
 from chalicelib.match_requests.service import get_request
 from chalicelib.subjects import SubjectType
-from chalicelib.users import repository as users
 from chalicelib.users.service import active_channels
 
 

@@ -1,7 +1,7 @@
 """Deleting a listing rejects its pending requests (reason "listing deleted"); conversations stay.
 
 The first transaction deletes the listing (conditional on its owner and on ``requestCount``
-matching the requests found, see :mod:`chalicelib.match_requests.guards`) together with as
+matching the requests found, see :func:`chalicelib.listings.delete_counted_op`) together with as
 many rejections as fit; each rejection is two items (the request update and its
 ``match_request.rejected`` event), so the first transaction carries up to
 :data:`FIRST_CHUNK` requests and each further one :data:`CHUNK`. Once the listing is gone no
@@ -14,22 +14,20 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any
 
 from aws_lambda_powertools import Logger
 
-from chalicelib import clock, errors
+from chalicelib import clock, errors, listings, match_requests
 from chalicelib.auth.service import Caller
 from chalicelib.conditional import check_version
-from chalicelib.listings import repository as listings_repository
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.search.counters import COUNTER_REPLICAS
 from chalicelib.listings.service import owned
-from chalicelib.match_requests import guards, repository
 from chalicelib.match_requests.events import request_event_op
 from chalicelib.match_requests.models import RequestStatus
 from chalicelib.match_requests.records import RequestRecord
 from chalicelib.pagination import Deleted
+from chalicelib.transact_items import TransactItem
 from chalicelib.transactions import MAX_ITEMS, Transaction, TransactionConflict
 
 logger = Logger(service="matching-service")
@@ -75,7 +73,7 @@ def delete_listing(caller: Caller, listing_id: str, expected_version: int | None
         check_version(int(item["version"]), expected_version)
         try:
             delete_listing_rejecting_requests(
-                item, listings_repository.leave_active_ops(item, item["status"]), at_version=expected_version is not None
+                item, listings.leave_active_ops(item, item["status"]), at_version=expected_version is not None
             )
         except TransactionConflict:
             time.sleep(0.05 * 2**attempt)  # a request arrived or the index lags: read again
@@ -93,16 +91,16 @@ def _add_rejections(tx: Transaction, requests: Sequence[RequestRecord], listing:
     event, and the list counters they move (summed per counter item: the owner's and the
     listing's are shared, :data:`SHARED_COUNTERS`)."""
     for request in requests:
-        tx.add(f"request:{request['requestId']}", repository.decide_op(
+        tx.add(f"request:{request['requestId']}", match_requests.decide_op(
             request, RequestStatus.REJECTED.value, responded_at, reason=LISTING_DELETED_REASON,
         ))
         tx.add(f"event:{request['requestId']}", request_event_op(_rejected(request, responded_at), listing))
     changes = [(request, RequestStatus.PENDING.value, RequestStatus.REJECTED.value) for request in requests]
-    tx.add_all("counters:requests", repository.counter_ops(changes))
+    tx.add_all("counters:requests", match_requests.counter_ops(changes))
 
 
 def delete_listing_rejecting_requests(
-    listing: ListingRecord, extra_ops: Sequence[dict[str, Any]] = (), at_version: bool = False
+    listing: ListingRecord, extra_ops: Sequence[TransactItem] = (), at_version: bool = False
 ) -> int:
     """Delete ``listing`` and reject its PENDING requests.
 
@@ -129,16 +127,16 @@ def delete_listing_rejecting_requests(
         request arrived meanwhile or the index lags): read the listing again and retry.
     """
     listing_id, owner_id = listing["listingId"], listing["ownerId"]
-    requests = repository.list_for_subject(listing_id) if int(listing.get("requestCount", 0)) else []
+    requests = match_requests.list_for_subject(listing_id) if int(listing.get("requestCount", 0)) else []
     pending = [r for r in requests if r["status"] == RequestStatus.PENDING]
     now = clock.iso()
     first, rest = pending[:FIRST_CHUNK], pending[FIRST_CHUNK:]
     version = int(listing["version"]) if at_version else None
     tx = Transaction().add(
-        "listing", guards.delete_listing_op(listing_id, owner_id, len(requests), listing["status"], version)
+        "listing", listings.delete_counted_op(listing_id, owner_id, len(requests), listing["status"], version)
     )
     tx.add_all("counters", extra_ops)
-    tx.add("counters:owner", listings_repository.owner_count_op(owner_id, -1))
+    tx.add("counters:owner", listings.owner_count_op(owner_id, -1))
     if first:
         _add_rejections(tx, first, listing, now)
     tx.commit()

@@ -6,12 +6,12 @@ derived, see :mod:`chalicelib.match_requests.ids`).
 
 from __future__ import annotations
 
+from chalicelib import match_requests
 from chalicelib.auth.service import Caller
 from chalicelib.conditional import Versioned
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.service import get_visible, to_model
 from chalicelib.match_requests import ids
-from chalicelib.match_requests import repository as requests
 from chalicelib.match_requests.models import MatchRequest
 from chalicelib.match_requests.service import to_model as request_model
 from chalicelib.subjects import SubjectType
@@ -37,7 +37,7 @@ def owner_and_my_request(listing: ListingRecord, caller_id: str) -> tuple[UserRe
     """
     owner_id, listing_id = listing["ownerId"], listing["listingId"]
     request_id = ids.request_id(SubjectType.LISTING, caller_id, listing_id) if caller_id != owner_id else None
-    bundle = requests.read_bundle(request_ids=[request_id] if request_id else [], user_ids=[owner_id])
+    bundle = match_requests.read_bundle(request_ids=[request_id] if request_id else [], user_ids=[owner_id])
     mine = bundle.requests.get(request_id) if request_id else None
     return bundle.users.get(owner_id), (request_model(mine) if mine else None)
 

@@ -7,17 +7,15 @@ compares) and the caller's profile request (its id is derived, see
 
 from __future__ import annotations
 
-from chalicelib import errors
+from chalicelib import errors, match_requests, users
 from chalicelib.auth.service import Caller
 from chalicelib.conditional import Versioned
 from chalicelib.match_requests import ids
-from chalicelib.match_requests import repository as requests
 from chalicelib.match_requests.profile_policy import evaluate
 from chalicelib.match_requests.service import to_model as request_model
 from chalicelib.path_ids import within_limit
 from chalicelib.profiles.service import public_profile
 from chalicelib.subjects import SubjectType
-from chalicelib.users import repository as users_repository
 from chalicelib.workflows.models import ProfileDetail
 
 
@@ -38,7 +36,7 @@ def read_profile(caller: Caller, user_id: str) -> Versioned:
     if not within_limit(user_id):
         raise errors.NotFound("User not found")
     request_id = ids.request_id(SubjectType.PROFILE, caller.user_id, user_id) if user_id != caller.user_id else None
-    bundle = requests.read_bundle(request_ids=[request_id] if request_id else [], user_ids=[user_id, caller.user_id])
+    bundle = match_requests.read_bundle(request_ids=[request_id] if request_id else [], user_ids=[user_id, caller.user_id])
     target = bundle.users.get(user_id)
     if target is None:
         raise errors.NotFound(f"User '{user_id}' not found")
@@ -50,4 +48,4 @@ def read_profile(caller: Caller, user_id: str) -> Versioned:
         profileRequestPolicy=evaluate(target, caller.user_id, level),
         myProfileRequest=request_model(mine) if mine else None,
     )
-    return Versioned(detail, users_repository.version_of(target))
+    return Versioned(detail, users.version_of(target))

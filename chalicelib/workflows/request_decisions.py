@@ -13,18 +13,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from chalicelib import clock, errors
+from chalicelib import clock, errors, listings, match_requests
 from chalicelib.auth.service import Caller
 from chalicelib.conversations.service import open_conversation_ops
 from chalicelib.listings.records import ListingRecord
-from chalicelib.match_requests import guards, ids, repository
+from chalicelib.match_requests import ids
 from chalicelib.match_requests.models import MatchRequest, RequestStatus, StatusChange
 from chalicelib.match_requests.records import RequestRecord
 from chalicelib.match_requests.service import to_model
 from chalicelib.match_requests.writes import Guard, request_write
 from chalicelib.subjects import SubjectType
+from chalicelib.transact_items import TransactItem
 from chalicelib.transactions import TransactionConflict
 
 
@@ -59,7 +58,7 @@ def decide(caller: Caller, request_id: str, change: StatusChange) -> MatchReques
     subject_id = ids.subject_of(request_id)
     if subject_id is None:
         raise errors.NotFound(f"Request '{request_id}' not found")
-    bundle = repository.read_bundle(request_ids=[request_id], user_ids=[caller.user_id], listing_ids=[subject_id])
+    bundle = match_requests.read_bundle(request_ids=[request_id], user_ids=[caller.user_id], listing_ids=[subject_id])
     request = bundle.requests.get(request_id)
     if request is None or caller.user_id not in (request["requesterId"], request["recipientId"]):
         raise errors.NotFound(f"Request '{request_id}' not found")
@@ -79,7 +78,7 @@ def decide(caller: Caller, request_id: str, change: StatusChange) -> MatchReques
         updated["reason"] = change.reason
     if listing is not None:
         updated["listingTitle"] = listing["title"]
-    conversation_ops: list[dict[str, Any]] = []
+    conversation_ops: list[TransactItem] = []
     if change.status == RequestStatus.ACCEPTED:
         me = bundle.users.get(caller.user_id)
         participants = [
@@ -88,11 +87,11 @@ def decide(caller: Caller, request_id: str, change: StatusChange) -> MatchReques
         ]
         updated["conversationId"], conversation_ops = open_conversation_ops(request, participants, now)
 
-    decided = repository.decide_op(
+    decided = match_requests.decide_op(
         request, change.status, now, reason=change.reason,
         conversation_id=updated.get("conversationId"), listing_title=updated.get("listingTitle"),
     )
-    guard = Guard("listing", guards.listing_exists_op(listing["listingId"])) if listing is not None else None
+    guard = Guard("listing", listings.exists_op(listing["listingId"])) if listing is not None else None
     tx = request_write(decided, updated, RequestStatus.PENDING, guard, listing)
     tx.add_all("conversation", conversation_ops)
     try:

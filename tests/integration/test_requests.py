@@ -242,15 +242,15 @@ def test_second_profile_request_is_409(api: Api, alice: User, bob: User) -> None
 def test_profile_request_fails_when_the_policy_changes_before_the_write(
     api: Api, alice: User, bob: User, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from chalicelib.match_requests import guards
+    from chalicelib.users import repository
 
-    original = guards.profile_admits_op
+    original = repository.admits_profile_request_op
 
     def stale(user_id: str, level: int, channel: str) -> dict[str, Any]:
         api.call("PATCH", "/v1/me/profile", alice.key, {"requestPolicy": {"acceptingRequests": False}})
         return original(user_id, level, channel)
 
-    monkeypatch.setattr(guards, "profile_admits_op", stale)
+    monkeypatch.setattr(repository, "admits_profile_request_op", stale)
     assert_error(profile_request(api, bob, alice.user_id), 409, "CONFLICT")
     assert events(outbox.PROFILE_REQUEST_RECEIVED) == []
 

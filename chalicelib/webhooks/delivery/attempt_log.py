@@ -36,6 +36,7 @@ from typing import Any
 
 from chalicelib import clock, storage
 from chalicelib.config import settings
+from chalicelib.transact_items import TransactItem
 from chalicelib.webhooks import signing
 from chalicelib.webhooks.delivery import lanes, records
 from chalicelib.webhooks.delivery.envelope import Delivery
@@ -210,7 +211,7 @@ def recover(delivery: Delivery, lease_seconds: float | None = None) -> Recovery:
         "durationMs": max(0, now - int(datetime.fromisoformat(claimed_at.replace("Z", "+00:00")).timestamp() * 1000)),
         "test": delivery.event.test,
     }
-    take = storage.update_op(
+    take = storage.tx_update(
         _table(),
         key,
         "SET attempt = :next, claimedAt = :now, leaseUntil = :lease ADD loggedAttempts :logged",
@@ -271,7 +272,7 @@ def log_attempt(webhook_id: str, entry: AttemptEntry) -> AttemptRecord:
     AttemptRecord
         The stored item: ``entry`` with ``webhookId``, ``deliveryKey`` and ``expiresAt``.
     """
-    mark = storage.update_op(
+    mark = storage.tx_update(
         _table(),
         {"webhookId": webhook_id, "deliveryKey": sent_key(entry["eventId"])},
         "ADD loggedAttempts :n",
@@ -280,21 +281,21 @@ def log_attempt(webhook_id: str, entry: AttemptEntry) -> AttemptRecord:
     return _log(webhook_id, entry, extra=[mark])
 
 
-def _log(webhook_id: str, entry: AttemptEntry, extra: list[dict[str, Any]]) -> AttemptRecord:
+def _log(webhook_id: str, entry: AttemptEntry, extra: list[TransactItem]) -> AttemptRecord:
     """The log item's Put, the counter's Update and ``extra`` (the claim's update) in one transaction."""
     key = f"{_LOG}{entry['attemptedAt']}#{entry['eventId']}#{entry['attempt']:02d}"
     expires_at = log_expires_at(entry["attemptedAt"])
     item: AttemptRecord = {**entry, "webhookId": webhook_id, "deliveryKey": key, "expiresAt": expires_at}
     day = _day_of(entry["attemptedAt"])
     stale = {f"#r{i}": f"{_DAY}{day - timedelta(days=back)}" for i, back in enumerate(_STALE_DAYS)}
-    count = storage.update_op(
+    count = storage.tx_update(
         _table(),
         {"webhookId": webhook_id, "deliveryKey": COUNTER_KEY},
         "ADD #d :one SET expiresAt = :e REMOVE " + ", ".join(stale),
         ExpressionAttributeNames={"#d": f"{_DAY}{day}", **stale},
         ExpressionAttributeValues=storage.values(one=1, e=expires_at),
     )
-    storage.transact([storage.put_op(_table(), item), count, *extra])
+    storage.transact([storage.tx_put(_table(), item), count, *extra])
     return item
 
 

@@ -9,7 +9,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NotRequired, TypedDict, cast
+from typing import Any, NotRequired, TypedDict
+
+from chalicelib.record_check import checked
 
 
 class AttemptEntry(TypedDict):
@@ -81,8 +83,9 @@ class ClaimRecord(TypedDict):
 
 
 def attempt(item: Mapping[str, Any]) -> AttemptRecord:
-    """The typed record of a logged attempt as read (``attempt``, ``durationMs`` as int; flags as bool)."""
-    return cast(
+    """The typed record of a logged attempt as read (checked: MalformedRecord naming the field;
+    ``attempt``, ``durationMs`` as int; flags as bool)."""
+    return checked(
         AttemptRecord,
         {
             **item,
@@ -91,9 +94,10 @@ def attempt(item: Mapping[str, Any]) -> AttemptRecord:
             "durationMs": int(item.get("durationMs") or 0),
             "test": bool(item.get("test")),
         },
+        "deliveryKey",
     )
 
 
 def claim(item: Mapping[str, Any]) -> ClaimRecord:
-    """The typed record of a claim as read (``attempt`` as int)."""
-    return cast(ClaimRecord, {**item, "attempt": int(item["attempt"])})
+    """The typed record of a claim as read (checked: MalformedRecord naming the field; ``attempt`` as int)."""
+    return checked(ClaimRecord, {**item, "attempt": int(item["attempt"])}, "deliveryKey")
