@@ -46,9 +46,12 @@ Jitter" (full jitter).
 from __future__ import annotations
 
 import random
+import threading
 import time
+import uuid
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,14 +64,21 @@ TRANSACTION_ITEMS = 100
 #: Requests per BatchWriteItem and keys per BatchGetItem (AWS limits).
 WRITE_BATCH = 25
 READ_BATCH = 100
+#: BatchWriteItem calls in flight at once: the entries of a batch are thousands of independent
+#: requests, and one call's round trip (not DynamoDB's capacity) is what bounds a sequential writer.
+WRITE_THREADS = 8
 #: Attempts of a BatchWriteItem / BatchGetItem round with unprocessed requests, and of the
 #: whole commit when a transaction's condition failed (another applier moved a state).
 ATTEMPTS = 8
 #: First backoff, seconds (doubled per attempt, full jitter).
 BASE_DELAY_SECONDS = 0.02
 
+#: Most bytes of list names in one ledger item (DynamoDB items hold at most 400 KB).
+LEDGER_BYTES = 300_000
+
 _STATE_SK = "state"
 _SIZE_SK = "size"
+_LEDGER_SK = "ledger"
 
 
 def _table() -> str:
@@ -114,6 +124,7 @@ class _State:
     keys: set[str]
     gone: set[str]
     dirty: bool
+    ledger: str | None = None
 
 
 @dataclass
@@ -151,9 +162,9 @@ def _backoff(attempt: int) -> None:
     time.sleep(random.uniform(0, BASE_DELAY_SECONDS * 2**attempt))  # jitter, not security
 
 
-def _read_states(keys: Sequence[Mapping[str, str]], report: BatchReport) -> dict[str, _State]:
-    """States by ``pk``: strongly consistent BatchGetItem calls of :data:`READ_BATCH` keys."""
-    found: dict[str, _State] = {}
+def _batch_read(keys: Sequence[Mapping[str, str]], report: BatchReport) -> dict[str, dict[str, Any]]:
+    """Items by ``pk``: strongly consistent BatchGetItem calls of :data:`READ_BATCH` keys."""
+    found: dict[str, dict[str, Any]] = {}
     table = _table()
     unique = list({k["pk"]: k for k in keys}.values())
     for start in range(0, len(unique), READ_BATCH):
@@ -164,10 +175,7 @@ def _read_states(keys: Sequence[Mapping[str, str]], report: BatchReport) -> dict
             response = storage.dynamodb().batch_get_item(RequestItems=request)
             for raw in response["Responses"].get(table, []):
                 item = storage.from_item(raw) or {}
-                found[str(item["pk"])] = _State(
-                    int(item.get("version", 0)), int(item.get("step", 0)), set(item.get("keys") or ()),
-                    set(item.get("gone") or ()), bool(item.get("dirty")),
-                )
+                found[str(item["pk"])] = item
             request = response.get("UnprocessedKeys") or {}
             if not request:
                 break
@@ -177,9 +185,19 @@ def _read_states(keys: Sequence[Mapping[str, str]], report: BatchReport) -> dict
     return found
 
 
+def _read_states(keys: Sequence[Mapping[str, str]], report: BatchReport) -> dict[str, _State]:
+    """States by ``pk`` (:func:`_batch_read`)."""
+    return {
+        pk: _State(int(item.get("version", 0)), int(item.get("step", 0)), set(item.get("keys") or ()),
+                   set(item.get("gone") or ()), bool(item.get("dirty")), str(item["ledger"]) if item.get("ledger") else None)
+        for pk, item in _batch_read(keys, report).items()
+    }
+
+
 def write_requests(requests: Sequence[Mapping[str, Any]], report: BatchReport | None = None) -> None:
     """BatchWriteItem ``requests`` (``{"PutRequest": ...}`` / ``{"DeleteRequest": ...}``, low-level
-    format) on the SearchIndex table, :data:`WRITE_BATCH` per call.
+    format) on the SearchIndex table: :data:`WRITE_BATCH` per call, :data:`WRITE_THREADS` calls at once
+    (the requests are independent: every key appears once; a boto3 client is thread-safe).
 
     Raises
     ------
@@ -187,53 +205,51 @@ def write_requests(requests: Sequence[Mapping[str, Any]], report: BatchReport | 
         Requests still unprocessed (throttling) after :data:`ATTEMPTS` backed-off attempts.
     """
     table = _table()
-    for start in range(0, len(requests), WRITE_BATCH):
-        pending: dict[str, Any] = {table: list(requests[start : start + WRITE_BATCH])}
+    chunks = [list(requests[start : start + WRITE_BATCH]) for start in range(0, len(requests), WRITE_BATCH)]
+    lock = threading.Lock()
+
+    def write(chunk: list[Mapping[str, Any]]) -> None:
+        pending: dict[str, Any] = {table: chunk}
         for attempt in range(ATTEMPTS):
             if report is not None:
-                report.calls["BatchWriteItem"] += 1
+                with lock:
+                    report.calls["BatchWriteItem"] += 1
             pending = storage.dynamodb().batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
             if not pending:
-                break
+                return
             _backoff(attempt)  # unprocessed items mean throttling (AWS docs, BatchWriteItem)
-        else:
-            raise errors.DependencyUnavailableError(f"BatchWriteItem left requests unprocessed after {ATTEMPTS} attempts")
+        raise errors.DependencyUnavailableError(f"BatchWriteItem left requests unprocessed after {ATTEMPTS} attempts")
+
+    if len(chunks) <= 1 or WRITE_THREADS <= 1:
+        for chunk in chunks:
+            write(chunk)
+        return
+    with ThreadPoolExecutor(max_workers=min(WRITE_THREADS, len(chunks)), thread_name_prefix="postings-write") as pool:
+        for done in [pool.submit(write, chunk) for chunk in chunks]:
+            done.result()  # the first failure raises (the others have finished: the pool waits on exit)
 
 
-@dataclass
-class _Part:
-    """One item's share of one transaction."""
-
-    key: dict[str, str]
-    step: int | None
-    keys_after: set[str]
-    gone_after: set[str]
-    version: int | None  # set on the item's last part only
-
-
-def _state_op(part: _Part) -> dict[str, Any]:
-    sets = ["#s = :next", "#d = :dirty"]
+def _state_op(key: Mapping[str, str], state: _State, version: int, keys: set[str], gone: set[str],
+              ledger: str | None) -> dict[str, Any]:
+    """The state's move to ``version``: conditional on the step read (on its absence for a new state)."""
+    sets = ["#s = :next", "#d = :dirty", "#v = :v"]
     removes: list[str] = []
-    names = {"#s": "step", "#d": "dirty"}
-    vals: dict[str, Any] = {"next": (part.step or 0) + 1, "dirty": True}
-    if part.version is not None:
-        sets.append("#v = :v")
-        names["#v"] = "version"
-        vals["v"] = part.version
-    for attribute, placeholder, value in (("keys", "#k", part.keys_after), ("gone", "#g", part.gone_after)):
+    names = {"#s": "step", "#d": "dirty", "#v": "version"}
+    vals: dict[str, Any] = {"next": (state.step or 0) + 1, "dirty": True, "v": version}
+    for attribute, placeholder, value in (("keys", "#k", keys), ("gone", "#g", gone), ("ledger", "#l", ledger)):
         names[placeholder] = attribute
         if value:
             sets.append(f"{placeholder} = :{attribute}")
-            vals[attribute] = set(value)
+            vals[attribute] = value
         else:  # DynamoDB has no empty string set
             removes.append(placeholder)
     expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
-    if part.step is None:
+    if state.step is None:
         condition = "attribute_not_exists(pk)"
     else:
         condition = "#s = :step"
-        vals["step"] = part.step
-    return storage.update_op(_table(), part.key, expression, condition=condition,
+        vals["step"] = state.step
+    return storage.update_op(_table(), key, expression, condition=condition,
                              ExpressionAttributeNames=names, ExpressionAttributeValues=storage.values(**vals))
 
 
@@ -241,63 +257,103 @@ def _size_op(list_name: str, delta: int) -> dict[str, Any]:
     return storage.update_op(_table(), size_key(list_name), "ADD n :d", ExpressionAttributeValues=storage.values(d=delta))
 
 
-class _Transactions:
-    """Packs item parts and size deltas into transactions of at most :data:`TRANSACTION_ITEMS` actions."""
+@dataclass
+class _Plan:
+    pk: str
+    change: Change
+    state: _State
+    target: set[str]
+    gone: set[str]
+    deltas: Counter[str]
 
-    def __init__(self, report: BatchReport) -> None:
-        self.report = report
-        self.parts: dict[str, _Part] = {}
-        self.sizes: Counter[str] = Counter()
-        self.listed: set[str] = set()
-        self.done: list[str] = []  # pks whose last part is in this transaction
 
-    def room(self, new_lists: int = 0, new_states: int = 0) -> bool:
-        return len(self.parts) + len(self.listed) + new_lists + new_states <= TRANSACTION_ITEMS
+def _ledger_bytes(deltas: Mapping[str, int]) -> int:
+    return sum(len(name) + 8 for name in deltas)
 
-    def flush(self) -> list[str]:
-        """Commit the transaction; returns the pks it finished. Raises ``storage.TransactionConflict``."""
-        finished = self.done
-        if self.parts:
-            ops = [_state_op(p) for p in self.parts.values()]
-            ops += [_size_op(name, delta) for name, delta in sorted(self.sizes.items()) if delta]
-            self.report.calls["TransactWriteItems"] += 1
+
+def _chunks(plans: list[_Plan]) -> list[list[_Plan]]:
+    """Plans packed into commit transactions: at most :data:`TRANSACTION_ITEMS` - 1 states (the ledger
+    is the last action) and a ledger of at most :data:`LEDGER_BYTES`."""
+    chunks: list[list[_Plan]] = []
+    current: list[_Plan] = []
+    summed: Counter[str] = Counter()
+    for plan in plans:
+        merged = summed + plan.deltas
+        if current and (len(current) + 1 > TRANSACTION_ITEMS - 1 or _ledger_bytes(merged) > LEDGER_BYTES):
+            chunks.append(current)
+            current, merged = [], Counter(plan.deltas)
+        current.append(plan)
+        summed = merged
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+def _commit(chunk: list[_Plan], report: BatchReport) -> tuple[str | None, dict[str, int]]:
+    """One transaction: every state of ``chunk`` (conditional) and the ledger of their summed size deltas.
+
+    Returns ``(ledger pk, deltas)`` (``None``: no size changes). Raises ``storage.TransactionConflict``.
+    """
+    summed: Counter[str] = Counter()
+    for plan in chunk:
+        summed.update(plan.deltas)
+    deltas = {name: delta for name, delta in summed.items() if delta}
+    ledger = f"ledger|{uuid.uuid4().hex}" if deltas else None
+    ops = [_state_op(state_key(p.change.namespace, p.change.item_id), p.state, p.change.version, p.target, p.gone, ledger)
+           for p in chunk]
+    if ledger is not None:
+        ops.append(storage.put_op(_table(), {"pk": ledger, "sk": _LEDGER_SK, "deltas": deltas, "done": 0},
+                                  condition="attribute_not_exists(pk)"))
+    report.calls["TransactWriteItems"] += 1
+    storage.transact(ops)
+    return ledger, deltas
+
+
+def ledger_pending(ledger: Mapping[str, Any]) -> dict[str, int]:
+    """The size deltas of a stored ledger item not yet applied (its lists in order, :data:`TRANSACTION_ITEMS` - 1 per step)."""
+    names = sorted(ledger.get("deltas") or {})
+    per_step = TRANSACTION_ITEMS - 1
+    return {name: int(ledger["deltas"][name]) for name in names[int(ledger.get("done", 0)) * per_step :]}
+
+
+def _apply_ledger(pk: str, deltas: Mapping[str, int], done: int, report: BatchReport) -> None:
+    """Add a ledger's deltas to the list sizes, exactly once: each step's transaction adds the next
+    :data:`TRANSACTION_ITEMS` - 1 lists (in name order) and moves the ledger's ``done`` on, conditional
+    on the step it read; the last one deletes the ledger. A step another applier took first is read again."""
+    names = sorted(deltas)
+    per_step = TRANSACTION_ITEMS - 1
+    steps = max(1, -(-len(names) // per_step))
+    key = {"pk": pk, "sk": _LEDGER_SK}
+    for _ in range(ATTEMPTS * steps):
+        if done >= steps:
+            return
+        ops = [_size_op(name, deltas[name]) for name in names[done * per_step : (done + 1) * per_step]]
+        if done == steps - 1:
+            ops.append(storage.delete_op(_table(), key, condition="#n = :done",
+                                         ExpressionAttributeNames={"#n": "done"}, ExpressionAttributeValues=storage.values(done=done)))
+        else:
+            ops.append(storage.update_op(_table(), key, "SET #n = :next", condition="#n = :done", ExpressionAttributeNames={"#n": "done"},
+                                         ExpressionAttributeValues=storage.values(done=done, next=done + 1)))
+        report.calls["TransactWriteItems"] += 1
+        try:
             storage.transact(ops)
-        self.parts, self.sizes, self.listed, self.done = {}, Counter(), set(), []
-        return finished
+        except storage.TransactionConflict:  # another applier took this step: continue from where it is
+            stored = _batch_read([key], report).get(pk)
+            if stored is None:
+                return
+            done = int(stored.get("done", 0))
+            continue
+        done += 1
+    raise storage.Contention(f"ledger {pk} kept moving")
 
 
-def _commit(change: Change, state: _State, tx: _Transactions, on_flush: Callable[[list[str]], None]) -> int:
-    """Add one item's change to ``tx`` (flushing full transactions); returns the step committed last."""
-    key = state_key(change.namespace, change.item_id)
-    pk = key["pk"]
-    target = {k.encoded() for k in change.keys}
-    deltas = [(k, -1) for k in sorted(state.keys - target)] + [(k, +1) for k in sorted(target - state.keys)]
-    current = set(state.keys)
-    step = state.step
-    index = 0
-    while True:
-        if tx.parts and not tx.room(new_lists=1 if deltas else 0, new_states=1):
-            on_flush(tx.flush())  # no room for this item's state and one list: start a new transaction
-        while index < len(deltas):
-            encoded, delta = deltas[index]
-            list_name = PostingKey.decode(encoded).list_id
-            if list_name not in tx.listed and not tx.room(new_lists=1, new_states=1):
-                break
-            tx.listed.add(list_name)
-            tx.sizes[list_name] += delta
-            if delta > 0:
-                current.add(encoded)
-            else:
-                current.discard(encoded)
-            index += 1
-        last = index == len(deltas)
-        gone = (state.gone | (state.keys - current)) - current
-        tx.parts[pk] = _Part(key, step, set(current), gone, change.version if last else None)
-        step = (step or 0) + 1
-        if last:
-            tx.done.append(pk)
-            return step
-        on_flush(tx.flush())
+def _recover_ledgers(pks: Iterable[str], report: BatchReport) -> None:
+    """Finish the ledgers an earlier applier committed but did not apply (states still name them)."""
+    wanted = sorted(set(pks))
+    if not wanted:
+        return
+    for pk, ledger in _batch_read([{"pk": pk, "sk": _LEDGER_SK} for pk in wanted], report).items():
+        _apply_ledger(pk, {k: int(v) for k, v in (ledger.get("deltas") or {}).items()}, int(ledger.get("done", 0)), report)
 
 
 def apply_batch(changes: Iterable[Change]) -> BatchReport:
@@ -306,9 +362,9 @@ def apply_batch(changes: Iterable[Change]) -> BatchReport:
     Parameters
     ----------
     changes:
-        Any number of changes, several of one item allowed (the newest version wins); the
-        items of one call must not be applied concurrently by another caller for the batch
-        to finish without retries (they stay exact either way, see the module docstring).
+        Any number of changes, several of one item allowed (the newest version wins). Items
+        applied concurrently by another caller stay exact (see the module docstring); the
+        stream hands one item's records to one invocation at a time.
 
     Returns
     -------
@@ -328,48 +384,52 @@ def apply_batch(changes: Iterable[Change]) -> BatchReport:
     report = BatchReport()
     pending = {state_key(c.namespace, c.item_id)["pk"]: c for c in coalesce(changes)}
     finals: dict[str, _Final] = {}
+    ledgers: list[tuple[str, dict[str, int]]] = []
+    stale_ledgers: set[str] = set()
     # Keys whose entries are known to exist (the state was clean when first read); None: unknown.
     written: dict[str, set[str] | None] = {}
-    committed_step: dict[str, int] = {}
-    targets: dict[str, set[str]] = {}
-    gone_by_pk: dict[str, set[str]] = {}
-
-    def finish(pks: list[str]) -> None:
-        for pk in pks:
-            change = pending.pop(pk)
-            known = written.get(pk)
-            finals[pk] = _Final(state_key(change.namespace, change.item_id),
-                                targets[pk] - known if known is not None else set(targets[pk]),
-                                gone_by_pk[pk], committed_step[pk], change.item_id)
-            report.applied += 1
-
     for attempt in range(ATTEMPTS):
         states = _read_states([state_key(c.namespace, c.item_id) for c in pending.values()], report)
-        tx = _Transactions(report)
+        stale_ledgers.update(st.ledger for st in states.values() if st.ledger)
+        plans: list[_Plan] = []
+        for pk, change in list(pending.items()):
+            state = states.get(pk) or _State(0, None, set(), set(), False)
+            if state.version >= change.version:
+                del pending[pk]
+                report.skipped += 1
+                if state.dirty:  # an earlier applier committed but may not have written its entries
+                    finals[pk] = _Final(state_key(change.namespace, change.item_id), set(state.keys),
+                                        state.gone - state.keys, state.step or 0, change.item_id)
+                continue
+            written[pk] = (None if state.dirty else set(state.keys)) if pk not in written else None
+            target = {k.encoded() for k in change.keys}
+            deltas: Counter[str] = Counter()
+            for encoded in state.keys - target:
+                deltas[PostingKey.decode(encoded).list_id] -= 1
+            for encoded in target - state.keys:
+                deltas[PostingKey.decode(encoded).list_id] += 1
+            plans.append(_Plan(pk, change, state, target, (state.gone | state.keys) - target, deltas))
         try:
-            for pk, change in list(pending.items()):
-                state = states.get(pk) or _State(0, None, set(), set(), False)
-                if state.version >= change.version:
-                    del pending[pk]
-                    report.skipped += 1
-                    if state.dirty:  # an earlier applier committed but may not have written its entries
-                        finals[pk] = _Final(state_key(change.namespace, change.item_id), set(state.keys),
-                                            state.gone - state.keys, state.step or 0, change.item_id)
-                    continue
-                if pk not in written:
-                    written[pk] = None if state.dirty else set(state.keys)
-                else:
-                    written[pk] = None  # read again after a cancelled transaction: assume nothing
-                targets[pk] = {k.encoded() for k in change.keys}
-                gone_by_pk[pk] = (state.gone | state.keys) - targets[pk]
-                committed_step[pk] = _commit(change, state, tx, finish)
-            finish(tx.flush())
+            for chunk in _chunks(plans):
+                ledger, summed = _commit(chunk, report)
+                if ledger is not None:
+                    ledgers.append((ledger, summed))
+                for plan in chunk:
+                    known = written.get(plan.pk)
+                    puts = plan.target - known if known is not None else set(plan.target)
+                    finals[plan.pk] = _Final(state_key(plan.change.namespace, plan.change.item_id), puts, plan.gone,
+                                             (plan.state.step or 0) + 1, plan.change.item_id)
+                    report.applied += 1
+                    del pending[plan.pk]
         except storage.TransactionConflict:
             if attempt == ATTEMPTS - 1:
                 raise storage.Contention("posting states kept changing under a batch") from None
             _backoff(attempt)
             continue
         break
+    _recover_ledgers(stale_ledgers, report)
+    for pk, summed in ledgers:
+        _apply_ledger(pk, summed, 0, report)
     _write_entries(finals, report)
     _clean(finals, report)
     return report
@@ -388,8 +448,8 @@ def _write_entries(finals: Mapping[str, _Final], report: BatchReport) -> None:
 
 
 def _clean_op(final: _Final) -> dict[str, Any]:
-    return storage.update_op(_table(), final.key, "REMOVE #d, #g", condition="#s = :step",
-                             ExpressionAttributeNames={"#d": "dirty", "#g": "gone", "#s": "step"},
+    return storage.update_op(_table(), final.key, "REMOVE #d, #g, #l", condition="#s = :step",
+                             ExpressionAttributeNames={"#d": "dirty", "#g": "gone", "#l": "ledger", "#s": "step"},
                              ExpressionAttributeValues=storage.values(step=final.step))
 
 
