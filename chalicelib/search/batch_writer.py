@@ -21,7 +21,8 @@ items of :mod:`chalicelib.postings`), and stays exact under replays, reordering 
    ``ADD`` per transaction together with ``SET done = done + 1`` conditional on the ``done`` read
    (the last step deletes the ledger). So each list's size moves once per batch, not once per
    item, and a crash between steps resumes at the next one: an applier that finds a state naming a
-   ledger that still exists finishes it first. Sizes thus equal the keys the states count plus the
+   ledger that still exists finishes it before committing anything (so no ledger loses the last
+   state that names it). Sizes thus equal the keys the states count plus the
    ledgers not yet applied (:func:`ledger_pending`), and exactly the keys once the batch is done.
 5. **Entries** are written after that with BatchWriteItem (25 requests per call,
    :data:`WRITE_THREADS` calls at once, ``UnprocessedItems`` retried with jittered exponential
@@ -392,12 +393,15 @@ def apply_batch(changes: Iterable[Change]) -> BatchReport:
     pending = {state_key(c.namespace, c.item_id)["pk"]: c for c in coalesce(changes)}
     finals: dict[str, _Final] = {}
     ledgers: list[tuple[str, dict[str, int]]] = []
-    stale_ledgers: set[str] = set()
+    recovered: set[str] = set()
     # Keys whose entries are known to exist (the state was clean when first read); None: unknown.
     written: dict[str, set[str] | None] = {}
     for attempt in range(ATTEMPTS):
         states = _read_states([state_key(c.namespace, c.item_id) for c in pending.values()], report)
-        stale_ledgers.update(st.ledger for st in states.values() if st.ledger)
+        # Before a state's ledger pointer is overwritten: a ledger no state names would never be applied.
+        found = {st.ledger for st in states.values() if st.ledger} - recovered
+        _recover_ledgers(found, report)
+        recovered |= found
         plans: list[_Plan] = []
         for pk, change in list(pending.items()):
             state = states.get(pk) or _State(0, None, set(), set(), False)
@@ -434,7 +438,6 @@ def apply_batch(changes: Iterable[Change]) -> BatchReport:
             _backoff(attempt)
             continue
         break
-    _recover_ledgers(stale_ledgers, report)
     for pk, summed in ledgers:
         _apply_ledger(pk, summed, 0, report)
     _write_entries(finals, report)
