@@ -4,10 +4,10 @@ Random items go through random versions (random posting keys over a few shared l
 versions removals); the stream's records are fed to :func:`batch_writer.apply_batch` replayed
 and reordered, in batches of random sizes, with transactions shrunk to a few actions (so a batch
 commits its states in several transactions and applies its size ledgers in several steps) and a
-crash injected at a random DynamoDB write (the
-batch is then retried, as Lambda does, possibly with the records that followed it). After every
-crash the sizes plus the ledgers not yet applied must equal the keys the states count; at the end entries, sizes and states must equal a brute-force evaluation of
-each item's newest version, and every state must be clean.
+crash injected at a random DynamoDB write (the batch is then retried, as Lambda does, possibly
+with the records that followed it). After every crash the sizes plus the ledgers not yet applied
+must equal the keys the states count; at the end entries, sizes and states must equal a
+brute-force evaluation of each item's newest version, and every state must be clean.
 """
 
 from __future__ import annotations
