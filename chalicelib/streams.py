@@ -7,7 +7,7 @@ Consumers process one record at a time through powertools' ``BatchProcessor``, w
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
@@ -93,3 +93,22 @@ def process_change_batch(
 
     processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
     return dict(process_partial_response(event=event, record_handler=record_handler, processor=processor))
+
+
+def change_records(event: dict[str, Any]) -> list[tuple[str, dict[str, Any] | None, dict[str, Any] | None]]:
+    """``(sequence number, old image, new image)`` of every record of a table's stream batch, in order.
+
+    For consumers that apply a whole batch at once (:mod:`chalicelib.search.batch_writer`)
+    instead of one record at a time (:func:`process_change_batch`). Images as in :func:`change_images`.
+    """
+    records = []
+    for raw in event.get("Records") or []:
+        change = raw.get("dynamodb") or {}
+        records.append((str(change.get("SequenceNumber")), storage.from_item(change.get("OldImage")),
+                        storage.from_item(change.get("NewImage"))))
+    return records
+
+
+def batch_failures(sequence_numbers: Iterable[str]) -> dict[str, Any]:
+    """The partial-batch response naming ``sequence_numbers`` as failed (Lambda retries from the lowest)."""
+    return {"batchItemFailures": [{"itemIdentifier": s} for s in sequence_numbers]}

@@ -34,6 +34,16 @@ STREAM_DEFAULTS: dict[str, Any] = {
     "MaximumRecordAgeInSeconds": 21600,
 }
 
+#: Batching and parallelism of the posting indexers (issue 20; AWS Lambda Developer Guide, "Using AWS
+#: Lambda with Amazon DynamoDB": batch size, batching window, "Concurrent batches per shard").
+#: ``BatchSize`` 100: one invocation applies up to 100 records in a few calls
+#: (chalicelib/search/batch_writer.py). ``MaximumBatchingWindowInSeconds`` 1: under bulk writes a
+#: batch fills before the window ends; when idle a record waits at most 1 s (counted in the freshness
+#: bound of docs/search.md). ``ParallelizationFactor`` 10: up to ten batches of one shard at once;
+#: Lambda still hands the records of one partition key (one listing, one user) to one batch at a time,
+#: in order, which is the only order the indexers need (docs/search.md, "Freshness").
+POSTINGS_SCALING: dict[str, Any] = {"BatchSize": 100, "MaximumBatchingWindowInSeconds": 1, "ParallelizationFactor": 10}
+
 #: Per-function settings over :data:`STREAM_DEFAULTS` / :data:`QUEUE_DEFAULTS`, by handler name.
 FUNCTION_SETTINGS: dict[str, dict[str, Any]] = {
     # An approval task must not be lost: retry longer (each attempt re-sends only failed records).
@@ -42,7 +52,7 @@ FUNCTION_SETTINGS: dict[str, dict[str, Any]] = {
     "enqueue_webhook_deliveries": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 21600},
     # A profile change not applied leaves its postings stale until the user's next change:
     # retry as long as approvals do (applying is idempotent and version-checked).
-    "maintain_profile_postings": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 86400},
+    "maintain_profile_postings": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 86400, **POSTINGS_SCALING},
     # A match not recorded is an alert never sent, matches of a deleted search not removed stay
     # stored: retry as long as approvals do (replays are idempotent).
     # Lambda event filtering hands it only the outbox inserts it handles (AWS docs, "Lambda event
@@ -57,7 +67,7 @@ FUNCTION_SETTINGS: dict[str, dict[str, Any]] = {
     },
     # Postings lag the listings while a batch fails: retry as long as a day (records are applied
     # idempotently by version, so retries and replays change nothing twice).
-    "maintain_listing_postings": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 86400},
+    "maintain_listing_postings": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 86400, **POSTINGS_SCALING},
 }
 
 #: Visibility timeout of the delivery lanes' queue and timeout of their consumer (``deliver_webhooks``,

@@ -23,6 +23,7 @@ from typing import Any
 #: Put/Update/Delete/ConditionCheck, there is no IAM action of its own).
 TABLE_ACTIONS = [
     "dynamodb:BatchGetItem",
+    "dynamodb:BatchWriteItem",
     "dynamodb:ConditionCheckItem",
     "dynamodb:DeleteItem",
     "dynamodb:DescribeTable",

@@ -76,7 +76,8 @@ def _vocabulary(listing: dict[str, Any]) -> set[str]:
 
 
 def backfill_postings(items: Iterable[dict[str, Any]]) -> int:
-    """File every listing of ``items`` under its posting keys (:func:`chalicelib.postings.apply`).
+    """File every listing of ``items`` under its posting keys, 100 at a time, as the stream consumer
+    does (:func:`chalicelib.listings.search.indexer.apply_changes`).
 
     Idempotent and version-checked like the stream consumer: a listing whose postings are at
     its version already is left alone, so the backfill can run while the stream flows and can
@@ -84,7 +85,11 @@ def backfill_postings(items: Iterable[dict[str, Any]]) -> int:
     """
     from chalicelib.listings.search import indexer
 
-    return sum(1 for item in items if indexer.apply_change(None, item))  # also adds ACTIVE listings' words to the typo dictionary
+    changed = 0
+    listed = list(items)
+    for start in range(0, len(listed), 100):  # also adds ACTIVE listings' words to the typo dictionary
+        changed += indexer.apply_changes([(None, item) for item in listed[start : start + 100]]).applied
+    return changed
 
 
 def backfill() -> dict[str, int]:
