@@ -10,7 +10,7 @@ Item shape (both kinds)::
 
 plus the list index attributes of :mod:`chalicelib.match_requests.lists` (``newest`` and
 the filtered partitions such as ``sentStatus``), which key the ten list GSIs; their sizes are
-counted in the SearchIndex table (:mod:`chalicelib.list_counters`). Ids come from
+counted in the SearchIndex table (:mod:`chalicelib.search.counters`). Ids come from
 :mod:`chalicelib.match_requests.ids`.
 """
 
@@ -20,13 +20,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from chalicelib import keyset, list_counters, storage
+from chalicelib import storage
 from chalicelib.config import settings
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.records import record as listing_record
 from chalicelib.match_requests import lists
 from chalicelib.match_requests.lists import ListQuery, RequestList
 from chalicelib.match_requests.records import RequestRecord, record
+from chalicelib.search import counters as list_counters
+from chalicelib.search import keyset
 from chalicelib.users.records import UserRecord
 from chalicelib.users.records import record as user_record
 

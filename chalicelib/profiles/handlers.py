@@ -2,7 +2,7 @@
 
 Every change of a user (a new image with its ``version``, or a removal) files the user under
 exactly the posting keys of its new image (:func:`chalicelib.profiles.index.posting_keys`),
-through :func:`chalicelib.postings.apply`, which compares with the keys applied so far and
+through :func:`chalicelib.search.postings.apply`, which compares with the keys applied so far and
 writes only when the image is newer than what was applied: a replayed or out-of-order stream
 record changes nothing, and a half-applied change is completed by the retry.
 """
@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib import clock, metrics, postings
+from chalicelib import clock, metrics
 from chalicelib.profiles.facets import facets
 from chalicelib.profiles.index import NAMESPACE, posting_keys
+from chalicelib.search import postings
 from chalicelib.streams import oldest_record_age_seconds, process_change_batch
 from chalicelib.users.records import record
 from chalicelib.users.repository import version_of

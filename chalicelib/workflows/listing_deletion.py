@@ -22,8 +22,8 @@ from chalicelib import clock, errors
 from chalicelib.auth.service import Caller
 from chalicelib.conditional import check_version
 from chalicelib.listings import repository as listings_repository
+from chalicelib.listings.counters import COUNTER_REPLICAS
 from chalicelib.listings.records import ListingRecord
-from chalicelib.listings.search.counters import COUNTER_REPLICAS
 from chalicelib.listings.service import owned
 from chalicelib.match_requests import guards, repository
 from chalicelib.match_requests.events import request_event_op

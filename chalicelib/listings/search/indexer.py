@@ -3,7 +3,7 @@
 Each stream record carries the listing's old and new image (``NEW_AND_OLD_IMAGES``); the
 consumer files the listing under the posting keys of its new image
 (:func:`chalicelib.listings.search.postings.posting_keys`: none unless ACTIVE, none once
-deleted) through :func:`chalicelib.postings.apply`, versioned by the listing's ``version``
+deleted) through :func:`chalicelib.search.postings.apply`, versioned by the listing's ``version``
 (a deletion counts as one more version). So a replayed or out-of-order record changes nothing,
 and a record that changed neither status nor content (e.g. a request counter) writes nothing
 but its state check. Postings therefore lag the listing by the stream's delay; searches re-read
@@ -19,10 +19,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from chalicelib import clock, metrics, postings, streams, typo_dictionary
+from chalicelib import clock, metrics, streams, typo_dictionary
 from chalicelib.listings import status
 from chalicelib.listings.search.postings import NAMESPACE, posting_keys
 from chalicelib.listings.search.query import language_of
+from chalicelib.search import postings
 from chalicelib.text_analysis.analyzer import stems
 
 
