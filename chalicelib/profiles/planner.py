@@ -43,6 +43,7 @@ from itertools import combinations
 from chalicelib.profiles import index
 from chalicelib.profiles.models import ProfileSearchQuery
 from chalicelib.profiles.text import searched
+from chalicelib.search import join
 from chalicelib.users.models import MAX_VERIFIED_LEVEL
 
 #: Skills of a query (in the given order) whose pairs are considered: 5 skills, 10 pair lists.
@@ -214,7 +215,8 @@ def join_sources(settled: Sequence[Source], sizes: Mapping[str, int], universe: 
 
     One source per filter (the smallest of its alternatives); the smallest overall, and every
     other holding at most :data:`JOIN_FRACTION` of the ``universe`` (all profiles; a filter most
-    profiles pass is verified instead of read), at most :data:`MAX_JOIN`. Fewer than two: none.
+    profiles pass is verified instead of read), as many as lower the weighted read cost
+    (:func:`chalicelib.search.join.worth_joining`), at most :data:`MAX_JOIN`. Fewer than two: none.
     """
     def size(source: Source) -> int:
         return sum(sizes.get(name, 0) for name in source.lists)
@@ -226,5 +228,6 @@ def join_sources(settled: Sequence[Source], sizes: Mapping[str, int], universe: 
     ordered = sorted(per_filter.values(), key=size)
     if len(ordered) < 2:
         return ()
-    chosen = [ordered[0], *(s for s in ordered[1:] if size(s) <= JOIN_FRACTION * universe)][:MAX_JOIN]
-    return tuple(chosen) if len(chosen) > 1 else ()
+    chosen = [ordered[0], *(s for s in ordered[1:] if size(s) <= JOIN_FRACTION * universe)]
+    count = join.worth_joining([min(1.0, size(s) / max(universe, 1)) for s in chosen], MAX_JOIN)
+    return tuple(chosen[:count]) if count > 1 else ()

@@ -230,6 +230,29 @@ def limits(sizes: Sequence[int], universe: int, want: int) -> list[int]:
     return result
 
 
+#: What reading one posting entry costs relative to reading one item to verify it: DynamoDB
+#: charges reads by size (one read unit per 4 KB, AWS docs "Read/write capacity mode"); an entry
+#: (list id, sort key, item id) is about 100 bytes, a listing or a user about 1 KB.
+ENTRY_WEIGHT = 0.1
+
+
+def worth_joining(fractions: Sequence[float], most: int) -> int:
+    """How many of the restrictions (``fractions`` of the universe each holds, smallest first) to join.
+
+    Finding a page among ``R`` items of the universe costs, per joined restriction ``i``, its
+    ``R * f_i`` entries (weighted :data:`ENTRY_WEIGHT`), plus one item read per candidate the
+    join leaves, ``R * prod(f_i)``, verified with the domain's matcher. Restrictions are added
+    smallest first while the cost falls (at most ``most``); at least the smallest is read.
+    """
+    best, chosen = math.inf, 1
+    for count in range(1, min(most, len(fractions)) + 1):
+        taken = fractions[:count]
+        cost = ENTRY_WEIGHT * sum(taken) + math.prod(taken)
+        if cost < best:
+            best, chosen = cost, count
+    return chosen
+
+
 def members(lists: Sequence[tuple[str, bool]], sizes: Mapping[str, int], limit: int) -> list[Member]:
     """A restriction's non-empty lists ``(name, exact)`` as members sharing its ``limit`` by their sizes."""
     total = sum(sizes.get(name, 0) for name, _ in lists) or 1

@@ -51,7 +51,7 @@ from chalicelib.listings.search.postings import (
     word_list,
 )
 from chalicelib.listings.search.query import SearchQuery, language_of
-from chalicelib.search import buckets
+from chalicelib.search import buckets, join
 from chalicelib.search.postings import number_bounds
 from chalicelib.text_analysis.analyzer import query_terms, stem
 
@@ -184,13 +184,15 @@ def join_paths(paths: Plan, sizes: dict[str, int], stream_size: int) -> list[Pat
     """The list paths to intersect by merge join, smallest first (fewer than two: no join).
 
     The smallest path always; each other path only when it holds at most :data:`JOIN_FRACTION`
-    of the scope's ``stream_size`` ACTIVE listings; at most :data:`MAX_JOIN`.
+    of the scope's ``stream_size`` ACTIVE listings and lowers the weighted read cost
+    (:func:`chalicelib.search.join.worth_joining`); at most :data:`MAX_JOIN`.
     """
     ordered = sorted((sized(p, sizes) for p in paths.lists), key=lambda p: p.size)
     if len(ordered) < 2 or ordered[0].size >= stream_size:
         return []
-    chosen = [ordered[0], *(p for p in ordered[1:] if p.size <= JOIN_FRACTION * stream_size)][:MAX_JOIN]
-    return chosen if len(chosen) > 1 else []
+    chosen = [ordered[0], *(p for p in ordered[1:] if p.size <= JOIN_FRACTION * stream_size)]
+    count = join.worth_joining([min(1.0, p.size / max(stream_size, 1)) for p in chosen], MAX_JOIN)
+    return chosen[:count] if count > 1 else []
 
 
 def choose(paths: Plan, sizes: dict[str, int], stream_size: int) -> Path:
