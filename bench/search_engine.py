@@ -12,9 +12,11 @@ with that tree first on ``sys.path``, same data, same run). Per row it reports:
 * ``KB``: response bytes read from DynamoDB (the HTTP bodies botocore received);
 * ``calls`` and ``rt``: DynamoDB calls, and sequential round trips (calls made one after
   another; the calls of one parallel step, a ``ThreadPoolExecutor.map``, count once);
-* ``cpu``: API-process CPU ms per request outside DynamoDB (``time.process_time`` around the
-  service call minus the thread CPU spent inside botocore calls, i.e. the embedded AWS and
-  the SDK), median of 5, next to a listing detail measured the same way in the same run.
+* ``cpu``: API-process CPU ms per request outside DynamoDB: each request goes through the
+  app in process (Chalice's test client: routing, authentication by API key, validation,
+  serialization), timed with ``time.process_time`` minus the thread CPU spent inside botocore
+  calls (the SDK and the embedded AWS), median of 5, next to a listing detail
+  (``GET /v1/listings/{id}``) measured the same way in the same run.
 
 Budgets (issue 20), enforced with ``--check`` on the "after" figures: items, KB and calls at
 the large size at most 1.25x the small size (plus a small constant for one extra Query);
@@ -192,14 +194,8 @@ def measure(count: int, user_count: int) -> dict[str, dict[str, float]]:
 
 def _measure(shared: Any, count: int, user_count: int) -> dict[str, dict[str, float]]:
     from chalicelib import storage
-    from chalicelib.auth.service import Caller
     from chalicelib.config import settings
-    from chalicelib.listings.search.query import parse_search
-    from chalicelib.listings.search.service import search_listings
     from chalicelib.profiles.index import NAMESPACE as PROFILES
-    from chalicelib.profiles.models import ProfileSearchQuery
-    from chalicelib.profiles.search import search_profiles
-    from chalicelib.workflows.listing_detail import get_listing_detail
     from scripts.profile_backfill import filed
     from scripts.search_backfill import posting_items, tally
 
@@ -217,27 +213,39 @@ def _measure(shared: Any, count: int, user_count: int) -> dict[str, dict[str, fl
     shared.load(config.SEARCH_INDEX_TABLE, tally(items))
     shared.load(config.SEARCH_INDEX_TABLE, posting_items(items))
 
+    from urllib.parse import urlencode
+
+    from chalice.test import Client
+
+    from app import app
+    from chalicelib.users.models import AdminUserCreate
+    from chalicelib.users.service import create_user
+
+    os.environ["RATE_LIMITS_ENABLED"] = "false"  # many requests with one key: the limiter is not measured
+    settings.cache_clear()
+    key = create_user(AdminUserCreate(displayName="Bench", channels={"telegram": "@bench"})).apiKey  # type: ignore[arg-type]
     meter = Meter()
     storage.dynamodb().meta.events.register("after-call.dynamodb", meter.hook)
-    caller = Caller(user_id="usr_b000001", scopes=frozenset(), key_id="")
     results: dict[str, dict[str, float]] = {}
-    with metering(meter):
+    with Client(app) as client, metering(meter):
+        def get(path: str, params: dict[str, Any] | None = None) -> None:
+            query = f"?{urlencode({k: str(v).lower() if isinstance(v, bool) else v for k, v in params.items()})}" if params else ""
+            response = client.http.get(path + query, headers={"authorization": f"Bearer {key}"})
+            if response.status_code != 200:
+                raise RuntimeError(f"{path}{query}: {response.status_code} {response.body[:300]!r}")
+
         for name, kind, params, _ in ROWS:
             if kind == "profiles":
-                query = ProfileSearchQuery.model_validate({**params, "pageSize": PAGE_SIZE})
-                results[name] = _median_run(meter, lambda q=query: search_profiles(q).model_dump(mode="json"))
+                results[name] = _median_run(meter, lambda p=params: get("/v1/profiles/search", {**p, "pageSize": PAGE_SIZE}))
             elif kind == "geo-cursor":
                 raw = {**params, "meta.location_lat": str(shared.EVEN_CENTER[0]), "meta.location_lng": str(shared.EVEN_CENTER[1]),
                        "pageSize": str(PAGE_SIZE)}
                 cursor = _geo_cursor(shared, items, raw, 10)
-                results[name] = _median_run(meter, lambda r=raw, c=cursor: search_listings(parse_search({**r, "cursor": c}))
-                                            .model_dump(mode="json"))
+                results[name] = _median_run(meter, lambda r=raw, c=cursor: get("/v1/listings/search", {**r, "cursor": c}))
             else:
-                raw = {**params, "pageSize": str(PAGE_SIZE)}
-                results[name] = _median_run(meter, lambda r=raw: search_listings(parse_search(r)).model_dump(mode="json"))
+                results[name] = _median_run(meter, lambda p=params: get("/v1/listings/search", {**p, "pageSize": PAGE_SIZE}))
         listing = next(i for i in items if i["categoryKey"] == "jobs")
-        results["listing detail"] = _median_run(
-            meter, lambda: get_listing_detail(caller, listing["listingId"]).model_dump(mode="json"))
+        results["listing detail"] = _median_run(meter, lambda: get(f"/v1/listings/{listing['listingId']}"))
     return results
 
 

@@ -192,6 +192,9 @@ def _verified_page(plan: planner.Plan, query: ProfileSearchQuery, terms: Sequenc
     need = skip + page_size
     limit = _Limit(need)
     stream = candidates(plan, after, limit, restrictions)
+    # A join's candidates cost entries of every joined list: count on past the page only as far as
+    # one match (``total`` then a lower bound), instead of up to READ_BUDGET candidates.
+    budget = need + 1 if restrictions else READ_BUDGET
     found = _Found(last_key=after)
     matched = examined = 0
     while True:
@@ -206,7 +209,7 @@ def _verified_page(plan: planner.Plan, query: ProfileSearchQuery, terms: Sequenc
             if matched <= need:
                 found.users.append(user)
                 found.last_key = key
-            elif examined >= READ_BUDGET:
+            elif examined >= budget:
                 found.relation = "gte"  # one match past the page proves a next page
                 break
         if found.relation == "gte" or len(batch) < limit():

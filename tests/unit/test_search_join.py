@@ -163,3 +163,18 @@ def test_an_exact_bucket_lies_wholly_inside_the_range(low: Decimal | None, high:
         assert all(buckets.bucket_of(v) == label for v in _in_bucket(label))
         if exact:
             assert all((low is None or v >= low) and (high is None or v <= high) for v in _in_bucket(label))
+
+
+def test_a_restriction_is_joined_only_while_it_lowers_the_weighted_reads() -> None:
+    # Two selective restrictions: reading both lists' entries beats verifying the first one's candidates.
+    assert join.worth_joining([0.12, 0.3], 4) == 2
+    # A restriction most items pass filters too little to pay for its entries.
+    assert join.worth_joining([0.01, 0.45], 4) == 1
+    assert join.worth_joining([0.2], 4) == 1
+    assert join.worth_joining([0.1, 0.1, 0.1, 0.1, 0.1], 3) == 2  # a third list costs more entries than it saves
+
+
+def test_limits_follow_the_expected_answer_and_stay_bounded() -> None:
+    assert join.limits([100, 100], 1000, 21) == [100, 100]  # a sparse answer: the most one Query asks
+    assert join.limits([900, 900], 1000, 21) == [25, 25]  # a dense one: about the page
+    assert min(join.limits([1, 1], 10**6, 21)) >= join.MIN_LIMIT
