@@ -453,10 +453,9 @@ def search_listings(query: SearchQuery) -> ListingPage:
         next_cursor = position.next_cursor(found.has_more, found.last_key)
     owners = users.get_users(list({item["ownerId"] for _, item in rows}))
     listings = [
-        ListingSearchItem(
-            **to_model(item, owners.get(item["ownerId"])).model_dump(),
-            distanceKm=None if distance is None else round(distance, 2),
-            score=scores.get(item["listingId"]),
+        to_model(
+            item, owners.get(item["ownerId"]), model=ListingSearchItem,
+            distanceKm=None if distance is None else round(distance, 2), score=scores.get(item["listingId"]),
         )
         for distance, item in rows
     ]
