@@ -105,10 +105,13 @@ def _corrections(query: SearchQuery, scope: list[str]) -> dict[str, list[str]]:
 
 def _choose(query: SearchQuery, scope: list[str]) -> _Choice:
     """Plan the query, read the sizes and the ACTIVE count, probe ranges: the path to read."""
-    paths = planner.plan(query, _corrections(query, scope) if query.terms else None)
-    names = paths.list_names()
-    sizes = postings.sizes(names) if names else {}
-    stream_size = counters.read_counts(scope, query.role)
+    def lists() -> tuple[planner.Plan, dict[str, int]]:
+        paths = planner.plan(query, _corrections(query, scope) if query.terms else None)
+        names = paths.list_names()
+        return paths, postings.sizes(names) if names else {}
+
+    # The ACTIVE count does not depend on the plan: read it beside the plan's reads (one round trip less).
+    (paths, sizes), stream_size = join.both(lists, lambda: counters.read_counts(scope, query.role))
     best = planner.choose(paths, sizes, stream_size)
     choice = _Choice(paths, sizes, best, stream_size)
     if best.kind != "stream" or best.size > READ_BUDGET:
@@ -396,8 +399,7 @@ def _skipped_native_page(query: SearchQuery, position: Position, scope: list[str
     lists' sizes differ from the counters (the stream-maintained index lags a change), the page
     is read from the write-sharded indexes as a cursorless page always was."""
     names = [category_list(c, query.role) for c in scope]
-    sizes = postings.sizes(names)
-    total = counters.read_counts(scope, query.role)
+    sizes, total = join.both(lambda: postings.sizes(names), lambda: counters.read_counts(scope, query.role))
     if sum(sizes.values()) != total:  # the index lags the table (a change not yet filed): read the table's index
         return _category_stream(query, position, total)
     need = position.offset + position.page_size
