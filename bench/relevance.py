@@ -133,9 +133,9 @@ def load(stack: Any, listings: list[dict[str, Any]]) -> dict[str, str]:
 
 def wait_indexed(ids: dict[str, str]) -> None:
     """Wait until the stream consumer has filed every listing (its posting state is at its version)."""
-    from chalicelib import postings
     from chalicelib.listings import repository
     from chalicelib.listings.search.postings import NAMESPACE
+    from chalicelib.search import postings
 
     waiting = list(ids)
     deadline = time.monotonic() + 300

@@ -20,9 +20,9 @@ from typing import Any
 from chalicelib import storage
 from chalicelib.categories.registry import all_categories
 from chalicelib.config import settings
-from chalicelib.listings.search import geo
-from chalicelib.listings.search.index import SHARDS, geo_partition
+from chalicelib.listings.index import SHARDS, geo_partition
 from chalicelib.listings.search.query import SearchQuery
+from chalicelib.search import geo
 from chalicelib.users.repository import SEARCH_SHARDS
 
 

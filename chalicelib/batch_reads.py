@@ -20,7 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib import list_counters, storage
+from chalicelib import storage
+from chalicelib.search import counters as list_counters
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,9 +74,9 @@ def read(*parts: Part[Any]) -> Found:
 
 
 def counter_part(name: str) -> Part[dict[str, Any]]:
-    """Counter item ``name`` of :mod:`chalicelib.list_counters` as a part, filed under ``name``.
+    """Counter item ``name`` of :mod:`chalicelib.search.counters` as a part, filed under ``name``.
 
-    Take a count from the found item with :func:`chalicelib.list_counters.count_in` (a missing
+    Take a count from the found item with :func:`chalicelib.search.counters.count_in` (a missing
     item counts 0), so a list's page and its exact total stay one BatchGetItem with other reads.
     """
     return Part(list_counters.table(), [list_counters.key(name)], lambda _item: name, dict)

@@ -181,11 +181,6 @@ class Internal(DomainError):
     """An unexpected fault; its message is never shown to a client."""
 
 
-#: The name the search modules still use; they move to ``chalicelib.search`` with issue 20 and
-#: switch to :class:`RuleViolation` there (kept so that they work unchanged until then).
-ValidationError = RuleViolation
-
-
 #: pydantic error types of a discriminated union whose tag is missing or unknown.
 _UNION_TAG_ERRORS = frozenset({"union_tag_invalid", "union_tag_not_found"})
 

@@ -77,7 +77,7 @@ def _plausible_key(key: str) -> bool:
     :data:`MAX_CURSOR_LENGTH` characters, no control character (every sort key of the lists is
     ids, ISO 8601 timestamps and numbers joined by ``#``). A signed cursor is trusted to be
     ours, but never its content to be well-formed: each list still checks the key's shape
-    (e.g. :meth:`chalicelib.keyset.ListIndex.start_key`), so any content is a 400."""
+    (e.g. :meth:`chalicelib.search.keyset.ListIndex.start_key`), so any content is a 400."""
     return 0 < len(key) <= MAX_CURSOR_LENGTH and key.isprintable()
 
 

@@ -1,6 +1,6 @@
 """The typo dictionary: each scope's vocabulary in DynamoDB, read to find a query word's corrections.
 
-Domain-free like :mod:`chalicelib.postings`: a caller names a namespace and a scope (listings use
+Domain-free like :mod:`chalicelib.search.postings`: a caller names a namespace and a scope (listings use
 ``listings`` and the category key) and gives the folded words of its documents. Items (SearchIndex
 table): ``{pk: "vocab|<namespace>|<scope>|<first letter>|<length>", sk: "vocab", words: {...}}``,
 one string set per bucket of :func:`chalicelib.text_analysis.typos.bucket`.

@@ -61,10 +61,10 @@ def tally(
     requests: Iterable[dict[str, Any]], members: Iterable[dict[str, Any]], listings: Iterable[dict[str, Any]] = ()
 ) -> list[dict[str, Any]]:
     """The counter items (absolute counts) of ``requests``, conversation ``members`` and ``listings``."""
-    from chalicelib import list_counters
     from chalicelib.conversations.repository import member_delta
     from chalicelib.listings import owner_list
     from chalicelib.match_requests import lists
+    from chalicelib.search import counters as list_counters
 
     deltas = [delta for request in requests for delta in lists.deltas(request, None, str(request["status"]))]
     deltas += [member_delta(member) for member in members]

@@ -2,7 +2,7 @@
 
 Reads the Users table once (a Scan: this is an offline command, never a request path) and files
 every user under its posting keys (:func:`chalicelib.profiles.index.posting_keys`) through
-:func:`chalicelib.postings.apply`, exactly as the Users-stream consumer does. Applying is
+:func:`chalicelib.search.postings.apply`, exactly as the Users-stream consumer does. Applying is
 idempotent and version-checked, so the command is safe to run while the consumer runs and to
 run again: a user whose current version is applied already is left alone, and a newer change
 applied by the consumer meanwhile is never overwritten by the older image read here.
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from chalicelib.postings import PostingKey
+    from chalicelib.search.postings import PostingKey
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -61,10 +61,10 @@ def backfill() -> dict[str, int]:
     Raises
     ------
     chalicelib.storage.Contention
-        As :func:`chalicelib.postings.apply` (run the command again).
+        As :func:`chalicelib.search.postings.apply` (run the command again).
     """
-    from chalicelib import postings
     from chalicelib.profiles.index import NAMESPACE
+    from chalicelib.search import postings
 
     seen = applied = 0
     for user_id, version, keys in filed(users()):

@@ -2,12 +2,12 @@
 
 Reads the Listings table once (a Scan: this is an offline command, never a request path),
 then for every ACTIVE listing writes the index attributes the current code expects
-(:func:`chalicelib.listings.search.index.index_attributes`; e.g. the geo indexes'
+(:func:`chalicelib.listings.index.index_attributes`; e.g. the geo indexes'
 ``geoCell1/3/5`` + ``geoPoint``), removes the attributes of the replaced geo indexes
 (``geo3/4/5``, ``geoSort``), files every listing under its posting lists
 (:mod:`chalicelib.listings.search.indexer`: idempotent and version-checked, as the
 Listings-stream consumer; a listing already at its version is skipped) and rewrites the counters
-(:mod:`chalicelib.listings.search.counters`) with the exact counts. Run it after deploying a change of
+(:mod:`chalicelib.listings.counters`) with the exact counts. Run it after deploying a change of
 the search indexes, while listing status changes are quiet (a change committed between the
 Scan and the counter write is not in the recount; run it again to settle).
 
@@ -42,7 +42,7 @@ def listings() -> Iterator[dict[str, Any]]:
 def tally(active: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """The counter items (absolute counts per category and shard) of the ACTIVE listings ``active``."""
     from chalicelib.categories.registry import all_categories
-    from chalicelib.listings.search import counters
+    from chalicelib.listings import counters
 
     counts: dict[tuple[str, int], Counter[str]] = {
         (c, s): Counter() for c in all_categories() for s in range(counters.COUNTER_SHARDS)
@@ -57,8 +57,9 @@ def tally(active: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 def posting_items(listings: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """The posting entries, sizes and states of ``listings``, and the typo dictionary of the ACTIVE
     ones, for loading an **empty** SearchIndex table."""
-    from chalicelib import postings, typo_dictionary
+    from chalicelib import typo_dictionary
     from chalicelib.listings.search.postings import NAMESPACE, posting_keys
+    from chalicelib.search import postings
 
     listings = list(listings)
     items = postings.bulk_items(NAMESPACE, ((i["listingId"], int(i.get("version") or 0), posting_keys(i)) for i in listings))
@@ -100,7 +101,7 @@ def backfill() -> dict[str, int]:
     """
     from chalicelib import storage
     from chalicelib.config import settings
-    from chalicelib.listings.search.index import LEGACY_GEO_ATTRIBUTES, index_attributes
+    from chalicelib.listings.index import LEGACY_GEO_ATTRIBUTES, index_attributes
 
     active: list[dict[str, Any]] = []
     seen = reindexed = filed = 0

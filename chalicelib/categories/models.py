@@ -140,7 +140,7 @@ class Category(Model):
             if not set(f.roles) <= role_keys:
                 raise ValueError(f"category {self.key}: field {f.key} names an unknown role")
         if len(self.location_fields()) > 1:
-            # The geo index holds one position per listing (chalicelib.listings.search.geo).
+            # The geo index holds one position per listing (chalicelib.search.geo).
             raise ValueError(f"category {self.key}: at most one location field")
         return self
 

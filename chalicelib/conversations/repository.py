@@ -8,7 +8,7 @@
   page it natively, most recently active first (:data:`RECENT`, :data:`RECENT_BY_TYPE`):
   ``recent`` = ``<updatedAt>#<conversationId>`` sorts both, partitioned by ``userId`` or by
   ``memberType`` = ``<userId>#<subjectType>``. A message moves both members' ``recent``.
-  Each user's counter item ``conversations#<userId>`` (:mod:`chalicelib.list_counters`: ``n``
+  Each user's counter item ``conversations#<userId>`` (:mod:`chalicelib.search.counters`: ``n``
   and ``t#<subjectType>``) is updated in the transactions that open and leave conversations.
 * Messages ``{conversationId, messageKey}``: ``messageKey`` is the message's 1-based sequence
   number, zero-padded to :data:`SEQUENCE_DIGITS` digits, so page *n* is one key-range Query
@@ -20,10 +20,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chalicelib import batch_reads, keyset, list_counters, storage, users
+from chalicelib import batch_reads, storage, users
 from chalicelib.config import settings
 from chalicelib.conversations import records
 from chalicelib.conversations.records import ConversationRecord, MemberRecord, MessageRecord
+from chalicelib.search import counters as list_counters
+from chalicelib.search import keyset
 from chalicelib.transact_items import TransactItem, typed
 from chalicelib.users.records import UserRecord
 

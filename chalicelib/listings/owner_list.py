@@ -3,10 +3,10 @@
 Every listing is in its owner's list, in every status. The list is the ``ownerNewest`` GSI of
 the Listings table: partition ``ownerId``, sort :data:`SORT` = ``<createdAt>#<listingId>``
 (newest first, ties in ``createdAt`` by listing id descending), projection ALL, so a page is
-one Query of ``pageSize + 1`` items (:mod:`chalicelib.keyset`).
+one Query of ``pageSize + 1`` items (:mod:`chalicelib.search.keyset`).
 
 The list's size is attribute :data:`COUNT_ATTRIBUTE` of counter item ``ownerListings#<ownerId>``
-(:mod:`chalicelib.list_counters`), moved by :func:`delta` in the same TransactWriteItems as the
+(:mod:`chalicelib.search.counters`), moved by :func:`delta` in the same TransactWriteItems as the
 conditional Put that creates a listing (+1) and the conditional Delete that removes it (-1),
 so the ``total`` is exact at every commit.
 """
@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from chalicelib.keyset import ListIndex
-from chalicelib.list_counters import Delta
+from chalicelib.search.counters import Delta
+from chalicelib.search.keyset import ListIndex
 
 #: The GSI holding every owner's list.
 INDEX_NAME = "ownerNewest"

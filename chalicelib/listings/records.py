@@ -2,7 +2,7 @@
 
 ``status`` is the :class:`~chalicelib.listings.status.ListingStatus` enum, converted on every
 read by :func:`record`, so a rule compares enums, never free strings. While ACTIVE an item also
-holds the sparse search-index attributes of :mod:`chalicelib.listings.search.index` (not
+holds the sparse search-index attributes of :mod:`chalicelib.listings.index` (not
 declared here: their names depend on the geohash precisions); while PENDING it holds the
 ``pendingReview`` index attributes (``pendingQueue``, ``pendingSort``).
 """

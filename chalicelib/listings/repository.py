@@ -2,7 +2,7 @@
 
 Item shape: :class:`~chalicelib.listings.records.ListingRecord` (every read converts ``status`` to
 the :class:`~chalicelib.listings.status.ListingStatus` enum) plus, while ACTIVE, the
-sparse index attributes of :mod:`chalicelib.listings.search.index` and, while PENDING, those of the
+sparse index attributes of :mod:`chalicelib.listings.index` and, while PENDING, those of the
 ``pendingReview`` index (:func:`pending_attributes`). ``version`` increments on every
 content change; approval tasks carry it so a stale task is never applied.
 """
@@ -15,13 +15,14 @@ import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from chalicelib import batch_reads, keyset, list_counters, outbox, storage, users
+from chalicelib import batch_reads, outbox, storage, users
 from chalicelib.config import settings
-from chalicelib.listings import owner_list, status
+from chalicelib.listings import counters, owner_list, status
+from chalicelib.listings.index import INDEX_ATTRIBUTES, geo_index, index_attributes
 from chalicelib.listings.records import ListingRecord, record, scanned
-from chalicelib.listings.search import counters
-from chalicelib.listings.search.index import INDEX_ATTRIBUTES, geo_index, index_attributes
 from chalicelib.listings.status import ListingStatus, Transition
+from chalicelib.search import counters as list_counters
+from chalicelib.search import keyset
 from chalicelib.transact_items import TransactItem, typed
 from chalicelib.users.records import UserRecord
 
@@ -53,7 +54,7 @@ def _pending_table_key(_partition: str, pending_sort: str) -> dict[str, str]:
     return {"listingId": pending_sort.rsplit("#", 1)[1]}
 
 
-#: The review queue as a list index (:mod:`chalicelib.keyset`): per shard, ``pendingSort`` ascending.
+#: The review queue as a list index (:mod:`chalicelib.search.keyset`): per shard, ``pendingSort`` ascending.
 PENDING_LIST = keyset.ListIndex(PENDING_INDEX, "pendingQueue", "pendingSort", _pending_table_key)
 
 
@@ -262,7 +263,7 @@ def transition(
 
     The listing update is conditional on the status the machine lets ``change`` start from
     (:func:`chalicelib.listings.status.source`). Leading to ACTIVE puts the listing into the
-    search indexes and its counters (+1, :mod:`chalicelib.listings.search.counters`) and writes
+    search indexes and its counters (+1, :mod:`chalicelib.listings.counters`) and writes
     its ``listing.activated`` outbox event (the saved-search percolator reads it); leaving
     ACTIVE takes it off its counters; any status but ACTIVE takes it out of the indexes (and
     out of ``pendingReview``).
@@ -379,9 +380,9 @@ def geo_range(
     Parameters
     ----------
     precision:
-        Partition precision (:data:`~chalicelib.listings.search.index.GEO_PARTITION_PRECISIONS`).
+        Partition precision (:data:`~chalicelib.listings.index.GEO_PARTITION_PRECISIONS`).
     partition:
-        ``<category>#<fieldKey>#<geohash prefix>`` (:func:`~chalicelib.listings.search.index.geo_partition`).
+        ``<category>#<fieldKey>#<geohash prefix>`` (:func:`~chalicelib.listings.index.geo_partition`).
     low, high:
         Inclusive ``geoPoint`` bounds: from the first cell's geohash to the last cell's geohash
         followed by ``~`` (above every base-32 character and ``#``).
@@ -427,7 +428,7 @@ def pending_page(size: int, after: str | None = None) -> tuple[list[ListingRecor
     tuple
         The page's records and the ``pendingSort`` to continue after (``None`` on the last page).
         Reads at most ``size + 1`` index items per shard (projection ALL, no re-read), whatever
-        the queue's length (:func:`chalicelib.keyset.read_page`): each shard's page starts after
+        the queue's length (:func:`chalicelib.search.keyset.read_page`): each shard's page starts after
         the same position, and the shards' pages merged by ``pendingSort`` hold the queue's next
         ``size`` listings (``pendingSort`` is unique: it ends with the listing id).
     """

@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from chalicelib import clock, errors, outbox, users, webhooks
 from chalicelib.auth.service import Caller
 from chalicelib.categories.models import Category, FieldType
@@ -45,9 +47,17 @@ def owner_summary(user: UserRecord | None, user_id: str) -> OwnerSummary:
     return OwnerSummary(userId=user_id, **summary_from_item(user).model_dump())
 
 
-def to_model(item: ListingRecord, owner: UserRecord | None, owner_view: bool = False) -> Listing:
-    """The API view of a listing item; ``webhookIds`` only in the owner's view (``owner_view``)."""
-    return Listing(
+def to_model[ViewT: Listing](
+    item: ListingRecord, owner: UserRecord | None, owner_view: bool = False, model: type[ViewT] = Listing,  # type: ignore[assignment]
+    **extra: Any,
+) -> ViewT:
+    """The API view of a listing item; ``webhookIds`` only in the owner's view (``owner_view``).
+
+    ``model``: a subclass of :class:`Listing` to build instead (e.g. a search result), its own
+    fields given in ``extra``: one validation per item, no dump and rebuild.
+    """
+    return model(
+        **extra,
         id=item["listingId"],
         title=item["title"],
         categoryKey=item["categoryKey"],

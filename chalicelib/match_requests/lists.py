@@ -5,7 +5,7 @@ the requests a user **received** (``/incoming``) and the requests about a **subj
 listing's requests, ``/listing/{id}``). Each list and each filter combination the routes offer
 has its own GSI of the Requests table, partitioned by the list (the owner, plus the filter
 values) and sorted by :data:`SORT` = ``<createdAt>#<requestId>`` (newest first, ties by id),
-so a page is one Query of ``pageSize + 1`` items (:mod:`chalicelib.keyset`):
+so a page is one Query of ``pageSize + 1`` items (:mod:`chalicelib.search.keyset`):
 
 ===========  ==================  ================================  ==========================
 list         filters             index                             partition key value
@@ -21,7 +21,7 @@ subject      none / status       ``subjectNewest`` / ``subjectByStatus``  ``subj
 The partition attributes that contain the status change with it (:func:`status_attributes`),
 so a decision moves the request between the status lists in the same write.
 
-Totals come from one counter item per list owner (:mod:`chalicelib.list_counters`), named
+Totals come from one counter item per list owner (:mod:`chalicelib.search.counters`), named
 ``requests#<list>#<owner>``, with one attribute per filter combination (:func:`counter_attribute`):
 ``n``, ``t#<type>``, ``s#<status>``, ``ts#<type>#<status>``. :func:`deltas` says how a creation
 or a status change moves them; the services write those in the same transaction as the change.
@@ -35,8 +35,8 @@ from enum import StrEnum
 from itertools import product
 from typing import Any
 
-from chalicelib.keyset import ListIndex
-from chalicelib.list_counters import Delta
+from chalicelib.search.counters import Delta
+from chalicelib.search.keyset import ListIndex
 
 #: The sort key attribute of every request list index: ``<createdAt>#<requestId>``.
 SORT = "newest"
@@ -191,7 +191,7 @@ def deltas(item: Mapping[str, Any], from_status: str | None, to_status: str) -> 
 
     Returns one ``(counter name, {attribute: delta})`` per list the item is in; the
     attributes that do not depend on the status cancel out on a status change
-    (:func:`chalicelib.list_counters.merge` drops them).
+    (:func:`chalicelib.search.counters.merge` drops them).
     """
     changes: list[Delta] = []
     for kind in RequestList:

@@ -10,7 +10,7 @@ Item shape (both kinds)::
 
 plus the list index attributes of :mod:`chalicelib.match_requests.lists` (``newest`` and
 the filtered partitions such as ``sentStatus``), which key the ten list GSIs; their sizes are
-counted in the SearchIndex table (:mod:`chalicelib.list_counters`). Ids come from
+counted in the SearchIndex table (:mod:`chalicelib.search.counters`). Ids come from
 :mod:`chalicelib.match_requests.ids`.
 """
 
@@ -20,12 +20,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from chalicelib import batch_reads, keyset, list_counters, listings, storage, users
+from chalicelib import batch_reads, listings, storage, users
 from chalicelib.config import settings
 from chalicelib.listings.records import ListingRecord
 from chalicelib.match_requests import lists
 from chalicelib.match_requests.lists import ListQuery, RequestList
 from chalicelib.match_requests.records import RequestRecord, record
+from chalicelib.search import counters as list_counters
+from chalicelib.search import keyset
 from chalicelib.transact_items import TransactItem, typed
 from chalicelib.users.records import UserRecord
 

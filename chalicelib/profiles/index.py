@@ -7,7 +7,7 @@ level (highest first), then the most recently updated profile, then ``userId``. 
 list ascending therefore yields its users in result order, so a page can be read from one
 list and stop as soon as it is full, and a cursor is the last sort key of a page.
 
-Lists (ids in the SearchIndex table, :func:`chalicelib.postings.list_id` under ``<ns>`` =
+Lists (ids in the SearchIndex table, :func:`chalicelib.search.postings.list_id` under ``<ns>`` =
 :data:`NAMESPACE`: ``profiles.v2`` since stems joined the prefixes, so that
 ``scripts/profile_backfill.py`` files every user afresh; the ``profiles#...`` lists of before
 are no longer read):
@@ -35,7 +35,7 @@ are no longer read):
 ============================  ================================================================
 
 The lists, their sizes and their maintenance (idempotent, version-checked) are
-:mod:`chalicelib.postings`'; :func:`posting_keys` is what a user is filed under.
+:mod:`chalicelib.search.postings`'; :func:`posting_keys` is what a user is filed under.
 
 Stem lists are the stemmed terms of an inverted index (one list per stem, as listing search's
 ``listings.v2#<category>#s#<stem>``); word prefixes are the edge n-grams of full-text engines
@@ -48,8 +48,8 @@ from __future__ import annotations
 import json
 from itertools import combinations
 
-from chalicelib.postings import PostingKey, list_id
 from chalicelib.profiles.facets import Facets
+from chalicelib.search.postings import PostingKey, list_id
 from chalicelib.text_analysis.analyzer import DEFAULT_LANGUAGE, stem
 from chalicelib.users.models import MAX_VERIFIED_LEVEL
 

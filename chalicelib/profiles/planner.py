@@ -43,10 +43,15 @@ from itertools import combinations
 from chalicelib.profiles import index
 from chalicelib.profiles.models import ProfileSearchQuery
 from chalicelib.profiles.text import searched
+from chalicelib.search import join
 from chalicelib.users.models import MAX_VERIFIED_LEVEL
 
 #: Skills of a query (in the given order) whose pairs are considered: 5 skills, 10 pair lists.
 PAIR_CANDIDATES = 5
+#: Sources a conjunction intersects at most, and the largest share of all profiles a source may
+#: hold to be intersected rather than verified (docs/search.md, "Conjunctions").
+MAX_JOIN = 4
+JOIN_FRACTION = 0.5
 
 
 @dataclass(frozen=True)
@@ -102,6 +107,9 @@ class Plan:
     size: int
     verify: bool
     min_level: int
+    #: Sources intersected by merge join instead of reading ``source`` alone (smallest first;
+    #: empty: no join). Their candidates are verified like ``source``'s.
+    joined: tuple[Source, ...] = ()
 
 
 def level_source(min_level: int) -> Source:
@@ -178,7 +186,8 @@ def settle(source: Source, sizes: Mapping[str, int]) -> Source:
     return replace(source, lists=kept, exact_when_empty=())
 
 
-def choose(query: ProfileSearchQuery, terms: Sequence[str], options: Sequence[Source], sizes: Mapping[str, int]) -> Plan:
+def choose(query: ProfileSearchQuery, terms: Sequence[str], options: Sequence[Source], sizes: Mapping[str, int],
+           universe: int = 0) -> Plan:
     """The source with the fewest members (an exact one on ties, then the fewest lists).
 
     Parameters
@@ -189,6 +198,8 @@ def choose(query: ProfileSearchQuery, terms: Sequence[str], options: Sequence[So
         :func:`sources` of the query (not empty).
     sizes:
         Members per list name; a list absent from ``sizes`` is empty.
+    universe:
+        Profiles in all (the level lists' sizes): what a joined filter's share is measured against.
     """
     def size(source: Source) -> int:
         return sum(sizes.get(name, 0) for name in source.lists)
@@ -196,4 +207,27 @@ def choose(query: ProfileSearchQuery, terms: Sequence[str], options: Sequence[So
     settled = [settle(source, sizes) for source in options]
     best = min(settled, key=lambda source: (size(source), not source.exact, len(source.lists)))
     verify = not best.exact or conditions(query, terms) > 1
-    return Plan(best, size(best), verify, query.minVerifiedLevel or 0)
+    return Plan(best, size(best), verify, query.minVerifiedLevel or 0, join_sources(settled, sizes, universe) if verify else ())
+
+
+def join_sources(settled: Sequence[Source], sizes: Mapping[str, int], universe: int) -> tuple[Source, ...]:
+    """The sources to intersect by merge join (:mod:`chalicelib.search.join`), smallest first.
+
+    One source per filter (the smallest of its alternatives); the smallest overall, and every
+    other holding at most :data:`JOIN_FRACTION` of the ``universe`` (all profiles; a filter most
+    profiles pass is verified instead of read), as many as lower the weighted read cost
+    (:func:`chalicelib.search.join.worth_joining`), at most :data:`MAX_JOIN`. Fewer than two: none.
+    """
+    def size(source: Source) -> int:
+        return sum(sizes.get(name, 0) for name in source.lists)
+
+    per_filter: dict[str, Source] = {}
+    for source in settled:
+        if source.name not in per_filter or size(source) < size(per_filter[source.name]):
+            per_filter[source.name] = source  # alternatives of one filter share its name
+    ordered = sorted(per_filter.values(), key=size)
+    if len(ordered) < 2:
+        return ()
+    chosen = [ordered[0], *(s for s in ordered[1:] if size(s) <= JOIN_FRACTION * universe)]
+    count = join.worth_joining([min(1.0, size(s) / max(universe, 1)) for s in chosen], MAX_JOIN)
+    return tuple(chosen[:count]) if count > 1 else ()

@@ -3,7 +3,7 @@
 :func:`search_profiles` runs the plan of :mod:`chalicelib.profiles.planner`:
 
 1. one BatchGetItem reads the sizes of the posting lists that could serve the query's filters
-   (:mod:`chalicelib.profiles.index`, :mod:`chalicelib.postings`), and the planner picks the
+   (:mod:`chalicelib.profiles.index`, :mod:`chalicelib.search.postings`), and the planner picks the
    source with the fewest members;
 2. the source is read in result order from the cursor's position (Queries with ``Limit``;
    several lists are merged by sort key), stopping at the first member below
@@ -33,18 +33,19 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from chalicelib import postings
+from chalicelib import users
 from chalicelib.profiles import index, planner
 from chalicelib.profiles.facets import facets
 from chalicelib.profiles.models import ProfilePage, ProfileSearchQuery
 from chalicelib.profiles.service import public_profile
 from chalicelib.profiles.text import matches_text
+from chalicelib.search import join, postings
 from chalicelib.text import words
-from chalicelib.users import repository as users
+from chalicelib.users.models import MAX_VERIFIED_LEVEL
 from chalicelib.users.records import UserRecord
 
 #: Candidates a search that verifies filters examines before ``total`` becomes a lower bound
@@ -99,7 +100,8 @@ def _run(list_name: str, after: str | None, high: str | None, limit: Callable[[]
         after = page.postings[-1].sort
 
 
-def candidates(plan: planner.Plan, after: str | None, limit: Callable[[], int]) -> Iterator[postings.Posting]:
+def candidates(plan: planner.Plan, after: str | None, limit: Callable[[], int],
+               restrictions: Sequence[Sequence[join.Member]] = ()) -> Iterator[postings.Posting]:
     """The entries of the plan's source after ``after``, in result order, each user once.
 
     Parameters
@@ -110,8 +112,15 @@ def candidates(plan: planner.Plan, after: str | None, limit: Callable[[], int]) 
         Exclusive start: the sort key of the last profile of the previous page, or ``None``.
     limit:
         Called before every Query: how many entries to ask for.
+    restrictions:
+        The plan's joined sources as join members (:func:`join_members`): their merge join
+        replaces the reading of ``plan.source``.
     """
     high = index.level_bound(plan.min_level) if plan.min_level else None
+    if restrictions:
+        for hit in join.intersect(restrictions, postings.read, descending=False, after=after, high=high):
+            yield postings.Posting(hit.sort, hit.item_id)
+        return
     names = plan.source.lists
     if after is not None and plan.source.ceilings:  # lists wholly before the cursor hold nothing after it
         names = tuple(n for n, ceiling in zip(names, plan.source.ceilings, strict=True) if ceiling > after)
@@ -167,12 +176,25 @@ def _counted_page(plan: planner.Plan, query: ProfileSearchQuery, terms: Sequence
     return found
 
 
+def join_members(plan: planner.Plan, sizes: Mapping[str, int], universe: int, want: int) -> list[list[join.Member]]:
+    """The plan's joined sources as merge-join restrictions, each list's Query sized from the
+    measured list sizes (:func:`chalicelib.search.join.limits`); every candidate is verified."""
+    totals = [sum(sizes.get(name, 0) for name in source.lists) for source in plan.joined]
+    return [
+        join.members([(name, False) for name in source.lists], sizes, limit)
+        for source, limit in zip(plan.joined, join.limits(totals, universe, want), strict=True)
+    ]
+
+
 def _verified_page(plan: planner.Plan, query: ProfileSearchQuery, terms: Sequence[str], skip: int, page_size: int,
-                   after: str | None) -> _Found:
+                   after: str | None, restrictions: Sequence[Sequence[join.Member]] = ()) -> _Found:
     """A page whose candidates need :func:`matches`: counts matches past the page (see the module docstring)."""
     need = skip + page_size
     limit = _Limit(need)
-    stream = candidates(plan, after, limit)
+    stream = candidates(plan, after, limit, restrictions)
+    # A join's candidates cost entries of every joined list: count on past the page only as far as
+    # one match (``total`` then a lower bound), instead of up to READ_BUDGET candidates.
+    budget = need + 1 if restrictions else READ_BUDGET
     found = _Found(last_key=after)
     matched = examined = 0
     while True:
@@ -187,7 +209,7 @@ def _verified_page(plan: planner.Plan, query: ProfileSearchQuery, terms: Sequenc
             if matched <= need:
                 found.users.append(user)
                 found.last_key = key
-            elif examined >= READ_BUDGET:
+            elif examined >= budget:
                 found.relation = "gte"  # one match past the page proves a next page
                 break
         if found.relation == "gte" or len(batch) < limit():
@@ -208,17 +230,23 @@ def search_profiles(query: ProfileSearchQuery) -> ProfilePage:
 
     Raises
     ------
-    ValidationError
+    RuleViolation
         The cursor is malformed, edited or belongs to another query (field ``cursor``), or
         ``page`` contradicts it (field ``page``).
     """
     terms = words(query.q or "")
     position = query.position_in("profiles.search", "")
     options = planner.sources(query, terms)
-    plan = planner.choose(query, terms, options, postings.sizes(planner.size_lists(options)))
+    # A conjunction also needs how many profiles there are (the level lists), in the same BatchGetItem.
+    joinable = planner.conditions(query, terms) > 1
+    levels = [index.level_list(level) for level in range(MAX_VERIFIED_LEVEL + 1)] if joinable else []
+    sizes = postings.sizes([*planner.size_lists(options), *levels])
+    universe = sum(sizes.get(name, 0) for name in levels)
+    plan = planner.choose(query, terms, options, sizes, universe)
     skip = 0 if position.key else position.offset
     if plan.verify:
-        found = _verified_page(plan, query, terms, skip, position.page_size, position.key)
+        restrictions = join_members(plan, sizes, universe, skip + position.page_size + 1) if plan.joined else []
+        found = _verified_page(plan, query, terms, skip, position.page_size, position.key, restrictions)
         earlier = position.offset if position.key else 0  # the earlier pages were full
         total = earlier + found.total
         has_more = found.has_more

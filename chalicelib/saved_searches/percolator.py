@@ -24,8 +24,7 @@ from typing import Any
 
 from aws_lambda_powertools import Logger
 
-from chalicelib import clock, errors
-from chalicelib.listings import repository as listings
+from chalicelib import clock, errors, listings
 from chalicelib.listings import status
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.search.filters import evaluate
@@ -147,7 +146,7 @@ def percolate(listing_id: str, version: int | None = None, activated_at: str | N
             continue
         try:
             query = parsed(search["query"])
-        except errors.ValidationError:  # e.g. a category field removed since it was saved
+        except errors.RuleViolation:  # e.g. a category field removed since it was saved
             logger.warning("saved search no longer parses", extra={"savedSearchId": search["savedSearchId"]})
             continue
         match = evaluate(query, listing)

@@ -40,10 +40,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.categories.registry import all_categories
-from chalicelib.listings.search import geo
 from chalicelib.listings.search.filters import evaluate, matches_terms
 from chalicelib.listings.search.query import SearchQuery
 from chalicelib.saved_searches.query import parsed
+from chalicelib.search import geo
 from chalicelib.text_analysis.analyzer import any_stop_word
 
 #: Geohash precisions a saved search's circle may be covered at, coarsest first
@@ -59,7 +59,7 @@ WORD_TOKEN_LENGTH = 1
 #: keys too, so those searches keep matching until they are saved again (docs/saved-searches.md).
 LEGACY_WORD_TOKEN_LENGTH = 3
 ANY = "*"
-#: km per degree of latitude (mean Earth radius, as in :mod:`chalicelib.listings.search.geo`).
+#: km per degree of latitude (mean Earth radius, as in :mod:`chalicelib.search.geo`).
 KM_PER_DEGREE = math.pi * geo.EARTH_RADIUS_KM / 180.0
 
 

@@ -24,22 +24,22 @@ def validate(query: dict[str, str], alerts: bool) -> SearchQuery:
 
     Raises
     ------
-    ValidationError
+    RuleViolation
         ``details`` naming ``query.<param>``: any error search reports for that parameter,
         ``page``/``pageSize``/``cursor`` (not part of a saved search), and, with ``alerts``, a geo filter
         without ``radiusKm``.
     """
     for name in PAGING_PARAMETERS:  # paging belongs to a run of a search, not to the search
         if name in query:
-            raise errors.ValidationError.for_field(f"query.{name}", "paging is not part of a saved search")
+            raise errors.RuleViolation.for_field(f"query.{name}", "paging is not part of a saved search")
     try:
         parsed = parse_search(query)
-    except errors.ValidationError as exc:
+    except errors.RuleViolation as exc:
         for issue in exc.details or []:
             issue.field = f"query.{issue.field}"
-        raise errors.ValidationError(f"Invalid query: {exc.message}", exc.details) from exc
+        raise errors.RuleViolation(f"Invalid query: {exc.message}", exc.details) from exc
     if alerts and parsed.geo is not None and parsed.geo.radius_km is None:
-        raise errors.ValidationError.for_field(
+        raise errors.RuleViolation.for_field(
             "query.radiusKm", "required with a geo filter when alerts are on (the area to watch, in km)"
         )
     return parsed

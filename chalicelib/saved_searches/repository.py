@@ -22,8 +22,8 @@ from typing import Any
 
 from chalicelib import storage
 from chalicelib.config import settings
-from chalicelib.keyset import ListIndex
 from chalicelib.saved_searches.records import MatchRecord, PostingShard, SavedSearchRecord, match, saved_search
+from chalicelib.search.keyset import ListIndex
 from chalicelib.transact_items import TransactItem
 
 #: Sort key of an owner's counter item (sorts before every ``ss_`` id).

@@ -1,10 +1,10 @@
 """Posting lists maintained in batches: a stream batch becomes a few DynamoDB calls (issue 20, part 3).
 
-:func:`chalicelib.postings.apply` files one item per call: a strongly consistent GetItem of its
+:func:`chalicelib.search.postings.apply` files one item per call: a strongly consistent GetItem of its
 state and one TransactWriteItems per 49 changed keys (entries, sizes and state together), about
 three calls per listing, so the Listings-stream consumer kept up with 4-5 listings/s. This module
 files a whole batch of items at once, in the same layout (entries, ``size|`` items, ``state|``
-items of :mod:`chalicelib.postings`), and stays exact under replays, reordering and crashes:
+items of :mod:`chalicelib.search.postings`), and stays exact under replays, reordering and crashes:
 
 1. **Coalesce.** Of several changes of one item in a batch only the newest version is applied
    (the keys an item is filed under depend on its newest version only).
@@ -44,7 +44,7 @@ batch writes (in parallel) and ``ceil(n / 100)`` cleanings; one by one it was ``
 transaction: a transaction holds 100 actions, so sizes updated beside the states they count
 moved once per key (measured on moto: 14,177 update actions in all for 300 listings, 2,174 with ledgers).
 
-Domain-free: the caller computes the posting keys (:class:`chalicelib.postings.PostingKey`) of
+Domain-free: the caller computes the posting keys (:class:`chalicelib.search.postings.PostingKey`) of
 its items. Sources: AWS docs, "TransactWriteItems" (100 actions, one action per item),
 "BatchWriteItem" (25 requests; retry ``UnprocessedItems`` with exponential backoff),
 "BatchGetItem" (100 keys, ``ConsistentRead``); AWS Architecture Blog, "Exponential Backoff And
@@ -65,7 +65,7 @@ from typing import Any
 
 from chalicelib import errors, storage
 from chalicelib.config import settings
-from chalicelib.postings import PostingKey
+from chalicelib.search.postings import PostingKey
 
 #: Actions per TransactWriteItems (AWS limit).
 TRANSACTION_ITEMS = 100
@@ -100,7 +100,7 @@ class Change:
     Attributes
     ----------
     namespace:
-        The kind of item (``"listings.v2"``, ``"profiles"``), as for :func:`chalicelib.postings.apply`.
+        The kind of item (``"listings.v2"``, ``"profiles"``), as for :func:`chalicelib.search.postings.apply`.
     item_id:
         The item's id (stored in each entry as ``id``).
     version:
@@ -147,12 +147,12 @@ class _Final:
 
 
 def state_key(namespace: str, item_id: str) -> dict[str, str]:
-    """The key of an item's state (``state|<namespace>|<item id>``, as :mod:`chalicelib.postings`)."""
+    """The key of an item's state (``state|<namespace>|<item id>``, as :mod:`chalicelib.search.postings`)."""
     return {"pk": f"state|{namespace}|{item_id}", "sk": _STATE_SK}
 
 
 def size_key(list_name: str) -> dict[str, str]:
-    """The key of a list's size item (``size|<list id>``, as :mod:`chalicelib.postings`)."""
+    """The key of a list's size item (``size|<list id>``, as :mod:`chalicelib.search.postings`)."""
     return {"pk": f"size|{list_name}", "sk": _SIZE_SK}
 
 

@@ -20,8 +20,8 @@ from aws_lambda_powertools import Logger
 from chalicelib import clock, errors, listings, match_requests
 from chalicelib.auth.service import Caller
 from chalicelib.conditional import check_version
+from chalicelib.listings.counters import COUNTER_REPLICAS
 from chalicelib.listings.records import ListingRecord
-from chalicelib.listings.search.counters import COUNTER_REPLICAS
 from chalicelib.listings.service import owned
 from chalicelib.match_requests.events import request_event_op
 from chalicelib.match_requests.models import RequestStatus
@@ -37,7 +37,7 @@ LISTING_DELETED_REASON = "listing deleted"
 #: Attempts of a deletion while requests for the listing keep arriving.
 DELETE_ATTEMPTS = 4
 #: Items of the deleting transaction besides the rejections: the delete, the search counter's
-#: copies (``listings.search.counters.COUNTER_REPLICAS``) and the owner's listing counter
+#: copies (``listings.counters.COUNTER_REPLICAS``) and the owner's listing counter
 #: (:mod:`chalicelib.listings.owner_list`).
 FIXED_ITEMS = 2 + COUNTER_REPLICAS
 #: Counter items every rejection transaction updates once for all its requests: the owner's

@@ -21,9 +21,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chalicelib import storage
-from chalicelib.postings import PostingKey
 from chalicelib.search import batch_writer
 from chalicelib.search.batch_writer import Change
+from chalicelib.search.postings import PostingKey
 from tests.integration.aws_session import Resources, reset
 from tests.integration.helpers import search_index_items
 

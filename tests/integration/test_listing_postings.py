@@ -7,9 +7,10 @@ import random
 from collections import Counter
 from typing import Any
 
-from chalicelib import postings, typo_dictionary
+from chalicelib import typo_dictionary
 from chalicelib.config import settings
 from chalicelib.listings.search.postings import NAMESPACE, number_list, posting_keys, stem_list, value_list, word_list
+from chalicelib.search import postings
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import (
     activate,

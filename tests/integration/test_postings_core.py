@@ -1,9 +1,9 @@
-"""The shared posting-list core (chalicelib/postings.py) on in-process moto: apply, read, sizes."""
+"""The shared posting-list core (chalicelib/search/postings.py) on in-process moto: apply, read, sizes."""
 
 from __future__ import annotations
 
-from chalicelib import postings
-from chalicelib.postings import PostingKey
+from chalicelib.search import postings
+from chalicelib.search.postings import PostingKey
 
 
 def _keys(*pairs: tuple[str, str]) -> set[PostingKey]:

@@ -15,8 +15,8 @@ import pytest
 from chalice.test import Client
 
 from chalicelib.config import settings
-from chalicelib.listings.search import geo
-from chalicelib.listings.search.index import GEO_PARTITION_PRECISIONS, SHARDS
+from chalicelib.listings.index import GEO_PARTITION_PRECISIONS, SHARDS
+from chalicelib.search import geo
 from tests.clocks import distinct_milliseconds
 from tests.integration.aws_session import Resources
 from tests.integration.conftest import Api, User, fresh_aws, make_user
@@ -342,7 +342,7 @@ class TestSearchOnSeededData:
         # Only the categories with such words (J1, H2; the posting sizes say which): each list once
         # (the term's stem list and, as the last word, its prefix list).
         assert sorted(r["ExpressionAttributeValues"][":p"]["S"] for r in reads) == [
-            "listings.v2#housing#q#pytho", "listings.v2#housing#s#python", "listings.v2#jobs#q#pytho", "listings.v2#jobs#s#python",
+            "listings.v3#housing#q#pytho", "listings.v3#housing#s#python", "listings.v3#jobs#q#pytho", "listings.v3#jobs#s#python",
         ]
         assert {r["TableName"] for r in reads} == {settings().SEARCH_INDEX_TABLE}
         assert all("IndexName" not in r and r["ScanIndexForward"] is False for r in reads)

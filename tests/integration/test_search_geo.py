@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from chalicelib.config import settings as settings_
 from chalicelib.listings import repository
+from chalicelib.listings.index import newest_key
 from chalicelib.listings.search import filters, nearest
-from chalicelib.listings.search.index import newest_key
 from chalicelib.listings.search.query import parse_search
 from chalicelib.listings.search.service import search_listings
 from chalicelib.listings.status import Transition

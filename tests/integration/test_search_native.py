@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from chalicelib import clock
 from chalicelib.config import settings as settings_
-from chalicelib.listings import repository
-from chalicelib.listings.search import counters, filters
+from chalicelib.listings import counters, repository
+from chalicelib.listings.search import filters
 from chalicelib.listings.search import service as search_service
 from chalicelib.listings.search.query import parse_search
 from chalicelib.listings.search.service import search_listings

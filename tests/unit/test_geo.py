@@ -1,5 +1,5 @@
-"""Great-circle distance and the saved searches' bounding-box cells (``chalicelib.listings.search.geo``), and the
-index attributes an ACTIVE listing gets (``chalicelib.listings.search.index``). Pure functions: no AWS."""
+"""Great-circle distance and the saved searches' bounding-box cells (``chalicelib.search.geo``), and the
+index attributes an ACTIVE listing gets (``chalicelib.listings.index``). Pure functions: no AWS."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from chalicelib.listings.search import geo
-from chalicelib.listings.search.index import INDEX_ATTRIBUTES, index_attributes, location_of, shard_of
+from chalicelib.listings.index import INDEX_ATTRIBUTES, index_attributes, location_of, shard_of
+from chalicelib.search import geo
 
 BERLIN = (52.5200, 13.4050)
 PARIS = (48.8566, 2.3522)

@@ -1,4 +1,4 @@
-"""Mixed-precision geohash coverings and distance bounds (``chalicelib.listings.search.geo``): pure, no AWS.
+"""Mixed-precision geohash coverings and distance bounds (``chalicelib.search.geo``): pure, no AWS.
 
 Properties checked with hypothesis over the whole globe (poles and antimeridian included):
 every point within the radius lies in a covering cell, the cells are disjoint, the distance
@@ -15,8 +15,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from chalicelib.listings.search import geo
 from chalicelib.listings.search.nearest import runs
+from chalicelib.search import geo
 from tests.unit.test_geo import destination
 
 latitudes = st.floats(min_value=-90, max_value=90, allow_nan=False)

@@ -14,10 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chalicelib.listings.search import filters, geo, nearest
-from chalicelib.listings.search.index import GEO_PARTITION_PRECISIONS, geo_index, index_attributes, newest_key
+from chalicelib.listings.index import GEO_PARTITION_PRECISIONS, geo_index, index_attributes, newest_key
+from chalicelib.listings.search import filters, nearest
 from chalicelib.listings.search.query import parse_search
 from chalicelib.pagination import Position
+from chalicelib.search import geo
 
 ROLES = {"jobs": ["hiring", "seeking"], "housing": ["offering", "seeking"]}
 

@@ -17,12 +17,6 @@ from collections.abc import Callable, Iterable
 
 import grimp
 
-#: Cycles being removed by the search rework of issue 20 (chalicelib.listings.search moves into
-#: chalicelib.search); allowed here until that lands, and nothing else.
-ISSUE_20_CYCLES = [
-    ["chalicelib.listings.repository", "chalicelib.listings.search", "chalicelib.listings.service"],
-]
-
 
 def _components(nodes: Iterable[str], edges: Callable[[str], Iterable[str]]) -> list[list[str]]:
     """The strongly connected components of more than one node, each sorted, in node order."""
@@ -88,4 +82,4 @@ def test_no_package_has_children_that_import_each_other_in_a_cycle() -> None:
                 if importer and target and target != importer:
                     arrows.setdefault(importer, set()).add(target)
         cycles += _components(arrows, lambda node, arrows=arrows: sorted(arrows.get(node, ())))
-    assert cycles == ISSUE_20_CYCLES
+    assert cycles == []

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from chalicelib import list_counters
 from chalicelib.conversations import repository as conversations
 from chalicelib.match_requests import lists
 from chalicelib.match_requests.lists import ListQuery, RequestList
+from chalicelib.search import counters as list_counters
 from infra.build_template import RESOURCES
 
 REQUEST: dict[str, Any] = {

@@ -28,7 +28,7 @@ def valid(category: str, role: str, **meta: str | None) -> dict[str, str]:
 
 
 def invalid(category: str, role: str, **meta: str | None) -> list[errors.FieldIssue]:
-    """The ``details`` of the ValidationError that ``validate_meta`` must raise."""
+    """The ``details`` of the RuleViolation that ``validate_meta`` must raise."""
     with pytest.raises(errors.RuleViolation) as caught:
         valid(category, role, **meta)
     assert http.error_status(caught.value) == (400, "VALIDATION_ERROR")

@@ -17,7 +17,7 @@ from chalice.app import DynamoDBEventConfig, SQSEventConfig
 from chalice.utils import to_cfn_resource_name
 
 from chalicelib.config import Settings
-from chalicelib.listings.search.index import GEO_PARTITION_PRECISIONS
+from chalicelib.listings.index import GEO_PARTITION_PRECISIONS
 from infra import cfn_api, cfn_functions, cfn_iam
 
 ROOT = Path(__file__).resolve().parents[2]

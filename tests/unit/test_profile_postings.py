@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from chalicelib.postings import PostingKey
 from chalicelib.profiles import index, planner
 from chalicelib.profiles.facets import facets
 from chalicelib.profiles.models import ProfileSearchQuery
+from chalicelib.search.postings import PostingKey
 from chalicelib.text import words
 from chalicelib.users.records import UserRecord, record
 

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chalicelib import cursors, errors
-from chalicelib.listings.search.merge import merge_newest
 from chalicelib.pagination import PageQuery
+from chalicelib.search.merge import merge_newest
 
 
 def test_cursor_round_trips_within_its_scope() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from chalicelib.listings.search import planner
-from chalicelib.listings.search.postings import number_list, stem_list, value_list, word_list
+from chalicelib.listings.search.postings import bucket_list, number_list, stem_list, value_list, word_list
 from chalicelib.listings.search.query import parse_search
 
 
@@ -15,9 +15,12 @@ def test_a_category_search_has_one_list_per_filter_and_term_in_that_category_onl
     paths = _plan(category="jobs", q="rust developer", **{"meta.employmentType": "full_time", "meta.skills": "go,rust",
                                                           "meta.salary_min": "50000", "meta.salary_max": "90000"})
     assert [p.label for p in paths.lists] == ["q:rust", "q:developer", "meta.employmentType=full_time", "meta.skills=go",
-                                             "meta.skills=rust"]
+                                             "meta.skills=rust", "meta.salary"]
+    # The range's bucket union: 50,000..90,000 overlaps [32768, 65536) and [65536, 131072), both partial.
+    assert paths.lists[-1].lists == (bucket_list("jobs", "salary", "p15"), bucket_list("jobs", "salary", "p16"))
+    assert paths.lists[-1].partial == paths.lists[-1].lists
     assert paths.lists[0].lists == (stem_list("jobs", "rust"),)  # not the last word: its stem only
-    assert paths.lists[1].lists == (stem_list("jobs", "develop"), "listings.v2#jobs#q#devel")  # the last: and its prefixes
+    assert paths.lists[1].lists == (stem_list("jobs", "develop"), "listings.v3#jobs#q#devel")  # the last: and its prefixes
     assert [(r.label, r.lists) for r in paths.ranges] == [("meta.salary", (number_list("jobs", "salary"),))]
     assert not any(p.exact for p in [*paths.lists, *paths.ranges])  # several restrictions: verify every candidate
 
@@ -25,7 +28,7 @@ def test_a_category_search_has_one_list_per_filter_and_term_in_that_category_onl
 def test_without_category_each_path_merges_every_categorys_list() -> None:
     paths = _plan(q="rust")
     assert paths.lists[0].lists == tuple(
-        name for c in ["cofounders", "housing", "jobs", "mentoring"] for name in (stem_list(c, "rust"), f"listings.v2#{c}#q#rust")
+        name for c in ["cofounders", "housing", "jobs", "mentoring"] for name in (stem_list(c, "rust"), f"listings.v3#{c}#q#rust")
     )
     assert not paths.lists[0].exact  # a union of lists: a listing may sit in several
 
@@ -69,6 +72,7 @@ def test_the_smallest_path_is_chosen_and_ties_keep_the_category_stream() -> None
 def test_ranges_are_probed_only_when_every_other_path_is_large() -> None:
     paths = _plan(category="jobs", **{"meta.salary_min": "90000", "meta.experienceYears_max": "2"})
     sizes = {number_list("jobs", "salary"): 5000, number_list("jobs", "experienceYears"): 300}
+    sizes |= {name: 5000 for path in paths.lists for name in path.lists}  # the bucket unions: large too
     small = planner.choose(paths, sizes, 150)
     assert planner.plan_ranges(paths, sizes, small, budget=200) == []
     large = planner.choose(paths, sizes, 11000)
@@ -76,3 +80,13 @@ def test_ranges_are_probed_only_when_every_other_path_is_large() -> None:
     assert [(p.label, p.size) for p in probed] == [("meta.experienceYears", 300), ("meta.salary", 5000)]
     assert probed[1].low is not None
     assert probed[1].high is None
+
+
+def test_a_join_takes_the_smallest_path_and_the_selective_others() -> None:
+    paths = _plan(category="jobs", q="rust", **{"meta.employmentType": "contract", "meta.remote": "remote"})
+    rust, contract = stem_list("jobs", "rust"), value_list("jobs", "employmentType", "contract")
+    remote = value_list("jobs", "remote", "remote")
+    sizes = {rust: 40, word_list("jobs", "rust") or "": 10, contract: 300, remote: 900}
+    assert [p.label for p in planner.join_paths(paths, sizes, 1000)] == ["q:rust", "meta.employmentType=contract"]
+    assert planner.join_paths(paths, sizes, 40) == []  # the category itself is the smallest
+    assert planner.join_paths(_plan(category="jobs", **{"meta.employmentType": "contract"}), sizes, 1000) == []

@@ -16,8 +16,8 @@ import pytest
 from chalicelib import outbox
 from chalicelib.config import LOCAL_CURSOR_SECRET, MIN_DEPLOYED_CURSOR_SECRET_LENGTH, Settings
 from chalicelib.listings import owner_list
+from chalicelib.listings.index import GEO_PARTITION_PRECISIONS, index_attributes
 from chalicelib.listings.repository import PENDING_INDEX, pending_attributes
-from chalicelib.listings.search.index import GEO_PARTITION_PRECISIONS, index_attributes
 from infra import build_template
 from local_stack.resources import load_template, placeholder_environment, resources_of_type
 

@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib.listings.search import geo
 from chalicelib.listings.search.query import SearchQuery, language_of
+from chalicelib.search import geo
 from chalicelib.text_analysis import analyzer
 
 

@@ -8,11 +8,11 @@ How a page is read (a best-first walk over geohash cells, as in G. R. Hjaltason 
 geohash cells):
 
 1. **Covering.** The circle is covered by cells of mixed precision
-   (:func:`chalicelib.listings.search.geo.covering`; without ``radiusKm`` the 32 cells of the
+   (:func:`chalicelib.search.geo.covering`; without ``radiusKm`` the 32 cells of the
    globe). Consecutive cells sharing a partition become one key range (one Query each); every
    range is queued by its nearest possible distance from the center.
 2. **Nearest first.** The nearest range is read (``Limit``) from the geo index of each
-   category in scope (:mod:`chalicelib.listings.search.index`) and each listing is verified by
+   category in scope (:mod:`chalicelib.listings.index`) and each listing is verified by
    :func:`chalicelib.listings.search.filters.evaluate` (the one matching rule: role, meta, q,
    radius). When a range holds more than the ``Limit`` (a dense place, or a coarse cell far from
    the center), the unread rest of the cell being read is split into its 32 children and the
@@ -41,11 +41,12 @@ from typing import Literal
 from chalicelib import errors
 from chalicelib.categories.registry import all_categories
 from chalicelib.listings import repository
+from chalicelib.listings.index import geo_partition, newest_key, partition_precision
 from chalicelib.listings.records import ListingRecord
-from chalicelib.listings.search import filters, geo
-from chalicelib.listings.search.index import geo_partition, newest_key, partition_precision
+from chalicelib.listings.search import filters
 from chalicelib.listings.search.query import GeoFilter, SearchQuery
 from chalicelib.pagination import Position
+from chalicelib.search import geo
 
 #: Pages' worth of listings (``COUNT_PAGES x pageSize``) a search reads at most, page included,
 #: to count an exact ``total``; beyond, ``total`` is a lower bound (``totalRelation: "gte"``).
@@ -146,7 +147,7 @@ def _parse_position(key: str) -> tuple[float, str]:
     try:
         return float(distance), newest
     except ValueError as exc:
-        raise errors.ValidationError.for_field("cursor", "is not a cursor of this search", "Invalid cursor") from exc
+        raise errors.RuleViolation.for_field("cursor", "is not a cursor of this search", "Invalid cursor") from exc
 
 
 def position_key(distance: float, listing: ListingRecord) -> str:
@@ -330,7 +331,7 @@ def page(query: SearchQuery, position: Position) -> GeoPage:
 
     Raises
     ------
-    ValidationError
+    RuleViolation
         The cursor's position is not one of a geo search (field ``cursor``).
     """
     where = query.geo

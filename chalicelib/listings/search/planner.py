@@ -15,7 +15,15 @@ A search's paths (each newest first unless noted, each a list per category of it
   corrections than :data:`MAX_CORRECTIONS`) is verified on another path;
 * a **range** per number field filtered by ``_min`` / ``_max``: the field's value-sorted list
   between the bounds. Its size is not known before reading (the list's size counts every
-  value), so the service probes it only when every other path is large (:func:`plan_ranges`).
+  value), so the service probes it only when every other path is large (:func:`plan_ranges`);
+* a **bucket union** per such range: the newest-first lists of the power-of-two buckets the
+  range overlaps (:mod:`chalicelib.search.buckets`); the buckets at its ends are ``partial``
+  (their candidates are verified), the others exact.
+
+With several restrictions, :func:`join_paths` picks the ones worth intersecting by zigzag merge
+join (:mod:`chalicelib.search.join`): the smallest, and every other that keeps at most
+:data:`JOIN_FRACTION` of the scope (a restriction holding most listings filters too little to
+pay for its reads; its candidates are verified instead), at most :data:`MAX_JOIN`.
 
 :func:`choose` takes the smallest path by posting-list size: its listings are the fewest
 candidates that can hold every match (Selinger et al., "Access path selection in a relational
@@ -28,25 +36,32 @@ is exact for it), so ``total`` is its size without verifying it. A term union is
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from typing import Literal
 
 from chalicelib.categories.registry import all_categories
 from chalicelib.listings.search.postings import (
     MIN_PREFIX,
     VALUE_TYPES,
+    bucket_list,
     number_list,
     stem_list,
     value_list,
     word_list,
 )
 from chalicelib.listings.search.query import SearchQuery, language_of
-from chalicelib.postings import number_bounds
+from chalicelib.search import buckets, join
+from chalicelib.search.postings import number_bounds
 from chalicelib.text_analysis.analyzer import query_terms, stem
 
 #: Most corrections of one ``q`` term read as lists; a term with more is verified on another path
 #: (each correction is one more list to size and merge).
 MAX_CORRECTIONS = 16
+#: Restrictions a conjunction intersects at most, and the largest share of the scope's listings
+#: a restriction may hold to be intersected rather than verified (docs/search.md, "Conjunctions").
+MAX_JOIN = 4
+JOIN_FRACTION = 0.5
 
 
 @dataclass(frozen=True)
@@ -67,7 +82,7 @@ class Path:
     exact:
         Every entry matches the whole query (``total`` = ``size``).
     low, high:
-        Sort bounds of a range (:func:`chalicelib.postings.number_bounds`), ``None`` = open.
+        Sort bounds of a range (:func:`chalicelib.search.postings.number_bounds`), ``None`` = open.
     """
 
     kind: Literal["stream", "list", "range"]
@@ -77,6 +92,13 @@ class Path:
     exact: bool = False
     low: str | None = None
     high: str | None = None
+    #: Lists whose entries may fail the restriction (a bucket reaching past the range's end).
+    partial: tuple[str, ...] = ()
+
+    def members(self) -> list[tuple[str, bool]]:
+        """``(list, exact)`` of each list: whether its every entry satisfies this restriction."""
+        whole = not self.label.startswith("q:")
+        return [(name, whole and name not in self.partial) for name in self.lists]
 
 
 @dataclass
@@ -144,12 +166,33 @@ def plan(query: SearchQuery, corrections: dict[str, list[str]] | None = None) ->
     for key, ends in bounds.items():  # the parser allows _min / _max on number and integer fields only
         low, high = number_bounds(ends.get("min"), ends.get("max"))
         result.ranges.append(Path("range", f"meta.{key}", tuple(number_list(c, key) for c in scope), exact=single, low=low, high=high))
+        found = buckets.overlapping(*(Decimal(ends[end]) if end in ends else None for end in ("min", "max")))
+        partial = tuple(bucket_list(c, key, label) for c in scope for label, inside in found if not inside)
+        result.lists.append(Path(
+            "list", f"meta.{key}", tuple(bucket_list(c, key, label) for c in scope for label, _ in found),
+            exact=single and not partial, partial=partial,
+        ))
     return result
 
 
 def sized(path: Path, sizes: dict[str, int]) -> Path:
     """``path`` with its size: the sum of its lists' sizes."""
-    return Path(path.kind, path.label, path.lists, sum(sizes.get(n, 0) for n in path.lists), path.exact, path.low, path.high)
+    return replace(path, size=sum(sizes.get(n, 0) for n in path.lists))
+
+
+def join_paths(paths: Plan, sizes: dict[str, int], stream_size: int) -> list[Path]:
+    """The list paths to intersect by merge join, smallest first (fewer than two: no join).
+
+    The smallest path always; each other path only when it holds at most :data:`JOIN_FRACTION`
+    of the scope's ``stream_size`` ACTIVE listings and lowers the weighted read cost
+    (:func:`chalicelib.search.join.worth_joining`); at most :data:`MAX_JOIN`.
+    """
+    ordered = sorted((sized(p, sizes) for p in paths.lists), key=lambda p: p.size)
+    if len(ordered) < 2 or ordered[0].size >= stream_size:
+        return []
+    chosen = [ordered[0], *(p for p in ordered[1:] if p.size <= JOIN_FRACTION * stream_size)]
+    count = join.worth_joining([min(1.0, p.size / max(stream_size, 1)) for p in chosen], MAX_JOIN)
+    return chosen[:count] if count > 1 else []
 
 
 def choose(paths: Plan, sizes: dict[str, int], stream_size: int) -> Path:

@@ -2,25 +2,33 @@
 
 Every list is scoped to one category (a search with ``category`` reads only that category's
 lists; without it the few categories' lists are merged) and holds only ACTIVE listings. Lists
-(ids built by :func:`chalicelib.postings.list_id` under :data:`NAMESPACE`; ``listings.v2`` since
-stems joined the prefixes, so that the backfill files every listing afresh):
+(ids built by :func:`chalicelib.search.postings.list_id` under :data:`NAMESPACE`; ``listings.v2`` since
+stems joined the prefixes, ``listings.v3`` since number buckets and the category lists joined
+(issue 20), so that the backfill files every listing afresh):
 
-* ``listings.v2#<category>#s#<stem>``: the Snowball stems of the listing's words, in the
+* ``listings.v3#<category>#s#<stem>``: the Snowball stems of the listing's words, in the
   category's language (:mod:`chalicelib.text_analysis.analyzer`): what a ``q`` word, a
   correction of it (:mod:`chalicelib.typo_dictionary`) or any word of the same stem reads.
-* ``listings.v2#<category>#q#<prefix>``: word prefixes for the last ``q`` word (search as you type). For every distinct word of the
+* ``listings.v3#<category>#q#<prefix>``: word prefixes for the last ``q`` word (search as you type). For every distinct word of the
   listing's ``searchText`` (the folding of :func:`chalicelib.text.words`, as ``q`` is folded),
   its prefixes of :data:`MIN_PREFIX` to :data:`MAX_PREFIX` characters. A ``q`` term of up to
   :data:`MAX_PREFIX` characters reads the list of exactly its matches; a longer term reads the
   list of its first :data:`MAX_PREFIX` characters and is verified on the candidates
   (:func:`chalicelib.listings.search.filters.matches_terms`). The cap bounds the keys a long
-  listing writes (each key is two TransactWriteItems items; :mod:`chalicelib.postings` chunks
+  listing writes (each key is two TransactWriteItems items; :mod:`chalicelib.search.postings` chunks
   large changes) while keeping five-letter prefixes, which are already selective words.
   One-letter terms have no list: they are verified on another path.
-* ``listings.v2#<category>#v#<field>#<value>``: equality values of select, boolean, number and
+* ``listings.v3#<category>#v#<field>#<value>``: equality values of select, boolean, number and
   integer fields, and each option of a multiselect field (``contains`` reads one option's list).
-* ``listings.v2#<category>#n#<field>``: every number and integer value, sorted by value
-  (:func:`chalicelib.postings.sortable_number`), for ``_min`` / ``_max`` ranges.
+* ``listings.v3#<category>#n#<field>``: every number and integer value, sorted by value
+  (:func:`chalicelib.search.postings.sortable_number`), for ``_min`` / ``_max`` ranges probed in value order.
+* ``listings.v3#<category>#b#<field>#<bucket>``: the same values by power-of-two bucket
+  (:mod:`chalicelib.search.buckets`), newest first: a range is the union of its buckets, joined
+  with the other restrictions (:mod:`chalicelib.search.join`).
+* ``listings.v3#<category>#all`` and ``listings.v3#<category>#r#<role>``: every ACTIVE listing
+  of the category (and role), newest first, key-only: ``page=N`` without a cursor skips
+  through these entries instead of reading the skipped listings (the listing pages themselves
+  still come from the write-sharded indexes).
 
 Sorts: newest first lists use ``<createdAt>#<listingId>`` (the key of the newest-first indexes,
 so one cursor position serves every path); number lists ``<sortable value>#<createdAt>#<listingId>``.
@@ -29,17 +37,19 @@ so one cursor position serves every path); number lists ``<sortable value>#<crea
 from __future__ import annotations
 
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
 from chalicelib.categories.models import FieldType
 from chalicelib.categories.registry import all_categories
 from chalicelib.listings import status
-from chalicelib.listings.search.index import newest_key
+from chalicelib.listings.index import newest_key
 from chalicelib.listings.search.query import language_of
-from chalicelib.postings import PostingKey, list_id, sortable_number
+from chalicelib.search.buckets import bucket_of
+from chalicelib.search.postings import PostingKey, list_id, sortable_number
 from chalicelib.text_analysis.analyzer import stems
 
-NAMESPACE = "listings.v2"
+NAMESPACE = "listings.v3"
 #: Shortest and longest word prefix with a list (characters).
 MIN_PREFIX = 2
 MAX_PREFIX = 5
@@ -75,6 +85,16 @@ def number_list(category_key: str, field_key: str) -> str:
     return list_id(NAMESPACE, category_key, "n", field_key)
 
 
+def bucket_list(category_key: str, field_key: str, bucket: str) -> str:
+    """The newest-first list of the values of number field ``field_key`` within ``bucket`` (:mod:`chalicelib.search.buckets`)."""
+    return list_id(NAMESPACE, category_key, "b", field_key, bucket)
+
+
+def category_list(category_key: str, role: str | None = None) -> str:
+    """The newest-first key-only list of every ACTIVE listing of a category (of one of its roles)."""
+    return list_id(NAMESPACE, category_key, "all") if role is None else list_id(NAMESPACE, category_key, "r", role)
+
+
 def newest_of_number_sort(sort: str) -> str:
     """The ``<createdAt>#<listingId>`` part of a number list's sort."""
     return sort.split("#", 1)[1]
@@ -94,7 +114,9 @@ def posting_keys(listing: Mapping[str, Any] | None) -> set[PostingKey]:
         return set()
     category_key = listing["categoryKey"]
     newest = newest_key(listing)
-    keys: set[PostingKey] = set()
+    keys: set[PostingKey] = {PostingKey(category_list(category_key), newest)}
+    if listing.get("roleKey"):
+        keys.add(PostingKey(category_list(category_key, str(listing["roleKey"])), newest))
     distinct = set(str(listing.get("searchText") or "").split())
     for word in distinct:
         keys.update(PostingKey(list_id(NAMESPACE, category_key, "q", prefix), newest) for prefix in _prefixes(word))
@@ -113,4 +135,5 @@ def posting_keys(listing: Mapping[str, Any] | None) -> set[PostingKey]:
             except (ArithmeticError, ValueError):  # not a number (validated values always are): no range entry
                 continue
             keys.add(PostingKey(number_list(category_key, field.key), f"{sort}#{newest}"))
+            keys.add(PostingKey(bucket_list(category_key, field.key, bucket_of(Decimal(value))), newest))
     return keys

@@ -90,8 +90,8 @@ def language_of(category_key: str) -> str:
     return category.language if category else DEFAULT_LANGUAGE
 
 
-def _bad(parameter: str, issue: str) -> errors.ValidationError:
-    return errors.ValidationError.for_field(parameter, issue, f"Invalid search parameter {parameter}: {issue}")
+def _bad(parameter: str, issue: str) -> errors.RuleViolation:
+    return errors.RuleViolation.for_field(parameter, issue, f"Invalid search parameter {parameter}: {issue}")
 
 
 def _field_for(key: str, category: Category | None, parameter: str) -> CategoryField:
@@ -109,21 +109,30 @@ def _field_for(key: str, category: Category | None, parameter: str) -> CategoryF
     return first
 
 
-def parse_search(params: dict[str, str]) -> SearchQuery:
+def parse_search(params: dict[str, str], validated: ListingSearchQuery | None = None) -> SearchQuery:
     """Validate the query string of a search.
+
+    Parameters
+    ----------
+    params:
+        The raw query string parameters (the ``meta.*`` filters are read from them).
+    validated:
+        The fixed parameters as the route already validated them (``None``: validated here),
+        so that a request's query is validated once.
 
     Raises
     ------
-    ValidationError
+    RuleViolation
         Naming the offending parameter: unknown category or role, unknown or
         non-filterable meta field, bad value, non-numeric or out-of-range coordinates,
         half a coordinate pair, ``radiusKm`` without coordinates, bad paging.
     """
     try:  # not http.parse_model: this module stays importable without the HTTP layer and its stores
-        fixed = ListingSearchQuery.model_validate(params)
-        page = PageQuery.model_validate({k: v for k, v in params.items() if k in _PAGING})  # which were given
+        fixed = validated if validated is not None else ListingSearchQuery.model_validate(params)
     except PydanticValidationError as exc:
         raise errors.from_pydantic(exc) from exc
+    # The paging part as given (fields not set keep PageQuery's defaults), without validating again.
+    page = PageQuery.model_construct(**{k: getattr(fixed, k) for k in _PAGING if k in fixed.model_fields_set})
     scope = "&".join(f"{k}={v}" for k, v in sorted(params.items()) if k not in _PAGING)
     query = SearchQuery(page=page, scope=f"listings.search?{scope}")
     if fixed.category is not None:

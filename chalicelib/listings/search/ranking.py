@@ -19,8 +19,8 @@ from collections.abc import Sequence
 
 from chalicelib.categories.models import Category, FieldType
 from chalicelib.categories.registry import all_categories
+from chalicelib.listings.index import newest_key
 from chalicelib.listings.records import ListingRecord
-from chalicelib.listings.search.index import newest_key
 from chalicelib.text_analysis import analyzer, scorer
 
 #: Boost of the ``title`` field and of each field type.

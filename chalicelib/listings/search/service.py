@@ -4,8 +4,8 @@ Access paths, never a Scan:
 
 * **Native page** (no ``q``, ``meta`` or geo filter): the page straight from the write-sharded
   ``activeByCategoryShard`` / ``activeByRoleShard`` indexes of the category (every category
-  without one), merged newest first (:mod:`chalicelib.listings.search.merge`) from the cursor's
-  position; ``total`` from the counters (:mod:`chalicelib.listings.search.counters`); items
+  without one), merged newest first (:mod:`chalicelib.search.merge`) from the cursor's
+  position; ``total`` from the counters (:mod:`chalicelib.listings.counters`); items
   read ≈ pageSize.
 * **Planned** (``q`` or ``meta`` filters, no geo): :mod:`chalicelib.listings.search.planner`
   picks the smallest path from the posting-list sizes (one BatchGetItem) and the category
@@ -29,23 +29,23 @@ import functools
 import itertools
 import math
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
-from chalicelib import postings, typo_dictionary
+from chalicelib import typo_dictionary, users
 from chalicelib.categories.registry import all_categories
-from chalicelib.listings import repository, status
+from chalicelib.listings import counters, repository, status
+from chalicelib.listings.index import SHARDS, category_partition, newest_key, role_partition
 from chalicelib.listings.models import ListingPage, ListingSearchItem
 from chalicelib.listings.records import ListingRecord
-from chalicelib.listings.search import counters, filters, nearest, planner, ranking
-from chalicelib.listings.search.index import SHARDS, category_partition, newest_key, role_partition
-from chalicelib.listings.search.merge import Fetch, merge_newest
-from chalicelib.listings.search.postings import NAMESPACE, newest_of_number_sort
+from chalicelib.listings.search import filters, nearest, planner, ranking
+from chalicelib.listings.search.postings import NAMESPACE, VALUE_TYPES, category_list, newest_of_number_sort
 from chalicelib.listings.search.query import SearchQuery
 from chalicelib.listings.service import to_model
 from chalicelib.pagination import Position
+from chalicelib.search import join, postings
+from chalicelib.search.merge import Fetch, merge_newest
 from chalicelib.text_analysis import typos
-from chalicelib.users import repository as users
 
 #: Candidates a filtered search verifies before ``total`` becomes a lower bound (``"gte"``); also the
 #: most entries a range probe reads. Small enough that a common filter's page reads the same
@@ -92,6 +92,8 @@ class _Choice:
     #: The newest keys of a range that ended within the budget (the path to read), if any.
     range_keys: list[str] | None = None
     range_exact: bool = False
+    #: The paths intersected by merge join instead of reading ``best`` alone (none: no join).
+    joined: list[planner.Path] = field(default_factory=list)
 
 
 def _corrections(query: SearchQuery, scope: list[str]) -> dict[str, list[str]]:
@@ -102,12 +104,19 @@ def _corrections(query: SearchQuery, scope: list[str]) -> dict[str, list[str]]:
 
 def _choose(query: SearchQuery, scope: list[str]) -> _Choice:
     """Plan the query, read the sizes and the ACTIVE count, probe ranges: the path to read."""
-    paths = planner.plan(query, _corrections(query, scope) if query.terms else None)
-    names = paths.list_names()
-    sizes = postings.sizes(names) if names else {}
-    stream_size = counters.read_counts(scope, query.role)
+    def lists() -> tuple[planner.Plan, dict[str, int]]:
+        paths = planner.plan(query, _corrections(query, scope) if query.terms else None)
+        names = paths.list_names()
+        return paths, postings.sizes(names) if names else {}
+
+    # The ACTIVE count does not depend on the plan: read it beside the plan's reads (one round trip less).
+    (paths, sizes), stream_size = join.both(lists, lambda: counters.read_counts(scope, query.role))
     best = planner.choose(paths, sizes, stream_size)
     choice = _Choice(paths, sizes, best, stream_size)
+    if best.kind != "stream" or best.size > READ_BUDGET:
+        choice.joined = planner.join_paths(paths, sizes, stream_size)
+    if choice.joined:
+        return choice
     for path in planner.plan_ranges(paths, sizes, best, READ_BUDGET):
         found = _probe_range(path, READ_BUDGET)
         if found is not None:
@@ -120,6 +129,8 @@ def _stream(query: SearchQuery, position: Position) -> _Streamed:
     """One newest-first page of a search without geo filter: the native page, or the planner's path."""
     scope = [query.category.key] if query.category else list(all_categories())
     if is_index_native(query):
+        if position.key is None and position.offset:
+            return _skipped_native_page(query, position, scope)
         return _category_stream(query, position, counters.read_counts(scope, query.role))
     choice = _choose(query, scope)
     best, sizes = choice.best, choice.sizes
@@ -128,6 +139,8 @@ def _stream(query: SearchQuery, position: Position) -> _Streamed:
         after = [key for key in found if position.key is None or key < position.key]
         ids = (key.rsplit("#", 1)[1] for key in after)
         return _verified_page(query, position, ids, len(found), exact=choice.range_exact)
+    if choice.joined:
+        return _joined_page(query, position, choice)
     if best.kind == "stream":
         return _category_stream(query, position, None, best.size)
     need = (0 if position.key else position.offset) + position.page_size
@@ -145,13 +158,15 @@ class _Ranked:
 
 def _candidates(query: SearchQuery, choice: _Choice, chunk: Callable[[], int]) -> Iterator[ListingRecord]:
     """The chosen path's ACTIVE listings, newest first, unverified; ``chunk()`` sizes each BatchGetItem."""
-    if choice.best.kind == "stream" and choice.range_keys is None:
+    if choice.best.kind == "stream" and choice.range_keys is None and not choice.joined:
         index, partitions = _partitions(query)
         fetches: list[Fetch] = [functools.partial(repository.newest_page, index, p) for p in partitions]
         yield from merge_newest(fetches, SCORE_WINDOW + 1, None, key=newest_key)
         return
-    if choice.range_keys is not None:
-        ids: Iterator[str] = (key.rsplit("#", 1)[1] for key in choice.range_keys)
+    if choice.joined:
+        ids: Iterator[str] = (hit.item_id for hit in _hits(choice, None, SCORE_WINDOW + 1))
+    elif choice.range_keys is not None:
+        ids = (key.rsplit("#", 1)[1] for key in choice.range_keys)
     else:
         ids = _distinct(_newest_ids(choice.best, choice.sizes, None, SCORE_WINDOW + 1))
     while batch := list(itertools.islice(ids, chunk())):
@@ -203,7 +218,7 @@ def _ranked(query: SearchQuery, position: Position) -> _Ranked:
         rest = ranking.rank(query.terms, beyond, choice.stream_size, holding)
         rows += sorted(rest, key=lambda row: newest_key(row[0]), reverse=True)
     page = rows[position.offset : need]
-    if choice.best.kind == "stream":  # index items: re-read, as every page of the index is
+    if choice.best.kind == "stream" and not choice.joined:  # index items: re-read, as every page of the index is
         fresh = {item["listingId"]: item for item in _fresh(query, [item for item, _ in page])}
         page = [(fresh[item["listingId"]], score) for item, score in page if item["listingId"] in fresh]
     return _Ranked(page, len(rows), "eq" if exhausted else "gte", len(rows) > need or not exhausted)
@@ -243,6 +258,63 @@ def _newest_ids(path: planner.Path, sizes: dict[str, int], before: str | None, w
 
     fetches: list[Fetch] = [functools.partial(fetch, name) for name in path.lists if sizes.get(name, 0)]
     return (entry.item_id for entry in merge_newest(fetches, want, before, key=lambda entry: entry.sort))
+
+
+def _hits(choice: _Choice, before: str | None, want: int) -> Iterator[join.Hit]:
+    """The listings held by every joined path, newest first from ``before`` (zigzag merge join)."""
+    sizes = [path.size for path in choice.joined]
+    restrictions = [
+        join.members(path.members(), choice.sizes, limit)
+        for path, limit in zip(choice.joined, join.limits(sizes, choice.stream_size, want), strict=True)
+    ]
+    return join.intersect(restrictions, postings.read, descending=True, after=before)
+
+
+def _joined_page(query: SearchQuery, position: Position, choice: _Choice) -> _Streamed:
+    """A page of a conjunction answered by merge join (:func:`_hits`).
+
+    A hit is verified on its listing (BatchGetItem, :func:`filters.evaluate`) unless it is exact
+    and the join covers the whole query; exact hits before the page (``page=N`` without a cursor)
+    and past it are counted from their key-only entries, never read. ``total`` is exact when the
+    smallest joined path holds at most :data:`READ_BUDGET` listings (the join is walked to its
+    end), else the matches up to one past the page (``"gte"``).
+    """
+    skip = 0 if position.key else position.offset
+    need = skip + position.page_size
+    covered = not query.role and not query.terms and len(choice.joined) == len(choice.paths.lists) and all(
+        f.type in VALUE_TYPES for f in query.filters
+    )
+    count_all = choice.joined[0].size <= READ_BUDGET
+    hits = _hits(choice, position.key, need + 1)
+    page: list[ListingRecord] = []
+    matches = 0
+    exhausted = True
+    batch = need + 1
+    while exhausted:
+        chunk = list(itertools.islice(hits, batch))
+        if not chunk:
+            break
+        batch = min(MAX_BATCH, 2 * batch)
+        trusted = [covered and hit.exact for hit in chunk]
+        # Read what must be verified, and the exact hits that may land on the page.
+        wanted = [h.item_id for h, ok in zip(chunk, trusted, strict=True) if not ok or matches + len(chunk) > skip]
+        found = repository.get_many(wanted) if wanted else {}
+        for hit, ok in zip(chunk, trusted, strict=True):
+            item = found.get(hit.item_id)
+            if ok and (matches < skip or matches >= need):
+                matches += 1  # counted from its entry: before or past the page
+            elif item is None or not status.is_public(item["status"]) or filters.evaluate(query, item) is None:
+                continue
+            else:
+                matches += 1
+                if skip < matches <= need:
+                    page.append(item)
+            if not count_all and matches > need:
+                exhausted = False
+                break
+    before = position.offset if position.key else 0
+    last_key = newest_key(page[-1]) if page else position.key
+    return _Streamed(page, before + matches, "eq" if exhausted else "gte", matches > need, last_key)
 
 
 def _verified_page(query: SearchQuery, position: Position, ids: Iterator[str], size: int, exact: bool) -> _Streamed:
@@ -319,6 +391,25 @@ def _category_stream(query: SearchQuery, position: Position, exact: int | None, 
     return _Streamed(_fresh(query, page), before + matches, "eq" if exhausted else "gte", matches > need, last_key)
 
 
+def _skipped_native_page(query: SearchQuery, position: Position, scope: list[str]) -> _Streamed:
+    """``page=N`` (N > 1) of a page without filters and without a cursor: the skipped listings are
+    passed over as key-only entries of the category lists (:func:`category_list`), never read;
+    the page's listings are read by one BatchGetItem. ``total``: the counters (exact). While the
+    lists' sizes differ from the counters (the stream-maintained index lags a change), the page
+    is read from the write-sharded indexes as a cursorless page always was."""
+    names = [category_list(c, query.role) for c in scope]
+    sizes, total = join.both(lambda: postings.sizes(names), lambda: counters.read_counts(scope, query.role))
+    if sum(sizes.values()) != total:  # the index lags the table (a change not yet filed): read the table's index
+        return _category_stream(query, position, total)
+    need = position.offset + position.page_size
+    path = planner.Path("list", "category", tuple(names), sum(sizes.values()))
+    ids = list(itertools.islice(_distinct(_newest_ids(path, sizes, None, need)), position.offset, need))
+    found = repository.get_many(ids) if ids else {}
+    page = [item for i in ids if (item := found.get(i)) is not None and status.is_public(item["status"])]
+    last_key = newest_key(page[-1]) if page else None
+    return _Streamed(page, total, "eq", position.after(total) and bool(page), last_key)
+
+
 def _fresh(query: SearchQuery, page: list[ListingRecord]) -> list[ListingRecord]:
     """The page re-read from the table (one BatchGetItem): a listing paused, edited or deleted
     since the index was read (the index lags by a moment) is left out."""
@@ -337,7 +428,7 @@ def search_listings(query: SearchQuery) -> ListingPage:
 
     Raises
     ------
-    ValidationError
+    RuleViolation
         The cursor is malformed, edited or belongs to another query (field ``cursor``).
     """
     position = query.page.position(query.scope)
@@ -363,10 +454,9 @@ def search_listings(query: SearchQuery) -> ListingPage:
         next_cursor = position.next_cursor(found.has_more, found.last_key)
     owners = users.get_users(list({item["ownerId"] for _, item in rows}))
     listings = [
-        ListingSearchItem(
-            **to_model(item, owners.get(item["ownerId"])).model_dump(),
-            distanceKm=None if distance is None else round(distance, 2),
-            score=scores.get(item["listingId"]),
+        to_model(
+            item, owners.get(item["ownerId"]), model=ListingSearchItem,
+            distanceKm=None if distance is None else round(distance, 2), score=scores.get(item["listingId"]),
         )
         for distance, item in rows
     ]

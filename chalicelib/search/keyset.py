@@ -39,7 +39,7 @@ class ListIndex:
 
         Raises
         ------
-        ValidationError
+        RuleViolation
             ``sort_value`` (a cursor's position key) is not a sort key of this list: no table
             key can be derived from it, or a key value would be empty (field ``cursor``).
         """
@@ -53,8 +53,8 @@ class ListIndex:
         return start
 
 
-def _not_a_position() -> errors.ValidationError:
-    return errors.ValidationError.for_field("cursor", "is not a cursor issued by this API", "Invalid cursor")
+def _not_a_position() -> errors.RuleViolation:
+    return errors.RuleViolation.for_field("cursor", "is not a cursor issued by this API", "Invalid cursor")
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@
   ``<category>#<role>#<shard>``, same sort key. Write sharding (AWS, "Using write sharding to
   distribute workloads evenly"): a listing goes to shard ``hash(id) mod`` :data:`SHARDS`, so a
   large category's writes spread over :data:`SHARDS` partitions; reads merge the shards
-  newest first (:mod:`chalicelib.listings.search.merge`).
+  newest first (:mod:`chalicelib.search.merge`).
 * ``activeByGeoCell1/3/5`` (geo search, :mod:`chalicelib.listings.search.nearest`): partition
   ``geoCell1``/``geoCell3``/``geoCell5`` = ``<category>#<fieldKey>#<geohash prefix of 1/3/5>``,
   sort key ``geoPoint`` = ``<geohash of precision 12>#<listingId>``. Any geohash cell of
@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from chalicelib.categories.registry import all_categories
-from chalicelib.listings.search.geo import POINT_PRECISION, cell_of
+from chalicelib.search.geo import POINT_PRECISION, cell_of
 
 #: Write shards per category (and per category + role) of the newest-first indexes and counters.
 SHARDS = 4

@@ -26,7 +26,7 @@ from typing import Any
 
 from chalicelib import storage
 from chalicelib.config import settings
-from chalicelib.listings.search.index import shard_of
+from chalicelib.listings.index import shard_of
 
 #: Counter items per category. Fewer than the index shards: every page reads all of them, and two
 #: items already spread a category's concurrent status changes (transaction conflicts retry).
