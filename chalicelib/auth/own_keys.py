@@ -34,25 +34,18 @@ KEY_ID_LENGTH = 16
 
 @dataclass(frozen=True)
 class OwnKey:
-    """One of the user's keys as listed (never its secret).
+    """One of the user's keys as listed (never its secret)."""
 
-    Attributes
-    ----------
-    key_id:
-        :func:`key_id` of the key.
-    name, prefix:
-        The owner's label and the key's first characters (empty for keys made by an administrator).
-    created_at, last_used_at:
-        ISO 8601 UTC (``last_used_at`` ``None`` when never used, to :data:`service.LAST_USED_SECONDS`).
-    expires_at:
-        ISO 8601 UTC when a roll gave the key an end, else ``None``.
-    """
-
+    #: :func:`key_id` of the key.
     key_id: str
+    #: ``name``, ``prefix``: The owner's label and the key's first characters (empty for keys made by an administrator).
     name: str
     prefix: str
+    #: ``created_at``, ``last_used_at``: ISO 8601 UTC (``last_used_at`` ``None`` when never used, to
+    #: :data:`service.LAST_USED_SECONDS`).
     created_at: str
     last_used_at: str | None
+    #: ISO 8601 UTC when a roll gave the key an end, else ``None``.
     expires_at: str | None
 
 

@@ -28,20 +28,13 @@ LAST_USED_SECONDS = 300
 
 @dataclass(frozen=True)
 class Caller:
-    """The authenticated principal of a request.
+    """The authenticated principal of a request."""
 
-    Attributes
-    ----------
-    user_id:
-        Id of the user the key belongs to.
-    scopes:
-        The key's scopes; ``"admin"`` grants the admin routes.
-    key_id:
-        The key's SHA-256 (hex), naming its rate-limit bucket; empty for a Dashboard session.
-    """
-
+    #: Id of the user the key belongs to.
     user_id: str
+    #: The key's scopes; ``"admin"`` grants the admin routes.
     scopes: frozenset[str] = frozenset()
+    #: The key's SHA-256 (hex), naming its rate-limit bucket; empty for a Dashboard session.
     key_id: str = ""
     #: Unix seconds after which the key stops authenticating (a rolled key); ``None``: no expiry.
     expires_at: int | None = None

@@ -48,23 +48,15 @@ FLASH_SECONDS = 600
 
 @dataclass(frozen=True)
 class Session:
-    """A live Dashboard session.
+    """A live Dashboard session."""
 
-    Attributes
-    ----------
-    session_id:
-        The raw id from the cookie (never stored server-side).
-    caller:
-        Who signed in (user id and the key's scopes).
-    expires_at:
-        Unix seconds when the session ends.
-    flash:
-        The sealed one-time flash stored on the session, if any (:func:`take_flash` opens it).
-    """
-
+    #: The raw id from the cookie (never stored server-side).
     session_id: str
+    #: Who signed in (user id and the key's scopes).
     caller: Caller
+    #: Unix seconds when the session ends.
     expires_at: int
+    #: The sealed one-time flash stored on the session, if any (:func:`take_flash` opens it).
     flash: str | None = None
     #: SHA-256 of the API key the session was opened with ("" for sessions older than that field).
     key_hash: str = ""

@@ -56,56 +56,37 @@ JOIN_FRACTION = 0.5
 
 @dataclass(frozen=True)
 class Source:
-    """A way to read candidates: the members of ``lists`` in sort-key order.
+    """A way to read candidates: the members of ``lists`` in sort-key order."""
 
-    Attributes
-    ----------
-    name:
-        The filter it serves, for logs and tests (``"skills=go,rust"``, ``"q=eng"``, ``"level>=0"``).
-    lists:
-        Posting list names.
-    exact:
-        True when its members are exactly the users passing that filter (else a superset).
-    concatenated:
-        True when each list's keys all sort before the next list's (the level lists): read one
-        after the other instead of merged.
-    ceilings:
-        For concatenated lists, an inclusive upper bound of each list's keys: a list whose
-        ceiling sorts before a cursor's position holds nothing after it and is not read.
-    exact_when_empty:
-        Lists of ``lists`` that make the source inexact unless they are empty; when they are
-        (by the sizes), :func:`settle` leaves them out and the source is ``exact``.
-    """
-
+    #: The filter it serves, for logs and tests (``"skills=go,rust"``, ``"q=eng"``, ``"level>=0"``).
     name: str
+    #: Posting list names.
     lists: tuple[str, ...]
+    #: True when its members are exactly the users passing that filter (else a superset).
     exact: bool = True
+    #: True when each list's keys all sort before the next list's (the level lists): read one after the other instead of
+    #: merged.
     concatenated: bool = False
+    #: For concatenated lists, an inclusive upper bound of each list's keys: a list whose ceiling sorts before a
+    #: cursor's position holds nothing after it and is not read.
     ceilings: tuple[str, ...] = ()
+    #: Lists of ``lists`` that make the source inexact unless they are empty; when they are (by the sizes),
+    #: :func:`settle` leaves them out and the source is ``exact``.
     exact_when_empty: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Plan:
-    """The chosen source and how to read it.
+    """The chosen source and how to read it."""
 
-    Attributes
-    ----------
-    source:
-        What to read.
-    size:
-        Members of its lists (from the counts): the most candidates it can yield.
-    verify:
-        True when candidates must pass :func:`chalicelib.profiles.search.matches` for more
-        than the source guarantees (several filters, or an inexact source); False means
-        ``size`` is the query's exact total.
-    min_level:
-        The reading stops at the first member below this verification level.
-    """
-
+    #: What to read.
     source: Source
+    #: Members of its lists (from the counts): the most candidates it can yield.
     size: int
+    #: True when candidates must pass :func:`chalicelib.profiles.search.matches` for more than the source guarantees
+    #: (several filters, or an inexact source); False means ``size`` is the query's exact total.
     verify: bool
+    #: The reading stops at the first member below this verification level.
     min_level: int
     #: Sources intersected by merge join instead of reading ``source`` alone (smallest first;
     #: empty: no join). Their candidates are verified like ``source``'s.

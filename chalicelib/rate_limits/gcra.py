@@ -34,17 +34,11 @@ SECOND_US = 1_000_000
 
 @dataclass(frozen=True)
 class Policy:
-    """A bucket's size and refill.
+    """A bucket's size and refill."""
 
-    Attributes
-    ----------
-    rate:
-        Tokens per second (requests per second sustained).
-    burst:
-        The bucket's size: requests an idle key may send at once (>= 1).
-    """
-
+    #: Tokens per second (requests per second sustained).
     rate: float
+    #: The bucket's size: requests an idle key may send at once (>= 1).
     burst: int
 
     @property

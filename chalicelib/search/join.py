@@ -54,21 +54,14 @@ WORKERS = 8
 
 @dataclass(frozen=True)
 class Member:
-    """One posting list of a restriction.
+    """One posting list of a restriction."""
 
-    Attributes
-    ----------
-    name:
-        The list id.
-    limit:
-        Entries per Query of this list.
-    exact:
-        Every entry of the list satisfies the restriction (False: a number bucket reaching
-        past the range's end, a word list that also holds other words).
-    """
-
+    #: The list id.
     name: str
+    #: Entries per Query of this list.
     limit: int
+    #: Every entry of the list satisfies the restriction (False: a number bucket reaching past the range's end, a word
+    #: list that also holds other words).
     exact: bool = True
 
 

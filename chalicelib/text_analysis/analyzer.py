@@ -95,26 +95,17 @@ def any_stop_word(word: str) -> bool:
 
 @dataclass(frozen=True)
 class QueryTerm:
-    """One analyzed query word.
+    """One analyzed query word."""
 
-    Attributes
-    ----------
-    word:
-        The folded word as typed.
-    stem:
-        Its stem in the document language.
-    prefix:
-        True for the last query word: it also matches the words it starts.
-    max_typos:
-        Damerau-Levenshtein distance tolerated (:func:`chalicelib.text_analysis.typos.max_typos`).
-    ignored:
-        A stop word that is not the last word: it matches every document and adds no score.
-    """
-
+    #: The folded word as typed.
     word: str
+    #: Its stem in the document language.
     stem: str
+    #: True for the last query word: it also matches the words it starts.
     prefix: bool
+    #: Damerau-Levenshtein distance tolerated (:func:`chalicelib.text_analysis.typos.max_typos`).
     max_typos: int
+    #: A stop word that is not the last word: it matches every document and adds no score.
     ignored: bool = False
 
 
@@ -137,26 +128,17 @@ def query_terms(terms: Sequence[str], language: str = DEFAULT_LANGUAGE) -> tuple
 
 @dataclass(frozen=True)
 class Vocabulary:
-    """A document's distinct folded words and their stems, prepared for matching.
+    """A document's distinct folded words and their stems, prepared for matching."""
 
-    Attributes
-    ----------
-    words:
-        The distinct words.
-    by_stem:
-        Stem -> the words with that stem.
-    by_first:
-        First letter -> the words starting with it (the only ones a correction may be).
-    stems_by_first:
-        First letter -> the stems starting with it (for corrections to a stem).
-    haystack:
-        ``" " + words joined by " "``: a prefix test is one substring search.
-    """
-
+    #: The distinct words.
     words: frozenset[str]
+    #: Stem -> the words with that stem.
     by_stem: dict[str, tuple[str, ...]]
+    #: First letter -> the words starting with it (the only ones a correction may be).
     by_first: dict[str, tuple[str, ...]]
+    #: First letter -> the stems starting with it (for corrections to a stem).
     stems_by_first: dict[str, tuple[str, ...]]
+    #: ``" " + words joined by " "``: a prefix test is one substring search.
     haystack: str
 
 

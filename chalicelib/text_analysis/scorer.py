@@ -44,20 +44,13 @@ class FieldSpec:
 
 @dataclass(frozen=True)
 class Scored:
-    """A document analyzed for one query.
+    """A document analyzed for one query."""
 
-    Attributes
-    ----------
-    lengths:
-        Words per field.
-    tf:
-        Per query term (query order): field -> weighted term frequency.
-    kinds:
-        Per query term: its best match in the document (``None``: not matched).
-    """
-
+    #: Words per field.
     lengths: Mapping[str, int]
+    #: Per query term (query order): field -> weighted term frequency.
     tf: Sequence[Mapping[str, float]]
+    #: Per query term: its best match in the document (``None``: not matched).
     kinds: Sequence[MatchKind | None]
 
     @property

@@ -52,23 +52,15 @@ class HostUnresolved(UrlRejected):
 
 @dataclass(frozen=True)
 class WebhookUrl:
-    """A parsed webhook URL.
+    """A parsed webhook URL."""
 
-    Attributes
-    ----------
-    scheme:
-        ``https`` (or ``http`` where the stage allows it).
-    host:
-        The host in ASCII (IDNA-encoded), lower case, without brackets for IPv6 literals.
-    port:
-        The explicit port or the scheme's default.
-    target:
-        Path and query, at least ``/``.
-    """
-
+    #: ``https`` (or ``http`` where the stage allows it).
     scheme: str
+    #: The host in ASCII (IDNA-encoded), lower case, without brackets for IPv6 literals.
     host: str
+    #: The explicit port or the scheme's default.
     port: int
+    #: Path and query, at least ``/``.
     target: str
 
     @property

@@ -66,30 +66,20 @@ JOIN_FRACTION = 0.5
 
 @dataclass(frozen=True)
 class Path:
-    """One way to read a search's candidates.
+    """One way to read a search's candidates."""
 
-    Attributes
-    ----------
-    kind:
-        ``"stream"`` (the category or role index), ``"list"`` (newest-first posting lists) or
-        ``"range"`` (a value-sorted number list between ``low`` and ``high``).
-    label:
-        What the path stands for, e.g. ``"category"``, ``"q:rust"``, ``"meta.employmentType"``.
-    lists:
-        The posting lists, one per category of the scope (empty for the stream).
-    size:
-        Entries on the path (for a range: every value of the field, an upper bound).
-    exact:
-        Every entry matches the whole query (``total`` = ``size``).
-    low, high:
-        Sort bounds of a range (:func:`chalicelib.search.postings.number_bounds`), ``None`` = open.
-    """
-
+    #: ``"stream"`` (the category or role index), ``"list"`` (newest-first posting lists) or ``"range"`` (a value-sorted
+    #: number list between ``low`` and ``high``).
     kind: Literal["stream", "list", "range"]
+    #: What the path stands for, e.g. ``"category"``, ``"q:rust"``, ``"meta.employmentType"``.
     label: str
+    #: The posting lists, one per category of the scope (empty for the stream).
     lists: tuple[str, ...] = ()
+    #: Entries on the path (for a range: every value of the field, an upper bound).
     size: int = 0
+    #: Every entry matches the whole query (``total`` = ``size``).
     exact: bool = False
+    #: ``low``, ``high``: Sort bounds of a range (:func:`chalicelib.search.postings.number_bounds`), ``None`` = open.
     low: str | None = None
     high: str | None = None
     #: Lists whose entries may fail the restriction (a bucket reaching past the range's end).
