@@ -509,19 +509,20 @@ def query_index(table: str, index: str, attribute: str, value: Any, newest_first
     )
 
 
-def _set_expressions(op: PutItem | UpdateItem | DeleteItem, expr: Expressions) -> None:
+def _set_expressions(op: PutItem | UpdateItem | DeleteItem, expr: Expressions, condition: str | None) -> None:
+    """Add the optional name/value maps and the condition (when given) to a transaction element ``op``, in place."""
     if "ExpressionAttributeNames" in expr:
         op["ExpressionAttributeNames"] = expr["ExpressionAttributeNames"]
     if "ExpressionAttributeValues" in expr:
         op["ExpressionAttributeValues"] = expr["ExpressionAttributeValues"]
+    if condition:
+        op["ConditionExpression"] = condition
 
 
 def tx_put(table: str, item: Mapping[str, Any], condition: str | None = None, **expr: Unpack[Expressions]) -> TransactItem:
     """A ``Put`` element of a TransactWriteItems request (:class:`chalicelib.transact_items.PutItem`)."""
     op: PutItem = {"TableName": table, "Item": to_item(item)}
-    _set_expressions(op, expr)
-    if condition:
-        op["ConditionExpression"] = condition
+    _set_expressions(op, expr, condition)
     return {"Put": op}
 
 
@@ -530,18 +531,14 @@ def tx_update(
 ) -> TransactItem:
     """An ``Update`` element of a TransactWriteItems request (:class:`chalicelib.transact_items.UpdateItem`)."""
     op: UpdateItem = {"TableName": table, "Key": to_item(key), "UpdateExpression": update_expression}
-    _set_expressions(op, expr)
-    if condition:
-        op["ConditionExpression"] = condition
+    _set_expressions(op, expr, condition)
     return {"Update": op}
 
 
 def tx_delete(table: str, key: Mapping[str, Any], condition: str | None = None, **expr: Unpack[Expressions]) -> TransactItem:
     """A ``Delete`` element of a TransactWriteItems request (:class:`chalicelib.transact_items.DeleteItem`)."""
     op: DeleteItem = {"TableName": table, "Key": to_item(key)}
-    _set_expressions(op, expr)
-    if condition:
-        op["ConditionExpression"] = condition
+    _set_expressions(op, expr, condition)
     return {"Delete": op}
 
 

@@ -25,29 +25,31 @@ class Expressions(TypedDict, total=False):
     ExpressionAttributeValues: dict[str, Any]
 
 
-class PutItem(Expressions):
+class _Write(Expressions):
+    """What a ``Put``, ``Update`` and ``Delete`` share: the table and an optional condition."""
+
+    TableName: str
+    #: The write happens only if this holds; otherwise the whole transaction is cancelled.
+    ConditionExpression: NotRequired[str]
+
+
+class PutItem(_Write):
     """A ``Put``: write ``Item`` whole (low-level attribute values), if ``ConditionExpression`` holds."""
 
-    TableName: str
     Item: dict[str, Any]
-    ConditionExpression: NotRequired[str]
 
 
-class UpdateItem(Expressions):
+class UpdateItem(_Write):
     """An ``Update`` of the item at ``Key`` by ``UpdateExpression``, if ``ConditionExpression`` holds."""
 
-    TableName: str
     Key: dict[str, Any]
     UpdateExpression: str
-    ConditionExpression: NotRequired[str]
 
 
-class DeleteItem(Expressions):
+class DeleteItem(_Write):
     """A ``Delete`` of the item at ``Key``, if ``ConditionExpression`` holds."""
 
-    TableName: str
     Key: dict[str, Any]
-    ConditionExpression: NotRequired[str]
 
 
 class ConditionCheckItem(Expressions):

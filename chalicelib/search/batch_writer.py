@@ -65,7 +65,7 @@ from typing import Any
 
 from chalicelib import errors, storage
 from chalicelib.config import settings
-from chalicelib.search.postings import PostingKey
+from chalicelib.search.postings import PostingKey, size_key, state_key
 
 #: Actions per TransactWriteItems (AWS limit).
 TRANSACTION_ITEMS = 100
@@ -84,8 +84,6 @@ BASE_DELAY_SECONDS = 0.02
 #: Most bytes of list names in one ledger item (DynamoDB items hold at most 400 KB).
 LEDGER_BYTES = 300_000
 
-_STATE_SK = "state"
-_SIZE_SK = "size"
 _LEDGER_SK = "ledger"
 
 
@@ -144,16 +142,6 @@ class _Final:
     deletes: set[str]
     step: int
     item_id: str
-
-
-def state_key(namespace: str, item_id: str) -> dict[str, str]:
-    """The key of an item's state (``state|<namespace>|<item id>``, as :mod:`chalicelib.search.postings`)."""
-    return {"pk": f"state|{namespace}|{item_id}", "sk": _STATE_SK}
-
-
-def size_key(list_name: str) -> dict[str, str]:
-    """The key of a list's size item (``size|<list id>``, as :mod:`chalicelib.search.postings`)."""
-    return {"pk": f"size|{list_name}", "sk": _SIZE_SK}
 
 
 def coalesce(changes: Iterable[Change]) -> list[Change]:

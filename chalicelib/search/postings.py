@@ -104,11 +104,13 @@ def list_id(namespace: str, *parts: str) -> str:
     return "#".join((namespace, *parts))
 
 
-def _size_key(list_name: str) -> dict[str, str]:
+def size_key(list_name: str) -> dict[str, str]:
+    """The key of a list's size item (``size|<list id>``); :mod:`chalicelib.search.batch_writer` writes the same items."""
     return {"pk": f"size|{list_name}", "sk": _SIZE_SK}
 
 
-def _state_key(namespace: str, item_id: str) -> dict[str, str]:
+def state_key(namespace: str, item_id: str) -> dict[str, str]:
+    """The key of an item's state (``state|<namespace>|<item id>``); :mod:`chalicelib.search.batch_writer` writes the same items."""
     return {"pk": f"state|{namespace}|{item_id}", "sk": _STATE_SK}
 
 
@@ -117,7 +119,7 @@ def applied_keys(namespace: str, item_id: str) -> tuple[int, set[PostingKey]]:
 
     One strongly consistent GetItem of the state item.
     """
-    state = storage.get(_table(), _state_key(namespace, item_id), consistent=True)
+    state = storage.get(_table(), state_key(namespace, item_id), consistent=True)
     if state is None:
         return 0, set()
     return int(state.get("version", 0)), {PostingKey.decode(k) for k in state.get("keys", [])}
@@ -154,7 +156,7 @@ def apply(namespace: str, item_id: str, version: int, keys: Iterable[PostingKey]
     """
     target = {k.encoded() for k in keys}
     for _ in range(APPLY_ATTEMPTS):
-        state = storage.get(_table(), _state_key(namespace, item_id), consistent=True)
+        state = storage.get(_table(), state_key(namespace, item_id), consistent=True)
         if state is not None and int(state.get("version", 0)) >= version:
             return False
         applied = set(state.get("keys", [])) if state is not None else set()
@@ -187,7 +189,7 @@ def _write_changes(namespace: str, item_id: str, version: int, step: int | None,
                 ops.append(storage.delete_op(_table(), entry))
             moved[key.list_id] += delta
         # One size update per list: a transaction may not touch one item twice (AWS docs, TransactWriteItems).
-        ops += [storage.update_op(_table(), _size_key(name), "ADD n :d", ExpressionAttributeValues=storage.values(d=n))
+        ops += [storage.update_op(_table(), size_key(name), "ADD n :d", ExpressionAttributeValues=storage.values(d=n))
                 for name, n in moved.items()]
         storage.transact(ops)
         step = (step or 0) + 1
@@ -213,7 +215,7 @@ def _state_op(namespace: str, item_id: str, step: int | None, delta: int, chunk:
     if chunk:
         names["#k"] = "keys"
     return storage.update_op(
-        _table(), _state_key(namespace, item_id), expression, condition=condition,
+        _table(), state_key(namespace, item_id), expression, condition=condition,
         ExpressionAttributeValues=storage.values(**vals), **({"ExpressionAttributeNames": names} if names else {}),
     )
 
@@ -265,7 +267,7 @@ def read(
 
 def sizes(list_names: Sequence[str]) -> dict[str, int]:
     """The entry count of each list (0 for a list never written): one BatchGetItem per 100 lists."""
-    found = storage.batch_get(_table(), [_size_key(name) for name in dict.fromkeys(list_names)])
+    found = storage.batch_get(_table(), [size_key(name) for name in dict.fromkeys(list_names)])
     counted = {str(item["pk"]).removeprefix("size|"): int(item.get("n", 0)) for item in found}
     return {name: counted.get(name, 0) for name in list_names}
 
@@ -284,11 +286,11 @@ def bulk_items(namespace: str, filed: Iterable[tuple[str, int, Iterable[PostingK
         for key in unique:
             items.append({"pk": key.list_id, "sk": key.sort, "id": item_id})
             counts[key.list_id] += 1
-        state: dict[str, Any] = {**_state_key(namespace, item_id), "version": version, "step": 1}
+        state: dict[str, Any] = {**state_key(namespace, item_id), "version": version, "step": 1}
         if unique:
             state["keys"] = {k.encoded() for k in unique}
         items.append(state)
-    items.extend({**_size_key(name), "n": n} for name, n in counts.items())
+    items.extend({**size_key(name), "n": n} for name, n in counts.items())
     return items
 
 
