@@ -68,6 +68,7 @@ def test_bundle_holds_the_app_and_its_data_only(packaged: Path) -> None:
     tops = {n.split("/", 1)[0] for n in names}
     assert not tops & {"tests", "local_stack", "infra", "scripts", "moto", "bench"}
     assert {"pydantic_core", "aws_lambda_powertools"} <= tops
+    assert not [n for n in names if n.startswith("chalicelib/") and n.endswith(".pyc")]  # local bytecode stays local
 
 
 def test_deployed_functions_get_the_generated_cursor_secret(packaged: Path) -> None:
