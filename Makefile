@@ -32,8 +32,9 @@ demo: $(VENV)/.run-installed ## As `make run`, plus demo users and ~200 approved
 # Bytecode caching on, whatever the shell says: some machines export PYTHONDONTWRITEBYTECODE=1,
 # and then every Python process a target starts (pytest and its xdist workers, each local stack's
 # API and moto processes, the benchmarks) compiles every module it imports from source again and
-# pytest rewrites every test module again. The .pyc files land in __pycache__/ (git-ignored; chalice
-# bundle is built with bytecode off and chalicelib/__pycache__ removed first, tests/package checks). Measured on such a machine: tests/unit 20.0 s -> 17.6 s.
+# pytest rewrites every test module again. The .pyc files land in __pycache__/ (git-ignored); `make
+# package` builds the bundle with bytecode off and chalicelib/__pycache__ removed first (tests/package
+# checks). Measured on such a machine: tests/unit 20.0 s -> 17.6 s.
 unexport PYTHONDONTWRITEBYTECODE
 
 # Parallelism of `make test`: integration and end-to-end run side by side (their time is mostly
