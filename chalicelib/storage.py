@@ -547,9 +547,9 @@ def tx_check(table: str, key: Mapping[str, Any], condition: str, **expr: Unpack[
     return {"ConditionCheck": {"TableName": table, "Key": to_item(key), "ConditionExpression": condition, **expr}}
 
 
-# The untyped builders of the modules issue 20 moves into chalicelib/search (postings,
-# list_counters, listings.search.counters still declare dict[str, Any]): the same elements as
-# plain dicts. At that merge the moved modules call the tx_* builders and these go.
+# The untyped builders the search engine's modules still use (search.postings, search.counters,
+# listings.counters declare dict[str, Any]): the same elements as plain dicts. When those
+# modules call the tx_* builders these go.
 
 
 def put_op(table: str, item: Mapping[str, Any], condition: str | None = None, **expr: Unpack[Expressions]) -> dict[str, Any]:

@@ -76,9 +76,9 @@ KINDS = ("Put", "Update", "Delete", "ConditionCheck")
 def typed(op: Mapping[str, Any]) -> TransactItem:
     """An element built by a builder that still returns ``dict[str, Any]``, checked and typed.
 
-    The posting-list and counter builders (``chalicelib.postings``, ``list_counters``,
-    ``listings.search.counters``) move into ``chalicelib/search`` (issue 20) and are typed
-    there; until then their elements enter typed code through this check.
+    The search engine's posting-list and counter builders (``chalicelib.search.postings``,
+    ``chalicelib.search.counters``, ``chalicelib.listings.counters``) still return plain dicts;
+    their elements enter typed code through this check.
 
     Raises
     ------
