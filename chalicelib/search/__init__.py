@@ -2,10 +2,11 @@
 
 Domain-free: it knows posting lists, counters, sorted keys and geohash cells, never a listing,
 a profile or a saved search (import contract ``search-engine`` in pyproject.toml). A domain
-plugs in through :mod:`chalicelib.search.spec`: an :class:`~chalicelib.search.spec.IndexSpec`
-(the posting keys of one of its items, and how a list sorts) and a
-:class:`~chalicelib.search.spec.Matcher` (does this item satisfy this query). The engine
-reads candidates and returns item ids / records; the domain services render them.
+plugs in with two functions of its own: the posting keys of one of its items
+(:class:`~chalicelib.search.postings.PostingKey` sets, filed by
+:func:`~chalicelib.search.batch_writer.apply_batch`) and its matcher (does this item satisfy
+this query), with which it verifies the candidates the engine returns. The engine reads
+candidates and returns item ids; the domain services re-read and render them.
 
 Modules:
 
@@ -16,5 +17,6 @@ Modules:
 * :mod:`~chalicelib.search.merge`: lazy newest-first k-way merge of sorted runs (unions);
 * :mod:`~chalicelib.search.join`: zigzag (leapfrog) merge join of sorted lists (conjunctions);
 * :mod:`~chalicelib.search.buckets`: bucketed postings of number ranges;
-* :mod:`~chalicelib.search.geo`: geohash coverings and distance bounds (nearest-first walks).
+* :mod:`~chalicelib.search.geo`: geohash coverings and distance bounds (nearest-first walks);
+* :mod:`~chalicelib.search.batch_writer`: a stream batch of posting changes in a few calls.
 """
