@@ -86,7 +86,17 @@ def test_a_join_takes_the_smallest_path_and_the_selective_others() -> None:
     paths = _plan(category="jobs", q="rust", **{"meta.employmentType": "contract", "meta.remote": "remote"})
     rust, contract = stem_list("jobs", "rust"), value_list("jobs", "employmentType", "contract")
     remote = value_list("jobs", "remote", "remote")
-    sizes = {rust: 40, word_list("jobs", "rust") or "": 10, contract: 300, remote: 900}
-    assert [p.label for p in planner.join_paths(paths, sizes, 1000)] == ["q:rust", "meta.employmentType=contract"]
-    assert planner.join_paths(paths, sizes, 40) == []  # the category itself is the smallest
-    assert planner.join_paths(_plan(category="jobs", **{"meta.employmentType": "contract"}), sizes, 1000) == []
+    sizes = {rust: 400, word_list("jobs", "rust") or "": 100, contract: 3000, remote: 9000}
+    assert [p.label for p in planner.join_paths(paths, sizes, 10000)] == ["q:rust", "meta.employmentType=contract"]
+    assert planner.join_paths(paths, sizes, 400) == []  # the category itself is the smallest
+    assert planner.join_paths(_plan(category="jobs", **{"meta.employmentType": "contract"}), sizes, 10000) == []
+
+
+def test_no_join_when_the_smallest_path_is_read_whole_in_one_query() -> None:
+    paths = _plan(category="jobs", q="rust", **{"meta.employmentType": "contract"})
+    rust, contract = stem_list("jobs", "rust"), value_list("jobs", "employmentType", "contract")
+    word = word_list("jobs", "rust") or ""
+    sizes = {rust: planner.JOIN_MIN_SMALLEST, word: 0, contract: 500}
+    assert planner.join_paths(paths, sizes, 10000) == []
+    sizes[rust] += 1
+    assert [p.label for p in planner.join_paths(paths, sizes, 10000)] == ["q:rust", "meta.employmentType=contract"]

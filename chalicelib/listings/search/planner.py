@@ -62,6 +62,11 @@ MAX_CORRECTIONS = 16
 #: a restriction may hold to be intersected rather than verified (docs/search.md, "Conjunctions").
 MAX_JOIN = 4
 JOIN_FRACTION = 0.5
+#: No join when the smallest path holds at most this many listings: one Query reads it whole and
+#: one BatchGetItem (at most 100 keys, AWS docs) verifies it, while a join would add seeks into
+#: the larger lists (measured: ``bench/relevance.py``'s two-word queries with a rare word read
+#: 139 and 194 items joined, against budgets of 137 and 179, and fit unjoined).
+JOIN_MIN_SMALLEST = 100
 
 
 @dataclass(frozen=True)
@@ -173,12 +178,13 @@ def sized(path: Path, sizes: dict[str, int]) -> Path:
 def join_paths(paths: Plan, sizes: dict[str, int], stream_size: int) -> list[Path]:
     """The list paths to intersect by merge join, smallest first (fewer than two: no join).
 
-    The smallest path always; each other path only when it holds at most :data:`JOIN_FRACTION`
+    None when the smallest path holds at most :data:`JOIN_MIN_SMALLEST` listings. Else the
+    smallest path always; each other path only when it holds at most :data:`JOIN_FRACTION`
     of the scope's ``stream_size`` ACTIVE listings and lowers the weighted read cost
     (:func:`chalicelib.search.join.worth_joining`); at most :data:`MAX_JOIN`.
     """
     ordered = sorted((sized(p, sizes) for p in paths.lists), key=lambda p: p.size)
-    if len(ordered) < 2 or ordered[0].size >= stream_size:
+    if len(ordered) < 2 or ordered[0].size >= stream_size or ordered[0].size <= JOIN_MIN_SMALLEST:
         return []
     chosen = [ordered[0], *(p for p in ordered[1:] if p.size <= JOIN_FRACTION * stream_size)]
     count = join.worth_joining([min(1.0, p.size / max(stream_size, 1)) for p in chosen], MAX_JOIN)
