@@ -1,68 +1,22 @@
 """The search engine's place in the module graph (issue 20): no import cycle, no domain below it.
 
 ``chalicelib.search`` importing no domain package is an import contract (pyproject.toml,
-``search-engine``); this test adds what import-linter does not check: the module graph of
-``chalicelib`` has no cycle, and in the search area no package imports back into a package
-that imports it at run time (the former ``listings.service <-> listings.search <->
-listings.repository`` loop). The HTTP edge (``listings.routes``) names the search modules for
-type checking only and loads them lazily (:mod:`chalicelib.lazy`), so it is left out of the
-run-time package check.
+``search-engine``); this test adds what import-linter does not check: in the search area no package imports back
+into a package that imports it at run time (the former ``listings.service <-> listings.search <->
+listings.repository`` loop). The HTTP edge (``listings.routes``) names the search modules in its
+``lazy_imports`` block and loads them on first call (:mod:`chalicelib.lazy`), so routes modules
+are left out of the run-time package check. That no module of ``chalicelib`` imports itself through others is
+``tests/unit/test_import_cycles.py``.
 """
 
 from __future__ import annotations
 
-import sys
 from itertools import product
 
 import grimp
 
 SEARCH_AREA = ("chalicelib.search", "chalicelib.listings", "chalicelib.listings.search", "chalicelib.profiles",
                "chalicelib.saved_searches")
-
-
-def _cycles(graph: grimp.ImportGraph, modules: set[str]) -> list[list[str]]:
-    """Strongly connected components of more than one module (Tarjan, 1972)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for nxt in graph.find_modules_directly_imported_by(node) & modules:
-            if nxt not in index:
-                visit(nxt)
-                low[node] = min(low[node], low[nxt])
-            elif nxt in on_stack:
-                low[node] = min(low[node], index[nxt])
-        if low[node] == index[node]:
-            component = []
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                component.append(member)
-                if member == node:
-                    break
-            if len(component) > 1:
-                found.append(component)
-
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 10_000))
-    try:
-        for module in sorted(modules):
-            if module not in index:
-                visit(module)
-    finally:
-        sys.setrecursionlimit(limit)
-    return found
-
-
-def test_the_module_graph_of_chalicelib_has_no_cycle() -> None:
-    graph = grimp.build_graph("chalicelib")
-    assert _cycles(graph, set(graph.modules)) == []
 
 
 def test_no_package_of_the_search_area_imports_back_at_run_time() -> None:
