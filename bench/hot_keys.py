@@ -81,7 +81,8 @@ TARGET_PER_SECOND = {"approvals": 300, "searches": 5000, "messages": 2000}
 #: rest are assumptions of this model: five conversations per user; one webhook and one saved
 #: search per user; events, requests and attempts are written once each (never hot).
 TARGET_ENTITIES = {"usr": 1_000_000, "lst": 10_000_000, "cnv": 5_000_000, "whk": 1_000_000, "ss": 1_000_000,
-                   "msg": 10**9, "evt": 10**9, "req": 10**8, "dlv": 10**9, "key": 1_000_000}
+                   "msg": 10**9, "evt": 10**9, "req": 10**8, "dlv": 10**9, "key": 1_000_000,
+                   "ledger": 1}  # not used for ledgers: PER_BATCH
 #: A partition's limits (AWS docs, "Service quotas": 3,000 RCU and 1,000 WCU per second per
 #: partition) and the budget: half of each.
 PARTITION_RCU, PARTITION_WCU = 3000, 1000
@@ -103,9 +104,21 @@ KNOWN_CEILING = 2.0
 #: and strongly consistent reads are already counted twice and eventually consistent reads half.
 PRICE_PER_MILLION_WRU, PRICE_PER_MILLION_RRU = 0.625, 0.125
 SECONDS_PER_MONTH = 30 * 86400
-#: An entity's id in a key: ``usr_...`` and the other prefixed ids, or an API key's rate-limit
-#: bucket ``key#<key id>`` (one bucket per key: one key per user at the target).
-ENTITY = re.compile(r"\b(usr|lst|cnv|whk|ss|msg|evt|req|dlv)_[0-9A-Za-z]{8,}|\b(key)#[0-9a-f]{16,}")
+#: An entity's id in a key: ``usr_...`` and the other prefixed ids, an API key's rate-limit
+#: bucket ``key#<key id>`` (one bucket per key: one key per user at the target), or a posting
+#: indexer's ledger ``ledger|<uuid>`` (one per stream batch, written with the batch's states and
+#: consumed by it: more traffic means more ledgers, not more writes to one; docs/search.md).
+ENTITY = re.compile(r"\b(usr|lst|cnv|whk|ss|msg|evt|req|dlv)_[0-9A-Za-z]{8,}|\b(key)#[0-9a-f]{16,}|\b(ledger)\|[0-9a-f]{32}")
+
+#: The kind of key written once per stream batch (:data:`ENTITY`); not diluted or multiplied by
+#: traffic: its whole life (written with a batch's states, then consumed) is charged as one second.
+PER_BATCH = "ledger"
+
+
+def _kind(match: re.Match[str]) -> str:
+    """The entity kind of an :data:`ENTITY` match (``usr``, ``key``, ``ledger``, ...)."""
+    return next(group for group in match.groups() if group)
+
 
 # -- item sizes and capacity units (AWS docs, "Item sizes and formats") ---------------------------
 
@@ -253,7 +266,7 @@ class Recorder:
             units[0] += rcu
             units[1] += wcu
             for match in ENTITY.finditer(value or ""):
-                self.entities[(self.phase, match.group(1) or match.group(2))].add(match.group(0))
+                self.entities[(self.phase, _kind(match))].add(match.group(0))
 
     def _key_of(self, schema: Schema, item: dict[str, Any]) -> dict[str, Any]:
         names = [schema.table.hash] + ([schema.table.range] if schema.table.range else [])
@@ -620,10 +633,12 @@ def project(recorder: Recorder, run: Run, merge: bool) -> list[Projection]:
         if phase not in TARGET_PER_SECOND or not run.ops.get(phase):
             continue
         factor = TARGET_PER_SECOND[phase] / run.ops[phase]
-        kinds = {m.group(1) or m.group(2) for m in ENTITY.finditer(key)}
+        kinds = {_kind(m) for m in ENTITY.finditer(key)}
         for kind in kinds:  # spread over the kind's entities at the target
             seen = max(1, len(recorder.entities[(phase, kind)]))
             factor *= seen / TARGET_ENTITIES[kind]
+        if PER_BATCH in kinds:  # more traffic, more ledgers: one ledger's whole life as one second's load
+            factor = 1.0
         name = unsharded(key) if merge else key
         totals[name][0] += rcu * factor
         totals[name][1] += wcu * factor
