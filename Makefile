@@ -37,8 +37,9 @@ demo: $(VENV)/.run-installed ## As `make run`, plus demo users and ~200 approved
 # checks). Measured on such a machine: tests/unit 20.0 s -> 17.6 s.
 unexport PYTHONDONTWRITEBYTECODE
 
-# Parallelism of `make test`: integration and end-to-end run side by side (their time is mostly
-# waiting: receivers, deadlines, the stack's processes). End-to-end runs on E2E_WORKERS pytest-xdist
+# Parallelism of `make test`: unit, integration and end-to-end run side by side (end-to-end's time is
+# mostly waiting: receivers, deadlines, the stack's processes; the unit run, one process, used to
+# hold both cores' work back for its ~20 s while one core idled). End-to-end runs on E2E_WORKERS pytest-xdist
 # workers (whole files per worker, each worker with a stack of its own; the schemathesis contract
 # file first, on a worker of its own: tests/e2e/conftest.py). 0 runs a folder in one process.
 # INTEGRATION_WORKERS spreads tests/integration the same way (default 2, whole files per worker,
@@ -55,9 +56,8 @@ export CHROMIUM_PATH := $(CHROMIUM)
 browser: ## Install Debian's chromium for the browser tests unless it is there (apt-get, sudo when not root)
 	@CHROMIUM=$(CHROMIUM) sh scripts/install-chromium.sh
 
-test: $(VENV)/.installed browser ## Installs what it needs (Python packages, chromium), then every test: unit first, then integration and end-to-end side by side
-	$(PY) -m pytest -q tests/unit
-	@$(MAKE) --no-print-directory -j2 --output-sync=target integration e2e
+test: $(VENV)/.installed browser ## Installs what it needs (Python packages, chromium), then every test: unit, integration and end-to-end side by side
+	@$(MAKE) --no-print-directory -j3 --output-sync=target unit integration e2e
 
 unit: $(VENV)/.installed ## Pure logic, no moto (seconds)
 	$(PY) -m pytest -q tests/unit

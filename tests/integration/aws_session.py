@@ -34,6 +34,7 @@ from moto.sqs.models import sqs_backends
 
 from local_stack.moto_server import (
     fast_json_structures,
+    fast_update_expressions,
     honour_client_request_tokens,
     read_one_partition,
     remember_deduplication_ids,
@@ -45,6 +46,7 @@ remember_deduplication_ids()  # SQS FIFO deduplication as in AWS (see local_stac
 honour_client_request_tokens()  # TransactWriteItems idempotent by ClientRequestToken, as in DynamoDB
 undo_cancelled_transactions()  # items and stream records put back from an undo log, no table copies (local_stack/moto_server.py)
 read_one_partition()  # a Query of a table reads its partition, not every item (local_stack/moto_server.py)
+fast_update_expressions()  # UpdateExpressions parsed once per string, trees copied cheaply (local_stack/moto_server.py)
 fast_json_structures()  # wire-shaped dicts serialized without moto's alias lookups (local_stack/moto_server.py)
 
 REGION = "us-east-1"
