@@ -460,6 +460,28 @@ UPDATE_EXPRESSION_PATCHES: list[tuple[Any, str, Any, Any]] = []
 PARSED_EXPRESSIONS = 4096
 
 
+def list_action_methods_once() -> None:
+    """Patch moto's dispatch to list a response class's methods once per class.
+
+    ``BaseResponse.call_action`` calls ``method_names_from_class`` (``inspect.getmembers`` over the
+    whole class hierarchy) on every request to check that the action exists: measured with
+    cProfile on five integration files, 0.35 ms per call, 3% of the run. A class's functions do not
+    change while moto runs, so the list is kept per class.
+    """
+    from moto.core import responses
+
+    listed = responses.method_names_from_class
+    if getattr(listed, "listed_once", False):
+        return
+    cached = functools.cache(listed)
+
+    def method_names_from_class(clazz: object) -> list[str]:
+        return cached(clazz)  # type: ignore[no-any-return]
+
+    method_names_from_class.listed_once = True  # type: ignore[attr-defined]
+    responses.method_names_from_class = method_names_from_class
+
+
 #: Threads serving requests (they take turns: :func:`serialized`); the API and the event runner
 #: keep many connections open, which waitress holds without a thread each.
 SERVER_THREADS = 4
@@ -481,6 +503,7 @@ def main(host: str, port: int) -> None:
     fast_json_structures()
     list_moto_modules_once()
     fast_update_expressions()
+    list_action_methods_once()
     remember_deduplication_ids()
     honour_client_request_tokens()
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)  # "task queue depth": requests wait their turn by design

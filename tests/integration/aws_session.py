@@ -36,6 +36,7 @@ from local_stack.moto_server import (
     fast_json_structures,
     fast_update_expressions,
     honour_client_request_tokens,
+    list_action_methods_once,
     read_one_partition,
     remember_deduplication_ids,
     undo_cancelled_transactions,
@@ -47,6 +48,7 @@ honour_client_request_tokens()  # TransactWriteItems idempotent by ClientRequest
 undo_cancelled_transactions()  # items and stream records put back from an undo log, no table copies (local_stack/moto_server.py)
 read_one_partition()  # a Query of a table reads its partition, not every item (local_stack/moto_server.py)
 fast_update_expressions()  # UpdateExpressions parsed once per string, trees copied cheaply (local_stack/moto_server.py)
+list_action_methods_once()  # a response class's methods listed once, not per request (local_stack/moto_server.py)
 fast_json_structures()  # wire-shaped dicts serialized without moto's alias lookups (local_stack/moto_server.py)
 
 REGION = "us-east-1"

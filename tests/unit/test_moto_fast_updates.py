@@ -1,4 +1,4 @@
-"""``local_stack.moto_server.fast_update_expressions`` writes exactly what moto's own path writes.
+"""``local_stack.moto_server``'s dispatch and UpdateExpression patches behave exactly as moto itself.
 
 Hypothesis draws a stored item (or none) and an UpdateExpression of every action kind (SET with
 ``+``/``-``, ``if_not_exists`` and ``list_append``, nested map paths and list indexes, REMOVE, ADD,
@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from moto.dynamodb.models import DynamoDBBackend
 
-from local_stack.moto_server import UPDATE_EXPRESSION_PATCHES, fast_update_expressions
+from local_stack.moto_server import UPDATE_EXPRESSION_PATCHES, fast_update_expressions, list_action_methods_once
 
 _tables = itertools.count()
 _NAMES = {"#a": "alpha", "#b": "beta", "#m": "meta", "#l": "tags", "#s": "set"}
@@ -100,3 +100,14 @@ def test_the_patched_functions_are_in_place() -> None:
     assert UPDATE_EXPRESSION_PATCHES
     for owner, name, _, fast in UPDATE_EXPRESSION_PATCHES:
         assert owner.__dict__[name] is fast if isinstance(owner, type) else getattr(owner, name) is fast
+
+
+def test_action_methods_are_listed_as_moto_lists_them() -> None:
+    from moto.core import responses, utils
+    from moto.dynamodb.responses import DynamoHandler
+    from moto.sqs.responses import SQSResponse
+
+    list_action_methods_once()
+    for handler in (DynamoHandler, SQSResponse):
+        assert responses.method_names_from_class(handler) == utils.method_names_from_class(handler)
+        assert "transact_write_items" in responses.method_names_from_class(DynamoHandler)
