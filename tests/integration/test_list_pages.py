@@ -156,7 +156,7 @@ def assert_lists_exact(users: list[str], owner: str, listing_ids: list[str], pag
     subject_type=st.sampled_from(SUBJECT_TYPES),
     status=st.sampled_from(STATUSES),
 )
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 def test_cursor_pages_of_every_request_list_equal_brute_force(
     aws: dict[str, str], plan: list[tuple[int, int, int, str | None]], page_size: int,
     subject_type: str | None, status: str | None,
@@ -350,7 +350,7 @@ def test_a_listing_cursor_is_bound_to_its_listing_and_status(api: Api, alice: Us
     page_size=st.integers(1, 3),
     subject_type=st.sampled_from(SUBJECT_TYPES),
 )
-@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 def test_conversation_pages_follow_recent_activity_like_brute_force(
     aws: dict[str, str], plan: list[tuple[int, int]], leaves: set[int], page_size: int, subject_type: str | None
 ) -> None:

@@ -61,7 +61,7 @@ def counted(owner_id: str) -> int:
     plan=st.lists(st.tuples(st.booleans(), st.integers(0, 2)), max_size=10),
     page_size=st.integers(1, 3),
 )
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 def test_cursor_pages_equal_brute_force_over_creates_and_deletes(
     api: Api, plan: list[tuple[bool, int]], page_size: int
 ) -> None:

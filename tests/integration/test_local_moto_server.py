@@ -97,7 +97,7 @@ def _operation(kind: str, table: str, pk: str, sk: str, value: int) -> dict[str,
 KEYS = [(pk, sk) for pk in ("a", "b") for sk in ("1", "2", "3")]
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(
     initial=st.dictionaries(st.sampled_from(KEYS), st.integers(0, 9), max_size=len(KEYS)),
     writes=st.lists(st.tuples(st.sampled_from(["Put", "Update", "Delete", "ConditionCheck"]), st.integers(0, 9)),
@@ -147,7 +147,7 @@ def test_a_cancelled_transaction_leaves_every_item_as_it_was_and_a_committed_one
         dynamodb.delete_table(TableName=name)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(
     items=st.dictionaries(st.tuples(st.sampled_from("abc"), st.integers(0, 30)), st.integers(0, 9), max_size=40),
     partition=st.sampled_from("abcd"),

@@ -305,7 +305,7 @@ def _brute_force(query: ProfileSearchQuery) -> list[str]:
     page_size=st.integers(1, 4),
     budget=st.integers(1, 8),
 )
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 def test_cursor_pages_equal_brute_force(
     aws: dict[str, str], aws_resources: Resources, monkeypatch: pytest.MonkeyPatch,
     people: list[tuple[dict[str, Any], dict[str, Any] | None]], queries: list[dict[str, Any]], page_size: int, budget: int,

@@ -90,7 +90,7 @@ def _all_pages(params: dict[str, str]) -> list[str]:
     min_limit=st.sampled_from([3, 10]),
     count_pages=st.sampled_from([0, 1, 5]),
 )
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 def test_geo_cursor_pages_equal_brute_force(
     aws: dict[str, str], monkeypatch: pytest.MonkeyPatch, seed: int, center: tuple[float, float], radius: str | None,
     category: str | None, role: str | None, employment: str | None, page_size: int, min_limit: int, count_pages: int,

@@ -171,7 +171,7 @@ _ROLES = {"jobs": ["hiring", "seeking"], "housing": ["offering", "seeking"]}
     category=st.sampled_from(["jobs", "housing", None]),
     role_index=st.integers(0, 1) | st.none(),
 )
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 def test_cursor_pages_equal_brute_force(
     aws: dict[str, str], plan: list[tuple[str, int, bool]], page_size: int, category: str | None, role_index: int | None
 ) -> None:
@@ -218,7 +218,7 @@ _TYPES = ["full_time", "part_time"]
     budget=st.integers(1, 6),
     sort=st.sampled_from(["newest", "relevance"]),
 )
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 def test_filtered_cursor_pages_equal_brute_force(
     aws: dict[str, str], monkeypatch: pytest.MonkeyPatch, plan: list[tuple[str, str, bool]], page_size: int,
     term: str | None, employment: str | None, budget: int, sort: str,

@@ -100,3 +100,43 @@ def test_no_test_module_asserts_a_wall_clock_duration() -> None:
         if path.name != Path(__file__).name and (lines := wall_clock_assertions(path.read_text()))
     }
     assert found == {}, f"wall-clock assertions (move them to a bench/ --check): {found}"
+
+
+def _times_examples(keyword: ast.keyword) -> bool:
+    """A ``deadline`` other than ``None``, or a literal list of suppressed checks without ``too_slow``."""
+    if keyword.arg == "deadline":
+        return not (isinstance(keyword.value, ast.Constant) and keyword.value.value is None)
+    if keyword.arg == "suppress_health_check" and isinstance(keyword.value, ast.List):
+        return not any(isinstance(e, ast.Attribute) and e.attr == "too_slow" for e in keyword.value.elts)
+    return False
+
+
+def _timed_hypothesis_settings(source: str) -> list[int]:
+    """Lines of ``settings(...)`` calls that put a wall-clock bound back (see :func:`_times_examples`)."""
+    return [
+        node.lineno
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name | ast.Attribute)
+        and (node.func.id if isinstance(node.func, ast.Name) else node.func.attr) in {"settings", "register_profile"}
+        for keyword in node.keywords
+        if _times_examples(keyword)
+    ]
+
+
+def test_hypothesis_times_no_example_on_the_wall_clock() -> None:
+    """Hypothesis's per-example ``deadline`` and its ``too_slow`` health check are wall-clock bounds."""
+    from hypothesis import HealthCheck, settings
+
+    assert settings.default.deadline is None
+    assert HealthCheck.too_slow in settings.default.suppress_health_check
+    sample = ("settings(deadline=200)\n@settings(max_examples=5, deadline=None)\ndef f(): pass\n"
+              "settings(suppress_health_check=[HealthCheck.function_scoped_fixture])\n"
+              "settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])\n")
+    assert _timed_hypothesis_settings(sample) == [1, 4]
+    found = {
+        str(path.relative_to(TESTS.parent)): lines
+        for path in sorted(TESTS.rglob("*.py"))
+        if (lines := _timed_hypothesis_settings(path.read_text()))
+    }
+    assert found == {}, f"hypothesis deadlines on the wall clock: {found}"
