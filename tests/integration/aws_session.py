@@ -37,6 +37,7 @@ from local_stack.moto_server import (
     fast_update_expressions,
     honour_client_request_tokens,
     list_action_methods_once,
+    list_moto_modules_once,
     read_one_partition,
     remember_deduplication_ids,
     undo_cancelled_transactions,
@@ -48,6 +49,7 @@ honour_client_request_tokens()  # TransactWriteItems idempotent by ClientRequest
 undo_cancelled_transactions()  # items and stream records put back from an undo log, no table copies (local_stack/moto_server.py)
 read_one_partition()  # a Query of a table reads its partition, not every item (local_stack/moto_server.py)
 fast_update_expressions()  # UpdateExpressions parsed once per string, trees copied cheaply (local_stack/moto_server.py)
+list_moto_modules_once()  # moto's package folder listed once, not per request (local_stack/moto_server.py)
 list_action_methods_once()  # a response class's methods listed once, not per request (local_stack/moto_server.py)
 fast_json_structures()  # wire-shaped dicts serialized without moto's alias lookups (local_stack/moto_server.py)
 
