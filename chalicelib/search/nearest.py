@@ -14,21 +14,28 @@ geohash cells):
    position are left out.
 2. **Ring.** A page after a cursor knows where to look: the cursor carries the outer radius of
    the ring expected to hold the next page (:class:`Cursor`, ``ring_km``: from the density the
-   previous page met, times :data:`RING_SAFETY`). The queued cells meeting that ring are split
-   until a cell's radial extent is at most the ring's width (at most :data:`MAX_RING_CELLS`
-   cells), and all of them are read in **one** parallel step. When the ring holds the page,
-   this is the only step of the walk.
-3. **Nearest first.** Otherwise (a first page, or a ring that came up short) the nearest range
-   is read (``Limit``) and each item verified by the domain's matcher. When a range holds more
-   than the ``Limit`` (a dense place, or a coarse cell far from the center), the unread rest of
-   the cell being read is split into its 32 children and the later cells are queued on their
-   own, so dense places are read in finer and finer cells; while reads come back nearly empty,
-   up to :data:`WAVE` ranges are read in one parallel step.
+   previous page met, times :data:`RING_SAFETY`). A first page measures the density instead:
+   the cells holding the center are split down to :data:`FOCUS_PRECISION` first, so the first
+   read is the center's cell; a read of such a cell that stops at its ``Limit`` gives matches
+   per km² from the part of its key space it covered, and later the matches within the disk
+   read completely give it (at least :data:`DENSITY_MATCHES` of them). Once known, the ring
+   expected to hold the page is read. A ring: the queued cells meeting it are split until a
+   cell's radial extent is at most :data:`RING_CELL_EXTENT` ring widths (at most
+   :data:`MAX_RING_CELLS` cells per search), and all of them are read in **one** parallel
+   step. When the ring holds the page, this is the last step of the page. One ring per page.
+3. **Nearest first.** Otherwise (before the density is known, or a ring that came up short) the
+   nearest range is read (``Limit``) and each item verified by the domain's matcher. When a
+   range holds more than the ``Limit`` (a dense place, or a coarse cell far from the center),
+   the unread rest of the cell being read is split into its 32 children and the later cells
+   are queued on their own, so dense places are read in finer and finer cells; while reads
+   come back nearly empty, :data:`WAVE` ranges, then twice as many each step (up to
+   :data:`MAX_STEP_RANGES`), are read in one parallel step; once the page's k-th match is known
+   after a ring, every range nearer than it is read in one step.
 4. **Stop.** Once the page is full and the next range cannot hold anything as near as the
    page's last item, the page is final.
 5. **Total.** The walk then goes on, counting matches, until it has read :data:`COUNT_PAGES`
-   pages' worth of items; if it read every range by then ``total`` is exact, otherwise it is
-   the matches counted so far and the relation is ``"gte"``.
+   pages' worth of items or taken :data:`COUNT_STEPS` steps; if it read every range by then the
+   total is exact, otherwise it is the matches counted so far and the relation is ``"gte"``.
 
 Order: great-circle (haversine) distance ascending, ties by the domain's tie key descending
 (newest first for listings).
@@ -57,7 +64,8 @@ MIN_LIMIT = 10
 #: returned at least this many of its items (a dense cell); a sparse one continues as one range
 #: (splitting it would cost a Query per nearly empty child).
 SPLIT_AFTER = 8
-#: Ranges read concurrently by the adaptive walk while reads come back nearly empty.
+#: Ranges read concurrently by the adaptive walk once reads come back nearly empty (doubling each
+#: step while they stay so).
 WAVE = 4
 #: Largest ``Limit`` of one Query.
 MAX_LIMIT = 1000
@@ -69,8 +77,18 @@ POOL_THREADS = 16
 RING_SAFETY = 1.5
 #: Most cells of a ring (each a key range; contiguous ones share a Query).
 MAX_RING_CELLS = 96
-#: Most ranges of one step of the walk once the page's k-th match is known.
+#: Fewest cells a ring may hold in each scope, however many scopes share :data:`MAX_RING_CELLS`.
+MIN_RING_CELLS = 48
+#: Most ranges of one step of the walk (a sparse place, the ranges nearer than the k-th match
+#: after a ring, a counting step).
 MAX_STEP_RANGES = 32
+#: A first page splits the cells holding the center down to this precision (about 4.9 x 4.9 km)
+#: before its first read, so that read measures the density at the center.
+FOCUS_PRECISION = 5
+#: Matches within the disk read completely that make a density estimate (fewer: too noisy).
+DENSITY_MATCHES = 3
+#: Smallest ``Limit`` of the ranges of one counting step (more ranges would each stop at once).
+COUNT_MIN_LIMIT = 4
 #: Most steps of the count after the page.
 COUNT_STEPS = 3
 #: The cells of a ring are split until their radial extent (farthest minus nearest distance) is at
@@ -271,6 +289,10 @@ class _Walk[T]:
         self.steps = 0
         #: Whether this page already read a ring (at most one per page).
         self.ringed = False
+        #: Cells a ring may hold per scope (each is read in every scope).
+        self.max_ring_cells = max(MIN_RING_CELLS, MAX_RING_CELLS // max(1, len(source.scopes)))
+        #: Matches per km² measured by a first read that stopped at its ``Limit`` (:meth:`_density`).
+        self.density: float | None = None
         #: Set once the page is final and the walk only counts (see :meth:`count`).
         self.counting = False
         cells = [c for c in geo.covering(lat, lng, radius_km) if self._wanted(c)]
@@ -320,7 +342,20 @@ class _Walk[T]:
                 if self._after_cursor(distance, tie):
                     self.matches.append((distance, tie, item))
         if last_point is not None:
+            if (self.density is None and len(current.cells) == 1 and current.after is None
+                    and current.cells[0].precision >= FOCUS_PRECISION):
+                self.density = self._density(current.cells[0], last_point, items)
             self._queue_rest(current, last_point, items)
+
+    def _density(self, found: geo.Cell, point: str, read: list[T]) -> float | None:
+        """Matches per km² met by a read of cell ``found`` that stopped at its ``Limit`` at key
+        ``point``: the items read lie in the part of the cell whose keys come before ``point``, a
+        fraction of its key space and about that fraction of its area (its children are equal boxes)."""
+        matched = sum(1 for item in read if self.source.distance(item) is not None)
+        digits = point[found.precision : geo.POINT_PRECISION]
+        fraction = sum(geo.BASE32.index(c) * 32.0 ** -(i + 1) for i, c in enumerate(digits) if c in geo.BASE32)
+        area = found.area_km2() * fraction
+        return matched / area if matched and area > 0 else None
 
     def _queue_rest(self, current: _Range, point: str, read: list[T]) -> None:
         """Queue what ``current`` holds after key ``point`` (the last of the items ``read``): the
@@ -379,8 +414,9 @@ class _Walk[T]:
     def _refine(self, cells: dict[str, geo.Cell], outer_km: float, width: float) -> dict[str, geo.Cell]:
         """Split the cells (by geohash) that reach the disk of ``outer_km`` until each one's radial
         extent is at most :data:`RING_CELL_EXTENT` ring widths, largest first, while the cells
-        reaching the disk stay within :data:`MAX_RING_CELLS`; children wholly before the cursor
-        are left out."""
+        reaching the disk stay within :data:`MAX_RING_CELLS` (shared by the scopes, at least
+        :data:`MIN_RING_CELLS` each); children
+        wholly before the cursor are left out."""
         coarse = [(-(c.max_km - c.min_km), c.geohash) for c in cells.values()]
         heapq.heapify(coarse)
         inside = sum(1 for c in cells.values() if c.min_km - geo.BOUND_MARGIN_KM <= outer_km)
@@ -392,7 +428,7 @@ class _Walk[T]:
                 continue
             split = [c for c in geo.children(self.lat, self.lng, parent) if self._wanted(c)]
             reaching = sum(1 for c in split if c.min_km - geo.BOUND_MARGIN_KM <= outer_km)
-            if inside - 1 + reaching > MAX_RING_CELLS:
+            if inside - 1 + reaching > self.max_ring_cells:
                 break
             inside += reaching - 1
             del cells[geohash]
@@ -401,20 +437,64 @@ class _Walk[T]:
                 heapq.heappush(coarse, (-(child.max_km - child.min_km), child.geohash))
         return cells
 
+    def _first_ring_km(self, need: int) -> float | None:
+        """Outer radius (km) of the ring expected to hold the page, from the density measured so far:
+        the matches within the disk the walk has read completely (every queued range is farther),
+        when there are at least :data:`DENSITY_MATCHES` of them; else the first read of a cell of
+        :data:`FOCUS_PRECISION` or finer that stopped at its ``Limit`` (:meth:`_density`)."""
+        inner = self.cursor.distance if self.cursor is not None else 0.0
+        done = self.queue[0].min_km if self.queue else None
+        density = self.density
+        if done is not None and done > inner:
+            within = sum(1 for m in self.matches if m[0] <= done)
+            if within >= DENSITY_MATCHES:
+                density = within / (geo.cap_area_km2(done) - geo.cap_area_km2(inner))
+        if density is None or density <= 0:
+            return None
+        return cap_radius_km(geo.cap_area_km2(inner) + RING_SAFETY * need / density)
+
+    def focus(self) -> None:
+        """Split the queued cells holding the center down to :data:`FOCUS_PRECISION` (their other
+        children queued as runs), so that a first page's first read is local to the center."""
+        for _ in range(FOCUS_PRECISION):
+            holding = [r for r in self.queue if r.after is None and r.min_km <= 0.0
+                       and any(c.min_km <= 0.0 and c.precision < FOCUS_PRECISION for c in r.cells)]
+            if not holding:
+                return
+            self.queue = [r for r in self.queue if r not in holding]
+            for current in holding:
+                cells: list[geo.Cell] = []
+                for found in current.cells:
+                    if found.min_km <= 0.0 and found.precision < FOCUS_PRECISION:
+                        cells += [c for c in geo.children(self.lat, self.lng, found) if self._wanted(c)]
+                    else:
+                        cells.append(found)
+                for run in runs(cells):
+                    self._push(current.scope, run)
+            heapq.heapify(self.queue)
+
     def fill(self, need: int) -> None:
         """Read nearest first until ``need`` matches are known and no queued range can hold a nearer one.
 
-        While reads come back nearly empty (fewer than ``MIN_LIMIT / 2`` items per range: a
-        sparse place), up to :data:`WAVE` of the nearest ranges are read at once, those that the
-        walk would read next anyway unless they bring nearer matches (all of them while fewer
-        than ``need`` matches are known, else those nearer than the ``need``-th match); in a
-        dense place ranges are read one by one, so the walk reads little past the page.
+        As soon as a density is known (:meth:`_first_ring_km`) and the page has not read a ring,
+        the ring expected to hold the page is read (:meth:`ring`). Otherwise, while reads come
+        back nearly empty (fewer than ``MIN_LIMIT / 2`` items per range: a sparse place),
+        :data:`WAVE` of the nearest ranges, then twice as many each step, are read at once,
+        those that the walk would read next anyway unless they bring nearer matches (all of
+        them while fewer than ``need`` matches are known, else those nearer than the
+        ``need``-th match); in a dense place ranges are read one by one, so the walk reads
+        little past the page.
         """
         width = 1
         while self.queue:
             kth = self.kth_distance(need)
             if kth is not None and self.queue[0].min_km - geo.BOUND_MARGIN_KM > kth:
                 return
+            if not self.ringed:
+                outer = self._first_ring_km(need)
+                if outer is not None:
+                    self.ring(outer if kth is None else min(outer, kth), need)
+                    continue
             ranges = [heapq.heappop(self.queue)]
             # once the page's k-th match is known, every range that may hold a nearer one is read
             # before the page is final: all of them in one step (MAX_STEP_RANGES at most)
@@ -423,15 +503,17 @@ class _Walk[T]:
                 ranges.append(heapq.heappop(self.queue))
             before = self.read
             self.wave(ranges, min(MAX_LIMIT, max(MIN_LIMIT, need - len(self.matches) + 1)))
-            width = WAVE if 2 * (self.read - before) < MIN_LIMIT * len(ranges) else 1
+            sparse = 2 * (self.read - before) < MIN_LIMIT * len(ranges)
+            width = min(MAX_STEP_RANGES, max(WAVE, 2 * width)) if sparse else 1
 
     def count(self, budget: int) -> None:
-        """Go on reading (counting matches) until every range is read or ``budget`` items were read.
+        """Go on reading (counting matches) until every range is read, ``budget`` items were read or
+        :data:`COUNT_STEPS` steps were taken.
 
         Order no longer matters here: contiguous queued ranges are joined again (fewer Queries), a
-        range stopped by its ``Limit`` continues as one range (no split), and, as in :meth:`fill`,
-        ranges are read :data:`WAVE` at a time (the budget left shared) while reads come back
-        nearly empty, else one by one with the whole budget left.
+        range stopped by its ``Limit`` continues as one range (no split); the first step reads the
+        nearest range with the whole budget left (a dense place ends there), the next ones up to
+        :data:`MAX_STEP_RANGES` ranges sharing what is left (at least :data:`COUNT_MIN_LIMIT` each).
         """
         if not self.queue or self.read >= budget:
             return
@@ -442,7 +524,7 @@ class _Walk[T]:
             left = budget - self.read
             if not self.queue or left <= 0:
                 return
-            ranges = [heapq.heappop(self.queue) for _ in range(min(width, len(self.queue), left))]
+            ranges = [heapq.heappop(self.queue) for _ in range(min(width, len(self.queue), max(1, left // COUNT_MIN_LIMIT)))]
             self.wave(ranges, min(MAX_LIMIT, max(1, left // len(ranges))))
             width = MAX_STEP_RANGES
 
@@ -498,6 +580,8 @@ def page[T](
     walk = _Walk(source, center[0], center[1], radius_km, cursor)
     if cursor is not None and cursor.ring_km is not None and cursor.ring_km > cursor.distance:
         walk.ring(cursor.ring_km if radius_km is None else min(cursor.ring_km, radius_km), need)
+    elif cursor is None:
+        walk.focus()
     walk.fill(need)
     walk.count(COUNT_PAGES * page_size)
     ordered = walk.ordered()
