@@ -389,8 +389,8 @@ class _Walk[T]:
 
     def ring(self, outer_km: float, need: int) -> None:
         """Read, in one parallel step, every queued cell that reaches the disk of ``outer_km``,
-        split first until each one's radial extent is at most the ring's width (from the cursor's
-        distance to ``outer_km``), largest first, within :data:`MAX_RING_CELLS` cells."""
+        split first (:meth:`_refine`) against the ring's width (from the cursor's distance, or the
+        center, to ``outer_km``); ranges already read part-way are read on as they are."""
         self.ringed = True
         inner = self.cursor.distance if self.cursor is not None else 0.0
         width = max(outer_km - inner, MIN_RING_WIDTH_KM)
@@ -415,8 +415,7 @@ class _Walk[T]:
         """Split the cells (by geohash) that reach the disk of ``outer_km`` until each one's radial
         extent is at most :data:`RING_CELL_EXTENT` ring widths, largest first, while the cells
         reaching the disk stay within :data:`MAX_RING_CELLS` (shared by the scopes, at least
-        :data:`MIN_RING_CELLS` each); children
-        wholly before the cursor are left out."""
+        :data:`MIN_RING_CELLS` each); children wholly before the cursor are left out."""
         coarse = [(-(c.max_km - c.min_km), c.geohash) for c in cells.values()]
         heapq.heapify(coarse)
         inside = sum(1 for c in cells.values() if c.min_km - geo.BOUND_MARGIN_KM <= outer_km)
