@@ -4,9 +4,10 @@ For a ``listing.activated`` event:
 
 1. read the listing (strongly consistent); do nothing unless it is ACTIVE at this version
    (saved searches created after the activation are left out too);
-2. read the posting lists of its keys (:func:`postings.lookup_keys`: one BatchGetItem, plus
-   one for spilled shards) and keep the entries whose payload passes
-   :func:`postings.prefilter` (never the listing owner's own searches);
+2. read the posting lists of its keys (:func:`postings.lookup_keys`, the engine's filing scheme
+   of :mod:`chalicelib.search.percolator` with the listing's spec: one BatchGetItem, plus one
+   for spilled shards) and keep the entries whose payload passes :func:`postings.prefilter`
+   (never the listing owner's own searches);
 3. read those saved searches (BatchGetItem) and verify each with
    :func:`chalicelib.listings.search.filters.evaluate`, the function search itself uses;
 4. record each match with one transaction: the match item, conditional on being the first
@@ -32,6 +33,7 @@ from chalicelib.saved_searches import postings, repository
 from chalicelib.saved_searches.events import ListingMatched, matched_event_op
 from chalicelib.saved_searches.query import parsed
 from chalicelib.saved_searches.records import MatchRecord, SavedSearchRecord
+from chalicelib.search import percolator as engine
 from chalicelib.transactions import Transaction, TransactionConflict
 
 logger = Logger(service="matching-service", child=True)
@@ -70,18 +72,13 @@ class Report:
 
 
 def candidates(listing: Mapping[str, Any], report: Report) -> list[tuple[str, str]]:
-    """``(ownerId, savedSearchId)`` of the saved searches whose posting entries pass the prefilter."""
+    """``(ownerId, savedSearchId)`` of the saved searches whose posting entries pass the prefilter
+    (the engine's lookup, :func:`chalicelib.search.percolator.candidates`)."""
     keys = postings.lookup_keys(listing)
     report.keys, report.cells = len(keys), len(postings.listing_cells(listing))
-    found: dict[str, str] = {}
     items = repository.read_postings(keys)
     report.postings_read = len(items)
-    for posting in items:
-        for saved_search_id, encoded in posting["entries"].items():
-            report.entries += 1
-            entry = postings.Entry.decode(encoded)
-            if saved_search_id not in found and postings.prefilter(entry, listing):
-                found[saved_search_id] = entry.owner_id
+    found, report.entries = engine.candidates((p["entries"] for p in items), lambda e: postings.prefilter(e, listing))
     return [(owner, saved_search_id) for saved_search_id, owner in found.items()]
 
 

@@ -1,154 +1,53 @@
-"""Where the percolator files a saved search, and which posting lists a listing reads (pure logic).
+"""The saved searches as the engine's percolator sees them: the spec of a saved search, the spec of
+a listing and the matcher (pure logic).
 
-A percolator inverts search: documents (listings) are matched against stored queries (saved
-searches). Each saved search is filed, like a document in an inverted index, under posting
-keys built from the filters a matching listing must satisfy exactly, so that evaluating a
-listing reads only the posting lists of its own category, role, location and words:
+The filing scheme, the entry payload and the candidate lookup are the engine's
+(:mod:`chalicelib.search.percolator`, where the keys ``<kind>|<geo>|<word>`` are described);
+this module supplies what only the listings domain knows:
 
-``<category|*>/<role|*>|<geo>|<word>``
+* the kind of a saved search, ``<category|*>/<role|*>``, and of a listing (its category or
+  ``*`` times its role or ``*``);
+* the circle of a saved search (its geo filter with ``radiusKm``) and the points of a listing
+  (its location fields);
+* the term of a saved search: the rarest (:func:`rarest_term`) of the terms every match must
+  hold (:func:`required_terms`: not a stop word that search ignores); the words of a listing
+  (its ``searchText``);
+* the matcher: the search's own filter function
+  (:func:`chalicelib.listings.search.filters.evaluate`) on the embedded query, or the term
+  (:func:`~chalicelib.listings.search.filters.matches_terms`) and circle without one.
 
-* category and role: the saved search's, or ``*`` when it has none;
-* geo: when the saved search has a geo filter with ``radiusKm``, one key per geohash cell
-  covering the circle (``<fieldKey>:<cell>``), at the finest precision of :data:`PRECISIONS`
-  that needs at most :data:`MAX_COVER_CELLS` cells (a listing lies in exactly one cell per
-  precision, so it reads one key per precision); ``*`` without a radius or for circles wider
-  than the coarsest covering allows;
-* word: when the key has no geo cell and the saved search has a ``q`` term, the first
-  letter (:data:`WORD_TOKEN_LENGTH`) of its rarest term (:func:`rarest_term`, among the terms
-  every match must hold: not a stop word that search ignores); ``*`` otherwise. A listing
-  reads the keys of the first letters of its words. One letter, because every way a word
-  matches a ``q`` term keeps its first letter (same stem, a correction, a prefix:
-  :mod:`chalicelib.text_analysis.analyzer`), while the letters after it may differ. Geo keys carry no word: the circle already narrows them,
-  and a word key per cell would multiply the keys a listing reads.
-
-Each posting entry carries a payload that the percolator tests in memory before it reads a
-saved search (:func:`prefilter`): the saver, and the whole query when it is short (at most
-:data:`MAX_EMBEDDED_QUERY_CHARS` characters of JSON, nearly every saved search), tested with the
-search's own filter function; for longer queries the rarest term and the circle. So the saved
-searches read are nearly exactly the matches, however many share a posting list. The saved
-search itself is then read and verified once more with the same function.
-
-Sources: the percolator (Elasticsearch "percolate" query); geohash (G. Niemeyer, 2008).
+The saved search itself is then read and verified once more with the same function
+(:mod:`chalicelib.saved_searches.percolator`).
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.categories.registry import all_categories
-from chalicelib.listings.search.filters import evaluate, matches_terms
+from chalicelib.listings.search.filters import evaluate, location, matches_terms
 from chalicelib.listings.search.query import SearchQuery
 from chalicelib.saved_searches.query import parsed
-from chalicelib.search import geo
+from chalicelib.search import percolator
+from chalicelib.search.percolator import (
+    ANY,
+    LEGACY_WORD_TOKEN_LENGTH,
+    MAX_COVER_CELLS,
+    MAX_EMBEDDED_QUERY_CHARS,
+    PRECISIONS,
+    WORD_TOKEN_LENGTH,
+    Entry,
+    rarest_term,
+)
 from chalicelib.text_analysis.analyzer import any_stop_word
 
-#: Geohash precisions a saved search's circle may be covered at, coarsest first
-#: (precision 2 cells are about 1,250 x 625 km, 5 about 4.9 x 4.9 km).
-PRECISIONS = (2, 3, 4, 5)
-#: Most cells one saved search is filed under (each is one posting update when it is saved).
-MAX_COVER_CELLS = 16
-#: Longest query (compact JSON) embedded in its posting entries; longer ones embed term and circle only.
-MAX_EMBEDDED_QUERY_CHARS = 300
-#: Characters of the rarest term that form the word part of a key (the first letter: see above).
-WORD_TOKEN_LENGTH = 1
-#: The word parts of searches saved before stemming and typos (3 characters). Listings read these
-#: keys too, so those searches keep matching until they are saved again (docs/saved-searches.md).
-LEGACY_WORD_TOKEN_LENGTH = 3
-ANY = "*"
-#: km per degree of latitude (mean Earth radius, as in :mod:`chalicelib.search.geo`).
-KM_PER_DEGREE = math.pi * geo.EARTH_RADIUS_KM / 180.0
-
-
-def rarest_term(terms: list[str]) -> str | None:
-    """The term used to index a ``q``: the longest term, ties broken by alphabetical order.
-
-    "Rarest" is estimated by length, without corpus statistics: longer words are rarer (Zipf's
-    law of abbreviation, G. K. Zipf, "The Psycho-Biology of Language", 1935), and length is
-    known when the search is saved, stays fixed while listings come and go, and is the same
-    on every machine, so a saved search's keys never move.
-
-    Parameters
-    ----------
-    terms:
-        The folded ``q`` terms (``SearchQuery.terms``).
-
-    Returns
-    -------
-    str or None
-        The chosen term, or ``None`` when ``terms`` is empty.
-    """
-    return min(terms, key=lambda t: (-len(t), t)) if terms else None
-
-
-@dataclass(frozen=True)
-class Entry:
-    """The payload of one posting entry: what is tested before the saved search is read.
-
-    Attributes
-    ----------
-    owner_id:
-        The saver (a listing's owner is never matched with their own saved searches).
-    term:
-        The rarest ``q`` term, or ``""``: some word of the listing must start with it.
-    circle:
-        ``(fieldKey, lat, lng, radiusKm)`` of the geo filter with a radius, or ``None``.
-    query:
-        The saved query as compact JSON (sorted keys), or ``""`` when longer than
-        :data:`MAX_EMBEDDED_QUERY_CHARS`.
-    """
-
-    owner_id: str
-    term: str
-    circle: tuple[str, float, float, float] | None
-    query: str = ""
-
-    def encode(self) -> str:
-        """Compact text form stored in the posting item (``owner|term|field,lat,lng,radius|query``)."""
-        circle = "" if self.circle is None else ",".join(str(part) for part in self.circle)
-        return f"{self.owner_id}|{self.term}|{circle}|{self.query}"
-
-    @classmethod
-    def decode(cls, text: str) -> Entry:
-        """Inverse of :meth:`encode` (ids, folded terms and numbers hold no ``|``; the query comes last)."""
-        owner_id, term, circle, query = text.split("|", 3)
-        if not circle:
-            return cls(owner_id, term, None, query)
-        field, lat, lng, radius = circle.split(",")
-        return cls(owner_id, term, (field, float(lat), float(lng), float(radius)), query)
-
-
-def _kinds(query: SearchQuery) -> str:
-    return f"{query.category.key if query.category else ANY}/{query.role or ANY}"
-
-
-def cover(query: SearchQuery) -> list[str]:
-    """The geo parts of a saved search's keys: ``<fieldKey>:<cell>`` per covering cell, or ``[*]``."""
-    if query.geo is None or query.geo.radius_km is None:
-        return [ANY]
-    for precision in reversed(PRECISIONS):
-        if _fewest_cells(query.geo.lat, query.geo.radius_km, precision) > MAX_COVER_CELLS:
-            continue  # hopeless: skip enumerating (a wide circle has millions of fine cells)
-        cells = geo.covering_cells(query.geo.lat, query.geo.lng, query.geo.radius_km, precision)
-        if len(cells) <= MAX_COVER_CELLS:
-            return [f"{query.geo.key}:{cell}" for cell in cells]
-    return [ANY]
-
-
-def _fewest_cells(lat: float, radius_km: float, precision: int) -> float:
-    """A lower bound of the cells of ``precision`` covering the circle's bounding box.
-
-    Geohash cells of ``precision`` characters span ``180 / 2**floor(5p/2)`` degrees of latitude
-    and ``360 / 2**ceil(5p/2)`` of longitude; the box spans ``2r / 111.2`` degrees of latitude and
-    at least as many of longitude.
-    """
-    bits = 5 * precision
-    lat_degrees, lng_degrees = 180.0 / 2.0 ** (bits // 2), 360.0 / 2.0 ** (bits - bits // 2)
-    span = min(2 * radius_km / KM_PER_DEGREE, 180.0)
-    return max(1.0, span / lat_degrees) * max(1.0, span / lng_degrees)
+__all__ = [
+    "ANY", "LEGACY_WORD_TOKEN_LENGTH", "MAX_COVER_CELLS", "MAX_EMBEDDED_QUERY_CHARS", "PRECISIONS", "WORD_TOKEN_LENGTH",
+    "Entry", "cover", "entry_of", "item_spec", "keys_of", "listing_cells", "lookup_keys", "prefilter", "query_spec",
+    "rarest_term", "required_terms", "word_token",
+]
 
 
 def required_terms(terms: list[str]) -> list[str]:
@@ -157,18 +56,28 @@ def required_terms(terms: list[str]) -> list[str]:
     return [t for i, t in enumerate(terms) if i == len(terms) - 1 or not any_stop_word(t)]
 
 
+def query_spec(query: SearchQuery) -> percolator.QuerySpec:
+    """How a saved search is filed: its kind, its circle (geo filter with a radius) and its rarest required term."""
+    circle = None
+    if query.geo is not None and query.geo.radius_km is not None:
+        circle = percolator.Circle(query.geo.key, query.geo.lat, query.geo.lng, query.geo.radius_km)
+    kind = f"{query.category.key if query.category else ANY}/{query.role or ANY}"
+    return percolator.QuerySpec(kind, circle, rarest_term(required_terms(query.terms)))
+
+
+def cover(query: SearchQuery) -> list[str]:
+    """The geo parts of a saved search's keys: ``<fieldKey>:<cell>`` per covering cell, or ``[*]``."""
+    return percolator.cover(query_spec(query).circle)
+
+
 def word_token(query: SearchQuery) -> str:
     """The word part of a saved search's keys without a geo cell (``*`` without a term)."""
-    term = rarest_term([t for t in required_terms(query.terms) if len(t) >= WORD_TOKEN_LENGTH])
-    return term[:WORD_TOKEN_LENGTH] if term else ANY
+    return percolator.word_token(query_spec(query).term)
 
 
 def keys_of(query: SearchQuery) -> list[str]:
     """Every posting key a saved search is filed under (1 to :data:`MAX_COVER_CELLS`)."""
-    cells = cover(query)
-    if cells == [ANY]:
-        return [f"{_kinds(query)}|{ANY}|{word_token(query)}"]
-    return [f"{_kinds(query)}|{cell}|{ANY}" for cell in cells]
+    return percolator.keys_of(query_spec(query))
 
 
 def entry_of(params: dict[str, str], owner_id: str) -> Entry:
@@ -181,43 +90,35 @@ def entry_of(params: dict[str, str], owner_id: str) -> Entry:
     owner_id:
         The saver.
     """
-    query = parsed(params)
-    circle = None
-    if query.geo is not None and query.geo.radius_km is not None:
-        circle = (query.geo.key, query.geo.lat, query.geo.lng, query.geo.radius_km)
     text = json.dumps(params, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
-    return Entry(owner_id, rarest_term(required_terms(query.terms)) or "", circle, text if len(text) <= MAX_EMBEDDED_QUERY_CHARS else "")
+    return percolator.entry_of(owner_id, query_spec(parsed(params)), text)
+
+
+def _points(listing: Mapping[str, Any]) -> list[tuple[str, float, float]]:
+    category = all_categories().get(listing["categoryKey"])
+    found = []
+    for field in category.location_fields() if category else []:
+        point = location(listing, field.key)
+        if point is not None:
+            found.append((field.key, *point))
+    return found
+
+
+def item_spec(listing: Mapping[str, Any]) -> percolator.ItemSpec:
+    """How a listing finds its saved searches: its ``2 x 2`` kinds (its category or ``*``, its role
+    or ``*``), its location fields' points and its ``searchText`` words."""
+    kinds = [f"{c}/{r}" for c in (listing["categoryKey"], ANY) for r in (listing["roleKey"], ANY)]
+    return percolator.ItemSpec(kinds, _points(listing), str(listing.get("searchText") or "").split())
 
 
 def listing_cells(listing: Mapping[str, Any]) -> list[str]:
     """``<fieldKey>:<cell>`` of every location field the listing has, at every precision."""
-    category = all_categories().get(listing["categoryKey"])
-    meta = listing.get("meta") or {}
-    found: list[str] = []
-    for field in category.location_fields() if category else []:
-        lat, lng = meta.get(f"{field.key}_lat"), meta.get(f"{field.key}_lng")
-        if lat and lng:
-            found.extend(f"{field.key}:{geo.cell_of(float(lat), float(lng), p)}" for p in PRECISIONS)
-    return found
-
-
-def listing_tokens(listing: Mapping[str, Any]) -> list[str]:
-    """The word parts a listing reads: the distinct first letters of its ``searchText`` words, and
-    their :data:`LEGACY_WORD_TOKEN_LENGTH`-character prefixes (the keys of older saved searches)."""
-    words = str(listing.get("searchText") or "").split()
-    return sorted({w[:n] for w in words for n in (WORD_TOKEN_LENGTH, LEGACY_WORD_TOKEN_LENGTH) if len(w) >= n})
+    return percolator.item_cells(_points(listing))
 
 
 def lookup_keys(listing: Mapping[str, Any]) -> list[str]:
-    """Every posting key whose saved searches may match ``listing`` (an ACTIVE Listings item).
-
-    ``2 x 2`` kinds (the listing's category or ``*``, its role or ``*``) times: each of its
-    cells (:func:`listing_cells`), and ``*`` with each of its word tokens or ``*``.
-    """
-    kinds = [f"{c}/{r}" for c in (listing["categoryKey"], ANY) for r in (listing["roleKey"], ANY)]
-    tails = [f"{cell}|{ANY}" for cell in listing_cells(listing)]
-    tails += [f"{ANY}|{token}" for token in [*listing_tokens(listing), ANY]]
-    return [f"{kind}|{tail}" for kind in kinds for tail in tails]
+    """Every posting key whose saved searches may match ``listing`` (an ACTIVE Listings item)."""
+    return percolator.lookup_keys(item_spec(listing))
 
 
 def prefilter(entry: Entry, listing: Mapping[str, Any]) -> bool:
@@ -228,14 +129,7 @@ def prefilter(entry: Entry, listing: Mapping[str, Any]) -> bool:
         return False
     if entry.query:
         return evaluate(parsed(json.loads(entry.query)), listing) is not None
-    if entry.term and not matches_terms(listing, [entry.term]):  # as a last term: the widest match of it
-        return False
-    if entry.circle is not None:
-        field, lat, lng, radius = entry.circle
-        meta = listing.get("meta") or {}
-        point_lat, point_lng = meta.get(f"{field}_lat"), meta.get(f"{field}_lng")
-        if not (point_lat and point_lng):
-            return False
-        if geo.haversine_km(lat, lng, float(point_lat), float(point_lng)) > radius:
-            return False
-    return True
+    return percolator.term_and_circle_pass(
+        entry, lambda term: matches_terms(listing, [term]),  # as a last term: the widest match of it
+        lambda field: location(listing, field),
+    )

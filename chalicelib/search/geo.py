@@ -77,7 +77,7 @@ def _boxes(lat: float, lng: float, radius_km: float) -> list[pygeohash.BoundingB
 
 def covering_cells(lat: float, lng: float, radius_km: float, precision: int) -> list[str]:
     """Every geohash cell of one ``precision`` that intersects the circle's bounding box (sorted,
-    unique): the saved-search percolator's filing cells (:mod:`chalicelib.saved_searches.postings`)."""
+    unique): the percolator's filing cells (:mod:`chalicelib.search.percolator`)."""
     cells: set[str] = set()
     for box in _boxes(lat, lng, radius_km):
         cells.update(pygeohash.geohashes_in_box(box, precision))

@@ -15,10 +15,11 @@ from hypothesis import strategies as st
 from chalicelib.config import settings as settings_
 from chalicelib.listings import repository
 from chalicelib.listings.index import newest_key
-from chalicelib.listings.search import filters, nearest
+from chalicelib.listings.search import filters
 from chalicelib.listings.search.query import parse_search
 from chalicelib.listings.search.service import search_listings
 from chalicelib.listings.status import Transition
+from chalicelib.search import nearest as engine
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import assert_error, aws_calls, error_fields, table_items
 
@@ -98,9 +99,9 @@ def test_geo_cursor_pages_equal_brute_force(
     """Random listings around a few places, random center, radius, filters and limits (small Limits
     split cells often; small count budgets give "gte" totals): the pages concatenated are the
     brute-force nearest-first matches, and ``total`` is exact or a lower bound as it says."""
-    monkeypatch.setattr(nearest, "MIN_LIMIT", min_limit)
-    monkeypatch.setattr(nearest, "SPLIT_AFTER", 2)
-    monkeypatch.setattr(nearest, "COUNT_PAGES", count_pages)
+    monkeypatch.setattr(engine, "MIN_LIMIT", min_limit)
+    monkeypatch.setattr(engine, "SPLIT_AFTER", 2)
+    monkeypatch.setattr(engine, "COUNT_PAGES", count_pages)
     _store(seed, 15)
     params = {"meta.location_lat": str(center[0]), "meta.location_lng": str(center[1]), "pageSize": str(page_size)}
     if radius is not None:

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from chalicelib.listings.search.nearest import runs
 from chalicelib.search import geo
+from chalicelib.search.nearest import runs
 from tests.unit.test_geo import destination
 
 latitudes = st.floats(min_value=-90, max_value=90, allow_nan=False)

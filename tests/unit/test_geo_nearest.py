@@ -1,7 +1,8 @@
-"""The nearest-first walk of geo search (``chalicelib.listings.search.nearest``) over an in-memory
-geo index (pure: the one repository call is replaced by a sorted list), checked against brute
-force (:func:`chalicelib.listings.search.filters.evaluate` over every listing, sorted by distance
-then newest first) for every page through cursor positions, with hypothesis."""
+"""The nearest-first walk of geo search (the engine's ``chalicelib.search.nearest`` with the listings'
+source ``chalicelib.listings.search.nearest``) over an in-memory geo index (pure: the one repository
+call is replaced by a sorted list), checked against brute force
+(:func:`chalicelib.listings.search.filters.evaluate` over every listing, sorted by distance then
+newest first) for every page through cursor positions, with hypothesis."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from chalicelib.listings.search import filters, nearest
 from chalicelib.listings.search.query import parse_search
 from chalicelib.pagination import Position
 from chalicelib.search import geo
+from chalicelib.search import nearest as engine
 
 ROLES = {"jobs": ["hiring", "seeking"], "housing": ["offering", "seeking"]}
 
@@ -114,17 +116,24 @@ queries = st.fixed_dictionaries(
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10_000), clustered=st.booleans(), spec=queries, page_size=st.sampled_from([1, 3, 7, 20]),
        min_limit=st.sampled_from([2, 10]), count_pages=st.sampled_from([1, 10]), split_after=st.sampled_from([2, 8]),
-       wave=st.sampled_from([1, 4]))
+       wave=st.sampled_from([1, 4]), ring_cells=st.sampled_from([4, 96]), safety=st.sampled_from([0.3, 1.5, 4.0]),
+       count_steps=st.sampled_from([1, 3]), focus=st.sampled_from([3, 5, 7]), density_matches=st.sampled_from([1, 3]))
 def test_every_page_through_cursors_equals_brute_force(
     seed: int, clustered: bool, spec: dict[str, Any], page_size: int, min_limit: int, count_pages: int, split_after: int,
-    wave: int,
+    wave: int, ring_cells: int, safety: float, count_steps: int, focus: int, density_matches: int,
 ) -> None:
     items = make_items(seed, 120, clustered)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(nearest, "MIN_LIMIT", min_limit)
-        patch.setattr(nearest, "SPLIT_AFTER", split_after)
-        patch.setattr(nearest, "WAVE", wave)
-        patch.setattr(nearest, "COUNT_PAGES", count_pages)
+        patch.setattr(engine, "MIN_LIMIT", min_limit)
+        patch.setattr(engine, "SPLIT_AFTER", split_after)
+        patch.setattr(engine, "WAVE", wave)
+        patch.setattr(engine, "COUNT_PAGES", count_pages)
+        patch.setattr(engine, "MAX_RING_CELLS", ring_cells)
+        patch.setattr(engine, "MIN_RING_CELLS", ring_cells)
+        patch.setattr(engine, "RING_SAFETY", safety)
+        patch.setattr(engine, "COUNT_STEPS", count_steps)
+        patch.setattr(engine, "FOCUS_PRECISION", focus)
+        patch.setattr(engine, "DENSITY_MATCHES", density_matches)
         patch.setattr(nearest.repository, "geo_range", Index(items).geo_range)
         _compare(items, spec, page_size)
 
@@ -161,13 +170,13 @@ def test_offset_pages_equal_the_cursor_pages(index: Any) -> None:
 def test_ranges_are_read_nearest_first_and_the_walk_stops_when_nothing_nearer_is_left(
     index: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(nearest, "MIN_LIMIT", 3)
-    monkeypatch.setattr(nearest, "SPLIT_AFTER", 2)
+    monkeypatch.setattr(engine, "MIN_LIMIT", 3)
+    monkeypatch.setattr(engine, "SPLIT_AFTER", 2)
     items = make_items(5, 400, clustered=False)
     index(items)
     query = parse_search({"meta.location_lat": "20", "meta.location_lng": "30"})  # no radius: rings over the globe
     assert query.geo is not None
-    walk = nearest._Walk(query, query.geo, None)
+    walk = engine._Walk(nearest.source(query), 20.0, 30.0, None, None)
     order: list[float] = []
     while walk.queue:
         kth = walk.kth_distance(10)
@@ -185,7 +194,7 @@ def test_ranges_are_read_nearest_first_and_the_walk_stops_when_nothing_nearer_is
 
 
 def test_a_cursor_skips_ranges_wholly_before_it(index: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(nearest, "COUNT_PAGES", 0)  # no counting: compare what filling the page reads
+    monkeypatch.setattr(engine, "COUNT_PAGES", 0)  # no counting: compare what filling the page reads
     items = make_items(8, 600, clustered=False)
     index(items)
     query = parse_search({"meta.location_lat": "0", "meta.location_lng": "0"})
@@ -206,3 +215,74 @@ def test_a_malformed_cursor_position_is_a_validation_error(index: Any) -> None:
     query = parse_search({"meta.location_lat": "0", "meta.location_lng": "0"})
     with pytest.raises(RuleViolation):
         nearest.page(query, Position(scope="s", page=2, page_size=20, key="2026-01-01T00:00:00.000Z#lst_1"))
+
+
+def test_a_cursor_carries_the_ring_that_holds_the_next_page(index: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On evenly spread data the ring a cursor carries holds the next page: one parallel step reads it."""
+    monkeypatch.setattr(engine, "COUNT_PAGES", 0)  # no counting: the steps of the page alone
+    rng = random.Random(4)
+    items = [item for item in make_items(9, 900, clustered=False) if item["meta"].get("location_lat")]
+    for item in items:  # about 800 listings within 4 degrees of (0, 0), half of them jobs
+        item["meta"]["location_lat"] = f"{rng.uniform(-4, 4):.5f}"
+        item["meta"]["location_lng"] = f"{rng.uniform(-4, 4):.5f}"
+        item.update(index_attributes(item))
+    index(items)
+    params = {"category": "jobs", "meta.location_lat": "0", "meta.location_lng": "0"}
+    expected = brute_force(items, params)
+    query = parse_search(params)
+    position = Position(scope="s", page=1, page_size=20)
+    steps: list[int] = []  # of the cursor pages
+    for number in range(1, 8):
+        found = nearest.page(query, position)
+        assert [i["listingId"] for _, i in found.rows] == expected[(number - 1) * 20 : number * 20]
+        assert found.last_key is not None
+        cursor = engine.Cursor.parse(found.last_key)
+        assert cursor.ring_km is not None
+        assert cursor.ring_km > cursor.distance  # the next ring starts where this page ended
+        if number > 1:
+            steps.append(found.steps)
+        position = Position(scope="s", page=number + 1, page_size=20, key=found.last_key)
+    # the ring holds the page (one parallel step) or comes up a little short (one more step)
+    assert max(steps) <= 2
+    assert steps.count(1) >= len(steps) // 2
+
+
+def test_a_cursor_without_a_ring_still_pages(index: Any) -> None:
+    """Positions written before the ring was carried (``<distance>|<tie>``) still page exactly."""
+    items = make_items(6, 300, clustered=True)
+    index(items)
+    params = {"meta.location_lat": "52.5", "meta.location_lng": "13.4", "radiusKm": "40"}
+    expected = brute_force(items, params)
+    query = parse_search(params)
+    first = nearest.page(query, Position(scope="s", page=1, page_size=5))
+    distance, item = first.rows[-1]
+    old = nearest.position_key(distance, item)
+    assert old.count("|") == 1
+    second = nearest.page(query, Position(scope="s", page=2, page_size=5, key=old))
+    assert [i["listingId"] for _, i in second.rows] == expected[5:10]
+
+
+@pytest.mark.parametrize("key", ["1.0|x|2.0|3", "nan|2026#lst_1", "1.0|", "1.0|2026#lst_1|inf", "far|2026#lst_1"])
+def test_a_cursor_position_of_another_shape_is_rejected(key: str) -> None:
+    with pytest.raises(ValueError, match="not a geo position"):
+        engine.Cursor.parse(key)
+
+
+def test_a_first_page_in_a_dense_cluster_reads_the_ring_its_center_cell_measures(
+    index: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first read is the center's precision-5 cell; stopped at its ``Limit`` it gives the density
+    that sizes the ring, so the page takes a few steps instead of one per precision level."""
+    monkeypatch.setattr(engine, "COUNT_PAGES", 0)
+    rng = random.Random(12)
+    items = [item for item in make_items(13, 1500, clustered=False) if item["meta"].get("location_lat")]
+    for item in items:  # one city: about 1,350 listings within a few km of the center
+        item["meta"]["location_lat"] = f"{52.52 + rng.gauss(0, 0.03):.5f}"
+        item["meta"]["location_lng"] = f"{13.40 + rng.gauss(0, 0.045):.5f}"
+        item.update(index_attributes(item))
+    index(items)
+    params = {"meta.location_lat": "52.52", "meta.location_lng": "13.4", "radiusKm": "25", "category": "jobs"}
+    found = nearest.page(parse_search(params), Position(scope="s", page=1, page_size=20))
+    assert [i["listingId"] for _, i in found.rows] == brute_force(items, params)[:20]
+    assert found.steps <= 4  # the walk one precision level per step took 8 here
+    assert found.read <= 100
