@@ -33,6 +33,7 @@ from moto.dynamodb.models.table import StreamShard
 from moto.sqs.models import sqs_backends
 
 from local_stack.moto_server import (
+    fast_dynamo_types,
     fast_json_structures,
     fast_update_expressions,
     honour_client_request_tokens,
@@ -48,6 +49,7 @@ remember_deduplication_ids()  # SQS FIFO deduplication as in AWS (see local_stac
 honour_client_request_tokens()  # TransactWriteItems idempotent by ClientRequestToken, as in DynamoDB
 undo_cancelled_transactions()  # items and stream records put back from an undo log, no table copies (local_stack/moto_server.py)
 read_one_partition()  # a Query of a table reads its partition, not every item (local_stack/moto_server.py)
+fast_dynamo_types()  # moto's DynamoType methods test the type inline (local_stack/moto_server.py)
 fast_update_expressions()  # UpdateExpressions parsed once per string, trees copied cheaply (local_stack/moto_server.py)
 list_moto_modules_once()  # moto's package folder listed once, not per request (local_stack/moto_server.py)
 list_action_methods_once()  # a response class's methods listed once, not per request (local_stack/moto_server.py)

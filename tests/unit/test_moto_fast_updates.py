@@ -9,6 +9,7 @@ messages) must be equal. The same expression string is applied twice so the pars
 
 from __future__ import annotations
 
+import copy
 import itertools
 from typing import Any
 
@@ -17,7 +18,13 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from moto.dynamodb.models import DynamoDBBackend
 
-from local_stack.moto_server import UPDATE_EXPRESSION_PATCHES, fast_update_expressions, list_action_methods_once
+from local_stack.moto_server import (
+    DYNAMO_TYPE_PATCHES,
+    UPDATE_EXPRESSION_PATCHES,
+    fast_dynamo_types,
+    fast_update_expressions,
+    list_action_methods_once,
+)
 
 _tables = itertools.count()
 _NAMES = {"#a": "alpha", "#b": "beta", "#m": "meta", "#l": "tags", "#s": "set"}
@@ -58,6 +65,7 @@ _stored = st.none() | st.fixed_dictionaries({
 @pytest.fixture(scope="module", autouse=True)
 def _patched() -> None:
     fast_update_expressions()
+    fast_dynamo_types()
 
 
 def _use(patched: bool) -> None:
@@ -111,3 +119,41 @@ def test_action_methods_are_listed_as_moto_lists_them() -> None:
     for handler in (DynamoHandler, SQSResponse):
         assert responses.method_names_from_class(handler) == utils.method_names_from_class(handler)
         assert "transact_write_items" in responses.method_names_from_class(DynamoHandler)
+
+
+_scalars = st.one_of(
+    st.builds(lambda v: {"S": v}, st.text(max_size=6)),
+    st.builds(lambda v: {"N": str(v)}, st.integers(-(10**9), 10**9) | st.decimals(allow_nan=False, allow_infinity=False, places=3)),
+    st.builds(lambda v: {"BOOL": v}, st.booleans()),
+    st.just({"NULL": True}),
+    st.builds(lambda v: {"B": v}, st.binary(max_size=4)),
+    st.builds(lambda v: {"SS": sorted(set(v))}, st.lists(st.text(min_size=1, max_size=3), min_size=1, max_size=3)),
+    st.builds(lambda v: {"NS": sorted({str(n) for n in v})}, st.lists(st.integers(0, 99), min_size=1, max_size=3)),
+)
+_attribute_values = st.recursive(
+    _scalars,
+    lambda inner: st.builds(lambda v: {"L": v}, st.lists(inner, max_size=3))
+    | st.builds(lambda v: {"M": v}, st.dictionaries(st.text("abc", min_size=1, max_size=2), inner, max_size=3)),
+    max_leaves=8,
+)
+
+
+def _facts(raw: dict[str, Any], patched: bool) -> tuple[Any, ...]:
+    from moto.dynamodb.models.dynamo_type import DynamoType
+
+    for name, original, fast in DYNAMO_TYPE_PATCHES:
+        setattr(DynamoType, name, fast if patched else original)
+    try:
+        value = DynamoType(raw)
+        copied = copy.deepcopy(value)
+        return (value.to_json(), repr(value.cast_value), value.size(), hash(value) if value.type not in {"L", "M", "SS", "NS"} else None,
+                copied.to_regular_json(), copied == value, DynamoType(value).to_json())
+    finally:
+        for name, _, fast in DYNAMO_TYPE_PATCHES:
+            setattr(DynamoType, name, fast)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(raw=_attribute_values)
+def test_a_dynamo_type_behaves_as_moto_s_own(raw: dict[str, Any]) -> None:
+    assert _facts(raw, patched=True) == _facts(raw, patched=False)
