@@ -132,7 +132,7 @@ def projection(namespace: str, keys: Iterable[PostingKey]) -> dict[str, str] | N
 def entry_item(key: PostingKey, item_id: str, data: Mapping[str, str] | None) -> dict[str, Any]:
     """The stored entry of ``item_id`` at ``key`` (with its projection ``f`` when there is one)."""
     item: dict[str, Any] = {"pk": key.list_id, "sk": key.sort, "id": item_id}
-    if data:
+    if data is not None:  # an empty projection is stored too: "no filterable value", not "unknown"
         item["f"] = dict(data)
     return item
 
