@@ -46,15 +46,17 @@ Stem lists are the stemmed terms of an inverted index (one list per stem, as lis
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from itertools import combinations
 
 from chalicelib.profiles.facets import Facets
-from chalicelib.search.postings import PostingKey, list_id
+from chalicelib.search.postings import PostingKey, list_id, register_projection
 from chalicelib.text_analysis.analyzer import DEFAULT_LANGUAGE, stem
 from chalicelib.users.models import MAX_VERIFIED_LEVEL
 
-#: Namespace of the profile posting lists and of the users' posting states (``v2``: stem lists).
-NAMESPACE = "profiles.v2"
+#: Namespace of the profile posting lists and of the users' posting states (``v2``: stem lists;
+#: ``v3``: entries carry the covering projection of :func:`projection`, issue 20).
+NAMESPACE = "profiles.v3"
 #: The analysis language of every profile: profiles have no category to declare one, so the
 #: analyzer's default (English, Snowball's Porter 2).
 LANGUAGE = DEFAULT_LANGUAGE
@@ -186,3 +188,30 @@ def posting_keys(profile: Facets) -> set[PostingKey]:
     """Where the profile is filed: each of its :func:`posting_lists` at its :func:`sort_key`."""
     position = sort_key(profile)
     return {PostingKey(name, position) for name in posting_lists(profile)}
+
+
+#: Lists whose value a profile's entries carry (:func:`projection`), by the list kind of their id.
+PROJECTED = {"country": "country", "open": "open", "skill": "skills", "seniority": "seniority", "remote": "remote",
+             "channel": "channels"}
+#: Separates the values of a many-valued projection (skills, channels): never part of one.
+VALUES_SEPARATOR = "\n"
+
+
+def projection(keys: Iterable[PostingKey]) -> dict[str, str]:
+    """The covering projection of a profile filed under ``keys``: its country, openToWork, skills,
+    seniority, remote and channels, read back from its lists (so equal keys mean an equal
+    projection). Stored in every entry of the profile
+    (:func:`chalicelib.search.postings.register_projection`): a search checks its filters on the
+    entry of the one list it reads (:func:`chalicelib.profiles.search.entry_matches`)."""
+    found: dict[str, set[str]] = {}
+    prefix = f"{NAMESPACE}#"
+    for key in keys:
+        if not key.list_id.startswith(prefix):
+            continue
+        kind, _, value = key.list_id[len(prefix):].partition("#")
+        if kind in PROJECTED:
+            found.setdefault(PROJECTED[kind], set()).add(value)
+    return {name: VALUES_SEPARATOR.join(sorted(values)) for name, values in found.items()}
+
+
+register_projection(NAMESPACE, projection)

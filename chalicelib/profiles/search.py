@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -42,8 +43,9 @@ from chalicelib.profiles import index, planner
 from chalicelib.profiles.facets import facets
 from chalicelib.profiles.models import ProfilePage, ProfileSearchQuery
 from chalicelib.profiles.service import public_profile
-from chalicelib.profiles.text import matches_text
+from chalicelib.profiles.text import matches_text, searched
 from chalicelib.search import join, postings
+from chalicelib.search import planner as engine
 from chalicelib.text import words
 from chalicelib.users.models import MAX_VERIFIED_LEVEL
 from chalicelib.users.records import UserRecord
@@ -51,6 +53,9 @@ from chalicelib.users.records import UserRecord
 #: Candidates a search that verifies filters examines before ``total`` becomes a lower bound
 #: (each costs one posting and one user read: about 1,000 items).
 READ_BUDGET = 500
+#: A covered read whose source holds at most this many entries reads it whole and counts every match
+#: (``total`` exact); a larger one stops one match past the page (``"gte"``).
+COUNT_ENTRIES = 50
 #: Most entries one Query asks for, and most users one verification batch re-reads
 #: (BatchGetItem takes 100 keys).
 MAX_BATCH = 100
@@ -220,6 +225,105 @@ def _verified_page(plan: planner.Plan, query: ProfileSearchQuery, terms: Sequenc
     return found
 
 
+def entry_matches(query: ProfileSearchQuery, data: Mapping[str, str] | None) -> bool:
+    """Whether a posting entry's projection (:func:`chalicelib.profiles.index.projection`) passes
+    the query's country, openToWork, skills, seniority, remote and channel filters, as
+    :func:`matches` decides them on the user (``q`` is left to :func:`matches`; the level to the
+    lists' sort bound). An entry without a projection passes (its user is verified later)."""
+    if data is None:
+        return True
+
+    def values(name: str) -> set[str]:
+        return set(data[name].split(index.VALUES_SEPARATOR)) if data.get(name) else set()
+
+    checks = (
+        query.country is None or data.get("country") == query.country,
+        not query.skills or set(query.skills) <= values("skills"),
+        query.openToWork is None or data.get("open") == str(query.openToWork).lower(),
+        query.seniority is None or data.get("seniority") == query.seniority,
+        query.remote is None or data.get("remote") == str(query.remote).lower(),
+        query.channel is None or query.channel.value in values("channels"),
+    )
+    return all(checks)
+
+
+def _covered_drive(options: Sequence[planner.Source], sizes: Mapping[str, int], universe: int,
+                   want: int) -> tuple[planner.Source, engine.Drive] | None:
+    """The one source to read with the other filters checked on its entries
+    (:func:`chalicelib.search.planner.drive`), or ``None`` (two ``q`` words: the merge join)."""
+    per_filter: dict[str, planner.Source] = {}
+    for source in (planner.settle(s, sizes) for s in options):
+        if "," in source.name or source.name.startswith("level>="):
+            continue  # skill pairs: each skill is checked on the entry; the level: by the lists' sort bound
+        size = sum(sizes.get(name, 0) for name in source.lists)
+        if source.name not in per_filter or size < sum(sizes.get(n, 0) for n in per_filter[source.name].lists):
+            per_filter[source.name] = source
+    chosen = list(per_filter.values())
+    if not chosen or sum(s.name.startswith("q=") for s in chosen) > 1:
+        return None
+    restrictions = [
+        engine.Restriction(s.name, size := sum(sizes.get(name, 0) for name in s.lists), size, covered=not s.name.startswith("q="))
+        for s in chosen
+    ]
+    drive = engine.drive(restrictions, universe, want)
+    return (chosen[drive.index], drive) if drive is not None else None
+
+
+def _covered_page(query: ProfileSearchQuery, terms: Sequence[str], source: planner.Source, drive: engine.Drive,
+                  sizes: Mapping[str, int], min_level: int, skip: int, page_size: int, after: str | None) -> _Found:
+    """A page read from one source, the other filters checked on its covering entries.
+
+    Without ``q`` the entries decide the query: matches before the page and the one past it are
+    counted from entries, and only the page's users are read (and re-verified, :func:`_current`).
+    With ``q`` the accepted entries' users are read in batches and verified until one match past
+    the page. ``total``: the matches counted, exact when the source ended (a source of at most
+    :data:`COUNT_ENTRIES` entries is read whole and counted), else ``"gte"``.
+    """
+    need = skip + page_size
+    high = index.level_bound(min_level) if min_level else None
+    total = sum(sizes.get(name, 0) for name in source.lists) or 1
+    whole_list = total <= min(COUNT_ENTRIES, READ_BUDGET)  # small: read it whole, count every match
+    members = [join.Member(name, sizes[name] + 1 if whole_list else 0, exact=True, share=sizes[name] / total)
+               for name in source.lists if sizes.get(name, 0)]
+    pace = None if whole_list else join.Pace(math.ceil((need + 1) / max(drive.item_rate, 0.05)), drive.entry_rate)
+    hits = join.intersect([members], postings.read, descending=False, after=after, high=high,
+                          accept=lambda entry: entry_matches(query, entry.data), pace=pace) if members else iter(())
+    found = _Found(last_key=after)
+    matched = 0
+    if not searched(terms):
+        on_page: list[postings.Posting] = []
+        for hit in hits:
+            matched += 1
+            if skip < matched <= need:
+                on_page.append(postings.Posting(hit.sort, hit.item_id))
+            elif matched > need and not whole_list:
+                found.relation = "gte"
+                break
+        for key, user in _current(on_page, query, terms):
+            if user is not None:
+                found.users.append(user)
+                found.last_key = key
+    else:
+        while found.relation == "eq":
+            take = MAX_BATCH if whole_list else max(1, min(MAX_BATCH, need + 1 - matched))
+            batch = [postings.Posting(h.sort, h.item_id) for h in itertools.islice(hits, take)]
+            if not batch:
+                break
+            for key, user in _current(batch, query, terms):
+                if user is None:
+                    continue
+                matched += 1
+                if skip < matched <= need:
+                    found.users.append(user)
+                    found.last_key = key
+                elif matched > need and not whole_list:
+                    found.relation = "gte"
+                    break
+    found.total = matched
+    found.has_more = matched > need
+    return found
+
+
 def search_profiles(query: ProfileSearchQuery) -> ProfilePage:
     """One page of the profiles matching ``query``, in the documented order.
 
@@ -244,7 +348,12 @@ def search_profiles(query: ProfileSearchQuery) -> ProfilePage:
     universe = sum(sizes.get(name, 0) for name in levels)
     plan = planner.choose(query, terms, options, sizes, universe)
     skip = 0 if position.key else position.offset
-    if plan.verify:
+    covered = _covered_drive(options, sizes, universe, skip + position.page_size + 1) if plan.verify and joinable else None
+    if covered is not None:
+        found = _covered_page(query, terms, *covered, sizes, plan.min_level, skip, position.page_size, position.key)
+        total = (position.offset if position.key else 0) + found.total
+        has_more = found.has_more
+    elif plan.verify:
         restrictions = join_members(plan, sizes, universe, skip + position.page_size + 1) if plan.joined else []
         found = _verified_page(plan, query, terms, skip, position.page_size, position.key, restrictions)
         earlier = position.offset if position.key else 0  # the earlier pages were full

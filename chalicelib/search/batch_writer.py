@@ -65,7 +65,7 @@ from typing import Any
 
 from chalicelib import errors, storage
 from chalicelib.config import settings
-from chalicelib.search.postings import PostingKey, size_key, state_key
+from chalicelib.search.postings import PostingKey, entry_item, projection, size_key, state_key
 
 #: Actions per TransactWriteItems (AWS limit).
 TRANSACTION_ITEMS = 100
@@ -142,6 +142,10 @@ class _Final:
     deletes: set[str]
     step: int
     item_id: str
+    #: The item's namespace and every key it is filed under (its covering projection,
+    #: :func:`chalicelib.search.postings.projection`, is computed from them).
+    namespace: str = ""
+    keys: set[str] = field(default_factory=set)
 
 
 def coalesce(changes: Iterable[Change]) -> list[Change]:
@@ -398,7 +402,8 @@ def apply_batch(changes: Iterable[Change]) -> BatchReport:
                 report.skipped += 1
                 if state.dirty:  # an earlier applier committed but may not have written its entries
                     finals[pk] = _Final(state_key(change.namespace, change.item_id), set(state.keys),
-                                        state.gone - state.keys, state.step or 0, change.item_id)
+                                        state.gone - state.keys, state.step or 0, change.item_id, change.namespace,
+                                        set(state.keys))
                 continue
             written[pk] = (None if state.dirty else set(state.keys)) if pk not in written else None
             target = {k.encoded() for k in change.keys}
@@ -415,9 +420,12 @@ def apply_batch(changes: Iterable[Change]) -> BatchReport:
                     ledgers.append((ledger, summed))
                 for plan in chunk:
                     known = written.get(plan.pk)
+                    if known is not None and _projection(plan.change.namespace, known) != _projection(plan.change.namespace, plan.target):
+                        known = None  # the kept entries carry the old projection: re-put them too
                     puts = plan.target - known if known is not None else set(plan.target)
                     finals[plan.pk] = _Final(state_key(plan.change.namespace, plan.change.item_id), puts, plan.gone,
-                                             (plan.state.step or 0) + 1, plan.change.item_id)
+                                             (plan.state.step or 0) + 1, plan.change.item_id, plan.change.namespace,
+                                             plan.target)
                     report.applied += 1
                     del pending[plan.pk]
         except storage.TransactionConflict:
@@ -433,15 +441,22 @@ def apply_batch(changes: Iterable[Change]) -> BatchReport:
     return report
 
 
+def _projection(namespace: str, encoded: Iterable[str]) -> dict[str, str] | None:
+    return projection(namespace, (PostingKey.decode(text) for text in encoded))
+
+
+def _put(encoded: str, final: _Final, data: Mapping[str, str] | None) -> dict[str, Any]:
+    return {"PutRequest": {"Item": storage.to_item(entry_item(PostingKey.decode(encoded), final.item_id, data))}}
+
+
 def _write_entries(finals: Mapping[str, _Final], report: BatchReport) -> None:
     requests: list[dict[str, Any]] = []
     for final in finals.values():
         for encoded in sorted(final.deletes - final.puts):
             key = PostingKey.decode(encoded)
             requests.append({"DeleteRequest": {"Key": storage.to_item({"pk": key.list_id, "sk": key.sort})}})
-        for encoded in sorted(final.puts):
-            key = PostingKey.decode(encoded)
-            requests.append({"PutRequest": {"Item": storage.to_item({"pk": key.list_id, "sk": key.sort, "id": final.item_id})}})
+        data = _projection(final.namespace, final.keys)
+        requests += [_put(encoded, final, data) for encoded in sorted(final.puts)]
     write_requests(requests, report)
 
 
@@ -483,8 +498,8 @@ def _repair(moved: Sequence[_Final], report: BatchReport) -> None:
     requests = []
     for final in moved:
         state = states.get(final.key["pk"])
-        for encoded in sorted(state.keys if state else ()):
-            key = PostingKey.decode(encoded)
-            requests.append({"PutRequest": {"Item": storage.to_item({"pk": key.list_id, "sk": key.sort, "id": final.item_id})}})
+        kept = state.keys if state else set()
+        data = _projection(final.namespace, kept)
+        requests += [_put(encoded, final, data) for encoded in sorted(kept)]
         report.repaired += 1
     write_requests(requests, report)

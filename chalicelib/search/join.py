@@ -25,6 +25,12 @@ Each Query asks for the list's ``limit`` entries (the planner sizes it from the 
 sizes, :func:`limits`), so that the walk usually finds its answers in a few steps; a list whose
 buffer is passed by a jump is read again from the new target, never from where it stopped.
 
+**Covering entries** (issue 20): every entry carries its item's projection
+(:mod:`chalicelib.search.postings`), so a restriction the domain can check on that projection
+need not be read at all: ``accept`` drops the entries that fail it as they are met, and a
+:class:`Pace` sizes each further Query from the share of entries accepted so far (a one-list
+read whose other filters are checked on the entry, :mod:`chalicelib.search.planner`).
+
 A hit carries whether it is **exact**: every restriction held it in a list whose entries all
 satisfy that restriction (a number bucket wholly inside the range, an equality list). Hits that
 are not exact are candidates the domain verifies with its matcher; exact hits can be counted
@@ -34,6 +40,7 @@ are not exact are candidates the domain verifies with its matcher; exact hits ca
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -63,6 +70,8 @@ class Member:
     #: Every entry of the list satisfies the restriction (False: a number bucket reaching past the range's end, a word
     #: list that also holds other words).
     exact: bool = True
+    #: The list's share of its restriction's entries (sizes its Queries under a :class:`Pace`).
+    share: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -72,13 +81,61 @@ class Hit:
     sort: str
     item_id: str
     exact: bool
+    #: The item's covering projection, as its entry carries it (``None``: none stored).
+    data: Mapping[str, str] | None = None
+
+
+class Pace:
+    """Entries per Query of a read whose entries are accepted or dropped on their projection.
+
+    The first Queries ask for ``want / rate`` entries (``rate``: the planner's estimate of the
+    share of entries accepted, from the measured list sizes); each later one for what the
+    page still needs at the share observed so far, the estimate counting as :data:`PRIOR`
+    entries (a Beta-prior mean), and no margin (a short first read costs one small step).
+
+    Parameters
+    ----------
+    want:
+        Hits the caller expects to take (page size + 1).
+    rate:
+        Estimated share of entries accepted, in (0, 1].
+    """
+
+    #: Weight of the planner's estimate, in entries read.
+    PRIOR = 30
+    MARGIN = 1.0
+
+    def __init__(self, want: int, rate: float) -> None:
+        self.want = max(1, want)
+        self.rate = min(1.0, max(rate, 1e-3))
+        self.read = 0
+        self.hits = 0
+        self.lock = threading.Lock()  # the lists of one step are read on threads
+
+    def observe(self, entries: int) -> None:
+        """Count ``entries`` read."""
+        with self.lock:
+            self.read += entries
+
+    def hit(self) -> None:
+        """Count one accepted hit."""
+        self.hits += 1
+
+    def limit(self, share: float) -> int:
+        """Entries the next Query of a list holding ``share`` of the restriction should ask for."""
+        with self.lock:
+            rate = (self.hits + self.rate * self.PRIOR) / (self.read + self.PRIOR)
+            remaining = self.want - self.hits if self.hits < self.want else max(2, self.want // 2)
+        return max(MIN_LIMIT, min(MAX_LIMIT, math.ceil(share * (remaining * self.MARGIN + 1) / max(rate, 1e-3)) + 1))
 
 
 class _Run:
     """One list's read state: the entries buffered from the last Query, starting at ``origin``."""
 
-    def __init__(self, member: Member, read: Read, descending: bool, low: str | None, high: str | None) -> None:
+    def __init__(self, member: Member, read: Read, descending: bool, low: str | None, high: str | None,
+                 pace: Pace | None = None) -> None:
         self.member = member
+        self.pace = pace
         self.read = read
         self.descending = descending
         self.low = low
@@ -119,7 +176,11 @@ class _Run:
         if low is not None and high is not None and low > high:
             self.buffer, self.position, self.more = [], 0, False
             return
+        if self.pace is not None:
+            self.limit = self.pace.limit(self.member.share)
         page = self.read(self.member.name, self.limit, descending=self.descending, low=low, high=high)
+        if self.pace is not None:
+            self.pace.observe(len(page.postings))
         self.buffer, self.position, self.more = page.postings, 0, page.more and bool(page.postings)
 
 
@@ -154,6 +215,8 @@ def intersect(
     low: str | None = None,
     high: str | None = None,
     parallel: bool = True,
+    accept: Callable[[Posting], bool] | None = None,
+    pace: Pace | None = None,
 ) -> Iterator[Hit]:
     """Yield the items held by every restriction, in list order, lazily.
 
@@ -171,6 +234,11 @@ def intersect(
         Inclusive bounds on every list's sort (e.g. the profiles' level bound).
     parallel:
         Read the lists of one step on threads (False: one after the other, for tests).
+    accept:
+        The domain's check of an entry's projection: items whose entry fails it are passed
+        over without being yielded (``None``: every item held by every restriction is a hit).
+    pace:
+        Sizes every Query from the hits accepted so far (``None``: each member's ``limit``).
 
     Yields
     ------
@@ -179,7 +247,7 @@ def intersect(
     """
     if not restrictions or any(not r for r in restrictions):
         return
-    runs = [[_Run(m, read, descending, low, high) for m in r] for r in restrictions]
+    runs = [[_Run(m, read, descending, low, high, pace) for m in r] for r in restrictions]
     key, strict = after, after is not None
     while True:
         pending = [run for union in runs for run in union if not run.head(key, strict)[0]]
@@ -199,7 +267,11 @@ def intersect(
         sorts = [entry.sort for entry, _ in heads]
         furthest = min(sorts) if descending else max(sorts)
         if all(sort == furthest for sort in sorts):
-            yield Hit(furthest, heads[0][0].item_id, all(exact for _, exact in heads))
+            entry = heads[0][0]
+            if accept is None or accept(entry):
+                if pace is not None:
+                    pace.hit()
+                yield Hit(furthest, entry.item_id, all(exact for _, exact in heads), entry.data)
             key, strict = furthest, True
         else:
             key, strict = furthest, False
@@ -259,6 +331,6 @@ def members(lists: Sequence[tuple[str, bool]], sizes: Mapping[str, int], limit: 
     """A restriction's non-empty lists ``(name, exact)`` as members sharing its ``limit`` by their sizes."""
     total = sum(sizes.get(name, 0) for name, _ in lists) or 1
     return [
-        Member(name, math.ceil(limit * sizes.get(name, 0) / total) + 1, exact)
+        Member(name, math.ceil(limit * sizes.get(name, 0) / total) + 1, exact, sizes.get(name, 0) / total)
         for name, exact in lists if sizes.get(name, 0)
     ]

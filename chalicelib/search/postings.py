@@ -8,9 +8,15 @@ under exactly those keys, counts each list's size, and reads lists back.
 
 Items (SearchIndex table, ``pk`` / ``sk``):
 
-* **entry** ``{pk: <list id>, sk: <sort>, id: <item id>}``: one per item and list. Lists are read
-  by ``sk`` (descending for newest first); a sort must be unique per item within a list, so
-  callers end it with the item id (e.g. ``<createdAt>#<listingId>``).
+* **entry** ``{pk: <list id>, sk: <sort>, id: <item id>, f: <projection>}``: one per item and list.
+  Lists are read by ``sk`` (descending for newest first); a sort must be unique per item within
+  a list, so callers end it with the item id (e.g. ``<createdAt>#<listingId>``). ``f`` is the
+  item's **covering projection** (issue 20): a small map of its filterable values that the
+  domain derives from the item's own posting keys (:func:`register_projection`), so that a
+  reader can check the query's other filters on the entry it already holds instead of reading
+  the item. Because the projection is a function of the keys, an item whose keys did not change
+  keeps its entries; when they changed, every entry of the item is re-put with the new
+  projection (:func:`apply`, :mod:`chalicelib.search.batch_writer`).
 * **size** ``{pk: "size|<list id>", sk: "size", n}``: the list's entry count, changed in the same
   transaction as its entries, so it is exact at every commit; read in one BatchGetItem
   (:func:`sizes`).
@@ -35,7 +41,7 @@ Information Retrieval", 2008, ch. 1-2); DynamoDB transactions and their limits (
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -85,10 +91,50 @@ class PostingKey:
 
 @dataclass(frozen=True)
 class Posting:
-    """One entry read from a list: its sort key and the id of the item filed there."""
+    """One entry read from a list: its sort key, the id of the item filed there and the item's
+    covering projection (``None`` for an entry written without one)."""
 
     sort: str
     item_id: str
+    data: Mapping[str, str] | None = None
+
+
+#: ``project(keys) -> {name: value}``: the covering projection of an item from its posting keys.
+Projection = Callable[[Iterable[PostingKey]], dict[str, str]]
+_PROJECTIONS: dict[str, Projection] = {}
+
+
+def register_projection(namespace: str, project: Projection) -> None:
+    """Declare the covering projection of a domain's items (its index module calls this at import).
+
+    Parameters
+    ----------
+    namespace:
+        The namespace the domain files its items under (the ``namespace`` of :func:`apply`).
+    project:
+        Pure function of an item's posting keys to a small ``{name: value}`` map (string values),
+        stored in every entry of the item as ``f``. It must be derived from the keys alone, so
+        that unchanged keys mean an unchanged projection.
+    """
+    _PROJECTIONS[namespace] = project
+
+
+def projection(namespace: str, keys: Iterable[PostingKey]) -> dict[str, str] | None:
+    """The registered covering projection of an item filed under ``keys`` (``None``: no projection
+    registered, or no keys)."""
+    project = _PROJECTIONS.get(namespace)
+    materialized = list(keys)
+    if project is None or not materialized:
+        return None
+    return project(materialized)
+
+
+def entry_item(key: PostingKey, item_id: str, data: Mapping[str, str] | None) -> dict[str, Any]:
+    """The stored entry of ``item_id`` at ``key`` (with its projection ``f`` when there is one)."""
+    item: dict[str, Any] = {"pk": key.list_id, "sk": key.sort, "id": item_id}
+    if data is not None:  # an empty projection is stored too: "no filterable value", not "unknown"
+        item["f"] = dict(data)
+    return item
 
 
 @dataclass(frozen=True)
@@ -161,19 +207,27 @@ def apply(namespace: str, item_id: str, version: int, keys: Iterable[PostingKey]
             return False
         applied = set(state.get("keys", [])) if state is not None else set()
         step = int(state.get("step", 0)) if state is not None else None
+        data = projection(namespace, (PostingKey.decode(k) for k in target))
+        old = projection(namespace, (PostingKey.decode(k) for k in applied))
+        # A changed projection re-puts every kept entry too (they carry the old one); sizes move for new keys only.
+        rewritten = sorted(target & applied) if data != old else []
         try:
-            _write_changes(namespace, item_id, version, step, sorted(applied - target), sorted(target - applied))
+            _write_changes(namespace, item_id, version, step, sorted(applied - target), sorted(target - applied), data, rewritten)
         except storage.TransactionConflict:
             continue  # another applier moved the state: read it again
         return True
     raise storage.Contention(f"posting state of {namespace} {item_id} kept changing")
 
 
-def _write_changes(namespace: str, item_id: str, version: int, step: int | None, removed: list[str], added: list[str]) -> None:
+def _write_changes(namespace: str, item_id: str, version: int, step: int | None, removed: list[str], added: list[str],
+                   data: Mapping[str, str] | None = None, rewritten: Sequence[str] = ()) -> None:
     """Removals first (a paused item leaves its lists as early as possible), then additions,
-    :data:`CHUNK_KEYS` per transaction; the last transaction also sets ``version``."""
+    :data:`CHUNK_KEYS` per transaction; the last transaction also sets ``version``. ``rewritten``
+    keys (kept, but with a changed projection ``data``) are re-put in further chunks that move
+    no size."""
     chunks: list[tuple[int, list[str]]] = [(-1, removed[i : i + CHUNK_KEYS]) for i in range(0, len(removed), CHUNK_KEYS)]
     chunks += [(+1, added[i : i + CHUNK_KEYS]) for i in range(0, len(added), CHUNK_KEYS)]
+    chunks += [(0, list(rewritten[i : i + CHUNK_KEYS])) for i in range(0, len(rewritten), CHUNK_KEYS)]
     if not chunks:
         chunks = [(+1, [])]  # nothing to move: record the version only
     for index, (delta, chunk) in enumerate(chunks):
@@ -183,14 +237,14 @@ def _write_changes(namespace: str, item_id: str, version: int, step: int | None,
         for text in chunk:
             key = PostingKey.decode(text)
             entry = {"pk": key.list_id, "sk": key.sort}
-            if delta > 0:
-                ops.append(storage.put_op(_table(), {**entry, "id": item_id}))
+            if delta >= 0:
+                ops.append(storage.put_op(_table(), entry_item(key, item_id, data)))
             else:
                 ops.append(storage.delete_op(_table(), entry))
             moved[key.list_id] += delta
         # One size update per list: a transaction may not touch one item twice (AWS docs, TransactWriteItems).
         ops += [storage.update_op(_table(), size_key(name), "ADD n :d", ExpressionAttributeValues=storage.values(d=n))
-                for name, n in moved.items()]
+                for name, n in moved.items() if n]
         storage.transact(ops)
         step = (step or 0) + 1
 
@@ -203,7 +257,7 @@ def _state_op(namespace: str, item_id: str, step: int | None, delta: int, chunk:
         sets.append("version = :v")
         vals["v"] = version
     expression = "SET " + ", ".join(sets)
-    if chunk:
+    if chunk and delta:
         expression += f" {'ADD' if delta > 0 else 'DELETE'} #k :keys"
         vals["keys"] = set(chunk)
     if step is None:
@@ -212,7 +266,7 @@ def _state_op(namespace: str, item_id: str, step: int | None, delta: int, chunk:
         condition = "#s = :step"
         vals["step"] = step
     names = {"#s": "step"} if step is not None else {}
-    if chunk:
+    if chunk and delta:
         names["#k"] = "keys"
     return storage.update_op(
         _table(), state_key(namespace, item_id), expression, condition=condition,
@@ -262,7 +316,7 @@ def read(
     if after is not None:
         params["ExclusiveStartKey"] = storage.to_item({"pk": list_name, "sk": after})
     items, last = storage.query_page(_table(), **params)
-    return PostingPage([Posting(str(i["sk"]), str(i["id"])) for i in items], last is not None)
+    return PostingPage([Posting(str(i["sk"]), str(i["id"]), i.get("f")) for i in items], last is not None)
 
 
 def sizes(list_names: Sequence[str]) -> dict[str, int]:
@@ -283,8 +337,9 @@ def bulk_items(namespace: str, filed: Iterable[tuple[str, int, Iterable[PostingK
     counts: Counter[str] = Counter()
     for item_id, version, keys in filed:
         unique = set(keys)
+        data = projection(namespace, unique)
         for key in unique:
-            items.append({"pk": key.list_id, "sk": key.sort, "id": item_id})
+            items.append(entry_item(key, item_id, data))
             counts[key.list_id] += 1
         state: dict[str, Any] = {**state_key(namespace, item_id), "version": version, "step": 1}
         if unique:

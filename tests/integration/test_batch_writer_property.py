@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from chalicelib import storage
 from chalicelib.search import batch_writer
 from chalicelib.search.batch_writer import Change
-from chalicelib.search.postings import PostingKey
+from chalicelib.search.postings import PostingKey, register_projection
 from tests.integration.aws_session import Resources, reset
 from tests.integration.helpers import search_index_items
 
@@ -53,6 +53,18 @@ def _changes(versions: dict[str, list[set[str] | None]]) -> list[Change]:
         Change("t", item, number, frozenset(PostingKey(name, f"s#{item}") for name in keys or ()))
         for item, history in versions.items() for number, keys in enumerate(history, start=1)
     ]
+
+
+def _lists_projection(keys: Any) -> dict[str, str]:
+    """A covering projection that changes with every key set (so kept entries must be re-put)."""
+    return {"lists": ",".join(sorted(k.list_id for k in keys))}
+
+
+register_projection("t", _lists_projection)
+
+
+def _projections() -> dict[tuple[str, str], Any]:
+    return {(pk, sk): i.get("f") for (pk, sk), i in search_index_items().items() if pk.startswith("t#")}
 
 
 def _stored() -> tuple[set[tuple[str, str, str]], dict[str, int], dict[str, dict[str, Any]]]:
@@ -120,6 +132,8 @@ def test_replayed_reordered_and_crashed_batches_leave_the_index_exact(
     expected_keys = {(k.list_id, k.sort, c.item_id) for c in newest.values() for k in c.keys}
     entries, sizes, states = _stored()
     assert entries == expected_keys
+    # Every entry carries the projection of the keys its item is filed under now (issue 20: covering entries).
+    assert _projections() == {(k.list_id, k.sort): _lists_projection(c.keys) for c in newest.values() for k in c.keys}
     assert sizes == dict(Counter(list_id for list_id, _, _ in expected_keys))
     assert not [pk for pk, _ in search_index_items() if pk.startswith("ledger|")]  # every ledger applied and deleted
     for item, change in newest.items():

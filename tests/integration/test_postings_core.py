@@ -52,3 +52,18 @@ def test_a_large_change_is_applied_in_chunks_and_completed_after_an_interruption
     assert postings.applied_keys("t", "y") == (2, fewer)
     sizes = postings.sizes(sorted(k.list_id for k in many))
     assert sum(sizes.values()) == len(fewer)
+
+
+def test_every_entry_carries_the_projection_of_the_current_keys(aws: dict[str, str]) -> None:
+    """A registered projection (issue 20) is stored in each entry; when the keys change, the kept
+    entries are re-put with the new one (sizes move for the added and removed keys only)."""
+    postings.register_projection("p", lambda keys: {"lists": ",".join(sorted(k.list_id for k in keys))})
+    postings.apply("p", "x", 1, _keys(("p#a", "1#x"), ("p#b", "1#x")))
+    assert [p.data for p in postings.read("p#a", 5).postings] == [{"lists": "p#a,p#b"}]
+    postings.apply("p", "x", 2, _keys(("p#a", "1#x"), ("p#c", "1#x")))
+    assert [p.data for p in postings.read("p#a", 5).postings] == [{"lists": "p#a,p#c"}]  # kept, re-put
+    assert [p.data for p in postings.read("p#c", 5).postings] == [{"lists": "p#a,p#c"}]
+    assert postings.read("p#b", 5).postings == []
+    assert postings.sizes(["p#a", "p#b", "p#c"]) == {"p#a": 1, "p#b": 0, "p#c": 1}
+    bulk = postings.bulk_items("p", [("y", 1, _keys(("p#a", "2#y")))])
+    assert {"pk": "p#a", "sk": "2#y", "id": "y", "f": {"lists": "p#a"}} in bulk

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from chalicelib.categories.models import FieldType
 from chalicelib.listings.search.query import SearchQuery, language_of
 from chalicelib.search import geo
 from chalicelib.text_analysis import analyzer
@@ -54,6 +55,33 @@ def matches_terms(listing: Mapping[str, Any], terms: list[str]) -> bool:
     language = language_of(listing["categoryKey"])
     vocab = analyzer.vocabulary(str(listing.get("searchText") or ""), language)
     return all(t.ignored or analyzer.best_match(t, vocab) is not None for t in analyzer.query_terms(terms, language))
+
+
+#: Filter types an entry's projection holds (:func:`chalicelib.listings.search.postings.projection`).
+_PROJECTED = frozenset({FieldType.SELECT, FieldType.MULTISELECT, FieldType.BOOLEAN, FieldType.NUMBER, FieldType.INTEGER})
+#: The projection's name of the role (:data:`chalicelib.listings.search.postings.ROLE`).
+_ROLE = "_role"
+
+
+def covered(query: SearchQuery) -> bool:
+    """True when :func:`entry_matches` decides the whole query (no ``q`` term, no geo filter, every
+    filter of a projected type): a posting entry then needs no listing read to be counted."""
+    return not query.terms and query.geo is None and all(f.type in _PROJECTED for f in query.filters)
+
+
+def entry_matches(query: SearchQuery, data: Mapping[str, str] | None) -> bool:
+    """Whether a posting entry's projection (role and filterable values) passes the query's role
+    and meta filters of projected types; the others (``q``, geo, unprojected types) are left to
+    :func:`evaluate` on the listing. An entry without a projection passes (it is verified later).
+
+    The same rule as :func:`evaluate` (:meth:`MetaFilter.matches` over the projected values),
+    so an entry is dropped only when its listing, as filed, fails the query.
+    """
+    if data is None:
+        return True
+    if query.role and data.get(_ROLE) != query.role:
+        return False
+    return all(f.matches(data) for f in query.filters if f.type in _PROJECTED)
 
 
 def evaluate(query: SearchQuery, listing: Mapping[str, Any]) -> Match | None:

@@ -133,12 +133,21 @@ def _restrictions(query: SearchQuery) -> int:
     return len(query.terms) + len([f for f in query.filters if f.op not in ("min", "max")]) + len(ranged)
 
 
+def searched_categories(query: SearchQuery) -> list[str]:
+    """The categories that can hold a match: the query's, or every category having each filtered field
+    (a listing without a field fails its filter, so a category without it has no match to read)."""
+    categories = all_categories()
+    keys = [query.category.key] if query.category else list(categories)
+    wanted = {f.key for f in query.filters}
+    return [key for key in keys if wanted <= {f.key for f in categories[key].fields}]
+
+
 def plan(query: SearchQuery, corrections: dict[str, list[str]] | None = None) -> Plan:
     """The candidate paths of ``query`` (no geo filter), sizes not yet known.
 
     ``corrections``: per ``q`` term, its corrections from the typo dictionary (none when absent).
     """
-    scope = [query.category.key] if query.category else list(all_categories())
+    scope = searched_categories(query)
     single = _restrictions(query) == 1 and not query.role
     result = Plan(scope)
     for position, term in enumerate(query.terms):

@@ -3,13 +3,14 @@
 Every list is scoped to one category (a search with ``category`` reads only that category's
 lists; without it the few categories' lists are merged) and holds only ACTIVE listings. Lists
 (ids built by :func:`chalicelib.search.postings.list_id` under :data:`NAMESPACE`; ``listings.v2`` since
-stems joined the prefixes, ``listings.v3`` since number buckets and the category lists joined
-(issue 20), so that the backfill files every listing afresh):
+stems joined the prefixes, ``listings.v3`` since number buckets and the category lists joined, ``listings.v4`` since
+entries carry the covering projection of :func:`projection` (issue 20), so that the backfill
+files every listing afresh):
 
-* ``listings.v3#<category>#s#<stem>``: the Snowball stems of the listing's words, in the
+* ``listings.v4#<category>#s#<stem>``: the Snowball stems of the listing's words, in the
   category's language (:mod:`chalicelib.text_analysis.analyzer`): what a ``q`` word, a
   correction of it (:mod:`chalicelib.typo_dictionary`) or any word of the same stem reads.
-* ``listings.v3#<category>#q#<prefix>``: word prefixes for the last ``q`` word (search as you type). For every distinct word of the
+* ``listings.v4#<category>#q#<prefix>``: word prefixes for the last ``q`` word (search as you type). For every distinct word of the
   listing's ``searchText`` (the folding of :func:`chalicelib.text.words`, as ``q`` is folded),
   its prefixes of :data:`MIN_PREFIX` to :data:`MAX_PREFIX` characters. A ``q`` term of up to
   :data:`MAX_PREFIX` characters reads the list of exactly its matches; a longer term reads the
@@ -18,14 +19,14 @@ stems joined the prefixes, ``listings.v3`` since number buckets and the category
   listing writes (each key is two TransactWriteItems items; :mod:`chalicelib.search.postings` chunks
   large changes) while keeping five-letter prefixes, which are already selective words.
   One-letter terms have no list: they are verified on another path.
-* ``listings.v3#<category>#v#<field>#<value>``: equality values of select, boolean, number and
+* ``listings.v4#<category>#v#<field>#<value>``: equality values of select, boolean, number and
   integer fields, and each option of a multiselect field (``contains`` reads one option's list).
-* ``listings.v3#<category>#n#<field>``: every number and integer value, sorted by value
+* ``listings.v4#<category>#n#<field>``: every number and integer value, sorted by value
   (:func:`chalicelib.search.postings.sortable_number`), for ``_min`` / ``_max`` ranges probed in value order.
-* ``listings.v3#<category>#b#<field>#<bucket>``: the same values by power-of-two bucket
+* ``listings.v4#<category>#b#<field>#<bucket>``: the same values by power-of-two bucket
   (:mod:`chalicelib.search.buckets`), newest first: a range is the union of its buckets, joined
   with the other restrictions (:mod:`chalicelib.search.join`).
-* ``listings.v3#<category>#all`` and ``listings.v3#<category>#r#<role>``: every ACTIVE listing
+* ``listings.v4#<category>#all`` and ``listings.v4#<category>#r#<role>``: every ACTIVE listing
   of the category (and role), newest first, key-only: ``page=N`` without a cursor skips
   through these entries instead of reading the skipped listings (the listing pages themselves
   still come from the write-sharded indexes).
@@ -36,7 +37,7 @@ so one cursor position serves every path); number lists ``<sortable value>#<crea
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -46,10 +47,10 @@ from chalicelib.listings import status
 from chalicelib.listings.index import newest_key
 from chalicelib.listings.search.query import language_of
 from chalicelib.search.buckets import bucket_of
-from chalicelib.search.postings import PostingKey, list_id, sortable_number
+from chalicelib.search.postings import PostingKey, list_id, register_projection, sortable_number
 from chalicelib.text_analysis.analyzer import stems
 
-NAMESPACE = "listings.v3"
+NAMESPACE = "listings.v4"
 #: Shortest and longest word prefix with a list (characters).
 MIN_PREFIX = 2
 MAX_PREFIX = 5
@@ -137,3 +138,29 @@ def posting_keys(listing: Mapping[str, Any] | None) -> set[PostingKey]:
             keys.add(PostingKey(number_list(category_key, field.key), f"{sort}#{newest}"))
             keys.add(PostingKey(bucket_list(category_key, field.key, bucket_of(Decimal(value))), newest))
     return keys
+
+
+#: The projection's name of the listing's role (field keys are identifiers: never this).
+ROLE = "_role"
+
+
+def projection(keys: Iterable[PostingKey]) -> dict[str, str]:
+    """The covering projection of a listing filed under ``keys``: its role and the canonical value
+    of each filterable select, multiselect (options joined by ``,``), boolean, number and integer
+    field, read back from its role list and value lists (so equal keys mean an equal projection).
+
+    Stored in every entry of the listing (:func:`chalicelib.search.postings.register_projection`):
+    a search checks its other filters on the entry of the one list it reads
+    (:func:`chalicelib.listings.search.filters.entry_matches`), without reading the listing.
+    """
+    found: dict[str, list[str]] = {}
+    for key in keys:
+        parts = key.list_id.split("#", 4)
+        if len(parts) == 5 and parts[2] == "v":
+            found.setdefault(parts[3], []).append(parts[4])
+        elif len(parts) == 4 and parts[2] == "r":
+            found[ROLE] = [parts[3]]
+    return {name: ",".join(sorted(values)) for name, values in found.items()}
+
+
+register_projection(NAMESPACE, projection)

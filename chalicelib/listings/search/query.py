@@ -10,6 +10,7 @@ so a typo never silently widens a search.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -40,7 +41,7 @@ class MetaFilter:
     op: str
     value: str
 
-    def matches(self, meta: dict[str, str]) -> bool:
+    def matches(self, meta: Mapping[str, str]) -> bool:
         """True when the listing's ``meta`` passes this filter."""
         stored = meta.get(self.key)
         if stored is None:

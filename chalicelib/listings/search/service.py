@@ -44,6 +44,7 @@ from chalicelib.listings.search.query import SearchQuery
 from chalicelib.listings.service import to_model
 from chalicelib.pagination import Position
 from chalicelib.search import join, postings
+from chalicelib.search import planner as engine
 from chalicelib.search.merge import Fetch, merge_newest
 from chalicelib.text_analysis import typos
 
@@ -51,12 +52,20 @@ from chalicelib.text_analysis import typos
 #: most entries a range probe reads. Small enough that a common filter's page reads the same
 #: items at any table size, large enough that a rare filter's total is exact (docs/search.md).
 READ_BUDGET = 200
+#: A covered read whose path holds at most this many entries reads it whole and counts every match
+#: (``total`` exact); a larger one stops one match past the page (``"gte"``).
+COUNT_ENTRIES = 50
 #: Most listings per BatchGetItem of candidates (DynamoDB's limit is 100 keys).
 MAX_BATCH = 100
 #: Candidates a relevance-ranked search scores: the first ones of the chosen path, newest first
 #: (as OpenSearch's rescore ``window_size``). Equal to :data:`READ_BUDGET`, so a ranked page reads
 #: what a filtered newest-first page verifies at most (docs/search.md, "Relevance").
 SCORE_WINDOW = READ_BUDGET
+#: Reads (posting entries and listings) a ranked search with filters spends on its window: the
+#: driver's entries are checked against the filters and only those accepted are read and scored,
+#: so the window is sized to stay within the page budget of docs/search.md (issue 20) whatever the
+#: filters' selectivity; without filters the window is :data:`SCORE_WINDOW` candidates.
+SCORE_READS = 150
 
 
 def _partitions(query: SearchQuery) -> tuple[str, list[str]]:
@@ -94,6 +103,10 @@ class _Choice:
     range_exact: bool = False
     #: The paths intersected by merge join instead of reading ``best`` alone (none: no join).
     joined: list[planner.Path] = field(default_factory=list)
+    #: The one path read with the query's other filters checked on its covering entries, and the
+    #: engine planner's estimate (:mod:`chalicelib.search.planner`); ``None``: another way.
+    driver: planner.Path | None = None
+    drive: engine.Drive | None = None
 
 
 def _corrections(query: SearchQuery, scope: list[str]) -> dict[str, list[str]]:
@@ -102,17 +115,51 @@ def _corrections(query: SearchQuery, scope: list[str]) -> dict[str, list[str]]:
     return typo_dictionary.corrections(NAMESPACE, scope, eligible) if eligible else {}
 
 
-def _choose(query: SearchQuery, scope: list[str]) -> _Choice:
-    """Plan the query, read the sizes and the ACTIVE count, probe ranges: the path to read."""
-    def lists() -> tuple[planner.Plan, dict[str, int]]:
-        paths = planner.plan(query, _corrections(query, scope) if query.terms else None)
-        names = paths.list_names()
-        return paths, postings.sizes(names) if names else {}
+def _covered_drive(query: SearchQuery, paths: planner.Plan, sizes: dict[str, int], stream_size: int,
+                   want: int) -> tuple[planner.Path, engine.Drive] | None:
+    """The path to read alone with the other filters checked on its entries (:mod:`chalicelib.search.planner`),
+    or ``None`` when the query has two ``q`` terms with lists (their merge join reads less)."""
+    terms = [p for p in paths.lists if p.label.startswith("q:")]
+    if len(terms) > 1:
+        return None
+    candidates = [planner.sized(p, sizes) for p in paths.lists]
+    category = planner.Path("list", "category", tuple(category_list(c, query.role) for c in paths.scope))
+    candidates.append(planner.sized(category, sizes))
+    restrictions = [
+        engine.Restriction(p.label, p.size, _expected_hits(p, sizes), covered=not p.label.startswith("q:"))
+        for p in candidates
+    ]
+    if len(terms) < len(query.terms):  # a term without lists (a stop word, one letter): checked on the listing
+        restrictions.append(engine.Restriction("q", 0, 0, covered=False, readable=False))
+    chosen = engine.drive(restrictions, stream_size, want)
+    if chosen is None or (candidates[chosen.index].label == "category" and not query.filters):
+        return None  # nothing to check on an entry: the category's own index pages come with their listings
+    return candidates[chosen.index], chosen
 
-    # The ACTIVE count does not depend on the plan: read it beside the plan's reads (one round trip less).
-    (paths, sizes), stream_size = join.both(lists, lambda: counters.read_counts(scope, query.role))
+
+def _expected_hits(path: planner.Path, sizes: dict[str, int]) -> float:
+    """Entries of ``path`` expected to satisfy its restriction: a number bucket at a range's end about
+    half; a ``q`` term's union about its largest list (a listing sits in its stem and prefix lists both)."""
+    if path.label.startswith("q:"):
+        return float(max((sizes.get(n, 0) for n in path.lists), default=0))
+    return sum(sizes.get(n, 0) * (0.5 if n in path.partial else 1.0) for n in path.lists)
+
+
+def _choose(query: SearchQuery, scope: list[str], want: int = READ_BUDGET) -> _Choice:
+    """Plan the query, read the sizes and the ACTIVE count, probe ranges: the path to read."""
+    paths = planner.plan(query, _corrections(query, scope) if query.terms else None)
+    categories = [category_list(c, query.role) for c in paths.scope]
+    names = [*paths.list_names(), *categories]
+    sizes = postings.sizes(names) if names else {}
+    # The ACTIVE count of the searched categories (and role): their key-only category lists' sizes, read
+    # with the other sizes (the counters say the same once the index has caught up; this is an estimate).
+    stream_size = sum(sizes.get(name, 0) for name in categories)
     best = planner.choose(paths, sizes, stream_size)
     choice = _Choice(paths, sizes, best, stream_size)
+    covered = _covered_drive(query, paths, sizes, stream_size, want)
+    if covered is not None:
+        choice.driver, choice.drive = covered
+        return choice
     if best.kind != "stream" or best.size > READ_BUDGET:
         choice.joined = planner.join_paths(paths, sizes, stream_size)
     if choice.joined:
@@ -132,8 +179,10 @@ def _stream(query: SearchQuery, position: Position) -> _Streamed:
         if position.key is None and position.offset:
             return _skipped_native_page(query, position, scope)
         return _category_stream(query, position, counters.read_counts(scope, query.role))
-    choice = _choose(query, scope)
+    choice = _choose(query, scope, (0 if position.key else position.offset) + position.page_size + 1)
     best, sizes = choice.best, choice.sizes
+    if choice.driver is not None:
+        return _covered_page(query, position, choice)
     if choice.range_keys is not None:
         found = choice.range_keys
         after = [key for key in found if position.key is None or key < position.key]
@@ -156,15 +205,18 @@ class _Ranked:
     has_more: bool
 
 
-def _candidates(query: SearchQuery, choice: _Choice, chunk: Callable[[], int]) -> Iterator[ListingRecord]:
-    """The chosen path's ACTIVE listings, newest first, unverified; ``chunk()`` sizes each BatchGetItem."""
-    if choice.best.kind == "stream" and choice.range_keys is None and not choice.joined:
+def _candidates(query: SearchQuery, choice: _Choice, chunk: Callable[[], int], window: int = SCORE_WINDOW) -> Iterator[ListingRecord]:
+    """The chosen path's ACTIVE listings, newest first, unverified (those of a covered read passed
+    their entry checks); ``chunk()`` sizes each BatchGetItem; ``window``: the candidates expected."""
+    if choice.best.kind == "stream" and choice.range_keys is None and not choice.joined and choice.driver is None:
         index, partitions = _partitions(query)
         fetches: list[Fetch] = [functools.partial(repository.newest_page, index, p) for p in partitions]
         yield from merge_newest(fetches, SCORE_WINDOW + 1, None, key=newest_key)
         return
-    if choice.joined:
-        ids: Iterator[str] = (hit.item_id for hit in _hits(choice, None, SCORE_WINDOW + 1))
+    if choice.driver is not None:
+        ids: Iterator[str] = (hit.item_id for hit in _covered_hits(query, choice, None, window, candidates=True))
+    elif choice.joined:
+        ids = (hit.item_id for hit in _hits(choice, None, SCORE_WINDOW + 1))
     elif choice.range_keys is not None:
         ids = (key.rsplit("#", 1)[1] for key in choice.range_keys)
     else:
@@ -192,33 +244,39 @@ def _ranked(query: SearchQuery, position: Position) -> _Ranked:
     ordered; matches past the window follow newest first (as OpenSearch's rescore leaves the
     rest of the results in their first order), read only as far as the page needs."""
     scope = [query.category.key] if query.category else list(all_categories())
-    choice = _choose(query, scope)
     need = position.offset + position.page_size
+    choice = _choose(query, scope, need + 1)
     examined = 0
+    size = SCORE_WINDOW
+    if choice.drive is not None and (query.filters or query.role):
+        # Filters checked on the entries: W candidates cost about W / rate entries and W listings; the window
+        # is the W that spends SCORE_READS reads.
+        rate = choice.drive.entry_rate
+        size = max(need + 1, min(SCORE_WINDOW, math.floor(SCORE_READS * rate / (1 + rate))))
 
     def chunk() -> int:
-        if examined < SCORE_WINDOW:
-            return max(1, min(MAX_BATCH, SCORE_WINDOW - examined))
+        if examined < size:
+            return max(1, min(MAX_BATCH, size - examined))
         return max(1, min(MAX_BATCH, need + 1 - len(window) - len(beyond)))
 
     window: list[ListingRecord] = []
     beyond: list[ListingRecord] = []
     exhausted = True
-    for item in _candidates(query, choice, chunk):
-        if examined >= SCORE_WINDOW and len(window) + len(beyond) > need:
+    for item in _candidates(query, choice, chunk, size):
+        if examined >= size and len(window) + len(beyond) > need:
             exhausted = False  # a candidate past the page exists: its match is not needed to know there is more
             break
         examined += 1
         if filters.evaluate(query, item) is None:
             continue
-        (window if examined <= SCORE_WINDOW else beyond).append(item)
+        (window if examined <= size else beyond).append(item)
     holding = [sum(choice.sizes.get(name, 0) for name in stems) for stems in choice.paths.term_stems]
     rows = ranking.rank(query.terms, window, choice.stream_size, holding)
     if beyond:
         rest = ranking.rank(query.terms, beyond, choice.stream_size, holding)
         rows += sorted(rest, key=lambda row: newest_key(row[0]), reverse=True)
     page = rows[position.offset : need]
-    if choice.best.kind == "stream" and not choice.joined:  # index items: re-read, as every page of the index is
+    if choice.best.kind == "stream" and not choice.joined and choice.driver is None:  # index items: re-read, as every page of the index is
         fresh = {item["listingId"]: item for item in _fresh(query, [item for item, _ in page])}
         page = [(fresh[item["listingId"]], score) for item, score in page if item["listingId"] in fresh]
     return _Ranked(page, len(rows), "eq" if exhausted else "gte", len(rows) > need or not exhausted)
@@ -268,6 +326,92 @@ def _hits(choice: _Choice, before: str | None, want: int) -> Iterator[join.Hit]:
         for path, limit in zip(choice.joined, join.limits(sizes, choice.stream_size, want), strict=True)
     ]
     return join.intersect(restrictions, postings.read, descending=True, after=before)
+
+
+def _covered_hits(query: SearchQuery, choice: _Choice, before: str | None, want: int, whole_list: bool = False,
+                  candidates: bool = False) -> Iterator[join.Hit]:
+    """The entries of the chosen driver that pass the query's entry checks, newest first from ``before``.
+
+    The driver's lists are read together (one parallel step per refill), each Query sized by a
+    :class:`chalicelib.search.join.Pace` from the planner's estimate of the share accepted;
+    ``whole_list``: read every entry in the first step instead (a small list counted whole).
+    ``want``: the matches expected, or (``candidates``) the accepted entries expected.
+    """
+    path, drive, sizes = choice.driver, choice.drive, choice.sizes
+    if path is None or drive is None:
+        return iter(())
+    total = sum(sizes.get(name, 0) for name in path.lists) or 1
+    members = [
+        join.Member(name, sizes[name] + 1 if whole_list else 0, exact=name not in path.partial, share=sizes[name] / total)
+        for name in path.lists if sizes.get(name, 0)
+    ]
+    if not members:
+        return iter(())
+    wanted = want if candidates else math.ceil(want / max(drive.item_rate, 0.05))
+    pace = None if whole_list else join.Pace(wanted, drive.entry_rate)
+    return join.intersect([members], postings.read, descending=True, after=before,
+                          accept=lambda entry: filters.entry_matches(query, entry.data), pace=pace)
+
+
+def _covered_page(query: SearchQuery, position: Position, choice: _Choice) -> _Streamed:
+    """A page read from one path, the query's other filters checked on its covering entries.
+
+    When the entries decide the whole query (:func:`filters.covered`), matches before the page
+    (``page=N`` without a cursor) and the one past it are counted from their entries, and only
+    the page's listings are read (one BatchGetItem), re-verified by :func:`filters.evaluate`
+    (a listing changed since it was filed is left out). Otherwise (``q`` terms) the accepted
+    entries' listings are read in batches and verified until one match past the page.
+    ``total``: the path's size when it is exact for the query; else the matches counted, exact
+    when the path ended (a path of at most :data:`COUNT_ENTRIES` entries is read whole and
+    counted), else ``"gte"``.
+    """
+    skip = 0 if position.key else position.offset
+    need = skip + position.page_size
+    path = choice.driver or choice.best
+    exact = path.exact and not query.role and path.label != "category"
+    size = sum(choice.sizes.get(name, 0) for name in path.lists)
+    whole = filters.covered(query)
+    whole_list = size <= min(COUNT_ENTRIES, READ_BUDGET)
+    hits = _covered_hits(query, choice, position.key, need + 1, whole_list=whole_list)
+    page: list[ListingRecord] = []
+    matches = 0
+    exhausted = True
+    if whole:
+        on_page: list[str] = []
+        for hit in hits:
+            matches += 1
+            if skip < matches <= need:
+                on_page.append(hit.item_id)
+            elif matches > need and (exact or not whole_list):
+                exhausted = False
+                break
+        found = repository.get_many(on_page) if on_page else {}
+        for listing_id in on_page:
+            item = found.get(listing_id)
+            if item is not None and status.is_public(item["status"]) and filters.evaluate(query, item) is not None:
+                page.append(item)
+    else:
+        while exhausted:
+            take = MAX_BATCH if whole_list else max(1, min(MAX_BATCH, need + 1 - matches))
+            chunk = [hit.item_id for hit in itertools.islice(hits, take)]
+            if not chunk:
+                break
+            found = repository.get_many(chunk)
+            for listing_id in chunk:
+                item = found.get(listing_id)
+                if item is None or not status.is_public(item["status"]) or filters.evaluate(query, item) is None:
+                    continue
+                matches += 1
+                if skip < matches <= need:
+                    page.append(item)
+                elif matches > need and not whole_list:
+                    exhausted = False
+                    break
+    before = position.offset if position.key else 0
+    last_key = newest_key(page[-1]) if page else position.key
+    if exact:
+        return _Streamed(page, size, "eq", position.after(size) and bool(page), last_key)
+    return _Streamed(page, before + matches, "eq" if exhausted else "gte", matches > need, last_key)
 
 
 def _joined_page(query: SearchQuery, position: Position, choice: _Choice) -> _Streamed:
