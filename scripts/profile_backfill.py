@@ -10,8 +10,10 @@ applied by the consumer meanwhile is never overwritten by the older image read h
 Run it once after deploying the Users stream: users written before it have no stream record.
 (A later change of what a user is filed under, :mod:`chalicelib.profiles.index`, is not a
 backfill: the applied version equals the user's, so nothing would move; such a change needs
-the lists rebuilt under a new namespace. The stem lists of issue 25 did so: the namespace is
-``profiles.v2``, and running this command once after deploying them files every user there.)
+the lists rebuilt under a new namespace. The stem lists of issue 25 did so (``profiles.v2``), and
+the covering entries of issue 20 again: the namespace is ``chalicelib.profiles.index``'s
+``NAMESPACE`` (``profiles.v3``), and running this command once after deploying files every user
+there.)
 
 Usage::
 
