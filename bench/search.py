@@ -882,7 +882,6 @@ PENDING: set[tuple[str, str]] = {
     ("rentMonthly_max alone", "items"),
     ("rentMonthly_max alone", "rt"),
     ("rentMonthly_max alone", "flat items"),
-    ("rentMonthly_max alone", "flat kb"),
     ("geo even no radius p10 cursor", "items"),
     ("geo even no radius p10 cursor", "rt"),
     ("*", "cpu"),
