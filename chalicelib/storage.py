@@ -218,9 +218,36 @@ def _dynamo_value(value: Any, keep_none: bool = False) -> Any:
     return value
 
 
+#: Integers below this magnitude are written as their decimal digits (DynamoDB keeps 38 significant digits).
+_EXACT_INT = 10**38
+
+
+def _to_value(value: Any) -> dict[str, Any]:
+    """One plain value in the low-level (DynamoDB JSON) format, ``None`` map entries left out.
+
+    Equal to ``TypeSerializer().serialize(_dynamo_value(value))`` in one pass for the types
+    items hold (strings, booleans, integers, maps and lists of them): keys and items are
+    serialized on every read and write, and boto3's serializer tests each value against every
+    type in turn (docs/search.md, "Cheap pages"). Anything else (floats, Decimals, sets, bytes,
+    integers of 38 digits or more) goes through boto3's serializer, errors included.
+    """
+    kind = type(value)
+    if kind is str:
+        return {"S": value}
+    if kind is bool:
+        return {"BOOL": value}
+    if kind is int and -_EXACT_INT < value < _EXACT_INT:
+        return {"N": str(value)}
+    if kind is dict:
+        return {"M": {k: _to_value(v) for k, v in value.items() if v is not None}}
+    if kind is list:
+        return {"L": [{"NULL": True} if v is None else _to_value(v) for v in value]}
+    return dict(_serializer.serialize(_dynamo_value(value)))
+
+
 def to_item(data: Mapping[str, Any]) -> dict[str, Any]:
     """Serialize a plain dict into a DynamoDB item; ``None`` values are left out."""
-    return {k: _serializer.serialize(_dynamo_value(v)) for k, v in data.items() if v is not None}
+    return {k: _to_value(v) for k, v in data.items() if v is not None}
 
 
 def to_value(value: Any, keep_none: bool = False) -> dict[str, Any]:

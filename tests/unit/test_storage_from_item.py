@@ -5,6 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+import pytest
 from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
 from hypothesis import given
 from hypothesis import strategies as st
@@ -63,3 +64,32 @@ def test_from_item_numbers_and_none() -> None:
     assert storage.from_item(item) == {"i": 12, "f": 1.5, "e": 1000, "z": 2, "n": None, "ss": ["b", "a"], "ns": [3, 0.5],
                                        "b": Binary(b"\x00")}
     assert storage.from_item(None) is None
+
+
+_plain_values = st.recursive(
+    st.one_of(st.text(max_size=8), st.integers(min_value=-(10**40), max_value=10**40), st.booleans(), st.none(),
+              st.floats(allow_nan=False, allow_infinity=False, width=32), st.binary(max_size=4)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.text(min_size=1, max_size=4), inner, max_size=4),
+        st.frozensets(st.text(max_size=4), min_size=1, max_size=3).map(set),
+    ),
+    max_leaves=12,
+)
+
+
+def _reference_item(data: dict[str, Any]) -> dict[str, Any]:
+    """The serialization before the one-pass serializer: ``_dynamo_value``, then boto3's TypeSerializer."""
+    serializer = TypeSerializer()
+    return {k: serializer.serialize(storage._dynamo_value(v)) for k, v in data.items() if v is not None}
+
+
+@given(st.dictionaries(st.text(min_size=1, max_size=6), _plain_values, max_size=6))
+def test_to_item_equals_the_serializer(data: dict[str, Any]) -> None:
+    try:
+        expected = _reference_item(data)
+    except Exception as exc:  # noqa: BLE001 -- the same refusal is expected of the fast path
+        with pytest.raises(type(exc)):
+            storage.to_item(data)
+        return
+    assert storage.to_item(data) == expected
