@@ -218,9 +218,36 @@ def _dynamo_value(value: Any, keep_none: bool = False) -> Any:
     return value
 
 
+#: Integers below this magnitude are written as their decimal digits (DynamoDB keeps 38 significant digits).
+_EXACT_INT = 10**38
+
+
+def _to_value(value: Any) -> dict[str, Any]:
+    """One plain value in the low-level (DynamoDB JSON) format, ``None`` map entries left out.
+
+    Equal to ``TypeSerializer().serialize(_dynamo_value(value))`` in one pass for the types
+    items hold (strings, booleans, integers, maps and lists of them): keys and items are
+    serialized on every read and write, and boto3's serializer tests each value against every
+    type in turn (docs/search.md, "Cheap pages"). Anything else (floats, Decimals, sets, bytes,
+    integers of 38 digits or more) goes through boto3's serializer, errors included.
+    """
+    kind = type(value)
+    if kind is str:
+        return {"S": value}
+    if kind is bool:
+        return {"BOOL": value}
+    if kind is int and -_EXACT_INT < value < _EXACT_INT:
+        return {"N": str(value)}
+    if kind is dict:
+        return {"M": {k: _to_value(v) for k, v in value.items() if v is not None}}
+    if kind is list:
+        return {"L": [{"NULL": True} if v is None else _to_value(v) for v in value]}
+    return dict(_serializer.serialize(_dynamo_value(value)))
+
+
 def to_item(data: Mapping[str, Any]) -> dict[str, Any]:
     """Serialize a plain dict into a DynamoDB item; ``None`` values are left out."""
-    return {k: _serializer.serialize(_dynamo_value(v)) for k, v in data.items() if v is not None}
+    return {k: _to_value(v) for k, v in data.items() if v is not None}
 
 
 def to_value(value: Any, keep_none: bool = False) -> dict[str, Any]:
@@ -236,11 +263,51 @@ def values(**named: Any) -> dict[str, Any]:
     return {f":{k}": to_value(v) for k, v in named.items()}
 
 
+def _number(text: str) -> int | float:
+    """A DynamoDB number (its decimal string) as ``int`` when integral, else ``float`` (as :func:`_plain` of its ``Decimal``)."""
+    try:
+        return int(text)
+    except ValueError:
+        return _plain(Decimal(text))  # type: ignore[no-any-return]  # "1.5", "1E+3", "2.0": Decimal decides
+
+
+def _from_value(value: Mapping[str, Any]) -> Any:
+    """One attribute value of the low-level (DynamoDB JSON) format as a plain value.
+
+    Equal to ``_plain(TypeDeserializer().deserialize(value))`` (sets become lists, in the order
+    DynamoDB sent them), in one pass without the intermediate ``Decimal`` and ``set`` objects:
+    a search page converts hundreds of items, and boto3's deserializer, which dispatches every
+    value through ``getattr`` and builds a ``Decimal`` per number, was the largest CPU cost of a
+    page outside DynamoDB (cProfile, docs/search.md "Cheap pages"). Binary values (``B``,
+    ``BS``) and anything unexpected go through boto3's deserializer.
+    """
+    text = value.get("S")
+    if text is not None:  # most values are strings: one lookup
+        return text
+    for tag, raw in value.items():  # exactly one: the type descriptor
+        if tag == "BOOL":
+            return raw
+        if tag == "N":
+            return _number(raw)
+        if tag == "M":
+            return {k: _from_value(v) for k, v in raw.items()}
+        if tag == "L":
+            return [_from_value(v) for v in raw]
+        if tag == "SS":
+            return list(raw)
+        if tag == "NS":
+            return [_number(v) for v in raw]
+        if tag == "NULL":
+            return None
+        break
+    return _plain(_deserializer.deserialize(value))  # type: ignore[arg-type]  # a Mapping of the same shape
+
+
 def from_item(item: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """Deserialize a DynamoDB item into a plain dict (numbers as int/float); ``None`` stays ``None``."""
+    """Deserialize a DynamoDB item into a plain dict (numbers as int/float, sets as lists); ``None`` stays ``None``."""
     if item is None:
         return None
-    return {k: _plain(_deserializer.deserialize(v)) for k, v in item.items()}
+    return {k: _from_value(v) for k, v in item.items()}
 
 
 def inserted_item(record: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -34,17 +34,20 @@ from chalicelib.text import words
 from chalicelib.transact_items import TransactItem
 from chalicelib.transactions import ConditionFailed, Transaction, TransactionConflict
 from chalicelib.users.records import UserRecord
-from chalicelib.users.service import require_connected, require_user, summary_from_item
+from chalicelib.users.service import require_connected, require_user, summary_fields
 
 #: Field types whose words ``q`` searches (DESIGN §2 "Search": title and text fields).
 SEARCHED_TYPES = {FieldType.TEXT, FieldType.RICHTEXT, FieldType.LOCATION}
 
 
+def _owner_fields(user: UserRecord | None, user_id: str) -> dict[str, Any]:
+    """The owner summary's fields as plain data, validated once by the model that holds them."""
+    return {"userId": user_id} if user is None else {"userId": user_id, **summary_fields(user)}
+
+
 def owner_summary(user: UserRecord | None, user_id: str) -> OwnerSummary:
     """The owner summary of a listing (only ``userId`` when the owner record is gone)."""
-    if user is None:
-        return OwnerSummary(userId=user_id)
-    return OwnerSummary(userId=user_id, **summary_from_item(user).model_dump())
+    return OwnerSummary.model_validate(_owner_fields(user, user_id))
 
 
 def to_model[ViewT: Listing](
@@ -54,23 +57,25 @@ def to_model[ViewT: Listing](
     """The API view of a listing item; ``webhookIds`` only in the owner's view (``owner_view``).
 
     ``model``: a subclass of :class:`Listing` to build instead (e.g. a search result), its own
-    fields given in ``extra``: one validation per item, no dump and rebuild.
+    fields given in ``extra``. One validation per item, the owner summary (and its social links)
+    included: no intermediate models dumped and rebuilt (a search page renders 20 to 100 of
+    these; docs/search.md, "Cheap pages").
     """
-    return model(
+    return model.model_validate({
         **extra,
-        id=item["listingId"],
-        title=item["title"],
-        categoryKey=item["categoryKey"],
-        roleKey=item["roleKey"],
-        meta=item.get("meta") or {},
-        channels=item.get("channels") or [],
-        webhookIds=(item.get("webhookIds") or []) if owner_view else None,
-        status=item["status"],
-        statusReason=item.get("statusReason"),
-        profile=owner_summary(owner, item["ownerId"]),
-        createdAt=item["createdAt"],
-        updatedAt=item["updatedAt"],
-    )
+        "id": item["listingId"],
+        "title": item["title"],
+        "categoryKey": item["categoryKey"],
+        "roleKey": item["roleKey"],
+        "meta": item.get("meta") or {},
+        "channels": item.get("channels") or [],
+        "webhookIds": (item.get("webhookIds") or []) if owner_view else None,
+        "status": item["status"],
+        "statusReason": item.get("statusReason"),
+        "profile": _owner_fields(owner, item["ownerId"]),
+        "createdAt": item["createdAt"],
+        "updatedAt": item["updatedAt"],
+    })
 
 
 def search_text(category: Category, meta: dict[str, str]) -> str:

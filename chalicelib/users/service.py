@@ -23,7 +23,6 @@ from chalicelib.users.models import (
     ProfileSummary,
     Recruiting,
     RequestPolicy,
-    SocialLinks,
 )
 from chalicelib.users.records import UserRecord
 
@@ -69,15 +68,17 @@ def require_connected(user: UserRecord, channels: Sequence[str], field: str) -> 
     return offered
 
 
+def summary_fields(user: UserRecord | Mapping[str, Any]) -> dict[str, Any]:
+    """The summary's fields of a user item as plain data (``socialLinks`` a dict), for a model that
+    holds them to validate in one pass (:func:`summary_from_item`; a listing's owner summary)."""
+    return {"displayName": user.get("displayName", ""), "verifiedLevel": int(user.get("verifiedLevel", 0)),
+            "country": user.get("country"), "socialLinks": user.get("socialLinks") or {}}
+
+
 def summary_from_item(user: UserRecord | Mapping[str, Any]) -> ProfileSummary:
     """The requester summary (displayName, verifiedLevel, country, socialLinks) of a user item, or
     of the summary a request stored (``profile``; unset values were left out when it was written)."""
-    return ProfileSummary(
-        displayName=user.get("displayName", ""),
-        verifiedLevel=int(user.get("verifiedLevel", 0)),
-        country=user.get("country"),
-        socialLinks=SocialLinks.model_validate(user.get("socialLinks") or {}),
-    )
+    return ProfileSummary.model_validate(summary_fields(user))
 
 
 def profile_from_item(user: UserRecord) -> Profile:
