@@ -872,18 +872,6 @@ DETAIL = "listing detail"
 #: on this tree (docs/search.md, "Measured (bench/search.py --check)"): remove an entry when the
 #: engine meets it (the run prints "now met" for such an entry).
 PENDING: set[tuple[str, str]] = {
-    ("profiles country+openToWork+skills", "items"),
-    ("profiles country+openToWork+skills", "rt"),
-    ("jobs contract+salary_min", "items"),
-    ("jobs contract+salary_min", "rt"),
-    ("jobs internship+q common", "items"),
-    ("salary_min alone", "items"),
-    ("salary_min alone", "rt"),
-    ("rentMonthly_max alone", "items"),
-    ("rentMonthly_max alone", "rt"),
-    ("rentMonthly_max alone", "flat items"),
-    ("geo even no radius p10 cursor", "items"),
-    ("geo even no radius p10 cursor", "rt"),
     ("*", "cpu"),
 }
 
