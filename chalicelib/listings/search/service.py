@@ -30,7 +30,7 @@ import itertools
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeIs
 
 from chalicelib import typo_dictionary, users
 from chalicelib.categories.registry import all_categories
@@ -385,22 +385,14 @@ def _covered_page(query: SearchQuery, position: Position, choice: _Choice) -> _S
             elif matches > need and (exact or not whole_list):
                 exhausted = False
                 break
-        found = repository.get_many(on_page) if on_page else {}
-        for listing_id in on_page:
-            item = found.get(listing_id)
-            if item is not None and status.is_public(item["status"]) and filters.evaluate(query, item) is not None:
-                page.append(item)
+        page.extend(_matching(query, on_page))
     else:
         while exhausted:
             take = MAX_BATCH if whole_list else max(1, min(MAX_BATCH, need + 1 - matches))
             chunk = [hit.item_id for hit in itertools.islice(hits, take)]
             if not chunk:
                 break
-            found = repository.get_many(chunk)
-            for listing_id in chunk:
-                item = found.get(listing_id)
-                if item is None or not status.is_public(item["status"]) or filters.evaluate(query, item) is None:
-                    continue
+            for item in _matching(query, chunk):
                 matches += 1
                 if skip < matches <= need:
                     page.append(item)
@@ -412,6 +404,18 @@ def _covered_page(query: SearchQuery, position: Position, choice: _Choice) -> _S
     if exact:
         return _Streamed(page, size, "eq", position.after(size) and bool(page), last_key)
     return _Streamed(page, before + matches, "eq" if exhausted else "gte", matches > need, last_key)
+
+
+def _is_match(item: ListingRecord | None, query: SearchQuery) -> TypeIs[ListingRecord]:
+    """True when ``item`` (as read from the table, ``None`` if gone) is public and satisfies ``query``."""
+    return item is not None and status.is_public(item["status"]) and filters.evaluate(query, item) is not None
+
+
+def _matching(query: SearchQuery, ids: list[str]) -> list[ListingRecord]:
+    """The listings of ``ids`` that match ``query`` now, in the order of ``ids``: one BatchGetItem
+    (none for no ids), each verified by :func:`_is_match` (never a stale status or content)."""
+    found = repository.get_many(ids) if ids else {}
+    return [item for listing_id in ids if _is_match(item := found.get(listing_id), query)]
 
 
 def _joined_page(query: SearchQuery, position: Position, choice: _Choice) -> _Streamed:
@@ -447,7 +451,7 @@ def _joined_page(query: SearchQuery, position: Position, choice: _Choice) -> _St
             item = found.get(hit.item_id)
             if ok and (matches < skip or matches >= need):
                 matches += 1  # counted from its entry: before or past the page
-            elif item is None or not status.is_public(item["status"]) or filters.evaluate(query, item) is None:
+            elif not _is_match(item, query):
                 continue
             else:
                 matches += 1
@@ -482,11 +486,7 @@ def _verified_page(query: SearchQuery, position: Position, ids: Iterator[str], s
         if not chunk:
             break
         batch = min(MAX_BATCH, 2 * batch)
-        found = repository.get_many(chunk)
-        for listing_id in chunk:
-            item = found.get(listing_id)
-            if item is None or not status.is_public(item["status"]) or filters.evaluate(query, item) is None:
-                continue
+        for item in _matching(query, chunk):
             matches += 1
             if skip < matches <= need:
                 page.append(item)
