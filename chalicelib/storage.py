@@ -543,6 +543,17 @@ def query_page(table: str, **params: Any) -> tuple[list[dict[str, Any]], dict[st
     return items, from_item(response.get("LastEvaluatedKey"))
 
 
+def query_wire_page(table: str, **params: Any) -> tuple[list[dict[str, Any]], bool]:
+    """One Query request: its items as DynamoDB sent them (attribute values in DynamoDB JSON, e.g.
+    ``{"S": "..."}``) and whether a ``LastEvaluatedKey`` came back.
+
+    For readers of items of a fixed, small shape that decode them directly (the posting entries
+    of :func:`chalicelib.search.postings.read`); every other reader wants :func:`query_page`.
+    """
+    response = dynamodb().query(TableName=table, **params)
+    return response.get("Items", []), bool(response.get("LastEvaluatedKey"))
+
+
 def query_count(table: str, **params: Any) -> int:
     """How many items a Query matches (``Select=COUNT``, following ``LastEvaluatedKey``); reads no item's attributes."""
     params = {"TableName": table, "Select": "COUNT", **params}

@@ -236,15 +236,14 @@ def entry_matches(query: ProfileSearchQuery, data: Mapping[str, str] | None) -> 
     def values(name: str) -> set[str]:
         return set(data[name].split(index.VALUES_SEPARATOR)) if data.get(name) else set()
 
-    checks = (
-        query.country is None or data.get("country") == query.country,
-        not query.skills or set(query.skills) <= values("skills"),
-        query.openToWork is None or data.get("open") == str(query.openToWork).lower(),
-        query.seniority is None or data.get("seniority") == query.seniority,
-        query.remote is None or data.get("remote") == str(query.remote).lower(),
-        query.channel is None or query.channel.value in values("channels"),
+    return (  # cheapest first, stopping at the first failure: a covered read checks every entry it reads
+        (query.country is None or data.get("country") == query.country)
+        and (query.openToWork is None or data.get("open") == str(query.openToWork).lower())
+        and (query.seniority is None or data.get("seniority") == query.seniority)
+        and (query.remote is None or data.get("remote") == str(query.remote).lower())
+        and (not query.skills or set(query.skills) <= values("skills"))
+        and (query.channel is None or query.channel.value in values("channels"))
     )
-    return all(checks)
 
 
 def _covered_drive(options: Sequence[planner.Source], sizes: Mapping[str, int], universe: int,

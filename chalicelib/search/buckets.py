@@ -60,14 +60,15 @@ def _interval(label: str) -> tuple[Decimal | None, Decimal | None, bool]:
 
 
 ALL = ("neg", "zero", *(f"p{e:02d}" for e in range(TOP + 1)))
+#: :func:`_interval` of every bucket, computed once (a range's planning asks for all of them).
+_INTERVALS = {label: _interval(label) for label in ALL}
 
 
 def overlapping(low: Decimal | None, high: Decimal | None) -> list[tuple[str, bool]]:
     """The buckets holding values within ``[low, high]`` (``None``: open end), each with whether
     it lies wholly inside (exact) or must be verified, in ascending value order."""
     found: list[tuple[str, bool]] = []
-    for label in ALL:
-        lo, hi, open_high = _interval(label)
+    for label, (lo, hi, open_high) in _INTERVALS.items():
         # Empty intersection: the bucket ends before ``low`` or starts after ``high``.
         if low is not None and hi is not None and (hi < low or (open_high and hi == low)):
             continue

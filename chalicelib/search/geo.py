@@ -18,6 +18,7 @@ on geohash cells). Distances are great-circle distances on a sphere of radius
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 from dataclasses import dataclass
@@ -115,7 +116,7 @@ class Cell:
 
     def area_km2(self) -> float:
         """Area of the cell in km² (a latitude-longitude box on the sphere: ``R² dλ (sin φ2 - sin φ1)``)."""
-        box = pygeohash.get_bounding_box(self.geohash)
+        box = _bounding_box(self.geohash)
         width = math.radians(box.max_lon - box.min_lon)
         return EARTH_RADIUS_KM**2 * width * (math.sin(math.radians(box.max_lat)) - math.sin(math.radians(box.min_lat)))
 
@@ -125,25 +126,35 @@ def min_distance_km(lat: float, lng: float, geohash: str) -> float:
 
     Inside the cell's longitudes the nearest point lies on the same meridian (the haversine
     grows with the longitude difference), so it is the nearer latitude edge, or 0 inside the
-    cell. Otherwise it lies on a meridian edge: along a meridian, ``cos d = C cos(φ' - φ0)``
-    with ``tan φ0 = tan φ / cos Δλ`` (spherical law of cosines), one peak per turn, so the
-    nearest point of an edge is its foot ``φ0`` when that lies on the edge, else an end.
+    cell. Otherwise it lies on the meridian edge nearer in longitude (for each point of the far
+    edge, the near edge's point at the same latitude is nearer, for the same reason). Along a
+    meridian, ``cos d = C cos(φ' - φ0)`` with ``tan φ0 = tan φ / cos Δλ`` (spherical law of
+    cosines), one peak per turn, so the nearest point of the edge is its foot ``φ0`` when that
+    lies on the edge, else the end whose ``cos(φ' - φ0)`` is larger: one haversine in all.
     """
-    box = pygeohash.get_bounding_box(geohash)
+    box = _bounding_box(geohash)
     if box.min_lon <= lng <= box.max_lon:
         if lat < box.min_lat:
             return haversine_km(lat, lng, box.min_lat, lng)
         if lat > box.max_lat:
             return haversine_km(lat, lng, box.max_lat, lng)
         return 0.0
+    west, east = box.min_lon, box.max_lon
+    edge = west if abs((lng - west + 180.0) % 360.0 - 180.0) <= abs((lng - east + 180.0) % 360.0 - 180.0) else east
     phi = math.radians(lat)
-    best = HALF_CIRCUMFERENCE_KM
-    for edge in (box.min_lon, box.max_lon):
-        best = min(best, haversine_km(lat, lng, box.min_lat, edge), haversine_km(lat, lng, box.max_lat, edge))
-        foot = math.degrees(math.atan2(math.sin(phi), math.cos(phi) * math.cos(math.radians(lng - edge))))
-        if box.min_lat < foot < box.max_lat:
-            best = min(best, haversine_km(lat, lng, foot, edge))
-    return best
+    foot = math.degrees(math.atan2(math.sin(phi), math.cos(phi) * math.cos(math.radians(lng - edge))))
+    south, north = box.min_lat, box.max_lat
+    if south < foot < north:
+        return haversine_km(lat, lng, foot, edge)
+    near = south if math.cos(math.radians(south - foot)) >= math.cos(math.radians(north - foot)) else north
+    return haversine_km(lat, lng, near, edge)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _bounding_box(geohash: str) -> pygeohash.BoundingBox:
+    """The cell's box (pygeohash), decoded once per cell: a covering asks each cell's box for both
+    of its distance bounds and its area, on every search from every center."""
+    return pygeohash.get_bounding_box(geohash)
 
 
 def max_distance_km(lat: float, lng: float, geohash: str) -> float:

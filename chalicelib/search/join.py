@@ -45,6 +45,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 from chalicelib.search.postings import Posting, PostingPage
 
@@ -74,9 +75,11 @@ class Member:
     share: float = 1.0
 
 
-@dataclass(frozen=True)
-class Hit:
-    """An item held by every restriction: its sort key, id and whether no verification is needed."""
+class Hit(NamedTuple):
+    """An item held by every restriction: its sort key, id and whether no verification is needed.
+
+    A named tuple (cheap to build: a page yields hundreds), like :class:`Posting`.
+    """
 
     sort: str
     item_id: str
@@ -248,6 +251,9 @@ def intersect(
     if not restrictions or any(not r for r in restrictions):
         return
     runs = [[_Run(m, read, descending, low, high, pace) for m in r] for r in restrictions]
+    if len(runs) == 1 and len(runs[0]) == 1:  # one list: its entries in order, no heads to compare
+        yield from _walk(runs[0][0], after, accept, pace)
+        return
     key, strict = after, after is not None
     while True:
         pending = [run for union in runs for run in union if not run.head(key, strict)[0]]
@@ -275,6 +281,28 @@ def intersect(
             key, strict = furthest, True
         else:
             key, strict = furthest, False
+
+
+def _walk(run: _Run, after: str | None, accept: Callable[[Posting], bool] | None, pace: Pace | None) -> Iterator[Hit]:
+    """:func:`intersect` of one list: each buffered entry in turn, a Query whenever the buffer runs out."""
+    key, strict = after, after is not None
+    exact = run.member.exact
+    while True:
+        if not run.head(key, strict)[0]:
+            run.fetch(key)
+            while not run.head(key, strict)[0]:  # a Query can return only the entry equal to a strict target: read on
+                run.limit = min(MAX_LIMIT, 2 * run.limit)
+                run.fetch(key)
+        buffer, start = run.buffer or [], run.position
+        if start >= len(buffer):
+            return
+        for entry in buffer[start:]:
+            run.position += 1
+            if accept is None or accept(entry):
+                if pace is not None:
+                    pace.hit()
+                yield Hit(entry.sort, entry.item_id, exact, entry.data)
+        key, strict = buffer[-1].sort, True
 
 
 def limits(sizes: Sequence[int], universe: int, want: int) -> list[int]:

@@ -63,6 +63,30 @@ def test_distance_bounds_hold_for_every_point_of_a_cell(lat: float, lng: float, 
     assert 0 <= found.min_km <= found.max_km <= geo.HALF_CIRCUMFERENCE_KM + 1e-9
 
 
+def _min_distance_every_candidate(lat: float, lng: float, geohash: str) -> float:
+    """The nearest point of a cell by trying every candidate: the four corners and the feet of
+    both meridian edges (inside the longitudes: the nearer latitude edge, or 0)."""
+    box = pygeohash.get_bounding_box(geohash)
+    if box.min_lon <= lng <= box.max_lon:
+        return 0.0 if box.min_lat <= lat <= box.max_lat else geo.haversine_km(lat, lng, min(max(lat, box.min_lat), box.max_lat), lng)
+    phi = math.radians(lat)
+    candidates = []
+    for edge in (box.min_lon, box.max_lon):
+        candidates += [geo.haversine_km(lat, lng, box.min_lat, edge), geo.haversine_km(lat, lng, box.max_lat, edge)]
+        foot = math.degrees(math.atan2(math.sin(phi), math.cos(phi) * math.cos(math.radians(lng - edge))))
+        if box.min_lat < foot < box.max_lat:
+            candidates.append(geo.haversine_km(lat, lng, foot, edge))
+    return min(candidates)
+
+
+@settings(max_examples=300, deadline=None)
+@given(latitudes, longitudes, st.text(alphabet=geo.BASE32, min_size=1, max_size=6))
+@example(10.0, -160.0, "s")  # the nearer edge across the antimeridian
+@example(89.0, 180.0, "g")  # the nearer end past the pole
+def test_min_distance_takes_the_nearer_edge_and_end_only(lat: float, lng: float, geohash: str) -> None:
+    assert geo.min_distance_km(lat, lng, geohash) == pytest.approx(_min_distance_every_candidate(lat, lng, geohash), abs=1e-9)
+
+
 @pytest.mark.parametrize(("lat", "lng", "geohash"), [(52.52, 13.405, "u33"), (0.0, 0.0, "s0"), (-33.9, 151.2, "r3gx")])
 def test_min_distance_is_zero_inside_and_tight_outside(lat: float, lng: float, geohash: str) -> None:
     found = geo.cell(lat, lng, geohash)

@@ -9,6 +9,7 @@ so a typo never silently widens a search.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -49,9 +50,18 @@ class MetaFilter:
         if self.op == "contains":
             return set(self.value.split(",")) <= set(stored.split(","))
         if self.type in _RANGE_TYPES:
-            number, bound = Decimal(stored), Decimal(self.value)
-            return {"eq": number == bound, "min": number >= bound, "max": number <= bound}[self.op]
+            number = Decimal(stored)
+            if self.op == "min":
+                return number >= self.bound
+            if self.op == "max":
+                return number <= self.bound
+            return number == self.bound
         return stored == self.value
+
+    @functools.cached_property
+    def bound(self) -> Decimal:
+        """``value`` as a number (a range or number filter's bound), parsed once per query."""
+        return Decimal(self.value)
 
 
 @dataclass

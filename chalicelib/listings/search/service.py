@@ -349,8 +349,9 @@ def _covered_hits(query: SearchQuery, choice: _Choice, before: str | None, want:
         return iter(())
     wanted = want if candidates else math.ceil(want / max(drive.item_rate, 0.05))
     pace = None if whole_list else join.Pace(wanted, drive.entry_rate)
+    check = filters.entry_check(query)
     return join.intersect([members], postings.read, descending=True, after=before,
-                          accept=lambda entry: filters.entry_matches(query, entry.data), pace=pace)
+                          accept=lambda entry: check(entry.data), pace=pace)
 
 
 def _covered_page(query: SearchQuery, position: Position, choice: _Choice) -> _Streamed:
