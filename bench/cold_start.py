@@ -45,7 +45,10 @@ APP = "import app"
 FLOOR = "import chalice, boto3, pydantic"
 #: Budget: median CPU ratio of APP over FLOOR.
 MAX_RATIO = 1.5
-DEFAULT_REPETITIONS = 11
+#: Pairs per run: on the shared 2-core machines one pair's ratio ranges over 1.1-1.9, and the median of 11
+#: pairs moved by +-0.05 from run to run (1.41-1.51 on one tree in one hour), 31 pairs by +-0.01
+#: (docs/decisions.md, "Cold start").
+DEFAULT_REPETITIONS = 31
 
 #: A child of ``--first-requests``: moto with the template's resources and one API key, then the
 #: timed steps; prints ``{step: [CPU ms, wall ms]}`` as JSON on its last line.

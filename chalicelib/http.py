@@ -25,10 +25,14 @@ from chalice.app import Blueprint, Chalice, Request, Response
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
-from chalicelib import conditional as conditional_requests
-from chalicelib import cursors, errors, json_input, path_ids
+from chalicelib import errors, json_input, path_ids
+from chalicelib.lazy import lazy_imports
 from chalicelib.model_base import Model
 from chalicelib.request_context import current_request_id
+
+with lazy_imports(__name__):  # with the first request that renders a view or holds a cursor, not at cold start
+    from chalicelib import conditional as conditional_requests
+    from chalicelib import cursors
 
 logger = Logger(service="matching-service", child=True)
 

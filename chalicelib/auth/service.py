@@ -13,12 +13,14 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from datetime import datetime
-
-from cachetools import TTLCache
+from typing import TYPE_CHECKING
 
 from chalicelib import clock, errors
 from chalicelib.auth import keys, repository
 from chalicelib.config import settings
+
+if TYPE_CHECKING:
+    from cachetools import TTLCache
 
 ADMIN_SCOPE = "admin"
 #: ``lastUsedAt`` is written when the stored one is older than this (seconds): at most one write
@@ -52,6 +54,8 @@ _cache_lock = threading.Lock()
 def _key_cache() -> TTLCache[str, Caller]:
     global _cache
     if _cache is None:
+        from cachetools import TTLCache  # with the first authenticated request, not at cold start
+
         _cache = TTLCache(maxsize=10_000, ttl=max(settings().AUTH_CACHE_TTL_SECONDS, 0.001))
     return _cache
 

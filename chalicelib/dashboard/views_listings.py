@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from chalice.app import Response
 
-from chalicelib.dashboard import paging
 from chalicelib.dashboard.web import Page, is_htmx, page
 from chalicelib.http import parse_model
 from chalicelib.lazy import lazy_imports
@@ -14,6 +13,7 @@ with lazy_imports(__name__):
     from chalicelib import pagination
     from chalicelib.conversations import models as conversation_models
     from chalicelib.conversations import service as conversations
+    from chalicelib.dashboard import paging
     from chalicelib.listings import models as listing_models
     from chalicelib.listings import service as listings
     from chalicelib.match_requests import models as request_models

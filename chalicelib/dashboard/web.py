@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from aws_lambda_powertools import Logger
 from chalice.app import Blueprint, Request, Response
 
-from chalicelib import cursors, errors
+from chalicelib import errors
 from chalicelib.auth.service import Caller
 from chalicelib.http import check_path_ids, error_body, error_headers, error_status
 from chalicelib.lazy import lazy_imports
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from jinja2 import Environment
 
 with lazy_imports(__name__):  # the session store loads with the first Dashboard request, not at the API's cold start
+    from chalicelib import cursors
     from chalicelib.dashboard import sessions
 
 logger = Logger(service="matching-service", child=True)
