@@ -330,9 +330,9 @@ def _posting(item: Mapping[str, Any]) -> Posting:
     hundreds of entries, so the general converter's per-value dispatch was a visible share of a
     search page's CPU.
     """
-    data = item.get("f")
-    projection = None if data is None else {name: value["S"] for name, value in data["M"].items()}
-    return Posting(item["sk"]["S"], item["id"]["S"], projection)
+    stored = item.get("f")
+    data = None if stored is None else {name: value["S"] for name, value in stored["M"].items()}
+    return Posting(item["sk"]["S"], item["id"]["S"], data)
 
 
 def sizes(list_names: Sequence[str]) -> dict[str, int]:
