@@ -56,13 +56,17 @@ def to_model[ViewT: Listing](
 ) -> ViewT:
     """The API view of a listing item; ``webhookIds`` only in the owner's view (``owner_view``).
 
-    ``model``: a subclass of :class:`Listing` to build instead (e.g. a search result), its own
-    fields given in ``extra``. One validation per item, the owner summary (and its social links)
-    included: no intermediate models dumped and rebuilt (a search page renders 20 to 100 of
-    these; docs/search.md, "Cheap pages").
+    ``model``: a subclass of :class:`Listing` to build instead, its own fields given in
+    ``extra``. One validation per item, the owner summary (and its social links) included.
     """
-    return model.model_validate({
-        **extra,
+    return model.model_validate({**extra, **view_fields(item, owner, owner_view)})
+
+
+def view_fields(item: ListingRecord, owner: UserRecord | None, owner_view: bool = False) -> dict[str, Any]:
+    """The fields of :class:`Listing` for a listing item, as plain data for a model that holds
+    many listings to validate in one pass (a search page: 20 to 100 listings validated by one
+    ``ListingPage.model_validate``, not one model each; docs/search.md, "Cheap pages")."""
+    return {
         "id": item["listingId"],
         "title": item["title"],
         "categoryKey": item["categoryKey"],
@@ -75,7 +79,7 @@ def to_model[ViewT: Listing](
         "profile": _owner_fields(owner, item["ownerId"]),
         "createdAt": item["createdAt"],
         "updatedAt": item["updatedAt"],
-    })
+    }
 
 
 def search_text(category: Category, meta: dict[str, str]) -> str:

@@ -41,7 +41,7 @@ Information Retrieval", 2008, ch. 1-2); DynamoDB transactions and their limits (
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, NamedTuple
@@ -100,6 +100,35 @@ class Posting(NamedTuple):
     sort: str
     item_id: str
     data: Mapping[str, str] | None = None
+
+
+class WireProjection(Mapping[str, str]):
+    """An entry's covering projection as DynamoDB sent it (``{name: {"S": value}}``), read as
+    ``{name: value}`` on access.
+
+    A covered read checks one or two of an entry's values and drops most entries it reads
+    (``contract+salary_min``: about 20 of 110 pass), so the values are decoded when the check
+    asks for them, not all of every entry's (``docs/search.md``, "Cheap pages").
+    """
+
+    __slots__ = ("_wire",)
+
+    def __init__(self, wire: Mapping[str, Mapping[str, str]]) -> None:
+        self._wire = wire
+
+    def __getitem__(self, name: str) -> str:
+        return self._wire[name]["S"]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """The value of ``name``, or ``default`` when the projection has none."""
+        value = self._wire.get(name)
+        return default if value is None else value["S"]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._wire)
+
+    def __len__(self) -> int:
+        return len(self._wire)
 
 
 #: ``project(keys) -> {name: value}``: the covering projection of an item from its posting keys.
@@ -328,11 +357,10 @@ def _posting(item: Mapping[str, Any]) -> Posting:
     Decoded here rather than by :func:`chalicelib.storage.from_item`: an entry's shape is fixed
     (:func:`entry_item`: ``sk``, ``id`` strings, ``f`` a map of strings), and a page reads
     hundreds of entries, so the general converter's per-value dispatch was a visible share of a
-    search page's CPU.
+    search page's CPU. The projection's values are decoded on access (:class:`WireProjection`).
     """
     stored = item.get("f")
-    data = None if stored is None else {name: value["S"] for name, value in stored["M"].items()}
-    return Posting(item["sk"]["S"], item["id"]["S"], data)
+    return Posting(item["sk"]["S"], item["id"]["S"], None if stored is None else WireProjection(stored["M"]))
 
 
 def sizes(list_names: Sequence[str]) -> dict[str, int]:

@@ -36,12 +36,12 @@ from chalicelib import typo_dictionary, users
 from chalicelib.categories.registry import all_categories
 from chalicelib.listings import counters, repository, status
 from chalicelib.listings.index import SHARDS, category_partition, newest_key, role_partition
-from chalicelib.listings.models import ListingPage, ListingSearchItem
+from chalicelib.listings.models import ListingPage
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.search import filters, nearest, planner, ranking
 from chalicelib.listings.search.postings import NAMESPACE, VALUE_TYPES, category_list, newest_of_number_sort
 from chalicelib.listings.search.query import SearchQuery
-from chalicelib.listings.service import to_model
+from chalicelib.listings.service import view_fields
 from chalicelib.pagination import Position
 from chalicelib.search import join, postings
 from chalicelib.search import planner as engine
@@ -599,13 +599,11 @@ def search_listings(query: SearchQuery) -> ListingPage:
         next_cursor = position.next_cursor(found.has_more, found.last_key)
     owners = users.get_users(list({item["ownerId"] for _, item in rows}))
     listings = [
-        to_model(
-            item, owners.get(item["ownerId"]), model=ListingSearchItem,
-            distanceKm=None if distance is None else round(distance, 2), score=scores.get(item["listingId"]),
-        )
+        {**view_fields(item, owners.get(item["ownerId"])),
+         "distanceKm": None if distance is None else round(distance, 2), "score": scores.get(item["listingId"])}
         for distance, item in rows
     ]
-    return ListingPage(
-        listings=listings, total=total, totalRelation=relation, page=position.page, pageSize=position.page_size,
-        nextCursor=next_cursor,
-    )
+    return ListingPage.model_validate({  # one validation for the page, not one per listing
+        "listings": listings, "total": total, "totalRelation": relation, "page": position.page,
+        "pageSize": position.page_size, "nextCursor": next_cursor,
+    })
