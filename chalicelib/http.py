@@ -283,13 +283,22 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
+def json_text(value: Any) -> str:
+    """A view's result as JSON text, nulls kept: a model by pydantic-core's own serializer in one
+    pass (a search page of 20 listings: no intermediate dicts for ``json.dumps`` to walk again);
+    anything else (lists, plain data) through :func:`to_jsonable` and ``json.dumps``."""
+    if isinstance(value, BaseModel):
+        return value.model_dump_json(by_alias=True)
+    return json.dumps(to_jsonable(value))
+
+
 def render(request: Request, result: Any, status: int) -> Response:
     """The response of a view's ``result``: JSON with ``status``; a :class:`~chalicelib.conditional.Versioned` one with its
     ``ETag``, or 304 without a body when ``If-None-Match`` names that ETag."""
     if isinstance(result, Response):
         return result
     versioned = result if isinstance(result, conditional_requests.Versioned) else None
-    text = json.dumps(to_jsonable(versioned.result if versioned else result))
+    text = json_text(versioned.result if versioned else result)
     headers: dict[str, str | list[str]] = {"Content-Type": "application/json"}
     if versioned is not None:
         tag = conditional_requests.etag(versioned.version, text.encode())

@@ -12,6 +12,8 @@ maps errors only.
 
 from __future__ import annotations
 
+import base64
+import json
 import random
 import threading
 import time
@@ -22,10 +24,13 @@ from functools import cache
 from typing import Any, Unpack
 
 import boto3
-from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+import botocore.session
+from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
 from botocore.config import Config
 from botocore.exceptions import ClientError, ConnectionClosedError, ReadTimeoutError
 from botocore.exceptions import ConnectionError as BotoConnectionError
+from botocore.model import Shape
+from botocore.parsers import JSONParser, ResponseParser, ResponseParserFactory
 
 from chalicelib import errors, metrics
 from chalicelib.config import settings
@@ -102,6 +107,11 @@ def boto_config(attempts: int | None = None) -> Config:
     request whose first dependency call stalls answers 503 instead of timing out. botocore's
     defaults (60 s connect and read, legacy retries) would hang a request past both.
 
+    Client-side parameter validation is off (``parameter_validation=False``, botocore docs,
+    "Config"): AWS validates every request itself and answers a ``ValidationException``, and
+    botocore's validator walks every attribute value of every request against the service
+    model, about 0.5 ms of a 100-key BatchGetItem's CPU (docs/decisions.md, "The SDK's CPU").
+
     Parameters
     ----------
     attempts:
@@ -113,6 +123,7 @@ def boto_config(attempts: int | None = None) -> Config:
         read_timeout=config.AWS_READ_TIMEOUT_SECONDS,
         retries={"mode": "standard", "total_max_attempts": attempts or config.AWS_MAX_ATTEMPTS},
         max_pool_connections=32,
+        parameter_validation=False,
     )
 
 
@@ -185,12 +196,59 @@ def probe_queue(queue_url: str) -> None:
     probe_client("sqs").get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])
 
 
+#: DynamoDB's data-plane outputs (botocore's shape names). Their JSON holds attribute values
+#: (DynamoDB JSON), counts, keys and consumed capacity only: botocore's modeled parse of them
+#: returns the document as ``json.loads`` does, except that it decodes binary values (``B``,
+#: ``BS``) from base64, and it walks every attribute value through the ten members of the
+#: ``AttributeValue`` shape to get there.
+WIRE_OUTPUTS = frozenset({
+    "GetItemOutput", "BatchGetItemOutput", "QueryOutput", "ScanOutput", "PutItemOutput", "UpdateItemOutput",
+    "DeleteItemOutput", "BatchWriteItemOutput", "TransactGetItemsOutput", "TransactWriteItemsOutput",
+})
+
+
+class WireJSONParser(JSONParser):
+    """botocore's parser of the "json" protocol that returns DynamoDB's data-plane answers
+    (:data:`WIRE_OUTPUTS`) as DynamoDB sent them: attribute values stay DynamoDB JSON (binary
+    values as their base64 text), which :func:`from_item` converts in one pass anyway.
+
+    botocore's modeled parse of a DynamoDB answer visits every attribute value as a structure
+    of ten members and was the largest CPU cost of a read in the API process: about 60 % of a
+    search page's SDK time and a third of botocore's client-side time in the integration tests
+    (cProfile; the known cost and this remedy are boto/boto3#2928 and boto/botocore#3238).
+    Every other output, and every error (``ConditionalCheckFailedException``'s ``Item``,
+    ``TransactionCanceledException``'s reasons), is parsed as botocore models it.
+    """
+
+    # botocore's hook for a JSON body (JSONParser._do_parse calls it for outputs and modeled errors),
+    # absent from its type stubs.
+    def _handle_json_body(self, raw_body: bytes, shape: Shape | None) -> Any:
+        if shape is not None and shape.name in WIRE_OUTPUTS:
+            return json.loads(raw_body) if raw_body else {}
+        return super()._handle_json_body(raw_body, shape)  # type: ignore[misc]
+
+
+class WireParserFactory(ResponseParserFactory):
+    """The session's ``response_parser_factory`` component (botocore ``Session.get_component``):
+    :class:`WireJSONParser` for the "json" protocol, botocore's own parser for any other (no
+    parser defaults are set in this process: ``set_parser_defaults`` is never called)."""
+
+    def create_parser(self, protocol_name: str) -> ResponseParser:
+        """A parser of ``protocol_name`` ("json": :class:`WireJSONParser`)."""
+        if protocol_name == "json":
+            return WireJSONParser()
+        parser: ResponseParser = super().create_parser(protocol_name)
+        return parser
+
+
 @cache
 def _session() -> boto3.session.Session:
     # One session per process: its loader caches the service models, so creating a client
     # again (tests reset clients per test) skips re-reading botocore's JSON. Credentials,
     # region and AWS_ENDPOINT_URL are still resolved from the environment per client.
-    return boto3.session.Session()
+    core = botocore.session.get_session()
+    core.register_component("response_parser_factory", WireParserFactory())
+    return boto3.session.Session(botocore_session=core)
 
 
 def dynamodb() -> Any:
@@ -278,8 +336,10 @@ def _from_value(value: Mapping[str, Any]) -> Any:
     DynamoDB sent them), in one pass without the intermediate ``Decimal`` and ``set`` objects:
     a search page converts hundreds of items, and boto3's deserializer, which dispatches every
     value through ``getattr`` and builds a ``Decimal`` per number, was the largest CPU cost of a
-    page outside DynamoDB (cProfile, docs/search.md "Cheap pages"). Binary values (``B``,
-    ``BS``) and anything unexpected go through boto3's deserializer.
+    page outside DynamoDB (cProfile, docs/search.md "Cheap pages"). A binary value arrives as
+    its base64 text (the wire format: :class:`WireJSONParser`, a stream record's JSON) or as
+    bytes (botocore's modeled parse of an error's item) and becomes :class:`Binary` either way;
+    anything unexpected goes through boto3's deserializer.
     """
     text = value.get("S")
     if text is not None:  # most values are strings: one lookup
@@ -299,8 +359,17 @@ def _from_value(value: Mapping[str, Any]) -> Any:
             return [_number(v) for v in raw]
         if tag == "NULL":
             return None
+        if tag == "B":
+            return _binary(raw)
+        if tag == "BS":
+            return [_binary(v) for v in raw]
         break
     return _plain(_deserializer.deserialize(value))  # type: ignore[arg-type]  # a Mapping of the same shape
+
+
+def _binary(raw: str | bytes) -> Binary:
+    """A binary attribute value: base64 text (DynamoDB JSON) or bytes (botocore's modeled parse)."""
+    return Binary(base64.b64decode(raw, validate=True) if isinstance(raw, str) else raw)
 
 
 def from_item(item: Mapping[str, Any] | None) -> dict[str, Any] | None:

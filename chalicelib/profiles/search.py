@@ -31,6 +31,7 @@ Order: verification level (highest first), then the most recently updated profil
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import math
@@ -98,7 +99,7 @@ class _Limit:
 def _run(list_name: str, after: str | None, high: str | None, limit: Callable[[], int]) -> Iterator[postings.Posting]:
     """The entries of one list after ``after`` (and at most ``high``), ascending, read lazily."""
     while True:
-        page = postings.read(list_name, limit(), after=after, descending=False, high=high)
+        page = postings.read(list_name, limit(), after=after, descending=False, high=high, keys_only=True)
         yield from page.postings
         if not page.more or not page.postings:
             return
@@ -123,7 +124,8 @@ def candidates(plan: planner.Plan, after: str | None, limit: Callable[[], int],
     """
     high = index.level_bound(plan.min_level) if plan.min_level else None
     if restrictions:
-        for hit in join.intersect(restrictions, postings.read, descending=False, after=after, high=high):
+        keys_only = functools.partial(postings.read, keys_only=True)
+        for hit in join.intersect(restrictions, keys_only, descending=False, after=after, high=high):
             yield postings.Posting(hit.sort, hit.item_id)
         return
     names = plan.source.lists

@@ -308,7 +308,7 @@ def _state_op(namespace: str, item_id: str, step: int | None, delta: int, chunk:
 
 def read(
     list_name: str, limit: int, *, after: str | None = None, descending: bool = True,
-    low: str | None = None, high: str | None = None,
+    low: str | None = None, high: str | None = None, keys_only: bool = False,
 ) -> PostingPage:
     """One Query of list ``list_name``: up to ``limit`` entries in sort order.
 
@@ -347,6 +347,9 @@ def read(
     }
     if after is not None:
         params["ExclusiveStartKey"] = storage.to_item({"pk": list_name, "sk": after})
+    if keys_only:
+        params["ProjectionExpression"] = "sk, #i"
+        params["ExpressionAttributeNames"] = {"#i": "id"}
     items, more = storage.query_wire_page(_table(), **params)
     return PostingPage([_posting(item) for item in items], more)
 

@@ -289,7 +289,8 @@ def _probe_range(path: planner.Path, budget: int) -> list[str] | None:
     for name in path.lists:
         after: str | None = None
         while True:
-            read = postings.read(name, budget + 1 - len(keys), after=after, descending=False, low=path.low, high=path.high)
+            read = postings.read(name, budget + 1 - len(keys), after=after, descending=False, low=path.low, high=path.high,
+                                 keys_only=True)
             keys += [newest_of_number_sort(p.sort) for p in read.postings]
             if len(keys) > budget:
                 return None
@@ -311,7 +312,7 @@ def _newest_ids(path: planner.Path, sizes: dict[str, int], before: str | None, w
     def fetch(name: str, after: str | None, limit: int) -> tuple[list[postings.Posting], bool]:
         if after == before:  # the first Query of this list
             limit = max(limit, math.ceil(want * sizes.get(name, 0) / total) + 1)
-        read = postings.read(name, limit, after=after)
+        read = postings.read(name, limit, after=after, keys_only=True)
         return read.postings, read.more
 
     fetches: list[Fetch] = [functools.partial(fetch, name) for name in path.lists if sizes.get(name, 0)]
@@ -325,7 +326,7 @@ def _hits(choice: _Choice, before: str | None, want: int) -> Iterator[join.Hit]:
         join.members(path.members(), choice.sizes, limit)
         for path, limit in zip(choice.joined, join.limits(sizes, choice.stream_size, want), strict=True)
     ]
-    return join.intersect(restrictions, postings.read, descending=True, after=before)
+    return join.intersect(restrictions, functools.partial(postings.read, keys_only=True), descending=True, after=before)
 
 
 def _covered_hits(query: SearchQuery, choice: _Choice, before: str | None, want: int, whole_list: bool = False,
