@@ -39,11 +39,14 @@ service, serialization), five times each (:func:`engine_rows`). Per row:
 * ``KB``: response bytes read from DynamoDB (the HTTP bodies botocore received);
 * ``calls`` and ``round trips``: DynamoDB calls, and sequential round trips (a call on the
   request's thread, or one parallel step: the calls of one ``ThreadPoolExecutor.map`` count once);
-* ``CPU ms``: API-process CPU per request outside DynamoDB (``time.process_time`` over the
-  request minus the thread CPU spent inside botocore calls: the SDK and the embedded AWS, and
-  the meter's own counting), median of 5, next to a listing detail (``GET /v1/listings/{id}``)
-  measured the same way in the same run. The client's decoding of the response body is
-  outside the measured request (the API's process never does it).
+* ``CPU ms``: API-process CPU per request (``time.process_time`` over the request, every
+  thread) minus the thread CPU spent inside the embedded AWS (moto answering at botocore's
+  ``before-send``, the work DynamoDB does in production) and the meter's own counting. The SDK's
+  client side (serializing, signing, parsing the answers) runs in the API's process in
+  production and is counted; the HTTP client's send and receive, which moto replaces, is not.
+  Median over :data:`REPEAT` rounds, the rows and a listing detail (``GET /v1/listings/{id}``)
+  measured in turn in every round, so a machine that slows down mid-run slows every row alike.
+  The client's decoding of the response body is outside the measured request.
 
 Budgets (issue 20): items, KB and calls at the large size at most ``1.25 x`` the small size
 (plus 10); items at most ``3 x pageSize x filters + 50``; round trips at most 8 (12 for the geo
@@ -548,6 +551,18 @@ def partition_queries() -> Iterator[None]:
         yield
 
 
+def _fast_moto() -> None:
+    """moto's speedups of the local stack (``local_stack/moto_server.py``), those the tree on
+    ``sys.path`` has (the baseline's has fewer): the same answers, bodies and counts, less of
+    moto's CPU, so the bench's wall time is mostly the API's (none of it is measured as the API's)."""
+    from local_stack import moto_server
+
+    for name in ("fast_json_structures", "fast_dynamo_types", "fast_update_expressions", "list_action_methods_once"):
+        speedup = getattr(moto_server, name, None)
+        if speedup is not None:
+            speedup()
+
+
 @contextmanager
 def embedded_aws() -> Iterator[None]:
     """A fresh in-process embedded AWS with the service's tables, base-table Queries answered per partition."""
@@ -556,6 +571,7 @@ def embedded_aws() -> Iterator[None]:
     from local_stack.resources import create_resources
 
     os.environ.pop("AWS_ENDPOINT_URL", None)
+    _fast_moto()
     with mock_aws(), partition_queries():
         os.environ.update(create_resources())
         from chalicelib import storage
@@ -840,7 +856,7 @@ def _log_and_match_rows(reads: Reads, heavy: dict[str, list[dict[str, Any]]]) ->
 #: ``main`` before issue 20: the "before" side of the engine rows (``--baseline``).
 ENGINE_BASELINE = "e040095"
 #: Requests per row; the traffic of the last, the median of the CPU figures.
-REPEAT = 5
+REPEAT = 9
 #: Items, KB and calls at the large size at most ``FLAT x`` the small size (issue 20), plus
 #: :data:`FLAT_SLACK` (one more Query's worth: a page boundary falling differently).
 FLAT = 1.25
@@ -944,18 +960,30 @@ def metering(meter: Meter) -> Iterator[None]:
     from concurrent.futures import ThreadPoolExecutor
 
     import botocore.client
+    from moto.core.botocore_stubber import BotocoreStubber
 
     original_call = botocore.client.BaseClient._make_api_call
+    original_stub = BotocoreStubber.__call__
     original_map = ThreadPoolExecutor.map
     counter = iter(range(1, 10**9))
 
-    def call(self: Any, operation: str, params: Any) -> Any:
+    def answer(self: Any, *args: Any, **kwargs: Any) -> Any:
+        """The embedded AWS answering a request: DynamoDB's work, not the API's."""
         started = time.thread_time()
+        try:
+            return original_stub(self, *args, **kwargs)
+        finally:
+            spent = time.thread_time() - started
+            with meter.lock:
+                meter.inside_cpu += spent
+
+    def call(self: Any, operation: str, params: Any) -> Any:
         parsed: dict[str, Any] = {}
         try:
             parsed = original_call(self, operation, params)
             return parsed
         finally:
+            started = time.thread_time()
             wave = getattr(_WAVE, "id", None)
             with meter.lock:
                 meter.calls += 1
@@ -964,7 +992,7 @@ def metering(meter: Meter) -> Iterator[None]:
                     meter.main_calls += 1
                 else:
                     meter.waves.add(wave)
-                # The meter's own counting is the bench's work, not the API's: inside the call's time.
+                # The meter's own counting is the bench's work, not the API's.
                 meter.inside_cpu += time.thread_time() - started
 
     def map_(self: Any, fn: Callable[..., Any], *iterables: Any, **kwargs: Any) -> Any:
@@ -979,27 +1007,32 @@ def metering(meter: Meter) -> Iterator[None]:
 
         return original_map(self, tagged, *iterables, **kwargs)
 
-    with mock.patch.object(botocore.client.BaseClient, "_make_api_call", call), mock.patch.object(ThreadPoolExecutor, "map", map_):
+    with (mock.patch.object(botocore.client.BaseClient, "_make_api_call", call),
+          mock.patch.object(BotocoreStubber, "__call__", answer), mock.patch.object(ThreadPoolExecutor, "map", map_)):
         yield
 
 
-def _median_run(meter: Meter, run: Callable[[], Any], skip_ids: frozenset[str] = frozenset()) -> Figures:
-    """Run ``run`` :data:`REPEAT` times: the traffic of the last run, the CPU outside DynamoDB as the median.
+def _interleaved(meter: Meter, runs: dict[str, tuple[Callable[[], Any], frozenset[str]]]) -> dict[str, Figures]:
+    """Run every request of ``runs`` (``name: (run, skip_ids)``) once per round, :data:`REPEAT` rounds:
+    the traffic of each one's last run, its CPU as the median over the rounds.
 
     CPU: ``time.process_time`` (the process's CPU, every thread) over the request minus the
-    thread CPU spent inside botocore calls (the SDK's serialization and parsing, the embedded
-    AWS), in ms.
+    thread CPU spent inside the embedded AWS and the meter (:func:`metering`), in ms. The rows
+    take turns within each round, so a drift in the machine's speed falls on all of them.
     """
-    meter.skip_ids = skip_ids
-    cpus = []
+    cpus: dict[str, list[float]] = {name: [] for name in runs}
+    last: dict[str, Figures] = {}
     for _ in range(REPEAT):
-        meter.reset()
-        started = time.process_time()
-        run()
-        cpus.append((time.process_time() - started - meter.inside_cpu) * 1000)
+        for name, (run, skip_ids) in runs.items():
+            meter.skip_ids = skip_ids
+            meter.reset()
+            started = time.process_time()
+            run()
+            cpus[name].append((time.process_time() - started - meter.inside_cpu) * 1000)
+            last[name] = {"items": meter.items, "skipped": meter.skipped, "kb": round(meter.bytes / 1024, 1),
+                          "calls": meter.calls, "rt": meter.round_trips}
     meter.skip_ids = frozenset()
-    return {"items": meter.items, "skipped": meter.skipped, "kb": round(meter.bytes / 1024, 1), "calls": meter.calls,
-            "rt": meter.round_trips, "cpu": round(statistics.median(cpus), 2)}
+    return {name: {**last[name], "cpu": round(statistics.median(cpus[name]), 2)} for name in runs}
 
 
 def engine_rows(everything: list[dict[str, Any]]) -> dict[str, Figures]:
@@ -1031,7 +1064,6 @@ def engine_rows(everything: list[dict[str, Any]]) -> dict[str, Figures]:
     storage.dynamodb().meta.events.register("after-call.dynamodb", meter.hook)
     jobs = sorted((i for i in everything if i["categoryKey"] == "jobs"), key=newest_key, reverse=True)
     skip_ids = frozenset(i["listingId"] for i in jobs[: (DEEP_PAGE - 1) * PAGE_SIZE])
-    results: dict[str, Figures] = {}
     with Client(app) as client, metering(meter):
 
         def request(path: str, params: dict[str, Any] | None = None) -> bytes:
@@ -1046,16 +1078,17 @@ def engine_rows(everything: list[dict[str, Any]]) -> dict[str, Figures]:
         def get(path: str, params: dict[str, Any] | None = None) -> Any:
             return json.loads(request(path, params))
 
+        runs: dict[str, tuple[Callable[[], Any], frozenset[str]]] = {}
         for name, kind, params, _ in ENGINE_ROWS:
             if kind == "profiles":
-                results[name] = _median_run(meter, lambda p=params: request("/v1/profiles/search", {**p, "pageSize": PAGE_SIZE}))
+                runs[name] = (lambda p=params: request("/v1/profiles/search", {**p, "pageSize": PAGE_SIZE}), frozenset())
             elif kind == "geo-cursor":
                 raw = {**params, "meta.location_lat": str(EVEN_CENTER[0]), "meta.location_lng": str(EVEN_CENTER[1]),
                        "pageSize": str(PAGE_SIZE)}
                 cursor = None
                 for _ in range(9):  # the cursor a client holds after nine pages (not measured)
                     cursor = get("/v1/listings/search", {**raw, **({"cursor": cursor} if cursor else {})})["nextCursor"]
-                results[name] = _median_run(meter, lambda r=raw, c=cursor: request("/v1/listings/search", {**r, "cursor": c}))
+                runs[name] = (lambda r=raw, c=cursor: request("/v1/listings/search", {**r, "cursor": c}), frozenset())
             else:
                 def page(p: dict[str, Any] = params) -> bytes:
                     return request("/v1/listings/search", {**p, "pageSize": PAGE_SIZE})
@@ -1064,9 +1097,12 @@ def engine_rows(everything: list[dict[str, Any]]) -> dict[str, Figures]:
                     found = [listing["id"] for listing in json.loads(page())["listings"]]
                     if found != [i["listingId"] for i in jobs[(DEEP_PAGE - 1) * PAGE_SIZE : DEEP_PAGE * PAGE_SIZE]]:
                         raise RuntimeError(f"{name}: page {DEEP_PAGE} differs from the brute-force order")
-                results[name] = _median_run(meter, page, skip_ids if kind == "deep" else frozenset())
+                runs[name] = (page, skip_ids if kind == "deep" else frozenset())
         listing = next(i for i in everything if i["categoryKey"] == "jobs")
-        results[DETAIL] = _median_run(meter, lambda: request(f"/v1/listings/{listing['listingId']}"))
+        runs[DETAIL] = (lambda: request(f"/v1/listings/{listing['listingId']}"), frozenset())
+        for run, _ in runs.values():  # first requests load modules and fill caches: not measured
+            run()
+        results = _interleaved(meter, runs)
     return results
 
 
