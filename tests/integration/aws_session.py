@@ -35,6 +35,7 @@ from moto.sqs.models import sqs_backends
 from local_stack.moto_server import (
     fast_dynamo_types,
     fast_json_structures,
+    fast_top_level_updates,
     fast_update_expressions,
     honour_client_request_tokens,
     list_action_methods_once,
@@ -51,6 +52,7 @@ undo_cancelled_transactions()  # items and stream records put back from an undo 
 read_one_partition()  # a Query of a table reads its partition, not every item (local_stack/moto_server.py)
 fast_dynamo_types()  # moto's DynamoType methods test the type inline (local_stack/moto_server.py)
 fast_update_expressions()  # UpdateExpressions parsed once per string, trees copied cheaply (local_stack/moto_server.py)
+fast_top_level_updates()  # SET/REMOVE/ADD of top-level attributes applied without moto's ten tree walks (local_stack/moto_server.py)
 list_moto_modules_once()  # moto's package folder listed once, not per request (local_stack/moto_server.py)
 list_action_methods_once()  # a response class's methods listed once, not per request (local_stack/moto_server.py)
 fast_json_structures()  # wire-shaped dicts serialized without moto's alias lookups (local_stack/moto_server.py)

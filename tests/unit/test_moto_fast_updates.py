@@ -22,8 +22,10 @@ from local_stack.moto_server import (
     DYNAMO_TYPE_PATCHES,
     UPDATE_EXPRESSION_PATCHES,
     fast_dynamo_types,
+    fast_top_level_updates,
     fast_update_expressions,
     list_action_methods_once,
+    top_level_actions,
 )
 
 _tables = itertools.count()
@@ -65,6 +67,7 @@ _stored = st.none() | st.fixed_dictionaries({
 @pytest.fixture(scope="module", autouse=True)
 def _patched() -> None:
     fast_update_expressions()
+    fast_top_level_updates()
     fast_dynamo_types()
 
 
@@ -73,20 +76,25 @@ def _use(patched: bool) -> None:
         setattr(owner, name, fast if patched else original)
 
 
-def _apply(stored: dict[str, Any] | None, expression: str, patched: bool) -> list[Any]:
+def _apply(stored: dict[str, Any] | None, expression: str, patched: bool, names: dict[str, str] | None = None,
+           values: dict[str, Any] | None = None, table: Any = None) -> list[Any]:
     _use(patched)
     try:
         backend = DynamoDBBackend("us-east-1", "123456789012")
         name = f"t{next(_tables)}"
-        backend.create_table(name, [{"AttributeName": "id", "KeyType": "HASH"}], None,
-                             [{"AttributeName": "id", "AttributeType": "S"}], None, None, None, "PAY_PER_REQUEST", None,
-                             [], None, None)
+        if table is not None:
+            table(backend, name)
+        else:
+            backend.create_table(name, [{"AttributeName": "id", "KeyType": "HASH"}], None,
+                                 [{"AttributeName": "id", "AttributeType": "S"}], None, None, None, "PAY_PER_REQUEST", None,
+                                 [], None, None)
         if stored is not None:
             backend.put_item(name, {"id": {"S": "1"}, **stored})
         outcomes: list[Any] = []
         for _ in range(2):  # the second time, the patched parser answers from its cache
             try:
-                item = backend.update_item(name, {"id": {"S": "1"}}, expression, dict(_NAMES), dict(_VALUES))
+                item = backend.update_item(name, {"id": {"S": "1"}}, expression, dict(_NAMES if names is None else names),
+                                           dict(_VALUES if values is None else values))
                 outcomes.append(item.to_json())
             except Exception as error:  # noqa: BLE001  # any refusal (moto also asserts), compared by type and message
                 outcomes.append((type(error).__name__, str(error)))
@@ -102,6 +110,76 @@ def _apply(stored: dict[str, Any] | None, expression: str, patched: bool) -> lis
 @example(stored={"alpha": {"N": "5"}}, expression="SET #a = #a + :n, #a = :s")
 def test_an_update_writes_what_moto_itself_writes(stored: dict[str, Any] | None, expression: str) -> None:
     assert _apply(stored, expression, patched=True) == _apply(stored, expression, patched=False)
+
+
+#: Placeholders of the top-level expressions: numbers moto adds, numbers it cannot, other types, empty strings.
+_TOP_NAMES = {"#a": "alpha", "#b": "beta", "#k": "id", "#n": "n", "#r": "count", "#g": "gsiKey", "#t": "#n"}
+_TOP_VALUES = {
+    ":one": {"N": "1"}, ":neg": {"N": "-7"}, ":dec": {"N": "2.50"}, ":big": {"N": "123456789012345678901234567890"},
+    ":exp": {"N": "1E+3"}, ":s": {"S": "x"}, ":e": {"S": ""}, ":ns": {"NS": ["1", "2"]}, ":ss": {"SS": ["p"]},
+    ":m": {"M": {"k": {"L": [{"S": "v"}]}}}, ":b": {"BOOL": True}, ":null": {"NULL": True},
+}
+_top_paths = st.sampled_from(["#a", "#b", "#k", "#n", "#r", "#g", "#t", "#undefined", "alpha", "plain", "count",
+                              "size", "id", "gsiKey", "n", "other"])
+_top_values = st.sampled_from([*_TOP_VALUES, ":undefined"])
+_top_stored = st.none() | st.fixed_dictionaries({}, optional={
+    name: st.sampled_from([{"N": "5"}, {"N": "-0.5"}, {"S": "a"}, {"NS": ["3"]}, {"SS": ["q"]}, {"L": []}])
+    for name in ("alpha", "beta", "n", "count", "plain", "gsiKey")
+})
+
+
+@st.composite
+def _top_level_expressions(draw: st.DrawFn) -> str:
+    clauses = []
+    for kind in draw(st.permutations(["SET", "REMOVE", "ADD"]))[: draw(st.integers(1, 3))]:
+        keyword = draw(st.sampled_from([kind, kind.lower(), kind.title()]))
+        paths = draw(st.lists(_top_paths, min_size=1, max_size=3))
+        if kind == "SET":
+            actions = [f"{p} = {draw(_top_values)}" for p in paths]
+        elif kind == "ADD":
+            actions = [f"{p} {draw(_top_values)}" for p in paths]
+        else:
+            actions = paths
+        clauses.append(f"{keyword} " + draw(st.sampled_from([", ", ",", " , "])).join(actions))
+    return " ".join(clauses)
+
+
+def _top_table(backend: DynamoDBBackend, name: str) -> None:
+    """A table whose index key (``gsiKey``) is an attribute a SET must not make empty or retype."""
+    backend.create_table(name, [{"AttributeName": "id", "KeyType": "HASH"}], None,
+                         [{"AttributeName": "id", "AttributeType": "S"}, {"AttributeName": "gsiKey", "AttributeType": "S"}],
+                         None, [{"IndexName": "byKey", "KeySchema": [{"AttributeName": "gsiKey", "KeyType": "HASH"}],
+                                 "Projection": {"ProjectionType": "ALL"}}], None, "PAY_PER_REQUEST", None, [], None, None)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(stored=_top_stored, expression=_top_level_expressions())
+@example(stored=None, expression="ADD n :one")
+@example(stored={"n": {"N": "5"}}, expression="ADD #n :dec, #a :neg")
+@example(stored={"alpha": {"S": "a"}}, expression="ADD #a :one")
+@example(stored=None, expression="ADD #n :one, n :one")
+@example(stored=None, expression="ADD count :one")
+@example(stored=None, expression="SET #k = :s")
+@example(stored=None, expression="SET gsiKey = :e")
+@example(stored=None, expression="SET #g = :one")
+@example(stored={"alpha": {"N": "5"}}, expression="SET #b = :m, beta = :s REMOVE #a")
+@example(stored={"n": {"N": "5"}}, expression="REMOVE #n, plain ADD count :one")
+@example(stored=None, expression="ADD #n :exp")
+@example(stored={"n": {"NS": ["3"]}}, expression="ADD #n :ns")
+def test_a_top_level_update_writes_what_moto_itself_writes(stored: dict[str, Any] | None, expression: str) -> None:
+    """The fast path of top-level SET/REMOVE/ADD expressions (``fast_top_level_updates``): same items, same refusals."""
+    fast = _apply(stored, expression, True, _TOP_NAMES, _TOP_VALUES, table=_top_table)
+    assert fast == _apply(stored, expression, False, _TOP_NAMES, _TOP_VALUES, table=_top_table)
+
+
+def test_only_top_level_actions_are_read_from_an_expression() -> None:
+    assert top_level_actions("ADD n :d") == (("ADD", "n", ":d"),)
+    assert top_level_actions(" add #a0 :d0 ,#a1 :d1 ") == (("ADD", "#a0", ":d0"), ("ADD", "#a1", ":d1"))
+    assert top_level_actions("SET #s = :next, d=:d REMOVE #g ADD n :one") == (
+        ("SET", "#s", ":next"), ("SET", "d", ":d"), ("REMOVE", "#g", None), ("ADD", "n", ":one"))
+    for other in ("SET n = n + :d", "SET n = if_not_exists(n, :z)", "ADD a.b :d", "ADD a[0] :d", "DELETE s :v",
+                  "ADD :d n", "ADD n #d", "SET a = :v SET b = :w", "SET a = b", "REMOVE a.b", ""):
+        assert top_level_actions(other) is None, other
 
 
 def test_the_patched_functions_are_in_place() -> None:
