@@ -222,21 +222,29 @@ class WireJSONParser(JSONParser):
 
     # botocore's hook for a JSON body (JSONParser._do_parse calls it for outputs and modeled errors),
     # absent from its type stubs.
+    def __init__(self, outputs: frozenset[str] = WIRE_OUTPUTS) -> None:
+        super().__init__()
+        self.outputs = outputs
+
     def _handle_json_body(self, raw_body: bytes, shape: Shape | None) -> Any:
-        if shape is not None and shape.name in WIRE_OUTPUTS:
+        if shape is not None and shape.name in self.outputs:
             return json.loads(raw_body) if raw_body else {}
         return super()._handle_json_body(raw_body, shape)  # type: ignore[misc]
 
 
 class WireParserFactory(ResponseParserFactory):
     """The session's ``response_parser_factory`` component (botocore ``Session.get_component``):
-    :class:`WireJSONParser` for the "json" protocol, botocore's own parser for any other (no
-    parser defaults are set in this process: ``set_parser_defaults`` is never called)."""
+    :class:`WireJSONParser` of ``outputs`` for the "json" protocol, botocore's own parser for any
+    other (no parser defaults are set in this process: ``set_parser_defaults`` is never called)."""
+
+    def __init__(self, outputs: frozenset[str] = WIRE_OUTPUTS) -> None:
+        super().__init__()
+        self.outputs = outputs
 
     def create_parser(self, protocol_name: str) -> ResponseParser:
         """A parser of ``protocol_name`` ("json": :class:`WireJSONParser`)."""
         if protocol_name == "json":
-            return WireJSONParser()
+            return WireJSONParser(self.outputs)
         parser: ResponseParser = super().create_parser(protocol_name)
         return parser
 

@@ -39,10 +39,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import boto3
+import botocore.session
 from botocore.config import Config
 from chalice import Chalice
 from chalice.app import DynamoDBEventConfig, SQSEventConfig
 
+from chalicelib import storage
 from local_stack import lane_pool
 
 logger = logging.getLogger("local_stack.runner")
@@ -75,6 +77,16 @@ class LanePool:
         self.idle += count
         self.started += count
         self.peak = max(self.peak, self.busy + self.idle)
+
+
+@functools.cache
+def wire_session() -> boto3.session.Session:
+    """A boto3 session whose DynamoDB Streams records arrive as DynamoDB sent them (attribute values
+    in DynamoDB JSON, times in epoch seconds), the JSON a Lambda event carries; botocore's modeled
+    parse of them (datetimes, bytes) would only be undone (``chalicelib.storage.WireJSONParser``)."""
+    core = botocore.session.get_session()
+    core.register_component("response_parser_factory", storage.WireParserFactory(storage.WIRE_OUTPUTS | {"GetRecordsOutput"}))
+    return boto3.session.Session(botocore_session=core)
 
 
 class _Context:
@@ -142,8 +154,9 @@ class EventRunner:
         self._idle_poll_seconds = idle_poll_seconds
         #: One event per stream polling thread, set by :meth:`notify` (and by :meth:`stop`).
         self._wakers: list[threading.Event] = []
-        # botocore's account-based stream endpoints (<account>.streams-ddb...) are unknown to moto.
-        self._streams_client = boto3.client("dynamodbstreams", config=Config(account_id_endpoint_mode="disabled"))
+        # botocore's account-based stream endpoints (<account>.streams-ddb...) are unknown to moto. Records
+        # are read as sent (wire_session): a Lambda event carries them in the same JSON.
+        self._streams_client = wire_session().client("dynamodbstreams", config=Config(account_id_endpoint_mode="disabled"))
         self._sqs = boto3.client("sqs")
         self._region = self._sqs.meta.region_name
         self.streams: list[_StreamSource] = []
@@ -202,8 +215,8 @@ class EventRunner:
     def _lambda_stream_record(self, record: dict[str, Any], stream_arn: str) -> dict[str, Any]:
         dynamodb = dict(record["dynamodb"])
         created = dynamodb.get("ApproximateCreationDateTime")
-        if hasattr(created, "timestamp"):
-            dynamodb["ApproximateCreationDateTime"] = int(created.timestamp())
+        if isinstance(created, int | float):  # epoch seconds, whole as in a Lambda event
+            dynamodb["ApproximateCreationDateTime"] = int(created)
         return {**record, "dynamodb": dynamodb, "eventSourceARN": stream_arn, "awsRegion": self._region}
 
     def _pump_stream(self, stream: _StreamSource) -> int:
