@@ -37,8 +37,9 @@ log = logging.getLogger("local_stack")
 START_SECONDS = 30.0
 
 
-#: How often an idle stream is polled when nothing notified the event runner (seconds).
-IDLE_POLL_SECONDS = 1.0
+#: How often an idle stream is polled when nothing notified the event runner (seconds): a safety net,
+#: since every write of this process (API requests, handled batches) notifies it.
+IDLE_POLL_SECONDS = 2.0
 
 
 def start_seconds() -> float:
@@ -166,8 +167,8 @@ def main(argv: list[str] | None = None) -> int:
             from local_stack.server import make_server
 
             request_log = route_request_logs(verbose)
-            # Streams are read at once after each API request (notify) and polled every second
-            # otherwise: their records come only from this process's writes.
+            # Streams and queues are read at once after each API request (notify) and polled every
+            # few seconds otherwise: their records and messages come from this process's writes.
             runner = EventRunner(app, idle_poll_seconds=IDLE_POLL_SECONDS)
             runner.start()
             server = make_server(app, host, port, after_request=runner.notify)

@@ -20,11 +20,12 @@ Streams carry only what this process writes (the API's writes, and the handlers'
 stack calls :meth:`EventRunner.notify` after every API request, and the runner after every batch
 it handled, so a stream is read soon after a write (each stream thread still polls at most every
 :data:`POLL_INTERVAL_SECONDS`, however often it is notified), and an idle stream is polled only
-every ``idle_poll_seconds`` (1 s in the local stack): moto serves one request at a time, and idle
+every ``idle_poll_seconds`` (2 s in the local stack): moto serves one request at a time, and idle
 polling of the streams (two requests per poll) was most of an idle stack's CPU (measured in
-docs/testing.md). Queues are polled every :data:`POLL_INTERVAL_SECONDS` (the lanes' workers
-together): their messages also become visible by time alone (delays, visibility timeouts), and
-waking the idle lane workers on every request would poll more, not less.
+docs/testing.md). Queues are woken the same way (their messages come from this process's handlers
+and API requests) and otherwise polled every :data:`QUEUE_IDLE_SECONDS`, since their messages also
+become visible by time alone (delays, visibility timeouts); a busy queue is still polled at most
+every :data:`POLL_INTERVAL_SECONDS` (the lanes' spare workers together).
 """
 
 from __future__ import annotations
@@ -56,6 +57,13 @@ MAX_RETRY_ATTEMPTS = 3
 #: and the queues' then made about a third of the requests of the one-request-at-a-time moto, and
 #: an idle stack spent 15% of a core on polling (0.25 s: half that; docs/testing.md).
 POLL_INTERVAL_SECONDS = 0.25
+#: How often an idle queue is polled when nothing notified the runner (seconds). Messages sent by
+#: this process (the handlers' lanes and retries) wake the pollers at once (:meth:`EventRunner.notify`
+#: after every API request and every handled batch); this interval bounds how late a message that
+#: becomes visible by time alone (a retry's delay, a visibility timeout) or one sent by another
+#: process is received. Polling every 0.25 s kept about a tenth of a core busy per idle stack
+#: (docs/testing.md, "Idle stacks").
+QUEUE_IDLE_SECONDS = 1.0
 #: Bounds of the worker pool of a FIFO queue (Lambda: one invocation per active message group, up
 #: to the function's concurrency): at most ``LOCAL_LANE_WORKERS`` (default 32).
 LANE_POOL = lane_pool.bounds_from_environment()
@@ -152,8 +160,9 @@ class EventRunner:
 
     def __init__(self, app: Chalice, idle_poll_seconds: float = POLL_INTERVAL_SECONDS) -> None:
         self._idle_poll_seconds = idle_poll_seconds
-        #: One event per stream polling thread, set by :meth:`notify` (and by :meth:`stop`).
+        #: One event per polling thread (streams, queues, lane workers), set by :meth:`notify` (and by :meth:`stop`).
         self._wakers: list[threading.Event] = []
+        self._wakers_lock = threading.Lock()
         # botocore's account-based stream endpoints (<account>.streams-ddb...) are unknown to moto. Records
         # are read as sent (wire_session): a Lambda event carries them in the same JSON.
         self._streams_client = wire_session().client("dynamodbstreams", config=Config(account_id_endpoint_mode="disabled"))
@@ -327,13 +336,13 @@ class EventRunner:
             (f"stream-{i}", functools.partial(self._pump_stream, s), self._idle_poll_seconds, 0.0, threading.Event())
             for i, s in enumerate(self.streams)
         ] + [
-            (f"queue-{i}", functools.partial(self._pump_queue, q), POLL_INTERVAL_SECONDS, 0.0, None)
+            (f"queue-{i}", functools.partial(self._pump_queue, q), QUEUE_IDLE_SECONDS, 0.0, threading.Event())
             for i, q in enumerate(self.queues)
             if not q.fifo
         ]
         for name, pump, idle_wait, first_wait, waker in pumps:
             if waker is not None:
-                self._wakers.append(waker)
+                self._wake(waker)
             thread = threading.Thread(target=self._loop, args=(pump, idle_wait, first_wait, waker), name=name, daemon=True)
             thread.start()
             self._threads.append(thread)
@@ -358,14 +367,26 @@ class EventRunner:
     def _lane_worker(self, queue: _QueueSource, pool: LanePool, first_wait: float) -> None:
         """Receive one message at a time; while its attempt runs, the pool starts a spare poller.
 
-        An idle worker polls every ``spare`` x :data:`POLL_INTERVAL_SECONDS` (the spares staggered:
-        together about every :data:`POLL_INTERVAL_SECONDS`, like one consumer, since idle polling
-        loads the one-request-at-a-time moto); one beyond the spares stops after
+        An idle worker polls when :meth:`notify` wakes it (at most every ``spare`` x
+        :data:`POLL_INTERVAL_SECONDS`, the spares staggered: together about every
+        :data:`POLL_INTERVAL_SECONDS`, like one consumer) and otherwise every ``spare`` x
+        :data:`QUEUE_IDLE_SECONDS`; one beyond the spares stops after
         :data:`local_stack.lane_pool.RETIRE_AFTER_SECONDS` without work.
         """
         self._stop.wait(first_wait)
         idle_since = time.monotonic()
+        waker = threading.Event()
+        self._wake(waker)
+        try:
+            self._lane_polls(queue, pool, waker, idle_since)
+        finally:
+            self._unwake(waker)
+
+    def _lane_polls(self, queue: _QueueSource, pool: LanePool, waker: threading.Event, idle_since: float) -> None:
+        """The polling loop of one lane worker (:meth:`_lane_worker`)."""
         while not self._stop.is_set():
+            waker.clear()  # a send from now on wakes the wait below
+            polled = time.monotonic()
             try:
                 response = self._sqs.receive_message(
                     QueueUrl=queue.queue_url, MaxNumberOfMessages=1, AttributeNames=["All"], WaitTimeSeconds=0
@@ -396,15 +417,27 @@ class EventRunner:
                 if time.monotonic() - idle_since > lane_pool.RETIRE_AFTER_SECONDS and pool.bounds.may_retire(pool.busy, pool.idle):
                     pool.idle -= 1
                     return
-            self._stop.wait(POLL_INTERVAL_SECONDS * pool.bounds.spare)
+            waker.wait(QUEUE_IDLE_SECONDS * pool.bounds.spare)
+            self._stop.wait(max(0.0, polled + POLL_INTERVAL_SECONDS * pool.bounds.spare - time.monotonic()))
 
     def notify(self) -> None:
-        """Something may have been written: idle stream threads poll now (each at most once every
-        :data:`POLL_INTERVAL_SECONDS`). Cheap and thread-safe; the local stack calls it after every
-        API request.
+        """Something may have been written or sent: idle stream and queue threads poll now (each at
+        most once every :data:`POLL_INTERVAL_SECONDS`). Cheap and thread-safe; the local stack calls
+        it after every API request, and the runner after every batch a handler took.
         """
-        for waker in self._wakers:
+        with self._wakers_lock:
+            wakers = list(self._wakers)
+        for waker in wakers:
             waker.set()
+
+    def _wake(self, waker: threading.Event) -> None:
+        """Let :meth:`notify` set ``waker``."""
+        with self._wakers_lock:
+            self._wakers.append(waker)
+
+    def _unwake(self, waker: threading.Event) -> None:
+        with self._wakers_lock:
+            self._wakers.remove(waker)
 
     def _loop(self, pump: Callable[[], int], idle_wait: float = POLL_INTERVAL_SECONDS, first_wait: float = 0.0,
               waker: threading.Event | None = None) -> None:

@@ -152,7 +152,7 @@ def _top_table(backend: DynamoDBBackend, name: str) -> None:
                                  "Projection": {"ProjectionType": "ALL"}}], None, "PAY_PER_REQUEST", None, [], None, None)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(stored=_top_stored, expression=_top_level_expressions())
 @example(stored=None, expression="ADD n :one")
 @example(stored={"n": {"N": "5"}}, expression="ADD #n :dec, #a :neg")
