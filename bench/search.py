@@ -557,7 +557,7 @@ def _fast_moto() -> None:
     moto's CPU, so the bench's wall time is mostly the API's (none of it is measured as the API's)."""
     from local_stack import moto_server
 
-    for name in ("fast_json_structures", "fast_dynamo_types", "fast_update_expressions", "fast_top_level_updates",
+    for name in ("fast_json_structures", "fast_json_requests", "fast_dynamo_types", "fast_update_expressions", "fast_top_level_updates",
                  "list_action_methods_once"):
         speedup = getattr(moto_server, name, None)
         if speedup is not None:

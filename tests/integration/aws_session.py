@@ -34,6 +34,7 @@ from moto.sqs.models import sqs_backends
 
 from local_stack.moto_server import (
     fast_dynamo_types,
+    fast_json_requests,
     fast_json_structures,
     fast_top_level_updates,
     fast_update_expressions,
@@ -56,6 +57,7 @@ fast_top_level_updates()  # SET/REMOVE/ADD of top-level attributes applied witho
 list_moto_modules_once()  # moto's package folder listed once, not per request (local_stack/moto_server.py)
 list_action_methods_once()  # a response class's methods listed once, not per request (local_stack/moto_server.py)
 fast_json_structures()  # wire-shaped dicts serialized without moto's alias lookups (local_stack/moto_server.py)
+fast_json_requests()  # DynamoDB data-plane request bodies read as decoded JSON, no shape walk (local_stack/moto_server.py)
 
 REGION = "us-east-1"
 

@@ -1,0 +1,125 @@
+"""``local_stack.moto_server.fast_json_requests`` gives moto's DynamoDB handler the parameters its own parser gives.
+
+Random data-plane requests are serialized as botocore sends them; moto's request parser (the shape
+walk) and the decoded JSON must be equal whenever the fast path takes the body (no ``null``, no
+binary value), and a body with either must be left to moto's parser.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import botocore.session
+from botocore.serialize import create_serializer
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from moto.core.parse import PROTOCOL_PARSERS
+
+from local_stack.moto_server import DATA_PLANE_ACTIONS
+
+_MODEL = botocore.session.get_session().get_service_model("dynamodb")
+_names = st.text("abcdefgXYZ_", min_size=1, max_size=6)
+_scalars = st.one_of(
+    st.builds(lambda v: {"S": v}, st.text(max_size=8)),
+    st.builds(lambda v: {"N": str(v)}, st.integers(-(10**6), 10**6)),
+    st.builds(lambda v: {"BOOL": v}, st.booleans()),
+    st.just({"NULL": True}),
+    st.builds(lambda v: {"SS": sorted(set(v))}, st.lists(st.text(min_size=1, max_size=4), min_size=1, max_size=3)),
+)
+_values = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(
+        st.builds(lambda v: {"L": v}, st.lists(inner, max_size=3)),
+        st.builds(lambda v: {"M": v}, st.dictionaries(_names, inner, max_size=3)),
+    ),
+    max_leaves=8,
+)
+_items = st.dictionaries(_names, _values, min_size=1, max_size=5)
+_keys = st.fixed_dictionaries({"pk": st.builds(lambda v: {"S": v}, st.text(min_size=1, max_size=6))})
+_expression_values = st.dictionaries(_names.map(lambda n: f":{n}"), _values, max_size=3)
+_expression_names = st.dictionaries(_names.map(lambda n: f"#{n}"), _names, max_size=3)
+
+
+@st.composite
+def _requests(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
+    """A data-plane operation and its parameters, as the service's repositories build them."""
+    operation = draw(st.sampled_from(["PutItem", "UpdateItem", "Query", "BatchGetItem", "TransactWriteItems", "BatchWriteItem"]))
+    expressions = {"ExpressionAttributeNames": draw(_expression_names), "ExpressionAttributeValues": draw(_expression_values)}
+    expressions = {k: v for k, v in expressions.items() if v}
+    if operation == "PutItem":
+        return operation, {"TableName": "T", "Item": draw(_items), "ConditionExpression": "attribute_not_exists(pk)", **expressions}
+    if operation == "UpdateItem":
+        return operation, {"TableName": "T", "Key": draw(_keys), "UpdateExpression": "SET a = :a", "ReturnValues": "ALL_NEW",
+                           **expressions}
+    if operation == "Query":
+        start = draw(st.none() | _keys)
+        return operation, {"TableName": "T", "KeyConditionExpression": "pk = :p", "Limit": draw(st.integers(1, 1000)),
+                           "ScanIndexForward": draw(st.booleans()), **({"ExclusiveStartKey": start} if start else {}),
+                           **({"ProjectionExpression": "sk, #i"} if draw(st.booleans()) else {}), **expressions}
+    if operation == "BatchGetItem":
+        return operation, {"RequestItems": {"T": {"Keys": draw(st.lists(_keys, min_size=1, max_size=5))}}}
+    if operation == "BatchWriteItem":
+        puts = [{"PutRequest": {"Item": item}} for item in draw(st.lists(_items, min_size=1, max_size=3))]
+        return operation, {"RequestItems": {"T": puts}}
+    actions = draw(st.lists(st.sampled_from(["Put", "Update", "Delete", "ConditionCheck"]), min_size=1, max_size=4))
+    transact = []
+    for action in actions:
+        body: dict[str, Any] = {"TableName": "T", "Key": draw(_keys)}
+        if action == "Put":
+            body = {"TableName": "T", "Item": draw(_items)}
+        elif action == "Update":
+            body["UpdateExpression"] = "ADD n :d"
+        elif action == "ConditionCheck":
+            body["ConditionExpression"] = "attribute_exists(pk)"
+        transact.append({action: {**body, **expressions}})
+    return operation, {"TransactItems": transact, "ClientRequestToken": draw(st.text("abc123", min_size=1, max_size=36))}
+
+
+#: botocore's request serializer of the "json" protocol, as a client builds it (without validation, as ours).
+_SERIALIZER = create_serializer("json", include_validation=False)
+
+
+def _sent(operation: str, params: dict[str, Any]) -> bytes:
+    """The body botocore sends for ``params``."""
+    body: bytes = _SERIALIZER.serialize_to_request(params, _MODEL.operation_model(operation))["body"]
+    return body
+
+
+def _moto_parse(operation: str, body: bytes) -> Any:
+    parser = PROTOCOL_PARSERS["json"](_MODEL.operation_model(operation), map_type=dict)
+    return parser.parse({"method": "POST", "values": {}, "headers": {}, "body": body, "url_path": "/", "url_params": {}})
+
+
+def _taken(body: bytes) -> bool:
+    """Whether the fast path reads ``body`` (the condition of ``fast_json_requests``)."""
+    return b"null" not in body and b'"B"' not in body and b'"BS"' not in body
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(request=_requests())
+def test_a_data_plane_body_reads_as_moto_parses_it(request: tuple[str, dict[str, Any]]) -> None:
+    operation, params = request
+    assert operation in DATA_PLANE_ACTIONS
+    body = _sent(operation, params)
+    if _taken(body):
+        assert json.loads(body) == _moto_parse(operation, body)
+
+
+def test_a_body_with_a_null_or_a_binary_value_is_left_to_moto() -> None:
+    binary = _sent("PutItem", {"TableName": "T", "Item": {"pk": {"S": "a"}, "b": {"B": b"\x00\x01"}}})
+    assert not _taken(binary)
+    assert _moto_parse("PutItem", binary)["Item"]["b"] == {"B": b"\x00\x01"}  # moto decodes it: json would not
+    dropped = b'{"TableName": "T", "Key": {"pk": {"S": "a"}}, "ConsistentRead": null}'
+    assert not _taken(dropped)
+    assert "ConsistentRead" not in _moto_parse("GetItem", dropped)  # moto drops a null member: json would keep it
+
+
+def test_the_patch_is_in_place_and_reads_only_dynamodb_data_plane_bodies() -> None:
+    from moto.core.responses import BaseResponse
+
+    from local_stack.moto_server import fast_json_requests
+
+    fast_json_requests()
+    assert getattr(BaseResponse.parse_parameters, "reads_json", False)
+    assert {"DescribeTable", "CreateTable", "ListTables"}.isdisjoint(DATA_PLANE_ACTIONS)
