@@ -148,3 +148,38 @@ def runner(aws: dict[str, str]) -> Any:
     from local_stack.runner import EventRunner
 
     return EventRunner(app)
+
+
+#: The files that take longest (CPU seconds per file, measured with the suite on two workers; the
+#: list in docs/testing.md, "Wall time of make test"), longest first. With ``make integration`` on
+#: pytest-xdist workers (``--dist loadfile``: whole files) they are handed out first and the short
+#: files fill in behind them, so both workers end close together (longest processing time first)
+#: instead of one finishing a long file alone at the end.
+LONG_FILES = (
+    "tests/integration/test_profile_postings.py",
+    "tests/integration/test_profiles.py",
+    "tests/integration/test_list_pages.py",
+    "tests/integration/test_saved_searches.py",
+    "tests/integration/test_search.py",
+    "tests/integration/test_listing_postings.py",
+    "tests/integration/test_search_geo.py",
+    "tests/integration/test_saved_searches_property.py",
+    "tests/integration/test_approvals.py",
+    "tests/integration/test_listings.py",
+    "tests/integration/test_saved_search_match_pages.py",
+    "tests/integration/test_dashboard.py",
+)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadfile`` scheduling (whole files per worker) with :data:`LONG_FILES` first."""
+    from xdist.scheduler import LoadFileScheduling
+
+    class LongestFirst(LoadFileScheduling):  # type: ignore[misc]
+        def _assign_work_unit(self, node: Any) -> None:
+            for scope in reversed(LONG_FILES):
+                if scope in self.workqueue:
+                    self.workqueue.move_to_end(scope, last=False)
+            super()._assign_work_unit(node)
+
+    return LongestFirst(config, log) if config.getoption("dist") == "loadfile" else None
