@@ -138,7 +138,7 @@ def client(service: str) -> Any:
     does one still throttled after the last attempt (:func:`_raise_throttled`).
     """
     with _client_lock:
-        created = _session().client(service, config=boto_config())  # type: ignore[call-overload]
+        created = session().client(service, config=boto_config())  # type: ignore[call-overload]
     created.meta.events.register("after-call-error", _raise_unavailable)
     created.meta.events.register("after-call", _raise_throttled)
     if service == "dynamodb":
@@ -167,7 +167,7 @@ def probe_client(service: str) -> Any:
     Its faults stay botocore's own (health names their class per dependency).
     """
     with _client_lock:
-        return _session().client(service, config=boto_config(attempts=1))  # type: ignore[call-overload]
+        return session().client(service, config=boto_config(attempts=1))  # type: ignore[call-overload]
 
 
 def probe_table(table: str) -> None:
@@ -250,10 +250,15 @@ class WireParserFactory(ResponseParserFactory):
 
 
 @cache
-def _session() -> boto3.session.Session:
-    # One session per process: its loader caches the service models, so creating a client
-    # again (tests reset clients per test) skips re-reading botocore's JSON. Credentials,
-    # region and AWS_ENDPOINT_URL are still resolved from the environment per client.
+def session() -> boto3.session.Session:
+    """The process's one boto3 session, behind every client of :func:`client` and :func:`probe_client`.
+
+    One session per process: its loader caches the service models, so creating a client again
+    (tests reset clients per test) skips re-reading botocore's JSON. Credentials, region and
+    ``AWS_ENDPOINT_URL`` are still resolved from the environment per client. DynamoDB's
+    data-plane answers are parsed by :class:`WireParserFactory`. The local stack registers its
+    own handlers on it (``local_stack.signing``).
+    """
     core = botocore.session.get_session()
     core.register_component("response_parser_factory", WireParserFactory())
     return boto3.session.Session(botocore_session=core)

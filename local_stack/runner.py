@@ -170,10 +170,11 @@ class EventRunner:
         self._region = self._sqs.meta.region_name
         self.streams: list[_StreamSource] = []
         self.queues: list[_QueueSource] = []
+        dynamodb = boto3.client("dynamodb")  # one client for every stream (a client costs ~10 ms to build)
         for source in app.event_sources:
             handler = _resolve_handler(source.handler_string)
             if isinstance(source, DynamoDBEventConfig):
-                stream_arn = self._current_stream_arn(source.stream_arn)
+                stream_arn = self._current_stream_arn(dynamodb, source.stream_arn)
                 self.streams.append(_StreamSource(handler, stream_arn, source.batch_size or 100, source.starting_position))
             elif isinstance(source, SQSEventConfig):
                 arn = source.queue_arn or ""
@@ -190,10 +191,11 @@ class EventRunner:
 
     # -- streams -------------------------------------------------------------------------
     @staticmethod
-    def _current_stream_arn(configured: str) -> str:
-        """The table's current stream ARN: the ARN given at import may be a placeholder or stale (tests)."""
+    def _current_stream_arn(dynamodb: Any, configured: str) -> str:
+        """The table's current stream ARN (asked of ``dynamodb``, a boto3 client): the ARN given at
+        import may be a placeholder or stale (tests)."""
         table = configured.split(":table/", 1)[1].split("/", 1)[0]
-        return str(boto3.client("dynamodb").describe_table(TableName=table)["Table"]["LatestStreamArn"])
+        return str(dynamodb.describe_table(TableName=table)["Table"]["LatestStreamArn"])
 
     def _discover_shards(self, stream: _StreamSource) -> None:
         description = self._streams_client.describe_stream(StreamArn=stream.stream_arn)["StreamDescription"]

@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import boto3
 import pytest
 from moto import mock_aws
 from moto.core import DEFAULT_ACCOUNT_ID
@@ -32,6 +33,7 @@ from moto.dynamodb.models import dynamodb_backends
 from moto.dynamodb.models.table import StreamShard
 from moto.sqs.models import sqs_backends
 
+from chalicelib import storage
 from local_stack.moto_server import (
     fast_dynamo_types,
     fast_json_requests,
@@ -46,6 +48,8 @@ from local_stack.moto_server import (
     undo_cancelled_transactions,
 )
 from local_stack.resources import create_resources
+from local_stack.runner import wire_session
+from local_stack.signing import skip_signing
 
 remember_deduplication_ids()  # SQS FIFO deduplication as in AWS (see local_stack/moto_server.py)
 honour_client_request_tokens()  # TransactWriteItems idempotent by ClientRequestToken, as in DynamoDB
@@ -103,6 +107,7 @@ def moto_session() -> Iterator[Resources]:
 
     with pytest.MonkeyPatch.context() as patch, mock_aws():
         patch.setattr(BotocoreStubber, "process_request", one_at_a_time)
+        skip_signing(storage.session(), wire_session(), boto3._get_default_session())
         environment = create_resources()
         queues = {name: _queue_state(queue) for name, queue in _sqs().queues.items()}
         yield Resources(environment, frozenset(_dynamodb().tables), queues)

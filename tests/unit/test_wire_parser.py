@@ -111,7 +111,7 @@ def test_other_outputs_and_errors_are_parsed_as_botocore_models_them() -> None:
 
 
 def test_the_clients_of_this_process_use_the_wire_parser() -> None:
-    factory = storage._session()._session.get_component("response_parser_factory")
+    factory = storage.session()._session.get_component("response_parser_factory")
     assert isinstance(factory, storage.WireParserFactory)
     assert isinstance(factory.create_parser("json"), storage.WireJSONParser)
     assert not isinstance(factory.create_parser("query"), storage.WireJSONParser)

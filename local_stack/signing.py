@@ -1,0 +1,39 @@
+"""Unsigned AWS requests for the embedded moto.
+
+moto checks no request signature (it authenticates nothing unless ``INITIAL_NO_AUTH_ACTION_COUNT``
+is set; moto docs, "IAM-like Access Control"), yet botocore signs every request with Signature
+Version 4 before sending it: a canonical request, a SHA-256 of the body and four HMACs per call,
+about 6 % of an integration test's CPU (py-spy profile, docs/testing.md "The embedded AWS's
+cost"). The local stack and the integration tests' in-process moto therefore send their requests
+unsigned. The product's code path is unchanged: the choice is made through botocore's
+``choose-signer`` event (botocore docs, "Event system"), on sessions the harness owns, never in
+``chalicelib``; a deployed function signs as always.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import boto3
+import botocore
+
+
+def _unsigned(**_: Any) -> Any:
+    """``choose-signer`` handler: sign nothing (botocore stops at the first handler that answers)."""
+    return botocore.UNSIGNED
+
+
+def skip_signing(*sessions: boto3.session.Session) -> None:
+    """Make every client the given boto3 sessions create from now on send unsigned requests.
+
+    Registered first on each session's ``choose-signer`` event, so it answers before botocore's
+    own ``set_operation_specific_signer``. A client copies its session's handlers when it is
+    created: clients that exist already keep signing. Idempotent (one ``unique_id``).
+
+    Parameters
+    ----------
+    sessions:
+        boto3 sessions whose requests go only to the embedded moto.
+    """
+    for session in sessions:
+        session.events.register_first("choose-signer", _unsigned, unique_id="local_stack.signing.unsigned")
