@@ -148,15 +148,7 @@ def main(argv: list[str] | None = None) -> int:
                 moto = start_moto(host, moto_port)
                 os.environ["AWS_ENDPOINT_URL"] = f"http://{host}:{moto_port}"
             steps.advance()
-            import boto3
-
-            from chalicelib import storage
             from local_stack.resources import create_resources
-            from local_stack.runner import wire_session
-            from local_stack.signing import skip_signing
-
-            # The embedded moto checks no signature: this process's requests go unsigned (local_stack/signing.py).
-            skip_signing(storage.session(), wire_session(), boto3._get_default_session())
 
             steps.step("Creating tables and queues")
             # The local stage's settings, unless the caller's environment sets them (tests, debugging).

@@ -1,13 +1,15 @@
-"""Unsigned AWS requests for the embedded moto.
+"""Unsigned AWS requests for the integration tests' in-process moto.
 
 moto checks no request signature (it authenticates nothing unless ``INITIAL_NO_AUTH_ACTION_COUNT``
 is set; moto docs, "IAM-like Access Control"), yet botocore signs every request with Signature
 Version 4 before sending it: a canonical request, a SHA-256 of the body and four HMACs per call,
 about 6 % of an integration test's CPU (py-spy profile, docs/testing.md "The embedded AWS's
-cost"). The local stack and the integration tests' in-process moto therefore send their requests
-unsigned. The product's code path is unchanged: the choice is made through botocore's
-``choose-signer`` event (botocore docs, "Event system"), on sessions the harness owns, never in
-``chalicelib``; a deployed function signs as always.
+cost"). The integration tests' in-process moto (``mock_aws``, which routes a request by its URL)
+therefore gets unsigned requests. The local stack's moto server keeps signed ones: it tells the
+services apart by the credential scope of the ``Authorization`` header, and an unsigned
+CreateTable reached the wrong service. The product's code path is unchanged: the choice is made
+through botocore's ``choose-signer`` event (botocore docs, "Event system"), on sessions the
+harness owns, never in ``chalicelib``; a deployed function signs as always.
 """
 
 from __future__ import annotations
