@@ -530,24 +530,34 @@ def partition_queries() -> Iterator[None]:
     moto sorts and walks the whole table for every Query (``Table.all_items``), which with the
     half a million posting entries here costs about a second per Query; DynamoDB reads the one
     partition. The items a Query returns and its ``ScannedCount`` (what this benchmark
-    measures) are the same either way; index Queries are left as they are.
+    measures) are the same either way; index Queries are left as they are. The queried
+    partition is held per thread: the engine runs a join's Queries on a thread pool, and
+    patching the table object itself per Query raced between those threads.
     """
     from moto.dynamodb.models.table import Table
 
-    original = Table.query
+    original_query = Table.query
+    original_all_items = Table.all_items
+    named = threading.local()
+
+    def all_items(self: Table) -> Any:
+        partition = getattr(named, "partition", None)
+        if partition is not None and partition[0] is self:
+            return partition[1]
+        return original_all_items(self)
 
     def query(self: Table, hash_key: Any, range_comparison: Any, range_objs: Any, limit: Any, exclusive_start_key: Any,
               scan_index_forward: Any, projection_expressions: Any, index_name: str | None = None, *args: Any,
               **kwargs: Any) -> Any:
-        if index_name or hash_key is None or not self.range_key_attr:
-            return original(self, hash_key, range_comparison, range_objs, limit, exclusive_start_key, scan_index_forward,
-                            projection_expressions, index_name, *args, **kwargs)
-        partition = list(self.items.get(hash_key, {}).values())
-        with mock.patch.object(self, "all_items", return_value=partition):
-            return original(self, hash_key, range_comparison, range_objs, limit, exclusive_start_key, scan_index_forward,
-                            projection_expressions, index_name, *args, **kwargs)
+        if not (index_name or hash_key is None or not self.range_key_attr):
+            named.partition = (self, list(self.items.get(hash_key, {}).values()))
+        try:
+            return original_query(self, hash_key, range_comparison, range_objs, limit, exclusive_start_key,
+                                  scan_index_forward, projection_expressions, index_name, *args, **kwargs)
+        finally:
+            named.partition = None
 
-    with mock.patch.object(Table, "query", query):
+    with mock.patch.object(Table, "query", query), mock.patch.object(Table, "all_items", all_items):
         yield
 
 
