@@ -17,25 +17,12 @@ from hypothesis import strategies as st
 from moto.core.parse import PROTOCOL_PARSERS
 
 from local_stack.moto_server import DATA_PLANE_ACTIONS
+from tests.unit.dynamodb_strategies import attribute_values, items
 
 _MODEL = botocore.session.get_session().get_service_model("dynamodb")
 _names = st.text("abcdefgXYZ_", min_size=1, max_size=6)
-_scalars = st.one_of(
-    st.builds(lambda v: {"S": v}, st.text(max_size=8)),
-    st.builds(lambda v: {"N": str(v)}, st.integers(-(10**6), 10**6)),
-    st.builds(lambda v: {"BOOL": v}, st.booleans()),
-    st.just({"NULL": True}),
-    st.builds(lambda v: {"SS": sorted(set(v))}, st.lists(st.text(min_size=1, max_size=4), min_size=1, max_size=3)),
-)
-_values = st.recursive(
-    _scalars,
-    lambda inner: st.one_of(
-        st.builds(lambda v: {"L": v}, st.lists(inner, max_size=3)),
-        st.builds(lambda v: {"M": v}, st.dictionaries(_names, inner, max_size=3)),
-    ),
-    max_leaves=8,
-)
-_items = st.dictionaries(_names, _values, min_size=1, max_size=5)
+_values = attribute_values(_names)
+_items = items(_names)
 _keys = st.fixed_dictionaries({"pk": st.builds(lambda v: {"S": v}, st.text(min_size=1, max_size=6))})
 _expression_values = st.dictionaries(_names.map(lambda n: f":{n}"), _values, max_size=3)
 _expression_names = st.dictionaries(_names.map(lambda n: f"#{n}"), _names, max_size=3)

@@ -17,24 +17,10 @@ from moto.core.serialize import BaseJSONSerializer, JSONSerializer, XFormedAttri
 from moto.core.utils import get_service_model
 
 from local_stack.moto_server import fast_json_structures
+from tests.unit.dynamodb_strategies import items
 
 _names = st.text("abcdefgXYZ_#", min_size=1, max_size=6)
-_scalars = st.one_of(
-    st.builds(lambda v: {"S": v}, st.text(max_size=8)),
-    st.builds(lambda v: {"N": str(v)}, st.integers(-(10**6), 10**6)),
-    st.builds(lambda v: {"BOOL": v}, st.booleans()),
-    st.just({"NULL": True}),
-    st.builds(lambda v: {"SS": sorted(set(v))}, st.lists(st.text(min_size=1, max_size=4), min_size=1, max_size=3)),
-)
-_values = st.recursive(
-    _scalars,
-    lambda inner: st.one_of(
-        st.builds(lambda v: {"L": v}, st.lists(inner, max_size=3)),
-        st.builds(lambda v: {"M": v}, st.dictionaries(_names, inner, max_size=3)),
-    ),
-    max_leaves=8,
-)
-_items = st.dictionaries(_names, _values, min_size=1, max_size=5)
+_items = items(_names)
 
 
 @pytest.fixture(scope="module", autouse=True)
