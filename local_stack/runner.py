@@ -170,7 +170,7 @@ class EventRunner:
         self._region = self._sqs.meta.region_name
         self.streams: list[_StreamSource] = []
         self.queues: list[_QueueSource] = []
-        dynamodb = boto3.client("dynamodb")  # one client for every stream (a client costs ~10 ms to build)
+        dynamodb = boto3.client("dynamodb")  # one for every stream: building a client costs milliseconds, and tests build a runner per test
         for source in app.event_sources:
             handler = _resolve_handler(source.handler_string)
             if isinstance(source, DynamoDBEventConfig):
