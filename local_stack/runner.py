@@ -62,7 +62,7 @@ POLL_INTERVAL_SECONDS = 0.25
 #: after every API request and every handled batch); this interval bounds how late a message that
 #: becomes visible by time alone (a retry's delay, a visibility timeout) or one sent by another
 #: process is received. Polling every 0.25 s kept about a tenth of a core busy per idle stack
-#: (docs/testing.md, "Idle stacks").
+#: (docs/testing.md, the event runner's polling, near the top).
 QUEUE_IDLE_SECONDS = 1.0
 #: Bounds of the worker pool of a FIFO queue (Lambda: one invocation per active message group, up
 #: to the function's concurrency): at most ``LOCAL_LANE_WORKERS`` (default 32).
@@ -344,7 +344,7 @@ class EventRunner:
         ]
         for name, pump, idle_wait, first_wait, waker in pumps:
             if waker is not None:
-                self._wake(waker)
+                self._register_waker(waker)
             thread = threading.Thread(target=self._loop, args=(pump, idle_wait, first_wait, waker), name=name, daemon=True)
             thread.start()
             self._threads.append(thread)
@@ -378,11 +378,11 @@ class EventRunner:
         self._stop.wait(first_wait)
         idle_since = time.monotonic()
         waker = threading.Event()
-        self._wake(waker)
+        self._register_waker(waker)
         try:
             self._lane_polls(queue, pool, waker, idle_since)
         finally:
-            self._unwake(waker)
+            self._unregister_waker(waker)
 
     def _lane_polls(self, queue: _QueueSource, pool: LanePool, waker: threading.Event, idle_since: float) -> None:
         """The polling loop of one lane worker (:meth:`_lane_worker`)."""
@@ -432,12 +432,13 @@ class EventRunner:
         for waker in wakers:
             waker.set()
 
-    def _wake(self, waker: threading.Event) -> None:
-        """Let :meth:`notify` set ``waker``."""
+    def _register_waker(self, waker: threading.Event) -> None:
+        """Let :meth:`notify` set ``waker`` (a polling thread's event) from now on."""
         with self._wakers_lock:
             self._wakers.append(waker)
 
-    def _unwake(self, waker: threading.Event) -> None:
+    def _unregister_waker(self, waker: threading.Event) -> None:
+        """Stop :meth:`notify` setting ``waker`` (its lane worker retired)."""
         with self._wakers_lock:
             self._wakers.remove(waker)
 
