@@ -318,9 +318,8 @@ def capacity_worker(count: int) -> float:
 
     from local_stack import moto_server
 
-    moto_server.undo_cancelled_transactions()  # as the local stack's embedded AWS runs
-    moto_server.read_one_partition()
-    moto_server.fast_json_structures()
+    moto_server.behave_as_aws()  # as the local stack's embedded AWS runs
+    moto_server.speed_up()
     with mock_aws():
         from local_stack.resources import create_resources
 

@@ -22,8 +22,10 @@ waste at the largest size at most 1.5 x that at the smallest, plus 2).
 Seeding: all but the last :data:`SERVICE_SAVED` searches of a size are bulk-loaded with
 BatchWriteItem in exactly the posting layout the service writes (same keys, entries and
 shards); the last ones are saved through ``service.create_saved_search`` itself. moto
-snapshots every table a TransactWriteItems touches (a deep copy, O(table)); the benchmark
-turns that snapshot off and fails if any transaction is cancelled, since none should be.
+snapshots every table a TransactWriteItems touches (a deep copy, O(table)); the benchmark's moto
+runs as the local stack's (``local_stack.moto_server.behave_as_aws`` and ``speed_up``: an undo
+log instead of the snapshot, moto's CPU patches that keep its answers), and it fails if any
+transaction is cancelled, since none should be.
 
 Besides the items, each row shows the posting entries tested in memory (the prefilter runs the
 search's filter function on the query embedded in the entry: CPU, no reads).
@@ -34,15 +36,12 @@ Usage: ``python bench/saved_searches.py [--sizes 5000,20000] [--listings 200] [-
 from __future__ import annotations
 
 import argparse
-import copy
 import os
 import random
 import statistics
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,10 +55,9 @@ for _name, _value in {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "be
 os.environ.pop("AWS_ENDPOINT_URL", None)
 
 from moto import mock_aws  # noqa: E402
-from moto.dynamodb import models as moto_models  # noqa: E402
-from moto.dynamodb.models.table import Table  # noqa: E402
 
 from local_stack.cities import CITIES  # noqa: E402
+from local_stack.moto_server import behave_as_aws, speed_up  # noqa: E402
 
 # EMF metric lines (chalicelib.metrics) would drown the table: the stacks and workers started here inherit this.
 os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
@@ -122,30 +120,6 @@ class Reads:
             self.searches += len(responses.get(self.tables["searches"], []))
         if "CancellationReasons" in parsed or (parsed.get("Error") or {}).get("Code") == "TransactionCanceledException":
             self.cancelled += 1
-
-
-@contextmanager
-def no_table_snapshots() -> Iterator[None]:
-    """Skip moto's whole-table deep copy before each TransactWriteItems (its rollback copy)."""
-    original = moto_models.DynamoDBBackend.transact_write_items
-
-    class _Copy:
-        @staticmethod
-        def deepcopy(value: Any) -> Any:
-            return value if isinstance(value, Table) else copy.deepcopy(value)
-
-    def transact(self: Any, transact_items: Any) -> Any:
-        moto_models.copy = _Copy  # type: ignore[attr-defined]
-        try:
-            return original(self, transact_items)
-        finally:
-            moto_models.copy = copy  # type: ignore[attr-defined]
-
-    moto_models.DynamoDBBackend.transact_write_items = transact  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        moto_models.DynamoDBBackend.transact_write_items = original  # type: ignore[method-assign]
 
 
 class Words:
@@ -313,7 +287,9 @@ def run_size(size: int, listing_count: int, seed: int) -> tuple[list[Row], dict[
     from local_stack.resources import create_resources
 
     timings: dict[str, float] = {}
-    with mock_aws(), no_table_snapshots():
+    behave_as_aws()
+    speed_up()
+    with mock_aws():
         os.environ.update(create_resources())
         settings.cache_clear()
         storage.client.cache_clear()

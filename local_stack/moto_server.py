@@ -780,15 +780,10 @@ SERVER_THREADS = 4
 CONNECTION_LIMIT = 1000
 
 
-def main(host: str, port: int) -> None:
-    """Serve moto on ``host:port`` until killed.
-
-    The server is waitress, not werkzeug's development server (what ``python -m moto.server``
-    runs): werkzeug answers every request with ``Connection: close``, so each boto3 call of the
-    API and the event runner opened a new TCP connection (and the server a new thread); waitress
-    keeps HTTP/1.1 connections alive, so a call reuses one from the client's pool.
-    """
-    undo_cancelled_transactions()
+def speed_up() -> None:
+    """Apply this module's patches that change moto's CPU and not its answers (each is checked
+    against moto's own path by a test named in its docstring). Idempotent; the local stack's
+    server, the integration tests' in-process moto and the benchmarks apply them."""
     read_one_partition()
     fast_json_structures()
     fast_json_requests()
@@ -797,8 +792,27 @@ def main(host: str, port: int) -> None:
     fast_top_level_updates()
     fast_dynamo_types()
     list_action_methods_once()
+
+
+def behave_as_aws() -> None:
+    """Apply this module's patches that make moto answer as AWS does where it differs: cancelled
+    transactions rolled back from an undo log, SQS FIFO deduplication of deleted messages,
+    TransactWriteItems idempotent by ``ClientRequestToken``. Idempotent."""
+    undo_cancelled_transactions()
     remember_deduplication_ids()
     honour_client_request_tokens()
+
+
+def main(host: str, port: int) -> None:
+    """Serve moto on ``host:port`` until killed.
+
+    The server is waitress, not werkzeug's development server (what ``python -m moto.server``
+    runs): werkzeug answers every request with ``Connection: close``, so each boto3 call of the
+    API and the event runner opened a new TCP connection (and the server a new thread); waitress
+    keeps HTTP/1.1 connections alive, so a call reuses one from the client's pool.
+    """
+    behave_as_aws()
+    speed_up()
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)  # "task queue depth": requests wait their turn by design
     waitress.serve(serialized(DomainDispatcherApplication(create_backend_app)), host=host, port=port,
                    threads=SERVER_THREADS, connection_limit=CONNECTION_LIMIT, ident="moto")

@@ -34,34 +34,13 @@ from moto.dynamodb.models.table import StreamShard
 from moto.sqs.models import sqs_backends
 
 from chalicelib import storage
-from local_stack.moto_server import (
-    fast_dynamo_types,
-    fast_json_requests,
-    fast_json_structures,
-    fast_top_level_updates,
-    fast_update_expressions,
-    honour_client_request_tokens,
-    list_action_methods_once,
-    list_moto_modules_once,
-    read_one_partition,
-    remember_deduplication_ids,
-    undo_cancelled_transactions,
-)
+from local_stack.moto_server import behave_as_aws, speed_up
 from local_stack.resources import create_resources
 from local_stack.runner import wire_session
 from local_stack.signing import skip_signing
 
-remember_deduplication_ids()  # SQS FIFO deduplication as in AWS (see local_stack/moto_server.py)
-honour_client_request_tokens()  # TransactWriteItems idempotent by ClientRequestToken, as in DynamoDB
-undo_cancelled_transactions()  # items and stream records put back from an undo log, no table copies (local_stack/moto_server.py)
-read_one_partition()  # a Query of a table reads its partition, not every item (local_stack/moto_server.py)
-fast_dynamo_types()  # moto's DynamoType methods test the type inline (local_stack/moto_server.py)
-fast_update_expressions()  # UpdateExpressions parsed once per string, trees copied cheaply (local_stack/moto_server.py)
-fast_top_level_updates()  # SET/REMOVE/ADD of top-level attributes applied without moto's ten tree walks (local_stack/moto_server.py)
-list_moto_modules_once()  # moto's package folder listed once, not per request (local_stack/moto_server.py)
-list_action_methods_once()  # a response class's methods listed once, not per request (local_stack/moto_server.py)
-fast_json_structures()  # wire-shaped dicts serialized without moto's alias lookups (local_stack/moto_server.py)
-fast_json_requests()  # DynamoDB data-plane request bodies read as decoded JSON, no shape walk (local_stack/moto_server.py)
+behave_as_aws()  # FIFO deduplication, idempotent transactions, rollback from an undo log (local_stack/moto_server.py)
+speed_up()  # moto's CPU patches: the same answers (local_stack/moto_server.py)
 
 REGION = "us-east-1"
 
