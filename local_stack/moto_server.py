@@ -49,6 +49,7 @@ import copy
 import functools
 import json
 import logging
+import os
 import re
 import sys
 import threading
@@ -66,6 +67,7 @@ from moto.dynamodb.models.dynamo_type import DynamoType, Item
 from moto.dynamodb.models.table import Table
 from moto.dynamodb.models.utilities import bytesize
 from moto.dynamodb.responses import DynamoHandler
+from moto.moto_server import werkzeug_app
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
 from moto.sqs import models as sqs_models
 
@@ -780,6 +782,35 @@ SERVER_THREADS = 4
 CONNECTION_LIMIT = 1000
 
 
+#: The ``X-Amz-Target`` prefixes of the JSON protocols the local stack speaks, by moto service.
+UNSIGNED_TARGETS = {"DynamoDB_20120810": "dynamodb", "DynamoDBStreams_20120810": "dynamodb", "AmazonSQS": "sqs"}
+
+
+def route_unsigned_requests(region: str) -> None:
+    """Let the server route unsigned DynamoDB, DynamoDB Streams and SQS requests, all to ``region``.
+
+    moto's dispatcher (``DomainDispatcherApplication.infer_service_region_host``) tells services
+    apart by the credential scope of a signed request's ``Authorization`` header; an unsigned one
+    it routes by a short table of ``X-Amz-Target`` prefixes (``UNSIGNED_REQUESTS``: Cognito's),
+    then by guesses from the body and path, which sent an unsigned CreateTable to the wrong
+    service. This adds the three JSON protocols the local stack uses to that table, and makes
+    ``region`` (the stack's ``AWS_DEFAULT_REGION``) the region of every request that names none,
+    as an unsigned one does not (moto's ``BaseResponse.default_region``, else ``us-east-1``).
+    The local stack's own clients then skip Signature Version 4 (``local_stack.signing``);
+    signed requests (the tests', the benchmarks') are routed as before. Idempotent.
+
+    Parameters
+    ----------
+    region:
+        An AWS region name, for example ``us-east-1``.
+    """
+    from moto.core.responses import BaseResponse
+
+    for target, service in UNSIGNED_TARGETS.items():
+        werkzeug_app.UNSIGNED_REQUESTS[target] = (service, region)
+    BaseResponse.default_region = region
+
+
 def speed_up() -> None:
     """Apply this module's patches that change moto's CPU and not its answers (each is checked
     against moto's own path by a test named in its docstring). Idempotent; the local stack's
@@ -813,6 +844,7 @@ def main(host: str, port: int) -> None:
     """
     behave_as_aws()
     speed_up()
+    route_unsigned_requests(os.environ.get("AWS_DEFAULT_REGION") or "us-east-1")
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)  # "task queue depth": requests wait their turn by design
     waitress.serve(serialized(DomainDispatcherApplication(create_backend_app)), host=host, port=port,
                    threads=SERVER_THREADS, connection_limit=CONNECTION_LIMIT, ident="moto")

@@ -24,7 +24,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-import boto3
 import pytest
 from moto import mock_aws
 from moto.core import DEFAULT_ACCOUNT_ID
@@ -33,11 +32,9 @@ from moto.dynamodb.models import dynamodb_backends
 from moto.dynamodb.models.table import StreamShard
 from moto.sqs.models import sqs_backends
 
-from chalicelib import storage
 from local_stack.moto_server import behave_as_aws, speed_up
 from local_stack.resources import create_resources
-from local_stack.runner import wire_session
-from local_stack.signing import skip_signing
+from local_stack.signing import skip_signing_of_this_process
 
 behave_as_aws()  # FIFO deduplication, idempotent transactions, rollback from an undo log (local_stack/moto_server.py)
 speed_up()  # moto's CPU patches: the same answers (local_stack/moto_server.py)
@@ -86,7 +83,7 @@ def moto_session() -> Iterator[Resources]:
 
     with pytest.MonkeyPatch.context() as patch, mock_aws():
         patch.setattr(BotocoreStubber, "process_request", one_at_a_time)
-        skip_signing(storage.session(), wire_session(), boto3._get_default_session())
+        skip_signing_of_this_process()
         environment = create_resources()
         queues = {name: _queue_state(queue) for name, queue in _sqs().queues.items()}
         yield Resources(environment, frozenset(_dynamodb().tables), queues)
