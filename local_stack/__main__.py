@@ -40,6 +40,9 @@ START_SECONDS = 30.0
 #: How often an idle stream is polled when nothing notified the event runner (seconds): a safety net,
 #: since every write of this process (API requests, handled batches) notifies it.
 IDLE_POLL_SECONDS = 2.0
+#: How often the main thread looks for a stop signal (seconds): the bound on how late it starts
+#: shutting down after SIGTERM or SIGINT.
+STOP_CHECK_SECONDS = 0.2
 
 
 def start_seconds() -> float:
@@ -132,10 +135,12 @@ def main(argv: list[str] | None = None) -> int:
     from local_stack.console import METRICS_LOG, console, route_request_logs, startup_progress, summary_box
 
     moto: subprocess.Popen[bytes] | None = None
-    stopping = threading.Event()
+    # The handler only appends (no lock): an Event.set() here deadlocked the stack when a second
+    # SIGTERM interrupted the first handler inside the Event's lock (the process never exited).
+    stop_signals: list[int] = []
 
     def stop(signum: int, frame: FrameType | None) -> None:
-        stopping.set()
+        stop_signals.append(signum)
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
@@ -196,7 +201,8 @@ def main(argv: list[str] | None = None) -> int:
             steps.advance()
         console.print(summary_box(base_url, admin_key + ("" if created else "  (already registered)"), demo_users,
                                   request_log, os.environ["AWS_ENDPOINT_URL"], metrics_log))
-        stopping.wait()
+        while not stop_signals:
+            time.sleep(STOP_CHECK_SECONDS)
     finally:
         print("Stopping...", flush=True)
         if server is not None:
