@@ -46,36 +46,40 @@ def _index_items() -> list[dict[str, Any]]:
     return table_items(settings_().SEARCH_INDEX_TABLE)
 
 
-def _entries() -> dict[str, set[str]]:
-    """List id -> user ids filed in it (entries of the profile lists)."""
+def _entries(items: list[dict[str, Any]] | None = None) -> dict[str, set[str]]:
+    """List id -> user ids filed in it (entries of the profile lists), from ``items`` (default: the index table)."""
     found: dict[str, set[str]] = {}
-    for item in _index_items():
+    for item in _index_items() if items is None else items:
         if str(item["pk"]).startswith(f"{index.NAMESPACE}#"):
             found.setdefault(item["pk"], set()).add(item["id"])
     return found
 
 
-def _sizes() -> dict[str, int]:
-    return {str(i["pk"]).removeprefix("size|"): int(i["n"]) for i in _index_items()
+def _sizes(items: list[dict[str, Any]] | None = None) -> dict[str, int]:
+    return {str(i["pk"]).removeprefix("size|"): int(i["n"]) for i in (_index_items() if items is None else items)
             if str(i["pk"]).startswith(f"size|{index.NAMESPACE}#") and int(i["n"])}
 
 
-def _expected_entries() -> dict[str, set[str]]:
+def _expected_entries(users: list[dict[str, Any]]) -> dict[str, set[str]]:
     """What the lists must hold: every stored user under its posting keys (brute force)."""
     found: dict[str, set[str]] = {}
-    for item in table_items(settings_().USERS_TABLE):
+    for item in users:
         for name in index.posting_lists(facets(record(item))):
             found.setdefault(name, set()).add(item["userId"])
     return found
 
 
 def _assert_index_is_exact() -> None:
-    entries = _entries()
-    assert entries == _expected_entries()
-    assert _sizes() == {name: len(ids) for name, ids in entries.items()}
-    for item in _index_items():  # every entry sits at its user's current sort key
+    """The index equals brute force over the users table: its entries, sizes and sort keys (each
+    table read once; a test-only Scan)."""
+    items = _index_items()
+    users = {u["userId"]: u for u in table_items(settings_().USERS_TABLE)}
+    entries = _entries(items)
+    assert entries == _expected_entries(list(users.values()))
+    assert _sizes(items) == {name: len(ids) for name, ids in entries.items()}
+    for item in items:  # every entry sits at its user's current sort key
         if str(item["pk"]).startswith(f"{index.NAMESPACE}#"):
-            user = storage.get(settings_().USERS_TABLE, {"userId": item["id"]})
+            user = users.get(item["id"])
             assert user is not None
             assert index.sort_key(facets(record(user))) == item["sk"]
 
