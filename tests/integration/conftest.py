@@ -150,24 +150,29 @@ def runner(aws: dict[str, str]) -> Any:
     return EventRunner(app)
 
 
-#: The files that take longest (CPU seconds per file, measured with the suite on two workers; the
-#: list in docs/testing.md, "Wall time of make test"), longest first. With ``make integration`` on
-#: pytest-xdist workers (``--dist loadfile``: whole files) they are handed out first and the short
-#: files fill in behind them, so both workers end close together (longest processing time first)
-#: instead of one finishing a long file alone at the end.
+#: The files that take longest (wall seconds per file, each test's ``time.perf_counter()`` in one
+#: process, 2026-11-28; docs/testing.md, "Wall time of make test"), longest first. With ``make
+#: integration`` on pytest-xdist workers (``--dist loadfile``: whole files) they are handed out first
+#: and the short files fill in behind them, so both workers end close together (longest processing
+#: time first) instead of one finishing a long file alone at the end. By wall time, not CPU: the
+#: webhook delivery file waits on hanging receivers for most of its 20-30 s, and handed out late
+#: (the other files go in name order) it can leave one worker alone with it at the end.
 LONG_FILES = (
+    "tests/integration/test_webhooks_delivery.py",
     "tests/integration/test_profile_postings.py",
-    "tests/integration/test_profiles.py",
-    "tests/integration/test_list_pages.py",
     "tests/integration/test_saved_searches.py",
-    "tests/integration/test_search.py",
-    "tests/integration/test_listing_postings.py",
+    "tests/integration/test_list_pages.py",
+    "tests/integration/test_profiles.py",
     "tests/integration/test_search_geo.py",
+    "tests/integration/test_search_native.py",
     "tests/integration/test_saved_searches_property.py",
-    "tests/integration/test_approvals.py",
-    "tests/integration/test_listings.py",
     "tests/integration/test_saved_search_match_pages.py",
+    "tests/integration/test_search.py",
     "tests/integration/test_dashboard.py",
+    "tests/integration/test_listings.py",
+    "tests/integration/test_approvals.py",
+    "tests/integration/test_requests.py",
+    "tests/integration/test_listing_postings.py",
 )
 
 
