@@ -83,12 +83,19 @@ def _wait_for(url: str, timeout_seconds: float, what: str, process: subprocess.P
 
 
 def start_moto(host: str, port: int) -> subprocess.Popen[bytes]:
-    """Start the embedded AWS (:mod:`local_stack.moto_server`) as a child process and wait until it answers."""
+    """Start the embedded AWS (:mod:`local_stack.moto_server`) as a child process and wait until it answers.
+
+    The child runs in a session of its own: Ctrl-C in a terminal signals the whole foreground
+    process group, and a moto that exited at once left the stack's event runners calling a closed
+    port (an ERROR traceback per pass) until the stack noticed the signal. Only the stack is
+    signalled now; it stops its server and runners first, then terminates the child (:func:`main`).
+    """
     process = subprocess.Popen(
         [sys.executable, "-m", "local_stack.moto_server", host, str(port)],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
     try:
         _wait_for(f"http://{host}:{port}/moto-api/", start_seconds(), "moto server", process)

@@ -6,11 +6,13 @@ signed request reaches."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 from typing import Any
 
 import boto3
+import httpx
 from botocore.config import Config
 
 from local_stack.signing import skip_signing
@@ -66,3 +68,27 @@ def test_the_stack_exits_cleanly_when_signals_arrive_back_to_back() -> None:
     except subprocess.TimeoutExpired:
         running.process.kill()
         raise
+
+
+def test_ctrl_c_stops_the_runners_before_the_embedded_aws_and_logs_no_error() -> None:
+    # Ctrl-C in a terminal sends SIGINT to the whole foreground process group. The moto server,
+    # a child in that group, used to exit at once, and the event runners logged an ERROR
+    # traceback for every pass against its closed port until the stack noticed the signal (seen
+    # with `make run`, 2026-11-28). It now runs in a session of its own and is terminated by the
+    # stack after the runners have stopped.
+    running = start_stack(new_session=True)
+    os.killpg(running.process.pid, signal.SIGINT)
+    try:
+        assert running.process.wait(timeout=60) == 0
+    except subprocess.TimeoutExpired:
+        running.process.kill()
+        raise
+    log = running.log_path.read_text()
+    assert "Stopping..." in log
+    assert " ERROR " not in log, log[-4000:]
+    try:
+        httpx.get(f"{running.moto_url}/moto-api/", timeout=2)
+    except httpx.TransportError:
+        pass  # the stack terminated its embedded AWS on the way out
+    else:
+        raise AssertionError("the embedded AWS outlived the stack")
