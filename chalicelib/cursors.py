@@ -109,10 +109,13 @@ def decode(scope: str, cursor: str) -> CursorState:
     """
     head, dot, tail = cursor.partition(".")
     try:
-        payload, signature = _unb64(head), _unb64(tail)
+        payload = _unb64(head)
     except (binascii.Error, ValueError) as exc:
         raise InvalidCursor("is not a cursor issued by this API") from exc
-    if not dot or not hmac.compare_digest(signature, _sign(payload)):
+    # The text as issued, not its decoded bytes: base64 decoding ignores the unused low bits of a
+    # last character, so an edit there decoded to the same signature and was accepted (RFC 4648,
+    # section 3.5: canonical encoding). Only the exact cursor this API wrote is valid.
+    if not dot or head != _b64(payload) or not hmac.compare_digest(tail.encode(), _b64(_sign(payload)).encode()):
         raise InvalidCursor("is not a cursor issued by this API (malformed or edited)")
     try:
         body = json.loads(payload)

@@ -217,7 +217,7 @@ def test_beyond_the_read_budget_the_total_is_a_lower_bound(api: Api, crowd: list
     assert result["nextCursor"] is not None
 
 
-@pytest.mark.parametrize("tamper", [lambda c: c[:-2] + "xx", lambda c: "x" + c, lambda c: "not-a-cursor"])
+@pytest.mark.parametrize("tamper", [lambda c: c[:-2] + ("yy" if c.endswith("xx") else "xx"), lambda c: "x" + c, lambda c: "not-a-cursor"])
 def test_a_tampered_cursor_is_a_400_naming_it(api: Api, crowd: list[User], tamper: Any) -> None:
     cursor = _search(api, crowd[0], "pageSize=2")["nextCursor"]
     response = api.call("GET", f"/v1/profiles/search?pageSize=2&cursor={tamper(cursor)}", crowd[0].key)

@@ -146,7 +146,7 @@ def test_geo_cursor_is_bound_to_its_query(api: Api, alice: User, bob: User) -> N
     cursor = api.call("GET", f"/v1/listings/search?{query}", bob.key).json["nextCursor"]
     assert cursor
     for other in (f"meta.location_lat=52.52&meta.location_lng=13.5&pageSize=2&cursor={cursor}",
-                  f"{query}&radiusKm=100&cursor={cursor}", f"{query}&cursor={cursor[:-2]}xx"):
+                  f"{query}&radiusKm=100&cursor={cursor}", f"{query}&cursor={cursor[:-2]}{'yy' if cursor.endswith('xx') else 'xx'}"):
         response = api.call("GET", f"/v1/listings/search?{other}", bob.key)
         assert_error(response, 400, "VALIDATION_ERROR")
         assert error_fields(response) == ["cursor"]
