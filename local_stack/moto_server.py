@@ -71,6 +71,8 @@ from moto.moto_server import werkzeug_app
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
 from moto.sqs import models as sqs_models
 
+from local_stack.moto_dispatch import DATA_PLANE_ACTIONS, direct_in_process_calls, direct_server_calls
+
 
 def serialized(app: Callable[..., Iterable[bytes]]) -> Callable[..., list[bytes]]:
     """Wrap a WSGI app so that requests run (and their bodies are produced) one at a time."""
@@ -244,28 +246,34 @@ CLIENT_REQUEST_TOKEN_SECONDS = 600
 
 def honour_client_request_tokens(handler: type[DynamoHandler] = DynamoHandler) -> None:
     """Patch ``handler.transact_write_items`` so a repeat of a successful call with the same
-    ``ClientRequestToken`` (and the same items) within :data:`CLIENT_REQUEST_TOKEN_SECONDS`
+    ``ClientRequestToken`` (and the same request body, as botocore's retry sends) within :data:`CLIENT_REQUEST_TOKEN_SECONDS`
     returns success without writing again, as DynamoDB does (TransactWriteItems API reference,
     "ClientRequestToken"). A repeat with other items runs as a new call (DynamoDB would answer
     IdempotentParameterMismatchException; nothing here sends that)."""
     transact = handler.transact_write_items
     if getattr(transact, "honours_tokens", False):
         return
-    done: dict[str, tuple[float, str, Any]] = {}
+    # token -> (time.monotonic() of the success, the request body, the answer), oldest first: a
+    # token is moved to the end when written, so expired ones are pruned from the front.
+    done: dict[str, tuple[float, bytes, Any]] = {}
 
     def transact_write_items(self: DynamoHandler) -> Any:
         token = self.body.get("ClientRequestToken")
         if not token:
             return transact(self)
-        items = json.dumps(self.body.get("TransactItems"), sort_keys=True, default=str)
         now = time.monotonic()
-        for key in [k for k, (at, _, _) in done.items() if now - at > CLIENT_REQUEST_TOKEN_SECONDS]:
-            del done[key]
+        while done:
+            oldest = next(iter(done))
+            if now - done[oldest][0] <= CLIENT_REQUEST_TOKEN_SECONDS:
+                break
+            del done[oldest]
+        # botocore repeats a call with the very same body; any other body is a new call
         previous = done.get(token)
-        if previous is not None and previous[1] == items:
+        if previous is not None and previous[1] == self.raw_body:
             return previous[2]
         result = transact(self)  # raises when cancelled: only successes are remembered
-        done[token] = (now, items, result)
+        done.pop(token, None)
+        done[token] = (now, self.raw_body, result)
         return result
 
     transact_write_items.honours_tokens = True  # type: ignore[attr-defined]
@@ -313,12 +321,6 @@ def fast_json_structures(serializer: type[BaseJSONSerializer] = BaseJSONSerializ
     serializer._serialize_type_structure = _serialize_type_structure  # type: ignore[method-assign]
 
 
-#: DynamoDB actions whose request bodies :func:`fast_json_requests` reads as sent: attribute values,
-#: expressions, names, counts and flags (no timestamps; binary values are base64 text there).
-DATA_PLANE_ACTIONS = frozenset({
-    "GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan", "BatchGetItem", "BatchWriteItem",
-    "TransactGetItems", "TransactWriteItems",
-})
 
 
 def fast_json_requests() -> None:
@@ -401,8 +403,19 @@ def fast_update_expressions() -> None:
     node_class = ast_nodes.Node
     immutable = (str, int, bool, float, type(None))
 
+    # Node's metaclass is ABCMeta, whose isinstance is slow; node classes are few, so whether a class
+    # is a Node, and whether a processor handles it, is looked up once per class.
+    is_node: dict[type, bool] = {}
+
+    def _node(value: Any) -> bool:
+        cls = type(value)
+        known = is_node.get(cls)
+        if known is None:
+            known = is_node[cls] = issubclass(cls, node_class)
+        return known
+
     def _copy_tree(node: Any, memo: Any = None) -> Any:
-        if not isinstance(node, node_class):
+        if not _node(node):
             return copy.deepcopy(node, memo)
         return _copy_node(node, None)  # moto copies only whole trees (their root has no parent)
 
@@ -412,7 +425,7 @@ def fast_update_expressions() -> None:
         new.parent = parent
         if node.children is not None:
             new.children = [
-                _copy_node(child, new) if isinstance(child, node_class)
+                _copy_node(child, new) if _node(child)
                 else child if type(child) in immutable else copy.deepcopy(child)
                 for child in node.children
             ]
@@ -445,17 +458,6 @@ def fast_update_expressions() -> None:
         return None
 
     original_traverse = traverser.traverse_node_recursively
-
-    # Node's metaclass is ABCMeta, whose isinstance is slow; node classes are few, so whether a class
-    # is a Node, and whether a processor handles it, is looked up once per class.
-    is_node: dict[type, bool] = {}
-
-    def _node(value: Any) -> bool:
-        cls = type(value)
-        known = is_node.get(cls)
-        if known is None:
-            known = is_node[cls] = issubclass(cls, node_class)
-        return known
 
     def traverse_node_recursively(self: Any, node: Any, child_id: int = -1) -> Any:
         # moto's own body, with the node types asked for once per traversal instead of per node
@@ -823,6 +825,7 @@ def speed_up() -> None:
     fast_top_level_updates()
     fast_dynamo_types()
     list_action_methods_once()
+    direct_in_process_calls()
 
 
 def behave_as_aws() -> None:
@@ -846,7 +849,8 @@ def main(host: str, port: int) -> None:
     speed_up()
     route_unsigned_requests(os.environ.get("AWS_DEFAULT_REGION") or "us-east-1")
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)  # "task queue depth": requests wait their turn by design
-    waitress.serve(serialized(DomainDispatcherApplication(create_backend_app)), host=host, port=port,
+    app = direct_server_calls(DomainDispatcherApplication(create_backend_app))
+    waitress.serve(serialized(app), host=host, port=port,
                    threads=SERVER_THREADS, connection_limit=CONNECTION_LIMIT, ident="moto")
 
 

@@ -4,6 +4,7 @@ twice."""
 
 from __future__ import annotations
 
+import time
 import uuid
 
 import boto3
@@ -17,7 +18,8 @@ from moto.core import DEFAULT_ACCOUNT_ID
 from moto.dynamodb.models import DynamoDBBackend, dynamodb_backends
 from moto.dynamodb.responses import DynamoHandler
 
-from local_stack.moto_server import honour_client_request_tokens, undo_cancelled_transactions
+from local_stack import moto_server
+from local_stack.moto_server import CLIENT_REQUEST_TOKEN_SECONDS, honour_client_request_tokens, undo_cancelled_transactions
 
 
 def test_a_stream_iterator_never_reads_the_records_of_a_cancelled_transaction(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -74,6 +76,11 @@ def test_a_repeated_transaction_with_the_same_client_request_token_succeeds_with
         with pytest.raises(ClientError, match="TransactionCanceled"):
             dynamodb.transact_write_items(TransactItems=items, ClientRequestToken="token-2")
         assert dynamodb.get_item(TableName="Keys", Key={"k": {"S": "count"}})["Item"]["n"] == {"N": "1"}
+        # DynamoDB forgets a token after 10 minutes: past them, the same call is a new one.
+        later = time.monotonic() + CLIENT_REQUEST_TOKEN_SECONDS + 1
+        monkeypatch.setattr(moto_server.time, "monotonic", lambda: later)
+        with pytest.raises(ClientError, match="TransactionCanceled"):
+            dynamodb.transact_write_items(TransactItems=items, ClientRequestToken="token-1")
 
 
 def _dump(dynamodb: object, table: str) -> list[dict[str, object]]:

@@ -13,56 +13,12 @@ from typing import Any
 import botocore.session
 from botocore.serialize import create_serializer
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from moto.core.parse import PROTOCOL_PARSERS
 
 from local_stack.moto_server import DATA_PLANE_ACTIONS
-from tests.unit.dynamodb_strategies import attribute_values, items
+from tests.unit.dynamodb_strategies import data_plane_requests
 
 _MODEL = botocore.session.get_session().get_service_model("dynamodb")
-_names = st.text("abcdefgXYZ_", min_size=1, max_size=6)
-_values = attribute_values(_names)
-_items = items(_names)
-_keys = st.fixed_dictionaries({"pk": st.builds(lambda v: {"S": v}, st.text(min_size=1, max_size=6))})
-_expression_values = st.dictionaries(_names.map(lambda n: f":{n}"), _values, max_size=3)
-_expression_names = st.dictionaries(_names.map(lambda n: f"#{n}"), _names, max_size=3)
-
-
-@st.composite
-def _requests(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
-    """A data-plane operation and its parameters, as the service's repositories build them."""
-    operation = draw(st.sampled_from(["PutItem", "UpdateItem", "Query", "BatchGetItem", "TransactWriteItems", "BatchWriteItem"]))
-    expressions = {"ExpressionAttributeNames": draw(_expression_names), "ExpressionAttributeValues": draw(_expression_values)}
-    expressions = {k: v for k, v in expressions.items() if v}
-    if operation == "PutItem":
-        return operation, {"TableName": "T", "Item": draw(_items), "ConditionExpression": "attribute_not_exists(pk)", **expressions}
-    if operation == "UpdateItem":
-        return operation, {"TableName": "T", "Key": draw(_keys), "UpdateExpression": "SET a = :a", "ReturnValues": "ALL_NEW",
-                           **expressions}
-    if operation == "Query":
-        start = draw(st.none() | _keys)
-        return operation, {"TableName": "T", "KeyConditionExpression": "pk = :p", "Limit": draw(st.integers(1, 1000)),
-                           "ScanIndexForward": draw(st.booleans()), **({"ExclusiveStartKey": start} if start else {}),
-                           **({"ProjectionExpression": "sk, #i"} if draw(st.booleans()) else {}), **expressions}
-    if operation == "BatchGetItem":
-        return operation, {"RequestItems": {"T": {"Keys": draw(st.lists(_keys, min_size=1, max_size=5))}}}
-    if operation == "BatchWriteItem":
-        puts = [{"PutRequest": {"Item": item}} for item in draw(st.lists(_items, min_size=1, max_size=3))]
-        return operation, {"RequestItems": {"T": puts}}
-    actions = draw(st.lists(st.sampled_from(["Put", "Update", "Delete", "ConditionCheck"]), min_size=1, max_size=4))
-    transact = []
-    for action in actions:
-        body: dict[str, Any] = {"TableName": "T", "Key": draw(_keys)}
-        if action == "Put":
-            body = {"TableName": "T", "Item": draw(_items)}
-        elif action == "Update":
-            body["UpdateExpression"] = "ADD n :d"
-        elif action == "ConditionCheck":
-            body["ConditionExpression"] = "attribute_exists(pk)"
-        transact.append({action: {**body, **expressions}})
-    return operation, {"TransactItems": transact, "ClientRequestToken": draw(st.text("abc123", min_size=1, max_size=36))}
-
-
 #: botocore's request serializer of the "json" protocol, as a client builds it (without validation, as ours).
 _SERIALIZER = create_serializer("json", include_validation=False)
 
@@ -84,7 +40,7 @@ def _taken(body: bytes) -> bool:
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(request=_requests())
+@given(request=data_plane_requests())
 def test_a_data_plane_body_reads_as_moto_parses_it(request: tuple[str, dict[str, Any]]) -> None:
     operation, params = request
     assert operation in DATA_PLANE_ACTIONS
