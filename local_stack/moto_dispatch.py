@@ -134,7 +134,7 @@ def answer(handler_class: type[BaseResponse], method: str, url: str, path: str, 
     Returns
     -------
     tuple[int, dict[str, str], str]
-        Status, headers and body, as ``DynamoHandler.dispatch`` returns them.
+        Status, headers and body, as the handler's ``dispatch`` returns them.
     """
     handler = handler_class()
     # The attributes setup_class gives the handler for a JSON call, in its order.
@@ -163,10 +163,11 @@ def answer(handler_class: type[BaseResponse], method: str, url: str, path: str, 
 
 
 def direct_in_process_calls(stubber: type[BotocoreStubber] = BotocoreStubber) -> None:
-    """Patch moto's in-process dispatch (``mock_aws``) to send DynamoDB data-plane calls to
+    """Patch moto's in-process dispatch (``mock_aws``) to send the calls of :data:`ROUTES` to
     :func:`answer`. Idempotent.
 
-    A call takes the direct route when its URL is DynamoDB's regional endpoint and
+    A call takes the direct route when its URL is DynamoDB's (or DynamoDB Streams') regional
+    endpoint and
     :func:`direct_action` accepts it; the request recorder, when switched on, sees every call
     on moto's own path. An error moto raises as an ``HTTPException`` is answered as
     ``process_request`` answers it.
@@ -205,14 +206,14 @@ def _signed_for_dynamodb(authorization: str | None) -> bool:
     if not authorization:
         return True
     try:
-        credential_scope = authorization.split(",")[0].split()[1]
-        return credential_scope.split("/")[3].lower() == "dynamodb"
+        scope = authorization.split(",")[0].split()[1].split("/")  # Credential=KEY/date/region/service/aws4_request
     except IndexError:
         return False
+    return len(scope) == 5 and scope[3].lower() == "dynamodb"  # moto's own reading of the scope
 
 
 def direct_server_calls(app: Callable[..., Iterable[bytes]]) -> Callable[..., Iterable[bytes]]:
-    """Wrap moto's server app (``DomainDispatcherApplication``) so that DynamoDB data-plane calls
+    """Wrap moto's server app (``DomainDispatcherApplication``) so that the calls of :data:`ROUTES`
     go to :func:`answer`.
 
     The answer is the ``flask.Response`` moto's ``convert_to_flask_response`` builds from the

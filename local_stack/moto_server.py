@@ -246,10 +246,11 @@ CLIENT_REQUEST_TOKEN_SECONDS = 600
 
 def honour_client_request_tokens(handler: type[DynamoHandler] = DynamoHandler) -> None:
     """Patch ``handler.transact_write_items`` so a repeat of a successful call with the same
-    ``ClientRequestToken`` (and the same request body, as botocore's retry sends) within :data:`CLIENT_REQUEST_TOKEN_SECONDS`
-    returns success without writing again, as DynamoDB does (TransactWriteItems API reference,
-    "ClientRequestToken"). A repeat with other items runs as a new call (DynamoDB would answer
-    IdempotentParameterMismatchException; nothing here sends that)."""
+    ``ClientRequestToken`` and the same request body (what botocore's retry sends) within
+    :data:`CLIENT_REQUEST_TOKEN_SECONDS` returns success without writing again, as DynamoDB does
+    (TransactWriteItems API reference, "ClientRequestToken"). A repeat with another body runs as
+    a new call (DynamoDB would answer IdempotentParameterMismatchException for other items;
+    nothing here sends that)."""
     transact = handler.transact_write_items
     if getattr(transact, "honours_tokens", False):
         return
@@ -319,8 +320,6 @@ def fast_json_structures(serializer: type[BaseJSONSerializer] = BaseJSONSerializ
     _serialize_type_structure.fast_path = True  # type: ignore[attr-defined]
     _serialize_type_structure.original = original  # type: ignore[attr-defined]
     serializer._serialize_type_structure = _serialize_type_structure  # type: ignore[method-assign]
-
-
 
 
 def fast_json_requests() -> None:
