@@ -94,17 +94,29 @@ def corrections(namespace: str, scopes: Sequence[str], terms: Sequence[str]) -> 
     One BatchGetItem of ``sum over terms of len(buckets_of(term)) x len(scopes)`` items (terms
     without typo tolerance read nothing). Returns term -> corrections (words of any of the scopes).
     """
-    wanted = {term: typos.buckets_of(term) for term in dict.fromkeys(terms)}
-    keys = [_key(namespace, scope, bucket) for buckets in wanted.values() for bucket in buckets for scope in scopes]
-    if not keys:
-        return {term: [] for term in wanted}
+    keys = correction_keys(namespace, scopes, terms)
+    return corrections_in(namespace, scopes, terms, storage.batch_get(_table(), keys) if keys else [])
+
+
+def correction_keys(namespace: str, scopes: Sequence[str], terms: Sequence[str]) -> list[dict[str, str]]:
+    """The keys of the vocabulary buckets that :func:`corrections` reads, for a caller that reads them with
+    other items of the SearchIndex table in one BatchGetItem (then :func:`corrections_in`)."""
+    buckets = dict.fromkeys(b for term in dict.fromkeys(terms) for b in typos.buckets_of(term))
+    return [_key(namespace, scope, bucket) for bucket in buckets for scope in scopes]
+
+
+def corrections_in(namespace: str, scopes: Sequence[str], terms: Sequence[str],
+                   items: Iterable[dict[str, Any]]) -> dict[str, list[str]]:
+    """:func:`corrections` of ``terms`` from ``items``, the vocabulary buckets read at :func:`correction_keys`
+    (items of other kinds among them are ignored). Returns term -> corrections (closest first)."""
     vocab: dict[str, set[str]] = {}
-    for item in storage.batch_get(_table(), keys):
-        vocab[str(item["pk"])] = set(item.get("words") or ())
+    for item in items:
+        if item.get("sk") == _SK:
+            vocab[str(item["pk"])] = set(item.get("words") or ())
     result: dict[str, list[str]] = {}
-    for term, buckets in wanted.items():
+    for term in dict.fromkeys(terms):
         words: set[str] = set()
-        for bucket in buckets:
+        for bucket in typos.buckets_of(term):
             for scope in scopes:
                 words |= vocab.get(_key(namespace, scope, bucket)["pk"], set())
         result[term] = typos.corrections(term, words)

@@ -21,7 +21,7 @@ largest category at 300 approvals/s). Counters written under an older layout are
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from chalicelib import storage
@@ -78,8 +78,14 @@ def read_counts(category_keys: list[str], role_key: str | None) -> int:
 
     One BatchGetItem of ``len(category_keys) * COUNTER_SHARDS`` small items.
     """
+    return counted(storage.batch_get(_table(), count_keys(category_keys)), role_key)
+
+
+def counted(items: Iterable[Mapping[str, Any]], role_key: str | None) -> int:
+    """The sum of the counter items ``items`` read at :func:`count_keys` (in any read, e.g. with the
+    posting lists' sizes, which share their table): ACTIVE listings (of ``role_key`` when given)."""
     attribute = f"r#{role_key}" if role_key else "n"
-    return sum(int(item.get(attribute, 0)) for item in storage.batch_get(_table(), count_keys(category_keys)))
+    return sum(int(item.get(attribute, 0)) for item in items)
 
 
 def put_counts_ops(category_key: str, shard: int, counts: dict[str, int]) -> list[dict[str, Any]]:

@@ -43,7 +43,7 @@ from chalicelib import users
 from chalicelib.profiles import index, planner
 from chalicelib.profiles.facets import facets
 from chalicelib.profiles.models import ProfilePage, ProfileSearchQuery
-from chalicelib.profiles.service import public_profile
+from chalicelib.profiles.service import public_profile_fields
 from chalicelib.profiles.text import matches_text, searched
 from chalicelib.search import join, postings
 from chalicelib.search import planner as engine
@@ -367,7 +367,7 @@ def search_profiles(query: ProfileSearchQuery) -> ProfilePage:
         found = _counted_page(plan, query, terms, skip, position.page_size, position.key)
         total = plan.size
         has_more = position.after(total) and bool(found.users)
-    return ProfilePage(
-        profiles=[public_profile(u) for u in found.users], total=total, totalRelation=found.relation,
-        page=position.page, pageSize=position.page_size, nextCursor=position.next_cursor(has_more, found.last_key),
-    )
+    return ProfilePage.model_validate({  # one validation for the page, not one per profile
+        "profiles": [public_profile_fields(u) for u in found.users], "total": total, "totalRelation": found.relation,
+        "page": position.page, "pageSize": position.page_size, "nextCursor": position.next_cursor(has_more, found.last_key),
+    })

@@ -192,15 +192,6 @@ def _pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="search-join")
 
 
-def both[A, B](first: Callable[[], A], second: Callable[[], B]) -> tuple[A, B]:
-    """The results of two independent reads, read side by side on the engine's threads (one round trip).
-
-    Raises whatever a call raised (``first``'s failure before ``second``'s).
-    """
-    results = list(_pool().map(lambda call: call(), (first, second)))
-    return results[0], results[1]
-
-
 def _fetch_all(runs: Sequence[_Run], key: str | None, parallel: bool) -> None:
     if len(runs) == 1 or not parallel:
         for run in runs:

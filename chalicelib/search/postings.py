@@ -368,9 +368,25 @@ def _posting(item: Mapping[str, Any]) -> Posting:
 
 def sizes(list_names: Sequence[str]) -> dict[str, int]:
     """The entry count of each list (0 for a list never written): one BatchGetItem per 100 lists."""
-    found = storage.batch_get(_table(), [size_key(name) for name in dict.fromkeys(list_names)])
-    counted = {str(item["pk"]).removeprefix("size|"): int(item.get("n", 0)) for item in found}
-    return {name: counted.get(name, 0) for name in list_names}
+    return sizes_with(list_names, [])[0]
+
+
+def sizes_with(list_names: Sequence[str], keys: Sequence[Mapping[str, Any]]) -> tuple[dict[str, int], list[dict[str, Any]]]:
+    """:func:`sizes` of ``list_names`` and the items at ``keys`` of the index's table (a domain's
+    counters, which share it), read together: one BatchGetItem per 100 keys in all.
+
+    Returns the sizes by list name and the other items found (in no particular order; missing
+    keys absent).
+    """
+    found = storage.batch_get(_table(), [*(size_key(name) for name in dict.fromkeys(list_names)), *keys])
+    counted: dict[str, int] = {}
+    others: list[dict[str, Any]] = []
+    for item in found:
+        if item.get("sk") == _SIZE_SK and str(item["pk"]).startswith("size|"):
+            counted[str(item["pk"]).removeprefix("size|")] = int(item.get("n", 0))
+        else:
+            others.append(item)
+    return {name: counted.get(name, 0) for name in list_names}, others
 
 
 def bulk_items(namespace: str, filed: Iterable[tuple[str, int, Iterable[PostingKey]]]) -> list[dict[str, Any]]:

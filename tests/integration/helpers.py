@@ -36,6 +36,14 @@ def get_listing(api: Api, user: User, listing_id: str) -> Any:
     return api.call("GET", f"/v1/listings/{listing_id}", user.key)
 
 
+def search_listings(api: Api, user: User, query: str) -> dict[str, Any]:
+    """``GET /v1/listings/search?<query>`` as ``user``: the page's JSON (asserts 200)."""
+    response = api.call("GET", f"/v1/listings/search?{query}", user.key)
+    assert response.status_code == 200, response.json
+    result: dict[str, Any] = response.json
+    return result
+
+
 def claim(api: Api, admin: User, max_tasks: int = 10) -> list[dict[str, Any]]:
     """Claim up to ``max_tasks`` approval tasks (asserts 200)."""
     response = api.call("POST", "/v1/admin/approvals/claims", admin.key, {"max": max_tasks})

@@ -342,7 +342,7 @@ class TestSearchOnSeededData:
         # Only the categories with such words (J1, H2; the posting sizes say which): each list once
         # (the term's stem list and, as the last word, its prefix list).
         assert sorted(r["ExpressionAttributeValues"][":p"]["S"] for r in reads) == [
-            "listings.v4#housing#q#pytho", "listings.v4#housing#s#python", "listings.v4#jobs#q#pytho", "listings.v4#jobs#s#python",
+            "listings.v5#housing#q#pytho", "listings.v5#housing#s#python", "listings.v5#jobs#q#pytho", "listings.v5#jobs#s#python",
         ]
         assert {r["TableName"] for r in reads} == {settings().SEARCH_INDEX_TABLE}
         assert all("IndexName" not in r and r["ScanIndexForward"] is False for r in reads)

@@ -32,10 +32,10 @@ decimals = st.decimals(min_value=Decimal("-1e15"), max_value=Decimal("1e15"), al
 def test_an_active_listing_is_filed_under_its_word_prefixes_values_and_numbers() -> None:
     keys = posting_keys(LISTING)
     lists = {k.list_id for k in keys}
-    assert {"listings.v4#jobs#q#ru", "listings.v4#jobs#q#rus", "listings.v4#jobs#q#rust", "listings.v4#jobs#q#go"} <= lists
-    assert {"listings.v4#jobs#q#de", "listings.v4#jobs#q#dev", "listings.v4#jobs#q#deve", "listings.v4#jobs#q#devel"} <= lists
-    assert f"listings.v4#jobs#q#{'developpeur'[:MAX_PREFIX + 1]}" not in lists  # capped at MAX_PREFIX letters
-    assert "listings.v4#jobs#q#a" not in lists  # one-letter words have no list
+    assert {"listings.v5#jobs#q#ru", "listings.v5#jobs#q#rus", "listings.v5#jobs#q#rust", "listings.v5#jobs#q#go"} <= lists
+    assert {"listings.v5#jobs#q#de", "listings.v5#jobs#q#dev", "listings.v5#jobs#q#deve", "listings.v5#jobs#q#devel"} <= lists
+    assert f"listings.v5#jobs#q#{'developpeur'[:MAX_PREFIX + 1]}" not in lists  # capped at MAX_PREFIX letters
+    assert "listings.v5#jobs#q#a" not in lists  # one-letter words have no list
     assert {stem_list("jobs", "rust"), stem_list("jobs", "developpeur"), stem_list("jobs", "go")} <= lists  # Snowball stems
     assert {value_list("jobs", "employmentType", "full_time"), value_list("jobs", "skills", "python"),
             value_list("jobs", "skills", "rust"), value_list("jobs", "salary", "85000.5"),
@@ -52,8 +52,8 @@ def test_a_listing_that_is_not_active_or_deleted_is_filed_nowhere() -> None:
 
 def test_a_term_reads_its_capped_prefix_list() -> None:
     assert word_list("jobs", "a") is None
-    assert word_list("jobs", "rust") == "listings.v4#jobs#q#rust"
-    assert word_list("jobs", "developer") == "listings.v4#jobs#q#devel"
+    assert word_list("jobs", "rust") == "listings.v5#jobs#q#rust"
+    assert word_list("jobs", "developer") == "listings.v5#jobs#q#devel"
     assert newest_of_number_sort(f"{sortable_number('-3')}#{NEWEST}") == NEWEST
 
 

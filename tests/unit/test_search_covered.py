@@ -11,14 +11,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chalicelib.listings.search import filters
-from chalicelib.listings.search.postings import posting_keys, projection
+from chalicelib.listings.search.postings import OWNER, owner_list, posting_keys, projection
 from chalicelib.listings.search.query import parse_search
 from chalicelib.profiles import index as profile_index
 from chalicelib.profiles.facets import Facets
 from chalicelib.profiles.models import ProfileSearchQuery
 from chalicelib.profiles.search import entry_matches
 from chalicelib.search import join, planner
-from chalicelib.search.postings import Posting, PostingPage
+from chalicelib.search.postings import Posting, PostingKey, PostingPage
 
 
 class DataStore:
@@ -104,6 +104,13 @@ LISTING = {
 def test_a_listing_projection_holds_its_role_and_filterable_values() -> None:
     data = projection(posting_keys(LISTING))
     assert data == {"_role": "hiring", "employmentType": "contract", "salary": "85000.5", "skills": "go,rust", "remote": "onsite"}
+
+
+def test_a_listing_projection_names_its_owner_from_the_owner_list() -> None:
+    keys = posting_keys({**LISTING, "ownerId": "usr_1"})
+    assert PostingKey(owner_list("jobs", "usr_1"), "2026-01-01T00:00:00.000Z#lst_1") in keys
+    assert projection(keys)[OWNER] == "usr_1"
+    assert OWNER not in projection(posting_keys(LISTING))  # an item without an owner: none named
 
 
 def test_the_entry_check_agrees_with_the_listing_check() -> None:

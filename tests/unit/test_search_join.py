@@ -130,25 +130,41 @@ def _values() -> st.SearchStrategy[Decimal]:
 
 
 @given(st.lists(_values(), min_size=1, max_size=30), st.one_of(st.none(), _values()), st.one_of(st.none(), _values()))
-def test_buckets_hold_every_value_of_a_range_and_exact_buckets_only_those(values: list[Decimal], low: Decimal | None,
-                                                                           high: Decimal | None) -> None:
-    found = dict(buckets.overlapping(low, high))
+def test_a_range_cover_holds_every_value_of_the_range_once_and_exact_lists_only_those(
+        values: list[Decimal], low: Decimal | None, high: Decimal | None) -> None:
+    cover = buckets.overlapping(low, high)
+    found = dict(cover)
+    assert len(found) == len(cover)  # no list twice
     for value in values:
         inside = (low is None or value >= low) and (high is None or value <= high)
-        label = buckets.bucket_of(value)
+        held = [label for label in buckets.labels_of(value) if label in found]
+        assert len(held) <= 1  # disjoint: a value is never counted twice
         if inside:
-            assert label in found  # no match is lost
-        elif label in found:
-            assert not found[label]  # a bucket holding a non-match is verified
-    assert len(found) <= buckets.TOP + 3
+            assert held  # no match is lost
+        elif held:
+            assert not found[held[0]]  # a list holding a non-match is verified
+    assert len(cover) <= 2 * (buckets.GROUP - 1) + buckets.TOP // buckets.GROUP + 3
+
+
+def test_a_wide_range_reads_groups_and_buckets_only_at_its_ends() -> None:
+    assert buckets.labels_of(Decimal(650)) == ("p09", "g02")
+    assert buckets.labels_of(Decimal(2) ** 50) == ("p40",)
+    cover = buckets.overlapping(None, Decimal(5000))
+    assert cover == [("neg", True), ("zero", True), ("g00", True), ("g01", True), ("g02", True), ("p12", False)]
+    assert buckets.overlapping(Decimal(80000), None)[:5] == [("p16", False), ("p17", True), ("p18", True), ("p19", True),
+                                                             ("g05", True)]
 
 
 def _in_bucket(label: str) -> Iterator[Decimal]:
-    """Edge values of a bucket (for the exactness check)."""
+    """Edge values of a bucket or group (for the exactness check)."""
     if label == "zero":
         yield Decimal(0)
     elif label == "neg":
         yield from (Decimal("-1e18"), Decimal("-0.000001"))
+    elif label.startswith("g"):
+        first = int(label[1:]) * buckets.GROUP
+        yield Decimal("0.000001") if first == 0 else Decimal(2) ** first
+        yield Decimal(2) ** (first + buckets.GROUP) - Decimal("0.000001")
     else:
         e = int(label[1:])
         lo = Decimal("0.000001") if e == 0 else Decimal(2) ** e
@@ -160,7 +176,7 @@ def _in_bucket(label: str) -> Iterator[Decimal]:
 @given(st.one_of(st.none(), _values()), st.one_of(st.none(), _values()))
 def test_an_exact_bucket_lies_wholly_inside_the_range(low: Decimal | None, high: Decimal | None) -> None:
     for label, exact in buckets.overlapping(low, high):
-        assert all(buckets.bucket_of(v) == label for v in _in_bucket(label))
+        assert all(label in buckets.labels_of(v) for v in _in_bucket(label))
         if exact:
             assert all((low is None or v >= low) and (high is None or v <= high) for v in _in_bucket(label))
 

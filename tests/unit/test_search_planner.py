@@ -20,7 +20,7 @@ def test_a_category_search_has_one_list_per_filter_and_term_in_that_category_onl
     assert paths.lists[-1].lists == (bucket_list("jobs", "salary", "p15"), bucket_list("jobs", "salary", "p16"))
     assert paths.lists[-1].partial == paths.lists[-1].lists
     assert paths.lists[0].lists == (stem_list("jobs", "rust"),)  # not the last word: its stem only
-    assert paths.lists[1].lists == (stem_list("jobs", "develop"), "listings.v4#jobs#q#devel")  # the last: and its prefixes
+    assert paths.lists[1].lists == (stem_list("jobs", "develop"), "listings.v5#jobs#q#devel")  # the last: and its prefixes
     assert [(r.label, r.lists) for r in paths.ranges] == [("meta.salary", (number_list("jobs", "salary"),))]
     assert not any(p.exact for p in [*paths.lists, *paths.ranges])  # several restrictions: verify every candidate
 
@@ -28,7 +28,7 @@ def test_a_category_search_has_one_list_per_filter_and_term_in_that_category_onl
 def test_without_category_each_path_merges_every_categorys_list() -> None:
     paths = _plan(q="rust")
     assert paths.lists[0].lists == tuple(
-        name for c in ["cofounders", "housing", "jobs", "mentoring"] for name in (stem_list(c, "rust"), f"listings.v4#{c}#q#rust")
+        name for c in ["cofounders", "housing", "jobs", "mentoring"] for name in (stem_list(c, "rust"), f"listings.v5#{c}#q#rust")
     )
     assert not paths.lists[0].exact  # a union of lists: a listing may sit in several
 

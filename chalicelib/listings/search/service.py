@@ -28,18 +28,18 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeIs
 
-from chalicelib import typo_dictionary, users
+from chalicelib import batch_reads, typo_dictionary, users
 from chalicelib.categories.registry import all_categories
 from chalicelib.listings import counters, repository, status
 from chalicelib.listings.index import SHARDS, category_partition, newest_key, role_partition
 from chalicelib.listings.models import ListingPage
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.search import filters, nearest, planner, ranking
-from chalicelib.listings.search.postings import NAMESPACE, VALUE_TYPES, category_list, newest_of_number_sort
+from chalicelib.listings.search.postings import NAMESPACE, OWNER, VALUE_TYPES, category_list, newest_of_number_sort
 from chalicelib.listings.search.query import SearchQuery
 from chalicelib.listings.service import view_fields
 from chalicelib.pagination import Position
@@ -47,6 +47,7 @@ from chalicelib.search import join, postings
 from chalicelib.search import planner as engine
 from chalicelib.search.merge import Fetch, merge_newest
 from chalicelib.text_analysis import typos
+from chalicelib.users.records import UserRecord
 
 #: Candidates a filtered search verifies before ``total`` becomes a lower bound (``"gte"``); also the
 #: most entries a range probe reads. Small enough that a common filter's page reads the same
@@ -82,6 +83,40 @@ def is_index_native(query: SearchQuery) -> bool:
 
 
 @dataclass
+class _Owners:
+    """The owners of a page's listings read in the page's own BatchGetItem (their ids known from the
+    index before the listings are read), and every id asked for; :meth:`of` reads the rest."""
+
+    found: dict[str, UserRecord] = field(default_factory=dict)
+    asked: set[str] = field(default_factory=set)
+
+    def of(self, owner_ids: Iterable[str]) -> dict[str, UserRecord]:
+        """The users ``owner_ids`` (unknown ids absent): those not read with the page in one BatchGetItem."""
+        wanted = list(dict.fromkeys(owner_ids))
+        rest = [i for i in wanted if i not in self.asked]
+        if rest:
+            self.found.update(users.get_users(rest))
+            self.asked.update(rest)
+        return {i: self.found[i] for i in wanted if i in self.found}
+
+
+def _read_listings(ids: Sequence[str], owner_ids: Iterable[str | None], owners: _Owners | None) -> dict[str, ListingRecord]:
+    """The listings ``ids`` by id (missing ones absent), one BatchGetItem; the users ``owner_ids`` (the
+    listings' owners as the index filed them) are read in the same call into ``owners`` when they fit
+    in it (:data:`MAX_BATCH` keys in all), saving the page a second call."""
+    if not ids:
+        return {}
+    wanted = [] if owners is None else [i for i in dict.fromkeys(owner_ids) if i and i not in owners.asked]
+    if not wanted or len(set(ids)) + len(wanted) > MAX_BATCH or owners is None:
+        return repository.get_many(ids)
+    listing_part, owner_part = repository.read_part(ids), users.read_part(wanted)
+    found = batch_reads.read(listing_part, owner_part)
+    owners.found.update(found.of(owner_part))
+    owners.asked.update(wanted)
+    return found.of(listing_part)
+
+
+@dataclass
 class _Streamed:
     items: list[ListingRecord]
     total: int
@@ -101,6 +136,8 @@ class _Choice:
     #: The newest keys of a range that ended within the budget (the path to read), if any.
     range_keys: list[str] | None = None
     range_exact: bool = False
+    #: The owner of each listing of a probed range, as its entries name it (by listing id).
+    range_owners: dict[str, str] = field(default_factory=dict)
     #: The paths intersected by merge join instead of reading ``best`` alone (none: no join).
     joined: list[planner.Path] = field(default_factory=list)
     #: The one path read with the query's other filters checked on its covering entries, and the
@@ -109,10 +146,25 @@ class _Choice:
     drive: engine.Drive | None = None
 
 
-def _corrections(query: SearchQuery, scope: list[str]) -> dict[str, list[str]]:
-    """The typo dictionary's corrections of the query's terms (one BatchGetItem; none for short terms)."""
-    eligible = [t for t in query.terms if typos.max_typos(t)]
-    return typo_dictionary.corrections(NAMESPACE, scope, eligible) if eligible else {}
+def _planned(query: SearchQuery, scope: list[str]) -> tuple[planner.Plan, list[str], dict[str, int]]:
+    """The query's plan, the category lists of its scope (ACTIVE listings) and the sizes of every list named.
+
+    The lists' sizes and the typo dictionary's buckets of the query's terms share a table and are
+    read together (one BatchGetItem); only when a term has corrections (:mod:`chalicelib.typo_dictionary`)
+    does the plan grow by their lists, whose sizes a second BatchGetItem reads.
+    """
+    eligible = [t for t in query.terms if typos.max_typos(t)]  # short terms have no corrections
+    paths = planner.plan(query)
+    categories = [category_list(c, query.role) for c in paths.scope]
+    names = [*paths.list_names(), *categories]
+    vocabulary_keys = typo_dictionary.correction_keys(NAMESPACE, scope, eligible) if eligible else []
+    sizes, vocabulary = postings.sizes_with(names, vocabulary_keys) if names or vocabulary_keys else ({}, [])
+    corrections = typo_dictionary.corrections_in(NAMESPACE, scope, eligible, vocabulary) if eligible else {}
+    if any(corrections.values()):
+        paths = planner.plan(query, corrections)
+        missing = [name for name in paths.list_names() if name not in sizes]
+        sizes.update(postings.sizes(missing) if missing else {})
+    return paths, categories, sizes
 
 
 def _covered_drive(query: SearchQuery, paths: planner.Plan, sizes: dict[str, int], stream_size: int,
@@ -137,6 +189,26 @@ def _covered_drive(query: SearchQuery, paths: planner.Plan, sizes: dict[str, int
     return candidates[chosen.index], chosen
 
 
+def _lone_range(paths: planner.Plan, sizes: dict[str, int], driver: planner.Path | None) -> planner.Path | None:
+    """The range to probe instead of reading ``driver``, the range's cover (its groups and buckets,
+    :mod:`chalicelib.search.buckets`), or ``None``.
+
+    A query whose one restriction is a number range (``exact``: no other filter, term or role)
+    either reads the newest-first list of every non-empty group or bucket of the cover, one Query
+    each, or probes the value-sorted list between the bounds, one Query per category of the scope
+    (:func:`_probe_range`). The cover holds every value of the range, so when its sizes sum to at
+    most :data:`READ_BUDGET` the probe ends within its budget: it is the one with fewer calls (the
+    probe reads only the range's own entries, which the buckets at its ends also hold) as soon as
+    more lists of the cover than categories hold entries.
+    """
+    if driver is None or len(paths.ranges) != 1 or not paths.ranges[0].exact or driver.label != paths.ranges[0].label:
+        return None
+    filled = sum(1 for name in driver.lists if sizes.get(name, 0))
+    if filled <= len(paths.ranges[0].lists) or planner.sized(driver, sizes).size > READ_BUDGET:
+        return None
+    return paths.ranges[0]
+
+
 def _expected_hits(path: planner.Path, sizes: dict[str, int]) -> float:
     """Entries of ``path`` expected to satisfy its restriction: a number bucket at a range's end about
     half; a ``q`` term's union about its largest list (a listing sits in its stem and prefix lists both)."""
@@ -147,16 +219,19 @@ def _expected_hits(path: planner.Path, sizes: dict[str, int]) -> float:
 
 def _choose(query: SearchQuery, scope: list[str], want: int = READ_BUDGET) -> _Choice:
     """Plan the query, read the sizes and the ACTIVE count, probe ranges: the path to read."""
-    paths = planner.plan(query, _corrections(query, scope) if query.terms else None)
-    categories = [category_list(c, query.role) for c in paths.scope]
-    names = [*paths.list_names(), *categories]
-    sizes = postings.sizes(names) if names else {}
+    paths, categories, sizes = _planned(query, scope)
     # The ACTIVE count of the searched categories (and role): their key-only category lists' sizes, read
     # with the other sizes (the counters say the same once the index has caught up; this is an estimate).
     stream_size = sum(sizes.get(name, 0) for name in categories)
     best = planner.choose(paths, sizes, stream_size)
     choice = _Choice(paths, sizes, best, stream_size)
     covered = _covered_drive(query, paths, sizes, stream_size, want)
+    lone_range = _lone_range(paths, sizes, covered[0] if covered else None)
+    if lone_range is not None:
+        found = _probe_range(lone_range, READ_BUDGET, choice.range_owners)
+        if found is not None:
+            choice.range_keys, choice.range_exact = found, lone_range.exact
+            return choice
     if covered is not None:
         choice.driver, choice.drive = covered
         return choice
@@ -172,26 +247,28 @@ def _choose(query: SearchQuery, scope: list[str], want: int = READ_BUDGET) -> _C
     return choice
 
 
-def _stream(query: SearchQuery, position: Position) -> _Streamed:
-    """One newest-first page of a search without geo filter: the native page, or the planner's path."""
+def _stream(query: SearchQuery, position: Position, owners: _Owners) -> _Streamed:
+    """One newest-first page of a search without geo filter: the native page, or the planner's path
+    (``owners``: where the page's reads put the owners they read along, :func:`_read_listings`)."""
     scope = [query.category.key] if query.category else list(all_categories())
     if is_index_native(query):
         if position.key is None and position.offset:
             return _skipped_native_page(query, position, scope)
-        return _category_stream(query, position, counters.read_counts(scope, query.role))
+        return _category_stream(query, position, counters.read_counts(scope, query.role), owners=owners)
     choice = _choose(query, scope, (0 if position.key else position.offset) + position.page_size + 1)
     best, sizes = choice.best, choice.sizes
     if choice.driver is not None:
-        return _covered_page(query, position, choice)
+        return _covered_page(query, position, choice, owners)
     if choice.range_keys is not None:
         found = choice.range_keys
         after = [key for key in found if position.key is None or key < position.key]
         ids = (key.rsplit("#", 1)[1] for key in after)
-        return _verified_page(query, position, ids, len(found), exact=choice.range_exact)
+        return _verified_page(query, position, ids, len(found), exact=choice.range_exact, owners=owners,
+                              owner_of=choice.range_owners)
     if choice.joined:
         return _joined_page(query, position, choice)
     if best.kind == "stream":
-        return _category_stream(query, position, None, best.size)
+        return _category_stream(query, position, None, best.size, owners)
     need = (0 if position.key else position.offset) + position.page_size
     want = need + 1 if best.exact or best.size > READ_BUDGET else max(need + 1, best.size)
     return _verified_page(query, position, _distinct(_newest_ids(best, sizes, position.key, want)), best.size, exact=best.exact)
@@ -238,7 +315,7 @@ def _distinct(ids: Iterator[str]) -> Iterator[str]:
             yield listing_id
 
 
-def _ranked(query: SearchQuery, position: Position) -> _Ranked:
+def _ranked(query: SearchQuery, position: Position, owners: _Owners) -> _Ranked:
     """One page ranked by relevance: the first :data:`SCORE_WINDOW` candidates of the chosen path
     (newest first) are verified, scored (BM25F, :mod:`chalicelib.listings.search.ranking`) and
     ordered; matches past the window follow newest first (as OpenSearch's rescore leaves the
@@ -277,21 +354,24 @@ def _ranked(query: SearchQuery, position: Position) -> _Ranked:
         rows += sorted(rest, key=lambda row: newest_key(row[0]), reverse=True)
     page = rows[position.offset : need]
     if choice.best.kind == "stream" and not choice.joined and choice.driver is None:  # index items: re-read, as every page of the index is
-        fresh = {item["listingId"]: item for item in _fresh(query, [item for item, _ in page])}
+        fresh = {item["listingId"]: item for item in _fresh(query, [item for item, _ in page], owners)}
         page = [(fresh[item["listingId"]], score) for item, score in page if item["listingId"] in fresh]
     return _Ranked(page, len(rows), "eq" if exhausted else "gte", len(rows) > need or not exhausted)
 
 
-def _probe_range(path: planner.Path, budget: int) -> list[str] | None:
+def _probe_range(path: planner.Path, budget: int, owners: dict[str, str] | None = None) -> list[str] | None:
     """The newest keys of every listing in a range, newest first, or ``None`` when it holds more than
-    ``budget`` (at most ``budget`` + 1 entries read)."""
+    ``budget`` (at most ``budget`` + 1 entries read). ``owners``: filled with the owner of each listing
+    its entry names (the entries are then read with their projection, else key-only)."""
     keys: list[str] = []
     for name in path.lists:
         after: str | None = None
         while True:
             read = postings.read(name, budget + 1 - len(keys), after=after, descending=False, low=path.low, high=path.high,
-                                 keys_only=True)
+                                 keys_only=owners is None)
             keys += [newest_of_number_sort(p.sort) for p in read.postings]
+            if owners is not None:
+                owners.update((p.item_id, p.data[OWNER]) for p in read.postings if p.data and OWNER in p.data)
             if len(keys) > budget:
                 return None
             if not read.more or not read.postings:
@@ -355,13 +435,14 @@ def _covered_hits(query: SearchQuery, choice: _Choice, before: str | None, want:
                           accept=lambda entry: check(entry.data), pace=pace)
 
 
-def _covered_page(query: SearchQuery, position: Position, choice: _Choice) -> _Streamed:
+def _covered_page(query: SearchQuery, position: Position, choice: _Choice, owners: _Owners) -> _Streamed:
     """A page read from one path, the query's other filters checked on its covering entries.
 
     When the entries decide the whole query (:func:`filters.covered`), matches before the page
     (``page=N`` without a cursor) and the one past it are counted from their entries, and only
-    the page's listings are read (one BatchGetItem), re-verified by :func:`filters.evaluate`
-    (a listing changed since it was filed is left out). Otherwise (``q`` terms) the accepted
+    the page's listings are read, with their owners as the entries name them (one BatchGetItem,
+    :func:`_read_listings`), and re-verified by :func:`filters.evaluate` (a listing changed since
+    it was filed is left out). Otherwise (``q`` terms) the accepted
     entries' listings are read in batches and verified until one match past the page.
     ``total``: the path's size when it is exact for the query; else the matches counted, exact
     when the path ended (a path of at most :data:`COUNT_ENTRIES` entries is read whole and
@@ -379,15 +460,16 @@ def _covered_page(query: SearchQuery, position: Position, choice: _Choice) -> _S
     matches = 0
     exhausted = True
     if whole:
-        on_page: list[str] = []
+        on_page: list[join.Hit] = []
         for hit in hits:
             matches += 1
             if skip < matches <= need:
-                on_page.append(hit.item_id)
+                on_page.append(hit)
             elif matches > need and (exact or not whole_list):
                 exhausted = False
                 break
-        page.extend(_matching(query, on_page))
+        owner_ids = (hit.data.get(OWNER) if hit.data else None for hit in on_page)
+        page.extend(_matching(query, [hit.item_id for hit in on_page], owners, owner_ids))
     else:
         while exhausted:
             take = MAX_BATCH if whole_list else max(1, min(MAX_BATCH, need + 1 - matches))
@@ -413,10 +495,12 @@ def _is_match(item: ListingRecord | None, query: SearchQuery) -> TypeIs[ListingR
     return item is not None and status.is_public(item["status"]) and filters.evaluate(query, item) is not None
 
 
-def _matching(query: SearchQuery, ids: list[str]) -> list[ListingRecord]:
+def _matching(query: SearchQuery, ids: list[str], owners: _Owners | None = None,
+              owner_ids: Iterable[str | None] = ()) -> list[ListingRecord]:
     """The listings of ``ids`` that match ``query`` now, in the order of ``ids``: one BatchGetItem
-    (none for no ids), each verified by :func:`_is_match` (never a stale status or content)."""
-    found = repository.get_many(ids) if ids else {}
+    (none for no ids; with the users ``owner_ids`` into ``owners`` when they fit, :func:`_read_listings`),
+    each verified by :func:`_is_match` (never a stale status or content)."""
+    found = _read_listings(ids, owner_ids, owners)
     return [item for listing_id in ids if _is_match(item := found.get(listing_id), query)]
 
 
@@ -467,9 +551,11 @@ def _joined_page(query: SearchQuery, position: Position, choice: _Choice) -> _St
     return _Streamed(page, before + matches, "eq" if exhausted else "gte", matches > need, last_key)
 
 
-def _verified_page(query: SearchQuery, position: Position, ids: Iterator[str], size: int, exact: bool) -> _Streamed:
+def _verified_page(query: SearchQuery, position: Position, ids: Iterator[str], size: int, exact: bool,
+                   owners: _Owners | None = None, owner_of: Mapping[str, str] | None = None) -> _Streamed:
     """A page from candidate listing ids (newest first, ``size`` of them on the whole path): each
-    read from the table (BatchGetItem, so never a stale status) and verified by :func:`filters.evaluate`.
+    read from the table (BatchGetItem, so never a stale status) and verified by :func:`filters.evaluate`;
+    the owners ``owner_of`` names (by listing id) are read along into ``owners`` (:func:`_read_listings`).
 
     An ``exact`` path's size is the total: the read stops when the page is full. Otherwise a
     path of at most :data:`READ_BUDGET` candidates is verified whole (``total`` exact), and a
@@ -488,7 +574,8 @@ def _verified_page(query: SearchQuery, position: Position, ids: Iterator[str], s
         if not chunk:
             break
         batch = min(MAX_BATCH, 2 * batch)
-        for item in _matching(query, chunk):
+        owner_ids = [owner_of.get(listing_id) for listing_id in chunk] if owner_of else []
+        for item in _matching(query, chunk, owners, owner_ids):
             matches += 1
             if skip < matches <= need:
                 page.append(item)
@@ -502,7 +589,8 @@ def _verified_page(query: SearchQuery, position: Position, ids: Iterator[str], s
     return _Streamed(page, before + matches, "eq" if exhausted else "gte", matches > need, last_key)
 
 
-def _category_stream(query: SearchQuery, position: Position, exact: int | None, size: int = 0) -> _Streamed:
+def _category_stream(query: SearchQuery, position: Position, exact: int | None, size: int = 0,
+                     owners: _Owners | None = None) -> _Streamed:
     """The page from the category's (or role's) newest-first index of ``size`` listings; ``exact``: its
     counted total (no filters). With filters, matches are counted past the page until
     :data:`READ_BUDGET` listings are verified, unless the index holds more than that anyway."""
@@ -533,8 +621,8 @@ def _category_stream(query: SearchQuery, position: Position, exact: int | None, 
     before = position.offset if position.key else 0
     last_key = newest_key(page[-1]) if page else position.key
     if exact is not None:
-        return _Streamed(_fresh(query, page), exact, "eq", position.after(exact) and bool(page), last_key)
-    return _Streamed(_fresh(query, page), before + matches, "eq" if exhausted else "gte", matches > need, last_key)
+        return _Streamed(_fresh(query, page, owners), exact, "eq", position.after(exact) and bool(page), last_key)
+    return _Streamed(_fresh(query, page, owners), before + matches, "eq" if exhausted else "gte", matches > need, last_key)
 
 
 def _skipped_native_page(query: SearchQuery, position: Position, scope: list[str]) -> _Streamed:
@@ -544,7 +632,8 @@ def _skipped_native_page(query: SearchQuery, position: Position, scope: list[str
     lists' sizes differ from the counters (the stream-maintained index lags a change), the page
     is read from the write-sharded indexes as a cursorless page always was."""
     names = [category_list(c, query.role) for c in scope]
-    sizes, total = join.both(lambda: postings.sizes(names), lambda: counters.read_counts(scope, query.role))
+    sizes, counter_items = postings.sizes_with(names, counters.count_keys(scope))  # one BatchGetItem: they share a table
+    total = counters.counted(counter_items, query.role)
     if sum(sizes.values()) != total:  # the index lags the table (a change not yet filed): read the table's index
         return _category_stream(query, position, total)
     need = position.offset + position.page_size
@@ -556,10 +645,11 @@ def _skipped_native_page(query: SearchQuery, position: Position, scope: list[str
     return _Streamed(page, total, "eq", position.after(total) and bool(page), last_key)
 
 
-def _fresh(query: SearchQuery, page: list[ListingRecord]) -> list[ListingRecord]:
-    """The page re-read from the table (one BatchGetItem): a listing paused, edited or deleted
-    since the index was read (the index lags by a moment) is left out."""
-    found = repository.get_many([item["listingId"] for item in page]) if page else {}
+def _fresh(query: SearchQuery, page: list[ListingRecord], owners: _Owners | None = None) -> list[ListingRecord]:
+    """The page re-read from the table (one BatchGetItem, with the owners into ``owners``,
+    :func:`_read_listings`): a listing paused, edited or deleted since the index was read (the
+    index lags by a moment) is left out."""
+    found = _read_listings([item["listingId"] for item in page], (item["ownerId"] for item in page), owners)
     fresh: list[ListingRecord] = []
     for item in page:
         current = found.get(item["listingId"])
@@ -579,28 +669,29 @@ def search_listings(query: SearchQuery) -> ListingPage:
     """
     position = query.page.position(query.scope)
     relation: Literal["eq", "gte"] = "eq"
+    owners = _Owners()
     scores: dict[str, float] = {}
     if query.ranked:
         if position.key is not None:  # a relevance page is positioned by its offset, never by a key
             position = Position(position.scope, position.page, position.page_size)
-        ranked = _ranked(query, position)
+        ranked = _ranked(query, position, owners)
         rows: list[tuple[float | None, ListingRecord]] = [(None, item) for item, _ in ranked.rows]
         scores = {item["listingId"]: round(score, 4) for item, score in ranked.rows}
         total, relation = ranked.total, ranked.relation
         next_cursor = position.next_cursor(ranked.has_more)
     elif query.geo is None:
-        streamed = _stream(query, position)
+        streamed = _stream(query, position, owners)
         rows = [(None, item) for item in streamed.items]
         total, relation = streamed.total, streamed.relation
         next_cursor = position.next_cursor(streamed.has_more, streamed.last_key)
     else:
         found = nearest.page(query, position)
-        rows = nearest.rows_of(found, functools.partial(_fresh, query))
+        rows = nearest.rows_of(found, functools.partial(_fresh, query, owners=owners))
         total, relation = found.total, found.relation
         next_cursor = position.next_cursor(found.has_more, found.last_key)
-    owners = users.get_users(list({item["ownerId"] for _, item in rows}))
+    people = owners.of(item["ownerId"] for _, item in rows)
     listings = [
-        {**view_fields(item, owners.get(item["ownerId"])),
+        {**view_fields(item, people.get(item["ownerId"])),
          "distanceKm": None if distance is None else round(distance, 2), "score": scores.get(item["listingId"])}
         for distance, item in rows
     ]
