@@ -308,6 +308,24 @@ def _image(n: int, status: str, version: int) -> dict[str, Any]:
             "searchText": " ".join(["freshness", _word(n), "engineer", str(n), "indexing", "benchmark", "berlin", *words])}
 
 
+#: The moto patches the local stack's server applied one by one before ``speed_up`` and ``behave_as_aws``
+#: named them (25ec727): what the baseline tree's embedded AWS runs.
+_OLDER_PATCHES = ("undo_cancelled_transactions", "read_one_partition", "fast_json_structures", "list_moto_modules_once",
+                  "remember_deduplication_ids", "honour_client_request_tokens")
+
+
+def _patch_moto(moto_server: Any) -> None:
+    """Apply the moto patches of the tree under test as its local stack's embedded AWS does (this tree's
+    ``behave_as_aws`` and ``speed_up``; an older tree's own patches, which it named one by one)."""
+    if hasattr(moto_server, "behave_as_aws"):
+        moto_server.behave_as_aws()
+        moto_server.speed_up()
+        return
+    for name in _OLDER_PATCHES:
+        if hasattr(moto_server, name):
+            getattr(moto_server, name)()
+
+
 def capacity_worker(count: int) -> float:
     """The indexer's own throughput, listings/s: ``count`` approval records (PENDING -> ACTIVE) handed
     to its Lambda handler in batches of 100 on the in-process moto (no HTTP, no API), timed."""
@@ -318,8 +336,7 @@ def capacity_worker(count: int) -> float:
 
     from local_stack import moto_server
 
-    moto_server.behave_as_aws()  # as the local stack's embedded AWS runs
-    moto_server.speed_up()
+    _patch_moto(moto_server)
     with mock_aws():
         from local_stack.resources import create_resources
 
