@@ -7,14 +7,7 @@ from typing import Any
 from chalicelib.config import settings
 from tests.clocks import distinct_milliseconds
 from tests.integration.conftest import Api, User
-from tests.integration.helpers import activate, assert_error, aws_calls, create_listing, index_listings
-
-
-def _search(api: Api, user: User, query: str) -> dict[str, Any]:
-    response = api.call("GET", f"/v1/listings/search?{query}", user.key)
-    assert response.status_code == 200, response.json
-    result: dict[str, Any] = response.json
-    return result
+from tests.integration.helpers import activate, assert_error, aws_calls, create_listing, index_listings, search_listings
 
 
 def _rust_jobs(api: Api, alice: User, admin: User, runner: Any, rust: int, other: int) -> list[str]:
@@ -35,11 +28,11 @@ def _rust_jobs(api: Api, alice: User, admin: User, runner: Any, rust: int, other
 def test_a_word_search_pages_through_its_posting_list_with_cursors(api: Api, alice: User, bob: User, admin: User, runner: Any) -> None:
     rust = _rust_jobs(api, alice, admin, runner, rust=7, other=10)  # the term's two lists (14) are smaller than the category (17)
     assert len(rust) == 7
-    first = _search(api, bob, "category=jobs&q=rust&pageSize=3&sort=newest")
+    first = search_listings(api, bob, "category=jobs&q=rust&pageSize=3&sort=newest")
     assert [i["id"] for i in first["listings"]] == rust[::-1][:3]
     assert (first["total"], first["totalRelation"]) == (7, "eq")  # the term's lists (14 entries) verified whole
     with aws_calls("Query") as queries, aws_calls("BatchGetItem") as batches:
-        second = _search(api, bob, f"category=jobs&q=rust&pageSize=3&sort=newest&cursor={first['nextCursor']}")
+        second = search_listings(api, bob, f"category=jobs&q=rust&pageSize=3&sort=newest&cursor={first['nextCursor']}")
     assert [i["id"] for i in second["listings"]] == rust[::-1][3:6]
     # Only the term's lists (stem and prefix), from after the first page's last key.
     assert {q["TableName"] for q in queries} == {settings().SEARCH_INDEX_TABLE}
@@ -47,14 +40,14 @@ def test_a_word_search_pages_through_its_posting_list_with_cursors(api: Api, ali
     # Each list read from the cursor's key on (an exclusive start, or a key condition ending at it: issue 20's reads).
     assert all(("ExclusiveStartKey" in q or ":hi" in q["ExpressionAttributeValues"]) and q["Limit"] <= 16 for q in queries)
     assert len(batches) <= 4  # sizes, counters, the candidates, their owners
-    third = _search(api, bob, f"category=jobs&q=rust&pageSize=3&sort=newest&cursor={second['nextCursor']}")
+    third = search_listings(api, bob, f"category=jobs&q=rust&pageSize=3&sort=newest&cursor={second['nextCursor']}")
     assert [i["id"] for i in third["listings"]] == rust[::-1][6:]
     assert third["nextCursor"] is None
 
 
 def test_a_tampered_cursor_of_a_planned_search_is_a_400(api: Api, alice: User, bob: User, admin: User, runner: Any) -> None:
     _rust_jobs(api, alice, admin, runner, rust=3, other=0)
-    first = _search(api, bob, "category=jobs&q=rust&pageSize=1")
+    first = search_listings(api, bob, "category=jobs&q=rust&pageSize=1")
     cursor = first["nextCursor"]
     edited = cursor[:-2] + ("A" if cursor[-2] != "A" else "B") + cursor[-1]
     assert_error(api.call("GET", f"/v1/listings/search?category=jobs&q=rust&pageSize=1&cursor={edited}", bob.key),
@@ -68,10 +61,10 @@ def test_stale_postings_never_show_a_paused_or_edited_listing(api: Api, alice: U
     rust = _rust_jobs(api, alice, admin, runner, rust=3, other=0)
     assert api.call("PATCH", f"/v1/listings/{rust[0]}/status", alice.key, {"status": "PAUSED"}).status_code == 200
     assert api.call("PATCH", f"/v1/listings/{rust[1]}", alice.key, {"meta": {"title": "Go engineer"}}).status_code == 200
-    found = _search(api, bob, "category=jobs&q=rust&pageSize=5")  # the postings still hold all three
+    found = search_listings(api, bob, "category=jobs&q=rust&pageSize=5")  # the postings still hold all three
     assert [i["id"] for i in found["listings"]] == [rust[2]]
     index_listings()
-    settled = _search(api, bob, "category=jobs&q=rust&pageSize=5")
+    settled = search_listings(api, bob, "category=jobs&q=rust&pageSize=5")
     assert [i["id"] for i in settled["listings"]] == [rust[2]]
     assert (settled["total"], settled["totalRelation"]) == (1, "eq")
 
@@ -79,7 +72,7 @@ def test_stale_postings_never_show_a_paused_or_edited_listing(api: Api, alice: U
 def test_a_filter_combination_verifies_the_smallest_list(api: Api, alice: User, bob: User, admin: User, runner: Any) -> None:
     rust = _rust_jobs(api, alice, admin, runner, rust=3, other=3)
     with aws_calls("Query") as queries:
-        found = _search(api, bob, "category=jobs&q=rust engineer&meta.employmentType=full_time&pageSize=10")
+        found = search_listings(api, bob, "category=jobs&q=rust engineer&meta.employmentType=full_time&pageSize=10")
     assert [i["id"] for i in found["listings"]] == rust[::-1]
     assert (found["total"], found["totalRelation"]) == (3, "eq")  # the path (3 entries) was verified whole
     assert [q["ExpressionAttributeValues"][":p"]["S"] for q in queries] == ["listings.v5#jobs#s#rust"]  # not the last word: its stem
