@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -64,8 +63,8 @@ os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
 
 import httpx  # noqa: E402
 
-from tests.e2e.conftest import ADMIN_KEY, STORAGE_TIMEOUTS, Stack, free_port  # noqa: E402
-from tests.limits import LIMITS_OFF  # noqa: E402
+from tests.e2e import conftest as e2e  # noqa: E402
+from tests.e2e.conftest import Stack, stop_stack  # noqa: E402
 
 BASELINE_COMMIT = "e040095"
 LISTINGS = 5000
@@ -115,39 +114,8 @@ class Result:
 
 
 def start_stack(root: Path) -> Stack:
-    """``python -m local_stack`` from ``root`` on free ports (as tests/e2e/conftest.py does for this tree)."""
-    port, moto_port = free_port(), free_port()
-    log_path = Path(tempfile.gettempdir()) / f"freshness-stack-{port}.log"
-    env = {k: v for k, v in os.environ.items() if k != "AWS_ENDPOINT_URL"}
-    env.update({"PORT": str(port), "MOTO_PORT": str(moto_port), "ADMIN_API_KEY": ADMIN_KEY, "LOCAL_STACK_START_SECONDS": "180",
-                "POWERTOOLS_LOG_LEVEL": "WARNING", **STORAGE_TIMEOUTS, **LIMITS_OFF})
-    with log_path.open("wb") as log:
-        process = subprocess.Popen([sys.executable, "-m", "local_stack"], cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base_url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 180
-    while True:
-        if process.poll() is not None:
-            raise RuntimeError(f"local stack exited early:\n{log_path.read_text()[-4000:]}")
-        try:
-            if httpx.get(f"{base_url}/v1/health", timeout=1).status_code == 200:
-                return Stack(process, base_url, f"http://127.0.0.1:{moto_port}", ADMIN_KEY, log_path)
-        except httpx.HTTPError:
-            pass
-        if time.monotonic() > deadline:
-            process.kill()
-            raise RuntimeError(f"local stack not healthy in 180 s:\n{log_path.read_text()[-4000:]}")
-        time.sleep(0.2)
-
-
-def stop_stack(stack: Stack) -> None:
-    """SIGTERM the stack (and wait for it)."""
-    for client in stack.clients:
-        client.close()
-    stack.process.send_signal(signal.SIGTERM)
-    try:
-        stack.process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        stack.process.kill()
+    """``python -m local_stack`` from ``root`` on free ports, healthy (tests/e2e/conftest.py's start)."""
+    return e2e.start_stack({"POWERTOOLS_LOG_LEVEL": "WARNING"}, root=root)
 
 
 def _body(n: int) -> dict[str, Any]:

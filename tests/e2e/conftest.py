@@ -81,7 +81,8 @@ TLS = ssl.create_default_context()
 STORAGE_TIMEOUTS = {"AWS_CONNECT_TIMEOUT_SECONDS": "10", "AWS_READ_TIMEOUT_SECONDS": "30"}
 
 
-def start_stack(extra_env: dict[str, str] | None = None, timeout_seconds: float = 180, new_session: bool = False) -> Stack:
+def start_stack(extra_env: dict[str, str] | None = None, timeout_seconds: float = 180, new_session: bool = False,
+                root: Path = ROOT) -> Stack:
     """Start ``python -m local_stack`` on free ports and wait for ``GET /v1/health``.
 
     The bound is generous on purpose: it only turns a stack that never comes up into an error,
@@ -90,14 +91,15 @@ def start_stack(extra_env: dict[str, str] | None = None, timeout_seconds: float 
     The stack gets the same bound for its own start-up waits (``LOCAL_STACK_START_SECONDS``:
     the embedded moto, then the API), so a slow start is waited for, never an error, and a
     stack that dies is reported at once (its exit ends the wait). ``new_session``: the stack leads a
-    process group of its own (a terminal's foreground job), for tests that signal the group."""
+    process group of its own (a terminal's foreground job), for tests that signal the group.
+    ``root``: the tree whose ``local_stack`` runs (this one; ``bench/freshness.py`` starts a baseline's)."""
     port, moto_port = free_port(), free_port()
     log_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"matching-stack-{port}.log"
     env = {k: v for k, v in os.environ.items() if k != "AWS_ENDPOINT_URL"}
     env.update({"PORT": str(port), "MOTO_PORT": str(moto_port), "ADMIN_API_KEY": ADMIN_KEY,
                 "LOCAL_STACK_START_SECONDS": str(timeout_seconds), **STORAGE_TIMEOUTS, **LIMITS_OFF, **(extra_env or {})})
     with log_path.open("wb") as log:
-        process = subprocess.Popen([sys.executable, "-m", "local_stack"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        process = subprocess.Popen([sys.executable, "-m", "local_stack"], cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
                                    start_new_session=new_session)
     base_url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + timeout_seconds
