@@ -71,7 +71,7 @@ def _interval(label: str) -> tuple[Decimal | None, Decimal | None, bool]:
     return low, high, True
 
 
-#: Buckets per group (Lucene's ``precisionStep`` on exponents): 4 groups cover 2**0 to 2**40 in ten lists.
+#: Buckets per group (Lucene's ``precisionStep``, on exponents): groups of four cover 2**0 to 2**40 in ten lists.
 GROUP = 4
 
 
@@ -93,10 +93,9 @@ ALL = ("neg", "zero", *(f"p{e:02d}" for e in range(TOP + 1)))
 #: :func:`_interval` of every bucket, computed once (a range's planning asks for all of them).
 _INTERVALS = {label: _interval(label) for label in ALL}
 #: The buckets of each group, in ascending order.
-_MEMBERS: dict[str, list[str]] = {}
-for _label in ALL:
-    if (_group := group_of(_label)) is not None:
-        _MEMBERS.setdefault(_group, []).append(_label)
+_MEMBERS: dict[str, list[str]] = {
+    group: [label for label in ALL if group_of(label) == group] for group in dict.fromkeys(filter(None, map(group_of, ALL)))
+}
 
 
 def overlapping(low: Decimal | None, high: Decimal | None) -> list[tuple[str, bool]]:
