@@ -253,7 +253,7 @@ def _stream(query: SearchQuery, position: Position, owners: _Owners) -> _Streame
     scope = [query.category.key] if query.category else list(all_categories())
     if is_index_native(query):
         if position.key is None and position.offset:
-            return _skipped_native_page(query, position, scope)
+            return _skipped_native_page(query, position, scope, owners)
         return _category_stream(query, position, counters.read_counts(scope, query.role), owners=owners)
     choice = _choose(query, scope, (0 if position.key else position.offset) + position.page_size + 1)
     best, sizes = choice.best, choice.sizes
@@ -625,7 +625,7 @@ def _category_stream(query: SearchQuery, position: Position, exact: int | None, 
     return _Streamed(_fresh(query, page, owners), before + matches, "eq" if exhausted else "gte", matches > need, last_key)
 
 
-def _skipped_native_page(query: SearchQuery, position: Position, scope: list[str]) -> _Streamed:
+def _skipped_native_page(query: SearchQuery, position: Position, scope: list[str], owners: _Owners) -> _Streamed:
     """``page=N`` (N > 1) of a page without filters and without a cursor: the skipped listings are
     passed over as key-only entries of the category lists (:func:`category_list`), never read;
     the page's listings are read by one BatchGetItem. ``total``: the counters (exact). While the
@@ -635,7 +635,7 @@ def _skipped_native_page(query: SearchQuery, position: Position, scope: list[str
     sizes, counter_items = postings.sizes_with(names, counters.count_keys(scope))  # one BatchGetItem: they share a table
     total = counters.counted(counter_items, query.role)
     if sum(sizes.values()) != total:  # the index lags the table (a change not yet filed): read the table's index
-        return _category_stream(query, position, total)
+        return _category_stream(query, position, total, owners=owners)
     need = position.offset + position.page_size
     path = planner.Path("list", "category", tuple(names), sum(sizes.values()))
     ids = list(itertools.islice(_distinct(_newest_ids(path, sizes, None, need)), position.offset, need))
