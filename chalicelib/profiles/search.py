@@ -248,6 +248,18 @@ def entry_matches(query: ProfileSearchQuery, data: Mapping[str, str] | None) -> 
     )
 
 
+def entry_fields(query: ProfileSearchQuery) -> tuple[str, ...]:
+    """The names of an entry's projection that :func:`entry_matches` of ``query`` reads (one per
+    filter given), so a covered read asks DynamoDB for those values only
+    (:func:`chalicelib.search.postings.read`, ``fields``)."""
+    given = {
+        "country": query.country is not None, "open": query.openToWork is not None,
+        "seniority": query.seniority is not None, "remote": query.remote is not None,
+        "skills": bool(query.skills), "channels": query.channel is not None,
+    }
+    return tuple(name for name, used in given.items() if used)
+
+
 def _covered_drive(options: Sequence[planner.Source], sizes: Mapping[str, int], universe: int,
                    want: int) -> tuple[planner.Source, engine.Drive] | None:
     """The one source to read with the other filters checked on its entries
@@ -290,7 +302,8 @@ def _covered_page(query: ProfileSearchQuery, terms: Sequence[str], source: plann
     members = [join.Member(name, sizes[name] + 1 if whole_list else 0, exact=True, share=sizes[name] / total)
                for name in source.lists if sizes.get(name, 0)]
     pace = None if whole_list else join.Pace(math.ceil((need + 1) / max(drive.item_rate, 0.05)), drive.entry_rate)
-    hits = join.intersect([members], postings.read, descending=False, after=after, high=high,
+    read = functools.partial(postings.read, fields=entry_fields(query))
+    hits = join.intersect([members], read, descending=False, after=after, high=high,
                           accept=lambda entry: entry_matches(query, entry.data), pace=pace) if members else iter(())
     found = _Found(last_key=after)
     matched = 0

@@ -67,3 +67,18 @@ def test_every_entry_carries_the_projection_of_the_current_keys(aws: dict[str, s
     assert postings.sizes(["p#a", "p#b", "p#c"]) == {"p#a": 1, "p#b": 0, "p#c": 1}
     bulk = postings.bulk_items("p", [("y", 1, _keys(("p#a", "2#y")))])
     assert {"pk": "p#a", "sk": "2#y", "id": "y", "f": {"lists": "p#a"}} in bulk
+
+
+def test_a_read_of_some_fields_returns_those_values_of_each_entry(aws: dict[str, str]) -> None:
+    """``fields`` narrows the projection a Query returns (issue 20, "Cheap pages"); an entry holding
+    none of them reads as an empty projection (checks then see "no value"), never as unknown."""
+    postings.register_projection("q", lambda keys: {"owner": "u1", "kind": "contract"} if len(keys) > 1 else {"owner": "u2"})
+    postings.apply("q", "x", 1, _keys(("q#a", "2#x"), ("q#b", "2#x")))
+    postings.apply("q", "y", 1, _keys(("q#a", "1#y")))
+    some = postings.read("q#a", 5, fields=("kind",)).postings
+    assert [p.data is not None and dict(p.data) for p in some] == [{"kind": "contract"}, {}]
+    assert [dict(p.data or {}) for p in postings.read("q#a", 5, fields=("kind", "owner")).postings] == [
+        {"kind": "contract", "owner": "u1"}, {"owner": "u2"}]
+    assert [p.data for p in postings.read("q#a", 5, keys_only=True, fields=("kind",)).postings] == [None, None]
+    assert [dict(p.data or {}) for p in postings.read("q#a", 5).postings] == [
+        {"kind": "contract", "owner": "u1"}, {"owner": "u2"}]

@@ -104,3 +104,22 @@ def test_a_cursorless_deep_page_reads_the_sizes_and_the_counters_together(
     keys = index[0]["RequestItems"][settings().SEARCH_INDEX_TABLE]["Keys"]
     assert {"pk": {"S": postings.size_key("listings.v5#jobs#all")["pk"]}, "sk": {"S": "size"}} in keys
     assert len(keys) > 1
+    # The page's listings and their owners, as the skipped-over entries name them, in one more call.
+    assert [_tables(b) for b in batches if settings().LISTINGS_TABLE in _tables(b)] == [
+        {settings().LISTINGS_TABLE, settings().USERS_TABLE}]
+    assert not [b for b in batches if _tables(b) == {settings().USERS_TABLE}]
+    assert all(i["profile"] == get_listing(api, bob, ids[0]).json["profile"] for i in page["listings"])
+
+
+def test_a_covered_read_asks_for_the_values_it_checks_and_the_owner(
+        api: Api, alice: User, bob: User, admin: User, runner: Any) -> None:
+    ids = _jobs(api, admin, runner, [alice], ["contract", "full_time", "contract"])
+    with aws_calls("Query") as queries:
+        page = search_listings(api, bob, "category=jobs&role=hiring&meta.employmentType=contract")
+    assert [i["id"] for i in page["listings"]] == [ids[2], ids[0]]
+    covered = [q for q in queries if q["TableName"] == settings().SEARCH_INDEX_TABLE]
+    assert covered
+    for query in covered:
+        projected = {query["ExpressionAttributeNames"][path.removeprefix("f.")]
+                     for path in query["ProjectionExpression"].split(", ") if path.startswith("f.")}
+        assert projected == {"_role", "employmentType", OWNER}

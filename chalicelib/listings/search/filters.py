@@ -96,6 +96,15 @@ def entry_check(query: SearchQuery) -> Callable[[Mapping[str, str] | None], bool
     return check
 
 
+def entry_fields(query: SearchQuery) -> tuple[str, ...]:
+    """The names of an entry's projection that :func:`entry_check` of ``query`` reads (the role's
+    and each projected filter's field), so a covered read asks DynamoDB for those values only
+    (:func:`chalicelib.search.postings.read`, ``fields``)."""
+    names = [_ROLE] if query.role else []
+    names += [f.key for f in query.filters if f.type in _PROJECTED]
+    return tuple(dict.fromkeys(names))
+
+
 def evaluate(query: SearchQuery, listing: Mapping[str, Any]) -> Match | None:
     """Whether ``listing`` (a Listings item: categoryKey, roleKey, meta, searchText) passes ``query``.
 

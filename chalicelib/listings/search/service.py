@@ -362,13 +362,13 @@ def _ranked(query: SearchQuery, position: Position, owners: _Owners) -> _Ranked:
 def _probe_range(path: planner.Path, budget: int, owners: dict[str, str] | None = None) -> list[str] | None:
     """The newest keys of every listing in a range, newest first, or ``None`` when it holds more than
     ``budget`` (at most ``budget`` + 1 entries read). ``owners``: filled with the owner of each listing
-    its entry names (the entries are then read with their projection, else key-only)."""
+    its entry names (the entries are then read with their owner, else key-only)."""
     keys: list[str] = []
     for name in path.lists:
         after: str | None = None
         while True:
             read = postings.read(name, budget + 1 - len(keys), after=after, descending=False, low=path.low, high=path.high,
-                                 keys_only=owners is None)
+                                 keys_only=owners is None, fields=(OWNER,))
             keys += [newest_of_number_sort(p.sort) for p in read.postings]
             if owners is not None:
                 owners.update((p.item_id, p.data[OWNER]) for p in read.postings if p.data and OWNER in p.data)
@@ -380,19 +380,24 @@ def _probe_range(path: planner.Path, budget: int, owners: dict[str, str] | None 
     return sorted(keys, reverse=True)
 
 
-def _newest_ids(path: planner.Path, sizes: dict[str, int], before: str | None, want: int) -> Iterator[str]:
+def _newest_ids(path: planner.Path, sizes: dict[str, int], before: str | None, want: int,
+                owners: dict[str, str] | None = None) -> Iterator[str]:
     """The listing ids of a newest-first list path, merged over its categories' lists from ``before``.
 
     Empty lists are not read. Each list's first Query asks for its share of the ``want``
     entries the caller expects (proportional to the list's size, plus one), so a page usually
     costs one Query per list; the merge asks a list again only when its share runs out.
+    ``owners``: filled with the owner each entry names (by listing id; the entries are then
+    read with that one value of their projection, else key-only).
     """
     total = sum(sizes.get(name, 0) for name in path.lists) or 1
 
     def fetch(name: str, after: str | None, limit: int) -> tuple[list[postings.Posting], bool]:
         if after == before:  # the first Query of this list
             limit = max(limit, math.ceil(want * sizes.get(name, 0) / total) + 1)
-        read = postings.read(name, limit, after=after, keys_only=True)
+        read = postings.read(name, limit, after=after, keys_only=owners is None, fields=(OWNER,))
+        if owners is not None:
+            owners.update((p.item_id, p.data[OWNER]) for p in read.postings if p.data and OWNER in p.data)
         return read.postings, read.more
 
     fetches: list[Fetch] = [functools.partial(fetch, name) for name in path.lists if sizes.get(name, 0)]
@@ -431,7 +436,8 @@ def _covered_hits(query: SearchQuery, choice: _Choice, before: str | None, want:
     wanted = want if candidates else math.ceil(want / max(drive.item_rate, 0.05))
     pace = None if whole_list else join.Pace(wanted, drive.entry_rate)
     check = filters.entry_check(query)
-    return join.intersect([members], postings.read, descending=True, after=before,
+    read = functools.partial(postings.read, fields=(*filters.entry_fields(query), OWNER))
+    return join.intersect([members], read, descending=True, after=before,
                           accept=lambda entry: check(entry.data), pace=pace)
 
 
@@ -627,8 +633,9 @@ def _category_stream(query: SearchQuery, position: Position, exact: int | None, 
 
 def _skipped_native_page(query: SearchQuery, position: Position, scope: list[str], owners: _Owners) -> _Streamed:
     """``page=N`` (N > 1) of a page without filters and without a cursor: the skipped listings are
-    passed over as key-only entries of the category lists (:func:`category_list`), never read;
-    the page's listings are read by one BatchGetItem. ``total``: the counters (exact). While the
+    passed over as entries of the category lists (:func:`category_list`) read with their owner
+    alone, never as listings; the page's listings and their owners are read by one BatchGetItem
+    (:func:`_read_listings`). ``total``: the counters (exact). While the
     lists' sizes differ from the counters (the stream-maintained index lags a change), the page
     is read from the write-sharded indexes as a cursorless page always was."""
     names = [category_list(c, query.role) for c in scope]
@@ -638,8 +645,9 @@ def _skipped_native_page(query: SearchQuery, position: Position, scope: list[str
         return _category_stream(query, position, total, owners=owners)
     need = position.offset + position.page_size
     path = planner.Path("list", "category", tuple(names), sum(sizes.values()))
-    ids = list(itertools.islice(_distinct(_newest_ids(path, sizes, None, need)), position.offset, need))
-    found = repository.get_many(ids) if ids else {}
+    owner_of: dict[str, str] = {}  # the page's owners as its entries name them: read with its listings
+    ids = list(itertools.islice(_distinct(_newest_ids(path, sizes, None, need, owner_of)), position.offset, need))
+    found = _read_listings(ids, (owner_of.get(i) for i in ids), owners)
     page = [item for i in ids if (item := found.get(i)) is not None and status.is_public(item["status"])]
     last_key = newest_key(page[-1]) if page else None
     return _Streamed(page, total, "eq", position.after(total) and bool(page), last_key)
