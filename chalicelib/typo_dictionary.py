@@ -31,7 +31,7 @@ Surveys 24(4), 1992: length and first-letter partitions of the lexicon).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from aws_lambda_powertools import Logger
@@ -106,7 +106,7 @@ def correction_keys(namespace: str, scopes: Sequence[str], terms: Sequence[str])
 
 
 def corrections_in(namespace: str, scopes: Sequence[str], terms: Sequence[str],
-                   items: Iterable[dict[str, Any]]) -> dict[str, list[str]]:
+                   items: Iterable[Mapping[str, Any]]) -> dict[str, list[str]]:
     """:func:`corrections` of ``terms`` from ``items``, the vocabulary buckets read at :func:`correction_keys`
     (items of other kinds among them are ignored). Returns term -> corrections (closest first)."""
     vocab: dict[str, set[str]] = {}

@@ -41,11 +41,11 @@ from typing import Literal
 
 from chalicelib import users
 from chalicelib.profiles import index, planner
-from chalicelib.profiles.facets import facets
+from chalicelib.profiles.facets import Facets, facets
 from chalicelib.profiles.models import ProfilePage, ProfileSearchQuery
 from chalicelib.profiles.service import public_profile_fields
 from chalicelib.profiles.text import matches_text, searched
-from chalicelib.search import join, postings
+from chalicelib.search import join, postings, statistics
 from chalicelib.search import planner as engine
 from chalicelib.text import words
 from chalicelib.users.models import MAX_VERIFIED_LEVEL
@@ -71,7 +71,11 @@ def matches(user: UserRecord, query: ProfileSearchQuery, terms: Sequence[str]) -
     last word), ``skills`` must all be listed,
     the other filters must be equal (``minVerifiedLevel``: at least).
     """
-    profile = facets(user)
+    return facets_match(facets(user), query, terms)
+
+
+def facets_match(profile: Facets, query: ProfileSearchQuery, terms: Sequence[str]) -> bool:
+    """:func:`matches` on a profile's :class:`~chalicelib.profiles.facets.Facets` already read out."""
     checks = (
         query.country is None or profile.country == query.country,
         query.minVerifiedLevel is None or profile.level >= query.minVerifiedLevel,
@@ -158,7 +162,8 @@ def _current(batch: list[postings.Posting], query: ProfileSearchQuery, terms: Se
     checked: list[tuple[str, UserRecord | None]] = []
     for posting in batch:
         user = found.get(posting.item_id)
-        valid = user is not None and index.sort_key(facets(user)) == posting.sort and matches(user, query, terms)
+        profile = None if user is None else facets(user)  # once per user: its sort key and the filters
+        valid = profile is not None and index.sort_key(profile) == posting.sort and facets_match(profile, query, terms)
         checked.append((posting.sort, user if valid else None))
     return checked
 
@@ -341,6 +346,17 @@ def _covered_page(query: ProfileSearchQuery, terms: Sequence[str], source: plann
     return found
 
 
+def _planned(query: ProfileSearchQuery, terms: Sequence[str], options: Sequence[planner.Source], sizes: dict[str, int],
+             levels: Sequence[str], joinable: bool, want: int
+             ) -> tuple[int, planner.Plan, tuple[planner.Source, engine.Drive] | None]:
+    """The plan of a search from the lists' ``sizes``: the profiles counted (the level lists), the
+    plan and the covered drive if one is read (``want``: the matches the page takes)."""
+    universe = sum(sizes.get(name, 0) for name in levels)
+    plan = planner.choose(query, terms, options, sizes, universe)
+    covered = _covered_drive(options, sizes, universe, want) if plan.verify and joinable else None
+    return universe, plan, covered
+
+
 def search_profiles(query: ProfileSearchQuery) -> ProfilePage:
     """One page of the profiles matching ``query``, in the documented order.
 
@@ -361,17 +377,26 @@ def search_profiles(query: ProfileSearchQuery) -> ProfilePage:
     # A conjunction also needs how many profiles there are (the level lists), in the same BatchGetItem.
     joinable = planner.conditions(query, terms) > 1
     levels = [index.level_list(level) for level in range(MAX_VERIFIED_LEVEL + 1)] if joinable else []
-    sizes = postings.sizes([*planner.size_lists(options), *levels])
-    universe = sum(sizes.get(name, 0) for name in levels)
-    plan = planner.choose(query, terms, options, sizes, universe)
+    names = [*planner.size_lists(options), *levels]
     skip = 0 if position.key else position.offset
-    covered = _covered_drive(options, sizes, universe, skip + position.page_size + 1) if plan.verify and joinable else None
+    want = skip + position.page_size + 1
+    sizes = None if terms else statistics.remembered(names)
+    if sizes is not None:
+        universe, plan, covered = _planned(query, terms, options, sizes, levels, joinable, want)
+        # Only a covered page, counted from its entries and passing over no list as empty, answers
+        # the same whatever sizes planned it (chalicelib.search.statistics): the rest reads them.
+        if covered is None or not all(sizes.get(name, 0) for name in covered[0].lists):
+            sizes = None
+    if sizes is None:
+        sizes = postings.sizes(names)
+        statistics.remember(sizes)
+        universe, plan, covered = _planned(query, terms, options, sizes, levels, joinable, want)
     if covered is not None:
         found = _covered_page(query, terms, *covered, sizes, plan.min_level, skip, position.page_size, position.key)
         total = (position.offset if position.key else 0) + found.total
         has_more = found.has_more
     elif plan.verify:
-        restrictions = join_members(plan, sizes, universe, skip + position.page_size + 1) if plan.joined else []
+        restrictions = join_members(plan, sizes, universe, want) if plan.joined else []
         found = _verified_page(plan, query, terms, skip, position.page_size, position.key, restrictions)
         earlier = position.offset if position.key else 0  # the earlier pages were full
         total = earlier + found.total

@@ -394,7 +394,7 @@ def sizes(list_names: Sequence[str]) -> dict[str, int]:
     return sizes_with(list_names, [])[0]
 
 
-def sizes_with(list_names: Sequence[str], keys: Sequence[Mapping[str, Any]]) -> tuple[dict[str, int], list[dict[str, Any]]]:
+def sizes_with(list_names: Sequence[str], keys: Sequence[Mapping[str, Any]]) -> tuple[dict[str, int], list[Mapping[str, Any]]]:
     """:func:`sizes` of ``list_names`` and the items at ``keys`` of the index's table (a domain's
     counters, which share it), read together: one BatchGetItem per 100 keys in all.
 
@@ -402,8 +402,14 @@ def sizes_with(list_names: Sequence[str], keys: Sequence[Mapping[str, Any]]) -> 
     keys absent).
     """
     found = storage.batch_get(_table(), [*(size_key(name) for name in dict.fromkeys(list_names)), *keys])
+    return sizes_in(found, list_names)
+
+
+def sizes_in(found: Iterable[Mapping[str, Any]], list_names: Sequence[str]) -> tuple[dict[str, int], list[Mapping[str, Any]]]:
+    """The sizes of ``list_names`` among items read from the index's table at their :func:`size_key`
+    (0 for a list whose size item is absent), and the other items found, in the order read."""
     counted: dict[str, int] = {}
-    others: list[dict[str, Any]] = []
+    others: list[Mapping[str, Any]] = []
     for item in found:
         if item.get("sk") == _SIZE_SK and str(item["pk"]).startswith("size|"):
             counted[str(item["pk"]).removeprefix("size|")] = int(item.get("n", 0))

@@ -31,14 +31,17 @@ def aws_resources() -> Iterator[Resources]:
 
 
 def reset_process_caches() -> None:
-    """Forget cached settings, boto3 clients, API-key lookups and rate-limit hints (they depend on the environment)."""
+    """Forget cached settings, boto3 clients, API-key lookups and rate-limit hints (they depend on the
+    environment), and the remembered posting-list sizes (they describe the last test's tables)."""
     from chalicelib.rate_limits.service import clear_hints
+    from chalicelib.search import statistics
 
     settings.cache_clear()
     storage.client.cache_clear()
     storage.probe_client.cache_clear()
     clear_cache()
     clear_hints()
+    statistics.forget()
 
 
 #: The process environment. Chalice's test client swaps ``os.environ`` for a copy with the stage's

@@ -30,7 +30,7 @@ import itertools
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, TypeIs
+from typing import Any, Literal, TypeIs
 
 from chalicelib import batch_reads, typo_dictionary, users
 from chalicelib.categories.registry import all_categories
@@ -43,7 +43,7 @@ from chalicelib.listings.search.postings import NAMESPACE, OWNER, VALUE_TYPES, c
 from chalicelib.listings.search.query import SearchQuery
 from chalicelib.listings.service import view_fields
 from chalicelib.pagination import Position
-from chalicelib.search import join, postings
+from chalicelib.search import join, postings, statistics
 from chalicelib.search import planner as engine
 from chalicelib.search.merge import Fetch, merge_newest
 from chalicelib.text_analysis import typos
@@ -100,6 +100,22 @@ class _Owners:
         return {i: self.found[i] for i in wanted if i in self.found}
 
 
+def _read_listings_with(ids: Sequence[str], owner_ids: Iterable[str | None], owners: _Owners,
+                        also: batch_reads.Part[dict[str, Any]] | None) -> tuple[dict[str, ListingRecord], dict[str, dict[str, Any]]]:
+    """:func:`_read_listings`, with the items of ``also`` (another table's part) in the same
+    BatchGetItem: the listings by id and ``also``'s items by their id (one call; ``ids`` may be empty)."""
+    if also is None:
+        return _read_listings(ids, owner_ids, owners), {}
+    wanted = [i for i in dict.fromkeys(owner_ids) if i and i not in owners.asked]
+    if len(set(ids)) + len(wanted) + len(also.keys) > MAX_BATCH:
+        wanted = []  # too many for one call: the owners are read after the page (_Owners.of)
+    listing_part, owner_part = repository.read_part(ids), users.read_part(wanted)
+    found = batch_reads.read(listing_part, owner_part, also)
+    owners.found.update(found.of(owner_part))
+    owners.asked.update(wanted)
+    return found.of(listing_part), found.of(also)
+
+
 def _read_listings(ids: Sequence[str], owner_ids: Iterable[str | None], owners: _Owners | None) -> dict[str, ListingRecord]:
     """The listings ``ids`` by id (missing ones absent), one BatchGetItem; the users ``owner_ids`` (the
     listings' owners as the index filed them) are read in the same call into ``owners`` when they fit
@@ -144,10 +160,14 @@ class _Choice:
     #: engine planner's estimate (:mod:`chalicelib.search.planner`); ``None``: another way.
     driver: planner.Path | None = None
     drive: engine.Drive | None = None
+    #: Planned from remembered sizes (:mod:`chalicelib.search.statistics`), not read for this query.
+    remembered: bool = False
 
 
-def _planned(query: SearchQuery, scope: list[str]) -> tuple[planner.Plan, list[str], dict[str, int]]:
-    """The query's plan, the category lists of its scope (ACTIVE listings) and the sizes of every list named.
+def _planned(query: SearchQuery, scope: list[str], fresh: bool) -> tuple[planner.Plan, list[str], dict[str, int], bool]:
+    """The query's plan, the category lists of its scope (ACTIVE listings), the sizes of every list
+    named, and whether those are remembered sizes (:mod:`chalicelib.search.statistics`) rather than
+    read for this query (never when ``fresh``, nor for a query with ``q`` terms).
 
     The lists' sizes and the typo dictionary's buckets of the query's terms share a table and are
     read together (one BatchGetItem); only when a term has corrections (:mod:`chalicelib.typo_dictionary`)
@@ -157,6 +177,10 @@ def _planned(query: SearchQuery, scope: list[str]) -> tuple[planner.Plan, list[s
     paths = planner.plan(query)
     categories = [category_list(c, query.role) for c in paths.scope]
     names = [*paths.list_names(), *categories]
+    if not fresh and not query.terms:
+        known = statistics.remembered(names)
+        if known is not None:
+            return paths, categories, known, True
     vocabulary_keys = typo_dictionary.correction_keys(NAMESPACE, scope, eligible) if eligible else []
     sizes, vocabulary = postings.sizes_with(names, vocabulary_keys) if names or vocabulary_keys else ({}, [])
     corrections = typo_dictionary.corrections_in(NAMESPACE, scope, eligible, vocabulary) if eligible else {}
@@ -164,7 +188,8 @@ def _planned(query: SearchQuery, scope: list[str]) -> tuple[planner.Plan, list[s
         paths = planner.plan(query, corrections)
         missing = [name for name in paths.list_names() if name not in sizes]
         sizes.update(postings.sizes(missing) if missing else {})
-    return paths, categories, sizes
+    statistics.remember(sizes)
+    return paths, categories, sizes, False
 
 
 def _covered_drive(query: SearchQuery, paths: planner.Plan, sizes: dict[str, int], stream_size: int,
@@ -217,21 +242,37 @@ def _expected_hits(path: planner.Path, sizes: dict[str, int]) -> float:
     return sum(sizes.get(n, 0) * (0.5 if n in path.partial else 1.0) for n in path.lists)
 
 
-def _choose(query: SearchQuery, scope: list[str], want: int = READ_BUDGET) -> _Choice:
-    """Plan the query, read the sizes and the ACTIVE count, probe ranges: the path to read."""
-    paths, categories, sizes = _planned(query, scope)
+def _total_is_size(query: SearchQuery, path: planner.Path) -> bool:
+    """True when a covered page's ``total`` is ``path``'s size (it alone decides the query)."""
+    return path.exact and not query.role and path.label != "category"
+
+
+def _answers_from_reads(query: SearchQuery, driver: planner.Path | None) -> bool:
+    """True when a covered page driven by ``driver`` answers from what it reads, whatever the sizes
+    it was planned from (:mod:`chalicelib.search.statistics`): its entries decide the whole query
+    and its total is counted rather than a size. (The lists it passes over as empty are checked
+    with the page's listings, :func:`_covered_page`.)"""
+    return driver is not None and filters.covered(query) and not _total_is_size(query, driver)
+
+
+def _choose(query: SearchQuery, scope: list[str], want: int = READ_BUDGET, fresh: bool = False) -> _Choice:
+    """Plan the query, read the sizes and the ACTIVE count (or plan from remembered ones where the
+    answer cannot depend on them, :func:`_answers_from_reads`), probe ranges: the path to read."""
+    paths, categories, sizes, remembered = _planned(query, scope, fresh)
     # The ACTIVE count of the searched categories (and role): their key-only category lists' sizes, read
     # with the other sizes (the counters say the same once the index has caught up; this is an estimate).
     stream_size = sum(sizes.get(name, 0) for name in categories)
     best = planner.choose(paths, sizes, stream_size)
-    choice = _Choice(paths, sizes, best, stream_size)
+    choice = _Choice(paths, sizes, best, stream_size, remembered=remembered)
     covered = _covered_drive(query, paths, sizes, stream_size, want)
     lone_range = _lone_range(paths, sizes, covered[0] if covered else None)
-    if lone_range is not None:
+    if lone_range is not None:  # the probe's answer is what it reads: remembered sizes serve
         found = _probe_range(lone_range, READ_BUDGET, choice.range_owners)
         if found is not None:
             choice.range_keys, choice.range_exact = found, lone_range.exact
             return choice
+    if remembered and not _answers_from_reads(query, covered[0] if covered else None):
+        return _choose(query, scope, want, fresh=True)
     if covered is not None:
         choice.driver, choice.drive = covered
         return choice
@@ -255,7 +296,26 @@ def _stream(query: SearchQuery, position: Position, owners: _Owners) -> _Streame
         if position.key is None and position.offset:
             return _skipped_native_page(query, position, scope, owners)
         return _category_stream(query, position, counters.read_counts(scope, query.role), owners=owners)
-    choice = _choose(query, scope, (0 if position.key else position.offset) + position.page_size + 1)
+    want = (0 if position.key else position.offset) + position.page_size + 1
+    try:
+        return _planned_page(query, position, _choose(query, scope, want), owners)
+    except _StaleSizes:  # planned from remembered sizes, a list passed over as empty holds entries now
+        return _planned_page(query, position, _choose(query, scope, want, fresh=True), owners)
+
+
+class _StaleSizes(Exception):
+    """A page planned from remembered sizes passed over a list that holds entries now (:func:`_covered_page`)."""
+
+
+def _planned_page(query: SearchQuery, position: Position, choice: _Choice, owners: _Owners) -> _Streamed:
+    """The page of the planner's ``choice`` (:func:`_stream`).
+
+    Raises
+    ------
+    _StaleSizes
+        The choice was planned from remembered sizes that turned out stale where the answer
+        depends on them (never for a choice planned from sizes read for it).
+    """
     best, sizes = choice.best, choice.sizes
     if choice.driver is not None:
         return _covered_page(query, position, choice, owners)
@@ -453,11 +513,17 @@ def _covered_page(query: SearchQuery, position: Position, choice: _Choice, owner
     ``total``: the path's size when it is exact for the query; else the matches counted, exact
     when the path ended (a path of at most :data:`COUNT_ENTRIES` entries is read whole and
     counted), else ``"gte"``.
+
+    Raises
+    ------
+    _StaleSizes
+        Planned from remembered sizes (:mod:`chalicelib.search.statistics`), a list of the path
+        passed over as empty holds entries now (checked with the page's listings).
     """
     skip = 0 if position.key else position.offset
     need = skip + position.page_size
     path = choice.driver or choice.best
-    exact = path.exact and not query.role and path.label != "category"
+    exact = _total_is_size(query, path)
     size = sum(choice.sizes.get(name, 0) for name in path.lists)
     whole = filters.covered(query)
     whole_list = size <= min(COUNT_ENTRIES, READ_BUDGET)
@@ -475,7 +541,18 @@ def _covered_page(query: SearchQuery, position: Position, choice: _Choice, owner
                 exhausted = False
                 break
         owner_ids = (hit.data.get(OWNER) if hit.data else None for hit in on_page)
-        page.extend(_matching(query, [hit.item_id for hit in on_page], owners, owner_ids))
+        ids = [hit.item_id for hit in on_page]
+        # Planned from remembered sizes: the lists passed over as empty are checked with the page's read.
+        passed_over = [name for name in path.lists if not choice.sizes.get(name, 0)] if choice.remembered else []
+        if not passed_over:
+            page.extend(_matching(query, ids, owners, owner_ids))
+        else:
+            found, index_items = _read_listings_with(ids, owner_ids, owners, batch_reads.index_part(passed_over, []))
+            fresh, _ = postings.sizes_in(index_items.values(), passed_over)
+            if any(fresh.values()):  # one holds entries now: the page is planned again from read sizes
+                statistics.remember(fresh)
+                raise _StaleSizes(", ".join(name for name, size in fresh.items() if size))
+            page.extend(item for listing_id in ids if _is_match(item := found.get(listing_id), query))
     else:
         while exhausted:
             take = MAX_BATCH if whole_list else max(1, min(MAX_BATCH, need + 1 - matches))
@@ -634,20 +711,34 @@ def _category_stream(query: SearchQuery, position: Position, exact: int | None, 
 def _skipped_native_page(query: SearchQuery, position: Position, scope: list[str], owners: _Owners) -> _Streamed:
     """``page=N`` (N > 1) of a page without filters and without a cursor: the skipped listings are
     passed over as entries of the category lists (:func:`category_list`) read with their owner
-    alone, never as listings; the page's listings and their owners are read by one BatchGetItem
-    (:func:`_read_listings`). ``total``: the counters (exact). While the
-    lists' sizes differ from the counters (the stream-maintained index lags a change), the page
-    is read from the write-sharded indexes as a cursorless page always was."""
+    alone, never as listings. ``total``: the counters (exact). While the lists' sizes differ from
+    the counters (the stream-maintained index lags a change), the page is read from the
+    write-sharded indexes as a cursorless page always was.
+
+    One category (one list): its entries first, then the page's listings, their owners, the
+    list's size and the counters in one BatchGetItem (two calls). Several: the sizes and the
+    counters first (the merge reads each list its share), then the entries and the page.
+    """
     names = [category_list(c, query.role) for c in scope]
-    sizes, counter_items = postings.sizes_with(names, counters.count_keys(scope))  # one BatchGetItem: they share a table
-    total = counters.counted(counter_items, query.role)
-    if sum(sizes.values()) != total:  # the index lags the table (a change not yet filed): read the table's index
-        return _category_stream(query, position, total, owners=owners)
     need = position.offset + position.page_size
+    index_keys = counters.count_keys(scope)
+    if len(names) == 1:
+        sizes = {names[0]: need}  # one list: its share of the merge is the whole read
+    else:
+        sizes, counter_items = postings.sizes_with(names, index_keys)  # one BatchGetItem: they share a table
+        total = counters.counted(counter_items, query.role)
+        if sum(sizes.values()) != total:  # the index lags the table (a change not yet filed): read the table's index
+            return _category_stream(query, position, total, owners=owners)
     path = planner.Path("list", "category", tuple(names), sum(sizes.values()))
     owner_of: dict[str, str] = {}  # the page's owners as its entries name them: read with its listings
     ids = list(itertools.islice(_distinct(_newest_ids(path, sizes, None, need, owner_of)), position.offset, need))
-    found = _read_listings(ids, (owner_of.get(i) for i in ids), owners)
+    index = batch_reads.index_part(names, index_keys) if len(names) == 1 else None
+    found, index_items = _read_listings_with(ids, (owner_of.get(i) for i in ids), owners, index)
+    if index is not None:
+        sizes, counter_items = postings.sizes_in(index_items.values(), names)
+        total = counters.counted(counter_items, query.role)
+        if sizes[names[0]] != total:  # as above, found after the entries were read
+            return _category_stream(query, position, total, owners=owners)
     page = [item for i in ids if (item := found.get(i)) is not None and status.is_public(item["status"])]
     last_key = newest_key(page[-1]) if page else None
     return _Streamed(page, total, "eq", position.after(total) and bool(page), last_key)

@@ -1,0 +1,75 @@
+"""Planner statistics: the posting-list sizes a process read, remembered for a short time.
+
+A search plans from the sizes of the lists it could read (:func:`chalicelib.search.postings.sizes`):
+which path drives the page, how many entries each Query asks for. Reading them is one of the
+three DynamoDB calls of a covered page. An inverted index keeps such term statistics at hand
+(Lucene reads a term's ``docFreq`` from its in-memory term index, not per query); here the sizes
+one request read plan the next requests naming the same lists for :data:`TTL_SECONDS`.
+
+A remembered size is an estimate, and a plan made from estimates may only cost more, never
+answer differently. The callers keep to that rule (``docs/search.md``, "Planner statistics"):
+they plan from remembered sizes only paths whose answer comes from what they read (a covered
+page counted from its entries, a range probed in value order), re-read the sizes of the lists
+they passed over as empty with the page's listings and plan again from fresh sizes if one is
+not, and take an exact total never from a remembered size. Every fresh read refreshes the sizes.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cachetools import TTLCache
+
+#: How long a size read plans later searches, in seconds. It bounds how stale an estimate is
+#: (a list that grew from 50 to 500 entries meanwhile costs one page a larger read), not what
+#: a search answers.
+TTL_SECONDS = 60.0
+#: Most sizes remembered (least recently used dropped first): a few hundred KB of memory.
+MAX_LISTS = 20_000
+
+_lock = threading.Lock()
+_cache: TTLCache[str, int] | None = None
+
+
+def _timer() -> float:
+    """The cache's clock, in seconds (monotonic; tests patch it instead of sleeping)."""
+    return time.monotonic()
+
+
+def _sizes() -> TTLCache[str, int]:
+    global _cache
+    if _cache is None:
+        from cachetools import TTLCache  # with the first search, not at cold start
+
+        _cache = TTLCache(maxsize=MAX_LISTS, ttl=TTL_SECONDS, timer=lambda: _timer())
+    return _cache
+
+
+def remembered(names: Iterable[str]) -> dict[str, int] | None:
+    """The remembered size of every list of ``names`` (entries), or ``None`` when one is not
+    remembered or older than :data:`TTL_SECONDS` (then read them all: one BatchGetItem either way)."""
+    with _lock:
+        cache = _sizes()
+        found: dict[str, int] = {}
+        for name in names:
+            size = cache.get(name)
+            if size is None:
+                return None
+            found[name] = size
+        return found
+
+
+def remember(sizes: Mapping[str, int]) -> None:
+    """Remember sizes just read from the index (list id -> entries)."""
+    with _lock:
+        _sizes().update(sizes)
+
+
+def forget() -> None:
+    """Drop every remembered size (tests; a process starts with none)."""
+    with _lock:
+        _sizes().clear()
