@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.config import settings
+from chalicelib.listings.search import service as search_service
+from chalicelib.search import statistics
 from tests.clocks import distinct_milliseconds
 from tests.integration.conftest import Api, User, make_user
 from tests.integration.helpers import activate, aws_calls, create_listing, search_listings
@@ -107,3 +109,21 @@ def test_a_repeated_profile_search_reads_no_sizes_and_finds_a_newer_profile(api:
     assert sorted(p["displayName"] for p in page["profiles"]) == ["Ana", "Ben"]
     assert (page["total"], page["totalRelation"]) == (2, "eq")
     assert _index_reads(batches) == []
+
+
+def test_a_covered_read_sizes_its_first_query_by_the_share_it_accepted_last(
+        api: Api, alice: User, bob: User, admin: User, runner: Any, monkeypatch: Any) -> None:
+    """``salary_min=60000`` over a bucket (32,768-65,535) where one salary in four is inside: the
+    planner's guess (half) costs the first read a second Query; the share it learned, the next none."""
+    monkeypatch.setattr(search_service, "COUNT_ENTRIES", 2)  # the list is not read whole
+    monkeypatch.setattr(statistics, "MIN_OBSERVED", 5)  # a share learned from this few entries
+    salaries = [61000 if n % 4 == 0 else 40000 for n in range(16)]
+    ids = _jobs(api, admin, runner, alice, *(("contract", s) for s in salaries))
+    inside = [i for i, s in zip(ids, salaries, strict=True) if s >= 60000][::-1]
+    query = "category=jobs&meta.salary_min=60000&pageSize=2"
+    with aws_calls("Query") as first:
+        assert [i["id"] for i in search_listings(api, bob, query)["listings"]] == inside[:2]
+    with aws_calls("Query") as again:
+        page = search_listings(api, bob, query)
+    assert [i["id"] for i in page["listings"]] == inside[:2]
+    assert (len(first), len(again)) == (2, 1)

@@ -36,3 +36,14 @@ def test_one_list_not_remembered_means_none_are(clock: list[float]) -> None:
     assert statistics.remembered(["l#a", "l#c"]) == {"l#a": 5, "l#c": 1}
     statistics.forget()
     assert statistics.remembered(["l#a"]) is None
+
+
+def test_a_share_is_remembered_when_enough_entries_were_checked(clock: list[float]) -> None:
+    statistics.remember_share("k", accepted=5, read=statistics.MIN_OBSERVED - 1)
+    assert statistics.share("k") is None  # too few entries to say
+    statistics.remember_share("k", accepted=21, read=74)
+    assert statistics.share("k") == 21 / 74
+    statistics.remember_share("k", accepted=0, read=40)  # none accepted: a small share, never zero
+    assert statistics.share("k") == 1 / 40
+    clock[0] += statistics.TTL_SECONDS + 1
+    assert statistics.share("k") is None

@@ -351,7 +351,7 @@ def _candidates(query: SearchQuery, choice: _Choice, chunk: Callable[[], int], w
         yield from merge_newest(fetches, SCORE_WINDOW + 1, None, key=newest_key)
         return
     if choice.driver is not None:
-        ids: Iterator[str] = (hit.item_id for hit in _covered_hits(query, choice, None, window, candidates=True))
+        ids: Iterator[str] = (hit.item_id for hit in _covered_hits(query, choice, None, window, candidates=True)[0])
     elif choice.joined:
         ids = (hit.item_id for hit in _hits(choice, None, SCORE_WINDOW + 1))
     elif choice.range_keys is not None:
@@ -475,30 +475,58 @@ def _hits(choice: _Choice, before: str | None, want: int) -> Iterator[join.Hit]:
 
 
 def _covered_hits(query: SearchQuery, choice: _Choice, before: str | None, want: int, whole_list: bool = False,
-                  candidates: bool = False) -> Iterator[join.Hit]:
-    """The entries of the chosen driver that pass the query's entry checks, newest first from ``before``.
+                  candidates: bool = False) -> tuple[Iterator[join.Hit], _Observed]:
+    """The entries of the chosen driver that pass the query's entry checks, newest first from
+    ``before``, and the count of the entries checked so far and of those accepted.
 
     The driver's lists are read together (one parallel step per refill), each Query sized by a
-    :class:`chalicelib.search.join.Pace` from the planner's estimate of the share accepted;
-    ``whole_list``: read every entry in the first step instead (a small list counted whole).
-    ``want``: the matches expected, or (``candidates``) the accepted entries expected.
+    :class:`chalicelib.search.join.Pace` from the share of entries accepted: the share the same
+    read accepted last (:func:`chalicelib.search.statistics.share`, :func:`_share_key`), else the
+    planner's estimate; ``whole_list``: read every entry in the first step instead (a small list
+    counted whole). ``want``: the matches expected, or (``candidates``) the accepted entries expected.
     """
+    observed = _Observed()
     path, drive, sizes = choice.driver, choice.drive, choice.sizes
     if path is None or drive is None:
-        return iter(())
+        return iter(()), observed
     total = sum(sizes.get(name, 0) for name in path.lists) or 1
     members = [
         join.Member(name, sizes[name] + 1 if whole_list else 0, exact=name not in path.partial, share=sizes[name] / total)
         for name in path.lists if sizes.get(name, 0)
     ]
     if not members:
-        return iter(())
+        return iter(()), observed
     wanted = want if candidates else math.ceil(want / max(drive.item_rate, 0.05))
-    pace = None if whole_list else join.Pace(wanted, drive.entry_rate)
+    learned = None if whole_list else statistics.share(_share_key(query, path))
+    pace = None if whole_list else join.Pace(wanted, drive.entry_rate if learned is None else learned)
     check = filters.entry_check(query)
     read = functools.partial(postings.read, fields=(*filters.entry_fields(query), OWNER))
-    return join.intersect([members], read, descending=True, after=before,
-                          accept=lambda entry: check(entry.data), pace=pace)
+
+    def accept(entry: postings.Posting) -> bool:
+        passed = check(entry.data)
+        observed.checked += 1
+        observed.accepted += passed
+        return passed
+
+    return join.intersect([members], read, descending=True, after=before, accept=accept, pace=pace), observed
+
+
+@dataclass
+class _Observed:
+    """Entries a covered read checked and accepted: the share it learns (:func:`statistics.remember_share`).
+
+    Counted as entries are checked, not read, so entries a Query returned past the last one
+    taken do not lower the share (each read would then ask for more than the last).
+    """
+
+    checked: int = 0
+    accepted: int = 0
+
+
+def _share_key(query: SearchQuery, path: planner.Path) -> str:
+    """What a covered read's share of accepted entries depends on: the lists read and the checks."""
+    checks = sorted(f"{f.key}:{f.op}:{f.value}" for f in query.filters)
+    return "\t".join([*path.lists, f"role:{query.role}", *checks])
 
 
 def _covered_page(query: SearchQuery, position: Position, choice: _Choice, owners: _Owners) -> _Streamed:
@@ -527,7 +555,7 @@ def _covered_page(query: SearchQuery, position: Position, choice: _Choice, owner
     size = sum(choice.sizes.get(name, 0) for name in path.lists)
     whole = filters.covered(query)
     whole_list = size <= min(COUNT_ENTRIES, READ_BUDGET)
-    hits = _covered_hits(query, choice, position.key, need + 1, whole_list=whole_list)
+    hits, observed = _covered_hits(query, choice, position.key, need + 1, whole_list=whole_list)
     page: list[ListingRecord] = []
     matches = 0
     exhausted = True
@@ -566,6 +594,8 @@ def _covered_page(query: SearchQuery, position: Position, choice: _Choice, owner
                 elif matches > need and not whole_list:
                     exhausted = False
                     break
+    if not whole_list:
+        statistics.remember_share(_share_key(query, path), observed.accepted, observed.checked)
     before = position.offset if position.key else 0
     last_key = newest_key(page[-1]) if page else position.key
     if exact:
