@@ -13,7 +13,6 @@ maps errors only.
 from __future__ import annotations
 
 import base64
-import json
 import random
 import threading
 import time
@@ -25,6 +24,7 @@ from typing import Any, Unpack
 
 import boto3
 import botocore.session
+import orjson
 from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
 from botocore.config import Config
 from botocore.exceptions import ClientError, ConnectionClosedError, ReadTimeoutError
@@ -228,7 +228,9 @@ class WireJSONParser(JSONParser):
 
     def _handle_json_body(self, raw_body: bytes, shape: Shape | None) -> Any:
         if shape is not None and shape.name in self.outputs:
-            return json.loads(raw_body) if raw_body else {}
+            # orjson: the same values as json.loads for DynamoDB's JSON (numbers travel as strings),
+            # decoded in a third of the time: the largest single cost of a search page's SDK calls.
+            return orjson.loads(raw_body) if raw_body else {}
         return super()._handle_json_body(raw_body, shape)  # type: ignore[misc]
 
 
