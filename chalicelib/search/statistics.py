@@ -8,7 +8,9 @@ one request read plan the next requests naming the same lists for :data:`TTL_SEC
 the share of entries a covered read accepted (:func:`share`: how many entries its Queries ask for).
 
 A remembered size is an estimate, and a plan made from estimates may only cost more, never
-answer differently. The callers keep to that rule (``docs/search.md``, "Planner statistics"):
+return other listings (a ``total`` may then be a lower bound, ``"gte"``, where sizes read would
+have let the page count it: the API allows either). The callers keep to that rule
+(``docs/search.md``, "Two-call pages: planner statistics"):
 they plan from remembered sizes only paths whose answer comes from what they read (a covered
 page counted from its entries, a range probed in value order), re-read the sizes of the lists
 they passed over as empty with the page's listings and plan again from fresh sizes if one is
