@@ -100,36 +100,31 @@ class _Owners:
         return {i: self.found[i] for i in wanted if i in self.found}
 
 
-def _read_listings_with(ids: Sequence[str], owner_ids: Iterable[str | None], owners: _Owners,
-                        also: batch_reads.Part[dict[str, Any]] | None) -> tuple[dict[str, ListingRecord], dict[str, dict[str, Any]]]:
-    """:func:`_read_listings`, with the items of ``also`` (another table's part) in the same
-    BatchGetItem: the listings by id and ``also``'s items by their id (one call; ``ids`` may be empty)."""
-    if also is None:
-        return _read_listings(ids, owner_ids, owners), {}
-    wanted = [i for i in dict.fromkeys(owner_ids) if i and i not in owners.asked]
-    if len(set(ids)) + len(wanted) + len(also.keys) > MAX_BATCH:
-        wanted = []  # too many for one call: the owners are read after the page (_Owners.of)
-    listing_part, owner_part = repository.read_part(ids), users.read_part(wanted)
-    found = batch_reads.read(listing_part, owner_part, also)
-    owners.found.update(found.of(owner_part))
-    owners.asked.update(wanted)
-    return found.of(listing_part), found.of(also)
-
-
 def _read_listings(ids: Sequence[str], owner_ids: Iterable[str | None], owners: _Owners | None) -> dict[str, ListingRecord]:
     """The listings ``ids`` by id (missing ones absent), one BatchGetItem; the users ``owner_ids`` (the
     listings' owners as the index filed them) are read in the same call into ``owners`` when they fit
     in it (:data:`MAX_BATCH` keys in all), saving the page a second call."""
-    if not ids:
-        return {}
+    return _read_listings_with(ids, owner_ids, owners)[0]
+
+
+def _read_listings_with(ids: Sequence[str], owner_ids: Iterable[str | None], owners: _Owners | None,
+                        also: batch_reads.Part[dict[str, Any]] | None = None
+                        ) -> tuple[dict[str, ListingRecord], dict[str, dict[str, Any]]]:
+    """:func:`_read_listings`, with the items of ``also`` (another table's part, read even when
+    ``ids`` is empty) in the same BatchGetItem: the listings by id, and ``also``'s items by their id."""
+    if not ids and also is None:
+        return {}, {}
     wanted = [] if owners is None else [i for i in dict.fromkeys(owner_ids) if i and i not in owners.asked]
-    if not wanted or len(set(ids)) + len(wanted) > MAX_BATCH or owners is None:
-        return repository.get_many(ids)
+    if len(set(ids)) + len(wanted) + (len(also.keys) if also else 0) > MAX_BATCH:
+        wanted = []  # too many for one call: the owners are read after the page (_Owners.of)
+    if not wanted and also is None:
+        return repository.get_many(ids), {}
     listing_part, owner_part = repository.read_part(ids), users.read_part(wanted)
-    found = batch_reads.read(listing_part, owner_part)
-    owners.found.update(found.of(owner_part))
-    owners.asked.update(wanted)
-    return found.of(listing_part)
+    found = batch_reads.read(listing_part, owner_part, *([also] if also else []))
+    if owners is not None:
+        owners.found.update(found.of(owner_part))
+        owners.asked.update(wanted)
+    return found.of(listing_part), found.of(also) if also else {}
 
 
 @dataclass
