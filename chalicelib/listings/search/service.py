@@ -480,8 +480,8 @@ def _covered_hits(query: SearchQuery, choice: _Choice, before: str | None, want:
     planner's estimate; ``whole_list``: read every entry in the first step instead (a small list
     counted whole). ``want``: the matches expected, or (``candidates``) the accepted entries expected.
     """
-    observed = _Observed()
     path, drive, sizes = choice.driver, choice.drive, choice.sizes
+    observed = _Observed(_share_key(query, path) if path is not None else "")
     if path is None or drive is None:
         return iter(()), observed
     total = sum(sizes.get(name, 0) for name in path.lists) or 1
@@ -492,7 +492,7 @@ def _covered_hits(query: SearchQuery, choice: _Choice, before: str | None, want:
     if not members:
         return iter(()), observed
     wanted = want if candidates else math.ceil(want / max(drive.item_rate, 0.05))
-    learned = None if whole_list else statistics.share(_share_key(query, path))
+    learned = None if whole_list else statistics.share(observed.key)
     pace = None if whole_list else join.Pace(wanted, drive.entry_rate if learned is None else learned)
     check = filters.entry_check(query)
     read = functools.partial(postings.read, fields=(*filters.entry_fields(query), OWNER))
@@ -514,6 +514,8 @@ class _Observed:
     taken do not lower the share (each read would then ask for more than the last).
     """
 
+    #: The read's :func:`_share_key`.
+    key: str
     checked: int = 0
     accepted: int = 0
 
@@ -590,7 +592,7 @@ def _covered_page(query: SearchQuery, position: Position, choice: _Choice, owner
                     exhausted = False
                     break
     if not whole_list:
-        statistics.remember_share(_share_key(query, path), observed.accepted, observed.checked)
+        statistics.remember_share(observed.key, observed.accepted, observed.checked)
     before = position.offset if position.key else 0
     last_key = newest_key(page[-1]) if page else position.key
     if exact:
