@@ -93,7 +93,7 @@ contract: $(VENV)/.installed ## Contract fuzzing, deeper than make test's: schem
 	SCHEMATHESIS_MAX_EXAMPLES=$${SCHEMATHESIS_MAX_EXAMPLES:-15} $(PY) -m pytest -q -s tests/e2e/test_contract.py
 
 bench: $(VENV)/.installed ## Benchmarks with their budgets checked
-	@# search.py: the budgets met (about 4 min); --check --issue20 also the issue-20 ones still PENDING, --baseline adds e040095's side
+	@# search.py: every budget (about 4 min); --check --issue20 also any listed in PENDING (none now), --baseline adds e040095's side
 	$(PY) bench/search.py --check
 	$(PY) bench/relevance.py --check
 	$(PY) bench/requests.py --check
