@@ -882,7 +882,7 @@ REPEAT = 9
 #: Passes of every request per round with the answers replayed (after one with the embedded AWS
 #: answering): cheap, so the budget's figure is a median of ``REPEAT x REPLAYED_PASSES`` samples,
 #: steadier for the listing detail, the ratio's denominator and its noisiest figure.
-REPLAYED_PASSES = 3
+REPLAYED_PASSES = 8
 #: Items, KB and calls at the large size at most ``FLAT x`` the small size (issue 20), plus
 #: :data:`FLAT_SLACK` (one more Query's worth: a page boundary falling differently).
 FLAT = 1.25
