@@ -1071,8 +1071,9 @@ def metering(meter: Meter) -> Iterator[None]:
 
 
 def _interleaved(meter: Meter, runs: dict[str, tuple[Callable[[], Any], frozenset[str]]]) -> dict[str, Figures]:
-    """Run every request of ``runs`` (``name: (run, skip_ids)``) once per round, :data:`REPEAT` rounds:
-    the traffic of each one's last run, its CPU as the median over the rounds.
+    """Run every request of ``runs`` (``name: (run, skip_ids)``) ``1 + REPLAYED_PASSES`` times per
+    round, :data:`REPEAT` rounds: the traffic of each one's last run, its CPU as the median over
+    the samples of each kind.
 
     CPU: ``time.process_time`` (the process's CPU, every thread) over the request minus the
     thread CPU spent inside the embedded AWS and the meter (:func:`metering`), in ms; ``cpu`` with
