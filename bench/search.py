@@ -1027,7 +1027,7 @@ def metering(meter: Meter) -> Iterator[None]:
                 time.sleep(NETWORK_WAIT_SECONDS)  # the answer in flight: the thread blocked, the GIL released
                 return AWSResponse(request.url, status, headers, MockRawResponse(body))
             response = original_stub(self, event_name, request, **kwargs)
-            if key is not None and response is not None and response.status_code == 200:
+            if key is not None and key not in meter.replies and response is not None and response.status_code == 200:
                 meter.replies[key] = (response.status_code, response.headers, response.content)
             return response
         finally:
