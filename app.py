@@ -32,6 +32,7 @@ from chalicelib.request_context import request_context_middleware
 from chalicelib.saved_searches.routes import bp as saved_searches_bp
 from chalicelib.system.routes import bp as system_bp
 from chalicelib.users.routes import bp as users_bp
+from chalicelib.webhooks.events.routes import bp as events_bp
 from chalicelib.webhooks.routes import bp as webhooks_bp
 from chalicelib.workflows.routes import bp as workflows_bp
 
@@ -47,6 +48,7 @@ app.register_middleware(rate_limit_fields_middleware, "http")
 for blueprint in (system_bp, users_bp, categories_bp, geocoding_bp, listings_bp, approvals_bp):
     app.register_blueprint(blueprint)
 app.register_blueprint(webhooks_bp)
+app.register_blueprint(events_bp)
 app.register_blueprint(profiles_bp)
 app.register_blueprint(match_requests_bp)
 app.register_blueprint(conversations_bp)

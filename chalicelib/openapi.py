@@ -78,6 +78,7 @@ TAGS: dict[str, str] = {
     "categories": "Categories, their roles and typed fields.",
     "geocoding": "Addresses to coordinates.",
     "webhooks": "Register webhooks and read their delivery log.",
+    "events": "Every event the caller's webhooks would carry, for 30 days: list, read one, and its delivery attempts.",
     "admin": "Administrator operations: users, verification levels, listing approval.",
     "system": "Health and this document.",
     WEBHOOKS_TAG: "The signed requests this service sends to registered webhook URLs.",

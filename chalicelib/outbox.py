@@ -2,7 +2,17 @@
 
 The Events table's stream feeds the consumers (approval enqueuing, webhook delivery), so an
 event exists if and only if its change committed. Items expire after :data:`EVENT_TTL_DAYS`
-(DynamoDB TTL on ``expiresAt``).
+(DynamoDB TTL on ``expiresAt``), or :data:`RECORDED_EVENT_TTL_DAYS` for the events of a user.
+
+An event with a recipient (``routing.recipientId``: every webhook event) is also the record the
+events API lists (``GET /v1/events``): the same item carries the keys of the Events table's list
+indexes, so the record exists exactly when the outbox entry does (one ``Put`` in the change's
+transaction). Its index attributes (see :func:`recorded_keys`):
+
+* ``recipientId`` + ``recipientSort`` (``<createdAt>#<eventId>``): index ``byRecipient``;
+* ``recipientType`` (``<recipientId>#<type>``): index ``byRecipientType``;
+* ``recipientListingType`` (``<recipientId>#<listingId>#<type>``, ``match_request.*`` events
+  only): index ``byRecipientListingType``.
 
 Item shape: ``{eventId, type, createdAt, expiresAt, data: {...}, routing: {...}}`` where
 ``data`` is the event's payload (spec §6 fields for webhook events) and ``routing`` what the
@@ -23,6 +33,14 @@ from chalicelib.record_check import checked
 from chalicelib.transact_items import TransactItem
 
 EVENT_TTL_DAYS = 7
+#: Days an event of a user (one with ``routing.recipientId``) stays listable by the events API
+#: (Stripe keeps ``/v1/events`` for 30 days).
+RECORDED_EVENT_TTL_DAYS = 30
+
+#: The Events table's list indexes (see the module docstring).
+BY_RECIPIENT_INDEX = "byRecipient"
+BY_RECIPIENT_TYPE_INDEX = "byRecipientType"
+BY_RECIPIENT_LISTING_TYPE_INDEX = "byRecipientListingType"
 
 #: Internal event: a listing was created or updated and awaits review.
 LISTING_SUBMITTED = "listing.submitted"
@@ -46,6 +64,10 @@ PROFILE_REQUEST_ACCEPTED = "profile_request.accepted"
 PROFILE_REQUEST_REJECTED = "profile_request.rejected"
 #: Webhook event of a new message (spec §6); recipient: the other participant.
 MESSAGE_NEW = "message.new"
+#: Operational webhook events; recipient: the webhook's owner (``routing.webhookId``: the webhook
+#: the event is about, which never receives it).
+WEBHOOK_DISABLED = "webhook.disabled"
+WEBHOOK_ENABLED = "webhook.enabled"
 
 
 class OutboxEvent(TypedDict):
@@ -63,6 +85,14 @@ class OutboxEvent(TypedDict):
     data: dict[str, Any]
     #: Addressing for the consumers (never sent to receivers).
     routing: dict[str, Any]
+    #: The user whose events list holds the event (``routing.recipientId``); absent on internal events.
+    recipientId: NotRequired[str]
+    #: ``<createdAt>#<eventId>``: the order of the recipient's lists (newest first, unique).
+    recipientSort: NotRequired[str]
+    #: ``<recipientId>#<type>``: the recipient's list of one event type.
+    recipientType: NotRequired[str]
+    #: ``<recipientId>#<listingId>#<type>``: the recipient's list of one listing's ``match_request.*`` events.
+    recipientListingType: NotRequired[str]
     #: Deliver to this webhook only (a Dashboard test event).
     targetWebhookId: NotRequired[str]
     #: A test event (carried into the delivered envelope).
@@ -98,12 +128,18 @@ def event_op(
         Mark the event as a test (``test``, carried into the delivered envelope).
     """
     moment = clock.now()
-    item = {
-        "eventId": clock.new_id("evt"),
+    routing = routing or {}
+    event_id = clock.new_id("evt")
+    created_at = clock.iso(moment)
+    keys = recorded_keys(event_type, event_id, created_at, routing)
+    days = RECORDED_EVENT_TTL_DAYS if keys else EVENT_TTL_DAYS
+    item: dict[str, Any] = {
+        "eventId": event_id,
         "type": event_type,
-        "createdAt": clock.iso(moment),
-        "expiresAt": clock.epoch_seconds(moment + timedelta(days=EVENT_TTL_DAYS)),
-        "routing": routing or {},
+        "createdAt": created_at,
+        "expiresAt": clock.epoch_seconds(moment + timedelta(days=days)),
+        "routing": routing,
+        **keys,
     }
     if target_webhook_id is not None:
         item["targetWebhookId"] = target_webhook_id
@@ -117,6 +153,31 @@ def event_op(
     op["Put"]["Item"]["data"] = storage.to_value(data, keep_none=True)
     return op
 
+
+
+def recorded_keys(event_type: str, event_id: str, created_at: str, routing: Mapping[str, Any]) -> dict[str, str]:
+    """The list-index attributes of an event (empty for an event without ``routing.recipientId``).
+
+    Parameters
+    ----------
+    event_type, event_id, created_at:
+        The event's ``type``, ``eventId`` and ``createdAt`` (ISO 8601 UTC, fixed width, so the
+        sort key's string order is time order; the id makes it unique).
+    routing:
+        The event's addressing: ``recipientId`` and, for ``match_request.*``, ``listingId``.
+    """
+    recipient = routing.get("recipientId")
+    if not recipient:
+        return {}
+    keys = {
+        "recipientId": str(recipient),
+        "recipientSort": f"{created_at}#{event_id}",
+        "recipientType": f"{recipient}#{event_type}",
+    }
+    listing_id = routing.get("listingId")
+    if listing_id and event_type.startswith("match_request."):
+        keys["recipientListingType"] = f"{recipient}#{listing_id}#{event_type}"
+    return keys
 
 
 def event_id_of(op: TransactItem) -> str:

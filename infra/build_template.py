@@ -166,8 +166,23 @@ RESOURCES: dict[str, Any] = {
     ),
     "MessagesTable": _table([("conversationId", S), ("messageKey", S)]),
     "WebhooksTable": _table([("webhookId", S)], {"byOwner": [("ownerId", S), ("createdAt", S)]}),
-    "DeliveriesTable": _table([("webhookId", S), ("deliveryKey", S)], ttl="expiresAt"),
-    "EventsTable": _table([("eventId", S)], ttl="expiresAt", stream=True),
+    # byEvent (sparse: logged attempts only, eventLogKey = <attemptedAt>#<webhookId>#<attempt>): the
+    # attempts of one event, newest first (GET /v1/events/{eventId}/deliveries, attempt_log.py).
+    "DeliveriesTable": _table(
+        [("webhookId", S), ("deliveryKey", S)], {"byEvent": [("eventId", S), ("eventLogKey", S)]}, ttl="expiresAt"
+    ),
+    # The outbox; its events of a user are also the events API's records (chalicelib/outbox.py):
+    # sparse list indexes, recipientSort = <createdAt>#<eventId>, one per filter of GET /v1/events.
+    "EventsTable": _table(
+        [("eventId", S)],
+        {
+            "byRecipient": [("recipientId", S), ("recipientSort", S)],
+            "byRecipientType": [("recipientType", S), ("recipientSort", S)],
+            "byRecipientListingType": [("recipientListingType", S), ("recipientSort", S)],
+        },
+        ttl="expiresAt",
+        stream=True,
+    ),
     # powertools idempotency records of POST/PATCH requests (chalicelib/idempotency.py): its
     # DynamoDBPersistenceLayer's default layout, expired by TTL 24 h after the first request.
     "IdempotencyTable": _table([("id", S)], ttl="expiration"),

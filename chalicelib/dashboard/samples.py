@@ -59,6 +59,14 @@ def sample_data(event_type: str, recipient_id: str) -> dict[str, Any]:
         "roleKey": "mentor",
         "distanceKm": 3.2,
         "matchedAt": now,
+        "webhookId": clock.new_id("whk"),
+        "name": "Sample webhook",
+        "url": "https://example.com/hooks/sample",
+        "disabledReason": "Disabled after 5 consecutive failures",
+        "failCount": 5,
+        "lastFailure": "HTTP 503",
+        "disabledAt": now,
+        "enabledAt": now,
     }
     model = DATA_MODELS[event_type]
     return model.model_validate({k: v for k, v in values.items() if k in model.model_fields}).model_dump(mode="json")

@@ -10,6 +10,12 @@ docs and the Dashboard's test-event choices. A new event is one :class:`EventTyp
 
 Sources: spec §6 "Event kinds" and "Envelope"; DESIGN §2 "Webhooks" (``profile_request.*``
 events, ``test`` false on real events). Fields without a value are present as ``null``.
+
+Two kinds of events: the domain events of the spec (requests, messages, matches) and the
+*operational* events about the webhooks themselves (``webhook.disabled``, ``webhook.enabled``,
+as Svix's operational webhooks). A webhook registered without ``events`` subscribes to
+:data:`DEFAULT_EVENTS`, the domain events only: operational events are delivered only to
+webhooks that name them (docs/webhook-delivery.md, "Operational events").
 """
 
 from __future__ import annotations
@@ -126,6 +132,40 @@ class MessageNew(Model):
     createdAt: Timestamp
 
 
+class WebhookDisabled(Model):
+    """``webhook.disabled`` data: the failure policy switched one of the recipient's webhooks off.
+
+    ``failCount``: the consecutive failed attempts that did it; ``lastFailure``: the outcome of
+    the last of them (``HTTP 500`` or the error, e.g. ``timeout: ...``).
+    """
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "webhookId": "whk_01JD3Q5B7N4H2F8K6M0P9R3S1T", "name": "Matching alerts", "url": "https://example.com/hooks/matching",
+        "disabledReason": "Disabled after 5 consecutive failures", "failCount": 5, "lastFailure": "HTTP 503",
+        "disabledAt": "2026-11-21T23:55:55.123Z",
+    }]})
+    webhookId: str = Field(description="The webhook switched off (it does not receive this event)")
+    name: str
+    url: str
+    disabledReason: str
+    failCount: int = Field(description="Consecutive failed attempts when it was switched off")
+    lastFailure: str | None = Field(default=None, description="The failure that switched it off: `HTTP 500` or the error")
+    disabledAt: Timestamp
+
+
+class WebhookEnabled(Model):
+    """``webhook.enabled`` data: the owner switched one of its inactive webhooks on again."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "webhookId": "whk_01JD3Q5B7N4H2F8K6M0P9R3S1T", "name": "Matching alerts", "url": "https://example.com/hooks/matching",
+        "enabledAt": "2026-11-22T08:15:00.000Z",
+    }]})
+    webhookId: str = Field(description="The webhook switched on (it does not receive this event)")
+    name: str
+    url: str
+    enabledAt: Timestamp
+
+
 @dataclass(frozen=True)
 class EventType:
     """One deliverable event type.
@@ -140,12 +180,15 @@ class EventType:
         One line for documentation: when the event happens.
     recipients:
         Whose webhooks receive it.
+    operational:
+        An event about the webhooks themselves: not in :data:`DEFAULT_EVENTS`.
     """
 
     name: str
     data: type[BaseModel]
     summary: str
     recipients: str
+    operational: bool = False
 
 
 def _catalogue(*types: EventType) -> dict[str, EventType]:
@@ -154,6 +197,10 @@ def _catalogue(*types: EventType) -> dict[str, EventType]:
 
 _LISTING_WEBHOOKS = "the webhooks named in the listing's `webhookIds` that are active and subscribed to the event"
 _RECIPIENT_WEBHOOKS = "every active webhook of the recipient subscribed to the event"
+_OTHER_WEBHOOKS = (
+    "every other active webhook of the owner that names the event in its `events` (operational events are not "
+    "in the default subscription); always listed by `GET /v1/events`"
+)
 
 #: Every deliverable event, in documentation order.
 EVENT_TYPES: dict[str, EventType] = _catalogue(
@@ -168,10 +215,20 @@ EVENT_TYPES: dict[str, EventType] = _catalogue(
         outbox.LISTING_MATCHED, ListingMatched, "A newly active listing matches one of the recipient's saved searches (with alerts).",
         _RECIPIENT_WEBHOOKS,
     ),
+    EventType(
+        outbox.WEBHOOK_DISABLED, WebhookDisabled, "The failure policy switched one of the owner's webhooks off.",
+        _OTHER_WEBHOOKS, operational=True,
+    ),
+    EventType(
+        outbox.WEBHOOK_ENABLED, WebhookEnabled, "The owner switched one of its inactive webhooks on again.",
+        _OTHER_WEBHOOKS, operational=True,
+    ),
 )
 
-#: The names of :data:`EVENT_TYPES`, in documentation order (``events`` of ``POST /v1/webhooks``).
+#: The names of :data:`EVENT_TYPES`, in documentation order (the ``events`` a webhook may name).
 SUPPORTED_EVENTS: tuple[str, ...] = tuple(EVENT_TYPES)
+#: The events of a webhook registered without ``events``: every domain event, no operational one.
+DEFAULT_EVENTS: tuple[str, ...] = tuple(name for name, entry in EVENT_TYPES.items() if not entry.operational)
 
 
 def data_model(event_type: str) -> type[BaseModel]:

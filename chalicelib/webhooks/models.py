@@ -11,7 +11,7 @@ from chalicelib.json_types import SINGLE_LINE, Timestamp
 from chalicelib.model_base import Model
 from chalicelib.pagination import Envelope
 from chalicelib.webhooks.addresses import MAX_URL_LENGTH
-from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
+from chalicelib.webhooks.catalogue import DEFAULT_EVENTS, SUPPORTED_EVENTS
 
 DEFAULT_NAME = "API Webhook"
 
@@ -32,8 +32,9 @@ def _url_schema(schema: dict[str, Any]) -> None:
 class WebhookCreate(Model):
     """Body of ``POST /v1/webhooks``.
 
-    ``events`` null, omitted or empty subscribes to every supported event; an unknown event
-    name fails validation naming the field ``events``. The URL rules (https, public address)
+    ``events`` null, omitted or empty subscribes to every domain event
+    (:data:`~chalicelib.webhooks.catalogue.DEFAULT_EVENTS`; the operational ``webhook.*`` events
+    only when named); an unknown event name fails validation naming the field ``events``. The URL rules (https, public address)
     are checked by the service, which resolves the host.
     """
 
@@ -42,7 +43,11 @@ class WebhookCreate(Model):
     ]})
     name: Annotated[str, StringConstraints(min_length=1, max_length=100), SINGLE_LINE] | None = DEFAULT_NAME
     url: str = Field(min_length=1, max_length=MAX_URL_LENGTH, json_schema_extra=_url_schema)
-    events: list[EventName] | None = Field(default=None, max_length=len(SUPPORTED_EVENTS) * 4, validate_default=True)
+    events: list[EventName] | None = Field(
+        default=None, max_length=len(SUPPORTED_EVENTS) * 4, validate_default=True,
+        description="The events to deliver; null, omitted or empty: every domain event (the operational `webhook.*` "
+        "events only when named)",
+    )
 
     @field_validator("name")
     @classmethod
@@ -58,7 +63,7 @@ class WebhookCreate(Model):
     @classmethod
     def _events(cls, value: list[str] | None) -> list[str]:
         if not value:
-            return list(SUPPORTED_EVENTS)
+            return list(DEFAULT_EVENTS)
         unknown = [e for e in dict.fromkeys(value) if e not in SUPPORTED_EVENTS]
         if unknown:
             raise ValueError(f"unknown event(s): {', '.join(unknown)}; supported: {', '.join(SUPPORTED_EVENTS)}")

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from chalicelib import storage
 from chalicelib.config import settings
+from chalicelib.transact_items import TransactItem
 from chalicelib.webhooks.records import WebhookEdit, WebhookRecord, record
 
 
@@ -72,25 +73,29 @@ def add_failure(webhook_id: str) -> WebhookRecord | None:
 DISABLED_BY_OWNER = "Disabled by its owner"
 
 
-def deactivate(webhook_id: str, limit: int, now: str, last_failure: str | None = None) -> bool:
+def deactivate(
+    webhook_id: str, limit: int, now: str, last_failure: str | None = None, event: TransactItem | None = None
+) -> bool:
     """Set ``active`` false when ``failCount`` reached ``limit``; ``True`` when this call did it.
 
     The same update records when (``disabledAt``), why (``disabledReason``: "Disabled after
     ``limit`` consecutive failures") and, when given, the failure that did it (``lastFailure``,
-    e.g. ``HTTP 500``); the Dashboard shows them.
+    e.g. ``HTTP 500``); the Dashboard shows them. ``event`` (the outbox ``Put`` announcing it,
+    :func:`chalicelib.webhooks.operational.disabled_event_op`) is written in one
+    TransactWriteItems with the update, so it exists exactly when this call switched the webhook off.
     """
     failure = ", lastFailure = :last" if last_failure is not None else ""
     extra = {"last": last_failure} if last_failure is not None else {}
+    expression = "SET active = :no, disabledAt = :now, updatedAt = :now, disabledReason = :why" + failure
+    condition = "attribute_exists(webhookId) AND active = :yes AND failCount >= :limit"
+    values = storage.values(no=False, yes=True, limit=limit, now=now, why=disabled_by_failures(limit), **extra)
     try:
-        storage.update(
-            _table(),
-            _key(webhook_id),
-            "SET active = :no, disabledAt = :now, updatedAt = :now, disabledReason = :why" + failure,
-            condition="attribute_exists(webhookId) AND active = :yes AND failCount >= :limit",
-            ExpressionAttributeValues=storage.values(no=False, yes=True, limit=limit, now=now, why=disabled_by_failures(limit),
-                                                     **extra),
-        )
-    except storage.ConditionFailed:
+        if event is None:
+            storage.update(_table(), _key(webhook_id), expression, condition=condition, ExpressionAttributeValues=values)
+        else:
+            change = storage.tx_update(_table(), _key(webhook_id), expression, condition, ExpressionAttributeValues=values)
+            storage.transact([change, event])
+    except (storage.ConditionFailed, storage.TransactionConflict):
         return False
     return True
 
@@ -146,6 +151,24 @@ def enable_owned(webhook_id: str, owner_id: str, now: str) -> WebhookRecord | No
         ))
     except storage.ConditionFailed:
         return None
+
+
+def enable_inactive_owned(webhook_id: str, owner_id: str, now: str, event: TransactItem) -> bool:
+    """:func:`enable_owned` of a webhook that is inactive now, with ``event`` (the outbox ``Put`` of
+    ``webhook.enabled``) in the same TransactWriteItems; ``False`` (nothing written) when it is
+    missing, someone else's or already active."""
+    change = storage.tx_update(
+        _table(),
+        _key(webhook_id),
+        "SET active = :yes, failCount = :zero, updatedAt = :now REMOVE disabledAt, disabledReason, lastFailure",
+        "ownerId = :owner AND active = :no",
+        ExpressionAttributeValues=storage.values(yes=True, no=False, zero=0, now=now, owner=owner_id),
+    )
+    try:
+        storage.transact([change, event])
+    except storage.TransactionConflict:
+        return False
+    return True
 
 
 def disable_owned(webhook_id: str, owner_id: str, now: str) -> WebhookRecord | None:

@@ -19,8 +19,8 @@ from chalicelib.auth.service import Caller
 from chalicelib.config import settings
 from chalicelib.pagination import Deleted, PageQuery
 from chalicelib.transactions import Transaction
-from chalicelib.webhooks import addresses, repository, signing
-from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
+from chalicelib.webhooks import addresses, operational, repository, signing
+from chalicelib.webhooks.catalogue import DEFAULT_EVENTS, SUPPORTED_EVENTS
 from chalicelib.webhooks.delivery import attempt_log, redelivery
 from chalicelib.webhooks.delivery.envelope import Delivery
 from chalicelib.webhooks.delivery.records import AttemptEntry, AttemptRecord
@@ -161,7 +161,7 @@ def list_deliveries(caller: Caller, webhook_id: str, query: PageQuery) -> Delive
     total = attempt_log.count_attempts(webhook_id, moment)
     last = page.attempts[-1]["deliveryKey"] if page.attempts else None
     return DeliveryPage(
-        deliveries=[_attempt_model(item) for item in page.attempts],
+        deliveries=[attempt_model(item) for item in page.attempts],
         total=total,
         page=position.page,
         pageSize=position.page_size,
@@ -192,7 +192,8 @@ def redeliver(caller: Caller, webhook_id: str, event_id: str) -> Delivery:
         raise errors.NotFound(f"No delivery of event '{event_id}' to webhook '{webhook_id}'") from exc
 
 
-def _attempt_model(item: AttemptEntry) -> DeliveryAttempt:
+def attempt_model(item: AttemptEntry) -> DeliveryAttempt:
+    """The API view of a logged attempt (``GET /v1/webhooks/{id}/deliveries``, the events API, the Dashboard)."""
     return DeliveryAttempt(
         id=item["deliveryId"],
         eventId=item["eventId"],
@@ -242,7 +243,9 @@ def set_active(caller: Caller, webhook_id: str, active: bool) -> Webhook:
 
     Enabling sets ``failCount`` to 0, so deliveries resume with the next event and it takes five
     new consecutive failures to switch it off again (spec §8). Events that happened while it was
-    inactive are not replayed (they were skipped, as spec §3 says for inactive webhooks).
+    inactive are not replayed (they were skipped, as spec §3 says for inactive webhooks; the
+    events API lists them). Enabling an inactive webhook writes ``webhook.enabled`` in the same
+    transaction; enabling an active one only resets ``failCount`` (no event).
 
     Raises
     ------
@@ -250,6 +253,13 @@ def set_active(caller: Caller, webhook_id: str, active: bool) -> Webhook:
         Unknown, or someone else's.
     """
     now = clock.iso()
+    if active:
+        current = require_own(caller, webhook_id)
+        if not current.get("active"):
+            event = operational.enabled_event_op(current, now)
+            if repository.enable_inactive_owned(webhook_id, caller.user_id, now, event):
+                return to_model(_owned_or_404(repository.get(webhook_id, consistent=True), webhook_id))
+        # Active already (or enabled meanwhile by another request): reset failCount, no event.
     switch = repository.enable_owned if active else repository.disable_owned
     item = switch(webhook_id, caller.user_id, now)
     return to_model(_owned_or_404(item, webhook_id))
@@ -290,7 +300,7 @@ def overview(caller: Caller) -> list[WebhookOverview]:
             WebhookOverview(
                 **to_model(item).model_dump(),
                 previousSecretExpiresAt=previous_expiry,
-                lastDelivery=_attempt_model(last[0]) if last else None,
+                lastDelivery=attempt_model(last[0]) if last else None,
                 disabledAt=None if item.get("active") else item.get("disabledAt"),
                 disabledReason=None if item.get("active") else item.get("disabledReason"),
                 lastFailure=None if item.get("active") else item.get("lastFailure"),
@@ -312,7 +322,7 @@ def get_webhook(caller: Caller, webhook_id: str) -> Webhook:
 
 def _logged_model(item: AttemptRecord) -> LoggedAttempt:
     token = base64.urlsafe_b64encode(str(item["deliveryKey"]).encode()).decode().rstrip("=")
-    return LoggedAttempt(**_attempt_model(item).model_dump(), token=token, requestBody=item.get("requestBody"))
+    return LoggedAttempt(**attempt_model(item).model_dump(), token=token, requestBody=item.get("requestBody"))
 
 
 def get_attempt(caller: Caller, webhook_id: str, token: str) -> LoggedAttempt:
@@ -364,7 +374,7 @@ def send_test_event(caller: Caller, webhook_id: str, event_type: str, data: dict
     item = require_own(caller, webhook_id)
     if event_type not in SUPPORTED_EVENTS:
         raise errors.RuleViolation.for_field("eventType", f"must be one of {', '.join(SUPPORTED_EVENTS)}")
-    if event_type not in (item.get("events") or SUPPORTED_EVENTS):
+    if event_type not in (item.get("events") or DEFAULT_EVENTS):
         raise errors.RuleViolation.for_field("eventType", f"the webhook is not subscribed to {event_type}")
     if not item.get("active"):
         raise errors.Conflict("The webhook is inactive; enable it before sending a test event")

@@ -18,7 +18,8 @@ and the policy is exact. An attempt:
    * 2xx: ``failCount`` back to 0;
    * anything else (non-2xx including 3xx, timeout, connection, TLS or DNS error, blocked
      address): ``failCount`` + 1 (atomic ``ADD``); at :data:`FAILURE_LIMIT` the webhook becomes
-     inactive (conditional ``SET``) and its lane drains; otherwise the next attempt is held on
+     inactive (conditional ``SET``, in one transaction with the ``webhook.disabled`` event that
+     announces it: :mod:`chalicelib.webhooks.operational`) and its lane drains; otherwise the next attempt is held on
      the retry queue for its backoff (:mod:`chalicelib.webhooks.delivery.retries`);
 4. logs the attempt, whatever its outcome: in the attempt log (with the ``requestId`` of the API
    request that wrote the event) and as one JSON log line ``"webhook attempt"`` carrying the same
@@ -38,7 +39,7 @@ from aws_lambda_powertools import Logger
 
 from chalicelib import clock, metrics
 from chalicelib.config import settings
-from chalicelib.webhooks import repository, signing
+from chalicelib.webhooks import operational, repository, signing
 from chalicelib.webhooks.delivery import attempt_log, recipients, retries, sender
 from chalicelib.webhooks.delivery.envelope import Delivery, envelope_body
 from chalicelib.webhooks.delivery.heartbeat import Heartbeat
@@ -164,8 +165,13 @@ def _record_failure(delivery: Delivery, outcome: sender.Outcome) -> str | None:
     updated = repository.add_failure(delivery.webhook_id)
     if updated is None:  # deleted or switched off meanwhile: no more attempts
         return None
-    if int(updated.get("failCount") or 0) >= FAILURE_LIMIT:
-        if repository.deactivate(delivery.webhook_id, FAILURE_LIMIT, clock.iso(), failure_text(outcome)):
+    fail_count = int(updated.get("failCount") or 0)
+    if fail_count >= FAILURE_LIMIT:
+        now, last_failure = clock.iso(), failure_text(outcome)
+        event = operational.disabled_event_op(
+            updated, repository.disabled_by_failures(FAILURE_LIMIT), fail_count, last_failure, now
+        )
+        if repository.deactivate(delivery.webhook_id, FAILURE_LIMIT, now, last_failure, event=event):
             metrics.record_webhook_disabled()
         return None
     delay = retries.next_delay(delivery.attempt)

@@ -11,6 +11,9 @@ Two kinds of items share the table (hash ``webhookId``, range ``deliveryKey``):
   status code or error class, duration, response body up to 4 KiB). The key sorts by time
   (fixed-width ISO 8601) and is unique, so a descending Query on the ``LOG#`` range lists the
   newest first and a page starts right after the previous page's last key (keyset paging).
+  A logged attempt also carries ``eventLogKey`` (``<attemptedAt>#<webhookId>#<attempt>``), the
+  sort key of the sparse index ``byEvent`` (partition ``eventId``): the attempts of one event to
+  every webhook, newest first (:func:`event_attempts_page`).
 * ``COUNT``: the log's counter, one number attribute ``d#<YYYY-MM-DD>`` per UTC day of
   ``attemptedAt``, added to in the same TransactWriteItems as each logged attempt.
 
@@ -36,6 +39,7 @@ from typing import Any
 
 from chalicelib import clock, storage
 from chalicelib.config import settings
+from chalicelib.search import keyset
 from chalicelib.transact_items import TransactItem
 from chalicelib.webhooks import signing
 from chalicelib.webhooks.delivery import lanes, records
@@ -285,7 +289,10 @@ def _log(webhook_id: str, entry: AttemptEntry, extra: list[TransactItem]) -> Att
     """The log item's Put, the counter's Update and ``extra`` (the claim's update) in one transaction."""
     key = f"{_LOG}{entry['attemptedAt']}#{entry['eventId']}#{entry['attempt']:02d}"
     expires_at = log_expires_at(entry["attemptedAt"])
-    item: AttemptRecord = {**entry, "webhookId": webhook_id, "deliveryKey": key, "expiresAt": expires_at}
+    item: AttemptRecord = {
+        **entry, "webhookId": webhook_id, "deliveryKey": key, "expiresAt": expires_at,
+        "eventLogKey": f"{entry['attemptedAt']}#{webhook_id}#{entry['attempt']:02d}",
+    }
     day = _day_of(entry["attemptedAt"])
     stale = {f"#r{i}": f"{_DAY}{day - timedelta(days=back)}" for i, back in enumerate(_STALE_DAYS)}
     count = storage.tx_update(
@@ -366,6 +373,46 @@ def attempts_page(webhook_id: str, moment: datetime, size: int, after: str | Non
             break
         params["ExclusiveStartKey"] = storage.to_item(last)
     return AttemptPage(attempts=[records.attempt(i) for i in found[skip : skip + size]], more=len(found) > skip + size)
+
+
+def _event_log_table_key(event_id: str, event_log_key: str) -> dict[str, str]:
+    """The table key of the logged attempt at ``eventLogKey`` ``<attemptedAt>#<webhookId>#<attempt>`` of ``event_id``."""
+    attempted_at, webhook_id, attempt = event_log_key.split("#")
+    if not attempt.isdigit():
+        raise ValueError("not an attempt number")
+    return {"webhookId": webhook_id, "deliveryKey": f"{_LOG}{attempted_at}#{event_id}#{attempt}"}
+
+
+#: The attempts of one event, newest first (sparse: logged attempts carry ``eventLogKey``).
+BY_EVENT = keyset.ListIndex("byEvent", "eventId", "eventLogKey", _event_log_table_key)
+
+
+def event_attempts_page(event_id: str, size: int, after: str | None = None, skip: int = 0) -> AttemptPage:
+    """A page of ``size`` logged attempts of ``event_id`` (to any webhook), newest first.
+
+    Parameters
+    ----------
+    event_id:
+        The event (``evt_...``).
+    size:
+        Attempts per page (1..100).
+    after:
+        ``eventLogKey`` of the previous page's last attempt (a cursor's position), or ``None``.
+    skip:
+        Attempts to pass over first (offset pages without a cursor).
+
+    Returns
+    -------
+    AttemptPage
+        At most ``skip + size + 1`` index items read (:func:`chalicelib.search.keyset.read_page`).
+
+    Raises
+    ------
+    RuleViolation
+        ``after`` is not an ``eventLogKey`` (field ``cursor``).
+    """
+    page = keyset.read_page(_table(), BY_EVENT, event_id, size, after=after, skip=skip)
+    return AttemptPage(attempts=[records.attempt(i) for i in page.items], more=page.more)
 
 
 def _window_query(webhook_id: str, lower: str, **params: Any) -> dict[str, Any]:

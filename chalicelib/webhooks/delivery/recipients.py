@@ -9,10 +9,13 @@
   (``routing.recipientId``) owns;
 * ``message.new``: every webhook of the recipient (``routing.recipientId``), never one of
   the sender (``routing.senderId``);
-* ``profile_request.*``: every webhook of the profile owner (``routing.recipientId``).
+* ``profile_request.*``: every webhook of the profile owner (``routing.recipientId``);
+* ``webhook.*`` (operational): every webhook of the owner (``routing.recipientId``) except the one
+  the event is about (``routing.webhookId``).
 
 In every case only active webhooks subscribed to the event, registered before the event
-happened, receive it. Other events (e.g. the internal ``listing.submitted``) go nowhere. An
+happened, receive it (a webhook without stored ``events`` subscribes to
+:data:`~chalicelib.webhooks.catalogue.DEFAULT_EVENTS`). Other events (e.g. the internal ``listing.submitted``) go nowhere. An
 event without a recipient goes nowhere.
 """
 
@@ -20,9 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from chalicelib.outbox import MESSAGE_NEW
+from chalicelib.outbox import MESSAGE_NEW, WEBHOOK_DISABLED, WEBHOOK_ENABLED
 from chalicelib.webhooks import repository
-from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
+from chalicelib.webhooks.catalogue import DEFAULT_EVENTS, SUPPORTED_EVENTS
 from chalicelib.webhooks.delivery.envelope import Event
 from chalicelib.webhooks.records import WebhookRecord
 
@@ -56,8 +59,8 @@ class WebhookDirectory:
 
 
 def subscribed(webhook: WebhookRecord, event_type: str) -> bool:
-    """True when ``webhook`` is active and subscribed to ``event_type`` (no stored events: all of them)."""
-    events = webhook.get("events") or SUPPORTED_EVENTS
+    """True when ``webhook`` is active and subscribed to ``event_type`` (no stored events: the default ones)."""
+    events = webhook.get("events") or DEFAULT_EVENTS
     return bool(webhook.get("active")) and event_type in events
 
 
@@ -82,6 +85,9 @@ def recipients(event: Event, directory: WebhookDirectory) -> list[WebhookRecord]
         return []
     if event.type.startswith("match_request."):
         candidates = directory.by_ids(event.routing.get("webhookIds") or [])  # bound to the listing
+    elif event.type in (WEBHOOK_DISABLED, WEBHOOK_ENABLED):  # never the webhook the event is about
+        about = event.routing.get("webhookId")
+        candidates = [w for w in directory.by_owner(str(recipient)) if w["webhookId"] != about]
     else:
         candidates = directory.by_owner(str(recipient))  # message.new, profile_request.*
     return [w for w in candidates if w.get("ownerId") == recipient and subscribed(w, event.type) and existed_at(w, event)]

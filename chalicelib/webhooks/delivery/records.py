@@ -57,6 +57,9 @@ class AttemptRecord(AttemptEntry):
     deliveryKey: str
     #: Unix seconds; the table's TTL attribute.
     expiresAt: int
+    #: ``<attemptedAt>#<webhookId>#<attempt>``: the sort key of the ``byEvent`` index (the
+    #: attempts of one event); absent on attempts logged before the index existed.
+    eventLogKey: NotRequired[str]
 
 
 class ClaimRecord(TypedDict):

@@ -1,0 +1,95 @@
+"""Events API models: the query of ``GET /v1/events``, an event, and the pages."""
+
+from __future__ import annotations
+
+from datetime import UTC
+from typing import Any
+
+from pydantic import AwareDatetime, Field, field_validator
+
+from chalicelib import clock
+from chalicelib.json_types import Timestamp
+from chalicelib.model_base import Model
+from chalicelib.pagination import PageQuery, SearchEnvelope
+from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
+from chalicelib.webhooks.models import DeliveryAttempt
+
+
+def _types_pattern() -> str:
+    choice = "|".join(name.replace(".", r"\.") for name in SUPPORTED_EVENTS)
+    return f"^({choice})(,({choice}))*$"
+
+
+class EventListQuery(PageQuery):
+    """Query of ``GET /v1/events``: every filter optional, all of them applied together.
+
+    ``createdAfter`` / ``createdBefore`` bound ``createdAt`` to the half-open interval
+    ``[createdAfter, createdBefore)`` (ISO 8601 with an offset, read at millisecond precision).
+    """
+
+    type: str | None = Field(
+        default=None, max_length=1024, pattern=_types_pattern(),
+        description="One or more event names, comma-separated (e.g. `match_request.received,message.new`)",
+    )
+    createdAfter: AwareDatetime | None = Field(
+        default=None, description="Events created at or after this time (ISO 8601 with an offset, e.g. `2026-11-21T23:55:55Z`)"
+    )
+    createdBefore: AwareDatetime | None = Field(default=None, description="Events created strictly before this time (ISO 8601)")
+    listingId: str | None = Field(
+        default=None, min_length=1, max_length=128, pattern="^[A-Za-z0-9_-]+$",
+        description="The `match_request.*` events about this listing of the caller (with `type`, only `match_request.*` names)",
+    )
+
+    @field_validator("type")
+    @classmethod
+    def _distinct(cls, value: str | None) -> str | None:
+        return None if value is None else ",".join(dict.fromkeys(value.split(",")))
+
+    def types(self) -> list[str]:
+        """The event names of ``type`` (distinct, in the order given); empty without the filter."""
+        return self.type.split(",") if self.type else []
+
+    def after_iso(self) -> str | None:
+        """``createdAfter`` as the service writes times (ISO 8601 UTC, milliseconds), or ``None``."""
+        return None if self.createdAfter is None else clock.iso(self.createdAfter.astimezone(UTC))
+
+    def before_iso(self) -> str | None:
+        """``createdBefore`` as the service writes times, or ``None``."""
+        return None if self.createdBefore is None else clock.iso(self.createdBefore.astimezone(UTC))
+
+
+class Event(Model):
+    """One event: exactly the body its webhook deliveries carry (``event``, ``timestamp``, ``test``,
+    ``data``) plus its ``id`` and ``createdAt``.
+
+    Every delivery of the event has ``webhook-id`` = ``<id>_<webhookId>``, so the part before
+    ``_whk_`` of a delivery's ``webhook-id`` names its event.
+    """
+
+    id: str = Field(description="The event id (`evt_...`); a delivery's `webhook-id` is `<id>_<webhookId>`")
+    event: str = Field(description="The event name (the webhook section's operation of the same name gives `data`)",
+                       json_schema_extra={"enum": list(SUPPORTED_EVENTS)})
+    timestamp: Timestamp = Field(description="When the change happened (ISO 8601 UTC); as in the delivered body")
+    test: bool = Field(description="true only for a test event sent on request")
+    data: dict[str, Any] = Field(description="The event's `data`, exactly as delivered (schema: the `webhooks` section)")
+    createdAt: Timestamp = Field(description="When the event was recorded (ISO 8601 UTC; equal to `timestamp`)")
+
+
+class EventPage(SearchEnvelope):
+    """``GET /v1/events``: the caller's events of the last 30 days, newest first. ``total`` counts
+    the events up to the end of this page, a lower bound (``totalRelation: "gte"``) while more follow."""
+
+    events: list[Event]
+
+
+class EventDelivery(DeliveryAttempt):
+    """One delivery attempt of an event, to one of the caller's webhooks (as the delivery log shows it)."""
+
+    webhookId: str
+
+
+class EventDeliveryPage(SearchEnvelope):
+    """``GET /v1/events/{eventId}/deliveries``: the attempts to deliver the event, newest first.
+    ``total`` counts the attempts up to the end of this page, a lower bound while more follow."""
+
+    deliveries: list[EventDelivery]

@@ -1,0 +1,132 @@
+"""Events table reads of the events API: a user's events by the outbox's list indexes.
+
+The records are the outbox items with a recipient (:mod:`chalicelib.outbox`): partition
+``recipientId`` (index ``byRecipient``), ``<recipientId>#<type>`` (``byRecipientType``) or
+``<recipientId>#<listingId>#<type>`` (``byRecipientListingType``), each sorted by
+``recipientSort`` = ``<createdAt>#<eventId>``. A page filtered by several types (or a
+listing's three ``match_request.*`` types) merges the newest-first pages of those partitions
+(:func:`chalicelib.search.merge.merge_newest`), so the items read follow the page, never the
+user's history.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from chalicelib import outbox, storage
+from chalicelib.config import settings
+from chalicelib.search.merge import Fetch, merge_newest
+
+#: The shape of a ``recipientSort`` key (a cursor's position): ``<ISO 8601 UTC ms>#evt_<ULID>``.
+SORT_KEY = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#evt_[0-9A-HJKMNP-TV-Z]{26}$")
+#: Bounds of ``recipientSort`` when a side is open (every key sorts between them).
+_LOWEST = "0"
+_HIGHEST = "~"
+
+
+def _table() -> str:
+    return settings().EVENTS_TABLE
+
+
+def get(event_id: str) -> outbox.OutboxEvent | None:
+    """The Events item ``event_id``, or ``None``."""
+    item = storage.get(_table(), {"eventId": event_id})
+    return outbox.record(item) if item is not None else None
+
+
+@dataclass(frozen=True)
+class Partitions:
+    """Which list index partitions hold the events a query asks for: ``index`` and its ``values``."""
+
+    index: str
+    attribute: str
+    values: tuple[str, ...]
+
+
+def partitions(recipient_id: str, types: list[str], listing_id: str | None) -> Partitions:
+    """The partitions of ``recipient_id``'s events of ``types`` (all types when empty), about
+    ``listing_id`` when given (whose events are the ``match_request.*`` types in ``types``)."""
+    if listing_id is not None:
+        return Partitions(
+            outbox.BY_RECIPIENT_LISTING_TYPE_INDEX, "recipientListingType",
+            tuple(f"{recipient_id}#{listing_id}#{t}" for t in types),
+        )
+    if types:
+        return Partitions(outbox.BY_RECIPIENT_TYPE_INDEX, "recipientType", tuple(f"{recipient_id}#{t}" for t in types))
+    return Partitions(outbox.BY_RECIPIENT_INDEX, "recipientId", (recipient_id,))
+
+
+def _fetch(where: Partitions, value: str, lower: str, upper: str) -> Fetch:
+    """A merge shard: up to ``limit`` events of partition ``value`` in ``[lower, upper]`` below ``before``."""
+
+    def fetch(before: str | None, limit: int) -> tuple[list[Any], bool]:
+        params: dict[str, Any] = {
+            "IndexName": where.index,
+            "KeyConditionExpression": "#p = :p AND recipientSort BETWEEN :lo AND :hi",
+            "ExpressionAttributeNames": {"#p": where.attribute},
+            "ExpressionAttributeValues": storage.values(p=value, lo=lower, hi=upper),
+            "ScanIndexForward": False,
+            "Limit": limit,
+        }
+        if before is not None:  # a position, whichever partition its event lives in
+            params["ExclusiveStartKey"] = storage.to_item(
+                {"eventId": before.partition("#")[2], where.attribute: value, "recipientSort": before}
+            )
+        items, last = storage.query_page(_table(), **params)
+        return items, last is not None
+
+    return fetch
+
+
+@dataclass(frozen=True)
+class EventsPage:
+    """One page of events, newest first, and whether ``more`` follow."""
+
+    items: list[outbox.OutboxEvent]
+    more: bool
+
+
+def page(
+    where: Partitions, size: int, lower: str | None = None, upper: str | None = None, after: str | None = None, skip: int = 0
+) -> EventsPage:
+    """A page of ``size`` events of the partitions ``where``, newest first.
+
+    Parameters
+    ----------
+    where:
+        The partitions (:func:`partitions`).
+    size:
+        Events per page (1..100).
+    lower:
+        Oldest ``createdAt`` listed (ISO 8601 UTC, inclusive), or ``None``.
+    upper:
+        ``createdAt`` the events must be older than (exclusive), or ``None``.
+    after:
+        ``recipientSort`` of the previous page's last event (a cursor's position; it must match
+        :data:`SORT_KEY`), or ``None``.
+    skip:
+        Events to pass over first (offset pages without a cursor).
+
+    Returns
+    -------
+    EventsPage
+        Reads about ``skip + size + 1`` items (each of ``k`` partitions is asked for its share,
+        at least one, and refilled only while the merge takes from it).
+    """
+    low = lower or _LOWEST
+    # Keys of createdAt T are "T#evt_...", greater than "T": an upper bound of "T" excludes T itself.
+    high = upper or _HIGHEST
+    if not where.values or low > high:
+        return EventsPage(items=[], more=False)
+    fetches = [_fetch(where, value, low, high) for value in where.values]
+    wanted = skip + size + 1
+    found = list(itertools.islice(merge_newest(fetches, wanted, after, key=_sort_key), wanted))
+    return EventsPage(items=[outbox.record(i) for i in found[skip : skip + size]], more=len(found) > skip + size)
+
+
+def _sort_key(item: Mapping[str, Any]) -> str:
+    return str(item["recipientSort"])

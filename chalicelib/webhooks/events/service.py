@@ -1,0 +1,132 @@
+"""Events API rules: a user reads its own events (the recipient's), for 30 days.
+
+* An event belongs to its recipient (``routing.recipientId``, the user whose webhooks it is
+  delivered to); anyone else's event, an event without a recipient (internal events) and one
+  older than :data:`~chalicelib.outbox.RECORDED_EVENT_TTL_DAYS` days answer NOT_FOUND, like a
+  missing one (no existence oracle).
+* Lists are newest first; the key range starts at the retention window, so items DynamoDB's
+  TTL has not removed yet are never listed.
+* ``listingId`` selects the ``match_request.*`` events about that listing (whose recipient is
+  its owner); with ``type`` the names must be ``match_request.*`` ones.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from chalicelib import clock, errors, outbox
+from chalicelib.auth.service import Caller
+from chalicelib.pagination import PageQuery, Position
+from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
+from chalicelib.webhooks.delivery import attempt_log
+from chalicelib.webhooks.events import repository
+from chalicelib.webhooks.events.models import Event, EventDelivery, EventDeliveryPage, EventListQuery, EventPage
+from chalicelib.webhooks.service import attempt_model
+
+#: The event types ``listingId`` selects among (the events about a listing).
+LISTING_EVENTS: tuple[str, ...] = tuple(t for t in SUPPORTED_EVENTS if t.startswith("match_request."))
+
+
+def to_model(item: outbox.OutboxEvent) -> Event:
+    """The API view of an event record: the delivered envelope plus ``id`` and ``createdAt``."""
+    return Event(
+        id=item["eventId"], event=item["type"], timestamp=item["createdAt"], test=bool(item.get("test")),
+        data=item["data"], createdAt=item["createdAt"],
+    )
+
+
+def _window_start() -> str:
+    """The oldest ``createdAt`` still listed (ISO 8601 UTC): now minus the retention."""
+    return clock.iso(clock.now() - timedelta(days=outbox.RECORDED_EVENT_TTL_DAYS))
+
+
+def _total(position: Position, listed: int, more: bool) -> tuple[int, str]:
+    return position.offset + listed + (1 if more else 0), ("gte" if more else "eq")
+
+
+def list_events(caller: Caller, query: EventListQuery) -> EventPage:
+    """One page of the caller's events, newest first, filtered by ``query``.
+
+    Raises
+    ------
+    RuleViolation
+        ``createdBefore`` not after ``createdAfter`` (field ``createdBefore``); ``type`` naming an
+        event that is not ``match_request.*`` together with ``listingId`` (field ``type``);
+        ``cursor`` edited or of another query (field ``cursor``).
+    """
+    after, before = query.after_iso(), query.before_iso()
+    if after is not None and before is not None and before <= after:
+        raise errors.RuleViolation.for_field("createdBefore", "must be later than createdAfter")
+    types = query.types()
+    if query.listingId is not None:
+        other = [t for t in types if t not in LISTING_EVENTS]
+        if other:
+            raise errors.RuleViolation.for_field(
+                "type", f"with listingId only {', '.join(LISTING_EVENTS)} apply; not {', '.join(other)}"
+            )
+        types = types or list(LISTING_EVENTS)
+    position = query.position_in("events", caller.user_id)
+    if position.key is not None and not repository.SORT_KEY.match(position.key):
+        raise errors.RuleViolation.for_field("cursor", "is not a cursor issued by this API", "Invalid cursor")
+    lower = max(after or "", _window_start())
+    where = repository.partitions(caller.user_id, types, query.listingId)
+    skip = 0 if position.key is not None else position.offset
+    page = repository.page(where, position.page_size, lower=lower, upper=before, after=position.key, skip=skip)
+    total, relation = _total(position, len(page.items), page.more)
+    last = page.items[-1].get("recipientSort") if page.items else None
+    return EventPage(
+        events=[to_model(item) for item in page.items], total=total, totalRelation=relation, page=position.page,
+        pageSize=position.page_size, nextCursor=position.next_cursor(page.more and last is not None, last),
+    )
+
+
+def own_event(caller: Caller, event_id: str) -> outbox.OutboxEvent:
+    """The caller's event ``event_id`` (within the retention window).
+
+    Raises
+    ------
+    NotFound
+        Unknown, expired, internal, or someone else's.
+    """
+    item = repository.get(event_id)
+    if item is None or item.get("recipientId") != caller.user_id or item["createdAt"] < _window_start():
+        raise errors.NotFound(f"Event '{event_id}' not found")
+    return item
+
+
+def get_event(caller: Caller, event_id: str) -> Event:
+    """The caller's event ``event_id``.
+
+    Raises
+    ------
+    NotFound
+        Unknown, expired, internal, or someone else's.
+    """
+    return to_model(own_event(caller, event_id))
+
+
+def list_deliveries(caller: Caller, event_id: str, query: PageQuery) -> EventDeliveryPage:
+    """The delivery attempts of the caller's event ``event_id`` to the caller's webhooks, newest first.
+
+    An event is delivered only to webhooks of its recipient, so every attempt of it is to one of
+    the caller's webhooks. A page reads the event and ``pageSize + 1`` attempts (plus the ones
+    before it for ``page=N`` without a cursor), from the delivery log (30 UTC days).
+
+    Raises
+    ------
+    NotFound
+        Unknown, expired, internal, or someone else's event.
+    RuleViolation
+        ``cursor`` edited or of another query (field ``cursor``).
+    """
+    own_event(caller, event_id)
+    position = query.position_in("event.deliveries", f"{caller.user_id}|{event_id}")
+    skip = 0 if position.key is not None else position.offset
+    page = attempt_log.event_attempts_page(event_id, position.page_size, after=position.key, skip=skip)
+    total, relation = _total(position, len(page.attempts), page.more)
+    last = page.attempts[-1].get("eventLogKey") if page.attempts else None
+    return EventDeliveryPage(
+        deliveries=[EventDelivery(**attempt_model(a).model_dump(), webhookId=a["webhookId"]) for a in page.attempts],
+        total=total, totalRelation=relation, page=position.page, pageSize=position.page_size,
+        nextCursor=position.next_cursor(page.more and last is not None, last),
+    )
