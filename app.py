@@ -32,7 +32,7 @@ from chalicelib.request_context import request_context_middleware
 from chalicelib.saved_searches.routes import bp as saved_searches_bp
 from chalicelib.system.routes import bp as system_bp
 from chalicelib.users.routes import bp as users_bp
-from chalicelib.webhooks.events.routes import bp as events_bp
+from chalicelib.webhooks.events_api.routes import bp as events_bp
 from chalicelib.webhooks.routes import bp as webhooks_bp
 from chalicelib.workflows.routes import bp as workflows_bp
 

@@ -19,8 +19,8 @@ from chalicelib.auth.service import Caller
 from chalicelib.pagination import PageQuery, Position
 from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
 from chalicelib.webhooks.delivery import attempt_log
-from chalicelib.webhooks.events import repository
-from chalicelib.webhooks.events.models import Event, EventDelivery, EventDeliveryPage, EventListQuery, EventPage
+from chalicelib.webhooks.events_api import repository
+from chalicelib.webhooks.events_api.models import Event, EventDelivery, EventDeliveryPage, EventListQuery, EventPage
 from chalicelib.webhooks.service import attempt_model
 
 #: The event types ``listingId`` selects among (the events about a listing).

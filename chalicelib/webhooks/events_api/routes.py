@@ -11,7 +11,7 @@ from chalicelib.lazy import lazy_imports
 # The domain's modules load with the first request of one of these routes, not at cold start.
 with lazy_imports(__name__):
     from chalicelib import pagination
-    from chalicelib.webhooks.events import models, service
+    from chalicelib.webhooks.events_api import models, service
 
 bp = Blueprint(__name__)
 TAGS = ("events",)
