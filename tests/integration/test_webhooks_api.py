@@ -6,7 +6,7 @@ import base64
 
 import pytest
 
-from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
+from chalicelib.webhooks.catalogue import DEFAULT_EVENTS
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import assert_error, listing_body
 from tests.integration.webhook_helpers import create_webhook
@@ -22,7 +22,7 @@ def test_create_returns_201_with_the_spec_fields_and_defaults(api: Api, alice: U
     assert created["id"].startswith("whk_")
     assert created["name"] == "API Webhook"
     assert created["url"] == URL
-    assert created["events"] == list(SUPPORTED_EVENTS)
+    assert created["events"] == list(DEFAULT_EVENTS)  # the domain events; operational ones only when named
     assert created["active"] is True
     assert created["createdAt"] == created["updatedAt"]
     assert created["createdAt"].endswith("Z")
@@ -31,10 +31,10 @@ def test_create_returns_201_with_the_spec_fields_and_defaults(api: Api, alice: U
 
 
 @pytest.mark.parametrize("events", [None, []])
-def test_null_or_empty_events_mean_every_supported_event(api: Api, alice: User, events: list[str] | None) -> None:
+def test_null_or_empty_events_mean_every_domain_event(api: Api, alice: User, events: list[str] | None) -> None:
     response = api.call("POST", "/v1/webhooks", alice.key, {"url": URL, "events": events, "name": None})
     assert response.status_code == 201, response.json
-    assert response.json["events"] == list(SUPPORTED_EVENTS)
+    assert response.json["events"] == list(DEFAULT_EVENTS)
     assert response.json["name"] == "API Webhook"
 
 
