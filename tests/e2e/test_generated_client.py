@@ -1,8 +1,9 @@
 """A client generated at test time by ``openapi-python-client`` (a pinned dev dependency) from the
 document the local stack serves runs the spec's listing-seeker flow, geo search with typed
-``meta.*`` filters included, with no raw HTTP call: everything below goes through the generated
-functions and models. Its POSTs and PATCHes retry as docs/client-features.md says they must: one
-``Idempotency-Key`` per operation, resent after a 503 or a timeout (either may have been applied)."""
+``meta.*`` filters included, and the owner's reconciliation through the events API, with no raw
+HTTP call: everything below goes through the generated functions and models. Its POSTs and
+PATCHes retry as docs/client-features.md says they must: one ``Idempotency-Key`` per operation,
+resent after a 503 or a timeout (either may have been applied)."""
 
 from __future__ import annotations
 
@@ -172,6 +173,18 @@ def test_listing_seeker_flow_with_a_generated_client(stack: Stack, generated: st
     conversation_id = accepted.conversation_id
     sent = _ok(with_retries(lambda key: send.sync_detailed(conversation_id, client=seeker, body=message, idempotency_key=key)), 201)
     assert sent.is_api_sent is True
+
+    # The owner reconciles through the events API: the listing's request events, one read, its attempts.
+    events = _ok(api("events.events_list_events").sync_detailed(client=owner, listing_id=listing.id)).events
+    assert [(e.event, e.data["requestId"]) for e in events] == [
+        (models.EventEvent.MATCH_REQUEST_ACCEPTED, request.request_id), (models.EventEvent.MATCH_REQUEST_RECEIVED, request.request_id),
+    ]
+    one = _ok(api("events.events_get_event").sync_detailed(events[0].id, client=owner))
+    assert (one.id, one.created_at) == (events[0].id, events[0].created_at)
+    attempts = _ok(api("events.events_list_event_deliveries").sync_detailed(events[0].id, client=owner))
+    assert attempts.deliveries == []  # the owner registered no webhook
+    messages = _ok(api("events.events_list_events").sync_detailed(client=seeker, type_="message.new")).events
+    assert messages == []  # the seeker wrote the only message; its recipient is the owner
 
 
 def test_the_retry_helper_resends_with_one_key_after_a_503_or_a_timeout() -> None:

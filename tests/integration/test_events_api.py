@@ -178,8 +178,9 @@ def test_listing_filter_selects_its_match_request_events(api: Api, alice: User, 
     assert ids(walk(api, alice, listingId="lst_A", pageSize=1)) == newest_first(about_a)
     accepted = [i for i in about_a if i["type"] == "match_request.accepted"]
     assert ids(walk(api, alice, listingId="lst_A", type="match_request.accepted")) == newest_first(accepted)
-    response = api.call("GET", "/v1/events?listingId=lst_A&type=message.new", alice.key)
-    assert_error(response, 400, "VALIDATION_ERROR", "type")
+    assert list_events(api, alice, listingId="lst_A", type="message.new")["events"] == []  # no message is about a listing
+    mixed = list_events(api, alice, listingId="lst_A", type="message.new,match_request.accepted")
+    assert ids(mixed["events"]) == newest_first(accepted)
 
 
 def test_created_after_and_before_bound_the_time(api: Api, alice: User, history: list[dict[str, Any]]) -> None:
@@ -190,8 +191,8 @@ def test_created_after_and_before_bound_the_time(api: Api, alice: User, history:
     assert ids(walk(api, alice, createdAfter="2026-11-20T13:02:00+01:00")) == newest_first(history[2:])
     messages = [i for i in window if i["type"] == "message.new"]
     assert ids(walk(api, alice, createdAfter=after, createdBefore=before, type="message.new")) == newest_first(messages)
-    assert_error(api.call("GET", f"/v1/events?createdAfter={before}&createdBefore={after}", alice.key),
-                 400, "VALIDATION_ERROR", "createdBefore")
+    assert list_events(api, alice, createdAfter=before, createdBefore=after)["events"] == []  # an empty interval
+    assert list_events(api, alice, createdAfter=after, createdBefore=after)["events"] == []
     assert_error(api.call("GET", "/v1/events?createdAfter=2026-11-20T12:00:00", alice.key), 400, "VALIDATION_ERROR",
                  "createdAfter")
     assert_error(api.call("GET", "/v1/events?type=listing.submitted", alice.key), 400, "VALIDATION_ERROR", "type")

@@ -37,7 +37,7 @@ class EventListQuery(PageQuery):
     createdBefore: AwareDatetime | None = Field(default=None, description="Events created strictly before this time (ISO 8601)")
     listingId: str | None = Field(
         default=None, min_length=1, max_length=128, pattern="^[A-Za-z0-9_-]+$",
-        description="The `match_request.*` events about this listing of the caller (with `type`, only `match_request.*` names)",
+        description="The `match_request.*` events about this listing of the caller (other event names of `type` match nothing)",
     )
 
     @field_validator("type")

@@ -120,7 +120,7 @@ def page(
     low = lower or _LOWEST
     # Keys of createdAt T are "T#evt_...", greater than "T": an upper bound of "T" excludes T itself.
     high = upper or _HIGHEST
-    if not where.values or low > high:
+    if not where.values or low >= high:  # nothing to list: no partition, or an empty interval
         return EventsPage(items=[], more=False)
     fetches = [_fetch(where, value, low, high) for value in where.values]
     wanted = skip + size + 1
