@@ -16,7 +16,12 @@ Budgets (``--check`` exits 1 when one is missed):
 * a read route makes at most 2 DynamoDB calls and writes nothing (the review queue 3: one Query per
   write shard of its index and the owners);
 * a state change makes exactly one TransactWriteItems, no other write, and at most one read;
-* every request, besides, makes exactly one rate-limit bucket write (``bucket``) and no bucket read.
+* every request, besides, makes exactly one rate-limit bucket write (``bucket``) and no bucket read;
+* the events routes also hold an *items* budget (the ``items`` column: items DynamoDB examined, a
+  Query's ``ScannedCount``, one per GetItem found): a page of ``GET /v1/events`` reads at most
+  ``pageSize + 1`` items per index partition it merges (one without ``type``, one per event name
+  of ``type``, three with ``listingId``) whatever the owner's history, one event is one item, and
+  a page of an event's deliveries reads the event and ``pageSize + 1`` attempts.
 
 Rows marked ``info`` have no budget: profile search (one Query per index partition it reads)
 and deleting a listing that has requests (it also Queries them, and rejects more than 31
@@ -66,6 +71,9 @@ class Counter:
     keys_table: str
     rate_limits_table: str
     calls: list[tuple[str, str]] = field(default_factory=list)
+    #: Items the route's reads examined (``ScannedCount`` of a Query, one per GetItem found, the
+    #: items of a BatchGetItem).
+    items: int = 0
     #: The rate limiter's bucket writes (one UpdateItem per admitted request), shown apart from the route's calls.
     bucket_writes: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -73,6 +81,8 @@ class Counter:
     def hook(self, model: Any, params: dict[str, Any], **_: Any) -> None:
         body = json.loads(params.get("body") or b"{}")
         tables = body.get("TableName") or ",".join(body.get("RequestItems", {})) or "*"
+        # botocore hands the same request context to this call's after-call hook (:meth:`after`).
+        params.setdefault("context", {})["bench_route_read"] = tables not in (self.keys_table, self.rate_limits_table)
         if tables == self.keys_table:
             return
         if tables == self.rate_limits_table:
@@ -85,6 +95,19 @@ class Counter:
         with self.lock:
             self.calls.append((model.name, tables))
 
+    def after(self, model: Any, parsed: dict[str, Any], context: dict[str, Any] | None = None, **_: Any) -> None:
+        """``after-call`` hook: add the items a read of the route examined (key lookups and buckets excluded)."""
+        if model.name not in READ_OPERATIONS or not (context or {}).get("bench_route_read"):
+            return
+        if "ScannedCount" in parsed:
+            read = int(parsed["ScannedCount"])
+        elif "Responses" in parsed:
+            read = sum(len(v) for v in parsed["Responses"].values())
+        else:
+            read = 1 if "Item" in parsed else 0
+        with self.lock:
+            self.items += read
+
 
 @dataclass
 class Row:
@@ -96,6 +119,9 @@ class Row:
     calls: list[tuple[str, str]]
     bucket_writes: int = 0
     read_budget: int = READ_BUDGET
+    items: int = 0
+    #: Most items the route's reads may examine; ``None``: not budgeted.
+    items_budget: int | None = None
 
     @property
     def reads(self) -> int:
@@ -114,10 +140,13 @@ class Row:
         return sum(1 for op, _ in self.calls if op == "Scan")
 
     def budget(self) -> str:
-        return {"read": f"<= {self.read_budget} calls", "change": f"1 txn + <= {CHANGE_READ_BUDGET} read", "info": "-"}[self.kind]
+        calls = {"read": f"<= {self.read_budget} calls", "change": f"1 txn + <= {CHANGE_READ_BUDGET} read", "info": "-"}[self.kind]
+        return calls + (f", <= {self.items_budget} items" if self.items_budget is not None else "")
 
     def ok(self) -> bool:
         if self.status >= 400 or self.scans or self.bucket_writes != 1:
+            return False
+        if self.items_budget is not None and self.items > self.items_budget:
             return False
         if self.kind == "read":
             return self.transactions == 0 and self.other_writes == 0 and len(self.calls) <= self.read_budget
@@ -155,6 +184,7 @@ def run(check: bool) -> int:
     rows: list[Row] = []
     counter = Counter(settings().API_KEYS_TABLE, settings().RATE_LIMITS_TABLE)
     storage.dynamodb().meta.events.register("before-call.dynamodb", counter.hook)
+    storage.dynamodb().meta.events.register("after-call.dynamodb", counter.after)
 
     with Client(app) as client:
 
@@ -165,11 +195,13 @@ def run(check: bool) -> int:
             return response.status_code, (json.loads(response.body) if response.body else None)
 
         def measure(label: str, kind: str, method: str, path: str, key: str, body: Any = None,
-                    read_budget: int = READ_BUDGET) -> Any:
+                    read_budget: int = READ_BUDGET, items_budget: int | None = None) -> Any:
             counter.calls.clear()
             counter.bucket_writes = 0
+            counter.items = 0
             status, result = call(method, path, key, body)
-            rows.append(Row(label, kind, status, list(counter.calls), counter.bucket_writes, read_budget))
+            rows.append(Row(label, kind, status, list(counter.calls), counter.bucket_writes, read_budget, counter.items,
+                            items_budget))
             return result
 
         def setup(method: str, path: str, key: str, body: Any = None) -> Any:
@@ -239,15 +271,17 @@ def run(check: bool) -> int:
         for _, key in others[:5]:
             setup("POST", "/v1/match-requests", key, {"listingId": busy["id"], "message": "hi", "channels": ["email"]})
         measure("DELETE listing (5 pending requests)", "info", "DELETE", f"/v1/listings/{busy['id']}", owner)
+        measure_events(measure, owner, owner_id)
         measure("GET profile search (8 shards)", "info", "GET", "/v1/profiles/search?q=peer", seeker)
         measure("GET profile search (country)", "info", "GET", "/v1/profiles/search?country=de&q=peer", seeker)
 
-    print(f"{'route':<40} {'kind':<6} {'status':>6} {'calls':>5} {'reads':>5} {'txns':>4} {'bucket':>6}  {'budget':<20} result  operations")
+    print(f"{'route':<44} {'kind':<6} {'status':>6} {'calls':>5} {'reads':>5} {'items':>5} {'txns':>4} {'bucket':>6}  "
+          f"{'budget':<30} result  operations")
     for row in rows:
         operations = " ".join(op for op, _ in row.calls)
-        print(f"{row.label:<40} {row.kind:<6} {row.status:>6} {len(row.calls):>5} {row.reads:>5} {row.transactions:>4} "
-              f"{row.bucket_writes:>6}  "
-              f"{row.budget():<20} {'OK' if row.ok() else 'OVER':<6}  {operations}")
+        print(f"{row.label:<44} {row.kind:<6} {row.status:>6} {len(row.calls):>5} {row.reads:>5} {row.items:>5} "
+              f"{row.transactions:>4} {row.bucket_writes:>6}  "
+              f"{row.budget():<30} {'OK' if row.ok() else 'OVER':<6}  {operations}")
     budgeted = [r for r in rows if r.kind != "info"]
     failed = [r for r in budgeted if not r.ok()]
     worst_read = max(len(r.calls) for r in budgeted if r.kind == "read" and r.read_budget == READ_BUDGET)
@@ -259,6 +293,46 @@ def run(check: bool) -> int:
         f"scans {sum(r.scans for r in rows)} -> {'OK' if not failed else 'OVER: ' + ', '.join(r.label for r in failed)}"
     )
     return 1 if failed and check else 0
+
+
+#: Page size of the events rows.
+EVENTS_PAGE = 10
+
+
+def measure_events(measure: Callable[..., Any], owner: str, owner_id: str) -> None:
+    """The events routes on the owner's history (the events of every request, decision and message
+    of the flows above), with 25 logged attempts of one event to five webhooks."""
+    from chalicelib import clock
+    from chalicelib.webhooks import signing
+    from chalicelib.webhooks.delivery import attempt_log
+
+    size = EVENTS_PAGE
+    first = measure("GET events", "read", "GET", f"/v1/events?pageSize={size}", owner, items_budget=size + 1)
+    measure("GET events (page 2, cursor)", "read", "GET", f"/v1/events?pageSize={size}&cursor={first['nextCursor']}", owner,
+            items_budget=size + 1)
+    two = "match_request.received,message.new"
+    typed = measure("GET events (2 types)", "read", "GET", f"/v1/events?pageSize={size}&type={two}", owner,
+                    items_budget=2 * (size + 1))
+    measure("GET events (2 types, cursor)", "read", "GET", f"/v1/events?pageSize={size}&type={two}&cursor={typed['nextCursor']}",
+            owner, items_budget=2 * (size + 1))
+    listing_id = next(e["data"]["listingId"] for e in first["events"] if e["event"].startswith("match_request."))
+    measure("GET events (listingId: 3 partitions)", "read", "GET", f"/v1/events?pageSize={size}&listingId={listing_id}", owner,
+            read_budget=3, items_budget=3 * (size + 1))
+    event = first["events"][0]
+    measure("GET one event", "read", "GET", f"/v1/events/{event['id']}", owner, items_budget=1)
+    for attempt in range(1, 6):
+        for webhook in range(5):
+            webhook_id = f"whk_bench{webhook}"
+            attempt_log.log_attempt(webhook_id, {
+                "deliveryId": clock.new_id("dlv"), "eventId": event["id"], "event": event["event"], "attempt": attempt,
+                "attemptedAt": clock.iso(), "messageId": signing.message_id(event["id"], webhook_id), "success": False,
+                "statusCode": 503, "durationMs": 5, "test": False,
+            })
+    deliveries = measure("GET event deliveries", "read", "GET", f"/v1/events/{event['id']}/deliveries?pageSize={size}", owner,
+                         items_budget=1 + size + 1)
+    measure("GET event deliveries (cursor)", "read", "GET",
+            f"/v1/events/{event['id']}/deliveries?pageSize={size}&cursor={deliveries['nextCursor']}", owner,
+            items_budget=1 + size + 1)
 
 
 def main(argv: list[str] | None = None, run_: Callable[[bool], int] = run) -> int:

@@ -5,12 +5,14 @@ The records are the outbox items with a recipient (:mod:`chalicelib.outbox`): pa
 ``<recipientId>#<listingId>#<type>`` (``byRecipientListingType``), each sorted by
 ``recipientSort`` = ``<createdAt>#<eventId>``. A page filtered by several types (or a
 listing's three ``match_request.*`` types) merges the newest-first pages of those partitions
-(:func:`chalicelib.search.merge.merge_newest`), so the items read follow the page, never the
-user's history.
+(at most ``pageSize + 1`` items each, as the review queue's shards:
+:func:`chalicelib.listings.repository.pending_page`), so the items read follow the page, never
+the user's history.
 """
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import re
 from collections.abc import Mapping
@@ -19,7 +21,6 @@ from typing import Any
 
 from chalicelib import outbox, storage
 from chalicelib.config import settings
-from chalicelib.search.merge import Fetch, merge_newest
 
 #: The shape of a ``recipientSort`` key (a cursor's position): ``<ISO 8601 UTC ms>#evt_<ULID>``.
 SORT_KEY = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#evt_[0-9A-HJKMNP-TV-Z]{26}$")
@@ -60,26 +61,26 @@ def partitions(recipient_id: str, types: list[str], listing_id: str | None) -> P
     return Partitions(outbox.BY_RECIPIENT_INDEX, "recipientId", (recipient_id,))
 
 
-def _fetch(where: Partitions, value: str, lower: str, upper: str) -> Fetch:
-    """A merge shard: up to ``limit`` events of partition ``value`` in ``[lower, upper]`` below ``before``."""
-
-    def fetch(before: str | None, limit: int) -> tuple[list[Any], bool]:
-        params: dict[str, Any] = {
-            "IndexName": where.index,
-            "KeyConditionExpression": "#p = :p AND recipientSort BETWEEN :lo AND :hi",
-            "ExpressionAttributeNames": {"#p": where.attribute},
-            "ExpressionAttributeValues": storage.values(p=value, lo=lower, hi=upper),
-            "ScanIndexForward": False,
-            "Limit": limit,
-        }
-        if before is not None:  # a position, whichever partition its event lives in
-            params["ExclusiveStartKey"] = storage.to_item(
-                {"eventId": before.partition("#")[2], where.attribute: value, "recipientSort": before}
-            )
-        items, last = storage.query_page(_table(), **params)
-        return items, last is not None
-
-    return fetch
+def _partition_page(where: Partitions, value: str, lower: str, upper: str, wanted: int, after: str | None) -> list[dict[str, Any]]:
+    """Up to ``wanted`` events of partition ``value`` with ``recipientSort`` in ``[lower, upper]`` and
+    below ``after``, newest first: one Query (more only when DynamoDB's 1 MB page cuts it short)."""
+    params: dict[str, Any] = {
+        "IndexName": where.index,
+        "KeyConditionExpression": "#p = :p AND recipientSort BETWEEN :lo AND :hi",
+        "ExpressionAttributeNames": {"#p": where.attribute},
+        "ExpressionAttributeValues": storage.values(p=value, lo=lower, hi=upper),
+        "ScanIndexForward": False,
+    }
+    if after is not None:  # a position, whichever partition its event lives in
+        params["ExclusiveStartKey"] = storage.to_item({"eventId": after.partition("#")[2], where.attribute: value, "recipientSort": after})
+    found: list[dict[str, Any]] = []
+    while len(found) < wanted:
+        items, last = storage.query_page(_table(), Limit=wanted - len(found), **params)
+        found += items
+        if last is None:
+            break
+        params["ExclusiveStartKey"] = storage.to_item(last)
+    return found
 
 
 @dataclass(frozen=True)
@@ -114,17 +115,18 @@ def page(
     Returns
     -------
     EventsPage
-        Reads about ``skip + size + 1`` items (each of ``k`` partitions is asked for its share,
-        at least one, and refilled only while the merge takes from it).
+        Reads at most ``skip + size + 1`` items per partition (``k`` partitions: ``k`` Queries),
+        whatever the number of events; the partitions' pages merged by ``recipientSort`` (unique:
+        it ends with the event id) hold the list's next ``size`` events.
     """
     low = lower or _LOWEST
     # Keys of createdAt T are "T#evt_...", greater than "T": an upper bound of "T" excludes T itself.
     high = upper or _HIGHEST
     if not where.values or low >= high:  # nothing to list: no partition, or an empty interval
         return EventsPage(items=[], more=False)
-    fetches = [_fetch(where, value, low, high) for value in where.values]
     wanted = skip + size + 1
-    found = list(itertools.islice(merge_newest(fetches, wanted, after, key=_sort_key), wanted))
+    pages = [_partition_page(where, value, low, high, wanted, after) for value in where.values]
+    found = list(itertools.islice(heapq.merge(*pages, key=_sort_key, reverse=True), wanted))
     return EventsPage(items=[outbox.record(i) for i in found[skip : skip + size]], more=len(found) > skip + size)
 
 
