@@ -56,7 +56,7 @@ def _refused_form(current: Page, exc: errors.DomainError, template: str, **conte
     found, first = field_errors(exc, FIELDS)
     values = _form_values(current)
     return current.render(template, page_status(exc), nav="webhooks", supported_events=catalogue.SUPPORTED_EVENTS,
-                          errors=found, first_invalid=first, error_message=exc.message, values=values, **context)
+                          default_events=catalogue.DEFAULT_EVENTS, errors=found, first_invalid=first, error_message=exc.message, values=values, **context)
 
 
 @page("/dashboard/webhooks")
@@ -67,6 +67,7 @@ def webhooks(current: Page) -> Response:
         nav="webhooks",
         webhooks=service.overview(current.caller),
         supported_events=catalogue.SUPPORTED_EVENTS,
+        default_events=catalogue.DEFAULT_EVENTS,
         notice=NOTICES.get(current.query("done")),
     )
 
@@ -99,6 +100,7 @@ def _webhook_page(current: Page, webhook_id: str, status: int = 200, **extra: An
         "attempts": service.filtered_attempts(current.caller, webhook_id, LOG_SIZE, OUTCOMES[outcome], event or None),
         "filters": {"outcome": outcome, "event": event},
         "supported_events": catalogue.SUPPORTED_EVENTS,
+        "default_events": catalogue.DEFAULT_EVENTS,
         "overlap_hours": signing.PREVIOUS_SECRET_HOURS,
         "notice": _notice(current),
         "rotated": rotated,

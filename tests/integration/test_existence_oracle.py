@@ -2,7 +2,7 @@
 unknown id does, on every API route and Dashboard page or action that takes an id.
 
 Alice owns a PENDING, a REJECTED and a PAUSED listing, a webhook and a saved search, and is party
-to a request and its conversation with Carol. Bob, a stranger, calls every route with each of
+to a request and its conversation with Carol (and the recipient of its events). Bob, a stranger, calls every route with each of
 those ids and with an unknown id of the same shape: both answers must be 404 with the same body
 (the id aside). Routes whose ids name public things (profiles, categories), the caller's own
 things (channel keys) or admin-only ones are listed in ``NOT_OWNED`` and walked by no one.
@@ -28,7 +28,7 @@ from tests.integration.webhook_helpers import create_webhook
 assert app.app  # every route registered
 
 #: Path parameters naming resources with an owner (or parties).
-OWNED = ("listingId", "requestId", "conversationId", "webhookId", "savedSearchId")
+OWNED = ("listingId", "requestId", "conversationId", "webhookId", "savedSearchId", "eventId")
 #: Path parameters that name nothing owned by another user: public, the caller's own, or admin-only.
 NOT_OWNED = ("userId", "key", "approvalId", "name", "token")
 
@@ -70,9 +70,11 @@ def alices(api: Api, alice: User) -> dict[str, list[str]]:
     webhook = create_webhook(api, alice, "http://127.0.0.1:9/hook")
     saved = api.call("POST", "/v1/saved-searches", alice.key, {"query": {"q": "engineer"}})
     assert saved.status_code == 201, saved.json
+    events = api.call("GET", "/v1/events", alice.key).json["events"]  # the request's events, whose recipient is alice
     return {
         "listingId": [pending, rejected, paused], "requestId": [request["requestId"]],
         "conversationId": [conversation_id], "webhookId": [webhook["id"]], "savedSearchId": [saved.json["savedSearchId"]],
+        "eventId": [events[0]["id"]],
     }
 
 
