@@ -56,7 +56,8 @@ def _refused_form(current: Page, exc: errors.DomainError, template: str, **conte
     found, first = field_errors(exc, FIELDS)
     values = _form_values(current)
     return current.render(template, page_status(exc), nav="webhooks", supported_events=catalogue.SUPPORTED_EVENTS,
-                          default_events=catalogue.DEFAULT_EVENTS, errors=found, first_invalid=first, error_message=exc.message, values=values, **context)
+                          default_events=catalogue.DEFAULT_EVENTS, errors=found, first_invalid=first,
+                          error_message=exc.message, values=values, **context)
 
 
 @page("/dashboard/webhooks")
