@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import AwareDatetime, Field, field_validator
@@ -51,11 +51,20 @@ class EventListQuery(PageQuery):
 
     def after_iso(self) -> str | None:
         """``createdAfter`` as the service writes times (ISO 8601 UTC, milliseconds), or ``None``."""
-        return None if self.createdAfter is None else clock.iso(self.createdAfter.astimezone(UTC))
+        return None if self.createdAfter is None else clock.iso(_utc(self.createdAfter))
 
     def before_iso(self) -> str | None:
         """``createdBefore`` as the service writes times, or ``None``."""
-        return None if self.createdBefore is None else clock.iso(self.createdBefore.astimezone(UTC))
+        return None if self.createdBefore is None else clock.iso(_utc(self.createdBefore))
+
+
+def _utc(moment: datetime) -> datetime:
+    """``moment`` in UTC; a time whose UTC date falls outside years 1..9999 (e.g. ``0001-01-01T00:00+05:00``)
+    becomes the first or last representable moment, which bounds the same events."""
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:
+        return (datetime.min if moment.year < 5000 else datetime.max).replace(tzinfo=UTC)
 
 
 class Event(Model):
