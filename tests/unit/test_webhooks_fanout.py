@@ -51,6 +51,20 @@ def test_stored_empty_events_mean_all() -> None:
     assert not fanout.subscribed({"active": False, "events": []}, "message.new")
 
 
+def test_stored_empty_events_leave_the_operational_events_out() -> None:
+    assert not fanout.subscribed({"active": True, "events": []}, "webhook.disabled")
+    assert fanout.subscribed({"active": True, "events": ["webhook.disabled"]}, "webhook.disabled")
+
+
+@pytest.mark.parametrize("kind", ["webhook.disabled", "webhook.enabled"])
+def test_operational_events_go_to_the_owners_other_active_webhooks_that_name_them(kind: str) -> None:
+    directory = Directory(
+        hook("about", "alice", events=[kind]), hook("ops", "alice", events=[kind, "message.new"]),
+        hook("default", "alice"), hook("ops_off", "alice", events=[kind], active=False), hook("bobs_ops", "bob", events=[kind]),
+    )
+    assert ids(fanout.recipients(event(kind, recipientId="alice", webhookId="about"), directory)) == {"ops"}
+
+
 @pytest.mark.parametrize("kind", ["match_request.received", "match_request.accepted", "match_request.rejected"])
 def test_match_request_events_go_to_the_bound_active_subscribed_webhooks_of_the_owner(kind: str) -> None:
     directory = Directory(
