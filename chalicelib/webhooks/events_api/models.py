@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -13,6 +14,13 @@ from chalicelib.model_base import Model
 from chalicelib.pagination import PageQuery, SearchEnvelope
 from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
 from chalicelib.webhooks.models import DeliveryAttempt
+
+#: An RFC 3339 date-time (ISO 8601 with seconds and an offset; upper-case ``T`` and ``Z``; years
+#: 0001..9999, no leap second: what Python's datetime represents).
+DATE_TIME_PATTERN = (
+    r"^([1-9][0-9]{3}|0[1-9][0-9]{2}|00[1-9][0-9]|000[1-9])-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
+    r"T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$"
+)
 
 
 def _types_pattern() -> str:
@@ -32,13 +40,25 @@ class EventListQuery(PageQuery):
         description="One or more event names, comma-separated (e.g. `match_request.received,message.new`)",
     )
     createdAfter: AwareDatetime | None = Field(
-        default=None, description="Events created at or after this time (ISO 8601 with an offset, e.g. `2026-11-21T23:55:55Z`)"
+        default=None, json_schema_extra={"pattern": DATE_TIME_PATTERN},
+        description="Events created at or after this time (ISO 8601 with an offset, e.g. `2026-11-21T23:55:55Z`)",
     )
-    createdBefore: AwareDatetime | None = Field(default=None, description="Events created strictly before this time (ISO 8601)")
+    createdBefore: AwareDatetime | None = Field(
+        default=None, json_schema_extra={"pattern": DATE_TIME_PATTERN},
+        description="Events created strictly before this time (ISO 8601 with an offset)",
+    )
     listingId: str | None = Field(
         default=None, min_length=1, max_length=128, pattern="^[A-Za-z0-9_-]+$",
         description="The `match_request.*` events about this listing of the caller (other event names of `type` match nothing)",
     )
+
+    @field_validator("createdAfter", "createdBefore", mode="before")
+    @classmethod
+    def _date_time_text(cls, value: object) -> object:
+        # Only the RFC 3339 text: pydantic alone would also read a number as Unix seconds.
+        if value is not None and not (isinstance(value, str) and re.fullmatch(DATE_TIME_PATTERN, value)):
+            raise ValueError("must be an ISO 8601 date and time with an offset, e.g. 2026-11-21T23:55:55Z")
+        return value
 
     @field_validator("type")
     @classmethod
