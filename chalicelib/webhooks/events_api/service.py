@@ -48,10 +48,11 @@ def _total(position: Position, listed: int, more: bool) -> tuple[int, str]:
 def list_events(caller: Caller, query: EventListQuery) -> EventPage:
     """One page of the caller's events, newest first, filtered by ``query``.
 
-    A page reads about ``pageSize + 1`` index items whatever the caller's history: one list
-    partition without ``type`` (``byRecipient``), one per name of ``type`` (``byRecipientType``),
-    one per ``match_request.*`` name with ``listingId`` (``byRecipientListingType``), merged newest
-    first; plus the ``(page - 1) x pageSize`` before the page for ``page=N`` without a cursor.
+    A page reads at most ``pageSize + 1`` index items per list partition whatever the caller's
+    history (one Query each): one partition without ``type`` (``byRecipient``), one per name of
+    ``type`` (``byRecipientType``), one per ``match_request.*`` name with ``listingId``
+    (``byRecipientListingType``), merged newest first; plus the ``(page - 1) x pageSize`` before
+    the page for ``page=N`` without a cursor.
 
     Raises
     ------
