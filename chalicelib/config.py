@@ -88,6 +88,9 @@ class Settings(BaseModel):
     CORS_ALLOWED_ORIGINS: str = ""
     #: Table of the idempotency records of POST/PATCH requests (chalicelib.idempotency).
     IDEMPOTENCY_TABLE: Resource
+    #: Seconds an interrupted keyed request (its process killed mid-flight) keeps its ``Idempotency-Key``
+    #: busy, at most: API Gateway gives up on a request after 29 s, so no live attempt runs longer.
+    IDEMPOTENCY_IN_PROGRESS_SECONDS: int = Field(default=30, ge=1, le=60)
     #: Table of the API keys' token buckets and the users' daily quota counters (chalicelib.rate_limits; TTL ``expiresAt``).
     RATE_LIMITS_TABLE: Resource
     #: ``false`` turns the rate limits off (no bucket write, no quota counter): for the test suites and

@@ -39,8 +39,11 @@ def _reply(response: Response) -> idempotency.Reply:
     return idempotency.Reply(status=response.status_code, body=text, headers={k: str(v) for k, v in response.headers.items()})
 
 
-def _run_once(scope: str, key: str, request: dict[str, Any], work: Callable[[], Response], lambda_context: Any) -> Response:
-    reply = idempotency.run_once(scope, key, request, lambda: _reply(work()), lambda_context)
+def _run_once(
+    scope: str, key: str, request: dict[str, Any], work: Callable[[], Response], lambda_context: Any, authorization: str | None
+) -> Response:
+    credential = auth.bearer_token(authorization) if scope != "public" else ""
+    reply = idempotency.run_once(scope, key, request, lambda: _reply(work()), lambda_context, credential)
     return Response(body=reply.body, status_code=reply.status, headers=dict(reply.headers))
 
 

@@ -67,8 +67,9 @@ class Principal(Protocol):
 Authenticate = Callable[[str | None, bool], Principal]
 #: ``(key_id, is_admin) -> None``-like; raises ``RateLimited`` once the key's bucket is empty.
 Admit = Callable[[str, bool], object]
-#: ``(scope, key, request fingerprint, work, lambda context) -> response``, ``work`` run at most once a key.
-RunOnce = Callable[[str, str, dict[str, Any], Callable[[], Response], Any], Response]
+#: ``(scope, key, request fingerprint, work, lambda context, authorization header) -> response``, ``work``
+#: run at most once a key (its stored response sealed with the presented credential).
+RunOnce = Callable[[str, str, dict[str, Any], Callable[[], Response], Any, str | None], Response]
 
 
 @dataclass(frozen=True)
@@ -517,7 +518,9 @@ def route(
                     "ifMatch": request.headers.get("if-match"), "ifNoneMatch": request.headers.get("if-none-match"),
                 }
                 lambda_context = getattr(router, "lambda_context", None)
-                return gate.run_once(scope, key, fingerprint, lambda: run(request, args, kwargs), lambda_context)
+                return gate.run_once(
+                    scope, key, fingerprint, lambda: run(request, args, kwargs), lambda_context, request.headers.get("authorization")
+                )
             except Exception as exc:  # noqa: BLE001 -- e.g. the API-key lookup of authenticate(), outside run()
                 return failed(exc)
 
