@@ -67,7 +67,9 @@ def _description(api: Api, admin: User, alice: User, bob: User, value: str) -> t
     return response, lambda: my_listings(api, alice)["total"]
 
 
-SINGLE_LINE_FIELDS = {"displayName": _display_name, "name": _webhook_name, "handle": _channel_handle, "saved-search name": _saved_search_name}
+SINGLE_LINE_FIELDS = {
+    "displayName": _display_name, "name": _webhook_name, "handle": _channel_handle, "saved-search name": _saved_search_name,
+}
 MULTI_LINE_FIELDS = {"content": _message, "meta.description": _description}
 FIELD_NAMES = {"saved-search name": "name"}
 
