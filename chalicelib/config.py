@@ -100,6 +100,12 @@ class Settings(BaseModel):
     RATE_LIMIT_PER_SECOND: float = Field(default=20.0, gt=0, le=1_000_000)
     #: Requests an idle API key may send at once, the bucket's size (DESIGN §2: 100).
     RATE_LIMIT_BURST: int = Field(default=100, ge=1, le=1_000_000)
+    #: Dashboard sign-in attempts (any outcome) per source address: at once, and per minute after.
+    SIGN_IN_PER_SOURCE_BURST: int = Field(default=20, ge=1, le=1_000_000)
+    SIGN_IN_PER_SOURCE_PER_MINUTE: float = Field(default=10.0, gt=0, le=60_000_000)
+    #: The same per key prefix tried (the key's first characters: guesses at one key from many addresses).
+    SIGN_IN_PER_KEY_PREFIX_BURST: int = Field(default=10, ge=1, le=1_000_000)
+    SIGN_IN_PER_KEY_PREFIX_PER_MINUTE: float = Field(default=5.0, gt=0, le=60_000_000)
     #: The same two for keys with the admin scope (bulk review and user creation: five times a user's).
     ADMIN_RATE_LIMIT_PER_SECOND: float = Field(default=100.0, gt=0, le=1_000_000)
     ADMIN_RATE_LIMIT_BURST: int = Field(default=500, ge=1, le=1_000_000)

@@ -28,8 +28,8 @@ def _authenticate(authorization: str | None, require_admin: bool) -> Principal:
     return auth.authenticate(authorization, require_admin=require_admin)
 
 
-def _admit(key_id: str, is_admin: bool) -> object:
-    return rate_limits.admit(key_id, is_admin)
+def _admit(user_id: str, is_admin: bool) -> object:
+    return rate_limits.admit(user_id, is_admin)
 
 
 def _reply(response: Response) -> idempotency.Reply:

@@ -15,7 +15,9 @@ from chalicelib.dashboard.web import SECURITY_HEADERS, Headers, Page, Refused, b
 from chalicelib.lazy import lazy_imports
 
 with lazy_imports(__name__):  # the session store loads with the first sign-in or sign-out, not at the API's cold start
+    from chalicelib.auth import keys
     from chalicelib.dashboard import sessions
+    from chalicelib.rate_limits import service as rate_limits
 
 STATIC = Path(__file__).with_name("static")
 #: Files served under /dashboard/static/ and their content types (nothing else is served).
@@ -81,6 +83,8 @@ def sign_in_form(current: Page) -> Response:
 @page("/dashboard/sign-in", "POST", access="public")
 def sign_in(current: Page) -> Response:
     """Exchange an API key for a Dashboard session cookie, then go to the webhooks page."""
+    source = str(((current.request.context or {}).get("identity") or {}).get("sourceIp") or "unknown")
+    rate_limits.admit_sign_in(source, keys.key_prefix(current.field("api_key").strip()))  # every attempt counts
     if not signin_token_valid(read_cookie(current.request, SIGNIN_COOKIE) or "", current.field("signin_token")):
         raise Refused(403, "The sign-in form expired or was not sent from this site; reload it and try again.")
     try:
