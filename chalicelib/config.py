@@ -76,6 +76,12 @@ class Settings(BaseModel):
     #: lasts unless its worker's heartbeat extends it, seconds: a worker that dies is replaced within
     #: this time (docs/webhook-delivery.md "Crash recovery"). The heartbeat beats every quarter of it.
     DELIVERY_LEASE_SECONDS: int = Field(default=20, ge=1, le=900)
+    #: Delivery lanes (FIFO message groups) per webhook owner: the most lane workers one owner's
+    #: webhooks can hold at once, however many webhooks it has (each webhook keeps one lane).
+    DELIVERY_OWNER_LANES: int = Field(default=4, ge=1, le=100)
+    #: Slow lanes shared by every webhook whose circuit breaker is open (after a timeout): the most
+    #: lane workers all timing-out endpoints together can hold.
+    DELIVERY_SLOW_LANES: int = Field(default=4, ge=1, le=100)
     #: botocore client timeouts and attempts of every DynamoDB and SQS client (see storage.boto_config).
     AWS_CONNECT_TIMEOUT_SECONDS: float = Field(default=2.0, gt=0, le=60)
     AWS_READ_TIMEOUT_SECONDS: float = Field(default=3.0, gt=0, le=60)

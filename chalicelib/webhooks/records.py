@@ -28,6 +28,9 @@ class WebhookRecord(TypedDict):
     #: ISO 8601 UTC.
     createdAt: str
     updatedAt: str
+    #: ISO 8601 UTC of the timeout that opened the circuit breaker; absent while it is closed (its
+    #: deliveries then use the slow lanes, :mod:`chalicelib.webhooks.delivery.lanes`).
+    breakerOpenedAt: NotRequired[str]
     disabledAt: NotRequired[str]
     #: Why it was switched off (shown by the Dashboard), e.g. "Disabled after 5 consecutive failures".
     disabledReason: NotRequired[str]

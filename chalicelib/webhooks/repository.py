@@ -53,16 +53,19 @@ def delete_owned(webhook_id: str, owner_id: str) -> bool:
     return True
 
 
-def add_failure(webhook_id: str) -> WebhookRecord | None:
+def add_failure(webhook_id: str, open_breaker_at: str | None = None) -> WebhookRecord | None:
     """``ADD failCount 1`` on an existing, active webhook; the new item, or ``None`` when it is
-    deleted or already inactive (nothing counted)."""
+    deleted or already inactive (nothing counted). ``open_breaker_at`` (ISO 8601 UTC, after a
+    timeout) also opens its circuit breaker (``SET breakerOpenedAt``) in the same update."""
+    update = "ADD failCount :one" + (" SET breakerOpenedAt = if_not_exists(breakerOpenedAt, :opened)" if open_breaker_at else "")
+    values = storage.values(one=1, yes=True, **({"opened": open_breaker_at} if open_breaker_at else {}))
     try:
         return record(storage.update(
             _table(),
             _key(webhook_id),
-            "ADD failCount :one",
+            update,
             condition="attribute_exists(webhookId) AND active = :yes",
-            ExpressionAttributeValues=storage.values(one=1, yes=True),
+            ExpressionAttributeValues=values,
         ))
     except storage.ConditionFailed:
         return None
@@ -101,12 +104,13 @@ def disabled_by_failures(limit: int) -> str:
 
 
 def reset_failures(webhook_id: str) -> bool:
-    """``SET failCount = 0`` when it is above 0; ``True`` when it changed (``False``: already 0 or gone)."""
+    """``SET failCount = 0`` when it is above 0, closing the circuit breaker (``REMOVE breakerOpenedAt``:
+    it opens only with a failure); ``True`` when it changed (``False``: already 0 or gone)."""
     try:
         storage.update(
             _table(),
             _key(webhook_id),
-            "SET failCount = :zero",
+            "SET failCount = :zero REMOVE breakerOpenedAt",
             condition="attribute_exists(webhookId) AND failCount > :zero",
             ExpressionAttributeValues=storage.values(zero=0),
         )

@@ -187,7 +187,7 @@ def redeliver(caller: Caller, webhook_id: str, event_id: str) -> Delivery:
     """
     require_own(caller, webhook_id)
     try:
-        return redelivery.redeliver(webhook_id, event_id)
+        return redelivery.redeliver(webhook_id, event_id, caller.user_id)
     except redelivery.UnknownDelivery as exc:
         raise errors.NotFound(f"No delivery of event '{event_id}' to webhook '{webhook_id}'") from exc
 
@@ -415,7 +415,7 @@ def recover_failed(caller: Caller, webhook_id: str, since: datetime) -> RecoverR
     if not item.get("active"):
         raise errors.Conflict("The webhook is inactive; enable it first, then recover its failed deliveries")
     failed = attempt_log.failed_since(webhook_id, clock.iso(since), RECOVER_LIMIT)
-    queued = redelivery.redeliver_many(webhook_id, failed.event_ids)
+    queued = redelivery.redeliver_many(webhook_id, failed.event_ids, caller.user_id)
     return RecoverResult(queued=len(queued), complete=failed.complete)
 
 

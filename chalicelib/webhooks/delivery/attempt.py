@@ -7,6 +7,9 @@ and the policy is exact. An attempt:
 1. reads the webhook (strongly consistent); when it is deleted, inactive or no longer
    subscribed to the event (test events aside) the attempt is ``DRAINED``: nothing is sent or
    logged, and the lane moves on;
+   when its circuit breaker does not match the lane (an owner lane while it is open, a slow lane
+   while it is closed: :mod:`chalicelib.webhooks.delivery.lanes`) the attempt is ``MOVED`` to
+   the lane that matches, unsent;
 2. claims the attempt (:mod:`chalicelib.webhooks.delivery.attempt_log`) with a short lease that
    the worker's heartbeat (:mod:`chalicelib.webhooks.delivery.heartbeat`) extends: a replayed or
    duplicated message finds it claimed and sends nothing (``DUPLICATE``); a message whose
@@ -17,7 +20,8 @@ and the policy is exact. An attempt:
 
    * 2xx: ``failCount`` back to 0;
    * anything else (non-2xx including 3xx, timeout, connection, TLS or DNS error, blocked
-     address): ``failCount`` + 1 (atomic ``ADD``); at :data:`FAILURE_LIMIT` the webhook becomes
+     address): ``failCount`` + 1 (atomic ``ADD``; a timeout also opens the circuit breaker in
+     the same update, and a 2xx closes it); at :data:`FAILURE_LIMIT` the webhook becomes
      inactive (conditional ``SET``) and its lane drains; otherwise the next attempt is held on
      the retry queue for its backoff (:mod:`chalicelib.webhooks.delivery.retries`);
 4. logs the attempt, whatever its outcome: in the attempt log (with the ``requestId`` of the API
@@ -31,6 +35,7 @@ equals the consecutive failures recorded.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 from enum import StrEnum
 
@@ -39,7 +44,7 @@ from aws_lambda_powertools import Logger
 from chalicelib import clock, metrics
 from chalicelib.config import settings
 from chalicelib.webhooks import repository, signing
-from chalicelib.webhooks.delivery import attempt_log, recipients, retries, sender
+from chalicelib.webhooks.delivery import attempt_log, lanes, recipients, retries, sender
 from chalicelib.webhooks.delivery.envelope import Delivery, envelope_body
 from chalicelib.webhooks.delivery.heartbeat import Heartbeat
 from chalicelib.webhooks.delivery.records import AttemptEntry
@@ -70,6 +75,7 @@ class Result(StrEnum):
     FAILED = "failed"
     DUPLICATE = "duplicate"
     DRAINED = "drained"
+    MOVED = "moved"
 
 
 def attempt(delivery: Delivery, heartbeat: Heartbeat | None = None) -> Result:
@@ -89,9 +95,10 @@ def attempt(delivery: Delivery, heartbeat: Heartbeat | None = None) -> Result:
     Returns
     -------
     Result
-        ``DRAINED`` (webhook deleted or inactive: nothing sent), ``DUPLICATE`` (claimed
-        before), ``SENT`` (2xx) or ``FAILED`` (of this attempt, or of the next one when this one
-        was interrupted).
+        ``DRAINED`` (webhook deleted or inactive: nothing sent), ``MOVED`` (queued again in the
+        lane its circuit breaker calls for: nothing sent), ``DUPLICATE`` (claimed before),
+        ``SENT`` (2xx) or ``FAILED`` (of this attempt, or of the next one when this one was
+        interrupted).
 
     Raises
     ------
@@ -107,6 +114,10 @@ def attempt(delivery: Delivery, heartbeat: Heartbeat | None = None) -> Result:
         return Result.DRAINED
     if not delivery.event.test and not recipients.subscribed(webhook, delivery.event.type):
         return Result.DRAINED  # unsubscribed since the event was routed
+    breaker_open = bool(webhook.get("breakerOpenedAt"))
+    if breaker_open != delivery.slow:  # queued before the breaker opened (or closed): send from the matching lane only
+        lanes.enqueue([replace(delivery, owner_id=str(webhook["ownerId"]), slow=breaker_open, hops=delivery.hops + 1)])
+        return Result.MOVED
     lease = config.DELIVERY_LEASE_SECONDS
     if not attempt_log.claim(delivery, lease):
         recovery = attempt_log.recover(delivery, lease)
@@ -161,7 +172,8 @@ def _record_failure(delivery: Delivery, outcome: sender.Outcome) -> str | None:
     The failure that reaches :data:`FAILURE_LIMIT` switches the webhook off and stores why, when
     and this attempt's outcome on it (the Dashboard shows them).
     """
-    updated = repository.add_failure(delivery.webhook_id)
+    timed_out = outcome.error == sender.TIMEOUT  # it held a worker for the whole deadline: open the breaker
+    updated = repository.add_failure(delivery.webhook_id, clock.iso() if timed_out else None)
     if updated is None:  # deleted or switched off meanwhile: no more attempts
         return None
     if int(updated.get("failCount") or 0) >= FAILURE_LIMIT:
@@ -174,7 +186,8 @@ def _record_failure(delivery: Delivery, outcome: sender.Outcome) -> str | None:
     # Read before sending: SQS counts the delay from its receipt of the message, so the retry
     # becomes visible no earlier than this time (the delivery log's promise to the owner).
     due = clock.iso(clock.now() + timedelta(seconds=delay))
-    retries.schedule(Delivery(delivery.event, delivery.webhook_id, delivery.attempt + 1), delay)
+    # With the breaker open the retry goes to a slow lane, never back to the owner's.
+    retries.schedule(replace(delivery, attempt=delivery.attempt + 1, slow=bool(updated.get("breakerOpenedAt"))), delay)
     return due
 
 
