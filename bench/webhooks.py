@@ -368,9 +368,8 @@ def run_crash(receivers: Receivers, lane_worker: LaneWorker, user_id: str, webho
 
 
 def _wait_inactive(webhook_id: str, timeout: float) -> bool:
-    from chalicelib.webhooks import repository
-
     from chalicelib import errors
+    from chalicelib.webhooks import repository
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
