@@ -111,7 +111,7 @@ def reset_failures(webhook_id: str) -> bool:
             _table(),
             _key(webhook_id),
             "SET failCount = :zero REMOVE breakerOpenedAt",
-            condition="attribute_exists(webhookId) AND failCount > :zero",
+            condition="attribute_exists(webhookId) AND (failCount > :zero OR attribute_exists(breakerOpenedAt))",
             ExpressionAttributeValues=storage.values(zero=0),
         )
     except storage.ConditionFailed:
@@ -139,12 +139,13 @@ def update_owned(webhook_id: str, owner_id: str, changes: WebhookEdit) -> Webhoo
 
 
 def enable_owned(webhook_id: str, owner_id: str, now: str) -> WebhookRecord | None:
-    """Switch ``webhook_id`` on with ``failCount`` 0 (and no ``disabledAt``, reason or last failure) if ``owner_id`` owns it."""
+    """Switch ``webhook_id`` on with ``failCount`` 0 (and no ``disabledAt``, reason, last failure or open
+    circuit breaker) if ``owner_id`` owns it."""
     try:
         return record(storage.update(
             _table(),
             _key(webhook_id),
-            "SET active = :yes, failCount = :zero, updatedAt = :now REMOVE disabledAt, disabledReason, lastFailure",
+            "SET active = :yes, failCount = :zero, updatedAt = :now REMOVE disabledAt, disabledReason, lastFailure, breakerOpenedAt",
             condition="ownerId = :owner",
             ExpressionAttributeValues=storage.values(yes=True, zero=0, now=now, owner=owner_id),
         ))
