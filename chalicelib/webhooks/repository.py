@@ -39,6 +39,18 @@ def create(item: WebhookRecord) -> None:
     storage.put(_table(), item, condition="attribute_not_exists(webhookId)")
 
 
+def next_lane_number(owner_id: str) -> int:
+    """How many webhooks ``owner_id`` created before this one (0, 1, 2, ...): one atomic ``ADD`` on the
+    owner's counter item ``lanes#<ownerId>`` (no ``ownerId`` attribute, so outside ``byOwner``).
+
+    The number spreads an owner's webhooks over its delivery lanes in turn
+    (:func:`chalicelib.webhooks.delivery.lanes.group_id`), so its first lanes' worth never share one.
+    """
+    item = storage.update(_table(), {"webhookId": f"lanes#{owner_id}"}, "ADD webhooks :one",
+                          ExpressionAttributeValues=storage.values(one=1))
+    return int(item["webhooks"]) - 1
+
+
 def list_by_owner(owner_id: str) -> list[WebhookRecord]:
     """Every webhook of ``owner_id``, newest first (Query on ``byOwner``)."""
     return [record(i) for i in storage.query_index(_table(), "byOwner", "ownerId", owner_id, newest_first=True)]

@@ -116,7 +116,8 @@ def attempt(delivery: Delivery, heartbeat: Heartbeat | None = None) -> Result:
         return Result.DRAINED  # unsubscribed since the event was routed
     breaker_open = bool(webhook.get("breakerOpenedAt"))
     if breaker_open != delivery.slow:  # queued before the breaker opened (or closed): send from the matching lane only
-        lanes.enqueue([replace(delivery, owner_id=str(webhook["ownerId"]), slow=breaker_open, hops=delivery.hops + 1)])
+        moved = replace(delivery, owner_id=str(webhook["ownerId"]), lane=webhook.get("lane"), slow=breaker_open, hops=delivery.hops + 1)
+        lanes.enqueue([moved])
         return Result.MOVED
     lease = config.DELIVERY_LEASE_SECONDS
     if not attempt_log.claim(delivery, lease):

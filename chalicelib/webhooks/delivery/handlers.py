@@ -105,7 +105,7 @@ def handle_outbox_batch(event: dict[str, Any], context: Any = None) -> dict[str,
             break
         for webhook in webhooks:
             queued.append(Delivery(item, str(webhook["webhookId"]), owner_id=str(webhook["ownerId"]),
-                                   slow=bool(webhook.get("breakerOpenedAt"))))
+                                   lane=webhook.get("lane"), slow=bool(webhook.get("breakerOpenedAt"))))
             owners.append(sequence)
     try:
         lanes.enqueue(queued)

@@ -8,9 +8,10 @@ them to make delivery fair (Svix's per-endpoint throttling, Hookdeck's per-desti
 concurrency):
 
 * **Owner lanes.** A webhook's deliveries go to one of its owner's ``DELIVERY_OWNER_LANES`` (4)
-  groups, ``<ownerId>.<n>``, ``n`` fixed by the webhook id: an owner with 40 webhooks holds at
-  most 4 lane workers, however many of its receivers hang; each webhook stays in one group, so
-  its attempts still run one at a time.
+  groups, ``<ownerId>.<n>``, ``n`` its number among the owner's webhooks (``lane``, given at
+  creation) modulo 4, so an owner's first 4 webhooks never share a lane: an owner with 40
+  webhooks holds at most 4 lane workers, however many of its receivers hang; each webhook stays
+  in one group, so its attempts still run one at a time.
 * **Slow lanes.** A webhook whose circuit breaker is open (its last attempt timed out, until one
   succeeds: ``breakerOpenedAt`` on the webhook) is delivered in one of ``DELIVERY_SLOW_LANES``
   (4) groups shared by every such webhook, ``slow.<n>``: all timing-out endpoints together hold
@@ -76,7 +77,8 @@ def group_id(delivery: Delivery) -> str:
         return f"slow.{_slot(delivery.webhook_id, config.DELIVERY_SLOW_LANES)}"
     if not delivery.owner_id:
         return delivery.webhook_id
-    return f"{delivery.owner_id}.{_slot(delivery.webhook_id, config.DELIVERY_OWNER_LANES)}"
+    number = delivery.lane if delivery.lane is not None else _slot(delivery.webhook_id, config.DELIVERY_OWNER_LANES)
+    return f"{delivery.owner_id}.{number % config.DELIVERY_OWNER_LANES}"
 
 
 def to_message(delivery: Delivery) -> str:
@@ -91,6 +93,7 @@ def to_message(delivery: Delivery) -> str:
         "data": event.data,
         "test": event.test,
         "ownerId": delivery.owner_id,
+        "lane": delivery.lane,
         "slow": delivery.slow,
         "hops": delivery.hops,
     }
@@ -122,7 +125,8 @@ def from_message(body: str) -> Delivery:
         raise ValueError(f"attempt must be >= 1, got {attempt}")
     return Delivery(
         event=event, webhook_id=str(raw["webhookId"]), attempt=attempt, owner_id=str(raw.get("ownerId") or ""),
-        slow=bool(raw.get("slow", False)), hops=int(raw.get("hops") or 0),
+        lane=int(raw["lane"]) if raw.get("lane") is not None else None, slow=bool(raw.get("slow", False)),
+        hops=int(raw.get("hops") or 0),
     )
 
 
