@@ -9,7 +9,7 @@ function; this process runs the streams and the retry queue. Receivers run on 12
 another child process (so their CPU does not compete with the sender's): ``hang`` receivers read
 each request and never answer, ``fail`` ones answer 500, ``ok`` ones 200 at once.
 
-Four phases in one run:
+Six phases in one run:
 
 * ``baseline``: only tenant B (ok) gets events (``--rate`` per second for ``--baseline-seconds``);
 * ``two-tenants``: A (hang) and B both get events at ``--rate`` per second for ``--seconds``;
@@ -20,6 +20,13 @@ Four phases in one run:
   round a burst of 19 writes, the one-request-at-a-time moto server saturated on the shared
   2-core machine at load ~7, about 10 requests per delivery: healthy p50 4.8 s, p99 8.7 s, from
   queueing in moto, not from the lanes);
+* ``fan-out``: one owner with 40 webhooks whose receivers hang, and one ``message.new`` to that
+  owner fanning out to all 40, repeated (``--fanout-rounds`` rounds, one every ``1/--fanout-rate``
+  s), beside the 10 healthy tenants' events (one per round each). Per-owner lanes bound what the
+  owner holds; the breaker sends each webhook's later attempts to the slow lane;
+* ``many-owners``: 40 owners, each with one hanging webhook, and the 10 healthy tenants, one
+  event each per round (``--many-rounds`` rounds at ``--many-rate``): more hanging endpoints
+  than lane workers; after its first timeout each endpoint's attempts wait in the slow lane;
 * ``crash``: tenant C's receiver holds its first request open (never answers it) and answers
   200 after; once that request arrived, the lane worker process is SIGKILLed mid-attempt (as a
   Lambda invocation dies) and a new one started on the same embedded AWS. The delivery must
@@ -31,14 +38,14 @@ epoch clocks of this machine). The delivery deadline is ``--timeout`` seconds (d
 instead of the production 10 s, so that five attempts fit in a short run; the isolation does not
 depend on it) and the retry delays ``--delays`` (default 2,3,4 s).
 
-Budgets (``--check`` exits 1 when one is missed): healthy p99 < 2 s in ``two-tenants`` and in
-``crowd``, every healthy event delivered, every hanging or failing receiver gets exactly 5
+Budgets (``--check`` exits 1 when one is missed): healthy p99 < 2 s in ``two-tenants``, ``crowd``,
+``fan-out`` and ``many-owners``, every healthy event delivered, every hanging or failing receiver gets exactly 5
 requests (then its webhook is off and its lane drains), and the crash phase's delivery arrives
 within 30 s of the kill, once per attempt (2 requests: the interrupted attempt and the next).
 The baseline's p99 is printed beside them for the ratio.
 
 Usage: ``python bench/webhooks.py [--seconds 20] [--baseline-seconds 8] [--rate 1] [--crowd-events 100]
-[--crowd-rate 0.5] [--check]``
+[--crowd-rate 0.5] [--fanout-rounds 5] [--fanout-rate 0.5] [--many-rounds 3] [--many-rate 0.25] [--check]``
 """
 
 from __future__ import annotations
@@ -64,13 +71,16 @@ os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
 P99_BUDGET_SECONDS = 2.0
 EXPECTED_HANGING_ATTEMPTS = 5
 RECOVERY_BUDGET_SECONDS = 30.0
-#: Receivers: index -> behaviour. 0 and 1 are the two-tenant phase's A and B; 2..20 the crowd; 21 the crash phase's.
+#: Receivers: index -> behaviour. 0 and 1 are the two-tenant phase's A and B; 2..20 the crowd; 21 the crash
+#: phase's; 22..61 the fan-out owner's 40 webhooks; 62..101 the 40 owners of many-owners.
 HANGING, HEALTHY = 0, 1
 CROWD_HANGING = list(range(2, 10))
 CROWD_FAILING = [10]
 CROWD_HEALTHY = list(range(11, 21))
 CRASH = 21
-BEHAVIOURS = ["hang", "ok"] + ["hang"] * 8 + ["fail"] + ["ok"] * 10 + ["crash"]
+FANOUT = list(range(22, 62))
+MANY = list(range(62, 102))
+BEHAVIOURS = ["hang", "ok"] + ["hang"] * 8 + ["fail"] + ["ok"] * 10 + ["crash"] + ["hang"] * 80
 
 
 # -- receivers (child process) ----------------------------------------------------------------------------
@@ -125,9 +135,13 @@ def _serve_receivers(behaviours: list[str], ports: Any, stop: Any, results: Any)
     for server in servers:
         threading.Thread(target=server.serve_forever, daemon=True).start()
     ports.put([s.server_address[1] for s in servers])
+    sent = dict.fromkeys(arrivals, 0)  # arrivals already reported, per receiver: each report carries only the new ones
     while not stop.wait(0.05):
         with lock:
-            results.put({i: list(times) for i, times in arrivals.items()})
+            report = {i: times[sent[i]:] for i, times in arrivals.items() if len(times) > sent[i]}
+            sent.update({i: len(arrivals[i]) for i in report})
+            stamp = time.time()
+        results.put((stamp, report))
     hang.set()
     for server in servers:
         server.shutdown()
@@ -143,10 +157,21 @@ class Receivers:
     results: Any
     latest: dict[int, list[tuple[float, str]]]
 
+    reported_at: float = 0.0
+
     def arrivals(self) -> dict[int, list[tuple[float, str]]]:
-        """Arrival ``(epoch seconds, content)`` per receiver, as last reported (every 50 ms)."""
+        """Arrival ``(epoch seconds, content)`` per receiver, as reported so far (every 50 ms, the new ones)."""
         while not self.results.empty():
-            self.latest = self.results.get()
+            self.reported_at, report = self.results.get()
+            for index, new in report.items():
+                self.latest[index].extend(new)
+        return self.latest
+
+    def settled(self, after: float, timeout: float = 60.0) -> dict[int, list[tuple[float, str]]]:
+        """The arrivals as of a report made after epoch second ``after`` (a busy receiver process reports late)."""
+        deadline = time.monotonic() + timeout
+        while self.arrivals() is not None and self.reported_at <= after and time.monotonic() < deadline:
+            time.sleep(0.05)
         return self.latest
 
     def close(self) -> None:
@@ -253,6 +278,19 @@ def _tenant(name: str, port: int) -> tuple[str, str]:
     return user.userId, webhook.id
 
 
+def _fanout_owner(ports: list[int]) -> tuple[str, list[str]]:
+    """One user with one webhook per port; returns ``(userId, webhookIds)`` in the order of ``ports``."""
+    from chalicelib.auth.service import Caller
+    from chalicelib.users.models import AdminUserCreate
+    from chalicelib.users.service import create_user
+    from chalicelib.webhooks import service
+    from chalicelib.webhooks.models import WebhookCreate
+
+    user = create_user(AdminUserCreate(displayName="Fanout", channels={"telegram": "@fanout"}))  # type: ignore[arg-type]
+    hooks = [service.create_webhook(Caller(user.userId), WebhookCreate(url=f"http://127.0.0.1:{p}/hook")).id for p in ports]
+    return user.userId, hooks
+
+
 def _emit(recipient: str, content: str) -> None:
     """One ``message.new`` outbox event to ``recipient``, written as the services write it."""
     from chalicelib import outbox, storage
@@ -345,11 +383,16 @@ def run_crash(receivers: Receivers, lane_worker: LaneWorker, user_id: str, webho
 
 
 def _wait_inactive(webhook_id: str, timeout: float) -> bool:
+    from chalicelib import errors
     from chalicelib.webhooks import repository
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        item = repository.get(webhook_id, consistent=True) or {}
+        try:
+            item = repository.get(webhook_id, consistent=True) or {}
+        except errors.DependencyUnavailable:  # the one-request-at-a-time moto server is busy: ask again
+            time.sleep(0.5)
+            continue
         if not item.get("active"):
             return True
         time.sleep(0.1)
@@ -364,6 +407,10 @@ def main() -> int:
     parser.add_argument("--crowd-events", type=int, default=100, help="events of the crowd phase (all tenants)")
     parser.add_argument("--crowd-rate", type=float, default=0.5,
                         help="rounds per second of the crowd phase (one event per tenant each: 19 events)")
+    parser.add_argument("--fanout-rounds", type=int, default=5, help="fan-out phase: rounds (one event to the owner of 40 webhooks each)")
+    parser.add_argument("--fanout-rate", type=float, default=0.5, help="fan-out phase: rounds per second")
+    parser.add_argument("--many-rounds", type=int, default=3, help="many-owners phase: rounds (one event per owner and healthy tenant)")
+    parser.add_argument("--many-rate", type=float, default=0.25, help="many-owners phase: rounds per second")
     parser.add_argument("--timeout", type=float, default=2.0, help="WEBHOOK_TIMEOUT_SECONDS (production: 10)")
     parser.add_argument("--delays", default="2,3,4", help="WEBHOOK_RETRY_DELAYS_SECONDS")
     parser.add_argument("--check", action="store_true", help="exit 1 when a budget is missed")
@@ -383,7 +430,7 @@ def main() -> int:
         from chalicelib.config import settings
 
         lease = settings().DELIVERY_LEASE_SECONDS
-        users = {i: _tenant(f"T{i}", port) for i, port in enumerate(receivers.ports)}
+        users = {i: _tenant(f"T{i}", port) for i, port in enumerate(receivers.ports) if i not in FANOUT}
         baseline = run_phase("baseline", receivers, {HEALTHY: users[HEALTHY][0]}, {HEALTHY}, args.rate,
                              seconds=args.baseline_seconds)
         both = run_phase("two-tenants", receivers, {i: users[i][0] for i in (HANGING, HEALTHY)}, {HEALTHY}, args.rate,
@@ -394,17 +441,36 @@ def main() -> int:
         switched_off = [_wait_inactive(users[i][1], timeout=EXPECTED_HANGING_ATTEMPTS * (args.timeout + last_delay + 5))
                         for i in failing]
         time.sleep(last_delay + 1.0)  # a retry that still came would show now
-        attempts = {i: len(receivers.arrivals()[i]) for i in failing}
+        attempts = {i: len(receivers.settled(time.time())[i]) for i in failing}
+        # The fan-out owner's 40 webhooks: receivers 22..61, one user (the _tenant users of 22..101 are unused
+        # for FANOUT; MANY uses its own 40).
+        owner, owner_hooks = _fanout_owner([receivers.ports[i] for i in FANOUT])
+        hooks = dict(zip(FANOUT, owner_hooks, strict=True))
+        fanout_tenants = {FANOUT[0]: owner, **{i: users[i][0] for i in CROWD_HEALTHY}}
+        fanout = run_phase("fan-out", receivers, fanout_tenants, set(CROWD_HEALTHY), args.fanout_rate,
+                           events=args.fanout_rounds * len(fanout_tenants))
+        settle = 2 * EXPECTED_HANGING_ATTEMPTS * (args.timeout + last_delay) * len(FANOUT) / 4 + 30
+        switched_off += [_wait_inactive(hooks[i], timeout=settle) for i in FANOUT]
+        many_tenants = {**{i: users[i][0] for i in MANY}, **{i: users[i][0] for i in CROWD_HEALTHY}}
+        many = run_phase("many-owners", receivers, many_tenants, set(CROWD_HEALTHY), args.many_rate,
+                         events=args.many_rounds * len(many_tenants))
+        switched_off += [_wait_inactive(users[i][1], timeout=settle) for i in MANY]
+        time.sleep(last_delay + 1.0)
+        attempts.update({i: len(receivers.settled(time.time())[i]) for i in (*FANOUT, *MANY)})
         crash = run_crash(receivers, lane_worker, users[CRASH][0], users[CRASH][1], lease)
 
     if args.trace:
         for index, arrivals in receivers.latest.items():
             print(f"receiver {index} ({BEHAVIOURS[index]}): " + ", ".join(f"{c}@{at - started:.2f}" for at, c in arrivals))
     crowd_attempts = sorted({attempts[i] for i in (*CROWD_HANGING, *CROWD_FAILING)})
+    fanout_attempts = sorted({attempts[i] for i in FANOUT})
+    many_attempts = sorted({attempts[i] for i in MANY})
     print(f"{'phase':<12} {'healthy events':>14} {'delivered':>9} {'p50 s':>7} {'p99 s':>7} {'max s':>7}  "
           "POSTs per failing webhook")
     for phase, posts in ((baseline, "-"), (both, f"{attempts[HANGING]} (A, hanging)"),
-                         (crowd, f"{'/'.join(map(str, crowd_attempts))} (8 hanging, 1 failing)")):
+                         (crowd, f"{'/'.join(map(str, crowd_attempts))} (8 hanging, 1 failing)"),
+                         (fanout, f"{'/'.join(map(str, fanout_attempts))} (40 hanging, one owner)"),
+                         (many, f"{'/'.join(map(str, many_attempts))} (40 owners, one hanging each)")):
         top = max(phase.latencies, default=float("inf"))
         print(f"{phase.name:<12} {phase.sent:>14} {len(phase.latencies):>9} {phase.percentile(0.5):>7.3f} "
               f"{phase.percentile(0.99):>7.3f} {top:>7.3f}  {posts}")
@@ -415,10 +481,10 @@ def main() -> int:
     print(f"p99 / baseline: two-tenants {ratio:.2f}x, crowd {crowd_ratio:.2f}x; deadline {args.timeout:g} s, "
           f"retry delays {args.delays} s, failing webhooks switched off: {sum(switched_off)}/{len(switched_off)}")
     failures = []
-    for phase in (both, crowd):
+    for phase in (both, crowd, fanout, many):
         if phase.percentile(0.99) >= P99_BUDGET_SECONDS:
             failures.append(f"{phase.name}: healthy p99 {phase.percentile(0.99):.3f} s >= {P99_BUDGET_SECONDS} s")
-    if any(len(p.latencies) != p.sent for p in (baseline, both, crowd)):
+    if any(len(p.latencies) != p.sent for p in (baseline, both, crowd, fanout, many)):
         failures.append("not every healthy event was delivered")
     for index, count in attempts.items():
         if count != EXPECTED_HANGING_ATTEMPTS:

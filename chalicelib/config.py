@@ -76,6 +76,12 @@ class Settings(BaseModel):
     #: lasts unless its worker's heartbeat extends it, seconds: a worker that dies is replaced within
     #: this time (docs/webhook-delivery.md "Crash recovery"). The heartbeat beats every quarter of it.
     DELIVERY_LEASE_SECONDS: int = Field(default=20, ge=1, le=900)
+    #: Delivery lanes (FIFO message groups) per webhook owner: the most lane workers one owner's
+    #: webhooks can hold at once, however many webhooks it has (each webhook keeps one lane).
+    DELIVERY_OWNER_LANES: int = Field(default=4, ge=1, le=100)
+    #: Slow lanes shared by every webhook whose circuit breaker is open (after a timeout): the most
+    #: lane workers all timing-out endpoints together can hold.
+    DELIVERY_SLOW_LANES: int = Field(default=4, ge=1, le=100)
     #: botocore client timeouts and attempts of every DynamoDB and SQS client (see storage.boto_config).
     AWS_CONNECT_TIMEOUT_SECONDS: float = Field(default=2.0, gt=0, le=60)
     AWS_READ_TIMEOUT_SECONDS: float = Field(default=3.0, gt=0, le=60)
@@ -88,6 +94,9 @@ class Settings(BaseModel):
     CORS_ALLOWED_ORIGINS: str = ""
     #: Table of the idempotency records of POST/PATCH requests (chalicelib.idempotency).
     IDEMPOTENCY_TABLE: Resource
+    #: Seconds an interrupted keyed request (its process killed mid-flight) keeps its ``Idempotency-Key``
+    #: busy, at most: API Gateway gives up on a request after 29 s, so no live attempt runs longer.
+    IDEMPOTENCY_IN_PROGRESS_SECONDS: int = Field(default=30, ge=1, le=60)
     #: Table of the API keys' token buckets and the users' daily quota counters (chalicelib.rate_limits; TTL ``expiresAt``).
     RATE_LIMITS_TABLE: Resource
     #: ``false`` turns the rate limits off (no bucket write, no quota counter): for the test suites and
@@ -97,6 +106,12 @@ class Settings(BaseModel):
     RATE_LIMIT_PER_SECOND: float = Field(default=20.0, gt=0, le=1_000_000)
     #: Requests an idle API key may send at once, the bucket's size (DESIGN §2: 100).
     RATE_LIMIT_BURST: int = Field(default=100, ge=1, le=1_000_000)
+    #: Dashboard sign-in attempts (any outcome) per source address: at once, and per minute after.
+    SIGN_IN_PER_SOURCE_BURST: int = Field(default=20, ge=1, le=1_000_000)
+    SIGN_IN_PER_SOURCE_PER_MINUTE: float = Field(default=10.0, gt=0, le=60_000_000)
+    #: The same per key prefix tried (the key's first characters: guesses at one key from many addresses).
+    SIGN_IN_PER_KEY_PREFIX_BURST: int = Field(default=10, ge=1, le=1_000_000)
+    SIGN_IN_PER_KEY_PREFIX_PER_MINUTE: float = Field(default=5.0, gt=0, le=60_000_000)
     #: The same two for keys with the admin scope (bulk review and user creation: five times a user's).
     ADMIN_RATE_LIMIT_PER_SECOND: float = Field(default=100.0, gt=0, le=1_000_000)
     ADMIN_RATE_LIMIT_BURST: int = Field(default=500, ge=1, le=1_000_000)

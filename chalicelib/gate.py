@@ -28,8 +28,8 @@ def _authenticate(authorization: str | None, require_admin: bool) -> Principal:
     return auth.authenticate(authorization, require_admin=require_admin)
 
 
-def _admit(key_id: str, is_admin: bool) -> object:
-    return rate_limits.admit(key_id, is_admin)
+def _admit(user_id: str, is_admin: bool) -> object:
+    return rate_limits.admit(user_id, is_admin)
 
 
 def _reply(response: Response) -> idempotency.Reply:
@@ -39,8 +39,11 @@ def _reply(response: Response) -> idempotency.Reply:
     return idempotency.Reply(status=response.status_code, body=text, headers={k: str(v) for k, v in response.headers.items()})
 
 
-def _run_once(scope: str, key: str, request: dict[str, Any], work: Callable[[], Response], lambda_context: Any) -> Response:
-    reply = idempotency.run_once(scope, key, request, lambda: _reply(work()), lambda_context)
+def _run_once(
+    scope: str, key: str, request: dict[str, Any], work: Callable[[], Response], lambda_context: Any, authorization: str | None
+) -> Response:
+    credential = auth.bearer_token(authorization) if scope != "public" else ""
+    reply = idempotency.run_once(scope, key, request, lambda: _reply(work()), lambda_context, credential)
     return Response(body=reply.body, status_code=reply.status, headers=dict(reply.headers))
 
 

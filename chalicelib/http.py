@@ -56,7 +56,7 @@ class Principal(Protocol):
 
     @property
     def key_id(self) -> str:
-        """The API key's id (names its rate-limit bucket)."""
+        """The API key's SHA-256 (empty for a Dashboard session)."""
 
     @property
     def is_admin(self) -> bool:
@@ -65,10 +65,11 @@ class Principal(Protocol):
 
 #: ``(authorization header, require_admin) -> Principal``; raises ``Unauthorized`` or ``Forbidden``.
 Authenticate = Callable[[str | None, bool], Principal]
-#: ``(key_id, is_admin) -> None``-like; raises ``RateLimited`` once the key's bucket is empty.
+#: ``(user_id, is_admin) -> None``-like; raises ``RateLimited`` once the user's bucket (all its keys) is empty.
 Admit = Callable[[str, bool], object]
-#: ``(scope, key, request fingerprint, work, lambda context) -> response``, ``work`` run at most once a key.
-RunOnce = Callable[[str, str, dict[str, Any], Callable[[], Response], Any], Response]
+#: ``(scope, key, request fingerprint, work, lambda context, authorization header) -> response``, ``work``
+#: run at most once a key (its stored response sealed with the presented credential).
+RunOnce = Callable[[str, str, dict[str, Any], Callable[[], Response], Any, str | None], Response]
 
 
 @dataclass(frozen=True)
@@ -499,7 +500,7 @@ def route(
                     caller = gate.authenticate(request.headers.get("authorization"), auth == "admin")
                     args.append(caller)
                     scope = caller.user_id
-                    gate.admit(caller.key_id, caller.is_admin)  # 429 RATE_LIMITED once the key's bucket is empty
+                    gate.admit(caller.user_id, caller.is_admin)  # 429 RATE_LIMITED once the user's bucket is empty
                 check_path_ids(path_params)
                 json_input.check_document(query_params(request))  # every route, also those reading params themselves
                 if body is not None:
@@ -517,7 +518,9 @@ def route(
                     "ifMatch": request.headers.get("if-match"), "ifNoneMatch": request.headers.get("if-none-match"),
                 }
                 lambda_context = getattr(router, "lambda_context", None)
-                return gate.run_once(scope, key, fingerprint, lambda: run(request, args, kwargs), lambda_context)
+                return gate.run_once(
+                    scope, key, fingerprint, lambda: run(request, args, kwargs), lambda_context, request.headers.get("authorization")
+                )
             except Exception as exc:  # noqa: BLE001 -- e.g. the API-key lookup of authenticate(), outside run()
                 return failed(exc)
 

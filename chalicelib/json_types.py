@@ -8,8 +8,10 @@ allow what the model refuses. These annotated types close the gaps pydantic leav
   RFC 3339 §5.6), as :func:`chalicelib.clock.iso` writes it;
 * :data:`NON_BLANK`: the pattern of text that must contain a non-whitespace character (a
   blank value stripped to nothing would otherwise be schema-valid but refused);
-* :data:`SINGLE_LINE`: single-line text (titles, names, handles): no bidirectional controls,
-  DEL or C1 controls, and at least one visible character (:mod:`chalicelib.text`).
+* :data:`SINGLE_LINE`: single-line text (titles, names, handles) and :data:`MULTI_LINE`
+  (messages): the one text policy of :func:`chalicelib.text.text_issue` (no controls, format
+  characters but the joiners emoji need, private-use, unassigned or separator code points; a
+  multi-line field allows line breaks).
 """
 
 from __future__ import annotations
@@ -49,21 +51,26 @@ def not_nullable(schema: dict[str, Any]) -> None:
 
 
 class SingleLine:
-    """Annotation of single-line text (titles, names, handles): ``Annotated[str, StringConstraints(...), SINGLE_LINE]``.
+    """Annotation of single-line text (titles, names, handles): ``Annotated[str, StringConstraints(...), SINGLE_LINE]``,
+    or with ``multi_line=True`` (``MULTI_LINE``) of multi-line text (messages).
 
     Validation (after the string constraints, so on the stripped value) refuses what
-    :func:`chalicelib.text.single_line_issue` names, as a VALIDATION_ERROR on the field; the JSON
-    Schema gets :data:`chalicelib.text.SINGLE_LINE_PATTERN` (which states the same rule for the
-    Basic Multilingual Plane; an all-invisible text of astral format characters, e.g. only tag
-    characters, is refused by the validator alone).
+    :func:`chalicelib.text.text_issue` names, as a VALIDATION_ERROR on the field; the JSON
+    Schema gets :data:`chalicelib.text.SINGLE_LINE_PATTERN` or :data:`~chalicelib.text.MULTI_LINE_PATTERN`
+    (which state the same rule for the assigned code points of the Basic Multilingual Plane; the
+    context of the joiners, astral format characters and unassigned code points are the validator's alone).
     """
 
+    def __init__(self, multi_line: bool = False) -> None:
+        self.multi_line = multi_line
+
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
-        return core_schema.no_info_after_validator_function(_single_line, handler(source))
+        check = _multi_line if self.multi_line else _single_line
+        return core_schema.no_info_after_validator_function(check, handler(source))
 
     def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> dict[str, Any]:
         result: dict[str, Any] = handler(schema)
-        result["pattern"] = text.SINGLE_LINE_PATTERN
+        result["pattern"] = text.MULTI_LINE_PATTERN if self.multi_line else text.SINGLE_LINE_PATTERN
         return result
 
 
@@ -74,5 +81,14 @@ def _single_line(value: str) -> str:
     return value
 
 
-#: The one :class:`SingleLine` annotation.
+def _multi_line(value: str) -> str:
+    issue = text.multi_line_issue(value)
+    if issue is not None:
+        raise ValueError(issue)
+    return value
+
+
+#: The :class:`SingleLine` annotation of single-line text.
 SINGLE_LINE = SingleLine()
+#: The :class:`SingleLine` annotation of multi-line text (line feed and carriage return allowed).
+MULTI_LINE = SingleLine(multi_line=True)

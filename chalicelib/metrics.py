@@ -212,7 +212,7 @@ def record_indexer_lag(stream: str, seconds: float) -> None:
 
 
 def record_delivery(outcome: str) -> None:
-    """``Deliveries`` (Count) by ``outcome``: ``sent``, ``failed``, ``duplicate``, ``drained`` or ``error``.
+    """``Deliveries`` (Count) by ``outcome``: ``sent``, ``failed``, ``duplicate``, ``drained``, ``moved`` or ``error``.
 
     Parameters
     ----------

@@ -124,7 +124,8 @@ RESPONSE_HEADERS: dict[str, dict[str, Any]] = {
     # draft-ietf-httpapi-ratelimit-headers-11 (chalicelib.rate_limits.header_fields): Structured Field Lists.
     "RateLimit-Policy": {
         "description": "The rate-limit policy of the request (draft-ietf-httpapi-ratelimit-headers): "
-        "`\"per-key\";q=<burst>;w=<seconds an empty bucket takes to fill>` for the API key's token bucket, or "
+        "`\"per-key\";q=<burst>;w=<seconds an empty bucket takes to fill>` for the caller's token bucket (one per user, "
+        "shared by all its API keys and Dashboard sessions), or "
         "`\"<match-requests|profile-requests|messages>\";q=<daily quota>;w=86400` for a refused write.",
         "required": False, "schema": {"type": "string"}, "example": '"per-key";q=100;w=5',
     },

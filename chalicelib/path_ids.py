@@ -75,3 +75,23 @@ def not_found_message(name: str, path_id: str) -> str:
     :data:`MAX_LENGTH` characters, control characters escaped)."""
     shown = path_id[:MAX_LENGTH].encode("unicode_escape").decode("ascii")
     return _NOT_FOUND.get(name, "'{id}' not found").format(id=shown)
+
+
+def loggable(path: str) -> str:
+    """``path`` as a log line may hold it: each segment longer than :data:`MAX_LENGTH` characters cut
+    to that many, followed by ``...(<n> characters)``, so a request with a 5,000-character id
+    neither fills the log nor copies into it what a client chose to send.
+
+    Parameters
+    ----------
+    path:
+        The request path (``/v1/listings/<id>``).
+
+    Returns
+    -------
+    str
+        ``path`` unchanged when no segment is longer than :data:`MAX_LENGTH`.
+    """
+    if len(path) <= MAX_LENGTH:
+        return path
+    return "/".join(s if len(s) <= MAX_LENGTH else f"{s[:MAX_LENGTH]}...({len(s)} characters)" for s in path.split("/"))

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from aws_lambda_powertools import Logger
 from chalice.app import Request, Response
 
-from chalicelib import correlation, metrics, tracing
+from chalicelib import correlation, metrics, path_ids, tracing
 
 #: The one structured logger of the API (powertools; service name from ``POWERTOOLS_SERVICE_NAME``).
 logger = Logger(service="matching-service")
@@ -72,7 +72,7 @@ def request_context_middleware(event: Request, get_response: Callable[[Request],
             "request",
             extra={
                 "method": event.method,
-                "path": context.get("path") or context.get("resourcePath"),
+                "path": path_ids.loggable(str(context.get("path") or context.get("resourcePath") or "")),
                 "status": response.status_code,
                 "durationMs": round((time.perf_counter() - started) * 1000, 1),
                 "gatewayRequestId": context.get("requestId"),

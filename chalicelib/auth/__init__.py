@@ -20,3 +20,11 @@ def put_key_op(key: ApiKeyRecord) -> TransactItem:
     from chalicelib.auth import repository
 
     return repository.put_key_op(key)
+
+
+def count_key_op(user_id: str) -> TransactItem:
+    """Transaction ``Update`` counting a new key of ``user_id`` (fails at the cap,
+    :data:`chalicelib.auth.own_keys.MAX_KEYS`): the user creation adds it with the user's first key."""
+    from chalicelib.auth import own_keys, repository
+
+    return repository.count_key_op(user_id, own_keys.MAX_KEYS)

@@ -21,3 +21,13 @@ def new_api_key() -> str:
 def hash_key(api_key: str) -> str:
     """Return the lower-case hex SHA-256 digest of ``api_key`` (UTF-8), the stored form."""
     return hashlib.sha256(api_key.encode("utf-8")).hexdigest()
+
+
+#: Characters of a key after :data:`KEY_PREFIX` that its shown prefix keeps.
+SHOWN_CHARACTERS = 4
+
+
+def key_prefix(api_key: str) -> str:
+    """The first characters of ``api_key`` (``msk_`` and four more): what a key list shows, and what
+    the sign-in limiter counts guesses by. Not usable to authenticate."""
+    return api_key[: len(KEY_PREFIX) + SHOWN_CHARACTERS]

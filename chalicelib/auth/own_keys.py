@@ -24,7 +24,10 @@ from chalicelib.transactions import Transaction, TransactionConflict
 
 #: The old key's remaining life a roll may choose, label -> seconds (Stripe offers now .. 7 days).
 ROLL_EXPIRIES: dict[str, int] = {"now": 0, "1h": 3600, "24h": 24 * 3600, "7d": 7 * 24 * 3600}
-#: Keys a user may hold at once (a soft limit: checked on the user's list before the write).
+#: Keys a user may hold at once: a counter item (``keys#<userId>``) changed in the very transaction
+#: that creates or deletes a key, with the condition ``keyCount < MAX_KEYS`` (never a read before
+#: the write, so concurrent creations cannot pass it together). A roll replaces a key: it counts as
+#: one key while the old one runs out.
 MAX_KEYS = 20
 #: Longest key name, in characters.
 MAX_NAME = 100
@@ -100,7 +103,7 @@ def _clean_name(name: str) -> str:
 def _new_record(user_id: str, scopes: list[str], name: str) -> tuple[ApiKeyRecord, str]:
     secret = keys.new_api_key()
     record: ApiKeyRecord = {"keyHash": keys.hash_key(secret), "userId": user_id, "scopes": scopes,
-                            "createdAt": clock.iso(), "name": name, "prefix": secret[: len(keys.KEY_PREFIX) + 4]}
+                            "createdAt": clock.iso(), "name": name, "prefix": keys.key_prefix(secret)}
     return record, secret
 
 
@@ -120,10 +123,14 @@ def create_key(caller: Caller, name: str) -> NewKey:
         A blank or too long name (``details`` name ``name``), or :data:`MAX_KEYS` keys held already.
     """
     cleaned = _clean_name(name)
-    if len(_live(repository.list_keys(caller.user_id))) >= MAX_KEYS:
-        raise errors.RuleViolation.for_field("name", f"You hold {MAX_KEYS} keys already; revoke one first")
     record, secret = _new_record(caller.user_id, sorted(caller.scopes), cleaned)
-    Transaction().add("key", repository.put_key_op(record)).commit()
+    tx = Transaction().add("key", repository.put_key_op(record)).add("count", repository.count_key_op(caller.user_id, MAX_KEYS))
+    try:
+        tx.commit()
+    except TransactionConflict as exc:
+        if exc.failed("count"):
+            raise errors.RuleViolation.for_field("name", f"You hold {MAX_KEYS} keys already; revoke one first") from exc
+        raise
     return NewKey(_own(record), secret)
 
 
@@ -137,7 +144,10 @@ def revoke_key(caller: Caller, wanted: str) -> OwnKey:
     """
     record = _find(caller, wanted)
     try:
-        Transaction().add("key", repository.delete_key_op(record["keyHash"], caller.user_id)).commit()
+        tx = Transaction().add("key", repository.delete_key_op(record["keyHash"], caller.user_id))
+        if record.get("expiresAt") is None:  # a rolled-out key (it has an end) was never counted beside its successor
+            tx.add("count", repository.uncount_key_op(caller.user_id))
+        tx.commit()
     except TransactionConflict as exc:
         raise errors.NotFound(f"API key '{wanted}' not found") from exc
     service.evict(record["keyHash"])
@@ -164,7 +174,7 @@ def roll_key(caller: Caller, wanted: str, old_expires: str) -> NewKey:
     old = _find(caller, wanted)
     record, secret = _new_record(caller.user_id, list(old["scopes"]), old.get("name") or "Rolled key")
     seconds = ROLL_EXPIRIES[old_expires]
-    tx = Transaction().add("key", repository.put_key_op(record))
+    tx = Transaction().add("key", repository.put_key_op(record))  # the count stays: the new key replaces the old
     if seconds == 0:
         tx.add("old", repository.delete_key_op(old["keyHash"], caller.user_id))
     else:

@@ -1,4 +1,6 @@
-"""ApiKeys table: one item per key, keyed by the key's SHA-256 hash (:class:`ApiKeyRecord`)."""
+"""ApiKeys table: one item per key, keyed by the key's SHA-256 hash (:class:`ApiKeyRecord`), and one
+counter item per user, ``keys#<userId>`` with ``keyCount`` (how many keys the user holds; never an
+SHA-256 hex digest, so no key can look it up; without ``userId`` it stays out of the ``byUser`` index)."""
 
 from __future__ import annotations
 
@@ -47,6 +49,30 @@ def expire_key_op(key_hash: str, user_id: str, expires_at: int) -> TransactItem:
         settings().API_KEYS_TABLE, {"keyHash": key_hash}, "SET expiresAt = :e",
         condition="userId = :u AND (attribute_not_exists(expiresAt) OR expiresAt > :e)",
         ExpressionAttributeValues=storage.values(u=user_id, e=expires_at),
+    )
+
+
+def key_count_key(user_id: str) -> dict[str, str]:
+    """The table key of the counter of ``user_id``'s keys."""
+    return {"keyHash": f"keys#{user_id}"}
+
+
+def count_key_op(user_id: str, limit: int) -> TransactItem:
+    """A transaction ``Update`` adding one to ``user_id``'s key count; its condition fails when the
+    user holds ``limit`` keys already (a missing counter is 0)."""
+    return storage.tx_update(
+        settings().API_KEYS_TABLE, key_count_key(user_id), "SET keyCount = if_not_exists(keyCount, :zero) + :one",
+        condition="attribute_not_exists(keyCount) OR keyCount < :limit",
+        ExpressionAttributeValues=storage.values(zero=0, one=1, limit=limit),
+    )
+
+
+def uncount_key_op(user_id: str) -> TransactItem:
+    """A transaction ``Update`` taking one from ``user_id``'s key count (no condition: the key's own
+    delete carries the transaction's condition)."""
+    return storage.tx_update(
+        settings().API_KEYS_TABLE, key_count_key(user_id), "SET keyCount = if_not_exists(keyCount, :one) - :one",
+        ExpressionAttributeValues=storage.values(one=1),
     )
 
 

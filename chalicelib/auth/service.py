@@ -90,9 +90,8 @@ def authenticate(authorization: str | None, require_admin: bool = False) -> Call
     Forbidden
         ``require_admin`` and the key lacks the admin scope.
     """
-    scheme, _, token = (authorization or "").strip().partition(" ")
-    token = token.strip()
-    if scheme.lower() != "bearer" or not token:
+    token = bearer_token(authorization)
+    if not token:
         raise errors.Unauthorized("Missing or malformed Authorization header; expected 'Bearer <API key>'")
     caller = _lookup(keys.hash_key(token), note_use=True)
     if caller is None:
@@ -102,6 +101,13 @@ def authenticate(authorization: str | None, require_admin: bool = False) -> Call
     if require_admin and not caller.is_admin:
         raise errors.Forbidden("This operation requires an administrator key")
     return caller
+
+
+def bearer_token(authorization: str | None) -> str:
+    """The API key of an ``Authorization: Bearer <key>`` header value (scheme case-insensitive,
+    RFC 6750 §2.1); empty when the header is missing or has another form."""
+    scheme, _, token = (authorization or "").strip().partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else ""
 
 
 def key_alive(key_hash: str) -> bool:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, ConfigDict, StringConstraints
 
-from chalicelib.json_types import NON_BLANK, Timestamp
+from chalicelib.json_types import MULTI_LINE, NON_BLANK, Timestamp
 from chalicelib.model_base import Model
 from chalicelib.pagination import Envelope, PageQuery
 from chalicelib.subjects import SubjectType
@@ -25,7 +25,9 @@ class MessageCreate(Model):
     """Body of ``POST /v1/conversations/{id}/messages``: 1 to 4000 characters, not only whitespace."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"content": "Thanks! When can we talk?"}]})
-    content: Annotated[str, StringConstraints(min_length=1, max_length=MAX_CONTENT_LENGTH, pattern=NON_BLANK), AfterValidator(_not_blank)]
+    content: Annotated[
+        str, StringConstraints(min_length=1, max_length=MAX_CONTENT_LENGTH, pattern=NON_BLANK), AfterValidator(_not_blank), MULTI_LINE
+    ]
 
 
 class Message(Model):

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import secrets
 from pathlib import Path
 
 from chalice.app import Response
 
-from chalicelib import errors
+from chalicelib import clock, errors
+from chalicelib.config import settings
 from chalicelib.dashboard.web import SECURITY_HEADERS, Headers, Page, Refused, bp, cookie, page, read_cookie
 from chalicelib.lazy import lazy_imports
 
 with lazy_imports(__name__):  # the session store loads with the first sign-in or sign-out, not at the API's cold start
+    from chalicelib.auth import keys
     from chalicelib.dashboard import sessions
+    from chalicelib.rate_limits import service as rate_limits
 
 STATIC = Path(__file__).with_name("static")
 #: Files served under /dashboard/static/ and their content types (nothing else is served).
@@ -30,10 +34,42 @@ def root(current: Page) -> Response:
     return current.redirect("/webhooks")
 
 
+#: HMAC label of the sign-in form's token: the server key (``CURSOR_SECRET``) signs nothing else this way.
+_SIGNIN_CONTEXT = b"dashboard sign-in form\n"
+
+
+def _signature(nonce: str, issued: int) -> str:
+    return hmac.new(settings().CURSOR_SECRET.encode(), _SIGNIN_CONTEXT + f"{nonce}.{issued}".encode(), hashlib.sha256).hexdigest()
+
+
+def signin_token() -> str:
+    """A new sign-in form token: ``<random nonce>.<issued, epoch seconds>.<HMAC-SHA256 of both>``.
+
+    The server's key (``CURSOR_SECRET``) signs it, so a token someone planted in the cookie (a
+    sibling subdomain can set cookies) is refused unless the server made it, and it ends
+    :data:`SIGNIN_FORM_SECONDS` after it was issued (OWASP CSRF cheat sheet, "Signed Double-Submit
+    Cookie").
+    """
+    nonce, issued = secrets.token_urlsafe(24), clock.epoch_seconds()
+    return f"{nonce}.{issued}.{_signature(nonce, issued)}"
+
+
+def signin_token_valid(cookie_token: str, form_token: str) -> bool:
+    """Whether the form sent back the cookie's token and the server signed it within
+    :data:`SIGNIN_FORM_SECONDS` (both compared in constant time)."""
+    if not cookie_token or not hmac.compare_digest(cookie_token.encode(), form_token.encode()):
+        return False
+    nonce, _, rest = cookie_token.partition(".")
+    issued_text, _, signature = rest.partition(".")
+    if not issued_text.isdigit() or not hmac.compare_digest(signature.encode(), _signature(nonce, int(issued_text)).encode()):
+        return False
+    return 0 <= clock.epoch_seconds() - int(issued_text) <= SIGNIN_FORM_SECONDS
+
+
 def _sign_in_form(current: Page, status: int = 200, error: str | None = None) -> Response:
-    # Login CSRF: a double-submit token (OWASP CSRF cheat sheet, "Signed double-submit cookie"
-    # for pre-session forms); SameSite=Strict keeps the cookie off cross-site posts.
-    token = secrets.token_urlsafe(24)
+    # Login CSRF: a signed double-submit token (signin_token) in a SameSite=Strict cookie and in the
+    # form; SameSite keeps the cookie off cross-site posts, the signature off planted cookies.
+    token = signin_token()
     headers: Headers = {"Set-Cookie": cookie(current.request, SIGNIN_COOKIE, token, SIGNIN_FORM_SECONDS)}
     return current.render("sign_in.html", status, headers, signin_token=token, error=error)
 
@@ -47,8 +83,9 @@ def sign_in_form(current: Page) -> Response:
 @page("/dashboard/sign-in", "POST", access="public")
 def sign_in(current: Page) -> Response:
     """Exchange an API key for a Dashboard session cookie, then go to the webhooks page."""
-    expected = read_cookie(current.request, SIGNIN_COOKIE) or ""
-    if not expected or not hmac.compare_digest(expected, current.field("signin_token")):
+    source = str(((current.request.context or {}).get("identity") or {}).get("sourceIp") or "unknown")
+    rate_limits.admit_sign_in(source, keys.key_prefix(current.field("api_key").strip()))  # every attempt counts
+    if not signin_token_valid(read_cookie(current.request, SIGNIN_COOKIE) or "", current.field("signin_token")):
         raise Refused(403, "The sign-in form expired or was not sent from this site; reload it and try again.")
     try:
         session = sessions.sign_in(current.field("api_key"))

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 with lazy_imports(__name__):  # the session store loads with the first Dashboard request, not at the API's cold start
     from chalicelib import cursors
     from chalicelib.dashboard import sessions
+    from chalicelib.rate_limits import service as rate_limits
 
 logger = Logger(service="matching-service", child=True)
 
@@ -256,6 +257,8 @@ def page(path: str, method: str = "GET", access: Access = "session") -> Callable
                         if method == "GET" and not is_htmx(request):
                             return current.redirect("/sign-in")
                         raise Refused(401, "Your Dashboard session has ended; sign in again.")
+                    # the API's limiter: a session counts as its user (one bucket with all the user's keys)
+                    rate_limits.admit(current.session.caller.user_id, current.session.caller.is_admin)
                     if access == "admin" and not current.session.caller.is_admin:
                         raise Refused(403, "This page is for administrators only.")
                     if method == "POST" and not sessions.csrf_valid(current.session, current.field("csrf_token") or None):
@@ -315,7 +318,7 @@ def security_headers_middleware(event: Request, get_response: Callable[[Request]
 
 
 _TITLES = {400: "Check the form", 401: "Sign in", 403: "Forbidden", 404: "Not found", 409: "Conflict", 413: "Too large",
-           503: "Unavailable"}
+           429: "Too many requests", 503: "Unavailable"}
 
 
 def page_status(exc: errors.DomainError) -> int:

@@ -18,7 +18,7 @@ import nh3
 from chalicelib import errors
 from chalicelib.categories.models import Category, CategoryField, FieldType
 from chalicelib.geocoding import get_geocoder
-from chalicelib.text import single_line_issue
+from chalicelib.text import multi_line_issue, single_line_issue
 from chalicelib.urls import InvalidUrl, absolute_http_url
 
 #: Longest accepted value per type, in characters (after sanitizing, for rich text).
@@ -33,7 +33,8 @@ class InvalidValue(ValueError):
 
 def _text(field: CategoryField, value: str) -> str:
     """Single-line text (text and location fields): white space runs folded to one space, and the
-    rules of :func:`chalicelib.text.single_line_issue` (no bidi or C1 controls, something visible)."""
+    text policy of :func:`chalicelib.text.single_line_issue` (no controls, format, private-use,
+    unassigned or separator code points; something visible)."""
     text = " ".join(value.split()) if field.type == FieldType.TEXT else value.strip()
     if issue := single_line_issue(text):
         raise InvalidValue(issue)
@@ -41,6 +42,10 @@ def _text(field: CategoryField, value: str) -> str:
 
 
 def _richtext(field: CategoryField, value: str) -> str:
+    """Multi-line text (descriptions): the text policy of :func:`chalicelib.text.multi_line_issue`
+    on what the client sent, then sanitized HTML."""
+    if issue := multi_line_issue(value):
+        raise InvalidValue(issue)
     # Ammonia's default allow-list (via nh3) strips scripts, event handlers and javascript: URLs.
     return nh3.clean(value).strip()
 

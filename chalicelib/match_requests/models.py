@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, ConfigDict, Field, RootModel, StringConstraints
 
 from chalicelib.channels import ChannelKey
-from chalicelib.json_types import NON_BLANK, SINGLE_LINE, Timestamp
+from chalicelib.json_types import MULTI_LINE, NON_BLANK, SINGLE_LINE, Timestamp
 from chalicelib.model_base import Model
 from chalicelib.pagination import Envelope, PageQuery
 from chalicelib.subjects import SubjectType
@@ -36,7 +36,7 @@ def _not_blank(value: str) -> str:
 
 ResourceId = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64, pattern=NON_BLANK)]
 RequestMessage = Annotated[
-    str, StringConstraints(min_length=1, max_length=MAX_MESSAGE_LENGTH, pattern=NON_BLANK), AfterValidator(_not_blank)
+    str, StringConstraints(min_length=1, max_length=MAX_MESSAGE_LENGTH, pattern=NON_BLANK), AfterValidator(_not_blank), MULTI_LINE
 ]
 Reason = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_REASON_LENGTH), SINGLE_LINE]
 

@@ -1,12 +1,13 @@
-"""The ``RateLimits`` table: API keys' buckets and users' daily quota counters (key ``pk``, TTL ``expiresAt``).
+"""The ``RateLimits`` table: request buckets and users' daily quota counters (key ``pk``, TTL ``expiresAt``).
 
 Items:
 
-* ``key#<keyHash>``: one API key's bucket, ``tat`` (its theoretical arrival time, integer
+* ``user#<userId>`` (a user's request bucket, all its keys and sessions), ``signin-source#<address>``
+  and ``signin-key#<key prefix>`` (the Dashboard's sign-in buckets): a bucket, ``tat`` (its theoretical arrival time, integer
   microseconds since the epoch; :mod:`chalicelib.rate_limits.gcra`). Changed by exactly one
   conditional UpdateItem per admitted request and never read: a failed condition returns the
   stored item (``ReturnValuesOnConditionCheckFailure``), so a refusal costs one write attempt and
-  no read. ``expiresAt`` lets DynamoDB delete the item of an idle key (a missing bucket is a
+  no read. ``expiresAt`` lets DynamoDB delete the item of an idle bucket (a missing bucket is a
   full one, so deleting it changes nothing).
 * ``quota#<userId>#<kind>#<YYYY-MM-DD>``: how many writes of a kind (``match-requests``,
   ``profile-requests``, ``messages``) the user made that UTC day, ``used``. Incremented inside the
@@ -31,15 +32,15 @@ class Stale(Exception):
         self.tat = tat
 
 
-def bucket_key(key_id: str) -> dict[str, str]:
-    """The table key of the bucket of the API key whose SHA-256 is ``key_id``."""
-    return {"pk": f"key#{key_id}"}
+def bucket_key(bucket: str) -> dict[str, str]:
+    """The table key of the bucket named ``bucket`` (``user#<userId>``, ``signin-source#<address>``, ...)."""
+    return {"pk": bucket}
 
 
-def _bucket_write(key_id: str, update: str, condition: str, **named: Any) -> int:
+def _bucket_write(bucket: str, update: str, condition: str, **named: Any) -> int:
     try:
         item = storage.update(
-            settings().RATE_LIMITS_TABLE, bucket_key(key_id), update, condition,
+            settings().RATE_LIMITS_TABLE, bucket_key(bucket), update, condition,
             ExpressionAttributeNames={"#tat": "tat", "#exp": "expiresAt"},
             ExpressionAttributeValues=storage.values(**named),
             ReturnValuesOnConditionCheckFailure="ALL_OLD",
@@ -50,13 +51,13 @@ def _bucket_write(key_id: str, update: str, condition: str, **named: Any) -> int
     return int(item["tat"])
 
 
-def advance(key_id: str, interval_us: int, now_us: int, ceiling_us: int, expires_at: int) -> int:
+def advance(bucket: str, interval_us: int, now_us: int, ceiling_us: int, expires_at: int) -> int:
     """Admit one request to a bucket that is not full: ``tat += T`` if ``now < tat <= ceiling``.
 
     Parameters
     ----------
-    key_id:
-        The API key's SHA-256 (hex).
+    bucket:
+        The bucket's name (:func:`bucket_key`).
     interval_us, now_us, ceiling_us:
         The emission interval ``T``, the current time and the latest TAT that still admits (µs).
     expires_at:
@@ -74,12 +75,12 @@ def advance(key_id: str, interval_us: int, now_us: int, ceiling_us: int, expires
         (``tat > ceiling``); ``Stale.tat`` says which.
     """
     return _bucket_write(
-        key_id, "SET #tat = #tat + :interval, #exp = :expires", "#tat > :now AND #tat <= :ceiling",
+        bucket, "SET #tat = #tat + :interval, #exp = :expires", "#tat > :now AND #tat <= :ceiling",
         interval=interval_us, now=now_us, ceiling=ceiling_us, expires=expires_at,
     )
 
 
-def restart(key_id: str, interval_us: int, now_us: int, expires_at: int) -> int:
+def restart(bucket: str, interval_us: int, now_us: int, expires_at: int) -> int:
     """Admit one request to a full (or missing) bucket: ``tat = now + T`` if ``tat <= now``.
 
     Returns the new TAT (µs); parameters as :func:`advance`.
@@ -90,7 +91,7 @@ def restart(key_id: str, interval_us: int, now_us: int, expires_at: int) -> int:
         The bucket is not full (``tat > now``); ``Stale.tat`` is its TAT.
     """
     return _bucket_write(
-        key_id, "SET #tat = :next, #exp = :expires", "attribute_not_exists(#tat) OR #tat <= :now",
+        bucket, "SET #tat = :next, #exp = :expires", "attribute_not_exists(#tat) OR #tat <= :now",
         next=now_us + interval_us, now=now_us, expires=expires_at,
     )
 

@@ -1,8 +1,13 @@
 """Admitting requests and counting writes: the per-key bucket and the per-user daily quotas.
 
-* :func:`admit`: the HTTP edge calls it once per authenticated request; it takes one token from
-  the API key's bucket (:data:`KEY_POLICY`: ``RATE_LIMIT_PER_SECOND`` / ``RATE_LIMIT_BURST``,
-  ``ADMIN_RATE_LIMIT_*`` for keys with the admin scope) or raises 429 ``RATE_LIMITED``.
+* :func:`admit`: the HTTP edge and the Dashboard call it once per authenticated request (an API
+  key or a Dashboard session); it takes one token from the **user's** bucket, which all of the
+  user's keys and sessions share (:data:`KEY_POLICY`: ``RATE_LIMIT_PER_SECOND`` /
+  ``RATE_LIMIT_BURST``, ``ADMIN_RATE_LIMIT_*`` for callers with the admin scope), or raises 429
+  ``RATE_LIMITED``. Ten keys get what one key gets, not ten times that.
+* :func:`admit_sign_in`: each Dashboard sign-in attempt takes a token from the bucket of its source
+  address and from the bucket of the key prefix it tried (``SIGN_IN_*``), so neither one address
+  guessing many keys nor many addresses guessing one key get far.
 * :func:`count` / :func:`quota_exceeded`: a service that creates a match request, a
   profile request or a message adds the quota counter to its transaction under
   :data:`TRANSACTION_ITEM`; when that item's condition fails it raises :func:`quota_exceeded`.
@@ -32,8 +37,13 @@ from chalicelib.transactions import Transaction
 
 logger = Logger(service="matching-service", child=True)
 
-#: Name of the per-key bucket's policy in the ``RateLimit-Policy`` and ``RateLimit`` fields.
+#: Name of the request bucket's policy in the ``RateLimit-Policy`` and ``RateLimit`` fields. The
+#: bucket is the user's (all keys and sessions); the name is kept from when it was each key's, so
+#: clients that look the policy up by name keep working.
 KEY_POLICY = "per-key"
+#: Names of the sign-in buckets' policies: per source address, per key prefix tried.
+SIGN_IN_SOURCE_POLICY = "sign-in-source"
+SIGN_IN_KEY_POLICY = "sign-in-key"
 #: Name under which a counted write's transaction holds the quota counter.
 TRANSACTION_ITEM = "quota"
 #: Seconds a quota's window lasts (one UTC day) and a counter item outlives its day (TTL).
@@ -77,34 +87,37 @@ class Admission:
     Attributes
     ----------
     policy:
-        The key's bucket (user or admin limits).
+        The bucket's limits (user or admin limits).
     remaining:
         Requests the bucket still admits right now (0..burst).
     full_in_seconds:
         Whole seconds until the bucket is full again.
+    name:
+        The policy's name in the fields (:data:`KEY_POLICY`).
     """
 
     policy: gcra.Policy
     remaining: int
     full_in_seconds: int
+    name: str = KEY_POLICY
 
     def headers(self) -> dict[str, str]:
         """``RateLimit-Policy: "per-key";q=<burst>;w=<seconds to fill>`` and ``RateLimit: "per-key";r=..;t=..``."""
         return {
-            POLICY_FIELD: policy_item(KEY_POLICY, self.policy.burst, self.policy.window_seconds),
-            LIMIT_FIELD: limit_item(KEY_POLICY, self.remaining, self.full_in_seconds),
+            POLICY_FIELD: policy_item(self.name, self.policy.burst, self.policy.window_seconds),
+            LIMIT_FIELD: limit_item(self.name, self.remaining, self.full_in_seconds),
         }
 
 
 def key_policy(admin: bool) -> gcra.Policy:
-    """The bucket of a key: the administrators' limits when ``admin``, else the users'."""
+    """The request bucket's limits: the administrators' when ``admin``, else the users'."""
     config = settings()
     if admin:
         return gcra.Policy(config.ADMIN_RATE_LIMIT_PER_SECOND, config.ADMIN_RATE_LIMIT_BURST)
     return gcra.Policy(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST)
 
 
-#: The last TAT this process wrote or saw per key. Only a hint of which conditional write to try
+#: The last TAT this process wrote or saw per bucket. Only a hint of which conditional write to try
 #: first (the bucket is full: restart; else: advance); the conditions decide, so a stale hint
 #: costs one failed write, never a wrong answer.
 _hints: LRUCache[str, int] = LRUCache(maxsize=10_000)
@@ -132,8 +145,13 @@ def now_us() -> int:
     return (clock.now() - _EPOCH) // timedelta(microseconds=1)
 
 
-def admit(key_id: str, admin: bool) -> Admission | None:
-    """Take one token from the bucket of the API key ``key_id`` (its SHA-256), or refuse the request.
+def user_bucket(user_id: str) -> str:
+    """The name of the request bucket of ``user_id``, shared by all the user's keys and sessions."""
+    return f"user#{user_id}"
+
+
+def admit(user_id: str, admin: bool) -> Admission | None:
+    """Take one token from the request bucket of ``user_id`` (:func:`user_bucket`), or refuse the request.
 
     One conditional UpdateItem when the per-process hint guesses the bucket's state right (the
     usual case), two when it does not; never a read (:mod:`chalicelib.rate_limits.repository`).
@@ -142,10 +160,10 @@ def admit(key_id: str, admin: bool) -> Admission | None:
 
     Parameters
     ----------
-    key_id:
-        Lower-case hex SHA-256 of the API key (``Caller.key_id``).
+    user_id:
+        The caller's user id (``Caller.user_id``), whichever key or Dashboard session it came with.
     admin:
-        The key has the admin scope (its own, higher limits).
+        The caller has the admin scope (its own, higher limits).
 
     Returns
     -------
@@ -165,38 +183,76 @@ def admit(key_id: str, admin: bool) -> Admission | None:
     if not settings().RATE_LIMITS_ENABLED:
         return None
     policy = key_policy(admin)
+    admission = _take(
+        user_bucket(user_id), policy, KEY_POLICY,
+        f"Too many requests from this user (all its API keys and Dashboard sessions together): at most "
+        f"{policy.burst} at once and {policy.rate:g} per second",
+    )
+    context.remember(admission)
+    return admission
+
+
+def sign_in_policies() -> tuple[gcra.Policy, gcra.Policy]:
+    """The sign-in buckets' limits: per source address, per key prefix (``SIGN_IN_*`` settings)."""
+    config = settings()
+    return (
+        gcra.Policy(config.SIGN_IN_PER_SOURCE_PER_MINUTE / 60, config.SIGN_IN_PER_SOURCE_BURST),
+        gcra.Policy(config.SIGN_IN_PER_KEY_PREFIX_PER_MINUTE / 60, config.SIGN_IN_PER_KEY_PREFIX_BURST),
+    )
+
+
+def admit_sign_in(source: str, key_prefix: str) -> None:
+    """Take one token from the sign-in bucket of ``source`` and one from that of ``key_prefix``.
+
+    Parameters
+    ----------
+    source:
+        The client's address (API Gateway's ``sourceIp``).
+    key_prefix:
+        The first characters of the key tried (:func:`chalicelib.auth.keys.key_prefix`): guesses
+        at one key from many addresses share it.
+
+    Raises
+    ------
+    RateLimited
+        Either bucket is empty (429, ``Retry-After``; the source's bucket is asked first, and a
+        refusal there takes nothing from the other).
+    DependencyUnavailable
+        DynamoDB did not answer.
+    """
+    if not settings().RATE_LIMITS_ENABLED:
+        return
+    per_source, per_prefix = sign_in_policies()
+    _take(f"signin-source#{source}", per_source, SIGN_IN_SOURCE_POLICY, "Too many sign-in attempts from this address")
+    _take(f"signin-key#{key_prefix}", per_prefix, SIGN_IN_KEY_POLICY, "Too many sign-in attempts with this key")
+
+
+def _take(bucket: str, policy: gcra.Policy, name: str, refusal: str) -> Admission:
+    """Take one token from ``bucket`` under ``policy`` (GCRA), or raise the 429 of ``name`` with ``refusal``."""
     now = now_us()
     ceiling = gcra.ceiling_us(policy, now)
-    hint = _hint(key_id)
+    hint = _hint(bucket)
     full = hint is None or hint <= now
     for _ in range(BUCKET_ATTEMPTS):
         try:
             if full:
-                tat = repository.restart(key_id, policy.interval_us, now, _bucket_expiry(now + policy.interval_us))
+                tat = repository.restart(bucket, policy.interval_us, now, _bucket_expiry(now + policy.interval_us))
             else:
-                tat = repository.advance(key_id, policy.interval_us, now, ceiling, _bucket_expiry(ceiling))
+                tat = repository.advance(bucket, policy.interval_us, now, ceiling, _bucket_expiry(ceiling))
         except repository.Stale as stale:
             if stale.tat is not None:
-                _remember(key_id, stale.tat)
+                _remember(bucket, stale.tat)
             if stale.tat is not None and not gcra.admits(policy, stale.tat, now):  # a missing bucket is full
                 wait = gcra.retry_after_seconds(policy, stale.tat, now)
-                raise refused(
-                    KEY_POLICY, policy.burst, policy.window_seconds, wait,
-                    f"Too many requests with this API key: at most {policy.burst} at once and {policy.rate:g} per second; "
-                    f"retry after {wait} s",
-                ) from stale
+                raise refused(name, policy.burst, policy.window_seconds, wait, f"{refusal}; retry after {wait} s") from stale
             full = stale.tat is None or stale.tat <= now
             continue
-        _remember(key_id, tat)
-        admission = Admission(policy, gcra.remaining(policy, tat, now), gcra.full_in_seconds(tat, now))
-        context.remember(admission)
-        return admission
+        _remember(bucket, tat)
+        return Admission(policy, gcra.remaining(policy, tat, now), gcra.full_in_seconds(tat, now), name)
     # Only clocks of concurrent processes that disagree by more than T can get here: let the
     # request through rather than refuse it for our own contention (the limit is a guard, not a bill).
     logger.warning("rate limit bucket kept changing; request admitted", extra={"attempts": BUCKET_ATTEMPTS})
-    admission = Admission(policy, 0, gcra.full_in_seconds(ceiling, now))
-    context.remember(admission)
-    return admission
+    return Admission(policy, 0, gcra.full_in_seconds(ceiling, now), name)
 
 
 def _bucket_expiry(tat_us: int) -> int:

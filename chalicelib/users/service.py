@@ -144,6 +144,7 @@ def create_user(body: AdminUserCreate, api_key: str | None = None) -> CreatedUse
     tx = Transaction().add("user", repository.put_user_op(user))
     key: ApiKeyRecord = {"keyHash": keys.hash_key(api_key), "userId": user_id, "scopes": scopes, "createdAt": now}
     tx.add("key", auth.put_key_op(key))
+    tx.add("key count", auth.count_key_op(user_id))
     try:
         tx.commit()
     except TransactionConflict as exc:

@@ -106,9 +106,12 @@ def parse_url(url: str, allow_insecure: bool) -> WebhookUrl:
     if parts.fragment:
         raise UrlRejected("must not contain a fragment (#...)")
     try:
-        port = parts.port or _DEFAULT_PORTS[scheme]
+        given = parts.port
     except ValueError as exc:
         raise UrlRejected("has an invalid port") from exc
+    if given == 0:  # port 0 is reserved (RFC 6335 §6): no receiver listens there
+        raise UrlRejected("has an invalid port (0)")
+    port = _DEFAULT_PORTS[scheme] if given is None else given
     host = (parts.hostname or "").rstrip(".")
     if not host:
         raise UrlRejected("must name a host")

@@ -28,6 +28,12 @@ class WebhookRecord(TypedDict):
     #: ISO 8601 UTC.
     createdAt: str
     updatedAt: str
+    #: The webhook's number among its owner's (0, 1, ...): which of the owner's delivery lanes it uses
+    #: (absent on webhooks created before lanes were per owner: a hash of the id then).
+    lane: NotRequired[int]
+    #: ISO 8601 UTC of the timeout that opened the circuit breaker; absent while it is closed (its
+    #: deliveries then use the slow lanes, :mod:`chalicelib.webhooks.delivery.lanes`).
+    breakerOpenedAt: NotRequired[str]
     disabledAt: NotRequired[str]
     #: Why it was switched off (shown by the Dashboard), e.g. "Disabled after 5 consecutive failures".
     disabledReason: NotRequired[str]

@@ -40,6 +40,18 @@ def create(item: WebhookRecord) -> None:
     storage.put(_table(), item, condition="attribute_not_exists(webhookId)")
 
 
+def next_lane_number(owner_id: str) -> int:
+    """How many webhooks ``owner_id`` created before this one (0, 1, 2, ...): one atomic ``ADD`` on the
+    owner's counter item ``lanes#<ownerId>`` (no ``ownerId`` attribute, so outside ``byOwner``).
+
+    The number spreads an owner's webhooks over its delivery lanes in turn
+    (:func:`chalicelib.webhooks.delivery.lanes.group_id`), so its first lanes' worth never share one.
+    """
+    item = storage.update(_table(), {"webhookId": f"lanes#{owner_id}"}, "ADD webhooks :one",
+                          ExpressionAttributeValues=storage.values(one=1))
+    return int(item["webhooks"]) - 1
+
+
 def list_by_owner(owner_id: str) -> list[WebhookRecord]:
     """Every webhook of ``owner_id``, newest first (Query on ``byOwner``)."""
     return [record(i) for i in storage.query_index(_table(), "byOwner", "ownerId", owner_id, newest_first=True)]
@@ -54,16 +66,19 @@ def delete_owned(webhook_id: str, owner_id: str) -> bool:
     return True
 
 
-def add_failure(webhook_id: str) -> WebhookRecord | None:
+def add_failure(webhook_id: str, open_breaker_at: str | None = None) -> WebhookRecord | None:
     """``ADD failCount 1`` on an existing, active webhook; the new item, or ``None`` when it is
-    deleted or already inactive (nothing counted)."""
+    deleted or already inactive (nothing counted). ``open_breaker_at`` (ISO 8601 UTC, after a
+    timeout) also opens its circuit breaker (``SET breakerOpenedAt``) in the same update."""
+    update = "ADD failCount :one" + (" SET breakerOpenedAt = if_not_exists(breakerOpenedAt, :opened)" if open_breaker_at else "")
+    values = storage.values(one=1, yes=True, **({"opened": open_breaker_at} if open_breaker_at else {}))
     try:
         return record(storage.update(
             _table(),
             _key(webhook_id),
-            "ADD failCount :one",
+            update,
             condition="attribute_exists(webhookId) AND active = :yes",
-            ExpressionAttributeValues=storage.values(one=1, yes=True),
+            ExpressionAttributeValues=values,
         ))
     except storage.ConditionFailed:
         return None
@@ -106,13 +121,14 @@ def disabled_by_failures(limit: int) -> str:
 
 
 def reset_failures(webhook_id: str) -> bool:
-    """``SET failCount = 0`` when it is above 0; ``True`` when it changed (``False``: already 0 or gone)."""
+    """``SET failCount = 0`` when it is above 0, closing the circuit breaker (``REMOVE breakerOpenedAt``:
+    it opens only with a failure); ``True`` when it changed (``False``: already 0 or gone)."""
     try:
         storage.update(
             _table(),
             _key(webhook_id),
-            "SET failCount = :zero",
-            condition="attribute_exists(webhookId) AND failCount > :zero",
+            "SET failCount = :zero REMOVE breakerOpenedAt",
+            condition="attribute_exists(webhookId) AND (failCount > :zero OR attribute_exists(breakerOpenedAt))",
             ExpressionAttributeValues=storage.values(zero=0),
         )
     except storage.ConditionFailed:
@@ -140,12 +156,13 @@ def update_owned(webhook_id: str, owner_id: str, changes: WebhookEdit) -> Webhoo
 
 
 def enable_owned(webhook_id: str, owner_id: str, now: str) -> WebhookRecord | None:
-    """Switch ``webhook_id`` on with ``failCount`` 0 (and no ``disabledAt``, reason or last failure) if ``owner_id`` owns it."""
+    """Switch ``webhook_id`` on with ``failCount`` 0 (and no ``disabledAt``, reason, last failure or open
+    circuit breaker) if ``owner_id`` owns it."""
     try:
         return record(storage.update(
             _table(),
             _key(webhook_id),
-            "SET active = :yes, failCount = :zero, updatedAt = :now REMOVE disabledAt, disabledReason, lastFailure",
+            "SET active = :yes, failCount = :zero, updatedAt = :now REMOVE disabledAt, disabledReason, lastFailure, breakerOpenedAt",
             condition="ownerId = :owner",
             ExpressionAttributeValues=storage.values(yes=True, zero=0, now=now, owner=owner_id),
         ))

@@ -99,6 +99,7 @@ def create_webhook(caller: Caller, body: WebhookCreate) -> WebhookCreated:
         "failCount": 0,
         "createdAt": now,
         "updatedAt": now,
+        "lane": repository.next_lane_number(caller.user_id),  # the owner's lanes in turn
     }
     repository.create(item)
     return _created_view(item)
@@ -185,9 +186,9 @@ def redeliver(caller: Caller, webhook_id: str, event_id: str) -> Delivery:
     NotFound
         Unknown webhook, someone else's, or no delivery of ``event_id`` to it.
     """
-    require_own(caller, webhook_id)
+    webhook = require_own(caller, webhook_id)
     try:
-        return redelivery.redeliver(webhook_id, event_id)
+        return redelivery.redeliver(webhook_id, event_id, caller.user_id, webhook.get("lane"))
     except redelivery.UnknownDelivery as exc:
         raise errors.NotFound(f"No delivery of event '{event_id}' to webhook '{webhook_id}'") from exc
 
@@ -425,7 +426,7 @@ def recover_failed(caller: Caller, webhook_id: str, since: datetime) -> RecoverR
     if not item.get("active"):
         raise errors.Conflict("The webhook is inactive; enable it first, then recover its failed deliveries")
     failed = attempt_log.failed_since(webhook_id, clock.iso(since), RECOVER_LIMIT)
-    queued = redelivery.redeliver_many(webhook_id, failed.event_ids)
+    queued = redelivery.redeliver_many(webhook_id, failed.event_ids, caller.user_id, item.get("lane"))
     return RecoverResult(queued=len(queued), complete=failed.complete)
 
 

@@ -13,6 +13,7 @@ from chalicelib.config import settings
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import assert_error, table_items
 from tests.listing_bodies import listing_body
+from tests.waiting import wait_until
 
 
 def _post_listing(api: Api, user: User, key: str | None, body: dict[str, Any] | None = None) -> Any:
@@ -144,3 +145,81 @@ def test_records_expire_after_24_hours(api: Api, alice: User) -> None:
     [record] = table_items(settings().IDEMPOTENCY_TABLE)
     assert abs(int(record["expiration"]) - (clock.epoch_seconds() + 24 * 3600)) < 120
     assert record["id"].startswith("http#")
+
+
+def _create_user(api: Api, admin: User, key: str, caller_key: str | None = None) -> Any:
+    return api.call("POST", "/v1/admin/users", caller_key or admin.key, {"displayName": "Carol"}, headers={"idempotency-key": key})
+
+
+def test_the_table_holds_no_key_text_after_a_keyed_user_creation_and_a_replay_gets_the_same_answer(
+    api: Api, admin: User
+) -> None:
+    first = _create_user(api, admin, "create-carol")
+    assert first.status_code == 201
+    created_key = first.json["apiKey"]
+    stored = json.dumps(table_items(settings().IDEMPOTENCY_TABLE))
+    assert created_key not in stored
+    assert "Carol" not in stored  # the whole answer is sealed, not only the secret
+    assert admin.key not in stored  # nor is the credential it is sealed with
+    replay = _create_user(api, admin, "create-carol")
+    assert replay.status_code == 201
+    assert replay.body == first.body
+    assert replay.headers["Idempotent-Replayed"] == "true"
+
+
+def test_another_key_of_the_same_user_cannot_open_a_stored_answer(api: Api, admin: User) -> None:
+    from chalicelib.auth import own_keys
+    from chalicelib.auth.service import authenticate
+
+    second_key = own_keys.create_key(authenticate(f"Bearer {admin.key}"), "second").secret
+    assert _create_user(api, admin, "create-once").status_code == 201
+    other = _create_user(api, admin, "create-once", caller_key=second_key)
+    assert_error(other, 422, "IDEMPOTENCY_KEY_REUSED")
+    assert len([u for u in table_items(settings().USERS_TABLE) if u.get("displayName") == "Carol"]) == 1
+
+
+class _Killed(BaseException):
+    """The process dying mid-request: not an ``Exception``, so nothing cleans the record up."""
+
+
+def test_an_interrupted_keyed_request_is_retried_successfully_once_its_bound_passes(
+    api: Api, alice: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from chalicelib.listings import service
+
+    monkeypatch.setenv("IDEMPOTENCY_IN_PROGRESS_SECONDS", "1")
+    settings.cache_clear()
+    original = service.create_listing
+
+    def killed(*args: Any, **kwargs: Any) -> Any:
+        raise _Killed
+
+    monkeypatch.setattr(service, "create_listing", killed)
+    with pytest.raises(_Killed):
+        _post_listing(api, alice, "key-killed")
+    [record] = table_items(settings().IDEMPOTENCY_TABLE)
+    assert record["status"] == "INPROGRESS"
+    assert_error(_post_listing(api, alice, "key-killed"), 409, "IDEMPOTENCY_KEY_IN_USE")
+    monkeypatch.setattr(service, "create_listing", original)
+    retried = wait_until(lambda: (r := _post_listing(api, alice, "key-killed")).status_code == 201 and r, timeout_seconds=10)
+    assert "Idempotent-Replayed" not in retried.headers
+    assert _listing_count() == 1
+
+
+def test_an_interrupted_attempt_blocks_its_key_for_at_most_60_seconds_by_default(
+    api: Api, alice: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from chalicelib import clock
+    from chalicelib.listings import service
+
+    assert settings().IDEMPOTENCY_IN_PROGRESS_SECONDS <= 60
+
+    def killed(*args: Any, **kwargs: Any) -> Any:
+        raise _Killed
+
+    monkeypatch.setattr(service, "create_listing", killed)
+    before_ms = clock.epoch_seconds() * 1000
+    with pytest.raises(_Killed):
+        _post_listing(api, alice, "key-killed-default")
+    [record] = table_items(settings().IDEMPOTENCY_TABLE)
+    assert before_ms < int(record["in_progress_expiration"]) <= before_ms + 61_000

@@ -119,3 +119,18 @@ def test_dashboard_pages_answer_a_malformed_path_id_404_without_reading(api: Api
             response = browser.get(f"/dashboard/listings/{bad}")
         assert response.status_code == 404
         assert [c for c in gets + queries if "Sessions" not in json.dumps(c) and "ApiKeys" not in json.dumps(c)] == []
+
+
+@pytest.mark.parametrize("path", ["/v1/listings/{id}", "/v1/webhooks/{id}/deliveries"])
+def test_a_5000_character_path_id_is_404_and_the_access_line_holds_at_most_its_first_128(
+    api: Api, alice: User, caplog: pytest.LogCaptureFixture, path: str
+) -> None:
+    long_id = "lst_" + "A" * 4996
+    with caplog.at_level("INFO"):
+        response = api.call("GET", path.format(id=long_id), alice.key)
+    assert response.status_code == 404
+    [line] = [r for r in caplog.records if r.getMessage() == "request"]
+    logged = str(line.__dict__["path"])
+    assert long_id not in logged
+    assert f"{long_id[:128]}...(5000 characters)" in logged
+    assert all(long_id not in r.getMessage() and long_id not in str(r.__dict__) for r in caplog.records)

@@ -44,3 +44,10 @@ def test_insecure_stage_accepts_http_loopback_but_not_private(api: Api, alice: U
     assert api.call("POST", "/v1/webhooks", alice.key, {"url": "http://127.0.0.1:9/hook"}).status_code == 201
     assert_error(api.call("POST", "/v1/webhooks", alice.key, {"url": "http://10.0.0.1/hook"}), 400, "VALIDATION_ERROR", "url")
     assert_error(api.call("POST", "/v1/webhooks", alice.key, {"url": "http://169.254.169.254/"}), 400, "VALIDATION_ERROR", "url")
+
+
+@pytest.mark.parametrize("url", ["https://hooks.example.com:0/hook", "http://127.0.0.1:0/hook"])
+def test_port_0_is_refused_naming_url_and_stores_nothing(api: Api, alice: User, url: str) -> None:
+    body = assert_error(api.call("POST", "/v1/webhooks", alice.key, {"url": url}), 400, "VALIDATION_ERROR", "url")
+    assert "port (0)" in body["details"][0]["issue"]
+    assert api.call("GET", "/v1/webhooks", alice.key).json["webhooks"] == []

@@ -251,11 +251,13 @@ def test_the_stream_consumer_only_queues_one_message_per_event_and_webhook(
     assert first.requests == []  # nothing is sent by the stream consumer
     assert second.requests == []
     records = lane_messages()
-    lanes_seen = {(r["attributes"]["MessageGroupId"], json.loads(r["body"])["eventId"]) for r in records}
-    assert lanes_seen == {(h["id"], i["eventId"]) for h in hooks for i in items}
+    seen = {(json.loads(r["body"])["webhookId"], json.loads(r["body"])["eventId"]) for r in records}
+    assert seen == {(h["id"], i["eventId"]) for h in hooks for i in items}
     for record in records:
         delivery = lanes.from_message(record["body"])
-        assert record["attributes"]["MessageGroupId"] == delivery.webhook_id
+        assert delivery.owner_id == alice.user_id
+        assert record["attributes"]["MessageGroupId"] == lanes.group_id(delivery)  # one of alice's owner lanes
+        assert record["attributes"]["MessageGroupId"].startswith(f"{alice.user_id}.")
         assert record["attributes"]["MessageDeduplicationId"] == f"{delivery.event.event_id}_{delivery.webhook_id}"
 
 

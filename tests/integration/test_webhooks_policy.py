@@ -53,11 +53,13 @@ def new_webhook(owner: User) -> str:
 
 
 def send(webhook_id: str, attempt: int = 1) -> Result:
+    """One attempt, from the lane the webhook's circuit breaker calls for (a slow one after a timeout)."""
     event = Event(clock.new_id("evt"), "message.new", clock.iso(), {"content": "x"}, {})
+    slow = bool((repository.get(webhook_id) or {}).get("breakerOpenedAt"))
     if attempt > 1:  # as a retry: the attempts before it were claimed
         for earlier in range(1, attempt):
             assert delivery.attempt_log.claim(Delivery(event, webhook_id, earlier))
-    return delivery.attempt(Delivery(event, webhook_id, attempt))
+    return delivery.attempt(Delivery(event, webhook_id, attempt, slow=slow))
 
 
 def state(webhook_id: str) -> tuple[int, bool]:
@@ -124,7 +126,7 @@ def test_concurrent_failures_never_lose_an_increment(aws: dict[str, str], alice:
 
 def test_concurrent_failing_deliveries_disable_the_webhook(fake: FakeSender, alice: User) -> None:
     webhook_id = new_webhook(alice)
-    fake.answers = ["timeout"] * 20
+    fake.answers = [500] * 20  # (a timeout would open the breaker: the later attempts would move, unsent)
     events = [Event(clock.new_id("evt"), "message.new", clock.iso(), {}, {}) for _ in range(20)]
     # Lanes never run attempts to one webhook at once; the counters stay exact even if something did.
     threads = [threading.Thread(target=delivery.attempt, args=(Delivery(e, webhook_id),)) for e in events]

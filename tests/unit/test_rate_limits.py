@@ -183,7 +183,7 @@ def test_a_wrong_hint_costs_one_more_write_never_a_wrong_answer(buckets: MemoryB
     assert not _admit()
     assert buckets.writes == 5
     clock.advance(10)  # the bucket is full again, but this process's hint says it is not:
-    service._remember("k", service.now_us() + 60 * US)
+    service._remember(service.user_bucket("k"), service.now_us() + 60 * US)
     assert _admit()  # advance fails (tat <= now), restart passes
     assert buckets.writes == 7
 

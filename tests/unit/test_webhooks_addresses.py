@@ -73,6 +73,8 @@ def test_insecure_stage_allows_loopback_only() -> None:
         ("https://user:pw@hooks.example.com/x", "user info"),
         ("https:///path", "host"),
         ("https://hooks.example.com:99999/", "port"),
+        ("https://hooks.example.com:0/", "port \\(0\\)"),
+        ("https://hooks.example.com:00/", "port \\(0\\)"),
         ("https://hooks.example.com/a b", "spaces"),
         ("https://hooks.example.com/x#frag", "fragment"),
         ("https://hooks.example.com/" + "a" * 2100, "2048"),

@@ -1,8 +1,9 @@
-"""The webhook delivery pipeline: one lane per webhook on an SQS FIFO queue.
+"""The webhook delivery pipeline: bounded lanes per owner, and slow lanes, on an SQS FIFO queue.
 
 * :mod:`.recipients` resolves which webhooks an outbox event goes to;
 * :mod:`.lanes` puts one message per (event, webhook) on the FIFO ``DeliveryQueue``
-  (``MessageGroupId`` = webhook id: one lane per webhook, in event order, one in flight);
+  (``MessageGroupId``: one of the owner's few lanes, or a shared slow lane while the webhook's
+  circuit breaker is open; each webhook one at a time);
 * :mod:`.attempt` makes one attempt and applies the failure policy;
 * :mod:`.retries` holds failed attempts on the ``DeliveryRetryQueue`` for their backoff;
 * :mod:`.attempt_log` claims attempts (no duplicates) and keeps every attempt;

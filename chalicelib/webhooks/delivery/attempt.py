@@ -7,6 +7,9 @@ and the policy is exact. An attempt:
 1. reads the webhook (strongly consistent); when it is deleted, inactive or no longer
    subscribed to the event (test events aside) the attempt is ``DRAINED``: nothing is sent or
    logged, and the lane moves on;
+   when its circuit breaker does not match the lane (an owner lane while it is open, a slow lane
+   while it is closed: :mod:`chalicelib.webhooks.delivery.lanes`) the attempt is ``MOVED`` to
+   the lane that matches, unsent;
 2. claims the attempt (:mod:`chalicelib.webhooks.delivery.attempt_log`) with a short lease that
    the worker's heartbeat (:mod:`chalicelib.webhooks.delivery.heartbeat`) extends: a replayed or
    duplicated message finds it claimed and sends nothing (``DUPLICATE``); a message whose
@@ -17,9 +20,11 @@ and the policy is exact. An attempt:
 
    * 2xx: ``failCount`` back to 0;
    * anything else (non-2xx including 3xx, timeout, connection, TLS or DNS error, blocked
-     address): ``failCount`` + 1 (atomic ``ADD``); at :data:`FAILURE_LIMIT` the webhook becomes
+     address): ``failCount`` + 1 (atomic ``ADD``; a timeout also opens the circuit breaker in
+     the same update, and a 2xx closes it); at :data:`FAILURE_LIMIT` the webhook becomes
      inactive (conditional ``SET``, in one transaction with the ``webhook.disabled`` event that
-     announces it: :mod:`chalicelib.webhooks.operational`) and its lane drains; otherwise the next attempt is held on
+     announces it: :mod:`chalicelib.webhooks.operational`) and its lane drains; otherwise the next
+     attempt is held on
      the retry queue for its backoff (:mod:`chalicelib.webhooks.delivery.retries`);
 4. logs the attempt, whatever its outcome: in the attempt log (with the ``requestId`` of the API
    request that wrote the event) and as one JSON log line ``"webhook attempt"`` carrying the same
@@ -32,6 +37,7 @@ equals the consecutive failures recorded.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 from enum import StrEnum
 
@@ -40,7 +46,7 @@ from aws_lambda_powertools import Logger
 from chalicelib import clock, metrics
 from chalicelib.config import settings
 from chalicelib.webhooks import operational, repository, signing
-from chalicelib.webhooks.delivery import attempt_log, recipients, retries, sender
+from chalicelib.webhooks.delivery import attempt_log, lanes, recipients, retries, sender
 from chalicelib.webhooks.delivery.envelope import Delivery, envelope_body
 from chalicelib.webhooks.delivery.heartbeat import Heartbeat
 from chalicelib.webhooks.delivery.records import AttemptEntry
@@ -71,6 +77,7 @@ class Result(StrEnum):
     FAILED = "failed"
     DUPLICATE = "duplicate"
     DRAINED = "drained"
+    MOVED = "moved"
 
 
 def attempt(delivery: Delivery, heartbeat: Heartbeat | None = None) -> Result:
@@ -90,9 +97,10 @@ def attempt(delivery: Delivery, heartbeat: Heartbeat | None = None) -> Result:
     Returns
     -------
     Result
-        ``DRAINED`` (webhook deleted or inactive: nothing sent), ``DUPLICATE`` (claimed
-        before), ``SENT`` (2xx) or ``FAILED`` (of this attempt, or of the next one when this one
-        was interrupted).
+        ``DRAINED`` (webhook deleted or inactive: nothing sent), ``MOVED`` (queued again in the
+        lane its circuit breaker calls for: nothing sent), ``DUPLICATE`` (claimed before),
+        ``SENT`` (2xx) or ``FAILED`` (of this attempt, or of the next one when this one was
+        interrupted).
 
     Raises
     ------
@@ -108,6 +116,11 @@ def attempt(delivery: Delivery, heartbeat: Heartbeat | None = None) -> Result:
         return Result.DRAINED
     if not delivery.event.test and not recipients.subscribed(webhook, delivery.event.type):
         return Result.DRAINED  # unsubscribed since the event was routed
+    breaker_open = bool(webhook.get("breakerOpenedAt"))
+    if breaker_open != delivery.slow:  # queued before the breaker opened (or closed): send from the matching lane only
+        moved = replace(delivery, owner_id=str(webhook["ownerId"]), lane=webhook.get("lane"), slow=breaker_open, hops=delivery.hops + 1)
+        lanes.enqueue([moved])
+        return Result.MOVED
     lease = config.DELIVERY_LEASE_SECONDS
     if not attempt_log.claim(delivery, lease):
         recovery = attempt_log.recover(delivery, lease)
@@ -162,7 +175,8 @@ def _record_failure(delivery: Delivery, outcome: sender.Outcome) -> str | None:
     The failure that reaches :data:`FAILURE_LIMIT` switches the webhook off and stores why, when
     and this attempt's outcome on it (the Dashboard shows them).
     """
-    updated = repository.add_failure(delivery.webhook_id)
+    timed_out = outcome.error == sender.TIMEOUT  # it held a worker for the whole deadline: open the breaker
+    updated = repository.add_failure(delivery.webhook_id, clock.iso() if timed_out else None)
     if updated is None:  # deleted or switched off meanwhile: no more attempts
         return None
     fail_count = int(updated.get("failCount") or 0)
@@ -180,7 +194,8 @@ def _record_failure(delivery: Delivery, outcome: sender.Outcome) -> str | None:
     # Read before sending: SQS counts the delay from its receipt of the message, so the retry
     # becomes visible no earlier than this time (the delivery log's promise to the owner).
     due = clock.iso(clock.now() + timedelta(seconds=delay))
-    retries.schedule(Delivery(delivery.event, delivery.webhook_id, delivery.attempt + 1), delay)
+    # With the breaker open the retry goes to a slow lane, never back to the owner's.
+    retries.schedule(replace(delivery, attempt=delivery.attempt + 1, slow=bool(updated.get("breakerOpenedAt"))), delay)
     return due
 
 

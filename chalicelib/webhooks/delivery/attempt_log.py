@@ -32,7 +32,7 @@ and expired items not yet deleted still appear in reads.)
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
 from itertools import islice
 from typing import Any
@@ -199,7 +199,7 @@ def recover(delivery: Delivery, lease_seconds: float | None = None) -> Recovery:
     now = _now_ms()
     if lease_until > now:
         return Recovery(held_seconds=(lease_until - now) / 1000)
-    nxt = Delivery(delivery.event, delivery.webhook_id, delivery.attempt + 1)
+    nxt = replace(delivery, attempt=delivery.attempt + 1)  # same lane, owner and breaker state
     claimed_at = str(item.get("claimedAt") or clock.iso())
     entry: AttemptEntry = {
         "deliveryId": clock.new_id("dlv"),

@@ -66,11 +66,22 @@ class Event:
 
 @dataclass(frozen=True)
 class Delivery:
-    """One event addressed to one webhook, at an attempt number (1 = the first send)."""
+    """One event addressed to one webhook, at an attempt number (1 = the first send).
+
+    ``owner_id`` (the webhook's owner), ``lane`` (the webhook's number among the owner's, ``None``
+    for a webhook without one) and ``slow`` (the webhook's circuit breaker was open when the
+    delivery was queued) choose its lane (:func:`chalicelib.webhooks.delivery.lanes.group_id`);
+    ``hops`` counts the moves between the owner's lanes and the slow lanes (it keeps each move's
+    deduplication id its own).
+    """
 
     event: Event
     webhook_id: str
     attempt: int = 1
+    owner_id: str = ""
+    lane: int | None = None
+    slow: bool = False
+    hops: int = 0
 
 
 def envelope_body(event: Event) -> bytes:

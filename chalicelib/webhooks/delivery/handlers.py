@@ -1,15 +1,16 @@
 """Lambda entries (via ``app.py``) of the delivery pipeline.
 
 * :func:`handle_outbox_batch` (outbox stream): resolves each event's webhooks and puts one
-  message per (event, webhook) into the webhook's lane; it sends nothing, so it never waits
-  for a receiver.
+  message per (event, webhook) into the webhook's lane (its owner's, or a slow lane while its
+  circuit breaker is open: :mod:`chalicelib.webhooks.delivery.lanes`); it sends nothing, so it
+  never waits for a receiver.
 * :func:`handle_lane_batch` (``DeliveryQueue``, FIFO): makes the attempts, one at a time per
   lane; the mapping's batch size is 1, so an invocation never holds one lane's message while
   another lane's receiver hangs. While an attempt runs, a heartbeat keeps its message invisible
   and its claim leased for ``DELIVERY_LEASE_SECONDS`` at a time, so a worker that dies hands the
   delivery on within that time (:mod:`chalicelib.webhooks.delivery.heartbeat`).
 * :func:`handle_retry_batch` (``DeliveryRetryQueue``): puts retries whose backoff is over
-  back into their lanes.
+  back into their lanes (a retry after a timeout into a slow lane, never the owner's).
 
 Each returns ``{"batchItemFailures": [...]}`` (event source mappings with
 ``FunctionResponseTypes: [ReportBatchItemFailures]``): only records whose processing hit an
@@ -103,7 +104,8 @@ def handle_outbox_batch(event: dict[str, Any], context: Any = None) -> dict[str,
             first_failed = sequence
             break
         for webhook in webhooks:
-            queued.append(Delivery(item, str(webhook["webhookId"])))
+            queued.append(Delivery(item, str(webhook["webhookId"]), owner_id=str(webhook["ownerId"]),
+                                   lane=webhook.get("lane"), slow=bool(webhook.get("breakerOpenedAt"))))
             owners.append(sequence)
     try:
         lanes.enqueue(queued)

@@ -1,18 +1,39 @@
-"""Per-webhook delivery lanes: the SQS FIFO ``DeliveryQueue``, one message group per webhook.
+"""Delivery lanes: the SQS FIFO ``DeliveryQueue``, its message groups bounded per owner, plus slow lanes.
 
-Every (event, webhook) delivery is one message with ``MessageGroupId`` = the webhook id. SQS
-FIFO hands out the messages of a group in order and never one while another of the same group
-is in flight, while other groups proceed in parallel (SQS Developer Guide, "FIFO queue message
-grouping"): so deliveries to one webhook run one at a time in event order, and a hanging
-receiver holds only its own lane. ``MessageDeduplicationId`` is the delivery's ``webhook-id``
-for attempt 1 (a replayed stream batch enqueues nothing twice within SQS's 5-minute
-deduplication window; later replays are absorbed by the attempt claim,
-:mod:`chalicelib.webhooks.delivery.attempt_log`) and ``<webhook-id>.<attempt>`` for the
-retries and redeliveries that re-enter the lane, so that each attempt number enters once.
+Every (event, webhook) delivery is one message. SQS FIFO hands out the messages of a message
+group in order and never one while another of the same group is in flight, while other groups
+proceed in parallel (SQS Developer Guide, "FIFO queue message grouping"); Lambda runs at most one
+invocation per group. So the groups are the unit of concurrency, and :func:`group_id` chooses
+them to make delivery fair (Svix's per-endpoint throttling, Hookdeck's per-destination
+concurrency):
+
+* **Owner lanes.** A webhook's deliveries go to one of its owner's ``DELIVERY_OWNER_LANES`` (4)
+  groups, ``<ownerId>.<n>``, ``n`` its number among the owner's webhooks (``lane``, given at
+  creation) modulo 4, so an owner's first 4 webhooks never share a lane: an owner with 40
+  webhooks holds at most 4 lane workers, however many of its receivers hang; each webhook stays
+  in one group, so its attempts still run one at a time.
+* **Slow lanes.** A webhook whose circuit breaker is open (its last attempt timed out, until one
+  succeeds: ``breakerOpenedAt`` on the webhook) is delivered in one of ``DELIVERY_SLOW_LANES``
+  (4) groups shared by every such webhook, ``slow.<n>``: all timing-out endpoints together hold
+  at most 4 workers, and their retries never re-enter the owners' lanes.
+
+An attempt found in the lane that does not match its webhook's breaker (queued before it opened
+or closed) is moved, not sent (:func:`chalicelib.webhooks.delivery.attempt.attempt`): an owner
+lane sends only while the breaker is closed and a slow lane only while it is open. Only an
+attempt in an owner lane opens the breaker and only one in a slow lane closes it, and each
+webhook's attempts are serialized within each kind of lane, so two attempts to one webhook never
+overlap and the failure policy stays exact.
+
+``MessageDeduplicationId`` is the delivery's ``webhook-id`` for attempt 1 (a replayed stream
+batch enqueues nothing twice within SQS's 5-minute deduplication window; later replays are
+absorbed by the attempt claim, :mod:`chalicelib.webhooks.delivery.attempt_log`),
+``<webhook-id>.<attempt>`` for the retries and redeliveries, and ``.<hops>`` appended for a
+delivery moved between the kinds of lane, so that each attempt and move enters once.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -35,9 +56,29 @@ class EnqueueFailed(Exception):
 
 
 def deduplication_id(delivery: Delivery) -> str:
-    """``webhook-id`` for attempt 1, ``<webhook-id>.<attempt>`` after (SQS: at most 128 characters)."""
+    """``webhook-id`` for attempt 1, ``<webhook-id>.<attempt>`` after, ``.<hops>`` appended after a
+    move between owner and slow lanes (SQS: at most 128 characters)."""
     base = signing.message_id(delivery.event.event_id, delivery.webhook_id)
+    if delivery.hops:
+        return f"{base}.{delivery.attempt}.{delivery.hops}"
     return base if delivery.attempt == 1 else f"{base}.{delivery.attempt}"
+
+
+def _slot(webhook_id: str, lanes: int) -> int:
+    """The webhook's fixed lane number among ``lanes`` (SHA-256 of its id: spread evenly, stable everywhere)."""
+    return int.from_bytes(hashlib.sha256(webhook_id.encode()).digest()[:8], "big") % lanes
+
+
+def group_id(delivery: Delivery) -> str:
+    """The ``MessageGroupId`` of ``delivery``: ``slow.<n>`` while its webhook's breaker is open, else
+    ``<ownerId>.<n>``; a message without an owner (queued by an earlier version) keeps the webhook's own lane."""
+    config = settings()
+    if delivery.slow:
+        return f"slow.{_slot(delivery.webhook_id, config.DELIVERY_SLOW_LANES)}"
+    if not delivery.owner_id:
+        return delivery.webhook_id
+    number = delivery.lane if delivery.lane is not None else _slot(delivery.webhook_id, config.DELIVERY_OWNER_LANES)
+    return f"{delivery.owner_id}.{number % config.DELIVERY_OWNER_LANES}"
 
 
 def to_message(delivery: Delivery) -> str:
@@ -51,6 +92,10 @@ def to_message(delivery: Delivery) -> str:
         "createdAt": event.created_at,
         "data": event.data,
         "test": event.test,
+        "ownerId": delivery.owner_id,
+        "lane": delivery.lane,
+        "slow": delivery.slow,
+        "hops": delivery.hops,
     }
     if event.request_id:
         body["requestId"] = event.request_id
@@ -78,11 +123,15 @@ def from_message(body: str) -> Delivery:
     attempt = int(raw["attempt"])
     if attempt < 1:
         raise ValueError(f"attempt must be >= 1, got {attempt}")
-    return Delivery(event=event, webhook_id=str(raw["webhookId"]), attempt=attempt)
+    return Delivery(
+        event=event, webhook_id=str(raw["webhookId"]), attempt=attempt, owner_id=str(raw.get("ownerId") or ""),
+        lane=int(raw["lane"]) if raw.get("lane") is not None else None, slow=bool(raw.get("slow", False)),
+        hops=int(raw.get("hops") or 0),
+    )
 
 
 def enqueue(deliveries: Sequence[Delivery]) -> None:
-    """Put ``deliveries`` into their webhooks' lanes, in the given order (batches of 10).
+    """Put ``deliveries`` into their lanes (:func:`group_id`), in the given order (batches of 10).
 
     Raises
     ------
@@ -99,7 +148,7 @@ def enqueue(deliveries: Sequence[Delivery]) -> None:
             {
                 "Id": str(index),
                 "MessageBody": to_message(delivery),
-                "MessageGroupId": delivery.webhook_id,
+                "MessageGroupId": group_id(delivery),
                 "MessageDeduplicationId": deduplication_id(delivery),
             }
             for index, delivery in enumerate(chunk)

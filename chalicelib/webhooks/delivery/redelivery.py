@@ -18,7 +18,7 @@ class UnknownDelivery(LookupError):
     """No attempt of that (event, webhook) delivery was ever made (or its log expired, 30 days)."""
 
 
-def redeliver(webhook_id: str, event_id: str) -> Delivery:
+def redeliver(webhook_id: str, event_id: str, owner_id: str, lane: int | None = None) -> Delivery:
     """Queue the next attempt of delivering ``event_id`` to ``webhook_id`` in the webhook's lane.
 
     The caller checks that the webhook belongs to the user asking (see
@@ -30,6 +30,9 @@ def redeliver(webhook_id: str, event_id: str) -> Delivery:
         ``whk_...``.
     event_id:
         ``evt_...``, as listed in the delivery log.
+    owner_id, lane:
+        The webhook's owner and its ``lane`` number (name its lane; an open breaker moves the
+        attempt to a slow lane).
 
     Returns
     -------
@@ -46,12 +49,12 @@ def redeliver(webhook_id: str, event_id: str) -> Delivery:
     last = attempt_log.last_claim(webhook_id, event_id)
     if last is None:
         raise UnknownDelivery(f"no delivery of {event_id} to {webhook_id}")
-    queued = Delivery(last.event, webhook_id, last.attempt + 1)
+    queued = Delivery(last.event, webhook_id, last.attempt + 1, owner_id=owner_id, lane=lane)
     lanes.enqueue([queued])
     return queued
 
 
-def redeliver_many(webhook_id: str, event_ids: list[str]) -> list[Delivery]:
+def redeliver_many(webhook_id: str, event_ids: list[str], owner_id: str, lane: int | None = None) -> list[Delivery]:
     """Queue the next attempt of each of ``event_ids`` to ``webhook_id``, in that order, in the
     webhook's lane (Dashboard "Recover failed deliveries"); each as :func:`redeliver` would: same
     ``webhook-id``, next attempt number. Events without a claim (log expired) are skipped.
@@ -70,6 +73,6 @@ def redeliver_many(webhook_id: str, event_ids: list[str]) -> list[Delivery]:
     for event_id in event_ids:
         last = attempt_log.last_claim(webhook_id, event_id)
         if last is not None:
-            queued.append(Delivery(last.event, webhook_id, last.attempt + 1))
+            queued.append(Delivery(last.event, webhook_id, last.attempt + 1, owner_id=owner_id, lane=lane))
     lanes.enqueue(queued)
     return queued

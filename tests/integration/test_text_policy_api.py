@@ -1,0 +1,109 @@
+"""The one text policy over HTTP: every refused class of code point, in every single-line field
+(``displayName``, webhook ``name``, channel ``handle``, saved-search ``name``) and multi-line field
+(message ``content``, listing ``description``), is a VALIDATION_ERROR naming the field, and nothing
+is stored; line breaks stay allowed in multi-line fields, emoji sequences everywhere."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tests.integration.conftest import Api, User
+from tests.integration.helpers import assert_error, my_listings
+from tests.integration.request_helpers import accepted_conversation
+from tests.listing_bodies import listing_body
+
+#: One code point of each refused class, between visible letters.
+REFUSED_CLASSES = {
+    "format-zwsp": "\u200b",
+    "format-bom": "\ufeff",
+    "format-tag": "\U000e0041",
+    "bidi-override": "\u202e",
+    "bidi-isolate": "\u2066",
+    "control-c1-nel": "\x85",
+    "control-del": "\x7f",
+    "line-separator": "\u2028",
+    "paragraph-separator": "\u2029",
+    "noncharacter": "\uffff",
+    "private-use": "\ue000",
+    "unassigned": "\u0378",
+}
+#: A receiver address the tests may use (loopback is allowed outside a deployed stage).
+URL = "http://127.0.0.1:9/hook"
+EMOJI = "Dev \U0001f469\u200d\U0001f4bb \U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"
+
+
+def _display_name(api: Api, admin: User, alice: User, bob: User, value: str) -> tuple[Any, Callable[[], Any]]:
+    response = api.call("PATCH", "/v1/me/profile", alice.key, {"displayName": value})
+    return response, lambda: api.call("GET", "/v1/me", alice.key).json["displayName"]
+
+
+def _webhook_name(api: Api, admin: User, alice: User, bob: User, value: str) -> tuple[Any, Callable[[], Any]]:
+    response = api.call("POST", "/v1/webhooks", alice.key, {"url": URL, "name": value})
+    return response, lambda: len(api.call("GET", "/v1/webhooks", alice.key).json["webhooks"])
+
+
+def _channel_handle(api: Api, admin: User, alice: User, bob: User, value: str) -> tuple[Any, Callable[[], Any]]:
+    response = api.call("PUT", "/v1/me/channels/telegram", alice.key, {"handle": value})
+    return response, lambda: [c for c in api.call("GET", "/v1/me/channels", alice.key).json["channels"] if c["key"] == "telegram"]
+
+
+def _saved_search_name(api: Api, admin: User, alice: User, bob: User, value: str) -> tuple[Any, Callable[[], Any]]:
+    response = api.call("POST", "/v1/saved-searches", alice.key, {"query": {"q": "engineer"}, "name": value})
+    return response, lambda: api.call("GET", "/v1/saved-searches", alice.key).json["total"]
+
+
+def _message(api: Api, admin: User, alice: User, bob: User, value: str) -> tuple[Any, Callable[[], Any]]:
+    _, conversation_id = accepted_conversation(api, alice, bob)
+    path = f"/v1/conversations/{conversation_id}/messages"
+    response = api.call("POST", path, alice.key, {"content": value})
+    return response, lambda: [m["content"] for m in api.call("GET", path, alice.key).json["messages"]]
+
+
+def _description(api: Api, admin: User, alice: User, bob: User, value: str) -> tuple[Any, Callable[[], Any]]:
+    response = api.call("POST", "/v1/listings", alice.key, listing_body(meta={"description": value}))
+    return response, lambda: my_listings(api, alice)["total"]
+
+
+SINGLE_LINE_FIELDS = {
+    "displayName": _display_name, "name": _webhook_name, "handle": _channel_handle, "saved-search name": _saved_search_name,
+}
+MULTI_LINE_FIELDS = {"content": _message, "meta.description": _description}
+FIELD_NAMES = {"saved-search name": "name"}
+
+
+@pytest.mark.parametrize("char", REFUSED_CLASSES.values(), ids=REFUSED_CLASSES.keys())
+@pytest.mark.parametrize("field", [*SINGLE_LINE_FIELDS, *MULTI_LINE_FIELDS])
+def test_each_refused_class_is_a_validation_error_naming_the_field_and_stores_nothing(
+    api: Api, admin: User, alice: User, bob: User, field: str, char: str
+) -> None:
+    write = {**SINGLE_LINE_FIELDS, **MULTI_LINE_FIELDS}[field]
+    _, stored = write(api, admin, alice, bob, "Ada Lovelace")  # what is there before (a conversation, a profile)
+    before = stored()
+    response, stored = write(api, admin, alice, bob, f"Ada{char}Lovelace")
+    body = assert_error(response, 400, "VALIDATION_ERROR", FIELD_NAMES.get(field, field))
+    assert f"U+{ord(char):04X}" in body["details"][0]["issue"]
+    if field != "content":  # a message goes to a new conversation each call: compare that one's messages
+        assert stored() == before
+    else:
+        assert stored() == []
+
+
+@pytest.mark.parametrize("field", SINGLE_LINE_FIELDS)
+def test_a_line_break_is_refused_in_single_line_fields(api: Api, admin: User, alice: User, bob: User, field: str) -> None:
+    response, _ = SINGLE_LINE_FIELDS[field](api, admin, alice, bob, "Ada\nLovelace")
+    assert_error(response, 400, "VALIDATION_ERROR", FIELD_NAMES.get(field, field))
+
+
+@pytest.mark.parametrize("field", [*SINGLE_LINE_FIELDS, *MULTI_LINE_FIELDS])
+def test_emoji_sequences_pass_everywhere(api: Api, admin: User, alice: User, bob: User, field: str) -> None:
+    response, _ = {**SINGLE_LINE_FIELDS, **MULTI_LINE_FIELDS}[field](api, admin, alice, bob, EMOJI)
+    assert response.status_code in (200, 201), response.json
+
+
+@pytest.mark.parametrize("field", MULTI_LINE_FIELDS)
+def test_line_breaks_pass_in_multi_line_fields(api: Api, admin: User, alice: User, bob: User, field: str) -> None:
+    response, _ = MULTI_LINE_FIELDS[field](api, admin, alice, bob, "first line\r\nsecond line\n\nthird")
+    assert response.status_code == 201, response.json
