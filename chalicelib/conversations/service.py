@@ -202,6 +202,28 @@ def list_messages(caller: Caller, conversation_id: str, query: PageQuery) -> Mes
     )
 
 
+#: Most messages :func:`messages_after` returns at once.
+MAX_MESSAGES_AFTER = 100
+
+
+def messages_after(caller: Caller, conversation_id: str, after: int) -> tuple[list[Message], int]:
+    """The conversation's messages after number ``after`` (oldest first, at most :data:`MAX_MESSAGES_AFTER`)
+    and its ``messageCount``: what a reader showing messages 1..``after`` has not seen.
+
+    Costs one GetItem and, when there are newer messages, one Query of their key range.
+
+    Raises
+    ------
+    NotFound
+        No such conversation, or the caller is not a participant.
+    """
+    item = _participating(_read(conversation_id), caller, conversation_id)
+    total = int(item.get("messageCount", 0))
+    first, last = max(after, 0) + 1, min(total, max(after, 0) + MAX_MESSAGES_AFTER)
+    items = repository.message_range(conversation_id, first, last) if first <= last else []
+    return [_message(m, conversation_id) for m in items], total
+
+
 def send_message(caller: Caller, conversation_id: str, content: str, via_api: bool = True) -> Message:
     """Append a message and write its ``message.new`` event in one transaction.
 

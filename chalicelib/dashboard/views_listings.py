@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from chalice.app import Response
 
+from chalicelib.dashboard import views_unread
 from chalicelib.dashboard.web import Page, is_htmx, page
 from chalicelib.http import parse_model
 from chalicelib.lazy import lazy_imports
@@ -119,9 +120,14 @@ def reject(current: Page, requestId: str) -> Response:
 @page("/dashboard/conversations")
 def conversation_list(current: Page) -> Response:
     """The user's conversations, most recently active first, a page at a time."""
-    found = conversations.list_conversations(current.caller, paging.page_query(current, conversation_models.ConversationListQuery))
+    query = paging.page_query(current, conversation_models.ConversationListQuery)
+    # The first page of a whole page refreshes itself (views_unread): it needs the state's tag first.
+    live = not is_htmx(current.request) and query.cursor is None
+    etag = views_unread.unread_tag(current.caller)[0] if live else None
+    found = conversations.list_conversations(current.caller, query)
     return paging.forward(current, "/conversations", ("conversations.html", "conversations_items.html"), found,
-                          len(found.conversations), nav="conversations", conversations=found.conversations, me=current.caller.user_id)
+                          len(found.conversations), nav="conversations", conversations=found.conversations, me=current.caller.user_id,
+                          etag=etag, poll_seconds=views_unread.POLL_SECONDS)
 
 
 @page("/dashboard/conversations/{conversationId}")
@@ -142,10 +148,18 @@ def conversation(current: Page, conversationId: str) -> Response:
     number = pages.page(found.messageCount if found else 0)
     messages = conversations.list_messages(current.caller, conversationId, pagination.PageQuery(page=number, pageSize=pages.size))
     context = conversation_context.conversation_context(current.caller, found) if found else None
+    etag = None
+    newest_shown = found is not None and pages.page_to_read is None  # the first view: its newest page
+    if newest_shown:
+        shown_from_others = any(m.senderId != current.caller.user_id for m in messages.messages)
+        if found is not None and found.unreadCount and shown_from_others:  # read as shown: up to the newest shown
+            conversations.mark_read(current.caller, conversationId, messages.messages[-1].messageId)
+        etag = views_unread.unread_tag(current.caller)[0]
     return pages.render(current, f"/conversations/{conversationId}", ("conversation.html", "messages_items.html"), number,
                         len(messages.messages), messages.total, nav="conversations", conversation=found,
                         messages=messages.messages, me=current.caller.user_id, context=context,
-                        notice=NOTICES.get(current.query("done")))
+                        notice=NOTICES.get(current.query("done")), etag=etag, poll_seconds=views_unread.POLL_SECONDS,
+                        newest=(number - 1) * pages.size + len(messages.messages))
 
 
 @page("/dashboard/conversations/{conversationId}/messages", "POST")
