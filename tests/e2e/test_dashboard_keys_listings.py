@@ -33,6 +33,10 @@ def test_own_api_keys_create_roll_and_revoke(browser: Browser, stack: Stack) -> 
     page.get_by_role("button", name="Create API key").click()
     secret = page.get_by_label("New API key").inner_text()
     assert stack.client(secret).get("/v1/me").status_code == 200
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.get_by_role("button", name="Copy API key").click()  # every one-time secret has its Copy button
+    expect(page.locator("#copy-status")).to_have_text("Copied API key to the clipboard.")
+    assert page.evaluate("navigator.clipboard.readText()") == secret
     assert_accessible(page)
     page.reload()  # the page reached by the POST: a reload shows the list, not the secret, and creates nothing
     expect(page.get_by_label("New API key")).to_have_count(0)
