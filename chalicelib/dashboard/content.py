@@ -22,6 +22,11 @@ class ContentField:
     label: str
     value: str | Markup
 
+    @property
+    def rich(self) -> bool:
+        """Whether ``value`` is sanitized HTML (rich text), shown as HTML."""
+        return isinstance(self.value, Markup)
+
 
 def content_fields(category_key: str, role_key: str, meta: dict[str, str]) -> list[ContentField]:
     """The listing's meta fields in the category's order, labelled; unknown keys follow by key.
@@ -52,6 +57,13 @@ def readable(field: CategoryField, value: str) -> str:
         labels = {o.key: o.label for o in field.options or []}
         return ", ".join(labels.get(key, key) for key in value.split(",") if key)
     return value
+
+
+def kind_name(category_key: str, role_key: str) -> str:
+    """"Category — Role" as the category record names them (the keys when unknown)."""
+    category = get_category(category_key)
+    role = next((r.name for r in category.roles if r.key == role_key), role_key)
+    return f"{category.name} — {role}"
 
 
 def internal_keys(category_key: str) -> set[str]:

@@ -14,7 +14,7 @@ with lazy_imports(__name__):
     from chalicelib import pagination
     from chalicelib.conversations import models as conversation_models
     from chalicelib.conversations import service as conversations
-    from chalicelib.dashboard import paging
+    from chalicelib.dashboard import content, paging
     from chalicelib.listings import models as listing_models
     from chalicelib.listings import service as listings
     from chalicelib.match_requests import models as request_models
@@ -81,7 +81,9 @@ def delete(current: Page, listingId: str) -> Response:
 
 @page("/dashboard/listings/{listingId}")
 def listing(current: Page, listingId: str) -> Response:
-    """One of the user's listings and its incoming requests, newest first, a page at a time.
+    """One of the user's listings: its content (every field by its type, rich text sanitized as on
+    write, options by their labels, the location's place name), channels, status and times, its
+    bound webhooks, and its incoming requests, newest first, a page at a time.
 
     The requests are ``match_requests.list_for_listing``'s page (the API's
     ``GET /v1/match-requests/listing/{id}``: one Query of the listing's request index after the
@@ -92,8 +94,11 @@ def listing(current: Page, listingId: str) -> Response:
     found = match_requests.list_for_listing(current.caller, listingId, query)
     detail = None if is_htmx(current.request) else listing_detail.get_listing_detail(current.caller, listingId)
     hooks = [] if detail is None else webhooks.list_webhooks(current.caller).webhooks
+    shown = [] if detail is None else content.content_fields(detail.categoryKey, detail.roleKey, detail.meta)
+    kind = "" if detail is None else content.kind_name(detail.categoryKey, detail.roleKey)
     return paging.forward(current, f"/listings/{listingId}", ("listing.html", "listing_requests_items.html"), found,
                           len(found.requests), nav="listings", listing=detail, requests=found.requests, hooks=hooks,
+                          content=shown, kind=kind,
                           handles=conversation_context.requester_handles(found.requests),
                           notice=NOTICES.get(current.query("done")))
 

@@ -34,3 +34,22 @@ def test_the_listing_form_shows_option_labels_and_plain_hints(browser: Any, stac
     page.goto("/dashboard/listings/new?kind=housing:offering")
     expect(page.get_by_label("Furnished", exact=True).locator("option")).to_have_text(["(none)", "Yes", "No"])
     page.context.close()
+
+
+def test_the_listing_page_shows_its_description_and_fields(browser: Any, stack: Stack) -> None:
+    _, owner = stack.new_user("Lena Listing")
+    created = owner.post("/v1/listings", json={
+        "categoryKey": "jobs", "roleKey": "hiring", "channels": ["telegram"],
+        "meta": {"title": "Data engineer", "description": "<p>Pipelines with <strong>care</strong></p>", "location": "Berlin",
+                 "location_lat": "52.52", "location_lng": "13.405", "employmentType": "full_time", "skills": "sql,python"}})
+    assert created.status_code == 201, created.text
+    page = signed_in_page(browser, stack, key_of(owner))
+    page.goto(f"/dashboard/listings/{created.json()['id']}")
+    expect(page.get_by_role("heading", name="Data engineer", level=1)).to_be_visible()
+    listing = page.get_by_role("region", name="The listing")
+    expect(listing).to_contain_text("Pipelines with care")
+    expect(listing.locator("strong")).to_have_text("care")  # rich text stays rich
+    expect(listing).to_contain_text("Full-time")
+    expect(listing).to_contain_text("SQL, Python")
+    expect(listing).to_contain_text("Berlin")
+    page.context.close()
