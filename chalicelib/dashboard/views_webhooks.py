@@ -104,6 +104,7 @@ def _webhook_page(current: Page, webhook_id: str, status: int = 200, **extra: An
         "rotated": rotated,
         "retries": [] if item.active else service.scheduled_retries(current.caller, webhook_id),
         "recover_periods": RECOVER_PERIODS,
+        "recovery": service.last_recovery(current.caller, webhook_id),
         **extra,
     }
     return current.render("webhook.html", status, **context)

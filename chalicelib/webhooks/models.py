@@ -138,6 +138,20 @@ class RecoverResult(Model):
     complete: bool = Field(description="False when the bound (100 deliveries, 1000 log entries read) cut the recover short")
 
 
+class RecoveryReport(Model):
+    """The latest "Recover failed deliveries" of a webhook, as its attempts went (Dashboard only)."""
+
+    at: str = Field(description="When it was started (ISO 8601 UTC)")
+    queued: int = Field(description="Attempts it queued (each delivery once)")
+    sent: int = Field(description="Of those, attempts made (whatever their outcome: see the delivery log)")
+    notSent: int = Field(description="Of those, attempts not made: the webhook was inactive or gone when their turn came")
+
+    @property
+    def waiting(self) -> int:
+        """Attempts still in the webhook's lane."""
+        return max(self.queued - self.sent - self.notSent, 0)
+
+
 class ScheduledRetry(Model):
     """A failed delivery whose next attempt is still scheduled (it is sent when due if the webhook is active)."""
 

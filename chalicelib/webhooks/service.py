@@ -21,7 +21,7 @@ from chalicelib.pagination import Deleted, PageQuery
 from chalicelib.transactions import Transaction
 from chalicelib.webhooks import addresses, repository, signing
 from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
-from chalicelib.webhooks.delivery import attempt_log, redelivery
+from chalicelib.webhooks.delivery import attempt_log, lanes, redelivery
 from chalicelib.webhooks.delivery.envelope import Delivery
 from chalicelib.webhooks.delivery.records import AttemptEntry, AttemptRecord
 from chalicelib.webhooks.models import (
@@ -29,6 +29,7 @@ from chalicelib.webhooks.models import (
     DeliveryPage,
     LoggedAttempt,
     RecoverResult,
+    RecoveryReport,
     ScheduledRetry,
     SecretRotated,
     Webhook,
@@ -399,6 +400,8 @@ def recover_failed(caller: Caller, webhook_id: str, since: datetime) -> RecoverR
     """Re-send every delivery to the caller's webhook that failed since ``since`` (Svix's "recover"):
     each event whose newest attempt logged at or after ``since`` failed gets one more attempt, queued
     in the webhook's lane with the same ``webhook-id`` and the next attempt number, oldest first.
+    Each is sent once (no retry after it) and counted on the webhook's recovery record as sent or
+    not sent (the webhook inactive when its turn came): :func:`last_recovery` reports them.
 
     Bounded: at most :data:`RECOVER_LIMIT` deliveries, from at most ``attempt_log.SCAN_BUDGET`` log
     entries; ``complete`` says whether everything since ``since`` was covered (if not, recover again
@@ -415,8 +418,33 @@ def recover_failed(caller: Caller, webhook_id: str, since: datetime) -> RecoverR
     if not item.get("active"):
         raise errors.Conflict("The webhook is inactive; enable it first, then recover its failed deliveries")
     failed = attempt_log.failed_since(webhook_id, clock.iso(since), RECOVER_LIMIT)
-    queued = redelivery.redeliver_many(webhook_id, failed.event_ids)
+    recovery_id = clock.new_id("rcv")
+
+    def record(planned: list[Delivery]) -> None:  # before the first attempt can run, so each is counted
+        repository.start_recovery(webhook_id, recovery_id, clock.iso(), len(planned))
+
+    try:
+        queued = redelivery.redeliver_many(webhook_id, failed.event_ids, recovery_id, record)
+    except lanes.EnqueueFailed as exc:  # never queued: never sent
+        repository.count_recovery(webhook_id, recovery_id, sent=False, amount=len(exc.failed))
+        raise
     return RecoverResult(queued=len(queued), complete=failed.complete)
+
+
+def last_recovery(caller: Caller, webhook_id: str) -> RecoveryReport | None:
+    """The latest "Recover failed deliveries" of the caller's webhook and how its attempts went
+    (``None``: never recovered); one GetItem.
+
+    Raises
+    ------
+    NotFound
+        Unknown, or someone else's webhook.
+    """
+    item = require_own(caller, webhook_id)
+    if not item.get("recoveryId"):
+        return None
+    return RecoveryReport(at=str(item.get("recoveryAt") or ""), queued=int(item.get("recoveryQueued") or 0),
+                          sent=int(item.get("recoverySent") or 0), notSent=int(item.get("recoveryNotSent") or 0))
 
 
 def scheduled_retries(caller: Caller, webhook_id: str, limit: int = 100) -> list[ScheduledRetry]:

@@ -66,11 +66,16 @@ class Event:
 
 @dataclass(frozen=True)
 class Delivery:
-    """One event addressed to one webhook, at an attempt number (1 = the first send)."""
+    """One event addressed to one webhook, at an attempt number (1 = the first send).
+
+    ``recovery_id``: the attempt was queued by "Recover failed deliveries" (that recovery's id):
+    it is made once, never retried, and counted on the recovery as sent or not sent.
+    """
 
     event: Event
     webhook_id: str
     attempt: int = 1
+    recovery_id: str | None = None
 
 
 def envelope_body(event: Event) -> bytes:

@@ -35,8 +35,16 @@ class EnqueueFailed(Exception):
 
 
 def deduplication_id(delivery: Delivery) -> str:
-    """``webhook-id`` for attempt 1, ``<webhook-id>.<attempt>`` after (SQS: at most 128 characters)."""
+    """``webhook-id`` for attempt 1, ``<webhook-id>.<attempt>`` after, ``<webhook-id>.<attempt>.<recovery id>``
+    for an attempt a recovery queued (SQS: at most 128 characters).
+
+    A recovery's attempt has the number of a retry that may have been queued, and dropped unsent,
+    minutes before (the webhook was disabled meanwhile): SQS would drop the recovery's message as
+    that retry's duplicate within its 5-minute deduplication interval, so it gets an id of its own.
+    """
     base = signing.message_id(delivery.event.event_id, delivery.webhook_id)
+    if delivery.recovery_id:
+        return f"{base}.{delivery.attempt}.{delivery.recovery_id}"
     return base if delivery.attempt == 1 else f"{base}.{delivery.attempt}"
 
 
@@ -54,6 +62,8 @@ def to_message(delivery: Delivery) -> str:
     }
     if event.request_id:
         body["requestId"] = event.request_id
+    if delivery.recovery_id:
+        body["recoveryId"] = delivery.recovery_id
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -78,7 +88,9 @@ def from_message(body: str) -> Delivery:
     attempt = int(raw["attempt"])
     if attempt < 1:
         raise ValueError(f"attempt must be >= 1, got {attempt}")
-    return Delivery(event=event, webhook_id=str(raw["webhookId"]), attempt=attempt)
+    recovery = raw.get("recoveryId")
+    return Delivery(event=event, webhook_id=str(raw["webhookId"]), attempt=attempt,
+                    recovery_id=str(recovery) if recovery else None)
 
 
 def enqueue(deliveries: Sequence[Delivery]) -> None:
