@@ -14,7 +14,7 @@ from chalicelib.lazy import lazy_imports
 
 # The domain's modules load with the first page that uses them, not at the API's cold start.
 with lazy_imports(__name__):
-    from chalicelib.dashboard import samples
+    from chalicelib.dashboard import charts, samples
     from chalicelib.webhooks import catalogue, models, service, signing
 
 #: Attempts shown in a webhook's delivery log (newest first).
@@ -105,9 +105,23 @@ def _webhook_page(current: Page, webhook_id: str, status: int = 200, **extra: An
         "retries": [] if item.active else service.scheduled_retries(current.caller, webhook_id),
         "recover_periods": RECOVER_PERIODS,
         "recovery": service.last_recovery(current.caller, webhook_id),
+        "health": _health(current, webhook_id),
         **extra,
     }
     return current.render("webhook.html", status, **context)
+
+
+def _health(current: Page, webhook_id: str) -> dict[str, Any]:
+    """The delivery-health charts (inline SVG) and their series, for the webhook page."""
+    health = service.delivery_health(current.caller, webhook_id, clock.now())
+    return {
+        "hourly": health.hourly, "daily": health.daily,
+        "hourly_svg": charts.bar_chart("chart-hourly", "Delivery attempts per hour, last 24 hours (UTC)", health.hourly,
+                                       lambda t: f"{t:%H}:00", every=4),
+        "daily_svg": charts.bar_chart("chart-daily", "Delivery attempts per day, last 7 days (UTC)", health.daily,
+                                      lambda t: f"{t:%a %d}"),
+        "hourly_rate": charts.rate_text(health.hourly), "daily_rate": charts.rate_text(health.daily),
+    }
 
 
 def _notice(current: Page) -> str | None:

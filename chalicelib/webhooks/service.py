@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from chalicelib import clock, errors, outbox
@@ -26,7 +26,10 @@ from chalicelib.webhooks.delivery.envelope import Delivery
 from chalicelib.webhooks.delivery.records import AttemptEntry, AttemptRecord
 from chalicelib.webhooks.models import (
     DeliveryAttempt,
+    DeliveryHealth,
     DeliveryPage,
+    HealthBucket,
+    HealthSeries,
     LoggedAttempt,
     RecoverResult,
     RecoveryReport,
@@ -469,3 +472,31 @@ def scheduled_retries(caller: Caller, webhook_id: str, limit: int = 100) -> list
         if not entry["success"] and due and due > now:
             pending.append(ScheduledRetry(eventId=entry["eventId"], event=entry["event"], nextAttemptAt=due))
     return sorted(pending, key=lambda retry: retry.nextAttemptAt)
+
+
+def delivery_health(caller: Caller, webhook_id: str, now: datetime) -> DeliveryHealth:
+    """Attempts to the caller's webhook by outcome: per hour over the 24 hours up to ``now`` (the
+    current hour last) and per UTC day over the 7 days up to ``now`` (today last).
+
+    Costs one GetItem (ownership) and one Query of at most 168 hourly stats items
+    (:func:`chalicelib.webhooks.delivery.attempt_log.hourly_outcomes`), whatever the number of attempts.
+
+    Raises
+    ------
+    NotFound
+        Unknown, or someone else's webhook.
+    """
+    require_own(caller, webhook_id)
+    hour = now.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
+    today = hour.replace(hour=0)
+    first_day = today - timedelta(days=attempt_log.HEALTH_DAYS - 1)
+    counts = attempt_log.hourly_outcomes(webhook_id, first_day, hour)
+
+    def bucket(start: datetime, hours: int) -> HealthBucket:
+        keys = [f"{start + timedelta(hours=h):%Y-%m-%dT%H}" for h in range(hours)]
+        found = [counts.get(k, (0, 0)) for k in keys]
+        return HealthBucket(start=clock.iso(start), succeeded=sum(f[0] for f in found), failed=sum(f[1] for f in found))
+
+    hourly = [bucket(hour - timedelta(hours=back), 1) for back in range(23, -1, -1)]
+    daily = [bucket(first_day + timedelta(days=d), 24) for d in range(attempt_log.HEALTH_DAYS)]
+    return DeliveryHealth(hourly=HealthSeries(buckets=hourly), daily=HealthSeries(buckets=daily))

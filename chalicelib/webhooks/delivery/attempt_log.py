@@ -1,6 +1,6 @@
 """Deliveries table access: attempt claims (no duplicates) and the attempt log (with TTL).
 
-Two kinds of items share the table (hash ``webhookId``, range ``deliveryKey``):
+These items share the table (hash ``webhookId``, range ``deliveryKey``):
 
 * ``SENT#<eventId>``: the claim of a delivery, ``{attempt, claimedAt, event, expiresAt}``.
   Attempt 1 is claimed with ``attribute_not_exists`` before sending, attempt n > 1 by moving
@@ -11,6 +11,8 @@ Two kinds of items share the table (hash ``webhookId``, range ``deliveryKey``):
   status code or error class, duration, response body up to 4 KiB). The key sorts by time
   (fixed-width ISO 8601) and is unique, so a descending Query on the ``LOG#`` range lists the
   newest first and a page starts right after the previous page's last key (keyset paging).
+* ``HOUR#<YYYY-MM-DDTHH>``: attempts of one UTC hour by outcome (``ok``, ``failed``), written in
+  the attempt's transaction and kept :data:`HEALTH_DAYS` + 1 days (TTL): the delivery-health chart.
 * ``COUNT``: the log's counter, one number attribute ``d#<YYYY-MM-DD>`` per UTC day of
   ``attemptedAt``, added to in the same TransactWriteItems as each logged attempt.
 
@@ -48,6 +50,11 @@ _LOG = "LOG#"
 _LOG_END = "LOG#~"
 #: Range key of the log's counter item (sorts before ``LOG#`` and ``SENT#``: never in their ranges).
 COUNTER_KEY = "COUNT"
+#: Range key prefix of the per-hour outcome counts (``HOUR#<YYYY-MM-DDTHH>``: ``ok``, ``failed``),
+#: the delivery-health chart's source; sorts apart from ``LOG#`` and ``SENT#``.
+_HOUR = "HOUR#"
+#: Days an hour's counts are kept (TTL one day after): the chart shows the last 7.
+HEALTH_DAYS = 7
 _DAY = "d#"
 #: Day attributes removed from the counter with each write once they are this many days or more
 #: behind the window (the day that just left it, and a few before, for webhooks with quiet days).
@@ -295,8 +302,37 @@ def _log(webhook_id: str, entry: AttemptEntry, extra: list[TransactItem]) -> Att
         ExpressionAttributeNames={"#d": f"{_DAY}{day}", **stale},
         ExpressionAttributeValues=storage.values(one=1, e=expires_at),
     )
-    storage.transact([storage.tx_put(_table(), item), count, *extra])
+    storage.transact([storage.tx_put(_table(), item), count, _hour_op(webhook_id, entry), *extra])
     return item
+
+
+def _hour_op(webhook_id: str, entry: AttemptEntry) -> TransactItem:
+    """``ADD`` 1 to the attempt's outcome (``ok`` or ``failed``) on its UTC hour's stats item."""
+    hour = entry["attemptedAt"][:13]  # YYYY-MM-DDTHH
+    expires = clock.epoch_seconds(datetime.fromisoformat(hour + ":00:00+00:00") + timedelta(days=HEALTH_DAYS + 1))
+    return storage.tx_update(
+        _table(),
+        {"webhookId": webhook_id, "deliveryKey": f"{_HOUR}{hour}"},
+        "ADD #o :one SET expiresAt = :e",
+        ExpressionAttributeNames={"#o": "ok" if entry["success"] else "failed"},
+        ExpressionAttributeValues=storage.values(one=1, e=expires),
+    )
+
+
+def hourly_outcomes(webhook_id: str, first_hour: datetime, last_hour: datetime) -> dict[str, tuple[int, int]]:
+    """``{"YYYY-MM-DDTHH": (succeeded, failed)}`` of ``webhook_id``'s attempts in the UTC hours
+    ``first_hour``..``last_hour`` (inclusive; hours without attempts are absent).
+
+    One Query of the hours' stats items (at most one item per hour: 168 for a week).
+    """
+    items = storage.query(
+        _table(),
+        KeyConditionExpression="webhookId = :w AND deliveryKey BETWEEN :a AND :b",
+        ExpressionAttributeValues=storage.values(
+            w=webhook_id, a=f"{_HOUR}{first_hour:%Y-%m-%dT%H}", b=f"{_HOUR}{last_hour:%Y-%m-%dT%H}"
+        ),
+    )
+    return {str(i["deliveryKey"])[len(_HOUR):]: (int(i.get("ok", 0)), int(i.get("failed", 0))) for i in items}
 
 
 def _log_query(webhook_id: str, **params: Any) -> dict[str, Any]:
