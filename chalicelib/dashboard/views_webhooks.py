@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from datetime import timedelta
 from typing import Any
 
@@ -39,6 +41,10 @@ RECOVER_PERIODS = {"1 hour": 1, "6 hours": 6, "24 hours": 24, "3 days": 72, "7 d
 
 #: Delivery log "Outcome" filter values -> ``success`` filter.
 OUTCOMES = {"": None, "succeeded": True, "failed": False}
+#: The delivery log's "Period" choices: value -> hours back from now ("": the whole log, 30 days).
+PERIODS = {"": None, "1h": 1, "24h": 24, "7d": 24 * 7}
+#: An event id as this service issues them (``evt_`` and a ULID); anything else is refused.
+_EVENT_ID = re.compile(r"^evt_[0-9A-Za-z_-]{1,100}$")
 
 
 def _form_values(current: Page) -> dict[str, object]:
@@ -89,6 +95,14 @@ def _webhook_page(current: Page, webhook_id: str, status: int = 200, **extra: An
         raise errors.RuleViolation.for_field("outcome", "must be succeeded or failed")
     if event and event not in catalogue.SUPPORTED_EVENTS:
         raise errors.RuleViolation.for_field("event", "is not an event type of the catalog")
+    period = current.query("period")
+    if period not in PERIODS:
+        raise errors.RuleViolation.for_field("period", "must be 1h, 24h or 7d")
+    event_id = current.query("event_id").strip()
+    if event_id and not _EVENT_ID.fullmatch(event_id):
+        raise errors.RuleViolation.for_field("event_id", "must be an event id such as evt_01J9ZK7Q2Y4V8W3X5N6M7P8R9S")
+    hours = PERIODS[period]
+    since = clock.now() - timedelta(hours=hours) if hours else None
     rotated = current.take_flash("webhook-rotated")
     if rotated and rotated.get("webhookId") != webhook_id:
         rotated = None
@@ -96,8 +110,9 @@ def _webhook_page(current: Page, webhook_id: str, status: int = 200, **extra: An
         "nav": "webhooks",
         "webhook": item,
         "overview": next((w for w in service.overview(current.caller) if w.id == webhook_id), None),
-        "attempts": service.filtered_attempts(current.caller, webhook_id, LOG_SIZE, OUTCOMES[outcome], event or None),
-        "filters": {"outcome": outcome, "event": event},
+        "attempts": service.filtered_attempts(current.caller, webhook_id, LOG_SIZE, OUTCOMES[outcome], event or None,
+                                              event_id or None, since),
+        "filters": {"outcome": outcome, "event": event, "period": period, "event_id": event_id},
         "supported_events": catalogue.SUPPORTED_EVENTS,
         "overlap_hours": signing.PREVIOUS_SECRET_HOURS,
         "notice": _notice(current),
@@ -233,10 +248,22 @@ def recover(current: Page, webhookId: str) -> Response:
 
 @page("/dashboard/webhooks/{webhookId}/attempts/{token}")
 def attempt(current: Page, webhookId: str, token: str) -> Response:
-    """One attempt's request body and response excerpt (an htmx fragment, or a page without JS)."""
+    """One attempt's request headers and body and its response excerpt, JSON bodies indented (an htmx
+    fragment, or a page without JS)."""
     found = service.get_attempt(current.caller, webhookId, token)
     template = "attempt_fragment.html" if current.request.headers.get("hx-request") else "attempt.html"
-    return current.render(template, nav="webhooks", webhook_id=webhookId, attempt=found)
+    return current.render(template, nav="webhooks", webhook_id=webhookId, attempt=found,
+                          request_body=pretty_json(found.requestBody), response_body=pretty_json(found.responseBody))
+
+
+def pretty_json(text: str | None) -> str | None:
+    """``text`` indented (2 spaces, keys in their order) when it is JSON, else as it is (``None`` stays)."""
+    if not text:
+        return text
+    try:
+        return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+    except ValueError:  # not JSON (or a response cut at 4 KiB): shown as received
+        return text
 
 
 @page("/dashboard/event-catalog")

@@ -212,3 +212,4 @@ class LoggedAttempt(DeliveryAttempt):
 
     token: str
     requestBody: str | None = None
+    requestHeaders: dict[str, str] | None = None

@@ -316,7 +316,9 @@ def get_webhook(caller: Caller, webhook_id: str) -> Webhook:
 
 def _logged_model(item: AttemptRecord) -> LoggedAttempt:
     token = base64.urlsafe_b64encode(str(item["deliveryKey"]).encode()).decode().rstrip("=")
-    return LoggedAttempt(**_attempt_model(item).model_dump(), token=token, requestBody=item.get("requestBody"))
+    headers = item.get("requestHeaders")
+    return LoggedAttempt(**_attempt_model(item).model_dump(), token=token, requestBody=item.get("requestBody"),
+                         requestHeaders={str(k): str(v) for k, v in headers.items()} if isinstance(headers, dict) else None)
 
 
 def get_attempt(caller: Caller, webhook_id: str, token: str) -> LoggedAttempt:
@@ -383,9 +385,11 @@ RECOVER_LIMIT = 100
 
 
 def filtered_attempts(caller: Caller, webhook_id: str, limit: int, success: bool | None = None,
-                      event: str | None = None) -> list[LoggedAttempt]:
-    """The ``limit`` newest logged attempts of the caller's webhook with that outcome and event type
-    (``None``: any), newest first (:func:`chalicelib.webhooks.delivery.attempt_log.filtered_attempts`).
+                      event: str | None = None, event_id: str | None = None,
+                      since: datetime | None = None) -> list[LoggedAttempt]:
+    """The ``limit`` newest logged attempts of the caller's webhook with that outcome, event type and
+    event id, at or after ``since`` (``None``: any), newest first
+    (:func:`chalicelib.webhooks.delivery.attempt_log.filtered_attempts`).
 
     Raises
     ------
@@ -393,9 +397,10 @@ def filtered_attempts(caller: Caller, webhook_id: str, limit: int, success: bool
         Unknown, or someone else's webhook.
     """
     require_own(caller, webhook_id)
-    if success is None and not event:
+    if success is None and not event and not event_id and since is None:
         return [_logged_model(item) for item in attempt_log.newest_attempts(webhook_id, limit)]
-    found = attempt_log.filtered_attempts(webhook_id, clock.now(), limit, success=success, event=event)
+    found = attempt_log.filtered_attempts(webhook_id, clock.now(), limit, success=success, event=event, event_id=event_id,
+                                          since=clock.iso(since) if since is not None else None)
     return [_logged_model(item) for item in found.attempts]
 
 

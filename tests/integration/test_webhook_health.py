@@ -64,5 +64,20 @@ def test_the_charts_count_every_attempt_by_outcome_and_match_the_log(
             assert "Last 7 days: success rate 66.7%" in page
             assert "Last 24 hours: success rate 75%" in page
             assert '<desc id="chart-hourly-desc">4 attempts: 3 succeeded, 1 failed; success rate 75%.</desc>' in page
+
+            # The log's period filter and event id search (10:40: the last hour holds the 09:30 attempt only).
+            frozen.advance(600)
+            b = signed_in(api, alice)
+            base = f"/dashboard/webhooks/{hook['id']}"
+            last_hour = b.get(f"{base}?period=1h").text
+            assert len(re.findall(r"<span>attempt \d+</span>", last_hour)) == 1
+            assert len(re.findall(r"<span>attempt \d+</span>", b.get(f"{base}?period=24h").text)) == 4
+            event_id = receiver.requests[0].headers["webhook-id"].split("_whk_")[0]  # <event id>_<webhook id>
+            one = b.get(f"{base}?event_id={event_id}").text
+            assert len(re.findall(r"<span>attempt \d+</span>", one)) == 1
+            assert event_id in one
+            assert "No delivery attempts match the filter." in b.get(f"{base}?event_id=evt_nothing&period=1h").text
+            assert b.get(f"{base}?period=forever").status_code == 400
+            assert b.get(f"{base}?event_id=not-an-id").status_code == 400
     finally:
         next(factory, None)

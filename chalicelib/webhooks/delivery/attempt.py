@@ -146,6 +146,7 @@ def attempt(delivery: Delivery, heartbeat: Heartbeat | None = None) -> Result:
         entry = _log_entry(delivery, outcome, clock.iso(attempted_at))
         entry["nextAttemptAt"] = next_attempt_at
         entry["requestBody"] = body.decode("utf-8")  # shown on demand in the Dashboard's delivery log
+        entry["requestHeaders"] = dict(headers)
         attempt_log.log_attempt(delivery.webhook_id, entry)
         logger.info("webhook attempt", extra={
             "correlation_id": delivery.event.request_id, "requestId": delivery.event.request_id,

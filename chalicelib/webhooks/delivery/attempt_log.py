@@ -404,10 +404,10 @@ def attempts_page(webhook_id: str, moment: datetime, size: int, after: str | Non
     return AttemptPage(attempts=[records.attempt(i) for i in found[skip : skip + size]], more=len(found) > skip + size)
 
 
-def _window_query(webhook_id: str, lower: str, **params: Any) -> dict[str, Any]:
+def _window_query(webhook_id: str, lower: str, upper: str = _LOG_END, **params: Any) -> dict[str, Any]:
     return {
         "KeyConditionExpression": "webhookId = :w AND deliveryKey BETWEEN :lower AND :upper",
-        "ExpressionAttributeValues": storage.values(w=webhook_id, lower=lower, upper=_LOG_END),
+        "ExpressionAttributeValues": storage.values(w=webhook_id, lower=lower, upper=upper),
         **params,
     }
 
@@ -437,7 +437,7 @@ SCAN_BUDGET = 1000
 
 
 def filtered_attempts(webhook_id: str, moment: datetime, limit: int, success: bool | None = None,
-                      event: str | None = None) -> AttemptPage:
+                      event: str | None = None, event_id: str | None = None, since: str | None = None) -> AttemptPage:
     """The ``limit`` newest attempts of ``webhook_id``'s log matching the filters, newest first.
 
     One Query of the ``LOG#`` range (descending) with a ``FilterExpression`` on ``success`` and
@@ -454,6 +454,10 @@ def filtered_attempts(webhook_id: str, moment: datetime, limit: int, success: bo
         ``True``: succeeded attempts only; ``False``: failed only; ``None``: both.
     event:
         An event type (``message.new``), or ``None`` for every type.
+    event_id:
+        One event's attempts only (``evt_...``), or ``None``.
+    since:
+        ISO 8601 UTC: attempts at or after it only (the key range starts there), or ``None``.
 
     Returns
     -------
@@ -469,7 +473,13 @@ def filtered_attempts(webhook_id: str, moment: datetime, limit: int, success: bo
     if event:
         filters.append("#event = :event")
         values["event"] = event
-    params = _window_query(webhook_id, f"{_LOG}{window_start(moment)}", ScanIndexForward=False)
+    if event_id:
+        filters.append("eventId = :eid")
+        values["eid"] = event_id
+    lower = f"{_LOG}{window_start(moment)}"
+    if since is not None:
+        lower = max(lower, f"{_LOG}{since}")
+    params = _window_query(webhook_id, lower, ScanIndexForward=False)
     if filters:
         params["FilterExpression"] = " AND ".join(filters)
         params["ExpressionAttributeValues"] = {**params["ExpressionAttributeValues"], **storage.values(**values)}
