@@ -17,7 +17,7 @@ SERIES = HealthSeries(buckets=[
 def test_the_chart_is_one_named_and_described_image_with_its_totals() -> None:
     svg = str(bar_chart("c", "Attempts <per day>", SERIES, lambda t: f"{t:%a %d}"))
     assert 'role="img"' in svg
-    assert 'aria-labelledby="c-title c-desc"' in svg
+    assert 'aria-labelledby="c-title" aria-describedby="c-desc"' in svg
     assert '<title id="c-title">Attempts &lt;per day&gt;</title>' in svg
     assert '<desc id="c-desc">10 attempts: 8 succeeded, 2 failed; success rate 80%.</desc>' in svg
     assert 'data-succeeded="8" data-failed="2"' in svg
