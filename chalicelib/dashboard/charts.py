@@ -63,7 +63,8 @@ def bar_chart(chart_id: str, title: str, series: HealthSeries, label: Callable[[
     plot = HEIGHT - AXIS - TOP
     parts = [
         f'<svg id="{chart_id}" class="chart" role="img" viewBox="0 0 {WIDTH} {HEIGHT}" '
-        f'aria-labelledby="{chart_id}-title" aria-describedby="{chart_id}-desc" data-succeeded="{series.succeeded}" data-failed="{series.failed}">',
+        f'aria-labelledby="{chart_id}-title" aria-describedby="{chart_id}-desc" '
+        f'data-succeeded="{series.succeeded}" data-failed="{series.failed}">',
         f'<title id="{chart_id}-title">{escape(title)}</title>',
         f'<desc id="{chart_id}-desc">{escape(summary(series))}</desc>',
         f'<text x="0" y="10" class="chart-scale">{peak if series.succeeded + series.failed else 0} max</text>',
