@@ -53,3 +53,39 @@ def test_the_listing_page_shows_its_description_and_fields(browser: Any, stack: 
     expect(listing).to_contain_text("SQL, Python")
     expect(listing).to_contain_text("Berlin")
     page.context.close()
+
+
+def test_the_rich_text_editor_writes_only_kept_tags_and_the_listing_shows_them(browser: Any, stack: Stack) -> None:
+    from axe_playwright_python.sync_playwright import Axe
+
+    _, owner = stack.new_user("Rita Rich")
+    page = signed_in_page(browser, stack, key_of(owner))
+    page.goto("/dashboard/listings/new?kind=jobs:hiring")
+    toolbar = page.get_by_role("toolbar", name="Formatting of Description")
+    editor = page.get_by_role("textbox", name="Description (required)")
+    expect(toolbar).to_be_visible()
+    editor.click()
+    page.keyboard.type("We build ")
+    toolbar.get_by_role("button", name="Bold").click()
+    page.keyboard.type("careful")
+    toolbar.get_by_role("button", name="Bold").click()
+    page.keyboard.type(" APIs.")
+    hidden = page.locator("textarea[name='meta.description']")
+    assert hidden.input_value() == "We build <strong>careful</strong> APIs."
+    results = Axe().run(page)
+    assert results.violations_count == 0, results.generate_report()
+    page.get_by_label("Title").fill("Careful engineer")
+    page.get_by_label("Location").fill("Berlin")
+    page.get_by_label("Employment type").select_option(label="Full-time")
+    page.get_by_role("checkbox", name="Telegram").check()
+    page.get_by_role("button", name="Create listing").click()
+    listing = page.get_by_role("region", name="The listing")
+    expect(listing.locator("strong")).to_have_text("careful")
+    page.context.close()
+
+    # Without JavaScript the field is the plain text box it always was.
+    plain = signed_in_page(browser, stack, key_of(owner), javascript=False)
+    plain.goto("/dashboard/listings/new?kind=jobs:hiring")
+    expect(plain.get_by_role("textbox", name="Description (required)")).to_be_visible()
+    expect(plain.get_by_role("toolbar")).to_have_count(0)
+    plain.context.close()
