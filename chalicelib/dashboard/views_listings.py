@@ -22,6 +22,11 @@ with lazy_imports(__name__):
     from chalicelib.webhooks import service as webhooks
     from chalicelib.workflows import conversation_context, listing_deletion, listing_detail, request_decisions
 
+#: Listings per "My listings" page (a phone shows about one card per screen).
+LISTINGS_PAGE_SIZE = 10
+#: The status filter's choices.
+STATUSES = ("PENDING", "ACTIVE", "PAUSED", "REJECTED")
+
 NOTICES = {
     "paused": "Listing paused: it no longer appears in search.",
     "resumed": "Listing resumed: it appears in search again.",
@@ -39,9 +44,22 @@ NOTICES = {
 @page("/dashboard/listings")
 def my_listings(current: Page) -> Response:
     """The signed-in user's listings with statuses and status reasons, a page at a time (newest first)."""
-    found = listings.list_my_listings(current.caller, paging.page_query(current, pagination.PageQuery))
-    return paging.forward(current, "/listings", ("listings.html", "listings_items.html"), found, len(found.listings),
-                          nav="listings", listings=found.listings, notice=NOTICES.get(current.query("done")))
+    status, q = current.query("status"), current.query("q").strip()
+    if not status and not q:
+        found = listings.list_my_listings(current.caller, paging.page_query(current, pagination.PageQuery, LISTINGS_PAGE_SIZE))
+        return paging.forward(current, "/listings", ("listings.html", "listings_items.html"), found, len(found.listings),
+                              nav="listings", listings=found.listings, notice=NOTICES.get(current.query("done")),
+                              filters={"status": "", "q": ""}, statuses=STATUSES)
+    query = parse_model(listing_models.MyListingsFilter, {
+        "pageSize": current.query("pageSize") or str(min(LISTINGS_PAGE_SIZE, pagination.MAX_PAGE_SIZE)),
+        "cursor": current.query("cursor") or None,
+        "status": status or None, "q": q or None,
+    })
+    shown, cursor = listings.filter_my_listings(current.caller, query)
+    first = paging.Shown(first=1, last=len(shown), total=0)  # the matches are not counted: no "of N"
+    return paging.render(current, "/listings", ("listings.html", "listings_items.html"), cursor, query.pageSize,
+                         first, nav="listings", listings=shown, notice=NOTICES.get(current.query("done")),
+                         filters={"status": status, "q": q}, statuses=STATUSES, extra_query={"status": status, "q": q})
 
 
 def _status(current: Page, listing_id: str, status: str) -> None:
