@@ -16,12 +16,15 @@ from markupsafe import Markup, escape
 
 from chalicelib.webhooks.models import HealthBucket, HealthSeries
 
-#: Drawing size in SVG user units; the SVG scales to its container's width (``viewBox``).
-WIDTH = 640
-HEIGHT = 160
-#: Room under the bars for the period labels, and above for the scale label.
-AXIS = 20
-TOP = 14
+#: Drawing size in SVG user units; the SVG scales to its container's width (``viewBox``), at most
+#: 1:1 (``.chart`` max-width 30rem), so a 14-unit label is 14 px on a desktop and about 9 px on a phone.
+WIDTH = 480
+HEIGHT = 170
+#: Room under the bars for the period labels, above for the scale label, and at each side so the
+#: first and last labels (centred under their bars) stay inside.
+AXIS = 22
+TOP = 18
+SIDE = 18
 OK_COLOUR = "#1a7f37"
 FAILED_COLOUR = "#b42318"
 
@@ -58,7 +61,7 @@ def bar_chart(chart_id: str, title: str, series: HealthSeries, label: Callable[[
     """
     buckets = series.buckets
     peak = max((b.succeeded + b.failed for b in buckets), default=0) or 1
-    slot = WIDTH / max(len(buckets), 1)
+    slot = (WIDTH - 2 * SIDE) / max(len(buckets), 1)
     bar = slot * 0.7
     plot = HEIGHT - AXIS - TOP
     parts = [
@@ -67,11 +70,11 @@ def bar_chart(chart_id: str, title: str, series: HealthSeries, label: Callable[[
         f'data-succeeded="{series.succeeded}" data-failed="{series.failed}">',
         f'<title id="{chart_id}-title">{escape(title)}</title>',
         f'<desc id="{chart_id}-desc">{escape(summary(series))}</desc>',
-        f'<text x="0" y="10" class="chart-scale">{peak if series.succeeded + series.failed else 0} max</text>',
+        f'<text x="0" y="13" class="chart-scale">{peak if series.succeeded + series.failed else 0} max</text>',
         f'<line x1="0" y1="{TOP + plot}" x2="{WIDTH}" y2="{TOP + plot}" class="chart-axis"/>',
     ]
     for index, bucket in enumerate(buckets):
-        x = index * slot + (slot - bar) / 2
+        x = SIDE + index * slot + (slot - bar) / 2
         parts.append(_bar(bucket, x, bar, plot, peak, label))
         if index % every == 0:
             start = datetime.fromisoformat(bucket.start.replace("Z", "+00:00"))

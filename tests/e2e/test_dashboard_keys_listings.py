@@ -72,7 +72,7 @@ def test_new_listing_review_diff_bound_webhook_and_conversation_context(browser:
     page.get_by_label("Category and role").select_option(label="Mentoring — Mentor")
     page.get_by_role("button", name="Continue").click()
     page.get_by_label("Title (required)").fill("Dashboard mentor Quillon")
-    page.get_by_label("About (required)").fill("<p>Weekly sessions</p>")
+    page.get_by_role("textbox", name="About (required)").fill("Weekly sessions")  # the rich-text editor
     page.get_by_role("group", name="Topics (required)").get_by_label("Career").check()
     page.get_by_label("Location").fill("Lisbon")  # geocoded on save
     page.get_by_label("Years of experience (required)").fill("12")

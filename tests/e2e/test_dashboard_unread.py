@@ -40,7 +40,7 @@ def test_badge_appears_when_the_other_party_writes_and_clears_when_opened(browse
     say(other, conversation_id, "Are you free on Monday?")
     # No reload: the list's poller and the navigation's badge bring it.
     expect(card.get_by_text("1 unread")).to_be_visible(timeout=LIVE_WAIT_MS)
-    expect(nav.get_by_role("link", name=re.compile(r"^Conversations,\s*1 unread$"))).to_be_visible(timeout=LIVE_WAIT_MS)
+    expect(nav.get_by_role("link", name=re.compile(r"^Conversations\s*1 unread$"))).to_be_visible(timeout=LIVE_WAIT_MS)
 
     card.get_by_role("link", name="With Oskar Other").click()
     expect(page.get_by_role("list", name="Messages")).to_contain_text("Are you free on Monday?")
