@@ -164,7 +164,10 @@ RESOURCES: dict[str, Any] = {
         [("userId", S), ("conversationId", S)],
         {"recent": [("userId", S), ("recent", S)], "recentByType": [("memberType", S), ("recent", S)]},
     ),
-    "MessagesTable": _table([("conversationId", S), ("messageKey", S)]),
+    # byMessageId: a message's number from its id (the read marker, conversations.repository).
+    "MessagesTable": _table(
+        [("conversationId", S), ("messageKey", S)], {"byMessageId": [("messageId", S)]}, keys_only=("byMessageId",)
+    ),
     "WebhooksTable": _table([("webhookId", S)], {"byOwner": [("ownerId", S), ("createdAt", S)]}),
     # byEvent (sparse: logged attempts only, eventLogKey = <attemptedAt>#<webhookId>#<attempt>): the
     # attempts of one event, newest first (GET /v1/events/{eventId}/deliveries, attempt_log.py).

@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, value in {"AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local", "AWS_DEFAULT_REGION": "us-east-1"}.items():
         os.environ.setdefault(name, value)
 
-    from local_stack.console import METRICS_LOG, console, route_request_logs, startup_progress, summary_box
+    from local_stack.console import METRICS_LOG, print_summary, route_request_logs, startup_progress, summary_box
 
     moto: subprocess.Popen[bytes] | None = None
     # The handler only appends (no lock): an Event.set() here deadlocked the stack when a second
@@ -206,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
 
                 demo_users = seed_demo(base_url, admin_key, runner, listings=listings, advance=tick)["users"]
             steps.advance()
-        console.print(summary_box(base_url, admin_key + ("" if created else "  (already registered)"), demo_users,
+        print_summary(summary_box(base_url, admin_key + ("" if created else "  (already registered)"), demo_users,
                                   request_log, os.environ["AWS_ENDPOINT_URL"], metrics_log))
         while not stop_signals:
             time.sleep(STOP_CHECK_SECONDS)

@@ -2,7 +2,8 @@
 
 Built on ``rich`` (https://rich.readthedocs.io): :func:`startup_progress` shows the steps
 (embedded AWS, tables and queues, admin key, API, and with ``--demo`` the demo users, listings
-and approvals) as a progress bar; :func:`summary_box` is the short summary printed after it:
+and approvals) as a progress bar; :func:`summary_box` is the short summary printed after it
+(:func:`print_summary`, whole lines also when the output is not a terminal):
 the API URL, the docs URL, the Dashboard, the admin key and, with ``--demo``, the demo users'
 keys. Per-request access logs (one JSON line per request) go to :data:`ACCESS_LOG` unless
 ``VERBOSE=1`` (:func:`route_request_logs`).
@@ -100,3 +101,19 @@ def summary_box(base_url: str, admin_key: str, demo_users: Sequence[dict[str, An
         table.add_row("Embedded AWS", aws_endpoint)
     table.add_row("Data", "in memory only: gone when the stack stops (Ctrl-C)")
     return Panel(table, title="Matching Service is running", expand=False, border_style="green")
+
+
+def print_summary(panel: Panel, out: Console = console) -> None:
+    """Print the summary box: on a terminal at the terminal's width (long values fold inside it);
+    elsewhere (a file, a pipe, a CI log) as wide as its longest line, so that no URL, key or
+    command is cut across two lines of the box (rich would otherwise assume 80 columns)."""
+    if out.is_terminal:
+        out.print(panel)
+        return
+    natural = out.measure(panel, options=out.options.update(width=10_000)).maximum
+    terminal_width = out.width  # print() never renders wider than the console: widen it for this box
+    out.width = max(natural, terminal_width)
+    try:
+        out.print(panel)
+    finally:
+        out.width = terminal_width

@@ -31,7 +31,7 @@ from chalice.local import (
 
 from chalicelib import cors
 from chalicelib.dashboard.web import PREFIX as DASHBOARD_PREFIX
-from chalicelib.dashboard.web import SECURITY_HEADERS
+from chalicelib.dashboard.web import SECURITY_HEADERS, not_found_html
 from chalicelib.http import MAX_BODY_BYTES, allowed_methods
 from chalicelib.request_context import REQUEST_ID_HEADER, choose_request_id
 
@@ -126,6 +126,10 @@ class ApiRequestHandler(ChaliceRequestHandler):
 
     def _send_error_response(self, error: LocalGatewayException) -> None:
         # The only gateway error without an authorizer is "no such route".
+        if self.command == "GET" and self.path.startswith(DASHBOARD_PREFIX + "/"):  # a person's browser: the HTML page
+            headers = {"Content-Type": "text/html; charset=utf-8", **self._gateway_headers(), **SECURITY_HEADERS}
+            self._send_http_response(404, headers, not_found_html().encode())
+            return
         self._send_error(404, "NOT_FOUND", f"No route matches {self.command} {self.path.split('?')[0]}")
 
     def log_message(self, format: str, *args: Any) -> None:

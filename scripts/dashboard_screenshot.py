@@ -1,11 +1,13 @@
-"""Regenerate the Dashboard screenshots in ``docs/``, 1280 px wide, taken in headless Chromium
-(Debian's ``chromium``) from a local stack started on free ports:
+"""Regenerate the Dashboard screenshots in ``docs/`` at a desktop width (1280 px, ``<name>.png``)
+and a phone's (390 px, ``<name>-390.png``), taken in headless Chromium (Debian's ``chromium``) from a
+local stack started on free ports:
 
-* ``dashboard-webhooks.png``: the webhooks page of a sample user (one webhook switched off by failures);
-* ``dashboard-webhook-disabled.png``: that webhook's page: why and when it was disabled, what Enable
+* ``dashboard-webhooks``: the webhooks page of a sample user (one webhook switched off by failures);
+* ``dashboard-webhook-disabled``: that webhook's page: why and when it was disabled, what Enable
   retries, the filtered delivery log and "Recover failed deliveries" (after enabling);
-* ``dashboard-confirm-rotate.png``: the confirmation page before "Rotate secret";
-* ``dashboard-event-catalog.png``: the event catalog (top of the page).
+* ``dashboard-confirm-rotate``: the confirmation page before "Rotate secret";
+* ``dashboard-event-catalog``: the event catalog (top of the page);
+* ``dashboard-conversations``: the conversation list with an unread badge (and the navigation's).
 
 Run: ``.venv/bin/python scripts/dashboard_screenshot.py``.
 """
@@ -24,6 +26,8 @@ from tests.e2e.conftest import CHROMIUM, LAUNCH_ARGS, start_stack, stop_stack, w
 from tests.e2e.receivers import receivers  # noqa: E402
 
 DOCS = ROOT / "docs"
+#: Viewport widths (px) and the file name suffix of each.
+WIDTHS = ((1280, ""), (390, "-390"))
 
 
 def main() -> int:
@@ -47,19 +51,26 @@ def main() -> int:
                 wait_until(lambda n=n: len(receiver.requests) >= n, timeout_seconds=15)
             wait_until(lambda: not next(w for w in owner.get("/v1/webhooks").json()["webhooks"] if w["id"] == hook_id)["active"],
                        timeout_seconds=15)
+            peer.post(f"/v1/conversations/{conversation_id}/messages", json={"content": "Are you free on Monday?"})
             browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
-            page = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=stack.base_url).new_page()
-            page.goto("/dashboard/sign-in")
-            page.get_by_label("API key").fill(key)
-            page.get_by_role("button", name="Sign in").click()
-            wait_until(lambda: page.get_by_role("heading", name="Webhooks", exact=True).is_visible())
-            page.screenshot(path=str(DOCS / "dashboard-webhooks.png"), full_page=True)
-            page.goto(f"/dashboard/webhooks/{hook_id}?outcome=failed")
-            page.screenshot(path=str(DOCS / "dashboard-webhook-disabled.png"), full_page=True)
-            page.goto(f"/dashboard/webhooks/{hook_id}/rotate")
-            page.screenshot(path=str(DOCS / "dashboard-confirm-rotate.png"))
-            page.goto("/dashboard/event-catalog")
-            page.screenshot(path=str(DOCS / "dashboard-event-catalog.png"))
+            for width, suffix in WIDTHS:
+                page = browser.new_context(viewport={"width": width, "height": 900}, base_url=stack.base_url).new_page()
+                page.goto("/dashboard/sign-in")
+                page.get_by_label("API key").fill(key)
+                page.get_by_role("button", name="Sign in").click()
+                wait_until(lambda page=page: page.get_by_role("heading", name="Webhooks", exact=True).is_visible())
+                wait_until(lambda page=page: page.locator("#unread-badge .badge").is_visible())
+                page.screenshot(path=str(DOCS / f"dashboard-webhooks{suffix}.png"), full_page=True)
+                page.goto(f"/dashboard/webhooks/{hook_id}?outcome=failed")
+                page.screenshot(path=str(DOCS / f"dashboard-webhook-disabled{suffix}.png"), full_page=True)
+                page.goto(f"/dashboard/webhooks/{hook_id}/rotate")
+                page.screenshot(path=str(DOCS / f"dashboard-confirm-rotate{suffix}.png"))
+                page.goto("/dashboard/event-catalog")
+                page.screenshot(path=str(DOCS / f"dashboard-event-catalog{suffix}.png"))
+                page.goto("/dashboard/conversations")
+                wait_until(lambda page=page: page.locator("#unread-badge .badge").is_visible())
+                page.screenshot(path=str(DOCS / f"dashboard-conversations{suffix}.png"))
+                page.context.close()
             browser.close()
     finally:
         stop_stack(stack)

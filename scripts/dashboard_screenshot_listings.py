@@ -1,6 +1,7 @@
 """Regenerate ``docs/dashboard-api-keys.png`` (a user's API keys, just after rolling one) and
 ``docs/dashboard-review-diff.png`` (the review page of an edited listing: the diff against its
-approved version), 1280 px wide, in headless Chromium from a local stack started on free ports.
+approved version), 1280 px wide, and both again 390 px wide (``-390.png``), in headless Chromium
+from a local stack started on free ports.
 
 Run: ``.venv/bin/python scripts/dashboard_screenshot_listings.py``.
 """
@@ -21,8 +22,8 @@ KEYS_OUT = ROOT / "docs" / "dashboard-api-keys.png"
 REVIEW_OUT = ROOT / "docs" / "dashboard-review-diff.png"
 
 
-def _sign_in(browser: object, stack: Stack, key: str) -> object:
-    page = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=stack.base_url).new_page()  # type: ignore[attr-defined]
+def _sign_in(browser: object, stack: Stack, key: str, width: int = 1280) -> object:
+    page = browser.new_context(viewport={"width": width, "height": 900}, base_url=stack.base_url).new_page()  # type: ignore[attr-defined]
     page.goto("/dashboard/sign-in")
     page.get_by_label("API key").fill(key)
     page.get_by_role("button", name="Sign in").click()
@@ -57,9 +58,13 @@ def main() -> int:
             page.get_by_label("In 24 hours").check()  # type: ignore[attr-defined]
             page.get_by_role("button", name="Roll key").click()  # type: ignore[attr-defined]
             page.screenshot(path=str(KEYS_OUT), full_page=True)  # type: ignore[attr-defined]
-            admin = _sign_in(browser, stack, stack.admin_key)
-            admin.goto("/dashboard/admin/approvals")  # type: ignore[attr-defined]
-            admin.get_by_role("article").filter(has_text="Senior backend engineer").screenshot(path=str(REVIEW_OUT))  # type: ignore[attr-defined]
+            phone = _sign_in(browser, stack, key, width=390)
+            phone.goto("/dashboard/api-keys")  # type: ignore[attr-defined]
+            phone.screenshot(path=str(KEYS_OUT.with_name("dashboard-api-keys-390.png")), full_page=True)  # type: ignore[attr-defined]
+            for width, out in ((1280, REVIEW_OUT), (390, REVIEW_OUT.with_name("dashboard-review-diff-390.png"))):
+                admin = _sign_in(browser, stack, stack.admin_key, width=width)
+                admin.goto("/dashboard/admin/approvals")  # type: ignore[attr-defined]
+                admin.get_by_role("article").filter(has_text="Senior backend engineer").screenshot(path=str(out))  # type: ignore[attr-defined]
             browser.close()
     finally:
         stop_stack(stack)

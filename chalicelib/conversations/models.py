@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AfterValidator, ConfigDict, StringConstraints
+from pydantic import AfterValidator, ConfigDict, Field, StringConstraints
 
+from chalicelib import path_ids
 from chalicelib.json_types import MULTI_LINE, NON_BLANK, Timestamp
 from chalicelib.model_base import Model
 from chalicelib.pagination import Envelope, PageQuery
@@ -61,6 +62,12 @@ class Conversation(Model):
     otherLeft: bool
     lastMessage: Message | None = None
     messageCount: int
+    unreadCount: int = Field(
+        description="Messages from the other participant after the caller's read marker (0 when all are read)."
+    )
+    lastReadMessageId: str | None = Field(
+        default=None, description="The caller's read marker: the newest message they marked read (null: none)."
+    )
     createdAt: Timestamp
     updatedAt: Timestamp
 
@@ -81,6 +88,41 @@ class ConversationListQuery(PageQuery):
     """Query of ``GET /v1/conversations``: no ``subjectType`` lists both kinds."""
 
     subjectType: SubjectType | None = None
+
+
+class ReadMarkerUpdate(Model):
+    """Body of ``POST /v1/conversations/{id}/read``: the newest message read (omitted: the conversation's newest)."""
+
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"messageId": "msg_01J9ZK7Q2Y4V8W3X5N6M7P8R9S"}, {}]}
+    )
+    messageId: Annotated[str, StringConstraints(min_length=1, max_length=path_ids.MAX_LENGTH)] | None = Field(
+        default=None,
+        description="A message of this conversation; the marker moves to it (backwards too: mark as unread). "
+        "Omitted: the conversation's newest message.",
+    )
+
+
+class ReadState(Model):
+    """The caller's read state of one conversation (response of ``POST /v1/conversations/{id}/read``)."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"conversationId": "cnv_01J9ZK6M4T2N8QX5R7V3W9Y1B0", "lastReadMessageId": "msg_01J9ZK7Q2Y4V8W3X5N6M7P8R9S",
+         "unreadCount": 0},
+    ]})
+    conversationId: str
+    lastReadMessageId: str | None = Field(description="The read marker (null: nothing read).")
+    unreadCount: int = Field(description="Messages from the other participant after the marker.")
+
+
+class UnreadSummary(Model):
+    """Response of ``GET /v1/me/unread``."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"unreadCount": 3}]})
+    unreadCount: int = Field(
+        description="Messages from other participants after the caller's read markers, over every conversation the "
+        "caller has not left."
+    )
 
 
 class LeaveResult(Model):

@@ -65,6 +65,12 @@ class MemberRecord(TypedDict):
     subjectType: SubjectType
     #: ISO 8601 UTC of the last activity (orders the caller's list).
     updatedAt: str
+    #: Messages from the other participant after the read marker (absent: none).
+    unread: NotRequired[int]
+    #: The read marker: number of the newest message read (absent: none read).
+    readThrough: NotRequired[int]
+    #: The read marker's message id.
+    lastReadMessageId: NotRequired[str]
 
 
 def conversation(item: Mapping[str, Any]) -> ConversationRecord:

@@ -10,9 +10,16 @@
   ``memberType`` = ``<userId>#<subjectType>``. A message moves both members' ``recent``.
   Each user's counter item ``conversations#<userId>`` (:mod:`chalicelib.search.counters`: ``n``
   and ``t#<subjectType>``) is updated in the transactions that open and leave conversations.
+  Read state: ``unread`` (messages from the other participant after the read marker) and
+  ``readThrough`` / ``lastReadMessageId`` (the marker: the newest message read, by number and
+  id). A message adds 1 (``ADD``) to its recipient's ``unread`` and to the recipient's counter
+  item ``unread#<userId>`` (``n``: the total of :func:`unread_total`; ``v``: messages ever
+  received, the version behind ETags) in its own transaction, so both stay exact under
+  concurrent messages without reading any message.
 * Messages ``{conversationId, messageKey}``: ``messageKey`` is the message's 1-based sequence
   number, zero-padded to :data:`SEQUENCE_DIGITS` digits, so page *n* is one key-range Query
-  and ``messageCount`` on the conversation is the exact total.
+  and ``messageCount`` on the conversation is the exact total. The keys-only GSI
+  :data:`BY_MESSAGE_ID` finds a message's number from its ``messageId`` (the read marker).
 """
 
 from __future__ import annotations
@@ -30,6 +37,8 @@ from chalicelib.transact_items import TransactItem, typed
 from chalicelib.users.records import UserRecord
 
 SEQUENCE_DIGITS = 10
+#: The Messages table's keys-only GSI on ``messageId``.
+BY_MESSAGE_ID = "byMessageId"
 
 
 def _member_key(partition: str, sort_value: str) -> dict[str, str]:
@@ -57,6 +66,10 @@ def _counter(user_id: str) -> str:
     return f"conversations#{user_id}"
 
 
+def _unread_counter(user_id: str) -> str:
+    return f"unread#{user_id}"
+
+
 def _counted(subject_type: str, sign: int) -> dict[str, int]:
     return {"n": sign, f"t#{subject_type}": sign}
 
@@ -82,6 +95,13 @@ def _member_item(member: MemberRecord) -> dict[str, Any]:
 
 
 _INDEX_ATTRIBUTES = ("recent", "memberType")
+
+
+def read_state(item: Mapping[str, Any] | None) -> tuple[int, int, str | None]:
+    """``(unread, readThrough, lastReadMessageId)`` of a member item as read (zeros and ``None`` when unset)."""
+    item = item or {}
+    last = item.get("lastReadMessageId")
+    return int(item.get("unread", 0)), int(item.get("readThrough", 0)), str(last) if last else None
 
 
 def _member(item: dict[str, Any]) -> MemberRecord:
@@ -222,23 +242,32 @@ def append_message_ops(conversation: ConversationRecord, message: MessageRecord,
         storage.tx_update(
             _members(),
             {"userId": user_id, "conversationId": conversation_id},
-            "SET updatedAt = :u, recent = :r",
+            "SET updatedAt = :u, recent = :r" + ("" if user_id == message["senderId"] else " ADD unread :one"),
             ExpressionAttributeValues=storage.values(
-                u=message["createdAt"], r=recent_key(message["createdAt"], conversation_id)
+                u=message["createdAt"], r=recent_key(message["createdAt"], conversation_id),
+                **({} if user_id == message["senderId"] else {"one": 1}),
             ),
         )
         for user_id in conversation["participantIds"]
     ]
+    ops += [
+        typed(list_counters.add_op(_unread_counter(user_id), {"n": 1, "v": 1}))
+        for user_id in conversation["participantIds"]
+        if user_id != message["senderId"]
+    ]
     return ops
 
 
-def leave_ops(conversation: ConversationRecord, user_id: str, left_at: str) -> list[TransactItem]:
+def leave_ops(conversation: ConversationRecord, user_id: str, left_at: str, unread: int) -> list[TransactItem]:
     """Transaction ops: add ``user_id`` to ``leftBy`` (once), drop their member item and count it out.
 
-    The conversation update's condition (not left before) makes the counter's -1 happen once.
+    ``unread`` is the member item's ``unread`` as read: the delete is conditional on it, and
+    the user's unread total loses it, so a message committed in between cancels the leave (the
+    caller reads again) rather than leaving the total off. The conversation update's condition
+    (not left before) makes the counters' changes happen once.
     """
     conversation_id = conversation["conversationId"]
-    return [
+    ops = [
         storage.tx_update(
             _conversations(),
             {"conversationId": conversation_id},
@@ -246,6 +275,115 @@ def leave_ops(conversation: ConversationRecord, user_id: str, left_at: str) -> l
             condition="contains(participantIds, :uid) AND NOT contains(leftBy, :uid)",
             ExpressionAttributeValues=storage.values(empty=[], me=[user_id], uid=user_id, u=left_at),
         ),
-        storage.tx_delete(_members(), {"userId": user_id, "conversationId": conversation_id}),
+        storage.tx_delete(
+            _members(), {"userId": user_id, "conversationId": conversation_id}, condition=_unread_is(unread),
+            ExpressionAttributeValues=storage.values(prev=unread),
+        ),
         typed(list_counters.add_op(*member_delta({"userId": user_id, "subjectType": conversation["subjectType"]}, -1))),
     ]
+    if unread:
+        ops.append(typed(list_counters.add_op(_unread_counter(user_id), {"n": -unread})))
+    return ops
+
+
+def _unread_is(unread: int) -> str:
+    """Condition: the member item's ``unread`` is still ``:prev`` (never set counts as 0)."""
+    return "unread = :prev" if unread else "(attribute_not_exists(unread) OR unread = :prev)"
+
+
+def get_with_member(conversation_id: str, user_id: str) -> tuple[ConversationRecord | None, dict[str, Any] | None]:
+    """The conversation record and ``user_id``'s member item (``None`` when missing), in one BatchGetItem."""
+    found = storage.batch_get_tables({
+        _conversations(): [{"conversationId": conversation_id}],
+        _members(): [{"userId": user_id, "conversationId": conversation_id}],
+    })
+    conversations = found[_conversations()]
+    members = found[_members()]
+    return (records.conversation(conversations[0]) if conversations else None), (members[0] if members else None)
+
+
+def get_member(user_id: str, conversation_id: str) -> dict[str, Any] | None:
+    """``user_id``'s member item of the conversation, strongly consistent (``None``: not a member, or left)."""
+    return storage.get(_members(), {"userId": user_id, "conversationId": conversation_id}, consistent=True)
+
+
+def unread_total(user_id: str) -> int:
+    """The number of messages ``user_id`` has not read, over every conversation they are in; one GetItem."""
+    return unread_state(user_id)[0]
+
+
+def unread_state(user_id: str) -> tuple[int, int]:
+    """``(unread, received)`` of ``user_id``'s counter item, one GetItem: the unread total and how
+    many messages were ever sent to them (``v``, which only grows: a version of their inbox)."""
+    item = storage.get(list_counters.table(), list_counters.key(_unread_counter(user_id)))
+    return list_counters.count_in(item, "n"), list_counters.count_in(item, "v")
+
+
+def message_number(conversation_id: str, message_id: str) -> int | None:
+    """The 1-based number of message ``message_id`` in the conversation, or ``None`` (not one of its messages).
+
+    One Query of the keys-only GSI :data:`BY_MESSAGE_ID` (at most one item).
+    """
+    items = storage.query(
+        _messages(),
+        IndexName=BY_MESSAGE_ID,
+        KeyConditionExpression="messageId = :m",
+        ExpressionAttributeValues=storage.values(m=message_id),
+    )
+    found = [i for i in items if i.get("conversationId") == conversation_id]
+    return int(found[0]["messageKey"]) if found else None
+
+
+def count_from_others(conversation_id: str, user_id: str, first: int, last: int) -> int:
+    """How many of messages ``first``..``last`` (inclusive, 1-based) were not sent by ``user_id``.
+
+    One Query of that key range, projecting ``senderId`` only: reads ``last - first + 1`` items.
+    """
+    if first > last:
+        return 0
+    items = storage.query(
+        _messages(),
+        KeyConditionExpression="conversationId = :c AND messageKey BETWEEN :a AND :b",
+        ProjectionExpression="senderId",
+        ExpressionAttributeValues=storage.values(c=conversation_id, a=message_key(first), b=message_key(last)),
+    )
+    return sum(1 for i in items if i.get("senderId") != user_id)
+
+
+def mark_read_ops(
+    conversation: ConversationRecord, user_id: str, through: int, message_id: str | None, unread: int, previous: int
+) -> list[TransactItem]:
+    """Transaction ops moving ``user_id``'s read marker to message number ``through`` (``message_id``).
+
+    Parameters
+    ----------
+    conversation:
+        The conversation as read; the ops hold only while its ``messageCount`` is unchanged.
+    through, message_id:
+        The marker (0 and ``None``: nothing read).
+    unread:
+        The other participant's messages after ``through`` (counted against that ``messageCount``).
+    previous:
+        The member item's ``unread`` as read: the update holds only while it is unchanged, and the
+        user's unread total moves by ``unread - previous``.
+    """
+    conversation_id = conversation["conversationId"]
+    count = int(conversation.get("messageCount", 0))
+    counted = "messageCount = :m" if count else "(attribute_not_exists(messageCount) OR messageCount = :m)"
+    marker = "SET unread = :u, readThrough = :t" + (", lastReadMessageId = :id" if message_id else " REMOVE lastReadMessageId")
+    ops = [
+        storage.tx_check(
+            _conversations(), {"conversationId": conversation_id}, counted,
+            ExpressionAttributeValues=storage.values(m=count),
+        ),
+        storage.tx_update(
+            _members(),
+            {"userId": user_id, "conversationId": conversation_id},
+            marker,
+            condition=f"attribute_exists(userId) AND {_unread_is(previous)}",
+            ExpressionAttributeValues=storage.values(u=unread, t=through, prev=previous, **({"id": message_id} if message_id else {})),
+        ),
+    ]
+    if unread != previous:
+        ops.append(typed(list_counters.add_op(_unread_counter(user_id), {"n": unread - previous})))
+    return ops

@@ -1,4 +1,4 @@
-"""Conversation routes: list, detail, messages (read and send), leave."""
+"""Conversation routes: list, detail, messages (read and send), read markers and unread counts, leave."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from chalicelib.lazy import lazy_imports
 
 # The domain's modules load with the first request of one of these routes, not at cold start.
 with lazy_imports(__name__):
-    from chalicelib import pagination
+    from chalicelib import conditional, pagination
     from chalicelib.conversations import models, service
 
 bp = Blueprint(__name__)
@@ -54,3 +54,18 @@ def send_message(caller: Caller, conversationId: str, body: models.MessageCreate
 def leave(caller: Caller, conversationId: str) -> models.LeaveResult:
     """Leave the conversation: ``{"success": true}``; the other participant then sees ``otherLeft``."""
     return service.leave(caller, conversationId)
+
+
+@route(
+    bp, "/v1/conversations/{conversationId}/read", "POST",
+    body=lambda: models.ReadMarkerUpdate, response=lambda: models.ReadState, tags=TAGS,
+)
+def mark_read(caller: Caller, conversationId: str, body: models.ReadMarkerUpdate) -> models.ReadState:
+    """Mark the conversation read up to a message (``{}``: up to the newest); answers the new unread counts."""
+    return service.mark_read(caller, conversationId, body.messageId)
+
+
+@route(bp, "/v1/me/unread", "GET", response=lambda: models.UnreadSummary, tags=TAGS, etag=True)
+def unread(caller: Caller) -> conditional.Versioned:
+    """The caller's unread messages over all their conversations: one small read; ``ETag`` / ``If-None-Match`` -> 304."""
+    return service.unread_summary(caller)

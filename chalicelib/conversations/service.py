@@ -7,13 +7,19 @@
 * Leaving (``DELETE``) takes the conversation out of the leaver's list; the other participant
   sees ``otherLeft: true``; from then on any message to it is a ``Forbidden``. Both keep read
   access to the history by id. Leaving twice is a no-op success.
+* Read state: each participant has a read marker (the newest message they marked read) and an
+  exact ``unreadCount`` (the other participant's messages after it). A message adds 1 to its
+  recipient's count and to their total (``GET /v1/me/unread``) in the message's own transaction;
+  ``POST /v1/conversations/{id}/read`` moves the marker (backwards too) and sets the count,
+  conditional on no message and no other marker move having committed since it counted.
+  Sending does not move the sender's marker (as in Slack's ``conversations.mark``, a client marks
+  what its reader saw). Leaving takes the leaver's unread messages out of their total.
 * A sender's messages count toward ``MESSAGES_PER_DAY`` (:mod:`chalicelib.rate_limits`): the daily
   counter is an item of the message's own transaction, so beyond it nothing is written (429).
 """
 
 from __future__ import annotations
 
-import contextlib
 import random
 import time
 from collections.abc import Mapping
@@ -21,6 +27,7 @@ from typing import Any
 
 from chalicelib import clock, errors, path_ids
 from chalicelib.auth.service import Caller
+from chalicelib.conditional import Versioned
 from chalicelib.conversations import repository
 from chalicelib.conversations.events import message_event_op
 from chalicelib.conversations.models import (
@@ -31,6 +38,8 @@ from chalicelib.conversations.models import (
     Message,
     MessagePage,
     Participant,
+    ReadState,
+    UnreadSummary,
 )
 from chalicelib.conversations.records import ConversationRecord, MemberRecord, MessageRecord
 from chalicelib.pagination import PageQuery
@@ -98,8 +107,13 @@ def _message(item: MessageRecord, conversation_id: str) -> Message:
     )
 
 
-def to_model(item: ConversationRecord, viewer_id: str) -> Conversation:
-    """The API view of a conversation item for participant ``viewer_id``."""
+def to_model(item: ConversationRecord, viewer_id: str, member: Mapping[str, Any] | None = None) -> Conversation:
+    """The API view of a conversation item for participant ``viewer_id``.
+
+    ``member`` is the viewer's member item (its read state); ``None`` (left, or not read) shows
+    no unread messages and no marker.
+    """
+    unread, _, last_read = repository.read_state(member)
     left = set(item.get("leftBy") or [])
     last = item.get("lastMessage")
     return Conversation(
@@ -111,6 +125,8 @@ def to_model(item: ConversationRecord, viewer_id: str) -> Conversation:
         otherLeft=any(p != viewer_id for p in left),
         lastMessage=_message(last, item["conversationId"]) if last else None,
         messageCount=int(item.get("messageCount", 0)),
+        unreadCount=unread,
+        lastReadMessageId=last_read,
         createdAt=item["createdAt"],
         updatedAt=item["updatedAt"],
     )
@@ -131,29 +147,35 @@ def _participating(item: ConversationRecord | None, caller: Caller, conversation
 
 
 def get_conversation(caller: Caller, conversation_id: str) -> Conversation:
-    """One conversation of the caller.
+    """One conversation of the caller, with their read state (one BatchGetItem: conversation and member item).
 
     Raises
     ------
     NotFound
         No such conversation, or the caller is not a participant.
     """
-    return to_model(_participating(_read(conversation_id), caller, conversation_id), caller.user_id)
+    if not path_ids.within_limit(conversation_id):
+        raise _not_found(conversation_id)
+    item, member = repository.get_with_member(conversation_id, caller.user_id)
+    return to_model(_participating(item, caller, conversation_id), caller.user_id, member)
 
 
 def list_conversations(caller: Caller, query: ConversationListQuery) -> ConversationPage:
     """The caller's conversations (not the ones they left), most recently active first (ties by id).
 
     Costs one Query of the caller's list index (``pageSize + 1`` member items, after the
-    cursor's position or past the ``(page - 1) x pageSize`` newer ones) and one BatchGetItem
-    (the page's conversations and the counter item holding the exact total).
+    cursor's position or past the ``(page - 1) x pageSize`` newer ones; they carry the read
+    state, hence ``unreadCount``) and one BatchGetItem (the page's conversations and the counter
+    item holding the exact total).
     """
     subject = query.subjectType.value if query.subjectType else None
     position = query.position_in("conversations", caller.user_id)
     skip = position.offset if position.key is None else 0
     page, last_key = repository.list_page(caller.user_id, subject, position.page_size, after=position.key, skip=skip)
     found, total = repository.get_many_with_total([m["conversationId"] for m in page], caller.user_id, subject)
-    conversations = [to_model(found[m["conversationId"]], caller.user_id) for m in page if m["conversationId"] in found]
+    conversations = [
+        to_model(found[m["conversationId"]], caller.user_id, m) for m in page if m["conversationId"] in found
+    ]
     return ConversationPage(
         conversations=conversations, total=total, page=position.page,
         pageSize=position.page_size, nextCursor=position.next_cursor(last_key is not None, last_key),
@@ -178,6 +200,28 @@ def list_messages(caller: Caller, conversation_id: str, query: PageQuery) -> Mes
         messages=[_message(m, conversation_id) for m in items], total=total, page=position.page,
         pageSize=position.page_size, nextCursor=position.next_cursor(position.after(total)),
     )
+
+
+#: Most messages :func:`messages_after` returns at once.
+MAX_MESSAGES_AFTER = 100
+
+
+def messages_after(caller: Caller, conversation_id: str, after: int) -> tuple[list[Message], int]:
+    """The conversation's messages after number ``after`` (oldest first, at most :data:`MAX_MESSAGES_AFTER`)
+    and its ``messageCount``: what a reader showing messages 1..``after`` has not seen.
+
+    Costs one GetItem and, when there are newer messages, one Query of their key range.
+
+    Raises
+    ------
+    NotFound
+        No such conversation, or the caller is not a participant.
+    """
+    item = _participating(_read(conversation_id), caller, conversation_id)
+    total = int(item.get("messageCount", 0))
+    first, last = max(after, 0) + 1, min(total, max(after, 0) + MAX_MESSAGES_AFTER)
+    items = repository.message_range(conversation_id, first, last) if first <= last else []
+    return [_message(m, conversation_id) for m in items], total
 
 
 def send_message(caller: Caller, conversation_id: str, content: str, via_api: bool = True) -> Message:
@@ -237,16 +281,94 @@ def send_message(caller: Caller, conversation_id: str, content: str, via_api: bo
 
 
 def leave(caller: Caller, conversation_id: str) -> LeaveResult:
-    """Leave a conversation (idempotent).
+    """Leave a conversation (idempotent); the caller's unread messages of it leave their total.
+
+    Costs one BatchGetItem (conversation and the caller's member item) and one TransactWriteItems;
+    a message committed in between costs one more round (strongly consistent reads).
 
     Raises
     ------
     NotFound
         No such conversation, or the caller is not a participant.
+    Conflict
+        Messages kept arriving through every attempt (retry).
     """
-    item = _participating(_read(conversation_id), caller, conversation_id)
-    if caller.user_id in (item.get("leftBy") or []):
+    if not path_ids.within_limit(conversation_id):
+        raise _not_found(conversation_id)
+    found, member = repository.get_with_member(conversation_id, caller.user_id)
+    for attempt in range(SEND_ATTEMPTS):
+        if attempt:  # after a lost race, read both strongly consistent (an eventual read may lag)
+            time.sleep(random.uniform(0, SEND_RETRY_DELAY_SECONDS))  # jitter, not security
+            found = repository.get(conversation_id, consistent=True)
+            member = repository.get_member(caller.user_id, conversation_id)
+        item = _participating(found, caller, conversation_id)
+        if caller.user_id in (item.get("leftBy") or []):
+            return LeaveResult()
+        unread, _, _ = repository.read_state(member)
+        try:
+            Transaction().add_all("leave", repository.leave_ops(item, caller.user_id, clock.iso(), unread)).commit()
+        except TransactionConflict:
+            continue  # left concurrently, or a message changed the unread count: read again
         return LeaveResult()
-    with contextlib.suppress(TransactionConflict):  # left concurrently by the caller: same outcome
-        Transaction().add_all("leave", repository.leave_ops(item, caller.user_id, clock.iso())).commit()
-    return LeaveResult()
+    raise errors.Conflict("The conversation is receiving many messages at once; retry")
+
+
+def mark_read(caller: Caller, conversation_id: str, message_id: str | None) -> ReadState:
+    """Move the caller's read marker to ``message_id`` (``None``: the newest message) and recount.
+
+    Costs one BatchGetItem (conversation and the caller's member item), one Query of the
+    ``byMessageId`` index unless the marker goes to the newest message, one Query of the
+    messages after the marker (projecting ``senderId``; none when it is the newest) and one
+    TransactWriteItems. A message or another marker move committed
+    in between costs one more round (strongly consistent reads).
+
+    Raises
+    ------
+    NotFound
+        No such conversation, or the caller is not a participant.
+    RuleViolation
+        ``message_id`` is not a message of this conversation (``details`` names ``messageId``).
+    Conflict
+        Messages kept arriving through every attempt (retry).
+    """
+    if not path_ids.within_limit(conversation_id):
+        raise _not_found(conversation_id)
+    conversation, member = repository.get_with_member(conversation_id, caller.user_id)
+    for attempt in range(SEND_ATTEMPTS):
+        if attempt:
+            time.sleep(random.uniform(0, SEND_RETRY_DELAY_SECONDS))  # jitter, not security
+            conversation = repository.get(conversation_id, consistent=True)
+            member = repository.get_member(caller.user_id, conversation_id)
+        conversation = _participating(conversation, caller, conversation_id)
+        if member is None:  # left: no read state any more
+            return ReadState(conversationId=conversation_id, lastReadMessageId=None, unreadCount=0)
+        count = int(conversation.get("messageCount", 0))
+        last = conversation.get("lastMessage")
+        newest_id = last["messageId"] if last else None
+        if message_id is None or message_id == newest_id:
+            through, marked = count, newest_id
+        else:
+            number = repository.message_number(conversation_id, message_id)
+            if number is None or number > count:
+                raise errors.RuleViolation.for_field("messageId", "not a message of this conversation")
+            through, marked = number, message_id
+        unread = repository.count_from_others(conversation_id, caller.user_id, through + 1, count)
+        previous, _, _ = repository.read_state(member)
+        try:
+            Transaction().add_all(
+                "read", repository.mark_read_ops(conversation, caller.user_id, through, marked, unread, previous)
+            ).commit()
+        except TransactionConflict:
+            continue  # a message arrived, or another marker move: read again and count again
+        return ReadState(conversationId=conversation_id, lastReadMessageId=marked, unreadCount=unread)
+    raise errors.Conflict("The conversation is receiving many messages at once; retry")
+
+
+def unread_summary(caller: Caller) -> Versioned:
+    """The caller's unread messages over every conversation they have not left: one GetItem of a counter item.
+
+    The version is the number of messages ever sent to the caller, so the ``ETag`` changes with
+    each message to them and with each change of the count (the body).
+    """
+    unread, received = repository.unread_state(caller.user_id)
+    return Versioned(UnreadSummary(unreadCount=unread), received)

@@ -1,5 +1,5 @@
 """A listing's content as the review page shows it: each meta field with its label, rich text as
-the sanitized HTML it is, everything else as escaped text; internal fields (the coordinates
+the sanitized HTML it is, options by their labels, booleans as Yes/No, everything else as escaped text; internal fields (the coordinates
 ``<location>_lat``/``_lng`` stored beside a location's place name) hidden; and what changed
 since the last approved version."""
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import nh3
 from markupsafe import Markup
 
-from chalicelib.categories.models import FieldType
+from chalicelib.categories.models import CategoryField, FieldType
 from chalicelib.categories.registry import get_category
 
 
@@ -21,6 +21,11 @@ class ContentField:
     key: str
     label: str
     value: str | Markup
+
+    @property
+    def rich(self) -> bool:
+        """Whether ``value`` is sanitized HTML (rich text), shown as HTML."""
+        return isinstance(self.value, Markup)
 
 
 def content_fields(category_key: str, role_key: str, meta: dict[str, str]) -> list[ContentField]:
@@ -37,9 +42,28 @@ def content_fields(category_key: str, role_key: str, meta: dict[str, str]) -> li
         if field.key not in meta or (field.roles and role_key not in field.roles):
             continue
         value = meta[field.key]
-        shown.append(ContentField(field.key, field.label, Markup(nh3.clean(value)) if field.type == FieldType.RICHTEXT else value))
+        shown.append(ContentField(field.key, field.label, Markup(nh3.clean(value)) if field.type == FieldType.RICHTEXT
+                                  else readable(field, value)))
     shown.extend(ContentField(k, k, v) for k, v in sorted(meta.items()) if k not in known)
     return shown
+
+
+def readable(field: CategoryField, value: str) -> str:
+    """A stored value as a person reads it: option keys as their labels (a multiselect's joined
+    by commas), ``true``/``false`` as Yes/No, anything else (and an unknown key) as stored."""
+    if field.type == FieldType.BOOLEAN:
+        return {"true": "Yes", "false": "No"}.get(value, value)
+    if field.type in (FieldType.SELECT, FieldType.MULTISELECT):
+        labels = {o.key: o.label for o in field.options or []}
+        return ", ".join(labels.get(key, key) for key in value.split(",") if key)
+    return value
+
+
+def kind_name(category_key: str, role_key: str) -> str:
+    """"Category — Role" as the category record names them (the keys when unknown)."""
+    category = get_category(category_key)
+    role = next((r.name for r in category.roles if r.key == role_key), role_key)
+    return f"{category.name} — {role}"
 
 
 def internal_keys(category_key: str) -> set[str]:

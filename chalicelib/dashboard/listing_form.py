@@ -3,7 +3,8 @@
 Each field of the chosen role becomes a control by its type (text, textarea for rich text,
 number, date, url, a select for select and boolean, checkboxes for multiselect; a location is
 its address text, geocoded on save by the listings service). Required flags (``requiredFor``)
-become ``required`` and the field's ``encoding`` its hint. The form posts ``meta.<key>``
+become ``required``; the hint is the field's description or a plain-words note of its type
+(:data:`HINTS`, never the API's encoding), and options show their labels from the category. The form posts ``meta.<key>``
 values; :func:`meta_from_form` turns them back into the API's ``meta`` strings.
 """
 
@@ -21,6 +22,17 @@ CONTROLS: dict[FieldType, str] = {
     FieldType.DATE: "date", FieldType.URL: "url", FieldType.LOCATION: "text",
 }
 _BOOLEAN_OPTIONS = [("true", "Yes"), ("false", "No")]
+#: The hint under a control, in plain words, when the field has no description of its own (the API's
+#: ``encoding`` describes the string a client sends; a person uses the control, which does that).
+HINTS: dict[FieldType, str] = {
+    FieldType.TEXT: "", FieldType.BOOLEAN: "", FieldType.DATE: "", FieldType.SELECT: "",
+    FieldType.RICHTEXT: "Paragraphs, bold, italic, lists and links are kept; other formatting is removed.",
+    FieldType.NUMBER: "A number, such as 85000 or 12.5.",
+    FieldType.INTEGER: "A whole number.",
+    FieldType.MULTISELECT: "Pick any.",
+    FieldType.URL: "A web address starting with https:// or http://.",
+    FieldType.LOCATION: "Address or place name; its coordinates are looked up when you save.",
+}
 
 
 @dataclass(frozen=True)
@@ -36,7 +48,7 @@ class FormField:
     required:
         Required for the role (``requiredFor``).
     hint:
-        What the value looks like (the field's ``encoding``, or the geocoding note of a location).
+        The field's description, or what to enter in plain words (:data:`HINTS`; empty: the control says it).
     options:
         ``(value, label)`` pairs of a select or checkboxes control.
     value:
@@ -67,8 +79,7 @@ def form_fields(category: Category, role_key: str, meta: Mapping[str, str]) -> l
         if f.roles and role_key not in f.roles:
             continue
         options = _BOOLEAN_OPTIONS if f.type == FieldType.BOOLEAN else [(o.key, o.label) for o in f.options or []]
-        hint = ("Address or place name; its coordinates are looked up when you save." if f.type == FieldType.LOCATION
-                else f.description or f.encoding)
+        hint = HINTS[f.type] if f.type == FieldType.LOCATION else f.description or HINTS[f.type]
         step = {FieldType.NUMBER: "any", FieldType.INTEGER: "1"}.get(f.type, "")
         shown.append(FormField(f.key, f.label, CONTROLS[f.type], role_key in f.requiredFor, hint, options,
                                meta.get(f.key, ""), step))

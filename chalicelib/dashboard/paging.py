@@ -18,6 +18,7 @@ Two directions share the rule:
 from __future__ import annotations
 
 import urllib.parse
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,9 +42,9 @@ class Shown:
     total: int
 
 
-def page_query[Q: pagination.PageQuery](current: Page, model: type[Q]) -> Q:
-    """The list query of a paged Dashboard page: ``pageSize`` (default and at most 100) and the
-    ``cursor`` of the previous page's control, both from the query string.
+def page_query[Q: pagination.PageQuery](current: Page, model: type[Q], default_size: int | None = None) -> Q:
+    """The list query of a paged Dashboard page: ``pageSize`` (default ``default_size``, else and at most 100)
+    and the ``cursor`` of the previous page's control, both from the query string.
 
     Returns
     -------
@@ -55,12 +56,13 @@ def page_query[Q: pagination.PageQuery](current: Page, model: type[Q]) -> Q:
     RuleViolation
         ``pageSize`` out of 1..100 or a malformed ``cursor`` (the page shows 400).
     """
-    values = {"pageSize": current.query("pageSize") or str(pagination.MAX_PAGE_SIZE), "cursor": current.query("cursor") or None}
+    size = min(default_size or pagination.MAX_PAGE_SIZE, pagination.MAX_PAGE_SIZE)
+    values = {"pageSize": current.query("pageSize") or str(size), "cursor": current.query("cursor") or None}
     return parse_model(model, {k: v for k, v in values.items() if v is not None})
 
 
 def render(current: Page, path: str, templates: tuple[str, str], next_cursor: str | None, page_size: int,
-           shown: Shown, **context: Any) -> Response:
+           shown: Shown, extra_query: Mapping[str, str] | None = None, **context: Any) -> Response:
     """Render one page of a paged list, as the whole page or, for htmx, only its items fragment.
 
     Parameters
@@ -73,6 +75,8 @@ def render(current: Page, path: str, templates: tuple[str, str], next_cursor: st
         The control's cursor (``None``: no control, this was the last page) and the page size it is bound to.
     shown:
         The count line's figures.
+    extra_query:
+        Query parameters the control's link keeps (a filtered list's filters; empty values dropped).
 
     A plain request (the link followed without JavaScript) gets the whole page at the cursor; an
     htmx request gets the fragment: the page's items and the next control, swapped in place of
@@ -81,7 +85,8 @@ def render(current: Page, path: str, templates: tuple[str, str], next_cursor: st
     """
     more = None
     if next_cursor:
-        more = f"{current.root}{path}?" + urllib.parse.urlencode({"pageSize": page_size, "cursor": next_cursor})
+        kept = {k: v for k, v in (extra_query or {}).items() if v}  # the filters the cursor is bound to
+        more = f"{current.root}{path}?" + urllib.parse.urlencode({**kept, "pageSize": page_size, "cursor": next_cursor})
     htmx = is_htmx(current.request)
     response = current.render(templates[1] if htmx else templates[0], more=more, shown=shown, fragment=htmx,
                               continued=bool(current.query("cursor")), **context)

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
-from chalicelib.dashboard import views_admin, views_auth, views_keys, views_listing_form, views_listings, views_webhooks
+from chalicelib.dashboard import (
+    views_admin,
+    views_auth,
+    views_keys,
+    views_listing_form,
+    views_listings,
+    views_not_found,
+    views_unread,
+    views_webhooks,
+)
 from chalicelib.dashboard.web import bp
 
 #: The view modules, imported for their route registrations.
-# views_listing_form before views_listings: /listings/new is a literal path, not a {listingId}
-VIEWS = (views_auth, views_webhooks, views_listing_form, views_listings, views_admin, views_keys)
+# views_listing_form before views_listings: /listings/new is a literal path, not a {listingId};
+# views_not_found last: /dashboard/{unknown} answers only what no literal path does
+VIEWS = (views_auth, views_webhooks, views_listing_form, views_listings, views_admin, views_keys, views_unread,
+         views_not_found)
 
 __all__ = ["VIEWS", "bp"]

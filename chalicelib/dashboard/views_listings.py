@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from chalice.app import Response
 
+from chalicelib.dashboard import views_unread
 from chalicelib.dashboard.web import Page, is_htmx, page
 from chalicelib.http import parse_model
 from chalicelib.lazy import lazy_imports
@@ -13,13 +14,18 @@ with lazy_imports(__name__):
     from chalicelib import pagination
     from chalicelib.conversations import models as conversation_models
     from chalicelib.conversations import service as conversations
-    from chalicelib.dashboard import paging
+    from chalicelib.dashboard import content, paging
     from chalicelib.listings import models as listing_models
     from chalicelib.listings import service as listings
     from chalicelib.match_requests import models as request_models
     from chalicelib.match_requests import service as match_requests
     from chalicelib.webhooks import service as webhooks
     from chalicelib.workflows import conversation_context, listing_deletion, listing_detail, request_decisions
+
+#: Listings per "My listings" page (a phone shows about one card per screen).
+LISTINGS_PAGE_SIZE = 10
+#: The status filter's choices.
+STATUSES = ("PENDING", "ACTIVE", "PAUSED", "REJECTED")
 
 NOTICES = {
     "paused": "Listing paused: it no longer appears in search.",
@@ -38,9 +44,22 @@ NOTICES = {
 @page("/dashboard/listings")
 def my_listings(current: Page) -> Response:
     """The signed-in user's listings with statuses and status reasons, a page at a time (newest first)."""
-    found = listings.list_my_listings(current.caller, paging.page_query(current, pagination.PageQuery))
-    return paging.forward(current, "/listings", ("listings.html", "listings_items.html"), found, len(found.listings),
-                          nav="listings", listings=found.listings, notice=NOTICES.get(current.query("done")))
+    status, q = current.query("status"), current.query("q").strip()
+    if not status and not q:
+        found = listings.list_my_listings(current.caller, paging.page_query(current, pagination.PageQuery, LISTINGS_PAGE_SIZE))
+        return paging.forward(current, "/listings", ("listings.html", "listings_items.html"), found, len(found.listings),
+                              nav="listings", listings=found.listings, notice=NOTICES.get(current.query("done")),
+                              filters={"status": "", "q": ""}, statuses=STATUSES)
+    query = parse_model(listing_models.MyListingsFilter, {
+        "pageSize": current.query("pageSize") or str(min(LISTINGS_PAGE_SIZE, pagination.MAX_PAGE_SIZE)),
+        "cursor": current.query("cursor") or None,
+        "status": status or None, "q": q or None,
+    })
+    shown, cursor = listings.filter_my_listings(current.caller, query)
+    first = paging.Shown(first=1, last=len(shown), total=0)  # the matches are not counted: no "of N"
+    return paging.render(current, "/listings", ("listings.html", "listings_items.html"), cursor, query.pageSize,
+                         first, nav="listings", listings=shown, notice=NOTICES.get(current.query("done")),
+                         filters={"status": status, "q": q}, statuses=STATUSES, extra_query={"status": status, "q": q})
 
 
 def _status(current: Page, listing_id: str, status: str) -> None:
@@ -80,7 +99,9 @@ def delete(current: Page, listingId: str) -> Response:
 
 @page("/dashboard/listings/{listingId}")
 def listing(current: Page, listingId: str) -> Response:
-    """One of the user's listings and its incoming requests, newest first, a page at a time.
+    """One of the user's listings: its content (every field by its type, rich text sanitized as on
+    write, options by their labels, the location's place name), channels, status and times, its
+    bound webhooks, and its incoming requests, newest first, a page at a time.
 
     The requests are ``match_requests.list_for_listing``'s page (the API's
     ``GET /v1/match-requests/listing/{id}``: one Query of the listing's request index after the
@@ -91,8 +112,11 @@ def listing(current: Page, listingId: str) -> Response:
     found = match_requests.list_for_listing(current.caller, listingId, query)
     detail = None if is_htmx(current.request) else listing_detail.get_listing_detail(current.caller, listingId)
     hooks = [] if detail is None else webhooks.list_webhooks(current.caller).webhooks
+    shown = [] if detail is None else content.content_fields(detail.categoryKey, detail.roleKey, detail.meta)
+    kind = "" if detail is None else content.kind_name(detail.categoryKey, detail.roleKey)
     return paging.forward(current, f"/listings/{listingId}", ("listing.html", "listing_requests_items.html"), found,
                           len(found.requests), nav="listings", listing=detail, requests=found.requests, hooks=hooks,
+                          content=shown, kind=kind,
                           handles=conversation_context.requester_handles(found.requests),
                           notice=NOTICES.get(current.query("done")))
 
@@ -119,9 +143,14 @@ def reject(current: Page, requestId: str) -> Response:
 @page("/dashboard/conversations")
 def conversation_list(current: Page) -> Response:
     """The user's conversations, most recently active first, a page at a time."""
-    found = conversations.list_conversations(current.caller, paging.page_query(current, conversation_models.ConversationListQuery))
+    query = paging.page_query(current, conversation_models.ConversationListQuery)
+    # The first page of a whole page refreshes itself (views_unread): it needs the state's tag first.
+    live = not is_htmx(current.request) and query.cursor is None
+    etag = views_unread.unread_tag(current.caller)[0] if live else None
+    found = conversations.list_conversations(current.caller, query)
     return paging.forward(current, "/conversations", ("conversations.html", "conversations_items.html"), found,
-                          len(found.conversations), nav="conversations", conversations=found.conversations, me=current.caller.user_id)
+                          len(found.conversations), nav="conversations", conversations=found.conversations, me=current.caller.user_id,
+                          etag=etag, poll_seconds=views_unread.POLL_SECONDS)
 
 
 @page("/dashboard/conversations/{conversationId}")
@@ -142,10 +171,18 @@ def conversation(current: Page, conversationId: str) -> Response:
     number = pages.page(found.messageCount if found else 0)
     messages = conversations.list_messages(current.caller, conversationId, pagination.PageQuery(page=number, pageSize=pages.size))
     context = conversation_context.conversation_context(current.caller, found) if found else None
+    etag = None
+    newest_shown = found is not None and pages.page_to_read is None  # the first view: its newest page
+    if newest_shown:
+        shown_from_others = any(m.senderId != current.caller.user_id for m in messages.messages)
+        if found is not None and found.unreadCount and shown_from_others:  # read as shown: up to the newest shown
+            conversations.mark_read(current.caller, conversationId, messages.messages[-1].messageId)
+        etag = views_unread.unread_tag(current.caller)[0]
     return pages.render(current, f"/conversations/{conversationId}", ("conversation.html", "messages_items.html"), number,
                         len(messages.messages), messages.total, nav="conversations", conversation=found,
                         messages=messages.messages, me=current.caller.user_id, context=context,
-                        notice=NOTICES.get(current.query("done")))
+                        notice=NOTICES.get(current.query("done")), etag=etag, poll_seconds=views_unread.POLL_SECONDS,
+                        newest=(number - 1) * pages.size + len(messages.messages))
 
 
 @page("/dashboard/conversations/{conversationId}/messages", "POST")

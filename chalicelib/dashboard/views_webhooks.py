@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from datetime import timedelta
 from typing import Any
 
@@ -14,7 +16,7 @@ from chalicelib.lazy import lazy_imports
 
 # The domain's modules load with the first page that uses them, not at the API's cold start.
 with lazy_imports(__name__):
-    from chalicelib.dashboard import samples
+    from chalicelib.dashboard import charts, samples
     from chalicelib.webhooks import catalogue, models, service, signing
 
 #: Attempts shown in a webhook's delivery log (newest first).
@@ -39,6 +41,10 @@ RECOVER_PERIODS = {"1 hour": 1, "6 hours": 6, "24 hours": 24, "3 days": 72, "7 d
 
 #: Delivery log "Outcome" filter values -> ``success`` filter.
 OUTCOMES = {"": None, "succeeded": True, "failed": False}
+#: The delivery log's "Period" choices: value -> hours back from now ("": the whole log, 30 days).
+PERIODS = {"": None, "1h": 1, "24h": 24, "7d": 24 * 7}
+#: An event id as this service issues them (``evt_`` and a ULID); anything else is refused.
+_EVENT_ID = re.compile(r"^evt_[0-9A-Za-z_-]{1,100}$")
 
 
 def _form_values(current: Page) -> dict[str, object]:
@@ -91,6 +97,14 @@ def _webhook_page(current: Page, webhook_id: str, status: int = 200, **extra: An
         raise errors.RuleViolation.for_field("outcome", "must be succeeded or failed")
     if event and event not in catalogue.SUPPORTED_EVENTS:
         raise errors.RuleViolation.for_field("event", "is not an event type of the catalog")
+    period = current.query("period")
+    if period not in PERIODS:
+        raise errors.RuleViolation.for_field("period", "must be 1h, 24h or 7d")
+    event_id = current.query("event_id").strip()
+    if event_id and not _EVENT_ID.fullmatch(event_id):
+        raise errors.RuleViolation.for_field("event_id", "must be an event id such as evt_01J9ZK7Q2Y4V8W3X5N6M7P8R9S")
+    hours = PERIODS[period]
+    since = clock.now() - timedelta(hours=hours) if hours else None
     rotated = current.take_flash("webhook-rotated")
     if rotated and rotated.get("webhookId") != webhook_id:
         rotated = None
@@ -98,8 +112,9 @@ def _webhook_page(current: Page, webhook_id: str, status: int = 200, **extra: An
         "nav": "webhooks",
         "webhook": item,
         "overview": next((w for w in service.overview(current.caller) if w.id == webhook_id), None),
-        "attempts": service.filtered_attempts(current.caller, webhook_id, LOG_SIZE, OUTCOMES[outcome], event or None),
-        "filters": {"outcome": outcome, "event": event},
+        "attempts": service.filtered_attempts(current.caller, webhook_id, LOG_SIZE, OUTCOMES[outcome], event or None,
+                                              event_id or None, since),
+        "filters": {"outcome": outcome, "event": event, "period": period, "event_id": event_id},
         "supported_events": catalogue.SUPPORTED_EVENTS,
         "default_events": catalogue.DEFAULT_EVENTS,
         "overlap_hours": signing.PREVIOUS_SECRET_HOURS,
@@ -107,9 +122,24 @@ def _webhook_page(current: Page, webhook_id: str, status: int = 200, **extra: An
         "rotated": rotated,
         "retries": [] if item.active else service.scheduled_retries(current.caller, webhook_id),
         "recover_periods": RECOVER_PERIODS,
+        "recovery": service.last_recovery(current.caller, webhook_id),
+        "health": _health(current, webhook_id),
         **extra,
     }
     return current.render("webhook.html", status, **context)
+
+
+def _health(current: Page, webhook_id: str) -> dict[str, Any]:
+    """The delivery-health charts (inline SVG) and their series, for the webhook page."""
+    health = service.delivery_health(current.caller, webhook_id, clock.now())
+    return {
+        "hourly": health.hourly, "daily": health.daily,
+        "hourly_svg": charts.bar_chart("chart-hourly", "Delivery attempts per hour, last 24 hours (UTC)", health.hourly,
+                                       lambda t: f"{t:%H}:00", every=4),
+        "daily_svg": charts.bar_chart("chart-daily", "Delivery attempts per day, last 7 days (UTC)", health.daily,
+                                      lambda t: f"{t:%a %d}"),
+        "hourly_rate": charts.rate_text(health.hourly), "daily_rate": charts.rate_text(health.daily),
+    }
 
 
 def _notice(current: Page) -> str | None:
@@ -221,10 +251,22 @@ def recover(current: Page, webhookId: str) -> Response:
 
 @page("/dashboard/webhooks/{webhookId}/attempts/{token}")
 def attempt(current: Page, webhookId: str, token: str) -> Response:
-    """One attempt's request body and response excerpt (an htmx fragment, or a page without JS)."""
+    """One attempt's request headers and body and its response excerpt, JSON bodies indented (an htmx
+    fragment, or a page without JS)."""
     found = service.get_attempt(current.caller, webhookId, token)
     template = "attempt_fragment.html" if current.request.headers.get("hx-request") else "attempt.html"
-    return current.render(template, nav="webhooks", webhook_id=webhookId, attempt=found)
+    return current.render(template, nav="webhooks", webhook_id=webhookId, attempt=found,
+                          request_body=pretty_json(found.requestBody), response_body=pretty_json(found.responseBody))
+
+
+def pretty_json(text: str | None) -> str | None:
+    """``text`` indented (2 spaces, keys in their order) when it is JSON, else as it is (``None`` stays)."""
+    if not text:
+        return text
+    try:
+        return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+    except ValueError:  # not JSON (or a response cut at 4 KiB): shown as received
+        return text
 
 
 @page("/dashboard/event-catalog")

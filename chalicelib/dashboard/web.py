@@ -317,6 +317,22 @@ def security_headers_middleware(event: Request, get_response: Callable[[Request]
     return response
 
 
+#: The message of the Dashboard's 404 page for a path no page answers.
+NOT_FOUND_MESSAGE = "There is no Dashboard page at this address."
+
+
+def not_found_html(root: str = PREFIX) -> str:
+    """The Dashboard's 404 page (HTML, no session: it links to sign-in) for a path no route matches.
+
+    The app answers it for an unknown one-segment path (``/dashboard/<x>``); the local stack's
+    server, which matches routes before the app runs, answers it for any other unknown GET under
+    ``/dashboard`` (``local_stack/server.py``).
+    """
+    return _templates().get_template("error.html").render(
+        root=root, session=None, csrf="", is_admin=False, title=_TITLES[404], message=NOT_FOUND_MESSAGE, details=[]
+    )
+
+
 _TITLES = {400: "Check the form", 401: "Sign in", 403: "Forbidden", 404: "Not found", 409: "Conflict", 413: "Too large",
            429: "Too many requests", 503: "Unavailable"}
 

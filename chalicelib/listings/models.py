@@ -11,7 +11,7 @@ from chalicelib.channels import CHANNEL_KEYS
 from chalicelib.json_types import Timestamp
 from chalicelib.listings.status import ListingStatus as ListingStatus  # the status machine's enum, re-exported
 from chalicelib.model_base import Model
-from chalicelib.pagination import Envelope, SearchEnvelope
+from chalicelib.pagination import Envelope, PageQuery, SearchEnvelope
 from chalicelib.users.models import SocialLinks
 
 Key = Annotated[str, StringConstraints(min_length=1, max_length=64)]
@@ -110,3 +110,11 @@ class MyListingPage(Envelope):
     """``GET /v1/listings/mine`` envelope, newest first."""
 
     listings: list[Listing]
+
+
+class MyListingsFilter(PageQuery):
+    """A filtered view of the caller's listings (the Dashboard's "My listings"): one ``status``
+    and/or words of the title (``q``, case-insensitive, every word must appear)."""
+
+    status: ListingStatus | None = None
+    q: Annotated[str, StringConstraints(max_length=200)] | None = None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 from chalicelib import batch_reads, outbox, storage, users
@@ -110,6 +110,43 @@ def owner_page(owner_id: str, size: int, after: str | None = None, skip: int = 0
     page = keyset.read_page(_table(), owner_list.INDEX, owner_id, size, after=after, skip=skip)
     items = [record(i) for i in page.items]
     return items, (owner_list.sort_key(items[-1]) if page.more and items else None)
+
+
+#: Most listings of the owner's list one filtered page examines (the filter is applied to what is read).
+FILTER_BUDGET = 500
+
+
+def owner_page_matching(
+    owner_id: str, size: int, keep: Callable[[ListingRecord], bool], after: str | None = None
+) -> tuple[list[ListingRecord], str | None]:
+    """The next ``size`` of ``owner_id``'s listings for which ``keep`` is true, newest first.
+
+    Reads the ``ownerNewest`` index 100 items a Query from ``after`` until ``size`` listings
+    matched, the list ended, or :data:`FILTER_BUDGET` items were examined (the read grows with
+    the part of the list passed over, never beyond the budget).
+
+    Returns
+    -------
+    tuple
+        The matching records and the sort key to continue after (the last one returned when the
+        page is full, else the last one examined when the budget ran out; ``None``: the list ended).
+    """
+    found: list[ListingRecord] = []
+    examined = 0
+    position = after
+    while examined < FILTER_BUDGET:
+        page = keyset.read_page(_table(), owner_list.INDEX, owner_id, min(100, FILTER_BUDGET - examined), after=position)
+        items = [record(i) for i in page.items]
+        examined += len(items)
+        for item in items:
+            if keep(item):
+                found.append(item)
+                if len(found) > size:
+                    return found[:size], owner_list.sort_key(found[size - 1])
+        if not page.more or not items:
+            return found, None
+        position = owner_list.sort_key(items[-1])
+    return found, position
 
 
 def owner_total(owner_id: str) -> int:

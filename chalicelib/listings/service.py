@@ -25,6 +25,7 @@ from chalicelib.listings.models import (
     ListingStatusChange,
     ListingUpdate,
     MyListingPage,
+    MyListingsFilter,
     OwnerSummary,
 )
 from chalicelib.listings.records import ListingRecord
@@ -211,6 +212,32 @@ def list_my_listings(caller: Caller, page: PageQuery) -> MyListingPage:
         listings=[to_model(i, owner, owner_view=True) for i in items], total=total, page=position.page,
         pageSize=position.page_size, nextCursor=position.next_cursor(last_key is not None, last_key),
     )
+
+
+def filter_my_listings(caller: Caller, query: MyListingsFilter) -> tuple[list[Listing], str | None]:
+    """A page of the caller's listings with ``query.status`` and every word of ``query.q`` in the
+    title (case-insensitive), newest first, and the cursor of the next page (``None``: no more).
+
+    Without a filter this is :func:`list_my_listings`' page. With one, it reads the owner's list
+    until the page is full, the list ends or ``repository.FILTER_BUDGET`` listings were examined
+    (then the cursor continues from there, possibly to an empty page), and one BatchGetItem of the
+    owner's summary.
+
+    Raises
+    ------
+    RuleViolation
+        ``cursor`` malformed, edited, or from another filter (field ``cursor``).
+    """
+    position = query.position_in("listings.mine.filtered", caller.user_id)
+    wanted = (query.q or "").casefold().split()
+
+    def keep(item: ListingRecord) -> bool:
+        title = str((item.get("meta") or {}).get("title") or "").casefold()
+        return (query.status is None or item.get("status") == query.status) and all(w in title for w in wanted)
+
+    items, last_key = repository.owner_page_matching(caller.user_id, position.page_size, keep, after=position.key)
+    owner = repository.owner_with_total(caller.user_id)[0] if items else None
+    return [to_model(i, owner, owner_view=True) for i in items], position.next_cursor(last_key is not None, last_key)
 
 
 def update_listing(caller: Caller, listing_id: str, body: ListingUpdate, expected_version: int | None = None) -> Listing:

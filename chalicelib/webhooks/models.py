@@ -143,6 +143,58 @@ class RecoverResult(Model):
     complete: bool = Field(description="False when the bound (100 deliveries, 1000 log entries read) cut the recover short")
 
 
+class RecoveryReport(Model):
+    """The latest "Recover failed deliveries" of a webhook, as its attempts went (Dashboard only)."""
+
+    at: str = Field(description="When it was started (ISO 8601 UTC)")
+    queued: int = Field(description="Attempts it queued (each delivery once)")
+    sent: int = Field(description="Of those, attempts made (whatever their outcome: see the delivery log)")
+    notSent: int = Field(description="Of those, attempts not made: the webhook was inactive or gone when their turn came")
+
+    @property
+    def waiting(self) -> int:
+        """Attempts still in the webhook's lane."""
+        return max(self.queued - self.sent - self.notSent, 0)
+
+
+class HealthBucket(Model):
+    """Attempts of one period (an hour or a UTC day) by outcome."""
+
+    start: str = Field(description="Start of the period (ISO 8601 UTC)")
+    succeeded: int
+    failed: int
+
+
+class HealthSeries(Model):
+    """Attempts per period over a span, oldest period first, with the span's totals."""
+
+    buckets: list[HealthBucket]
+
+    @property
+    def succeeded(self) -> int:
+        """Successful attempts of the span."""
+        return sum(b.succeeded for b in self.buckets)
+
+    @property
+    def failed(self) -> int:
+        """Failed attempts of the span."""
+        return sum(b.failed for b in self.buckets)
+
+    @property
+    def success_rate(self) -> float | None:
+        """Share of successful attempts, 0..1 (``None``: no attempts)."""
+        total = self.succeeded + self.failed
+        return self.succeeded / total if total else None
+
+
+class DeliveryHealth(Model):
+    """A webhook's delivery health (Dashboard only): attempts per hour over the last 24 hours (the
+    current hour last) and per UTC day over the last 7 days (today last)."""
+
+    hourly: HealthSeries
+    daily: HealthSeries
+
+
 class ScheduledRetry(Model):
     """A failed delivery whose next attempt is still scheduled (it is sent when due if the webhook is active)."""
 
@@ -165,3 +217,4 @@ class LoggedAttempt(DeliveryAttempt):
 
     token: str
     requestBody: str | None = None
+    requestHeaders: dict[str, str] | None = None

@@ -42,6 +42,14 @@ class WebhookRecord(TypedDict):
     #: The secret before the last rotation, valid until ``previousSecretExpiresAt`` (24 h after it).
     previousSecret: NotRequired[str]
     previousSecretExpiresAt: NotRequired[str]
+    #: The latest "Recover failed deliveries" (:func:`chalicelib.webhooks.repository.start_recovery`):
+    #: its id and time, how many attempts it queued, and how many of them were sent (whatever their
+    #: outcome) or not sent (the webhook was inactive or gone when their turn came).
+    recoveryId: NotRequired[str]
+    recoveryAt: NotRequired[str]
+    recoveryQueued: NotRequired[int]
+    recoverySent: NotRequired[int]
+    recoveryNotSent: NotRequired[int]
 
 
 class WebhookEdit(TypedDict):

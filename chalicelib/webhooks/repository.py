@@ -216,3 +216,31 @@ def rotate_owned(webhook_id: str, owner_id: str, current: str, new: str, previou
         ))
     except storage.ConditionFailed:
         return None
+
+
+def start_recovery(webhook_id: str, recovery_id: str, at: str, queued: int) -> None:
+    """Record a new recovery on the webhook (replacing the previous one's counts): ``queued`` attempts, none sent yet."""
+    storage.update(
+        _table(),
+        _key(webhook_id),
+        "SET recoveryId = :id, recoveryAt = :at, recoveryQueued = :queued, recoverySent = :zero, recoveryNotSent = :zero",
+        condition="attribute_exists(webhookId)",
+        ExpressionAttributeValues=storage.values(id=recovery_id, at=at, queued=queued, zero=0),
+    )
+
+
+def count_recovery(webhook_id: str, recovery_id: str, sent: bool, amount: int = 1) -> bool:
+    """``ADD`` ``amount`` to the recovery's sent (``sent``) or not-sent count, if it is still the
+    webhook's latest recovery; ``True`` when counted (``False``: a newer recovery, or no webhook)."""
+    attribute = "recoverySent" if sent else "recoveryNotSent"
+    try:
+        storage.update(
+            _table(),
+            _key(webhook_id),
+            f"ADD {attribute} :n",
+            condition="recoveryId = :id",
+            ExpressionAttributeValues=storage.values(n=amount, id=recovery_id),
+        )
+    except storage.ConditionFailed:
+        return False
+    return True

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from chalicelib import clock, errors, outbox
@@ -21,14 +21,18 @@ from chalicelib.pagination import Deleted, PageQuery
 from chalicelib.transactions import Transaction
 from chalicelib.webhooks import addresses, operational, repository, signing
 from chalicelib.webhooks.catalogue import DEFAULT_EVENTS, SUPPORTED_EVENTS
-from chalicelib.webhooks.delivery import attempt_log, redelivery
+from chalicelib.webhooks.delivery import attempt_log, lanes, redelivery
 from chalicelib.webhooks.delivery.envelope import Delivery
 from chalicelib.webhooks.delivery.records import AttemptEntry, AttemptRecord
 from chalicelib.webhooks.models import (
     DeliveryAttempt,
+    DeliveryHealth,
     DeliveryPage,
+    HealthBucket,
+    HealthSeries,
     LoggedAttempt,
     RecoverResult,
+    RecoveryReport,
     ScheduledRetry,
     SecretRotated,
     Webhook,
@@ -323,7 +327,9 @@ def get_webhook(caller: Caller, webhook_id: str) -> Webhook:
 
 def _logged_model(item: AttemptRecord) -> LoggedAttempt:
     token = base64.urlsafe_b64encode(str(item["deliveryKey"]).encode()).decode().rstrip("=")
-    return LoggedAttempt(**attempt_model(item).model_dump(), token=token, requestBody=item.get("requestBody"))
+    headers = item.get("requestHeaders")
+    return LoggedAttempt(**attempt_model(item).model_dump(), token=token, requestBody=item.get("requestBody"),
+                         requestHeaders={str(k): str(v) for k, v in headers.items()} if isinstance(headers, dict) else None)
 
 
 def get_attempt(caller: Caller, webhook_id: str, token: str) -> LoggedAttempt:
@@ -390,9 +396,11 @@ RECOVER_LIMIT = 100
 
 
 def filtered_attempts(caller: Caller, webhook_id: str, limit: int, success: bool | None = None,
-                      event: str | None = None) -> list[LoggedAttempt]:
-    """The ``limit`` newest logged attempts of the caller's webhook with that outcome and event type
-    (``None``: any), newest first (:func:`chalicelib.webhooks.delivery.attempt_log.filtered_attempts`).
+                      event: str | None = None, event_id: str | None = None,
+                      since: datetime | None = None) -> list[LoggedAttempt]:
+    """The ``limit`` newest logged attempts of the caller's webhook with that outcome, event type and
+    event id, at or after ``since`` (``None``: any), newest first
+    (:func:`chalicelib.webhooks.delivery.attempt_log.filtered_attempts`).
 
     Raises
     ------
@@ -400,9 +408,10 @@ def filtered_attempts(caller: Caller, webhook_id: str, limit: int, success: bool
         Unknown, or someone else's webhook.
     """
     require_own(caller, webhook_id)
-    if success is None and not event:
+    if success is None and not event and not event_id and since is None:
         return [_logged_model(item) for item in attempt_log.newest_attempts(webhook_id, limit)]
-    found = attempt_log.filtered_attempts(webhook_id, clock.now(), limit, success=success, event=event)
+    found = attempt_log.filtered_attempts(webhook_id, clock.now(), limit, success=success, event=event, event_id=event_id,
+                                          since=clock.iso(since) if since is not None else None)
     return [_logged_model(item) for item in found.attempts]
 
 
@@ -410,6 +419,8 @@ def recover_failed(caller: Caller, webhook_id: str, since: datetime) -> RecoverR
     """Re-send every delivery to the caller's webhook that failed since ``since`` (Svix's "recover"):
     each event whose newest attempt logged at or after ``since`` failed gets one more attempt, queued
     in the webhook's lane with the same ``webhook-id`` and the next attempt number, oldest first.
+    Each is sent once (no retry after it) and counted on the webhook's recovery record as sent or
+    not sent (the webhook inactive when its turn came): :func:`last_recovery` reports them.
 
     Bounded: at most :data:`RECOVER_LIMIT` deliveries, from at most ``attempt_log.SCAN_BUDGET`` log
     entries; ``complete`` says whether everything since ``since`` was covered (if not, recover again
@@ -426,8 +437,33 @@ def recover_failed(caller: Caller, webhook_id: str, since: datetime) -> RecoverR
     if not item.get("active"):
         raise errors.Conflict("The webhook is inactive; enable it first, then recover its failed deliveries")
     failed = attempt_log.failed_since(webhook_id, clock.iso(since), RECOVER_LIMIT)
-    queued = redelivery.redeliver_many(webhook_id, failed.event_ids, caller.user_id, item.get("lane"))
+    recovery_id = clock.new_id("rcv")
+
+    def record(planned: list[Delivery]) -> None:  # before the first attempt can run, so each is counted
+        repository.start_recovery(webhook_id, recovery_id, clock.iso(), len(planned))
+
+    try:
+        queued = redelivery.redeliver_many(webhook_id, failed.event_ids, caller.user_id, item.get("lane"), recovery_id, record)
+    except lanes.EnqueueFailed as exc:  # never queued: never sent
+        repository.count_recovery(webhook_id, recovery_id, sent=False, amount=len(exc.failed))
+        raise
     return RecoverResult(queued=len(queued), complete=failed.complete)
+
+
+def last_recovery(caller: Caller, webhook_id: str) -> RecoveryReport | None:
+    """The latest "Recover failed deliveries" of the caller's webhook and how its attempts went
+    (``None``: never recovered); one GetItem.
+
+    Raises
+    ------
+    NotFound
+        Unknown, or someone else's webhook.
+    """
+    item = require_own(caller, webhook_id)
+    if not item.get("recoveryId"):
+        return None
+    return RecoveryReport(at=str(item.get("recoveryAt") or ""), queued=int(item.get("recoveryQueued") or 0),
+                          sent=int(item.get("recoverySent") or 0), notSent=int(item.get("recoveryNotSent") or 0))
 
 
 def scheduled_retries(caller: Caller, webhook_id: str, limit: int = 100) -> list[ScheduledRetry]:
@@ -452,3 +488,31 @@ def scheduled_retries(caller: Caller, webhook_id: str, limit: int = 100) -> list
         if not entry["success"] and due and due > now:
             pending.append(ScheduledRetry(eventId=entry["eventId"], event=entry["event"], nextAttemptAt=due))
     return sorted(pending, key=lambda retry: retry.nextAttemptAt)
+
+
+def delivery_health(caller: Caller, webhook_id: str, now: datetime) -> DeliveryHealth:
+    """Attempts to the caller's webhook by outcome: per hour over the 24 hours up to ``now`` (the
+    current hour last) and per UTC day over the 7 days up to ``now`` (today last).
+
+    Costs one GetItem (ownership) and one Query of at most 168 hourly stats items
+    (:func:`chalicelib.webhooks.delivery.attempt_log.hourly_outcomes`), whatever the number of attempts.
+
+    Raises
+    ------
+    NotFound
+        Unknown, or someone else's webhook.
+    """
+    require_own(caller, webhook_id)
+    hour = now.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
+    today = hour.replace(hour=0)
+    first_day = today - timedelta(days=attempt_log.HEALTH_DAYS - 1)
+    counts = attempt_log.hourly_outcomes(webhook_id, first_day, hour)
+
+    def bucket(start: datetime, hours: int) -> HealthBucket:
+        keys = [f"{start + timedelta(hours=h):%Y-%m-%dT%H}" for h in range(hours)]
+        found = [counts.get(k, (0, 0)) for k in keys]
+        return HealthBucket(start=clock.iso(start), succeeded=sum(f[0] for f in found), failed=sum(f[1] for f in found))
+
+    hourly = [bucket(hour - timedelta(hours=back), 1) for back in range(23, -1, -1)]
+    daily = [bucket(first_day + timedelta(days=d), 24) for d in range(attempt_log.HEALTH_DAYS)]
+    return DeliveryHealth(hourly=HealthSeries(buckets=hourly), daily=HealthSeries(buckets=daily))

@@ -249,7 +249,7 @@ def test_send_test_event_see_it_in_the_log_and_redeliver_it(
     expect(entry).to_contain_text("test")
     entry.get_by_role("link", name="Show request and response").click()  # htmx: loads the fragment in place
     expect(entry.get_by_role("heading", name="Request body")).to_be_visible()
-    expect(entry.locator("pre").first).to_contain_text('"test":true')
+    expect(entry.locator("pre").first).to_contain_text('"test": true')  # indented for reading
     assert "/attempts/" not in page.url  # the fragment loaded in place; no navigation
 
     entry.get_by_role("button", name="Redeliver").click()

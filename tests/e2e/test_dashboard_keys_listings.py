@@ -33,6 +33,10 @@ def test_own_api_keys_create_roll_and_revoke(browser: Browser, stack: Stack) -> 
     page.get_by_role("button", name="Create API key").click()
     secret = page.get_by_label("New API key").inner_text()
     assert stack.client(secret).get("/v1/me").status_code == 200
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.get_by_role("button", name="Copy API key").click()  # every one-time secret has its Copy button
+    expect(page.locator("#copy-status")).to_have_text("Copied API key to the clipboard.")
+    assert page.evaluate("navigator.clipboard.readText()") == secret
     assert_accessible(page)
     page.reload()  # the page reached by the POST: a reload shows the list, not the secret, and creates nothing
     expect(page.get_by_label("New API key")).to_have_count(0)
@@ -68,7 +72,7 @@ def test_new_listing_review_diff_bound_webhook_and_conversation_context(browser:
     page.get_by_label("Category and role").select_option(label="Mentoring — Mentor")
     page.get_by_role("button", name="Continue").click()
     page.get_by_label("Title (required)").fill("Dashboard mentor Quillon")
-    page.get_by_label("About (required)").fill("<p>Weekly sessions</p>")
+    page.get_by_role("textbox", name="About (required)").fill("Weekly sessions")  # the rich-text editor
     page.get_by_role("group", name="Topics (required)").get_by_label("Career").check()
     page.get_by_label("Location").fill("Lisbon")  # geocoded on save
     page.get_by_label("Years of experience (required)").fill("12")

@@ -145,3 +145,13 @@ def test_unknown_category_key_is_404(stack: Stack, key: str) -> None:
 def test_categories_need_a_key(stack: Stack) -> None:
     assert_error(stack.api.call("GET", "/v1/categories"), 401, "UNAUTHORIZED")
     assert_error(stack.api.call("GET", "/v1/categories/jobs"), 401, "UNAUTHORIZED")
+
+
+def test_options_carry_the_labels_people_read(stack: Stack) -> None:
+    fields = {f["key"]: f for f in stack.api.call("GET", "/v1/categories/jobs", stack.alice.key).json["fields"]}
+    labels = {o["key"]: o["label"] for o in fields["skills"]["options"]}
+    assert (labels["javascript"], labels["sql"], labels["aws"], labels["devops"]) == ("JavaScript", "SQL", "AWS", "DevOps")
+    for category in ("jobs", "housing", "mentoring", "cofounders"):
+        for field in stack.api.call("GET", f"/v1/categories/{category}", stack.alice.key).json["fields"]:
+            for option in field.get("options") or []:
+                assert option["label"].strip(), (category, field["key"], option)

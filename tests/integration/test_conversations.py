@@ -22,7 +22,7 @@ from tests.integration.request_helpers import (
 
 CONVERSATION_FIELDS = {
     "conversationId", "subjectType", "subjectId", "requestId", "participants", "otherLeft", "lastMessage",
-    "messageCount", "createdAt", "updatedAt",
+    "messageCount", "unreadCount", "lastReadMessageId", "createdAt", "updatedAt",
 }
 MESSAGE_FIELDS = {"messageId", "conversationId", "senderId", "senderName", "content", "isApiSent", "createdAt"}
 

@@ -809,7 +809,9 @@ def test_send_test_event_reaches_only_that_webhook_with_test_true_and_redeliver_
         assert token
         detail = b.get(f"/dashboard/webhooks/{hook['id']}/attempts/{token.group(1)}", headers={"hx-request": "true"})
         assert detail.status_code == 200
-        assert "&#34;test&#34;:true" in detail.text or '"test":true' in detail.text
+        assert "&#34;test&#34;: true" in detail.text or '"test": true' in detail.text  # JSON indented for reading
+        assert '<th scope="row" class="mono">webhook-signature</th><td class="mono">v1,' in detail.text  # the headers sent
+        assert f'<td class="mono">{first.headers["webhook-id"]}</td>' in detail.text
         assert "<html" not in detail.text  # an htmx fragment
         event_id = re.search(r'name="event_id" value="(evt_[^"]+)"', log.text)
         assert event_id

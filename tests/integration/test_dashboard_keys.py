@@ -14,7 +14,7 @@ from tests.integration.conftest import Api, User
 from tests.integration.helpers import table_items
 from tests.integration.test_dashboard import Browser, signed_in
 
-SECRET = re.compile(r'aria-label="New API key">(msk_[A-Za-z0-9_-]{43})<')
+SECRET = re.compile(r'aria-label="New API key" data-copy data-copy-label="API key">(msk_[A-Za-z0-9_-]{43})<')
 
 
 def _create(b: Browser, name: str) -> str:

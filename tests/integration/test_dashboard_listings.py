@@ -136,7 +136,7 @@ def test_edit_of_the_content_returns_to_review_and_the_review_shows_the_diff(
     assert rows == [
         ("Title", "<del>Backend engineer</del>", "<ins>Staff engineer</ins>"),
         ("Location", "<del>Berlin</del>", "<ins>Munich</ins>"),
-        ("Work model", "<em>(absent)</em>", "<ins>remote</ins>"),
+        ("Work model", "<em>(absent)</em>", "<ins>Remote</ins>"),
     ]
     assert "location_lat" not in card
     assert "location_lng" not in card

@@ -38,6 +38,7 @@ API_BODIES: dict[tuple[str, str], Any] = {
     ("PATCH", "/v1/listings/{listingId}/status"): {"status": "ACTIVE"},
     ("PATCH", "/v1/match-requests/{requestId}/status"): {"status": "ACCEPTED"},
     ("POST", "/v1/conversations/{conversationId}/messages"): {"content": "Hello"},
+    ("POST", "/v1/conversations/{conversationId}/read"): {},
 }
 #: Form fields per Dashboard action (the CSRF token is added).
 DASHBOARD_FORMS: dict[str, dict[str, str]] = {

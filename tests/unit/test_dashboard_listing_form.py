@@ -35,5 +35,19 @@ def test_review_diff_lists_changed_added_and_removed_fields_and_hides_coordinate
     approved = {"title": "A", "location": "Berlin", "location_lat": "52.5", "location_lng": "13.4", "remote": "onsite"}
     now = {"title": "B", "location": "Berlin", "location_lat": "52.6", "location_lng": "13.5", "salary": "90000"}
     changes = [(c.key, c.old, c.new) for c in changed_fields("jobs", "hiring", now, approved)]
-    assert changes == [("title", "A", "B"), ("salary", None, "90000"), ("remote", "onsite", None)]
+    assert changes == [("title", "A", "B"), ("salary", None, "90000"), ("remote", "On-site", None)]  # option labels
     assert "location_lat" not in {f.key for f in content_fields("jobs", "hiring", now)}
+
+
+def test_options_show_the_category_labels_and_hints_speak_plain_words() -> None:
+    fields = {f.key: f for f in form_fields(JOBS, "hiring", {})}
+    assert ("javascript", "JavaScript") in fields["skills"].options
+    assert ("sql", "SQL") in fields["skills"].options
+    assert fields["skills"].hint == "Pick any."
+    api_words = ("string", "ISO 8601", "option key", '"true"', "YYYY")
+    for f in fields.values():
+        assert not any(word in f.hint for word in api_words), (f.key, f.hint)
+    shown = {f.key: f.value for f in content_fields("jobs", "hiring", {"skills": "javascript,aws,unknown", "remote": "hybrid"})}
+    assert shown == {"skills": "JavaScript, AWS, unknown", "remote": "Hybrid"}
+    housing = {f.key: f.value for f in content_fields("housing", "offering", {"furnished": "true"})}
+    assert housing == {"furnished": "Yes"}

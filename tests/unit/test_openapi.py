@@ -113,7 +113,7 @@ def test_listing_and_profile_writes_are_conditional(doc: dict[str, Any]) -> None
         ("DELETE", "/v1/listings/{listingId}"), ("PATCH", "/v1/me/profile"),
     } <= conditional
     assert {(s.method, s.path) for s in ROUTES if s.etag} == {
-        ("GET", "/v1/listings/{listingId}"), ("GET", "/v1/profiles/{userId}"), ("GET", "/v1/me")
+        ("GET", "/v1/listings/{listingId}"), ("GET", "/v1/profiles/{userId}"), ("GET", "/v1/me"), ("GET", "/v1/me/unread")
     }
 
 

@@ -5,6 +5,10 @@
 //    outcome is announced in a polite live region.
 // 3. Focus: on a page with a refused form, the first field with aria-invalid="true" is focused
 //    (autofocus does it without JavaScript too; this covers pages restored from the cache).
+// 4. Rich text: a <textarea data-rich> (a rich-text field, HTML) becomes a small editor: a toolbar
+//    (Bold, Italic, Bulleted list, Numbered list, Link) over a contenteditable box whose HTML, cut
+//    down to the tags below (all kept by the server's sanitiser, nh3), is copied into the textarea
+//    the form posts. Without JavaScript the textarea is the editor.
 (function () {
   "use strict";
 
@@ -54,6 +58,91 @@
     });
   }
 
+  // Tags the editor keeps (a subset of what nh3 keeps on write); anything else is unwrapped to its text.
+  var RICH_TAGS = { P: "p", BR: "br", B: "strong", STRONG: "strong", I: "em", EM: "em", UL: "ul", OL: "ol", LI: "li", A: "a", DIV: "p" };
+
+  function cleaned(source) {
+    var out = document.createDocumentFragment();
+    source.childNodes.forEach(function (node) {
+      // contenteditable writes a no-break space where a typed space would collapse; stored HTML keeps a plain one
+      if (node.nodeType === Node.TEXT_NODE) { out.appendChild(document.createTextNode(node.textContent.replace(/\u00a0/g, " "))); return; }
+      if (node.nodeType !== Node.ELEMENT_NODE) { return; }
+      var tag = RICH_TAGS[node.tagName];
+      if (!tag) { out.appendChild(cleaned(node)); return; }
+      var copy = document.createElement(tag);
+      if (tag === "a") {
+        var href = node.getAttribute("href") || "";
+        if (!/^(https?:|mailto:)/i.test(href)) { out.appendChild(cleaned(node)); return; }
+        copy.setAttribute("href", href);
+      }
+      copy.appendChild(cleaned(node));
+      out.appendChild(copy);
+    });
+    return out;
+  }
+
+  function htmlOf(fragment) {
+    var box = document.createElement("div");
+    box.appendChild(fragment);
+    return box.innerHTML;
+  }
+
+  var RICH_BUTTONS = [["Bold", "bold"], ["Italic", "italic"], ["Bulleted list", "insertUnorderedList"],
+                      ["Numbered list", "insertOrderedList"], ["Link", "createLink"]];
+
+  function richEditors(root) {
+    root.querySelectorAll("textarea[data-rich]").forEach(function (area) {
+      if (area.dataset.richReady) { return; }
+      area.dataset.richReady = "1";
+      var label = document.querySelector('label[for="' + area.id + '"]');
+      var editor = document.createElement("div");
+      editor.id = area.id + "-editor";
+      editor.className = "rich-editor";
+      editor.contentEditable = "true";
+      editor.setAttribute("role", "textbox");
+      editor.setAttribute("aria-multiline", "true");
+      if (label) {
+        label.id = label.id || area.id + "-label";
+        editor.setAttribute("aria-labelledby", label.id);
+      }
+      ["aria-describedby", "aria-invalid"].forEach(function (name) {
+        if (area.hasAttribute(name)) { editor.setAttribute(name, area.getAttribute(name)); }
+      });
+      if (area.required) { editor.setAttribute("aria-required", "true"); area.required = false; }
+      // The stored value was sanitised on write; parsing it inertly and keeping the allowed tags is for
+      // a refused form, whose textarea holds what was typed.
+      editor.appendChild(cleaned(new DOMParser().parseFromString(area.value, "text/html").body));
+      var toolbar = document.createElement("div");
+      toolbar.className = "rich-toolbar";
+      toolbar.setAttribute("role", "toolbar");
+      toolbar.setAttribute("aria-label", "Formatting" + (label ? " of " + label.textContent.replace(/\s*\(required\)\s*$/, "").trim() : ""));
+      toolbar.setAttribute("aria-controls", editor.id);
+      RICH_BUTTONS.forEach(function (spec) {
+        var button = document.createElement("button");
+        button.type = "button";
+        button.textContent = spec[0];
+        button.addEventListener("click", function () {
+          editor.focus();
+          if (spec[1] === "createLink") {
+            var url = window.prompt("Link address (https://…)");
+            if (!url || !/^(https?:|mailto:)/i.test(url)) { return; }
+            document.execCommand("createLink", false, url);
+          } else {
+            document.execCommand(spec[1], false);
+          }
+          sync();
+        });
+        toolbar.appendChild(button);
+      });
+      function sync() { area.value = htmlOf(cleaned(editor)); }
+      editor.addEventListener("input", sync);
+      if (area.form) { area.form.addEventListener("submit", sync); }
+      area.hidden = true;
+      area.parentNode.insertBefore(toolbar, area);
+      area.parentNode.insertBefore(editor, area);
+    });
+  }
+
   function focusFirstInvalid() {
     var first = document.querySelector('[aria-invalid="true"]');
     if (first && document.activeElement !== first) { first.focus(); }
@@ -62,6 +151,7 @@
   function enhance(root) {
     localTimes(root);
     copyButtons(root);
+    richEditors(root);
   }
 
   document.addEventListener("DOMContentLoaded", function () {

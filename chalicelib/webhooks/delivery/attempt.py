@@ -6,7 +6,9 @@ and the policy is exact. An attempt:
 
 1. reads the webhook (strongly consistent); when it is deleted, inactive or no longer
    subscribed to the event (test events aside) the attempt is ``DRAINED``: nothing is sent or
-   logged, and the lane moves on;
+   logged in the attempt log, and the lane moves on (an attempt queued by "Recover failed
+   deliveries" is counted on its recovery as not sent, with a ``"webhook recovery attempt not
+   sent"`` log line);
    when its circuit breaker does not match the lane (an owner lane while it is open, a slow lane
    while it is closed: :mod:`chalicelib.webhooks.delivery.lanes`) the attempt is ``MOVED`` to
    the lane that matches, unsent;
@@ -24,8 +26,9 @@ and the policy is exact. An attempt:
      the same update, and a 2xx closes it); at :data:`FAILURE_LIMIT` the webhook becomes
      inactive (conditional ``SET``, in one transaction with the ``webhook.disabled`` event that
      announces it: :mod:`chalicelib.webhooks.operational`) and its lane drains; otherwise the next
-     attempt is held on
-     the retry queue for its backoff (:mod:`chalicelib.webhooks.delivery.retries`);
+     attempt is held on the retry queue for its backoff
+     (:mod:`chalicelib.webhooks.delivery.retries`), except after an attempt of a recovery, which
+     re-sends each delivery once (it never sends more than it said it queued);
 4. logs the attempt, whatever its outcome: in the attempt log (with the ``requestId`` of the API
    request that wrote the event) and as one JSON log line ``"webhook attempt"`` carrying the same
    id as its ``correlation_id`` (:mod:`chalicelib.correlation`), plus one ``Deliveries`` metric
@@ -113,9 +116,9 @@ def attempt(delivery: Delivery, heartbeat: Heartbeat | None = None) -> Result:
     config = settings()
     webhook = repository.get(delivery.webhook_id, consistent=True)
     if webhook is None or not webhook.get("active"):
-        return Result.DRAINED
+        return _drained(delivery, "inactive" if webhook is not None else "deleted")
     if not delivery.event.test and not recipients.subscribed(webhook, delivery.event.type):
-        return Result.DRAINED  # unsubscribed since the event was routed
+        return _drained(delivery, "unsubscribed")  # unsubscribed since the event was routed
     breaker_open = bool(webhook.get("breakerOpenedAt"))
     if breaker_open != delivery.slow:  # queued before the breaker opened (or closed): send from the matching lane only
         moved = replace(delivery, owner_id=str(webhook["ownerId"]), lane=webhook.get("lane"), slow=breaker_open, hops=delivery.hops + 1)
@@ -127,6 +130,8 @@ def attempt(delivery: Delivery, heartbeat: Heartbeat | None = None) -> Result:
         if recovery.held_seconds > 0:
             raise Held(recovery.held_seconds)
         if recovery.resumed is None:
+            if delivery.recovery_id:  # that attempt number was made by another message: not by this recovery
+                _drained(delivery, "duplicate")
             return Result.DUPLICATE
         delivery = recovery.resumed  # the interrupted attempt is logged; this is the next one, claimed
     if heartbeat is not None:
@@ -143,6 +148,8 @@ def attempt(delivery: Delivery, heartbeat: Heartbeat | None = None) -> Result:
         str(webhook["url"]), body, headers, timeout=config.WEBHOOK_TIMEOUT_SECONDS, allow_insecure=config.ALLOW_INSECURE_WEBHOOKS
     )
     next_attempt_at: str | None = None
+    if delivery.recovery_id:  # sent, whatever the outcome: the recovery's report counts it
+        repository.count_recovery(delivery.webhook_id, delivery.recovery_id, sent=True)
     try:
         if outcome.ok:
             repository.reset_failures(delivery.webhook_id)
@@ -152,6 +159,7 @@ def attempt(delivery: Delivery, heartbeat: Heartbeat | None = None) -> Result:
         entry = _log_entry(delivery, outcome, clock.iso(attempted_at))
         entry["nextAttemptAt"] = next_attempt_at
         entry["requestBody"] = body.decode("utf-8")  # shown on demand in the Dashboard's delivery log
+        entry["requestHeaders"] = dict(headers)
         attempt_log.log_attempt(delivery.webhook_id, entry)
         logger.info("webhook attempt", extra={
             "correlation_id": delivery.event.request_id, "requestId": delivery.event.request_id,
@@ -160,6 +168,17 @@ def attempt(delivery: Delivery, heartbeat: Heartbeat | None = None) -> Result:
             "statusCode": outcome.status_code, "error": outcome.error, "durationMs": outcome.duration_ms,
         })
     return Result.SENT if outcome.ok else Result.FAILED
+
+
+def _drained(delivery: Delivery, why: str) -> Result:
+    """Nothing sent: an attempt of a recovery is counted on it as not sent and logged as such."""
+    if delivery.recovery_id:
+        repository.count_recovery(delivery.webhook_id, delivery.recovery_id, sent=False)
+        logger.info("webhook recovery attempt not sent", extra={
+            "webhookId": delivery.webhook_id, "eventId": delivery.event.event_id, "attempt": delivery.attempt,
+            "recoveryId": delivery.recovery_id, "reason": why,
+        })
+    return Result.DRAINED
 
 
 def failure_text(outcome: sender.Outcome) -> str:
@@ -188,7 +207,7 @@ def _record_failure(delivery: Delivery, outcome: sender.Outcome) -> str | None:
         if repository.deactivate(delivery.webhook_id, FAILURE_LIMIT, now, last_failure, event=event):
             metrics.record_webhook_disabled()
         return None
-    delay = retries.next_delay(delivery.attempt)
+    delay = None if delivery.recovery_id else retries.next_delay(delivery.attempt)  # a recovery re-sends once
     if delay is None:
         return None
     # Read before sending: SQS counts the delay from its receipt of the message, so the retry

@@ -1,6 +1,6 @@
 """Deliveries table access: attempt claims (no duplicates) and the attempt log (with TTL).
 
-Two kinds of items share the table (hash ``webhookId``, range ``deliveryKey``):
+These items share the table (hash ``webhookId``, range ``deliveryKey``):
 
 * ``SENT#<eventId>``: the claim of a delivery, ``{attempt, claimedAt, event, expiresAt}``.
   Attempt 1 is claimed with ``attribute_not_exists`` before sending, attempt n > 1 by moving
@@ -14,6 +14,8 @@ Two kinds of items share the table (hash ``webhookId``, range ``deliveryKey``):
   A logged attempt also carries ``eventLogKey`` (``<attemptedAt>#<webhookId>#<attempt>``), the
   sort key of the sparse index ``byEvent`` (partition ``eventId``): the attempts of one event to
   every webhook, newest first (:func:`event_attempts_page`).
+* ``HOUR#<YYYY-MM-DDTHH>``: attempts of one UTC hour by outcome (``ok``, ``failed``), written in
+  the attempt's transaction and kept :data:`HEALTH_DAYS` + 1 days (TTL): the delivery-health chart.
 * ``COUNT``: the log's counter, one number attribute ``d#<YYYY-MM-DD>`` per UTC day of
   ``attemptedAt``, added to in the same TransactWriteItems as each logged attempt.
 
@@ -52,6 +54,11 @@ _LOG = "LOG#"
 _LOG_END = "LOG#~"
 #: Range key of the log's counter item (sorts before ``LOG#`` and ``SENT#``: never in their ranges).
 COUNTER_KEY = "COUNT"
+#: Range key prefix of the per-hour outcome counts (``HOUR#<YYYY-MM-DDTHH>``: ``ok``, ``failed``),
+#: the delivery-health chart's source; sorts apart from ``LOG#`` and ``SENT#``.
+_HOUR = "HOUR#"
+#: Days an hour's counts are kept (TTL one day after): the chart shows the last 7.
+HEALTH_DAYS = 7
 _DAY = "d#"
 #: Day attributes removed from the counter with each write once they are this many days or more
 #: behind the window (the day that just left it, and a few before, for webhooks with quiet days).
@@ -302,8 +309,37 @@ def _log(webhook_id: str, entry: AttemptEntry, extra: list[TransactItem]) -> Att
         ExpressionAttributeNames={"#d": f"{_DAY}{day}", **stale},
         ExpressionAttributeValues=storage.values(one=1, e=expires_at),
     )
-    storage.transact([storage.tx_put(_table(), item), count, *extra])
+    storage.transact([storage.tx_put(_table(), item), count, _hour_op(webhook_id, entry), *extra])
     return item
+
+
+def _hour_op(webhook_id: str, entry: AttemptEntry) -> TransactItem:
+    """``ADD`` 1 to the attempt's outcome (``ok`` or ``failed``) on its UTC hour's stats item."""
+    hour = entry["attemptedAt"][:13]  # YYYY-MM-DDTHH
+    expires = clock.epoch_seconds(datetime.fromisoformat(hour + ":00:00+00:00") + timedelta(days=HEALTH_DAYS + 1))
+    return storage.tx_update(
+        _table(),
+        {"webhookId": webhook_id, "deliveryKey": f"{_HOUR}{hour}"},
+        "ADD #o :one SET expiresAt = :e",
+        ExpressionAttributeNames={"#o": "ok" if entry["success"] else "failed"},
+        ExpressionAttributeValues=storage.values(one=1, e=expires),
+    )
+
+
+def hourly_outcomes(webhook_id: str, first_hour: datetime, last_hour: datetime) -> dict[str, tuple[int, int]]:
+    """``{"YYYY-MM-DDTHH": (succeeded, failed)}`` of ``webhook_id``'s attempts in the UTC hours
+    ``first_hour``..``last_hour`` (inclusive; hours without attempts are absent).
+
+    One Query of the hours' stats items (at most one item per hour: 168 for a week).
+    """
+    items = storage.query(
+        _table(),
+        KeyConditionExpression="webhookId = :w AND deliveryKey BETWEEN :a AND :b",
+        ExpressionAttributeValues=storage.values(
+            w=webhook_id, a=f"{_HOUR}{first_hour:%Y-%m-%dT%H}", b=f"{_HOUR}{last_hour:%Y-%m-%dT%H}"
+        ),
+    )
+    return {str(i["deliveryKey"])[len(_HOUR):]: (int(i.get("ok", 0)), int(i.get("failed", 0))) for i in items}
 
 
 def _log_query(webhook_id: str, **params: Any) -> dict[str, Any]:
@@ -415,10 +451,10 @@ def event_attempts_page(event_id: str, size: int, after: str | None = None, skip
     return AttemptPage(attempts=[records.attempt(i) for i in page.items], more=page.more)
 
 
-def _window_query(webhook_id: str, lower: str, **params: Any) -> dict[str, Any]:
+def _window_query(webhook_id: str, lower: str, upper: str = _LOG_END, **params: Any) -> dict[str, Any]:
     return {
         "KeyConditionExpression": "webhookId = :w AND deliveryKey BETWEEN :lower AND :upper",
-        "ExpressionAttributeValues": storage.values(w=webhook_id, lower=lower, upper=_LOG_END),
+        "ExpressionAttributeValues": storage.values(w=webhook_id, lower=lower, upper=upper),
         **params,
     }
 
@@ -448,7 +484,7 @@ SCAN_BUDGET = 1000
 
 
 def filtered_attempts(webhook_id: str, moment: datetime, limit: int, success: bool | None = None,
-                      event: str | None = None) -> AttemptPage:
+                      event: str | None = None, event_id: str | None = None, since: str | None = None) -> AttemptPage:
     """The ``limit`` newest attempts of ``webhook_id``'s log matching the filters, newest first.
 
     One Query of the ``LOG#`` range (descending) with a ``FilterExpression`` on ``success`` and
@@ -465,6 +501,10 @@ def filtered_attempts(webhook_id: str, moment: datetime, limit: int, success: bo
         ``True``: succeeded attempts only; ``False``: failed only; ``None``: both.
     event:
         An event type (``message.new``), or ``None`` for every type.
+    event_id:
+        One event's attempts only (``evt_...``), or ``None``.
+    since:
+        ISO 8601 UTC: attempts at or after it only (the key range starts there), or ``None``.
 
     Returns
     -------
@@ -480,7 +520,13 @@ def filtered_attempts(webhook_id: str, moment: datetime, limit: int, success: bo
     if event:
         filters.append("#event = :event")
         values["event"] = event
-    params = _window_query(webhook_id, f"{_LOG}{window_start(moment)}", ScanIndexForward=False)
+    if event_id:
+        filters.append("eventId = :eid")
+        values["eid"] = event_id
+    lower = f"{_LOG}{window_start(moment)}"
+    if since is not None:
+        lower = max(lower, f"{_LOG}{since}")
+    params = _window_query(webhook_id, lower, ScanIndexForward=False)
     if filters:
         params["FilterExpression"] = " AND ".join(filters)
         params["ExpressionAttributeValues"] = {**params["ExpressionAttributeValues"], **storage.values(**values)}

@@ -73,6 +73,9 @@ class Delivery:
     delivery was queued) choose its lane (:func:`chalicelib.webhooks.delivery.lanes.group_id`);
     ``hops`` counts the moves between the owner's lanes and the slow lanes (it keeps each move's
     deduplication id its own).
+
+    ``recovery_id``: the attempt was queued by "Recover failed deliveries" (that recovery's id):
+    it is made once, never retried, and counted on the recovery as sent or not sent.
     """
 
     event: Event
@@ -82,6 +85,7 @@ class Delivery:
     lane: int | None = None
     slow: bool = False
     hops: int = 0
+    recovery_id: str | None = None
 
 
 def envelope_body(event: Event) -> bytes:

@@ -56,11 +56,18 @@ class EnqueueFailed(Exception):
 
 
 def deduplication_id(delivery: Delivery) -> str:
-    """``webhook-id`` for attempt 1, ``<webhook-id>.<attempt>`` after, ``.<hops>`` appended after a
-    move between owner and slow lanes (SQS: at most 128 characters)."""
+    """``webhook-id`` for attempt 1, ``<webhook-id>.<attempt>`` after; an attempt a recovery queued
+    appends ``.<recovery id>`` and a move between owner and slow lanes ``.<hops>`` (SQS: at most
+    128 characters).
+
+    A recovery's attempt has the number of a retry that may have been queued, and dropped unsent,
+    minutes before (the webhook was disabled meanwhile): SQS would drop the recovery's message as
+    that retry's duplicate within its 5-minute deduplication interval, so it gets an id of its own.
+    """
     base = signing.message_id(delivery.event.event_id, delivery.webhook_id)
-    if delivery.hops:
-        return f"{base}.{delivery.attempt}.{delivery.hops}"
+    suffix = (f".{delivery.recovery_id}" if delivery.recovery_id else "") + (f".{delivery.hops}" if delivery.hops else "")
+    if suffix:
+        return f"{base}.{delivery.attempt}{suffix}"
     return base if delivery.attempt == 1 else f"{base}.{delivery.attempt}"
 
 
@@ -99,6 +106,8 @@ def to_message(delivery: Delivery) -> str:
     }
     if event.request_id:
         body["requestId"] = event.request_id
+    if delivery.recovery_id:
+        body["recoveryId"] = delivery.recovery_id
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -123,10 +132,11 @@ def from_message(body: str) -> Delivery:
     attempt = int(raw["attempt"])
     if attempt < 1:
         raise ValueError(f"attempt must be >= 1, got {attempt}")
+    recovery = raw.get("recoveryId")
     return Delivery(
         event=event, webhook_id=str(raw["webhookId"]), attempt=attempt, owner_id=str(raw.get("ownerId") or ""),
         lane=int(raw["lane"]) if raw.get("lane") is not None else None, slow=bool(raw.get("slow", False)),
-        hops=int(raw.get("hops") or 0),
+        hops=int(raw.get("hops") or 0), recovery_id=str(recovery) if recovery else None,
     )
 
 

@@ -46,6 +46,8 @@ class AttemptEntry(TypedDict):
     test: bool
     #: The signed body as sent (shown on demand in the Dashboard's delivery log).
     requestBody: NotRequired[str]
+    #: The request's headers as sent (signatures included: HMACs, no secret), shown with the body.
+    requestHeaders: NotRequired[dict[str, str]]
     #: The API request that wrote the event (its ``X-Request-Id``; absent for events no request wrote).
     requestId: NotRequired[str]
 

@@ -10,6 +10,8 @@ deduplication id, so they make one attempt.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from chalicelib.webhooks.delivery import attempt_log, lanes
 from chalicelib.webhooks.delivery.envelope import Delivery
 
@@ -54,10 +56,19 @@ def redeliver(webhook_id: str, event_id: str, owner_id: str, lane: int | None = 
     return queued
 
 
-def redeliver_many(webhook_id: str, event_ids: list[str], owner_id: str, lane: int | None = None) -> list[Delivery]:
+def redeliver_many(
+    webhook_id: str,
+    event_ids: list[str],
+    owner_id: str,
+    lane: int | None = None,
+    recovery_id: str | None = None,
+    before_enqueue: Callable[[list[Delivery]], None] | None = None,
+) -> list[Delivery]:
     """Queue the next attempt of each of ``event_ids`` to ``webhook_id``, in that order, in the
     webhook's lane (Dashboard "Recover failed deliveries"); each as :func:`redeliver` would: same
     ``webhook-id``, next attempt number. Events without a claim (log expired) are skipped.
+    ``recovery_id`` marks each attempt as that recovery's (sent once, counted on it);
+    ``before_enqueue`` is called with the attempts about to be queued (the recovery's record).
 
     Returns
     -------
@@ -73,6 +84,8 @@ def redeliver_many(webhook_id: str, event_ids: list[str], owner_id: str, lane: i
     for event_id in event_ids:
         last = attempt_log.last_claim(webhook_id, event_id)
         if last is not None:
-            queued.append(Delivery(last.event, webhook_id, last.attempt + 1, owner_id=owner_id, lane=lane))
+            queued.append(Delivery(last.event, webhook_id, last.attempt + 1, owner_id=owner_id, lane=lane, recovery_id=recovery_id))
+    if before_enqueue is not None:
+        before_enqueue(queued)
     lanes.enqueue(queued)
     return queued
