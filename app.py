@@ -12,6 +12,7 @@ from typing import Any
 
 from chalice.app import Chalice, DynamoDBEvent, SQSEvent
 
+from chalicelib.admin.routes import bp as admin_bp
 from chalicelib.approvals.routes import bp as approvals_bp
 from chalicelib.categories.routes import bp as categories_bp
 from chalicelib.config import settings
@@ -52,6 +53,7 @@ app.register_blueprint(match_requests_bp)
 app.register_blueprint(conversations_bp)
 app.register_blueprint(saved_searches_bp)
 app.register_blueprint(workflows_bp)
+app.register_blueprint(admin_bp)
 app.register_blueprint(openapi_bp)
 app.register_blueprint(docs_bp)
 app.register_blueprint(dashboard_bp)

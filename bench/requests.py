@@ -2,8 +2,8 @@
 
 Runs the app on in-process moto (``moto.mock_aws``) behind Chalice's test client, walks the
 flows once (listing detail, profile detail, create request, accept, send message, list
-conversations, list messages, the owner's listings, the administrators' review queue, and the other
-request/conversation routes) and
+conversations, list messages, the owner's listings, the administrators' review queue, user
+creation, verification levels and audit log, and the other request/conversation routes) and
 counts every DynamoDB call each route makes with a botocore ``before-call.dynamodb`` hook on the
 product's shared client. Authentication is warmed up first and its key lookups are left out, and
 so is the rate limiter's bucket write (the edge's, not the route's: one UpdateItem per request
@@ -229,6 +229,18 @@ def run(check: bool) -> int:
                         read_budget=REVIEW_QUEUE_READ_BUDGET)
         measure("GET approvals queue (page 2, cursor)", "read", "GET",
                 f"/v1/admin/approvals?pageSize=10&cursor={queue['nextCursor']}", admin, read_budget=REVIEW_QUEUE_READ_BUDGET)
+        # The audit log: administrator actions (each one transaction with its entry) and its pages.
+        measure("POST create user (admin)", "change", "POST", "/v1/admin/users", admin,
+                {"displayName": "Created", "verifiedLevel": 1})
+        for i, (peer_id, _) in enumerate(others):  # volume: a page must not read the whole log
+            setup("PATCH", f"/v1/admin/users/{peer_id}", admin, {"verifiedLevel": i % 4})
+        measure("PATCH verification level", "change", "PATCH", f"/v1/admin/users/{others[0][0]}", admin, {"verifiedLevel": 3})
+        log = measure("GET audit log", "read", "GET", "/v1/admin/audit-log?pageSize=10", admin)
+        measure("GET audit log (page 2, cursor)", "read", "GET",
+                f"/v1/admin/audit-log?pageSize=10&cursor={log['nextCursor']}", admin)
+        measure("GET audit log (actor + action)", "read", "GET",
+                f"/v1/admin/audit-log?pageSize=10&actor={others[0][0]}&action=user.verification_level", admin)
+        measure("GET audit log (target)", "read", "GET", f"/v1/admin/audit-log?target={others[0][0]}", admin)
         measure("GET one request", "read", "GET", f"/v1/match-requests/{request['requestId']}", seeker)
         measure("GET conversation detail", "read", "GET", f"/v1/conversations/{conversation}", seeker)
         measure("DELETE leave conversation", "change", "DELETE", f"/v1/conversations/{conversation}", seeker)

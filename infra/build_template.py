@@ -186,6 +186,21 @@ RESOURCES: dict[str, Any] = {
     # Rate limits (chalicelib/rate_limits): one item per API key's token bucket and per user's
     # daily quota counter, each removed by TTL once idle or a day after its day.
     "RateLimitsTable": _table([("pk", S)], ttl="expiresAt"),
+    # The administrators' audit log (chalicelib/audit): one item per action, never changed; one
+    # index per filter combination (actor, action, target), each sorted newest = createdAt#entryId.
+    "AuditLogTable": _table(
+        [("entryId", S)],
+        {
+            "newest": [("logAll", S), ("newest", S)],
+            "byActor": [("actorId", S), ("newest", S)],
+            "byAction": [("action", S), ("newest", S)],
+            "byTarget": [("targetId", S), ("newest", S)],
+            "byActorAction": [("actorAction", S), ("newest", S)],
+            "byActorTarget": [("actorTarget", S), ("newest", S)],
+            "byActionTarget": [("actionTarget", S), ("newest", S)],
+            "byActorActionTarget": [("actorActionTarget", S), ("newest", S)],
+        },
+    ),
     "ApprovalQueue": _queue("ApprovalDeadLetterQueue", visibility_seconds=300, max_receives=10),
     "ApprovalDeadLetterQueue": _dead_letter_queue(),
     # Consumed by an SQS event source mapping: visibility at least 6x the function timeout
@@ -236,6 +251,7 @@ ENVIRONMENT: dict[str, Any] = {
     "SAVED_SEARCH_MATCHES_TABLE": {"Ref": "SavedSearchMatchesTable"},
     "DASHBOARD_SESSIONS_TABLE": {"Ref": "DashboardSessionsTable"},
     "RATE_LIMITS_TABLE": {"Ref": "RateLimitsTable"},
+    "AUDIT_LOG_TABLE": {"Ref": "AuditLogTable"},
     "EVENTS_STREAM_ARN": {"Fn::GetAtt": ["EventsTable", "StreamArn"]},
     "LISTINGS_STREAM_ARN": {"Fn::GetAtt": ["ListingsTable", "StreamArn"]},
     "USERS_STREAM_ARN": {"Fn::GetAtt": ["UsersTable", "StreamArn"]},

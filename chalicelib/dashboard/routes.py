@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
-from chalicelib.dashboard import views_admin, views_auth, views_keys, views_listing_form, views_listings, views_webhooks
+from chalicelib.dashboard import (
+    views_admin,
+    views_audit,
+    views_auth,
+    views_keys,
+    views_listing_form,
+    views_listings,
+    views_webhooks,
+)
 from chalicelib.dashboard.web import bp
 
 #: The view modules, imported for their route registrations.
 # views_listing_form before views_listings: /listings/new is a literal path, not a {listingId}
-VIEWS = (views_auth, views_webhooks, views_listing_form, views_listings, views_admin, views_keys)
+VIEWS = (views_auth, views_webhooks, views_listing_form, views_listings, views_admin, views_keys, views_audit)
 
 __all__ = ["VIEWS", "bp"]

@@ -65,7 +65,7 @@ def create_user(current: Page) -> Response:
         "channels": {k: v for k, v in channels.items() if v},
         "admin": current.field("admin") == "on",
     })
-    created = users.create_user(body)
+    created = users.create_user(body, actor_id=current.caller.user_id)
     current.put_flash("user-created", created.model_dump(mode="json"))
     return current.redirect("/admin/users?done=created")
 
@@ -74,7 +74,7 @@ def create_user(current: Page) -> Response:
 def set_verification(current: Page) -> Response:
     """Set a user's verification level (the API's ``PATCH /v1/admin/users/{userId}`` rule)."""
     body = parse_model(user_models.AdminUserPatch, {"verifiedLevel": current.field("verified_level")})
-    updated = users.set_verified_level(current.field("user_id").strip(), body.verifiedLevel)
+    updated = users.set_verified_level(current.field("user_id").strip(), body.verifiedLevel, actor_id=current.caller.user_id)
     current.put_flash("user-level", updated.model_dump(mode="json"))
     return current.redirect("/admin/users?done=level")
 
@@ -99,7 +99,7 @@ def approvals(current: Page) -> Response:
 def _decide(current: Page, listing_id: str, decision: str) -> None:
     body = parse_model(approval_models.ApprovalDecision, {"decision": decision, "reason": current.field("reason").strip() or None})
     version = parse_model(ReviewedVersion, {"version": current.field("version")}).version
-    approval_service.decide_listing(listing_id, body, version)
+    approval_service.decide_listing(listing_id, body, current.caller.user_id, version)
 
 
 @page("/dashboard/admin/approvals/{listingId}/approve", "POST", access="admin")

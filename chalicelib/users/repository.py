@@ -41,9 +41,9 @@ def version_of(user: UserRecord) -> int:
     return int(user.get("version", 0))
 
 
-def get_user(user_id: str) -> UserRecord | None:
-    """The user record, or ``None``."""
-    item = storage.get(_table(), {"userId": user_id})
+def get_user(user_id: str, consistent: bool = False) -> UserRecord | None:
+    """The user record, or ``None`` (``consistent``: a strongly consistent read)."""
+    item = storage.get(_table(), {"userId": user_id}, consistent=consistent)
     return record(item) if item is not None else None
 
 
@@ -124,6 +124,23 @@ def query_country(country: str) -> list[UserRecord]:
 def query_shard(shard: str) -> list[UserRecord]:
     """Every user of one ``searchShard`` (``S0``..``S7``, the ``bySearchShard`` index)."""
     return [record(i) for i in storage.query_index(_table(), "bySearchShard", "searchShard", shard)]
+
+
+def set_level_op(user_id: str, level: int, updated_at: str, expected_version: int | None = None) -> TransactItem:
+    """Transaction ``Update`` setting ``verifiedLevel`` (and ``updatedAt``, ``version`` + 1).
+
+    Conditional on the user existing and, when ``expected_version`` is given, on its stored
+    ``version`` (0: a record from before versions, without the attribute).
+    """
+    condition = "attribute_exists(userId)"
+    vals: dict[str, Any] = {**storage.values(level=level, u=updated_at), **_BUMP_VALUES}
+    if expected_version is not None:
+        condition += " AND (version = :expected" + (" OR attribute_not_exists(version))" if expected_version == 0 else ")")
+        vals[":expected"] = storage.to_value(expected_version)
+    return storage.tx_update(
+        _table(), {"userId": user_id}, f"SET verifiedLevel = :level, updatedAt = :u, {_BUMP}", condition=condition,
+        ExpressionAttributeValues=vals,
+    )
 
 
 class VersionMismatch(Exception):

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chalicelib import auth, clock, errors
-from chalicelib.auth import keys
+from chalicelib import audit, auth, clock, errors
+from chalicelib.audit.records import AuditAction
+from chalicelib.auth import keys, own_keys
 from chalicelib.auth.records import ApiKeyRecord
 from chalicelib.auth.service import ADMIN_SCOPE, Caller
 from chalicelib.channels import CHANNEL_KEYS
@@ -108,7 +109,7 @@ def require_user(user_id: str) -> UserRecord:
     return user
 
 
-def create_user(body: AdminUserCreate, api_key: str | None = None) -> CreatedUser:
+def create_user(body: AdminUserCreate, api_key: str | None = None, actor_id: str | None = None) -> CreatedUser:
     """Create a user and its first API key in one transaction.
 
     Parameters
@@ -117,6 +118,11 @@ def create_user(body: AdminUserCreate, api_key: str | None = None) -> CreatedUse
         Profile basics, channels and whether the key is an admin key.
     api_key:
         Use this key instead of a random one (the local bootstrap's ``ADMIN_API_KEY``).
+    actor_id:
+        The administrator creating the user: the transaction also writes the audit entries
+        ``user.create`` and, for an admin key, ``admin_key.create``. ``None`` for the operator's
+        own tools (the local bootstrap, ``scripts/create_admin_key.py``), which act outside the
+        service and record nothing.
 
     Raises
     ------
@@ -144,6 +150,12 @@ def create_user(body: AdminUserCreate, api_key: str | None = None) -> CreatedUse
     tx = Transaction().add("user", repository.put_user_op(user))
     key: ApiKeyRecord = {"keyHash": keys.hash_key(api_key), "userId": user_id, "scopes": scopes, "createdAt": now}
     tx.add("key", auth.put_key_op(key))
+    if actor_id is not None:
+        tx.add("audit", audit.entry_op(actor_id, AuditAction.USER_CREATE, user_id,
+                                       {"admin": body.admin, "verifiedLevel": body.verifiedLevel}))
+        if body.admin:
+            tx.add("audit_key", audit.entry_op(actor_id, AuditAction.ADMIN_KEY_CREATE, user_id,
+                                               {"keyId": own_keys.key_id(key["keyHash"]), "via": "user.create"}))
     try:
         tx.commit()
     except TransactionConflict as exc:
@@ -151,10 +163,12 @@ def create_user(body: AdminUserCreate, api_key: str | None = None) -> CreatedUse
     return CreatedUser(userId=user_id, apiKey=api_key, profile=profile_from_item(user))
 
 
-def set_verified_level(user_id: str, level: int | None, expected_version: int | None = None) -> Profile:
+def set_verified_level(user_id: str, level: int | None, expected_version: int | None = None, *, actor_id: str) -> Profile:
     """Set a user's verification level (admin); ``None`` leaves the user unchanged.
 
     ``expected_version`` (``If-Match``) applies the change only to that profile version, atomically.
+    The change and its audit entry (``user.verification_level`` by ``actor_id``) are one
+    transaction; the profile is then read back (strongly consistent).
 
     Raises
     ------
@@ -167,7 +181,16 @@ def set_verified_level(user_id: str, level: int | None, expected_version: int | 
         current = require_user(user_id)
         check_version(repository.version_of(current), expected_version)
         return profile_from_item(current)
-    user = _patch(user_id, {"verifiedLevel": level, "updatedAt": clock.iso()}, [], expected_version)
+    required = None if expected_version == ANY_VERSION else expected_version
+    tx = Transaction().add("user", repository.set_level_op(user_id, level, clock.iso(), required))
+    tx.add("audit", audit.entry_op(actor_id, AuditAction.USER_VERIFICATION_LEVEL, user_id, {"verifiedLevel": level}))
+    try:
+        tx.commit()
+    except TransactionConflict as exc:
+        if required is not None and repository.get_user(user_id) is not None:
+            raise errors.PreconditionFailed("The profile changed meanwhile; read it again") from exc
+        raise errors.NotFound(f"User '{user_id}' not found") from exc
+    user = repository.get_user(user_id, consistent=True)
     if user is None:
         raise errors.NotFound(f"User '{user_id}' not found")
     return profile_from_item(user)
