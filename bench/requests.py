@@ -3,7 +3,7 @@
 Runs the app on in-process moto (``moto.mock_aws``) behind Chalice's test client, walks the
 flows once (listing detail, profile detail, create request, accept, send message, list
 conversations, list messages, the owner's listings, the administrators' review queue, user
-creation, verification levels and audit log, and the other request/conversation routes) and
+creation, verification levels, audit log and user list, and the other request/conversation routes) and
 counts every DynamoDB call each route makes with a botocore ``before-call.dynamodb`` hook on the
 product's shared client. Authentication is warmed up first and its key lookups are left out, and
 so is the rate limiter's bucket write (the edge's, not the route's: one UpdateItem per request
@@ -241,6 +241,12 @@ def run(check: bool) -> int:
         measure("GET audit log (actor + action)", "read", "GET",
                 f"/v1/admin/audit-log?pageSize=10&actor={others[0][0]}&action=user.verification_level", admin)
         measure("GET audit log (target)", "read", "GET", f"/v1/admin/audit-log?target={others[0][0]}", admin)
+        users_page = measure("GET admin users", "read", "GET", "/v1/admin/users?pageSize=10", admin)
+        measure("GET admin users (page 2, cursor)", "read", "GET",
+                f"/v1/admin/users?pageSize=10&cursor={users_page['nextCursor']}", admin)
+        measure("GET admin users (q + country + level)", "read", "GET",
+                "/v1/admin/users?q=peer&country=de&verifiedLevel=1", admin)
+        measure("GET admin users (id)", "read", "GET", f"/v1/admin/users?id={owner_id}", admin)
         measure("GET one request", "read", "GET", f"/v1/match-requests/{request['requestId']}", seeker)
         measure("GET conversation detail", "read", "GET", f"/v1/conversations/{conversation}", seeker)
         measure("DELETE leave conversation", "change", "DELETE", f"/v1/conversations/{conversation}", seeker)

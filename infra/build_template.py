@@ -114,7 +114,16 @@ RESOURCES: dict[str, Any] = {
     # Streamed: the profile posting lists (SearchIndexTable) follow every change (profiles/handlers.py).
     "UsersTable": _table(
         [("userId", S)],
-        {"byCountry": [("country", S), ("userId", S)], "bySearchShard": [("searchShard", S), ("userId", S)]},
+        {
+            "byCountry": [("country", S), ("userId", S)],
+            "bySearchShard": [("searchShard", S), ("userId", S)],
+            # The administrators' user lists (GET /v1/admin/users), sorted by nameKey =
+            # <folded displayName>#<userId>: all users, by country, by level, by both.
+            "adminByName": [("adminAll", S), ("nameKey", S)],
+            "adminByCountry": [("country", S), ("nameKey", S)],
+            "adminByLevel": [("adminLevel", S), ("nameKey", S)],
+            "adminByCountryLevel": [("adminCountryLevel", S), ("nameKey", S)],
+        },
         stream=True,
     ),
     # byUser: a user's own keys (Dashboard "API keys", auth.own_keys); expiresAt: a rolled key's end.

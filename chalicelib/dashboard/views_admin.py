@@ -25,6 +25,9 @@ NOTICES = {
 }
 
 
+#: Users per page of the Users page's list (by display name; "Next page" carries the service's cursor).
+USERS_PAGE_SIZE = 50
+
 #: Listings per page of the review page; its "Next page" link carries the service's signed cursor,
 #: bound to this size, to the administrator and to the review queue.
 REVIEW_PAGE_SIZE = 20
@@ -40,14 +43,19 @@ def _users_page(
     current: Page, status: int = 200, created: user_models.CreatedUser | None = None, updated: user_models.Profile | None = None
 ) -> Response:
     levels = list(range(user_models.MAX_VERIFIED_LEVEL + 1))
+    given = {name: current.query(name).strip() for name in ("q", "id", "country", "verifiedLevel", "cursor")}
+    query = parse_model(user_models.AdminUserQuery, {"pageSize": USERS_PAGE_SIZE, **{k: v for k, v in given.items() if v}})
+    listed = users.list_users(current.caller.user_id, query)
     return current.render("users.html", status, nav="users", levels=levels, channel_keys=[c.value for c in ChannelKey],
-                          created=created, updated=updated)
+                          created=created, updated=updated, listed=listed.users, list_cursor=listed.nextCursor,
+                          list_filters={k: v for k, v in given.items() if k != "cursor" and v})
 
 
 @page("/dashboard/admin/users", access="admin")
 def users_page(current: Page) -> Response:
-    """The "Create user" and "Set verification level" forms, and what the last POST did (its flash:
-    a new user's API key is shown once, never by a reload)."""
+    """The users list (the API's ``GET /v1/admin/users`` filters as a GET form, a level control in
+    each row), the "Create user" and "Set verification level" forms, and what the last POST did
+    (its flash: a new user's API key is shown once, never by a reload)."""
     created = current.take_flash("user-created")
     updated = current.take_flash("user-level")
     return _users_page(current, created=None if created is None else user_models.CreatedUser.model_validate(created),

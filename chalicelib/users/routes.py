@@ -27,6 +27,15 @@ def create_user(caller: Caller, body: models.AdminUserCreate) -> models.CreatedU
 
 
 @route(
+    bp, "/v1/admin/users", "GET", auth="admin", query=lambda: models.AdminUserQuery, response=lambda: models.AdminUserPage,
+    tags=("admin",),
+)
+def list_users(caller: Caller, query: models.AdminUserQuery) -> models.AdminUserPage:
+    """Users by display name: ``q`` (name prefix), ``id``, ``country`` and ``verifiedLevel`` filters."""
+    return service.list_users(caller.user_id, query)
+
+
+@route(
     bp, "/v1/admin/users/{userId}", "PATCH", auth="admin", body=lambda: models.AdminUserPatch, response=lambda: models.Profile,
     tags=("admin",),
     conditional=True,
