@@ -18,9 +18,11 @@ Budgets (``--check`` exits 1 when one is missed):
 * a state change makes exactly one TransactWriteItems, no other write, and at most one read;
 * every request, besides, makes exactly one rate-limit bucket write (``bucket``) and no bucket read.
 
-Rows marked ``info`` have no budget: profile search (one Query per index partition it reads)
-and deleting a listing that has requests (it also Queries them, and rejects more than 31
-pending ones in further transactions).
+Rows marked ``info`` have no budget: profile search (one Query per index partition it reads),
+deleting a listing that has requests (it also Queries them, and rejects more than 31
+pending ones in further transactions), blocking (the user, the block's transaction, the blocked
+user's pending requests, and one decision per request to the blocker) and unblocking (two
+consistent reads and one transaction).
 
 Calls are what carries over to DynamoDB; moto's latencies do not, so none are reported. The data
 is deliberately not tiny (many requests, conversations and messages per user) so that a route
@@ -247,6 +249,12 @@ def run(check: bool) -> int:
         measure("GET admin users (q + country + level)", "read", "GET",
                 "/v1/admin/users?q=peer&country=de&verifiedLevel=1", admin)
         measure("GET admin users (id)", "read", "GET", f"/v1/admin/users?id={owner_id}", admin)
+        for peer_id, _ in others[20:]:  # volume for the block list: a page must not read every block
+            setup("PUT", f"/v1/me/blocks/{peer_id}", seeker)
+        measure("PUT block a user", "info", "PUT", f"/v1/me/blocks/{others[19][0]}", seeker)
+        blocks = measure("GET my blocks", "read", "GET", "/v1/me/blocks?pageSize=5", seeker)
+        measure("GET my blocks (page 2, cursor)", "read", "GET", f"/v1/me/blocks?pageSize=5&cursor={blocks['nextCursor']}", seeker)
+        measure("DELETE unblock a user", "info", "DELETE", f"/v1/me/blocks/{others[19][0]}", seeker)
         measure("GET one request", "read", "GET", f"/v1/match-requests/{request['requestId']}", seeker)
         measure("GET conversation detail", "read", "GET", f"/v1/conversations/{conversation}", seeker)
         measure("DELETE leave conversation", "change", "DELETE", f"/v1/conversations/{conversation}", seeker)

@@ -92,6 +92,8 @@ class Settings(BaseModel):
     RATE_LIMITS_TABLE: Resource
     #: Table of the administrators' audit log (chalicelib.audit; entries are never changed).
     AUDIT_LOG_TABLE: Resource
+    #: Table of the blocks between users (chalicelib.blocks).
+    BLOCKS_TABLE: Resource
     #: ``false`` turns the rate limits off (no bucket write, no quota counter): for the test suites and
     #: benchmarks, which are about other things (tests/limits.py). A deployed function refuses it.
     RATE_LIMITS_ENABLED: bool = True

@@ -210,6 +210,9 @@ RESOURCES: dict[str, Any] = {
             "byActorActionTarget": [("actorActionTarget", S), ("newest", S)],
         },
     ),
+    # Blocks between users (chalicelib/blocks): two items per block, one in each user's partition;
+    # blockingNewest (sparse) holds a user's blocks newest first (newest = blockedAt#otherId).
+    "BlocksTable": _table([("userId", S), ("otherId", S)], {"blockingNewest": [("blockerId", S), ("newest", S)]}),
     "ApprovalQueue": _queue("ApprovalDeadLetterQueue", visibility_seconds=300, max_receives=10),
     "ApprovalDeadLetterQueue": _dead_letter_queue(),
     # Consumed by an SQS event source mapping: visibility at least 6x the function timeout
@@ -261,6 +264,7 @@ ENVIRONMENT: dict[str, Any] = {
     "DASHBOARD_SESSIONS_TABLE": {"Ref": "DashboardSessionsTable"},
     "RATE_LIMITS_TABLE": {"Ref": "RateLimitsTable"},
     "AUDIT_LOG_TABLE": {"Ref": "AuditLogTable"},
+    "BLOCKS_TABLE": {"Ref": "BlocksTable"},
     "EVENTS_STREAM_ARN": {"Fn::GetAtt": ["EventsTable", "StreamArn"]},
     "LISTINGS_STREAM_ARN": {"Fn::GetAtt": ["ListingsTable", "StreamArn"]},
     "USERS_STREAM_ARN": {"Fn::GetAtt": ["UsersTable", "StreamArn"]},

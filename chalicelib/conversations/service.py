@@ -19,7 +19,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from chalicelib import clock, errors, path_ids
+from chalicelib import blocks, clock, errors, path_ids
 from chalicelib.auth.service import Caller
 from chalicelib.conversations import repository
 from chalicelib.conversations.events import message_event_op
@@ -195,6 +195,8 @@ def send_message(caller: Caller, conversation_id: str, content: str, via_api: bo
         No such conversation, or the caller is not a participant.
     Forbidden
         A participant has left the conversation.
+    Blocked
+        A block stands between the two participants (checked in the message's transaction).
     Conflict
         Other messages kept taking the next number through every attempt (retry).
     RateLimited
@@ -225,10 +227,13 @@ def send_message(caller: Caller, conversation_id: str, content: str, via_api: bo
         recipient = next(p for p in conversation["participantIds"] if p != caller.user_id)
         tx = Transaction().add_all("message", repository.append_message_ops(conversation, message, sequence))
         tx.add("event", message_event_op(message, recipient))
+        tx.add("block", blocks.not_blocked_op(caller.user_id, recipient))
         rate_limits.count(tx, caller.user_id, Quota.MESSAGES)
         try:
             tx.commit()
         except TransactionConflict as exc:
+            if exc.failed("block"):
+                raise errors.Blocked("A block stands between you and this user; no message can be sent") from exc
             if exc.failed(rate_limits.TRANSACTION_ITEM):
                 raise rate_limits.quota_exceeded(Quota.MESSAGES) from exc
             continue  # someone left, or another message took the number: read again and decide again

@@ -6,6 +6,7 @@ from chalicelib.dashboard import (
     views_admin,
     views_audit,
     views_auth,
+    views_blocks,
     views_keys,
     views_listing_form,
     views_listings,
@@ -15,6 +16,6 @@ from chalicelib.dashboard.web import bp
 
 #: The view modules, imported for their route registrations.
 # views_listing_form before views_listings: /listings/new is a literal path, not a {listingId}
-VIEWS = (views_auth, views_webhooks, views_listing_form, views_listings, views_admin, views_keys, views_audit)
+VIEWS = (views_auth, views_webhooks, views_listing_form, views_listings, views_admin, views_keys, views_audit, views_blocks)
 
 __all__ = ["VIEWS", "bp"]

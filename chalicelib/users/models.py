@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints, field_validator
 
@@ -168,19 +168,9 @@ class AdminUserQuery(Model):
         return self.model_dump_json(exclude={"pageSize", "cursor"})
 
 
-_PROFILE_EXAMPLE: dict[str, Any] = {
-    "userId": "usr_01JD6Q1111USER0000000000", "displayName": "Ada Lovelace", "verifiedLevel": 1, "country": "gb",
-    "socialLinks": {}, "recruiting": {"openToWork": False, "headline": None, "skills": [], "seniority": None, "roles": [],
-                                      "remote": None},
-    "requestPolicy": {"acceptingRequests": True, "minVerifiedLevel": 0}, "activeChannels": ["telegram"],
-    "createdAt": "2026-11-21T23:55:55.123Z", "updatedAt": "2026-11-21T23:55:55.123Z",
-}
-
-
 class AdminUserPage(Model):
     """Response of ``GET /v1/admin/users``: users by display name; ``nextCursor`` is ``null`` on the last page."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [{"users": [_PROFILE_EXAMPLE], "pageSize": 20, "nextCursor": None}]})
     users: list[Profile]
     pageSize: int
     nextCursor: str | None
