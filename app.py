@@ -30,6 +30,7 @@ from chalicelib.match_requests.routes import bp as match_requests_bp
 from chalicelib.openapi_route import bp as openapi_bp
 from chalicelib.profiles.routes import bp as profiles_bp
 from chalicelib.rate_limits.edge import rate_limit_fields_middleware
+from chalicelib.reports.routes import bp as reports_bp
 from chalicelib.request_context import request_context_middleware
 from chalicelib.saved_searches.routes import bp as saved_searches_bp
 from chalicelib.system.routes import bp as system_bp
@@ -58,6 +59,7 @@ app.register_blueprint(workflows_bp)
 app.register_blueprint(admin_bp)
 app.register_blueprint(blocks_bp)
 app.register_blueprint(block_routes_bp)
+app.register_blueprint(reports_bp)
 app.register_blueprint(openapi_bp)
 app.register_blueprint(docs_bp)
 app.register_blueprint(dashboard_bp)

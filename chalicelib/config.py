@@ -94,6 +94,8 @@ class Settings(BaseModel):
     AUDIT_LOG_TABLE: Resource
     #: Table of the blocks between users (chalicelib.blocks).
     BLOCKS_TABLE: Resource
+    #: Table of the reports and the moderation queue (chalicelib.reports).
+    REPORTS_TABLE: Resource
     #: ``false`` turns the rate limits off (no bucket write, no quota counter): for the test suites and
     #: benchmarks, which are about other things (tests/limits.py). A deployed function refuses it.
     RATE_LIMITS_ENABLED: bool = True

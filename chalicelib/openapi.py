@@ -79,8 +79,9 @@ TAGS: dict[str, str] = {
     "categories": "Categories, their roles and typed fields.",
     "geocoding": "Addresses to coordinates.",
     "webhooks": "Register webhooks and read their delivery log.",
+    "reports": "Report a listing, profile or message to the administrators.",
     "blocks": "Block users: no requests or messages between you, and neither sees the other's listings and profile.",
-    "admin": "Administrator operations: users, verification levels, listing approval, the audit log.",
+    "admin": "Administrator operations: users, verification levels, listing approval, reports, the audit log.",
     "system": "Health and this document.",
     WEBHOOKS_TAG: "The signed requests this service sends to registered webhook URLs.",
 }

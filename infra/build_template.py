@@ -173,7 +173,8 @@ RESOURCES: dict[str, Any] = {
         [("userId", S), ("conversationId", S)],
         {"recent": [("userId", S), ("recent", S)], "recentByType": [("memberType", S), ("recent", S)]},
     ),
-    "MessagesTable": _table([("conversationId", S), ("messageKey", S)]),
+    # byMessageId: one message by its id (a report names the message it is about).
+    "MessagesTable": _table([("conversationId", S), ("messageKey", S)], {"byMessageId": [("messageId", S)]}),
     "WebhooksTable": _table([("webhookId", S)], {"byOwner": [("ownerId", S), ("createdAt", S)]}),
     "DeliveriesTable": _table([("webhookId", S), ("deliveryKey", S)], ttl="expiresAt"),
     "EventsTable": _table([("eventId", S)], ttl="expiresAt", stream=True),
@@ -213,6 +214,13 @@ RESOURCES: dict[str, Any] = {
     # Blocks between users (chalicelib/blocks): two items per block, one in each user's partition;
     # blockingNewest (sparse) holds a user's blocks newest first (newest = blockedAt#otherId).
     "BlocksTable": _table([("userId", S), ("otherId", S)], {"blockingNewest": [("blockerId", S), ("newest", S)]}),
+    # Reports of listings, profiles and messages (chalicelib/reports): reportId is derived from the
+    # reporter and the subject (one report per subject); the moderation queue sorts by
+    # queueKey = <0 open | 1 decided>#<createdAt>#<reportId>, open reports first, oldest first.
+    "ReportsTable": _table(
+        [("reportId", S)],
+        {"queueAll": [("queueAll", S), ("queueKey", S)], "queueByType": [("subjectType", S), ("queueKey", S)]},
+    ),
     "ApprovalQueue": _queue("ApprovalDeadLetterQueue", visibility_seconds=300, max_receives=10),
     "ApprovalDeadLetterQueue": _dead_letter_queue(),
     # Consumed by an SQS event source mapping: visibility at least 6x the function timeout
@@ -265,6 +273,7 @@ ENVIRONMENT: dict[str, Any] = {
     "RATE_LIMITS_TABLE": {"Ref": "RateLimitsTable"},
     "AUDIT_LOG_TABLE": {"Ref": "AuditLogTable"},
     "BLOCKS_TABLE": {"Ref": "BlocksTable"},
+    "REPORTS_TABLE": {"Ref": "ReportsTable"},
     "EVENTS_STREAM_ARN": {"Fn::GetAtt": ["EventsTable", "StreamArn"]},
     "LISTINGS_STREAM_ARN": {"Fn::GetAtt": ["ListingsTable", "StreamArn"]},
     "USERS_STREAM_ARN": {"Fn::GetAtt": ["UsersTable", "StreamArn"]},

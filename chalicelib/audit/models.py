@@ -57,7 +57,7 @@ class AuditEntry(Model):
     createdAt: Timestamp
     actorId: str = Field(description="The acting administrator's user id.")
     action: AuditAction
-    targetType: str = Field(description="`listing` or `user`.")
+    targetType: str = Field(description="`listing`, `user` or `report`.")
     targetId: str
     requestId: str | None = Field(default=None, description="`X-Request-Id` of the request that performed the action.")
     details: dict[str, Any] = Field(description="What the action set, e.g. `{\"verifiedLevel\": 2}` or `{\"reason\": \"...\"}`.")

@@ -23,6 +23,10 @@ class AuditAction(StrEnum):
     #: A key with the admin scope created: an administrator's new or rolled own key, or the first
     #: key of a user created as an administrator (details: ``keyId``, ``via``).
     ADMIN_KEY_CREATE = "admin_key.create"
+    #: A report decided without action (``POST /v1/admin/reports/{id}/decision``; details: ``subjectType``, ``subjectId``).
+    REPORT_DISMISS = "report.dismiss"
+    #: A report decided by hiding its listing (ACTIVE -> REJECTED; details: ``listingId``, ``reason``).
+    REPORT_HIDE_LISTING = "report.hide_listing"
 
 
 #: The type of each action's target, by action (the entry's ``targetType``).
@@ -32,6 +36,8 @@ TARGET_TYPES: dict[AuditAction, str] = {
     AuditAction.USER_CREATE: "user",
     AuditAction.USER_VERIFICATION_LEVEL: "user",
     AuditAction.ADMIN_KEY_CREATE: "user",
+    AuditAction.REPORT_DISMISS: "report",
+    AuditAction.REPORT_HIDE_LISTING: "report",
 }
 
 
@@ -45,7 +51,7 @@ class AuditRecord(TypedDict):
     #: The acting administrator's user id.
     actorId: str
     action: AuditAction
-    #: ``listing`` or ``user`` (:data:`TARGET_TYPES`).
+    #: ``listing``, ``user`` or ``report`` (:data:`TARGET_TYPES`).
     targetType: str
     #: The id of the listing or user acted on.
     targetId: str

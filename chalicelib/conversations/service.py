@@ -241,6 +241,20 @@ def send_message(caller: Caller, conversation_id: str, content: str, via_api: bo
     raise errors.Conflict("The conversation is receiving many messages at once; retry")
 
 
+def visible_message(caller_id: str, message_id: str) -> Message | None:
+    """The message ``message_id`` if ``caller_id`` takes part in its conversation (what they may
+    see, and so report), else ``None``: two reads (the message by id, its conversation)."""
+    if not path_ids.within_limit(message_id):
+        return None
+    message = repository.get_message(message_id)
+    if message is None:
+        return None
+    conversation = repository.get(message["conversationId"])
+    if conversation is None or caller_id not in conversation["participantIds"]:
+        return None
+    return _message(message, message["conversationId"])
+
+
 def leave(caller: Caller, conversation_id: str) -> LeaveResult:
     """Leave a conversation (idempotent).
 

@@ -10,12 +10,14 @@ from chalicelib.dashboard import (
     views_keys,
     views_listing_form,
     views_listings,
+    views_reports,
     views_webhooks,
 )
 from chalicelib.dashboard.web import bp
 
 #: The view modules, imported for their route registrations.
 # views_listing_form before views_listings: /listings/new is a literal path, not a {listingId}
-VIEWS = (views_auth, views_webhooks, views_listing_form, views_listings, views_admin, views_keys, views_audit, views_blocks)
+VIEWS = (views_auth, views_webhooks, views_listing_form, views_listings, views_admin, views_keys, views_audit, views_blocks,
+         views_reports)
 
 __all__ = ["VIEWS", "bp"]
