@@ -21,9 +21,8 @@ Budgets (``--check`` exits 1 when one is missed):
 Rows marked ``info`` have no budget: profile search (one Query per index partition it reads),
 deleting a listing that has requests (it also Queries them, and rejects more than 31
 pending ones in further transactions), blocking (the user, the block's transaction, the blocked
-user's pending requests, and one decision per request to the blocker), unblocking (two
-consistent reads and one transaction) and a report (the subject, then the reporter's block set:
-two reads, since a listing's owner is known only once the listing is read, and one transaction).
+user's pending requests, and one decision per request to the blocker) and unblocking (two
+consistent reads and one transaction).
 
 Calls are what carries over to DynamoDB; moto's latencies do not, so none are reported. The data
 is deliberately not tiny (many requests, conversations and messages per user) so that a route
@@ -258,7 +257,7 @@ def run(check: bool) -> int:
         measure("DELETE unblock a user", "info", "DELETE", f"/v1/me/blocks/{others[19][0]}", seeker)
         for _, key in others[:12]:  # volume for the moderation queue
             setup("POST", "/v1/reports", key, {"subjectType": "profile", "subjectId": owner_id, "reason": "spam"})
-        report = measure("POST report a listing", "info", "POST", "/v1/reports", seeker,
+        report = measure("POST report a listing", "change", "POST", "/v1/reports", seeker,
                          {"subjectType": "listing", "subjectId": lid, "reason": "scam"})
         queue_page = measure("GET reports queue", "read", "GET", "/v1/admin/reports?pageSize=5", admin)
         measure("GET reports queue (page 2, cursor)", "read", "GET",

@@ -1,8 +1,9 @@
 """Report rules: a user reports what they can see, once per subject; administrators decide.
 
-* ``POST /v1/reports``: the subject must be visible to the reporter (an ACTIVE listing or their
-  own, a profile, a message of a conversation they take part in; not across a block) and not
-  their own; otherwise 404 as for a missing subject. The report's id is derived from the
+* ``POST /v1/reports``: the subject must be one the reporter can see as a user (an ACTIVE
+  listing, a profile, a message of a conversation they take part in) and not their own;
+  otherwise 404 as for a missing subject. A block does not stand in the way: whoever blocked or
+  was blocked may still report what the other showed publicly. The report's id is derived from the
   reporter and the subject, so a second report is a 409 by key.
 * Decisions: ``dismiss`` or ``hide_listing`` (ACTIVE -> REJECTED with the administrator's
   reason, out of search at once), each with its audit entry in the decision's transaction.
@@ -10,7 +11,7 @@
 
 from __future__ import annotations
 
-from chalicelib import audit, blocks, clock, errors, listings, users
+from chalicelib import audit, clock, errors, listings, users
 from chalicelib.audit.records import AuditAction
 from chalicelib.conversations import service as conversations
 from chalicelib.listings import status
@@ -32,7 +33,7 @@ def _owner_of(reporter_id: str, subject_type: ReportSubject, subject_id: str) ->
     Raises
     ------
     NotFound
-        No such subject, or not visible to the reporter (a block included).
+        No such subject, or not visible to the reporter.
     RuleViolation
         The subject is the reporter's own (``details`` names ``subjectId``).
     """
@@ -47,7 +48,7 @@ def _owner_of(reporter_id: str, subject_type: ReportSubject, subject_id: str) ->
     else:
         message = conversations.visible_message(reporter_id, subject_id)
         owner = message.senderId if message is not None else None
-    if owner is None or (owner != reporter_id and owner in blocks.hidden_from(reporter_id)):
+    if owner is None:
         raise missing
     if owner == reporter_id:
         raise errors.RuleViolation.for_field("subjectId", f"this {subject_type.value} is yours", "You cannot report yourself")

@@ -64,8 +64,14 @@ def test_only_what_the_reporter_can_see_is_reported(api: Api, alice: User, bob: 
     assert_error(_report(api, carol, "message", sent["messageId"]), 404, "NOT_FOUND")  # not in that conversation
     assert_error(_report(api, alice, "message", sent["messageId"]), 400, "VALIDATION_ERROR", "subjectId")  # own message
     assert_error(_report(api, alice, "profile", alice.user_id), 400, "VALIDATION_ERROR", "subjectId")
-    api.call("PUT", f"/v1/me/blocks/{alice.user_id}", carol.key)
-    assert_error(_report(api, carol, "profile", alice.user_id), 404, "NOT_FOUND")  # hidden by the block
+
+
+
+def test_a_block_does_not_prevent_a_report(api: Api, alice: User, bob: User) -> None:
+    listing = active_listing(api, alice)
+    assert api.call("PUT", f"/v1/me/blocks/{bob.user_id}", alice.key).status_code == 200
+    assert _report(api, bob, "listing", listing["id"], "harassment").status_code == 201
+    assert _report(api, alice, "profile", bob.user_id, "harassment").status_code == 201
 
 
 @pytest.mark.parametrize(("body", "field"), [
