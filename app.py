@@ -28,6 +28,7 @@ from chalicelib.http import chalice_errors_middleware, install_gate
 from chalicelib.listings.routes import bp as listings_bp
 from chalicelib.match_requests.routes import bp as match_requests_bp
 from chalicelib.openapi_route import bp as openapi_bp
+from chalicelib.privacy.routes import bp as privacy_bp
 from chalicelib.profiles.routes import bp as profiles_bp
 from chalicelib.rate_limits.edge import rate_limit_fields_middleware
 from chalicelib.reports.routes import bp as reports_bp
@@ -60,6 +61,7 @@ app.register_blueprint(admin_bp)
 app.register_blueprint(blocks_bp)
 app.register_blueprint(block_routes_bp)
 app.register_blueprint(reports_bp)
+app.register_blueprint(privacy_bp)
 app.register_blueprint(openapi_bp)
 app.register_blueprint(docs_bp)
 app.register_blueprint(dashboard_bp)

@@ -20,7 +20,8 @@ Budgets (``--check`` exits 1 when one is missed):
 
 Rows marked ``info`` have no budget: profile search (one Query per index partition it reads),
 deleting a listing that has requests (it also Queries them, and rejects more than 31
-pending ones in further transactions), blocking (the user, the block's transaction, the blocked
+pending ones in further transactions), the account export (one page read per 100 items of the
+user's own data in each domain), blocking (the user, the block's transaction, the blocked
 user's pending requests, and one decision per request to the blocker) and unblocking (two
 consistent reads and one transaction).
 
@@ -265,6 +266,7 @@ def run(check: bool) -> int:
         measure("GET reports queue (open listings)", "read", "GET", "/v1/admin/reports?status=open&subjectType=listing", admin)
         measure("POST decide report (dismiss)", "change", "POST", f"/v1/admin/reports/{report['reportId']}/decision", admin,
                 {"decision": "dismiss"})
+        measure("GET account export", "info", "GET", "/v1/me/export", seeker)
         measure("GET one request", "read", "GET", f"/v1/match-requests/{request['requestId']}", seeker)
         measure("GET conversation detail", "read", "GET", f"/v1/conversations/{conversation}", seeker)
         measure("DELETE leave conversation", "change", "DELETE", f"/v1/conversations/{conversation}", seeker)

@@ -219,7 +219,12 @@ RESOURCES: dict[str, Any] = {
     # queueKey = <0 open | 1 decided>#<createdAt>#<reportId>, open reports first, oldest first.
     "ReportsTable": _table(
         [("reportId", S)],
-        {"queueAll": [("queueAll", S), ("queueKey", S)], "queueByType": [("subjectType", S), ("queueKey", S)]},
+        {
+            "queueAll": [("queueAll", S), ("queueKey", S)],
+            "queueByType": [("subjectType", S), ("queueKey", S)],
+            # The reports a user made, oldest first (the account export).
+            "byReporter": [("reporterId", S), ("createdAt", S)],
+        },
     ),
     "ApprovalQueue": _queue("ApprovalDeadLetterQueue", visibility_seconds=300, max_receives=10),
     "ApprovalDeadLetterQueue": _dead_letter_queue(),

@@ -33,6 +33,8 @@ def _report_of(_partition: str, queue_key: str) -> dict[str, str]:
 
 QUEUE_ALL = keyset.ListIndex("queueAll", "queueAll", "queueKey", _report_of)
 QUEUE_BY_TYPE = keyset.ListIndex("queueByType", "subjectType", "queueKey", _report_of)
+#: The reports a user made, oldest first (read whole: the account export).
+BY_REPORTER = keyset.ListIndex("byReporter", "reporterId", "createdAt", _report_of)
 
 
 def report_id(reporter_id: str, subject_type: ReportSubject, subject_id: str) -> str:
@@ -89,3 +91,9 @@ def queue_page(
     return [record(i) for i in found.items], found.more
 
 
+
+
+def made_by(reporter_id: str) -> list[ReportRecord]:
+    """Every report ``reporter_id`` made, oldest first (the ``byReporter`` index, read whole: the
+    account export reads the user's own data)."""
+    return [record(i) for i in keyset.read_all(_table(), BY_REPORTER, reporter_id, descending=False)]

@@ -156,3 +156,8 @@ def _public(report: ReportRecord) -> Report:
 def _admin(report: ReportRecord) -> AdminReport:
     return AdminReport(**_public(report).model_dump(), reporterId=report["reporterId"],
                        subjectOwnerId=report["subjectOwnerId"], decidedBy=report.get("decidedBy"))
+
+
+def reports_made(reporter_id: str) -> list[Report]:
+    """Every report ``reporter_id`` made, oldest first, as the reporter sees them."""
+    return [_public(r) for r in repository.made_by(reporter_id)]
