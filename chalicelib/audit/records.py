@@ -27,6 +27,12 @@ class AuditAction(StrEnum):
     REPORT_DISMISS = "report.dismiss"
     #: A report decided by hiding its listing (ACTIVE -> REJECTED; details: ``listingId``, ``reason``).
     REPORT_HIDE_LISTING = "report.hide_listing"
+    #: A report decided by suspending the subject's owner (details: ``userId``).
+    REPORT_SUSPEND_USER = "report.suspend_user"
+    #: A user suspended: keys refused, listings paused, webhooks disabled (details: ``reportId``).
+    USER_SUSPEND = "user.suspend"
+    #: A suspension lifted (``POST /v1/admin/users/{id}/reinstate``).
+    USER_REINSTATE = "user.reinstate"
 
 
 #: The type of each action's target, by action (the entry's ``targetType``).
@@ -38,6 +44,9 @@ TARGET_TYPES: dict[AuditAction, str] = {
     AuditAction.ADMIN_KEY_CREATE: "user",
     AuditAction.REPORT_DISMISS: "report",
     AuditAction.REPORT_HIDE_LISTING: "report",
+    AuditAction.REPORT_SUSPEND_USER: "report",
+    AuditAction.USER_SUSPEND: "user",
+    AuditAction.USER_REINSTATE: "user",
 }
 
 

@@ -12,6 +12,7 @@ from chalicelib.lazy import lazy_imports
 with lazy_imports(__name__):
     from chalicelib.reports import models as report_models
     from chalicelib.reports import service as reports
+    from chalicelib.reports import suspension
 
 #: Reports per page; "Next page" carries the service's signed cursor.
 REPORTS_PAGE_SIZE = 50
@@ -19,6 +20,7 @@ REPORTS_PAGE_SIZE = 50
 NOTICES = {
     "dismiss": "Report dismissed.",
     "hide_listing": "Listing hidden: it is out of search, and its owner sees your reason.",
+    "suspend_user": "User suspended: their keys are refused, their listings paused, their webhooks disabled.",
 }
 
 
@@ -41,3 +43,10 @@ def decide(current: Page, reportId: str) -> Response:
     })
     reports.decide(current.caller.user_id, reportId, body)
     return current.redirect(f"/admin/reports?done={body.decision.value}")
+
+
+@page("/dashboard/admin/users/{userId}/reinstate", "POST", access="admin")
+def reinstate(current: Page, userId: str) -> Response:
+    """Lift a user's suspension (the API's ``POST /v1/admin/users/{userId}/reinstate``)."""
+    suspension.reinstate(current.caller.user_id, userId)
+    return current.redirect("/admin/users?done=reinstated")

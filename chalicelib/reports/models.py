@@ -93,9 +93,18 @@ class ReportPage(Model):
 
 
 class ReportDecisionBody(Model):
-    """Body of ``POST /v1/admin/reports/{reportId}/decision``: ``dismiss`` or ``hide_listing``
-    (a listing report only; ``reason`` becomes the listing's ``statusReason``)."""
+    """Body of ``POST /v1/admin/reports/{reportId}/decision``: ``dismiss``, ``hide_listing`` (a
+    listing report only; ``reason`` becomes the listing's ``statusReason``) or ``suspend_user``
+    (the subject's owner: keys refused, listings paused, webhooks disabled, until reinstated)."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"decision": "hide_listing", "reason": "Scam"}]})
     decision: ReportDecision
     reason: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500), SINGLE_LINE] | None = None
+
+
+class Reinstated(Model):
+    """Response of ``POST /v1/admin/users/{userId}/reinstate``."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"userId": "usr_01JD6Q4444OWNER000000000", "reinstated": True}]})
+    userId: str
+    reinstated: bool = True

@@ -41,6 +41,7 @@ class ReportDecision(StrEnum):
 
     DISMISS = "dismiss"
     HIDE_LISTING = "hide_listing"
+    SUSPEND_USER = "suspend_user"
 
 
 class ReportRecord(TypedDict):

@@ -10,7 +10,7 @@ from chalicelib.lazy import lazy_imports
 
 # The package's modules load with the first request of one of these routes, not at cold start.
 with lazy_imports(__name__):
-    from chalicelib.reports import models, service
+    from chalicelib.reports import models, service, suspension
 
 bp = Blueprint(__name__)
 
@@ -34,3 +34,10 @@ def reports(caller: Caller, query: models.ReportQuery) -> models.ReportPage:
 def decide(caller: Caller, reportId: str, body: models.ReportDecisionBody) -> models.AdminReport:
     """Decide a report: ``dismiss``, or ``hide_listing`` (out of search at once); recorded in the audit log."""
     return service.decide(caller.user_id, reportId, body)
+
+
+@route(bp, "/v1/admin/users/{userId}/reinstate", "POST", auth="admin", response=lambda: models.Reinstated, tags=("admin",))
+def reinstate(caller: Caller, userId: str) -> models.Reinstated:
+    """Lift a suspension: keys authenticate again, paused listings resume, disabled webhooks are enabled."""
+    suspension.reinstate(caller.user_id, userId)
+    return models.Reinstated(userId=userId)

@@ -5,8 +5,9 @@
   otherwise 404 as for a missing subject. A block does not stand in the way: whoever blocked or
   was blocked may still report what the other showed publicly. The report's id is derived from the
   reporter and the subject, so a second report is a 409 by key.
-* Decisions: ``dismiss`` or ``hide_listing`` (ACTIVE -> REJECTED with the administrator's
-  reason, out of search at once), each with its audit entry in the decision's transaction.
+* Decisions: ``dismiss``, ``hide_listing`` (ACTIVE -> REJECTED with the administrator's
+  reason, out of search at once) or ``suspend_user`` (the subject's owner,
+  :mod:`chalicelib.reports.suspension`), each with its audit entry in the decision's transaction.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from chalicelib.audit.records import AuditAction
 from chalicelib.conversations import service as conversations
 from chalicelib.listings import status
 from chalicelib.listings.status import Transition
-from chalicelib.reports import repository
+from chalicelib.reports import repository, suspension
 from chalicelib.reports.models import AdminReport, Report, ReportCreate, ReportDecisionBody, ReportPage, ReportQuery
 from chalicelib.reports.records import ReportDecision, ReportRecord, ReportStatus, ReportSubject
 from chalicelib.transactions import ConditionFailed, Transaction, TransactionConflict, TransactItem
@@ -125,10 +126,15 @@ def decide(admin_id: str, report_id: str, body: ReportDecisionBody) -> AdminRepo
             entry = audit.entry_op(admin_id, AuditAction.REPORT_DISMISS, report_id,
                                    {"subjectType": report["subjectType"].value, "subjectId": report["subjectId"]})
             Transaction().add("report", decided).add("audit", entry).commit()
+        elif body.decision == ReportDecision.SUSPEND_USER:
+            entry = audit.entry_op(admin_id, AuditAction.REPORT_SUSPEND_USER, report_id, {"userId": report["subjectOwnerId"]})
+            Transaction().add("report", decided).add("audit", entry).commit()
         else:
             _hide(admin_id, report, decided, body.reason or DEFAULT_HIDE_REASON, now)
     except (TransactionConflict, ConditionFailed) as exc:
         raise errors.Conflict("The report or its listing changed meanwhile; read it again") from exc
+    if body.decision == ReportDecision.SUSPEND_USER:
+        suspension.suspend(admin_id, report["subjectOwnerId"], report_id)
     written: ReportRecord = {**report, "status": ReportStatus.DECIDED, "decision": body.decision, "decidedBy": admin_id,
                              "decidedAt": now}
     return _admin(written)

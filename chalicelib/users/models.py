@@ -168,9 +168,15 @@ class AdminUserQuery(Model):
         return self.model_dump_json(exclude={"pageSize", "cursor"})
 
 
+class AdminUser(Profile):
+    """A user as administrators list them: the profile and, while suspended, since when."""
+
+    suspendedAt: Timestamp | None = Field(default=None, description="Set while the user is suspended (a report decision).")
+
+
 class AdminUserPage(Model):
     """Response of ``GET /v1/admin/users``: users by display name; ``nextCursor`` is ``null`` on the last page."""
 
-    users: list[Profile]
+    users: list[AdminUser]
     pageSize: int
     nextCursor: str | None

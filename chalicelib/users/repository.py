@@ -222,6 +222,25 @@ def set_level_op(
     )
 
 
+def suspend_op(user_id: str, suspended_at: str, admin_id: str, webhook_ids: Sequence[str]) -> TransactItem:
+    """Transaction ``Update`` marking the user suspended (``suspendedAt``, ``suspendedBy`` and the
+    webhooks the suspension disables, ``suspendedWebhooks``); fails when the user is missing or
+    suspended already."""
+    return storage.tx_update(
+        _table(), {"userId": user_id}, "SET suspendedAt = :at, suspendedBy = :by, suspendedWebhooks = :hooks",
+        condition="attribute_exists(userId) AND attribute_not_exists(suspendedAt)",
+        ExpressionAttributeValues=storage.values(at=suspended_at, by=admin_id, hooks=list(webhook_ids)),
+    )
+
+
+def reinstate_op(user_id: str) -> TransactItem:
+    """Transaction ``Update`` lifting a suspension; fails when the user is not suspended."""
+    return storage.tx_update(
+        _table(), {"userId": user_id}, "REMOVE suspendedAt, suspendedBy, suspendedWebhooks",
+        condition="attribute_exists(suspendedAt)",
+    )
+
+
 class VersionMismatch(Exception):
     """The user exists but is not at the version a conditional write required."""
 

@@ -16,6 +16,7 @@ from chalicelib.text import fold
 from chalicelib.transactions import Transaction, TransactionConflict
 from chalicelib.users import repository
 from chalicelib.users.models import (
+    AdminUser,
     AdminUserCreate,
     AdminUserPage,
     AdminUserQuery,
@@ -384,11 +385,15 @@ def list_users(caller_id: str, query: AdminUserQuery) -> AdminUserPage:
     if query.id is not None:
         user = repository.get_user(query.id) if position.page == 1 else None
         found = [user] if user is not None and _admits(user, query) else []
-        return AdminUserPage(users=[profile_from_item(u) for u in found], pageSize=query.pageSize, nextCursor=None)
+        return AdminUserPage(users=[_admin_view(u) for u in found], pageSize=query.pageSize, nextCursor=None)
     records, more = repository.admin_page(query.country, query.verifiedLevel, query.q, position.page_size, after=position.key)
     last = str(records[-1].get("nameKey", "")) if records else None
-    return AdminUserPage(users=[profile_from_item(u) for u in records], pageSize=query.pageSize,
+    return AdminUserPage(users=[_admin_view(u) for u in records], pageSize=query.pageSize,
                          nextCursor=position.next_cursor(more and bool(last), last))
+
+
+def _admin_view(user: UserRecord) -> AdminUser:
+    return AdminUser(**profile_from_item(user).model_dump(), suspendedAt=user.get("suspendedAt"))
 
 
 def _admits(user: UserRecord, query: AdminUserQuery) -> bool:

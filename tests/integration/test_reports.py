@@ -163,3 +163,69 @@ def test_the_dashboards_reports_page_decides_reports(api: Api, admin: User, alic
                   {"csrf_token": token, "decision": "hide_listing"}).status_code == 400
     assert f'id="rp-{listing_report}"' not in b.get("/dashboard/admin/reports?status=open").text
     assert signed_in(api, bob).get("/dashboard/admin/reports").status_code == 403
+
+
+def test_suspension_refuses_keys_pauses_listings_disables_webhooks_and_reinstating_undoes_it(
+    api: Api, admin: User, alice: User, bob: User
+) -> None:
+    from chalicelib.auth.service import Caller
+    from chalicelib.webhooks import service as webhooks
+
+    active = active_listing(api, alice)
+    paused_by_owner = active_listing(api, alice)
+    api.call("PATCH", f"/v1/listings/{paused_by_owner['id']}/status", alice.key, {"status": "PAUSED"})
+    hook = api.call("POST", "/v1/webhooks", alice.key, {"url": "http://127.0.0.1:9/hook", "events": ["message.new"]}).json
+    off = api.call("POST", "/v1/webhooks", alice.key, {"url": "http://127.0.0.1:9/off", "events": ["message.new"]}).json
+    webhooks.set_active(Caller(alice.user_id), off["id"], False)  # the owner's own switch (the Dashboard's)
+    report_id = _report(api, bob, "profile", alice.user_id, "scam").json["reportId"]
+    decided = _decide(api, admin, report_id, "suspend_user")
+    assert decided.status_code == 200
+    assert_error(api.call("GET", "/v1/me", alice.key), 401, "UNAUTHORIZED")
+    assert_error(api.call("GET", f"/v1/listings/{active['id']}", bob.key), 404, "NOT_FOUND")  # paused: out of search
+    actions = [e["action"] for e in api.call("GET", f"/v1/admin/audit-log?actor={admin.user_id}", admin.key).json["entries"]]
+    assert actions[:2] == ["user.suspend", "report.suspend_user"]
+
+    reinstated = api.call("POST", f"/v1/admin/users/{alice.user_id}/reinstate", admin.key)
+    assert reinstated.status_code == 200
+    assert reinstated.json == {"userId": alice.user_id, "reinstated": True}
+    assert api.call("GET", "/v1/me", alice.key).status_code == 200
+    assert api.call("GET", f"/v1/listings/{active['id']}", bob.key).json["status"] == "ACTIVE"
+    assert api.call("GET", f"/v1/listings/{paused_by_owner['id']}", alice.key).json["status"] == "PAUSED"  # the owner's pause stays
+    states = {w["id"]: w["active"] for w in api.call("GET", "/v1/webhooks", alice.key).json["webhooks"]}
+    assert states == {hook["id"]: True, off["id"]: False}
+    assert_error(api.call("POST", f"/v1/admin/users/{alice.user_id}/reinstate", admin.key), 409, "CONFLICT")
+    assert api.call("GET", f"/v1/admin/audit-log?action=user.reinstate&target={alice.user_id}", admin.key).json["entries"]
+
+
+def test_webhooks_are_disabled_while_suspended(api: Api, admin: User, alice: User, bob: User) -> None:
+    from chalicelib.auth.service import Caller
+    from chalicelib.webhooks import service as webhooks
+
+    hook = api.call("POST", "/v1/webhooks", alice.key, {"url": "http://127.0.0.1:9/hook", "events": ["message.new"]}).json
+    report_id = _report(api, bob, "profile", alice.user_id).json["reportId"]
+    _decide(api, admin, report_id, "suspend_user")
+    assert [w.active for w in webhooks.list_webhooks(Caller(alice.user_id)).webhooks if w.id == hook["id"]] == [False]
+    assert_error(api.call("POST", f"/v1/admin/users/{bob.user_id}/reinstate", admin.key), 409, "CONFLICT")
+    assert_error(api.call("POST", "/v1/admin/users/usr_ghost/reinstate", admin.key), 404, "NOT_FOUND")
+    assert_error(api.call("POST", f"/v1/admin/users/{alice.user_id}/reinstate", bob.key), 403, "FORBIDDEN")
+
+
+def test_the_dashboard_suspends_from_a_report_and_reinstates_from_the_users_list(
+    api: Api, admin: User, alice: User, bob: User
+) -> None:
+    from tests.integration.test_dashboard import signed_in
+
+    report_id = _report(api, bob, "profile", alice.user_id, "scam").json["reportId"]
+    b = signed_in(api, admin)
+    token = b.csrf("/dashboard/admin/reports")
+    assert ">Suspend the owner<" in b.get("/dashboard/admin/reports").text
+    assert b.post(f"/dashboard/admin/reports/{report_id}/decision",
+                  {"csrf_token": token, "decision": "suspend_user"}).status_code == 303
+    assert api.call("GET", "/v1/me", alice.key).status_code == 401
+    row = b.get("/dashboard/admin/users?q=alice").text
+    assert "Suspended since" in row
+    assert b.post(f"/dashboard/admin/users/{alice.user_id}/reinstate", {"csrf_token": token}).status_code == 303
+    assert api.call("GET", "/v1/me", alice.key).status_code == 200
+    assert "Suspended since" not in b.get("/dashboard/admin/users?q=alice").text
+    listed = api.call("GET", f"/v1/admin/users?id={alice.user_id}", admin.key).json["users"]
+    assert listed[0]["suspendedAt"] is None
