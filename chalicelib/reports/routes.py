@@ -16,7 +16,7 @@ bp = Blueprint(__name__)
 
 
 @route(bp, "/v1/reports", "POST", body=lambda: models.ReportCreate, response=lambda: models.Report, status=201,
-       tags=("reports",))
+       tags=("reports",), rules=("`subjectId` must not name the caller's own listing, profile or message.",))
 def report(caller: Caller, body: models.ReportCreate) -> models.Report:
     """Report a listing, profile or message you can see (once per subject)."""
     return service.create_report(caller.user_id, body)
@@ -30,7 +30,8 @@ def reports(caller: Caller, query: models.ReportQuery) -> models.ReportPage:
 
 
 @route(bp, "/v1/admin/reports/{reportId}/decision", "POST", auth="admin", body=lambda: models.ReportDecisionBody,
-       response=lambda: models.AdminReport, tags=("admin",))
+       response=lambda: models.AdminReport, tags=("admin",),
+       rules=("`hide_listing` applies to a report about a listing only (`details` names `decision`).",))
 def decide(caller: Caller, reportId: str, body: models.ReportDecisionBody) -> models.AdminReport:
     """Decide a report: ``dismiss``, or ``hide_listing`` (out of search at once); recorded in the audit log."""
     return service.decide(caller.user_id, reportId, body)

@@ -19,7 +19,8 @@ with lazy_imports(__name__):
 bp = Blueprint(__name__)
 
 
-@route(bp, "/v1/me/blocks/{userId}", "PUT", response=lambda: models.Block, tags=("blocks",))
+@route(bp, "/v1/me/blocks/{userId}", "PUT", response=lambda: models.Block, tags=("blocks",),
+       rules=("`userId` must name an existing user other than the caller.",))
 def block(caller: Caller, userId: str) -> models.Block:
     """Block a user: requests and messages between you are refused (403 ``BLOCKED``), their pending
     requests to you are rejected (without a reason), and neither sees the other's listings or
