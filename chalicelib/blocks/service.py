@@ -8,7 +8,7 @@ the workflow :mod:`chalicelib.workflows.blocking`.
 
 from __future__ import annotations
 
-from chalicelib import clock, errors, users
+from chalicelib import blocks, clock, errors, users
 from chalicelib.blocks import repository
 from chalicelib.blocks.models import Block, BlockListQuery, BlockPage
 from chalicelib.blocks.records import BlockRecord
@@ -51,6 +51,7 @@ def block(caller_id: str, other_id: str) -> tuple[Block, bool]:
     now = clock.iso()
     try:
         Transaction().add_all("block", repository.block_ops(caller_id, other_id, now)).commit()
+        blocks.forget_hidden(caller_id, other_id)
     except TransactionConflict:
         standing = repository.get(caller_id, other_id)
         if standing is None or not standing.get("blocking"):
@@ -77,6 +78,7 @@ def unblock(caller_id: str, other_id: str) -> None:
         Transaction().add_all("unblock", repository.unblock_ops(mine, theirs)).commit()
     except TransactionConflict as exc:
         raise errors.Conflict("The block changed meanwhile; retry") from exc
+    blocks.forget_hidden(caller_id, other_id)
 
 
 def list_blocks(caller_id: str, query: BlockListQuery) -> BlockPage:
