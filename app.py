@@ -12,7 +12,9 @@ from typing import Any
 
 from chalice.app import Chalice, DynamoDBEvent, SQSEvent
 
+from chalicelib.admin.routes import bp as admin_bp
 from chalicelib.approvals.routes import bp as approvals_bp
+from chalicelib.blocks.routes import bp as blocks_bp
 from chalicelib.categories.routes import bp as categories_bp
 from chalicelib.config import settings
 from chalicelib.conversations.routes import bp as conversations_bp
@@ -26,14 +28,17 @@ from chalicelib.http import chalice_errors_middleware, install_gate
 from chalicelib.listings.routes import bp as listings_bp
 from chalicelib.match_requests.routes import bp as match_requests_bp
 from chalicelib.openapi_route import bp as openapi_bp
+from chalicelib.privacy.routes import bp as privacy_bp
 from chalicelib.profiles.routes import bp as profiles_bp
 from chalicelib.rate_limits.edge import rate_limit_fields_middleware
+from chalicelib.reports.routes import bp as reports_bp
 from chalicelib.request_context import request_context_middleware
 from chalicelib.saved_searches.routes import bp as saved_searches_bp
 from chalicelib.system.routes import bp as system_bp
 from chalicelib.users.routes import bp as users_bp
 from chalicelib.webhooks.events_api.routes import bp as events_bp
 from chalicelib.webhooks.routes import bp as webhooks_bp
+from chalicelib.workflows.block_routes import bp as block_routes_bp
 from chalicelib.workflows.routes import bp as workflows_bp
 
 install_gate(edge_services())  # authentication, rate limits and idempotency behind the edge
@@ -54,6 +59,11 @@ app.register_blueprint(match_requests_bp)
 app.register_blueprint(conversations_bp)
 app.register_blueprint(saved_searches_bp)
 app.register_blueprint(workflows_bp)
+app.register_blueprint(admin_bp)
+app.register_blueprint(blocks_bp)
+app.register_blueprint(block_routes_bp)
+app.register_blueprint(reports_bp)
+app.register_blueprint(privacy_bp)
 app.register_blueprint(openapi_bp)
 app.register_blueprint(docs_bp)
 app.register_blueprint(dashboard_bp)

@@ -2,8 +2,8 @@
 
 Runs the app on in-process moto (``moto.mock_aws``) behind Chalice's test client, walks the
 flows once (listing detail, profile detail, create request, accept, send message, list
-conversations, list messages, the owner's listings, the administrators' review queue, and the other
-request/conversation routes) and
+conversations, list messages, the owner's listings, the administrators' review queue, user
+creation, verification levels, audit log and user list, and the other request/conversation routes) and
 counts every DynamoDB call each route makes with a botocore ``before-call.dynamodb`` hook on the
 product's shared client. Authentication is warmed up first and its key lookups are left out, and
 so is the rate limiter's bucket write (the edge's, not the route's: one UpdateItem per request
@@ -25,9 +25,12 @@ Budgets (``--check`` exits 1 when one is missed):
   of ``type``, three with ``listingId``) whatever the owner's history, one event is one item, and
   a page of an event's deliveries reads the event and ``pageSize + 1`` attempts.
 
-Rows marked ``info`` have no budget: profile search (one Query per index partition it reads)
-and deleting a listing that has requests (it also Queries them, and rejects more than 31
-pending ones in further transactions).
+Rows marked ``info`` have no budget: profile search (one Query per index partition it reads),
+deleting a listing that has requests (it also Queries them, and rejects more than 31
+pending ones in further transactions), the account export (one page read per 100 items of the
+user's own data in each domain), blocking (the user, the block's transaction, the blocked
+user's pending requests, and one decision per request to the blocker) and unblocking (two
+consistent reads and one transaction).
 
 Calls are what carries over to DynamoDB; moto's latencies do not, so none are reported. The data
 is deliberately not tiny (many requests, conversations and messages per user) so that a route
@@ -274,6 +277,41 @@ def run(check: bool) -> int:
                         read_budget=REVIEW_QUEUE_READ_BUDGET)
         measure("GET approvals queue (page 2, cursor)", "read", "GET",
                 f"/v1/admin/approvals?pageSize=10&cursor={queue['nextCursor']}", admin, read_budget=REVIEW_QUEUE_READ_BUDGET)
+        # The audit log: administrator actions (each one transaction with its entry) and its pages.
+        measure("POST create user (admin)", "change", "POST", "/v1/admin/users", admin,
+                {"displayName": "Created", "verifiedLevel": 1})
+        for i, (peer_id, _) in enumerate(others):  # volume: a page must not read the whole log
+            setup("PATCH", f"/v1/admin/users/{peer_id}", admin, {"verifiedLevel": i % 4})
+        measure("PATCH verification level", "change", "PATCH", f"/v1/admin/users/{others[0][0]}", admin, {"verifiedLevel": 3})
+        log = measure("GET audit log", "read", "GET", "/v1/admin/audit-log?pageSize=10", admin)
+        measure("GET audit log (page 2, cursor)", "read", "GET",
+                f"/v1/admin/audit-log?pageSize=10&cursor={log['nextCursor']}", admin)
+        measure("GET audit log (actor + action)", "read", "GET",
+                f"/v1/admin/audit-log?pageSize=10&actor={others[0][0]}&action=user.verification_level", admin)
+        measure("GET audit log (target)", "read", "GET", f"/v1/admin/audit-log?target={others[0][0]}", admin)
+        users_page = measure("GET admin users", "read", "GET", "/v1/admin/users?pageSize=10", admin)
+        measure("GET admin users (page 2, cursor)", "read", "GET",
+                f"/v1/admin/users?pageSize=10&cursor={users_page['nextCursor']}", admin)
+        measure("GET admin users (q + country + level)", "read", "GET",
+                "/v1/admin/users?q=peer&country=de&verifiedLevel=1", admin)
+        measure("GET admin users (id)", "read", "GET", f"/v1/admin/users?id={owner_id}", admin)
+        for peer_id, _ in others[20:]:  # volume for the block list: a page must not read every block
+            setup("PUT", f"/v1/me/blocks/{peer_id}", seeker)
+        measure("PUT block a user", "info", "PUT", f"/v1/me/blocks/{others[19][0]}", seeker)
+        blocks = measure("GET my blocks", "read", "GET", "/v1/me/blocks?pageSize=5", seeker)
+        measure("GET my blocks (page 2, cursor)", "read", "GET", f"/v1/me/blocks?pageSize=5&cursor={blocks['nextCursor']}", seeker)
+        measure("DELETE unblock a user", "info", "DELETE", f"/v1/me/blocks/{others[19][0]}", seeker)
+        for _, key in others[:12]:  # volume for the moderation queue
+            setup("POST", "/v1/reports", key, {"subjectType": "profile", "subjectId": owner_id, "reason": "spam"})
+        report = measure("POST report a listing", "change", "POST", "/v1/reports", seeker,
+                         {"subjectType": "listing", "subjectId": lid, "reason": "scam"})
+        queue_page = measure("GET reports queue", "read", "GET", "/v1/admin/reports?pageSize=5", admin)
+        measure("GET reports queue (page 2, cursor)", "read", "GET",
+                f"/v1/admin/reports?pageSize=5&cursor={queue_page['nextCursor']}", admin)
+        measure("GET reports queue (open listings)", "read", "GET", "/v1/admin/reports?status=open&subjectType=listing", admin)
+        measure("POST decide report (dismiss)", "change", "POST", f"/v1/admin/reports/{report['reportId']}/decision", admin,
+                {"decision": "dismiss"})
+        measure("GET account export", "info", "GET", "/v1/me/export", seeker)
         measure("GET one request", "read", "GET", f"/v1/match-requests/{request['requestId']}", seeker)
         measure("GET conversation detail", "read", "GET", f"/v1/conversations/{conversation}", seeker)
         measure("DELETE leave conversation", "change", "DELETE", f"/v1/conversations/{conversation}", seeker)

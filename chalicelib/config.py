@@ -99,6 +99,12 @@ class Settings(BaseModel):
     IDEMPOTENCY_IN_PROGRESS_SECONDS: int = Field(default=30, ge=1, le=60)
     #: Table of the API keys' token buckets and the users' daily quota counters (chalicelib.rate_limits; TTL ``expiresAt``).
     RATE_LIMITS_TABLE: Resource
+    #: Table of the administrators' audit log (chalicelib.audit; entries are never changed).
+    AUDIT_LOG_TABLE: Resource
+    #: Table of the blocks between users (chalicelib.blocks).
+    BLOCKS_TABLE: Resource
+    #: Table of the reports and the moderation queue (chalicelib.reports).
+    REPORTS_TABLE: Resource
     #: ``false`` turns the rate limits off (no bucket write, no quota counter): for the test suites and
     #: benchmarks, which are about other things (tests/limits.py). A deployed function refuses it.
     RATE_LIMITS_ENABLED: bool = True

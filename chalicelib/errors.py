@@ -70,6 +70,10 @@ class Forbidden(DomainError):
     """The caller is known but may not do this."""
 
 
+class Blocked(Forbidden):
+    """A block stands between the caller and the other user: no request or message crosses it."""
+
+
 class NotFound(DomainError):
     """The resource does not exist or is not visible to the caller."""
 

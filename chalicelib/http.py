@@ -213,6 +213,7 @@ ERROR_STATUSES: dict[type[errors.DomainError], tuple[int, str]] = {
     errors.RuleViolation: (400, "VALIDATION_ERROR"),
     errors.Unauthorized: (401, "UNAUTHORIZED"),
     errors.Forbidden: (403, "FORBIDDEN"),
+    errors.Blocked: (403, "BLOCKED"),
     errors.NotFound: (404, "NOT_FOUND"),
     errors.MethodNotAllowed: (405, "METHOD_NOT_ALLOWED"),
     errors.Conflict: (409, "CONFLICT"),

@@ -39,7 +39,8 @@ SECURITY_SCHEME = "bearerAuth"
 ERROR_RESPONSES: dict[int, tuple[str, str]] = {
     400: ("ValidationError", "VALIDATION_ERROR: malformed JSON, or a body, path or query value is invalid (`details` names it)."),
     401: ("Unauthorized", "UNAUTHORIZED: the `Authorization: Bearer <key>` header is missing, malformed or names no key."),
-    403: ("Forbidden", "FORBIDDEN: the key lacks the admin scope, or the caller may not act on this resource."),
+    403: ("Forbidden", "FORBIDDEN: the key lacks the admin scope, or the caller may not act on this resource; "
+          "BLOCKED: a block stands between the caller and the other user (a request or message is refused)."),
     404: ("NotFound", "NOT_FOUND: the resource does not exist or is not visible to the caller."),
     409: ("Conflict", "CONFLICT: duplicate resource, or a state change not allowed from the current state; "
           "IDEMPOTENCY_KEY_IN_USE: a request with the same `Idempotency-Key` is still running (retry after `Retry-After`)."),
@@ -79,7 +80,9 @@ TAGS: dict[str, str] = {
     "geocoding": "Addresses to coordinates.",
     "webhooks": "Register webhooks and read their delivery log.",
     "events": "Every event the caller's webhooks would carry, for 30 days: list, read one, and its delivery attempts.",
-    "admin": "Administrator operations: users, verification levels, listing approval.",
+    "reports": "Report a listing, profile or message to the administrators.",
+    "blocks": "Block users: no requests or messages between you, and neither sees the other's listings and profile.",
+    "admin": "Administrator operations: users, verification levels, listing approval, reports, the audit log.",
     "system": "Health and this document.",
     WEBHOOKS_TAG: "The signed requests this service sends to registered webhook URLs.",
 }

@@ -114,7 +114,16 @@ RESOURCES: dict[str, Any] = {
     # Streamed: the profile posting lists (SearchIndexTable) follow every change (profiles/handlers.py).
     "UsersTable": _table(
         [("userId", S)],
-        {"byCountry": [("country", S), ("userId", S)], "bySearchShard": [("searchShard", S), ("userId", S)]},
+        {
+            "byCountry": [("country", S), ("userId", S)],
+            "bySearchShard": [("searchShard", S), ("userId", S)],
+            # The administrators' user lists (GET /v1/admin/users), sorted by nameKey =
+            # <folded displayName>#<userId>: all users, by country, by level, by both.
+            "adminByName": [("adminAll", S), ("nameKey", S)],
+            "adminByCountry": [("country", S), ("nameKey", S)],
+            "adminByLevel": [("adminLevel", S), ("nameKey", S)],
+            "adminByCountryLevel": [("adminCountryLevel", S), ("nameKey", S)],
+        },
         stream=True,
     ),
     # byUser: a user's own keys (Dashboard "API keys", auth.own_keys); expiresAt: a rolled key's end.
@@ -164,10 +173,9 @@ RESOURCES: dict[str, Any] = {
         [("userId", S), ("conversationId", S)],
         {"recent": [("userId", S), ("recent", S)], "recentByType": [("memberType", S), ("recent", S)]},
     ),
-    # byMessageId: a message's number from its id (the read marker, conversations.repository).
-    "MessagesTable": _table(
-        [("conversationId", S), ("messageKey", S)], {"byMessageId": [("messageId", S)]}, keys_only=("byMessageId",)
-    ),
+    # byMessageId: one message by its id (a report names the message it is about; the read marker
+    # finds a message's number from its id: conversations.repository).
+    "MessagesTable": _table([("conversationId", S), ("messageKey", S)], {"byMessageId": [("messageId", S)]}),
     "WebhooksTable": _table([("webhookId", S)], {"byOwner": [("ownerId", S), ("createdAt", S)]}),
     # byEvent (sparse: logged attempts only, eventLogKey = <attemptedAt>#<webhookId>#<attempt>): the
     # attempts of one event, newest first (GET /v1/events/{eventId}/deliveries, attempt_log.py).
@@ -204,6 +212,36 @@ RESOURCES: dict[str, Any] = {
     # Rate limits (chalicelib/rate_limits): one item per API key's token bucket and per user's
     # daily quota counter, each removed by TTL once idle or a day after its day.
     "RateLimitsTable": _table([("pk", S)], ttl="expiresAt"),
+    # The administrators' audit log (chalicelib/audit): one item per action, never changed; one
+    # index per filter combination (actor, action, target), each sorted newest = createdAt#entryId.
+    "AuditLogTable": _table(
+        [("entryId", S)],
+        {
+            "newest": [("logAll", S), ("newest", S)],
+            "byActor": [("actorId", S), ("newest", S)],
+            "byAction": [("action", S), ("newest", S)],
+            "byTarget": [("targetId", S), ("newest", S)],
+            "byActorAction": [("actorAction", S), ("newest", S)],
+            "byActorTarget": [("actorTarget", S), ("newest", S)],
+            "byActionTarget": [("actionTarget", S), ("newest", S)],
+            "byActorActionTarget": [("actorActionTarget", S), ("newest", S)],
+        },
+    ),
+    # Blocks between users (chalicelib/blocks): two items per block, one in each user's partition;
+    # blockingNewest (sparse) holds a user's blocks newest first (newest = blockedAt#otherId).
+    "BlocksTable": _table([("userId", S), ("otherId", S)], {"blockingNewest": [("blockerId", S), ("newest", S)]}),
+    # Reports of listings, profiles and messages (chalicelib/reports): reportId is derived from the
+    # reporter and the subject (one report per subject); the moderation queue sorts by
+    # queueKey = <0 open | 1 decided>#<createdAt>#<reportId>, open reports first, oldest first.
+    "ReportsTable": _table(
+        [("reportId", S)],
+        {
+            "queueAll": [("queueAll", S), ("queueKey", S)],
+            "queueByType": [("subjectType", S), ("queueKey", S)],
+            # The reports a user made, oldest first (the account export).
+            "byReporter": [("reporterId", S), ("createdAt", S)],
+        },
+    ),
     "ApprovalQueue": _queue("ApprovalDeadLetterQueue", visibility_seconds=300, max_receives=10),
     "ApprovalDeadLetterQueue": _dead_letter_queue(),
     # Consumed by an SQS event source mapping: visibility at least 6x the function timeout
@@ -254,6 +292,9 @@ ENVIRONMENT: dict[str, Any] = {
     "SAVED_SEARCH_MATCHES_TABLE": {"Ref": "SavedSearchMatchesTable"},
     "DASHBOARD_SESSIONS_TABLE": {"Ref": "DashboardSessionsTable"},
     "RATE_LIMITS_TABLE": {"Ref": "RateLimitsTable"},
+    "AUDIT_LOG_TABLE": {"Ref": "AuditLogTable"},
+    "BLOCKS_TABLE": {"Ref": "BlocksTable"},
+    "REPORTS_TABLE": {"Ref": "ReportsTable"},
     "EVENTS_STREAM_ARN": {"Fn::GetAtt": ["EventsTable", "StreamArn"]},
     "LISTINGS_STREAM_ARN": {"Fn::GetAtt": ["ListingsTable", "StreamArn"]},
     "USERS_STREAM_ARN": {"Fn::GetAtt": ["UsersTable", "StreamArn"]},

@@ -39,4 +39,4 @@ def claim(caller: Caller, body: models.ApprovalClaimRequest) -> models.ApprovalL
 )
 def decide(caller: Caller, approvalId: str, body: models.ApprovalDecision) -> models.ApprovalResult:
     """Approve or reject a claimed listing."""
-    return service.decide(approvalId, body)
+    return service.decide(approvalId, body, caller.user_id)

@@ -19,7 +19,7 @@ import binascii
 import json
 from typing import Any
 
-from chalicelib import clock, errors, listings, users
+from chalicelib import audit, clock, errors, listings, users
 from chalicelib.approvals import queue
 from chalicelib.approvals.models import (
     Approval,
@@ -31,6 +31,7 @@ from chalicelib.approvals.models import (
     PendingReview,
     ReviewQueue,
 )
+from chalicelib.audit.records import AuditAction
 from chalicelib.auth.service import Caller
 from chalicelib.listings import status
 from chalicelib.listings.models import Listing
@@ -146,8 +147,11 @@ def claim(max_tasks: int) -> ApprovalList:
     )
 
 
-def decide(approval_id: str, body: ApprovalDecision) -> ApprovalResult:
+def decide(approval_id: str, body: ApprovalDecision, actor_id: str) -> ApprovalResult:
     """Approve (PENDING -> ACTIVE) or reject (PENDING -> REJECTED with ``statusReason``).
+
+    The decision and its audit entry (actor ``actor_id``, the deciding administrator) are one
+    transaction.
 
     Raises
     ------
@@ -171,7 +175,7 @@ def decide(approval_id: str, body: ApprovalDecision) -> ApprovalResult:
         # Never apply a decision without a claim this queue issued and still holds.
         raise errors.NotFound("Unknown or expired approval id; claim the task again") from exc
     try:
-        updated = _apply(listing, body, task.version)
+        updated = _apply(listing, body, task.version, actor_id)
     except ConditionFailed as exc:
         queue.delete(task.receipt)
         raise _stale_task() from exc
@@ -183,8 +187,9 @@ def _stale_task() -> errors.Conflict:
     return errors.Conflict("The listing changed or was decided since this task was queued; the task was dropped")
 
 
-def _apply(listing: ListingRecord, body: ApprovalDecision, version: int) -> ListingRecord:
-    """Approve or reject ``listing`` if it is still PENDING at ``version`` (one conditional update).
+def _apply(listing: ListingRecord, body: ApprovalDecision, version: int, actor_id: str) -> ListingRecord:
+    """Approve or reject ``listing`` if it is still PENDING at ``version`` (one conditional
+    transaction holding the decision's audit entry by ``actor_id``).
 
     Raises
     ------
@@ -192,13 +197,14 @@ def _apply(listing: ListingRecord, body: ApprovalDecision, version: int) -> List
         The listing is gone, no longer PENDING, or at another version.
     """
     if body.decision == "approve":
-        return listings.transition(listing, Transition.APPROVE, clock.iso(), version=version)
-    return listings.transition(
-        listing, Transition.REJECT, clock.iso(), reason=body.reason or DEFAULT_REJECTION_REASON, version=version
-    )
+        entry = audit.entry_op(actor_id, AuditAction.LISTING_APPROVE, listing["listingId"], {"version": version})
+        return listings.transition(listing, Transition.APPROVE, clock.iso(), version=version, extra=[entry])
+    reason = body.reason or DEFAULT_REJECTION_REASON
+    entry = audit.entry_op(actor_id, AuditAction.LISTING_REJECT, listing["listingId"], {"version": version, "reason": reason})
+    return listings.transition(listing, Transition.REJECT, clock.iso(), reason=reason, version=version, extra=[entry])
 
 
-def decide_listing(listing_id: str, body: ApprovalDecision, version: int | None = None) -> Listing:
+def decide_listing(listing_id: str, body: ApprovalDecision, actor_id: str, version: int | None = None) -> Listing:
     """Approve or reject a PENDING listing without a claim (the Dashboard's review page).
 
     The decision applies only to the version the administrator saw (``version``; the current
@@ -212,6 +218,8 @@ def decide_listing(listing_id: str, body: ApprovalDecision, version: int | None 
         The listing to decide.
     body:
         ``{decision, reason?}`` as for :func:`decide`.
+    actor_id:
+        The deciding administrator (the audit entry's actor, written in the decision's transaction).
     version:
         The listing ``version`` the decision is about (e.g. from the page the administrator read).
 
@@ -234,7 +242,7 @@ def decide_listing(listing_id: str, body: ApprovalDecision, version: int | None 
     if not status.awaiting_review(listing["status"]):
         raise errors.Conflict("The listing changed or was already decided; read it again")
     try:
-        updated = _apply(listing, body, expected)
+        updated = _apply(listing, body, expected, actor_id)
     except ConditionFailed as exc:
         if listings.get(listing_id) is None:
             raise errors.NotFound(f"Listing '{listing_id}' not found") from exc

@@ -16,7 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from chalicelib import clock, errors
+from chalicelib import audit, clock, errors
+from chalicelib.audit.records import AuditAction
 from chalicelib.auth import keys, repository, service
 from chalicelib.auth.records import ApiKeyRecord
 from chalicelib.auth.service import Caller
@@ -108,7 +109,8 @@ def _new_record(user_id: str, scopes: list[str], name: str) -> tuple[ApiKeyRecor
 
 
 def create_key(caller: Caller, name: str) -> NewKey:
-    """Create a key for the caller with the caller's scopes.
+    """Create a key for the caller with the caller's scopes (an admin key's audit entry,
+    ``admin_key.create``, in the same transaction).
 
     Parameters
     ----------
@@ -125,6 +127,7 @@ def create_key(caller: Caller, name: str) -> NewKey:
     cleaned = _clean_name(name)
     record, secret = _new_record(caller.user_id, sorted(caller.scopes), cleaned)
     tx = Transaction().add("key", repository.put_key_op(record)).add("count", repository.count_key_op(caller.user_id, MAX_KEYS))
+    _audit_admin_key(tx, record, "key.create")
     try:
         tx.commit()
     except TransactionConflict as exc:
@@ -132,6 +135,14 @@ def create_key(caller: Caller, name: str) -> NewKey:
             raise errors.RuleViolation.for_field("name", f"You hold {MAX_KEYS} keys already; revoke one first") from exc
         raise
     return NewKey(_own(record), secret)
+
+
+def _audit_admin_key(tx: Transaction, record: ApiKeyRecord, via: str) -> None:
+    """Add the ``admin_key.create`` audit entry to ``tx`` when ``record`` holds the admin scope
+    (an administrator's own new key is an administrator action too)."""
+    if service.ADMIN_SCOPE in record["scopes"]:
+        tx.add("audit", audit.entry_op(record["userId"], AuditAction.ADMIN_KEY_CREATE, record["userId"],
+                                       {"keyId": key_id(record["keyHash"]), "via": via}))
 
 
 def revoke_key(caller: Caller, wanted: str) -> OwnKey:
@@ -158,7 +169,8 @@ def roll_key(caller: Caller, wanted: str, old_expires: str) -> NewKey:
     """Replace the caller's key ``wanted`` by a new one with its name and scopes; the old key stops
     authenticating after ``old_expires`` (a :data:`ROLL_EXPIRIES` label; ``now`` deletes it).
 
-    The new key's write and the old key's expiry (or deletion) are one transaction.
+    The new key's write and the old key's expiry (or deletion) are one transaction (with the
+    ``admin_key.create`` audit entry when the key has the admin scope).
 
     Raises
     ------
@@ -175,6 +187,7 @@ def roll_key(caller: Caller, wanted: str, old_expires: str) -> NewKey:
     record, secret = _new_record(caller.user_id, list(old["scopes"]), old.get("name") or "Rolled key")
     seconds = ROLL_EXPIRIES[old_expires]
     tx = Transaction().add("key", repository.put_key_op(record))  # the count stays: the new key replaces the old
+    _audit_admin_key(tx, record, "key.roll")
     if seconds == 0:
         tx.add("old", repository.delete_key_op(old["keyHash"], caller.user_id))
     else:

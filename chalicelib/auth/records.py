@@ -31,6 +31,8 @@ class ApiKeyRecord(TypedDict):
     expiresAt: NotRequired[int]
     #: ISO 8601 UTC of the last authentication, to :data:`chalicelib.auth.service.LAST_USED_SECONDS`.
     lastUsedAt: NotRequired[str]
+    #: True while the key's user is suspended: the key does not authenticate (a reinstatement removes it).
+    suspended: NotRequired[bool]
 
 
 def record(item: Mapping[str, Any]) -> ApiKeyRecord:

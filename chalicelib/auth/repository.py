@@ -76,6 +76,14 @@ def uncount_key_op(user_id: str) -> TransactItem:
     )
 
 
+def suspend_key_op(key_hash: str, user_id: str, suspended: bool) -> TransactItem:
+    """Transaction ``Update`` setting (or removing) the key's ``suspended`` flag; conditional on its owner."""
+    expression = "SET suspended = :yes" if suspended else "REMOVE suspended"
+    values = storage.values(u=user_id, yes=True) if suspended else storage.values(u=user_id)
+    return storage.tx_update(settings().API_KEYS_TABLE, {"keyHash": key_hash}, expression, condition="userId = :u",
+                             ExpressionAttributeValues=values)
+
+
 def touch_key(key_hash: str, used_at: str) -> None:
     """Set ``lastUsedAt`` of an existing key (a key deleted meanwhile is left deleted)."""
     try:

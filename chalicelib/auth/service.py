@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from chalicelib import clock, errors
 from chalicelib.auth import keys, repository
 from chalicelib.config import settings
+from chalicelib.transactions import Transaction
 
 if TYPE_CHECKING:
     from cachetools import TTLCache
@@ -131,8 +132,8 @@ def _lookup(key_hash: str, note_use: bool) -> Caller | None:
     if caller is not None:
         return caller
     record = repository.get_key(key_hash)
-    if record is None:
-        return None
+    if record is None or record.get("suspended"):
+        return None  # a suspended user's key answers as an unknown one
     expires_at = record.get("expiresAt")
     caller = Caller(user_id=record["userId"], scopes=frozenset(record["scopes"]), key_id=key_hash,
                     expires_at=None if expires_at is None else int(expires_at))
@@ -149,3 +150,18 @@ def _note_use(key_hash: str, last_used_at: str | None) -> None:
     if last_used_at is not None and (moment - datetime.fromisoformat(last_used_at)).total_seconds() < LAST_USED_SECONDS:
         return
     repository.touch_key(key_hash, clock.iso(moment))
+
+
+def suspend_user_keys(user_id: str, suspended: bool) -> int:
+    """Suspend (or reinstate) every key of ``user_id`` in one transaction and evict them from this
+    process's cache: a suspended key answers 401 as an unknown one, and a Dashboard session opened
+    with it ends (:func:`key_alive`). Returns the number of keys changed."""
+    records = repository.list_keys(user_id)
+    if records:
+        tx = Transaction()
+        for record in records:
+            tx.add(record["keyHash"], repository.suspend_key_op(record["keyHash"], user_id, suspended))
+        tx.commit()
+    for record in records:
+        evict(record["keyHash"])
+    return len(records)

@@ -212,6 +212,15 @@ def message_range(conversation_id: str, first: int, last: int) -> list[MessageRe
     return [records.message(i) for i in items]
 
 
+def get_message(message_id: str) -> MessageRecord | None:
+    """The message ``message_id`` (one Query of the ``byMessageId`` index), or ``None``."""
+    items, _ = storage.query_page(
+        _messages(), IndexName="byMessageId", KeyConditionExpression="messageId = :m",
+        ExpressionAttributeValues=storage.values(m=message_id), Limit=1,
+    )
+    return records.message(items[0]) if items else None
+
+
 def append_message_ops(conversation: ConversationRecord, message: MessageRecord, sequence: int) -> list[TransactItem]:
     """Transaction ops adding ``message`` as number ``sequence`` of ``conversation``.
 

@@ -25,7 +25,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from chalicelib import clock, errors, path_ids
+from chalicelib import blocks, clock, errors, path_ids
 from chalicelib.auth.service import Caller
 from chalicelib.conditional import Versioned
 from chalicelib.conversations import repository
@@ -239,6 +239,8 @@ def send_message(caller: Caller, conversation_id: str, content: str, via_api: bo
         No such conversation, or the caller is not a participant.
     Forbidden
         A participant has left the conversation.
+    Blocked
+        A block stands between the two participants (checked in the message's transaction).
     Conflict
         Other messages kept taking the next number through every attempt (retry).
     RateLimited
@@ -269,15 +271,32 @@ def send_message(caller: Caller, conversation_id: str, content: str, via_api: bo
         recipient = next(p for p in conversation["participantIds"] if p != caller.user_id)
         tx = Transaction().add_all("message", repository.append_message_ops(conversation, message, sequence))
         tx.add("event", message_event_op(message, recipient))
+        tx.add("block", blocks.not_blocked_op(caller.user_id, recipient))
         rate_limits.count(tx, caller.user_id, Quota.MESSAGES)
         try:
             tx.commit()
         except TransactionConflict as exc:
+            if exc.failed("block"):
+                raise errors.Blocked("A block stands between you and this user; no message can be sent") from exc
             if exc.failed(rate_limits.TRANSACTION_ITEM):
                 raise rate_limits.quota_exceeded(Quota.MESSAGES) from exc
             continue  # someone left, or another message took the number: read again and decide again
         return _message(message, conversation_id)
     raise errors.Conflict("The conversation is receiving many messages at once; retry")
+
+
+def visible_message(caller_id: str, message_id: str) -> Message | None:
+    """The message ``message_id`` if ``caller_id`` takes part in its conversation (what they may
+    see, and so report), else ``None``: two reads (the message by id, its conversation)."""
+    if not path_ids.within_limit(message_id):
+        return None
+    message = repository.get_message(message_id)
+    if message is None:
+        return None
+    conversation = repository.get(message["conversationId"])
+    if conversation is None or caller_id not in conversation["participantIds"]:
+        return None
+    return _message(message, message["conversationId"])
 
 
 def leave(caller: Caller, conversation_id: str) -> LeaveResult:

@@ -25,6 +25,9 @@ NOTICES = {
 }
 
 
+#: Users per page of the Users page's list (by display name; "Next page" carries the service's cursor).
+USERS_PAGE_SIZE = 50
+
 #: Listings per page of the review page; its "Next page" link carries the service's signed cursor,
 #: bound to this size, to the administrator and to the review queue.
 REVIEW_PAGE_SIZE = 20
@@ -40,14 +43,19 @@ def _users_page(
     current: Page, status: int = 200, created: user_models.CreatedUser | None = None, updated: user_models.Profile | None = None
 ) -> Response:
     levels = list(range(user_models.MAX_VERIFIED_LEVEL + 1))
+    given = {name: current.query(name).strip() for name in ("q", "id", "country", "verifiedLevel", "cursor")}
+    query = parse_model(user_models.AdminUserQuery, {"pageSize": USERS_PAGE_SIZE, **{k: v for k, v in given.items() if v}})
+    listed = users.list_users(current.caller.user_id, query)
     return current.render("users.html", status, nav="users", levels=levels, channel_keys=[c.value for c in ChannelKey],
-                          created=created, updated=updated)
+                          created=created, updated=updated, listed=listed.users, list_cursor=listed.nextCursor,
+                          list_filters={k: v for k, v in given.items() if k != "cursor" and v})
 
 
 @page("/dashboard/admin/users", access="admin")
 def users_page(current: Page) -> Response:
-    """The "Create user" and "Set verification level" forms, and what the last POST did (its flash:
-    a new user's API key is shown once, never by a reload)."""
+    """The users list (the API's ``GET /v1/admin/users`` filters as a GET form, a level control in
+    each row), the "Create user" and "Set verification level" forms, and what the last POST did
+    (its flash: a new user's API key is shown once, never by a reload)."""
     created = current.take_flash("user-created")
     updated = current.take_flash("user-level")
     return _users_page(current, created=None if created is None else user_models.CreatedUser.model_validate(created),
@@ -65,7 +73,7 @@ def create_user(current: Page) -> Response:
         "channels": {k: v for k, v in channels.items() if v},
         "admin": current.field("admin") == "on",
     })
-    created = users.create_user(body)
+    created = users.create_user(body, actor_id=current.caller.user_id)
     current.put_flash("user-created", created.model_dump(mode="json"))
     return current.redirect("/admin/users?done=created")
 
@@ -74,7 +82,7 @@ def create_user(current: Page) -> Response:
 def set_verification(current: Page) -> Response:
     """Set a user's verification level (the API's ``PATCH /v1/admin/users/{userId}`` rule)."""
     body = parse_model(user_models.AdminUserPatch, {"verifiedLevel": current.field("verified_level")})
-    updated = users.set_verified_level(current.field("user_id").strip(), body.verifiedLevel)
+    updated = users.set_verified_level(current.field("user_id").strip(), body.verifiedLevel, actor_id=current.caller.user_id)
     current.put_flash("user-level", updated.model_dump(mode="json"))
     return current.redirect("/admin/users?done=level")
 
@@ -99,7 +107,7 @@ def approvals(current: Page) -> Response:
 def _decide(current: Page, listing_id: str, decision: str) -> None:
     body = parse_model(approval_models.ApprovalDecision, {"decision": decision, "reason": current.field("reason").strip() or None})
     version = parse_model(ReviewedVersion, {"version": current.field("version")}).version
-    approval_service.decide_listing(listing_id, body, version)
+    approval_service.decide_listing(listing_id, body, current.caller.user_id, version)
 
 
 @page("/dashboard/admin/approvals/{listingId}/approve", "POST", access="admin")

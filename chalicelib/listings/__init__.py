@@ -50,13 +50,15 @@ def pending_page(size: int, after: str | None = None) -> tuple[list[ListingRecor
 
 
 def transition(
-    listing: ListingRecord, change: Transition, updated_at: str, reason: str | None = None, version: int | None = None
+    listing: ListingRecord, change: Transition, updated_at: str, reason: str | None = None, version: int | None = None,
+    extra: Sequence[TransactItem] = (),
 ) -> ListingRecord:
-    """Apply the status ``change`` to ``listing`` and return it as written
-    (:func:`chalicelib.listings.repository.transition`, which documents its errors)."""
+    """Apply the status ``change`` to ``listing`` (with ``extra`` items of other tables in the same
+    transaction) and return it as written (:func:`chalicelib.listings.repository.transition`, which
+    documents its errors)."""
     from chalicelib.listings import repository
 
-    return repository.transition(listing, change, updated_at, reason=reason, version=version)
+    return repository.transition(listing, change, updated_at, reason=reason, version=version, extra=extra)
 
 
 def count_request_op(listing_id: str) -> TransactItem:

@@ -294,7 +294,8 @@ def _transact_conditional(ops: list[TransactItem]) -> None:
 
 
 def transition(
-    listing: ListingRecord, change: Transition, updated_at: str, reason: str | None = None, version: int | None = None
+    listing: ListingRecord, change: Transition, updated_at: str, reason: str | None = None, version: int | None = None,
+    extra: Sequence[TransactItem] = (),
 ) -> ListingRecord:
     """Apply the status ``change`` to ``listing`` in one transaction and return the item as written.
 
@@ -318,6 +319,9 @@ def transition(
     version:
         When given (approvals, ``If-Match``), the stored ``version`` must also match. Every
         change increments the stored version (the listing's ETag, :mod:`chalicelib.conditional`).
+    extra:
+        Items of other tables written in the same transaction (an administrator's decision adds
+        its audit entry, :func:`chalicelib.audit.entry_op`).
 
     Returns
     -------
@@ -339,7 +343,7 @@ def transition(
     if version is not None:
         vals["v"] = version
     if status.is_public(to_status):
-        return _activate(listing, vals, condition, updated_at)
+        return _activate(listing, vals, condition, updated_at, extra)
     expression = "SET #st = :to, updatedAt = :u, version = version + :one"
     if reason is not None:
         expression += ", statusReason = :r"
@@ -349,7 +353,7 @@ def transition(
         _table(), _key(listing["listingId"]), expression, condition=condition,
         ExpressionAttributeNames={"#st": "status"}, ExpressionAttributeValues=storage.values(**vals),
     )
-    _transact_conditional([update, *leave_active_ops(listing, from_status)])
+    _transact_conditional([update, *leave_active_ops(listing, from_status), *extra])
     dropped = {*INDEX_ATTRIBUTES, "statusReason", "pendingQueue", "pendingSort"}
     written = {k: v for k, v in listing.items() if k not in dropped}
     written.update(status=to_status, updatedAt=updated_at, version=int(listing["version"]) + 1)
@@ -358,7 +362,9 @@ def transition(
     return cast(ListingRecord, written)
 
 
-def _activate(listing: ListingRecord, vals: dict[str, Any], condition: str, updated_at: str) -> ListingRecord:
+def _activate(
+    listing: ListingRecord, vals: dict[str, Any], condition: str, updated_at: str, extra: Sequence[TransactItem]
+) -> ListingRecord:
     """The ACTIVE side of :func:`transition`: indexes, counters +1 and ``listing.activated``, in one transaction."""
     attributes = index_attributes(listing)
     sets = "".join(f", {k} = :{k}" for k in attributes)
@@ -374,7 +380,7 @@ def _activate(listing: ListingRecord, vals: dict[str, Any], condition: str, upda
     event = outbox.event_op(  # the version as written by this change
         outbox.LISTING_ACTIVATED, {"listingId": listing["listingId"], "version": int(listing.get("version") or 1) + 1}
     )
-    _transact_conditional([change, *(typed(op) for op in counters.delta_ops(listing, +1)), event])
+    _transact_conditional([change, *(typed(op) for op in counters.delta_ops(listing, +1)), event, *extra])
     # The condition held, so the stored item is the one read plus this change.
     written = {k: v for k, v in listing.items() if k not in ("statusReason", "pendingQueue", "pendingSort")}
     written.update(attributes, status=ListingStatus.ACTIVE, updatedAt=updated_at, version=int(listing["version"]) + 1,

@@ -65,7 +65,7 @@ def search(caller: Caller, query: parameters.ListingSearchQuery) -> models.Listi
     exact, or a lower bound with `totalRelation: "gte"`.
     """
     with metrics.search_page("listings"):
-        return search_service.search_listings(search_query.parse_search(query_params(bp.current_request), query))
+        return search_service.search_listings(search_query.parse_search(query_params(bp.current_request), query), caller.user_id)
 
 
 @route(bp, "/v1/listings/mine", "GET", query=lambda: pagination.PageQuery, response=lambda: models.MyListingPage, tags=TAGS)

@@ -7,6 +7,7 @@
     PENDING  --reject (administrator)----> REJECTED
     ACTIVE   --pause (owner)-------------> PAUSED
     PAUSED   --resume (owner)------------> ACTIVE
+    ACTIVE   --hide (administrator)------> REJECTED  (a report decided "hide_listing")
     any      --content update (owner)----> PENDING   (re-review)
     any      --delete (owner)------------> gone
 
@@ -38,6 +39,7 @@ class Transition(StrEnum):
     PAUSE = "pause"
     RESUME = "resume"
     SUBMIT = "submit"
+    HIDE = "hide"
 
 
 #: Transition -> (the status it starts from, the status it leads to); ``None``: from any status.
@@ -47,6 +49,7 @@ _MACHINE: dict[Transition, tuple[ListingStatus | None, ListingStatus]] = {
     Transition.PAUSE: (ListingStatus.ACTIVE, ListingStatus.PAUSED),
     Transition.RESUME: (ListingStatus.PAUSED, ListingStatus.ACTIVE),
     Transition.SUBMIT: (None, ListingStatus.PENDING),
+    Transition.HIDE: (ListingStatus.ACTIVE, ListingStatus.REJECTED),
 }
 
 #: The owner's status changes (``PATCH /status`` bodies): requested status -> transition.

@@ -21,13 +21,14 @@ if TYPE_CHECKING:
 
 
 def read_bundle(
-    request_ids: Sequence[str] = (), user_ids: Sequence[str] = (), listing_ids: Sequence[str] = ()
+    request_ids: Sequence[str] = (), user_ids: Sequence[str] = (), listing_ids: Sequence[str] = (),
+    block_pairs: Sequence[tuple[str, str]] = (),
 ) -> Bundle:
-    """Requests, users and listings by id in one BatchGetItem
+    """Requests, users, listings and blocks between pairs in one BatchGetItem
     (:func:`chalicelib.match_requests.repository.read_bundle`)."""
     from chalicelib.match_requests import repository
 
-    return repository.read_bundle(request_ids, user_ids, listing_ids)
+    return repository.read_bundle(request_ids, user_ids, listing_ids, block_pairs)
 
 
 def list_for_subject(subject_id: str) -> list[RequestRecord]:
@@ -35,6 +36,14 @@ def list_for_subject(subject_id: str) -> list[RequestRecord]:
     from chalicelib.match_requests import repository
 
     return repository.list_for_subject(subject_id)
+
+
+def pending_sent(requester_id: str) -> list[RequestRecord]:
+    """Every PENDING request ``requester_id`` sent (the block workflow's read;
+    :func:`chalicelib.match_requests.repository.pending_sent`)."""
+    from chalicelib.match_requests import repository
+
+    return repository.pending_sent(requester_id)
 
 
 def decide_op(

@@ -20,11 +20,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from chalicelib import batch_reads, listings, storage, users
+from chalicelib import batch_reads, blocks, listings, storage, users
 from chalicelib.config import settings
 from chalicelib.listings.records import ListingRecord
 from chalicelib.match_requests import lists
 from chalicelib.match_requests.lists import ListQuery, RequestList
+from chalicelib.match_requests.models import RequestStatus
 from chalicelib.match_requests.records import RequestRecord, record
 from chalicelib.search import counters as list_counters
 from chalicelib.search import keyset
@@ -108,6 +109,13 @@ def list_for_subject(subject_id: str) -> list[RequestRecord]:
     return [_record(i) for i in keyset.read_all(_table(), query.index, query.partition)]
 
 
+def pending_sent(requester_id: str) -> list[RequestRecord]:
+    """Every PENDING request ``requester_id`` sent, newest first (the sent-by-status list, whole:
+    bounded by the daily request quotas; only for the block workflow)."""
+    query = ListQuery(RequestList.SENT, requester_id, None, RequestStatus.PENDING.value)
+    return [_record(i) for i in keyset.read_all(_table(), query.index, query.partition)]
+
+
 def counter_ops(changes: Sequence[tuple[RequestRecord, str | None, str]]) -> list[TransactItem]:
     """Transaction ``Update`` items of the list counters for ``(request, from status, to status)`` changes.
 
@@ -165,21 +173,31 @@ class Bundle:
     requests: dict[str, RequestRecord] = field(default_factory=dict)
     users: dict[str, UserRecord] = field(default_factory=dict)
     listings: dict[str, ListingRecord] = field(default_factory=dict)
+    #: ``"<user>|<other>"`` of the asked pairs between which a block stands.
+    blocked: frozenset[str] = frozenset()
+
+    def blocks(self, user_id: str, other_id: str) -> bool:
+        """Whether a block stands between the two (the pair was asked for in the read)."""
+        return f"{user_id}|{other_id}" in self.blocked
 
 
 def read_bundle(
-    request_ids: Sequence[str] = (), user_ids: Sequence[str] = (), listing_ids: Sequence[str] = ()
+    request_ids: Sequence[str] = (), user_ids: Sequence[str] = (), listing_ids: Sequence[str] = (),
+    block_pairs: Sequence[tuple[str, str]] = (),
 ) -> Bundle:
     """Requests, users and listings by id in one BatchGetItem (at most 100 keys in all).
 
     This is how detail reads and decisions stay at one read call: e.g. a listing's owner and
-    the caller's request, or a request with its listing and the deciding user. The users and
-    listings are their owners' parts of the read (:mod:`chalicelib.batch_reads`).
+    the caller's request, or a request with its listing and the deciding user. The users,
+    listings and blocks (``block_pairs``: whether a block stands between each pair) are their
+    owners' parts of the read (:mod:`chalicelib.batch_reads`).
     """
     mine = batch_reads.Part(_table(), [_key(i) for i in dict.fromkeys(request_ids)], _request_id, _record)
     people, subjects = users.read_part(user_ids), listings.read_part(listing_ids)
-    found = batch_reads.read(mine, people, subjects)
-    return Bundle(requests=found.of(mine), users=found.of(people), listings=found.of(subjects))
+    between = blocks.read_part(list(block_pairs))
+    found = batch_reads.read(mine, people, subjects, between)
+    return Bundle(requests=found.of(mine), users=found.of(people), listings=found.of(subjects),
+                  blocked=frozenset(found.of(between)))
 
 
 def _request_id(item: Mapping[str, Any]) -> str:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import cast
 
-from chalicelib import clock, errors, listings, users
+from chalicelib import blocks, clock, errors, listings, users
 from chalicelib.auth.service import Caller
 from chalicelib.listings import status as listing_status
 from chalicelib.listings.records import ListingRecord
@@ -137,6 +137,8 @@ def _send(
 
     Raises
     ------
+    Blocked
+        A block stands between the requester and the recipient (checked in the same transaction).
     Conflict
         The request exists already (one per requester and subject, ever).
     RateLimited
@@ -145,16 +147,23 @@ def _send(
         ``guard_failed``.
     """
     tx = writes.request_write(repository.put_new_op(item), item, None, guard, listing)
+    tx.add("block", blocks.not_blocked_op(item["requesterId"], item["recipientId"]))
     rate_limits.count(tx, item["requesterId"], quota)
     try:
         tx.commit()
     except TransactionConflict as exc:
+        if exc.failed("block"):
+            raise _blocked() from exc
         if exc.failed("request"):
             raise errors.Conflict(f"{duplicate} (requestId '{item['requestId']}')") from exc
         if exc.failed(rate_limits.TRANSACTION_ITEM):
             raise rate_limits.quota_exceeded(quota) from exc
         raise guard_failed from exc
     return to_model(item)
+
+
+def _blocked() -> errors.Blocked:
+    return errors.Blocked("You cannot send requests to this user")
 
 
 def create_match_request(caller: Caller, body: MatchRequestCreate) -> MatchRequest:

@@ -22,4 +22,4 @@ TAGS = ("profiles",)
 def search(caller: Caller, query: models.ProfileSearchQuery) -> models.ProfilePage:
     """Search profiles with sourcing filters (q, country, minVerifiedLevel, skills, openToWork, seniority, remote, channel)."""
     with metrics.search_page("profiles"):
-        return profile_search.search_profiles(query)
+        return profile_search.search_profiles(query, caller.user_id)

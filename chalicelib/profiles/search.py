@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from chalicelib import users
+from chalicelib import blocks, users
 from chalicelib.profiles import index, planner
 from chalicelib.profiles.facets import Facets, facets
 from chalicelib.profiles.models import ProfilePage, ProfileSearchQuery
@@ -373,8 +373,12 @@ def _planned(query: ProfileSearchQuery, terms: Sequence[str], options: Sequence[
     return universe, plan, covered
 
 
-def search_profiles(query: ProfileSearchQuery) -> ProfilePage:
+def search_profiles(query: ProfileSearchQuery, viewer_id: str | None = None) -> ProfilePage:
     """One page of the profiles matching ``query``, in the documented order.
+
+    ``viewer_id``'s blocks (users they block or are blocked by, one Query) are left out of the
+    page after it is read: a page may then hold fewer profiles than ``pageSize``, and ``total``
+    counts them (the lists are shared by every viewer).
 
     Returns
     -------
@@ -421,7 +425,9 @@ def search_profiles(query: ProfileSearchQuery) -> ProfilePage:
         found = _counted_page(plan, query, terms, skip, position.page_size, position.key)
         total = plan.size
         has_more = position.after(total) and bool(found.users)
+    hidden = blocks.hidden_from(viewer_id) if viewer_id else frozenset()
+    shown = [u for u in found.users if u["userId"] not in hidden]
     return ProfilePage.model_validate({  # one validation for the page, not one per profile
-        "profiles": [public_profile_fields(u) for u in found.users], "total": total, "totalRelation": found.relation,
+        "profiles": [public_profile_fields(u) for u in shown], "total": total, "totalRelation": found.relation,
         "page": position.page, "pageSize": position.page_size, "nextCursor": position.next_cursor(has_more, found.last_key),
     })

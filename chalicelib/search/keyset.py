@@ -73,6 +73,7 @@ def read_page(
     after: str | None = None,
     skip: int = 0,
     descending: bool = True,
+    prefix: str | None = None,
 ) -> Page:
     """A page of ``size`` items of the list ``partition_value`` in ``index`` (of ``table``).
 
@@ -90,6 +91,9 @@ def read_page(
         Items to pass over first (offset pages without a cursor; 0 with ``after``).
     descending:
         Largest sort key first (newest first); ``False`` for ascending.
+    prefix:
+        Only the items whose sort key begins with it (a key condition: the items read are still
+        the page's, e.g. the names starting with a typed prefix).
 
     Returns
     -------
@@ -104,6 +108,10 @@ def read_page(
         "ExpressionAttributeValues": storage.values(p=partition_value),
         "ScanIndexForward": not descending,
     }
+    if prefix:
+        params["KeyConditionExpression"] += " AND begins_with(#s, :prefix)"
+        params["ExpressionAttributeNames"]["#s"] = index.sort
+        params["ExpressionAttributeValues"].update(storage.values(prefix=prefix))
     if after is not None:
         params["ExclusiveStartKey"] = storage.to_item(index.start_key(partition_value, after))
     items: list[dict[str, Any]] = []

@@ -53,3 +53,17 @@ def admits_profile_request_op(user_id: str, requester_level: int, channel: str) 
     from chalicelib.users import repository
 
     return repository.admits_profile_request_op(user_id, requester_level, channel)
+
+
+def suspend_op(user_id: str, suspended_at: str, admin_id: str, webhook_ids: Sequence[str]) -> TransactItem:
+    """Transaction ``Update`` marking the user suspended (:func:`chalicelib.users.repository.suspend_op`)."""
+    from chalicelib.users import repository
+
+    return repository.suspend_op(user_id, suspended_at, admin_id, webhook_ids)
+
+
+def reinstate_op(user_id: str) -> TransactItem:
+    """Transaction ``Update`` lifting a suspension (:func:`chalicelib.users.repository.reinstate_op`)."""
+    from chalicelib.users import repository
+
+    return repository.reinstate_op(user_id)

@@ -9,6 +9,7 @@ from pydantic import ConfigDict, Field, StringConstraints, field_validator
 from chalicelib.channels import ChannelKey
 from chalicelib.json_types import SINGLE_LINE, Timestamp, not_nullable
 from chalicelib.model_base import Model
+from chalicelib.pagination import DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_PAGE_SIZE, PageQuery
 from chalicelib.profile_summary import Country, HttpUrlString, ProfileSummary, SocialLinks
 
 __all__ = ["Country", "HttpUrlString", "ProfileSummary", "SocialLinks"]  # re-exported: they live in profile_summary
@@ -140,3 +141,42 @@ class CreatedUser(Model):
     userId: str
     apiKey: str
     profile: Profile
+
+
+class AdminUserQuery(Model):
+    """Query of ``GET /v1/admin/users``: users by display name (case and accents folded, then id).
+
+    ``q`` keeps the display names starting with it; ``id`` is one exact user id; ``country`` and
+    ``verifiedLevel`` filter; any combination. ``pageSize`` 1..100 (default 20) and the opaque
+    ``cursor`` of the previous page (signed, bound to the filters, the administrator and ``pageSize``).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    q: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80), SINGLE_LINE] | None = None
+    id: Annotated[str, StringConstraints(min_length=1, max_length=100, pattern=r"^[^\x00-\x1f]+$")] | None = None
+    country: Country | None = None
+    verifiedLevel: VerifiedLevel | None = None
+    pageSize: int = Field(default=DEFAULT_PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE)
+    cursor: str | None = Field(default=None, min_length=1, max_length=MAX_CURSOR_LENGTH)
+
+    def page_query(self) -> PageQuery:
+        """This query's paging as a :class:`~chalicelib.pagination.PageQuery`."""
+        return PageQuery(pageSize=self.pageSize, cursor=self.cursor)
+
+    def filters_text(self) -> str:
+        """The filters as the cursor's scope names them."""
+        return self.model_dump_json(exclude={"pageSize", "cursor"})
+
+
+class AdminUser(Profile):
+    """A user as administrators list them: the profile and, while suspended, since when."""
+
+    suspendedAt: Timestamp | None = Field(default=None, description="Set while the user is suspended (a report decision).")
+
+
+class AdminUserPage(Model):
+    """Response of ``GET /v1/admin/users``: users by display name; ``nextCursor`` is ``null`` on the last page."""
+
+    users: list[AdminUser]
+    pageSize: int
+    nextCursor: str | None

@@ -41,6 +41,11 @@ class UserRecord(TypedDict):
     #: ISO 8601 UTC.
     createdAt: str
     updatedAt: str
+    #: While suspended by an administrator: when, by whom, and the webhooks the suspension
+    #: disabled (re-enabled by the reinstatement).
+    suspendedAt: NotRequired[str]
+    suspendedBy: NotRequired[str]
+    suspendedWebhooks: NotRequired[list[str]]
 
 
 def record(item: Mapping[str, Any]) -> UserRecord:

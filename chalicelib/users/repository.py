@@ -15,6 +15,8 @@ from typing import Any
 
 from chalicelib import batch_reads, storage
 from chalicelib.config import settings
+from chalicelib.search import keyset
+from chalicelib.text import fold
 from chalicelib.transact_items import TransactItem
 from chalicelib.users.records import UserRecord, record
 
@@ -31,6 +33,78 @@ def _table() -> str:
     return settings().USERS_TABLE
 
 
+#: The one partition of the administrators' unfiltered user list (``adminByName``).
+ADMIN_ALL = "all"
+
+
+def _user_of_name_key(_partition: str, name_key: str) -> dict[str, str]:
+    return {"userId": name_key.rsplit("#", 1)[1]}
+
+
+#: The administrators' user lists (``GET /v1/admin/users``), by the filters given (country,
+#: verification level): each sorted by ``nameKey`` = ``<folded displayName>#<userId>``, so a
+#: display-name prefix is a key condition and a page is one Query of ``pageSize + 1`` items.
+ADMIN_LISTS: dict[tuple[bool, bool], keyset.ListIndex] = {
+    (False, False): keyset.ListIndex("adminByName", "adminAll", "nameKey", _user_of_name_key),
+    (True, False): keyset.ListIndex("adminByCountry", "country", "nameKey", _user_of_name_key),
+    (False, True): keyset.ListIndex("adminByLevel", "adminLevel", "nameKey", _user_of_name_key),
+    (True, True): keyset.ListIndex("adminByCountryLevel", "adminCountryLevel", "nameKey", _user_of_name_key),
+}
+
+
+def name_prefix(text: str) -> str:
+    """The ``nameKey`` prefix of the display names starting with ``text`` (case and accents folded)."""
+    return fold(text)
+
+
+def admin_list_attributes(user_id: str, display_name: str, country: str | None, level: int) -> dict[str, str]:
+    """The attributes that file a user in the administrators' lists (:data:`ADMIN_LISTS`).
+
+    Written with every change of ``displayName``, ``country`` or ``verifiedLevel``:
+    ``nameKey``, ``adminAll``, ``adminLevel`` (``L<level>``) and, when the user has a country,
+    ``adminCountryLevel`` (``<country>|L<level>``; absent otherwise, so that list stays sparse).
+    """
+    attributes = {"nameKey": f"{name_prefix(display_name)}#{user_id}", "adminAll": ADMIN_ALL, "adminLevel": f"L{level}"}
+    if country:
+        attributes["adminCountryLevel"] = f"{country}|L{level}"
+    return attributes
+
+
+def admin_page(
+    country: str | None, level: int | None, prefix: str | None, size: int, after: str | None = None
+) -> tuple[list[UserRecord], bool]:
+    """One page of the administrators' user list, by display name (one Query of ``size + 1`` items).
+
+    Parameters
+    ----------
+    country, level:
+        Filters (``None``: any); each combination is its own index partition.
+    prefix:
+        Only display names starting with it (folded, :func:`name_prefix`); ``None``: all.
+    size:
+        Users per page (1..100).
+    after:
+        ``nameKey`` of the previous page's last user (a cursor's position).
+
+    Returns
+    -------
+    tuple
+        The page's records and whether more follow.
+
+    Raises
+    ------
+    RuleViolation
+        ``after`` is not a position of this list (field ``cursor``).
+    """
+    index = ADMIN_LISTS[(country is not None, level is not None)]
+    partition = {
+        (False, False): ADMIN_ALL, (True, False): country, (False, True): f"L{level}", (True, True): f"{country}|L{level}",
+    }[(country is not None, level is not None)]
+    found = keyset.read_page(_table(), index, str(partition), size, after=after, descending=False,
+                             prefix=name_prefix(prefix) if prefix else None)
+    return [record(i) for i in found.items], found.more
+
+
 #: ``SET`` clause incrementing ``version`` (``:zero``/``:one`` in :data:`_BUMP_VALUES`).
 _BUMP = "version = if_not_exists(version, :zero) + :one"
 _BUMP_VALUES = {":zero": {"N": "0"}, ":one": {"N": "1"}}
@@ -41,9 +115,9 @@ def version_of(user: UserRecord) -> int:
     return int(user.get("version", 0))
 
 
-def get_user(user_id: str) -> UserRecord | None:
-    """The user record, or ``None``."""
-    item = storage.get(_table(), {"userId": user_id})
+def get_user(user_id: str, consistent: bool = False) -> UserRecord | None:
+    """The user record, or ``None`` (``consistent``: a strongly consistent read)."""
+    item = storage.get(_table(), {"userId": user_id}, consistent=consistent)
     return record(item) if item is not None else None
 
 
@@ -124,6 +198,47 @@ def query_country(country: str) -> list[UserRecord]:
 def query_shard(shard: str) -> list[UserRecord]:
     """Every user of one ``searchShard`` (``S0``..``S7``, the ``bySearchShard`` index)."""
     return [record(i) for i in storage.query_index(_table(), "bySearchShard", "searchShard", shard)]
+
+
+def set_level_op(
+    user_id: str, level: int, updated_at: str, expected_version: int, listed: Mapping[str, str]
+) -> TransactItem:
+    """Transaction ``Update`` setting ``verifiedLevel`` and the list attributes ``listed``
+    (:func:`admin_list_attributes`; ``updatedAt``, ``version`` + 1).
+
+    Conditional on the user existing at ``expected_version`` (0: a record from before versions,
+    without the attribute).
+    """
+    condition = "attribute_exists(userId) AND (version = :expected" + (
+        " OR attribute_not_exists(version))" if expected_version == 0 else ")"
+    )
+    vals: dict[str, Any] = {**storage.values(level=level, u=updated_at, **listed), **_BUMP_VALUES}
+    vals[":expected"] = storage.to_value(expected_version)
+    sets = "".join(f", {name} = :{name}" for name in listed)
+    removes = "" if "adminCountryLevel" in listed else " REMOVE adminCountryLevel"
+    return storage.tx_update(
+        _table(), {"userId": user_id}, f"SET verifiedLevel = :level, updatedAt = :u, {_BUMP}{sets}{removes}",
+        condition=condition, ExpressionAttributeValues=vals,
+    )
+
+
+def suspend_op(user_id: str, suspended_at: str, admin_id: str, webhook_ids: Sequence[str]) -> TransactItem:
+    """Transaction ``Update`` marking the user suspended (``suspendedAt``, ``suspendedBy`` and the
+    webhooks the suspension disables, ``suspendedWebhooks``); fails when the user is missing or
+    suspended already."""
+    return storage.tx_update(
+        _table(), {"userId": user_id}, "SET suspendedAt = :at, suspendedBy = :by, suspendedWebhooks = :hooks",
+        condition="attribute_exists(userId) AND attribute_not_exists(suspendedAt)",
+        ExpressionAttributeValues=storage.values(at=suspended_at, by=admin_id, hooks=list(webhook_ids)),
+    )
+
+
+def reinstate_op(user_id: str) -> TransactItem:
+    """Transaction ``Update`` lifting a suspension; fails when the user is not suspended."""
+    return storage.tx_update(
+        _table(), {"userId": user_id}, "REMOVE suspendedAt, suspendedBy, suspendedWebhooks",
+        condition="attribute_exists(suspendedAt)",
+    )
 
 
 class VersionMismatch(Exception):

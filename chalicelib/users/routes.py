@@ -23,7 +23,16 @@ bp = Blueprint(__name__)
 )
 def create_user(caller: Caller, body: models.AdminUserCreate) -> models.CreatedUser:
     """Create a user with its first API key (shown once)."""
-    return service.create_user(body)
+    return service.create_user(body, actor_id=caller.user_id)
+
+
+@route(
+    bp, "/v1/admin/users", "GET", auth="admin", query=lambda: models.AdminUserQuery, response=lambda: models.AdminUserPage,
+    tags=("admin",),
+)
+def list_users(caller: Caller, query: models.AdminUserQuery) -> models.AdminUserPage:
+    """Users by display name: ``q`` (name prefix), ``id``, ``country`` and ``verifiedLevel`` filters."""
+    return service.list_users(caller.user_id, query)
 
 
 @route(
@@ -33,7 +42,7 @@ def create_user(caller: Caller, body: models.AdminUserCreate) -> models.CreatedU
 )
 def patch_user(caller: Caller, userId: str, body: models.AdminUserPatch, expected_version: int | None) -> models.Profile:
     """Set a user's verification level."""
-    return service.set_verified_level(userId, body.verifiedLevel, expected_version)
+    return service.set_verified_level(userId, body.verifiedLevel, expected_version, actor_id=caller.user_id)
 
 
 @route(bp, "/v1/me", "GET", response=lambda: models.Profile, tags=("profiles",), etag=True)

@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
-from chalicelib import auth, clock, errors
-from chalicelib.auth import keys
+from chalicelib import audit, auth, clock, errors
+from chalicelib.audit.records import AuditAction
+from chalicelib.auth import keys, own_keys
 from chalicelib.auth.records import ApiKeyRecord
 from chalicelib.auth.service import ADMIN_SCOPE, Caller
 from chalicelib.channels import CHANNEL_KEYS
 from chalicelib.conditional import ANY_VERSION, Versioned, check_version
+from chalicelib.text import fold
 from chalicelib.transactions import Transaction, TransactionConflict
 from chalicelib.users import repository
 from chalicelib.users.models import (
+    AdminUser,
     AdminUserCreate,
+    AdminUserPage,
+    AdminUserQuery,
     Channel,
     ChannelList,
     CreatedUser,
@@ -94,21 +99,26 @@ def profile_from_item(user: UserRecord) -> Profile:
     )
 
 
-def require_user(user_id: str) -> UserRecord:
-    """The user item of ``user_id``.
+#: Read-and-write attempts of a change that rewrites the administrators' list attributes, which
+#: combine fields one change does not carry (a country change needs the stored level).
+_LIST_ATTEMPTS = 3
+
+
+def require_user(user_id: str, consistent: bool = False) -> UserRecord:
+    """The user item of ``user_id`` (``consistent``: a strongly consistent read).
 
     Raises
     ------
     NotFound
         No such user.
     """
-    user = repository.get_user(user_id)
+    user = repository.get_user(user_id, consistent=consistent)
     if user is None:
         raise errors.NotFound(f"User '{user_id}' not found")
     return user
 
 
-def create_user(body: AdminUserCreate, api_key: str | None = None) -> CreatedUser:
+def create_user(body: AdminUserCreate, api_key: str | None = None, actor_id: str | None = None) -> CreatedUser:
     """Create a user and its first API key in one transaction.
 
     Parameters
@@ -117,6 +127,11 @@ def create_user(body: AdminUserCreate, api_key: str | None = None) -> CreatedUse
         Profile basics, channels and whether the key is an admin key.
     api_key:
         Use this key instead of a random one (the local bootstrap's ``ADMIN_API_KEY``).
+    actor_id:
+        The administrator creating the user: the transaction also writes the audit entries
+        ``user.create`` and, for an admin key, ``admin_key.create``. ``None`` for the operator's
+        own tools (the local bootstrap, ``scripts/create_admin_key.py``), which act outside the
+        service and record nothing.
 
     Raises
     ------
@@ -140,11 +155,18 @@ def create_user(body: AdminUserCreate, api_key: str | None = None) -> CreatedUse
         "createdAt": now,
         "updatedAt": now,
     }
+    listed = repository.admin_list_attributes(user_id, body.displayName, body.country, body.verifiedLevel)
     scopes = [ADMIN_SCOPE] if body.admin else []
-    tx = Transaction().add("user", repository.put_user_op(user))
+    tx = Transaction().add("user", repository.put_user_op(cast(UserRecord, {**user, **listed})))
     key: ApiKeyRecord = {"keyHash": keys.hash_key(api_key), "userId": user_id, "scopes": scopes, "createdAt": now}
     tx.add("key", auth.put_key_op(key))
     tx.add("key count", auth.count_key_op(user_id))
+    if actor_id is not None:
+        tx.add("audit", audit.entry_op(actor_id, AuditAction.USER_CREATE, user_id,
+                                       {"admin": body.admin, "verifiedLevel": body.verifiedLevel}))
+        if body.admin:
+            tx.add("audit_key", audit.entry_op(actor_id, AuditAction.ADMIN_KEY_CREATE, user_id,
+                                               {"keyId": own_keys.key_id(key["keyHash"]), "via": "user.create"}))
     try:
         tx.commit()
     except TransactionConflict as exc:
@@ -152,10 +174,13 @@ def create_user(body: AdminUserCreate, api_key: str | None = None) -> CreatedUse
     return CreatedUser(userId=user_id, apiKey=api_key, profile=profile_from_item(user))
 
 
-def set_verified_level(user_id: str, level: int | None, expected_version: int | None = None) -> Profile:
+def set_verified_level(user_id: str, level: int | None, expected_version: int | None = None, *, actor_id: str) -> Profile:
     """Set a user's verification level (admin); ``None`` leaves the user unchanged.
 
     ``expected_version`` (``If-Match``) applies the change only to that profile version, atomically.
+    The change and its audit entry (``user.verification_level`` by ``actor_id``) are one
+    transaction, conditional on the version read first (the administrators' list attributes,
+    :func:`repository.admin_list_attributes`, combine the level with the stored country).
 
     Raises
     ------
@@ -163,15 +188,29 @@ def set_verified_level(user_id: str, level: int | None, expected_version: int | 
         No such user.
     PreconditionFailed
         The profile is not at ``expected_version`` (412).
+    Conflict
+        The profile changed between the read and the write :data:`_LIST_ATTEMPTS` times.
     """
     if level is None:
         current = require_user(user_id)
         check_version(repository.version_of(current), expected_version)
         return profile_from_item(current)
-    user = _patch(user_id, {"verifiedLevel": level, "updatedAt": clock.iso()}, [], expected_version)
-    if user is None:
-        raise errors.NotFound(f"User '{user_id}' not found")
-    return profile_from_item(user)
+    required = None if expected_version == ANY_VERSION else expected_version
+    for _ in range(_LIST_ATTEMPTS):
+        current = require_user(user_id, consistent=True)
+        version = repository.version_of(current)
+        check_version(version, required)
+        listed = repository.admin_list_attributes(user_id, current["displayName"], current.get("country"), level)
+        now = clock.iso()
+        tx = Transaction().add("user", repository.set_level_op(user_id, level, now, version, listed))
+        tx.add("audit", audit.entry_op(actor_id, AuditAction.USER_VERIFICATION_LEVEL, user_id, {"verifiedLevel": level}))
+        try:
+            tx.commit()
+        except TransactionConflict:
+            continue  # changed or deleted since the read: read again (the If-Match check is then a 412)
+        written = cast(UserRecord, {**current, **listed, "verifiedLevel": level, "updatedAt": now, "version": version + 1})
+        return profile_from_item(written)
+    raise errors.Conflict("The profile kept changing meanwhile; try again")
 
 
 def _patch(user_id: str, sets: dict[str, Any], removes: list[str], expected_version: int | None) -> UserRecord | None:
@@ -233,10 +272,47 @@ def update_profile(caller: Caller, patch: ProfilePatch, expected_version: int | 
         else:
             removes.append(name)  # country: null
     sets["updatedAt"] = clock.iso()
+    if "displayName" in patch.model_fields_set or "country" in patch.model_fields_set:
+        return profile_from_item(_patch_listed(caller.user_id, sets, removes, expected_version))
     user = _patch(caller.user_id, sets, removes, expected_version)
     if user is None:
         raise errors.NotFound("Your user record no longer exists")
     return profile_from_item(user)
+
+
+def _patch_listed(user_id: str, sets: dict[str, Any], removes: list[str], expected_version: int | None) -> UserRecord:
+    """:func:`_patch` of a change of ``displayName`` or ``country``: with the administrators' list
+    attributes recomputed from the stored level, conditional on the version read first.
+
+    Raises
+    ------
+    NotFound
+        The user record no longer exists.
+    PreconditionFailed
+        The profile is not at ``expected_version``.
+    Conflict
+        The profile changed between the read and the write :data:`_LIST_ATTEMPTS` times.
+    """
+    required = None if expected_version == ANY_VERSION else expected_version
+    for _ in range(_LIST_ATTEMPTS):
+        current = repository.get_user(user_id, consistent=True)
+        if current is None:
+            raise errors.NotFound("Your user record no longer exists")
+        version = repository.version_of(current)
+        check_version(version, required)
+        country = None if "country" in removes else sets.get("country", current.get("country"))
+        listed = repository.admin_list_attributes(
+            user_id, sets.get("displayName", current["displayName"]), country, int(current["verifiedLevel"])
+        )
+        extra_removes = [] if "adminCountryLevel" in listed else ["adminCountryLevel"]
+        try:
+            user = repository.patch_user(user_id, {**sets, **listed}, [*removes, *extra_removes], expected_version=version)
+        except repository.VersionMismatch:
+            continue
+        if user is None:
+            raise errors.NotFound("Your user record no longer exists")
+        return user
+    raise errors.Conflict("The profile kept changing meanwhile; try again")
 
 
 def list_channels(caller: Caller) -> ChannelList:
@@ -281,3 +357,48 @@ def disconnect_channel(caller: Caller, key: str) -> None:
     _check_channel_key(key)
     if not repository.remove_channel(caller.user_id, key, clock.iso()):
         raise errors.NotFound(f"Channel '{key}' is not connected")
+
+
+#: The cursor scope's route of the administrators' user list (API and Dashboard).
+ADMIN_LIST_ROUTE = "users.admin_list"
+
+
+def list_users(caller_id: str, query: AdminUserQuery) -> AdminUserPage:
+    """One page of users for administrators, by display name (folded), then id.
+
+    ``id`` reads that one user (one GetItem) and applies the other filters to it; otherwise the
+    list of the ``country``/``verifiedLevel`` combination is read from its index, ``q`` as a
+    key condition on the name (one Query of ``pageSize + 1`` items, whatever the users' number).
+
+    Parameters
+    ----------
+    caller_id:
+        The administrator reading (the cursor is bound to them).
+    query:
+        Filters and paging.
+
+    Raises
+    ------
+    RuleViolation
+        ``cursor`` is malformed, edited, or from another query (``details`` names ``cursor``).
+    """
+    position = query.page_query().position(f"{ADMIN_LIST_ROUTE}|{caller_id}|{query.filters_text()}")
+    if query.id is not None:
+        user = repository.get_user(query.id) if position.page == 1 else None
+        found = [user] if user is not None and _admits(user, query) else []
+        return AdminUserPage(users=[_admin_view(u) for u in found], pageSize=query.pageSize, nextCursor=None)
+    records, more = repository.admin_page(query.country, query.verifiedLevel, query.q, position.page_size, after=position.key)
+    last = str(records[-1].get("nameKey", "")) if records else None
+    return AdminUserPage(users=[_admin_view(u) for u in records], pageSize=query.pageSize,
+                         nextCursor=position.next_cursor(more and bool(last), last))
+
+
+def _admin_view(user: UserRecord) -> AdminUser:
+    return AdminUser(**profile_from_item(user).model_dump(), suspendedAt=user.get("suspendedAt"))
+
+
+def _admits(user: UserRecord, query: AdminUserQuery) -> bool:
+    """Whether ``user`` passes the filters of ``query`` other than ``id``."""
+    return ((query.country is None or user.get("country") == query.country)
+            and (query.verifiedLevel is None or int(user["verifiedLevel"]) == query.verifiedLevel)
+            and (query.q is None or fold(user["displayName"]).startswith(fold(query.q))))

@@ -6,7 +6,7 @@ derived, see :mod:`chalicelib.match_requests.ids`).
 
 from __future__ import annotations
 
-from chalicelib import match_requests
+from chalicelib import errors, match_requests
 from chalicelib.auth.service import Caller
 from chalicelib.conditional import Versioned
 from chalicelib.listings.records import ListingRecord
@@ -20,7 +20,8 @@ from chalicelib.workflows.models import ListingDetail
 
 
 def owner_and_my_request(listing: ListingRecord, caller_id: str) -> tuple[UserRecord | None, MatchRequest | None]:
-    """A listing's owner item and the caller's match request about it, in one BatchGetItem.
+    """A listing's owner item and the caller's match request about it, in one BatchGetItem
+    (which also reads whether a block stands between the caller and the owner).
 
     Parameters
     ----------
@@ -34,10 +35,18 @@ def owner_and_my_request(listing: ListingRecord, caller_id: str) -> tuple[UserRe
     tuple
         The owner's user item (``None`` when the user is gone) and the caller's request
         (always ``None`` for the owner: no requests to one's own listing).
+
+    Raises
+    ------
+    NotFound
+        A block stands between the caller and the owner (the listing answers as a missing one).
     """
     owner_id, listing_id = listing["ownerId"], listing["listingId"]
     request_id = ids.request_id(SubjectType.LISTING, caller_id, listing_id) if caller_id != owner_id else None
-    bundle = match_requests.read_bundle(request_ids=[request_id] if request_id else [], user_ids=[owner_id])
+    pairs = [(caller_id, owner_id)] if caller_id != owner_id else []
+    bundle = match_requests.read_bundle(request_ids=[request_id] if request_id else [], user_ids=[owner_id], block_pairs=pairs)
+    if pairs and bundle.blocks(caller_id, owner_id):
+        raise errors.NotFound(f"Listing '{listing_id}' not found")
     mine = bundle.requests.get(request_id) if request_id else None
     return bundle.users.get(owner_id), (request_model(mine) if mine else None)
 
@@ -60,7 +69,8 @@ def read_listing_detail(caller: Caller, listing_id: str) -> Versioned:
     Raises
     ------
     NotFound
-        No such listing, or another user's listing that is not ACTIVE.
+        No such listing, another user's listing that is not ACTIVE, or one whose owner and the
+        caller have a block between them.
     """
     item = get_visible(caller, listing_id)
     owner, my_request = owner_and_my_request(item, caller.user_id)

@@ -31,14 +31,16 @@ def read_profile(caller: Caller, user_id: str) -> Versioned:
     Raises
     ------
     NotFound
-        No such user.
+        No such user, or a block stands between the caller and the user (answered as missing).
     """
     if not within_limit(user_id):
         raise errors.NotFound("User not found")
     request_id = ids.request_id(SubjectType.PROFILE, caller.user_id, user_id) if user_id != caller.user_id else None
-    bundle = match_requests.read_bundle(request_ids=[request_id] if request_id else [], user_ids=[user_id, caller.user_id])
+    pairs = [(caller.user_id, user_id)] if user_id != caller.user_id else []
+    bundle = match_requests.read_bundle(request_ids=[request_id] if request_id else [], user_ids=[user_id, caller.user_id],
+                                        block_pairs=pairs)
     target = bundle.users.get(user_id)
-    if target is None:
+    if target is None or (pairs and bundle.blocks(caller.user_id, user_id)):
         raise errors.NotFound(f"User '{user_id}' not found")
     me = bundle.users.get(caller.user_id)
     level = int(me.get("verifiedLevel", 0)) if me is not None else 0

@@ -33,6 +33,7 @@ def aws_resources() -> Iterator[Resources]:
 def reset_process_caches() -> None:
     """Forget cached settings, boto3 clients, API-key lookups and rate-limit hints (they depend on the
     environment), and the remembered posting-list sizes (they describe the last test's tables)."""
+    from chalicelib import blocks
     from chalicelib.rate_limits.service import clear_hints
     from chalicelib.search import statistics
 
@@ -42,6 +43,7 @@ def reset_process_caches() -> None:
     clear_cache()
     clear_hints()
     statistics.forget()
+    blocks.forget_hidden()
 
 
 #: The process environment. Chalice's test client swaps ``os.environ`` for a copy with the stage's

@@ -116,6 +116,12 @@ def assert_error(response: Any, status: int, code: str, field: str | None = None
     return body
 
 
+def search_reads(reads: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The Queries of a search without the one that reads the viewer's block set (the Blocks
+    table: docs/trust-and-safety.md, "Blocking"), for the tests about which indexes a search reads."""
+    return [r for r in reads if r.get("TableName") != settings().BLOCKS_TABLE]
+
+
 def error_fields(response: Any) -> list[str]:
     """The ``field`` of every ``details`` item of an error response."""
     return [d["field"] for d in (response.json.get("details") or [])]

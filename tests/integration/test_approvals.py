@@ -403,8 +403,8 @@ def test_pending_pages_stay_exact_while_the_queue_changes_between_pages(api: Api
 
     def change(after_page: int) -> None:
         if after_page == 1:
-            service.decide_listing(ids[1], ApprovalDecision(decision="approve"))  # seen on page 1
-            service.decide_listing(ids[2], ApprovalDecision(decision="reject"))  # the cursor's own position leaves the index
+            service.decide_listing(ids[1], ApprovalDecision(decision="approve"), "usr_admin")  # seen on page 1
+            service.decide_listing(ids[2], ApprovalDecision(decision="reject"), "usr_admin")  # the cursor's own position leaves the index
             assert api.call("DELETE", f"/v1/listings/{ids[4]}", alice.key).status_code == 200  # not seen yet
             _update(api, alice, ids[3], "Resubmitted")  # not seen yet: moves to the end
             added.append(create_listing(api, alice, meta={"title": "L7"})["id"])
@@ -464,7 +464,7 @@ def test_decide_listing_without_claim_approves_and_the_queued_task_is_dropped(
 ) -> None:
     listing = create_listing(api, alice)
     runner.drain()
-    decided = service.decide_listing(listing["id"], ApprovalDecision(decision="approve"), version=1)
+    decided = service.decide_listing(listing["id"], ApprovalDecision(decision="approve"), "usr_admin", version=1)
     assert decided.status == "ACTIVE"
     assert get_listing(api, bob, listing["id"]).json["status"] == "ACTIVE"
     assert _pending(api, admin)["listings"] == []
@@ -474,7 +474,7 @@ def test_decide_listing_without_claim_approves_and_the_queued_task_is_dropped(
 
 def test_decide_listing_rejects_with_reason(api: Api, alice: User) -> None:
     listing = create_listing(api, alice)
-    decided = service.decide_listing(listing["id"], ApprovalDecision(decision="reject", reason="No salary"))
+    decided = service.decide_listing(listing["id"], ApprovalDecision(decision="reject", reason="No salary"), "usr_admin")
     assert (decided.status, decided.statusReason) == ("REJECTED", "No salary")
 
 
@@ -482,14 +482,14 @@ def test_decide_listing_of_another_version_or_decided_listing_is_a_conflict(api:
     listing = create_listing(api, alice)
     _update(api, alice, listing["id"], "Changed since the admin looked")
     with pytest.raises(errors.Conflict):
-        service.decide_listing(listing["id"], ApprovalDecision(decision="approve"), version=1)
+        service.decide_listing(listing["id"], ApprovalDecision(decision="approve"), "usr_admin", version=1)
     assert get_listing(api, alice, listing["id"]).json["status"] == "PENDING"
-    service.decide_listing(listing["id"], ApprovalDecision(decision="approve"), version=2)
+    service.decide_listing(listing["id"], ApprovalDecision(decision="approve"), "usr_admin", version=2)
     with pytest.raises(errors.Conflict):
-        service.decide_listing(listing["id"], ApprovalDecision(decision="reject"))
+        service.decide_listing(listing["id"], ApprovalDecision(decision="reject"), "usr_admin")
     assert get_listing(api, alice, listing["id"]).json["status"] == "ACTIVE"
 
 
 def test_decide_listing_of_a_missing_listing_is_not_found(api: Api) -> None:
     with pytest.raises(errors.NotFound):
-        service.decide_listing("lst_ghost", ApprovalDecision(decision="approve"))
+        service.decide_listing("lst_ghost", ApprovalDecision(decision="approve"), "usr_admin")

@@ -4,8 +4,9 @@ unknown id does, on every API route and Dashboard page or action that takes an i
 Alice owns a PENDING, a REJECTED and a PAUSED listing, a webhook and a saved search, and is party
 to a request and its conversation with Carol (and the recipient of its events). Bob, a stranger, calls every route with each of
 those ids and with an unknown id of the same shape: both answers must be 404 with the same body
-(the id aside). Routes whose ids name public things (profiles, categories), the caller's own
-things (channel keys) or admin-only ones are listed in ``NOT_OWNED`` and walked by no one.
+(the id aside). Routes whose ids name public things (profiles, categories; a user to block), the
+caller's own things (channel keys) or admin-only ones (approvals, reports) are listed in
+``NOT_OWNED`` and walked by no one.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ assert app.app  # every route registered
 #: Path parameters naming resources with an owner (or parties).
 OWNED = ("listingId", "requestId", "conversationId", "webhookId", "savedSearchId", "eventId")
 #: Path parameters that name nothing owned by another user: public, the caller's own, or admin-only.
-NOT_OWNED = ("userId", "key", "approvalId", "name", "token")
+NOT_OWNED = ("userId", "key", "approvalId", "name", "token", "reportId")
 
 #: A valid body per API route that takes one, so the request reaches the ownership check.
 API_BODIES: dict[tuple[str, str], Any] = {

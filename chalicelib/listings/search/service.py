@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeIs
 
-from chalicelib import batch_reads, typo_dictionary, users
+from chalicelib import batch_reads, blocks, typo_dictionary, users
 from chalicelib.categories.registry import all_categories
 from chalicelib.listings import counters, repository, status
 from chalicelib.listings.index import SHARDS, category_partition, newest_key, role_partition
@@ -785,8 +785,12 @@ def _fresh(query: SearchQuery, page: list[ListingRecord], owners: _Owners | None
     return fresh
 
 
-def search_listings(query: SearchQuery) -> ListingPage:
+def search_listings(query: SearchQuery, viewer_id: str | None = None) -> ListingPage:
     """Run a search and return one page of ``{listings, total, totalRelation, page, pageSize, nextCursor}``.
+
+    The listings of ``viewer_id``'s blocks (users they block or are blocked by, one Query) are
+    left out of the page after it is read: a page may then hold fewer listings than
+    ``pageSize``, and ``total`` counts them (the indexes are shared by every viewer).
 
     Raises
     ------
@@ -815,6 +819,8 @@ def search_listings(query: SearchQuery) -> ListingPage:
         rows = nearest.rows_of(found, functools.partial(_fresh, query, owners=owners))
         total, relation = found.total, found.relation
         next_cursor = position.next_cursor(found.has_more, found.last_key)
+    hidden = blocks.hidden_from(viewer_id) if viewer_id else frozenset()
+    rows = [(distance, item) for distance, item in rows if item["ownerId"] not in hidden]
     people = owners.of(item["ownerId"] for _, item in rows)
     listings = [
         {**view_fields(item, people.get(item["ownerId"])),

@@ -1,0 +1,110 @@
+"""Suspending a user (a report decided ``suspend_user``) and reinstating them.
+
+Suspension, in order: the user item is marked suspended (with the webhooks it disables) in one
+transaction with the ``user.suspend`` audit entry; then every API key of the user is flagged
+suspended (401 as an unknown key; a Dashboard session opened with one ends), every ACTIVE
+listing is paused with ``statusReason`` :data:`SUSPENDED_REASON`, and every active webhook is
+disabled. Reinstatement undoes exactly that: keys unflagged, the listings paused by the
+suspension resumed, the webhooks it disabled enabled again. Each step is idempotent, so a call
+repeated after a crash completes the work of the first.
+"""
+
+from __future__ import annotations
+
+from chalicelib import audit, clock, errors, listings, users
+from chalicelib.audit.records import AuditAction
+from chalicelib.auth import service as auth
+from chalicelib.auth.service import Caller
+from chalicelib.listings import service as listing_service
+from chalicelib.listings.status import ListingStatus, Transition
+from chalicelib.pagination import MAX_PAGE_SIZE, PageQuery
+from chalicelib.transactions import ConditionFailed, Transaction, TransactionConflict
+from chalicelib.webhooks import service as webhooks
+
+#: The ``statusReason`` of a listing paused by its owner's suspension (the reinstatement resumes those only).
+SUSPENDED_REASON = "Paused: the account is suspended"
+
+
+def _listing_ids(user_id: str, wanted: ListingStatus) -> list[str]:
+    """The ids of ``user_id``'s listings in status ``wanted`` (their own list, page after page)."""
+    owner = Caller(user_id)
+    found: list[str] = []
+    cursor: str | None = None
+    while True:
+        page = listing_service.list_my_listings(owner, PageQuery(pageSize=MAX_PAGE_SIZE, cursor=cursor))
+        found += [item.id for item in page.listings if item.status == wanted]
+        cursor = page.nextCursor
+        if cursor is None:
+            return found
+
+
+def suspend(admin_id: str, user_id: str, report_id: str | None = None) -> None:
+    """Suspend ``user_id`` (idempotent: a suspended user's steps are completed again).
+
+    Raises
+    ------
+    NotFound
+        No such user.
+    """
+    user = users.get_user(user_id)
+    if user is None:
+        raise errors.NotFound(f"User '{user_id}' not found")
+    hooks = list(user.get("suspendedWebhooks") or [])
+    if user.get("suspendedAt") is None:
+        hooks = [h.id for h in webhooks.list_webhooks(Caller(user_id)).webhooks if h.active]
+        tx = Transaction().add("user", users.suspend_op(user_id, clock.iso(), admin_id, hooks))
+        tx.add("audit", audit.entry_op(admin_id, AuditAction.USER_SUSPEND, user_id, {"reportId": report_id}))
+        try:
+            tx.commit()
+        except TransactionConflict:
+            return suspend(admin_id, user_id, report_id)  # suspended meanwhile: complete its steps
+    auth.suspend_user_keys(user_id, True)
+    for listing_id in _listing_ids(user_id, ListingStatus.ACTIVE):
+        listing = listings.get(listing_id)
+        if listing is not None:
+            try:
+                listings.transition(listing, Transition.PAUSE, clock.iso(), reason=SUSPENDED_REASON)
+            except ConditionFailed:
+                continue  # changed meanwhile: no longer ACTIVE
+    for webhook_id in hooks:
+        try:
+            webhooks.set_active(Caller(user_id), webhook_id, False)
+        except errors.NotFound:
+            continue  # deleted meanwhile
+
+
+def reinstate(admin_id: str, user_id: str) -> None:
+    """Lift ``user_id``'s suspension: keys authenticate again, the listings it paused resume, the
+    webhooks it disabled are enabled again.
+
+    Raises
+    ------
+    NotFound
+        No such user.
+    Conflict
+        The user is not suspended.
+    """
+    user = users.get_user(user_id)
+    if user is None:
+        raise errors.NotFound(f"User '{user_id}' not found")
+    if user.get("suspendedAt") is None:
+        raise errors.Conflict("The user is not suspended")
+    tx = Transaction().add("user", users.reinstate_op(user_id))
+    tx.add("audit", audit.entry_op(admin_id, AuditAction.USER_REINSTATE, user_id))
+    try:
+        tx.commit()
+    except TransactionConflict as exc:
+        raise errors.Conflict("The user was reinstated meanwhile") from exc
+    auth.suspend_user_keys(user_id, False)
+    for listing_id in _listing_ids(user_id, ListingStatus.PAUSED):
+        listing = listings.get(listing_id)
+        if listing is not None and listing.get("statusReason") == SUSPENDED_REASON:
+            try:
+                listings.transition(listing, Transition.RESUME, clock.iso())
+            except ConditionFailed:
+                continue
+    for webhook_id in user.get("suspendedWebhooks") or []:
+        try:
+            webhooks.set_active(Caller(user_id), webhook_id, True)
+        except errors.NotFound:
+            continue

@@ -1,0 +1,87 @@
+"""``GET /v1/me/export``: everything held about the caller in one document, no secret or key
+material in it, and reads that grow with the caller's own data, not with other users'."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.integration.conftest import Api, User, make_user
+from tests.integration.helpers import counting_reads, create_listing
+from tests.integration.request_helpers import accepted_conversation, active_listing, match_request, profile_request
+
+
+def _export(api: Api, user: User) -> dict[str, Any]:
+    response = api.call("GET", "/v1/me/export", user.key)
+    assert response.status_code == 200, response.json
+    result: dict[str, Any] = response.json
+    return result
+
+
+def _seed(api: Api, alice: User, bob: User) -> dict[str, Any]:
+    listing = active_listing(api, alice)
+    pending = create_listing(api, alice)
+    _, conversation = accepted_conversation(api, alice, bob)
+    for i in range(3):
+        api.call("POST", f"/v1/conversations/{conversation}/messages", alice.key if i % 2 else bob.key, {"content": f"m{i}"})
+    hook = api.call("POST", "/v1/webhooks", alice.key, {"url": "http://127.0.0.1:9/hook", "events": ["message.new"]}).json
+    search = api.call("POST", "/v1/saved-searches", alice.key, {"name": "Jobs", "query": {"category": "jobs"}})
+    carol = make_user("Carol")
+    sent = profile_request(api, alice, carol.user_id).json
+    api.call("PUT", f"/v1/me/blocks/{carol.user_id}", alice.key)
+    report = api.call("POST", "/v1/reports", alice.key, {"subjectType": "profile", "subjectId": bob.user_id, "reason": "spam"}).json
+    return {"listing": listing, "pending": pending, "conversation": conversation, "hook": hook, "search": search,
+            "sent": sent, "carol": carol, "report": report}
+
+
+def test_the_export_holds_every_part_of_the_callers_data(api: Api, alice: User, bob: User) -> None:
+    seeded = _seed(api, alice, bob)
+    exported = _export(api, alice)
+    assert exported["exportVersion"] == 1
+    assert exported["profile"]["userId"] == alice.user_id
+    assert {c["key"] for c in exported["channels"]} == {"telegram", "email"}
+    assert {(item["id"], item["status"]) for item in exported["listings"]} >= {
+        (seeded["listing"]["id"], "ACTIVE"), (seeded["pending"]["id"], "PENDING"),
+    }
+    assert [r["requestId"] for r in exported["requestsSent"]] == [seeded["sent"]["requestId"]]
+    assert [r["requesterId"] for r in exported["requestsReceived"]] == [bob.user_id]
+    (conversation,) = exported["conversations"]
+    assert conversation["conversation"]["conversationId"] == seeded["conversation"]
+    assert [m["content"] for m in conversation["messages"]] == ["m0", "m1", "m2"]
+    (hook,) = exported["webhooks"]
+    assert hook["webhook"]["id"] == seeded["hook"]["id"]
+    assert isinstance(hook["recentDeliveries"], list)
+    assert len(exported["savedSearches"]) == (1 if seeded["search"].status_code == 201 else 0)
+    assert [b["userId"] for b in exported["blocks"]] == [seeded["carol"].user_id]
+    assert [r["reportId"] for r in exported["reports"]] == [seeded["report"]["reportId"]]
+    assert len(exported["apiKeys"]) == 1
+    text = json.dumps(exported)
+    assert alice.key not in text  # never key material
+    assert seeded["hook"]["secret"] not in text  # never a webhook secret
+    assert "keyHash" not in text
+
+
+def test_another_users_export_holds_only_their_data(api: Api, alice: User, bob: User) -> None:
+    _seed(api, alice, bob)
+    exported = _export(api, bob)
+    assert exported["profile"]["userId"] == bob.user_id
+    assert exported["listings"] == []
+    assert exported["blocks"] == []
+    assert exported["reports"] == []
+    assert [r["recipientId"] for r in exported["requestsSent"]] == [alice.user_id]
+
+
+def test_reads_grow_with_the_callers_data_not_with_other_users(api: Api, alice: User, bob: User) -> None:
+    _seed(api, alice, bob)
+    _export(api, alice)  # warms the key cache
+    with counting_reads() as before:
+        _export(api, alice)
+    for i in range(4):  # other users' data: listings, requests, conversations
+        other = make_user(f"Other {i}")
+        listing = active_listing(api, other)
+        match_request(api, bob, listing["id"])
+        accepted_conversation(api, other, bob)
+    with counting_reads() as after:
+        _export(api, alice)
+    assert after.calls == before.calls
+    assert after.items == before.items

@@ -1,0 +1,203 @@
+"""Blocking: ``PUT``/``DELETE``/``GET /v1/me/blocks``. While A blocks B, requests and messages
+between them are refused (403 ``BLOCKED``) in their own transactions, B's pending requests to A
+are rejected without a reason, and neither sees the other's listings or profile (404, left out
+of search); unblocking restores visibility only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.integration.conftest import Api, User, make_user
+from tests.integration.helpers import assert_error, counting_reads
+from tests.integration.request_helpers import (
+    accepted_conversation,
+    active_listing,
+    decide,
+    match_request,
+    profile_request,
+    run_concurrently,
+)
+
+
+def _block(api: Api, user: User, other: User | str) -> Any:
+    other_id = other if isinstance(other, str) else other.user_id
+    return api.call("PUT", f"/v1/me/blocks/{other_id}", user.key)
+
+
+def test_block_is_listed_newest_first_and_repeating_it_answers_the_standing_block(api: Api, alice: User, bob: User) -> None:
+    carol = make_user("Carol")
+    first = _block(api, alice, bob)
+    assert first.status_code == 200
+    assert first.json["userId"] == bob.user_id
+    assert first.json["displayName"] == "Bob"
+    assert _block(api, alice, carol).status_code == 200
+    again = _block(api, alice, bob)
+    assert again.json == first.json
+    listed = api.call("GET", "/v1/me/blocks", alice.key).json
+    assert [b["userId"] for b in listed["blocks"]] == [carol.user_id, bob.user_id]
+    assert api.call("GET", "/v1/me/blocks", bob.key).json["blocks"] == []  # being blocked is not listed
+
+
+def test_blocks_page_with_a_cursor(api: Api, alice: User) -> None:
+    others = [make_user(f"Other {i}") for i in range(5)]
+    for other in others:
+        _block(api, alice, other)
+    api.call("GET", "/v1/me/blocks", alice.key)  # warm the key cache
+    seen: list[str] = []
+    query = "pageSize=2"
+    while True:
+        with counting_reads() as reads:
+            page = api.call("GET", f"/v1/me/blocks?{query}", alice.key).json
+        assert reads.by_operation["Query"] <= 3
+        seen += [b["userId"] for b in page["blocks"]]
+        if page["nextCursor"] is None:
+            break
+        query = f"pageSize=2&cursor={page['nextCursor']}"
+    assert seen == [o.user_id for o in reversed(others)]
+
+
+def test_blocking_yourself_or_an_unknown_user_is_a_validation_error(api: Api, alice: User) -> None:
+    assert_error(_block(api, alice, alice), 400, "VALIDATION_ERROR", "userId")
+    assert_error(_block(api, alice, "usr_ghost"), 400, "VALIDATION_ERROR", "userId")
+    assert api.call("GET", "/v1/me/blocks", alice.key).json["blocks"] == []
+
+
+def test_requests_across_a_block_are_refused_both_ways(api: Api, alice: User, bob: User) -> None:
+    alices = active_listing(api, alice)
+    bobs = active_listing(api, bob)
+    _block(api, alice, bob)
+    assert_error(match_request(api, bob, alices["id"]), 403, "BLOCKED")
+    assert_error(profile_request(api, bob, alice.user_id), 403, "BLOCKED")
+    assert_error(match_request(api, alice, bobs["id"]), 403, "BLOCKED")
+    assert api.call("GET", "/v1/match-requests/incoming", alice.key).json["total"] == 0
+    assert api.call("GET", "/v1/match-requests/mine", bob.key).json["total"] == 0
+
+
+def test_messages_across_a_block_are_refused_both_ways(api: Api, alice: User, bob: User) -> None:
+    _, conversation = accepted_conversation(api, alice, bob)
+    _block(api, alice, bob)
+    for sender in (bob, alice):
+        sent = api.call("POST", f"/v1/conversations/{conversation}/messages", sender.key, {"content": "hello?"})
+        assert_error(sent, 403, "BLOCKED")
+    assert api.call("GET", f"/v1/conversations/{conversation}/messages", alice.key).json["messages"] == []
+
+
+def test_pending_requests_of_the_blocked_user_are_rejected_without_a_reason(api: Api, alice: User, bob: User) -> None:
+    carol = make_user("Carol")
+    listing = active_listing(api, alice)
+    pending = match_request(api, bob, listing["id"]).json
+    other = match_request(api, carol, listing["id"]).json
+    _block(api, alice, bob)
+    seen_by_bob = api.call("GET", f"/v1/match-requests/{pending['requestId']}", bob.key).json
+    assert seen_by_bob["status"] == "REJECTED"
+    assert seen_by_bob.get("reason") is None
+    assert api.call("GET", f"/v1/match-requests/{other['requestId']}", carol.key).json["status"] == "PENDING"
+
+
+def test_neither_sees_the_others_listings_and_profile_while_the_block_stands(
+    api: Api, alice: User, bob: User, runner: Any
+) -> None:
+    alices = active_listing(api, alice)
+    bobs = active_listing(api, bob)
+    runner.drain()
+    _block(api, alice, bob)
+    for viewer, listing, owner in ((bob, alices, alice), (alice, bobs, bob)):
+        assert_error(api.call("GET", f"/v1/listings/{listing['id']}", viewer.key), 404, "NOT_FOUND")
+        assert_error(api.call("GET", f"/v1/profiles/{owner.user_id}", viewer.key), 404, "NOT_FOUND")
+        found = api.call("GET", "/v1/listings/search?category=jobs", viewer.key).json["listings"]
+        assert listing["id"] not in [item["id"] for item in found]
+        profiles = api.call("GET", "/v1/profiles/search?pageSize=100", viewer.key).json["profiles"]
+        assert owner.user_id not in [p["userId"] for p in profiles]
+    carol = make_user("Carol")
+    found = api.call("GET", "/v1/listings/search?category=jobs", carol.key).json["listings"]
+    assert {alices["id"], bobs["id"]} <= {item["id"] for item in found}  # others still see both
+
+
+def test_unblocking_restores_visibility_but_not_what_was_rejected(api: Api, alice: User, bob: User, runner: Any) -> None:
+    listing = active_listing(api, alice)
+    runner.drain()
+    pending = match_request(api, bob, listing["id"]).json
+    _block(api, alice, bob)
+    removed = api.call("DELETE", f"/v1/me/blocks/{bob.user_id}", alice.key)
+    assert removed.status_code == 200
+    assert removed.json == {"id": bob.user_id, "deleted": True}
+    assert api.call("GET", f"/v1/listings/{listing['id']}", bob.key).status_code == 200
+    assert api.call("GET", f"/v1/profiles/{alice.user_id}", bob.key).status_code == 200
+    assert api.call("GET", f"/v1/match-requests/{pending['requestId']}", bob.key).json["status"] == "REJECTED"
+    assert api.call("GET", "/v1/me/blocks", alice.key).json["blocks"] == []
+    assert_error(api.call("DELETE", f"/v1/me/blocks/{bob.user_id}", alice.key), 404, "NOT_FOUND")
+
+
+def test_a_mutual_block_stands_until_both_lift_it(api: Api, alice: User, bob: User) -> None:
+    listing = active_listing(api, alice)
+    _block(api, alice, bob)
+    _block(api, bob, alice)
+    assert api.call("DELETE", f"/v1/me/blocks/{bob.user_id}", alice.key).status_code == 200
+    assert_error(match_request(api, bob, listing["id"]), 403, "BLOCKED")
+    assert [b["userId"] for b in api.call("GET", "/v1/me/blocks", bob.key).json["blocks"]] == [alice.user_id]
+    assert api.call("DELETE", f"/v1/me/blocks/{alice.user_id}", bob.key).status_code == 200
+    assert match_request(api, bob, listing["id"]).status_code == 201
+
+
+def test_a_block_can_be_lifted_by_the_blocker_only(api: Api, alice: User, bob: User) -> None:
+    _block(api, alice, bob)
+    assert_error(api.call("DELETE", f"/v1/me/blocks/{alice.user_id}", bob.key), 404, "NOT_FOUND")
+    assert [b["userId"] for b in api.call("GET", "/v1/me/blocks", alice.key).json["blocks"]] == [bob.user_id]
+
+
+@pytest.mark.parametrize("attempt", range(3))
+def test_a_request_sent_while_the_block_is_written_is_refused_or_rejected_never_pending(
+    api: Api, alice: User, bob: User, attempt: int
+) -> None:
+    listing = active_listing(api, alice)
+
+    def act(index: int) -> Any:
+        return _block(api, alice, bob) if index == 0 else match_request(api, bob, listing["id"])
+
+    blocked, sent = run_concurrently(2, act)
+    assert not isinstance(blocked, BaseException)
+    assert blocked.status_code == 200
+    assert not isinstance(sent, BaseException)
+    if sent.status_code == 201:
+        seen = api.call("GET", f"/v1/match-requests/{sent.json['requestId']}", bob.key).json
+        assert seen["status"] == "REJECTED"
+    else:
+        assert_error(sent, 403, "BLOCKED")
+    incoming = api.call("GET", "/v1/match-requests/incoming?status=PENDING", alice.key).json
+    assert incoming["total"] == 0
+
+
+def test_a_decision_does_not_reopen_a_rejected_request_after_a_block(api: Api, alice: User, bob: User) -> None:
+    listing = active_listing(api, alice)
+    pending = match_request(api, bob, listing["id"]).json
+    _block(api, alice, bob)
+    assert_error(decide(api, alice, pending["requestId"], "ACCEPTED"), 409, "CONFLICT")
+
+
+def test_the_dashboard_blocks_beside_a_conversation_and_a_request_and_lists_the_blocks(
+    api: Api, alice: User, bob: User
+) -> None:
+    from tests.integration.test_dashboard import signed_in
+
+    _, conversation = accepted_conversation(api, alice, bob)
+    carol = make_user("Carol")
+    listing = active_listing(api, alice)
+    match_request(api, carol, listing["id"])
+    b = signed_in(api, alice)
+    page = b.get(f"/dashboard/conversations/{conversation}")
+    assert f'action="/dashboard/blocks/{bob.user_id}"' in page.text
+    assert ">Block Bob<" in page.text
+    requests_page = b.get(f"/dashboard/listings/{listing['id']}")
+    assert f'action="/dashboard/blocks/{carol.user_id}"' in requests_page.text
+    token = b.csrf("/dashboard/blocks")
+    assert b.post(f"/dashboard/blocks/{bob.user_id}", {"csrf_token": token}).status_code == 303
+    assert b.post(f"/dashboard/blocks/{carol.user_id}", {"csrf_token": token}).status_code == 303
+    listed = b.get("/dashboard/blocks")
+    assert listed.text.index("<strong>Carol</strong>") < listed.text.index("<strong>Bob</strong>")  # newest first
+    sent = api.call("POST", f"/v1/conversations/{conversation}/messages", bob.key, {"content": "hi"})
+    assert_error(sent, 403, "BLOCKED")
+    assert b.post(f"/dashboard/blocks/{bob.user_id}/unblock", {"csrf_token": token}).status_code == 303
+    assert "<strong>Bob</strong>" not in b.get("/dashboard/blocks").text
+    assert b.post(f"/dashboard/blocks/{alice.user_id}", {"csrf_token": token}).status_code == 400

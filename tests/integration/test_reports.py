@@ -1,0 +1,231 @@
+"""Reports and moderation: ``POST /v1/reports`` of what the reporter can see, once per subject;
+the administrators' queue (open first, filterable, one Query a page) and decisions (``dismiss``,
+``hide_listing``: out of search at once), each recorded in the audit log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.integration.conftest import Api, User, make_user
+from tests.integration.helpers import assert_error, counting_reads, create_listing
+from tests.integration.request_helpers import accepted_conversation, active_listing
+
+
+def _report(api: Api, user: User, subject_type: str, subject_id: str, reason: str = "spam", **extra: Any) -> Any:
+    return api.call("POST", "/v1/reports", user.key, {"subjectType": subject_type, "subjectId": subject_id,
+                                                      "reason": reason, **extra})
+
+
+def _queue(api: Api, admin: User, query: str = "") -> dict[str, Any]:
+    response = api.call("GET", f"/v1/admin/reports{'?' + query if query else ''}", admin.key)
+    assert response.status_code == 200, response.json
+    result: dict[str, Any] = response.json
+    return result
+
+
+def _decide(api: Api, admin: User, report_id: str, decision: str, reason: str | None = None) -> Any:
+    body: dict[str, Any] = {"decision": decision}
+    if reason:
+        body["reason"] = reason
+    return api.call("POST", f"/v1/admin/reports/{report_id}/decision", admin.key, body)
+
+
+def test_a_user_reports_a_listing_a_profile_and_a_message_once_each(api: Api, alice: User, bob: User) -> None:
+    listing = active_listing(api, alice)
+    _, conversation = accepted_conversation(api, alice, bob)
+    sent = api.call("POST", f"/v1/conversations/{conversation}/messages", alice.key, {"content": "rude words"}).json
+    made = [
+        _report(api, bob, "listing", listing["id"], "scam", note="Asks for a deposit"),
+        _report(api, bob, "profile", alice.user_id, "impersonation"),
+        _report(api, bob, "message", sent["messageId"], "harassment"),
+    ]
+    assert [r.status_code for r in made] == [201, 201, 201]
+    assert made[0].json["status"] == "open"
+    assert made[0].json["note"] == "Asks for a deposit"
+    assert "reporterId" not in made[0].json
+    again = _report(api, bob, "listing", listing["id"], "spam")
+    assert_error(again, 409, "CONFLICT")
+    queue = _queue(api, make_user("Mod", admin=True))["reports"]
+    assert {(r["subjectType"], r["subjectOwnerId"], r["reporterId"]) for r in queue} == {
+        ("listing", alice.user_id, bob.user_id), ("profile", alice.user_id, bob.user_id), ("message", alice.user_id, bob.user_id),
+    }
+
+
+def test_only_what_the_reporter_can_see_is_reported(api: Api, alice: User, bob: User) -> None:
+    pending = create_listing(api, alice)  # PENDING: only its owner sees it
+    _, conversation = accepted_conversation(api, alice, bob)
+    sent = api.call("POST", f"/v1/conversations/{conversation}/messages", alice.key, {"content": "hi"}).json
+    carol = make_user("Carol")
+    assert_error(_report(api, bob, "listing", pending["id"]), 404, "NOT_FOUND")
+    assert_error(_report(api, bob, "listing", "lst_ghost"), 404, "NOT_FOUND")
+    assert_error(_report(api, bob, "profile", "usr_ghost"), 404, "NOT_FOUND")
+    assert_error(_report(api, carol, "message", sent["messageId"]), 404, "NOT_FOUND")  # not in that conversation
+    assert_error(_report(api, alice, "message", sent["messageId"]), 400, "VALIDATION_ERROR", "subjectId")  # own message
+    assert_error(_report(api, alice, "profile", alice.user_id), 400, "VALIDATION_ERROR", "subjectId")
+
+
+
+def test_a_block_does_not_prevent_a_report(api: Api, alice: User, bob: User) -> None:
+    listing = active_listing(api, alice)
+    assert api.call("PUT", f"/v1/me/blocks/{bob.user_id}", alice.key).status_code == 200
+    assert _report(api, bob, "listing", listing["id"], "harassment").status_code == 201
+    assert _report(api, alice, "profile", bob.user_id, "harassment").status_code == 201
+
+
+@pytest.mark.parametrize(("body", "field"), [
+    ({"subjectType": "comment", "subjectId": "x", "reason": "spam"}, "subjectType"),
+    ({"subjectType": "listing", "subjectId": "x", "reason": "boring"}, "reason"),
+    ({"subjectType": "listing", "subjectId": "", "reason": "spam"}, "subjectId"),
+    ({"subjectType": "listing", "subjectId": "x", "reason": "spam", "note": "x" * 1001}, "note"),
+])
+def test_bad_reports_are_validation_errors_naming_the_field(api: Api, alice: User, body: dict[str, Any], field: str) -> None:
+    assert_error(api.call("POST", "/v1/reports", alice.key, body), 400, "VALIDATION_ERROR", field)
+
+
+def test_the_queue_lists_open_reports_first_and_filters(api: Api, admin: User, alice: User, bob: User) -> None:
+    listings = [active_listing(api, alice) for _ in range(3)]
+    ids = [_report(api, bob, "listing", listing["id"]).json["reportId"] for listing in listings]
+    profile = _report(api, bob, "profile", alice.user_id).json["reportId"]
+    assert _decide(api, admin, ids[0], "dismiss").status_code == 200
+    assert [r["reportId"] for r in _queue(api, admin)["reports"]] == [ids[1], ids[2], profile, ids[0]]
+    assert [r["reportId"] for r in _queue(api, admin, "status=open&subjectType=listing")["reports"]] == [ids[1], ids[2]]
+    assert [r["reportId"] for r in _queue(api, admin, "status=decided")["reports"]] == [ids[0]]
+    assert [r["reportId"] for r in _queue(api, admin, "subjectType=profile")["reports"]] == [profile]
+    _queue(api, admin, "pageSize=1")  # warm the key cache
+    seen: list[str] = []
+    query = "pageSize=1"
+    while True:
+        with counting_reads() as reads:
+            page = _queue(api, admin, query)
+        assert reads.calls == ["Query"]
+        assert reads.items <= 2
+        seen += [r["reportId"] for r in page["reports"]]
+        if page["nextCursor"] is None:
+            break
+        query = f"pageSize=1&cursor={page['nextCursor']}"
+    assert seen == [ids[1], ids[2], profile, ids[0]]
+
+
+def test_hiding_takes_the_listing_out_of_search_at_once_and_is_audited(
+    api: Api, admin: User, alice: User, bob: User, runner: Any
+) -> None:
+    listing = active_listing(api, alice)
+    runner.drain()
+    assert listing["id"] in [i["id"] for i in api.call("GET", "/v1/listings/search?category=jobs", bob.key).json["listings"]]
+    report_id = _report(api, bob, "listing", listing["id"], "scam").json["reportId"]
+    decided = _decide(api, admin, report_id, "hide_listing", "Deposit scam")
+    assert decided.status_code == 200
+    assert decided.json["decision"] == "hide_listing"
+    assert decided.json["decidedBy"] == admin.user_id
+    assert_error(api.call("GET", f"/v1/listings/{listing['id']}", bob.key), 404, "NOT_FOUND")
+    assert listing["id"] not in [i["id"] for i in api.call("GET", "/v1/listings/search?category=jobs", bob.key).json["listings"]]
+    mine = api.call("GET", f"/v1/listings/{listing['id']}", alice.key).json
+    assert (mine["status"], mine["statusReason"]) == ("REJECTED", "Deposit scam")
+    (entry,) = api.call("GET", "/v1/admin/audit-log?action=report.hide_listing", admin.key).json["entries"]
+    assert (entry["actorId"], entry["targetId"], entry["details"]["listingId"]) == (admin.user_id, report_id, listing["id"])
+    assert_error(_decide(api, admin, report_id, "dismiss"), 409, "CONFLICT")  # decided once
+
+
+def test_dismissal_is_audited_and_hide_applies_to_listings_only(api: Api, admin: User, alice: User, bob: User) -> None:
+    report_id = _report(api, bob, "profile", alice.user_id).json["reportId"]
+    assert_error(_decide(api, admin, report_id, "hide_listing"), 400, "VALIDATION_ERROR", "decision")
+    assert _decide(api, admin, report_id, "dismiss").json["status"] == "decided"
+    (entry,) = api.call("GET", f"/v1/admin/audit-log?target={report_id}", admin.key).json["entries"]
+    assert entry["action"] == "report.dismiss"
+    assert_error(_decide(api, admin, "rpt_ghost", "dismiss"), 404, "NOT_FOUND")
+
+
+def test_only_administrators_see_and_decide_reports(api: Api, alice: User, bob: User) -> None:
+    report_id = _report(api, bob, "profile", alice.user_id).json["reportId"]
+    assert_error(api.call("GET", "/v1/admin/reports", alice.key), 403, "FORBIDDEN")
+    assert_error(_decide(api, alice, report_id, "dismiss"), 403, "FORBIDDEN")
+
+
+def test_the_dashboards_reports_page_decides_reports(api: Api, admin: User, alice: User, bob: User) -> None:
+    from tests.integration.test_dashboard import signed_in
+
+    listing = active_listing(api, alice)
+    listing_report = _report(api, bob, "listing", listing["id"], "scam").json["reportId"]
+    profile_report = _report(api, bob, "profile", alice.user_id).json["reportId"]
+    b = signed_in(api, admin)
+    page = b.get("/dashboard/admin/reports")
+    assert page.status_code == 200
+    assert page.text.index(f'id="rp-{listing_report}"') < page.text.index(f'id="rp-{profile_report}"')
+    assert page.text.count(">Hide listing<") == 1  # only the listing report offers it
+    token = b.csrf("/dashboard/admin/reports")
+    hidden = b.post(f"/dashboard/admin/reports/{listing_report}/decision",
+                    {"csrf_token": token, "decision": "hide_listing", "reason": "Scam"})
+    assert hidden.status_code == 303
+    assert api.call("GET", f"/v1/listings/{listing['id']}", alice.key).json["statusReason"] == "Scam"
+    assert b.post(f"/dashboard/admin/reports/{profile_report}/decision",
+                  {"csrf_token": token, "decision": "hide_listing"}).status_code == 400
+    assert f'id="rp-{listing_report}"' not in b.get("/dashboard/admin/reports?status=open").text
+    assert signed_in(api, bob).get("/dashboard/admin/reports").status_code == 403
+
+
+def test_suspension_refuses_keys_pauses_listings_disables_webhooks_and_reinstating_undoes_it(
+    api: Api, admin: User, alice: User, bob: User
+) -> None:
+    from chalicelib.auth.service import Caller
+    from chalicelib.webhooks import service as webhooks
+
+    active = active_listing(api, alice)
+    paused_by_owner = active_listing(api, alice)
+    api.call("PATCH", f"/v1/listings/{paused_by_owner['id']}/status", alice.key, {"status": "PAUSED"})
+    hook = api.call("POST", "/v1/webhooks", alice.key, {"url": "http://127.0.0.1:9/hook", "events": ["message.new"]}).json
+    off = api.call("POST", "/v1/webhooks", alice.key, {"url": "http://127.0.0.1:9/off", "events": ["message.new"]}).json
+    webhooks.set_active(Caller(alice.user_id), off["id"], False)  # the owner's own switch (the Dashboard's)
+    report_id = _report(api, bob, "profile", alice.user_id, "scam").json["reportId"]
+    decided = _decide(api, admin, report_id, "suspend_user")
+    assert decided.status_code == 200
+    assert_error(api.call("GET", "/v1/me", alice.key), 401, "UNAUTHORIZED")
+    assert_error(api.call("GET", f"/v1/listings/{active['id']}", bob.key), 404, "NOT_FOUND")  # paused: out of search
+    actions = [e["action"] for e in api.call("GET", f"/v1/admin/audit-log?actor={admin.user_id}", admin.key).json["entries"]]
+    assert actions[:2] == ["user.suspend", "report.suspend_user"]
+
+    reinstated = api.call("POST", f"/v1/admin/users/{alice.user_id}/reinstate", admin.key)
+    assert reinstated.status_code == 200
+    assert reinstated.json == {"userId": alice.user_id, "reinstated": True}
+    assert api.call("GET", "/v1/me", alice.key).status_code == 200
+    assert api.call("GET", f"/v1/listings/{active['id']}", bob.key).json["status"] == "ACTIVE"
+    assert api.call("GET", f"/v1/listings/{paused_by_owner['id']}", alice.key).json["status"] == "PAUSED"  # the owner's pause stays
+    states = {w["id"]: w["active"] for w in api.call("GET", "/v1/webhooks", alice.key).json["webhooks"]}
+    assert states == {hook["id"]: True, off["id"]: False}
+    assert_error(api.call("POST", f"/v1/admin/users/{alice.user_id}/reinstate", admin.key), 409, "CONFLICT")
+    assert api.call("GET", f"/v1/admin/audit-log?action=user.reinstate&target={alice.user_id}", admin.key).json["entries"]
+
+
+def test_webhooks_are_disabled_while_suspended(api: Api, admin: User, alice: User, bob: User) -> None:
+    from chalicelib.auth.service import Caller
+    from chalicelib.webhooks import service as webhooks
+
+    hook = api.call("POST", "/v1/webhooks", alice.key, {"url": "http://127.0.0.1:9/hook", "events": ["message.new"]}).json
+    report_id = _report(api, bob, "profile", alice.user_id).json["reportId"]
+    _decide(api, admin, report_id, "suspend_user")
+    assert [w.active for w in webhooks.list_webhooks(Caller(alice.user_id)).webhooks if w.id == hook["id"]] == [False]
+    assert_error(api.call("POST", f"/v1/admin/users/{bob.user_id}/reinstate", admin.key), 409, "CONFLICT")
+    assert_error(api.call("POST", "/v1/admin/users/usr_ghost/reinstate", admin.key), 404, "NOT_FOUND")
+    assert_error(api.call("POST", f"/v1/admin/users/{alice.user_id}/reinstate", bob.key), 403, "FORBIDDEN")
+
+
+def test_the_dashboard_suspends_from_a_report_and_reinstates_from_the_users_list(
+    api: Api, admin: User, alice: User, bob: User
+) -> None:
+    from tests.integration.test_dashboard import signed_in
+
+    report_id = _report(api, bob, "profile", alice.user_id, "scam").json["reportId"]
+    b = signed_in(api, admin)
+    token = b.csrf("/dashboard/admin/reports")
+    assert ">Suspend the owner<" in b.get("/dashboard/admin/reports").text
+    assert b.post(f"/dashboard/admin/reports/{report_id}/decision",
+                  {"csrf_token": token, "decision": "suspend_user"}).status_code == 303
+    assert api.call("GET", "/v1/me", alice.key).status_code == 401
+    row = b.get("/dashboard/admin/users?q=alice").text
+    assert "Suspended since" in row
+    assert b.post(f"/dashboard/admin/users/{alice.user_id}/reinstate", {"csrf_token": token}).status_code == 303
+    assert api.call("GET", "/v1/me", alice.key).status_code == 200
+    assert "Suspended since" not in b.get("/dashboard/admin/users?q=alice").text
+    listed = api.call("GET", f"/v1/admin/users?id={alice.user_id}", admin.key).json["users"]
+    assert listed[0]["suspendedAt"] is None
