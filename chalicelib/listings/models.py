@@ -66,6 +66,17 @@ class OwnerSummary(Model):
     socialLinks: SocialLinks | None = None
 
 
+class StatusHistoryEntry(Model):
+    """One status change of a listing: the status it entered, when, and why (where a reason was given)."""
+
+    status: ListingStatus
+    at: Timestamp
+    reason: str | None = Field(
+        default=None, description="The administrator's rejection or hiding reason, or the marker of a listing "
+        "paused with its suspended owner; null for other changes",
+    )
+
+
 class Listing(Model):
     """A listing as reads return it."""
 
@@ -83,6 +94,13 @@ class Listing(Model):
     )
     status: ListingStatus
     statusReason: str | None = None
+    statusHistory: list[StatusHistoryEntry] | None = Field(
+        default=None,
+        exclude_if=lambda history: history is None,
+        description="The listing's newest 20 status changes, oldest first (creation PENDING, approval ACTIVE, "
+        "rejection, pause, resume, hiding, an edit back to PENDING): only in the owner's own view, like "
+        "`webhookIds`",
+    )
     profile: OwnerSummary
     createdAt: Timestamp
     updatedAt: Timestamp

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any, NotRequired, TypedDict, cast
 
 from chalicelib.listings.status import ListingStatus
+from chalicelib.listings.status_history import StatusEntry
 from chalicelib.record_check import checked
 
 
@@ -43,6 +44,9 @@ class ListingRecord(TypedDict):
     requestCount: NotRequired[int]
     #: ``meta`` as last approved (written by the approval's own update), the review page's diff base.
     approvedMeta: NotRequired[dict[str, str]]
+    #: The newest status changes, oldest first (:mod:`chalicelib.listings.status_history`; absent
+    #: on a listing whose status has not changed since before the history was kept).
+    statusHistory: NotRequired[list[StatusEntry]]
     #: ``pendingReview`` index attributes, while PENDING.
     pendingQueue: NotRequired[str]
     pendingSort: NotRequired[str]

@@ -17,7 +17,7 @@ from typing import Any, cast
 
 from chalicelib import batch_reads, outbox, storage, users
 from chalicelib.config import settings
-from chalicelib.listings import counters, owner_list, status
+from chalicelib.listings import counters, owner_list, status, status_history
 from chalicelib.listings.index import INDEX_ATTRIBUTES, geo_index, index_attributes
 from chalicelib.listings.records import ListingRecord, record, scanned
 from chalicelib.listings.status import ListingStatus, Transition
@@ -230,6 +230,7 @@ def create(item: ListingRecord, extra_ops: Sequence[TransactItem]) -> None:
 
     The Put (conditional on the id being new) carries the ``ownerNewest`` sort key and the same
     transaction adds 1 to the owner's listing counter (:mod:`chalicelib.listings.owner_list`).
+    ``item`` carries its first ``statusHistory`` entry (:mod:`chalicelib.listings.status_history`).
     """
     stored = {**item, owner_list.SORT: owner_list.sort_key(item)}
     storage.transact([
@@ -246,28 +247,68 @@ def _remove_index() -> str:
     return ", ".join(INDEX_ATTRIBUTES)
 
 
+def _history_update(
+    listing: Mapping[str, Any], new: status_history.StatusEntry, vals: dict[str, Any]
+) -> tuple[str, str, list[status_history.StatusEntry]]:
+    """The ``SET`` clause and condition that add ``new`` to the ``statusHistory`` of ``listing`` (as read).
+
+    Below :data:`chalicelib.listings.status_history.LIMIT` entries it appends in place, conditional
+    on the stored list still being shorter than the limit; at the limit it writes the newest entries
+    as read plus ``new``, conditional on the stored ``version`` being the one read (the bound and
+    why: :mod:`chalicelib.listings.status_history`). Adds its values to ``vals``.
+
+    Returns
+    -------
+    tuple[str, str, list[StatusEntry]]
+        The ``SET`` clause (no leading ``SET``), the condition to AND with the update's own, and
+        the history as the update writes it.
+    """
+    history = list(listing.get("statusHistory") or [])
+    written = status_history.appended(history, new)
+    if len(history) < status_history.LIMIT:
+        vals.update(history_entry=[new], history_none=[], history_cap=status_history.LIMIT)
+        return ("statusHistory = list_append(if_not_exists(statusHistory, :history_none), :history_entry)",
+                "(attribute_not_exists(statusHistory) OR size(statusHistory) < :history_cap)", written)
+    vals.update(history_kept=written, history_version=int(listing["version"]))
+    return "statusHistory = :history_kept", "version = :history_version", written
+
+
 def replace_content_op(item: ListingRecord, expected_version: int, was_status: ListingStatus) -> TransactItem:
     """Transaction ``Update``: new content, status PENDING, version + 1, out of the search indexes.
 
     Conditional on the stored ``version`` still being ``expected_version`` (optimistic lock)
     and the status still being ``was_status`` (an ACTIVE listing's update also carries
-    :func:`leave_active_ops`).
+    :func:`leave_active_ops`). ``item`` is the listing as read with its new content and
+    ``updatedAt``: the update appends a PENDING entry to its ``statusHistory``, and
+    :func:`resubmitted_history` is that history as written.
     """
+    vals: dict[str, Any] = {}
+    history_set, history_condition, _ = _history_update(item, _resubmitted_entry(item), vals)
     return storage.tx_update(
         _table(),
         _key(item["listingId"]),
         "SET title = :t, meta = :m, channels = :c, webhookIds = :w, searchText = :s, #st = :pending, "
-        "version = :next, updatedAt = :u, pendingQueue = :pq, pendingSort = :ps "
+        f"version = :next, updatedAt = :u, pendingQueue = :pq, pendingSort = :ps, {history_set} "
         f"REMOVE statusReason, {_remove_index()}",
-        condition="version = :v AND #st = :was",
+        condition=f"version = :v AND #st = :was AND {history_condition}",
         ExpressionAttributeNames={"#st": "status"},
         ExpressionAttributeValues=storage.values(
             t=item["title"], m=item["meta"], c=item["channels"], w=item["webhookIds"], s=item["searchText"],
             pending=status.target(Transition.SUBMIT).value, next=expected_version + 1, u=item["updatedAt"],
             v=expected_version, was=ListingStatus(was_status).value,
             pq=pending_partition(item["listingId"]), ps=pending_attributes(item["listingId"], item["updatedAt"])["pendingSort"],
+            **vals,
         ),
     )
+
+
+def _resubmitted_entry(item: ListingRecord) -> status_history.StatusEntry:
+    return status_history.entry(status.target(Transition.SUBMIT), item["updatedAt"])
+
+
+def resubmitted_history(item: ListingRecord) -> list[status_history.StatusEntry]:
+    """The ``statusHistory`` :func:`replace_content_op` writes for ``item`` (its history as read plus PENDING)."""
+    return status_history.appended(list(item.get("statusHistory") or []), _resubmitted_entry(item))
 
 
 def rebind_op(item: ListingRecord, expected_version: int) -> TransactItem:
@@ -300,7 +341,8 @@ def transition(
     """Apply the status ``change`` to ``listing`` in one transaction and return the item as written.
 
     The listing update is conditional on the status the machine lets ``change`` start from
-    (:func:`chalicelib.listings.status.source`). Leading to ACTIVE puts the listing into the
+    (:func:`chalicelib.listings.status.source`) and appends the change to the listing's
+    ``statusHistory`` (:mod:`chalicelib.listings.status_history`). Leading to ACTIVE puts the listing into the
     search indexes and its counters (+1, :mod:`chalicelib.listings.counters`) and writes
     its ``listing.activated`` outbox event (the saved-search percolator reads it); leaving
     ACTIVE takes it off its counters; any status but ACTIVE takes it out of the indexes (and
@@ -315,7 +357,8 @@ def transition(
     updated_at:
         ISO 8601 UTC time of the change.
     reason:
-        ``statusReason`` to store (rejections); any other change removes it.
+        ``statusReason`` to store (rejections, hiding, a suspension's pause); any other change
+        removes it. The change's ``statusHistory`` entry carries it too.
     version:
         When given (approvals, ``If-Match``), the stored ``version`` must also match. Every
         change increments the stored version (the listing's ETag, :mod:`chalicelib.conditional`).
@@ -331,7 +374,8 @@ def transition(
     Raises
     ------
     storage.ConditionFailed
-        The listing is gone, not in the source status, or at another version.
+        The listing is gone, not in the source status, at another version, or its status history
+        changed since ``listing`` was read.
     ValueError
         ``change`` is SUBMIT (it starts from any status; see :func:`replace_content_op`).
     """
@@ -339,12 +383,15 @@ def transition(
     if from_status is None:
         raise ValueError(f"{change} is written by replace_content_op")
     vals: dict[str, Any] = {"from": from_status.value, "to": to_status.value, "u": updated_at, "one": 1}
-    condition = "#st = :from" + (" AND version = :v" if version is not None else "")
+    history_set, history_condition, history = _history_update(
+        listing, status_history.entry(to_status, updated_at, reason), vals
+    )
+    condition = "#st = :from" + (" AND version = :v" if version is not None else "") + f" AND {history_condition}"
     if version is not None:
         vals["v"] = version
     if status.is_public(to_status):
-        return _activate(listing, vals, condition, updated_at, extra)
-    expression = "SET #st = :to, updatedAt = :u, version = version + :one"
+        return _activate(listing, vals, condition, updated_at, extra, history_set, history)
+    expression = f"SET #st = :to, updatedAt = :u, version = version + :one, {history_set}"
     if reason is not None:
         expression += ", statusReason = :r"
         vals["r"] = reason
@@ -356,14 +403,15 @@ def transition(
     _transact_conditional([update, *leave_active_ops(listing, from_status), *extra])
     dropped = {*INDEX_ATTRIBUTES, "statusReason", "pendingQueue", "pendingSort"}
     written = {k: v for k, v in listing.items() if k not in dropped}
-    written.update(status=to_status, updatedAt=updated_at, version=int(listing["version"]) + 1)
+    written.update(status=to_status, updatedAt=updated_at, version=int(listing["version"]) + 1, statusHistory=history)
     if reason is not None:
         written["statusReason"] = reason
     return cast(ListingRecord, written)
 
 
 def _activate(
-    listing: ListingRecord, vals: dict[str, Any], condition: str, updated_at: str, extra: Sequence[TransactItem]
+    listing: ListingRecord, vals: dict[str, Any], condition: str, updated_at: str, extra: Sequence[TransactItem],
+    history_set: str, history: list[status_history.StatusEntry],
 ) -> ListingRecord:
     """The ACTIVE side of :func:`transition`: indexes, counters +1 and ``listing.activated``, in one transaction."""
     attributes = index_attributes(listing)
@@ -371,7 +419,7 @@ def _activate(
     change = storage.tx_update(
         _table(), _key(listing["listingId"]),
         # approvedMeta: the content as approved, the review page's diff base (in the same update)
-        f"SET #st = :to, updatedAt = :u, version = version + :one, approvedMeta = meta{sets} "
+        f"SET #st = :to, updatedAt = :u, version = version + :one, approvedMeta = meta, {history_set}{sets} "
         f"REMOVE statusReason, {_REMOVE_PENDING}",
         condition=condition,
         ExpressionAttributeNames={"#st": "status"},
@@ -384,7 +432,7 @@ def _activate(
     # The condition held, so the stored item is the one read plus this change.
     written = {k: v for k, v in listing.items() if k not in ("statusReason", "pendingQueue", "pendingSort")}
     written.update(attributes, status=ListingStatus.ACTIVE, updatedAt=updated_at, version=int(listing["version"]) + 1,
-                   approvedMeta=dict(listing.get("meta") or {}))
+                   approvedMeta=dict(listing.get("meta") or {}), statusHistory=history)
     return cast(ListingRecord, written)
 
 

@@ -17,7 +17,7 @@ from chalicelib.auth.service import Caller
 from chalicelib.categories.models import Category, FieldType
 from chalicelib.categories.registry import all_categories
 from chalicelib.conditional import check_version
-from chalicelib.listings import repository, status
+from chalicelib.listings import repository, status, status_history
 from chalicelib.listings.meta import validate_meta
 from chalicelib.listings.models import (
     Listing,
@@ -77,6 +77,7 @@ def view_fields(item: ListingRecord, owner: UserRecord | None, owner_view: bool 
         "webhookIds": (item.get("webhookIds") or []) if owner_view else None,
         "status": item["status"],
         "statusReason": item.get("statusReason"),
+        "statusHistory": list(item.get("statusHistory") or []) if owner_view else None,
         "profile": _owner_fields(owner, item["ownerId"]),
         "createdAt": item["createdAt"],
         "updatedAt": item["updatedAt"],
@@ -151,6 +152,7 @@ def create_listing(caller: Caller, body: ListingCreate) -> Listing:
         "updatedAt": now,
         "pendingQueue": pending["pendingQueue"],
         "pendingSort": pending["pendingSort"],
+        "statusHistory": [status_history.entry(status.INITIAL, now)],
     }
     repository.create(item, [_submitted_event(listing_id, 1)])
     return to_model(item, owner, owner_view=True)
@@ -288,6 +290,7 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate, expecte
     }
     updated.pop("statusReason", None)
     tx = Transaction().add("listing", repository.replace_content_op(updated, version, item["status"]))
+    updated["statusHistory"] = repository.resubmitted_history(updated)
     tx.add_all("counters", repository.leave_active_ops(item, item["status"]))
     tx.add("event", _submitted_event(listing_id, version + 1))
     try:
@@ -337,21 +340,25 @@ def change_status(
     Raises
     ------
     Conflict
-        Any other transition (e.g. pausing a PENDING listing).
+        Any other transition (e.g. pausing a PENDING listing), or another change of the listing
+        raced this one (its status history changed meanwhile: retry).
     PreconditionFailed
         The listing is not at ``expected_version`` (412).
     """
     item = owned(caller, listing_id)
     check_version(int(item["version"]), expected_version)
     at_version = int(item["version"]) if expected_version is not None else None
+    change = status.owner_transition(body.status)
     try:
-        updated = repository.transition(item, status.owner_transition(body.status), clock.iso(), version=at_version)
+        updated = repository.transition(item, change, clock.iso(), version=at_version)
     except ConditionFailed as exc:
         current = repository.get(listing_id)
         if current is None:  # deleted since it was read: not a state conflict
             raise errors.not_found("Listing", listing_id) from exc
         if at_version is not None and int(current["version"]) != at_version:
             raise errors.PreconditionFailed("The listing changed meanwhile; read it again") from exc
+        if item["status"] == current["status"] == status.source(change):  # still applicable: another change raced it
+            raise errors.Conflict("The listing changed while you were changing its status; retry") from exc
         raise errors.Conflict(
             f"Cannot change status from {item['status']} to {body.status}; "
             "only ACTIVE -> PAUSED and PAUSED -> ACTIVE are allowed"

@@ -29,7 +29,7 @@ from tests.integration.helpers import (
 )
 
 LISTING_KEYS = {"id", "title", "categoryKey", "roleKey", "meta", "channels", "webhookIds", "status", "statusReason",
-                "profile", "createdAt", "updatedAt"}
+                "statusHistory", "profile", "createdAt", "updatedAt"}
 
 
 def _set_status(api: Api, user: User, listing_id: str, status: str) -> Any:
@@ -211,6 +211,7 @@ def test_create_returns_201_with_a_pending_listing(api: Api, alice: User) -> Non
     assert listing["id"].startswith("lst_")
     assert listing["status"] == "PENDING"
     assert listing["statusReason"] is None
+    assert listing["statusHistory"] == [{"status": "PENDING", "at": listing["createdAt"], "reason": None}]
     assert listing["title"] == "Backend engineer" == listing["meta"]["title"]
     assert (listing["categoryKey"], listing["roleKey"]) == ("jobs", "hiring")
     assert listing["channels"] == ["telegram", "email"]
