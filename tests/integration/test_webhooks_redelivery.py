@@ -10,7 +10,7 @@ import pytest
 from chalicelib import errors
 from chalicelib.auth.service import Caller
 from chalicelib.webhooks import service
-from chalicelib.webhooks.delivery import handlers
+from chalicelib.webhooks.delivery import handlers, lanes
 from tests.integration.conftest import Api, User
 from tests.integration.webhook_helpers import (
     create_webhook,
@@ -20,6 +20,7 @@ from tests.integration.webhook_helpers import (
     fast_delivery_settings,
     message_event,
     receiver_factory,
+    retry_messages,
     run_lanes,
     stream_event,
     webhook_state,
@@ -111,9 +112,43 @@ def test_two_redeliveries_asked_at_once_make_one_attempt(api: Api, alice: User, 
     run_lanes()
     caller = Caller(alice.user_id)
     assert service.redeliver(caller, hook["id"], item["eventId"]).attempt == 2
-    assert service.redeliver(caller, hook["id"], item["eventId"]).attempt == 2  # the same attempt, deduplicated
-    assert run_lanes() == 1
+    assert service.redeliver(caller, hook["id"], item["eventId"]).attempt == 2  # the same attempt number
+    assert run_lanes() == 2  # two messages (each redelivery's own deduplication id); the attempt claim sends one
     assert len(receiver.requests) == 2
+    assert [d["attempt"] for d in deliveries(api, alice, hook["id"])["deliveries"]] == [2, 1]
+
+
+def test_a_redelivery_after_a_dropped_retry_of_the_same_attempt_number_is_sent(
+    api: Api, alice: User, bob: User, receivers: Any
+) -> None:
+    receiver: Receiver = receivers("ok", status=500)
+    hook = create_webhook(api, alice, receiver.url)
+    item = message_event(alice, bob)
+    handlers.handle_outbox_batch(stream_event(item))
+    assert run_lanes() == 1  # attempt 1 fails; attempt 2 is scheduled on the retry queue
+    caller = Caller(alice.user_id)
+    service.set_active(caller, hook["id"], False)
+    [retry] = retry_messages()
+    assert handlers.handle_retry_batch({"Records": [retry]}) == {"batchItemFailures": []}
+    assert run_lanes() == 1  # the retry (attempt 2) reaches the lane and is dropped unsent: the webhook is off
+    assert len(receiver.requests) == 1
+    dropped = lanes.from_message(retry["body"])
+    assert dropped.attempt == 2
+    # Within SQS's 5-minute window a message with the dropped retry's deduplication id is swallowed.
+    lanes.enqueue([dropped])
+    assert run_lanes() == 0
+
+    service.set_active(caller, hook["id"], True)
+    receiver.status = 200
+    queued = service.redeliver(caller, hook["id"], item["eventId"])
+    assert queued.attempt == 2
+    assert lanes.deduplication_id(queued) != lanes.deduplication_id(dropped)
+    assert run_lanes() == 1
+    first, second = receiver.requests
+    assert first.headers["webhook-id"] == second.headers["webhook-id"] == f"{item['eventId']}_{hook['id']}"
+    assert first.body == second.body
+    logged = deliveries(api, alice, hook["id"])["deliveries"]
+    assert [(d["attempt"], d["success"]) for d in logged] == [(2, True), (1, False)]
 
 
 def test_a_failed_redelivery_counts_and_a_redelivery_to_an_inactive_webhook_sends_nothing(

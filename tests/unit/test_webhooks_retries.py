@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 
 import pytest
 
@@ -21,6 +22,23 @@ def test_retry_message_round_trip() -> None:
     assert parsed.event.test is False
     test_event = Event("evt_2", "message.new", "2026-11-22T00:00:00.000Z", {}, {}, test=True)
     assert lanes.from_message(lanes.to_message(Delivery(test_event, "whk_1"))).event.test is True
+
+
+
+def test_deduplication_ids_keep_each_asked_for_attempt_apart_from_the_retry_of_its_number() -> None:
+    event = Event("evt_1", "message.new", "2026-11-22T00:00:00.000Z", {}, {})
+    retry = Delivery(event, "whk_1", 2)
+    redelivered = replace(retry, redelivery_id="rdl_1")
+    recovered = replace(retry, recovery_id="rcv_1")
+    assert lanes.deduplication_id(Delivery(event, "whk_1")) == "evt_1_whk_1"
+    assert lanes.deduplication_id(retry) == "evt_1_whk_1.2"
+    assert lanes.deduplication_id(redelivered) == "evt_1_whk_1.2.rdl_1"
+    assert lanes.deduplication_id(recovered) == "evt_1_whk_1.2.rcv_1"
+    assert lanes.deduplication_id(replace(redelivered, hops=1)) == "evt_1_whk_1.2.rdl_1.1"
+    # a redelivery's retry keeps the redelivery's id; the message carries it
+    parsed = lanes.from_message(lanes.to_message(replace(redelivered, attempt=3)))
+    assert (parsed.redelivery_id, parsed.recovery_id) == ("rdl_1", None)
+    assert lanes.deduplication_id(parsed) == "evt_1_whk_1.3.rdl_1"
 
 
 ZERO_ATTEMPT = '{"webhookId":"w","attempt":0,"eventId":"e","type":"t","createdAt":"c","data":{}}'

@@ -76,6 +76,10 @@ class Delivery:
 
     ``recovery_id``: the attempt was queued by "Recover failed deliveries" (that recovery's id):
     it is made once, never retried, and counted on the recovery as sent or not sent.
+
+    ``redelivery_id``: the attempt was queued by a single "Redeliver" (that request's id), or is
+    a retry of such an attempt; it only gives the lane message a deduplication id of its own
+    (:func:`chalicelib.webhooks.delivery.lanes.deduplication_id`), never the ``webhook-id``.
     """
 
     event: Event
@@ -86,6 +90,7 @@ class Delivery:
     slow: bool = False
     hops: int = 0
     recovery_id: str | None = None
+    redelivery_id: str | None = None
 
 
 def envelope_body(event: Event) -> bytes:

@@ -27,8 +27,9 @@ overlap and the failure policy stays exact.
 ``MessageDeduplicationId`` is the delivery's ``webhook-id`` for attempt 1 (a replayed stream
 batch enqueues nothing twice within SQS's 5-minute deduplication window; later replays are
 absorbed by the attempt claim, :mod:`chalicelib.webhooks.delivery.attempt_log`),
-``<webhook-id>.<attempt>`` for the retries and redeliveries, and ``.<hops>`` appended for a
-delivery moved between the kinds of lane, so that each attempt and move enters once.
+``<webhook-id>.<attempt>`` for the retries, ``.<recovery id>`` or ``.<redelivery id>`` appended
+for an attempt an owner asked for (and its retries), and ``.<hops>`` appended for a delivery moved
+between the kinds of lane, so that each attempt and move enters once.
 """
 
 from __future__ import annotations
@@ -57,15 +58,18 @@ class EnqueueFailed(Exception):
 
 def deduplication_id(delivery: Delivery) -> str:
     """``webhook-id`` for attempt 1, ``<webhook-id>.<attempt>`` after; an attempt a recovery queued
-    appends ``.<recovery id>`` and a move between owner and slow lanes ``.<hops>`` (SQS: at most
-    128 characters).
+    appends ``.<recovery id>``, one a single redelivery queued (or its retry) ``.<redelivery id>``,
+    and a move between owner and slow lanes ``.<hops>`` (SQS: at most 128 characters).
 
-    A recovery's attempt has the number of a retry that may have been queued, and dropped unsent,
-    minutes before (the webhook was disabled meanwhile): SQS would drop the recovery's message as
-    that retry's duplicate within its 5-minute deduplication interval, so it gets an id of its own.
+    A recovery's or a redelivery's attempt has the number of a retry that may have been queued,
+    and dropped unsent, minutes before (the webhook was disabled meanwhile): SQS would drop the
+    owner's message as that retry's duplicate within its 5-minute deduplication interval, so it
+    gets an id of its own. The ``webhook-id`` header the receiver sees is the delivery's, whatever
+    the deduplication id (:func:`chalicelib.webhooks.signing.message_id`).
     """
     base = signing.message_id(delivery.event.event_id, delivery.webhook_id)
-    suffix = (f".{delivery.recovery_id}" if delivery.recovery_id else "") + (f".{delivery.hops}" if delivery.hops else "")
+    asked = delivery.recovery_id or delivery.redelivery_id
+    suffix = (f".{asked}" if asked else "") + (f".{delivery.hops}" if delivery.hops else "")
     if suffix:
         return f"{base}.{delivery.attempt}{suffix}"
     return base if delivery.attempt == 1 else f"{base}.{delivery.attempt}"
@@ -108,6 +112,8 @@ def to_message(delivery: Delivery) -> str:
         body["requestId"] = event.request_id
     if delivery.recovery_id:
         body["recoveryId"] = delivery.recovery_id
+    if delivery.redelivery_id:
+        body["redeliveryId"] = delivery.redelivery_id
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -132,11 +138,12 @@ def from_message(body: str) -> Delivery:
     attempt = int(raw["attempt"])
     if attempt < 1:
         raise ValueError(f"attempt must be >= 1, got {attempt}")
-    recovery = raw.get("recoveryId")
+    recovery, redelivery = raw.get("recoveryId"), raw.get("redeliveryId")
     return Delivery(
         event=event, webhook_id=str(raw["webhookId"]), attempt=attempt, owner_id=str(raw.get("ownerId") or ""),
         lane=int(raw["lane"]) if raw.get("lane") is not None else None, slow=bool(raw.get("slow", False)),
         hops=int(raw.get("hops") or 0), recovery_id=str(recovery) if recovery else None,
+        redelivery_id=str(redelivery) if redelivery else None,
     )
 
 

@@ -4,14 +4,21 @@ The new attempt carries the same ``webhook-id`` (receivers deduplicate on it) an
 attempt number. It goes through the lane and the failure policy like any attempt: it is not
 sent while the webhook is inactive, and when it fails, it counts and is retried on the
 schedule. An earlier-scheduled retry that later finds its attempt number taken sends nothing.
-Two redeliveries of the same delivery asked at once get the same attempt number and the same
-deduplication id, so they make one attempt.
+
+Each redelivery has an id of its own (``rdl_`` + ULID) in its lane message's deduplication id
+(:func:`chalicelib.webhooks.delivery.lanes.deduplication_id`), as a recovery has: its attempt
+number may be that of a retry queued and dropped unsent minutes before (the webhook was disabled
+meanwhile), and SQS FIFO would otherwise drop the redelivery as that retry's duplicate. Two
+redeliveries of the same delivery asked at once get the same attempt number, so the attempt
+claim (:mod:`chalicelib.webhooks.delivery.attempt_log`) lets one of them send; the other finds
+the number taken and sends nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from chalicelib import clock
 from chalicelib.webhooks.delivery import attempt_log, lanes
 from chalicelib.webhooks.delivery.envelope import Delivery
 
@@ -39,7 +46,8 @@ def redeliver(webhook_id: str, event_id: str, owner_id: str, lane: int | None = 
     Returns
     -------
     Delivery
-        The queued attempt (``attempt`` = the last claimed attempt + 1).
+        The queued attempt (``attempt`` = the last claimed attempt + 1, ``redelivery_id`` its
+        own ``rdl_`` id).
 
     Raises
     ------
@@ -51,7 +59,8 @@ def redeliver(webhook_id: str, event_id: str, owner_id: str, lane: int | None = 
     last = attempt_log.last_claim(webhook_id, event_id)
     if last is None:
         raise UnknownDelivery(f"no delivery of {event_id} to {webhook_id}")
-    queued = Delivery(last.event, webhook_id, last.attempt + 1, owner_id=owner_id, lane=lane)
+    queued = Delivery(last.event, webhook_id, last.attempt + 1, owner_id=owner_id, lane=lane,
+                      redelivery_id=clock.new_id("rdl"))
     lanes.enqueue([queued])
     return queued
 
