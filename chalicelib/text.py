@@ -132,14 +132,16 @@ _INVISIBLE = re.compile(f"[{INVISIBLE_CLASS}]")
 def _refused_class(multi_line: bool) -> str:
     """Regex class body of the Basic Multilingual Plane's refused code points, from ``unicodedata``:
     :data:`REFUSED_CATEGORIES` but the unassigned ones (each Unicode version assigns more, so a schema
-    cannot state them portably; the validator refuses them), plus the BMP's noncharacters, less the
-    allowed controls and the two joiners (their context decides: the validator's rule)."""
+    cannot state them portably; the validator refuses them) and the surrogates (no regex engine that
+    works on code points, such as the Rust ``regex`` crate of jsonschema-rs, accepts them in a class;
+    the validator refuses them), plus the BMP's noncharacters, less the allowed controls and the two
+    joiners (their context decides: the validator's rule)."""
     allowed = ALLOWED_CONTROLS + (LINE_BREAKS if multi_line else "") + _ZWNJ + _ZWJ
     ranges: list[tuple[int, int]] = []
     for code in range(0x10000):
         char = chr(code)
         category = unicodedata.category(char)
-        refused = (category in REFUSED_CATEGORIES and category != "Cn") or 0xFDD0 <= code <= 0xFDEF or code >= 0xFFFE
+        refused = (category in REFUSED_CATEGORIES and category not in {"Cn", "Cs"}) or 0xFDD0 <= code <= 0xFDEF or code >= 0xFFFE
         if refused and char not in allowed:
             if ranges and ranges[-1][1] == code - 1:
                 ranges[-1] = (ranges[-1][0], code)
