@@ -31,7 +31,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.e2e.conftest import Stack, approve_listing, start_stack, stop_stack
+from tests.e2e.conftest import ROOT, Stack, approve_listing, start_stack, stop_stack
 
 pytestmark = pytest.mark.e2e
 
@@ -149,7 +149,10 @@ def test_every_operation_conforms_to_the_openapi_document(fuzz_stack: Stack, tmp
         "--report-json-path", str(report_path),
     ]
     # In tmp_path: schemathesis and hypothesis keep state in the working directory.
-    run = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=TIMEOUT_SECONDS, check=False)
+    # The hooks teach schemathesis the document's text formats (tests/e2e/schemathesis_hooks.py).
+    hooks_env = {**os.environ, "SCHEMATHESIS_HOOKS": "tests.e2e.schemathesis_hooks",
+                 "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)}
+    run = subprocess.run(command, cwd=tmp_path, env=hooks_env, capture_output=True, text=True, timeout=TIMEOUT_SECONDS, check=False)
     output = run.stdout + run.stderr
     report = json.loads(report_path.read_text())
     cases = report["test_cases"]
