@@ -62,7 +62,7 @@ class SingleLine:
 
     Validation (after the string constraints, so on the stripped value) refuses what
     :func:`chalicelib.text.text_issue` names, as a VALIDATION_ERROR on the field; the JSON
-    Schema gets :data:`chalicelib.text.SINGLE_LINE_PATTERN` or :data:`~chalicelib.text.MULTI_LINE_PATTERN`
+    Schema gets :func:`chalicelib.text.single_line_pattern` or :func:`~chalicelib.text.multi_line_pattern`
     (which state the same rule for the assigned code points of the Basic Multilingual Plane; the
     context of the joiners, astral format characters, surrogates and unassigned code points are the
     validator's alone) and the ``format`` :data:`SINGLE_LINE_FORMAT` or :data:`MULTI_LINE_FORMAT`,
@@ -78,7 +78,7 @@ class SingleLine:
 
     def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> dict[str, Any]:
         result: dict[str, Any] = handler(schema)
-        result["pattern"] = text.MULTI_LINE_PATTERN if self.multi_line else text.SINGLE_LINE_PATTERN
+        result["pattern"] = text.multi_line_pattern() if self.multi_line else text.single_line_pattern()
         # Names the whole rule, which the pattern states only in part: a validator that does not
         # know the format ignores it (JSON Schema 2020-12, 7.2); a fuzzer can be taught to draw it.
         result["format"] = MULTI_LINE_FORMAT if self.multi_line else SINGLE_LINE_FORMAT

@@ -3,6 +3,7 @@ words split), and the one policy of what single-line and multi-line fields may c
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -129,7 +130,8 @@ INVISIBLE_CLASS = (
 _INVISIBLE = re.compile(f"[{INVISIBLE_CLASS}]")
 
 
-def _refused_class(multi_line: bool) -> str:
+@functools.cache
+def refused_class(multi_line: bool) -> str:
     """Regex class body of the Basic Multilingual Plane's refused code points, from ``unicodedata``:
     :data:`REFUSED_CATEGORIES` but the unassigned ones (each Unicode version assigns more, so a schema
     cannot state them portably; the validator refuses them) and the surrogates (no regex engine that
@@ -150,21 +152,22 @@ def _refused_class(multi_line: bool) -> str:
     return "".join(f"\\u{a:04x}" if a == b else f"\\u{a:04x}-\\u{b:04x}" for a, b in ranges)
 
 
-#: :func:`_refused_class` of single-line and of multi-line text.
-SINGLE_LINE_REFUSED_CLASS = _refused_class(multi_line=False)
-MULTI_LINE_REFUSED_CLASS = _refused_class(multi_line=True)
+@functools.cache
+def single_line_pattern() -> str:
+    """JSON Schema ``pattern`` of single-line text (ECMA-262 syntax, also Python's ``re``): nothing of
+    :func:`refused_class`, and at least one character that is neither white space nor in
+    :data:`INVISIBLE_CLASS`; or empty (whether a field may be empty is its ``minLength``). Computed
+    on first use (the OpenAPI document), not at import: the class walks the 65,536 BMP code points."""
+    refused = refused_class(multi_line=False)
+    return rf"^(?:[^{refused}]*[^\s{refused}{INVISIBLE_CLASS}][^{refused}]*)?$"
 
-#: JSON Schema ``pattern`` of single-line text (ECMA-262 syntax, also Python's ``re``): nothing of
-#: :data:`SINGLE_LINE_REFUSED_CLASS`, and at least one character that is neither white space nor in
-#: :data:`INVISIBLE_CLASS`; or empty (whether a field may be empty is its ``minLength``).
-SINGLE_LINE_PATTERN = (
-    rf"^(?:[^{SINGLE_LINE_REFUSED_CLASS}]*"
-    rf"[^\s{SINGLE_LINE_REFUSED_CLASS}{INVISIBLE_CLASS}]"
-    rf"[^{SINGLE_LINE_REFUSED_CLASS}]*)?$"
-)
-#: JSON Schema ``pattern`` of multi-line text: nothing of :data:`MULTI_LINE_REFUSED_CLASS`, and at
-#: least one character that is not white space.
-MULTI_LINE_PATTERN = rf"^[^{MULTI_LINE_REFUSED_CLASS}]*[^\s{MULTI_LINE_REFUSED_CLASS}][^{MULTI_LINE_REFUSED_CLASS}]*$"
+
+@functools.cache
+def multi_line_pattern() -> str:
+    """JSON Schema ``pattern`` of multi-line text: nothing of :func:`refused_class` (line breaks
+    allowed), and at least one character that is not white space. Computed on first use."""
+    refused = refused_class(multi_line=True)
+    return rf"^[^{refused}]*[^\s{refused}][^{refused}]*$"
 
 
 def is_visible(char: str) -> bool:
