@@ -8,7 +8,7 @@ against another query. The HMAC (RFC 2104) keyed by the ``CURSOR_SECRET`` settin
 edited or forged cursors; it is an integrity check, not an access control: every cursor only
 positions the caller's own query, which is still authorized and filtered as usual.
 
-Every cursor is also bound to its *holder*, the caller it was issued to (issue 21): the HTTP edge
+Every cursor is also bound to its *holder*, the caller it was issued to: the HTTP edge
 runs each request within :func:`held_by` (the authenticated user id; ``""`` on public routes),
 and the holder is part of the digest, so a cursor one user got is refused (400 naming
 ``cursor``) when another user sends it, on every list, searches included, whatever scope the

@@ -91,7 +91,7 @@ def not_found(kind: str, resource_id: str) -> NotFound:
 def not_owner(kind: str, resource_id: str, public: bool, forbidden_message: str) -> DomainError:
     """What a caller who is not a resource's owner gets when they try to read or change it as its owner.
 
-    The rule (issue 21, no existence oracle): another user's resource that is not public (a
+    The rule (no existence oracle): another user's resource that is not public (a
     PENDING, REJECTED or PAUSED listing, a webhook, a saved search, a conversation or request the
     caller is no party to) is indistinguishable from a missing one, exactly the 404 of
     :func:`not_found`; only a public resource, whose existence is no secret, answers 403.

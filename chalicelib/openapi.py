@@ -87,7 +87,7 @@ TAGS: dict[str, str] = {
     WEBHOOKS_TAG: "The signed requests this service sends to registered webhook URLs.",
 }
 
-#: Request header parameters of issue 11: request ids, safe retries, conditional requests.
+#: Request header parameters: request ids, safe retries, conditional requests.
 HEADER_PARAMETERS: dict[str, dict[str, Any]] = {
     "XRequestId": {
         "name": "X-Request-Id", "in": "header", "required": False,

@@ -1,4 +1,4 @@
-"""X-Ray subsegments with powertools Tracer, annotated with the request id (issue 24).
+"""X-Ray subsegments with powertools Tracer, annotated with the request id.
 
 Every function runs with ``Tracing: Active`` (``infra/build_template.py``, SAM ``Globals``), so
 Lambda records a segment per invocation without any code. This module adds what makes a trace

@@ -1,4 +1,4 @@
-"""A user's own API keys: list, create, revoke and roll (issue 22 part 7; Stripe's "Roll key").
+"""A user's own API keys: list, create, revoke and roll (Stripe's "Roll key").
 
 * Keys are stored as their SHA-256 only (:mod:`chalicelib.auth.keys`); a new key's secret is
   returned once, to be shown once.

@@ -1,4 +1,4 @@
-"""The Dashboard's listing form, generated from a category's fields (issue 22 part 4).
+"""The Dashboard's listing form, generated from a category's fields.
 
 Each field of the chosen role becomes a control by its type (text, textarea for rich text,
 number, date, url, a select for select and boolean, checkboxes for multiselect; a location is

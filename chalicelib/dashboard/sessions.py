@@ -37,7 +37,7 @@ from chalicelib.auth.keys import hash_key
 from chalicelib.auth.service import Caller, authenticate, key_alive
 from chalicelib.dashboard import session_store
 
-#: Absolute lifetime of a Dashboard session (issue 12: TTL 12 h).
+#: Absolute lifetime of a Dashboard session (TTL 12 h).
 SESSION_HOURS = 12
 SESSION_SECONDS = SESSION_HOURS * 3600
 _CSRF_CONTEXT = b"dashboard-csrf"

@@ -1,4 +1,4 @@
-"""Listings made and changed in the Dashboard (issue 22 part 4): "New listing" (choose a category and
+"""Listings made and changed in the Dashboard: "New listing" (choose a category and
 role, then a form generated from its fields), "Edit", and the listing's bound webhooks.
 
 Every POST goes through the API's own services and answers 303 on success; a refused form is

@@ -32,7 +32,7 @@ SHARDS = 4
 #: continent-wide cells read from the first, city-sized ones from the last, so reads of
 #: different places spread over partitions.
 GEO_PARTITION_PRECISIONS = (1, 3, 5)
-#: Attributes of the geo indexes before issue 13 part 5 (removed with the others).
+#: Attributes of the geo indexes of an earlier layout (removed with the others).
 LEGACY_GEO_ATTRIBUTES = ("geo3", "geo4", "geo5", "geoSort")
 #: Every attribute :func:`index_attributes` may set (removed when a listing leaves ACTIVE).
 INDEX_ATTRIBUTES = (

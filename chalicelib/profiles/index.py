@@ -1,4 +1,4 @@
-"""The posting lists of a profile (issue 13): which lists a user is in, and where in each.
+"""The posting lists of a profile: which lists a user is in, and where in each.
 
 A posting list holds the users that have one searchable value: a ``q`` word's stem or prefix,
 a skill, a country, ... (:func:`posting_lists`). Every member of every list is filed under the same
@@ -55,7 +55,7 @@ from chalicelib.text_analysis.analyzer import DEFAULT_LANGUAGE, stem
 from chalicelib.users.models import MAX_VERIFIED_LEVEL
 
 #: Namespace of the profile posting lists and of the users' posting states (``v2``: stem lists;
-#: ``v3``: entries carry the covering projection of :func:`projection`, issue 20).
+#: ``v3``: entries carry the covering projection of :func:`projection`).
 NAMESPACE = "profiles.v3"
 #: The analysis language of every profile: profiles have no category to declare one, so the
 #: analyzer's default (English, Snowball's Porter 2).

@@ -1,1 +1,1 @@
-"""Saved searches and match alerts (issue 14): a percolator over the searches users saved."""
+"""Saved searches and match alerts: a percolator over the searches users saved."""

@@ -1,4 +1,4 @@
-"""Saved-search request and response models (issue 14)."""
+"""Saved-search request and response models."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The percolator: match one newly ACTIVE listing against the saved searches (issue 14).
+"""The percolator: match one newly ACTIVE listing against the saved searches.
 
 For a ``listing.activated`` event:
 

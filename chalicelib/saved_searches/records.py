@@ -15,7 +15,7 @@ from chalicelib.record_check import checked
 
 
 class SavedSearchRecord(TypedDict):
-    """A saved search as stored (issue 14)."""
+    """A saved search as stored."""
 
     ownerId: str
     #: ``ss_`` + a ULID (time-ordered: the owner's list is newest first by key).

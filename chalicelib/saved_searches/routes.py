@@ -1,4 +1,4 @@
-"""Saved-search routes (issue 14): save, list, read, delete, and the matches of one."""
+"""Saved-search routes: save, list, read, delete, and the matches of one."""
 
 from __future__ import annotations
 

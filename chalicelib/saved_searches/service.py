@@ -1,4 +1,4 @@
-"""Saved-search rules (issue 14): save, list, read, delete, and the matches of a saved search.
+"""Saved-search rules: save, list, read, delete, and the matches of a saved search.
 
 * Owner-only: another user's saved search is 404, as if it did not exist.
 * At most ``SAVED_SEARCH_LIMIT`` (default 50) per user, enforced by a counter item taken in

@@ -1,4 +1,4 @@
-"""The search engine: one home for every search of the service (issue 20; docs/search.md, "The engine").
+"""The search engine: one home for every search of the service (docs/search.md, "The engine").
 
 Domain-free: it knows posting lists, counters, sorted keys and geohash cells, never a listing,
 a profile or a saved search (import contract ``search-engine`` in pyproject.toml). A domain

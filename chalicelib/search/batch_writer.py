@@ -1,4 +1,4 @@
-"""Posting lists maintained in batches: a stream batch becomes a few DynamoDB calls (issue 20, part 3).
+"""Posting lists maintained in batches: a stream batch becomes a few DynamoDB calls (part 3).
 
 :func:`chalicelib.search.postings.apply` files one item per call: a strongly consistent GetItem of its
 state and one TransactWriteItems per 49 changed keys (entries, sizes and state together), about

@@ -25,7 +25,7 @@ Each Query asks for the list's ``limit`` entries (the planner sizes it from the 
 sizes, :func:`limits`), so that the walk usually finds its answers in a few steps; a list whose
 buffer is passed by a jump is read again from the new target, never from where it stopped.
 
-**Covering entries** (issue 20): every entry carries its item's projection
+**Covering entries**: every entry carries its item's projection
 (:mod:`chalicelib.search.postings`), so a restriction the domain can check on that projection
 need not be read at all: ``accept`` drops the entries that fail it as they are met, and a
 :class:`Pace` sizes each further Query from the share of entries accepted so far (a one-list

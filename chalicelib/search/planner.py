@@ -1,4 +1,4 @@
-"""The engine's planner of conjunctions over covering posting entries (pure; issue 20).
+"""The engine's planner of conjunctions over covering posting entries (pure).
 
 A domain describes a query as **restrictions**, one per filter or ``q`` term, each with the
 measured size of the posting lists that hold it (one BatchGetItem of the lists' sizes) and

@@ -1,4 +1,4 @@
-"""Posting lists in the SearchIndex table: the inverted index every search planner reads (issue 13).
+"""Posting lists in the SearchIndex table: the inverted index every search planner reads.
 
 A posting list is the set of items (listings, users) that share one indexed property — a word
 prefix, a select value, a country — kept sorted so that a page can be read from its start and
@@ -11,7 +11,7 @@ Items (SearchIndex table, ``pk`` / ``sk``):
 * **entry** ``{pk: <list id>, sk: <sort>, id: <item id>, f: <projection>}``: one per item and list.
   Lists are read by ``sk`` (descending for newest first); a sort must be unique per item within
   a list, so callers end it with the item id (e.g. ``<createdAt>#<listingId>``). ``f`` is the
-  item's **covering projection** (issue 20): a small map of its filterable values that the
+  item's **covering projection**: a small map of its filterable values that the
   domain derives from the item's own posting keys (:func:`register_projection`), so that a
   reader can check the query's other filters on the entry it already holds instead of reading
   the item. Because the projection is a function of the keys, an item whose keys did not change

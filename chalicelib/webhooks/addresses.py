@@ -1,6 +1,6 @@
 """Which webhook URLs and addresses may be called (server-side request forgery rules).
 
-Rules (issue 4 item 2; DESIGN §2 "Webhooks"; OWASP "Server-Side Request Forgery Prevention
+Rules (DESIGN §2 "Webhooks"; OWASP "Server-Side Request Forgery Prevention
 Cheat Sheet"):
 
 * the URL is ``https`` with a host, no user info, an ASCII path (percent-encoded);

@@ -1,4 +1,4 @@
-"""What a conversation is about, for the Dashboard's conversation page (issue 22 part 6): its subject
+"""What a conversation is about, for the Dashboard's conversation page: its subject
 (the listing's title, or the requested profile), the request that opened it (its message), and,
 once the request was accepted, the other party's contact handles.
 

@@ -1,4 +1,4 @@
-"""The Listings-table stream consumer that keeps the listing posting lists (issues 13, 20).
+"""The Listings-table stream consumer that keeps the listing posting lists.
 
 Each stream record carries the listing's old and new image (``NEW_AND_OLD_IMAGES``); the
 consumer files the listing under the posting keys of its new image

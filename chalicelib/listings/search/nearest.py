@@ -1,4 +1,4 @@
-"""Geo listing search: the listings of a location filter, nearest first (issue 13 part 5; docs/search.md).
+"""Geo listing search: the listings of a location filter, nearest first (docs/search.md).
 
 The walk itself is the engine's (:mod:`chalicelib.search.nearest`: covering, rings carried by
 the cursor, the best-first walk, the total); this module plugs the listings into it as a

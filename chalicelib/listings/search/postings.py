@@ -4,7 +4,7 @@ Every list is scoped to one category (a search with ``category`` reads only that
 lists; without it the few categories' lists are merged) and holds only ACTIVE listings. Lists
 (ids built by :func:`chalicelib.search.postings.list_id` under :data:`NAMESPACE`; ``listings.v2`` since
 stems joined the prefixes, ``listings.v3`` since number buckets and the category lists joined, ``listings.v4`` since
-entries carry the covering projection of :func:`projection` (issue 20), ``listings.v5`` since the
+entries carry the covering projection of :func:`projection`, ``listings.v5`` since the
 owner lists joined and the projection names the owner, so that the backfill files every listing afresh):
 
 * ``listings.v5#<category>#s#<stem>``: the Snowball stems of the listing's words, in the

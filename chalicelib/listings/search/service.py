@@ -1,4 +1,4 @@
-"""Listing search (DESIGN §1 "Search", issue 13; docs/search.md).
+"""Listing search (DESIGN §1 "Search"; docs/search.md).
 
 Access paths, never a Scan:
 
@@ -64,7 +64,7 @@ MAX_BATCH = 100
 SCORE_WINDOW = READ_BUDGET
 #: Reads (posting entries and listings) a ranked search with filters spends on its window: the
 #: driver's entries are checked against the filters and only those accepted are read and scored,
-#: so the window is sized to stay within the page budget of docs/search.md (issue 20) whatever the
+#: so the window is sized to stay within the page budget of docs/search.md whatever the
 #: filters' selectivity; without filters the window is :data:`SCORE_WINDOW` candidates.
 SCORE_READS = 150
 
