@@ -94,6 +94,14 @@ def percolate_saved_searches(event: DynamoDBEvent) -> dict[str, Any]:
     return saved_search_handlers.handle_outbox_batch(event.to_dict())
 
 
+@app.on_dynamodb_record(stream_arn=settings().EVENTS_STREAM_ARN, batch_size=10, starting_position="TRIM_HORIZON")
+def erase_accounts(event: DynamoDBEvent) -> dict[str, Any]:
+    """Outbox stream -> account erasures: ``account.erasure_step`` -> one bounded round of the erasure."""
+    from chalicelib.privacy import erasure_handlers
+
+    return erasure_handlers.handle_outbox_batch(event.to_dict())
+
+
 @app.on_dynamodb_record(stream_arn=settings().LISTINGS_STREAM_ARN, batch_size=100, starting_position="TRIM_HORIZON")
 def maintain_listing_postings(event: DynamoDBEvent) -> dict[str, Any]:
     """Listings stream -> the listing posting lists of search (idempotent, version-checked)."""

@@ -105,6 +105,8 @@ class Settings(BaseModel):
     BLOCKS_TABLE: Resource
     #: Table of the reports and the moderation queue (chalicelib.reports).
     REPORTS_TABLE: Resource
+    #: Table of the account erasures, one record per erased user (chalicelib.privacy.erasure_repository).
+    ERASURES_TABLE: Resource
     #: ``false`` turns the rate limits off (no bucket write, no quota counter): for the test suites and
     #: benchmarks, which are about other things (tests/limits.py). A deployed function refuses it.
     RATE_LIMITS_ENABLED: bool = True

@@ -54,6 +54,10 @@ LISTING_MATCHED = "listing.matched"
 #: stream consumer removes its stored matches, a bounded number per event.
 SAVED_SEARCH_DELETED = "saved_search.deleted"
 
+#: Internal event: the next step of an account erasure is due (``data``: ``userId``, ``round``);
+#: the erasure stream consumer runs it (:mod:`chalicelib.privacy.erasure`).
+ACCOUNT_ERASURE_STEP = "account.erasure_step"
+
 #: Webhook events of match requests (spec §6); recipient: the listing owner.
 MATCH_REQUEST_RECEIVED = "match_request.received"
 MATCH_REQUEST_ACCEPTED = "match_request.accepted"

@@ -242,6 +242,10 @@ RESOURCES: dict[str, Any] = {
             "byReporter": [("reporterId", S), ("createdAt", S)],
         },
     ),
+    # Account erasures (chalicelib/privacy/erasure*.py): one record per erased user, written with a
+    # condition on the userId (one erasure however many DELETE /v1/me arrive at once) and moved
+    # step by step by the outbox stream's erasure consumer; kept after the erasure (no TTL).
+    "ErasuresTable": _table([("userId", S)]),
     "ApprovalQueue": _queue("ApprovalDeadLetterQueue", visibility_seconds=300, max_receives=10),
     "ApprovalDeadLetterQueue": _dead_letter_queue(),
     # Consumed by an SQS event source mapping: visibility at least 6x the function timeout
@@ -295,6 +299,7 @@ ENVIRONMENT: dict[str, Any] = {
     "AUDIT_LOG_TABLE": {"Ref": "AuditLogTable"},
     "BLOCKS_TABLE": {"Ref": "BlocksTable"},
     "REPORTS_TABLE": {"Ref": "ReportsTable"},
+    "ERASURES_TABLE": {"Ref": "ErasuresTable"},
     "EVENTS_STREAM_ARN": {"Fn::GetAtt": ["EventsTable", "StreamArn"]},
     "LISTINGS_STREAM_ARN": {"Fn::GetAtt": ["ListingsTable", "StreamArn"]},
     "USERS_STREAM_ARN": {"Fn::GetAtt": ["UsersTable", "StreamArn"]},

@@ -65,6 +65,17 @@ FUNCTION_SETTINGS: dict[str, dict[str, Any]] = {
             separators=(",", ":"),
         )}]},
     },
+    # An erasure round not run stops the erasure until an administrator resumes it: retry as
+    # long as approvals do (rounds are idempotent and conditional on their round number). Only
+    # its own outbox inserts invoke it (event filtering, as above).
+    "erase_accounts": {
+        "MaximumRetryAttempts": 10,
+        "MaximumRecordAgeInSeconds": 86400,
+        "FilterCriteria": {"Filters": [{"Pattern": json.dumps(
+            {"eventName": ["INSERT"], "dynamodb": {"NewImage": {"type": {"S": ["account.erasure_step"]}}}},
+            separators=(",", ":"),
+        )}]},
+    },
     # Postings lag the listings while a batch fails: retry as long as a day (records are applied
     # idempotently by version, so retries and replays change nothing twice).
     "maintain_listing_postings": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 86400, **POSTINGS_SCALING},

@@ -33,6 +33,9 @@ class AuditAction(StrEnum):
     USER_SUSPEND = "user.suspend"
     #: A suspension lifted (``POST /v1/admin/users/{id}/reinstate``).
     USER_REINSTATE = "user.reinstate"
+    #: A user asked for their account's erasure (``DELETE /v1/me``); the actor is that user
+    #: (details: ``erasureId``). The erasure's progress is its record (``GET /v1/admin/erasures/{userId}``).
+    USER_ERASE = "user.erase"
 
 
 #: The type of each action's target, by action (the entry's ``targetType``).
@@ -47,6 +50,7 @@ TARGET_TYPES: dict[AuditAction, str] = {
     AuditAction.REPORT_SUSPEND_USER: "report",
     AuditAction.USER_SUSPEND: "user",
     AuditAction.USER_REINSTATE: "user",
+    AuditAction.USER_ERASE: "user",
 }
 
 

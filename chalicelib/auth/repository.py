@@ -91,3 +91,8 @@ def touch_key(key_hash: str, used_at: str) -> None:
                        condition="attribute_exists(keyHash)", ExpressionAttributeValues=storage.values(t=used_at))
     except storage.ConditionFailed:
         return
+
+
+def forget_key_count_op(user_id: str) -> TransactItem:
+    """A transaction ``Delete`` of ``user_id``'s key counter item (the account erasure)."""
+    return storage.tx_delete(settings().API_KEYS_TABLE, key_count_key(user_id))

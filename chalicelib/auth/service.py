@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from chalicelib import clock, errors
 from chalicelib.auth import keys, repository
 from chalicelib.config import settings
-from chalicelib.transactions import Transaction
+from chalicelib.transactions import MAX_ITEMS, Transaction, TransactionConflict
 
 if TYPE_CHECKING:
     from cachetools import TTLCache
@@ -165,3 +165,39 @@ def suspend_user_keys(user_id: str, suspended: bool) -> int:
     for record in records:
         evict(record["keyHash"])
     return len(records)
+
+
+def delete_user_keys(user_id: str) -> int:
+    """Delete every key of ``user_id`` and their counter (the account erasure), in transactions of
+    at most 100 items, and evict them from this process's cache: each answers 401 as an unknown
+    key from then on, and a Dashboard session opened with one ends (:func:`key_alive`). Another
+    warm process may accept a key until its cache entry ends (``AUTH_CACHE_TTL_SECONDS``), as for
+    a revoked key. Idempotent (a key deleted meanwhile by another call is read again and left
+    out); returns the number of keys this call deleted.
+
+    Raises
+    ------
+    Conflict
+        Other calls kept deleting the same keys through :data:`_DELETE_ATTEMPTS` attempts.
+    """
+    deleted = 0
+    for _ in range(_DELETE_ATTEMPTS):
+        records = repository.list_keys(user_id)
+        for record in records:
+            evict(record["keyHash"])
+        try:
+            for start in range(0, len(records), MAX_ITEMS):
+                tx = Transaction()
+                for record in records[start:start + MAX_ITEMS]:
+                    tx.add(record["keyHash"], repository.delete_key_op(record["keyHash"], user_id))
+                tx.commit()
+                deleted += len(records[start:start + MAX_ITEMS])
+        except TransactionConflict:
+            continue  # another call deleted some of them first: read what is left
+        Transaction().add("count", repository.forget_key_count_op(user_id)).commit()
+        return deleted
+    raise errors.Conflict("The keys kept changing while they were deleted; retry")
+
+
+#: Attempts of :func:`delete_user_keys` when another call deletes the same keys at once.
+_DELETE_ATTEMPTS = 3

@@ -396,3 +396,41 @@ def mark_read_ops(
     if unread != previous:
         ops.append(typed(list_counters.add_op(_unread_counter(user_id), {"n": unread - previous})))
     return ops
+
+
+#: The name an erased participant is shown with (the account erasure).
+ERASED_NAME = "Deleted user"
+
+
+def erase_name_op(conversation: ConversationRecord, user_id: str) -> TransactItem:
+    """Transaction ``Update``: participant ``user_id`` of ``conversation`` is named :data:`ERASED_NAME`,
+    and so is the sender of its ``lastMessage`` when that is theirs.
+
+    Conditional on the participant still standing at the index read.
+    """
+    index = next(i for i, p in enumerate(conversation["participants"]) if p["userId"] == user_id)
+    sets = [f"participants[{index}].displayName = :erased"]
+    last = conversation.get("lastMessage")
+    if last is not None and last["senderId"] == user_id:
+        sets.append("lastMessage.senderName = :erased")
+    return storage.tx_update(
+        _conversations(), {"conversationId": conversation["conversationId"]}, "SET " + ", ".join(sets),
+        condition=f"participants[{index}].userId = :u",
+        ExpressionAttributeValues=storage.values(erased=ERASED_NAME, u=user_id),
+    )
+
+
+def erase_sender_op(conversation_id: str, message: MessageRecord) -> TransactItem:
+    """Transaction ``Update``: the sender of ``message`` (a message of ``conversation_id``) is named :data:`ERASED_NAME`."""
+    return storage.tx_update(
+        _messages(), {"conversationId": conversation_id, "messageKey": message["messageKey"]},
+        "SET senderName = :erased", condition="senderId = :u",
+        ExpressionAttributeValues=storage.values(erased=ERASED_NAME, u=message["senderId"]),
+    )
+
+
+def forget_counter_ops(user_id: str) -> list[TransactItem]:
+    """Transaction ``Delete`` items of ``user_id``'s conversation and unread counter items (the
+    account erasure, once the user has left every conversation)."""
+    return [storage.tx_delete(list_counters.table(), list_counters.key(name))
+            for name in (_counter(user_id), _unread_counter(user_id))]

@@ -391,3 +391,62 @@ def unread_summary(caller: Caller) -> Versioned:
     """
     unread, received = repository.unread_state(caller.user_id)
     return Versioned(UnreadSummary(unreadCount=unread), received)
+
+
+#: Messages read per Query while renaming an erased participant's messages (one transaction each).
+_ERASE_PAGE = 100
+
+
+def erase_participant(user_id: str, conversation_id: str) -> int:
+    """The account erasure's part of one conversation: ``user_id`` leaves it (as :func:`leave`), and
+    their name becomes "Deleted user" on the conversation and on every message they sent. The
+    other participant keeps every message (and the conversation reads as left: ``otherLeft``).
+
+    Idempotent: a conversation already erased for ``user_id`` is left as it is.
+
+    Parameters
+    ----------
+    user_id:
+        The erased user.
+    conversation_id:
+        A conversation they took part in (not found, or not theirs: nothing happens).
+
+    Returns
+    -------
+    int
+        Messages renamed now.
+
+    Raises
+    ------
+    Conflict
+        Messages kept arriving through every attempt to leave (the erasure's round is retried).
+    """
+    item = repository.get(conversation_id, consistent=True)
+    if item is None or user_id not in item["participantIds"]:
+        return 0
+    if user_id not in (item.get("leftBy") or []):
+        leave(Caller(user_id), conversation_id)
+        item = repository.get(conversation_id, consistent=True) or item
+    if any(p["userId"] == user_id and p["displayName"] != repository.ERASED_NAME for p in item["participants"]) or (
+        (last := item.get("lastMessage")) is not None and last["senderId"] == user_id
+        and last["senderName"] != repository.ERASED_NAME
+    ):
+        Transaction().add("conversation", repository.erase_name_op(item, user_id)).commit()
+    renamed = 0
+    count = int(item.get("messageCount", 0))
+    for first in range(1, count + 1, _ERASE_PAGE):
+        theirs = [m for m in repository.message_range(conversation_id, first, min(count, first + _ERASE_PAGE - 1))
+                  if m["senderId"] == user_id and m["senderName"] != repository.ERASED_NAME]
+        if theirs:
+            tx = Transaction()
+            for message in theirs:
+                tx.add(message["messageId"], repository.erase_sender_op(conversation_id, message))
+            tx.commit()
+            renamed += len(theirs)
+    return renamed
+
+
+def forget_counter_ops(user_id: str) -> list[TransactItem]:
+    """Transaction ``Delete`` items of ``user_id``'s conversation counters (the account erasure,
+    after :func:`erase_participant` for each of their conversations)."""
+    return repository.forget_counter_ops(user_id)

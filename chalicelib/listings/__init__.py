@@ -97,3 +97,10 @@ def owner_count_op(owner_id: str, change: int) -> TransactItem:
     from chalicelib.listings import repository
 
     return repository.owner_count_op(owner_id, change)
+
+
+def forget_owner_counter_op(owner_id: str) -> TransactItem:
+    """Transaction ``Delete`` of the owner's listing counter item (:func:`chalicelib.listings.repository.forget_owner_counter_op`)."""
+    from chalicelib.listings import repository
+
+    return repository.forget_owner_counter_op(owner_id)

@@ -176,6 +176,12 @@ def owner_count_op(owner_id: str, change: int) -> TransactItem:
     return typed(list_counters.add_op(name, changes))
 
 
+def forget_owner_counter_op(owner_id: str) -> TransactItem:
+    """Transaction ``Delete`` of ``owner_id``'s listing counter item (the account erasure, once
+    every listing of the owner is deleted)."""
+    return storage.tx_delete(list_counters.table(), list_counters.key(owner_list.counter_name(owner_id)))
+
+
 def count_request_op(listing_id: str) -> TransactItem:
     """Transaction ``Update``: ``requestCount + 1``, only while the listing accepts requests.
 

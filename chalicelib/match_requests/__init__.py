@@ -69,3 +69,43 @@ def counter_ops(changes: Sequence[tuple[RequestRecord, str | None, str]]) -> lis
     from chalicelib.match_requests import repository
 
     return repository.counter_ops(changes)
+
+
+def every_sent(user_id: str) -> list[RequestRecord]:
+    """Every request ``user_id`` sent, any status, newest first (the account erasure's read)."""
+    from chalicelib.match_requests import repository
+    from chalicelib.match_requests.lists import RequestList
+
+    return repository.every_of(user_id, RequestList.SENT)
+
+
+def every_received(user_id: str) -> list[RequestRecord]:
+    """Every request ``user_id`` received, any status, newest first (the account erasure's read)."""
+    from chalicelib.match_requests import repository
+    from chalicelib.match_requests.lists import RequestList
+
+    return repository.every_of(user_id, RequestList.RECEIVED)
+
+
+def withdraw_ops(requests: Sequence[RequestRecord]) -> list[TransactItem]:
+    """Transaction items withdrawing PENDING ``requests`` of one requester: each deleted (conditional
+    on PENDING) and taken out of its list counters
+    (:func:`chalicelib.match_requests.repository.withdraw_op`)."""
+    from chalicelib.match_requests import repository
+
+    return [*(repository.withdraw_op(r) for r in requests), *repository.removal_counter_ops(requests)]
+
+
+def anonymize_requester_op(request: RequestRecord) -> TransactItem:
+    """Transaction ``Update``: the requester snapshot of ``request`` becomes "Deleted user"
+    (:func:`chalicelib.match_requests.repository.anonymize_requester_op`)."""
+    from chalicelib.match_requests import repository
+
+    return repository.anonymize_requester_op(request)
+
+
+def forget_counter_ops(user_id: str) -> list[TransactItem]:
+    """Transaction ``Delete`` items of ``user_id``'s request list counters."""
+    from chalicelib.match_requests import repository
+
+    return repository.forget_counter_ops(user_id)

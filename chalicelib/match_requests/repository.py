@@ -202,3 +202,52 @@ def read_bundle(
 
 def _request_id(item: Mapping[str, Any]) -> str:
     return str(item["requestId"])
+
+
+def every_of(user_id: str, kind: RequestList) -> list[RequestRecord]:
+    """Every request ``user_id`` sent (``kind`` SENT) or received (RECEIVED), any status, newest
+    first: the whole list, page after page of its index (only for the account erasure)."""
+    query = ListQuery(kind, user_id)
+    return [_record(i) for i in keyset.read_all(_table(), query.index, query.partition)]
+
+
+def withdraw_op(request: RequestRecord) -> TransactItem:
+    """Transaction ``Delete`` of a PENDING request by its requester; fails unless it is still PENDING
+    and ``request["requesterId"]``'s (a decision that commits first wins)."""
+    return storage.tx_delete(
+        _table(), _key(request["requestId"]), condition="#st = :pending AND requesterId = :me",
+        ExpressionAttributeNames={"#st": "status"},
+        ExpressionAttributeValues=storage.values(pending=RequestStatus.PENDING.value, me=request["requesterId"]),
+    )
+
+
+def removal_counter_ops(requests: Sequence[RequestRecord]) -> list[TransactItem]:
+    """Transaction ``Update`` items taking ``requests`` (in their current statuses) out of every list counter."""
+    def negated(request: RequestRecord) -> list[list_counters.Delta]:
+        return [(name, {a: -d for a, d in counts.items()})
+                for name, counts in lists.deltas(request, None, str(request["status"]))]
+
+    return [typed(op) for op in list_counters.add_ops(d for request in requests for d in negated(request))]
+
+
+#: The requester snapshot of a request whose requester's account was erased.
+ERASED_REQUESTER = {"displayName": "Deleted user"}
+
+
+def anonymize_requester_op(request: RequestRecord) -> TransactItem:
+    """Transaction ``Update`` replacing the requester's snapshot (``profile``) of one of
+    ``request["requesterId"]``'s requests by :data:`ERASED_REQUESTER` (the ``message`` stays: the
+    recipient received it, as they keep the messages of a conversation)."""
+    return storage.tx_update(
+        _table(), _key(request["requestId"]), "SET #profile = :anonymous",
+        condition="requesterId = :me",
+        ExpressionAttributeNames={"#profile": "profile"},
+        ExpressionAttributeValues=storage.values(anonymous=ERASED_REQUESTER, me=request["requesterId"]),
+    )
+
+
+def forget_counter_ops(user_id: str) -> list[TransactItem]:
+    """Transaction ``Delete`` items of ``user_id``'s request list counters (sent, received, and the
+    requests about their profile)."""
+    return [storage.tx_delete(list_counters.table(), list_counters.key(lists.counter_name(kind, user_id)))
+            for kind in RequestList]

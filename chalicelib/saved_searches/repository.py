@@ -69,6 +69,12 @@ def release_op(owner_id: str) -> TransactItem:
     )
 
 
+def forget_counter_op(owner_id: str) -> TransactItem:
+    """Transaction ``Delete`` of ``owner_id``'s counter item (the account erasure, once every
+    search of the owner is deleted)."""
+    return storage.tx_delete(_searches(), {"ownerId": owner_id, "savedSearchId": COUNTER})
+
+
 def put_op(search: SavedSearchRecord) -> TransactItem:
     """Transaction ``Put`` of a new saved search (fails when its id exists already)."""
     return storage.tx_put(_searches(), search, condition="attribute_not_exists(savedSearchId)")

@@ -30,6 +30,7 @@ from chalicelib.saved_searches.models import (
 )
 from chalicelib.saved_searches.query import default_name, normalize, validate
 from chalicelib.saved_searches.records import MatchRecord, SavedSearchRecord
+from chalicelib.transact_items import TransactItem
 from chalicelib.transactions import Transaction, TransactionConflict
 
 #: Transactions tried while posting shards fill up concurrently (each retry moves to the next shard).
@@ -146,6 +147,12 @@ def delete_saved_search(caller: Caller, saved_search_id: str) -> Deleted:
     except TransactionConflict as exc:
         raise errors.NotFound(f"Saved search '{saved_search_id}' not found") from exc
     return Deleted(id=saved_search_id)
+
+
+def forget_counter_op(owner_id: str) -> TransactItem:
+    """Transaction ``Delete`` of the owner's saved-search counter (the account erasure, after
+    :func:`delete_saved_search` of each of their searches)."""
+    return repository.forget_counter_op(owner_id)
 
 
 def _is_public(listing: ListingRecord | None) -> bool:

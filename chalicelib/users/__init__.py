@@ -67,3 +67,19 @@ def reinstate_op(user_id: str) -> TransactItem:
     from chalicelib.users import repository
 
     return repository.reinstate_op(user_id)
+
+
+def erasure_op(user_id: str, step: str, requested_at: str, first: bool = False) -> TransactItem:
+    """Transaction ``Update`` recording the account erasure's step on the user item
+    (:func:`chalicelib.users.repository.erasure_op`)."""
+    from chalicelib.users import repository
+
+    return repository.erasure_op(user_id, step, requested_at, first)
+
+
+def delete_user_op(user_id: str) -> TransactItem:
+    """Transaction ``Delete`` of the user item of an account being erased
+    (:func:`chalicelib.users.repository.delete_user_op`)."""
+    from chalicelib.users import repository
+
+    return repository.delete_user_op(user_id)

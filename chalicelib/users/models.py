@@ -168,10 +168,24 @@ class AdminUserQuery(Model):
         return self.model_dump_json(exclude={"pageSize", "cursor"})
 
 
+class ErasureProgress(Model):
+    """Where a running account erasure stands (``DELETE /v1/me``; the whole record:
+    ``GET /v1/admin/erasures/{userId}``)."""
+
+    status: Literal["in_progress"] = "in_progress"
+    step: str = Field(description="The step running now (keys, listings, webhooks, saved_searches, requests, "
+                      "conversations, blocks, profile).")
+    requestedAt: Timestamp
+
+
 class AdminUser(Profile):
-    """A user as administrators list them: the profile and, while suspended, since when."""
+    """A user as administrators list them: the profile, while suspended since when, and while
+    their account is being erased the erasure's progress."""
 
     suspendedAt: Timestamp | None = Field(default=None, description="Set while the user is suspended (a report decision).")
+    erasure: ErasureProgress | None = Field(
+        default=None, description="Set while the account is being erased; the user leaves the list when the erasure completes."
+    )
 
 
 class AdminUserPage(Model):

@@ -46,6 +46,8 @@ class UserRecord(TypedDict):
     suspendedAt: NotRequired[str]
     suspendedBy: NotRequired[str]
     suspendedWebhooks: NotRequired[list[str]]
+    #: While the account is being erased: the step running and when the erasure was asked for.
+    erasure: NotRequired[dict[str, str]]
 
 
 def record(item: Mapping[str, Any]) -> UserRecord:

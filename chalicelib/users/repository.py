@@ -241,6 +241,27 @@ def reinstate_op(user_id: str) -> TransactItem:
     )
 
 
+def erasure_op(user_id: str, step: str, requested_at: str, first: bool) -> TransactItem:
+    """Transaction ``Update`` recording on the user item where their account erasure stands
+    (``erasure``: ``{step, requestedAt}``), for the administrators' list.
+
+    ``first``: the erasure starts now (the condition also fails when one runs already, so of two
+    concurrent starts one commits); otherwise only the user item must still exist.
+    """
+    condition = "attribute_exists(userId)" + (" AND attribute_not_exists(erasure)" if first else "")
+    return storage.tx_update(
+        _table(), {"userId": user_id}, "SET erasure = :e", condition=condition,
+        ExpressionAttributeValues=storage.values(e={"step": step, "requestedAt": requested_at}),
+    )
+
+
+def delete_user_op(user_id: str) -> TransactItem:
+    """Transaction ``Delete`` of the user item (profile and channels; the account erasure's last
+    step); conditional on an erasure running. The Users stream's REMOVE takes the profile out of
+    profile search (:mod:`chalicelib.profiles.handlers`)."""
+    return storage.tx_delete(_table(), {"userId": user_id}, condition="attribute_exists(erasure)")
+
+
 class VersionMismatch(Exception):
     """The user exists but is not at the version a conditional write required."""
 

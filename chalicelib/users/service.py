@@ -394,7 +394,7 @@ def list_users(caller_id: str, query: AdminUserQuery) -> AdminUserPage:
 
 
 def _admin_view(user: UserRecord) -> AdminUser:
-    return AdminUser(**profile_from_item(user).model_dump(), suspendedAt=user.get("suspendedAt"))
+    return AdminUser(**profile_from_item(user).model_dump(), suspendedAt=user.get("suspendedAt"), erasure=user.get("erasure"))
 
 
 def _admits(user: UserRecord, query: AdminUserQuery) -> bool:
