@@ -251,6 +251,7 @@ def _profile_ops(user_id: str) -> list[TransactItem]:
         users.delete_user_op(user_id),
         listings.forget_owner_counter_op(user_id),
         saved_searches.forget_counter_op(user_id),
+        webhooks.forget_lane_counter_op(user_id),
         *match_requests.forget_counter_ops(user_id),
         *conversations.forget_counter_ops(user_id),
     ]

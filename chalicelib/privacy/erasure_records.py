@@ -83,4 +83,7 @@ def record(item: Mapping[str, Any]) -> ErasureRecord:
     chalicelib.record_check.MalformedRecord
         A field is missing or of another type (the field is named).
     """
-    return checked(ErasureRecord, item, "userId", enums={"status": ErasureStatus, "step": ErasureStep})
+    enums: dict[str, type[StrEnum]] = {"status": ErasureStatus}
+    if "step" in item:  # absent once completed
+        enums["step"] = ErasureStep
+    return checked(ErasureRecord, item, "userId", enums=enums)

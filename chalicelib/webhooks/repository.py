@@ -52,6 +52,12 @@ def next_lane_number(owner_id: str) -> int:
     return int(item["webhooks"]) - 1
 
 
+def forget_lane_counter_op(owner_id: str) -> TransactItem:
+    """Transaction ``Delete`` of ``owner_id``'s counter item ``lanes#<ownerId>`` (the account erasure,
+    once every webhook of the owner is deleted)."""
+    return storage.tx_delete(_table(), {"webhookId": f"lanes#{owner_id}"})
+
+
 def list_by_owner(owner_id: str) -> list[WebhookRecord]:
     """Every webhook of ``owner_id``, newest first (Query on ``byOwner``)."""
     return [record(i) for i in storage.query_index(_table(), "byOwner", "ownerId", owner_id, newest_first=True)]

@@ -18,6 +18,7 @@ from chalicelib import clock, errors, outbox
 from chalicelib.auth.service import Caller
 from chalicelib.config import settings
 from chalicelib.pagination import Deleted, PageQuery
+from chalicelib.transact_items import TransactItem
 from chalicelib.transactions import Transaction
 from chalicelib.webhooks import addresses, operational, repository, signing
 from chalicelib.webhooks.catalogue import DEFAULT_EVENTS, SUPPORTED_EVENTS
@@ -141,6 +142,12 @@ def delete_webhook(caller: Caller, webhook_id: str) -> Deleted:
     if not repository.delete_owned(webhook_id, caller.user_id):
         raise errors.NotFound(f"Webhook '{webhook_id}' not found")
     return Deleted(id=webhook_id)
+
+
+def forget_lane_counter_op(owner_id: str) -> TransactItem:
+    """Transaction ``Delete`` of the owner's webhook lane counter (the account erasure, after
+    :func:`delete_webhook` of each of their webhooks)."""
+    return repository.forget_lane_counter_op(owner_id)
 
 
 def list_deliveries(caller: Caller, webhook_id: str, query: PageQuery) -> DeliveryPage:
