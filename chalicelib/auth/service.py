@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from chalicelib import clock, errors
 from chalicelib.auth import keys, repository
 from chalicelib.config import settings
+from chalicelib.transact_items import TransactItem
 from chalicelib.transactions import MAX_ITEMS, Transaction, TransactionConflict
 
 if TYPE_CHECKING:
@@ -201,3 +202,16 @@ def delete_user_keys(user_id: str) -> int:
 
 #: Attempts of :func:`delete_user_keys` when another call deletes the same keys at once.
 _DELETE_ATTEMPTS = 3
+
+
+def key_deletion_ops(user_id: str) -> tuple[list[TransactItem], list[str]]:
+    """The transaction items that delete every key of ``user_id`` and their counter (one Query), for
+    a transaction of the caller's, and the keys' hashes to :func:`evict` once it commits.
+
+    A user holds at most ``chalicelib.auth.own_keys.MAX_KEYS`` keys, so the items fit one
+    transaction beside a few others. Each key's delete is conditional on it still existing as the
+    user's: a key deleted meanwhile makes the transaction fail (read again and retry).
+    """
+    records = repository.list_keys(user_id)
+    ops = [repository.delete_key_op(r["keyHash"], user_id) for r in records]
+    return [*ops, repository.forget_key_count_op(user_id)], [r["keyHash"] for r in records]

@@ -72,8 +72,17 @@ def _event_op(user_id: str, round_number: int) -> TransactItem:
     return outbox.event_op(outbox.ACCOUNT_ERASURE_STEP, {"userId": user_id, "round": round_number})
 
 
+#: Attempts of :func:`request_erasure` when one of the caller's keys is revoked or rolled meanwhile.
+START_ATTEMPTS = 3
+
+
 def request_erasure(caller: Caller) -> Erasure:
     """Start erasing the caller's account (idempotent: an erasure already started is answered as is).
+
+    One Query (the caller's keys) and one transaction: the erasure record (conditional on none
+    existing), the step on the user item, the ``user.erase`` audit entry, the first round's event
+    and the deletion of every key of the caller, so the keys stop working in the same commit that
+    starts the erasure.
 
     Returns
     -------
@@ -84,29 +93,37 @@ def request_erasure(caller: Caller) -> Erasure:
     ------
     NotFound
         The caller's user record no longer exists and no erasure of it is known.
+    Conflict
+        The caller's keys kept changing through :data:`START_ATTEMPTS` attempts.
     """
     user_id = caller.user_id
-    existing = repository.get(user_id, consistent=True)
-    if existing is None:
+    for _ in range(START_ATTEMPTS):
         now = clock.iso()
         first = STEPS[0]
         record: ErasureRecord = {
             "userId": user_id, "erasureId": clock.new_id("ers"), "status": ErasureStatus.IN_PROGRESS, "step": first,
             "stepsCompleted": [], "round": 0, "requestedAt": now, "updatedAt": now,
         }
+        key_ops, key_hashes = auth.key_deletion_ops(user_id)
         tx = Transaction().add("erasure", repository.start_op(record))
         tx.add("user", users.erasure_op(user_id, first.value, now, first=True))
         tx.add("audit", audit.entry_op(user_id, AuditAction.USER_ERASE, user_id, {"erasureId": record["erasureId"]}))
         tx.add("event", _event_op(user_id, 0))
+        tx.add_all("keys", key_ops)
         try:
             tx.commit()
-            existing = record
         except TransactionConflict as exc:
+            if not (exc.failed("erasure") or exc.failed("user")):
+                continue  # a key was revoked or rolled meanwhile: read the keys again
             existing = repository.get(user_id, consistent=True)  # another call started it first
             if existing is None:
                 raise errors.NotFound("Your user record no longer exists") from exc
-    auth.delete_user_keys(user_id)  # 401 from now on (again after a crash: idempotent)
-    return to_model(existing)
+            auth.delete_user_keys(user_id)  # that call's transaction deleted them; idempotent
+            return to_model(existing)
+        for key_hash in key_hashes:
+            auth.evict(key_hash)
+        return to_model(record)
+    raise errors.Conflict("Your API keys kept changing meanwhile; retry")
 
 
 def get_erasure(user_id: str) -> Erasure:

@@ -26,8 +26,9 @@ def export_account(caller: Caller) -> models.AccountExport:
 
 @route(bp, "/v1/me", "DELETE", response=lambda: erasure_models.Erasure, status=202, tags=("profiles",))
 def erase_account(caller: Caller) -> erasure_models.Erasure:
-    """Erase your account (GDPR Article 17). Your API keys stop working at once (every later call
-    answers 401, Dashboard sessions end); listings, webhooks, saved searches, channels, blocks and
+    """Erase your account (GDPR Article 17).
+
+    Your API keys stop working at once (every later call answers 401, Dashboard sessions end); listings, webhooks, saved searches, channels, blocks and
     the profile are deleted and pending requests you sent withdrawn, in steps that follow within
     seconds. In conversations the other participant keeps the messages, shown as from "Deleted
     user". Answers 202 with the erasure; concurrent calls start one erasure and answer it."""
@@ -38,7 +39,9 @@ def erase_account(caller: Caller) -> erasure_models.Erasure:
     bp, "/v1/admin/erasures/{userId}", "GET", auth="admin", response=lambda: erasure_models.Erasure, tags=("admin",),
 )
 def get_erasure(caller: Caller, userId: str) -> erasure_models.Erasure:
-    """An account erasure and how far it has come (kept after it completes; no personal data)."""
+    """An account erasure and how far it has come.
+
+    Kept after the erasure completes; it holds no personal data."""
     return erasure.get_erasure(userId)
 
 
@@ -47,6 +50,7 @@ def get_erasure(caller: Caller, userId: str) -> erasure_models.Erasure:
     status=202, tags=("admin",),
 )
 def resume_erasure(caller: Caller, userId: str) -> erasure_models.Erasure:
-    """Run an in-progress erasure's current step again (after its steps stopped on a fault);
-    harmless while it runs. 409 once completed."""
+    """Run an in-progress erasure's current step again.
+
+    For an erasure whose steps stopped on a fault; harmless while it runs; 409 once completed."""
     return erasure.resume(userId)
