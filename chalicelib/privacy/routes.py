@@ -28,10 +28,11 @@ def export_account(caller: Caller) -> models.AccountExport:
 def erase_account(caller: Caller) -> erasure_models.Erasure:
     """Erase your account (GDPR Article 17).
 
-    Your API keys stop working at once (every later call answers 401, Dashboard sessions end); listings, webhooks, saved searches, channels, blocks and
-    the profile are deleted and pending requests you sent withdrawn, in steps that follow within
-    seconds. In conversations the other participant keeps the messages, shown as from "Deleted
-    user". Answers 202 with the erasure; concurrent calls start one erasure and answer it."""
+    Your API keys stop working at once (every later call answers 401, Dashboard sessions end);
+    listings, webhooks, saved searches, channels, blocks and the profile are deleted and pending
+    requests you sent withdrawn, in steps that follow within seconds. In conversations the other
+    participant keeps the messages, shown as from "Deleted user". Answers 202 with the erasure;
+    concurrent calls start one erasure and answer it."""
     return erasure.request_erasure(caller)
 
 
