@@ -308,3 +308,30 @@ def test_the_search_index_keeps_no_trace_of_an_erased_user(api: Api, alice: User
     table = next(t for n, t in settings().model_dump().items() if n == "SEARCH_INDEX_TABLE")
     traces = [i for i in table_items(table) if alice.user_id in json.dumps(i, default=str) or UNIQUE_WORD in json.dumps(i)]
     assert traces == []
+
+
+def test_the_dashboard_erases_the_account_only_when_the_display_name_is_typed(
+    api: Api, admin: User, alice: User, runner: Any
+) -> None:
+    from tests.integration.test_dashboard import signed_in
+
+    b = signed_in(api, alice)
+    page = b.get("/dashboard/account")
+    assert page.status_code == 200
+    assert "Type your display name, <strong>Alice</strong>, to confirm" in page.text
+    for typed in ("alice", "Alice ", ""):
+        refused = b.post("/dashboard/account/erase", {"csrf_token": b.csrf("/dashboard/account"), "confirm_name": typed})
+        assert refused.status_code == 400, refused.text
+        assert "nothing was erased" in refused.text
+    assert api.call("GET", "/v1/me", alice.key).status_code == 200
+    assert api.call("GET", f"/v1/admin/erasures/{alice.user_id}", admin.key).status_code == 404
+    done = b.post("/dashboard/account/erase", {"csrf_token": b.csrf("/dashboard/account"), "confirm_name": "Alice"})
+    assert done.status_code == 303, done.text
+    assert done.headers["Location"] == "/dashboard/account/erased"
+    assert "Max-Age=0" in done.headers["Set-Cookie"]
+    assert "being erased" in b.get("/dashboard/account/erased").text
+    assert_error(api.call("GET", "/v1/me", alice.key), 401, "UNAUTHORIZED")
+    users_page = signed_in(api, admin).get(f"/dashboard/admin/users?id={alice.user_id}")
+    assert "Erasing (keys) since" in users_page.text
+    runner.drain()
+    assert _erasure(api, admin, alice)["status"] == "completed"
