@@ -196,5 +196,5 @@ def test_the_dashboards_actions_are_recorded_and_its_audit_page_filters_them(api
     filtered = b.get(f"/dashboard/admin/audit-log?target={alice.user_id}")
     assert "user.verification_level</td>" in filtered.text
     assert "user.create</td>" not in filtered.text
-    assert b.get("/dashboard/admin/audit-log?action=user.erase").status_code == 400
+    assert b.get("/dashboard/admin/audit-log?action=user.delete").status_code == 400
     assert signed_in(api, alice).get("/dashboard/admin/audit-log").status_code == 403
