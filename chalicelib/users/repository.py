@@ -10,7 +10,7 @@ the profile's ``ETag`` (:mod:`chalicelib.conditional`).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from chalicelib import batch_reads, storage
@@ -198,6 +198,39 @@ def query_country(country: str) -> list[UserRecord]:
 def query_shard(shard: str) -> list[UserRecord]:
     """Every user of one ``searchShard`` (``S0``..``S7``, the ``bySearchShard`` index)."""
     return [record(i) for i in storage.query_index(_table(), "bySearchShard", "searchShard", shard)]
+
+
+def iter_shard(shard: str) -> Iterator[UserRecord]:
+    """Every user of one ``searchShard``, page after page of the ``bySearchShard`` index (Query,
+    1 MB pages; for operator commands such as ``scripts/admin_users_backfill.py``, never a request)."""
+    for item in storage.query_pages(_table(), IndexName="bySearchShard", KeyConditionExpression="searchShard = :s",
+                                    ExpressionAttributeValues=storage.values(s=shard)):
+        yield record(item)
+
+
+def set_admin_list_attributes(user: UserRecord, listed: Mapping[str, str]) -> bool:
+    """Write the administrators' list attributes ``listed`` (:func:`admin_list_attributes`) onto
+    ``user``, removing ``adminCountryLevel`` when ``listed`` has none; conditional on the display
+    name, level and country read (a change in between wrote them itself). ``version`` is left
+    alone: the profile does not change. Returns False when the condition failed."""
+    names = {"#dn": "displayName", "#lv": "verifiedLevel", "#c": "country"}
+    vals: dict[str, Any] = {**storage.values(**listed), ":dn": storage.to_value(user["displayName"]),
+                            ":lv": storage.to_value(int(user["verifiedLevel"]))}
+    condition = "#dn = :dn AND #lv = :lv AND "
+    if user.get("country"):
+        condition += "#c = :c"
+        vals[":c"] = storage.to_value(user["country"])
+    else:
+        condition += "attribute_not_exists(#c)"
+    expression = "SET " + ", ".join(f"{name} = :{name}" for name in listed)
+    if "adminCountryLevel" not in listed:
+        expression += " REMOVE adminCountryLevel"
+    try:
+        storage.update(_table(), {"userId": user["userId"]}, expression, condition=condition,
+                       ExpressionAttributeNames=names, ExpressionAttributeValues=vals)
+    except storage.ConditionFailed:
+        return False
+    return True
 
 
 def set_level_op(
