@@ -48,9 +48,7 @@ def backfill(dry_run: bool = False) -> dict[str, int]:
             stored = {name: user.get(name) for name in ("nameKey", "adminAll", "adminLevel", "adminCountryLevel")}
             if stored == {**dict.fromkeys(stored), **listed}:
                 counts["current"] += 1
-            elif dry_run:
-                counts["written"] += 1
-            elif repository.set_admin_list_attributes(user, listed):
+            elif dry_run or repository.set_admin_list_attributes(user, listed):
                 counts["written"] += 1
             else:
                 counts["changed"] += 1
