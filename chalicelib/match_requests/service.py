@@ -205,7 +205,7 @@ def create_profile_request(caller: Caller, body: ProfileRequestCreate) -> MatchR
     Raises
     ------
     NotFound
-        No such user.
+        No such user, or the user's account is being erased.
     Forbidden
         ``profileRequestPolicy`` does not admit the caller (the message is its ``reason``).
     RuleViolation
@@ -219,7 +219,7 @@ def create_profile_request(caller: Caller, body: ProfileRequestCreate) -> MatchR
     """
     bundle = repository.read_bundle(user_ids=[body.userId, caller.user_id])
     target = bundle.users.get(body.userId)
-    if target is None:
+    if target is None or target.get("erasure") is not None:  # an account being erased takes no new request
         raise errors.NotFound(f"User '{body.userId}' not found")
     requester = _requester(bundle, caller)
     level = int(requester.get("verifiedLevel", 0))

@@ -24,7 +24,7 @@ def export_account(caller: Caller) -> models.AccountExport:
     return export.export_account(caller)
 
 
-@route(bp, "/v1/me", "DELETE", response=lambda: erasure_models.Erasure, status=202, tags=("profiles",))
+@route(bp, "/v1/me", "DELETE", response=lambda: erasure_models.Erasure, status=202, tags=("profiles",), error_statuses=(404,))
 def erase_account(caller: Caller) -> erasure_models.Erasure:
     """Erase your account (GDPR Article 17).
 

@@ -138,14 +138,14 @@ def _user_id(item: Mapping[str, Any]) -> str:
 def admits_profile_request_op(user_id: str, requester_level: int, channel: str) -> TransactItem:
     """Transaction ``ConditionCheck`` on the requested user of a profile request.
 
-    Holds when the user exists, accepts requests, requires at most ``requester_level`` and
-    still has ``channel`` connected (missing policy attributes mean the defaults: accepting,
-    level 0): what the request service checked on its read, re-checked at commit.
+    Holds when the user exists, is not being erased, accepts requests, requires at most
+    ``requester_level`` and still has ``channel`` connected (missing policy attributes mean the
+    defaults: accepting, level 0): what the request service checked on its read, re-checked at commit.
     """
     return storage.tx_check(
         _table(),
         {"userId": user_id},
-        "attribute_exists(userId)"
+        "attribute_exists(userId) AND attribute_not_exists(erasure)"
         " AND (attribute_not_exists(#rp.acceptingRequests) OR #rp.acceptingRequests = :yes)"
         " AND (attribute_not_exists(#rp.minVerifiedLevel) OR #rp.minVerifiedLevel <= :level)"
         " AND attribute_exists(#chs.#ch)",

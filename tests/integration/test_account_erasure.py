@@ -128,6 +128,7 @@ def _seed(api: Api, admin: User, alice: User, bob: User, runner: Any) -> dict[st
     saved = api.call("POST", "/v1/saved-searches", alice.key, {"name": "Jobs", "query": {"category": "jobs"}})
     assert saved.status_code == 201, saved.json
     assert api.call("PUT", f"/v1/me/blocks/{erin.user_id}", alice.key).status_code == 200
+    assert api.call("PUT", f"/v1/me/blocks/{alice.user_id}", dave.key).status_code == 200  # Dave's own decision
     bobs = active_listing(api, bob, meta={"title": f"Junior {UNIQUE_WORD}s welcome"})
     runner.drain()
     return {"carol": carol, "dave": dave, "erin": erin, "unique": unique, "pending_listing": pending_listing,
@@ -185,9 +186,10 @@ def test_erasure_leaves_nothing_of_the_user_findable_and_the_other_party_keeps_t
     sent_by_bob = api.call("GET", "/v1/match-requests/mine", bob.key).json["requests"]
     assert [r["status"] for r in sent_by_bob] == ["ACCEPTED"]  # Bob's own request, kept
 
-    # Erin is blocked by nobody any more; her own data is untouched.
+    # Erin is blocked by nobody any more; Dave's block of Alice stays his (he may lift it).
     assert api.call("GET", "/v1/me/blocks", seeded["erin"].key).json["blocks"] == []
     assert api.call("GET", "/v1/me", seeded["erin"].key).status_code == 200
+    assert [b["userId"] for b in api.call("GET", "/v1/me/blocks", dave.key).json["blocks"]] == [alice.user_id]
     assert _table_values_naming(alice.user_id, personal=True) == {}
 
 
@@ -202,6 +204,8 @@ KEPT_BY_POLICY = {
     "IdempotencyTable": "powertools' records of keyed requests, removed by their TTL (24 h)",
     "RateLimitsTable": "token buckets and daily quota counters, removed by their TTL",
     "DeliveriesTable": "delivery log entries of deleted webhooks, removed by their TTL",
+    "BlocksTable": "blocks other users made against the user (theirs to lift)",
+    "ReportsTable": "reports the user made or that name them (moderation records)",
 }
 #: The search engine's table (posting lists, their sizes, the typo dictionary, the indexers'
 #: applied versions): search is tested through the API above; what its internals keep is
@@ -225,6 +229,13 @@ def _table_values_naming(user_id: str, personal: bool) -> dict[str, list[dict[st
         if hits:
             found[table] = hits
     return found
+
+
+def test_an_account_being_erased_takes_no_new_profile_request(api: Api, alice: User, bob: User, runner: Any) -> None:
+    _erase(api, alice)
+    assert_error(profile_request(api, bob, alice.user_id), 404, "NOT_FOUND")
+    runner.drain()
+    assert_error(profile_request(api, bob, alice.user_id), 404, "NOT_FOUND")
 
 
 def test_a_user_without_data_is_erased_in_every_step(api: Api, admin: User, runner: Any) -> None:
