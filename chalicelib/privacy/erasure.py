@@ -308,8 +308,10 @@ def run_round(user_id: str, expected_round: int) -> ErasureRecord | None:
         tx.add("event", _event_op(user_id, expected_round + 1))
     try:
         tx.commit()
-    except TransactionConflict:
-        return None  # another event of this round committed it first
+    except TransactionConflict as exc:
+        if exc.failed("erasure"):
+            return None  # another event of this round committed it first
+        raise  # another item's condition: the round is retried (and shows in the consumer's errors)
     logger.info("account erasure round", extra={"userId": user_id, "step": step.value, "done": done})
     moved: ErasureRecord = {**found, "round": expected_round + 1, "stepsCompleted": completed, "updatedAt": now}
     if following is None:
