@@ -187,12 +187,14 @@ def test_rules_beyond_the_schema_are_described_and_excluded_by_name_only(doc: di
             assert rule in op["description"]
     config = tomllib.loads((ROOT / "tests/e2e/schemathesis.toml").read_text())
     assert config["checks"] == {"enabled": True}
-    [exception, leave] = config["operations"]
+    [exception, leave, not_called] = config["operations"]
     assert sorted(exception["include-operation-id"]) == with_rules
     assert exception["checks"] == {"positive_data_acceptance": {"enabled": False}}
     # Leaving a conversation (its DELETE) keeps it readable: only use-after-free is off, on its two reads.
     assert sorted(leave["include-operation-id"]) == ["conversations_get_conversation", "conversations_list_messages"]
     assert leave["checks"] == {"use_after_free": {"enabled": False}}
+    # Erasing the account would end the run's key: the one operation never called, by its id only.
+    assert not_called == {"include-operation-id": ["privacy_erase_account"], "enabled": False}
 
 
 # --- webhooks ---------------------------------------------------------------------------------
