@@ -48,7 +48,7 @@ def _pages(stack: Stack) -> tuple[list[str], list[str], str]:
         "/dashboard/listings", "/dashboard/listings/new", f"/dashboard/listings/{listing_id}",
         f"/dashboard/listings/{listing_id}/edit", f"/dashboard/listings/{listing_id}/delete",
         "/dashboard/conversations", f"/dashboard/conversations/{conversation_id}", "/dashboard/api-keys",
-        "/dashboard/nowhere",
+        "/dashboard/account", "/dashboard/account/erased", "/dashboard/nowhere",
     ]
     admin_pages = ["/dashboard/admin/approvals", "/dashboard/admin/users"]
     return pages, admin_pages, key_of(owner)
