@@ -251,7 +251,7 @@ def approve_all(stack: BenchStack, ids: list[str], deadline_seconds: float = 360
     administrators claiming ``max`` 10 each, then deciding); returns listing id -> when its decision
     was sent (monotonic seconds)."""
     admin = stack.admin()
-    wanted, approved_at = set(ids), {}
+    wanted, approved_at = set(ids), dict[str, float]()
     lock = threading.Lock()
     deadline = time.monotonic() + deadline_seconds
 

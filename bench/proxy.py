@@ -34,6 +34,7 @@ import json
 import math
 import re
 import socket
+import sys
 import threading
 import time
 from collections import defaultdict
@@ -455,8 +456,14 @@ def proxy_server(recorder: Recorder, port: int = 0) -> ThreadingHTTPServer:
 
         do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = _any
 
-    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-    server.daemon_threads = True
+    class Server(ThreadingHTTPServer):
+        daemon_threads = True
+
+        def handle_error(self, request: Any, client_address: Any) -> None:
+            if not isinstance(sys.exc_info()[1], ConnectionError):  # a client gone (a stack stopping) is not an error
+                super().handle_error(request, client_address)
+
+    server = Server(("127.0.0.1", port), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
