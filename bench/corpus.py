@@ -20,11 +20,12 @@ owners create their listings (``POST /v1/listings``, four threads), the administ
 them through the review queue (``POST /v1/admin/approvals/claims``, ``max`` 10, then one decision
 each, four threads) and :func:`wait_findable` waits, on conditions, until the live indexer made
 every one findable: each category's ``total`` (exact: ``totalRelation`` ``eq``) reaches its
-count, and no DynamoDB write passed the proxy for two seconds.
+count, and then no DynamoDB call (read or write) passed the proxy for three seconds.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import random
@@ -40,7 +41,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
-from bench.proxy import wait_idle
+from bench.proxy import wait_quiet
 from bench.stack import BenchStack
 from local_stack.cities import CITIES
 
@@ -65,6 +66,8 @@ LAST_NAMES = ["Lovelace", "Turing", "Hopper", "Torvalds", "Hamilton", "Ritchie",
               "Sutherland"]
 COUNTRIES = {"de": 0.35, "fr": 0.15, "gb": 0.15, "us": 0.15, "es": 0.1, "br": 0.1}
 OWNERS_PER_LISTINGS = 10
+#: Seconds without any DynamoDB call that mark the live indexer done.
+QUIET_SECONDS = 3.0
 THREADS = 4
 _WORD = re.compile(r"[a-z]+")
 _SYLLABLES = [c + v for c in "bcdfghklmnprstvz" for v in ("a", "e", "i", "o", "u", "ai", "ou")]
@@ -73,6 +76,11 @@ _SYLLABLES = [c + v for c in "bcdfghklmnprstvz" for v in ("a", "e", "i", "o", "u
 def vocabulary(size: int = VOCABULARY_SIZE) -> list[str]:
     """``size`` words, most frequent first: the words of ``bench/relevance_set.json`` by frequency, then
     made-up words of two to four syllables (deterministic)."""
+    return list(_vocabulary(size))
+
+
+@functools.cache
+def _vocabulary(size: int) -> tuple[str, ...]:
     data = json.loads((Path(__file__).resolve().parent / "relevance_set.json").read_text(encoding="utf-8"))
     text = " ".join(f"{i['meta']['title']} {re.sub('<[^>]+>', ' ', i['meta'].get('description', ''))}" for i in data["listings"])
     counts = Counter(_WORD.findall(text.lower()))
@@ -83,7 +91,7 @@ def vocabulary(size: int = VOCABULARY_SIZE) -> list[str]:
         if word not in seen:
             seen.add(word)
             words.append(word)
-    return words[:size]
+    return tuple(words[:size])
 
 
 class Zipf:
@@ -286,8 +294,8 @@ def category_counts(bodies: list[dict[str, Any]]) -> dict[str, int]:
 
 
 def wait_findable(stack: BenchStack, expected: dict[str, int], timeout_seconds: float = 3600) -> None:
-    """Wait until every category's search ``total`` reaches ``expected`` (when exact) and the proxy
-    saw no DynamoDB write for two seconds; raises after ``timeout_seconds``."""
+    """Wait until every category's search ``total`` reaches ``expected`` (when exact) and then no
+    DynamoDB call passed the proxy for :data:`QUIET_SECONDS`; raises after ``timeout_seconds``."""
     client = stack.admin()
     deadline = time.monotonic() + timeout_seconds
     waiting = dict(expected)
@@ -300,7 +308,8 @@ def wait_findable(stack: BenchStack, expected: dict[str, int], timeout_seconds: 
             if time.monotonic() > deadline:
                 raise RuntimeError(f"not findable after {timeout_seconds:.0f} s: {waiting}")
             time.sleep(1.0)
-    wait_idle(stack.recorder, quiet_seconds=2.0, bound_seconds=timeout_seconds)
+    if not wait_quiet(stack.recorder, QUIET_SECONDS, max(1.0, deadline - time.monotonic())):
+        raise RuntimeError(f"the indexer still busy after {timeout_seconds:.0f} s")
 
 
 def load(stack: BenchStack, bodies: list[dict[str, Any]], user_count: int | None = None) -> Loaded:

@@ -226,6 +226,8 @@ class Recorder:
         self.sizes: dict[str, list[int]] = defaultdict(list)  # table[.index] -> sizes of the entries written
         self.entities: dict[tuple[str, str], set[str]] = defaultdict(set)  # (phase, kind) -> ids seen
         self.last_write = time.monotonic()
+        #: When the last DynamoDB call (read or write) arrived or ended (monotonic seconds).
+        self.last_call = time.monotonic()
         self.write_lock = threading.Lock()
         self.count_lock = threading.Lock()
         self.local = threading.local()
@@ -324,12 +326,13 @@ class Recorder:
         """Forward one DynamoDB call (``send()``) and count it; returns the upstream answer."""
         operation = target.split(".", 1)[1]
         call = Call(operation, time.monotonic())
+        self.last_call = call.start
         self.local.call = call
         try:
             return self._account(operation, json.loads(raw or b"{}"), send, call)
         finally:
             self.local.call = None
-            call.end = time.monotonic()
+            call.end = self.last_call = time.monotonic()
             if self.log_calls:
                 with self.count_lock:
                     self.calls.append(call)
@@ -473,6 +476,18 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def wait_quiet(recorder: Recorder, quiet_seconds: float = 3.0, bound_seconds: float = 3600) -> bool:
+    """Wait until no DynamoDB call at all (read or write) passed the proxy for ``quiet_seconds``: the
+    stream consumers are done (an indexer reading a batch's lists writes nothing for a while).
+    Returns False when ``bound_seconds`` passed first."""
+    deadline = time.monotonic() + bound_seconds
+    while time.monotonic() - recorder.last_call < quiet_seconds:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
 
 
 def wait_idle(recorder: Recorder, quiet_seconds: float = 1.5, bound_seconds: float = 120) -> None:

@@ -32,6 +32,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -193,6 +194,8 @@ def running_stack(root: Path, label: str, images: bool = True, log_name: str = "
     ``images``: :class:`bench.proxy.Recorder`'s; ``log_name``: the stack's log is
     ``.local/<log_name>-<label>-stack.log`` in this checkout.
     """
+    if threading.current_thread() is threading.main_thread():  # SIGTERM (timeout, CI) stops what was started here too
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     aws_port, api_port = bench_port(), bench_port()
     if (root / "local_stack" / "moto_server.py").exists():
         command = [sys.executable, "-m", "local_stack.moto_server", HOST, str(aws_port)]
