@@ -20,7 +20,7 @@ owners create their listings (``POST /v1/listings``, four threads), the administ
 them through the review queue (``POST /v1/admin/approvals/claims``, ``max`` 10, then one decision
 each, four threads) and :func:`wait_findable` waits, on conditions, until the live indexer made
 every one findable: each category's ``total`` (exact: ``totalRelation`` ``eq``) reaches its
-count, and then no DynamoDB call (read or write) passed the proxy for three seconds.
+count, and then no DynamoDB call (read or write) passed the proxy for ten seconds.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.proxy import wait_quiet
-from bench.stack import BenchStack
+from bench.stack import QUIET_SECONDS, BenchStack
 from local_stack.cities import CITIES
 
 #: Listings per category: real data is skewed (one large category).
@@ -66,8 +66,6 @@ LAST_NAMES = ["Lovelace", "Turing", "Hopper", "Torvalds", "Hamilton", "Ritchie",
               "Sutherland"]
 COUNTRIES = {"de": 0.35, "fr": 0.15, "gb": 0.15, "us": 0.15, "es": 0.1, "br": 0.1}
 OWNERS_PER_LISTINGS = 10
-#: Seconds without any DynamoDB call that mark the live indexer done.
-QUIET_SECONDS = 3.0
 THREADS = 4
 _WORD = re.compile(r"[a-z]+")
 _SYLLABLES = [c + v for c in "bcdfghklmnprstvz" for v in ("a", "e", "i", "o", "u", "ai", "ou")]

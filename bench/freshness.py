@@ -15,7 +15,7 @@ latency is the time from sending its approval until the first answer that return
 
 Figures per side: approvals/s the API took; p50 / p99 of both latencies; **indexed listings/s**:
 the listings over the time from the first approval until the indexer is done (every sample found
-both ways and then no DynamoDB call through the proxy for three seconds); **SearchIndex WCU per
+both ways and then no DynamoDB call through the proxy for ten seconds); **SearchIndex WCU per
 listing**: the write units the proxy billed to the SearchIndex table and its indexes from the
 first approval until then, per listing, against the budget ``2 x distinct stems + 20`` (distinct
 Snowball English stems of the listing's title, description text and place, the mean over the
@@ -52,7 +52,7 @@ import Stemmer
 
 from bench import corpus
 from bench.proxy import wait_quiet
-from bench.stack import BenchStack, running_stack, tree
+from bench.stack import QUIET_SECONDS, BenchStack, running_stack, tree
 
 BASELINE = "fe1e507"
 LISTINGS = 2000
@@ -205,7 +205,7 @@ def measure(label: str, rev: str, count: int, cap_seconds: float) -> Result:
         result.wcu_budget = sum(2 * distinct_stems(b, stemmer) + 20 for b in listings) / count
         owners = corpus.create_users(stack, max(4, count // corpus.OWNERS_PER_LISTINGS))
         ids = corpus.create_listings(stack, listings, owners)
-        wait_quiet(stack.recorder, corpus.QUIET_SECONDS, 600)
+        wait_quiet(stack.recorder, QUIET_SECONDS, 600)
         poller = Poller(stack, owners[0][1], {ids[n]: n for n in range(0, count, SAMPLE_EVERY)})
         poller.thread.start()
         stack.recorder.phase = "approvals"
@@ -217,7 +217,7 @@ def measure(label: str, rev: str, count: int, cap_seconds: float) -> Result:
         while not poller.done() and time.monotonic() < deadline and poller.thread.is_alive():
             time.sleep(0.2)
         if poller.done():
-            wait_quiet(stack.recorder, corpus.QUIET_SECONDS, max(0.0, deadline - time.monotonic()))
+            wait_quiet(stack.recorder, QUIET_SECONDS, max(0.0, deadline - time.monotonic()))
         result.capped = time.monotonic() >= deadline
         end = min(time.monotonic(), deadline)
         result.indexed_seconds = end - first
