@@ -20,7 +20,8 @@ listing**: the write units the proxy billed to the SearchIndex table and its ind
 first approval until then, per listing, against the budget ``2 x distinct stems + 20`` (distinct
 Snowball English stems of the listing's title, description text and place, the mean over the
 listings). With ``--cap-seconds`` reached before the indexer is done, the side reports what it
-reached: the samples found, and for the rest a latency of at least the cap (``>``).
+reached: the samples found, and for the rest a latency of at least the cap (``>``); its indexed
+listings/s and WCU per listing count what the indexer did by the cap (bounds from below, ``>=``).
 
 Budgets (this tree; ``--check`` exits 1 when one is missed): p99 of both latencies at most
 :data:`P99_SECONDS`; indexed listings/s at least :data:`THROUGHPUT`; SearchIndex WCU per listing
@@ -65,8 +66,9 @@ POLL_SECONDS = 0.1
 CHECKS = 4
 P99_SECONDS = 5.0
 THROUGHPUT = 50.0
-#: Budgets this tree misses yet, by name (``p99 q``, ``p99 filter``, ``throughput``, ``write units``).
-PENDING: frozenset[str] = frozenset()
+#: Budgets this tree misses yet, by name (``p99 q``, ``p99 filter``, ``throughput``, ``write units``): all four
+#: on :data:`BASELINE`'s engine (docs/benchmarks.md, "Measured").
+PENDING: frozenset[str] = frozenset({"p99 q", "p99 filter", "throughput", "write units"})
 _WORD = re.compile(r"[^\W\d_]+")
 _TAG = re.compile(r"<[^>]+>")
 
@@ -138,7 +140,7 @@ class Result:
         return (f"| {self.label} | {self.listings:,} | {self.listings / max(self.approve_seconds, 0.001):.1f} | "
                 f"{pct(self.q, 0.5)} | {pct(self.q, 0.99)} | {pct(self.filter, 0.5)} | {pct(self.filter, 0.99)} | "
                 f"{found[0]}/{len(self.q)} · {found[1]}/{len(self.filter)} | {rate} | "
-                f"{self.wcu:.0f} / {self.wcu_budget:.0f} | {self.aws_mb:,.0f} |")
+                f"{'>= ' if self.capped else ''}{self.wcu:.0f} / {self.wcu_budget:.0f} | {self.aws_mb:,.0f} |")
 
 
 HEADER = ("| side | listings | approvals/s | q p50 s | q p99 s | filter p50 s | filter p99 s | samples found (q · filter) "

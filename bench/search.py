@@ -67,9 +67,24 @@ FLAT_SLACK_RCU = 1.0
 METRICS = ("calls", "round_trips", "items", "rcu", "cpu_ms")
 HEADS = {"calls": "calls", "round_trips": "round trips", "items": "items", "rcu": "RCU", "cpu_ms": "CPU ms"}
 
+#: Shapes whose round-trip budget :data:`BASELINE`'s engine misses: measured at the CI sizes (100 and
+#: 400 listings: every ``q`` shape through the newest-first merge, category pages, category + role,
+#: ``q`` + category, the multiselect filter, geo nearest-first) and the issue's 2,000 and 6,000
+#: listings (a common ``q`` 40-41 sequential calls, a category page 9-11, profile ``q`` 13-22).
+PENDING_ROUND_TRIPS = ("q one common word (sessions)", "q one mid word (professionals)", "q one rare word (lodoloumo)",
+                       "q two common words", "q prefix (4 letters)", "q one typo (sessioas)", "q common page 2 (cursor)",
+                       "q common sort=newest", "q common + category", "category page", "category page 2 (cursor)",
+                       "category + role", "meta select", "meta multiselect", "geo nearest (Berlin)", "geo 25 km (Berlin)",
+                       "geo nearest page 2 (cursor)", "profile q (sessions)")
+#: Shapes whose reads grow with the data on :data:`BASELINE`'s engine (items and RCU both): every shape but
+#: the listing detail (measured: the ``q`` shapes, category + role and geo 1.7-8x from 100 to 400
+#: listings; the issue: profile ``q`` 3.2x for 3x the data, a 1 % number range 802 items for 20 results).
+PENDING_FLAT = (*PENDING_ROUND_TRIPS, "number range (narrow)", "number min alone", "profile country + openToWork")
 #: Budgets this tree does not meet yet, as ``(shape, budget)`` with ``budget`` one of ``round trips``,
 #: ``flat items``, ``flat RCU``: printed as PENDING, enforced with ``--check --pending``.
-PENDING: frozenset[tuple[str, str]] = frozenset()
+PENDING: frozenset[tuple[str, str]] = frozenset(
+    {(shape, "round trips") for shape in PENDING_ROUND_TRIPS}
+    | {(shape, budget) for shape in PENDING_FLAT for budget in ("flat items", "flat RCU")})
 
 
 @dataclass(frozen=True)
