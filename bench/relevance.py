@@ -63,8 +63,13 @@ from bench.stack import BenchStack, running_stack, tree  # noqa: E402
 BASELINE = "fe1e507"
 #: Totals to top up to after the sets (none by default: the full-size command adds 20000).
 TOTALS = ""
-#: Budgets this tree misses yet: ``nDCG <class>`` or ``recall <class>``.
-PENDING: frozenset[str] = frozenset()
+#: Budgets this tree misses yet: ``nDCG <class>`` or ``recall <class>``. Measured on :data:`BASELINE`'s
+#: engine (docs/benchmarks.md, "Measured"): the scale classes (strong matches outside the 200 newest
+#: candidates it scores), prefix, multi, accent and all at 430-610 listings; the typo recalls of
+#: ``typo2`` (0.635 at 430) and ``scale-typo``.
+PENDING: frozenset[str] = frozenset({
+    "nDCG scale-1word", "nDCG scale-2word", "nDCG scale-prefix", "nDCG scale-typo", "nDCG scale-unique", "nDCG prefix",
+    "nDCG multi", "nDCG accent", "nDCG all", "recall typo2", "recall scale-typo"})
 SET = Path(__file__).resolve().parent / "relevance_set.json"
 PAGE_SIZE = 20
 NDCG_AT = 10
