@@ -94,9 +94,9 @@ contract: $(VENV)/.installed ## Contract fuzzing, deeper than make test's: schem
 
 #: Sizes of the three search benchmarks in `make bench` (CI: 2 cores, about 20 minutes for the three
 #: with today's engine on both sides); the full sizes are in docs/benchmarks.md.
-BENCH_SEARCH_FLAGS ?= --sizes 100,400 --baseline-sizes 100
+BENCH_SEARCH_FLAGS ?= --sizes 100,300 --baseline-sizes 100
 BENCH_RELEVANCE_FLAGS ?= --newer 210
-BENCH_FRESHNESS_FLAGS ?= --listings 150 --baseline-listings 50 --cap-seconds 240
+BENCH_FRESHNESS_FLAGS ?= --listings 100 --baseline-listings 40 --cap-seconds 120
 
 bench: $(VENV)/.installed ## Benchmarks with their budgets checked
 	@# search, relevance, freshness: realistic listings through the API, before (fe1e507) and after in one run;
