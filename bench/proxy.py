@@ -198,13 +198,15 @@ class Cost:
     items: int
     rcu: float
     wcu: float
+    #: Labels of the tables and indexes written to.
+    written: frozenset[str] = frozenset()
 
 
 def attribute(calls: Iterable[Call], start: float, end: float) -> Cost:
     """The :class:`Cost` of the calls that arrived within ``[start, end]`` (monotonic seconds)."""
     inside = [c for c in calls if start <= c.start <= end]
     return Cost(len(inside), round_trips(inside), sum(c.items for c in inside), sum(c.rcu for c in inside),
-                sum(c.wcu for c in inside))
+                sum(c.wcu for c in inside), frozenset(t for c in inside if c.wcu for t in c.tables))
 
 
 class Recorder:

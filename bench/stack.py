@@ -59,8 +59,10 @@ PORTS = _port_range()
 #: Seconds without any DynamoDB call that mark the stream consumers (the live indexer) done: main's
 #: indexer, on a loaded machine, went over 3 s without a call and then wrote a third of its units more.
 QUIET_SECONDS = 10.0
-#: Tries of one measured request disturbed by the stream consumers' writes.
+#: Tries of one measured request disturbed by the indexer's writes.
 ATTEMPTS = 4
+#: The table the live indexer writes (its label in ``infra/resources.json``).
+INDEXER_TABLE = "SearchIndexTable"
 #: Clock ticks per second of ``/proc/<pid>/stat``'s CPU times.
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -174,14 +176,14 @@ class BenchStack:
     def measure(self, client: httpx.Client, path: str, params: dict[str, Any] | None = None) -> Measured:
         """``GET path`` with ``params`` and what it cost (see the module's docstring); raises on a non-200 answer.
 
-        A read request writes nothing: a window with a DynamoDB write in it had the stream consumers
-        at work beside it, so the request is measured again once no call passed the proxy for
-        :data:`QUIET_SECONDS` (at most :data:`ATTEMPTS` times; the last is kept)."""
+        A read request writes nothing to the search index: a window with such a write in it had the
+        indexer at work beside it, so the request is measured again once no call passed the proxy for
+        :data:`QUIET_SECONDS` (at most :data:`ATTEMPTS` times, each wait at most a minute; the last is kept)."""
         for _ in range(ATTEMPTS - 1):
             measured = self._measure_once(client, path, params)
-            if not measured.cost.wcu:
+            if not any(label.startswith(INDEXER_TABLE) for label in measured.cost.written):
                 return measured
-            wait_quiet(self.recorder, QUIET_SECONDS)
+            wait_quiet(self.recorder, QUIET_SECONDS, 60)
         return self._measure_once(client, path, params)
 
     def _measure_once(self, client: httpx.Client, path: str, params: dict[str, Any] | None) -> Measured:
