@@ -6,8 +6,9 @@ term (:func:`kind`) when
 
 * the term is the word's stem (``exact``);
 * the word is the query's last word of at least :data:`MIN_PREFIX` letters (search as you type)
-  and the term starts with the word or its stem, or the term (of at least :data:`MIN_PREFIX`
-  letters) starts the word (``mentori`` finds ``mentor``) (``prefix``);
+  and the term starts with the word or its stem, or the term starts the word and the rest is
+  the unfinished start of an ending the stemmer removes (:data:`ENDINGS`: ``mentori`` finds
+  ``mentor``, the stem of ``mentoring``; ``leader`` does not find ``lead``) (``prefix``);
 * the word has at least :data:`MIN_TYPO_WORD` letters and the term is at Damerau-Levenshtein
   distance 1 from its stem with the same first letter (``typo``; the distance and the first-letter
   rule as Meilisearch and Typesense document them).
@@ -38,6 +39,9 @@ from chalicelib.text_analysis.analyzer import is_stop_word, stem
 MIN_PREFIX = 2
 #: Shortest term that matches a longer last word it starts (``mentor`` for ``mentori``).
 MIN_TERM_PREFIX = 4
+#: Endings the Snowball English stemmer removes whose unfinished start may follow a stem in a
+#: word being typed (``mentori`` -> ``mentor`` + the start of ``ing``).
+ENDINGS = ("ing", "ings", "ed", "ation", "ations", "ies", "ied", "ness", "ment", "ments", "ity", "ities", "ization")
 #: Shortest query word corrected at distance 1 (letters).
 MIN_TYPO_WORD = 5
 #: Characters of a term its delete keys are made of (SymSpell's prefix length).
@@ -95,12 +99,17 @@ def kind(word: Word, term: str) -> Kind | None:
         return Kind.EXACT
     if word.completes and (
         term.startswith(word.text) or term.startswith(word.stem)
-        or (len(term) >= MIN_TERM_PREFIX and word.text.startswith(term))
+        or (len(term) >= MIN_TERM_PREFIX and word.text.startswith(term) and _unfinished(word.text[len(term):]))
     ):
         return Kind.PREFIX
     if word.corrects and term[:1] == word.stem[:1] and DamerauLevenshtein.distance(term, word.stem, score_cutoff=1) == 1:
         return Kind.TYPO
     return None
+
+
+def _unfinished(rest: str) -> bool:
+    """True when ``rest`` is the start, not the whole, of one of :data:`ENDINGS`."""
+    return any(len(rest) < len(ending) and ending.startswith(rest) for ending in ENDINGS)
 
 
 def best(word: Word, terms: Mapping[str, int]) -> list[tuple[str, Kind]]:
@@ -124,4 +133,4 @@ def prefixes_of(word: Word) -> tuple[str, ...]:
     """The beginnings of ``word`` that are terms it matches as a prefix (``mentor`` of ``mentori``)."""
     if not word.completes:
         return ()
-    return tuple(word.text[:n] for n in range(MIN_TERM_PREFIX, len(word.text)))
+    return tuple(word.text[:n] for n in range(MIN_TERM_PREFIX, len(word.text)) if _unfinished(word.text[n:]))

@@ -34,7 +34,9 @@ correction subtracts :data:`TYPO_PENALTY` per word so that fewer corrections alw
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -49,6 +51,7 @@ from chalicelib.search.index import GEO_LEVELS, LEVELS, Document, IndexSpec, doc
 from chalicelib.search.store import Item, Key, Range, Slice, Store
 
 Order = Literal["relevance", "newest", "nearest"]
+Direction = Literal["right", "left", "top", "bottom"]
 #: Weight of a word's contribution by how it matched (an exact stem counts fully).
 WEIGHTS = {Kind.EXACT: 1.0, Kind.PREFIX: 0.6, Kind.TYPO: 0.3}
 #: Subtracted from a document's score per corrected word: larger than any score.
@@ -237,17 +240,17 @@ def _read(ctx: _Context, ranges: Sequence[Range], keys: Sequence[Key]) -> tuple[
     return ctx.store.read(ranges, keys)
 
 
-def _step(ctx: _Context, ranges: Sequence[Range], keys: Sequence[Key], load: Sequence[str]
+def _step(ctx: _Context, ranges: Sequence[Range], keys: Sequence[Key], load: Mapping[str, Mapping[str, Any]]
           ) -> tuple[list[Slice], dict[Key, Item], Mapping[str, Mapping[str, Any]]]:
     """One step: the ranges and keys from the store, with the stored documents and the
-    domain's records of ``load`` (read in parallel with the store)."""
+    domain's records of ``load`` (id -> entry; read in parallel with the store)."""
     if not ranges and not keys and not load:
         return [], {}, {}
     if not load:
         slices, found = _read(ctx, ranges, keys)
         return slices, found, {}
     with ThreadPoolExecutor(max_workers=1) as pool:
-        records = pool.submit(ctx.spec.load, list(load))
+        records = pool.submit(ctx.spec.load, load)
         stored = [ctx.spec.stored_key(i) for i in load] if ctx.words else []
         slices, found = _read(ctx, ranges, [*keys, *stored])
         return slices, found, records.result()
@@ -264,7 +267,7 @@ def _walk(ctx: _Context, collector: _Collector, reads: Callable[[], list[Range]]
     first = True
     while True:
         ranges = reads() if first or limit is not None else []
-        slices, found, records = _step(ctx, ranges, keys, list(fresh))
+        slices, found, records = _step(ctx, ranges, keys, {i: collector.entries[i] for i in fresh})
         ctx.df.update({(pk.split("|")[1], sk): int(i.get("n", 0)) for (pk, sk), i in found.items() if pk.endswith("|v")})
         collector.resolve(fresh, found, records)
         if (not first and collector.done_before(limit)) or (not ranges and not fresh):
@@ -421,11 +424,13 @@ def _relevance(ctx: _Context, collector: _Collector, unknown: Sequence[Key]) -> 
         ctx.spec.list_key(scope, f"t|{term}"): _List(ctx.spec.list_key(scope, f"t|{term}"), scope, index, how, term)
         for (scope, index), matched in ctx.expansions.items() for term, how in sorted(matched.items())
     }
-    block = [min(MAX_BLOCK, max(10, collector.need + 1))]
+    # Several words need deeper reads before the threshold falls (an unseen document must beat the
+    # sum of every word's bound): the first block grows with the words, and blocks grow fourfold.
+    block = [min(MAX_BLOCK, max(10, collector.need + 1) * max(1, len(next(iter(ctx.words.values())))))]
 
     def reads() -> list[Range]:
         wanted = [Range(lst.pk, lst.last, limit=block[0]) for lst in lists.values() if not lst.done]
-        block[0] = min(MAX_BLOCK, block[0] * 2)
+        block[0] = min(MAX_BLOCK, block[0] * 4)
         return wanted
 
     def absorb(ranges: list[Range], slices: list[Slice]) -> list[Item]:
@@ -485,21 +490,25 @@ def _cost(driver: _Driver, matches: float, need: int) -> float:
     return min(driver.size, need * driver.size / max(matches, 1.0))
 
 
-def _choose(ctx: _Context, need: int) -> _Driver:
+def _choose(ctx: _Context, need: int) -> tuple[_Driver, int]:
+    """The cheapest driver and the size of its first block (the entries expected to hold ``need``
+    matches, from the restrictions' sizes taken as independent)."""
     drivers = _drivers(ctx)
     total = max(1, drivers[0].size)
     matches = float(total)
     for driver in drivers[1:]:
         matches *= min(1.0, driver.size / total)
-    return min(drivers, key=lambda d: _cost(d, matches, need))
+    best = min(drivers, key=lambda d: _cost(d, matches, need))
+    expected = math.ceil(1.25 * need * best.size / max(matches, 1.0)) + 1
+    return best, min(MAX_BLOCK, max(10, need + 1, expected))
 
 
 def _newest(ctx: _Context, collector: _Collector, after: str | None) -> bool:
     """Walk the cheapest driver newest first; returns whether it was read to its end."""
-    driver = _choose(ctx, collector.need)
+    driver, first = _choose(ctx, collector.need)
     lasts: dict[str, str | None] = dict.fromkeys(driver.pks, None if driver.whole else after)
     done: set[str] = set()
-    block = [min(MAX_BLOCK, max(10, collector.need + 1))]
+    block = [first]
 
     def reads() -> list[Range]:
         wanted = [Range(pk, lasts[pk], limit=block[0]) for pk in driver.pks if pk not in done]
@@ -529,14 +538,22 @@ def _newest(ctx: _Context, collector: _Collector, after: str | None) -> bool:
 # ------------------------------------------------------------------ nearest first: geohash cells, finest first
 
 
+def _adjacent(cells: set[str], directions: tuple[Direction, Direction]) -> set[str]:
+    found = set(cells)
+    for cell in cells:
+        for direction in directions:
+            with contextlib.suppress(ValueError):  # no cell beyond a pole
+                found.add(pygeohash.get_adjacent(cell, direction))
+    return found
+
+
 def _square(centre: str, radius: int) -> set[str]:
-    """The cells within ``radius`` steps of ``centre`` in both axes."""
-    row, cells = {centre}, set()
+    """The cells within ``radius`` steps of ``centre`` in both axes (none beyond a pole)."""
+    cells = {centre}
     for _ in range(radius):
-        row |= {pygeohash.get_adjacent(c, d) for c in row for d in ("right", "left")}
-    cells = set(row)
+        cells = _adjacent(cells, ("right", "left"))
     for _ in range(radius):
-        cells |= {pygeohash.get_adjacent(c, d) for c in cells for d in ("top", "bottom")}
+        cells = _adjacent(cells, ("top", "bottom"))
     return cells
 
 
@@ -576,15 +593,17 @@ def _read_whole(ctx: _Context, collector: _Collector, pks: Sequence[str]) -> Non
     ranges = [Range(pk, limit=MAX_BLOCK) for pk in pks]
     slices, _ = _read(ctx, ranges, [])
     fresh = collector.prefilter([e for s in _finish(ctx, ranges, slices) for e in s.items])
-    _, found, records = _step(ctx, [], [], list(fresh))
+    _, found, records = _step(ctx, [], [], {i: collector.entries[i] for i in fresh})
     collector.resolve(fresh, found, records)
 
 
 # ------------------------------------------------------------------ the search
 
 
-def search(spec: IndexSpec, store: Store, query: Query, size: int, offset: int = 0, after: str | None = None) -> Result:
-    """One page of ``query``: ``size`` hits after ``offset`` more (or after the position ``after``).
+def search(spec: IndexSpec, store: Store, query: Query, size: int, offset: int = 0, after: str | None = None,
+           skipped: int = 0) -> Result:
+    """One page of ``query``: ``size`` hits after ``offset`` more (or after the position ``after``,
+    ``skipped`` being the results before it, counted into a counted ``total``).
 
     Raises
     ------
@@ -608,7 +627,7 @@ def search(spec: IndexSpec, store: Store, query: Query, size: int, offset: int =
     if restrictions == 0 or (restrictions == 1 and len(query.keywords) == 1):
         name = f"k|{query.keywords[0][0]}={query.keywords[0][1]}" if query.keywords else "a"
         return Result(page, sum(ctx.count(s, name) for s in query.scopes), "eq", more)
-    return Result(page, len(found), "eq" if complete else "gte", more)
+    return Result(page, skipped + len(found), "eq" if complete else "gte", more)
 
 
 def _counters(ctx: _Context) -> list[Key]:

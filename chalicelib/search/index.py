@@ -78,14 +78,15 @@ class Document:
 class IndexSpec:
     """A document kind: ``namespace`` of its lists, BM25F ``boosts`` and ``lengths`` (average
     words) per text field, ``language`` of a scope, ``document`` (record -> :class:`Document`,
-    ``None`` when the record is not searchable) and ``load`` (ids -> records, missing absent)."""
+    ``None`` when the record is not searchable) and ``load`` (id -> its entry's projection
+    (:func:`projection`) -> the records by id, missing ones absent)."""
 
     namespace: str
     boosts: Mapping[str, float]
     lengths: Mapping[str, float]
     language: Callable[[str], str]
     document: Callable[[Mapping[str, Any]], Document | None]
-    load: Callable[[Sequence[str]], Mapping[str, Mapping[str, Any]]]
+    load: Callable[[Mapping[str, Mapping[str, Any]]], Mapping[str, Mapping[str, Any]]]
 
     def list_key(self, scope: str, name: str) -> str:
         """The partition of list ``name`` of ``scope``."""

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from chalicelib import storage
+from chalicelib.config import settings
 
 Key = tuple[str, str]
 Item = dict[str, Any]
@@ -185,7 +186,7 @@ class DynamoStore:
 
     def _put_newer(self, item: Item) -> bool:
         try:
-            storage.put(self.table, item, "attribute_not_exists(v) OR v < :v", ExpressionAttributeValues={":v": item["v"]})
+            storage.put(self.table, item, "attribute_not_exists(v) OR v < :v", ExpressionAttributeValues=storage.values(v=item["v"]))
         except storage.ConditionFailed:
             return False
         return True
@@ -193,6 +194,11 @@ class DynamoStore:
     def put_newer(self, items: Sequence[Item]) -> list[bool]:
         """See :meth:`Store.put_newer`: one conditional PutItem each, in parallel."""
         return self._parallel(self._put_newer, list(items))
+
+
+def search_index() -> DynamoStore:
+    """The SearchIndex table as the engine's store."""
+    return DynamoStore(settings().SEARCH_INDEX_TABLE)
 
 
 def keys_of(items: Iterable[Item]) -> list[Key]:

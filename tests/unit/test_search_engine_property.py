@@ -33,7 +33,7 @@ def _spec(records: dict[str, Mapping[str, Any]]) -> IndexSpec:
     return IndexSpec(
         namespace="test", boosts={"title": 3.0, "body": 1.0}, lengths={"title": 4.0, "body": 12.0},
         language=lambda scope: "english", document=document,
-        load=lambda ids: {i: records[i] for i in ids if i in records},
+        load=lambda entries: {i: records[i] for i in entries if i in records},
     )
 
 
@@ -81,7 +81,7 @@ def _expected(records: Mapping[str, Mapping[str, Any]], spec: IndexSpec, query: 
                 break
             total += max(values)
         else:
-            keys.append(engine._key(query.order, total, distance, index.age_key(doc.newest, doc.id)) + (doc.id,))
+            keys.append((*engine._key(query.order, total, distance, index.age_key(doc.newest, doc.id)), doc.id))
     return sorted(keys)
 
 
