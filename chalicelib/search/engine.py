@@ -463,6 +463,8 @@ def _drivers(ctx: _Context) -> list[_Driver]:
     query, out = ctx.query, []
     out.append(_Driver([ctx.spec.list_key(s, "a") for s in query.scopes], sum(ctx.count(s, "a") for s in query.scopes)))
     for name, value in query.keywords:
+        if name in ctx.spec.unlisted:
+            continue
         out.append(_Driver([ctx.spec.list_key(s, f"k|{name}={value}") for s in query.scopes],
                            sum(ctx.count(s, f"k|{name}={value}") for s in query.scopes)))
     for wanted in query.ranges:

@@ -79,7 +79,8 @@ class IndexSpec:
     """A document kind: ``namespace`` of its lists, BM25F ``boosts`` and ``lengths`` (average
     words) per text field, ``language`` of a scope, ``document`` (record -> :class:`Document`,
     ``None`` when the record is not searchable) and ``load`` (id -> its entry's projection
-    (:func:`projection`) -> the records by id, missing ones absent)."""
+    (:func:`projection`) -> the records by id, missing ones absent). ``unlisted``: keyword names
+    kept in the projection only (checked on entries, never read as a list)."""
 
     namespace: str
     boosts: Mapping[str, float]
@@ -87,6 +88,7 @@ class IndexSpec:
     language: Callable[[str], str]
     document: Callable[[Mapping[str, Any]], Document | None]
     load: Callable[[Mapping[str, Mapping[str, Any]]], Mapping[str, Mapping[str, Any]]]
+    unlisted: frozenset[str] = frozenset()
 
     def list_key(self, scope: str, name: str) -> str:
         """The partition of list ``name`` of ``scope``."""
@@ -149,9 +151,9 @@ def cells(point: tuple[float, float]) -> list[str]:
     return [f"g{level}|{geo.cell_of(point[0], point[1], level)}" for level in GEO_LEVELS]
 
 
-def sorted_lists(doc: Document) -> list[str]:
+def sorted_lists(spec: IndexSpec, doc: Document) -> list[str]:
     """The newest-first lists of ``doc`` (every list but its term lists)."""
-    names = ["a", *(f"k|{k}={v}" for k, values in doc.keywords.items() for v in values)]
+    names = ["a", *(f"k|{k}={v}" for k, values in doc.keywords.items() if k not in spec.unlisted for v in values)]
     names += [f"n|{k}|{buckets.bucket_of(v)}" for k, v in doc.numbers.items()]
     return names + (cells(doc.point) if doc.point else [])
 
@@ -163,7 +165,7 @@ def entries(spec: IndexSpec, doc: Document, weights: Mapping[str, int]) -> dict[
     for term, impact in weights.items():
         pk, sk = spec.list_key(doc.scope, f"t|{term}"), impact_key(impact, doc.newest, doc.id)
         out[(pk, sk)] = {"pk": pk, "sk": sk, **data, "imp": impact}
-    for name in sorted_lists(doc):
+    for name in sorted_lists(spec, doc):
         pk = spec.list_key(doc.scope, name)
         out[(pk, data["age"])] = {"pk": pk, "sk": data["age"], **data}
     return out
@@ -227,9 +229,9 @@ def apply(spec: IndexSpec, store: Store, changes: Sequence[Change]) -> int:
     return sum(store.put_newer(forms))
 
 
-def _move(spec: IndexSpec, store: Store, moves: Sequence[tuple[Item | None, Document | None, Mapping[str, int]]]) -> None:
-    """Delete the entries the old forms had and the new ones lack, put the new ones, and move
-    the vocabulary and list sizes by the difference."""
+def _diff(spec: IndexSpec, moves: Sequence[tuple[Item | None, Document | None, Mapping[str, int]]]
+          ) -> tuple[dict[Key, Item], set[Key], Counter[Key]]:
+    """The entries to put and delete and the counter changes that take the old forms to the new."""
     puts: dict[Key, Item] = {}
     deletes: set[Key] = set()
     counts: Counter[Key] = Counter()
@@ -244,6 +246,13 @@ def _move(spec: IndexSpec, store: Store, moves: Sequence[tuple[Item | None, Docu
             _count(spec, counts, new_doc, weights, +1)
         deletes.update(k for k in old if k not in new)
         puts.update({k: v for k, v in new.items() if old.get(k) != v})
+    return puts, deletes, counts
+
+
+def _move(spec: IndexSpec, store: Store, moves: Sequence[tuple[Item | None, Document | None, Mapping[str, int]]]) -> None:
+    """Delete the entries the old forms had and the new ones lack, put the new ones, and move
+    the vocabulary and list sizes by the difference."""
+    puts, deletes, counts = _diff(spec, moves)
     store.write(list(puts.values()), sorted(deletes - set(puts)))
     changed = [(k, n) for k, n in counts.items() if n]
     values = store.add(changed)
@@ -256,7 +265,7 @@ def _move(spec: IndexSpec, store: Store, moves: Sequence[tuple[Item | None, Docu
 def _count(spec: IndexSpec, counts: Counter[Key], doc: Document, weights: Mapping[str, int], sign: int) -> None:
     for term in weights:
         counts[(spec.list_key(doc.scope, "v"), term)] += sign
-    for name in sorted_lists(doc):
+    for name in sorted_lists(spec, doc):
         counts[(spec.list_key(doc.scope, "c"), name)] += sign
 
 

@@ -8,6 +8,7 @@ data (at most 2x when it triples; the smaller set is partly read whole).
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 import time
@@ -18,12 +19,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chalicelib import storage
+from chalicelib.config import settings
 from chalicelib.listings import repository
 from chalicelib.listings.search.query import parse_search
 from chalicelib.listings.search.service import search_listings
 from chalicelib.listings.status import Transition
+from chalicelib.search import analysis
 from tests.integration.aws_session import Resources, reset
-from tests.integration.helpers import counting_reads, index_listings
+from tests.integration.helpers import counting_reads, index_listings, table_items
 
 WORDS = ["python", "rust", "engineer", "senior", "remote", "backend", "cloud", "data", "platform", "mentor"]
 SHAPES = {
@@ -128,3 +131,48 @@ def test_every_shape_keeps_its_round_trips_and_reads_flat_items(aws: dict[str, s
         assert max(trips_small, trips_large) <= budget, (shape, measured[shape])
         if not shape.startswith("geo"):  # geo reads whole cell blocks: docs/search.md, "Costs"
             assert large <= 2 * small, (shape, measured[shape])  # not 3x for 3x the data
+
+
+def _write_units(call: dict[str, Any]) -> int:
+    """Write units of one request: 1 per KB of each item put (its JSON, a little over DynamoDB's
+    size), 1 per delete and per counter update."""
+    def units(item: dict[str, Any]) -> int:
+        return max(1, -(-len(json.dumps(item)) // 1024))
+
+    if "RequestItems" in call:
+        return sum(units(r["PutRequest"]["Item"]) if "PutRequest" in r else 1 for rs in call["RequestItems"].values() for r in rs)
+    return units(call["Item"]) if "Item" in call else 1
+
+
+def test_an_approved_listing_writes_at_most_two_units_per_stem_and_twenty(aws: dict[str, str], aws_resources: Resources) -> None:
+    reset(aws_resources)
+    rng = random.Random(7)
+    _load(40, rng)  # a settled vocabulary: the listing below uses known words only
+    writes: list[dict[str, Any]] = []
+    events = storage.dynamodb().meta.events
+
+    def record(params: dict[str, Any], **_: Any) -> None:
+        writes.append(json.loads(params.get("body") or b"{}"))
+
+    run = uuid.uuid4().hex[:6]
+    known = sorted({w for listing in table_items(settings().LISTINGS_TABLE) for w in listing["searchText"].split()})
+    words = rng.sample(known, 30)  # a 30-word description of words the category already holds
+    now = "2026-06-02T00:00:00.000Z"
+    meta = {"title": "senior python engineer remote", "description": " ".join(words), "employmentType": "full_time",
+            "salary": "52000", "location": "Berlin", "location_lat": "52.5", "location_lng": "13.4"}
+    item = {"listingId": f"lst_{run}w", "ownerId": "usr_rt", "categoryKey": "jobs", "roleKey": "hiring", "title": meta["title"],
+            "meta": meta, "channels": [], "webhookIds": [], "status": "PENDING", "version": 1,
+            "searchText": " ".join(dict.fromkeys(words)), "createdAt": now, "updatedAt": now}
+    repository.create(item, [])
+    repository.transition(item, Transition.APPROVE, now)
+    for operation in ("BatchWriteItem", "PutItem", "UpdateItem"):
+        events.register(f"before-call.dynamodb.{operation}", record)
+    try:
+        assert index_listings() == {"batchItemFailures": []}
+    finally:
+        for operation in ("BatchWriteItem", "PutItem", "UpdateItem"):
+            events.unregister(f"before-call.dynamodb.{operation}", record)
+    stems = len(set(analysis.terms_of(f"{meta['title']} {meta['description']} {meta['location']}", "english")))
+    units = sum(_write_units(call) for call in writes)
+    print(f"distinct stems {stems}, write units {units}, budget {2 * stems + 20}")
+    assert units <= 2 * stems + 20

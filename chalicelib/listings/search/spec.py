@@ -3,9 +3,9 @@
 A listing is searchable while ACTIVE. Its document (:func:`document`): scope = its category;
 recency = ``createdAt``; text = its searched fields (``title`` boost 3.0, other text fields 1.5,
 rich text (the description) 1.0, a place's name 0.5, BM25F field boosts); keywords = its role
-(``_role``), owner (``_owner``, so a page reads its owners with its listings), the key of its
-location field (``_loc``) and each filterable select, multiselect option, boolean and number
-value; numbers = its number and integer fields; point = its location. Lists live under
+(``_role``), each filterable select, multiselect option, boolean and number value, and, in the
+entries' projection only, its owner (``_owner``, so a page reads its owners with its listings)
+and the key of its location field (``_loc``); numbers = its number and integer fields; point = its location. Lists live under
 :data:`NAMESPACE` in the SearchIndex table.
 """
 
@@ -119,7 +119,7 @@ def spec(owners: Owners | None = None) -> IndexSpec:
     boosts, lengths = _field_weights()
     return IndexSpec(
         namespace=NAMESPACE, boosts=boosts, lengths=lengths, language=language_of, document=document,
-        load=(owners or Owners()).load,
+        load=(owners or Owners()).load, unlisted=frozenset({OWNER, LOCATION}),
     )
 
 
