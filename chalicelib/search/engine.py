@@ -35,6 +35,7 @@ correction subtracts :data:`TYPO_PENALTY` per word so that fewer corrections alw
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -250,7 +251,7 @@ def _step(ctx: _Context, ranges: Sequence[Range], keys: Sequence[Key], load: Map
         slices, found = _read(ctx, ranges, keys)
         return slices, found, {}
     with ThreadPoolExecutor(max_workers=1) as pool:
-        records = pool.submit(ctx.spec.load, load)
+        records = pool.submit(contextvars.copy_context().run, ctx.spec.load, load)  # the request's accounting
         stored = [ctx.spec.stored_key(i) for i in load] if ctx.words else []
         slices, found = _read(ctx, ranges, [*keys, *stored])
         return slices, found, records.result()

@@ -11,6 +11,7 @@ version-conditioned puts (``attribute_not_exists(v) OR v < :v``).
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import random
 import time
@@ -127,8 +128,11 @@ class DynamoStore:
     def _parallel[T, R](self, work: Callable[[T], R], tasks: Sequence[T]) -> list[R]:
         if len(tasks) <= 1:
             return [work(t) for t in tasks]
+        # Each call runs in a copy of the caller's context, so per-request accounting (the items a
+        # request read, chalicelib.metrics) sees the reads of every thread.
+        calls = [(contextvars.copy_context(), t) for t in tasks]
         with ThreadPoolExecutor(max_workers=min(PARALLEL, len(tasks))) as pool:
-            return list(pool.map(work, tasks))
+            return list(pool.map(lambda call: call[0].run(work, call[1]), calls))
 
     def _query(self, wanted: Range) -> Slice:
         condition, values = "pk = :pk", {":pk": wanted.pk}

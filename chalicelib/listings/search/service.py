@@ -9,6 +9,7 @@ next page continues after it whatever the order.
 
 from __future__ import annotations
 
+import contextvars
 from concurrent.futures import ThreadPoolExecutor
 
 from chalicelib import blocks, errors, users
@@ -34,7 +35,7 @@ def search_listings(query: SearchQuery, viewer_id: str | None = None) -> Listing
     position = query.page.position(query.scope)
     owners = spec.Owners()
     with ThreadPoolExecutor(max_workers=1) as pool:
-        hidden = pool.submit(blocks.hidden_from, viewer_id) if viewer_id else None
+        hidden = pool.submit(contextvars.copy_context().run, blocks.hidden_from, viewer_id) if viewer_id else None
         try:
             result = engine.search(
                 spec.spec(owners), spec.store(), spec.engine_query(query), position.page_size,
