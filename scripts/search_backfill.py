@@ -1,10 +1,10 @@
-"""Backfill the search indexes of existing listings (operator command, issue 13).
+"""Backfill the search indexes of existing listings (operator command; the reindex path).
 
 Reads the Listings table once (a Scan: this is an offline command, never a request path),
 then for every ACTIVE listing writes the index attributes the current code expects
 (:func:`chalicelib.listings.index.index_attributes`; e.g. the geo indexes'
 ``geoCell1/3/5`` + ``geoPoint``), removes the attributes of the replaced geo indexes
-(``geo3/4/5``, ``geoSort``), files every listing under its posting lists
+(``geo3/4/5``, ``geoSort``), files every listing in the search index
 (:mod:`chalicelib.listings.search.indexer`: idempotent and version-checked, as the
 Listings-stream consumer; a listing already at its version is skipped) and rewrites the counters
 (:mod:`chalicelib.listings.counters`) with the exact counts. Run it after deploying a change of
@@ -54,42 +54,21 @@ def tally(active: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return [item for (category, shard), found in counts.items() for item in counters.put_counts_ops(category, shard, dict(found))]
 
 
-def posting_items(listings: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The posting entries, sizes and states of ``listings``, and the typo dictionary of the ACTIVE
-    ones, for loading an **empty** SearchIndex table."""
-    from chalicelib import typo_dictionary
-    from chalicelib.listings.search.postings import NAMESPACE, posting_keys
-    from chalicelib.search import postings
-
-    listings = list(listings)
-    items = postings.bulk_items(NAMESPACE, ((i["listingId"], int(i.get("version") or 0), posting_keys(i)) for i in listings))
-    active = ((i["categoryKey"], _vocabulary(i)) for i in listings if i.get("status") == "ACTIVE")
-    return items + typo_dictionary.bulk_items(NAMESPACE, active)
-
-
-def _vocabulary(listing: dict[str, Any]) -> set[str]:
-    """The typo-dictionary entries of a listing: its words and their stems (as the stream consumer adds them)."""
-    from chalicelib.listings.search.query import language_of
-    from chalicelib.text_analysis.analyzer import stems
-
-    words = str(listing.get("searchText") or "").split()
-    return {*words, *stems(words, language_of(listing["categoryKey"]))}
-
-
 def backfill_postings(items: Iterable[dict[str, Any]]) -> int:
-    """File every listing of ``items`` under its posting keys, 100 at a time, as the stream consumer
+    """File every listing of ``items`` in the search index, 100 at a time, as the stream consumer
     does (:func:`chalicelib.listings.search.indexer.apply_changes`).
 
-    Idempotent and version-checked like the stream consumer: a listing whose postings are at
-    its version already is left alone, so the backfill can run while the stream flows and can
-    be run again. Returns how many listings it changed.
+    Idempotent and version-checked like the stream consumer: a listing whose stored document is
+    at its version already is left alone, so the backfill can run while the stream flows and can
+    be run again. After a change of the index namespace it files every listing afresh (the
+    reindex path). Returns how many listings it changed.
     """
     from chalicelib.listings.search import indexer
 
     changed = 0
     listed = list(items)
-    for start in range(0, len(listed), 100):  # also adds ACTIVE listings' words to the typo dictionary
-        changed += indexer.apply_changes([(None, item) for item in listed[start : start + 100]]).applied
+    for start in range(0, len(listed), 100):
+        changed += indexer.apply_changes([(None, item) for item in listed[start : start + 100]])
     return changed
 
 

@@ -8,10 +8,9 @@ as you type). A function word that is not the last ``q`` word (``"engineer in be
 dropped, as in listing search (:data:`chalicelib.text_analysis.analyzer.STOP_WORDS`).
 
 There are **no typo corrections** here (the analyzer's ``typo`` rule is switched off): listing
-search finds a correction's listings through the term dictionary of
-:mod:`chalicelib.typo_dictionary`, kept per category from the Listings stream; profiles have no
-such dictionary, and the planner may only read lists that hold every match of a word (a
-correction would need the corrected word's lists). See docs/search.md, "Profile search".
+search finds a correction's listings through the vocabulary of its index
+(:mod:`chalicelib.search.index`); profiles have no such vocabulary, and the planner may only
+read lists that hold every match of a word. See docs/search.md, "Profile search".
 """
 
 from __future__ import annotations

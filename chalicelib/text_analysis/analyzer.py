@@ -1,6 +1,6 @@
 """The one text analyzer of search: folding, words, Snowball stems, stop words, query terms.
 
-Analysis (docs/search.md, "Analysis"):
+Analysis (docs/search.md, "The match rule and the score"):
 
 1. **Folding**: NFKD, combining marks dropped, ``str.casefold`` (:func:`chalicelib.text.fold`),
    HTML tags removed, words are runs of Unicode word characters (:func:`chalicelib.text.words`).

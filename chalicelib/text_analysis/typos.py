@@ -5,7 +5,7 @@ Rules (docs/search.md, "Typo tolerance"), as Meilisearch and Typesense document 
 * a word of fewer than 5 characters is never corrected; 5 to 8 characters match at
   Damerau-Levenshtein distance 1, 9 or more at 2 (:func:`max_typos`);
 * the first letter is never a typo (short words and long ones alike: a rule stricter than the
-  issue's "never on the first letter for short words", and what lets a typo dictionary and the
+  issue's "never on the first letter for short words", and what lets the
   saved-search percolator be partitioned by first letter);
 * an exact (or stem) match always ranks above a corrected one (the scorer's sort key);
 * a query word also corrects to a **stem** (:func:`is_stem_typo`): when a beginning of it, cut
@@ -17,12 +17,6 @@ Rules (docs/search.md, "Typo tolerance"), as Meilisearch and Typesense document 
 Distance: true Damerau-Levenshtein (insertions, deletions, substitutions and transpositions of
 adjacent characters; F. J. Damerau, "A technique for computer detection and correction of
 spelling errors", CACM 1964) from ``rapidfuzz.distance.DamerauLevenshtein`` (imported on first use).
-
-The typo dictionary (:mod:`chalicelib.typo_dictionary`) keeps a category's vocabulary in
-buckets of (first letter, length) (:func:`bucket`), words and stems; a query word's candidates
-lie in the buckets of its first letter and of the lengths :func:`buckets_of` names: at most
-``2 x max_typos + 1 + MAX_SUFFIX`` buckets, 7 item reads for a word of 5-8 characters and 9 for
-a longer one (fewer for short words: no bucket under 4 characters).
 """
 
 from __future__ import annotations

@@ -177,7 +177,7 @@ LONG_FILES = (
     "tests/integration/test_listings.py",
     "tests/integration/test_approvals.py",
     "tests/integration/test_requests.py",
-    "tests/integration/test_listing_postings.py",
+    "tests/integration/test_search_round_trips.py",
 )
 
 

@@ -328,6 +328,11 @@ def index_listings(records: list[dict[str, Any]] | None = None) -> dict[str, Any
     return result
 
 
+def newest_first(listings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Listings in search's newest-first order: ``createdAt`` descending, ties by id ascending."""
+    return sorted(sorted(listings, key=lambda i: i["listingId"]), key=lambda i: i["createdAt"], reverse=True)
+
+
 def search_index_items() -> dict[tuple[str, str], dict[str, Any]]:
     """Every SearchIndex item by ``(pk, sk)`` (test-only Scan)."""
     return {(i["pk"], i["sk"]): i for i in table_items(settings().SEARCH_INDEX_TABLE)}

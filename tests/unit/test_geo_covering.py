@@ -16,7 +16,6 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from chalicelib.search import geo
-from chalicelib.search.nearest import runs
 from tests.unit.test_geo import destination
 
 latitudes = st.floats(min_value=-90, max_value=90, allow_nan=False)
@@ -114,7 +113,6 @@ def test_covering_area_stays_within_the_target_of_the_circle(lat: float, radius_
     cells = geo.covering(lat, 10.0, radius_km)
     ratio = sum(c.area_km2() for c in cells) / geo.cap_area_km2(radius_km)
     assert 1.0 <= ratio <= 1.8, ratio  # typically 1.3 (TARGET_AREA_RATIO); more where the cell budget ends the splitting
-    assert len(runs(cells)) <= 40  # Queries to read everything inside
 
 
 def test_whole_earth_is_the_32_top_cells() -> None:
@@ -138,8 +136,3 @@ def test_covering_across_the_antimeridian_has_cells_on_both_sides() -> None:
     cells = geo.covering(-17.0, -179.95, 60.0)
     sides = {pygeohash.get_bounding_box(c.geohash).min_lon > 0 for c in cells}
     assert sides == {True, False}
-
-
-def test_runs_join_only_contiguous_cells_of_one_top_cell() -> None:
-    cells = [geo.cell(0, 0, g) for g in ("u33d", "u33e0", "u33e1", "u33e3", "u33z", "u34", "v")]
-    assert [[c.geohash for c in run] for run in runs(cells)] == [["u33d", "u33e0", "u33e1"], ["u33e3"], ["u33z", "u34"], ["v"]]

@@ -1,12 +1,10 @@
-"""The text analyzer, the typo rules and the BM25F scorer (pure; chalicelib/text_analysis)."""
+"""The text analyzer and the typo rules (pure; chalicelib/text_analysis)."""
 
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from chalicelib.text_analysis import analyzer, scorer, typos
+from chalicelib.text_analysis import analyzer, typos
 from chalicelib.text_analysis.analyzer import best_match, query_terms, stem, vocabulary
 
 # --- analyzer: folding, stems, prefixes, stop words --------------------------------------------------
@@ -102,64 +100,3 @@ def test_corrections_come_closest_first_from_the_right_buckets() -> None:
     assert len(typos.buckets_of("engineering")) == 2 * 2 + 1 + typos.MAX_SUFFIX
 
 
-# --- scorer ------------------------------------------------------------------------------------------
-
-SPECS = {"title": scorer.FieldSpec(3.0), "description": scorer.FieldSpec(1.0)}
-
-
-def test_bm25f_prefers_the_title_and_the_rarer_term() -> None:
-    terms = query_terms(["python"])
-    in_title = scorer.analyze({"title": ["python", "jobs"], "description": ["we", "hire", "people"]}, terms, "english")
-    in_body = scorer.analyze({"title": ["great", "jobs"], "description": ["we", "hire", "python"]}, terms, "english")
-    averages = scorer.average_lengths([in_title, in_body])
-    idfs = [scorer.idf(100, 5)]
-    assert scorer.bm25f(in_title, SPECS, averages, idfs) > scorer.bm25f(in_body, SPECS, averages, idfs) > 0
-    assert scorer.idf(100, 5) > scorer.idf(100, 50) > 0
-    assert scorer.idf(10, 50) > 0  # never negative, also with a stale count
-
-
-def test_exact_matches_rank_above_corrected_ones() -> None:
-    terms = query_terms(["python"])
-    exact = scorer.analyze({"title": ["python"]}, terms, "english")
-    corrected = scorer.analyze({"title": ["pythno", "pythno", "pythno"]}, terms, "english")
-    assert (exact.typos, corrected.typos) == (0, 1)
-    assert scorer.rank_key(exact, 0.1) < scorer.rank_key(corrected, 9.9)
-
-
-WORDS = ["python", "rust", "mentor", "engineer", "zurich", "data", "design", "cafe"]
-FILLER = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
-
-
-@st.composite
-def _case(draw: st.DrawFn) -> tuple[list[str], dict[str, list[str]], dict[str, list[str]]]:
-    """Query words, a document with all of them and one missing at least one, with equal fields
-    (the same field names and lengths)."""
-    query = draw(st.lists(st.sampled_from(WORDS), min_size=2, max_size=4, unique=True))
-    missing = draw(st.lists(st.sampled_from(query), min_size=1, max_size=len(query), unique=True))
-    present = [w for w in query if w not in missing]
-    full: dict[str, list[str]] = {}
-    partial: dict[str, list[str]] = {}
-    for name in ("title", "description"):
-        length = draw(st.integers(len(query) * 3, 12))
-        base = [draw(st.sampled_from(FILLER)) for _ in range(length)]
-        full_words = [*query, *draw(st.lists(st.sampled_from([*query, *FILLER]), max_size=length - len(query)))]
-        repeated = [draw(st.sampled_from(present))] * (length - len(present)) if present else []
-        partial_words = [*present, *repeated] if present else base
-        full[name] = [*full_words, *base][:length]
-        partial[name] = (partial_words + base)[:length]
-    return query, full, partial
-
-
-@given(_case(), st.integers(1, 10_000), st.lists(st.integers(0, 10_000), min_size=4, max_size=4))
-@settings(max_examples=300)
-def test_fewer_matched_words_never_rank_above_all_of_them(
-    case: tuple[list[str], dict[str, list[str]], dict[str, list[str]]], documents: int, holding: list[int],
-) -> None:
-    query, full, partial = case
-    terms = query_terms(query)
-    a = scorer.analyze(full, terms, "english")
-    b = scorer.analyze(partial, terms, "english")
-    assert a.matched == len(query) > b.matched
-    averages = scorer.average_lengths([a, b])
-    idfs = [scorer.idf(documents, n) for n in holding[: len(query)]]
-    assert scorer.rank_key(a, scorer.bm25f(a, SPECS, averages, idfs)) < scorer.rank_key(b, scorer.bm25f(b, SPECS, averages, idfs))
