@@ -12,8 +12,8 @@ drives the public API over HTTP in three measured phases, one per kind of traffi
 * ``messages``: messages in accepted conversations (requests and acceptance are set-up, not
   measured).
 
-The proxy sees every DynamoDB call and counts its **capacity units per partition key** (table
-or index, and the partition key's value) as DynamoDB bills them (AWS docs, "Read/write
+The recording proxy (``bench/proxy.py``) sees every DynamoDB call and counts its **capacity
+units per partition key** (table or index, and the partition key's value) as DynamoDB bills them (AWS docs, "Read/write
 capacity mode" and "Item sizes and formats"): a write 1 WCU per KB of the larger of the item's
 old and new images (twice in a transaction), each global secondary index whose keys or
 projection the write changes 1 WCU per KB of the index entry (+100 bytes) at the old and/or new
@@ -47,22 +47,17 @@ operations; default 1: 40 approvals, 120 searches, 50 messages: one to three min
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
-import math
 import os
 import random
 import re
 import signal
-import socket
 import subprocess
 import sys
-import threading
 import time
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +67,15 @@ sys.path[0] = str(ROOT)
 
 import httpx  # noqa: E402
 
+from bench.proxy import (  # noqa: E402
+    ENTITY,
+    Recorder,
+    _kind,
+    free_port,
+    proxy_server,
+    schemas,
+    wait_idle,
+)
 from local_stack.cities import CITIES  # noqa: E402
 from local_stack.demo import _listing  # noqa: E402
 
@@ -104,359 +108,14 @@ KNOWN_CEILING = 2.0
 #: and strongly consistent reads are already counted twice and eventually consistent reads half.
 PRICE_PER_MILLION_WRU, PRICE_PER_MILLION_RRU = 0.625, 0.125
 SECONDS_PER_MONTH = 30 * 86400
-#: An entity's id in a key: ``usr_...`` and the other prefixed ids, an API key's rate-limit
-#: bucket ``key#<key id>`` (one bucket per key: one key per user at the target), or a posting
-#: indexer's ledger ``ledger|<uuid>`` (one per stream batch, written with the batch's states and
-#: consumed by it: more traffic means more ledgers, not more writes to one; docs/search.md).
-ENTITY = re.compile(r"\b(usr|lst|cnv|whk|ss|msg|evt|req|dlv)_[0-9A-Za-z]{8,}|\b(key)#[0-9a-f]{16,}|\b(ledger)\|[0-9a-f]{32}")
-
 #: The kind of key written once per stream batch (:data:`ENTITY`); not diluted or multiplied by
 #: traffic: its whole life (written with a batch's states, then consumed) is charged as one second.
 PER_BATCH = "ledger"
-
-
-def _kind(match: re.Match[str]) -> str:
-    """The entity kind of an :data:`ENTITY` match (``usr``, ``key``, ``ledger``, ...)."""
-    return next(group for group in match.groups() if group)
-
-
-# -- item sizes and capacity units (AWS docs, "Item sizes and formats") ---------------------------
-
-
-def value_size(value: dict[str, Any]) -> int:
-    """Bytes of one DynamoDB attribute value (JSON wire format ``{"S": ...}``)."""
-    kind, inner = next(iter(value.items()))
-    if kind == "S":
-        return len(inner.encode())
-    if kind == "N":
-        digits = len(inner.lstrip("-").replace(".", "").lstrip("0")) or 1
-        return math.ceil(digits / 2) + 1
-    if kind == "B":
-        return math.ceil(len(inner) * 3 / 4)  # base64 on the wire
-    if kind in ("BOOL", "NULL"):
-        return 1
-    if kind in ("SS", "NS", "BS"):
-        return sum(value_size({kind[0]: v}) for v in inner)
-    if kind == "L":
-        return 3 + sum(value_size(v) + 1 for v in inner)
-    if kind == "M":
-        return 3 + sum(len(k.encode()) + value_size(v) + 1 for k, v in inner.items())
-    raise ValueError(f"unknown attribute type {kind}")
-
-
-def item_size(item: dict[str, Any] | None) -> int:
-    """Bytes of an item: attribute names plus values."""
-    return sum(len(name.encode()) + value_size(value) for name, value in (item or {}).items())
-
-
-def write_units(size: int) -> int:
-    """WCU of one write of ``size`` bytes: 1 per KB, at least 1."""
-    return max(1, math.ceil(size / 1024))
-
-
-def read_units(size: int, consistent: bool) -> float:
-    """RCU of reading ``size`` bytes: 1 per 4 KB (at least one), half when eventually consistent."""
-    units = max(1, math.ceil(size / 4096))
-    return units if consistent else units / 2
-
-
-def scalar(value: dict[str, Any] | None) -> str | None:
-    """The plain text of a key attribute value (``{"S": "jobs#0"}`` -> ``jobs#0``)."""
-    return None if value is None else str(next(iter(value.values())))
-
-
-# -- key schemas from the template ----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Index:
-    """A table or a GSI: its name as keys are reported, its key attributes and projection."""
-
-    label: str
-    hash: str
-    range: str | None
-    keys_only: bool = False
-
-
-@dataclass
-class Schema:
-    """A table's key and its GSIs."""
-
-    table: Index
-    gsis: dict[str, Index] = field(default_factory=dict)
-
-
-def schemas(template: dict[str, Any]) -> dict[str, Schema]:
-    """Logical table name -> :class:`Schema`, from ``infra/resources.json``."""
-    found = {}
-    for name, resource in template["Resources"].items():
-        if resource["Type"] != "AWS::DynamoDB::Table":
-            continue
-        props = resource["Properties"]
-
-        def keys(schema: list[dict[str, str]]) -> tuple[str, str | None]:
-            by_type = {k["KeyType"]: k["AttributeName"] for k in schema}
-            return by_type["HASH"], by_type.get("RANGE")
-
-        table = Index(name, *keys(props["KeySchema"]))
-        gsis = {
-            g["IndexName"]: Index(f"{name}.{g['IndexName']}", *keys(g["KeySchema"]), g["Projection"]["ProjectionType"] == "KEYS_ONLY")
-            for g in props.get("GlobalSecondaryIndexes", [])
-        }
-        found[name] = Schema(table, gsis)
-    return found
-
-
-# -- the recording proxy --------------------------------------------------------------------------
-
-
-class Recorder:
-    """Capacity units per (phase, key) of every DynamoDB call that passes the proxy."""
-
-    def __init__(self, upstream: str, tables: dict[str, Schema]) -> None:
-        self.upstream = upstream.removeprefix("http://")
-        self.tables = tables
-        self.phase = "setup"
-        self.units: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0.0])  # [rcu, wcu]
-        self.sizes: dict[str, list[int]] = defaultdict(list)  # table[.index] -> sizes of the entries written
-        self.entities: dict[tuple[str, str], set[str]] = defaultdict(set)  # (phase, kind) -> ids seen
-        self.last_write = time.monotonic()
-        self.write_lock = threading.Lock()
-        self.count_lock = threading.Lock()
-        self.local = threading.local()
-
-    # upstream calls ---------------------------------------------------------------------------
-    def _connection(self) -> http.client.HTTPConnection:
-        connection = getattr(self.local, "connection", None)
-        if connection is None:
-            connection = self.local.connection = http.client.HTTPConnection(self.upstream, timeout=120)
-        return connection
-
-    def forward(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[int, list[tuple[str, str]], bytes]:
-        """Send the request on to the embedded AWS; returns (status, headers, body)."""
-        for attempt in (1, 2):
-            connection = self._connection()
-            try:
-                connection.request(method, path, body=body, headers=headers)
-                response = connection.getresponse()
-                return response.status, response.getheaders(), response.read()
-            except (http.client.HTTPException, OSError):
-                connection.close()
-                self.local.connection = None
-                if attempt == 2:
-                    raise
-        raise AssertionError("unreachable")
-
-    def _get_item(self, table: str, key: dict[str, Any]) -> dict[str, Any] | None:
-        body = json.dumps({"TableName": table, "Key": key, "ConsistentRead": True}).encode()
-        headers = {"X-Amz-Target": "DynamoDB_20120810.GetItem", "Content-Type": "application/x-amz-json-1.0",
-                   "Authorization": "AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request"}
-        status, _, text = self.forward("POST", "/", headers, body)
-        return json.loads(text).get("Item") if status == 200 else None
-
-    # accounting -------------------------------------------------------------------------------
-    def _schema(self, physical: str) -> Schema | None:
-        matches = [name for name in self.tables if physical == name or physical.endswith(name)]
-        return self.tables[max(matches, key=len)] if matches else None
-
-    def _add(self, index: Index, value: str | None, rcu: float = 0.0, wcu: float = 0.0) -> None:
-        key = f"{index.label} {value}"
-        with self.count_lock:
-            units = self.units[(self.phase, key)]
-            units[0] += rcu
-            units[1] += wcu
-            for match in ENTITY.finditer(value or ""):
-                self.entities[(self.phase, _kind(match))].add(match.group(0))
-
-    def _key_of(self, schema: Schema, item: dict[str, Any]) -> dict[str, Any]:
-        names = [schema.table.hash] + ([schema.table.range] if schema.table.range else [])
-        return {n: item[n] for n in names if n in item}
-
-    def _write(self, table: str, key: dict[str, Any], transactional: bool, apply: Any) -> Any:
-        """Apply one item write (``apply()``), counting the base item and every GSI it changes."""
-        schema = self._schema(table)
-        if schema is None:
-            return apply()
-        old = self._get_item(table, key)
-        result = apply()
-        new = self._get_item(table, key)
-        self._count_write(schema, key, old, new, transactional)
-        return result
-
-    def _count_write(self, schema: Schema, key: dict[str, Any], old: dict[str, Any] | None, new: dict[str, Any] | None,
-                     transactional: bool) -> None:
-        base = write_units(max(item_size(old), item_size(new))) * (2 if transactional else 1)
-        if new is not None:
-            self.sizes[schema.table.label].append(item_size(new))
-        self._add(schema.table, scalar(key.get(schema.table.hash)), wcu=base)
-        if old == new:
-            return  # a refused condition: the base write is billed, no index changes
-        table_keys = [schema.table.hash] + ([schema.table.range] if schema.table.range else [])
-        for index in schema.gsis.values():
-            index_keys = [index.hash] + ([index.range] if index.range else [])
-
-            def entry(image: dict[str, Any] | None, index_keys: list[str] = index_keys, index: Index = index) -> dict[str, Any] | None:
-                if image is None or any(k not in image for k in index_keys):
-                    return None  # sparse index: no entry
-                return {k: image[k] for k in {*table_keys, *index_keys}} if index.keys_only else image
-
-            before, after = entry(old), entry(new)
-            if before == after:
-                continue
-            same_key = before is not None and after is not None and all(before[k] == after[k] for k in index_keys)
-            if before is not None and not same_key:
-                self._add(index, scalar(before[index.hash]), wcu=write_units(item_size(before) + 100))
-            if after is not None:
-                self._add(index, scalar(after[index.hash]), wcu=write_units(item_size(after) + 100))
-                self.sizes[index.label].append(item_size(after) + 100)
-
-    def _query_partition(self, body: dict[str, Any], index: Index) -> str | None:
-        names = body.get("ExpressionAttributeNames") or {}
-        values = body.get("ExpressionAttributeValues") or {}
-        for name, placeholder in re.findall(r"(#?[A-Za-z0-9_]+)\s*=\s*(:[A-Za-z0-9_]+)", body.get("KeyConditionExpression", "")):
-            if names.get(name, name) == index.hash:
-                return scalar(values.get(placeholder))
-        conditions = body.get("KeyConditions") or {}
-        if index.hash in conditions:
-            return scalar(conditions[index.hash]["AttributeValueList"][0])
-        return None
-
-    def handle(self, target: str, raw: bytes, send: Any) -> tuple[int, list[tuple[str, str]], bytes]:
-        """Forward one DynamoDB call (``send()``) and count it; returns the upstream answer."""
-        operation = target.split(".", 1)[1]
-        body = json.loads(raw or b"{}")
-        if operation in ("PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"):
-            self.last_write = time.monotonic()
-            with self.write_lock:
-                return self._handle_write(operation, body, send)
-        answer = send()
-        status, _, text = answer
-        if status != 200:
-            return answer
-        parsed = json.loads(text)
-        if operation == "GetItem":
-            schema = self._schema(body["TableName"])
-            if schema:
-                size = item_size(parsed.get("Item"))
-                self._add(schema.table, scalar(body["Key"].get(schema.table.hash)), rcu=read_units(size, bool(body.get("ConsistentRead"))))
-        elif operation == "BatchGetItem":
-            for table, items in (parsed.get("Responses") or {}).items():
-                schema = self._schema(table)
-                consistent = bool((body["RequestItems"].get(table) or {}).get("ConsistentRead"))
-                for item in items if schema else []:
-                    self._add(schema.table, scalar(item.get(schema.table.hash)), rcu=read_units(item_size(item), consistent))  # type: ignore[union-attr]
-        elif operation == "TransactGetItems":
-            for request, response in zip(body["TransactItems"], parsed.get("Responses") or [], strict=False):
-                get = request["Get"]
-                schema = self._schema(get["TableName"])
-                if schema:
-                    units = 2 * read_units(item_size(response.get("Item")), True)
-                    self._add(schema.table, scalar(get["Key"].get(schema.table.hash)), rcu=units)
-        elif operation in ("Query", "Scan"):
-            schema = self._schema(body["TableName"])
-            if schema:
-                index = schema.gsis.get(body.get("IndexName", ""), schema.table)
-                items = parsed.get("Items") or []
-                mean = (sum(item_size(i) for i in items) / len(items)) if items else 100
-                scanned = int(parsed.get("ScannedCount", len(items)))
-                size = sum(item_size(i) for i in items) + max(0, scanned - len(items)) * mean
-                value = self._query_partition(body, index) if operation == "Query" else "<scan>"
-                self._add(index, value, rcu=read_units(int(size), bool(body.get("ConsistentRead"))))
-        return answer
-
-    def _handle_write(self, operation: str, body: dict[str, Any], send: Any) -> tuple[int, list[tuple[str, str]], bytes]:
-        writes: list[tuple[str, dict[str, Any]]] = []  # (table, key) of every item written
-        checks: list[tuple[str, dict[str, Any]]] = []
-        transactional = operation == "TransactWriteItems"
-        if operation == "PutItem":
-            schema = self._schema(body["TableName"])
-            writes.append((body["TableName"], self._key_of(schema, body["Item"]) if schema else {}))
-        elif operation in ("UpdateItem", "DeleteItem"):
-            writes.append((body["TableName"], body["Key"]))
-        elif operation == "TransactWriteItems":
-            for entry in body["TransactItems"]:
-                kind, request = next(iter(entry.items()))
-                if kind == "ConditionCheck":
-                    checks.append((request["TableName"], request["Key"]))
-                elif kind == "Put":
-                    schema = self._schema(request["TableName"])
-                    writes.append((request["TableName"], self._key_of(schema, request["Item"]) if schema else {}))
-                else:
-                    writes.append((request["TableName"], request["Key"]))
-        else:  # BatchWriteItem
-            for table, requests in body["RequestItems"].items():
-                schema = self._schema(table)
-                for request in requests:
-                    if "PutRequest" in request:
-                        writes.append((table, self._key_of(schema, request["PutRequest"]["Item"]) if schema else {}))
-                    else:
-                        writes.append((table, request["DeleteRequest"]["Key"]))
-        olds = [self._get_item(t, k) for t, k in writes]
-        answer = send()
-        for (table, key), old in zip(writes, olds, strict=True):
-            schema = self._schema(table)
-            if schema is not None:
-                self._count_write(schema, key, old, self._get_item(table, key), transactional)
-        for table, key in checks:
-            schema = self._schema(table)
-            if schema is not None:  # a transactional read of the checked item
-                self._add(schema.table, scalar(key.get(schema.table.hash)), rcu=2 * read_units(item_size(self._get_item(table, key)), True))
-        return answer
-
-
-def proxy_server(recorder: Recorder) -> ThreadingHTTPServer:
-    """An HTTP server on a free port forwarding everything to the embedded AWS, counting DynamoDB calls."""
-
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args: Any) -> None:
-            return
-
-        def _any(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            raw = self.rfile.read(length) if length else b""
-            headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection")}
-            target = self.headers.get("X-Amz-Target") or ""
-
-            def send() -> tuple[int, list[tuple[str, str]], bytes]:
-                return recorder.forward(self.command, self.path, headers, raw)
-
-            status, response_headers, body = recorder.handle(target, raw, send) if target.startswith("DynamoDB_") else send()
-            self.send_response(status)
-            for name, value in response_headers:
-                if name.lower() not in ("content-length", "connection", "transfer-encoding", "server", "date"):
-                    self.send_header(name, value)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = _any
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
-
-
 # -- the workload ---------------------------------------------------------------------------------
 
 WORDS_COMMON = ["engineer", "startup", "mentor"]
 WORDS_RARE = ["zeppelin", "quokka"]
 
-
-def free_port() -> int:
-    """A TCP port that was free a moment ago on 127.0.0.1."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_idle(recorder: Recorder, quiet_seconds: float = 1.5, bound_seconds: float = 120) -> None:
-    """Wait until no DynamoDB write passed the proxy for ``quiet_seconds`` (the stream consumers are done)."""
-    deadline = time.monotonic() + bound_seconds
-    while time.monotonic() - recorder.last_write < quiet_seconds and time.monotonic() < deadline:
-        time.sleep(0.2)
 
 
 def weighted(rng: random.Random, weights: dict[str, float]) -> str:

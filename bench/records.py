@@ -9,7 +9,7 @@ listings a search re-reads by id (``get_many``: the page, and in filtered search
 candidates it filters) are checked; the items the newest-first and geo index scans return
 (``newest_page``, ``geo_range``) are converted unchecked
 (:func:`chalicelib.listings.records.scanned`). The page figure takes the most items
-``bench/search.py`` lets a filtered page of :data:`PAGE` read, ``3 x (PAGE + sel) + 50`` with
+the per-page read budget of docs/search.md lets a filtered page of :data:`PAGE` read, ``3 x (PAGE + sel) + 50`` with
 ``sel = PAGE`` (:data:`REREAD`), all of them re-read by id and checked, and compares it with
 checking :data:`SCANNED` scanned candidates too.
 
@@ -46,7 +46,7 @@ from chalicelib.webhooks.delivery import records as delivery
 #: Most microseconds one checked conversion may take (ListingRecord measures about 3 on a
 #: developer machine; the budget leaves room for a loaded CI runner).
 BUDGET_US = 25.0
-#: A search page's listings; the items a filtered page may read by bench/search.py's budget
+#: A search page's listings; the items a filtered page may read by docs/search.md's read budget
 #: (all checked); the index items a scan may return besides (a rare filter over newest-first lists).
 PAGE = 20
 REREAD = 3 * (PAGE + PAGE) + 50

@@ -1,4 +1,5 @@
-"""bench/hot_keys.py's billing rules: item sizes, capacity units, index writes and the before-sharding view."""
+"""The recording proxy's billing rules (bench/proxy.py: item sizes, capacity units, index writes, round trips)
+and bench/hot_keys.py's before-sharding view."""
 
 from __future__ import annotations
 
@@ -27,37 +28,43 @@ def hot_keys() -> ModuleType:
     return module
 
 
-def test_item_sizes_follow_dynamodbs_rules(hot_keys: ModuleType) -> None:
+@pytest.fixture(scope="module")
+def proxy(hot_keys: ModuleType) -> ModuleType:
+    """bench/proxy.py, as bench/hot_keys.py imported it."""
+    return sys.modules["bench.proxy"]
+
+
+def test_item_sizes_follow_dynamodbs_rules(proxy: ModuleType) -> None:
     # AWS docs "Item sizes and formats": names + values; numbers ~1 byte per 2 significant digits + 1.
-    assert hot_keys.item_size({"pk": {"S": "abc"}}) == 2 + 3
-    assert hot_keys.value_size({"N": "12345"}) == 4
-    assert hot_keys.value_size({"N": "-0.50"}) == 2
-    assert hot_keys.value_size({"BOOL": True}) == 1
-    assert hot_keys.value_size({"M": {"a": {"S": "xy"}}}) == 3 + 1 + 2 + 1
-    assert hot_keys.value_size({"L": [{"S": "x"}, {"NULL": True}]}) == 3 + (1 + 1) + (1 + 1)
+    assert proxy.item_size({"pk": {"S": "abc"}}) == 2 + 3
+    assert proxy.value_size({"N": "12345"}) == 4
+    assert proxy.value_size({"N": "-0.50"}) == 2
+    assert proxy.value_size({"BOOL": True}) == 1
+    assert proxy.value_size({"M": {"a": {"S": "xy"}}}) == 3 + 1 + 2 + 1
+    assert proxy.value_size({"L": [{"S": "x"}, {"NULL": True}]}) == 3 + (1 + 1) + (1 + 1)
 
 
-def test_capacity_units(hot_keys: ModuleType) -> None:
-    assert hot_keys.write_units(10) == 1
-    assert hot_keys.write_units(1025) == 2
-    assert hot_keys.read_units(4096, consistent=True) == 1
-    assert hot_keys.read_units(4097, consistent=False) == 1.0
-    assert hot_keys.read_units(100, consistent=False) == 0.5
+def test_capacity_units(proxy: ModuleType) -> None:
+    assert proxy.write_units(10) == 1
+    assert proxy.write_units(1025) == 2
+    assert proxy.read_units(4096, consistent=True) == 1
+    assert proxy.read_units(4097, consistent=False) == 1.0
+    assert proxy.read_units(100, consistent=False) == 0.5
 
 
-def _recorder(hot_keys: ModuleType) -> object:
+def _recorder(proxy: ModuleType) -> object:
     template = {"Resources": {"ListingsTable": {"Type": "AWS::DynamoDB::Table", "Properties": {
         "KeySchema": [{"AttributeName": "listingId", "KeyType": "HASH"}],
         "GlobalSecondaryIndexes": [{"IndexName": "pendingReview", "Projection": {"ProjectionType": "ALL"}, "KeySchema": [
             {"AttributeName": "pendingQueue", "KeyType": "HASH"}, {"AttributeName": "pendingSort", "KeyType": "RANGE"}]}],
     }}}}
-    recorder = hot_keys.Recorder("http://127.0.0.1:1", hot_keys.schemas(template))
+    recorder = proxy.Recorder("http://127.0.0.1:1", proxy.schemas(template))
     recorder.phase = "approvals"
     return recorder
 
 
-def test_a_write_bills_the_item_and_each_index_entry_it_adds_or_removes(hot_keys: ModuleType) -> None:
-    recorder = _recorder(hot_keys)
+def test_a_write_bills_the_item_and_each_index_entry_it_adds_or_removes(proxy: ModuleType) -> None:
+    recorder = _recorder(proxy)
     schema = recorder.tables["ListingsTable"]  # type: ignore[attr-defined]
     key = {"listingId": {"S": "lst_01ABCDEFGHJKMNPQRS"}}
     pending = {**key, "pendingQueue": {"S": "PENDING"}, "pendingSort": {"S": "2026#1"}}
@@ -69,8 +76,8 @@ def test_a_write_bills_the_item_and_each_index_entry_it_adds_or_removes(hot_keys
     assert units[("approvals", "ListingsTable lst_01ABCDEFGHJKMNPQRS")] == [0.0, 2 + 1 + 1]
 
 
-def test_query_partition_is_read_from_the_key_condition(hot_keys: ModuleType) -> None:
-    recorder = _recorder(hot_keys)
+def test_query_partition_is_read_from_the_key_condition(proxy: ModuleType) -> None:
+    recorder = _recorder(proxy)
     index = recorder.tables["ListingsTable"].gsis["pendingReview"]  # type: ignore[attr-defined]
     body = {"KeyConditionExpression": "#p = :p AND pendingSort > :s", "ExpressionAttributeNames": {"#p": "pendingQueue"},
             "ExpressionAttributeValues": {":p": {"S": "PENDING"}, ":s": {"S": "x"}}}
@@ -95,3 +102,29 @@ def test_known_keys_are_held_under_a_whole_partition(hot_keys: ModuleType, monke
     assert hot_keys.Projection("ListingsTable.pendingReview PENDING#1", 0.0, 501.0).failed
     assert hot_keys.Projection("SearchIndexTable listings#jobs#q#ba", 0.0, 501.0).failed
     assert not hot_keys.Projection("SearchIndexTable listings#jobs#q#ba", 1500.0, 500.0).failed
+
+
+def test_calls_that_overlap_in_time_count_as_one_round_trip(proxy: ModuleType) -> None:
+    call = proxy.Call
+    # two sequential calls, then three in parallel (one overlapping the next through a chain), then one
+    calls = [call("GetItem", 0.0, 1.0), call("Query", 1.5, 2.0), call("Query", 3.0, 4.0), call("Query", 3.1, 4.5),
+             call("Query", 4.4, 5.0), call("BatchGetItem", 6.0, 7.0)]
+    assert proxy.round_trips(calls) == 4
+    assert proxy.round_trips(reversed(calls)) == 4
+    assert proxy.round_trips([]) == 0
+
+
+def test_a_window_sums_the_calls_that_arrived_in_it(proxy: ModuleType) -> None:
+    call = proxy.Call
+    calls = [call("Query", 0.5, 0.9, items=30, rcu=2.5), call("BatchGetItem", 1.0, 1.2, items=20, rcu=10.0),
+             call("Query", 1.1, 1.3, items=5, rcu=0.5), call("PutItem", 5.0, 5.1, wcu=1.0)]
+    cost = proxy.attribute(calls, 0.0, 2.0)
+    assert (cost.calls, cost.round_trips, cost.items, cost.rcu, cost.wcu) == (3, 2, 55, 13.0, 0.0)
+
+
+def test_items_read_per_operation(proxy: ModuleType) -> None:
+    assert proxy.items_read("Query", {"Items": [{}], "ScannedCount": 7}) == 7
+    assert proxy.items_read("BatchGetItem", {"Responses": {"a": [{}, {}], "b": [{}]}}) == 3
+    assert proxy.items_read("GetItem", {}) == 0
+    assert proxy.items_read("GetItem", {"Item": {"pk": {"S": "x"}}}) == 1
+    assert proxy.items_read("TransactGetItems", {"Responses": [{"Item": {"pk": {"S": "x"}}}, {}]}) == 1
