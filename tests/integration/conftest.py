@@ -164,7 +164,7 @@ def runner(aws: dict[str, str]) -> Any:
 #: (the other files go in name order) it can leave one worker alone with it at the end.
 LONG_FILES = (
     "tests/integration/test_webhooks_delivery.py",
-    "tests/integration/test_profile_postings.py",
+    "tests/integration/test_profile_index.py",
     "tests/integration/test_saved_searches.py",
     "tests/integration/test_list_pages.py",
     "tests/integration/test_profiles.py",
