@@ -31,18 +31,16 @@ def aws_resources() -> Iterator[Resources]:
 
 
 def reset_process_caches() -> None:
-    """Forget cached settings, boto3 clients, API-key lookups and rate-limit hints (they depend on the
-    environment), and the remembered posting-list sizes (they describe the last test's tables)."""
+    """Forget cached settings, boto3 clients, API-key lookups, rate-limit hints and the remembered
+    block sets (they depend on the environment and the last test's tables)."""
     from chalicelib import blocks
     from chalicelib.rate_limits.service import clear_hints
-    from chalicelib.search import statistics
 
     settings.cache_clear()
     storage.client.cache_clear()
     storage.probe_client.cache_clear()
     clear_cache()
     clear_hints()
-    statistics.forget()
     blocks.forget_hidden()
 
 
