@@ -24,6 +24,7 @@ from chalicelib.search import engine
 from chalicelib.search.index import Document, IndexSpec, projection
 from chalicelib.search.store import DynamoStore, search_index
 from chalicelib.text_analysis.analyzer import DEFAULT_LANGUAGE
+from chalicelib.users.models import MAX_VERIFIED_LEVEL
 from chalicelib.users.records import UserRecord
 
 #: The namespace of the profile lists (a new one is filed by ``scripts/search_backfill.py``).
@@ -114,6 +115,8 @@ def engine_query(query: ProfileSearchQuery, words: Sequence[str]) -> engine.Quer
     if query.channel is not None:
         keywords.append(("channel", query.channel.value))
     keywords += [("skill", skill) for skill in dict.fromkeys(query.skills or ())]
-    ranges = (engine.NumberRange("level", Decimal(query.minVerifiedLevel)),) if query.minVerifiedLevel else ()
+    # Bounded above by the highest level, so the range reads the buckets of the levels only.
+    ranges = (engine.NumberRange("level", Decimal(query.minVerifiedLevel), Decimal(MAX_VERIFIED_LEVEL)),) \
+        if query.minVerifiedLevel else ()
     order: engine.Order = "relevance" if words else "newest"
     return engine.Query((SCOPE,), tuple(words), tuple(keywords), ranges, None, order)

@@ -115,7 +115,7 @@ def test_the_engine_query_of_every_filter() -> None:
     assert built.words == ("rust",)
     assert set(built.keywords) == {("country", query.country), ("open", "false"), ("seniority", "senior"),
                                    ("remote", "true"), ("channel", "discord"), ("skill", "rust"), ("skill", "go")}
-    assert built.ranges == (engine.NumberRange("level", Decimal(2)),)
+    assert built.ranges == (engine.NumberRange("level", Decimal(2), Decimal(3)),)
     assert spec.engine_query(ProfileSearchQuery.model_validate({}), []).order == "newest"
 
 
