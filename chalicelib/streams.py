@@ -98,7 +98,7 @@ def process_change_batch(
 def change_records(event: dict[str, Any]) -> list[tuple[str, dict[str, Any] | None, dict[str, Any] | None]]:
     """``(sequence number, old image, new image)`` of every record of a table's stream batch, in order.
 
-    For consumers that apply a whole batch at once (:mod:`chalicelib.search.batch_writer`)
+    For consumers that apply a whole batch at once (:func:`chalicelib.search.index.apply`)
     instead of one record at a time (:func:`process_change_batch`). Images as in :func:`change_images`.
     """
     records = []

@@ -1,4 +1,4 @@
-"""Backfill the search indexes of existing listings (operator command; the reindex path).
+"""Backfill the search indexes of existing listings and profiles (operator command; the reindex path).
 
 Reads the Listings table once (a Scan: this is an offline command, never a request path),
 then for every ACTIVE listing writes the index attributes the current code expects
@@ -9,11 +9,13 @@ then for every ACTIVE listing writes the index attributes the current code expec
 Listings-stream consumer; a listing already at its version is skipped) and rewrites the counters
 (:mod:`chalicelib.listings.counters`) with the exact counts. Run it after deploying a change of
 the search indexes, while listing status changes are quiet (a change committed between the
-Scan and the counter write is not in the recount; run it again to settle).
+Scan and the counter write is not in the recount; run it again to settle). Then it files every
+user in the profile index (:mod:`chalicelib.profiles.handlers`, the Users-stream consumer's
+call; a Scan of the Users table), equally idempotent and version-checked.
 
 Usage::
 
-    python scripts/search_backfill.py            # tables from the environment (LISTINGS_TABLE, ...)
+    python scripts/search_backfill.py            # tables from the environment (LISTINGS_TABLE, USERS_TABLE, ...)
 """
 
 from __future__ import annotations
@@ -29,14 +31,40 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
-def listings() -> Iterator[dict[str, Any]]:
-    """Every listing item (paged Scan)."""
+def scanned(table: str) -> Iterator[dict[str, Any]]:
+    """Every item of ``table`` (paged Scan)."""
     from chalicelib import storage
-    from chalicelib.config import settings
 
-    for page in storage.dynamodb().get_paginator("scan").paginate(TableName=settings().LISTINGS_TABLE):
+    for page in storage.dynamodb().get_paginator("scan").paginate(TableName=table):
         for item in page.get("Items", []):
             yield storage.from_item(item) or {}
+
+
+def listings() -> Iterator[dict[str, Any]]:
+    """Every listing item (paged Scan)."""
+    from chalicelib.config import settings
+
+    return scanned(settings().LISTINGS_TABLE)
+
+
+def backfill_profiles() -> dict[str, int]:
+    """File every user in the profile index, 100 at a time, as the Users-stream consumer does
+    (:func:`chalicelib.profiles.handlers.apply_changes`); a user whose stored document is at its
+    version already is left alone. Returns ``{"users", "profiles"}`` (``profiles``: users filed
+    afresh)."""
+    from chalicelib.config import settings
+    from chalicelib.profiles import handlers
+
+    seen = filed = 0
+    batch: list[dict[str, Any]] = []
+    for item in [*scanned(settings().USERS_TABLE), None]:
+        if item is not None:
+            seen += 1
+            batch.append(item)
+        if batch and (item is None or len(batch) == 100):
+            filed += handlers.apply_changes([(None, user) for user in batch])
+            batch = []
+    return {"users": seen, "profiles": filed}
 
 
 def tally(active: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -110,8 +138,9 @@ def backfill() -> dict[str, int]:
 
 
 def main() -> int:
-    """Run the backfill and print what it did."""
+    """Run the backfills of listings and profiles and print what they did."""
     print(backfill())
+    print(backfill_profiles())
     return 0
 
 

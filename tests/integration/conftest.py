@@ -31,18 +31,16 @@ def aws_resources() -> Iterator[Resources]:
 
 
 def reset_process_caches() -> None:
-    """Forget cached settings, boto3 clients, API-key lookups and rate-limit hints (they depend on the
-    environment), and the remembered posting-list sizes (they describe the last test's tables)."""
+    """Forget cached settings, boto3 clients, API-key lookups, rate-limit hints and the remembered
+    block sets (they depend on the environment and the last test's tables)."""
     from chalicelib import blocks
     from chalicelib.rate_limits.service import clear_hints
-    from chalicelib.search import statistics
 
     settings.cache_clear()
     storage.client.cache_clear()
     storage.probe_client.cache_clear()
     clear_cache()
     clear_hints()
-    statistics.forget()
     blocks.forget_hidden()
 
 
@@ -164,7 +162,7 @@ def runner(aws: dict[str, str]) -> Any:
 #: (the other files go in name order) it can leave one worker alone with it at the end.
 LONG_FILES = (
     "tests/integration/test_webhooks_delivery.py",
-    "tests/integration/test_profile_postings.py",
+    "tests/integration/test_profile_index.py",
     "tests/integration/test_saved_searches.py",
     "tests/integration/test_list_pages.py",
     "tests/integration/test_profiles.py",
