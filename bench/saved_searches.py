@@ -208,7 +208,7 @@ def make_listings(count: int, seed: int) -> list[dict[str, Any]]:
 
 
 def bulk_load(queries: list[dict[str, str]]) -> None:
-    """Write saved searches, owner counters and posting shards as the service lays them out."""
+    """Write saved searches, owner counters, posting shards and the scope counts as the service lays them out."""
     from chalicelib import clock, storage
     from chalicelib.config import settings
     from chalicelib.saved_searches import postings, repository
@@ -217,6 +217,7 @@ def bulk_load(queries: list[dict[str, str]]) -> None:
     searches: list[dict[str, Any]] = []
     entries: dict[str, list[tuple[str, str]]] = defaultdict(list)
     counters: dict[str, int] = defaultdict(int)
+    scopes: dict[str, int] = defaultdict(int)
     now = clock.iso()
     for i, query in enumerate(queries):
         owner = f"usr_saver{i // 40:05d}"
@@ -230,10 +231,13 @@ def bulk_load(queries: list[dict[str, str]]) -> None:
             entries[key].append((search_id, encoded))
             shard_keys.append(repository.shard_key(key, shard))
         counters[owner] += 1
+        scopes[postings.scope_of(keys[0])] += 1
         searches.append({"ownerId": owner, "savedSearchId": search_id, "name": f"bench {i}", "query": query,
                          "alerts": True, "createdAt": now, "postings": shard_keys})
     searches += [{"ownerId": o, "savedSearchId": repository.COUNTER, "n": n} for o, n in counters.items()]
-    posting_items: list[dict[str, Any]] = []
+    posting_items: list[dict[str, Any]] = [
+        {"postingKey": repository.SCOPES, **{repository.SCOPE_PREFIX + scope: n for scope, n in scopes.items()}}
+    ]
     for key, listed in entries.items():
         chunks = [listed[s : s + repository.SHARD_CAPACITY] for s in range(0, len(listed), repository.SHARD_CAPACITY)]
         for shard, chunk in enumerate(chunks):
