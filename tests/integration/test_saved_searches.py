@@ -333,6 +333,17 @@ def test_each_scope_counts_its_saved_searches(api: Api, alice: User, bob: User) 
     assert repository.scope_counts() == {"mentoring": 1, "*": 0}
 
 
+def test_the_recount_restores_counts_missing_from_older_saves(api: Api, alice: User, bob: User) -> None:
+    from scripts.saved_search_scopes import recount
+
+    saved(api, alice, MENTORS_NEAR_LISBON)
+    saved(api, bob, {"q": "python"})
+    storage.dynamodb().delete_item(TableName=settings().PERCOLATOR_TABLE, Key=storage.to_item({"postingKey": repository.SCOPES}))
+    assert repository.scope_counts() == {}  # as for searches saved before the count existed
+    assert recount() == {"mentoring": 1, "*": 1}
+    assert repository.scope_counts() == {"mentoring": 1, "*": 1}
+
+
 def test_a_refused_save_counts_nothing(api: Api, alice: User) -> None:
     assert save(api, alice, {"category": "mentoring", "meta.location_lat": "38.7"}).status_code == 400
     assert repository.scope_counts() == {}
