@@ -3,10 +3,10 @@
 For a ``listing.activated`` event:
 
 1. read the saved-search count of each scope (one item, :func:`repository.scope_counts`) and
-   stop when no saved search could match: none exists, or none of the listing's category or of
-   every category (an approval with no saved search reads that one item and nothing else);
-   read the listing (strongly consistent); do nothing unless it is ACTIVE at this version
-   (saved searches created after the activation are left out too);
+   stop when it is 0 everywhere: an approval with no saved search reads that one item and
+   nothing else; then read the listing (strongly consistent) and stop unless it is ACTIVE at
+   this version and some saved search has its category or every category as scope (saved
+   searches created after the activation are left out too);
 2. read the posting lists of its keys (:func:`postings.lookup_keys`, the engine's filing scheme
    of :mod:`chalicelib.search.percolator` with the listing's spec: one BatchGetItem, plus one
    for spilled shards) and keep the entries whose payload passes :func:`postings.prefilter`
@@ -135,12 +135,12 @@ def percolate(listing_id: str, version: int | None = None, activated_at: str | N
     if not any(counts.values()):
         return report
     listing = listings.get(listing_id, consistent=True)
-    ready = None if listing is None else candidate(listing)
-    if listing is None or ready is None:
+    if listing is None or (version is not None and int(listing.get("version") or 1) != version):
         return report
     if not counts.get(str(listing["categoryKey"])) and not counts.get(engine.ANY):
         return report
-    if version is not None and int(listing.get("version") or 1) != version:
+    ready = candidate(listing)  # None unless ACTIVE
+    if ready is None:
         return report
     wanted = candidates(ready, report)
     searches = repository.get_many(wanted) if wanted else []
