@@ -48,7 +48,7 @@ import pygeohash
 
 from chalicelib.search import analysis, buckets, geo
 from chalicelib.search.analysis import Kind, Word
-from chalicelib.search.index import GEO_LEVELS, LEVELS, Document, IndexSpec, document_of, idf
+from chalicelib.search.index import GEO_LEVELS, LEVELS, Document, IndexSpec, document_of, idf, impacts, projection, term_frequencies
 from chalicelib.search.store import Item, Key, Range, Slice, Store
 
 Order = Literal["relevance", "newest", "nearest"]
@@ -174,6 +174,42 @@ def _passes(query: Query, data: Mapping[str, Any]) -> float | None:
         return None
     distance = geo.haversine_km(query.near.lat, query.near.lng, float(point[0]), float(point[1]))
     return None if query.near.radius_km is not None and distance > query.near.radius_km else distance
+
+
+def matches(spec: IndexSpec, query: Query, doc: Document, terms: Mapping[str, int] | None = None) -> float | None:
+    """Whether ``doc`` is a result of ``query`` by the checks a search applies to every candidate
+    (no store is read; the percolator's one test of a document against a stored query).
+
+    ``doc`` passes when it lies in one of the query's scopes, its projection passes the keyword,
+    range and radius checks, and each query word matches one of its terms
+    (:func:`chalicelib.search.analysis.kind`: stem, prefix of the last word, or one typo).
+
+    Parameters
+    ----------
+    spec:
+        The index spec of the document kind (its analyzer language and text fields).
+    query:
+        The typed query.
+    doc:
+        The document, with its text.
+    terms:
+        Its term impacts (:func:`chalicelib.search.index.impacts`) when the caller tests it against
+        many queries; computed from ``doc`` when ``None``.
+
+    Returns
+    -------
+    float or None
+        The great-circle distance in km from the query's centre (0.0 without one), or ``None``
+        when ``doc`` is not a result.
+    """
+    if doc.scope not in query.scopes:
+        return None
+    distance = _passes(query, projection(doc))
+    if distance is None or not query.words:
+        return distance
+    held = impacts(term_frequencies(spec, doc)) if terms is None else terms
+    words = analysis.query_words(query.words, spec.language(doc.scope))
+    return distance if all(analysis.best(word, held) for word in words) else None
 
 
 def score(ctx: _Context, doc: Document, weights: Mapping[str, int]) -> float | None:

@@ -17,7 +17,7 @@ from chalicelib.saved_searches import handlers, percolator, repository, service
 from chalicelib.saved_searches.models import SavedSearchCreate
 from chalicelib.webhooks import signing
 from tests.integration.conftest import Api, User, make_user
-from tests.integration.helpers import activate, assert_error, create_listing, error_fields, table_items
+from tests.integration.helpers import activate, assert_error, counting_reads, create_listing, error_fields, table_items
 from tests.integration.webhook_helpers import create_webhook, envelope, fast_delivery_settings, receiver_factory, stream_event
 from tests.integration.webhook_receivers import Receiver
 
@@ -309,14 +309,69 @@ def test_matches_list_only_still_active_listings_newest_first(api: Api, alice: U
     assert [m["listing"]["id"] for m in page["matches"]] == [first["id"]]
 
 
+def posting_items() -> list[dict[str, Any]]:
+    return [p for p in table_items(settings().PERCOLATOR_TABLE) if p["postingKey"] != repository.SCOPES]
+
+
 def test_deleted_searches_leave_the_posting_lists(api: Api, alice: User) -> None:
     created = saved(api, alice, MENTORS_NEAR_LISBON)
-    postings = table_items(settings().PERCOLATOR_TABLE)
+    postings = posting_items()
     assert postings
     assert all(p["n"] == 1 for p in postings)
     assert api.call("DELETE", f"/v1/saved-searches/{created['savedSearchId']}", alice.key).status_code == 200
-    after = table_items(settings().PERCOLATOR_TABLE)
+    after = posting_items()
     assert all(p["n"] == 0 and not repository.entries(p) for p in after)
+
+
+def test_each_scope_counts_its_saved_searches(api: Api, alice: User, bob: User) -> None:
+    first = saved(api, alice, MENTORS_NEAR_LISBON)
+    saved(api, bob, {"category": "mentoring", "q": "python"})
+    everywhere = saved(api, alice, {"q": "python"})
+    assert repository.scope_counts() == {"mentoring": 2, "*": 1}
+    for search, owner in ((first, alice), (everywhere, alice)):
+        assert api.call("DELETE", f"/v1/saved-searches/{search['savedSearchId']}", owner.key).status_code == 200
+    assert repository.scope_counts() == {"mentoring": 1, "*": 0}
+
+
+def test_the_recount_restores_counts_missing_from_older_saves(api: Api, alice: User, bob: User) -> None:
+    from scripts.saved_search_scopes import recount
+
+    saved(api, alice, MENTORS_NEAR_LISBON)
+    saved(api, bob, {"q": "python"})
+    storage.dynamodb().delete_item(TableName=settings().PERCOLATOR_TABLE, Key=storage.to_item({"postingKey": repository.SCOPES}))
+    assert repository.scope_counts() == {}  # as for searches saved before the count existed
+    assert recount() == {"mentoring": 1, "*": 1}
+    assert repository.scope_counts() == {"mentoring": 1, "*": 1}
+
+
+def test_a_refused_save_counts_nothing(api: Api, alice: User) -> None:
+    assert save(api, alice, {"category": "mentoring", "meta.location_lat": "38.7"}).status_code == 400
+    assert repository.scope_counts() == {}
+
+
+def test_an_approval_with_no_saved_search_reads_one_item(api: Api, alice: User, bob: User, admin: User, runner: Any) -> None:
+    listing = mentor(api, bob, LISBON)
+    activate(api, admin, runner, listing["id"])
+    with counting_reads() as reads:
+        report = percolator.percolate(listing["id"])
+    assert (reads.calls, reads.items, report.keys) == (["GetItem"], 0, 0)
+    deleted = saved(api, alice, MENTORS_NEAR_LISBON)
+    assert api.call("DELETE", f"/v1/saved-searches/{deleted['savedSearchId']}", alice.key).status_code == 200
+    with counting_reads() as reads:
+        percolator.percolate(listing["id"])
+    assert (reads.calls, reads.items) == (["GetItem"], 1)
+
+
+def test_saved_searches_of_other_categories_are_not_looked_up(
+    api: Api, alice: User, bob: User, admin: User, runner: Any
+) -> None:
+    saved(api, alice, {"category": "jobs"})
+    listing = mentor(api, bob, LISBON)
+    activate(api, admin, runner, listing["id"])
+    with counting_reads() as reads:
+        report = percolator.percolate(listing["id"])
+    assert reads.calls == ["GetItem", "GetItem"]  # the counts, the listing; no posting list
+    assert report.keys == 0
 
 
 def test_full_posting_shards_spill_and_are_all_read(
@@ -325,7 +380,7 @@ def test_full_posting_shards_spill_and_are_all_read(
     monkeypatch.setattr(repository, "SHARD_CAPACITY", 2)
     savers = [make_user(f"Saver{i}") for i in range(5)]
     ids = [saved(api, user, {"category": "mentoring"})["savedSearchId"] for user in savers]
-    shards = sorted(p["postingKey"] for p in table_items(settings().PERCOLATOR_TABLE))
+    shards = sorted(p["postingKey"] for p in posting_items())
     assert shards == ["mentoring/*|*|*#0", "mentoring/*|*|*#1", "mentoring/*|*|*#2"]
     listing = mentor(api, bob, LISBON)
     activate(api, admin, runner, listing["id"])

@@ -171,3 +171,18 @@ def test_replayed_and_out_of_order_batches_leave_the_index_exact(
     assert {k for pk, items in store.partitions.items() if pk.endswith("|v") for k in items} == {
         k for pk, items in fresh.partitions.items() if pk.endswith("|v") for k in items
     }
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(records_strategy, queries)
+def test_matches_accepts_exactly_the_documents_search_returns(raw: list[dict[str, Any]], query: Query) -> None:
+    records, spec, store = _indexed(raw)
+    query = _normalized(query)
+    returned = {hit.id: hit.distance_km for hit in engine.search(spec, store, query, len(records)).hits}
+    for record in records.values():
+        doc = spec.document(record)
+        assert doc is not None
+        distance = engine.matches(spec, query, doc)
+        assert (distance is not None) == (doc.id in returned)
+        if query.order == "nearest" and distance is not None:
+            assert distance == returned[doc.id]

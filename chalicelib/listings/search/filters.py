@@ -1,9 +1,11 @@
-"""The one decision whether a listing matches a search: used by search and by the saved-search percolator.
+"""A listing search's filters evaluated directly on a Listings item, without an index.
 
-Search (:mod:`chalicelib.listings.search.service`) runs it over the candidates it read from the
-indexes; the percolator (:mod:`chalicelib.saved_searches.percolator`) runs it over one newly
-ACTIVE listing and each candidate saved search. Keeping one function is what makes "a listing
-matches a saved search exactly when that search, run afterwards, returns the listing" hold.
+Search and the saved-search percolator both decide with the engine's checks (the projection
+check and the word match of :mod:`chalicelib.search.engine`; the percolator through
+:func:`chalicelib.listings.search.spec.matches`); this module states the same rules over the
+item's own fields (``searchText``, ``meta``) and is the brute-force reference the search tests
+and benchmarks compare the engine against.
+:func:`location` is also how the percolator finds a listing's points to look up.
 
 This module reads no store: it depends on the parsed :class:`~chalicelib.listings.search.query.SearchQuery`
 and on a listing item (the Listings table shape) only.

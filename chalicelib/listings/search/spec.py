@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -25,7 +26,7 @@ from chalicelib.listings import repository, status
 from chalicelib.listings.index import location_of
 from chalicelib.listings.search.query import SearchQuery, language_of
 from chalicelib.search import engine
-from chalicelib.search.index import Document, IndexSpec
+from chalicelib.search.index import Document, IndexSpec, impacts, term_frequencies
 from chalicelib.search.store import DynamoStore, search_index
 from chalicelib.users.records import UserRecord
 
@@ -147,3 +148,31 @@ def engine_query(query: SearchQuery) -> engine.Query:
         keywords.append((LOCATION, query.geo.key))
         near, order = engine.Near(query.geo.lat, query.geo.lng, query.geo.radius_km), "nearest"
     return engine.Query(scopes, tuple(query.terms), tuple(keywords), ranges, near, order)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An ACTIVE listing as the percolator tests it against many searches: its document and term impacts."""
+
+    listing: Mapping[str, Any]
+    document: Document
+    terms: Mapping[str, int]
+
+
+def candidate(listing: Mapping[str, Any]) -> Candidate | None:
+    """The listing ready to be tested (:func:`matches`), or ``None`` unless it is ACTIVE."""
+    doc = document(listing)
+    return None if doc is None else Candidate(listing, doc, impacts(term_frequencies(spec(), doc)))
+
+
+def matches(query: SearchQuery, listing: Candidate) -> float | None:
+    """Whether the listing is a result of ``query``, by the engine's own check
+    (:func:`chalicelib.search.engine.matches`; no store is read).
+
+    Returns
+    -------
+    float or None
+        The km from the query's geo centre (0.0 without a geo filter), or ``None`` when the
+        listing is not a result.
+    """
+    return engine.matches(spec(), engine_query(query), listing.document, listing.terms)
