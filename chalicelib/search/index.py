@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from chalicelib import clock
 from chalicelib.search import analysis, buckets, geo
 from chalicelib.search.store import Item, Key, Range, Store
 
@@ -209,7 +210,8 @@ def apply(spec: IndexSpec, store: Store, changes: Sequence[Change]) -> int:
     (a new term is filed under its delete keys; a term whose list became empty leaves the
     vocabulary), and last the stored form is put, conditional on its version. A removal is
     stored as a tombstone (version kept, no terms) so that an older change arriving later is
-    refused.
+    refused; it expires by the table's TTL (``expiresAt``, Unix seconds) after
+    :data:`TOMBSTONE_SECONDS`, when no stream can still deliver an older change.
     """
     newest: dict[str, Change] = {}
     for change in changes:
@@ -223,10 +225,21 @@ def apply(spec: IndexSpec, store: Store, changes: Sequence[Change]) -> int:
     for c in batch:
         weights = impacts(term_frequencies(spec, c.doc)) if c.doc is not None else {}
         pk, sk = spec.stored_key(c.id)
-        forms.append(stored(spec, c.doc, weights) if c.doc is not None else {"pk": pk, "sk": sk, "v": c.version, "gone": True})
+        forms.append(stored(spec, c.doc, weights) if c.doc is not None else _tombstone(pk, sk, c.version))
         moves.append((olds[c.id], c.doc, weights))
     _move(spec, store, moves)
     return sum(store.put_newer(forms))
+
+
+#: How long a removal's tombstone is kept, in seconds: DynamoDB Streams keep a record 24 hours
+#: (DynamoDB Developer Guide, "Change data capture for DynamoDB Streams"), so no older change of
+#: the document can arrive after that.
+TOMBSTONE_SECONDS = 24 * 3600
+
+
+def _tombstone(pk: str, sk: str, version: int) -> Item:
+    """The stored form of a removed document: its version, and the time DynamoDB's TTL deletes it."""
+    return {"pk": pk, "sk": sk, "v": version, "gone": True, "expiresAt": clock.epoch_seconds() + TOMBSTONE_SECONDS}
 
 
 def _diff(spec: IndexSpec, moves: Sequence[tuple[Item | None, Document | None, Mapping[str, int]]]
