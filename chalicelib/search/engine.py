@@ -662,11 +662,27 @@ def search(spec: IndexSpec, store: Store, query: Query, size: int, offset: int =
         complete = _newest(ctx, collector, position[0] if position else None)
     found = [hit for _, hit in collector.matches]
     page, more = found[offset:offset + size], len(found) > offset + size
-    restrictions = len(query.keywords) + len(query.ranges) + len(words) + (query.near is not None)
-    if restrictions == 0 or (restrictions == 1 and len(query.keywords) == 1):
-        name = f"k|{query.keywords[0][0]}={query.keywords[0][1]}" if query.keywords else "a"
-        return Result(page, sum(ctx.count(s, name) for s in query.scopes), "eq", more)
+    counted = _counted_total(ctx)
+    if counted is not None:
+        return Result(page, counted, "eq", more)
     return Result(page, skipped + len(found), "eq" if complete else "gte", more)
+
+
+def _counted_total(ctx: _Context) -> int | None:
+    """The exact number of matches when one list holds them all, from its size: no restriction
+    (every document), one keyword filter, or one word that matches a single term; else None."""
+    query = ctx.query
+    if query.ranges or query.near is not None or len(query.keywords) + bool(ctx.words) > 1:
+        return None
+    if query.keywords or not ctx.words:
+        name = f"k|{query.keywords[0][0]}={query.keywords[0][1]}" if query.keywords else "a"
+        return sum(ctx.count(s, name) for s in query.scopes)
+    terms = {scope: list(ctx.expansions.get((scope, 0), {})) for scope in query.scopes}
+    if any(len(words) != 1 for words in ctx.words.values()) or any(len(t) > 1 for t in terms.values()):
+        return None
+    if any((scope, t[0]) not in ctx.df for scope, t in terms.items() if t):
+        return None  # a term whose vocabulary count step 1 did not read (a typo correction)
+    return sum(ctx.df[(scope, t[0])] for scope, t in terms.items() if t)
 
 
 def _counters(ctx: _Context) -> list[Key]:
