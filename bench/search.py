@@ -75,7 +75,7 @@ PENDING_ROUND_TRIPS = ("q one common word (sessions)", "q one mid word (professi
                        "q two common words", "q prefix (4 letters)", "q one typo (sessioas)", "q common page 2 (cursor)",
                        "q common sort=newest", "q common + category", "category page", "category page 2 (cursor)",
                        "category + role", "meta select", "meta multiselect", "geo nearest (Berlin)", "geo 25 km (Berlin)",
-                       "geo nearest page 2 (cursor)", "profile q (sessions)")
+                       "geo nearest page 2 (cursor)", "profile q (sessions)", "number min alone")
 #: Shapes whose reads grow with the data on :data:`BASELINE`'s engine (items and RCU both): every shape but
 #: the listing detail (measured: the ``q`` shapes, category + role and geo 1.7-8x from 100 to 400
 #: listings; the issue: profile ``q`` 3.2x for 3x the data, a 1 % number range 802 items for 20 results).
