@@ -11,9 +11,9 @@ import pytest
 
 from chalicelib import errors
 from chalicelib.auth.service import Caller
-from chalicelib.blocks import service as blocks_service
 from chalicelib.match_requests import service as match_requests_service
 from chalicelib.match_requests.models import MatchRequestCreate
+from chalicelib.workflows import blocking
 from tests.integration.conftest import Api, User, make_user
 from tests.integration.helpers import assert_error, counting_reads
 from tests.integration.request_helpers import (
@@ -163,7 +163,7 @@ def test_a_request_sent_while_the_block_is_written_is_refused_or_rejected_never_
 
     def act(index: int) -> Any:
         if index == 0:
-            return blocks_service.block(alice.user_id, bob.user_id)
+            return blocking.block_user(Caller(alice.user_id), bob.user_id)
         return match_requests_service.create_match_request(Caller(bob.user_id), body)
 
     blocked, sent = run_concurrently(2, act)
