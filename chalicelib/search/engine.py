@@ -136,14 +136,14 @@ class _Context:
     store: Store
     query: Query
     words: dict[str, tuple[Word, ...]]
-    sizes: dict[Key, int] = field(default_factory=dict)
+    sizes: dict[tuple[str, str], int] = field(default_factory=dict)
     df: dict[tuple[str, str], int] = field(default_factory=dict)
     expansions: dict[tuple[str, int], dict[str, Kind]] = field(default_factory=dict)
     steps: int = 0
 
     def count(self, scope: str, name: str) -> int:
         """The size of list ``name`` of ``scope`` (0 when unknown)."""
-        return self.sizes.get((self.spec.list_key(scope, "c"), name), 0)
+        return self.sizes.get((scope, name), 0)
 
     def idf(self, scope: str, term: str) -> float:
         """The idf of ``term`` in ``scope`` from the vocabulary and the scope's count."""
@@ -233,27 +233,26 @@ def _vocabulary_reads(ctx: _Context) -> tuple[list[Range], list[Key]]:
     ranges: list[Range] = []
     keys: list[Key] = []
     for scope, words in ctx.words.items():
-        vocab = ctx.spec.list_key(scope, "v")
         for word in words:
-            keys += [(vocab, word.stem), *((vocab, p) for p in analysis.prefixes_of(word))]
+            keys += [ctx.spec.vocabulary_key(scope, t) for t in (word.stem, *analysis.prefixes_of(word))]
             if word.completes:
                 starts = {word.stem, word.text} if not word.text.startswith(word.stem) else {word.stem}
-                ranges += [Range(vocab, begins=s, limit=MAX_BLOCK) for s in sorted(starts)]
+                ranges += [Range(ctx.spec.vocabulary_key(scope, s)[0], begins=s, limit=MAX_BLOCK) for s in sorted(starts)]
             if word.corrects:
                 ranges += [Range(ctx.spec.list_key(scope, f"d|{k}"), limit=MAX_BLOCK) for k in sorted(analysis.delete_keys(word.stem))]
     return ranges, keys
 
 
-def _prepare(ctx: _Context, counters: Iterable[Key]) -> list[Key]:
+def _prepare(ctx: _Context, counters: Iterable[tuple[str, str]]) -> list[Key]:
     """Step 1: list sizes, scope counts and each word's matching terms with their counts;
     returns the vocabulary items of matching terms whose counts are still unknown."""
     ranges, keys = _vocabulary_reads(ctx)
-    counters = [*counters, *((ctx.spec.list_key(s, "c"), "a") for s in ctx.query.scopes)]
-    slices, found = _read(ctx, ranges, [*keys, *counters])
+    sizes = {ctx.spec.size_key(s, n): (s, n) for s, n in [*counters, *((s, "a") for s in ctx.query.scopes)]}
+    slices, found = _read(ctx, ranges, [*keys, *sizes])
     slices = _finish(ctx, ranges, slices)
     for (pk, sk), item in found.items():
-        if pk.endswith("|c"):
-            ctx.sizes[(pk, sk)] = int(item.get("n", 0))
+        if (pk, sk) in sizes:
+            ctx.sizes[sizes[(pk, sk)]] = int(item.get("n", 0))
         else:
             ctx.df[(pk.split("|")[1], sk)] = int(item.get("n", 0))
     pools: dict[str, set[str]] = {scope: {t for (sc, t) in ctx.df if sc == scope} for scope in ctx.words}
@@ -268,7 +267,7 @@ def _prepare(ctx: _Context, counters: Iterable[Key]) -> list[Key]:
         for index, word in enumerate(words):
             matched = {t: k for t in pools[scope] | {word.stem} if (k := analysis.kind(word, t)) is not None}
             ctx.expansions[(scope, index)] = matched
-            unknown += [(ctx.spec.list_key(scope, "v"), t) for t in matched if (scope, t) not in ctx.df]
+            unknown += [ctx.spec.vocabulary_key(scope, t) for t in matched if (scope, t) not in ctx.df]
     return unknown
 
 
@@ -305,13 +304,19 @@ def _walk(ctx: _Context, collector: _Collector, reads: Callable[[], list[Range]]
     while True:
         ranges = reads() if first or limit is not None else []
         slices, found, records = _step(ctx, ranges, keys, {i: collector.entries[i] for i in fresh})
-        ctx.df.update({(pk.split("|")[1], sk): int(i.get("n", 0)) for (pk, sk), i in found.items() if pk.endswith("|v")})
+        ctx.df.update(_term_counts(ctx, found))
         collector.resolve(fresh, found, records)
         if (not first and collector.done_before(limit)) or (not ranges and not fresh):
             return
         first = False
         fresh, keys = collector.prefilter(absorb(list(ranges), slices)), ()
         limit = bound()
+
+
+def _term_counts(ctx: _Context, found: Mapping[Key, Item]) -> dict[tuple[str, str], int]:
+    """The ``(scope, term)`` document counts among ``found``'s vocabulary items."""
+    scoped = ((pk.split("|")[1], pk, sk, item) for (pk, sk), item in found.items())
+    return {(scope, sk): int(item.get("n", 0)) for scope, pk, sk, item in scoped if (pk, sk) == ctx.spec.vocabulary_key(scope, sk)}
 
 
 def _finish(ctx: _Context, ranges: Sequence[Range], slices: list[Slice]) -> list[Slice]:
@@ -685,10 +690,10 @@ def _counted_total(ctx: _Context) -> int | None:
     return sum(ctx.df[(scope, t[0])] for scope, t in terms.items() if t)
 
 
-def _counters(ctx: _Context) -> list[Key]:
-    """The list sizes the plan may need (read in step 1)."""
+def _counters(ctx: _Context) -> list[tuple[str, str]]:
+    """The ``(scope, list)`` sizes the plan may need (read in step 1)."""
     names = [f"k|{n}={v}" for n, v in ctx.query.keywords]
     names += [f"n|{r.name}|{b}" for r in ctx.query.ranges for b in _cover(r)]
     if ctx.query.near is not None:
         names += [f"g{lvl}|{c}" for lvl in GEO_LEVELS for c in _block(ctx.query.near.lat, ctx.query.near.lng, lvl)[0]]
-    return [(ctx.spec.list_key(s, "c"), n) for s in ctx.query.scopes for n in names]
+    return [(s, n) for s in ctx.query.scopes for n in names]

@@ -36,6 +36,7 @@ this quantized BM25F, exactly.
 from __future__ import annotations
 
 import math
+import random
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -52,6 +53,10 @@ K1 = 1.2
 B = 0.75
 #: Geohash precisions a point is filed at (about 1.2 km, 39 km and 1,250 km cells).
 GEO_LEVELS = (6, 4, 2)
+#: Copies of a scope's document count: every search reads one (at random) and every indexed
+#: document adds to all, so at 5,000 searches/s its reads stay under half of a partition's
+#: 3,000 RCU/s (``bench/hot_keys.py``) for one write unit more per copy and document batch.
+SCOPE_COUNT_COPIES = 3
 #: Largest ``newest`` value (:func:`age_key`): microseconds until the year 5138.
 MAX_NEWEST = 10**17
 
@@ -94,6 +99,25 @@ class IndexSpec:
     def list_key(self, scope: str, name: str) -> str:
         """The partition of list ``name`` of ``scope``."""
         return f"{self.namespace}|{scope}|{name}"
+
+    def vocabulary_key(self, scope: str, term: str) -> Key:
+        """The vocabulary item of ``term`` in ``scope``. The vocabulary is partitioned by the
+        term's first character: indexing a scope's documents spreads its count updates over
+        the partitions, and the terms a prefix starts still lie in one partition."""
+        return self.list_key(scope, f"v|{term[:1]}"), term
+
+    def size_keys(self, scope: str, name: str) -> list[Key]:
+        """The size counters of list ``name`` of ``scope``: one partition per list (a scope's
+        counters are all updated by each of its documents), and :data:`SCOPE_COUNT_COPIES`
+        copies of the scope's document count (list ``a``), which every search reads. A write
+        adds to each; a read takes any one (:func:`size_key`)."""
+        copies = SCOPE_COUNT_COPIES if name == "a" else 1
+        return [(self.list_key(scope, f"c|{copy}|{name}"), "n") for copy in range(copies)]
+
+    def size_key(self, scope: str, name: str) -> Key:
+        """The size counter of list ``name`` of ``scope`` a search reads: one of its copies
+        (:func:`size_keys`) at random, so the reads of a scope's count spread over them."""
+        return random.choice(self.size_keys(scope, name))
 
     def stored_key(self, doc_id: str) -> Key:
         """The key of a document's stored form."""
@@ -243,52 +267,58 @@ def _tombstone(pk: str, sk: str, version: int) -> Item:
 
 
 def _diff(spec: IndexSpec, moves: Sequence[tuple[Item | None, Document | None, Mapping[str, int]]]
-          ) -> tuple[dict[Key, Item], set[Key], Counter[Key]]:
-    """The entries to put and delete and the counter changes that take the old forms to the new."""
+          ) -> tuple[dict[Key, Item], set[Key], Counter[Key], Counter[tuple[str, str]]]:
+    """The entries to put and delete, the counter changes that take the old forms to the new,
+    and the vocabulary's part of them by ``(scope, term)``."""
     puts: dict[Key, Item] = {}
     deletes: set[Key] = set()
     counts: Counter[Key] = Counter()
+    terms: Counter[tuple[str, str]] = Counter()
     for old_item, new_doc, weights in moves:
         old: dict[Key, Item] = {}
         if old_item is not None and not old_item.get("gone"):
             old_doc, old_weights = document_of(old_item)
             old = entries(spec, old_doc, old_weights)
-            _count(spec, counts, old_doc, old_weights, -1)
+            _count(spec, counts, terms, old_doc, old_weights, -1)
         new = entries(spec, new_doc, weights) if new_doc is not None else {}
         if new_doc is not None:
-            _count(spec, counts, new_doc, weights, +1)
+            _count(spec, counts, terms, new_doc, weights, +1)
         deletes.update(k for k in old if k not in new)
         puts.update({k: v for k, v in new.items() if old.get(k) != v})
-    return puts, deletes, counts
+    return puts, deletes, counts, terms
 
 
 def _move(spec: IndexSpec, store: Store, moves: Sequence[tuple[Item | None, Document | None, Mapping[str, int]]]) -> None:
     """Delete the entries the old forms had and the new ones lack, put the new ones, and move
     the vocabulary and list sizes by the difference."""
-    puts, deletes, counts = _diff(spec, moves)
+    puts, deletes, counts, terms = _diff(spec, moves)
     store.write(list(puts.values()), sorted(deletes - set(puts)))
     changed = [(k, n) for k, n in counts.items() if n]
-    values = store.add(changed)
-    vocabulary = [(k, n, value) for (k, n), value in zip(changed, values, strict=True) if k[0].endswith("|v")]
-    born = [k for k, n, value in vocabulary if value > 0 and value - n <= 0]
-    store.write([{"pk": pk[:-1] + f"d|{key}", "sk": term} for pk, term in born for key in analysis.delete_keys(term)], [])
-    _forget(store, [k for k, n, _ in vocabulary if n < 0])
+    values = dict(zip((k for k, _ in changed), store.add(changed), strict=True))
+    vocabulary = [(scope, term, n, values[spec.vocabulary_key(scope, term)]) for (scope, term), n in terms.items() if n]
+    born = [(scope, term) for scope, term, n, value in vocabulary if value > 0 and value - n <= 0]
+    store.write([{"pk": spec.list_key(scope, f"d|{key}"), "sk": term} for scope, term in born for key in analysis.delete_keys(term)], [])
+    _forget(spec, store, [(scope, term) for scope, term, n, _ in vocabulary if n < 0])
 
 
-def _count(spec: IndexSpec, counts: Counter[Key], doc: Document, weights: Mapping[str, int], sign: int) -> None:
+def _count(spec: IndexSpec, counts: Counter[Key], terms: Counter[tuple[str, str]], doc: Document,
+           weights: Mapping[str, int], sign: int) -> None:
     for term in weights:
-        counts[(spec.list_key(doc.scope, "v"), term)] += sign
+        counts[spec.vocabulary_key(doc.scope, term)] += sign
+        terms[(doc.scope, term)] += sign
     for name in sorted_lists(spec, doc):
-        counts[(spec.list_key(doc.scope, "c"), name)] += sign
+        for key in spec.size_keys(doc.scope, name):
+            counts[key] += sign
 
 
-def _forget(store: Store, vocabulary: Sequence[Key]) -> None:
-    """Remove the terms whose list is empty from the vocabulary (``vocabulary``: the terms some
-    document just stopped holding), with their delete keys. Decided by the list, not the
-    count, so the vocabulary never keeps a term no document holds."""
+def _forget(spec: IndexSpec, store: Store, vocabulary: Sequence[tuple[str, str]]) -> None:
+    """Remove the terms whose list is empty from the vocabulary (``vocabulary``: the ``(scope,
+    term)`` some document just stopped holding), with their delete keys. Decided by the list,
+    not the count, so the vocabulary never keeps a term no document holds."""
     if not vocabulary:
         return
-    slices, _ = store.read([Range(pk[:-1] + f"t|{term}", limit=1) for pk, term in vocabulary], [])
-    gone = [(pk, term) for (pk, term), found in zip(vocabulary, slices, strict=True) if not found.items]
-    deletes = [*gone, *((pk[:-1] + f"d|{key}", term) for pk, term in gone for key in analysis.delete_keys(term))]
+    slices, _ = store.read([Range(spec.list_key(scope, f"t|{term}"), limit=1) for scope, term in vocabulary], [])
+    gone = [(scope, term) for (scope, term), found in zip(vocabulary, slices, strict=True) if not found.items]
+    deletes = [spec.vocabulary_key(scope, term) for scope, term in gone]
+    deletes += [(spec.list_key(scope, f"d|{key}"), term) for scope, term in gone for key in analysis.delete_keys(term)]
     store.write([], deletes)

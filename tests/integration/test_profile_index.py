@@ -69,15 +69,15 @@ def _assert_index_is_exact() -> None:
         weights = index.impacts(index.term_frequencies(profile_spec, doc))
         expected.update(index.entries(profile_spec, doc, weights))
         expected[profile_spec.stored_key(doc.id)] = index.stored(profile_spec, doc, weights)
-        sizes.update((profile_spec.list_key(doc.scope, "v"), term) for term in weights)
-        sizes.update((profile_spec.list_key(doc.scope, "c"), name) for name in index.sorted_lists(profile_spec, doc))
+        sizes.update(profile_spec.vocabulary_key(doc.scope, term) for term in weights)
+        sizes.update(k for name in index.sorted_lists(profile_spec, doc) for k in profile_spec.size_keys(doc.scope, name))
     found = {(str(i["pk"]), str(i["sk"])): i for i in items}
-    filed = {k: v for k, v in found.items() if not k[0].endswith(("|v", "|c")) and "|d|" not in k[0] and not v.get("gone")}
+    filed = {k: v for k, v in found.items() if k[0].split("|")[2] not in ("v", "c", "d") and not v.get("gone")}
     assert set(filed) == set(expected)
     compared = ("id", "age", "kw", "num")
     for key, item in expected.items():
         assert {k: found[key][k] for k in compared if k in item} == {k: item[k] for k in compared if k in item}
-    counted = {k: int(v["n"]) for k, v in found.items() if k[0].endswith(("|v", "|c")) and int(v["n"])}
+    counted = {k: int(v["n"]) for k, v in found.items() if k[0].split("|")[2] in ("v", "c") and int(v["n"])}
     assert counted == dict(sizes)
 
 

@@ -40,8 +40,8 @@ def test_a_word_search_pages_through_its_posting_list_with_cursors(api: Api, ali
     # impact list read whole, or the category's newest-first list from the cursor on.
     assert {q["TableName"] for q in queries} == {settings().SEARCH_INDEX_TABLE}
     partitions = {q["ExpressionAttributeValues"][":pk"]["S"] for q in queries}
-    assert f"{NAMESPACE}|jobs|v" in partitions
-    assert partitions - {f"{NAMESPACE}|jobs|v"} in ({f"{NAMESPACE}|jobs|t|rust"}, {f"{NAMESPACE}|jobs|a"})
+    assert f"{NAMESPACE}|jobs|v|r" in partitions  # the vocabulary's partition of words starting with r
+    assert partitions - {f"{NAMESPACE}|jobs|v|r"} in ({f"{NAMESPACE}|jobs|t|rust"}, {f"{NAMESPACE}|jobs|a"})
     assert all("ExclusiveStartKey" in q for q in queries if q["ExpressionAttributeValues"][":pk"]["S"].endswith("|a"))
     assert len(batches) <= 3  # sizes and vocabulary; the candidates' stored documents beside their listings and owners
     third = search_listings(api, bob, f"category=jobs&q=rust&pageSize=3&sort=newest&cursor={second['nextCursor']}")
