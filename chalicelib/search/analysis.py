@@ -17,10 +17,12 @@ The vocabulary finds every term a word matches without reading the index's terms
 prefix terms by a range read of the sorted term dictionary, typo terms through **symmetric
 delete** keys (Wolf Garbe, SymSpell, 2012): a term is filed under its first :data:`DELETE_PREFIX`
 characters and under each string made by deleting one of them but the first
-(:func:`delete_keys`); a word's candidates are the terms filed under its own keys. Two strings of
-equal first letter at distance 1 always share a key (a substitution or transposition: delete
-the same position or its neighbour in both; an insertion: delete it from the longer; an edit
-past the prefix: the prefixes are equal), so the lookup misses no term :func:`kind` accepts.
+(:func:`delete_keys`). Two strings of equal first letter at distance 1 always share a key (a
+substitution or transposition: delete the same position or its neighbour in both; an insertion:
+delete it from the longer; an edit past the prefix: the prefixes are equal). A search reads only
+the keys its edits near the start need (:func:`typo_reads`): a term whose edit lies at or past
+letter :data:`TYPO_RANGE` starts with the word's first :data:`TYPO_RANGE` letters and is found by
+a range read of the sorted vocabulary, so the lookup misses no term :func:`kind` accepts.
 """
 
 from __future__ import annotations
@@ -46,6 +48,10 @@ ENDINGS = ("ing", "ings", "ed", "ation", "ations", "ies", "ied", "ness", "ment",
 MIN_TYPO_WORD = 5
 #: Characters of a term its delete keys are made of (SymSpell's prefix length).
 DELETE_PREFIX = 8
+#: Leading letters a typo term shares with the word when its edit lies at or past them: such terms
+#: come from one range read of the vocabulary; edits before them from :data:`TYPO_RANGE` delete
+#: keys (:func:`typo_reads`). 3 keeps the range to the few terms of one three-letter start.
+TYPO_RANGE = 3
 
 
 class Kind(IntEnum):
@@ -127,6 +133,31 @@ def delete_keys(term: str) -> frozenset[str]:
     characters and each string made by deleting one of them but the first."""
     head = term[:DELETE_PREFIX]
     return frozenset({head, *(head[:i] + head[i + 1:] for i in range(1, len(head)))})
+
+
+def typo_reads(stem: str) -> tuple[frozenset[str], str]:
+    """What finds every vocabulary term at distance 1 from ``stem`` with its first letter: the delete
+    keys to read (terms filed under them, :func:`delete_keys`) and the start of a range read of the
+    sorted vocabulary.
+
+    An edit at position ``i`` (0-based, ``1 <= i < TYPO_RANGE``) is found under a key: a substitution,
+    a letter missing from the term or a transposition of ``i`` and ``i + 1`` under the stem's first
+    :data:`DELETE_PREFIX` letters without letter ``i`` (the term's own key, or its key without the
+    same or the next letter); a letter inserted into the term under the stem's key without any
+    deletion (the term without the inserted letter), which for a stem of :data:`DELETE_PREFIX`
+    letters or more is cut to ``DELETE_PREFIX - 1`` letters (the term's first ``DELETE_PREFIX`` letters
+    without the inserted one). Any edit at ``i >= TYPO_RANGE`` leaves the first :data:`TYPO_RANGE`
+    letters, which the range read covers.
+
+    Returns
+    -------
+    tuple of (frozenset of str, str)
+        The keys (at most :data:`TYPO_RANGE`) and the range's start (the stem's first
+        :data:`TYPO_RANGE` letters).
+    """
+    head = stem[:DELETE_PREFIX]
+    inserted = head if len(head) < DELETE_PREFIX else head[:-1]
+    return frozenset({inserted, *(head[:i] + head[i + 1:] for i in range(1, min(TYPO_RANGE, len(head))))}), stem[:TYPO_RANGE]
 
 
 def prefixes_of(word: Word) -> tuple[str, ...]:

@@ -230,25 +230,32 @@ def score(ctx: _Context, doc: Document, weights: Mapping[str, int]) -> float | N
 
 
 def _vocabulary_reads(ctx: _Context) -> tuple[list[Range], list[Key]]:
+    """Step 1's reads of each word's terms: its stem and the beginnings it may complete by key, the
+    starts it completes and its typo range as range reads of the sorted vocabulary (a start inside
+    another is read once), and its typo delete keys (:func:`chalicelib.search.analysis.typo_reads`)."""
     ranges: list[Range] = []
     keys: list[Key] = []
     for scope, words in ctx.words.items():
         for word in words:
             keys += [ctx.spec.vocabulary_key(scope, t) for t in (word.stem, *analysis.prefixes_of(word))]
-            if word.completes:
-                starts = {word.stem, word.text} if not word.text.startswith(word.stem) else {word.stem}
-                ranges += [Range(ctx.spec.vocabulary_key(scope, s)[0], begins=s, limit=MAX_BLOCK) for s in sorted(starts)]
+            starts = {word.stem, word.text} if word.completes else set()
             if word.corrects:
-                ranges += [Range(ctx.spec.list_key(scope, f"d|{k}"), limit=MAX_BLOCK) for k in sorted(analysis.delete_keys(word.stem))]
+                deletes, start = analysis.typo_reads(word.stem)
+                starts.add(start)
+                ranges += [Range(ctx.spec.list_key(scope, f"d|{k}"), limit=MAX_BLOCK) for k in sorted(deletes)]
+            starts = {s for s in starts if not any(s != o and s.startswith(o) for o in starts)}
+            ranges += [Range(ctx.spec.vocabulary_key(scope, s)[0], begins=s, limit=MAX_BLOCK) for s in sorted(starts)]
     return ranges, keys
 
 
-def _prepare(ctx: _Context, counters: Iterable[tuple[str, str]]) -> list[Key]:
-    """Step 1: list sizes, scope counts and each word's matching terms with their counts;
-    returns the vocabulary items of matching terms whose counts are still unknown."""
+def _prepare(ctx: _Context, counters: Iterable[tuple[str, str]], early: Sequence[Range] = ()) -> tuple[list[Key], list[Slice]]:
+    """Step 1: list sizes, scope counts and each word's matching terms with their counts, with the
+    ``early`` ranges of the plan read along; returns the vocabulary items of matching terms whose
+    counts are still unknown, and the slices of ``early``."""
     ranges, keys = _vocabulary_reads(ctx)
     sizes = {ctx.spec.size_key(s, n): (s, n) for s, n in [*counters, *((s, "a") for s in ctx.query.scopes)]}
-    slices, found = _read(ctx, ranges, [*keys, *sizes])
+    slices, found = _read(ctx, [*ranges, *early], [*keys, *sizes])
+    slices, read_early = slices[:len(ranges)], slices[len(ranges):]
     slices = _finish(ctx, ranges, slices)
     for (pk, sk), item in found.items():
         if (pk, sk) in sizes:
@@ -265,10 +272,10 @@ def _prepare(ctx: _Context, counters: Iterable[tuple[str, str]]) -> list[Key]:
     unknown: list[Key] = []
     for scope, words in ctx.words.items():
         for index, word in enumerate(words):
-            matched = {t: k for t in pools[scope] | {word.stem} if (k := analysis.kind(word, t)) is not None}
+            matched = {t: k for t in pools[scope] if (k := analysis.kind(word, t)) is not None}
             ctx.expansions[(scope, index)] = matched
             unknown += [ctx.spec.vocabulary_key(scope, t) for t in matched if (scope, t) not in ctx.df]
-    return unknown
+    return unknown, read_early
 
 
 def _read(ctx: _Context, ranges: Sequence[Range], keys: Sequence[Key]) -> tuple[list[Slice], dict[Key, Item]]:
@@ -285,22 +292,28 @@ def _step(ctx: _Context, ranges: Sequence[Range], keys: Sequence[Key], load: Map
     if not load:
         slices, found = _read(ctx, ranges, keys)
         return slices, found, {}
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        records = pool.submit(contextvars.copy_context().run, ctx.spec.load, load)  # the request's accounting
-        stored = [ctx.spec.stored_key(i) for i in load] if ctx.words else []
-        slices, found = _read(ctx, ranges, [*keys, *stored])
-        return slices, found, records.result()
+    records = _loaders().submit(contextvars.copy_context().run, ctx.spec.load, load)  # the request's accounting
+    stored = [ctx.spec.stored_key(i) for i in load] if ctx.words else []
+    slices, found = _read(ctx, ranges, [*keys, *stored])
+    return slices, found, records.result()
+
+
+@functools.cache
+def _loaders() -> ThreadPoolExecutor:
+    """Threads that load a step's records beside its reads (started once: no thread start per step)."""
+    return ThreadPoolExecutor(max_workers=8, thread_name_prefix="search-load")
 
 
 def _walk(ctx: _Context, collector: _Collector, reads: Callable[[], list[Range]],
           absorb: Callable[[list[Range], list[Slice]], list[Item]], bound: Callable[[], tuple[Any, ...] | None],
-          keys: Sequence[Key] = ()) -> None:
+          keys: Sequence[Key] = (), early: Sequence[Item] | None = None) -> None:
     """Read blocks until the collector is done before ``bound``. Each step loads the candidates
     of the previous block and reads the next one, so a block costs one round trip; the step that
-    finds the page complete read one block more than needed."""
-    fresh: dict[str, float] = {}
-    limit: tuple[Any, ...] | None = None
-    first = True
+    finds the page complete read one block more than needed. ``early``: the entries of a first
+    block read with step 1 (absorbed already), loaded by the walk's first step."""
+    first = early is None
+    fresh: dict[str, float] = collector.prefilter(early or [])
+    limit: tuple[Any, ...] | None = None if first else bound()
     while True:
         ranges = reads() if first or limit is not None else []
         slices, found, records = _step(ctx, ranges, keys, {i: collector.entries[i] for i in fresh})
@@ -459,16 +472,29 @@ def _threshold(ctx: _Context, lists: Sequence[_List]) -> tuple[Any, ...] | None:
     return (-best, min(heads, default=""))
 
 
-def _relevance(ctx: _Context, collector: _Collector, unknown: Sequence[Key]) -> bool:
+def _first_block(ctx: _Context, need: int) -> int:
+    """Entries of an impact list's first read. Several words need deeper reads before the threshold
+    falls (an unseen document must beat the sum of every word's bound): it grows with the words."""
+    return min(MAX_BLOCK, max(10, need + 1) * max(1, len(next(iter(ctx.words.values())))))
+
+
+def _stem_lists(ctx: _Context, need: int) -> list[Range]:
+    """The first block of each word's stem list in each scope: read with step 1 (a list's key needs
+    no vocabulary), so a word that matches its stem alone is answered in two steps."""
+    pks = dict.fromkeys(ctx.spec.list_key(scope, f"t|{word.stem}") for scope, words in ctx.words.items() for word in words)
+    return [Range(pk, limit=_first_block(ctx, need)) for pk in pks]
+
+
+def _relevance(ctx: _Context, collector: _Collector, unknown: Sequence[Key], early: Sequence[Range],
+               read: Sequence[Slice]) -> bool:
     """Walk the impact lists until the threshold; returns whether every list was read to its end.
-    ``unknown``: vocabulary counts still to read (they come with the first block)."""
+    ``unknown``: vocabulary counts still to read (they come with the first block); ``early`` and
+    ``read``: the stem lists' first blocks, read with step 1."""
     lists = {
         ctx.spec.list_key(scope, f"t|{term}"): _List(ctx.spec.list_key(scope, f"t|{term}"), scope, index, how, term)
         for (scope, index), matched in ctx.expansions.items() for term, how in sorted(matched.items())
     }
-    # Several words need deeper reads before the threshold falls (an unseen document must beat the
-    # sum of every word's bound): the first block grows with the words, and blocks grow fourfold.
-    block = [min(MAX_BLOCK, max(10, collector.need + 1) * max(1, len(next(iter(ctx.words.values())))))]
+    block = [_first_block(ctx, collector.need)]
 
     def reads() -> list[Range]:
         wanted = [Range(lst.pk, lst.last, limit=block[0]) for lst in lists.values() if not lst.done]
@@ -485,7 +511,10 @@ def _relevance(ctx: _Context, collector: _Collector, unknown: Sequence[Key]) -> 
             lst.head = got.items[-1] if got.items else None
         return entries
 
-    _walk(ctx, collector, reads, absorb, lambda: _threshold(ctx, list(lists.values())), unknown)
+    # A stem list of the vocabulary starts read; one the vocabulary lacks is left (an indexing in flight).
+    kept = [(wanted, got) for wanted, got in zip(early, read, strict=True) if wanted.pk in lists]
+    entries = absorb([wanted for wanted, _ in kept], [got for _, got in kept])
+    _walk(ctx, collector, reads, absorb, lambda: _threshold(ctx, list(lists.values())), unknown, entries)
     return all(lst.done for lst in lists.values())
 
 
@@ -502,17 +531,17 @@ class _Driver:
 
 
 def _drivers(ctx: _Context) -> list[_Driver]:
+    """Every newest-first driver of the query. A list whose counter says it is empty is not read
+    (as a geo cell's): an open number range spans dozens of buckets, most of them empty."""
     query, out = ctx.query, []
-    out.append(_Driver([ctx.spec.list_key(s, "a") for s in query.scopes], sum(ctx.count(s, "a") for s in query.scopes)))
-    for name, value in query.keywords:
-        if name in ctx.spec.unlisted:
-            continue
-        out.append(_Driver([ctx.spec.list_key(s, f"k|{name}={value}") for s in query.scopes],
-                           sum(ctx.count(s, f"k|{name}={value}") for s in query.scopes)))
-    for wanted in query.ranges:
-        names = [f"n|{wanted.name}|{b}" for b in _cover(wanted)]
-        out.append(_Driver([ctx.spec.list_key(s, n) for s in query.scopes for n in names],
-                           sum(ctx.count(s, n) for s in query.scopes for n in names)))
+
+    def lists(names: Sequence[str]) -> _Driver:
+        sized = [(s, n, ctx.count(s, n)) for s in query.scopes for n in names]
+        return _Driver([ctx.spec.list_key(s, n) for s, n, size in sized if size > 0], sum(size for *_, size in sized))
+
+    out.append(lists(["a"]))
+    out += [lists([f"k|{name}={value}"]) for name, value in query.keywords if name not in ctx.spec.unlisted]
+    out += [lists([f"n|{wanted.name}|{b}" for b in _cover(wanted)]) for wanted in query.ranges]
     for index in range(max((len(w) for w in ctx.words.values()), default=0)):
         terms = [(s, t) for (s, i), m in ctx.expansions.items() if i == index for t in m]
         out.append(_Driver([ctx.spec.list_key(s, f"t|{t}") for s, t in terms],
@@ -658,9 +687,10 @@ def search(spec: IndexSpec, store: Store, query: Query, size: int, offset: int =
     words = {s: analysis.query_words(query.words, spec.language(s)) for s in query.scopes} if query.words else {}
     ctx = _Context(spec, store, query, words)
     collector = _Collector(ctx, offset + size + 1, position)
-    unknown = _prepare(ctx, _counters(ctx))
+    early = _stem_lists(ctx, collector.need) if query.order == "relevance" and words else []
+    unknown, read = _prepare(ctx, _counters(ctx), early)
     if query.order == "relevance" and words:
-        complete = _relevance(ctx, collector, unknown)
+        complete = _relevance(ctx, collector, unknown, early, read)
     elif query.order == "nearest" and query.near is not None:
         complete = _nearest(ctx, collector)
     else:

@@ -28,6 +28,17 @@ Item = dict[str, Any]
 
 #: Requests of one step in flight at once (threads of :class:`DynamoStore`).
 PARALLEL = 16
+#: Threads of the reads of a step (:meth:`DynamoStore.read`; botocore's pool holds 32 connections,
+#: ``chalicelib.storage``): one Query per list of a step, up to four scopes of a search without a
+#: category, go out at once.
+READ_PARALLEL = 32
+
+
+@functools.cache
+def readers() -> ThreadPoolExecutor:
+    """The threads that send the reads of a step, started once per process: a step's calls leave
+    together instead of each waiting for a new thread, so they overlap as one round trip."""
+    return ThreadPoolExecutor(max_workers=READ_PARALLEL, thread_name_prefix="search-read")
 
 
 @dataclass(frozen=True)
@@ -152,12 +163,15 @@ class DynamoStore:
         return storage.batch_get(self.table, [{"pk": pk, "sk": sk} for pk, sk in chunk])
 
     def read(self, ranges: Sequence[Range], keys: Sequence[Key]) -> tuple[list[Slice], dict[Key, Item]]:
-        """See :meth:`Store.read`: every Query and BatchGetItem of the step in parallel."""
+        """See :meth:`Store.read`: every Query and BatchGetItem of the step in parallel (:func:`readers`)."""
         unique = list(dict.fromkeys(keys))
         chunks = [unique[i:i + 100] for i in range(0, len(unique), 100)]
         tasks: list[Callable[[], Any]] = [functools.partial(self._query, r) for r in ranges]
         tasks += [functools.partial(self._get, c) for c in chunks]
-        results = self._parallel(lambda task: task(), tasks)
+        if len(tasks) <= 1:
+            results = [task() for task in tasks]
+        else:  # each in a copy of the caller's context: the request's accounting (chalicelib.metrics)
+            results = [f.result() for f in [readers().submit(contextvars.copy_context().run, task) for task in tasks]]
         found = {(i["pk"], i["sk"]): i for part in results[len(ranges):] for i in part}
         return results[:len(ranges)], found
 
