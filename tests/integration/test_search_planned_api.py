@@ -83,3 +83,34 @@ def test_a_filter_combination_verifies_the_smallest_list(api: Api, alice: User, 
     lists = {q["ExpressionAttributeValues"][":pk"]["S"] for q in queries if "|t|" in q["ExpressionAttributeValues"][":pk"]["S"]}
     assert f"{NAMESPACE}|jobs|t|rust" in lists  # not the last word: its stem only
     assert not any(p.startswith(f"{NAMESPACE}|jobs|t|rust") and p != f"{NAMESPACE}|jobs|t|rust" for p in lists)
+
+
+def test_an_open_salary_range_without_a_category_queries_only_the_buckets_that_hold_salaries(
+        api: Api, alice: User, bob: User, admin: User, runner: Any) -> None:
+    with distinct_milliseconds():
+        ids = [create_listing(api, alice, "jobs", "hiring", meta={"title": f"Role {n}", "salary": str(salary)})["id"]
+               for n, salary in enumerate((90000, 150000, 160000, 300000))]
+    activate(api, admin, runner, *ids)
+    with aws_calls("Query") as queries:
+        found = search_listings(api, bob, "meta.salary_min=140000&pageSize=10")
+    assert [i["id"] for i in found["listings"]] == ids[:0:-1]
+    # Step 1 reads the counters of the range's 25 buckets in every category (BatchGetItem); only the
+    # two that hold salaries of 140,000 or more are queried (131,072-262,143 and 262,144-524,287).
+    lists = sorted(q["ExpressionAttributeValues"][":pk"]["S"] for q in search_reads(queries))
+    assert lists == [f"{NAMESPACE}|jobs|n|salary|p17", f"{NAMESPACE}|jobs|n|salary|p18"]
+
+
+def test_a_word_search_without_a_category_reads_its_stem_lists_with_the_vocabulary(
+        api: Api, alice: User, bob: User, admin: User, runner: Any) -> None:
+    rust = _rust_jobs(api, alice, admin, runner, rust=4, other=2)
+    with aws_calls("Query") as queries, aws_calls("BatchGetItem") as batches:
+        found = search_listings(api, bob, "q=rust&pageSize=3")
+    assert len(found["listings"]) == 3
+    assert {i["id"] for i in found["listings"]} <= set(rust)
+    partitions = [q["ExpressionAttributeValues"][":pk"]["S"] for q in search_reads(queries)]
+    # Step 1: per category the vocabulary of words starting with r and the stem's impact list
+    # (4 letters: no typo keys); step 2 loads the candidates (their stored documents beside their
+    # listings and owners). No other list: "rust" matches its stem alone.
+    categories = ("cofounders", "housing", "jobs", "mentoring")
+    assert sorted(partitions) == sorted([f"{NAMESPACE}|{c}|v|r" for c in categories] + [f"{NAMESPACE}|{c}|t|rust" for c in categories])
+    assert len(batches) <= 3
