@@ -37,9 +37,6 @@ SHAPES = {
 
 #: Shapes measured over their budget at 300 and 900 profiles (docs/search.md, "Profile search").
 OVER_BUDGET = {
-    # Two common words whose profiles rarely hold both: the threshold stays high while the
-    # impact-ordered lists are read block after block (6 round trips, 767 -> 1,687 items).
-    "q two words",
     # Two keywords and no words: the newest-first drive reads one list and checks the others on
     # its entries; more entries are read per page as the data grows (98 -> 277 items).
     "skills and openToWork",
