@@ -6,8 +6,9 @@ A :class:`Query` (parsed once by the domain) is answered over the index of an
 
 1. **Statistics and vocabulary** (one step): the sizes of the lists the plan may read, the
    document count of each scope and, for each query word, the vocabulary's terms it matches
-   (:mod:`chalicelib.search.analysis`: its stem, the terms it starts, its delete keys), with
-   their document counts (a typo candidate's count comes with the next step).
+   (:mod:`chalicelib.search.analysis`: its stem, the terms it starts, its typo reads), with
+   their document counts (a typo candidate's count comes with the next step); in relevance
+   order, the first block of each word's stem list too.
 2. **Candidates**, by the order asked for, each a cheap approximation then an exact check
    (Lucene's ``TwoPhaseIterator``): a candidate list's entry carries the document's projection,
    so keyword, range and distance filters are checked on the entry; the entries that pass are
