@@ -230,9 +230,10 @@ def apply(spec: IndexSpec, store: Store, changes: Sequence[Change]) -> int:
     newer than the stored form's (a replay, an out-of-order record) writes nothing. For the
     others, in this order: the entries of the stored form that the new one lacks are deleted
     and the new ones put (BatchWriteItem; impacts depend on the document alone, so a retry
-    after a crash writes the same keys), the vocabulary and list sizes move by the difference
-    (a new term is filed under its delete keys; a term whose list became empty leaves the
-    vocabulary), and last the stored form is put, conditional on its version. A removal is
+    after a crash writes the same keys) while the vocabulary and list sizes move by the
+    difference (UpdateItem ``ADD``; one step, every call in parallel); then a new term is filed
+    under its delete keys and a term whose list became empty leaves the vocabulary; last the
+    stored form is put, conditional on its version. A removal is
     stored as a tombstone (version kept, no terms) so that an older change arriving later is
     refused; it expires by the table's TTL (``expiresAt``, Unix seconds) after
     :data:`TOMBSTONE_SECONDS`, when no stream can still deliver an older change.
@@ -292,9 +293,9 @@ def _move(spec: IndexSpec, store: Store, moves: Sequence[tuple[Item | None, Docu
     """Delete the entries the old forms had and the new ones lack, put the new ones, and move
     the vocabulary and list sizes by the difference."""
     puts, deletes, counts, terms = _diff(spec, moves)
-    store.write(list(puts.values()), sorted(deletes - set(puts)))
     changed = [(k, n) for k, n in counts.items() if n]
-    values = dict(zip((k for k, _ in changed), store.add(changed), strict=True))
+    added = store.write_and_add(list(puts.values()), sorted(deletes - set(puts)), changed)
+    values = dict(zip((k for k, _ in changed), added, strict=True))
     vocabulary = [(scope, term, n, values[spec.vocabulary_key(scope, term)]) for (scope, term), n in terms.items() if n]
     born = [(scope, term) for scope, term, n, value in vocabulary if value > 0 and value - n <= 0]
     store.write([{"pk": spec.list_key(scope, f"d|{key}"), "sk": term} for scope, term in born for key in analysis.delete_keys(term)], [])
