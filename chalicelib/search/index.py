@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -227,12 +227,16 @@ def apply(spec: IndexSpec, store: Store, changes: Sequence[Change]) -> int:
     """File a batch of changes; returns how many documents changed.
 
     Changes of one document coalesce to its highest version; a change whose version is not
-    newer than the stored form's (a replay, an out-of-order record) writes nothing. For the
-    others, in this order: the entries of the stored form that the new one lacks are deleted
-    and the new ones put (BatchWriteItem; impacts depend on the document alone, so a retry
-    after a crash writes the same keys), the vocabulary and list sizes move by the difference
-    (a new term is filed under its delete keys; a term whose list became empty leaves the
-    vocabulary), and last the stored form is put, conditional on its version. A removal is
+    newer than the stored form's (a replay, an out-of-order record) writes nothing. The stored
+    forms and the vocabulary items of the new forms' terms are read in one step. For the
+    changed documents, in one step (every call in parallel): the entries of the stored form
+    that the new one lacks are deleted and the new ones put (BatchWriteItem; impacts depend on
+    the document alone, so a retry after a crash writes the same keys), the vocabulary and list
+    sizes move by the difference (UpdateItem ``ADD``) and the terms the vocabulary did not hold
+    are filed under their delete keys; then a term the additions show new that the read still
+    saw (another batch removed it meanwhile) is filed under its delete keys, and a term whose
+    list became empty leaves the vocabulary; last the stored form is put, conditional on its
+    version (so a document is found by its words as soon as by its filters). A removal is
     stored as a tombstone (version kept, no terms) so that an older change arriving later is
     refused; it expires by the table's TTL (``expiresAt``, Unix seconds) after
     :data:`TOMBSTONE_SECONDS`, when no stream can still deliver an older change.
@@ -241,17 +245,20 @@ def apply(spec: IndexSpec, store: Store, changes: Sequence[Change]) -> int:
     for change in changes:
         if change.id not in newest or change.version > newest[change.id].version:
             newest[change.id] = change
-    _, before = store.read([], [spec.stored_key(c) for c in newest])
+    weights = {c.id: impacts(term_frequencies(spec, c.doc)) if c.doc is not None else {} for c in newest.values()}
+    terms = {(c.doc.scope, t) for c in newest.values() if c.doc is not None for t in weights[c.id]}
+    vocabulary = {spec.vocabulary_key(scope, t): (scope, t) for scope, t in terms}
+    _, before = store.read([], [*(spec.stored_key(c) for c in newest), *sorted(vocabulary)])
+    known = {term for key, term in vocabulary.items() if int(before.get(key, {}).get("n", 0)) > 0}
     olds = {i: before.get(spec.stored_key(i)) for i in newest}
     batch = [c for c in newest.values() if olds[c.id] is None or int(olds[c.id]["v"]) < c.version]  # type: ignore[index]
     forms: list[Item] = []
     moves: list[tuple[Item | None, Document | None, Mapping[str, int]]] = []
     for c in batch:
-        weights = impacts(term_frequencies(spec, c.doc)) if c.doc is not None else {}
         pk, sk = spec.stored_key(c.id)
-        forms.append(stored(spec, c.doc, weights) if c.doc is not None else _tombstone(pk, sk, c.version))
-        moves.append((olds[c.id], c.doc, weights))
-    _move(spec, store, moves)
+        forms.append(stored(spec, c.doc, weights[c.id]) if c.doc is not None else _tombstone(pk, sk, c.version))
+        moves.append((olds[c.id], c.doc, weights[c.id]))
+    _move(spec, store, moves, known)
     return sum(store.put_newer(forms))
 
 
@@ -288,17 +295,25 @@ def _diff(spec: IndexSpec, moves: Sequence[tuple[Item | None, Document | None, M
     return puts, deletes, counts, terms
 
 
-def _move(spec: IndexSpec, store: Store, moves: Sequence[tuple[Item | None, Document | None, Mapping[str, int]]]) -> None:
-    """Delete the entries the old forms had and the new ones lack, put the new ones, and move
-    the vocabulary and list sizes by the difference."""
+def _move(spec: IndexSpec, store: Store, moves: Sequence[tuple[Item | None, Document | None, Mapping[str, int]]],
+          known: set[tuple[str, str]]) -> None:
+    """Delete the entries the old forms had and the new ones lack, put the new ones, move the
+    vocabulary and list sizes by the difference, and file the terms new to the vocabulary
+    (``known``: the ``(scope, term)`` it held when the batch began) under their delete keys."""
     puts, deletes, counts, terms = _diff(spec, moves)
-    store.write(list(puts.values()), sorted(deletes - set(puts)))
     changed = [(k, n) for k, n in counts.items() if n]
-    values = dict(zip((k for k, _ in changed), store.add(changed), strict=True))
+    filed = {(scope, term) for (scope, term), n in terms.items() if n > 0 and (scope, term) not in known}
+    added = store.write_and_add([*puts.values(), *_delete_keys(spec, filed)], sorted(deletes - set(puts)), changed)
+    values = dict(zip((k for k, _ in changed), added, strict=True))
     vocabulary = [(scope, term, n, values[spec.vocabulary_key(scope, term)]) for (scope, term), n in terms.items() if n]
-    born = [(scope, term) for scope, term, n, value in vocabulary if value > 0 and value - n <= 0]
-    store.write([{"pk": spec.list_key(scope, f"d|{key}"), "sk": term} for scope, term in born for key in analysis.delete_keys(term)], [])
+    born = {(scope, term) for scope, term, n, value in vocabulary if value > 0 and value - n <= 0}
+    store.write(_delete_keys(spec, born - filed), [])
     _forget(spec, store, [(scope, term) for scope, term, n, _ in vocabulary if n < 0])
+
+
+def _delete_keys(spec: IndexSpec, terms: Iterable[tuple[str, str]]) -> list[Item]:
+    """The symmetric-delete items of ``terms`` (``(scope, term)``)."""
+    return [{"pk": spec.list_key(scope, f"d|{key}"), "sk": term} for scope, term in sorted(terms) for key in analysis.delete_keys(term)]
 
 
 def _count(spec: IndexSpec, counts: Counter[Key], terms: Counter[tuple[str, str]], doc: Document,

@@ -5,8 +5,8 @@ asks for all the reads of one step at once (:meth:`Store.read`): ranges of lists
 key. :class:`DynamoStore` sends them together (parallel Queries, BatchGetItem in chunks of 100),
 so a step costs one sequential round trip; :class:`MemoryStore` keeps the same model in
 memory for unit and property tests. Writes are idempotent puts and deletes (BatchWriteItem,
-25 per call, calls in parallel), counter additions (UpdateItem ``ADD``, in parallel) and
-version-conditioned puts (``attribute_not_exists(v) OR v < :v``).
+25 per call, calls in parallel), counter additions (UpdateItem ``ADD``, in parallel; the
+writer sends its puts, deletes and additions in one step) and version-conditioned puts (``attribute_not_exists(v) OR v < :v``).
 """
 
 from __future__ import annotations
@@ -79,6 +79,10 @@ class Store(Protocol):
         """Put each item unless the stored one has a ``v`` at least its own; which were written."""
         ...
 
+    def write_and_add(self, puts: Sequence[Item], deletes: Sequence[Key], changes: Sequence[tuple[Key, int]]) -> list[int]:
+        """One step of :meth:`write` and :meth:`add` (keys of the two apart); the new values of ``changes``, in order."""
+        ...
+
 
 @dataclass
 class MemoryStore:
@@ -117,6 +121,11 @@ class MemoryStore:
             item["n"] = int(item.get("n", 0)) + delta
             values.append(item["n"])
         return values
+
+    def write_and_add(self, puts: Sequence[Item], deletes: Sequence[Key], changes: Sequence[tuple[Key, int]]) -> list[int]:
+        """See :meth:`Store.write_and_add`."""
+        self.write(puts, deletes)
+        return self.add(changes)
 
     def put_newer(self, items: Sequence[Item]) -> list[bool]:
         """See :meth:`Store.put_newer`."""
@@ -184,11 +193,24 @@ class DynamoStore:
                 attempt += 1
                 time.sleep(random.uniform(0, min(1.0, 0.02 * 2 ** attempt)))
 
-    def write(self, puts: Sequence[Item], deletes: Sequence[Key]) -> None:
-        """See :meth:`Store.write`: BatchWriteItem of 25 requests, the calls in parallel."""
+    @staticmethod
+    def _write_chunks(puts: Sequence[Item], deletes: Sequence[Key]) -> list[list[dict[str, Any]]]:
+        """The BatchWriteItem requests of ``puts`` and ``deletes``, 25 per call."""
         requests = [{"PutRequest": {"Item": storage.to_item(i)}} for i in puts]
         requests += [{"DeleteRequest": {"Key": storage.to_item({"pk": pk, "sk": sk})}} for pk, sk in deletes]
-        self._parallel(self._batch_write, [requests[i:i + 25] for i in range(0, len(requests), 25)])
+        return [requests[i:i + 25] for i in range(0, len(requests), 25)]
+
+    def write(self, puts: Sequence[Item], deletes: Sequence[Key]) -> None:
+        """See :meth:`Store.write`: BatchWriteItem of 25 requests, the calls in parallel."""
+        self._parallel(self._batch_write, self._write_chunks(puts, deletes))
+
+    def write_and_add(self, puts: Sequence[Item], deletes: Sequence[Key], changes: Sequence[tuple[Key, int]]) -> list[int]:
+        """See :meth:`Store.write_and_add`: the BatchWriteItem and UpdateItem calls of :meth:`write`
+        and :meth:`add` in one pool, so the step is one round trip."""
+        tasks: list[Callable[[], Any]] = [functools.partial(self._batch_write, c) for c in self._write_chunks(puts, deletes)]
+        tasks += [functools.partial(self._add, c) for c in changes]
+        results = self._parallel(lambda task: task(), tasks)
+        return [int(n) for n in results[len(tasks) - len(changes):]]
 
     def _add(self, change: tuple[Key, int]) -> int:
         (pk, sk), delta = change
