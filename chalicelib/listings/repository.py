@@ -328,6 +328,48 @@ def rebind_op(item: ListingRecord, expected_version: int) -> TransactItem:
     )
 
 
+def resubmit(read: ListingRecord, updated: ListingRecord, extra_ops: Sequence[TransactItem]) -> list[status_history.StatusEntry]:
+    """Write ``updated``'s new content as PENDING (:func:`replace_content_op`), take the listing off its
+    search counters when it was ACTIVE (:func:`leave_active_ops`) and write ``extra_ops`` (its
+    ``listing.submitted`` event), in one transaction.
+
+    Parameters
+    ----------
+    read:
+        The listing as read (its ``version`` and ``status`` are the write's conditions; its meta
+        names the counters it leaves).
+    updated:
+        ``read`` with its new content and ``updatedAt``.
+    extra_ops:
+        Items of other tables written in the same transaction.
+
+    Returns
+    -------
+    list[StatusEntry]
+        The ``statusHistory`` as written (:func:`resubmitted_history`).
+
+    Raises
+    ------
+    storage.TransactionConflict
+        The listing changed since it was read (version, status or history), or is gone.
+    """
+    version, was_status = int(read["version"]), read["status"]
+    storage.transact([replace_content_op(updated, version, was_status), *leave_active_ops(read, was_status), *extra_ops])
+    return resubmitted_history(updated)
+
+
+def rebind(updated: ListingRecord, expected_version: int, extra_ops: Sequence[TransactItem]) -> None:
+    """Write ``updated``'s ``channels``, ``webhookIds`` and ``updatedAt`` at ``expected_version + 1``
+    (:func:`rebind_op`) and ``extra_ops`` in one transaction; status and content are untouched.
+
+    Raises
+    ------
+    storage.TransactionConflict
+        The stored ``version`` is not ``expected_version`` any more, or the listing is gone.
+    """
+    storage.transact([rebind_op(updated, expected_version), *extra_ops])
+
+
 def leave_active_ops(listing: Mapping[str, Any], from_status: ListingStatus) -> list[TransactItem]:
     """The counter ops of a change out of ``from_status``: -1 when that was public (ACTIVE), else none."""
     return [typed(op) for op in counters.delta_ops(listing, -1)] if status.is_public(from_status) else []
