@@ -106,7 +106,6 @@ def _fifo_queue(dead_letter: str, visibility_seconds: int, max_receives: int) ->
 
 
 S = "S"
-N = "N"
 #: Logical id of the generated cursor secret.
 CURSOR_SECRET_RESOURCE = "CursorSecret"
 

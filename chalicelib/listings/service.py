@@ -29,12 +29,12 @@ from chalicelib.listings.models import (
     ListingUpdate,
     MyListingPage,
     MyListingsFilter,
-    OwnerSummary,
 )
 from chalicelib.listings.ports import Ports
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.status import Transition
 from chalicelib.pagination import PageQuery
+from chalicelib.ports import Seam
 from chalicelib.text import words
 from chalicelib.transact_items import TransactItem
 from chalicelib.transactions import ConditionFailed, TransactionConflict
@@ -46,19 +46,14 @@ SEARCHED_TYPES = {FieldType.TEXT, FieldType.RICHTEXT, FieldType.LOCATION}
 
 #: The real repository and domains; mypy checks here that each module satisfies its port.
 DEFAULT_PORTS = Ports(repository=repository, users=users, webhooks=webhooks)
-_ports = DEFAULT_PORTS
-
-
-def use_ports(replacement: Ports) -> Ports:
-    """Make every rule below read and write through ``replacement``; returns the ports it replaced
-    (a test puts them back). Production code never calls this: :data:`DEFAULT_PORTS` serve."""
-    global _ports
-    previous, _ports = _ports, replacement
-    return previous
+_seam = Seam(DEFAULT_PORTS)
+#: ``use_ports(replacement)``: the service reads and writes through ``replacement``; returns the
+#: ports it replaced (:meth:`chalicelib.ports.Seam.use`).
+use_ports = _seam.use
 
 
 def _require_owner(user_id: str) -> UserRecord:
-    user = _ports.users.get_user(user_id)
+    user = _seam.ports.users.get_user(user_id)
     if user is None:
         raise errors.NotFound(f"User '{user_id}' not found")
     return user
@@ -67,11 +62,6 @@ def _require_owner(user_id: str) -> UserRecord:
 def _owner_fields(user: UserRecord | None, user_id: str) -> dict[str, Any]:
     """The owner summary's fields as plain data, validated once by the model that holds them."""
     return {"userId": user_id} if user is None else {"userId": user_id, **summary_fields(user)}
-
-
-def owner_summary(user: UserRecord | None, user_id: str) -> OwnerSummary:
-    """The owner summary of a listing (only ``userId`` when the owner record is gone)."""
-    return OwnerSummary.model_validate(_owner_fields(user, user_id))
 
 
 def to_model[ViewT: Listing](
@@ -131,7 +121,7 @@ def _category_and_role(category_key: str, role_key: str) -> Category:
 
 def _check_webhooks(owner_id: str, webhook_ids: list[str]) -> list[str]:
     unique = list(dict.fromkeys(webhook_ids))
-    found = _ports.webhooks.get_many(unique) if unique else {}
+    found = _seam.ports.webhooks.get_many(unique) if unique else {}
     foreign = [w for w in unique if w not in found or found[w]["ownerId"] != owner_id]
     if foreign:
         raise errors.RuleViolation.for_field("webhookIds", f"not webhooks of yours: {', '.join(foreign)}")
@@ -158,7 +148,7 @@ def create_listing(caller: Caller, body: ListingCreate) -> Listing:
     webhook_ids = _check_webhooks(caller.user_id, body.webhookIds)
     now = clock.iso()
     listing_id = clock.new_id("lst")
-    pending = _ports.repository.pending_attributes(listing_id, now)
+    pending = _seam.ports.repository.pending_attributes(listing_id, now)
     item: ListingRecord = {
         "listingId": listing_id,
         "ownerId": caller.user_id,
@@ -177,7 +167,7 @@ def create_listing(caller: Caller, body: ListingCreate) -> Listing:
         "pendingSort": pending["pendingSort"],
         "statusHistory": [status_history.entry(status.INITIAL, now)],
     }
-    _ports.repository.create(item, [_submitted_event(listing_id, 1)])
+    _seam.ports.repository.create(item, [_submitted_event(listing_id, 1)])
     return to_model(item, owner, owner_view=True)
 
 
@@ -191,7 +181,7 @@ def owned(caller: Caller, listing_id: str) -> ListingRecord:
     Forbidden
         Another user's public (ACTIVE) listing.
     """
-    item = _ports.repository.get(listing_id)
+    item = _seam.ports.repository.get(listing_id)
     if item is None:
         raise errors.not_found("Listing", listing_id)
     if item["ownerId"] != caller.user_id:
@@ -207,7 +197,7 @@ def get_visible(caller: Caller, listing_id: str) -> ListingRecord:
     NotFound
         No such listing, or another user's listing that is not ACTIVE.
     """
-    item = _ports.repository.get(listing_id)
+    item = _seam.ports.repository.get(listing_id)
     if item is None or not status.is_visible(item["status"], item["ownerId"], caller.user_id):
         raise errors.not_found("Listing", listing_id)
     return item
@@ -228,11 +218,11 @@ def list_my_listings(caller: Caller, page: PageQuery) -> MyListingPage:
     """
     position = page.position_in("listings.mine", caller.user_id)
     skip = position.offset if position.key is None else 0
-    items, last_key = _ports.repository.owner_page(caller.user_id, position.page_size, after=position.key, skip=skip)
+    items, last_key = _seam.ports.repository.owner_page(caller.user_id, position.page_size, after=position.key, skip=skip)
     if items:
-        owner, total = _ports.repository.owner_with_total(caller.user_id)
+        owner, total = _seam.ports.repository.owner_with_total(caller.user_id)
     else:
-        owner, total = None, _ports.repository.owner_total(caller.user_id)
+        owner, total = None, _seam.ports.repository.owner_total(caller.user_id)
     return MyListingPage(
         listings=[to_model(i, owner, owner_view=True) for i in items], total=total, page=position.page,
         pageSize=position.page_size, nextCursor=position.next_cursor(last_key is not None, last_key),
@@ -260,8 +250,8 @@ def filter_my_listings(caller: Caller, query: MyListingsFilter) -> tuple[list[Li
         title = str((item.get("meta") or {}).get("title") or "").casefold()
         return (query.status is None or item.get("status") == query.status) and all(w in title for w in wanted)
 
-    items, last_key = _ports.repository.owner_page_matching(caller.user_id, position.page_size, keep, after=position.key)
-    owner = _ports.repository.owner_with_total(caller.user_id)[0] if items else None
+    items, last_key = _seam.ports.repository.owner_page_matching(caller.user_id, position.page_size, keep, after=position.key)
+    owner = _seam.ports.repository.owner_with_total(caller.user_id)[0] if items else None
     return [to_model(i, owner, owner_view=True) for i in items], position.next_cursor(last_key is not None, last_key)
 
 
@@ -313,7 +303,7 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate, expecte
     }
     updated.pop("statusReason", None)
     try:
-        updated["statusHistory"] = _ports.repository.resubmit(item, updated, [_submitted_event(listing_id, version + 1)])
+        updated["statusHistory"] = _seam.ports.repository.resubmit(item, updated, [_submitted_event(listing_id, version + 1)])
     except TransactionConflict as exc:
         if expected_version is not None:  # the version read matched If-Match; the write saw another one
             raise errors.PreconditionFailed("The listing changed while you were updating it; read it again") from exc
@@ -339,7 +329,7 @@ def _rebind(item: ListingRecord, owner: UserRecord, channels: list[str], webhook
                               "version": version + 1}
     event = [_submitted_event(item["listingId"], version + 1)] if status.awaiting_review(item["status"]) else []
     try:
-        _ports.repository.rebind(updated, version, event)
+        _seam.ports.repository.rebind(updated, version, event)
     except TransactionConflict as exc:
         if expected_version is not None:
             raise errors.PreconditionFailed("The listing changed while you were updating it; read it again") from exc
@@ -367,9 +357,9 @@ def change_status(
     at_version = int(item["version"]) if expected_version is not None else None
     change = status.owner_transition(body.status)
     try:
-        updated = _ports.repository.transition(item, change, clock.iso(), version=at_version)
+        updated = _seam.ports.repository.transition(item, change, clock.iso(), version=at_version)
     except ConditionFailed as exc:
-        current = _ports.repository.get(listing_id)
+        current = _seam.ports.repository.get(listing_id)
         if current is None:  # deleted since it was read: not a state conflict
             raise errors.not_found("Listing", listing_id) from exc
         if at_version is not None and int(current["version"]) != at_version:
@@ -380,4 +370,4 @@ def change_status(
             f"Cannot change status from {item['status']} to {body.status}; "
             "only ACTIVE -> PAUSED and PAUSED -> ACTIVE are allowed"
         ) from exc
-    return to_model(updated, _ports.users.get_user(caller.user_id), owner_view=True)
+    return to_model(updated, _seam.ports.users.get_user(caller.user_id), owner_view=True)

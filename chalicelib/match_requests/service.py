@@ -51,6 +51,7 @@ from chalicelib.match_requests.repository import Bundle
 from chalicelib.match_requests.writes import Guard
 from chalicelib.pagination import PageQuery
 from chalicelib.path_ids import within_limit
+from chalicelib.ports import Seam
 from chalicelib.rate_limits import service as rate_limits
 from chalicelib.rate_limits.service import Quota
 from chalicelib.subjects import SubjectType
@@ -60,15 +61,10 @@ from chalicelib.users.service import active_channels, require_connected, summary
 
 #: The real repository and commit; mypy checks here that the repository module satisfies its port.
 DEFAULT_PORTS = Ports(repository=repository, commit=Transaction.commit)
-_ports = DEFAULT_PORTS
-
-
-def use_ports(replacement: Ports) -> Ports:
-    """Make every rule below read and write through ``replacement``; returns the ports it replaced
-    (a test puts them back). Production code never calls this: :data:`DEFAULT_PORTS` serve."""
-    global _ports
-    previous, _ports = _ports, replacement
-    return previous
+_seam = Seam(DEFAULT_PORTS)
+#: ``use_ports(replacement)``: the service reads and writes through ``replacement``; returns the
+#: ports it replaced (:meth:`chalicelib.ports.Seam.use`).
+use_ports = _seam.use
 
 
 def to_model(item: RequestRecord) -> MatchRequest:
@@ -102,9 +98,9 @@ def _page(query: PageQuery, route: str, scope_id: str, wanted: ListQuery, total:
     """
     position = query.position_in(route, scope_id)
     skip = position.offset if position.key is None else 0
-    items, last_key = _ports.repository.list_page(wanted, position.page_size, after=position.key, skip=skip)
+    items, last_key = _seam.ports.repository.list_page(wanted, position.page_size, after=position.key, skip=skip)
     return RequestPage(
-        requests=[to_model(i) for i in items], total=_ports.repository.list_total(wanted) if total is None else total,
+        requests=[to_model(i) for i in items], total=_seam.ports.repository.list_total(wanted) if total is None else total,
         page=position.page, pageSize=position.page_size, nextCursor=position.next_cursor(last_key is not None, last_key),
     )
 
@@ -163,11 +159,11 @@ def _send(
     DomainError
         ``guard_failed``.
     """
-    tx = writes.request_write(_ports.repository.put_new_op(item), item, None, guard, listing)
+    tx = writes.request_write(_seam.ports.repository.put_new_op(item), item, None, guard, listing)
     tx.add("block", blocks.not_blocked_op(item["requesterId"], item["recipientId"]))
     rate_limits.count(tx, item["requesterId"], quota)
     try:
-        _ports.commit(tx)
+        _seam.ports.commit(tx)
     except TransactionConflict as exc:
         if exc.failed("block"):
             raise _blocked() from exc
@@ -199,7 +195,7 @@ def create_match_request(caller: Caller, body: MatchRequestCreate) -> MatchReque
     RateLimited
         The caller sent ``MATCH_REQUESTS_PER_DAY`` match requests this UTC day already.
     """
-    bundle = _ports.repository.read_bundle(user_ids=[caller.user_id], listing_ids=[body.listingId])
+    bundle = _seam.ports.repository.read_bundle(user_ids=[caller.user_id], listing_ids=[body.listingId])
     listing = bundle.listings.get(body.listingId)
     if listing is not None and listing["ownerId"] == caller.user_id:
         raise errors.Forbidden("You cannot send a match request to your own listing")
@@ -234,7 +230,7 @@ def create_profile_request(caller: Caller, body: ProfileRequestCreate) -> MatchR
     RateLimited
         The caller sent ``PROFILE_REQUESTS_PER_DAY`` profile requests this UTC day already.
     """
-    bundle = _ports.repository.read_bundle(user_ids=[body.userId, caller.user_id])
+    bundle = _seam.ports.repository.read_bundle(user_ids=[body.userId, caller.user_id])
     target = bundle.users.get(body.userId)
     if target is None or target.get("erasure") is not None:  # an account being erased takes no new request
         raise errors.NotFound(f"User '{body.userId}' not found")
@@ -266,7 +262,7 @@ def get_request(caller: Caller, request_id: str) -> MatchRequest:
     NotFound
         No such request, or the caller is neither its requester nor its recipient.
     """
-    item = _ports.repository.get(request_id) if ids.subject_of(request_id) else None
+    item = _seam.ports.repository.get(request_id) if ids.subject_of(request_id) else None
     if item is None or caller.user_id not in (item["requesterId"], item["recipientId"]):
         raise errors.NotFound(f"Request '{request_id}' not found")
     return to_model(item)
@@ -312,7 +308,7 @@ def list_for_listing(caller: Caller, listing_id: str, query: ListingRequestQuery
         raise errors.not_found("Listing", listing_id)
     status = query.status.value if query.status else None
     wanted = ListQuery(RequestList.SUBJECT, listing_id, None, status)
-    listing, total = _ports.repository.listing_with_total(listing_id, wanted)
+    listing, total = _seam.ports.repository.listing_with_total(listing_id, wanted)
     if listing is None:
         raise errors.not_found("Listing", listing_id)
     if listing["ownerId"] != caller.user_id:

@@ -190,16 +190,6 @@ def remove_channel(user_id: str, key: str, updated_at: str) -> bool:
     return True
 
 
-def query_country(country: str) -> list[UserRecord]:
-    """Every user with ``country`` (the sparse ``byCountry`` index)."""
-    return [record(i) for i in storage.query_index(_table(), "byCountry", "country", country)]
-
-
-def query_shard(shard: str) -> list[UserRecord]:
-    """Every user of one ``searchShard`` (``S0``..``S7``, the ``bySearchShard`` index)."""
-    return [record(i) for i in storage.query_index(_table(), "bySearchShard", "searchShard", shard)]
-
-
 def iter_shard(shard: str) -> Iterator[UserRecord]:
     """Every user of one ``searchShard``, page after page of the ``bySearchShard`` index (Query,
     1 MB pages; for operator commands such as ``scripts/admin_users_backfill.py``, never a request)."""

@@ -13,10 +13,7 @@ from tests.integration.helpers import assert_error, counting_reads
 
 
 def _users(api: Api, admin: User, query: str = "") -> dict[str, Any]:
-    response = api.call("GET", f"/v1/admin/users{'?' + query if query else ''}", admin.key)
-    assert response.status_code == 200, response.json
-    result: dict[str, Any] = response.json
-    return result
+    return api.call_json("GET", f"/v1/admin/users{'?' + query if query else ''}", admin.key)
 
 
 def _names(page: dict[str, Any]) -> list[str]:

@@ -19,10 +19,7 @@ def _report(api: Api, user: User, subject_type: str, subject_id: str, reason: st
 
 
 def _queue(api: Api, admin: User, query: str = "") -> dict[str, Any]:
-    response = api.call("GET", f"/v1/admin/reports{'?' + query if query else ''}", admin.key)
-    assert response.status_code == 200, response.json
-    result: dict[str, Any] = response.json
-    return result
+    return api.call_json("GET", f"/v1/admin/reports{'?' + query if query else ''}", admin.key)
 
 
 def _decide(api: Api, admin: User, report_id: str, decision: str, reason: str | None = None) -> Any:
