@@ -8,7 +8,7 @@ import threading
 import urllib.error
 import urllib.request
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -329,3 +329,26 @@ def http_request(url: str, method: str, headers: dict[str, str]) -> tuple[int, d
             return response.status, dict(response.headers), response.read()
     except urllib.error.HTTPError as exc:
         return exc.code, dict(exc.headers), exc.read()
+
+
+def cursor_pages(fetch: Callable[[str], dict[str, Any]], page_size: int) -> list[dict[str, Any]]:
+    """Every page of a list route, first to last by ``nextCursor``; ``fetch(query)`` answers one page
+    (``query``: ``pageSize=N[&cursor=...]``). Asserts that each page is one Query of at most
+    ``page_size + 1`` items (the page and the look-ahead that says whether more follow)."""
+    pages: list[dict[str, Any]] = []
+    query = f"pageSize={page_size}"
+    while True:
+        with counting_reads() as reads:
+            page = fetch(query)
+        assert reads.calls == ["Query"]
+        assert reads.items <= page_size + 1
+        pages.append(page)
+        if page["nextCursor"] is None:
+            return pages
+        query = f"pageSize={page_size}&cursor={page['nextCursor']}"
+
+
+def edited_cursor(cursor: str) -> str:
+    """``cursor`` with one character of its payload changed: well-formed, but its signature no longer matches."""
+    head, _, tail = cursor.partition(".")
+    return f"{head[:-2]}{'A' if head[-2] != 'A' else 'B'}{head[-1]}.{tail}"

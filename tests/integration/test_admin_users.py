@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.integration.conftest import Api, User, make_user
-from tests.integration.helpers import assert_error, counting_reads
+from tests.integration.helpers import assert_error, cursor_pages
 
 
 def _users(api: Api, admin: User, query: str = "") -> dict[str, Any]:
@@ -60,17 +60,7 @@ def test_pages_follow_the_cursor_and_read_page_size_plus_one(api: Api, admin: Us
     for i in range(6):
         make_user(f"Extra {i}")
     everything = _names(_users(api, admin, "pageSize=100"))  # also warms the key cache: only the page's reads count
-    seen: list[str] = []
-    query = "pageSize=4"
-    while True:
-        with counting_reads() as reads:
-            page = _users(api, admin, query)
-        assert reads.calls == ["Query"]
-        assert reads.items <= 5
-        seen += _names(page)
-        if page["nextCursor"] is None:
-            break
-        query = f"pageSize=4&cursor={page['nextCursor']}"
+    seen = [name for page in cursor_pages(lambda query: _users(api, admin, query), 4) for name in _names(page)]
     assert seen == everything
     assert len(seen) == 12
 

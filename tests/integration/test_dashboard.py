@@ -439,6 +439,16 @@ def test_accept_and_reject_requests_then_send_a_message(api: Api, alice: User, b
 HTMX = {"hx-request": "true"}
 
 
+def _page_and_fragment(b: Browser, url: str, status: int) -> tuple[Any, Any]:
+    """``url`` as a whole page (without htmx) and as an htmx fragment (``Vary: HX-Request``), both answering ``status``."""
+    page, fragment = b.get(url), b.get(url, HTMX)
+    assert (page.status_code, fragment.status_code) == (status, status)
+    assert "<html" in page.text
+    assert "<html" not in fragment.text
+    assert fragment.headers["Vary"] == "HX-Request"
+    return page, fragment
+
+
 def _htmx_fragment(b: Browser, url: str) -> tuple[Any, Any]:
     """The htmx fragment at ``url`` (200, no page around it, no Scan) and the reads it cost."""
     with counting_reads() as reads:
@@ -477,18 +487,12 @@ def test_listings_page_loads_more_with_the_services_cursor_with_and_without_htmx
     assert more is not None
     assert "cursor=" in more
     assert "pageSize=2" in more
-    # Without JavaScript the link is a whole page starting at the cursor.
-    plain = b.get(more)
-    assert plain.status_code == 200
-    assert "<html" in plain.text
+    # Without JavaScript the link is a whole page starting at the cursor; htmx asks for the same URL
+    # and gets only the items, the next control and the count out of band.
+    plain, fragment = _page_and_fragment(b, more, 200)
     assert _titles(plain.text, titles) == newest[2:4]
     assert "Showing 3–4 of 5 listings." in plain.text
     assert "Back to the newest listings" in plain.text
-    # htmx asks for the same URL and gets only the items, the next control and the count out of band.
-    fragment = b.get(more, HTMX)
-    assert fragment.status_code == 200
-    assert fragment.headers["Vary"] == "HX-Request"
-    assert "<html" not in fragment.text
     assert _titles(fragment.text, titles) == newest[2:4]
     assert re.search(r'<a href="[^"]+" autofocus>Paged listing 2</a>', fragment.text)  # focus moves to the first new item
     assert '<p id="listings-shown" class="small" aria-live="polite" hx-swap-oob="innerHTML">Showing 1–4 of 5 listings.</p>' in fragment.text
@@ -564,14 +568,8 @@ def _edited(url: str) -> str:
 
 def _assert_cursor_refused(b: Browser, url: str) -> None:
     """An edited cursor is a 400 page without htmx and a 400 fragment (an alert naming ``cursor``) with it."""
-    page = b.get(url)
-    assert page.status_code == 400
-    assert "<html" in page.text
+    page, fragment = _page_and_fragment(b, url, 400)
     assert "<strong>cursor</strong>" in page.text
-    fragment = b.get(url, HTMX)
-    assert fragment.status_code == 400
-    assert fragment.headers["Vary"] == "HX-Request"
-    assert "<html" not in fragment.text
     assert 'role="alert"' in fragment.text
     assert "<strong>cursor</strong>" in fragment.text
     assert "autofocus" in fragment.text  # the failed control is gone: focus lands on the message

@@ -163,34 +163,14 @@ def test_exonyms_and_local_names(
     assert result.longitude == pytest.approx(longitude, abs=0.05)
 
 
-@pytest.mark.parametrize(
-    "query",
-    [
-        "Paris, FR",
-        "paris, fr",
-        "Paris,FR",
-        "Paris, France",
-        "PARIS ,  france",
-        "Paris, FRA",
-    ],
-)
+@pytest.mark.parametrize("query", ["Paris, FR", "paris, fr", "Paris,FR", "Paris, France", "PARIS ,  france", "Paris, FRA"])
 def test_paris_with_country(gazetteer: GazetteerGeocoder, query: str) -> None:
     result = _geocode(gazetteer, query)
     assert (result.displayName, result.countryCode) == ("Paris, France", "FR")
     assert result.query == query.strip()
 
 
-@pytest.mark.parametrize(
-    "query",
-    [
-        "Paris, US",
-        "Paris, us",
-        "Paris, USA",
-        "Paris, United States",
-        "Paris, TX",
-        "Paris, Texas",
-    ],
-)
+@pytest.mark.parametrize("query", ["Paris, US", "Paris, us", "Paris, USA", "Paris, United States", "Paris, TX", "Paris, Texas"])
 def test_paris_in_the_us(gazetteer: GazetteerGeocoder, query: str) -> None:
     result = _geocode(gazetteer, query)
     assert (result.displayName, result.countryCode) == ("Paris, United States", "US")
