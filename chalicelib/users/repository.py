@@ -2,7 +2,7 @@
 
 Item shape: :class:`~chalicelib.users.records.UserRecord` (what every read returns and
 :func:`put_user_op` takes).
-``country`` is left out when unset, so the ``byCountry`` index stays sparse. ``version`` starts
+``country`` is left out when unset, so the ``adminByCountry`` index stays sparse. ``version`` starts
 at 1 and every write increments it (records from before it existed count as version 0); it is
 the profile's ``ETag`` (:mod:`chalicelib.conditional`).
 """
