@@ -627,19 +627,6 @@ def query_page(table: str, **params: Any) -> tuple[list[dict[str, Any]], dict[st
     return items, from_item(response.get("LastEvaluatedKey"))
 
 
-def query_count(table: str, **params: Any) -> int:
-    """How many items a Query matches (``Select=COUNT``, following ``LastEvaluatedKey``); reads no item's attributes."""
-    params = {"TableName": table, "Select": "COUNT", **params}
-    total = 0
-    while True:
-        response = dynamodb().query(**params)
-        total += int(response.get("Count", 0))
-        last = response.get("LastEvaluatedKey")
-        if not last:
-            return total
-        params["ExclusiveStartKey"] = last
-
-
 def query(table: str, **params: Any) -> list[dict[str, Any]]:
     """Every item of a Query as a list (see :func:`query_pages`)."""
     return list(query_pages(table, **params))

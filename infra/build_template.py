@@ -106,7 +106,6 @@ def _fifo_queue(dead_letter: str, visibility_seconds: int, max_receives: int) ->
 
 
 S = "S"
-N = "N"
 #: Logical id of the generated cursor secret.
 CURSOR_SECRET_RESOURCE = "CursorSecret"
 
@@ -115,7 +114,6 @@ RESOURCES: dict[str, Any] = {
     "UsersTable": _table(
         [("userId", S)],
         {
-            "byCountry": [("country", S), ("userId", S)],
             "bySearchShard": [("searchShard", S), ("userId", S)],
             # The administrators' user lists (GET /v1/admin/users), sorted by nameKey =
             # <folded displayName>#<userId>: all users, by country, by level, by both.

@@ -50,8 +50,6 @@ class Report:
         Posting keys looked up (the listing's cells and word tokens times its kinds).
     cells:
         Geohash cells among them (location fields x precisions).
-    postings_read:
-        Posting items that existed (index partitions touched).
     entries:
         Posting entries tested in memory.
     candidates:
@@ -64,7 +62,6 @@ class Report:
 
     keys: int = 0
     cells: int = 0
-    postings_read: int = 0
     entries: int = 0
     candidates: int = 0
     matches: int = 0
@@ -78,7 +75,6 @@ def candidates(listing: Candidate, report: Report) -> list[tuple[str, str]]:
     keys = postings.lookup_keys(listing.listing)
     report.keys, report.cells = len(keys), len(postings.listing_cells(listing.listing))
     items = repository.read_postings(keys)
-    report.postings_read = len(items)
     found, report.entries = engine.candidates((p["entries"] for p in items), lambda e: postings.prefilter(e, listing))
     return [(owner, saved_search_id) for saved_search_id, owner in found.items()]
 

@@ -30,17 +30,11 @@ ALL_STEPS = [s.value for s in ErasureStep]
 
 
 def _erase(api: Api, user: User) -> dict[str, Any]:
-    response = api.call("DELETE", "/v1/me", user.key)
-    assert response.status_code == 202, response.json
-    result: dict[str, Any] = response.json
-    return result
+    return api.call_json("DELETE", "/v1/me", user.key, status=202)
 
 
 def _erasure(api: Api, admin: User, user: User) -> dict[str, Any]:
-    response = api.call("GET", f"/v1/admin/erasures/{user.user_id}", admin.key)
-    assert response.status_code == 200, response.json
-    result: dict[str, Any] = response.json
-    return result
+    return api.call_json("GET", f"/v1/admin/erasures/{user.user_id}", admin.key)
 
 
 def _listing_ids(api: Api, viewer: User, query: str) -> set[str]:

@@ -31,10 +31,7 @@ def _patch(api: Api, user: User, body: dict[str, Any]) -> None:
 
 
 def _search(api: Api, user: User, query: str) -> dict[str, Any]:
-    response = api.call("GET", f"/v1/profiles/search?{query}", user.key)
-    assert response.status_code == 200, response.json
-    result: dict[str, Any] = response.json
-    return result
+    return api.call_json("GET", f"/v1/profiles/search?{query}", user.key)
 
 
 def _names(result: dict[str, Any]) -> list[str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,7 +17,7 @@ from chalicelib.saved_searches.models import SavedSearchCreate
 from chalicelib.webhooks import signing
 from tests.integration.conftest import Api, User, make_user
 from tests.integration.helpers import activate, assert_error, counting_reads, create_listing, error_fields, table_items
-from tests.integration.webhook_helpers import create_webhook, envelope, fast_delivery_settings, receiver_factory, stream_event
+from tests.integration.webhook_helpers import create_webhook, envelope, fast_delivery_settings, stream_event
 from tests.integration.webhook_receivers import Receiver
 
 LISBON = {"location": "Lisbon", "location_lat": "38.7223", "location_lng": "-9.1393"}
@@ -44,10 +43,7 @@ def saved(api: Api, user: User, query: dict[str, Any], **options: Any) -> dict[s
 
 
 def matches(api: Api, user: User, saved_search_id: str, query: str = "") -> dict[str, Any]:
-    response = api.call("GET", f"/v1/saved-searches/{saved_search_id}/matches{query}", user.key)
-    assert response.status_code == 200, response.json
-    result: dict[str, Any] = response.json
-    return result
+    return api.call_json("GET", f"/v1/saved-searches/{saved_search_id}/matches{query}", user.key)
 
 
 def matched_events() -> list[dict[str, Any]]:
@@ -404,11 +400,6 @@ def test_percolation_reads_only_candidate_searches(api: Api, alice: User, bob: U
 
 
 # -- delivery --------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def receivers() -> Iterator[Any]:
-    yield from receiver_factory()
 
 
 def test_the_savers_subscribed_webhooks_receive_a_signed_listing_matched(

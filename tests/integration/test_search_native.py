@@ -29,6 +29,7 @@ from tests.integration.helpers import (
     search_reads,
     table_items,
 )
+from tests.integration.helpers import search_listings as search_page
 
 
 def _active(api: Api, owner: User, count: int, category: str = "jobs", role: str | None = None) -> list[str]:
@@ -44,17 +45,10 @@ def _active(api: Api, owner: User, count: int, category: str = "jobs", role: str
     return ids
 
 
-def _search(api: Api, user: User, query: str) -> dict[str, Any]:
-    response = api.call("GET", f"/v1/listings/search?{query}", user.key)
-    assert response.status_code == 200, response.json
-    result: dict[str, Any] = response.json
-    return result
-
-
 def _all_pages(api: Api, user: User, query: str) -> tuple[list[str], list[dict[str, Any]]]:
-    pages = [_search(api, user, query)]
+    pages = [search_page(api, user, query)]
     while pages[-1]["nextCursor"]:
-        pages.append(_search(api, user, f"{query}&cursor={pages[-1]['nextCursor']}"))
+        pages.append(search_page(api, user, f"{query}&cursor={pages[-1]['nextCursor']}"))
     return [item["id"] for page in pages for item in page["listings"]], pages
 
 
@@ -66,16 +60,16 @@ def test_cursor_pages_walk_the_category_newest_first_with_exact_totals(api: Api,
     assert [(p["page"], p["total"], len(p["listings"])) for p in pages] == [(1, 7, 3), (2, 7, 3), (3, 7, 1)]
     everything, _ = _all_pages(api, bob, "pageSize=4")
     assert everything == (jobs + housing)[::-1]
-    offset = _search(api, bob, "category=jobs&pageSize=3&page=2")
+    offset = search_page(api, bob, "category=jobs&pageSize=3&page=2")
     assert [i["id"] for i in offset["listings"]] == jobs[::-1][3:6]
     assert offset["nextCursor"]
 
 
 def test_a_cursor_page_reads_only_its_page(api: Api, alice: User, bob: User) -> None:
     _active(api, alice, 12)
-    first = _search(api, bob, "category=jobs&pageSize=4")
+    first = search_page(api, bob, "category=jobs&pageSize=4")
     with aws_calls("Query") as queries, aws_calls("BatchGetItem") as batches:
-        second = _search(api, bob, f"category=jobs&pageSize=4&cursor={first['nextCursor']}")
+        second = search_page(api, bob, f"category=jobs&pageSize=4&cursor={first['nextCursor']}")
     queries = search_reads(queries)  # without the viewer's block set (trust-and-safety.md)
     assert len(second["listings"]) == 4
     # The category's newest-first list, continued after the first page's last key.
@@ -87,7 +81,7 @@ def test_a_cursor_page_reads_only_its_page(api: Api, alice: User, bob: User) -> 
 def test_role_pages_use_the_role_shards(api: Api, alice: User, bob: User) -> None:
     hiring = _active(api, alice, 3, "jobs", "hiring")
     _active(api, alice, 2, "jobs", "seeking")
-    result = _search(api, bob, "category=jobs&role=hiring&pageSize=2")
+    result = search_page(api, bob, "category=jobs&role=hiring&pageSize=2")
     assert result["total"] == 3
     assert [i["id"] for i in result["listings"]] == hiring[::-1][:2]
 
@@ -101,7 +95,7 @@ def test_role_pages_use_the_role_shards(api: Api, alice: User, bob: User) -> Non
 )
 def test_tampered_cursor_is_a_400_naming_it(api: Api, alice: User, bob: User, tamper: Any, field: str) -> None:
     _active(api, alice, 3)
-    cursor = _search(api, bob, "category=jobs&pageSize=2")["nextCursor"]
+    cursor = search_page(api, bob, "category=jobs&pageSize=2")["nextCursor"]
     response = api.call("GET", f"/v1/listings/search?category=jobs&pageSize=2&cursor={tamper(cursor)}", bob.key)
     assert_error(response, 400, "VALIDATION_ERROR")
     assert error_fields(response) == [field]
@@ -109,7 +103,7 @@ def test_tampered_cursor_is_a_400_naming_it(api: Api, alice: User, bob: User, ta
 
 def test_cursor_of_another_query_or_page_size_is_a_400(api: Api, alice: User, bob: User) -> None:
     _active(api, alice, 3)
-    cursor = _search(api, bob, "category=jobs&pageSize=2")["nextCursor"]
+    cursor = search_page(api, bob, "category=jobs&pageSize=2")["nextCursor"]
     for query in (f"category=housing&pageSize=2&cursor={cursor}", f"category=jobs&pageSize=3&cursor={cursor}"):
         response = api.call("GET", f"/v1/listings/search?{query}", bob.key)
         assert_error(response, 400, "VALIDATION_ERROR")
@@ -136,12 +130,12 @@ def test_totals_follow_pause_resume_update_and_delete(api: Api, alice: User, bob
     assert (_counts(), _counts("jobs", "hiring")) == (3, 3)
     assert api.call("PATCH", f"/v1/listings/{first}/status", alice.key, {"status": "PAUSED"}).status_code == 200
     index_listings()
-    assert _search(api, bob, "category=jobs")["total"] == 2
+    assert search_page(api, bob, "category=jobs")["total"] == 2
     assert api.call("PATCH", f"/v1/listings/{first}/status", alice.key, {"status": "ACTIVE"}).status_code == 200
     assert api.call("PATCH", f"/v1/listings/{second}", alice.key, {"meta": {"title": "Renamed job"}}).status_code == 200
     assert api.call("DELETE", f"/v1/listings/{third}", alice.key).status_code == 200
     index_listings()
-    result = _search(api, bob, "category=jobs")
+    result = search_page(api, bob, "category=jobs")
     assert (result["total"], [i["id"] for i in result["listings"]]) == (1, [first])
     assert _counts("jobs", "hiring") == 1
 
@@ -169,7 +163,7 @@ def test_totals_stay_exact_under_concurrent_status_changes(api: Api, alice: User
     active = statuses.count("ACTIVE")
     assert _counts() == active
     index_listings()
-    result = _search(api, bob, "category=jobs&pageSize=100")
+    result = search_page(api, bob, "category=jobs&pageSize=100")
     assert result["total"] == active == len(result["listings"])
 
 
