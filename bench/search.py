@@ -68,9 +68,9 @@ METRICS = ("calls", "round_trips", "items", "rcu", "cpu_ms")
 HEADS = {"calls": "calls", "round_trips": "round trips", "items": "items", "rcu": "RCU", "cpu_ms": "CPU ms"}
 
 #: Shapes whose round-trip budget this tree misses (measured at the CI sizes, 100 and 300 listings,
-#: on a loaded 2-core machine: docs/benchmarks.md): two words read a second block of impact lists
-#: before the threshold falls, a typo's lists start after the vocabulary named its corrections, a
-#: relevance page 2 reads the lists from their start; each 3 steps, which load splits into 5-6.
+#: on a loaded 2-core machine: docs/benchmarks.md): two words send 44-48 calls in 2 steps, a typo's
+#: lists start after the vocabulary named its corrections (3 steps), a relevance page 2 reads its lists
+#: from their start (3 steps); the loaded machine sends a step's calls apart, which counts as 4-6.
 PENDING_ROUND_TRIPS = ("q two common words", "q one typo (sessioas)", "q common page 2 (cursor)")
 #: Shapes whose items and read units both grow more than :data:`FLAT` from 100 to 300 listings (at the CI
 #: sizes a list of a few dozen entries is read whole at 100 listings and in blocks at 300).
