@@ -102,7 +102,7 @@ def erase_accounts(event: DynamoDBEvent) -> dict[str, Any]:
     return erasure_handlers.handle_outbox_batch(event.to_dict())
 
 
-@app.on_dynamodb_record(stream_arn=settings().LISTINGS_STREAM_ARN, batch_size=1000, starting_position="TRIM_HORIZON")
+@app.on_dynamodb_record(stream_arn=settings().LISTINGS_STREAM_ARN, batch_size=100, starting_position="TRIM_HORIZON")
 def maintain_listing_postings(event: DynamoDBEvent) -> dict[str, Any]:
     """Listings stream -> the listing posting lists of search (idempotent, version-checked)."""
     from chalicelib.listings.search import indexer

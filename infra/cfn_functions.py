@@ -44,13 +44,6 @@ STREAM_DEFAULTS: dict[str, Any] = {
 #: in order, which is the only order the indexers need (docs/search.md, "Freshness").
 POSTINGS_SCALING: dict[str, Any] = {"BatchSize": 100, "MaximumBatchingWindowInSeconds": 1, "ParallelizationFactor": 10}
 
-#: ``BatchSize`` of the listing indexer: a batch's changes coalesce by (category, term) into one
-#: vocabulary counter update each and by list into one size update each (chalicelib/search/index.py,
-#: ``apply``), so larger batches make fewer calls and write units per listing (docs/benchmarks.md,
-#: "Freshness"); Lambda still ends a batch at its 6 MB payload (1,000 listing records with both
-#: images are about 3 MB) and when the batching window closes.
-LISTING_POSTINGS_BATCH = 1000
-
 #: Per-function settings over :data:`STREAM_DEFAULTS` / :data:`QUEUE_DEFAULTS`, by handler name.
 FUNCTION_SETTINGS: dict[str, dict[str, Any]] = {
     # An approval task must not be lost: retry longer (each attempt re-sends only failed records).
@@ -85,8 +78,7 @@ FUNCTION_SETTINGS: dict[str, dict[str, Any]] = {
     },
     # Postings lag the listings while a batch fails: retry as long as a day (records are applied
     # idempotently by version, so retries and replays change nothing twice).
-    "maintain_listing_postings": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 86400, **POSTINGS_SCALING,
-                                  "BatchSize": LISTING_POSTINGS_BATCH},
+    "maintain_listing_postings": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 86400, **POSTINGS_SCALING},
 }
 
 #: Visibility timeout of the delivery lanes' queue and timeout of their consumer (``deliver_webhooks``,
