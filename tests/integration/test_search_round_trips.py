@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
+
 from chalicelib import storage
 from chalicelib.config import settings
 from chalicelib.listings import repository
@@ -27,6 +29,9 @@ from chalicelib.listings.status import Transition
 from chalicelib.search import analysis
 from tests.integration.aws_session import Resources, reset
 from tests.integration.helpers import counting_reads, index_listings, table_items
+
+# Indexing the two corpora through the writer takes minutes on a loaded 2-core machine.
+pytestmark = pytest.mark.timeout(1200)
 
 WORDS = ["python", "rust", "engineer", "senior", "remote", "backend", "cloud", "data", "platform", "mentor"]
 SHAPES = {
