@@ -10,17 +10,11 @@ their page from the Listings table and leave out what is no longer ACTIVE.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from aws_lambda_powertools import Logger
-from botocore.exceptions import BotoCoreError, ClientError
-
-from chalicelib import clock, errors, metrics, streams
 from chalicelib.listings.search import spec
-from chalicelib.search import index
-
-logger = Logger(service="matching-service", child=True)
+from chalicelib.search import consumer, index
 
 
 def change_of(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> index.Change | None:
@@ -33,17 +27,11 @@ def change_of(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> i
     return None
 
 
-def apply_changes(images: Iterable[tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]]) -> int:
+def apply_changes(images: consumer.Images) -> int:
     """Bring the index entries of every listing of ``images`` (``(old, new)`` stream images in
-    stream order) to its newest record, in one batch; returns the listings moved.
-
-    Raises
-    ------
-    botocore.exceptions.ClientError, chalicelib.errors.DependencyUnavailable
-        The writes failed (the stream retries the batch; applying is idempotent).
-    """
-    changes = [c for old, new in images if (c := change_of(old, new)) is not None]
-    return index.apply(spec.spec(), spec.store(), changes)
+    stream order) to its newest record, in one batch (:func:`chalicelib.search.consumer.apply_images`);
+    returns the listings moved."""
+    return consumer.apply_images(spec.spec(), spec.store(), change_of, images)
 
 
 def apply_change(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> bool:
@@ -53,30 +41,6 @@ def apply_change(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -
 
 
 def handle_stream_batch(event: dict[str, Any]) -> dict[str, Any]:
-    """Apply a Listings-stream batch at once; returns ``{"batchItemFailures": [...]}``.
-
-    A record whose document cannot be computed is reported alone (the others are applied); a
-    batch whose writes fail reports every record, and the event source mapping retries it.
-    Records ``IndexerLag`` (``stream=listings``): the age of the batch's oldest record.
-    """
-    lag = streams.oldest_record_age_seconds(event, clock.now().timestamp())
-    if lag is not None:
-        metrics.record_indexer_lag("listings", lag)
-    records = streams.change_records(event)
-    failed: list[str] = []
-    changes: list[index.Change] = []
-    for sequence, old, new in records:
-        try:
-            change = change_of(old, new)
-        except (KeyError, TypeError, ValueError, ArithmeticError):  # a record that cannot be read fails alone
-            logger.exception("listing stream record not indexable", extra={"sequence": sequence})
-            failed.append(sequence)
-            continue
-        if change is not None:
-            changes.append(change)
-    try:
-        index.apply(spec.spec(), spec.store(), changes)
-    except (errors.DependencyUnavailable, ClientError, BotoCoreError):
-        logger.exception("listing index batch not applied; the stream retries it")
-        return streams.batch_failures(sequence for sequence, _, _ in records)
-    return streams.batch_failures(failed)
+    """Apply a Listings-stream batch at once (:func:`chalicelib.search.consumer.handle_batch`,
+    ``IndexerLag`` with ``stream=listings``); returns ``{"batchItemFailures": [...]}``."""
+    return consumer.handle_batch(event, "listings", spec.spec(), spec.store(), change_of)
