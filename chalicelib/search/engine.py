@@ -146,9 +146,13 @@ class _Context:
         """The size of list ``name`` of ``scope`` (0 when unknown)."""
         return self.sizes.get((scope, name), 0)
 
-    def idf(self, scope: str, term: str) -> float:
-        """The idf of ``term`` in ``scope`` from the vocabulary and the scope's count."""
-        return idf(max(1, self.df.get((scope, term), 1)), self.count(scope, "a"))
+    def idf(self, term: str) -> float:
+        """The idf of ``term`` over the query's scopes: the documents holding it and the documents,
+        each summed over the scopes, so that scores of documents of different scopes compare (a
+        word common in one category and rare in another weighs the same in both)."""
+        scopes = self.query.scopes
+        held = sum(self.df.get((scope, term), 0) for scope in scopes)
+        return idf(max(1, held), sum(self.count(scope, "a") for scope in scopes))
 
 
 def contribution(kind: Kind, term_idf: float, impact: int) -> float:
@@ -219,7 +223,7 @@ def score(ctx: _Context, doc: Document, weights: Mapping[str, int]) -> float | N
     for word in ctx.words[doc.scope]:
         best = None
         for term, how in analysis.best(word, weights):
-            value = contribution(how, ctx.idf(doc.scope, term), weights[term])
+            value = contribution(how, ctx.idf(term), weights[term])
             best = value if best is None or value > best else best
         if best is None:
             return None
@@ -452,7 +456,7 @@ class _List:
         if self.done:
             return None
         impact = LEVELS if self.head is None else int(self.head["imp"])
-        return contribution(self.kind, ctx.idf(self.scope, self.term), impact)
+        return contribution(self.kind, ctx.idf(self.term), impact)
 
 
 def _threshold(ctx: _Context, lists: Sequence[_List]) -> tuple[Any, ...] | None:

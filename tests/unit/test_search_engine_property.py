@@ -70,7 +70,7 @@ def _expected(records: Mapping[str, Mapping[str, Any]], spec: IndexSpec, query: 
         distance = engine._passes(query, index.projection(doc))
         if distance is None:
             continue
-        in_scope = [d for d in docs if d.scope == doc.scope]
+        in_scope = [d for d in docs if d.scope in query.scopes]  # idf over the query's scopes
         total = 0.0
         for word in analysis.query_words(query.words, "english"):
             values = [
