@@ -68,10 +68,11 @@ integration: $(VENV)/.installed ## In-process moto: tables created once per sess
 e2e: $(VENV)/.installed browser ## The real local stack driven over HTTP (E2E_WORKERS, default 2: files over two workers)
 	$(PY) -m pytest -q -n $(E2E_WORKERS) --dist loadfile tests/e2e
 
-lint: $(VENV)/.installed ## ruff, mypy (strict for chalicelib/) and the import contracts (pyproject.toml)
+lint: $(VENV)/.installed ## ruff, mypy (strict for chalicelib/ and the rule tests' fakes), the import contracts and dead code (pyproject.toml)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports --no-logo
+	$(VENV)/bin/vulture  # every function, class, method and attribute has a user (vulture_whitelist.py: framework entry points)
 
 package: $(VENV)/.installed ## SAM template + bundle of STAGE (default prod) in out/, checked by cfn-lint and tests/package
 	@# app.py reads its event sources' ARNs at import: the template's placeholder names stand in for them

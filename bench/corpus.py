@@ -204,9 +204,7 @@ class Loaded:
     users: list[tuple[str, str]]
     ids: list[str]
     approved_at: dict[str, float] = field(default_factory=dict)
-    create_seconds: float = 0.0
     approve_seconds: float = 0.0
-    findable_seconds: float = 0.0
 
 
 def _parallel(function: Callable[[int], None], count: int, threads: int = THREADS) -> None:

@@ -6,8 +6,7 @@ This measures, per record type, the microseconds of one read's conversion with t
 against a baseline measured in the same run (a plain copy of the item: what the unchecked,
 ``cast``-based conversion cost at most), and then what the check adds to one search page. The
 listings a search re-reads by id (``get_many``: the page, and in filtered searches the
-candidates it filters) are checked; the items the newest-first and geo index scans return
-(``newest_page``, ``geo_range``) are converted unchecked
+candidates it filters) are checked; index scan candidates would be converted unchecked
 (:func:`chalicelib.listings.records.scanned`). The page figure takes the most items
 the per-page read budget of docs/search.md lets a filtered page of :data:`PAGE` read, ``3 x (PAGE + sel) + 50`` with
 ``sel = PAGE`` (:data:`REREAD`), all of them re-read by id and checked, and compares it with

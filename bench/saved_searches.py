@@ -27,6 +27,10 @@ runs as the local stack's (``local_stack.moto_server.behave_as_aws`` and ``speed
 log instead of the snapshot, moto's CPU patches that keep its answers), and it fails if any
 transaction is cancelled, since none should be.
 
+Then, in a fresh moto with no saved search, it approves :data:`EMPTY_LISTINGS` listings and
+checks that each percolation makes at most :data:`EMPTY_CALLS` DynamoDB call (the read of the
+per-scope counts).
+
 Besides the items, each row shows the posting entries tested in memory (the prefilter runs the
 search's filter function on the query embedded in the entry: CPU, no reads).
 
@@ -67,6 +71,9 @@ SERVICE_SAVED = 25
 #: Budget: items read <= MATCH_FACTOR x matches + cells + partitions + SLACK.
 MATCH_FACTOR = 3
 SLACK = 20
+#: Approvals percolated with no saved search stored, and the DynamoDB calls each may make (the scope counts).
+EMPTY_LISTINGS = 20
+EMPTY_CALLS = 1
 #: Flatness: mean waste at the largest size <= FLAT_FACTOR x mean waste at the smallest + FLAT_SLACK.
 FLAT_FACTOR = 1.5
 FLAT_SLACK = 2.0
@@ -112,8 +119,12 @@ class Reads:
     searches: int = 0
     keys: int = 0
     cancelled: int = 0
+    calls: int = 0
 
     def after_call(self, http_response: Any, parsed: dict[str, Any], model: Any, **_: Any) -> None:
+        self.calls += 1
+        if model.name == "GetItem" and "postingKey" in (parsed.get("Item") or {}):  # the scope counts
+            self.postings += 1
         if model.name == "BatchGetItem":
             responses = parsed.get("Responses") or {}
             self.postings += len(responses.get(self.tables["postings"], []))
@@ -208,7 +219,7 @@ def make_listings(count: int, seed: int) -> list[dict[str, Any]]:
 
 
 def bulk_load(queries: list[dict[str, str]]) -> None:
-    """Write saved searches, owner counters and posting shards as the service lays them out."""
+    """Write saved searches, owner counters, posting shards and the scope counts as the service lays them out."""
     from chalicelib import clock, storage
     from chalicelib.config import settings
     from chalicelib.saved_searches import postings, repository
@@ -217,6 +228,7 @@ def bulk_load(queries: list[dict[str, str]]) -> None:
     searches: list[dict[str, Any]] = []
     entries: dict[str, list[tuple[str, str]]] = defaultdict(list)
     counters: dict[str, int] = defaultdict(int)
+    scopes: dict[str, int] = defaultdict(int)
     now = clock.iso()
     for i, query in enumerate(queries):
         owner = f"usr_saver{i // 40:05d}"
@@ -230,10 +242,13 @@ def bulk_load(queries: list[dict[str, str]]) -> None:
             entries[key].append((search_id, encoded))
             shard_keys.append(repository.shard_key(key, shard))
         counters[owner] += 1
+        scopes[postings.scope_of(keys[0])] += 1
         searches.append({"ownerId": owner, "savedSearchId": search_id, "name": f"bench {i}", "query": query,
                          "alerts": True, "createdAt": now, "postings": shard_keys})
     searches += [{"ownerId": o, "savedSearchId": repository.COUNTER, "n": n} for o, n in counters.items()]
-    posting_items: list[dict[str, Any]] = []
+    posting_items: list[dict[str, Any]] = [
+        {"postingKey": repository.SCOPES, **{repository.SCOPE_PREFIX + scope: n for scope, n in scopes.items()}}
+    ]
     for key, listed in entries.items():
         chunks = [listed[s : s + repository.SHARD_CAPACITY] for s in range(0, len(listed), repository.SHARD_CAPACITY)]
         for shard, chunk in enumerate(chunks):
@@ -321,6 +336,39 @@ def run_size(size: int, listing_count: int, seed: int) -> tuple[list[Row], dict[
     return rows, timings
 
 
+def run_empty(listing_count: int, seed: int) -> tuple[list[int], list[int]]:
+    """Approve ``listing_count`` listings in a fresh moto without any saved search; the DynamoDB
+    calls and saved-search items each percolation made."""
+    from chalicelib import clock, storage
+    from chalicelib.config import settings
+    from chalicelib.listings import repository as listings
+    from chalicelib.listings.status import Transition
+    from chalicelib.saved_searches import percolator
+    from local_stack.resources import create_resources
+
+    behave_as_aws()
+    speed_up()
+    with mock_aws():
+        os.environ.update(create_resources())
+        settings.cache_clear()
+        storage.client.cache_clear()
+        listings_ = make_listings(listing_count, seed)
+        for item in listings_:
+            storage.put(settings().LISTINGS_TABLE, item)
+        reads = Reads({"postings": settings().PERCOLATOR_TABLE, "searches": settings().SAVED_SEARCHES_TABLE})
+        storage.dynamodb().meta.events.register("after-call.dynamodb", reads.after_call)
+        calls, items = [], []
+        for item in listings_:
+            activated_at = clock.iso()
+            written = listings.transition(item, Transition.APPROVE, activated_at, version=1)
+            before = (reads.calls, reads.postings + reads.searches)
+            percolator.percolate(item["listingId"], int(written["version"]), activated_at)
+            calls.append(reads.calls - before[0])
+            items.append(reads.postings + reads.searches - before[1])
+        storage.client.cache_clear()
+    return calls, items
+
+
 def _table(headers: list[str], lines: list[list[Any]]) -> str:
     widths = [max(len(str(x)) for x in [h, *(line[i] for line in lines)]) for i, h in enumerate(headers)]
     out = ["  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True))]
@@ -374,6 +422,11 @@ def main(argv: list[str]) -> int:
               f"(limit {limit:.2f}): {'ok' if flat else 'NOT FLAT'}")
         if not flat:
             failures.append(f"waste grows from {smallest} to {largest} saved searches")
+    calls, items = run_empty(EMPTY_LISTINGS, args.seed + 2)
+    print(f"\nno saved search: {len(calls)} approvals, DynamoDB calls per percolation max {max(calls)} "
+          f"(budget {EMPTY_CALLS}), saved-search items read max {max(items)}")
+    if max(calls) > EMPTY_CALLS:
+        failures.append(f"a percolation with no saved search made {max(calls)} calls > {EMPTY_CALLS}")
     for failure in failures[:20]:
         print("FAIL", failure)
     return 1 if args.check and failures else 0

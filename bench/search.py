@@ -67,24 +67,25 @@ FLAT_SLACK_RCU = 1.0
 METRICS = ("calls", "round_trips", "items", "rcu", "cpu_ms")
 HEADS = {"calls": "calls", "round_trips": "round trips", "items": "items", "rcu": "RCU", "cpu_ms": "CPU ms"}
 
-#: Shapes whose round-trip budget :data:`BASELINE`'s engine misses: measured at the CI sizes (100 and
-#: 400 listings: every ``q`` shape through the newest-first merge, category pages, category + role,
-#: ``q`` + category, the multiselect filter, geo nearest-first) and the issue's 2,000 and 6,000
-#: listings (a common ``q`` 40-41 sequential calls, a category page 9-11, profile ``q`` 13-22).
-PENDING_ROUND_TRIPS = ("q one common word (sessions)", "q one mid word (professionals)", "q one rare word (lodoloumo)",
-                       "q two common words", "q prefix (4 letters)", "q one typo (sessioas)", "q common page 2 (cursor)",
-                       "q common sort=newest", "q common + category", "category page", "category page 2 (cursor)",
-                       "category + role", "meta select", "meta multiselect", "geo nearest (Berlin)", "geo 25 km (Berlin)",
-                       "geo nearest page 2 (cursor)", "profile q (sessions)")
-#: Shapes whose reads grow with the data on :data:`BASELINE`'s engine (items and RCU both): every shape but
-#: the listing detail (measured: the ``q`` shapes, category + role and geo 1.7-8x from 100 to 400
-#: listings; the issue: profile ``q`` 3.2x for 3x the data, a 1 % number range 802 items for 20 results).
-PENDING_FLAT = (*PENDING_ROUND_TRIPS, "number range (narrow)", "number min alone", "profile country + openToWork")
+#: Shapes whose round-trip budget this tree misses (measured at the CI sizes, 100 and 300 listings,
+#: on a loaded 2-core machine: docs/benchmarks.md): two words send 44-48 calls in 2 steps, a typo's
+#: lists start after the vocabulary named its corrections (3 steps), a relevance page 2 reads its lists
+#: from their start (3 steps); the loaded machine sends a step's calls apart, which counts as 4-6.
+PENDING_ROUND_TRIPS = ("q two common words", "q one typo (sessioas)", "q common page 2 (cursor)")
+#: Shapes whose items and read units both grow more than :data:`FLAT` from 100 to 300 listings (at the CI
+#: sizes a list of a few dozen entries is read whole at 100 listings and in blocks at 300).
+PENDING_FLAT = ("q one common word (sessions)", "q one mid word (professionals)", "q two common words",
+                "q prefix (4 letters)", "q one typo (sessioas)", "q common page 2 (cursor)", "q common sort=newest",
+                "category + role", "meta select", "meta multiselect", "number min alone", "geo nearest (Berlin)",
+                "geo 25 km (Berlin)")
+#: Shapes whose items (not read units) grow more than :data:`FLAT`.
+PENDING_FLAT_ITEMS = ("category page 2 (cursor)", "number range (narrow)")
 #: Budgets this tree does not meet yet, as ``(shape, budget)`` with ``budget`` one of ``round trips``,
 #: ``flat items``, ``flat RCU``: printed as PENDING, enforced with ``--check --pending``.
 PENDING: frozenset[tuple[str, str]] = frozenset(
     {(shape, "round trips") for shape in PENDING_ROUND_TRIPS}
-    | {(shape, budget) for shape in PENDING_FLAT for budget in ("flat items", "flat RCU")})
+    | {(shape, budget) for shape in PENDING_FLAT for budget in ("flat items", "flat RCU")}
+    | {(shape, "flat items") for shape in PENDING_FLAT_ITEMS})
 
 
 @dataclass(frozen=True)

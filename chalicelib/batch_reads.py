@@ -22,7 +22,6 @@ from typing import Any
 
 from chalicelib import storage
 from chalicelib.search import counters as list_counters
-from chalicelib.search import postings
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,15 +71,6 @@ def read(*parts: Part[Any]) -> Found:
     if len(set(tables)) != len(tables):
         raise ValueError("two parts of one batch read name the same table")
     return Found(storage.batch_get_tables({part.table: part.keys for part in parts}))
-
-
-def index_part(list_names: Sequence[str], keys: Sequence[Mapping[str, Any]]) -> Part[dict[str, Any]]:
-    """The size items of posting lists ``list_names`` and the items at ``keys`` of the index's table
-    (counters, which share it) as one part; take the sizes from the found items with
-    :func:`chalicelib.search.postings.sizes_in` (a page's listings and the sizes that say whether
-    the index is current, in one BatchGetItem)."""
-    wanted = [postings.size_key(name) for name in dict.fromkeys(list_names)] + list(keys)
-    return Part(list_counters.table(), wanted, lambda item: f"{item['pk']}\t{item['sk']}", dict)
 
 
 def counter_part(name: str) -> Part[dict[str, Any]]:

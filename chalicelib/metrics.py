@@ -203,7 +203,7 @@ def record_indexer_lag(stream: str, seconds: float) -> None:
     Parameters
     ----------
     stream:
-        ``"listings"`` (search postings) or ``"users"`` (profile postings): the ``stream`` dimension.
+        ``"listings"`` (the listing index) or ``"users"`` (the profile index): the ``stream`` dimension.
     seconds:
         Now minus the record's ``ApproximateCreationDateTime`` (DynamoDB Streams; whole
         seconds, so the lag reads to the second), seconds.

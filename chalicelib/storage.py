@@ -627,30 +627,6 @@ def query_page(table: str, **params: Any) -> tuple[list[dict[str, Any]], dict[st
     return items, from_item(response.get("LastEvaluatedKey"))
 
 
-def query_wire_page(table: str, **params: Any) -> tuple[list[dict[str, Any]], bool]:
-    """One Query request: its items as DynamoDB sent them (attribute values in DynamoDB JSON, e.g.
-    ``{"S": "..."}``) and whether a ``LastEvaluatedKey`` came back.
-
-    For readers of items of a fixed, small shape that decode them directly (the posting entries
-    of :func:`chalicelib.search.postings.read`); every other reader wants :func:`query_page`.
-    """
-    response = dynamodb().query(TableName=table, **params)
-    return response.get("Items", []), bool(response.get("LastEvaluatedKey"))
-
-
-def query_count(table: str, **params: Any) -> int:
-    """How many items a Query matches (``Select=COUNT``, following ``LastEvaluatedKey``); reads no item's attributes."""
-    params = {"TableName": table, "Select": "COUNT", **params}
-    total = 0
-    while True:
-        response = dynamodb().query(**params)
-        total += int(response.get("Count", 0))
-        last = response.get("LastEvaluatedKey")
-        if not last:
-            return total
-        params["ExclusiveStartKey"] = last
-
-
 def query(table: str, **params: Any) -> list[dict[str, Any]]:
     """Every item of a Query as a list (see :func:`query_pages`)."""
     return list(query_pages(table, **params))
@@ -709,7 +685,7 @@ def tx_check(table: str, key: Mapping[str, Any], condition: str, **expr: Unpack[
     return {"ConditionCheck": {"TableName": table, "Key": to_item(key), "ConditionExpression": condition, **expr}}
 
 
-# The untyped builders the search engine's modules still use (search.postings, search.counters,
+# The untyped builders some modules still use (search.counters,
 # listings.counters declare dict[str, Any]): the same elements as plain dicts. When those
 # modules call the tx_* builders these go.
 

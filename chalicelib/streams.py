@@ -41,16 +41,6 @@ def process_outbox_batch(event: dict[str, Any], handle: Callable[[OutboxEvent], 
     return dict(process_partial_response(event=event, record_handler=record_handler, processor=processor))
 
 
-def change_images(record: DynamoDBRecord) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """``(old_image, new_image)`` of a stream record of a table streamed with ``NEW_AND_OLD_IMAGES``.
-
-    Plain dicts (numbers as int/float, :func:`chalicelib.storage.from_item`); ``None`` where the
-    record has no such image: INSERT has no old image, REMOVE no new one.
-    """
-    raw = record.raw_event.get("dynamodb") or {}
-    return storage.from_item(raw.get("OldImage")), storage.from_item(raw.get("NewImage"))
-
-
 def oldest_record_age_seconds(event: dict[str, Any], now_epoch_seconds: float) -> float | None:
     """Age in seconds of the oldest record of a stream batch, or ``None`` for an empty batch.
 
@@ -74,32 +64,12 @@ def oldest_record_age_seconds(event: dict[str, Any], now_epoch_seconds: float) -
     return max(0.0, now_epoch_seconds - min(created)) if created else None
 
 
-def process_change_batch(
-    event: dict[str, Any], handle: Callable[[dict[str, Any] | None, dict[str, Any] | None], object]
-) -> dict[str, Any]:
-    """Call ``handle(old_image, new_image)`` for every record of a table's stream batch, in order.
-
-    A record whose handler raises is reported in ``batchItemFailures`` (and, as Lambda does with
-    ``ReportBatchItemFailures``, retried from there); the handler must therefore be idempotent.
-
-    Returns
-    -------
-    dict
-        ``{"batchItemFailures": [{"itemIdentifier": <sequence number>}, ...]}``.
-    """
-
-    def record_handler(record: DynamoDBRecord) -> None:
-        handle(*change_images(record))
-
-    processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
-    return dict(process_partial_response(event=event, record_handler=record_handler, processor=processor))
-
-
 def change_records(event: dict[str, Any]) -> list[tuple[str, dict[str, Any] | None, dict[str, Any] | None]]:
     """``(sequence number, old image, new image)`` of every record of a table's stream batch, in order.
 
-    For consumers that apply a whole batch at once (:mod:`chalicelib.search.batch_writer`)
-    instead of one record at a time (:func:`process_change_batch`). Images as in :func:`change_images`.
+    For consumers that apply a whole batch at once (:func:`chalicelib.search.index.apply`).
+    Images as plain dicts (numbers as int/float, :func:`chalicelib.storage.from_item`); ``None``
+    where the record has no such image: INSERT has no old image, REMOVE no new one.
     """
     records = []
     for raw in event.get("Records") or []:

@@ -76,8 +76,8 @@ KINDS = ("Put", "Update", "Delete", "ConditionCheck")
 def typed(op: Mapping[str, Any]) -> TransactItem:
     """An element built by a builder that still returns ``dict[str, Any]``, checked and typed.
 
-    The search engine's posting-list and counter builders (``chalicelib.search.postings``,
-    ``chalicelib.search.counters``, ``chalicelib.listings.counters``) still return plain dicts;
+    The counter builders (``chalicelib.search.counters``, ``chalicelib.listings.counters``) still
+    return plain dicts;
     their elements enter typed code through this check.
 
     Raises

@@ -66,6 +66,10 @@ class Transaction:
             self.add(f"{name}.{index}", op)
         return self
 
+    def items(self) -> list[tuple[str, TransactItem]]:
+        """The named items in the order they were added: what :meth:`commit` writes."""
+        return list(self._items)
+
     def __len__(self) -> int:
         return len(self._items)
 

@@ -106,7 +106,6 @@ def _fifo_queue(dead_letter: str, visibility_seconds: int, max_receives: int) ->
 
 
 S = "S"
-N = "N"
 #: Logical id of the generated cursor secret.
 CURSOR_SECRET_RESOURCE = "CursorSecret"
 
@@ -115,7 +114,6 @@ RESOURCES: dict[str, Any] = {
     "UsersTable": _table(
         [("userId", S)],
         {
-            "byCountry": [("country", S), ("userId", S)],
             "bySearchShard": [("searchShard", S), ("userId", S)],
             # The administrators' user lists (GET /v1/admin/users), sorted by nameKey =
             # <folded displayName>#<userId>: all users, by country, by level, by both.
@@ -149,7 +147,8 @@ RESOURCES: dict[str, Any] = {
         stream=True,
     ),
     # Search counters (and posting lists): pk = what is counted or indexed, sk = shard or member.
-    "SearchIndexTable": _table([("pk", S), ("sk", S)]),
+    # expiresAt: a removed document's tombstone, kept for the stream's 24 h (search/index.py).
+    "SearchIndexTable": _table([("pk", S), ("sk", S)], ttl="expiresAt"),
     # One GSI per list route and filter combination (chalicelib/match_requests/lists.py), all
     # sorted newest first by newest = createdAt#requestId: a page is one Query of pageSize + 1.
     "RequestsTable": _table(

@@ -37,7 +37,7 @@ STREAM_DEFAULTS: dict[str, Any] = {
 #: Batching and parallelism of the posting indexers (issue 20; AWS Lambda Developer Guide, "Using AWS
 #: Lambda with Amazon DynamoDB": batch size, batching window, "Concurrent batches per shard").
 #: ``BatchSize`` 100: one invocation applies up to 100 records in a few calls
-#: (chalicelib/search/batch_writer.py). ``MaximumBatchingWindowInSeconds`` 1: under bulk writes a
+#: (chalicelib/search/index.py, ``apply``). ``MaximumBatchingWindowInSeconds`` 1: under bulk writes a
 #: batch fills before the window ends; when idle a record waits at most 1 s (counted in the freshness
 #: bound of docs/search.md). ``ParallelizationFactor`` 10: up to ten batches of one shard at once;
 #: Lambda still hands the records of one partition key (one listing, one user) to one batch at a time,

@@ -3,7 +3,8 @@
 It polls every DynamoDB stream and SQS queue the Chalice app subscribes to
 (``app.event_sources``) and invokes the same handlers with Lambda-shaped events:
 
-* streams: batches of up to ``batch_size`` records from each shard; records after the first
+* streams: batches of up to ``batch_size`` records from each shard (Lambda's ``BatchSize``, up to
+  10,000 for DynamoDB streams: read in GetRecords calls of at most 1,000); records after the first
   one reported in ``batchItemFailures`` (or all, if the handler raises) are retried, up to
   :data:`MAX_RETRY_ATTEMPTS` times, then skipped (AWS: ``MaximumRetryAttempts``);
 * queues: messages received in batches; those not reported as failures are deleted, failed
@@ -66,6 +67,9 @@ POLL_INTERVAL_SECONDS = 0.25
 #: process is received. Polling every 0.25 s kept about a tenth of a core busy per idle stack
 #: (docs/testing.md, the event runner's polling, near the top).
 QUEUE_IDLE_SECONDS = 1.0
+#: Most records one GetRecords call returns (DynamoDB Streams API Reference, "GetRecords": ``Limit``
+#: at most 1,000); a larger stream batch is read in several calls (:meth:`EventRunner._read`).
+GET_RECORDS_LIMIT = 1000
 #: Bounds of the worker pool of a FIFO queue (Lambda: one invocation per active message group, up
 #: to the function's concurrency): at most ``LOCAL_LANE_WORKERS`` (default 32).
 LANE_POOL = lane_pool.bounds_from_environment()
@@ -215,10 +219,12 @@ class EventRunner:
             stream.shards[shard["ShardId"]] = checkpoint
 
     def _read(self, stream: _StreamSource, shard_id: str, shard: _Shard) -> list[dict[str, Any]]:
-        """Read the next batch after the checkpoint with a fresh iterator.
+        """Read the next batch after the checkpoint with a fresh iterator: up to ``batch_size``
+        records, in GetRecords calls of at most :data:`GET_RECORDS_LIMIT` (a batch larger than
+        that follows ``NextShardIterator`` until it is full or the shard has no more records).
 
-        A fresh iterator per read (rather than following ``NextShardIterator``) is what a
-        checkpointing consumer does, and it survives moto replacing a table's stream shard.
+        A fresh iterator per batch (rather than keeping ``NextShardIterator`` between batches) is
+        what a checkpointing consumer does, and it survives moto replacing a table's stream shard.
         """
         position: dict[str, str] = {"ShardIteratorType": "TRIM_HORIZON"}
         if shard.retry_at is not None:
@@ -226,7 +232,14 @@ class EventRunner:
         elif shard.after is not None:
             position = {"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "SequenceNumber": shard.after}
         iterator = self._streams_client.get_shard_iterator(StreamArn=stream.stream_arn, ShardId=shard_id, **position)["ShardIterator"]
-        records: list[dict[str, Any]] = self._streams_client.get_records(ShardIterator=iterator, Limit=stream.batch_size)["Records"]
+        records: list[dict[str, Any]] = []
+        while iterator and len(records) < stream.batch_size:
+            limit = min(GET_RECORDS_LIMIT, stream.batch_size - len(records))
+            page = self._streams_client.get_records(ShardIterator=iterator, Limit=limit)
+            records += page["Records"]
+            if len(page["Records"]) < limit:  # the shard has nothing more now
+                break
+            iterator = page.get("NextShardIterator")
         return records
 
     def _lambda_stream_record(self, record: dict[str, Any], stream_arn: str) -> dict[str, Any]:

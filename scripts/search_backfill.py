@@ -1,19 +1,21 @@
-"""Backfill the search indexes of existing listings (operator command, issue 13).
+"""Backfill the search indexes of existing listings and profiles (operator command; the reindex path).
 
 Reads the Listings table once (a Scan: this is an offline command, never a request path),
 then for every ACTIVE listing writes the index attributes the current code expects
 (:func:`chalicelib.listings.index.index_attributes`; e.g. the geo indexes'
 ``geoCell1/3/5`` + ``geoPoint``), removes the attributes of the replaced geo indexes
-(``geo3/4/5``, ``geoSort``), files every listing under its posting lists
+(``geo3/4/5``, ``geoSort``), files every listing in the search index
 (:mod:`chalicelib.listings.search.indexer`: idempotent and version-checked, as the
 Listings-stream consumer; a listing already at its version is skipped) and rewrites the counters
 (:mod:`chalicelib.listings.counters`) with the exact counts. Run it after deploying a change of
 the search indexes, while listing status changes are quiet (a change committed between the
-Scan and the counter write is not in the recount; run it again to settle).
+Scan and the counter write is not in the recount; run it again to settle). Then it files every
+user in the profile index (:mod:`chalicelib.profiles.handlers`, the Users-stream consumer's
+call; a Scan of the Users table), equally idempotent and version-checked.
 
 Usage::
 
-    python scripts/search_backfill.py            # tables from the environment (LISTINGS_TABLE, ...)
+    python scripts/search_backfill.py            # tables from the environment (LISTINGS_TABLE, USERS_TABLE, ...)
 """
 
 from __future__ import annotations
@@ -29,14 +31,40 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
-def listings() -> Iterator[dict[str, Any]]:
-    """Every listing item (paged Scan)."""
+def scanned(table: str) -> Iterator[dict[str, Any]]:
+    """Every item of ``table`` (paged Scan)."""
     from chalicelib import storage
-    from chalicelib.config import settings
 
-    for page in storage.dynamodb().get_paginator("scan").paginate(TableName=settings().LISTINGS_TABLE):
+    for page in storage.dynamodb().get_paginator("scan").paginate(TableName=table):
         for item in page.get("Items", []):
             yield storage.from_item(item) or {}
+
+
+def listings() -> Iterator[dict[str, Any]]:
+    """Every listing item (paged Scan)."""
+    from chalicelib.config import settings
+
+    return scanned(settings().LISTINGS_TABLE)
+
+
+def backfill_profiles() -> dict[str, int]:
+    """File every user in the profile index, 100 at a time, as the Users-stream consumer does
+    (:func:`chalicelib.profiles.handlers.apply_changes`); a user whose stored document is at its
+    version already is left alone. Returns ``{"users", "profiles"}`` (``profiles``: users filed
+    afresh)."""
+    from chalicelib.config import settings
+    from chalicelib.profiles import handlers
+
+    seen = filed = 0
+    batch: list[dict[str, Any]] = []
+    for item in [*scanned(settings().USERS_TABLE), None]:
+        if item is not None:
+            seen += 1
+            batch.append(item)
+        if batch and (item is None or len(batch) == 100):
+            filed += handlers.apply_changes([(None, user) for user in batch])
+            batch = []
+    return {"users": seen, "profiles": filed}
 
 
 def tally(active: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -54,42 +82,21 @@ def tally(active: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return [item for (category, shard), found in counts.items() for item in counters.put_counts_ops(category, shard, dict(found))]
 
 
-def posting_items(listings: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The posting entries, sizes and states of ``listings``, and the typo dictionary of the ACTIVE
-    ones, for loading an **empty** SearchIndex table."""
-    from chalicelib import typo_dictionary
-    from chalicelib.listings.search.postings import NAMESPACE, posting_keys
-    from chalicelib.search import postings
-
-    listings = list(listings)
-    items = postings.bulk_items(NAMESPACE, ((i["listingId"], int(i.get("version") or 0), posting_keys(i)) for i in listings))
-    active = ((i["categoryKey"], _vocabulary(i)) for i in listings if i.get("status") == "ACTIVE")
-    return items + typo_dictionary.bulk_items(NAMESPACE, active)
-
-
-def _vocabulary(listing: dict[str, Any]) -> set[str]:
-    """The typo-dictionary entries of a listing: its words and their stems (as the stream consumer adds them)."""
-    from chalicelib.listings.search.query import language_of
-    from chalicelib.text_analysis.analyzer import stems
-
-    words = str(listing.get("searchText") or "").split()
-    return {*words, *stems(words, language_of(listing["categoryKey"]))}
-
-
 def backfill_postings(items: Iterable[dict[str, Any]]) -> int:
-    """File every listing of ``items`` under its posting keys, 100 at a time, as the stream consumer
+    """File every listing of ``items`` in the search index, 100 at a time, as the stream consumer
     does (:func:`chalicelib.listings.search.indexer.apply_changes`).
 
-    Idempotent and version-checked like the stream consumer: a listing whose postings are at
-    its version already is left alone, so the backfill can run while the stream flows and can
-    be run again. Returns how many listings it changed.
+    Idempotent and version-checked like the stream consumer: a listing whose stored document is
+    at its version already is left alone, so the backfill can run while the stream flows and can
+    be run again. After a change of the index namespace it files every listing afresh (the
+    reindex path). Returns how many listings it changed.
     """
     from chalicelib.listings.search import indexer
 
     changed = 0
     listed = list(items)
-    for start in range(0, len(listed), 100):  # also adds ACTIVE listings' words to the typo dictionary
-        changed += indexer.apply_changes([(None, item) for item in listed[start : start + 100]]).applied
+    for start in range(0, len(listed), 100):
+        changed += indexer.apply_changes([(None, item) for item in listed[start : start + 100]])
     return changed
 
 
@@ -131,8 +138,9 @@ def backfill() -> dict[str, int]:
 
 
 def main() -> int:
-    """Run the backfill and print what it did."""
+    """Run the backfills of listings and profiles and print what they did."""
     print(backfill())
+    print(backfill_profiles())
     return 0
 
 

@@ -120,7 +120,7 @@ class Category(Model):
     roles: list[Role]
     fields: list[CategoryField]
     #: The language of the category's listings: the Snowball stemmer search analyzes them with
-    #: (docs/search.md, "Analysis"); English when the record declares none.
+    #: (docs/search.md, "The match rule and the score"); English when the record declares none.
     language: str = Field(
         default=DEFAULT_LANGUAGE, description="Language of the listings' text (a Snowball stemmer name); search stems with it"
     )

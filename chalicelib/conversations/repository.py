@@ -13,7 +13,7 @@
   Read state: ``unread`` (messages from the other participant after the read marker) and
   ``readThrough`` / ``lastReadMessageId`` (the marker: the newest message read, by number and
   id). A message adds 1 (``ADD``) to its recipient's ``unread`` and to the recipient's counter
-  item ``unread#<userId>`` (``n``: the total of :func:`unread_total`; ``v``: messages ever
+  item ``unread#<userId>`` (``n``: the user's unread total; ``v``: messages ever
   received, the version behind ETags) in its own transaction, so both stay exact under
   concurrent messages without reading any message.
 * Messages ``{conversationId, messageKey}``: ``messageKey`` is the message's 1-based sequence
@@ -314,11 +314,6 @@ def get_with_member(conversation_id: str, user_id: str) -> tuple[ConversationRec
 def get_member(user_id: str, conversation_id: str) -> dict[str, Any] | None:
     """``user_id``'s member item of the conversation, strongly consistent (``None``: not a member, or left)."""
     return storage.get(_members(), {"userId": user_id, "conversationId": conversation_id}, consistent=True)
-
-
-def unread_total(user_id: str) -> int:
-    """The number of messages ``user_id`` has not read, over every conversation they are in; one GetItem."""
-    return unread_state(user_id)[0]
 
 
 def unread_state(user_id: str) -> tuple[int, int]:

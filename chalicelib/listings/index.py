@@ -67,24 +67,6 @@ def geo_partition(category_key: str, field_key: str, prefix: str) -> str:
     return f"{category_key}#{field_key}#{prefix}"
 
 
-def partition_precision(low: str, high: str) -> int:
-    """The partition precision that holds every geohash from cell ``low`` to cell ``high`` (key order):
-    the largest of :data:`GEO_PARTITION_PRECISIONS` within their common prefix.
-
-    Raises
-    ------
-    ValueError
-        ``low`` and ``high`` do not share a first character (no partition holds both).
-    """
-    common = 0
-    while common < min(len(low), len(high)) and low[common] == high[common]:
-        common += 1
-    fitting = [p for p in GEO_PARTITION_PRECISIONS if p <= common]
-    if not fitting:
-        raise ValueError(f"cells {low!r} and {high!r} share no partition")
-    return max(fitting)
-
-
 def newest_key(listing: Mapping[str, Any]) -> str:
     """The newest-first sort key ``createdAt#listingId`` (ISO 8601 UTC sorts as text)."""
     return f"{listing['createdAt']}#{listing['listingId']}"

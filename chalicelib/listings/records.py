@@ -66,9 +66,8 @@ def record(item: Mapping[str, Any]) -> ListingRecord:
 def scanned(item: Mapping[str, Any]) -> ListingRecord:
     """A search candidate read from a listing index, converted like :func:`record` but not checked.
 
-    The search paths read many candidates per page (``newest_page``, ``geo_range``: up to a
-    read's ``Limit`` per partition) and drop most of them by the filter; the listings they
-    show are read again by id (:func:`chalicelib.listings.repository.get_many`), and that read
+    For reads of many candidates that a filter mostly drops (up to a read's ``Limit`` per
+    partition): the listings shown are read again by id (:func:`chalicelib.listings.repository.get_many`), and that read
     is checked. So the check stays out of the scan loop (docs/architecture.md, "Records
     checked where they enter").
 

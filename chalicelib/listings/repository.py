@@ -18,8 +18,8 @@ from typing import Any, cast
 from chalicelib import batch_reads, outbox, storage, users
 from chalicelib.config import settings
 from chalicelib.listings import counters, owner_list, status, status_history
-from chalicelib.listings.index import INDEX_ATTRIBUTES, geo_index, index_attributes
-from chalicelib.listings.records import ListingRecord, record, scanned
+from chalicelib.listings.index import INDEX_ATTRIBUTES, index_attributes
+from chalicelib.listings.records import ListingRecord, record
 from chalicelib.listings.status import ListingStatus, Transition
 from chalicelib.search import counters as list_counters
 from chalicelib.search import keyset
@@ -328,6 +328,48 @@ def rebind_op(item: ListingRecord, expected_version: int) -> TransactItem:
     )
 
 
+def resubmit(read: ListingRecord, updated: ListingRecord, extra_ops: Sequence[TransactItem]) -> list[status_history.StatusEntry]:
+    """Write ``updated``'s new content as PENDING (:func:`replace_content_op`), take the listing off its
+    search counters when it was ACTIVE (:func:`leave_active_ops`) and write ``extra_ops`` (its
+    ``listing.submitted`` event), in one transaction.
+
+    Parameters
+    ----------
+    read:
+        The listing as read (its ``version`` and ``status`` are the write's conditions; its meta
+        names the counters it leaves).
+    updated:
+        ``read`` with its new content and ``updatedAt``.
+    extra_ops:
+        Items of other tables written in the same transaction.
+
+    Returns
+    -------
+    list[StatusEntry]
+        The ``statusHistory`` as written (:func:`resubmitted_history`).
+
+    Raises
+    ------
+    storage.TransactionConflict
+        The listing changed since it was read (version, status or history), or is gone.
+    """
+    version, was_status = int(read["version"]), read["status"]
+    storage.transact([replace_content_op(updated, version, was_status), *leave_active_ops(read, was_status), *extra_ops])
+    return resubmitted_history(updated)
+
+
+def rebind(updated: ListingRecord, expected_version: int, extra_ops: Sequence[TransactItem]) -> None:
+    """Write ``updated``'s ``channels``, ``webhookIds`` and ``updatedAt`` at ``expected_version + 1``
+    (:func:`rebind_op`) and ``extra_ops`` in one transaction; status and content are untouched.
+
+    Raises
+    ------
+    storage.TransactionConflict
+        The stored ``version`` is not ``expected_version`` any more, or the listing is gone.
+    """
+    storage.transact([rebind_op(updated, expected_version), *extra_ops])
+
+
 def leave_active_ops(listing: Mapping[str, Any], from_status: ListingStatus) -> list[TransactItem]:
     """The counter ops of a change out of ``from_status``: -1 when that was public (ACTIVE), else none."""
     return [typed(op) for op in counters.delta_ops(listing, -1)] if status.is_public(from_status) else []
@@ -447,66 +489,6 @@ _NEWEST_INDEXES = (
     {"IndexName": "activeByCategoryShard", "attribute": "activeCategoryShard"},
     {"IndexName": "activeByRoleShard", "attribute": "activeRoleShard"},
 )
-
-
-def newest_page(partition_index: str, partition: str, before: str | None, limit: int) -> tuple[list[ListingRecord], bool]:
-    """Up to ``limit`` ACTIVE listings of one index partition, newest first (one Query).
-
-    ``partition_index`` is ``activeByCategoryShard`` or ``activeByRoleShard``; ``before``
-    (exclusive, an ``activeNewest`` key) continues after a listing already returned. Returns
-    the listing items (index projection ALL; eventually consistent) and whether the
-    partition may hold more.
-    """
-    attribute = next(i["attribute"] for i in _NEWEST_INDEXES if i["IndexName"] == partition_index)
-    condition = f"{attribute} = :p" + (" AND activeNewest < :b" if before else "")
-    vals: dict[str, Any] = {"p": partition}
-    if before:
-        vals["b"] = before
-    items, more = storage.query_page(
-        _table(), IndexName=partition_index, KeyConditionExpression=condition,
-        ExpressionAttributeValues=storage.values(**vals), ScanIndexForward=False, Limit=limit,
-    )
-    return [scanned(i) for i in items], more is not None
-
-
-def geo_range(
-    precision: int, partition: str, low: str, high: str, limit: int, after: str | None = None
-) -> tuple[list[ListingRecord], str | None]:
-    """Up to ``limit`` ACTIVE listings of one geo index partition whose ``geoPoint`` lies in a key range (one Query).
-
-    Parameters
-    ----------
-    precision:
-        Partition precision (:data:`~chalicelib.listings.index.GEO_PARTITION_PRECISIONS`).
-    partition:
-        ``<category>#<fieldKey>#<geohash prefix>`` (:func:`~chalicelib.listings.index.geo_partition`).
-    low, high:
-        Inclusive ``geoPoint`` bounds: from the first cell's geohash to the last cell's geohash
-        followed by ``~`` (above every base-32 character and ``#``).
-    limit:
-        Most items returned (``Limit``: items read).
-    after:
-        The ``geoPoint`` of the last listing already read (``<geohash>#<listingId>``): continue after it.
-
-    Returns
-    -------
-    tuple
-        The listing items in ``geoPoint`` order (index projection ALL; eventually consistent)
-        and, when the range may hold more, the ``geoPoint`` of the last one (pass it as
-        ``after``), else ``None``.
-    """
-    index, attribute = geo_index(precision)
-    params: dict[str, Any] = {}
-    if after is not None:
-        params["ExclusiveStartKey"] = storage.to_item(
-            {attribute: partition, "geoPoint": after, "listingId": after.rpartition("#")[2]}
-        )
-    items, more = storage.query_page(
-        _table(), IndexName=index, KeyConditionExpression=f"{attribute} = :p AND geoPoint BETWEEN :lo AND :hi",
-        ExpressionAttributeValues=storage.values(p=partition, lo=low, hi=high), Limit=limit, **params,
-    )
-    last = str(items[-1]["geoPoint"]) if items and more is not None else None
-    return [scanned(i) for i in items], last
 
 
 def pending_page(size: int, after: str | None = None) -> tuple[list[ListingRecord], str | None]:

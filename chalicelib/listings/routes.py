@@ -54,15 +54,14 @@ def search(caller: Caller, query: parameters.ListingSearchQuery) -> models.Listi
     """Search ACTIVE listings; by relevance with `q`, nearest first with a geo filter, else newest first.
 
     `q`: every word must match a word of the title or a text field, case and accents ignored: the same
-    word, the same Snowball stem in the category's language (`engineers` finds `engineering`), a typo
-    correction (5-8 letters: one typo, 9 or more: two, never the first letter), or, for the last word,
-    a word it starts (search as you type). Non-final stop words (`in`, `the`, ...) are ignored.
+    Snowball stem in the category's language (`engineers` finds `engineering`), a word one typo from it
+    (5 letters or more, never the first letter), or, for the last word, a word it starts (search as you
+    type). Non-final stop words (`in`, `the`, ...) are ignored.
 
-    With `q` (and no geo filter) results are ranked by relevance unless `sort=newest`: more matched words,
-    then fewer typo corrections, then BM25F (field boosts: title 3, other text 1.5, description 1,
-    place name 0.5), ties newest first; each result carries `score`. The best candidates within a
-    window of 200 (newest first) are ranked; matches past the window follow newest first. `total` is
-    exact, or a lower bound with `totalRelation: "gte"`.
+    With `q` (and no geo filter) results are ranked by relevance over every match unless `sort=newest`:
+    fewer typo corrections first, then BM25F (field boosts: title 3, other text 1.5, description 1,
+    place name 0.5), ties newest first; each result carries `score`. `total` is exact, or a lower bound
+    with `totalRelation: "gte"`.
     """
     with metrics.search_page("listings"):
         return search_service.search_listings(search_query.parse_search(query_params(bp.current_request), query), caller.user_id)

@@ -6,6 +6,9 @@
 * Only ACTIVE listings are visible to others; owners see their own in any status.
 * Pause: ACTIVE -> PAUSED; resume: PAUSED -> ACTIVE; anything else is a ``Conflict``
   (the machine: :mod:`chalicelib.listings.status`).
+
+The rules reach storage and the other domains through :data:`DEFAULT_PORTS`
+(:mod:`chalicelib.listings.ports`); the unit tests replace them with :func:`use_ports`.
 """
 
 from __future__ import annotations
@@ -26,29 +29,39 @@ from chalicelib.listings.models import (
     ListingUpdate,
     MyListingPage,
     MyListingsFilter,
-    OwnerSummary,
 )
+from chalicelib.listings.ports import Ports
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.status import Transition
 from chalicelib.pagination import PageQuery
+from chalicelib.ports import Seam
 from chalicelib.text import words
 from chalicelib.transact_items import TransactItem
-from chalicelib.transactions import ConditionFailed, Transaction, TransactionConflict
+from chalicelib.transactions import ConditionFailed, TransactionConflict
 from chalicelib.users.records import UserRecord
-from chalicelib.users.service import require_connected, require_user, summary_fields
+from chalicelib.users.service import require_connected, summary_fields
 
 #: Field types whose words ``q`` searches (DESIGN §2 "Search": title and text fields).
 SEARCHED_TYPES = {FieldType.TEXT, FieldType.RICHTEXT, FieldType.LOCATION}
+
+#: The real repository and domains; mypy checks here that each module satisfies its port.
+DEFAULT_PORTS = Ports(repository=repository, users=users, webhooks=webhooks)
+_seam = Seam(DEFAULT_PORTS)
+#: ``use_ports(replacement)``: the service reads and writes through ``replacement``; returns the
+#: ports it replaced (:meth:`chalicelib.ports.Seam.use`).
+use_ports = _seam.use
+
+
+def _require_owner(user_id: str) -> UserRecord:
+    user = _seam.ports.users.get_user(user_id)
+    if user is None:
+        raise errors.NotFound(f"User '{user_id}' not found")
+    return user
 
 
 def _owner_fields(user: UserRecord | None, user_id: str) -> dict[str, Any]:
     """The owner summary's fields as plain data, validated once by the model that holds them."""
     return {"userId": user_id} if user is None else {"userId": user_id, **summary_fields(user)}
-
-
-def owner_summary(user: UserRecord | None, user_id: str) -> OwnerSummary:
-    """The owner summary of a listing (only ``userId`` when the owner record is gone)."""
-    return OwnerSummary.model_validate(_owner_fields(user, user_id))
 
 
 def to_model[ViewT: Listing](
@@ -108,7 +121,7 @@ def _category_and_role(category_key: str, role_key: str) -> Category:
 
 def _check_webhooks(owner_id: str, webhook_ids: list[str]) -> list[str]:
     unique = list(dict.fromkeys(webhook_ids))
-    found = webhooks.get_many(unique) if unique else {}
+    found = _seam.ports.webhooks.get_many(unique) if unique else {}
     foreign = [w for w in unique if w not in found or found[w]["ownerId"] != owner_id]
     if foreign:
         raise errors.RuleViolation.for_field("webhookIds", f"not webhooks of yours: {', '.join(foreign)}")
@@ -130,12 +143,12 @@ def create_listing(caller: Caller, body: ListingCreate) -> Listing:
     """
     category = _category_and_role(body.categoryKey, body.roleKey)
     meta = validate_meta(category, body.roleKey, body.meta)
-    owner = require_user(caller.user_id)
+    owner = _require_owner(caller.user_id)
     channels = require_connected(owner, body.channels, "channels")
     webhook_ids = _check_webhooks(caller.user_id, body.webhookIds)
     now = clock.iso()
     listing_id = clock.new_id("lst")
-    pending = repository.pending_attributes(listing_id, now)
+    pending = _seam.ports.repository.pending_attributes(listing_id, now)
     item: ListingRecord = {
         "listingId": listing_id,
         "ownerId": caller.user_id,
@@ -154,7 +167,7 @@ def create_listing(caller: Caller, body: ListingCreate) -> Listing:
         "pendingSort": pending["pendingSort"],
         "statusHistory": [status_history.entry(status.INITIAL, now)],
     }
-    repository.create(item, [_submitted_event(listing_id, 1)])
+    _seam.ports.repository.create(item, [_submitted_event(listing_id, 1)])
     return to_model(item, owner, owner_view=True)
 
 
@@ -168,7 +181,7 @@ def owned(caller: Caller, listing_id: str) -> ListingRecord:
     Forbidden
         Another user's public (ACTIVE) listing.
     """
-    item = repository.get(listing_id)
+    item = _seam.ports.repository.get(listing_id)
     if item is None:
         raise errors.not_found("Listing", listing_id)
     if item["ownerId"] != caller.user_id:
@@ -184,7 +197,7 @@ def get_visible(caller: Caller, listing_id: str) -> ListingRecord:
     NotFound
         No such listing, or another user's listing that is not ACTIVE.
     """
-    item = repository.get(listing_id)
+    item = _seam.ports.repository.get(listing_id)
     if item is None or not status.is_visible(item["status"], item["ownerId"], caller.user_id):
         raise errors.not_found("Listing", listing_id)
     return item
@@ -205,11 +218,11 @@ def list_my_listings(caller: Caller, page: PageQuery) -> MyListingPage:
     """
     position = page.position_in("listings.mine", caller.user_id)
     skip = position.offset if position.key is None else 0
-    items, last_key = repository.owner_page(caller.user_id, position.page_size, after=position.key, skip=skip)
+    items, last_key = _seam.ports.repository.owner_page(caller.user_id, position.page_size, after=position.key, skip=skip)
     if items:
-        owner, total = repository.owner_with_total(caller.user_id)
+        owner, total = _seam.ports.repository.owner_with_total(caller.user_id)
     else:
-        owner, total = None, repository.owner_total(caller.user_id)
+        owner, total = None, _seam.ports.repository.owner_total(caller.user_id)
     return MyListingPage(
         listings=[to_model(i, owner, owner_view=True) for i in items], total=total, page=position.page,
         pageSize=position.page_size, nextCursor=position.next_cursor(last_key is not None, last_key),
@@ -221,7 +234,7 @@ def filter_my_listings(caller: Caller, query: MyListingsFilter) -> tuple[list[Li
     title (case-insensitive), newest first, and the cursor of the next page (``None``: no more).
 
     Without a filter this is :func:`list_my_listings`' page. With one, it reads the owner's list
-    until the page is full, the list ends or ``repository.FILTER_BUDGET`` listings were examined
+    until the page is full, the list ends or ``chalicelib.listings.repository.FILTER_BUDGET`` listings were examined
     (then the cursor continues from there, possibly to an empty page), and one BatchGetItem of the
     owner's summary.
 
@@ -237,8 +250,8 @@ def filter_my_listings(caller: Caller, query: MyListingsFilter) -> tuple[list[Li
         title = str((item.get("meta") or {}).get("title") or "").casefold()
         return (query.status is None or item.get("status") == query.status) and all(w in title for w in wanted)
 
-    items, last_key = repository.owner_page_matching(caller.user_id, position.page_size, keep, after=position.key)
-    owner = repository.owner_with_total(caller.user_id)[0] if items else None
+    items, last_key = _seam.ports.repository.owner_page_matching(caller.user_id, position.page_size, keep, after=position.key)
+    owner = _seam.ports.repository.owner_with_total(caller.user_id)[0] if items else None
     return [to_model(i, owner, owner_view=True) for i in items], position.next_cursor(last_key is not None, last_key)
 
 
@@ -277,7 +290,7 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate, expecte
                 if f"{key}_{axis}" not in (body.meta or {}):
                     merged.pop(f"{key}_{axis}", None)
     meta = validate_meta(category, item["roleKey"], merged)
-    owner = require_user(caller.user_id)
+    owner = _require_owner(caller.user_id)
     channels = require_connected(owner, body.channels if body.channels is not None else item.get("channels") or [], "channels")
     webhook_ids = _check_webhooks(caller.user_id, body.webhookIds if body.webhookIds is not None else item.get("webhookIds") or [])
     version = int(item["version"])
@@ -289,12 +302,8 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate, expecte
         "version": version + 1,
     }
     updated.pop("statusReason", None)
-    tx = Transaction().add("listing", repository.replace_content_op(updated, version, item["status"]))
-    updated["statusHistory"] = repository.resubmitted_history(updated)
-    tx.add_all("counters", repository.leave_active_ops(item, item["status"]))
-    tx.add("event", _submitted_event(listing_id, version + 1))
     try:
-        tx.commit()
+        updated["statusHistory"] = _seam.ports.repository.resubmit(item, updated, [_submitted_event(listing_id, version + 1)])
     except TransactionConflict as exc:
         if expected_version is not None:  # the version read matched If-Match; the write saw another one
             raise errors.PreconditionFailed("The listing changed while you were updating it; read it again") from exc
@@ -318,11 +327,9 @@ def _rebind(item: ListingRecord, owner: UserRecord, channels: list[str], webhook
     version = int(item["version"])
     updated: ListingRecord = {**item, "channels": channels, "webhookIds": webhook_ids, "updatedAt": clock.iso(),
                               "version": version + 1}
-    tx = Transaction().add("listing", repository.rebind_op(updated, version))
-    if status.awaiting_review(item["status"]):
-        tx.add("event", _submitted_event(item["listingId"], version + 1))
+    event = [_submitted_event(item["listingId"], version + 1)] if status.awaiting_review(item["status"]) else []
     try:
-        tx.commit()
+        _seam.ports.repository.rebind(updated, version, event)
     except TransactionConflict as exc:
         if expected_version is not None:
             raise errors.PreconditionFailed("The listing changed while you were updating it; read it again") from exc
@@ -350,9 +357,9 @@ def change_status(
     at_version = int(item["version"]) if expected_version is not None else None
     change = status.owner_transition(body.status)
     try:
-        updated = repository.transition(item, change, clock.iso(), version=at_version)
+        updated = _seam.ports.repository.transition(item, change, clock.iso(), version=at_version)
     except ConditionFailed as exc:
-        current = repository.get(listing_id)
+        current = _seam.ports.repository.get(listing_id)
         if current is None:  # deleted since it was read: not a state conflict
             raise errors.not_found("Listing", listing_id) from exc
         if at_version is not None and int(current["version"]) != at_version:
@@ -363,4 +370,4 @@ def change_status(
             f"Cannot change status from {item['status']} to {body.status}; "
             "only ACTIVE -> PAUSED and PAUSED -> ACTIVE are allowed"
         ) from exc
-    return to_model(updated, users.get_user(caller.user_id), owner_view=True)
+    return to_model(updated, _seam.ports.users.get_user(caller.user_id), owner_view=True)

@@ -20,6 +20,9 @@
   Each list and filter is its own index (:mod:`chalicelib.match_requests.lists`): a page reads
   ``pageSize + 1`` requests and one counter item, whatever the length of the history; every
   create and decision updates the counters in its own transaction, so ``total`` is exact.
+
+The rules reach storage through :data:`DEFAULT_PORTS` (:mod:`chalicelib.match_requests.ports`);
+the unit tests replace them with :func:`use_ports`.
 """
 
 from __future__ import annotations
@@ -41,17 +44,27 @@ from chalicelib.match_requests.models import (
     RequestPage,
     RequestStatus,
 )
+from chalicelib.match_requests.ports import Ports
 from chalicelib.match_requests.profile_policy import evaluate
 from chalicelib.match_requests.records import RequesterSnapshot, RequestRecord
+from chalicelib.match_requests.repository import Bundle
 from chalicelib.match_requests.writes import Guard
 from chalicelib.pagination import PageQuery
 from chalicelib.path_ids import within_limit
+from chalicelib.ports import Seam
 from chalicelib.rate_limits import service as rate_limits
 from chalicelib.rate_limits.service import Quota
 from chalicelib.subjects import SubjectType
-from chalicelib.transactions import TransactionConflict
+from chalicelib.transactions import Transaction, TransactionConflict
 from chalicelib.users.records import UserRecord
 from chalicelib.users.service import active_channels, require_connected, summary_from_item
+
+#: The real repository and commit; mypy checks here that the repository module satisfies its port.
+DEFAULT_PORTS = Ports(repository=repository, commit=Transaction.commit)
+_seam = Seam(DEFAULT_PORTS)
+#: ``use_ports(replacement)``: the service reads and writes through ``replacement``; returns the
+#: ports it replaced (:meth:`chalicelib.ports.Seam.use`).
+use_ports = _seam.use
 
 
 def to_model(item: RequestRecord) -> MatchRequest:
@@ -85,14 +98,14 @@ def _page(query: PageQuery, route: str, scope_id: str, wanted: ListQuery, total:
     """
     position = query.position_in(route, scope_id)
     skip = position.offset if position.key is None else 0
-    items, last_key = repository.list_page(wanted, position.page_size, after=position.key, skip=skip)
+    items, last_key = _seam.ports.repository.list_page(wanted, position.page_size, after=position.key, skip=skip)
     return RequestPage(
-        requests=[to_model(i) for i in items], total=repository.list_total(wanted) if total is None else total,
+        requests=[to_model(i) for i in items], total=_seam.ports.repository.list_total(wanted) if total is None else total,
         page=position.page, pageSize=position.page_size, nextCursor=position.next_cursor(last_key is not None, last_key),
     )
 
 
-def _requester(bundle: repository.Bundle, caller: Caller) -> UserRecord:
+def _requester(bundle: Bundle, caller: Caller) -> UserRecord:
     user = bundle.users.get(caller.user_id)
     if user is None:
         raise errors.NotFound("Your user record no longer exists")
@@ -146,11 +159,11 @@ def _send(
     DomainError
         ``guard_failed``.
     """
-    tx = writes.request_write(repository.put_new_op(item), item, None, guard, listing)
+    tx = writes.request_write(_seam.ports.repository.put_new_op(item), item, None, guard, listing)
     tx.add("block", blocks.not_blocked_op(item["requesterId"], item["recipientId"]))
     rate_limits.count(tx, item["requesterId"], quota)
     try:
-        tx.commit()
+        _seam.ports.commit(tx)
     except TransactionConflict as exc:
         if exc.failed("block"):
             raise _blocked() from exc
@@ -182,7 +195,7 @@ def create_match_request(caller: Caller, body: MatchRequestCreate) -> MatchReque
     RateLimited
         The caller sent ``MATCH_REQUESTS_PER_DAY`` match requests this UTC day already.
     """
-    bundle = repository.read_bundle(user_ids=[caller.user_id], listing_ids=[body.listingId])
+    bundle = _seam.ports.repository.read_bundle(user_ids=[caller.user_id], listing_ids=[body.listingId])
     listing = bundle.listings.get(body.listingId)
     if listing is not None and listing["ownerId"] == caller.user_id:
         raise errors.Forbidden("You cannot send a match request to your own listing")
@@ -217,7 +230,7 @@ def create_profile_request(caller: Caller, body: ProfileRequestCreate) -> MatchR
     RateLimited
         The caller sent ``PROFILE_REQUESTS_PER_DAY`` profile requests this UTC day already.
     """
-    bundle = repository.read_bundle(user_ids=[body.userId, caller.user_id])
+    bundle = _seam.ports.repository.read_bundle(user_ids=[body.userId, caller.user_id])
     target = bundle.users.get(body.userId)
     if target is None or target.get("erasure") is not None:  # an account being erased takes no new request
         raise errors.NotFound(f"User '{body.userId}' not found")
@@ -249,7 +262,7 @@ def get_request(caller: Caller, request_id: str) -> MatchRequest:
     NotFound
         No such request, or the caller is neither its requester nor its recipient.
     """
-    item = repository.get(request_id) if ids.subject_of(request_id) else None
+    item = _seam.ports.repository.get(request_id) if ids.subject_of(request_id) else None
     if item is None or caller.user_id not in (item["requesterId"], item["recipientId"]):
         raise errors.NotFound(f"Request '{request_id}' not found")
     return to_model(item)
@@ -295,7 +308,7 @@ def list_for_listing(caller: Caller, listing_id: str, query: ListingRequestQuery
         raise errors.not_found("Listing", listing_id)
     status = query.status.value if query.status else None
     wanted = ListQuery(RequestList.SUBJECT, listing_id, None, status)
-    listing, total = repository.listing_with_total(listing_id, wanted)
+    listing, total = _seam.ports.repository.listing_with_total(listing_id, wanted)
     if listing is None:
         raise errors.not_found("Listing", listing_id)
     if listing["ownerId"] != caller.user_id:

@@ -1,8 +1,8 @@
 """What profile search can filter on, read out of a user item in one place.
 
-Both the matching rule (:func:`chalicelib.profiles.search.matches`) and the posting lists of a
-profile (:mod:`chalicelib.profiles.index`) read a user through :func:`facets`, so a filter and
-its posting list cannot disagree on what a field means (a missing ``openToWork`` is ``False``,
+Both the matching rule (:func:`chalicelib.profiles.search.matches`) and the index document of a
+profile (:func:`chalicelib.profiles.spec.document`) read a user through :func:`facets`, so a filter and
+its index list cannot disagree on what a field means (a missing ``openToWork`` is ``False``,
 a missing ``remote`` is neither ``true`` nor ``false``, a missing level is 0, ...).
 """
 
@@ -41,7 +41,7 @@ class Facets:
         Keys of the connected channels.
     words:
         The folded words (:func:`chalicelib.text.words`) of the display name, the headline and
-        the skills: what ``q`` searches (:mod:`chalicelib.profiles.text`).
+        the skills.
     """
 
     user_id: str

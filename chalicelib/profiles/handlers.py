@@ -1,90 +1,49 @@
-"""Users-table stream consumer: keeps the profile posting lists in step with the profiles (via ``app.py``).
+"""Users-table stream consumer: keeps the profile index in step with the profiles (via ``app.py``).
 
-Every change of a user (a new image with its ``version``, or a removal) files the user under
-exactly the posting keys of its new image (:func:`chalicelib.profiles.index.posting_keys`). A
-whole batch is applied at once by :func:`chalicelib.search.batch_writer.apply_batch`, which
-compares with the keys applied so far and writes only when the image is newer than what was
-applied: a replayed or out-of-order stream record changes nothing, and a half-applied change is
-completed by the retry.
+Each stream record carries the user's old and new image; a batch becomes one
+:func:`chalicelib.search.index.apply` over the profile spec (:mod:`chalicelib.profiles.spec`):
+the new image's document at its ``version``, or no document at ``version + 1`` after a removal.
+Changes of one user coalesce to the newest; a replayed or out-of-order record writes nothing
+(the stored document's version decides), and a half-applied batch is completed by the retry.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from aws_lambda_powertools import Logger
-from botocore.exceptions import BotoCoreError, ClientError
-
-from chalicelib import clock, errors, metrics, storage
-from chalicelib.profiles.facets import facets
-from chalicelib.profiles.index import NAMESPACE, posting_keys
-from chalicelib.search import batch_writer
-from chalicelib.search.batch_writer import Change
-from chalicelib.streams import batch_failures, change_records, oldest_record_age_seconds
+from chalicelib.profiles import spec
+from chalicelib.search import consumer, index
 from chalicelib.users import version_of
 from chalicelib.users.records import record
 
-logger = Logger(service="matching-service", child=True)
 
-
-def change_of(old_image: dict[str, Any] | None, new_image: dict[str, Any] | None) -> Change | None:
-    """The posting change of one stream record: the new image's keys at its version, or no keys at
-    the version after the old image's for a removal (``None`` for a record without images)."""
+def change_of(old_image: Mapping[str, Any] | None, new_image: Mapping[str, Any] | None) -> index.Change | None:
+    """The index change of one stream record: the new image's document at its version, or no
+    document at the version after the old image's for a removal (``None`` without images)."""
     if new_image is not None:
-        user = record(new_image)
-        return Change(NAMESPACE, user["userId"], version_of(user), frozenset(posting_keys(facets(user))))
+        user = record(dict(new_image))
+        return index.Change(user["userId"], version_of(user), spec.document(user))
     if old_image is not None:  # removed: leave every list, as the version after the last one
-        user = record(old_image)
-        return Change(NAMESPACE, user["userId"], version_of(user) + 1, frozenset())
+        user = record(dict(old_image))
+        return index.Change(user["userId"], version_of(user) + 1, None)
     return None
 
 
-def apply_change(old_image: dict[str, Any] | None, new_image: dict[str, Any] | None) -> bool:
-    """File the user of one stream record under the keys of its new image (none after a removal).
+def apply_changes(images: consumer.Images) -> int:
+    """Bring the index entries of every user of ``images`` (``(old, new)`` stream images in
+    stream order) to its newest record, in one batch (:func:`chalicelib.search.consumer.apply_images`);
+    returns the profiles moved."""
+    return consumer.apply_images(spec.spec(), spec.store(), change_of, images)
 
-    Parameters
-    ----------
-    old_image, new_image:
-        The record's images as plain dicts (Users items); ``None`` where absent (INSERT has no
-        old image, REMOVE no new one).
 
-    Returns
-    -------
-    bool
-        True when the postings moved to this image's version; False when a newer or equal
-        version was applied already (a replay or an out-of-order record), or the record holds
-        no image.
-    """
-    change = change_of(old_image, new_image)
-    return change is not None and batch_writer.apply_batch([change]).applied > 0
+def apply_change(old_image: Mapping[str, Any] | None, new_image: Mapping[str, Any] | None) -> bool:
+    """File the user of one stream record (``None`` where an image is absent: INSERT has no old
+    image, REMOVE no new one); False when the record was replayed, out of order, or holds no image."""
+    return apply_changes([(old_image, new_image)]) > 0
 
 
 def handle_users_batch(event: dict[str, Any]) -> dict[str, Any]:
-    """Lambda entry: apply a Users-table stream batch at once (:func:`chalicelib.search.batch_writer.apply_batch`).
-
-    Returns
-    -------
-    dict
-        ``{"batchItemFailures": [...]}``: a record whose keys cannot be computed alone, or every
-        record when the batch's writes failed; the event source mapping retries them (applying
-        is idempotent by version).
-    """
-    lag = oldest_record_age_seconds(event, clock.now().timestamp())
-    if lag is not None:  # IndexerLag (stream=users): how far profile search is behind the Users table
-        metrics.record_indexer_lag("users", lag)
-    records = change_records(event)
-    failed: list[str] = []
-    changes: list[Change] = []
-    for sequence, old_image, new_image in records:
-        try:
-            if (change := change_of(old_image, new_image)) is not None:
-                changes.append(change)
-        except (KeyError, TypeError, ValueError, ArithmeticError):  # a record that cannot be read fails alone
-            logger.exception("users stream record not indexable", extra={"sequence": sequence})
-            failed.append(sequence)
-    try:
-        batch_writer.apply_batch(changes)
-    except (storage.Contention, errors.DependencyUnavailable, ClientError, BotoCoreError):
-        logger.exception("profile postings batch not applied; the stream retries it")
-        return batch_failures(sequence for sequence, _, _ in records)
-    return batch_failures(failed)
+    """Lambda entry: apply a Users-table stream batch at once (:func:`chalicelib.search.consumer.handle_batch`,
+    ``IndexerLag`` with ``stream=users``); returns ``{"batchItemFailures": [...]}``."""
+    return consumer.handle_batch(event, "users", spec.spec(), spec.store(), change_of)

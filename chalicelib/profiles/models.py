@@ -40,17 +40,19 @@ class ProfileSearchQuery(PageQuery):
     """Sourcing filters of ``GET /v1/profiles/search``; all given filters must hold.
 
     ``q``: every word must match a word of the display name, headline or skills (case and
-    accents ignored): the same word, a word of the same Snowball stem (English), or, for the
-    last word, a word it starts; no typo corrections (:mod:`chalicelib.profiles.text`).
+    accents ignored): a word of the same Snowball stem (English), for the last word a word it
+    starts, or a word one typo away; results then come in relevance order
+    (:mod:`chalicelib.profiles.search`).
     ``skills``: comma-separated, the profile must list all of them.
     ``channel``: the profile has that channel connected.
     """
 
     q: Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)] | None = Field(default=None, description=(
-        "Free-text search over the display name, headline and skills: every word must match (the same word or a word "
-        "of the same English stem, e.g. `engineers` finds `engineering`; the last word also matches the words it "
-        "starts; case and accents ignored; function words such as `in` or `the` are ignored unless last). No typo "
-        "corrections, unlike listing search. Order stays verification level, then most recently updated"
+        "Free-text search over the display name, headline and skills: every word must match (a word of the same "
+        "English stem, e.g. `engineers` finds `engineering`; the last word also matches the words it starts; a word "
+        "one typo away matches too, ranked after exact matches; case and accents ignored; function words such as `in` "
+        "or `the` are ignored unless last). With `q` the order is relevance (BM25F; ties by verification level, then "
+        "most recently updated), as in listing search"
     ))
     country: Country | None = None
     minVerifiedLevel: VerifiedLevel | None = None

@@ -2,14 +2,18 @@
 
 For a ``listing.activated`` event:
 
-1. read the listing (strongly consistent); do nothing unless it is ACTIVE at this version
-   (saved searches created after the activation are left out too);
+1. read the saved-search count of each scope (one item, :func:`repository.scope_counts`) and
+   stop when it is 0 everywhere: an approval with no saved search reads that one item and
+   nothing else; then read the listing (strongly consistent) and stop unless it is ACTIVE at
+   this version and some saved search has its category or every category as scope (saved
+   searches created after the activation are left out too);
 2. read the posting lists of its keys (:func:`postings.lookup_keys`, the engine's filing scheme
    of :mod:`chalicelib.search.percolator` with the listing's spec: one BatchGetItem, plus one
    for spilled shards) and keep the entries whose payload passes :func:`postings.prefilter`
    (never the listing owner's own searches);
-3. read those saved searches (BatchGetItem) and verify each with
-   :func:`chalicelib.listings.search.filters.evaluate`, the function search itself uses;
+3. read those saved searches (BatchGetItem) and verify each with the engine's check of a
+   document against a query (:func:`chalicelib.listings.search.spec.matches`, the check search
+   applies to every candidate);
 4. record each match with one transaction: the match item, conditional on being the first
    for (saved search, listing); a check that the saved search still exists; and, when its
    alerts are on, the ``listing.matched`` outbox event. A replayed stream record or a
@@ -19,16 +23,13 @@ For a ``listing.activated`` event:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from aws_lambda_powertools import Logger
 
 from chalicelib import clock, errors, listings
-from chalicelib.listings import status
 from chalicelib.listings.records import ListingRecord
-from chalicelib.listings.search.filters import evaluate
+from chalicelib.listings.search.spec import Candidate, candidate, matches
 from chalicelib.saved_searches import postings, repository
 from chalicelib.saved_searches.events import ListingMatched, matched_event_op
 from chalicelib.saved_searches.query import parsed
@@ -49,8 +50,6 @@ class Report:
         Posting keys looked up (the listing's cells and word tokens times its kinds).
     cells:
         Geohash cells among them (location fields x precisions).
-    postings_read:
-        Posting items that existed (index partitions touched).
     entries:
         Posting entries tested in memory.
     candidates:
@@ -63,7 +62,6 @@ class Report:
 
     keys: int = 0
     cells: int = 0
-    postings_read: int = 0
     entries: int = 0
     candidates: int = 0
     matches: int = 0
@@ -71,13 +69,12 @@ class Report:
     matched_ids: list[str] = field(default_factory=list)
 
 
-def candidates(listing: Mapping[str, Any], report: Report) -> list[tuple[str, str]]:
+def candidates(listing: Candidate, report: Report) -> list[tuple[str, str]]:
     """``(ownerId, savedSearchId)`` of the saved searches whose posting entries pass the prefilter
     (the engine's lookup, :func:`chalicelib.search.percolator.candidates`)."""
-    keys = postings.lookup_keys(listing)
-    report.keys, report.cells = len(keys), len(postings.listing_cells(listing))
+    keys = postings.lookup_keys(listing.listing)
+    report.keys, report.cells = len(keys), len(postings.listing_cells(listing.listing))
     items = repository.read_postings(keys)
-    report.postings_read = len(items)
     found, report.entries = engine.candidates((p["entries"] for p in items), lambda e: postings.prefilter(e, listing))
     return [(owner, saved_search_id) for saved_search_id, owner in found.items()]
 
@@ -130,12 +127,18 @@ def percolate(listing_id: str, version: int | None = None, activated_at: str | N
         Counts of what was read and matched.
     """
     report = Report()
+    counts = repository.scope_counts()
+    if not any(counts.values()):
+        return report
     listing = listings.get(listing_id, consistent=True)
-    if listing is None or not status.is_public(listing["status"]):
+    if listing is None or (version is not None and int(listing.get("version") or 1) != version):
         return report
-    if version is not None and int(listing.get("version") or 1) != version:
+    if not counts.get(str(listing["categoryKey"])) and not counts.get(engine.ANY):
         return report
-    wanted = candidates(listing, report)
+    ready = candidate(listing)  # None unless ACTIVE
+    if ready is None:
+        return report
+    wanted = candidates(ready, report)
     searches = repository.get_many(wanted) if wanted else []
     report.candidates = len(searches)
     for search in sorted(searches, key=lambda s: str(s["savedSearchId"])):
@@ -146,11 +149,11 @@ def percolate(listing_id: str, version: int | None = None, activated_at: str | N
         except errors.RuleViolation:  # e.g. a category field removed since it was saved
             logger.warning("saved search no longer parses", extra={"savedSearchId": search["savedSearchId"]})
             continue
-        match = evaluate(query, listing)
-        if match is None:
+        distance = matches(query, ready)
+        if distance is None:
             continue
         report.matches += 1
         report.matched_ids.append(str(search["savedSearchId"]))
-        if _record(listing, search, match.distance_km):
+        if _record(listing, search, distance if query.geo is not None else None):
             report.recorded += 1
     return report

@@ -12,11 +12,11 @@ this module supplies what only the listings domain knows:
 * the term of a saved search: the rarest (:func:`rarest_term`) of the terms every match must
   hold (:func:`required_terms`: not a stop word that search ignores); the words of a listing
   (its ``searchText``);
-* the matcher: the search's own filter function
-  (:func:`chalicelib.listings.search.filters.evaluate`) on the embedded query, or the term
-  (:func:`~chalicelib.listings.search.filters.matches_terms`) and circle without one.
+* the matcher: the engine's own check of a document against a query
+  (:func:`chalicelib.search.engine.matches`, through :func:`chalicelib.listings.search.spec.matches`)
+  on the embedded query, or on the term and circle without one.
 
-The saved search itself is then read and verified once more with the same function
+The saved search itself is then read and verified once more with the same check
 (:mod:`chalicelib.saved_searches.percolator`).
 """
 
@@ -27,26 +27,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from chalicelib.categories.registry import all_categories
-from chalicelib.listings.search.filters import evaluate, location, matches_terms
+from chalicelib.listings.search.filters import location
 from chalicelib.listings.search.query import SearchQuery
+from chalicelib.listings.search.spec import LOCATION, Candidate, matches
+from chalicelib.listings.search.spec import spec as index_spec
 from chalicelib.saved_searches.query import parsed
-from chalicelib.search import percolator
-from chalicelib.search.percolator import (
-    ANY,
-    LEGACY_WORD_TOKEN_LENGTH,
-    MAX_COVER_CELLS,
-    MAX_EMBEDDED_QUERY_CHARS,
-    PRECISIONS,
-    WORD_TOKEN_LENGTH,
-    Entry,
-    rarest_term,
-)
+from chalicelib.search import engine, percolator
+from chalicelib.search.percolator import ANY, MAX_COVER_CELLS, Entry, rarest_term
 from chalicelib.text_analysis.analyzer import any_stop_word
 
 __all__ = [
-    "ANY", "LEGACY_WORD_TOKEN_LENGTH", "MAX_COVER_CELLS", "MAX_EMBEDDED_QUERY_CHARS", "PRECISIONS", "WORD_TOKEN_LENGTH",
-    "Entry", "cover", "entry_of", "item_spec", "keys_of", "listing_cells", "lookup_keys", "prefilter", "query_spec",
-    "rarest_term", "required_terms", "word_token",
+    "ANY", "MAX_COVER_CELLS", "Entry", "entry_of", "item_spec", "keys_of", "listing_cells", "lookup_keys", "prefilter",
+    "query_spec", "rarest_term", "required_terms", "scope_of",
 ]
 
 
@@ -56,6 +48,12 @@ def required_terms(terms: list[str]) -> list[str]:
     return [t for i, t in enumerate(terms) if i == len(terms) - 1 or not any_stop_word(t)]
 
 
+def scope_of(posting_key: str) -> str:
+    """The category scope of a saved search filed under ``posting_key`` (its category key, or ``*``):
+    the category part of the key's kind (every key of a search has the same kind)."""
+    return posting_key.split("/", 1)[0]
+
+
 def query_spec(query: SearchQuery) -> percolator.QuerySpec:
     """How a saved search is filed: its kind, its circle (geo filter with a radius) and its rarest required term."""
     circle = None
@@ -63,16 +61,6 @@ def query_spec(query: SearchQuery) -> percolator.QuerySpec:
         circle = percolator.Circle(query.geo.key, query.geo.lat, query.geo.lng, query.geo.radius_km)
     kind = f"{query.category.key if query.category else ANY}/{query.role or ANY}"
     return percolator.QuerySpec(kind, circle, rarest_term(required_terms(query.terms)))
-
-
-def cover(query: SearchQuery) -> list[str]:
-    """The geo parts of a saved search's keys: ``<fieldKey>:<cell>`` per covering cell, or ``[*]``."""
-    return percolator.cover(query_spec(query).circle)
-
-
-def word_token(query: SearchQuery) -> str:
-    """The word part of a saved search's keys without a geo cell (``*`` without a term)."""
-    return percolator.word_token(query_spec(query).term)
 
 
 def keys_of(query: SearchQuery) -> list[str]:
@@ -121,15 +109,18 @@ def lookup_keys(listing: Mapping[str, Any]) -> list[str]:
     return percolator.lookup_keys(item_spec(listing))
 
 
-def prefilter(entry: Entry, listing: Mapping[str, Any]) -> bool:
+def prefilter(entry: Entry, listing: Candidate) -> bool:
     """True when the posting entry may match ``listing``: not the listing owner's, and the embedded
-    query passes :func:`~chalicelib.listings.search.filters.evaluate` (without one: the rarest term
-    is a word prefix of the listing and the listing lies within the circle). No store is read."""
-    if entry.owner_id == listing["ownerId"]:
+    query passes the engine's check (:func:`chalicelib.listings.search.spec.matches`); without one,
+    the rarest term matches a term of the listing as a last query word would (its widest match) and
+    the listing lies within the circle. No store is read."""
+    if entry.owner_id == listing.listing["ownerId"]:
         return False
     if entry.query:
-        return evaluate(parsed(json.loads(entry.query)), listing) is not None
+        return matches(parsed(json.loads(entry.query)), listing) is not None
+    doc = listing.document
     return percolator.term_and_circle_pass(
-        entry, lambda term: matches_terms(listing, [term]),  # as a last term: the widest match of it
-        lambda field: location(listing, field),
+        entry,
+        lambda term: engine.matches(index_spec(), engine.Query((doc.scope,), (term,)), doc, listing.terms) is not None,
+        lambda field: doc.point if field in doc.keywords.get(LOCATION, ()) else None,
     )

@@ -8,7 +8,10 @@
   shards of at most :data:`SHARD_CAPACITY` entries. An entry is the attribute
   ``e_<savedSearchId>`` (its encoded :class:`~chalicelib.saved_searches.postings.Entry`);
   ``n`` counts the entries; shard 0 lists the other shards in use in the number set ``spill``.
-  Posting lists are read by key only (BatchGetItem), never queried.
+  Posting lists are read by key only (BatchGetItem), never queried. One more item,
+  ``{postingKey: "#scopes", s_<scope>: n}``, counts the saved searches per category scope (the
+  category of the search, ``*`` for searches of every category), updated in the transactions that
+  create and delete them, so the percolator learns from one read that no saved search can match.
 * ``SavedSearchMatchesTable`` (``savedSearchId``, ``listingId``): one item per match, so a
   match is recorded once; GSI ``matchedNewest`` (partition ``savedSearchId``, sort
   ``matchedNewest = <matchedAt>#<listingId>``, projection ALL) lists a search's matches newest
@@ -29,10 +32,14 @@ from chalicelib.transact_items import TransactItem
 #: Sort key of an owner's counter item (sorts before every ``ss_`` id).
 COUNTER = "#count"
 #: Most entries in one posting shard: at most about 400 bytes each (an id, the saver and a query of
-#: at most ``postings.MAX_EMBEDDED_QUERY_CHARS``), so a shard stays near half of DynamoDB's 400 KB per item.
+#: at most ``chalicelib.search.percolator.MAX_EMBEDDED_QUERY_CHARS``), so a shard stays near half of DynamoDB's 400 KB per item.
 SHARD_CAPACITY = 500
 #: Prefix of the entry attributes of a posting item.
 ENTRY_PREFIX = "e_"
+#: ``postingKey`` of the item counting saved searches per scope (no posting key has a ``#`` first).
+SCOPES = "#scopes"
+#: Prefix of the count attributes of the scopes item.
+SCOPE_PREFIX = "s_"
 
 
 def _searches() -> str:
@@ -120,6 +127,21 @@ def remove_entry_op(posting_key: str, saved_search_id: str) -> TransactItem:
         ExpressionAttributeNames={"#e": ENTRY_PREFIX + saved_search_id},
         ExpressionAttributeValues=storage.values(minus=-1),
     )
+
+
+def scope_op(scope: str, change: int) -> TransactItem:
+    """Transaction ``Update`` adding ``change`` (+1 on create, -1 on delete) to the count of ``scope``."""
+    return storage.tx_update(
+        _postings(), {"postingKey": SCOPES}, "ADD #s :d",
+        ExpressionAttributeNames={"#s": SCOPE_PREFIX + scope}, ExpressionAttributeValues=storage.values(d=change),
+    )
+
+
+def scope_counts() -> dict[str, int]:
+    """``{scope: saved searches}`` of every scope counted (one strongly consistent GetItem, so a
+    search whose creation committed before the call is counted); empty when none was ever saved."""
+    item = storage.get(_postings(), {"postingKey": SCOPES}, consistent=True) or {}
+    return {k[len(SCOPE_PREFIX):]: int(v) for k, v in item.items() if k.startswith(SCOPE_PREFIX)}
 
 
 def get(owner_id: str, saved_search_id: str) -> SavedSearchRecord | None:

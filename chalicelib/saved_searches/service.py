@@ -46,7 +46,8 @@ def to_model(search: SavedSearchRecord) -> SavedSearch:
 
 
 def create_saved_search(caller: Caller, body: SavedSearchCreate) -> SavedSearch:
-    """Validate and save a search, filing it in the percolator's posting lists.
+    """Validate and save a search, filing it in the percolator's posting lists and counting it in
+    its scope (:func:`repository.scope_op`), in one transaction.
 
     Raises
     ------
@@ -73,6 +74,7 @@ def create_saved_search(caller: Caller, body: SavedSearchCreate) -> SavedSearch:
         item["postings"] = [repository.shard_key(k, s) for k, s in shards.items()]
         tx = Transaction().add("counter", repository.counter_op(caller.user_id, limit))
         tx.add("search", repository.put_op(item))
+        tx.add("scope", repository.scope_op(postings.scope_of(next(iter(shards))), 1))
         for k, s in shards.items():
             tx.add(f"posting:{k}", repository.add_entry_op(k, s, item["savedSearchId"], entry))
         for k, s in shards.items():
@@ -124,8 +126,8 @@ def list_saved_searches(caller: Caller, page: PageQuery) -> SavedSearchPage:
 
 
 def delete_saved_search(caller: Caller, saved_search_id: str) -> Deleted:
-    """Delete a saved search: the item, its posting entries, its slot and a ``saved_search.deleted``
-    event, in one transaction.
+    """Delete a saved search: the item, its posting entries, its slot, its scope's count and a
+    ``saved_search.deleted`` event, in one transaction.
 
     Its matches are unreachable at once (every read checks the search first) and the event
     has them deleted, in bounded steps (:mod:`chalicelib.saved_searches.cleanup`); no further
@@ -139,6 +141,7 @@ def delete_saved_search(caller: Caller, saved_search_id: str) -> Deleted:
     item = _owned(caller, saved_search_id)
     tx = Transaction().add("search", repository.delete_op(caller.user_id, saved_search_id))
     tx.add("counter", repository.release_op(caller.user_id))
+    tx.add("scope", repository.scope_op(postings.scope_of(item["postings"][0]), -1))
     for k in item["postings"]:
         tx.add(f"posting:{k}", repository.remove_entry_op(k, saved_search_id))
     tx.add("event", deleted_event_op(saved_search_id, caller.user_id))

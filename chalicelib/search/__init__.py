@@ -1,25 +1,14 @@
-"""The search engine: one home for every search of the service (docs/search.md, "The engine").
+"""The search engine (docs/search.md, "The pipeline"); it knows no domain (import contract
+``search-engine`` in pyproject.toml).
 
-Domain-free: it knows posting lists, counters, sorted keys and geohash cells, never a listing,
-a profile or a saved search (import contract ``search-engine`` in pyproject.toml). A domain
-plugs in with two functions of its own: the posting keys of one of its items
-(:class:`~chalicelib.search.postings.PostingKey` sets, filed by
-:func:`~chalicelib.search.batch_writer.apply_batch`; with the covering projection derived from
-them, :func:`~chalicelib.search.postings.register_projection`) and its matcher (does this item satisfy
-this query), with which it verifies the candidates the engine returns. The engine reads
-candidates and returns item ids; the domain services re-read and render them.
+The read pipeline and its index: :mod:`~chalicelib.search.analysis` (terms, the match rule,
+symmetric-delete keys), :mod:`~chalicelib.search.index` (the index spec a domain supplies, the
+layout of its lists, the idempotent writer), :mod:`~chalicelib.search.engine` (typed query,
+plan, candidate lists, exact check, scorer, collector) and :mod:`~chalicelib.search.store` (the
+storage port, in memory and on DynamoDB). Listing search and profile search run on it.
 
-Modules:
-
-* :mod:`~chalicelib.search.postings`: the posting store (entries, exact list sizes, per-item
-  state; version-checked, idempotent application), and order-preserving number keys;
-* :mod:`~chalicelib.search.counters`: exact counters of list indexes;
-* :mod:`~chalicelib.search.keyset`: keyset pages of GSI lists;
-* :mod:`~chalicelib.search.merge`: lazy newest-first k-way merge of sorted runs (unions);
-* :mod:`~chalicelib.search.join`: zigzag (leapfrog) merge join of sorted lists (conjunctions),
-  and the one-list read whose entries are checked on their covering projection;
-* :mod:`~chalicelib.search.planner`: which list drives a conjunction over covering entries;
-* :mod:`~chalicelib.search.buckets`: bucketed postings of number ranges;
-* :mod:`~chalicelib.search.geo`: geohash coverings and distance bounds (nearest-first walks);
-* :mod:`~chalicelib.search.batch_writer`: a stream batch of posting changes in a few calls.
+Beside it: :mod:`~chalicelib.search.percolator` (the saved searches' lookup of the searches a
+listing may match), :mod:`~chalicelib.search.geo` (geohash cells and distances),
+:mod:`~chalicelib.search.buckets` (number buckets), :mod:`~chalicelib.search.counters` and
+:mod:`~chalicelib.search.keyset` (counted pages of list GSIs).
 """

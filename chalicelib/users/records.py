@@ -26,7 +26,7 @@ class UserRecord(TypedDict):
     userId: str
     displayName: str
     #: ISO 3166-1 alpha-2; absent when unset (``None`` before it is written: storage leaves it out),
-    #: so the ``byCountry`` index stays sparse.
+    #: so the ``adminByCountry`` index stays sparse.
     country: NotRequired[str | None]
     #: 0..3 (:data:`chalicelib.users.models.MAX_VERIFIED_LEVEL`).
     verifiedLevel: int

@@ -2,7 +2,7 @@
 
 Item shape: :class:`~chalicelib.users.records.UserRecord` (what every read returns and
 :func:`put_user_op` takes).
-``country`` is left out when unset, so the ``byCountry`` index stays sparse. ``version`` starts
+``country`` is left out when unset, so the ``adminByCountry`` index stays sparse. ``version`` starts
 at 1 and every write increments it (records from before it existed count as version 0); it is
 the profile's ``ETag`` (:mod:`chalicelib.conditional`).
 """
@@ -188,16 +188,6 @@ def remove_channel(user_id: str, key: str, updated_at: str) -> bool:
     except storage.ConditionFailed:
         return False
     return True
-
-
-def query_country(country: str) -> list[UserRecord]:
-    """Every user with ``country`` (the sparse ``byCountry`` index)."""
-    return [record(i) for i in storage.query_index(_table(), "byCountry", "country", country)]
-
-
-def query_shard(shard: str) -> list[UserRecord]:
-    """Every user of one ``searchShard`` (``S0``..``S7``, the ``bySearchShard`` index)."""
-    return [record(i) for i in storage.query_index(_table(), "bySearchShard", "searchShard", shard)]
 
 
 def iter_shard(shard: str) -> Iterator[UserRecord]:

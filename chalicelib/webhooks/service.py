@@ -5,6 +5,9 @@
   they are checked again at every delivery.
 * A user sees, deletes and reads the delivery log of its own webhooks only; someone else's
   id is NOT_FOUND, as is an unknown one (no existence oracle).
+
+The rules reach storage and delivery through :data:`DEFAULT_PORTS` (:mod:`chalicelib.webhooks.ports`);
+the unit tests replace them with :func:`use_ports`.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from chalicelib import clock, errors, outbox
 from chalicelib.auth.service import Caller
 from chalicelib.config import settings
 from chalicelib.pagination import Deleted, PageQuery
+from chalicelib.ports import Seam
 from chalicelib.transact_items import TransactItem
 from chalicelib.transactions import Transaction
 from chalicelib.webhooks import addresses, operational, repository, signing
@@ -42,10 +46,18 @@ from chalicelib.webhooks.models import (
     WebhookList,
     WebhookOverview,
 )
+from chalicelib.webhooks.ports import Ports
 from chalicelib.webhooks.records import WebhookEdit, WebhookRecord
 
 #: Seconds a registration may spend resolving the URL's host.
 REGISTRATION_RESOLVE_SECONDS = 5.0
+
+#: The real repository, log, redelivery and commit; mypy checks here that each module satisfies its port.
+DEFAULT_PORTS = Ports(repository=repository, attempt_log=attempt_log, redelivery=redelivery, commit=Transaction.commit)
+_seam = Seam(DEFAULT_PORTS)
+#: ``use_ports(replacement)``: the service reads and writes through ``replacement``; returns the
+#: ports it replaced (:meth:`chalicelib.ports.Seam.use`).
+use_ports = _seam.use
 
 
 def _created_view(item: WebhookRecord) -> WebhookCreated:
@@ -104,15 +116,15 @@ def create_webhook(caller: Caller, body: WebhookCreate) -> WebhookCreated:
         "failCount": 0,
         "createdAt": now,
         "updatedAt": now,
-        "lane": repository.next_lane_number(caller.user_id),  # the owner's lanes in turn
+        "lane": _seam.ports.repository.next_lane_number(caller.user_id),  # the owner's lanes in turn
     }
-    repository.create(item)
+    _seam.ports.repository.create(item)
     return _created_view(item)
 
 
 def list_webhooks(caller: Caller) -> WebhookList:
     """Every webhook of the caller, newest first, with ``failCount`` and ``secret``."""
-    return WebhookList(webhooks=[to_model(item) for item in repository.list_by_owner(caller.user_id)])
+    return WebhookList(webhooks=[to_model(item) for item in _seam.ports.repository.list_by_owner(caller.user_id)])
 
 
 def require_own(caller: Caller, webhook_id: str) -> WebhookRecord:
@@ -123,7 +135,7 @@ def require_own(caller: Caller, webhook_id: str) -> WebhookRecord:
     NotFound
         Unknown, or someone else's.
     """
-    item = repository.get(webhook_id)
+    item = _seam.ports.repository.get(webhook_id)
     if item is None or item.get("ownerId") != caller.user_id:
         raise errors.NotFound(f"Webhook '{webhook_id}' not found")
     return item
@@ -139,7 +151,7 @@ def delete_webhook(caller: Caller, webhook_id: str) -> Deleted:
     NotFound
         Unknown, or someone else's.
     """
-    if not repository.delete_owned(webhook_id, caller.user_id):
+    if not _seam.ports.repository.delete_owned(webhook_id, caller.user_id):
         raise errors.NotFound(f"Webhook '{webhook_id}' not found")
     return Deleted(id=webhook_id)
 
@@ -147,7 +159,7 @@ def delete_webhook(caller: Caller, webhook_id: str) -> Deleted:
 def forget_lane_counter_op(owner_id: str) -> TransactItem:
     """Transaction ``Delete`` of the owner's webhook lane counter (the account erasure, after
     :func:`delete_webhook` of each of their webhooks)."""
-    return repository.forget_lane_counter_op(owner_id)
+    return _seam.ports.repository.forget_lane_counter_op(owner_id)
 
 
 def list_deliveries(caller: Caller, webhook_id: str, query: PageQuery) -> DeliveryPage:
@@ -169,8 +181,8 @@ def list_deliveries(caller: Caller, webhook_id: str, query: PageQuery) -> Delive
     position = query.position_in("webhook.deliveries", webhook_id)
     moment = clock.now()
     skip = 0 if position.key is not None else position.offset
-    page = attempt_log.attempts_page(webhook_id, moment, position.page_size, after=position.key, skip=skip)
-    total = attempt_log.count_attempts(webhook_id, moment)
+    page = _seam.ports.attempt_log.attempts_page(webhook_id, moment, position.page_size, after=position.key, skip=skip)
+    total = _seam.ports.attempt_log.count_attempts(webhook_id, moment)
     last = page.attempts[-1]["deliveryKey"] if page.attempts else None
     return DeliveryPage(
         deliveries=[attempt_model(item) for item in page.attempts],
@@ -199,7 +211,7 @@ def redeliver(caller: Caller, webhook_id: str, event_id: str) -> Delivery:
     """
     webhook = require_own(caller, webhook_id)
     try:
-        return redelivery.redeliver(webhook_id, event_id, caller.user_id, webhook.get("lane"))
+        return _seam.ports.redelivery.redeliver(webhook_id, event_id, caller.user_id, webhook.get("lane"))
     except redelivery.UnknownDelivery as exc:
         raise errors.NotFound(f"No delivery of event '{event_id}' to webhook '{webhook_id}'") from exc
 
@@ -247,7 +259,7 @@ def update_webhook(caller: Caller, webhook_id: str, body: WebhookCreate) -> Webh
     require_own(caller, webhook_id)  # 404 before resolving a URL for someone else's id
     check_url(body.url)
     changes: WebhookEdit = {"name": body.name, "url": body.url, "events": body.events, "updatedAt": clock.iso()}
-    return to_model(_owned_or_404(repository.update_owned(webhook_id, caller.user_id, changes), webhook_id))
+    return to_model(_owned_or_404(_seam.ports.repository.update_owned(webhook_id, caller.user_id, changes), webhook_id))
 
 
 def set_active(caller: Caller, webhook_id: str, active: bool) -> Webhook:
@@ -269,10 +281,10 @@ def set_active(caller: Caller, webhook_id: str, active: bool) -> Webhook:
         current = require_own(caller, webhook_id)
         if not current.get("active"):
             event = operational.enabled_event_op(current, now)
-            if repository.enable_inactive_owned(webhook_id, caller.user_id, now, event):
-                return to_model(_owned_or_404(repository.get(webhook_id, consistent=True), webhook_id))
+            if _seam.ports.repository.enable_inactive_owned(webhook_id, caller.user_id, now, event):
+                return to_model(_owned_or_404(_seam.ports.repository.get(webhook_id, consistent=True), webhook_id))
         # Active already (or enabled meanwhile by another request): reset failCount, no event.
-    switch = repository.enable_owned if active else repository.disable_owned
+    switch = _seam.ports.repository.enable_owned if active else _seam.ports.repository.disable_owned
     item = switch(webhook_id, caller.user_id, now)
     return to_model(_owned_or_404(item, webhook_id))
 
@@ -293,7 +305,7 @@ def rotate_secret(caller: Caller, webhook_id: str) -> SecretRotated:
     moment = clock.now()
     expires = clock.iso(moment + timedelta(hours=signing.PREVIOUS_SECRET_HOURS))
     new = signing.new_secret()
-    updated = repository.rotate_owned(webhook_id, caller.user_id, str(item["secret"]), new, expires, clock.iso(moment))
+    updated = _seam.ports.repository.rotate_owned(webhook_id, caller.user_id, str(item["secret"]), new, expires, clock.iso(moment))
     if updated is None:
         raise errors.Conflict("The secret was changed by another request; reload and try again")
     return SecretRotated(webhook=to_model(updated), secret=new, previousSecretExpiresAt=expires)
@@ -303,8 +315,8 @@ def overview(caller: Caller) -> list[WebhookOverview]:
     """Every webhook of the caller, newest first, each with its last logged attempt (one Query for
     the list plus one single-item Query per webhook: the cost grows with the answer)."""
     views = []
-    for item in repository.list_by_owner(caller.user_id):
-        last = attempt_log.newest_attempts(item["webhookId"], 1)
+    for item in _seam.ports.repository.list_by_owner(caller.user_id):
+        last = _seam.ports.attempt_log.newest_attempts(item["webhookId"], 1)
         previous_expiry = item.get("previousSecretExpiresAt")
         if previous_expiry and signing.previous_if_valid(item.get("previousSecret"), previous_expiry, clock.now()) is None:
             previous_expiry = None  # the window is over
@@ -352,7 +364,7 @@ def get_attempt(caller: Caller, webhook_id: str, token: str) -> LoggedAttempt:
         key = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode("utf-8")
     except (binascii.Error, ValueError) as exc:
         raise errors.NotFound("Delivery attempt not found") from exc
-    item = attempt_log.get_logged(webhook_id, key)
+    item = _seam.ports.attempt_log.get_logged(webhook_id, key)
     if item is None:
         raise errors.NotFound("Delivery attempt not found")
     return _logged_model(item)
@@ -393,7 +405,7 @@ def send_test_event(caller: Caller, webhook_id: str, event_type: str, data: dict
     if not item.get("active"):
         raise errors.Conflict("The webhook is inactive; enable it before sending a test event")
     op = outbox.event_op(event_type, data, {"recipientId": caller.user_id}, target_webhook_id=webhook_id, test=True)
-    Transaction().add("event", op).commit()
+    _seam.ports.commit(Transaction().add("event", op))
     return outbox.event_id_of(op)
 
 
@@ -416,8 +428,8 @@ def filtered_attempts(caller: Caller, webhook_id: str, limit: int, success: bool
     """
     require_own(caller, webhook_id)
     if success is None and not event and not event_id and since is None:
-        return [_logged_model(item) for item in attempt_log.newest_attempts(webhook_id, limit)]
-    found = attempt_log.filtered_attempts(webhook_id, clock.now(), limit, success=success, event=event, event_id=event_id,
+        return [_logged_model(item) for item in _seam.ports.attempt_log.newest_attempts(webhook_id, limit)]
+    found = _seam.ports.attempt_log.filtered_attempts(webhook_id, clock.now(), limit, success=success, event=event, event_id=event_id,
                                           since=clock.iso(since) if since is not None else None)
     return [_logged_model(item) for item in found.attempts]
 
@@ -443,16 +455,16 @@ def recover_failed(caller: Caller, webhook_id: str, since: datetime) -> RecoverR
     item = require_own(caller, webhook_id)
     if not item.get("active"):
         raise errors.Conflict("The webhook is inactive; enable it first, then recover its failed deliveries")
-    failed = attempt_log.failed_since(webhook_id, clock.iso(since), RECOVER_LIMIT)
+    failed = _seam.ports.attempt_log.failed_since(webhook_id, clock.iso(since), RECOVER_LIMIT)
     recovery_id = clock.new_id("rcv")
 
     def record(planned: list[Delivery]) -> None:  # before the first attempt can run, so each is counted
-        repository.start_recovery(webhook_id, recovery_id, clock.iso(), len(planned))
+        _seam.ports.repository.start_recovery(webhook_id, recovery_id, clock.iso(), len(planned))
 
     try:
-        queued = redelivery.redeliver_many(webhook_id, failed.event_ids, caller.user_id, item.get("lane"), recovery_id, record)
+        queued = _seam.ports.redelivery.redeliver_many(webhook_id, failed.event_ids, caller.user_id, item.get("lane"), recovery_id, record)
     except lanes.EnqueueFailed as exc:  # never queued: never sent
-        repository.count_recovery(webhook_id, recovery_id, sent=False, amount=len(exc.failed))
+        _seam.ports.repository.count_recovery(webhook_id, recovery_id, sent=False, amount=len(exc.failed))
         raise
     return RecoverResult(queued=len(queued), complete=failed.complete)
 
@@ -487,7 +499,7 @@ def scheduled_retries(caller: Caller, webhook_id: str, limit: int = 100) -> list
     now = clock.iso()
     seen: set[str] = set()
     pending = []
-    for entry in attempt_log.newest_attempts(webhook_id, limit):
+    for entry in _seam.ports.attempt_log.newest_attempts(webhook_id, limit):
         if entry["eventId"] in seen:
             continue
         seen.add(entry["eventId"])
@@ -513,7 +525,7 @@ def delivery_health(caller: Caller, webhook_id: str, now: datetime) -> DeliveryH
     hour = now.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
     today = hour.replace(hour=0)
     first_day = today - timedelta(days=attempt_log.HEALTH_DAYS - 1)
-    counts = attempt_log.hourly_outcomes(webhook_id, first_day, hour)
+    counts = _seam.ports.attempt_log.hourly_outcomes(webhook_id, first_day, hour)
 
     def bucket(start: datetime, hours: int) -> HealthBucket:
         keys = [f"{start + timedelta(hours=h):%Y-%m-%dT%H}" for h in range(hours)]

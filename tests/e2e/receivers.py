@@ -48,9 +48,6 @@ class Received:
         Whether ``X-Webhook-Signature`` and the Standard Webhooks signature verified.
     ended:
         ``time.monotonic()`` when the handler finished (answered, gave up, or the client left).
-    wall_at:
-        ``time.time()`` (seconds since the epoch, UTC) when the body had been read: comparable
-        with the timestamps the stack writes (e.g. the envelope's ``timestamp``).
     """
 
     path: str
@@ -61,7 +58,6 @@ class Received:
     standard_ok: bool
     ended: float | None = None
     bytes_sent: int = 0
-    wall_at: float = 0.0
 
     @property
     def verified(self) -> bool:
@@ -122,7 +118,7 @@ class Receiver:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 hex_ok, standard_ok = receiver._verify(body, headers)
-                seen = Received(self.path, headers, body, time.monotonic(), hex_ok, standard_ok, wall_at=time.time())
+                seen = Received(self.path, headers, body, time.monotonic(), hex_ok, standard_ok)
                 with receiver._lock:
                     receiver._requests.append(seen)
                     # Concurrency as the sender made it: earlier requests whose connection the

@@ -63,12 +63,6 @@ def _ok(response: Any, status: int = 200) -> Any:
     return response.parsed
 
 
-#: Statuses after which the same request is sent again with the same key: a 503 (it may have been
-#: applied: storage did not answer in time) and a 409 ``IDEMPOTENCY_KEY_IN_USE`` (the first try is
-#: still running). Both carry ``Retry-After``.
-RETRIED_STATUSES = frozenset({409, 503})
-
-
 def with_retries(send: Callable[[str], Any], attempts: int = 4, wait: Callable[[float], None] = time.sleep) -> Any:
     """Send a POST or PATCH until it gets an answer that is not "try again", safely.
 

@@ -38,7 +38,6 @@ pytestmark = pytest.mark.e2e
 
 SOCIAL_KEYS = {"x", "linkedin", "github", "instagram", "tiktok", "youtube", "website"}
 MATCH_EVENTS = ("match_request.received", "match_request.accepted", "match_request.rejected")
-PROFILE_EVENTS = ("profile_request.received", "profile_request.accepted", "profile_request.rejected")
 #: Generous bound for a delivery to a healthy receiver (normally well under a second).
 DELIVERY_WAIT = 15.0
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -14,13 +15,14 @@ from typing import Any
 import pytest
 from chalice.test import Client
 
-from chalicelib import storage
+from chalicelib import clock, storage
 from chalicelib.auth.service import clear_cache
 from chalicelib.config import settings
 from chalicelib.users.models import AdminUserCreate
 from chalicelib.users.service import create_user
+from tests.clocks import FrozenClock, frozen_clock
 from tests.integration.aws_session import Resources, moto_session, reset
-from tests.limits import LIMITS_OFF
+from tests.limits import HIGH_LIMITS, LIMITS_OFF
 
 
 @pytest.fixture(scope="session")
@@ -31,18 +33,16 @@ def aws_resources() -> Iterator[Resources]:
 
 
 def reset_process_caches() -> None:
-    """Forget cached settings, boto3 clients, API-key lookups and rate-limit hints (they depend on the
-    environment), and the remembered posting-list sizes (they describe the last test's tables)."""
+    """Forget cached settings, boto3 clients, API-key lookups, rate-limit hints and the remembered
+    block sets (they depend on the environment and the last test's tables)."""
     from chalicelib import blocks
     from chalicelib.rate_limits.service import clear_hints
-    from chalicelib.search import statistics
 
     settings.cache_clear()
     storage.client.cache_clear()
     storage.probe_client.cache_clear()
     clear_cache()
     clear_hints()
-    statistics.forget()
     blocks.forget_hidden()
 
 
@@ -102,6 +102,13 @@ class Api:
         response = getattr(self.client.http, method.lower())(path, headers=sent, body=payload)
         response.json = json.loads(response.body) if response.body else None
         return response
+
+    def call_json(self, method: str, path: str, key: str | None = None, body: Any = None, status: int = 200) -> dict[str, Any]:
+        """:meth:`call`, asserting the answer's ``status`` (the body is shown when it differs); the JSON body."""
+        response = self.call(method, path, key, body)
+        assert response.status_code == status, response.json
+        result: dict[str, Any] = response.json
+        return result
 
 
 @pytest.fixture
@@ -164,7 +171,7 @@ def runner(aws: dict[str, str]) -> Any:
 #: (the other files go in name order) it can leave one worker alone with it at the end.
 LONG_FILES = (
     "tests/integration/test_webhooks_delivery.py",
-    "tests/integration/test_profile_postings.py",
+    "tests/integration/test_profile_index.py",
     "tests/integration/test_saved_searches.py",
     "tests/integration/test_list_pages.py",
     "tests/integration/test_profiles.py",
@@ -177,7 +184,7 @@ LONG_FILES = (
     "tests/integration/test_listings.py",
     "tests/integration/test_approvals.py",
     "tests/integration/test_requests.py",
-    "tests/integration/test_listing_postings.py",
+    "tests/integration/test_search_round_trips.py",
 )
 
 
@@ -193,3 +200,59 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
             super()._assign_work_unit(node)
 
     return LongestFirst(config, log) if config.getoption("dist") == "loadfile" else None
+
+
+@pytest.fixture
+def limits(aws: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
+    """``limits(NAME=value, ...)``: this test's limits; every other one is the production default."""
+
+    def apply(**values: str) -> None:
+        for name in HIGH_LIMITS:
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("RATE_LIMITS_ENABLED", "true")  # the suite runs with them off (tests/limits.py)
+        for name, value in values.items():
+            monkeypatch.setenv(name, value)
+        settings.cache_clear()
+
+    return apply
+
+
+@pytest.fixture
+def frozen() -> Iterator[FrozenClock]:
+    """The clock frozen at a whole millisecond of now (items written under it stay realistic: TTLs, createdAt)."""
+    with frozen_clock(clock.now().replace(microsecond=0)) as fake:
+        yield fake
+
+
+@pytest.fixture
+def receivers() -> Iterator[Any]:
+    """``receivers(behaviour, **options)`` starts a webhook receiver on 127.0.0.1; all are closed after the test."""
+    from tests.integration.webhook_helpers import receiver_factory  # it imports this module's helpers
+
+    yield from receiver_factory()
+
+
+@pytest.fixture
+def fast_delivery(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Webhook delivery with a 1 s total deadline and retries without delay."""
+    from tests.integration.webhook_helpers import fast_delivery_settings
+
+    fast_delivery_settings(monkeypatch)
+
+
+@pytest.fixture
+def local_server(api: Api) -> Iterator[str]:
+    """The base URL of the app behind ``local_stack.server`` (the local stack's HTTP edge) on a free port."""
+    from app import app
+    from local_stack.server import make_server
+
+    app_class = app.__class__
+    server = make_server(app, "127.0.0.1", 0)  # turns the app into a LocalChalice (thread-local requests)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server.server_address[1]}"
+    finally:
+        server.shutdown()
+        thread.join(10)
+        app.__class__ = app_class  # the other tests use the plain app with Chalice's test client

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import threading
+import urllib.error
+import urllib.request
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -25,10 +27,7 @@ from tests.listing_bodies import listing_body
 def create_listing(api: Api, user: User, category: str = "jobs", role: str | None = None,
                    meta: dict[str, str | None] | None = None, **fields: Any) -> dict[str, Any]:
     """Create a listing through the API and return its JSON (asserts 201)."""
-    response = api.call("POST", "/v1/listings", user.key, listing_body(category, role, meta, **fields))
-    assert response.status_code == 201, response.json
-    result: dict[str, Any] = response.json
-    return result
+    return api.call_json("POST", "/v1/listings", user.key, listing_body(category, role, meta, **fields), status=201)
 
 
 def get_listing(api: Api, user: User, listing_id: str) -> Any:
@@ -38,10 +37,7 @@ def get_listing(api: Api, user: User, listing_id: str) -> Any:
 
 def search_listings(api: Api, user: User, query: str) -> dict[str, Any]:
     """``GET /v1/listings/search?<query>`` as ``user``: the page's JSON (asserts 200)."""
-    response = api.call("GET", f"/v1/listings/search?{query}", user.key)
-    assert response.status_code == 200, response.json
-    result: dict[str, Any] = response.json
-    return result
+    return api.call_json("GET", f"/v1/listings/search?{query}", user.key)
 
 
 def claim(api: Api, admin: User, max_tasks: int = 10) -> list[dict[str, Any]]:
@@ -233,10 +229,7 @@ def put_webhook(owner: User, webhook_id: str) -> str:
 
 def my_listings(api: Api, user: User) -> dict[str, Any]:
     """``GET /v1/listings/mine?pageSize=100`` (asserts 200)."""
-    response = api.call("GET", "/v1/listings/mine?pageSize=100", user.key)
-    assert response.status_code == 200, response.json
-    result: dict[str, Any] = response.json
-    return result
+    return api.call_json("GET", "/v1/listings/mine?pageSize=100", user.key)
 
 
 @dataclass
@@ -269,11 +262,6 @@ def shared_stack(resources: Resources) -> Iterator[Stack]:
         runner = EventRunner(app)
         runner.drain()  # the users' own stream records (profile postings): the tests start from a quiet stream
         yield Stack(Api(client), runner, alice, bob, admin)
-
-
-def listing_stream_records() -> list[dict[str, Any]]:
-    """Every record of the Listings table's stream so far, oldest first, shaped as Lambda hands them over."""
-    return stream_records(settings().LISTINGS_TABLE)
 
 
 def stream_records(table: str, after: str | None = None) -> list[dict[str, Any]]:
@@ -328,6 +316,39 @@ def index_listings(records: list[dict[str, Any]] | None = None) -> dict[str, Any
     return result
 
 
-def search_index_items() -> dict[tuple[str, str], dict[str, Any]]:
-    """Every SearchIndex item by ``(pk, sk)`` (test-only Scan)."""
-    return {(i["pk"], i["sk"]): i for i in table_items(settings().SEARCH_INDEX_TABLE)}
+def newest_first(listings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Listings in search's newest-first order: ``createdAt`` descending, ties by id ascending."""
+    return sorted(sorted(listings, key=lambda i: i["listingId"]), key=lambda i: i["createdAt"], reverse=True)
+
+
+def http_request(url: str, method: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+    """``method`` on ``url`` over real HTTP (10 s timeout): the status, headers and body, errors included."""
+    request = urllib.request.Request(url, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, dict(exc.headers), exc.read()
+
+
+def cursor_pages(fetch: Callable[[str], dict[str, Any]], page_size: int) -> list[dict[str, Any]]:
+    """Every page of a list route, first to last by ``nextCursor``; ``fetch(query)`` answers one page
+    (``query``: ``pageSize=N[&cursor=...]``). Asserts that each page is one Query of at most
+    ``page_size + 1`` items (the page and the look-ahead that says whether more follow)."""
+    pages: list[dict[str, Any]] = []
+    query = f"pageSize={page_size}"
+    while True:
+        with counting_reads() as reads:
+            page = fetch(query)
+        assert reads.calls == ["Query"]
+        assert reads.items <= page_size + 1
+        pages.append(page)
+        if page["nextCursor"] is None:
+            return pages
+        query = f"pageSize={page_size}&cursor={page['nextCursor']}"
+
+
+def edited_cursor(cursor: str) -> str:
+    """``cursor`` with one character of its payload changed: well-formed, but its signature no longer matches."""
+    head, _, tail = cursor.partition(".")
+    return f"{head[:-2]}{'A' if head[-2] != 'A' else 'B'}{head[-1]}.{tail}"

@@ -12,10 +12,7 @@ from tests.integration.request_helpers import accepted_conversation, active_list
 
 
 def _export(api: Api, user: User) -> dict[str, Any]:
-    response = api.call("GET", "/v1/me/export", user.key)
-    assert response.status_code == 200, response.json
-    result: dict[str, Any] = response.json
-    return result
+    return api.call_json("GET", "/v1/me/export", user.key)
 
 
 def _seed(api: Api, alice: User, bob: User) -> dict[str, Any]:

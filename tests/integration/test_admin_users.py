@@ -9,14 +9,11 @@ from typing import Any
 import pytest
 
 from tests.integration.conftest import Api, User, make_user
-from tests.integration.helpers import assert_error, counting_reads
+from tests.integration.helpers import assert_error, cursor_pages
 
 
 def _users(api: Api, admin: User, query: str = "") -> dict[str, Any]:
-    response = api.call("GET", f"/v1/admin/users{'?' + query if query else ''}", admin.key)
-    assert response.status_code == 200, response.json
-    result: dict[str, Any] = response.json
-    return result
+    return api.call_json("GET", f"/v1/admin/users{'?' + query if query else ''}", admin.key)
 
 
 def _names(page: dict[str, Any]) -> list[str]:
@@ -63,17 +60,7 @@ def test_pages_follow_the_cursor_and_read_page_size_plus_one(api: Api, admin: Us
     for i in range(6):
         make_user(f"Extra {i}")
     everything = _names(_users(api, admin, "pageSize=100"))  # also warms the key cache: only the page's reads count
-    seen: list[str] = []
-    query = "pageSize=4"
-    while True:
-        with counting_reads() as reads:
-            page = _users(api, admin, query)
-        assert reads.calls == ["Query"]
-        assert reads.items <= 5
-        seen += _names(page)
-        if page["nextCursor"] is None:
-            break
-        query = f"pageSize=4&cursor={page['nextCursor']}"
+    seen = [name for page in cursor_pages(lambda query: _users(api, admin, query), 4) for name in _names(page)]
     assert seen == everything
     assert len(seen) == 12
 

@@ -26,10 +26,7 @@ from tests.integration.helpers import (
 
 
 def _log(api: Api, admin: User, query: str = "") -> dict[str, Any]:
-    response = api.call("GET", f"/v1/admin/audit-log{'?' + query if query else ''}", admin.key)
-    assert response.status_code == 200, response.json
-    result: dict[str, Any] = response.json
-    return result
+    return api.call_json("GET", f"/v1/admin/audit-log{'?' + query if query else ''}", admin.key)
 
 
 def _create_user(api: Api, actor: User, request_id: str | None = None, **body: Any) -> Any:

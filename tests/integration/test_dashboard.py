@@ -17,6 +17,7 @@ from chalicelib import clock
 from chalicelib.dashboard import session_store, sessions
 from chalicelib.webhooks import repository as webhooks_repo
 from tests.integration.conftest import Api, User, make_user
+from tests.integration.helpers import counting_reads
 
 FORM = {"content-type": "application/x-www-form-urlencoded"}
 
@@ -438,6 +439,26 @@ def test_accept_and_reject_requests_then_send_a_message(api: Api, alice: User, b
 HTMX = {"hx-request": "true"}
 
 
+def _page_and_fragment(b: Browser, url: str, status: int) -> tuple[Any, Any]:
+    """``url`` as a whole page (without htmx) and as an htmx fragment (``Vary: HX-Request``), both answering ``status``."""
+    page, fragment = b.get(url), b.get(url, HTMX)
+    assert (page.status_code, fragment.status_code) == (status, status)
+    assert "<html" in page.text
+    assert "<html" not in fragment.text
+    assert fragment.headers["Vary"] == "HX-Request"
+    return page, fragment
+
+
+def _htmx_fragment(b: Browser, url: str) -> tuple[Any, Any]:
+    """The htmx fragment at ``url`` (200, no page around it, no Scan) and the reads it cost."""
+    with counting_reads() as reads:
+        fragment = b.get(url, HTMX)
+    assert fragment.status_code == 200
+    assert "<html" not in fragment.text
+    assert "Scan" not in reads.calls
+    return fragment, reads
+
+
 def _load_more(text: str, label: str) -> str | None:
     """The href of the page's "Load more" link (``None`` when there is none), unescaped."""
     match = re.search(r'<a class="button" href="([^"]+)" hx-get="([^"]+)"[^>]*>' + label + "</a>", text)
@@ -466,18 +487,12 @@ def test_listings_page_loads_more_with_the_services_cursor_with_and_without_htmx
     assert more is not None
     assert "cursor=" in more
     assert "pageSize=2" in more
-    # Without JavaScript the link is a whole page starting at the cursor.
-    plain = b.get(more)
-    assert plain.status_code == 200
-    assert "<html" in plain.text
+    # Without JavaScript the link is a whole page starting at the cursor; htmx asks for the same URL
+    # and gets only the items, the next control and the count out of band.
+    plain, fragment = _page_and_fragment(b, more, 200)
     assert _titles(plain.text, titles) == newest[2:4]
     assert "Showing 3–4 of 5 listings." in plain.text
     assert "Back to the newest listings" in plain.text
-    # htmx asks for the same URL and gets only the items, the next control and the count out of band.
-    fragment = b.get(more, HTMX)
-    assert fragment.status_code == 200
-    assert fragment.headers["Vary"] == "HX-Request"
-    assert "<html" not in fragment.text
     assert _titles(fragment.text, titles) == newest[2:4]
     assert re.search(r'<a href="[^"]+" autofocus>Paged listing 2</a>', fragment.text)  # focus moves to the first new item
     assert '<p id="listings-shown" class="small" aria-live="polite" hx-swap-oob="innerHTML">Showing 1–4 of 5 listings.</p>' in fragment.text
@@ -553,14 +568,8 @@ def _edited(url: str) -> str:
 
 def _assert_cursor_refused(b: Browser, url: str) -> None:
     """An edited cursor is a 400 page without htmx and a 400 fragment (an alert naming ``cursor``) with it."""
-    page = b.get(url)
-    assert page.status_code == 400
-    assert "<html" in page.text
+    page, fragment = _page_and_fragment(b, url, 400)
     assert "<strong>cursor</strong>" in page.text
-    fragment = b.get(url, HTMX)
-    assert fragment.status_code == 400
-    assert fragment.headers["Vary"] == "HX-Request"
-    assert "<html" not in fragment.text
     assert 'role="alert"' in fragment.text
     assert "<strong>cursor</strong>" in fragment.text
     assert "autofocus" in fragment.text  # the failed control is gone: focus lands on the message
@@ -573,7 +582,6 @@ def _senders(text: str, names: list[str]) -> list[str]:
 
 def test_listing_requests_load_more_newest_first_without_duplicates_or_gaps(api: Api, alice: User, bob: User) -> None:
     from tests.integration.conftest import make_user
-    from tests.integration.helpers import counting_reads
     from tests.integration.request_helpers import active_listing, match_request
 
     listing = active_listing(api, alice)
@@ -597,11 +605,7 @@ def test_listing_requests_load_more_newest_first_without_duplicates_or_gaps(api:
     url: str | None = more
     fragments = []
     while url is not None:
-        with counting_reads() as reads:
-            fragment = b.get(url, HTMX)
-        assert fragment.status_code == 200
-        assert "<html" not in fragment.text
-        assert "Scan" not in reads.calls
+        fragment, reads = _htmx_fragment(b, url)
         assert reads.items <= (2 + 1) + 3  # the page (+1 to see if more follow), the listing, its counter, the session
         assert re.search(r'<h3 id="r-[^"]+" tabindex="-1" autofocus>From ', fragment.text)
         assert f'name="csrf_token" value="{b.csrf(path)}"' in fragment.text  # loaded cards' actions work
@@ -637,7 +641,6 @@ def _contents(text: str, contents: list[str]) -> list[str]:
 
 def test_conversation_shows_the_newest_messages_and_loads_earlier_pages_above(api: Api, alice: User, bob: User) -> None:
     from tests.integration.conftest import make_user
-    from tests.integration.helpers import counting_reads
     from tests.integration.request_helpers import accepted_conversation
 
     _, conversation_id = accepted_conversation(api, alice, bob)
@@ -662,11 +665,7 @@ def test_conversation_shows_the_newest_messages_and_loads_earlier_pages_above(ap
     url: str | None = more
     fragments = []
     while url is not None:
-        with counting_reads() as reads:
-            fragment = b.get(url, HTMX)
-        assert fragment.status_code == 200
-        assert "<html" not in fragment.text
-        assert "Scan" not in reads.calls
+        fragment, reads = _htmx_fragment(b, url)
         assert reads.items <= 3 + 2  # the page's messages, the conversation and the session: not the whole conversation
         assert re.search(r'<li class="message (mine|theirs)" tabindex="-1" autofocus>', fragment.text)
         seen = _contents(fragment.text, notes) + seen  # each page lands above the ones shown
@@ -775,64 +774,66 @@ def test_review_page_pages_with_the_services_signed_cursor(
 
 
 def test_send_test_event_reaches_only_that_webhook_with_test_true_and_redeliver_repeats_it(
-    api: Api, alice: User, runner: Any, monkeypatch: pytest.MonkeyPatch
+    api: Api, alice: User, runner: Any, monkeypatch: pytest.MonkeyPatch, receivers: Any
 ) -> None:
     import json as jsonlib
 
-    from tests.integration.webhook_helpers import fast_delivery_settings, receiver_factory
+    from tests.integration.webhook_helpers import fast_delivery_settings
 
     fast_delivery_settings(monkeypatch)
-    factory = receiver_factory()
-    make = next(factory)
-    try:
-        target, sibling = make("ok"), make("ok")
-        hook = make_webhook(api, alice, target.url)
-        make_webhook(api, alice, sibling.url)
-        b = signed_in(api, alice)
-        page = b.get(f"/dashboard/webhooks/{hook['id']}")
-        assert 'id="event_type"' in page.text
-        assert "Send test event" in page.text
-        sent = b.post(f"/dashboard/webhooks/{hook['id']}/test", {"csrf_token": b.csrf(), "event_type": "match_request.received"})
-        assert sent.status_code == 303
-        runner.drain()
-        assert len(target.requests) == 1
-        assert sibling.requests == []  # addressed to one webhook only
-        first = target.requests[0]
-        envelope = jsonlib.loads(first.body)
-        assert envelope["test"] is True
-        assert envelope["event"] == "match_request.received"
-        assert envelope["data"]["listingTitle"].startswith("Sample listing")
-        log = b.get(f"/dashboard/webhooks/{hook['id']}")
-        assert ">test<" in log.text
-        assert "match_request.received" in log.text
-        token = re.search(r'/attempts/([A-Za-z0-9_-]+)"', log.text)
-        assert token
-        detail = b.get(f"/dashboard/webhooks/{hook['id']}/attempts/{token.group(1)}", headers={"hx-request": "true"})
-        assert detail.status_code == 200
-        assert "&#34;test&#34;: true" in detail.text or '"test": true' in detail.text  # JSON indented for reading
-        assert '<th scope="row" class="mono">webhook-signature</th><td class="mono">v1,' in detail.text  # the headers sent
-        assert f'<td class="mono">{first.headers["webhook-id"]}</td>' in detail.text
-        assert "<html" not in detail.text  # an htmx fragment
-        event_id = re.search(r'name="event_id" value="(evt_[^"]+)"', log.text)
-        assert event_id
-        again = b.post(f"/dashboard/webhooks/{hook['id']}/redeliver", {"csrf_token": b.csrf(), "event_id": event_id.group(1)})
-        assert again.status_code == 303
-        runner.drain()
-        assert len(target.requests) == 2
-        assert target.requests[1].headers["webhook-id"] == first.headers["webhook-id"]
-        assert target.requests[1].body == first.body
-        # Unknown types, unsubscribed types and another user's webhook are refused.
-        bad = b.post(f"/dashboard/webhooks/{hook['id']}/test", {"csrf_token": b.csrf(), "event_type": "listing.nope"})
-        assert bad.status_code == 400
-        assert b.post(f"/dashboard/webhooks/{hook['id']}/redeliver", {"csrf_token": b.csrf(), "event_id": "evt_unknown"}).status_code == 404
-    finally:
-        next(factory, None)
+    make = receivers
+    target, sibling = make("ok"), make("ok")
+    hook = make_webhook(api, alice, target.url)
+    make_webhook(api, alice, sibling.url)
+    b = signed_in(api, alice)
+    page = b.get(f"/dashboard/webhooks/{hook['id']}")
+    assert 'id="event_type"' in page.text
+    assert "Send test event" in page.text
+    sent = b.post(f"/dashboard/webhooks/{hook['id']}/test", {"csrf_token": b.csrf(), "event_type": "match_request.received"})
+    assert sent.status_code == 303
+    runner.drain()
+    assert len(target.requests) == 1
+    assert sibling.requests == []  # addressed to one webhook only
+    first = target.requests[0]
+    envelope = jsonlib.loads(first.body)
+    assert envelope["test"] is True
+    assert envelope["event"] == "match_request.received"
+    assert envelope["data"]["listingTitle"].startswith("Sample listing")
+    log = b.get(f"/dashboard/webhooks/{hook['id']}")
+    assert ">test<" in log.text
+    assert "match_request.received" in log.text
+    token = re.search(r'/attempts/([A-Za-z0-9_-]+)"', log.text)
+    assert token
+    detail = b.get(f"/dashboard/webhooks/{hook['id']}/attempts/{token.group(1)}", headers={"hx-request": "true"})
+    assert detail.status_code == 200
+    assert "&#34;test&#34;: true" in detail.text or '"test": true' in detail.text  # JSON indented for reading
+    assert '<th scope="row" class="mono">webhook-signature</th><td class="mono">v1,' in detail.text  # the headers sent
+    assert f'<td class="mono">{first.headers["webhook-id"]}</td>' in detail.text
+    assert "<html" not in detail.text  # an htmx fragment
+    event_id = re.search(r'name="event_id" value="(evt_[^"]+)"', log.text)
+    assert event_id
+    again = b.post(f"/dashboard/webhooks/{hook['id']}/redeliver", {"csrf_token": b.csrf(), "event_id": event_id.group(1)})
+    assert again.status_code == 303
+    runner.drain()
+    assert len(target.requests) == 2
+    assert target.requests[1].headers["webhook-id"] == first.headers["webhook-id"]
+    assert target.requests[1].body == first.body
+    # Unknown types, unsubscribed types and another user's webhook are refused.
+    bad = b.post(f"/dashboard/webhooks/{hook['id']}/test", {"csrf_token": b.csrf(), "event_type": "listing.nope"})
+    assert bad.status_code == 400
+    assert b.post(f"/dashboard/webhooks/{hook['id']}/redeliver", {"csrf_token": b.csrf(), "event_id": "evt_unknown"}).status_code == 404
+
+
+def _disabled_webhook(api: Api, owner: User) -> tuple[dict[str, Any], Browser]:
+    """A new webhook of ``owner``, disabled through the Dashboard, and the owner's signed-in browser."""
+    hook = make_webhook(api, owner)
+    b = signed_in(api, owner)
+    assert b.post(f"/dashboard/webhooks/{hook['id']}/disable", {"csrf_token": b.csrf()}).status_code == 303
+    return hook, b
 
 
 def test_test_event_to_an_inactive_webhook_is_refused(api: Api, alice: User) -> None:
-    hook = make_webhook(api, alice)
-    b = signed_in(api, alice)
-    assert b.post(f"/dashboard/webhooks/{hook['id']}/disable", {"csrf_token": b.csrf()}).status_code == 303
+    hook, b = _disabled_webhook(api, alice)
     page = b.get(f"/dashboard/webhooks/{hook['id']}")
     assert "Send test event" not in page.text
     refused = b.post(f"/dashboard/webhooks/{hook['id']}/test", {"csrf_token": b.csrf(), "event_type": "message.new"})
@@ -869,37 +870,33 @@ def test_refused_form_ties_each_error_to_its_field_and_focuses_the_first(api: Ap
 
 
 def test_disabled_reason_time_and_last_failure_show_after_five_failures(
-    api: Api, alice: User, runner: Any, monkeypatch: pytest.MonkeyPatch
+    api: Api, alice: User, runner: Any, monkeypatch: pytest.MonkeyPatch, receivers: Any
 ) -> None:
-    from tests.integration.webhook_helpers import fast_delivery_settings, receiver_factory
+    from tests.integration.webhook_helpers import fast_delivery_settings
 
     fast_delivery_settings(monkeypatch, delays="")  # no retries: each test event fails once
-    factory = receiver_factory()
-    try:
-        receiver = next(factory)("ok", status=500)
-        hook = make_webhook(api, alice, receiver.url)
-        b = signed_in(api, alice)
-        for _ in range(5):
-            test_event = {"csrf_token": b.csrf(), "event_type": "message.new"}
-            assert b.post(f"/dashboard/webhooks/{hook['id']}/test", test_event).status_code == 303
-            runner.drain()
-        stored = webhooks_repo.get(hook["id"])
-        assert stored is not None
-        assert (stored["active"], stored["failCount"]) == (False, 5)
-        page = b.get(f"/dashboard/webhooks/{hook['id']}")
-        reason = re.search(r'data-testid="disabled-reason">([^<]*)<time datetime="([^"]+)"', page.text)
-        assert reason
-        assert reason.group(1).startswith("Disabled after 5 consecutive failures")
-        assert reason.group(2) == stored["disabledAt"]
-        assert 'data-testid="last-failure">HTTP 500<' in page.text
-        assert "No retries of earlier failures are scheduled" in page.text  # what Enable will (not) retry
-        assert "Disabled after 5 consecutive failures" in b.get("/dashboard/webhooks").text
-        assert b.post(f"/dashboard/webhooks/{hook['id']}/enable", {"csrf_token": b.csrf()}).status_code == 303
-        enabled = webhooks_repo.get(hook["id"]) or {}
-        assert not {"disabledAt", "disabledReason", "lastFailure"} & set(enabled)
-        assert "disabled-reason" not in b.get(f"/dashboard/webhooks/{hook['id']}").text
-    finally:
-        next(factory, None)
+    receiver = receivers("ok", status=500)
+    hook = make_webhook(api, alice, receiver.url)
+    b = signed_in(api, alice)
+    for _ in range(5):
+        test_event = {"csrf_token": b.csrf(), "event_type": "message.new"}
+        assert b.post(f"/dashboard/webhooks/{hook['id']}/test", test_event).status_code == 303
+        runner.drain()
+    stored = webhooks_repo.get(hook["id"])
+    assert stored is not None
+    assert (stored["active"], stored["failCount"]) == (False, 5)
+    page = b.get(f"/dashboard/webhooks/{hook['id']}")
+    reason = re.search(r'data-testid="disabled-reason">([^<]*)<time datetime="([^"]+)"', page.text)
+    assert reason
+    assert reason.group(1).startswith("Disabled after 5 consecutive failures")
+    assert reason.group(2) == stored["disabledAt"]
+    assert 'data-testid="last-failure">HTTP 500<' in page.text
+    assert "No retries of earlier failures are scheduled" in page.text  # what Enable will (not) retry
+    assert "Disabled after 5 consecutive failures" in b.get("/dashboard/webhooks").text
+    assert b.post(f"/dashboard/webhooks/{hook['id']}/enable", {"csrf_token": b.csrf()}).status_code == 303
+    enabled = webhooks_repo.get(hook["id"]) or {}
+    assert not {"disabledAt", "disabledReason", "lastFailure"} & set(enabled)
+    assert "disabled-reason" not in b.get(f"/dashboard/webhooks/{hook['id']}").text
 
 
 def test_enable_names_the_retries_still_scheduled(api: Api, alice: User, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -955,68 +952,62 @@ def test_delivery_log_filters_by_outcome_and_event_type(api: Api, alice: User) -
 
 
 def test_recover_resends_exactly_the_failed_deliveries_since_the_chosen_time(
-    api: Api, alice: User, runner: Any, monkeypatch: pytest.MonkeyPatch
+    api: Api, alice: User, runner: Any, monkeypatch: pytest.MonkeyPatch, receivers: Any
 ) -> None:
     from tests.clocks import frozen_clock
-    from tests.integration.webhook_helpers import fast_delivery_settings, receiver_factory
+    from tests.integration.webhook_helpers import fast_delivery_settings
 
     fast_delivery_settings(monkeypatch, delays="")  # no automatic retries: only the recover re-sends
-    factory = receiver_factory()
     start = datetime(2026, 11, 20, 8, 0, tzinfo=UTC)
-    try:
-        receiver = next(factory)("ok")
-        hook = make_webhook(api, alice, receiver.url)
-        with frozen_clock(start) as frozen:
-            b = signed_in(api, alice)
+    receiver = receivers("ok")
+    hook = make_webhook(api, alice, receiver.url)
+    with frozen_clock(start) as frozen:
+        b = signed_in(api, alice)
 
-            def deliver(ok: bool) -> str:
-                receiver.status = 200 if ok else 500
-                before = len(receiver.requests)
-                test_event = {"csrf_token": b.csrf(), "event_type": "message.new"}
-                assert b.post(f"/dashboard/webhooks/{hook['id']}/test", test_event).status_code == 303
-                runner.drain()
-                assert len(receiver.requests) == before + 1
-                return receiver.requests[-1].headers["webhook-id"]
+        def deliver(ok: bool) -> str:
+            receiver.status = 200 if ok else 500
+            before = len(receiver.requests)
+            test_event = {"csrf_token": b.csrf(), "event_type": "message.new"}
+            assert b.post(f"/dashboard/webhooks/{hook['id']}/test", test_event).status_code == 303
+            runner.drain()
+            assert len(receiver.requests) == before + 1
+            return receiver.requests[-1].headers["webhook-id"]
 
-            old_failure = deliver(False)  # 08:00, before the chosen time
-            frozen.advance(3 * 3600)  # 11:00
-            recent_failure = deliver(False)
-            recent_success = deliver(True)  # a success resets failCount; never re-sent
-            frozen.advance(600)
-            third_failure = deliver(False)
-            frozen.advance(1800)  # 11:40: "1 hour" reaches back to 10:40
-            receiver.status = 200
-            assert {recent_success} & {old_failure, recent_failure, third_failure} == set()
-            sent_before = len(receiver.requests)
-            answer = b.post(f"/dashboard/webhooks/{hook['id']}/recover", {"csrf_token": b.csrf(), "since": "1 hour"})
-            assert answer.status_code == 303
-            runner.drain()
-            resent = [r.headers["webhook-id"] for r in receiver.requests[sent_before:]]
-            assert resent == [recent_failure, third_failure]  # exactly those, oldest first, same webhook-id
-            page = b.get(answer.headers["Location"])
-            assert "Recovery queued: 2 failed deliveries" in page.text
-            assert b.get(answer.headers["Location"]).status_code == 200  # a reload re-sends nothing
-            runner.drain()
-            assert len(receiver.requests) == sent_before + 2
-            # Recovered deliveries succeeded: a second recover over 24 hours finds only the old one's period
-            # outside, and nothing failed inside it any more.
-            again = b.post(f"/dashboard/webhooks/{hook['id']}/recover", {"csrf_token": b.csrf(), "since": "1 hour"})
-            assert "queued=0" in again.headers["Location"]
-            wide = b.post(f"/dashboard/webhooks/{hook['id']}/recover", {"csrf_token": b.csrf(), "since": "6 hours"})
-            assert "queued=1" in wide.headers["Location"]
-            runner.drain()
-            assert receiver.requests[-1].headers["webhook-id"] == old_failure
-            attempts = re.findall(r"<span>attempt (\d+)</span>", b.get(f"/dashboard/webhooks/{hook['id']}").text)
-            assert attempts.count("2") == 3  # each re-send was a new attempt (2) of its delivery
-            assert b.post(f"/dashboard/webhooks/{hook['id']}/recover", {"csrf_token": b.csrf(), "since": "2 weeks"}).status_code == 400
-    finally:
-        next(factory, None)
+        old_failure = deliver(False)  # 08:00, before the chosen time
+        frozen.advance(3 * 3600)  # 11:00
+        recent_failure = deliver(False)
+        recent_success = deliver(True)  # a success resets failCount; never re-sent
+        frozen.advance(600)
+        third_failure = deliver(False)
+        frozen.advance(1800)  # 11:40: "1 hour" reaches back to 10:40
+        receiver.status = 200
+        assert {recent_success} & {old_failure, recent_failure, third_failure} == set()
+        sent_before = len(receiver.requests)
+        answer = b.post(f"/dashboard/webhooks/{hook['id']}/recover", {"csrf_token": b.csrf(), "since": "1 hour"})
+        assert answer.status_code == 303
+        runner.drain()
+        resent = [r.headers["webhook-id"] for r in receiver.requests[sent_before:]]
+        assert resent == [recent_failure, third_failure]  # exactly those, oldest first, same webhook-id
+        page = b.get(answer.headers["Location"])
+        assert "Recovery queued: 2 failed deliveries" in page.text
+        assert b.get(answer.headers["Location"]).status_code == 200  # a reload re-sends nothing
+        runner.drain()
+        assert len(receiver.requests) == sent_before + 2
+        # Recovered deliveries succeeded: a second recover over 24 hours finds only the old one's period
+        # outside, and nothing failed inside it any more.
+        again = b.post(f"/dashboard/webhooks/{hook['id']}/recover", {"csrf_token": b.csrf(), "since": "1 hour"})
+        assert "queued=0" in again.headers["Location"]
+        wide = b.post(f"/dashboard/webhooks/{hook['id']}/recover", {"csrf_token": b.csrf(), "since": "6 hours"})
+        assert "queued=1" in wide.headers["Location"]
+        runner.drain()
+        assert receiver.requests[-1].headers["webhook-id"] == old_failure
+        attempts = re.findall(r"<span>attempt (\d+)</span>", b.get(f"/dashboard/webhooks/{hook['id']}").text)
+        assert attempts.count("2") == 3  # each re-send was a new attempt (2) of its delivery
+        assert b.post(f"/dashboard/webhooks/{hook['id']}/recover", {"csrf_token": b.csrf(), "since": "2 weeks"}).status_code == 400
 
 
 def test_recover_is_refused_while_the_webhook_is_inactive(api: Api, alice: User) -> None:
-    hook = make_webhook(api, alice)
-    b = signed_in(api, alice)
-    assert b.post(f"/dashboard/webhooks/{hook['id']}/disable", {"csrf_token": b.csrf()}).status_code == 303
+    hook, b = _disabled_webhook(api, alice)
     assert ">Recover failed deliveries</button>" not in b.get(f"/dashboard/webhooks/{hook['id']}").text
     assert b.post(f"/dashboard/webhooks/{hook['id']}/recover", {"csrf_token": b.csrf(), "since": "1 hour"}).status_code == 409
 

@@ -8,9 +8,8 @@ import json
 import pytest
 
 from tests.integration.conftest import Api
-from tests.integration.test_edge_hardening import SECURITY, _request, local_server
-
-__all__ = ["local_server"]  # the fixture, used by name below
+from tests.integration.helpers import http_request
+from tests.integration.test_edge_hardening import SECURITY
 
 
 def _is_not_found_page(body: str) -> None:
@@ -31,14 +30,14 @@ def test_the_app_answers_an_unknown_dashboard_page_with_html(api: Api) -> None:
 @pytest.mark.usefixtures("aws")
 def test_the_local_edge_answers_any_unknown_dashboard_get_with_html(local_server: str) -> None:
     for path in ("/dashboard/nowhere", "/dashboard/webhooks/whk_1/nothing/here"):
-        status, headers, body = _request(f"{local_server}{path}", "GET", {})
+        status, headers, body = http_request(f"{local_server}{path}", "GET", {})
         assert status == 404, path
         assert headers["Content-Type"].startswith("text/html"), path
         _is_not_found_page(body.decode())
         for name in SECURITY:
             assert headers.get(name), (path, name)
-    status, _, body = _request(f"{local_server}/dashboard/a/b/c", "POST", {})
+    status, _, body = http_request(f"{local_server}/dashboard/a/b/c", "POST", {})
     assert status == 404
     assert json.loads(body)["code"] == "NOT_FOUND"  # not a page a browser asks for: the error body
-    status, _, body = _request(f"{local_server}/v1/nowhere", "GET", {})
+    status, _, body = http_request(f"{local_server}/v1/nowhere", "GET", {})
     assert json.loads(body)["code"] == "NOT_FOUND"

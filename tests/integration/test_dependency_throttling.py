@@ -105,23 +105,24 @@ def _put() -> dict[str, Any]:
     return storage.put_op(settings().USERS_TABLE, {"userId": "usr_t"}, "attribute_not_exists(userId)")
 
 
-def test_a_transaction_cancelled_for_throttling_is_503(aws: dict[str, str]) -> None:
+def _transact_cancelled[ErrorT: Exception](expected: type[ErrorT], *reasons: str) -> ErrorT:
+    """What ``storage.transact`` of two items raises when DynamoDB (stubbed) cancels it for ``reasons``."""
     client: Any = storage.client("dynamodb")
     with Stubber(client) as stub:
-        _cancelled(stub, "None", "ThrottlingError")
-        with pytest.raises(errors.DependencyUnavailable) as caught:
+        _cancelled(stub, *reasons)
+        with pytest.raises(expected) as caught:
             storage.transact([_put(), _put()])
         stub.assert_no_pending_responses()
-    assert "ThrottlingError" in caught.value.cause
+    return caught.value
+
+
+def test_a_transaction_cancelled_for_throttling_is_503(aws: dict[str, str]) -> None:
+    assert "ThrottlingError" in _transact_cancelled(errors.DependencyUnavailable, "None", "ThrottlingError").cause
 
 
 def test_a_failed_condition_beside_throttling_stays_a_transaction_conflict(aws: dict[str, str]) -> None:
-    client: Any = storage.client("dynamodb")
-    with Stubber(client) as stub:
-        _cancelled(stub, "ConditionalCheckFailed", "ProvisionedThroughputExceeded")
-        with pytest.raises(storage.TransactionConflict) as caught:
-            storage.transact([_put(), _put()])
-    assert caught.value.reasons == ["ConditionalCheckFailed", "ProvisionedThroughputExceeded"]
+    reasons = ["ConditionalCheckFailed", "ProvisionedThroughputExceeded"]
+    assert _transact_cancelled(storage.TransactionConflict, *reasons).reasons == reasons
 
 
 def test_keys_left_unprocessed_by_throttling_are_503(aws: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:

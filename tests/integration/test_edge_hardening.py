@@ -5,16 +5,13 @@ no CORS on the Dashboard, Retry-After on every 503."""
 from __future__ import annotations
 
 import json
-import threading
-import urllib.request
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from chalicelib import errors
 from tests.integration.conftest import Api, User
-from tests.integration.helpers import assert_error, create_listing, index_listings
+from tests.integration.helpers import assert_error, create_listing, http_request, index_listings
 from tests.integration.request_helpers import active_listing
 from tests.integration.test_dashboard import signed_in
 
@@ -115,48 +112,21 @@ def test_every_api_503_carries_retry_after(api: Api, alice: User, monkeypatch: p
     assert response.headers["Retry-After"].isdigit()
 
 
-@pytest.fixture
-def local_server() -> Iterator[str]:
-    """The app behind ``local_stack.server`` on a free port (the local stack's HTTP edge)."""
-    from app import app
-    from local_stack.server import make_server
-
-    app_class = app.__class__
-    server = make_server(app, "127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server.server_address[1]}"
-    finally:
-        server.shutdown()
-        thread.join(10)
-        app.__class__ = app_class
-
-
-def _request(url: str, method: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
-    request = urllib.request.Request(url, method=method, headers=headers)
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, dict(response.headers), response.read()
-    except urllib.error.HTTPError as exc:
-        return exc.code, dict(exc.headers), exc.read()
-
-
 @pytest.mark.usefixtures("aws")
 def test_the_local_edge_gives_the_dashboard_no_cors_and_its_security_headers(local_server: str) -> None:
     origin = {"Origin": "https://evil.example", "Access-Control-Request-Method": "POST"}
     for path in ("/dashboard/webhooks", "/dashboard/nowhere"):
-        status, headers, body = _request(f"{local_server}{path}", "OPTIONS", origin)
+        status, headers, body = http_request(f"{local_server}{path}", "OPTIONS", origin)
         assert status == 404, (path, status)
         assert "Access-Control-Allow-Origin" not in headers
         assert json.loads(body)["code"] == "NOT_FOUND"
         for name in SECURITY:
             assert headers.get(name), (path, name)
-    status, headers, _ = _request(f"{local_server}/dashboard/nowhere", "GET", {"Origin": "https://evil.example"})
+    status, headers, _ = http_request(f"{local_server}/dashboard/nowhere", "GET", {"Origin": "https://evil.example"})
     assert status == 404
     assert "Access-Control-Allow-Origin" not in headers
     assert all(headers.get(name) for name in SECURITY), headers
-    status, headers, _ = _request(f"{local_server}/v1/listings/lst_1", "OPTIONS", origin)
+    status, headers, _ = http_request(f"{local_server}/v1/listings/lst_1", "OPTIONS", origin)
     assert status == 204  # the API's preflight is unchanged
 
 

@@ -5,7 +5,6 @@ and the operational events of the failure policy and of re-enabling."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode
@@ -26,22 +25,13 @@ from chalicelib.webhooks.models import WebhookCreate
 from tests.integration.conftest import Api, User, make_user
 from tests.integration.helpers import assert_error, counting_reads
 from tests.integration.request_helpers import active_listing, decide, match_request, profile_request
-from tests.integration.webhook_helpers import create_webhook, emit, receiver_factory, use_settings
+from tests.integration.webhook_helpers import create_webhook, emit, use_settings
 from tests.integration.webhook_receivers import Receiver
-
-
-@pytest.fixture
-def receivers() -> Iterator[Any]:
-    """``receivers(behaviour, **options)`` starts a receiver on 127.0.0.1; all are closed after the test."""
-    yield from receiver_factory()
 
 
 def list_events(api: Api, user: User, **params: Any) -> dict[str, Any]:
     """``GET /v1/events`` with ``params`` (asserts 200)."""
-    response = api.call("GET", "/v1/events?" + urlencode(params), user.key)
-    assert response.status_code == 200, response.json
-    result: dict[str, Any] = response.json
-    return result
+    return api.call_json("GET", "/v1/events?" + urlencode(params), user.key)
 
 
 def walk(api: Api, user: User, **params: Any) -> list[dict[str, Any]]:

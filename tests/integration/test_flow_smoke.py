@@ -25,6 +25,7 @@ def test_creator_flow(api: Api, alice: User, admin: User, runner) -> None:  # ty
     decided = api.call("POST", f"/v1/admin/approvals/{claimed.json['approvals'][0]['approvalId']}", admin.key, {"decision": "approve"})
     assert decided.status_code == 200, decided.json
     assert decided.json["listing"]["status"] == "ACTIVE"
+    runner.drain()  # the Listings stream files the listing in the search index
     found = api.call("GET", "/v1/listings/search?category=jobs&meta.location_lat=52.5&meta.location_lng=13.4&radiusKm=25", alice.key)
     assert found.status_code == 200, found.json
     assert found.json["total"] == 1

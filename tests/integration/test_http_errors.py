@@ -214,10 +214,9 @@ class TestInternalErrors:
     def test_unexpected_exception_in_a_read_route_is_500_without_traceback(
         self, stack: Stack, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        from chalicelib.listings.search import nearest, service
+        from chalicelib.search import engine
 
-        monkeypatch.setattr(nearest, "page", _explode)  # a geo search's path (moved out of service) ...
-        monkeypatch.setattr(service, "_stream", _explode)  # ... and the newest-first stream (this query)
+        monkeypatch.setattr(engine, "search", _explode)  # every search order goes through the engine
         response = stack.api.call("GET", "/v1/listings/search?category=jobs", stack.alice.key)
         assert assert_error(response, 500, "INTERNAL_ERROR") == {
             "code": "INTERNAL_ERROR", "error": "An internal error occurred", "requestId": response.headers["X-Request-Id"]

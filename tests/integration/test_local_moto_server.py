@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from typing import Any
 
 import boto3
 import pytest
@@ -22,16 +23,21 @@ from local_stack import moto_server
 from local_stack.moto_server import CLIENT_REQUEST_TOKEN_SECONDS, honour_client_request_tokens, undo_cancelled_transactions
 
 
+def _client_with_table(name: str, **options: Any) -> Any:
+    """A DynamoDB client of the running ``mock_aws`` and a new on-demand table ``name`` keyed by string ``k``."""
+    dynamodb = boto3.client("dynamodb", region_name="us-east-1")
+    dynamodb.create_table(
+        TableName=name, KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "k", "AttributeType": "S"}], BillingMode="PAY_PER_REQUEST", **options,
+    )
+    return dynamodb
+
+
 def test_a_stream_iterator_never_reads_the_records_of_a_cancelled_transaction(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(DynamoDBBackend, "transact_write_items", DynamoDBBackend.transact_write_items)  # undone after
     undo_cancelled_transactions()
     with mock_aws():
-        dynamodb = boto3.client("dynamodb", region_name="us-east-1")
-        dynamodb.create_table(
-            TableName="Events", KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],
-            AttributeDefinitions=[{"AttributeName": "k", "AttributeType": "S"}], BillingMode="PAY_PER_REQUEST",
-            StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"},
-        )
+        dynamodb = _client_with_table("Events", StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"})
         arn = dynamodb.describe_table(TableName="Events")["Table"]["LatestStreamArn"]
         streams = boto3.client("dynamodbstreams", region_name="us-east-1", config=Config(account_id_endpoint_mode="disabled"))
         shard_id = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]["ShardId"]
@@ -58,11 +64,7 @@ def test_a_repeated_transaction_with_the_same_client_request_token_succeeds_with
     monkeypatch.setattr(DynamoHandler, "transact_write_items", DynamoHandler.transact_write_items)  # undone after
     honour_client_request_tokens()
     with mock_aws():
-        dynamodb = boto3.client("dynamodb", region_name="us-east-1")
-        dynamodb.create_table(
-            TableName="Keys", KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],
-            AttributeDefinitions=[{"AttributeName": "k", "AttributeType": "S"}], BillingMode="PAY_PER_REQUEST",
-        )
+        dynamodb = _client_with_table("Keys")
         items = [
             {"Put": {"TableName": "Keys", "Item": {"k": {"S": "key"}}, "ConditionExpression": "attribute_not_exists(k)"}},
             {"Update": {"TableName": "Keys", "Key": {"k": {"S": "count"}}, "UpdateExpression": "ADD n :one",

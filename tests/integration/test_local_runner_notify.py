@@ -9,17 +9,11 @@ from typing import Any
 import pytest
 
 from tests.integration.conftest import Api, User
-from tests.integration.webhook_helpers import create_webhook, message_event, receiver_factory
+from tests.integration.webhook_helpers import create_webhook, message_event
 from tests.integration.webhook_receivers import Receiver
 
 #: Far longer than any wait below: only notify() can make the stream threads poll in time.
 IDLE_SECONDS = 120.0
-
-
-@pytest.fixture
-def receivers() -> Iterator[Any]:
-    """``receivers(behaviour, **options)`` starts a receiver on 127.0.0.1; all are closed after the test."""
-    yield from receiver_factory()
 
 
 @pytest.fixture

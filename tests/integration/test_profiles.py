@@ -178,7 +178,7 @@ def names(response: Any) -> list[str]:
         ("q=developers", ["Ben Okafor"]),
         ("q=managing+pythons", ["Cho Min"]),
         ("q=engineers+in+python", ["Cho Min", "Ana Lopez"]),  # "in" is a dropped function word
-        ("q=pyhton", []),  # profiles get no typo corrections
+        ("q=pyhton", ["Cho Min", "Ana Lopez"]),  # one typo from "python": corrected, as in listing search
         ("country=DE", ["Cho Min", "Ben Okafor"]),
         ("country=de&q=python", ["Cho Min"]),
         ("minVerifiedLevel=2", ["Cho Min", "Ana Lopez"]),

@@ -5,43 +5,18 @@ higher limit, and the daily quotas of match requests, profile requests and messa
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import http_sf
 import pytest
 
-from chalicelib import clock
 from chalicelib.config import settings
-from tests.clocks import FrozenClock, frozen_clock
+from tests.clocks import FrozenClock
 from tests.integration.conftest import Api, User, make_user
 from tests.integration.helpers import assert_error
 from tests.integration.request_helpers import accepted_conversation, active_listing, match_request, profile_request
-from tests.limits import HIGH_LIMITS
-
-
-@pytest.fixture
-def limits(aws: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
-    """``limits(NAME=value, ...)``: this test's limits; every other one is the production default."""
-
-    def apply(**values: str) -> None:
-        for name in HIGH_LIMITS:
-            monkeypatch.delenv(name, raising=False)
-        monkeypatch.setenv("RATE_LIMITS_ENABLED", "true")  # the suite runs with them off (tests/limits.py)
-        for name, value in values.items():
-            monkeypatch.setenv(name, value)
-        settings.cache_clear()
-
-    return apply
-
-
-@pytest.fixture
-def frozen() -> Iterator[FrozenClock]:
-    # A whole millisecond, now: items written under it stay realistic (TTLs, createdAt).
-    now = clock.now().replace(microsecond=0)
-    with frozen_clock(now) as fake:
-        yield fake
 
 
 def fields(response: Any) -> dict[str, Any]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -13,13 +12,8 @@ from chalicelib import correlation, storage
 from chalicelib.config import settings
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import activate, counting_reads, create_listing
-from tests.integration.webhook_helpers import create_webhook, fast_delivery_settings, message_event, receiver_factory
+from tests.integration.webhook_helpers import create_webhook, fast_delivery_settings, message_event
 from tests.listing_bodies import listing_body
-
-
-@pytest.fixture
-def receivers() -> Iterator[Any]:
-    yield from receiver_factory()
 
 
 def test_an_api_request_writes_its_id_into_the_events_it_adds(api: Api, alice: User) -> None:

@@ -6,16 +6,13 @@ from __future__ import annotations
 import io
 import json
 import logging
-import threading
-import urllib.request
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from chalicelib.request_context import logger
 from tests.integration.conftest import Api, User
-from tests.integration.helpers import assert_error
+from tests.integration.helpers import assert_error, http_request
 from tests.integration.webhook_helpers import use_settings
 
 # --- request ids over the API ------------------------------------------------------------------
@@ -73,35 +70,9 @@ def test_api_responses_carry_cors_headers_for_an_allowed_origin(api: Api, alice:
     assert "Access-Control-Allow-Origin" not in other.headers
 
 
-def _request(url: str, method: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
-    request = urllib.request.Request(url, method=method, headers=headers)
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, dict(response.headers), response.read()
-    except urllib.error.HTTPError as exc:
-        return exc.code, dict(exc.headers), exc.read()
-
-
-@pytest.fixture
-def local_server(api: Api) -> Iterator[str]:
-    from app import app
-    from local_stack.server import make_server
-
-    app_class = app.__class__
-    server = make_server(app, "127.0.0.1", 0)  # turns the app into a LocalChalice (thread-local requests)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server.server_address[1]}"
-    finally:
-        server.shutdown()
-        thread.join(10)
-        app.__class__ = app_class  # the other tests use the plain app with Chalice's test client
-
-
 @pytest.mark.usefixtures("allow_app_origin")
 def test_local_server_answers_preflight_as_the_gateway_does(local_server: str) -> None:
-    status, headers, body = _request(f"{local_server}/v1/listings/lst_1", "OPTIONS", {
+    status, headers, body = http_request(f"{local_server}/v1/listings/lst_1", "OPTIONS", {
         "Origin": "https://app.example", "Access-Control-Request-Method": "PATCH",
         "Access-Control-Request-Headers": "authorization, if-match, idempotency-key",
     })
@@ -110,10 +81,10 @@ def test_local_server_answers_preflight_as_the_gateway_does(local_server: str) -
     assert headers["Access-Control-Allow-Methods"] == "DELETE, GET, OPTIONS, PATCH"
     assert "If-Match" in headers["Access-Control-Allow-Headers"]
     assert headers["X-Request-Id"]
-    status, headers, _ = _request(f"{local_server}/v1/listings/lst_1", "OPTIONS", {"Origin": "https://evil.example"})
+    status, headers, _ = http_request(f"{local_server}/v1/listings/lst_1", "OPTIONS", {"Origin": "https://evil.example"})
     assert status == 204
     assert "Access-Control-Allow-Origin" not in headers
-    status, headers, body = _request(f"{local_server}/v1/nowhere", "OPTIONS", {"Origin": "https://app.example"})
+    status, headers, body = http_request(f"{local_server}/v1/nowhere", "OPTIONS", {"Origin": "https://app.example"})
     assert status == 404
     error: dict[str, Any] = json.loads(body)
     assert error["requestId"] == headers["X-Request-Id"]
@@ -134,7 +105,7 @@ def test_an_options_request_with_a_body_keeps_the_connection_in_step(local_serve
 
 
 def test_local_server_no_route_404_carries_a_request_id(local_server: str) -> None:
-    status, headers, body = _request(f"{local_server}/v1/nowhere", "GET", {"X-Request-Id": "trace-7"})
+    status, headers, body = http_request(f"{local_server}/v1/nowhere", "GET", {"X-Request-Id": "trace-7"})
     assert status == 404
     assert headers["X-Request-Id"] == "trace-7"
     assert json.loads(body) == {"code": "NOT_FOUND", "error": "No route matches GET /v1/nowhere", "requestId": "trace-7"}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,8 +16,8 @@ from chalicelib.saved_searches import handlers, percolator, repository, service
 from chalicelib.saved_searches.models import SavedSearchCreate
 from chalicelib.webhooks import signing
 from tests.integration.conftest import Api, User, make_user
-from tests.integration.helpers import activate, assert_error, create_listing, error_fields, table_items
-from tests.integration.webhook_helpers import create_webhook, envelope, fast_delivery_settings, receiver_factory, stream_event
+from tests.integration.helpers import activate, assert_error, counting_reads, create_listing, error_fields, table_items
+from tests.integration.webhook_helpers import create_webhook, envelope, fast_delivery_settings, stream_event
 from tests.integration.webhook_receivers import Receiver
 
 LISBON = {"location": "Lisbon", "location_lat": "38.7223", "location_lng": "-9.1393"}
@@ -44,10 +43,7 @@ def saved(api: Api, user: User, query: dict[str, Any], **options: Any) -> dict[s
 
 
 def matches(api: Api, user: User, saved_search_id: str, query: str = "") -> dict[str, Any]:
-    response = api.call("GET", f"/v1/saved-searches/{saved_search_id}/matches{query}", user.key)
-    assert response.status_code == 200, response.json
-    result: dict[str, Any] = response.json
-    return result
+    return api.call_json("GET", f"/v1/saved-searches/{saved_search_id}/matches{query}", user.key)
 
 
 def matched_events() -> list[dict[str, Any]]:
@@ -309,14 +305,69 @@ def test_matches_list_only_still_active_listings_newest_first(api: Api, alice: U
     assert [m["listing"]["id"] for m in page["matches"]] == [first["id"]]
 
 
+def posting_items() -> list[dict[str, Any]]:
+    return [p for p in table_items(settings().PERCOLATOR_TABLE) if p["postingKey"] != repository.SCOPES]
+
+
 def test_deleted_searches_leave_the_posting_lists(api: Api, alice: User) -> None:
     created = saved(api, alice, MENTORS_NEAR_LISBON)
-    postings = table_items(settings().PERCOLATOR_TABLE)
+    postings = posting_items()
     assert postings
     assert all(p["n"] == 1 for p in postings)
     assert api.call("DELETE", f"/v1/saved-searches/{created['savedSearchId']}", alice.key).status_code == 200
-    after = table_items(settings().PERCOLATOR_TABLE)
+    after = posting_items()
     assert all(p["n"] == 0 and not repository.entries(p) for p in after)
+
+
+def test_each_scope_counts_its_saved_searches(api: Api, alice: User, bob: User) -> None:
+    first = saved(api, alice, MENTORS_NEAR_LISBON)
+    saved(api, bob, {"category": "mentoring", "q": "python"})
+    everywhere = saved(api, alice, {"q": "python"})
+    assert repository.scope_counts() == {"mentoring": 2, "*": 1}
+    for search, owner in ((first, alice), (everywhere, alice)):
+        assert api.call("DELETE", f"/v1/saved-searches/{search['savedSearchId']}", owner.key).status_code == 200
+    assert repository.scope_counts() == {"mentoring": 1, "*": 0}
+
+
+def test_the_recount_restores_counts_missing_from_older_saves(api: Api, alice: User, bob: User) -> None:
+    from scripts.saved_search_scopes import recount
+
+    saved(api, alice, MENTORS_NEAR_LISBON)
+    saved(api, bob, {"q": "python"})
+    storage.dynamodb().delete_item(TableName=settings().PERCOLATOR_TABLE, Key=storage.to_item({"postingKey": repository.SCOPES}))
+    assert repository.scope_counts() == {}  # as for searches saved before the count existed
+    assert recount() == {"mentoring": 1, "*": 1}
+    assert repository.scope_counts() == {"mentoring": 1, "*": 1}
+
+
+def test_a_refused_save_counts_nothing(api: Api, alice: User) -> None:
+    assert save(api, alice, {"category": "mentoring", "meta.location_lat": "38.7"}).status_code == 400
+    assert repository.scope_counts() == {}
+
+
+def test_an_approval_with_no_saved_search_reads_one_item(api: Api, alice: User, bob: User, admin: User, runner: Any) -> None:
+    listing = mentor(api, bob, LISBON)
+    activate(api, admin, runner, listing["id"])
+    with counting_reads() as reads:
+        report = percolator.percolate(listing["id"])
+    assert (reads.calls, reads.items, report.keys) == (["GetItem"], 0, 0)
+    deleted = saved(api, alice, MENTORS_NEAR_LISBON)
+    assert api.call("DELETE", f"/v1/saved-searches/{deleted['savedSearchId']}", alice.key).status_code == 200
+    with counting_reads() as reads:
+        percolator.percolate(listing["id"])
+    assert (reads.calls, reads.items) == (["GetItem"], 1)
+
+
+def test_saved_searches_of_other_categories_are_not_looked_up(
+    api: Api, alice: User, bob: User, admin: User, runner: Any
+) -> None:
+    saved(api, alice, {"category": "jobs"})
+    listing = mentor(api, bob, LISBON)
+    activate(api, admin, runner, listing["id"])
+    with counting_reads() as reads:
+        report = percolator.percolate(listing["id"])
+    assert reads.calls == ["GetItem", "GetItem"]  # the counts, the listing; no posting list
+    assert report.keys == 0
 
 
 def test_full_posting_shards_spill_and_are_all_read(
@@ -325,7 +376,7 @@ def test_full_posting_shards_spill_and_are_all_read(
     monkeypatch.setattr(repository, "SHARD_CAPACITY", 2)
     savers = [make_user(f"Saver{i}") for i in range(5)]
     ids = [saved(api, user, {"category": "mentoring"})["savedSearchId"] for user in savers]
-    shards = sorted(p["postingKey"] for p in table_items(settings().PERCOLATOR_TABLE))
+    shards = sorted(p["postingKey"] for p in posting_items())
     assert shards == ["mentoring/*|*|*#0", "mentoring/*|*|*#1", "mentoring/*|*|*#2"]
     listing = mentor(api, bob, LISBON)
     activate(api, admin, runner, listing["id"])
@@ -349,11 +400,6 @@ def test_percolation_reads_only_candidate_searches(api: Api, alice: User, bob: U
 
 
 # -- delivery --------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def receivers() -> Iterator[Any]:
-    yield from receiver_factory()
 
 
 def test_the_savers_subscribed_webhooks_receive_a_signed_listing_matched(

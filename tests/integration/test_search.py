@@ -15,7 +15,7 @@ import pytest
 from chalice.test import Client
 
 from chalicelib.config import settings
-from chalicelib.listings.index import GEO_PARTITION_PRECISIONS, SHARDS
+from chalicelib.listings.search.spec import NAMESPACE
 from chalicelib.search import geo
 from tests.clocks import distinct_milliseconds
 from tests.integration.aws_session import Resources
@@ -166,7 +166,8 @@ class TestSearchOnSeededData:
         ],
     )
     def test_q_matches_word_prefixes_folding_case_and_accents(self, world: World, q: str, expected: list[str]) -> None:
-        assert world.found(f"q={q}") == expected
+        assert world.found(f"q={q}&sort=newest") == expected
+        assert sorted(world.found(f"q={q}")) == sorted(expected)  # by relevance: the same matches
 
     # --- category, role, meta filters --------------------------------------------------
 
@@ -306,60 +307,44 @@ class TestSearchOnSeededData:
         assert scans == []
         assert len(reads) >= len(queries)  # the hook sees the product's calls
 
-    def test_category_and_geo_search_queries_only_the_geo_indexes(self, world: World) -> None:
+    def test_category_and_geo_search_reads_only_that_categorys_geo_cells(self, world: World) -> None:
         with aws_calls("Query") as reads:
             assert world.found(f"category=jobs&role=hiring&{BERLIN}&radiusKm=25") == ["J1"]
         reads = search_reads(reads)
         assert reads
-        assert {r["IndexName"] for r in reads} <= {f"activeByGeoCell{p}" for p in GEO_PARTITION_PRECISIONS}
-        assert all(r["ExpressionAttributeValues"][":p"]["S"].startswith("jobs#location#") for r in reads)
-        assert all("BETWEEN" in r["KeyConditionExpression"] and r["Limit"] <= 1000 for r in reads)
-        assert all(r["TableName"] == settings().LISTINGS_TABLE for r in reads)
+        assert {r["TableName"] for r in reads} == {settings().SEARCH_INDEX_TABLE}
+        assert all("IndexName" not in r for r in reads)
+        partitions = [r["ExpressionAttributeValues"][":pk"]["S"] for r in reads]
+        assert all(p.startswith(f"{NAMESPACE}|jobs|g") for p in partitions)
 
-    def test_geo_search_reads_only_key_ranges_of_its_covering(self, world: World) -> None:
-        cells = [c.geohash for c in geo.covering(52.52, 13.405, 200)]
+    def test_geo_search_reads_cells_around_the_centre(self, world: World) -> None:
         with aws_calls("Query") as reads:
             world.found(f"category=jobs&{BERLIN}&radiusKm=200")
-        reads = search_reads(reads)
-        assert reads
-        for read in reads:
-            values = read["ExpressionAttributeValues"]
-            low, high = values[":lo"]["S"], values[":hi"]["S"]
-            # Every key range starts and ends inside a covering cell (coarser cells are never read).
-            assert any(low.startswith(c) for c in cells)
-            assert any(high == c + "~" for c in cells)
-            assert values[":p"]["S"].startswith("jobs#location#")
+        cells = [r["ExpressionAttributeValues"][":pk"]["S"].rsplit("|", 1)[1] for r in search_reads(reads)]
+        assert cells
+        assert all(geo.min_distance_km(52.52, 13.405, c) <= 3 * 1300 for c in cells)
 
-    def test_category_search_queries_only_that_categorys_role_shards(self, world: World) -> None:
+    def test_category_search_reads_only_that_categorys_lists(self, world: World) -> None:
         with aws_calls("Query") as reads:
-            world.found("category=jobs&role=seeking")
-        reads = search_reads(reads)
-        assert reads
-        assert {r["IndexName"] for r in reads} == {"activeByRoleShard"}
-        assert {r["ExpressionAttributeValues"][":p"]["S"] for r in reads} <= {f"jobs#seeking#{s}" for s in range(SHARDS)}
-        assert all(r["ScanIndexForward"] is False and r["Limit"] <= 20 for r in reads)
+            assert world.found("category=jobs&role=seeking") == ["J4"]
+        partitions = {r["ExpressionAttributeValues"][":pk"]["S"] for r in search_reads(reads)}
+        assert partitions
+        assert partitions <= {f"{NAMESPACE}|jobs|a", f"{NAMESPACE}|jobs|k|_role=seeking"}
 
-    def test_search_without_category_reads_each_nonempty_word_list_once(self, world: World) -> None:
-        """``q`` reads the word-prefix posting lists of every category (issue 13 part 3), never the category index."""
+    def test_q_reads_the_term_lists_of_every_category(self, world: World) -> None:
+        """``q`` reads the impact lists of the terms its word matches, per category, never a category list."""
         with aws_calls("Query") as reads:
             world.found("q=python")
-        reads = search_reads(reads)
-        # Only the categories with such words (J1, H2; the posting sizes say which): each list once
-        # (the term's stem list and, as the last word, its prefix list).
-        assert sorted(r["ExpressionAttributeValues"][":p"]["S"] for r in reads) == [
-            "listings.v5#housing#q#pytho", "listings.v5#housing#s#python", "listings.v5#jobs#q#pytho", "listings.v5#jobs#s#python",
-        ]
-        assert {r["TableName"] for r in reads} == {settings().SEARCH_INDEX_TABLE}
-        assert all("IndexName" not in r and r["ScanIndexForward"] is False for r in reads)
+        partitions = {r["ExpressionAttributeValues"][":pk"]["S"] for r in search_reads(reads)}
+        lists = {p for p in partitions if "|t|" in p}
+        assert {f"{NAMESPACE}|jobs|t|python", f"{NAMESPACE}|housing|t|python"} <= lists
+        assert not any(p.endswith("|a") for p in partitions)
 
-    def test_search_without_a_posting_list_streams_each_category_shard_once(self, world: World) -> None:
-        """A one-letter term has no posting list: the category indexes are streamed and verified."""
+    def test_one_letter_q_matches_its_exact_term_only(self, world: World) -> None:
         with aws_calls("Query") as reads:
-            world.found("q=p")
-        reads = search_reads(reads)
-        categories = ["cofounders", "housing", "jobs", "mentoring"]
-        assert sorted(r["ExpressionAttributeValues"][":p"]["S"] for r in reads) == [f"{c}#{s}" for c in categories for s in range(SHARDS)]
-        assert {r["IndexName"] for r in reads} == {"activeByCategoryShard"}
+            assert world.found("q=p") == []
+        partitions = {r["ExpressionAttributeValues"][":pk"]["S"] for r in search_reads(reads)}
+        assert {p for p in partitions if "|t|" in p} <= {f"{NAMESPACE}|{c}|t|p" for c in ("cofounders", "housing", "jobs", "mentoring")}
 
     def test_filtered_search_totals_are_exact_within_the_read_budget(self, world: World) -> None:
         result = world.search("category=jobs&meta.skills=python").json

@@ -14,12 +14,22 @@ from chalicelib import clock
 from chalicelib.config import settings as settings_
 from chalicelib.listings import counters, repository
 from chalicelib.listings.search import filters
-from chalicelib.listings.search import service as search_service
 from chalicelib.listings.search.query import parse_search
 from chalicelib.listings.search.service import search_listings
+from chalicelib.listings.search.spec import NAMESPACE
 from chalicelib.listings.status import Transition
 from tests.integration.conftest import Api, User
-from tests.integration.helpers import assert_error, aws_calls, create_listing, error_fields, index_listings, search_reads, table_items
+from tests.integration.helpers import (
+    assert_error,
+    aws_calls,
+    create_listing,
+    error_fields,
+    index_listings,
+    newest_first,
+    search_reads,
+    table_items,
+)
+from tests.integration.helpers import search_listings as search_page
 
 
 def _active(api: Api, owner: User, count: int, category: str = "jobs", role: str | None = None) -> list[str]:
@@ -31,20 +41,14 @@ def _active(api: Api, owner: User, count: int, category: str = "jobs", role: str
         assert item is not None
         repository.transition(item, Transition.APPROVE, clock.iso())
         ids.append(listing["id"])
+    index_listings()  # the Listings stream files them in the search index
     return ids
 
 
-def _search(api: Api, user: User, query: str) -> dict[str, Any]:
-    response = api.call("GET", f"/v1/listings/search?{query}", user.key)
-    assert response.status_code == 200, response.json
-    result: dict[str, Any] = response.json
-    return result
-
-
 def _all_pages(api: Api, user: User, query: str) -> tuple[list[str], list[dict[str, Any]]]:
-    pages = [_search(api, user, query)]
+    pages = [search_page(api, user, query)]
     while pages[-1]["nextCursor"]:
-        pages.append(_search(api, user, f"{query}&cursor={pages[-1]['nextCursor']}"))
+        pages.append(search_page(api, user, f"{query}&cursor={pages[-1]['nextCursor']}"))
     return [item["id"] for page in pages for item in page["listings"]], pages
 
 
@@ -56,29 +60,28 @@ def test_cursor_pages_walk_the_category_newest_first_with_exact_totals(api: Api,
     assert [(p["page"], p["total"], len(p["listings"])) for p in pages] == [(1, 7, 3), (2, 7, 3), (3, 7, 1)]
     everything, _ = _all_pages(api, bob, "pageSize=4")
     assert everything == (jobs + housing)[::-1]
-    offset = _search(api, bob, "category=jobs&pageSize=3&page=2")
+    offset = search_page(api, bob, "category=jobs&pageSize=3&page=2")
     assert [i["id"] for i in offset["listings"]] == jobs[::-1][3:6]
     assert offset["nextCursor"]
 
 
 def test_a_cursor_page_reads_only_its_page(api: Api, alice: User, bob: User) -> None:
     _active(api, alice, 12)
-    first = _search(api, bob, "category=jobs&pageSize=4")
+    first = search_page(api, bob, "category=jobs&pageSize=4")
     with aws_calls("Query") as queries, aws_calls("BatchGetItem") as batches:
-        second = _search(api, bob, f"category=jobs&pageSize=4&cursor={first['nextCursor']}")
+        second = search_page(api, bob, f"category=jobs&pageSize=4&cursor={first['nextCursor']}")
     queries = search_reads(queries)  # without the viewer's block set (trust-and-safety.md)
     assert len(second["listings"]) == 4
-    assert all(q["Limit"] <= 4 and q["IndexName"] == "activeByCategoryShard" for q in queries)
-    before = {q["ExpressionAttributeValues"].get(":b", {}).get("S") for q in queries}
-    assert before  # every shard continues after the first page's last key
-    assert None not in before
-    assert len(batches) <= 3  # counters, the page's listings, their owners
+    # The category's newest-first list, continued after the first page's last key.
+    assert {q["ExpressionAttributeValues"][":pk"]["S"] for q in queries} == {f"{NAMESPACE}|jobs|a"}
+    assert all("ExclusiveStartKey" in q and q["Limit"] <= 20 for q in queries)
+    assert len(batches) <= 2  # the list sizes, then the page's listings with their owners
 
 
 def test_role_pages_use_the_role_shards(api: Api, alice: User, bob: User) -> None:
     hiring = _active(api, alice, 3, "jobs", "hiring")
     _active(api, alice, 2, "jobs", "seeking")
-    result = _search(api, bob, "category=jobs&role=hiring&pageSize=2")
+    result = search_page(api, bob, "category=jobs&role=hiring&pageSize=2")
     assert result["total"] == 3
     assert [i["id"] for i in result["listings"]] == hiring[::-1][:2]
 
@@ -92,7 +95,7 @@ def test_role_pages_use_the_role_shards(api: Api, alice: User, bob: User) -> Non
 )
 def test_tampered_cursor_is_a_400_naming_it(api: Api, alice: User, bob: User, tamper: Any, field: str) -> None:
     _active(api, alice, 3)
-    cursor = _search(api, bob, "category=jobs&pageSize=2")["nextCursor"]
+    cursor = search_page(api, bob, "category=jobs&pageSize=2")["nextCursor"]
     response = api.call("GET", f"/v1/listings/search?category=jobs&pageSize=2&cursor={tamper(cursor)}", bob.key)
     assert_error(response, 400, "VALIDATION_ERROR")
     assert error_fields(response) == [field]
@@ -100,7 +103,7 @@ def test_tampered_cursor_is_a_400_naming_it(api: Api, alice: User, bob: User, ta
 
 def test_cursor_of_another_query_or_page_size_is_a_400(api: Api, alice: User, bob: User) -> None:
     _active(api, alice, 3)
-    cursor = _search(api, bob, "category=jobs&pageSize=2")["nextCursor"]
+    cursor = search_page(api, bob, "category=jobs&pageSize=2")["nextCursor"]
     for query in (f"category=housing&pageSize=2&cursor={cursor}", f"category=jobs&pageSize=3&cursor={cursor}"):
         response = api.call("GET", f"/v1/listings/search?{query}", bob.key)
         assert_error(response, 400, "VALIDATION_ERROR")
@@ -126,11 +129,13 @@ def test_totals_follow_pause_resume_update_and_delete(api: Api, alice: User, bob
     first, second, third = _active(api, alice, 3)
     assert (_counts(), _counts("jobs", "hiring")) == (3, 3)
     assert api.call("PATCH", f"/v1/listings/{first}/status", alice.key, {"status": "PAUSED"}).status_code == 200
-    assert _search(api, bob, "category=jobs")["total"] == 2
+    index_listings()
+    assert search_page(api, bob, "category=jobs")["total"] == 2
     assert api.call("PATCH", f"/v1/listings/{first}/status", alice.key, {"status": "ACTIVE"}).status_code == 200
     assert api.call("PATCH", f"/v1/listings/{second}", alice.key, {"meta": {"title": "Renamed job"}}).status_code == 200
     assert api.call("DELETE", f"/v1/listings/{third}", alice.key).status_code == 200
-    result = _search(api, bob, "category=jobs")
+    index_listings()
+    result = search_page(api, bob, "category=jobs")
     assert (result["total"], [i["id"] for i in result["listings"]]) == (1, [first])
     assert _counts("jobs", "hiring") == 1
 
@@ -157,7 +162,8 @@ def test_totals_stay_exact_under_concurrent_status_changes(api: Api, alice: User
     statuses = [repository.get(i)["status"] for i in ids]  # type: ignore[index]
     active = statuses.count("ACTIVE")
     assert _counts() == active
-    result = _search(api, bob, "category=jobs&pageSize=100")
+    index_listings()
+    result = search_page(api, bob, "category=jobs&pageSize=100")
     assert result["total"] == active == len(result["listings"])
 
 
@@ -188,11 +194,12 @@ def test_cursor_pages_equal_brute_force(
         written = repository.transition(item, Transition.APPROVE, now)
         if paused:
             repository.transition(written, Transition.PAUSE, now)
+    index_listings()  # the search index follows the Listings stream
     role = _ROLES[category][role_index] if category and role_index is not None else None
     params: dict[str, str] = {"pageSize": str(page_size), **({"category": category} if category else {}),
                               **({"role": role} if role else {})}
     stored = table_items(settings_().LISTINGS_TABLE)  # every example's listings: the brute-force truth
-    expected = [i["listingId"] for i in sorted(stored, key=lambda i: (i["createdAt"], i["listingId"]), reverse=True)
+    expected = [i["listingId"] for i in newest_first(stored)
                 if i["status"] == "ACTIVE" and (category is None or i["categoryKey"] == category)
                 and (role is None or i["roleKey"] == role)]
     found: list[str] = []
@@ -216,20 +223,17 @@ _TYPES = ["full_time", "part_time"]
     page_size=st.integers(1, 4),
     term=st.sampled_from(["py", "python", "ba", "rust", None]),
     employment=st.sampled_from([*_TYPES, None]),
-    budget=st.integers(1, 6),
     sort=st.sampled_from(["newest", "relevance"]),
 )
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 def test_filtered_cursor_pages_equal_brute_force(
-    aws: dict[str, str], monkeypatch: pytest.MonkeyPatch, plan: list[tuple[str, str, bool]], page_size: int,
-    term: str | None, employment: str | None, budget: int, sort: str,
+    aws: dict[str, str], plan: list[tuple[str, str, bool]], page_size: int,
+    term: str | None, employment: str | None, sort: str,
 ) -> None:
-    """Random titles and employment types (some paused), random q / meta filter, read budget and
-    score window: the pages concatenated are the brute-force matches (newest first with
-    ``sort=newest``; each exactly once when ranked by relevance); ``total`` is exact when
-    ``totalRelation`` is "eq" and a lower bound when it is "gte"."""
-    monkeypatch.setattr(search_service, "READ_BUDGET", budget)
-    monkeypatch.setattr(search_service, "SCORE_WINDOW", budget)
+    """Random titles and employment types (some paused), random q / meta filter: the pages
+    concatenated are the brute-force matches (newest first with ``sort=newest``; each exactly
+    once when ranked by relevance); ``total`` is exact when ``totalRelation`` is "eq" and a
+    lower bound when it is "gte"."""
     run = uuid.uuid4().hex[:8]
     for n, (word, employment_type, paused) in enumerate(plan):
         now = f"2026-04-01T00:00:{n:02d}.000Z"
@@ -245,7 +249,7 @@ def test_filtered_cursor_pages_equal_brute_force(
               **({"meta.employmentType": employment} if employment else {})}
     query = parse_search(params)
     stored = table_items(settings_().LISTINGS_TABLE)
-    expected = [i["listingId"] for i in sorted(stored, key=lambda i: (i["createdAt"], i["listingId"]), reverse=True)
+    expected = [i["listingId"] for i in newest_first(stored)
                 if i["status"] == "ACTIVE" and filters.evaluate(query, i) is not None]
     found: list[str] = []
     cursor: str | None = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.config import settings
+from chalicelib.listings.search.spec import NAMESPACE
 from tests.clocks import distinct_milliseconds
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import activate, assert_error, aws_calls, create_listing, index_listings, search_listings, search_reads
@@ -30,17 +31,19 @@ def test_a_word_search_pages_through_its_posting_list_with_cursors(api: Api, ali
     assert len(rust) == 7
     first = search_listings(api, bob, "category=jobs&q=rust&pageSize=3&sort=newest")
     assert [i["id"] for i in first["listings"]] == rust[::-1][:3]
-    assert (first["total"], first["totalRelation"]) == (7, "eq")  # the term's lists (14 entries) verified whole
+    assert (first["total"], first["totalRelation"]) == (7, "eq")  # the term's list (7 entries) read whole
     with aws_calls("Query") as queries, aws_calls("BatchGetItem") as batches:
         second = search_listings(api, bob, f"category=jobs&q=rust&pageSize=3&sort=newest&cursor={first['nextCursor']}")
     queries = search_reads(queries)  # without the viewer's block set (trust-and-safety.md)
     assert [i["id"] for i in second["listings"]] == rust[::-1][3:6]
-    # Only the term's lists (stem and prefix), from after the first page's last key.
+    # The vocabulary (the word's completions) and the cheaper driver by the list sizes: the term's
+    # impact list read whole, or the category's newest-first list from the cursor on.
     assert {q["TableName"] for q in queries} == {settings().SEARCH_INDEX_TABLE}
-    assert {q["ExpressionAttributeValues"][":p"]["S"] for q in queries} == {"listings.v5#jobs#q#rust", "listings.v5#jobs#s#rust"}
-    # Each list read from the cursor's key on (an exclusive start, or a key condition ending at it: issue 20's reads).
-    assert all(("ExclusiveStartKey" in q or ":hi" in q["ExpressionAttributeValues"]) and q["Limit"] <= 16 for q in queries)
-    assert len(batches) <= 4  # sizes, counters, the candidates, their owners
+    partitions = {q["ExpressionAttributeValues"][":pk"]["S"] for q in queries}
+    assert f"{NAMESPACE}|jobs|v|r" in partitions  # the vocabulary's partition of words starting with r
+    assert partitions - {f"{NAMESPACE}|jobs|v|r"} in ({f"{NAMESPACE}|jobs|t|rust"}, {f"{NAMESPACE}|jobs|a"})
+    assert all("ExclusiveStartKey" in q for q in queries if q["ExpressionAttributeValues"][":pk"]["S"].endswith("|a"))
+    assert len(batches) <= 3  # sizes and vocabulary; the candidates' stored documents beside their listings and owners
     third = search_listings(api, bob, f"category=jobs&q=rust&pageSize=3&sort=newest&cursor={second['nextCursor']}")
     assert [i["id"] for i in third["listings"]] == rust[::-1][6:]
     assert third["nextCursor"] is None
@@ -77,4 +80,37 @@ def test_a_filter_combination_verifies_the_smallest_list(api: Api, alice: User, 
     queries = search_reads(queries)  # without the viewer's block set (trust-and-safety.md)
     assert [i["id"] for i in found["listings"]] == rust[::-1]
     assert (found["total"], found["totalRelation"]) == (3, "eq")  # the path (3 entries) was verified whole
-    assert [q["ExpressionAttributeValues"][":p"]["S"] for q in queries] == ["listings.v5#jobs#s#rust"]  # not the last word: its stem
+    lists = {q["ExpressionAttributeValues"][":pk"]["S"] for q in queries if "|t|" in q["ExpressionAttributeValues"][":pk"]["S"]}
+    assert f"{NAMESPACE}|jobs|t|rust" in lists  # not the last word: its stem only
+    assert not any(p.startswith(f"{NAMESPACE}|jobs|t|rust") and p != f"{NAMESPACE}|jobs|t|rust" for p in lists)
+
+
+def test_an_open_salary_range_without_a_category_queries_only_the_buckets_that_hold_salaries(
+        api: Api, alice: User, bob: User, admin: User, runner: Any) -> None:
+    with distinct_milliseconds():
+        ids = [create_listing(api, alice, "jobs", "hiring", meta={"title": f"Role {n}", "salary": str(salary)})["id"]
+               for n, salary in enumerate((90000, 150000, 160000, 300000))]
+    activate(api, admin, runner, *ids)
+    with aws_calls("Query") as queries:
+        found = search_listings(api, bob, "meta.salary_min=140000&pageSize=10")
+    assert [i["id"] for i in found["listings"]] == ids[:0:-1]
+    # Step 1 reads the counters of the range's 25 buckets in every category (BatchGetItem); only the
+    # two that hold salaries of 140,000 or more are queried (131,072-262,143 and 262,144-524,287).
+    lists = sorted(q["ExpressionAttributeValues"][":pk"]["S"] for q in search_reads(queries))
+    assert lists == [f"{NAMESPACE}|jobs|n|salary|p17", f"{NAMESPACE}|jobs|n|salary|p18"]
+
+
+def test_a_word_search_without_a_category_reads_its_stem_lists_with_the_vocabulary(
+        api: Api, alice: User, bob: User, admin: User, runner: Any) -> None:
+    rust = _rust_jobs(api, alice, admin, runner, rust=4, other=2)
+    with aws_calls("Query") as queries, aws_calls("BatchGetItem") as batches:
+        found = search_listings(api, bob, "q=rust&pageSize=3")
+    assert len(found["listings"]) == 3
+    assert {i["id"] for i in found["listings"]} <= set(rust)
+    partitions = [q["ExpressionAttributeValues"][":pk"]["S"] for q in search_reads(queries)]
+    # Step 1: per category the vocabulary of words starting with r and the stem's impact list
+    # (4 letters: no typo keys); step 2 loads the candidates (their stored documents beside their
+    # listings and owners). No other list: "rust" matches its stem alone.
+    categories = ("cofounders", "housing", "jobs", "mentoring")
+    assert sorted(partitions) == sorted([f"{NAMESPACE}|{c}|v|r" for c in categories] + [f"{NAMESPACE}|{c}|t|rust" for c in categories])
+    assert len(batches) <= 3

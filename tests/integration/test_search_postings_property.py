@@ -1,10 +1,10 @@
-"""The planner's pages equal a brute-force evaluation (hypothesis, in-process moto; issue 13).
+"""The search engine's pages equal a brute-force evaluation (hypothesis, in-process moto).
 
 Random listings in two categories (random words that share prefixes, select, multiselect and
 number values; some paused, updated or deleted after approval) are filed by the Listings-stream
 consumer; random searches combining ``q``, category, role, equality, ``contains`` and ranges,
-with random page sizes and read budgets, are followed through their cursors and opened by
-``page=N`` without one (conjunctions go through the merge join of issue 20). The pages
+with random page sizes, are followed through their cursors and opened by ``page=N`` without
+one. The pages
 concatenated must be exactly the ACTIVE listings that :func:`filters.evaluate` accepts, newest
 first; ``total`` exact when ``totalRelation`` is "eq", a bound between what was returned and
 the matches when "gte".
@@ -12,26 +12,22 @@ the matches when "gte".
 
 from __future__ import annotations
 
-import random
 import uuid
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chalicelib.config import settings as settings_
 from chalicelib.listings import repository
 from chalicelib.listings.search import filters
-from chalicelib.listings.search import service as search_service
 from chalicelib.listings.search.query import parse_search
 from chalicelib.listings.search.service import search_listings
 from chalicelib.listings.status import ListingStatus, Transition
-from chalicelib.search import statistics
 from chalicelib.transactions import Transaction
 from chalicelib.workflows.listing_deletion import delete_listing_rejecting_requests
 from tests.integration.aws_session import Resources, reset
-from tests.integration.helpers import index_listings, table_items
+from tests.integration.helpers import index_listings, newest_first, table_items
 
 _WORDS = ["python", "pythonista", "py", "rust", "rustacean", "barista", "baker", "go", "a"]
 _FATES = ["active", "active", "paused", "updated", "deleted", "pending"]
@@ -120,35 +116,12 @@ def _replace(item: Any, version: int) -> None:
     tx.commit()
 
 
-@given(plan=st.lists(_LISTING, max_size=14), query=_queries(), page_size=st.integers(1, 4), budget=st.integers(1, 8))
+@given(plan=st.lists(_LISTING, max_size=14), query=_queries(), page_size=st.integers(1, 4))
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 def test_planned_pages_equal_brute_force(
-    aws: dict[str, str], aws_resources: Resources, monkeypatch: pytest.MonkeyPatch, plan: list[Any], query: dict[str, str],
-    page_size: int, budget: int,
+    aws: dict[str, str], aws_resources: Resources, plan: list[Any], query: dict[str, str], page_size: int,
 ) -> None:
-    # The process's remembered sizes (chalicelib.search.statistics) carry over from example to example, as
-    # they would between requests while the tables change: stale for every example but the first.
-    _assert_pages_equal_brute_force(aws_resources, monkeypatch, plan, query, page_size, budget)
-
-
-@given(plan=st.lists(_LISTING, max_size=14), query=_queries(terms=False), page_size=st.integers(1, 4),
-       budget=st.integers(1, 8), seed=st.integers(0, 2**32 - 1))
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-def test_pages_planned_from_wrong_remembered_sizes_equal_brute_force(
-    aws: dict[str, str], aws_resources: Resources, monkeypatch: pytest.MonkeyPatch, plan: list[Any], query: dict[str, str],
-    page_size: int, budget: int, seed: int,
-) -> None:
-    """Every remembered size a lie (empty lists said to hold hundreds, full ones said empty): a plan
-    from them may cost more, never answer differently (queries without ``q``: those plan from them)."""
-    rng = random.Random(seed)
-    monkeypatch.setattr(statistics, "remembered", lambda names: {name: rng.choice([0, 0, 1, 3, 60, 400]) for name in names})
-    _assert_pages_equal_brute_force(aws_resources, monkeypatch, plan, query, page_size, budget)
-
-
-def _assert_pages_equal_brute_force(aws_resources: Resources, monkeypatch: pytest.MonkeyPatch, plan: list[Any],
-                                    query: dict[str, str], page_size: int, budget: int) -> None:
     reset(aws_resources)  # every example starts from empty tables and streams (moto copies a table per transaction)
-    monkeypatch.setattr(search_service, "READ_BUDGET", budget)
     run = uuid.uuid4().hex[:8]
     for n, spec in enumerate(plan):
         _create(run, n, spec)
@@ -156,7 +129,7 @@ def _assert_pages_equal_brute_force(aws_resources: Resources, monkeypatch: pytes
     params = {**query, "pageSize": str(page_size)}
     parsed = parse_search(params)
     stored = table_items(settings_().LISTINGS_TABLE)
-    expected = [i["listingId"] for i in sorted(stored, key=lambda i: (i["createdAt"], i["listingId"]), reverse=True)
+    expected = [i["listingId"] for i in newest_first(stored)
                 if i["status"] == "ACTIVE" and filters.evaluate(parsed, i) is not None]
     found: list[str] = []
     cursor: str | None = None

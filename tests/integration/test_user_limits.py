@@ -5,41 +5,19 @@ same bucket (429 with Retry-After), and sign-in attempts are limited per source 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from chalicelib import clock, errors
+from chalicelib import errors
 from chalicelib.auth import own_keys
 from chalicelib.auth.service import authenticate
 from chalicelib.config import settings
-from tests.clocks import FrozenClock, frozen_clock
+from tests.clocks import FrozenClock
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import table_items
 from tests.integration.test_dashboard import Browser, signed_in
-from tests.limits import HIGH_LIMITS
-
-
-@pytest.fixture
-def limits(aws: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
-    """``limits(NAME=value, ...)``: this test's limits; every other one is the production default."""
-
-    def apply(**values: str) -> None:
-        for name in HIGH_LIMITS:
-            monkeypatch.delenv(name, raising=False)
-        monkeypatch.setenv("RATE_LIMITS_ENABLED", "true")  # the suite runs with them off (tests/limits.py)
-        for name, value in values.items():
-            monkeypatch.setenv(name, value)
-        settings.cache_clear()
-
-    return apply
-
-
-@pytest.fixture
-def frozen() -> Iterator[FrozenClock]:
-    with frozen_clock(clock.now().replace(microsecond=0)) as fake:
-        yield fake
 
 
 def _more_keys(user: User, count: int) -> list[str]:

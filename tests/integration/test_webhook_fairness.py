@@ -17,7 +17,14 @@ from chalicelib.webhooks.delivery import handlers, lanes, sender
 from chalicelib.webhooks.delivery.attempt import FAILURE_LIMIT
 from chalicelib.webhooks.models import WebhookCreate
 from tests.integration.conftest import User
-from tests.integration.webhook_helpers import lane_messages, message_event, retry_messages, stream_event, use_settings
+from tests.integration.webhook_helpers import (
+    install_fake_sender,
+    lane_messages,
+    message_event,
+    retry_messages,
+    sender_outcome,
+    stream_event,
+)
 
 
 class FakeSender:
@@ -33,17 +40,12 @@ class FakeSender:
             self.calls.append(url)
             queue = self.answers.get(url) or [200]
             answer = queue.pop(0) if len(queue) > 1 else queue[0]
-        if isinstance(answer, str):
-            return sender.Outcome(None, answer, 5)
-        return sender.Outcome(answer, None, 5, "")
+        return sender_outcome(answer)
 
 
 @pytest.fixture
 def fake(aws: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> FakeSender:
-    fake = FakeSender()
-    monkeypatch.setattr(sender, "post", fake)
-    use_settings(monkeypatch, WEBHOOK_RETRY_DELAYS_SECONDS="0,0,0,0,0")
-    return fake
+    return install_fake_sender(monkeypatch, FakeSender(), "0,0,0,0,0")
 
 
 def _webhook(owner: User, path: str) -> str:

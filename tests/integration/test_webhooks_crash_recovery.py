@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -33,7 +32,6 @@ from tests.integration.webhook_helpers import (
     deliveries,
     envelope,
     message_event,
-    receiver_factory,
     run_lanes,
     stream_event,
     use_settings,
@@ -48,11 +46,6 @@ LEASE = 1
 
 class WorkerKilled(BaseException):
     """Ends the "dead" worker's thread like a killed process: no handler code runs after it."""
-
-
-@pytest.fixture
-def receivers() -> Iterator[Any]:
-    yield from receiver_factory()
 
 
 @pytest.fixture

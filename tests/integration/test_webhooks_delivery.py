@@ -6,7 +6,6 @@ from __future__ import annotations
 import ipaddress
 import json
 import ssl
-from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
@@ -24,10 +23,8 @@ from tests.integration.webhook_helpers import (
     deliveries,
     emit,
     envelope,
-    fast_delivery_settings,
     lane_messages,
     message_event,
-    receiver_factory,
     retry_messages,
     run_lanes,
     stream_event,
@@ -37,17 +34,8 @@ from tests.integration.webhook_helpers import (
 from tests.integration.webhook_receivers import Receiver
 from tests.waiting import wait_until
 
-
-@pytest.fixture
-def receivers() -> Iterator[Any]:
-    """``receivers(behaviour, **options)`` starts a receiver on 127.0.0.1; all are closed after the test."""
-    yield from receiver_factory()
-
-
-@pytest.fixture(autouse=True)
-def fast(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A 1 s total deadline and retries without delay."""
-    fast_delivery_settings(monkeypatch)
+#: A 1 s total deadline and retries without delay (tests/integration/conftest.py).
+pytestmark = pytest.mark.usefixtures("fast_delivery")
 
 
 def test_healthy_receiver_gets_a_signed_envelope_verifiable_both_ways(

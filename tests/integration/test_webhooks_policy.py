@@ -18,7 +18,7 @@ from chalicelib.webhooks.delivery.attempt import FAILURE_LIMIT, Result
 from chalicelib.webhooks.delivery.envelope import Delivery, Event
 from chalicelib.webhooks.models import WebhookCreate
 from tests.integration.conftest import User
-from tests.integration.webhook_helpers import retry_messages, use_settings
+from tests.integration.webhook_helpers import install_fake_sender, retry_messages, sender_outcome, use_settings
 
 
 class FakeSender:
@@ -33,17 +33,12 @@ class FakeSender:
         with self._lock:
             self.calls.append(headers["webhook-id"])
             answer = self.answers.pop(0) if self.answers else 200
-        if isinstance(answer, str):
-            return sender.Outcome(None, answer, 5)
-        return sender.Outcome(answer, None, 5, "")
+        return sender_outcome(answer)
 
 
 @pytest.fixture
 def fake(aws: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> FakeSender:
-    fake = FakeSender()
-    monkeypatch.setattr(sender, "post", fake)
-    use_settings(monkeypatch, WEBHOOK_RETRY_DELAYS_SECONDS="0,0,0")
-    return fake
+    return install_fake_sender(monkeypatch, FakeSender(), "0,0,0")
 
 
 def new_webhook(owner: User) -> str:

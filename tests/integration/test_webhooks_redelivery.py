@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,9 +16,7 @@ from tests.integration.webhook_helpers import (
     deliveries,
     emit,
     envelope,
-    fast_delivery_settings,
     message_event,
-    receiver_factory,
     retry_messages,
     run_lanes,
     stream_event,
@@ -27,15 +24,17 @@ from tests.integration.webhook_helpers import (
 )
 from tests.integration.webhook_receivers import Receiver
 
-
-@pytest.fixture
-def receivers() -> Iterator[Any]:
-    yield from receiver_factory()
+#: A 1 s total deadline and retries without delay (tests/integration/conftest.py).
+pytestmark = pytest.mark.usefixtures("fast_delivery")
 
 
-@pytest.fixture(autouse=True)
-def fast(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
-    fast_delivery_settings(monkeypatch)
+def _delivered(api: Api, alice: User, bob: User, receiver: Receiver) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Alice's new webhook to ``receiver`` and a message from Bob delivered to it once (its lanes run)."""
+    hook = create_webhook(api, alice, receiver.url)
+    item = message_event(alice, bob)
+    handlers.handle_outbox_batch(stream_event(item))
+    run_lanes()
+    return hook, item
 
 
 def addressed_event(owner: User, webhook_id: str, event_type: str = "message.new") -> dict[str, Any]:
@@ -90,10 +89,7 @@ def test_redelivery_is_the_next_attempt_with_the_same_webhook_id_and_body(
     api: Api, alice: User, bob: User, receivers: Any
 ) -> None:
     receiver: Receiver = receivers("ok")
-    hook = create_webhook(api, alice, receiver.url)
-    item = message_event(alice, bob)
-    handlers.handle_outbox_batch(stream_event(item))
-    run_lanes()
+    hook, item = _delivered(api, alice, bob, receiver)
     queued = service.redeliver(Caller(alice.user_id), hook["id"], item["eventId"])
     assert queued.attempt == 2
     assert run_lanes() == 1
@@ -106,10 +102,7 @@ def test_redelivery_is_the_next_attempt_with_the_same_webhook_id_and_body(
 
 def test_two_redeliveries_asked_at_once_make_one_attempt(api: Api, alice: User, bob: User, receivers: Any) -> None:
     receiver: Receiver = receivers("ok")
-    hook = create_webhook(api, alice, receiver.url)
-    item = message_event(alice, bob)
-    handlers.handle_outbox_batch(stream_event(item))
-    run_lanes()
+    hook, item = _delivered(api, alice, bob, receiver)
     caller = Caller(alice.user_id)
     assert service.redeliver(caller, hook["id"], item["eventId"]).attempt == 2
     assert service.redeliver(caller, hook["id"], item["eventId"]).attempt == 2  # the same attempt number
@@ -155,10 +148,7 @@ def test_a_failed_redelivery_counts_and_a_redelivery_to_an_inactive_webhook_send
     api: Api, alice: User, bob: User, receivers: Any
 ) -> None:
     receiver: Receiver = receivers("ok")
-    hook = create_webhook(api, alice, receiver.url)
-    item = message_event(alice, bob)
-    handlers.handle_outbox_batch(stream_event(item))
-    run_lanes()
+    hook, item = _delivered(api, alice, bob, receiver)
     receiver.status = 500
     service.redeliver(Caller(alice.user_id), hook["id"], item["eventId"])
     run_lanes()
@@ -177,10 +167,7 @@ def test_redelivery_of_an_unknown_delivery_or_someone_elses_webhook_is_not_found
     api: Api, alice: User, bob: User, receivers: Any
 ) -> None:
     receiver: Receiver = receivers("ok")
-    hook = create_webhook(api, alice, receiver.url)
-    item = message_event(alice, bob)
-    handlers.handle_outbox_batch(stream_event(item))
-    run_lanes()
+    hook, item = _delivered(api, alice, bob, receiver)
     with pytest.raises(errors.NotFound):
         service.redeliver(Caller(alice.user_id), hook["id"], "evt_unknown")
     with pytest.raises(errors.NotFound):

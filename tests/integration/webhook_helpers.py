@@ -10,6 +10,7 @@ import pytest
 
 from chalicelib import outbox, storage
 from chalicelib.config import settings
+from chalicelib.webhooks.delivery import sender
 from tests.integration.conftest import Api, User
 from tests.integration.webhook_receivers import Receiver
 
@@ -131,10 +132,7 @@ def create_webhook(api: Api, user: User, url: str, events: list[str] | None = No
         body["events"] = events
     if name is not None:
         body["name"] = name
-    response = api.call("POST", "/v1/webhooks", user.key, body)
-    assert response.status_code == 201, response.json
-    result: dict[str, Any] = response.json
-    return result
+    return api.call_json("POST", "/v1/webhooks", user.key, body, status=201)
 
 
 def webhook_state(api: Api, user: User, webhook_id: str) -> dict[str, Any]:
@@ -147,13 +145,26 @@ def webhook_state(api: Api, user: User, webhook_id: str) -> dict[str, Any]:
 
 def deliveries(api: Api, user: User, webhook_id: str, query: str = "") -> dict[str, Any]:
     """``GET /v1/webhooks/{id}/deliveries`` (asserts 200)."""
-    response = api.call("GET", f"/v1/webhooks/{webhook_id}/deliveries{query}", user.key)
-    assert response.status_code == 200, response.json
-    result: dict[str, Any] = response.json
-    return result
+    return api.call_json("GET", f"/v1/webhooks/{webhook_id}/deliveries{query}", user.key)
 
 
 def envelope(body: bytes) -> dict[str, Any]:
     """The decoded delivery body."""
     result: dict[str, Any] = json.loads(body)
     return result
+
+
+def sender_outcome(answer: int | str) -> sender.Outcome:
+    """What ``sender.post`` returns for a receiver's status code ``answer``, or for the transport
+    error it names (``"timeout"``, ``"connection"``): a fake sender's answer, 5 ms long."""
+    if isinstance(answer, str):
+        return sender.Outcome(None, answer, 5)
+    return sender.Outcome(answer, None, 5, "")
+
+
+def install_fake_sender[FakeT](monkeypatch: pytest.MonkeyPatch, fake: FakeT, retry_delays: str) -> FakeT:
+    """Make ``fake`` (a callable with ``sender.post``'s signature) send every delivery, retried after
+    ``retry_delays`` (``WEBHOOK_RETRY_DELAYS_SECONDS``, e.g. ``"0,0,0"``); returns ``fake``."""
+    monkeypatch.setattr(sender, "post", fake)
+    use_settings(monkeypatch, WEBHOOK_RETRY_DELAYS_SECONDS=retry_delays)
+    return fake

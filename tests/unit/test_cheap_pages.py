@@ -12,7 +12,6 @@ from chalicelib.listings.models import ListingPage, ListingSearchItem
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.service import to_model, view_fields
 from chalicelib.listings.status import ListingStatus
-from chalicelib.search.postings import PostingKey, WireProjection, _posting, entry_item
 from chalicelib.users.records import UserRecord
 
 texts = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=8)
@@ -59,34 +58,3 @@ def test_a_page_validated_once_renders_as_one_model_per_listing(rows: list[Any],
     })
     assert to_jsonable(once) == to_jsonable(per_item)
     assert all("webhookIds" not in listing for listing in to_jsonable(once)["listings"])
-
-
-@given(st.none() | st.dictionaries(texts, texts, max_size=5), texts)
-def test_an_entry_read_from_the_wire_holds_its_projection(projection: dict[str, str] | None, missing: str) -> None:
-    """:func:`_posting` over an entry as DynamoDB sends it: the projection reads as the dict that was
-    filed (an empty one too), and an entry filed without one has none."""
-    stored = entry_item(_key(), "lst_1", projection)
-    wire = {name: _wire(value) for name, value in stored.items()}
-    entry = _posting(wire)
-    assert (entry.sort, entry.item_id) == ("2026-11-25T10:00:00.000Z#lst_1", "lst_1")
-    if projection is None:
-        assert entry.data is None
-        return
-    assert isinstance(entry.data, WireProjection)
-    assert dict(entry.data) == projection
-    assert len(entry.data) == len(projection)
-    assert all(entry.data[name] == value and entry.data.get(name) == value for name, value in projection.items())
-    if missing not in projection:
-        assert entry.data.get(missing) is None
-        assert entry.data.get(missing, "-") == "-"
-
-
-def _key() -> PostingKey:
-    return PostingKey("listings#jobs#v#employmentType#contract", "2026-11-25T10:00:00.000Z#lst_1")
-
-
-def _wire(value: Any) -> dict[str, Any]:
-    """A plain value in DynamoDB JSON, as botocore hands a Query's items over."""
-    if isinstance(value, dict):
-        return {"M": {name: _wire(v) for name, v in value.items()}}
-    return {"S": value}

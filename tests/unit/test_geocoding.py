@@ -163,34 +163,14 @@ def test_exonyms_and_local_names(
     assert result.longitude == pytest.approx(longitude, abs=0.05)
 
 
-@pytest.mark.parametrize(
-    "query",
-    [
-        "Paris, FR",
-        "paris, fr",
-        "Paris,FR",
-        "Paris, France",
-        "PARIS ,  france",
-        "Paris, FRA",
-    ],
-)
+@pytest.mark.parametrize("query", ["Paris, FR", "paris, fr", "Paris,FR", "Paris, France", "PARIS ,  france", "Paris, FRA"])
 def test_paris_with_country(gazetteer: GazetteerGeocoder, query: str) -> None:
     result = _geocode(gazetteer, query)
     assert (result.displayName, result.countryCode) == ("Paris, France", "FR")
     assert result.query == query.strip()
 
 
-@pytest.mark.parametrize(
-    "query",
-    [
-        "Paris, US",
-        "Paris, us",
-        "Paris, USA",
-        "Paris, United States",
-        "Paris, TX",
-        "Paris, Texas",
-    ],
-)
+@pytest.mark.parametrize("query", ["Paris, US", "Paris, us", "Paris, USA", "Paris, United States", "Paris, TX", "Paris, Texas"])
 def test_paris_in_the_us(gazetteer: GazetteerGeocoder, query: str) -> None:
     result = _geocode(gazetteer, query)
     assert (result.displayName, result.countryCode) == ("Paris, United States", "US")
@@ -440,7 +420,8 @@ def _berlin_response() -> dict[str, Any]:
     }
 
 
-def test_amazon_location_success(aws_env: None) -> None:
+@pytest.mark.usefixtures("aws_env")
+def test_amazon_location_success() -> None:
     client = _geo_places_client()
     with Stubber(client) as stubber:
         stubber.add_response(
@@ -457,7 +438,8 @@ def test_amazon_location_success(aws_env: None) -> None:
     )
 
 
-def test_amazon_location_empty_result(aws_env: None) -> None:
+@pytest.mark.usefixtures("aws_env")
+def test_amazon_location_empty_result() -> None:
     client = _geo_places_client()
     with Stubber(client) as stubber:
         stubber.add_response(
@@ -469,7 +451,8 @@ def test_amazon_location_empty_result(aws_env: None) -> None:
         stubber.assert_no_pending_responses()
 
 
-def test_amazon_location_item_without_position_or_country(aws_env: None) -> None:
+@pytest.mark.usefixtures("aws_env")
+def test_amazon_location_item_without_position_or_country() -> None:
     client = _geo_places_client()
     item = {
         "PlaceId": "x",
@@ -484,7 +467,8 @@ def test_amazon_location_item_without_position_or_country(aws_env: None) -> None
         assert AmazonLocationGeocoder(client).geocode("Nowhere") is None
 
 
-def test_amazon_location_blank_or_too_long_query_skips_the_call(aws_env: None) -> None:
+@pytest.mark.usefixtures("aws_env")
+def test_amazon_location_blank_or_too_long_query_skips_the_call() -> None:
     client = _geo_places_client()
     with Stubber(client):  # any call would fail: no response is queued
         geocoder = AmazonLocationGeocoder(client)
@@ -493,7 +477,8 @@ def test_amazon_location_blank_or_too_long_query_skips_the_call(aws_env: None) -
         assert geocoder.geocode("x" * 201) is None
 
 
-def test_amazon_location_language_and_errors(aws_env: None) -> None:
+@pytest.mark.usefixtures("aws_env")
+def test_amazon_location_language_and_errors() -> None:
     client = _geo_places_client()
     with Stubber(client) as stubber:
         stubber.add_response(
@@ -511,9 +496,8 @@ def test_amazon_location_language_and_errors(aws_env: None) -> None:
 # --- backend selection ------------------------------------------------------------------
 
 
-def test_get_geocoder_defaults_to_gazetteer(
-    monkeypatch: pytest.MonkeyPatch, clear_geocoder_cache: None
-) -> None:
+@pytest.mark.usefixtures("clear_geocoder_cache")
+def test_get_geocoder_defaults_to_gazetteer(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GEOCODER", raising=False)
     geocoder = get_geocoder()
     assert isinstance(geocoder, GazetteerGeocoder)
@@ -521,25 +505,22 @@ def test_get_geocoder_defaults_to_gazetteer(
 
 
 @pytest.mark.parametrize("value", ["gazetteer", " Gazetteer ", ""])
-def test_get_geocoder_gazetteer(
-    monkeypatch: pytest.MonkeyPatch, clear_geocoder_cache: None, value: str
-) -> None:
+@pytest.mark.usefixtures("clear_geocoder_cache")
+def test_get_geocoder_gazetteer(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
     monkeypatch.setenv("GEOCODER", value)
     assert isinstance(get_geocoder(), GazetteerGeocoder)
 
 
-def test_get_geocoder_amazon_location(
-    monkeypatch: pytest.MonkeyPatch, clear_geocoder_cache: None, aws_env: None
-) -> None:
+@pytest.mark.usefixtures("clear_geocoder_cache", "aws_env")
+def test_get_geocoder_amazon_location(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GEOCODER", "amazon-location")
     geocoder = get_geocoder()
     assert isinstance(geocoder, AmazonLocationGeocoder)
     assert isinstance(geocoder, Geocoder)
 
 
-def test_get_geocoder_rejects_unknown_backend(
-    monkeypatch: pytest.MonkeyPatch, clear_geocoder_cache: None
-) -> None:
+@pytest.mark.usefixtures("clear_geocoder_cache")
+def test_get_geocoder_rejects_unknown_backend(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GEOCODER", "google")
     with pytest.raises(ValueError, match="GEOCODER"):
         get_geocoder()

@@ -1,6 +1,6 @@
 """The percolator's index (pure logic): a saved search is found for every listing it matches.
 
-Property: whenever :func:`chalicelib.listings.search.filters.evaluate` says a listing matches a query,
+Property: whenever the engine's check (:func:`chalicelib.listings.search.spec.matches`) says a listing matches a query,
 one of the posting keys the query is filed under is among the keys the listing reads, and the
 posting entry's payload passes the prefilter. So the index never loses a match; the
 integration property test (test_saved_searches_property.py) checks the whole path on moto.
@@ -13,28 +13,35 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chalicelib.listings.search.filters import evaluate
 from chalicelib.listings.search.query import parse_search
+from chalicelib.listings.search.spec import candidate, matches
 from chalicelib.saved_searches import postings
 from chalicelib.saved_searches.query import parsed
 from tests.unit.saved_search_strategies import listings, queries
+
+#: What the Listings table holds besides the drawn fields while a listing is ACTIVE.
+ACTIVE = {"status": "ACTIVE", "version": 1, "createdAt": "2026-01-01T00:00:00.000000Z"}
 
 
 @settings(max_examples=600, deadline=None)
 @given(listing=listings(), query=queries())
 def test_a_matching_search_is_always_a_candidate(listing: dict[str, Any], query: dict[str, str]) -> None:
-    listing = {**listing, "listingId": "lst_1", "ownerId": "usr_owner"}
+    listing = {**listing, **ACTIVE, "listingId": "lst_1", "ownerId": "usr_owner"}
     search = parsed(query)
     entry = postings.Entry.decode(postings.entry_of(query, "usr_saver").encode())
-    found = bool(set(postings.keys_of(search)) & set(postings.lookup_keys(listing))) and postings.prefilter(entry, listing)
-    if evaluate(search, listing) is not None:
+    ready = candidate(listing)
+    assert ready is not None
+    found = bool(set(postings.keys_of(search)) & set(postings.lookup_keys(listing))) and postings.prefilter(entry, ready)
+    if matches(search, ready) is not None:
         assert found
 
 
 @given(listing=listings(), query=queries())
 def test_the_owner_is_never_a_candidate(listing: dict[str, Any], query: dict[str, str]) -> None:
-    listing = {**listing, "listingId": "lst_1", "ownerId": "usr_same"}
-    assert not postings.prefilter(postings.entry_of(query, "usr_same"), listing)
+    listing = {**listing, **ACTIVE, "listingId": "lst_1", "ownerId": "usr_same"}
+    ready = candidate(listing)
+    assert ready is not None
+    assert not postings.prefilter(postings.entry_of(query, "usr_same"), ready)
 
 
 @given(st.lists(st.sampled_from(["python", "go", "rust", "pythonic", "data"]), min_size=1, max_size=4))
@@ -62,12 +69,14 @@ def test_keys_by_kind() -> None:
 @settings(max_examples=300, deadline=None)
 @given(listing=listings(), query=queries())
 def test_the_prefilter_without_an_embedded_query_never_drops_a_match(listing: dict[str, Any], query: dict[str, str]) -> None:
-    listing = {**listing, "listingId": "lst_1", "ownerId": "usr_owner"}
+    listing = {**listing, **ACTIVE, "listingId": "lst_1", "ownerId": "usr_owner"}
     full = postings.entry_of(query, "usr_saver")
     bare = postings.Entry(full.owner_id, full.term, full.circle)  # as for a query too long to embed
-    if evaluate(parsed(query), listing) is not None:
-        assert postings.prefilter(bare, listing)
-    assert postings.prefilter(full, listing) == (evaluate(parsed(query), listing) is not None)
+    ready = candidate(listing)
+    assert ready is not None
+    if matches(parsed(query), ready) is not None:
+        assert postings.prefilter(bare, ready)
+    assert postings.prefilter(full, ready) == (matches(parsed(query), ready) is not None)
 
 
 def test_long_queries_are_not_embedded() -> None:

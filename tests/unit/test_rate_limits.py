@@ -28,9 +28,8 @@ US = gcra.SECOND_US
 
 # -- the arithmetic -------------------------------------------------------------------------------
 
-def _run(policy: gcra.Policy, times_us: list[int]) -> list[bool]:
-    """Pure GCRA over request times: which requests pass."""
-    tat: int | None = None
+def _run(policy: gcra.Policy, times_us: list[int], tat: int | None = None) -> list[bool]:
+    """Pure GCRA over request times from theoretical arrival time ``tat`` (``None``: a fresh bucket): which pass."""
     passed = []
     for now in times_us:
         ok = gcra.admits(policy, tat, now)
@@ -90,17 +89,7 @@ def test_the_remaining_count_matches_what_the_bucket_then_admits(rate: float, bu
         if gcra.admits(policy, tat, now):
             tat = gcra.next_tat_us(policy, tat, now)
             left = gcra.remaining(policy, tat, now)
-            assert _run_from(policy, tat, [now] * (left + 1)) == [True] * left + [False]
-
-
-def _run_from(policy: gcra.Policy, tat: int, times: list[int]) -> list[bool]:
-    passed = []
-    for now in times:
-        ok = gcra.admits(policy, tat, now)
-        if ok:
-            tat = gcra.next_tat_us(policy, tat, now)
-        passed.append(ok)
-    return passed
+            assert _run(policy, [now] * (left + 1), tat) == [True] * left + [False]
 
 
 # -- the two conditional writes, against an in-memory table ----------------------------------------

@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import base64
 import json
-import random
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from chalicelib import cursors, errors
 from chalicelib.pagination import PageQuery
-from chalicelib.search.merge import merge_newest
 
 
 def test_cursor_round_trips_within_its_scope() -> None:
@@ -100,45 +96,3 @@ def test_last_page_has_no_next_cursor() -> None:
 
 
 # --- merge ---------------------------------------------------------------------------
-
-
-class Shard:
-    """An in-memory index partition that counts the keys it returns."""
-
-    def __init__(self, keys: list[str]) -> None:
-        self.keys = sorted(keys, reverse=True)
-        self.read = 0
-        self.calls = 0
-
-    def __call__(self, before: str | None, limit: int) -> tuple[list[str], bool]:
-        self.calls += 1
-        rest = [k for k in self.keys if before is None or k < before]
-        page = rest[:limit]
-        self.read += len(page)
-        return page, len(rest) > limit
-
-
-@given(
-    keys=st.sets(st.integers(0, 10_000), max_size=200),
-    shards=st.integers(1, 6),
-    want=st.integers(1, 40),
-    start=st.integers(0, 10_000) | st.none(),
-)
-@settings(max_examples=150, deadline=None)
-def test_merge_yields_every_key_newest_first_and_reads_little_more_than_it_yields(
-    keys: set[int], shards: int, want: int, start: int | None
-) -> None:
-    texts = [f"{k:06d}" for k in keys]
-    rng = random.Random(len(texts) * 31 + shards)
-    spread: list[list[str]] = [[] for _ in range(shards)]
-    for text in texts:  # a random shard per key, as hashing the listing id does
-        spread[rng.randrange(shards)].append(text)
-    parts = [Shard(keys_) for keys_ in spread]
-    before = None if start is None else f"{start:06d}"
-    expected = sorted((t for t in texts if before is None or t < before), reverse=True)
-    merged = merge_newest(parts, want, before)
-    taken = [k for _, k in zip(range(want), merged, strict=False)]
-    assert taken == expected[:want]
-    # Keys read: the page plus at most one request per shard beyond it.
-    assert sum(p.read for p in parts) <= want + shards * max(1, -(-want // shards))
-    assert list(merged) == expected[want:]  # and the rest continues in order when asked for

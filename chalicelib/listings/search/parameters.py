@@ -38,14 +38,14 @@ class ListingSearchQuery(PageQuery):
 
     ``q``: every word must match a word of the title or text fields (case and accents ignored;
     the same stem, a correction within the typo distance, or, for the last word, a word it
-    starts: docs/search.md, "Analysis"). ``sort``: ``relevance`` (the default with ``q``: BM25F,
+    starts: docs/search.md, "The match rule and the score"). ``sort``: ``relevance`` (the default with ``q``: BM25F,
     ties newest first) or ``newest``. ``category``/``role`` narrow to one category and role. ``radiusKm`` limits a geo
     search (``meta.<key>_lat`` + ``meta.<key>_lng``) to that great-circle distance.
     """
 
     model_config = ConfigDict(extra="allow")
     q: Annotated[str, StringConstraints(max_length=MAX_Q_LENGTH)] | None = Field(default=None, description=(
-        "Free-text search: every word must match (same word, same stem, a typo-corrected word, or for the last word "
+        "Free-text search: every word must match (the same stem, a word one typo away, or for the last word "
         "a word it starts)"
     ))
     sort: Literal["relevance", "newest"] | None = Field(

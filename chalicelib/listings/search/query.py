@@ -146,16 +146,7 @@ def parse_search(params: dict[str, str], validated: ListingSearchQuery | None = 
     page = PageQuery.model_construct(**{k: getattr(fixed, k) for k in _PAGING if k in fixed.model_fields_set})
     scope = "&".join(f"{k}={v}" for k, v in sorted(params.items()) if k not in _PAGING)
     query = SearchQuery(page=page, scope=f"listings.search?{scope}")
-    if fixed.category is not None:
-        query.category = all_categories().get(fixed.category)
-        if query.category is None:
-            raise _bad("category", f"unknown category; use one of {', '.join(all_categories())}")
-    role = fixed.role
-    if role is not None:
-        roles = {r.key for c in ([query.category] if query.category else all_categories().values()) for r in c.roles}
-        if role not in roles:
-            raise _bad("role", f"unknown role; use one of {', '.join(sorted(roles))}")
-        query.role = role
+    _scope(query, fixed)
     query.terms = list(dict.fromkeys(words(params.get("q", ""))))
     query.sort = fixed.sort or ("relevance" if query.terms else "newest")
 
@@ -165,36 +156,62 @@ def parse_search(params: dict[str, str], validated: ListingSearchQuery | None = 
             continue
         if not name.startswith("meta.") or len(name) <= 5:
             raise _bad(name, "unknown parameter")
-        key = name[5:]
-        base, _, suffix = key.rpartition("_")
+        base, _, suffix = name[5:].rpartition("_")
         if suffix in ("lat", "lng") and base:
-            field_ = _field_for(base, query.category, name)
-            if field_.type != FieldType.LOCATION:
-                raise _bad(name, f"'{base}' is not a location field")
-            try:
-                coordinates.setdefault(base, {})[suffix] = parse_coordinate(raw, 90.0 if suffix == "lat" else 180.0)
-            except InvalidValue as exc:
-                raise _bad(name, str(exc)) from exc
-            continue
-        op = "eq"
-        if suffix in ("min", "max") and base and _known(base, query.category):
-            key, op = base, suffix
-        field_ = _field_for(key, query.category, name)
-        if field_.type == FieldType.LOCATION:
-            raise _bad(name, f"filter a location with meta.{key}_lat and meta.{key}_lng (and radiusKm)")
-        if op in ("min", "max") and field_.type not in _RANGE_TYPES:
-            raise _bad(name, f"_{op} applies to number and integer fields only")
-        _check_documented(name, field_, raw)
-        try:
-            value = parse_value(field_, raw)
-        except InvalidValue as exc:
-            raise _bad(name, str(exc)) from exc
-        if field_.type == FieldType.MULTISELECT:
-            op = "contains"
-        query.filters.append(MetaFilter(key=key, type=field_.type, op=op, value=value))
+            _coordinate(coordinates, base, suffix, query.category, name, raw)
+        else:
+            query.filters.append(_meta_filter(name, raw, query.category))
 
     query.geo = _parse_geo(coordinates, fixed.radiusKm)
     return query
+
+
+def _scope(query: SearchQuery, fixed: ListingSearchQuery) -> None:
+    """Set the query's category and role, both checked against the category data."""
+    if fixed.category is not None:
+        query.category = all_categories().get(fixed.category)
+        if query.category is None:
+            raise _bad("category", f"unknown category; use one of {', '.join(all_categories())}")
+    if fixed.role is not None:
+        roles = {r.key for c in ([query.category] if query.category else all_categories().values()) for r in c.roles}
+        if fixed.role not in roles:
+            raise _bad("role", f"unknown role; use one of {', '.join(sorted(roles))}")
+        query.role = fixed.role
+
+
+def _coordinate(coordinates: dict[str, dict[str, float]], base: str, axis: str, category: Category | None,
+                parameter: str, raw: str) -> None:
+    """Add ``meta.<base>_<axis>`` (degrees) to ``coordinates`` (location field -> axis -> value)."""
+    field_ = _field_for(base, category, parameter)
+    if field_.type != FieldType.LOCATION:
+        raise _bad(parameter, f"'{base}' is not a location field")
+    try:
+        coordinates.setdefault(base, {})[axis] = parse_coordinate(raw, 90.0 if axis == "lat" else 180.0)
+    except InvalidValue as exc:
+        raise _bad(parameter, str(exc)) from exc
+
+
+def _meta_filter(parameter: str, raw: str, category: Category | None) -> MetaFilter:
+    """The filter of ``meta.<key>`` (equality, ``contains`` for a multiselect) or of
+    ``meta.<key>_min`` / ``_max`` (a number range bound)."""
+    key = parameter[5:]
+    base, _, suffix = key.rpartition("_")
+    op = "eq"
+    if suffix in ("min", "max") and base and _known(base, category):
+        key, op = base, suffix
+    field_ = _field_for(key, category, parameter)
+    if field_.type == FieldType.LOCATION:
+        raise _bad(parameter, f"filter a location with meta.{key}_lat and meta.{key}_lng (and radiusKm)")
+    if op in ("min", "max") and field_.type not in _RANGE_TYPES:
+        raise _bad(parameter, f"_{op} applies to number and integer fields only")
+    _check_documented(parameter, field_, raw)
+    try:
+        value = parse_value(field_, raw)
+    except InvalidValue as exc:
+        raise _bad(parameter, str(exc)) from exc
+    if field_.type == FieldType.MULTISELECT:
+        op = "contains"
+    return MetaFilter(key=key, type=field_.type, op=op, value=value)
 
 
 def _check_documented(parameter: str, field_: CategoryField, raw: str) -> None:

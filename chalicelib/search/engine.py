@@ -1,0 +1,734 @@
+"""The read pipeline: typed query -> plan -> candidate lists -> exact check and score -> one collector.
+
+A :class:`Query` (parsed once by the domain) is answered over the index of an
+:class:`~chalicelib.search.index.IndexSpec` in steps; the reads of a step go out together
+(:meth:`chalicelib.search.store.Store.read`), so the step count is the sequential round trips:
+
+1. **Statistics and vocabulary** (one step): the sizes of the lists the plan may read, the
+   document count of each scope and, for each query word, the vocabulary's terms it matches
+   (:mod:`chalicelib.search.analysis`: its stem, the terms it starts, its typo reads), with
+   their document counts (a typo candidate's count comes with the next step); in relevance
+   order, the first block of each word's stem list too.
+2. **Candidates**, by the order asked for, each a cheap approximation then an exact check
+   (Lucene's ``TwoPhaseIterator``): a candidate list's entry carries the document's projection,
+   so keyword, range and distance filters are checked on the entry; the entries that pass are
+   loaded (the stored document and the domain's record, one step) and checked whole:
+
+   * **relevance**: every term a word matches has a list in impact order; the lists are read in
+     blocks, all at once, and the top k is final when no unread entry can enter it: the
+     threshold of the Threshold Algorithm (Fagin, Lotem & Naor, "Optimal aggregation
+     algorithms for middleware", JCSS 2003), each list's bound being its next impact (block-max
+     WAND's idea, Ding & Suel, SIGIR 2011);
+   * **newest**: the list of the cheapest restriction (every document, a keyword, a range's
+     buckets, or a word's terms), chosen from the list sizes, merged newest first;
+   * **nearest**: the geohash cells around the centre, finest level first, until the k-th
+     distance is within the distance of the cells not read.
+
+3. **One collector** keeps the matches after the cursor in result order and yields the page,
+   ``total`` with ``totalRelation`` and whether more follow.
+
+The score is the quantized BM25F of :mod:`chalicelib.search.index`: for each word, its best
+matching term's ``weight(kind) x idf x impact / 255``, summed over the words; a typo
+correction subtracts :data:`TYPO_PENALTY` per word so that fewer corrections always rank first
+(Meilisearch's ranking rules: words, typo, then relevance); ties newest first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import functools
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, Literal
+
+import pygeohash
+
+from chalicelib.search import analysis, buckets, geo
+from chalicelib.search.analysis import Kind, Word
+from chalicelib.search.index import GEO_LEVELS, LEVELS, Document, IndexSpec, document_of, idf, impacts, projection, term_frequencies
+from chalicelib.search.store import Item, Key, Range, Slice, Store
+
+Order = Literal["relevance", "newest", "nearest"]
+Direction = Literal["right", "left", "top", "bottom"]
+#: Weight of a word's contribution by how it matched (an exact stem counts fully).
+WEIGHTS = {Kind.EXACT: 1.0, Kind.PREFIX: 0.6, Kind.TYPO: 0.3}
+#: Subtracted from a document's score per corrected word: larger than any score.
+TYPO_PENALTY = 1000.0
+#: Most entries one read of a list asks for.
+MAX_BLOCK = 1000
+_INFINITY = float("inf")
+
+
+@dataclass(frozen=True)
+class NumberRange:
+    """``low <= number(name) <= high`` (``None``: open)."""
+
+    name: str
+    low: Decimal | None = None
+    high: Decimal | None = None
+
+    def holds(self, value: Decimal | None) -> bool:
+        """Whether ``value`` lies in the range."""
+        return value is not None and (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
+
+
+@dataclass(frozen=True)
+class Near:
+    """A centre (degrees) and an optional radius (km)."""
+
+    lat: float
+    lng: float
+    radius_km: float | None = None
+
+
+@dataclass(frozen=True)
+class Query:
+    """A typed query: ``scopes`` searched, folded ``words`` (every one must match), ``keywords``
+    (name, value; every one must be held), number ``ranges``, ``near`` (distance and radius)
+    and the ``order`` of the results."""
+
+    scopes: tuple[str, ...]
+    words: tuple[str, ...] = ()
+    keywords: tuple[tuple[str, str], ...] = ()
+    ranges: tuple[NumberRange, ...] = ()
+    near: Near | None = None
+    order: Order = "newest"
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One result: the domain's ``record``, its ``score`` (relevance) or ``distance_km``
+    (nearest), and ``key``, its position in the result order (a cursor continues after it)."""
+
+    id: str
+    record: Mapping[str, Any]
+    score: float | None
+    distance_km: float | None
+    key: str
+
+
+@dataclass(frozen=True)
+class Result:
+    """A page: ``hits`` in order, ``total`` (exact when ``relation`` is ``eq``, else a lower
+    bound) and whether ``more`` results follow."""
+
+    hits: list[Hit]
+    total: int
+    relation: Literal["eq", "gte"]
+    more: bool
+
+
+class InvalidPosition(ValueError):
+    """A cursor position that this order never issues."""
+
+
+# ------------------------------------------------------------------ matching and scoring
+
+
+@dataclass
+class _Context:
+    """What the steps of one search share."""
+
+    spec: IndexSpec
+    store: Store
+    query: Query
+    words: dict[str, tuple[Word, ...]]
+    sizes: dict[tuple[str, str], int] = field(default_factory=dict)
+    df: dict[tuple[str, str], int] = field(default_factory=dict)
+    expansions: dict[tuple[str, int], dict[str, Kind]] = field(default_factory=dict)
+    steps: int = 0
+
+    def count(self, scope: str, name: str) -> int:
+        """The size of list ``name`` of ``scope`` (0 when unknown)."""
+        return self.sizes.get((scope, name), 0)
+
+    def idf(self, term: str) -> float:
+        """The idf of ``term`` over the query's scopes: the documents holding it and the documents,
+        each summed over the scopes, so that scores of documents of different scopes compare (a
+        word common in one category and rare in another weighs the same in both)."""
+        scopes = self.query.scopes
+        held = sum(self.df.get((scope, term), 0) for scope in scopes)
+        return idf(max(1, held), sum(self.count(scope, "a") for scope in scopes))
+
+
+def contribution(kind: Kind, term_idf: float, impact: int) -> float:
+    """One word's score from one matching term (the same expression bounds a list)."""
+    return WEIGHTS[kind] * term_idf * impact / LEVELS - (TYPO_PENALTY if kind == Kind.TYPO else 0.0)
+
+
+def _passes(query: Query, data: Mapping[str, Any]) -> float | None:
+    """The projection check (keywords, ranges, radius): ``None`` when it fails, else the
+    distance in km to the centre (0.0 without one)."""
+    held = data.get("kw") or {}
+    for name, value in query.keywords:
+        if value not in (held.get(name) or ()):
+            return None
+    numbers = data.get("num") or {}
+    for wanted in query.ranges:
+        raw = numbers.get(wanted.name)
+        if not wanted.holds(Decimal(str(raw)) if raw is not None else None):
+            return None
+    if query.near is None:
+        return 0.0
+    point = data.get("pt")
+    if not point:
+        return None
+    distance = geo.haversine_km(query.near.lat, query.near.lng, float(point[0]), float(point[1]))
+    return None if query.near.radius_km is not None and distance > query.near.radius_km else distance
+
+
+def matches(spec: IndexSpec, query: Query, doc: Document, terms: Mapping[str, int] | None = None) -> float | None:
+    """Whether ``doc`` is a result of ``query`` by the checks a search applies to every candidate
+    (no store is read; the percolator's one test of a document against a stored query).
+
+    ``doc`` passes when it lies in one of the query's scopes, its projection passes the keyword,
+    range and radius checks, and each query word matches one of its terms
+    (:func:`chalicelib.search.analysis.kind`: stem, prefix of the last word, or one typo).
+
+    Parameters
+    ----------
+    spec:
+        The index spec of the document kind (its analyzer language and text fields).
+    query:
+        The typed query.
+    doc:
+        The document, with its text.
+    terms:
+        Its term impacts (:func:`chalicelib.search.index.impacts`) when the caller tests it against
+        many queries; computed from ``doc`` when ``None``.
+
+    Returns
+    -------
+    float or None
+        The great-circle distance in km from the query's centre (0.0 without one), or ``None``
+        when ``doc`` is not a result.
+    """
+    if doc.scope not in query.scopes:
+        return None
+    distance = _passes(query, projection(doc))
+    if distance is None or not query.words:
+        return distance
+    held = impacts(term_frequencies(spec, doc)) if terms is None else terms
+    words = analysis.query_words(query.words, spec.language(doc.scope))
+    return distance if all(analysis.best(word, held) for word in words) else None
+
+
+def score(ctx: _Context, doc: Document, weights: Mapping[str, int]) -> float | None:
+    """The document's score, or ``None`` when a word matches none of its terms."""
+    total = 0.0
+    for word in ctx.words[doc.scope]:
+        best = None
+        for term, how in analysis.best(word, weights):
+            value = contribution(how, ctx.idf(term), weights[term])
+            best = value if best is None or value > best else best
+        if best is None:
+            return None
+        total += best
+    return total
+
+
+# ------------------------------------------------------------------ step 1: statistics and vocabulary
+
+
+def _vocabulary_reads(ctx: _Context) -> tuple[list[Range], list[Key]]:
+    """Step 1's reads of each word's terms: its stem and the beginnings it may complete by key, the
+    starts it completes and its typo range as range reads of the sorted vocabulary (a start inside
+    another is read once), and its typo delete keys (:func:`chalicelib.search.analysis.typo_reads`)."""
+    ranges: list[Range] = []
+    keys: list[Key] = []
+    for scope, words in ctx.words.items():
+        for word in words:
+            keys += [ctx.spec.vocabulary_key(scope, t) for t in (word.stem, *analysis.prefixes_of(word))]
+            starts = {word.stem, word.text} if word.completes else set()
+            if word.corrects:
+                deletes, start = analysis.typo_reads(word.stem)
+                starts.add(start)
+                ranges += [Range(ctx.spec.list_key(scope, f"d|{k}"), limit=MAX_BLOCK) for k in sorted(deletes)]
+            starts = {s for s in starts if not any(s != o and s.startswith(o) for o in starts)}
+            ranges += [Range(ctx.spec.vocabulary_key(scope, s)[0], begins=s, limit=MAX_BLOCK) for s in sorted(starts)]
+    return ranges, keys
+
+
+def _prepare(ctx: _Context, counters: Iterable[tuple[str, str]], early: Sequence[Range] = ()) -> tuple[list[Key], list[Slice]]:
+    """Step 1: list sizes, scope counts and each word's matching terms with their counts, with the
+    ``early`` ranges of the plan read along; returns the vocabulary items of matching terms whose
+    counts are still unknown, and the slices of ``early``."""
+    ranges, keys = _vocabulary_reads(ctx)
+    sizes = {ctx.spec.size_key(s, n): (s, n) for s, n in [*counters, *((s, "a") for s in ctx.query.scopes)]}
+    slices, found = _read(ctx, [*ranges, *early], [*keys, *sizes])
+    slices, read_early = slices[:len(ranges)], slices[len(ranges):]
+    slices = _finish(ctx, ranges, slices)
+    for (pk, sk), item in found.items():
+        if (pk, sk) in sizes:
+            ctx.sizes[sizes[(pk, sk)]] = int(item.get("n", 0))
+        else:
+            ctx.df[(pk.split("|")[1], sk)] = int(item.get("n", 0))
+    pools: dict[str, set[str]] = {scope: {t for (sc, t) in ctx.df if sc == scope} for scope in ctx.words}
+    for wanted, got in zip(ranges, slices, strict=True):
+        scope = wanted.pk.split("|")[1]
+        for item in got.items:
+            pools[scope].add(str(item["sk"]))
+            if "n" in item:
+                ctx.df[(scope, str(item["sk"]))] = int(item["n"])
+    unknown: list[Key] = []
+    for scope, words in ctx.words.items():
+        for index, word in enumerate(words):
+            matched = {t: k for t in pools[scope] if (k := analysis.kind(word, t)) is not None}
+            ctx.expansions[(scope, index)] = matched
+            unknown += [ctx.spec.vocabulary_key(scope, t) for t in matched if (scope, t) not in ctx.df]
+    return unknown, read_early
+
+
+def _read(ctx: _Context, ranges: Sequence[Range], keys: Sequence[Key]) -> tuple[list[Slice], dict[Key, Item]]:
+    ctx.steps += 1
+    return ctx.store.read(ranges, keys)
+
+
+def _step(ctx: _Context, ranges: Sequence[Range], keys: Sequence[Key], load: Mapping[str, Mapping[str, Any]]
+          ) -> tuple[list[Slice], dict[Key, Item], Mapping[str, Mapping[str, Any]]]:
+    """One step: the ranges and keys from the store, with the stored documents and the
+    domain's records of ``load`` (id -> entry; read in parallel with the store)."""
+    if not ranges and not keys and not load:
+        return [], {}, {}
+    if not load:
+        slices, found = _read(ctx, ranges, keys)
+        return slices, found, {}
+    records = _loaders().submit(contextvars.copy_context().run, ctx.spec.load, load)  # the request's accounting
+    stored = [ctx.spec.stored_key(i) for i in load] if ctx.words else []
+    slices, found = _read(ctx, ranges, [*keys, *stored])
+    return slices, found, records.result()
+
+
+@functools.cache
+def _loaders() -> ThreadPoolExecutor:
+    """Threads that load a step's records beside its reads (started once: no thread start per step)."""
+    return ThreadPoolExecutor(max_workers=8, thread_name_prefix="search-load")
+
+
+def _walk(ctx: _Context, collector: _Collector, reads: Callable[[], list[Range]],
+          absorb: Callable[[list[Range], list[Slice]], list[Item]], bound: Callable[[], tuple[Any, ...] | None],
+          keys: Sequence[Key] = (), early: Sequence[Item] | None = None) -> None:
+    """Read blocks until the collector is done before ``bound``. Each step loads the candidates
+    of the previous block and reads the next one, so a block costs one round trip; the step that
+    finds the page complete read one block more than needed. ``early``: the entries of a first
+    block read with step 1 (absorbed already), loaded by the walk's first step."""
+    first = early is None
+    fresh: dict[str, float] = collector.prefilter(early or [])
+    limit: tuple[Any, ...] | None = None if first else bound()
+    while True:
+        ranges = reads() if first or limit is not None else []
+        slices, found, records = _step(ctx, ranges, keys, {i: collector.entries[i] for i in fresh})
+        ctx.df.update(_term_counts(ctx, found))
+        collector.resolve(fresh, found, records)
+        if (not first and collector.done_before(limit)) or (not ranges and not fresh):
+            return
+        first = False
+        fresh, keys = collector.prefilter(absorb(list(ranges), slices)), ()
+        limit = bound()
+
+
+def _term_counts(ctx: _Context, found: Mapping[Key, Item]) -> dict[tuple[str, str], int]:
+    """The ``(scope, term)`` document counts among ``found``'s vocabulary items."""
+    scoped = ((pk.split("|")[1], pk, sk, item) for (pk, sk), item in found.items())
+    return {(scope, sk): int(item.get("n", 0)) for scope, pk, sk, item in scoped if (pk, sk) == ctx.spec.vocabulary_key(scope, sk)}
+
+
+def _finish(ctx: _Context, ranges: Sequence[Range], slices: list[Slice]) -> list[Slice]:
+    """Read the rest of every range that had more (vocabulary ranges are read whole)."""
+    slices = list(slices)
+    while True:
+        open_ = [i for i, s in enumerate(slices) if s.more and s.items]
+        if not open_:
+            return slices
+        more, _ = _read(ctx, [Range(ranges[i].pk, str(slices[i].items[-1]["sk"]), ranges[i].begins, MAX_BLOCK) for i in open_], [])
+        for i, extra in zip(open_, more, strict=True):
+            slices[i] = Slice(slices[i].items + extra.items, extra.more)
+
+
+# ------------------------------------------------------------------ loading and the collector
+
+
+@dataclass
+class _Collector:
+    """The matches found so far, kept in result order, after the cursor's position."""
+
+    ctx: _Context
+    need: int
+    after: tuple[Any, ...] | None
+    seen: set[str] = field(default_factory=set)
+    entries: dict[str, Item] = field(default_factory=dict)
+    matches: list[tuple[tuple[Any, ...], Hit]] = field(default_factory=list)
+
+    def prefilter(self, entries: Sequence[Item]) -> dict[str, float]:
+        """The ids of the new ``entries`` that pass the projection check, with their distances."""
+        fresh: dict[str, float] = {}
+        for entry in entries:
+            doc_id = str(entry["id"])
+            if doc_id in self.seen:
+                continue
+            self.seen.add(doc_id)
+            distance = _passes(self.ctx.query, entry)
+            if distance is not None:
+                fresh[doc_id] = distance
+                self.entries[doc_id] = entry
+        return fresh
+
+    def resolve(self, fresh: Mapping[str, float], stored: Mapping[Key, Item], records: Mapping[str, Mapping[str, Any]]) -> None:
+        """Check the loaded documents of ``fresh`` whole and keep the matches after the cursor."""
+        for doc_id, distance in fresh.items():
+            # Without words the entry's projection decides; with words the stored document does.
+            item = stored.get(self.ctx.spec.stored_key(doc_id)) if self.ctx.words else {"v": 0, **self.entries[doc_id]}
+            record = records.get(doc_id)
+            if item is None or record is None or item.get("gone") or _passes(self.ctx.query, item) is None:
+                continue
+            value = score(self.ctx, *document_of(item)) if self.ctx.words else 0.0
+            if value is None:
+                continue
+            key = _key(self.ctx.query.order, value, distance, str(item["age"]))
+            if self.after is not None and key <= self.after:
+                continue
+            shown = value % TYPO_PENALTY if self.ctx.query.order == "relevance" else None  # the BM25F part
+            near = distance if self.ctx.query.near is not None else None
+            self.matches.append((key, Hit(doc_id, record, shown, near, _position(key))))
+        self.matches.sort(key=lambda m: m[0])
+
+    def done_before(self, bound: tuple[Any, ...] | None) -> bool:
+        """True when the ``need``-th match precedes ``bound`` (the best key an unread candidate
+        may have; ``None``: none remains)."""
+        if bound is None:
+            return True
+        return len(self.matches) >= self.need and self.matches[self.need - 1][0] < bound
+
+
+def _key(order: Order, value: float, distance: float, age: str) -> tuple[Any, ...]:
+    if order == "relevance":
+        return (-value, age)
+    if order == "nearest":
+        return (distance, age)
+    return (age,)
+
+
+def _position(key: tuple[Any, ...]) -> str:
+    return "|".join(repr(part) if isinstance(part, float) else str(part) for part in key)
+
+
+def parse_position(order: Order, text: str) -> tuple[Any, ...]:
+    """A cursor position (:attr:`Hit.key`) back as the collector's key.
+
+    Raises
+    ------
+    InvalidPosition
+        ``text`` is not a position of ``order``.
+    """
+    parts = text.split("|", 1) if order != "newest" else [text]
+    try:
+        if order == "newest":
+            if "|" not in text:
+                raise ValueError(text)
+            return (text,)
+        return (float(parts[0]), parts[1])
+    except (ValueError, IndexError) as exc:
+        raise InvalidPosition(text) from exc
+
+
+# ------------------------------------------------------------------ relevance: the threshold algorithm
+
+
+@dataclass
+class _List:
+    """One list being read: its buffered position and the scoring of its entries."""
+
+    pk: str
+    scope: str
+    word: int
+    kind: Kind
+    term: str
+    last: str | None = None
+    head: Item | None = None
+    done: bool = False
+
+    def bound(self, ctx: _Context) -> float | None:
+        """The best contribution an unread entry can bring (``None``: none left)."""
+        if self.done:
+            return None
+        impact = LEVELS if self.head is None else int(self.head["imp"])
+        return contribution(self.kind, ctx.idf(self.term), impact)
+
+
+def _threshold(ctx: _Context, lists: Sequence[_List]) -> tuple[Any, ...] | None:
+    """The best key a document not read yet can have, or ``None`` when none can match."""
+    best: float | None = None
+    for scope, words in ctx.words.items():
+        total = 0.0
+        for index in range(len(words)):
+            bounds = [b for lst in lists if lst.scope == scope and lst.word == index if (b := lst.bound(ctx)) is not None]
+            if not bounds:
+                break
+            total += max(bounds)
+        else:
+            best = total if best is None or total > best else best
+    if best is None:
+        return None
+    heads = [str(lst.head["age"]) if lst.head is not None else "" for lst in lists if not lst.done]
+    return (-best, min(heads, default=""))
+
+
+def _first_block(ctx: _Context, need: int) -> int:
+    """Entries of an impact list's first read. Several words need deeper reads before the threshold
+    falls (an unseen document must beat the sum of every word's bound): it grows with the words."""
+    return min(MAX_BLOCK, max(10, need + 1) * max(1, len(next(iter(ctx.words.values())))))
+
+
+def _stem_lists(ctx: _Context, need: int) -> list[Range]:
+    """The first block of each word's stem list in each scope: read with step 1 (a list's key needs
+    no vocabulary), so a word that matches its stem alone is answered in two steps."""
+    pks = dict.fromkeys(ctx.spec.list_key(scope, f"t|{word.stem}") for scope, words in ctx.words.items() for word in words)
+    return [Range(pk, limit=_first_block(ctx, need)) for pk in pks]
+
+
+def _relevance(ctx: _Context, collector: _Collector, unknown: Sequence[Key], early: Sequence[Range],
+               read: Sequence[Slice]) -> bool:
+    """Walk the impact lists until the threshold; returns whether every list was read to its end.
+    ``unknown``: vocabulary counts still to read (they come with the first block); ``early`` and
+    ``read``: the stem lists' first blocks, read with step 1."""
+    lists = {
+        ctx.spec.list_key(scope, f"t|{term}"): _List(ctx.spec.list_key(scope, f"t|{term}"), scope, index, how, term)
+        for (scope, index), matched in ctx.expansions.items() for term, how in sorted(matched.items())
+    }
+    block = [_first_block(ctx, collector.need)]
+
+    def reads() -> list[Range]:
+        wanted = [Range(lst.pk, lst.last, limit=block[0]) for lst in lists.values() if not lst.done]
+        block[0] = min(MAX_BLOCK, block[0] * 4)
+        return wanted
+
+    def absorb(ranges: list[Range], slices: list[Slice]) -> list[Item]:
+        entries: list[Item] = []
+        for wanted, got in zip(ranges, slices, strict=True):
+            lst = lists[wanted.pk]
+            entries += got.items
+            lst.done = not got.more or not got.items
+            lst.last = str(got.items[-1]["sk"]) if got.items else lst.last
+            lst.head = got.items[-1] if got.items else None
+        return entries
+
+    # A stem list of the vocabulary starts read; one the vocabulary lacks is left (an indexing in flight).
+    kept = [(wanted, got) for wanted, got in zip(early, read, strict=True) if wanted.pk in lists]
+    entries = absorb([wanted for wanted, _ in kept], [got for _, got in kept])
+    _walk(ctx, collector, reads, absorb, lambda: _threshold(ctx, list(lists.values())), unknown, entries)
+    return all(lst.done for lst in lists.values())
+
+
+# ------------------------------------------------------------------ newest first: the cheapest driver
+
+
+@dataclass
+class _Driver:
+    """A union of newest-first lists (or impact lists read whole, ``whole``) and its size."""
+
+    pks: list[str]
+    size: int
+    whole: bool = False
+
+
+def _drivers(ctx: _Context) -> list[_Driver]:
+    """Every newest-first driver of the query. A list whose counter says it is empty is not read
+    (as a geo cell's): an open number range spans dozens of buckets, most of them empty."""
+    query, out = ctx.query, []
+
+    def lists(names: Sequence[str]) -> _Driver:
+        sized = [(s, n, ctx.count(s, n)) for s in query.scopes for n in names]
+        return _Driver([ctx.spec.list_key(s, n) for s, n, size in sized if size > 0], sum(size for *_, size in sized))
+
+    out.append(lists(["a"]))
+    out += [lists([f"k|{name}={value}"]) for name, value in query.keywords if name not in ctx.spec.unlisted]
+    out += [lists([f"n|{wanted.name}|{b}" for b in _cover(wanted)]) for wanted in query.ranges]
+    for index in range(max((len(w) for w in ctx.words.values()), default=0)):
+        terms = [(s, t) for (s, i), m in ctx.expansions.items() if i == index for t in m]
+        out.append(_Driver([ctx.spec.list_key(s, f"t|{t}") for s, t in terms],
+                           sum(max(1, ctx.df.get((s, t), 1)) for s, t in terms), whole=True))
+    return out
+
+
+def _cover(wanted: NumberRange) -> list[str]:
+    """The number buckets that may hold values of the range (ascending)."""
+    labels = list(buckets.ALL)
+    low = labels.index(buckets.bucket_of(wanted.low)) if wanted.low is not None else 0
+    high = labels.index(buckets.bucket_of(wanted.high)) if wanted.high is not None else len(labels) - 1
+    return labels[low:high + 1]
+
+
+def _cost(driver: _Driver, matches: float, need: int) -> float:
+    if driver.whole:
+        return 2.0 * driver.size
+    return min(driver.size, need * driver.size / max(matches, 1.0))
+
+
+def _choose(ctx: _Context, need: int) -> tuple[_Driver, int]:
+    """The cheapest driver and the size of its first block (the entries expected to hold ``need``
+    matches, from the restrictions' sizes taken as independent)."""
+    drivers = _drivers(ctx)
+    total = max(1, drivers[0].size)
+    matches = float(total)
+    for driver in drivers[1:]:
+        matches *= min(1.0, driver.size / total)
+    best = min(drivers, key=lambda d: _cost(d, matches, need))
+    expected = math.ceil(1.25 * need * best.size / max(matches, 1.0)) + 1
+    return best, min(MAX_BLOCK, max(10, need + 1, expected))
+
+
+def _newest(ctx: _Context, collector: _Collector, after: str | None) -> bool:
+    """Walk the cheapest driver newest first; returns whether it was read to its end."""
+    driver, first = _choose(ctx, collector.need)
+    lasts: dict[str, str | None] = dict.fromkeys(driver.pks, None if driver.whole else after)
+    done: set[str] = set()
+    block = [first]
+
+    def reads() -> list[Range]:
+        wanted = [Range(pk, lasts[pk], limit=block[0]) for pk in driver.pks if pk not in done]
+        block[0] = min(MAX_BLOCK, block[0] * 2)
+        return wanted
+
+    def absorb(ranges: list[Range], slices: list[Slice]) -> list[Item]:
+        entries: list[Item] = []
+        for wanted, got in zip(ranges, slices, strict=True):
+            entries += got.items
+            if not got.more or not got.items:
+                done.add(wanted.pk)
+            if got.items:
+                lasts[wanted.pk] = str(got.items[-1]["sk"])
+        return sorted(entries, key=lambda e: str(e["age"]))
+
+    def bound() -> tuple[Any, ...] | None:
+        open_ = [str(lasts[pk]) for pk in driver.pks if pk not in done]
+        if not open_:
+            return None
+        return ("",) if driver.whole else (min(open_),)
+
+    _walk(ctx, collector, reads, absorb, bound)
+    return len(done) == len(driver.pks)
+
+
+# ------------------------------------------------------------------ nearest first: geohash cells, finest first
+
+
+def _adjacent(cells: set[str], directions: tuple[Direction, Direction]) -> set[str]:
+    found = set(cells)
+    for cell in cells:
+        for direction in directions:
+            with contextlib.suppress(ValueError):  # no cell beyond a pole
+                found.add(pygeohash.get_adjacent(cell, direction))
+    return found
+
+
+def _square(centre: str, radius: int) -> set[str]:
+    """The cells within ``radius`` steps of ``centre`` in both axes (none beyond a pole)."""
+    cells = {centre}
+    for _ in range(radius):
+        cells = _adjacent(cells, ("right", "left"))
+    for _ in range(radius):
+        cells = _adjacent(cells, ("top", "bottom"))
+    return cells
+
+
+@functools.lru_cache(maxsize=4096)
+def _block(lat: float, lng: float, level: int) -> tuple[tuple[str, ...], float]:
+    """The 3 x 3 cells around the centre's cell at ``level`` and the distance (km) from the
+    centre to the nearest point outside them."""
+    centre = geo.cell_of(lat, lng, level)
+    block = _square(centre, 1)
+    outside = _square(centre, 2) - block
+    return tuple(sorted(block)), min((geo.min_distance_km(lat, lng, c) for c in outside), default=_INFINITY)
+
+
+def _nearest(ctx: _Context, collector: _Collector) -> bool:
+    """Read the cell blocks from the finest level with enough documents, coarser until the k-th
+    distance is within the block's reach; last, every document. Returns whether all were read."""
+    near = ctx.query.near
+    assert near is not None
+    blocks = {level: _block(near.lat, near.lng, level) for level in GEO_LEVELS}
+    start = next((i for i, lvl in enumerate(GEO_LEVELS)
+                  if sum(ctx.count(s, f"g{lvl}|{c}") for s in ctx.query.scopes for c in blocks[lvl][0]) >= collector.need),
+                 len(GEO_LEVELS) - 1)
+    if near.radius_km is not None:
+        start = min(start, next((i for i, lvl in enumerate(GEO_LEVELS) if blocks[lvl][1] >= near.radius_km), start))
+    for level in GEO_LEVELS[start:]:
+        cells, reach = blocks[level]
+        pks = [ctx.spec.list_key(s, f"g{level}|{c}") for s in ctx.query.scopes for c in cells]
+        _read_whole(ctx, collector, [pk for pk in pks if ctx.count(pk.split("|")[1], pk.split("|", 2)[2]) > 0])
+        within = near.radius_km is not None and near.radius_km <= reach
+        if within or collector.done_before((reach, "")):
+            return within
+    _read_whole(ctx, collector, [ctx.spec.list_key(s, "a") for s in ctx.query.scopes])
+    return True
+
+
+def _read_whole(ctx: _Context, collector: _Collector, pks: Sequence[str]) -> None:
+    ranges = [Range(pk, limit=MAX_BLOCK) for pk in pks]
+    slices, _ = _read(ctx, ranges, [])
+    fresh = collector.prefilter([e for s in _finish(ctx, ranges, slices) for e in s.items])
+    _, found, records = _step(ctx, [], [], {i: collector.entries[i] for i in fresh})
+    collector.resolve(fresh, found, records)
+
+
+# ------------------------------------------------------------------ the search
+
+
+def search(spec: IndexSpec, store: Store, query: Query, size: int, offset: int = 0, after: str | None = None,
+           skipped: int = 0) -> Result:
+    """One page of ``query``: ``size`` hits after ``offset`` more (or after the position ``after``,
+    ``skipped`` being the results before it, counted into a counted ``total``).
+
+    Raises
+    ------
+    InvalidPosition
+        ``after`` is not a position of the query's order.
+    """
+    position = parse_position(query.order, after) if after is not None else None
+    words = {s: analysis.query_words(query.words, spec.language(s)) for s in query.scopes} if query.words else {}
+    ctx = _Context(spec, store, query, words)
+    collector = _Collector(ctx, offset + size + 1, position)
+    early = _stem_lists(ctx, collector.need) if query.order == "relevance" and words else []
+    unknown, read = _prepare(ctx, _counters(ctx), early)
+    if query.order == "relevance" and words:
+        complete = _relevance(ctx, collector, unknown, early, read)
+    elif query.order == "nearest" and query.near is not None:
+        complete = _nearest(ctx, collector)
+    else:
+        complete = _newest(ctx, collector, position[0] if position else None)
+    found = [hit for _, hit in collector.matches]
+    page, more = found[offset:offset + size], len(found) > offset + size
+    counted = _counted_total(ctx)
+    if counted is not None:
+        return Result(page, counted, "eq", more)
+    return Result(page, skipped + len(found), "eq" if complete else "gte", more)
+
+
+def _counted_total(ctx: _Context) -> int | None:
+    """The exact number of matches when one list holds them all, from its size: no restriction
+    (every document), one keyword filter, or one word that matches a single term; else None."""
+    query = ctx.query
+    if query.ranges or query.near is not None or len(query.keywords) + bool(ctx.words) > 1:
+        return None
+    if query.keywords or not ctx.words:
+        name = f"k|{query.keywords[0][0]}={query.keywords[0][1]}" if query.keywords else "a"
+        return sum(ctx.count(s, name) for s in query.scopes)
+    terms = {scope: list(ctx.expansions.get((scope, 0), {})) for scope in query.scopes}
+    if any(len(words) != 1 for words in ctx.words.values()) or any(len(t) > 1 for t in terms.values()):
+        return None
+    if any((scope, t[0]) not in ctx.df for scope, t in terms.items() if t):
+        return None  # a term whose vocabulary count step 1 did not read (a typo correction)
+    return sum(ctx.df[(scope, t[0])] for scope, t in terms.items() if t)
+
+
+def _counters(ctx: _Context) -> list[tuple[str, str]]:
+    """The ``(scope, list)`` sizes the plan may need (read in step 1)."""
+    names = [f"k|{n}={v}" for n, v in ctx.query.keywords]
+    names += [f"n|{r.name}|{b}" for r in ctx.query.ranges for b in _cover(r)]
+    if ctx.query.near is not None:
+        names += [f"g{lvl}|{c}" for lvl in GEO_LEVELS for c in _block(ctx.query.near.lat, ctx.query.near.lng, lvl)[0]]
+    return [(s, n) for s in ctx.query.scopes for n in names]

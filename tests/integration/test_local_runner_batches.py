@@ -1,0 +1,40 @@
+"""The local event runner hands a stream handler batches of up to its ``batch_size`` records, read in
+GetRecords calls of at most ``GET_RECORDS_LIMIT`` (DynamoDB Streams' own limit is 1,000)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from chalicelib.config import settings
+from chalicelib.listings import repository
+
+
+def _listing(n: int) -> dict[str, Any]:
+    now = f"2026-06-01T00:00:{n:02d}.000Z"
+    return {"listingId": f"lst_batch{n:04d}", "ownerId": "usr_batch", "categoryKey": "jobs", "roleKey": "hiring",
+            "title": f"listing {n}", "meta": {"title": f"listing {n}"}, "channels": [], "webhookIds": [],
+            "status": "PENDING", "version": 1, "searchText": "", "createdAt": now, "updatedAt": now}
+
+
+def test_a_batch_larger_than_one_get_records_call_reaches_the_handler_whole(
+    aws: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app import app
+    from local_stack import runner as runner_module
+
+    monkeypatch.setattr(runner_module, "GET_RECORDS_LIMIT", 3)
+    runner = runner_module.EventRunner(app)
+    listings = next(s for s in runner.streams if s.stream_arn.split(":table/")[1].startswith(settings().LISTINGS_TABLE + "/"))
+    batches: list[list[str]] = []
+    listings.handler = lambda event, _context: batches.append([r["dynamodb"]["Keys"]["listingId"]["S"] for r in event["Records"]])
+    listings.batch_size = 5
+    for n in range(7):
+        repository.create(_listing(n), [])
+
+    runner._pump_stream(listings)
+    runner._pump_stream(listings)
+    runner._pump_stream(listings)
+
+    assert batches == [[f"lst_batch{n:04d}" for n in range(5)], [f"lst_batch{n:04d}" for n in range(5, 7)]]

@@ -1,0 +1,188 @@
+"""Property tests of the search engine over the in-memory store: every order's pages equal the
+brute-force ranking of every match by the same scorer, page after page, and replayed or
+out-of-order change batches leave the index exactly as filing the final documents once."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from chalicelib.search import analysis, engine, index
+from chalicelib.search.engine import Near, NumberRange, Query
+from chalicelib.search.index import Change, Document, IndexSpec
+from chalicelib.search.store import MemoryStore
+
+WORDS = ["mentor", "mentoring", "mentors", "design", "designer", "desk", "python", "pythons", "garden", "gardener",
+         "zurich", "berlin", "engineer", "engineering", "menthol", "mentos", "data", "the", "in"]
+TYPOS = ["mentro", "desing", "pyhton", "gardne", "engineeer", "mentr", "berlni"]
+SCOPES = ("jobs", "homes")
+
+
+def _spec(records: dict[str, Mapping[str, Any]]) -> IndexSpec:
+    def document(record: Mapping[str, Any]) -> Document | None:
+        return Document(
+            id=record["id"], version=record["v"], scope=record["scope"], newest=record["t"],
+            text={"title": record["title"], "body": record["body"]}, keywords={"role": (record["role"],)},
+            numbers={"price": Decimal(record["price"])}, point=(record["lat"], record["lng"]),
+        )
+
+    return IndexSpec(
+        namespace="test", boosts={"title": 3.0, "body": 1.0}, lengths={"title": 4.0, "body": 12.0},
+        language=lambda scope: "english", document=document,
+        load=lambda entries: {i: records[i] for i in entries if i in records},
+    )
+
+
+records_strategy = st.lists(
+    st.fixed_dictionaries({
+        "scope": st.sampled_from(SCOPES),
+        "title": st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join),
+        "body": st.lists(st.sampled_from(WORDS), max_size=12).map(" ".join),
+        "role": st.sampled_from(["a", "b"]),
+        "price": st.integers(0, 300).map(str),
+        "t": st.integers(1, 40),
+        "lat": st.floats(47.0, 48.0), "lng": st.floats(8.0, 9.0),
+    }),
+    min_size=1, max_size=30,
+)
+
+
+def _indexed(raw: Sequence[dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], IndexSpec, MemoryStore]:
+    records = {f"d{i:02d}": {**r, "id": f"d{i:02d}", "v": 1} for i, r in enumerate(raw)}
+    spec, store = _spec(records), MemoryStore()
+    docs = [spec.document(r) for r in records.values()]
+    index.apply(spec, store, [Change(d.id, d.version, d) for d in docs if d is not None])
+    return records, spec, store
+
+
+def _expected(records: Mapping[str, Mapping[str, Any]], spec: IndexSpec, query: Query) -> list[tuple[Any, ...]]:
+    """Every match's key in result order, by brute force over the documents."""
+    docs = [d for r in records.values() if (d := spec.document(r)) is not None]
+    weights = {d.id: index.impacts(index.term_frequencies(spec, d)) for d in docs}
+    keys = []
+    for doc in docs:
+        if doc.scope not in query.scopes:
+            continue
+        distance = engine._passes(query, index.projection(doc))
+        if distance is None:
+            continue
+        in_scope = [d for d in docs if d.scope in query.scopes]  # idf over the query's scopes
+        total = 0.0
+        for word in analysis.query_words(query.words, "english"):
+            values = [
+                engine.contribution(how, index.idf(sum(term in weights[d.id] for d in in_scope), len(in_scope)), weights[doc.id][term])
+                for term, how in analysis.best(word, weights[doc.id])
+            ]
+            if not values:
+                break
+            total += max(values)
+        else:
+            keys.append((*engine._key(query.order, total, distance, index.age_key(doc.newest, doc.id)), doc.id))
+    return sorted(keys)
+
+
+def _query_words() -> st.SearchStrategy[tuple[str, ...]]:
+    word = st.one_of(st.sampled_from(WORDS), st.sampled_from(TYPOS), st.sampled_from(WORDS).map(lambda w: w[: max(2, len(w) - 3)]))
+    return st.lists(word, min_size=1, max_size=3).map(tuple)
+
+
+queries = st.builds(
+    Query,
+    scopes=st.sampled_from([("jobs",), ("homes",), SCOPES]),
+    words=st.one_of(st.just(()), _query_words()),
+    keywords=st.one_of(st.just(()), st.sampled_from([(("role", "a"),), (("role", "b"),)])),
+    ranges=st.one_of(st.just(()), st.builds(lambda lo, hi: (NumberRange("price", Decimal(lo), Decimal(lo + hi)),),
+                                            st.integers(0, 200), st.integers(0, 150))),
+    near=st.one_of(st.none(), st.builds(Near, st.floats(47.0, 48.0), st.floats(8.0, 9.0),
+                                        st.one_of(st.none(), st.floats(1.0, 80.0)))),
+    order=st.sampled_from(["relevance", "newest", "nearest"]),
+)
+
+
+def _normalized(query: Query) -> Query:
+    order = query.order
+    if order == "nearest" and query.near is None:
+        order = "newest"
+    if order == "relevance" and not query.words:
+        order = "newest"
+    return Query(query.scopes, query.words, query.keywords, query.ranges, query.near, order)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(records_strategy, queries, st.integers(1, 7))
+def test_pages_follow_the_brute_force_order_page_after_page(raw: list[dict[str, Any]], query: Query, size: int) -> None:
+    records, spec, store = _indexed(raw)
+    query = _normalized(query)
+    expected = [key[-1] for key in _expected(records, spec, query)]
+    got: list[str] = []
+    after = None
+    for _ in range(40):
+        result = engine.search(spec, store, query, size, after=after)
+        got += [hit.id for hit in result.hits]
+        assert len(result.hits) <= size
+        if not result.more:
+            break
+        assert len(result.hits) == size
+        after = result.hits[-1].key
+    assert got == expected
+    if size < len(expected):  # an offset page is the same slice
+        page = engine.search(spec, store, query, size, offset=size)
+        assert [h.id for h in page.hits] == expected[size : 2 * size]
+
+
+@settings(max_examples=60, deadline=None)
+@given(records_strategy, st.lists(st.tuples(st.integers(0, 29), st.integers(1, 4), st.booleans()), max_size=40),
+       st.randoms(use_true_random=False), st.integers(1, 10))
+def test_replayed_and_out_of_order_batches_leave_the_index_exact(
+    raw: list[dict[str, Any]], edits: list[tuple[int, int, bool]], rnd: Any, batch: int,
+) -> None:
+    records = {f"d{i:02d}": {**r, "id": f"d{i:02d}", "v": 1} for i, r in enumerate(raw)}
+    spec = _spec(records)
+    changes = [Change(r["id"], 1, spec.document(r)) for r in records.values()]
+    final: dict[str, Change] = {c.id: c for c in changes}
+    for number, step, removed in edits:
+        doc_id = f"d{number % len(records):02d}"
+        version = final[doc_id].version + step
+        record = {**records[doc_id], "v": version, "title": WORDS[(number + version) % len(WORDS)], "price": str(version)}
+        change = Change(doc_id, version, None if removed else spec.document(record))
+        changes.append(change)
+        if version >= final[doc_id].version:
+            final[doc_id] = change
+    stream = changes + rnd.sample(changes, k=len(changes) // 2)  # replays
+    rnd.shuffle(stream)
+    store = MemoryStore()
+    for start in range(0, len(stream), batch):
+        index.apply(spec, store, stream[start : start + batch])
+    fresh = MemoryStore()
+    index.apply(spec, fresh, [c for c in final.values() if c.doc is not None])
+
+    def lists(s: MemoryStore) -> dict[str, dict[str, Any]]:
+        return {pk: items for pk, items in s.partitions.items() if items and "|s|" not in pk and pk.split("|")[2] not in ("c", "v")}
+
+    def vocabulary(s: MemoryStore) -> set[tuple[str, str]]:
+        return {(pk, sk) for pk, items in s.partitions.items() if pk.split("|")[2] == "v" for sk, item in items.items() if item["n"] > 0}
+
+    assert lists(store) == lists(fresh)
+    assert vocabulary(store) == vocabulary(fresh)
+    assert {k for pk, items in store.partitions.items() if pk.split("|")[2] == "v" for k in items} == {
+        k for pk, items in fresh.partitions.items() if pk.split("|")[2] == "v" for k in items
+    }
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(records_strategy, queries)
+def test_matches_accepts_exactly_the_documents_search_returns(raw: list[dict[str, Any]], query: Query) -> None:
+    records, spec, store = _indexed(raw)
+    query = _normalized(query)
+    returned = {hit.id: hit.distance_km for hit in engine.search(spec, store, query, len(records)).hits}
+    for record in records.values():
+        doc = spec.document(record)
+        assert doc is not None
+        distance = engine.matches(spec, query, doc)
+        assert (distance is not None) == (doc.id in returned)
+        if query.order == "nearest" and distance is not None:
+            assert distance == returned[doc.id]

@@ -1,0 +1,92 @@
+"""The steps (sequential round trips) and reads of a search per query shape, on the in-memory store.
+
+A step is one call of :meth:`Store.read` (the engine sends its Queries and BatchGetItems
+together), so these counts are the round trips a page waits on, free of timing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+from chalicelib.search import engine, index
+from chalicelib.search.engine import NumberRange, Query
+from chalicelib.search.index import Change, IndexSpec
+from chalicelib.search.store import Item, Key, MemoryStore, Range, Slice
+from tests.unit.test_search_engine_property import _spec
+
+SCOPES = ("jobs", "homes")
+
+
+class Recording(MemoryStore):
+    """The in-memory store, keeping the partitions each step read by range."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.log: list[list[str]] = []
+
+    def read(self, ranges: Sequence[Range], keys: Sequence[Key]) -> tuple[list[Slice], dict[Key, Item]]:
+        self.log.append([r.pk for r in ranges])
+        return super().read(ranges, keys)
+
+
+def _store(count: int = 60) -> tuple[Recording, IndexSpec]:
+    """``count`` documents in two scopes: every one holds "mentoring" (stem ``mentor``), every third
+    "garden"; prices 10 apart."""
+    records: dict[str, Mapping[str, Any]] = {
+        f"d{n:03d}": {"id": f"d{n:03d}", "v": 1, "scope": SCOPES[n % 2], "t": n + 1,
+                      "title": "mentoring garden" if n % 3 == 0 else "mentoring desk", "body": "the design " * (n % 4),
+                      "role": "ab"[n % 2], "price": str(10 * n), "lat": 47.5, "lng": 8.5}
+        for n in range(count)
+    }
+    spec, store = _spec(records), Recording()
+    index.apply(spec, store, [Change(d.id, d.version, d) for r in records.values() if (d := spec.document(r)) is not None])
+    store.log.clear()
+    return store, spec
+
+
+def _search(store: Recording, spec: IndexSpec, query: Query) -> engine.Result:
+    store.log.clear()
+    return engine.search(spec, store, query, 10)
+
+
+def test_a_word_that_matches_its_stem_alone_is_answered_in_two_steps() -> None:
+    store, spec = _store()
+    result = _search(store, spec, Query(SCOPES, ("mentoring",), order="relevance"))
+    assert len(result.hits) == 10
+    assert result.more
+    assert len(store.log) == 2
+    # Step 1: per scope the vocabulary range of the word's start (its completions and the typo
+    # terms of an edit past letter 3), its three typo delete keys, and its stem list's first block.
+    first = store.log[0]
+    for scope in SCOPES:
+        assert [pk for pk in first if pk.startswith(f"test|{scope}|")] == [
+            f"test|{scope}|d|{key}" for key in ("mentor", "metor", "mntor")] + [f"test|{scope}|v|m", f"test|{scope}|t|mentor"]
+
+
+def test_two_words_whose_lists_end_in_the_first_block_take_two_steps() -> None:
+    store, spec = _store()
+    result = _search(store, spec, Query(("jobs",), ("garden", "mentoring"), order="relevance"))
+    assert sorted(h.id for h in result.hits) == [f"d{n:03d}" for n in range(0, 60, 6)]
+    assert not result.more
+    assert len(store.log) == 2
+    assert {"test|jobs|t|garden", "test|jobs|t|mentor"} <= set(store.log[0])
+
+
+def test_a_prefix_and_a_typo_take_three_steps() -> None:
+    store, spec = _store()
+    for words in (("ment",), ("mentroing",)):
+        result = _search(store, spec, Query(SCOPES, words, order="relevance"))
+        assert len(result.hits) == 10, words
+        assert len(store.log) == 3, words  # the vocabulary; the expanded terms' lists; their documents
+
+
+def test_an_open_number_range_reads_only_the_buckets_that_hold_entries() -> None:
+    store, spec = _store()
+    result = _search(store, spec, Query(SCOPES, ranges=(NumberRange("price", low=Decimal(500)),)))
+    assert [h.id for h in result.hits] == [f"d{n:03d}" for n in range(59, 49, -1)]
+    lists = [pk for step in store.log for pk in step]
+    # 500..590 lie in the buckets of 256..511 and 512..1023; the 39 buckets above them are empty.
+    assert sorted(set(lists)) == [f"test|{s}|n|price|{b}" for s in ("homes", "jobs") for b in ("p08", "p09")]
+    assert len(store.log) == 3

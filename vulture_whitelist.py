@@ -1,0 +1,85 @@
+"""Names that vulture (`make lint`, [tool.vulture] in pyproject.toml) cannot see used: a framework,
+a library or a template calls or reads them by name. Each line makes one name "used"; the comment
+says who uses it. This file is read by vulture only: nothing imports or runs it (ruff skips it).
+
+Framework entry points registered by decorator (Chalice handlers and routes, the Dashboard's
+pages, pydantic validators, pytest fixtures) and the spec's camelCase field names are not listed
+here: pyproject.toml's ``ignore_decorators`` and ``ignore_names`` cover them.
+"""
+
+# http.server / socketserver: request handler methods and class attributes the server calls or reads
+# (local_stack/server.py, bench/, tests' webhook receivers).
+_.do_GET
+_.do_POST
+_.do_PUT
+_.do_DELETE
+_.do_HEAD
+_.do_OPTIONS
+_.log_message
+_.protocol_version
+_.close_connection
+_.daemon_threads
+_.request_queue_size
+_.disable_nagle_algorithm
+
+# chalice.local: LocalDevServer's handler hook for gateway errors, overridden (local_stack/server.py).
+_._send_error_response
+_.__bases__
+
+# The Lambda context interface the local runner fakes (local_stack/runner.py).
+_.function_name
+_.memory_limit_in_mb
+_.invoked_function_arn
+_.aws_request_id
+
+# moto's request and backend attributes the local stack sets on moto's objects
+# (local_stack/moto_dispatch.py, local_stack/moto_server.py, tests/integration/aws_session.py).
+_.is_werkzeug_request
+_.form_data
+_.uri
+_.raw_path
+_.querystring
+_.uri_match
+_.default_region
+_._pending_messages
+_.deleted_messages
+_.last_purged_at
+
+# Callback signatures fixed by the caller: Powertools' idempotency response hook
+# (chalicelib/idempotency/service.py), signal handlers (local_stack/__main__.py), botocore's
+# Endpoint.make_request replaced by the unit tests' guard (tests/unit/conftest.py).
+_.idempotent_data
+_.frame
+_.request_dict
+
+# httpcore's NetworkBackend interface (chalicelib/webhooks/delivery/sender.py).
+_.connect_unix_socket
+
+# Read by Jinja templates (chalicelib/dashboard/templates/).
+_.rich  # listing.html
+_.subject_title  # conversation.html
+
+# Enum members and model or TypedDict fields read by value through validation, JSON and DynamoDB
+# items, never as attributes: chalicelib/channels.py, chalicelib/reports/records.py,
+# chalicelib/profile_summary.py (spec §6 social keys), chalicelib/transact_items.py.
+_.TELEGRAM
+_.DISCORD
+_.WHATSAPP
+_.SIGNAL
+_.EMAIL
+_.SPAM
+_.SCAM
+_.HARASSMENT
+_.HATE
+_.INAPPROPRIATE
+_.IMPERSONATION
+_.OTHER
+_.linkedin
+_.github
+_.instagram
+_.tiktok
+_.youtube
+_.website
+_.Put
+_.Update
+_.Delete
