@@ -12,8 +12,11 @@ reads of one parallel step), **items** read (a Query's ``ScannedCount``, the ite
 BatchGetItem / GetItem) and **read units** (RCU as DynamoDB bills them). The sizes of a side
 are loaded one after the other into the same stack (the second size adds listings to the first).
 Each shape is requested once unmeasured (caches) and :data:`REPEAT` times measured; the table
-shows the median of each figure. **CPU ms** is the stack process's CPU time over the request
-(user + system, 10 ms ticks, mean of the repeats): reported, never budgeted.
+shows the median of each figure except round trips, which shows the fewest: two calls one after the
+other never overlap, so a load that sends a parallel step's calls apart can only add round trips,
+never hide one, and the fewest of the repeats is the closest to the page's sequential steps.
+**CPU ms** is the stack process's CPU time over the request (user + system, 10 ms ticks, mean of
+the repeats): reported, never budgeted.
 
 Budgets (this tree; ``--check`` exits 1 when one is missed):
 
@@ -57,7 +60,7 @@ BASELINE = "fe1e507"
 SIZES = "5000,20000"
 BASELINE_SIZES = "1000,2000"
 PAGE_SIZE = 20
-REPEAT = 3
+REPEAT = 5
 ROUND_TRIPS_Q = 4
 ROUND_TRIPS_OTHER = 6
 ROUND_TRIPS_GEO = 8
@@ -171,7 +174,7 @@ def measure_shapes(stack: BenchStack, listing_id: str, key: str) -> dict[str, Fi
         runs = [stack.measure(client, shape.path, params) for _ in range(REPEAT)]
         out[shape.name] = {
             "calls": statistics.median(r.cost.calls for r in runs),
-            "round_trips": statistics.median(r.cost.round_trips for r in runs),
+            "round_trips": min(r.cost.round_trips for r in runs),  # load adds, never hides (docstring)
             "items": statistics.median(r.cost.items for r in runs),
             "rcu": statistics.median(r.cost.rcu for r in runs),
             "cpu_ms": statistics.mean(r.cpu_ms for r in runs),
@@ -282,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.baseline and baseline_sizes:
         before = measure_side(f"baseline {args.baseline}", args.baseline, baseline_sizes, largest)
     after = measure_side("this tree", "", sizes, largest)
-    print(f"\nper page (pageSize {PAGE_SIZE}), median of {REPEAT}; before = "
+    print(f"\nper page (pageSize {PAGE_SIZE}), median of {REPEAT} (round trips: the fewest); before = "
           + (f"{args.baseline} at {', '.join(f'{n:,}' for n in baseline_sizes)} listings" if before else "not measured")
           + f", after = this tree at {', '.join(f'{n:,}' for n in sizes)} listings; same corpus, same run\n")
     print_table(before, after)
