@@ -222,6 +222,11 @@ class Recorder:
         self.tables = tables
         self.images = images
         self.log_calls = False
+        #: Seconds each DynamoDB call waits in the proxy before it is forwarded, while
+        #: :attr:`log_calls` is on: a network's latency, so the calls of one parallel step overlap
+        #: however the caller's threads happened to be scheduled, while calls in sequence still
+        #: cannot (``bench/search.py``'s round trips). 0: forwarded at once.
+        self.latency = 0.0
         self.calls: list[Call] = []
         self.phase = "setup"
         self.units: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0.0])  # [rcu, wcu]
@@ -330,6 +335,8 @@ class Recorder:
         call = Call(operation, time.monotonic())
         self.last_call = call.start
         self.local.call = call
+        if self.log_calls and self.latency:
+            time.sleep(self.latency)
         try:
             return self._account(operation, json.loads(raw or b"{}"), send, call)
         finally:

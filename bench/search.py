@@ -1,22 +1,23 @@
 """Search read cost per page on realistic listings, loaded through the API and indexed live, before and after.
 
-For each side, the baseline (``--baseline REV``, default :data:`BASELINE`: ``main`` before the
-one search engine) and this tree, in one run: the tree's local stack is started behind the
-recording proxy (:mod:`bench.stack`), the realistic corpus (:mod:`bench.corpus`: titles of 4-10
-words, descriptions of 30-150 Zipf-distributed words, skewed categories and cities) is loaded
-through the public API (users, listings, the administrator's approvals) and indexed by the live
-indexer until findable; then every shape of :func:`shapes` is requested over HTTP, one request
-at a time on the quiet stack, and the proxy attributes to each request the DynamoDB calls it
-caused: **calls**, **sequential round trips** (calls that overlap in time count as one: the
-reads of one parallel step), **items** read (a Query's ``ScannedCount``, the items of a
-BatchGetItem / GetItem) and **read units** (RCU as DynamoDB bills them). The sizes of a side
-are loaded one after the other into the same stack (the second size adds listings to the first).
-Each shape is requested once unmeasured (caches) and :data:`REPEAT` times measured; the table
-shows the median of each figure except round trips, which shows the fewest: two calls one after the
-other never overlap, so a load that sends a parallel step's calls apart can only add round trips,
-never hide one, and the fewest of the repeats is the closest to the page's sequential steps.
-**CPU ms** is the stack process's CPU time over the request (user + system, 10 ms ticks, mean of
-the repeats): reported, never budgeted.
+For each side, the baseline (``--baseline REV``, default :data:`BASELINE`: ``main`` before the one
+search engine) and this tree, in one run: the tree's local stack is started behind the recording
+proxy (:mod:`bench.stack`), the realistic corpus (:mod:`bench.corpus`: titles of 4-10 words,
+descriptions of 30-150 Zipf-distributed words, skewed categories and cities) is loaded through the
+public API (users, listings, the administrator's approvals) and indexed by the live indexer until
+findable; then every shape of :func:`shapes` is requested over HTTP, one request at a time on the
+quiet stack, and the proxy attributes to each request the DynamoDB calls it caused: **calls**,
+**sequential round trips** (calls that overlap in time count as one: the reads of one parallel step;
+each measured call waits :data:`LATENCY` in the proxy, a network's latency, so a step's calls
+overlap however the API process's threads were scheduled), **items** read (a Query's
+``ScannedCount``, the items of a BatchGetItem / GetItem) and **read units** (RCU as DynamoDB bills
+them). The sizes of a side are loaded one after the other into the same stack (the second size adds
+listings to the first). Each shape is requested once unmeasured (caches) and :data:`REPEAT` times
+measured; the table shows the median of each figure except round trips, which shows the fewest: two
+calls one after the other never overlap, so a load that sends a parallel step's calls apart can only
+add round trips, never hide one, and the fewest of the repeats is the closest to the page's
+sequential steps. **CPU ms** is the stack process's CPU time over the request (user + system, 10 ms
+ticks, mean of the repeats): reported, never budgeted.
 
 Budgets (this tree; ``--check`` exits 1 when one is missed):
 
@@ -61,6 +62,9 @@ SIZES = "5000,20000"
 BASELINE_SIZES = "1000,2000"
 PAGE_SIZE = 20
 REPEAT = 5
+#: Seconds each measured DynamoDB call waits in the recording proxy (:attr:`bench.proxy.Recorder.latency`),
+#: the latency model of ``tests/integration/test_search_round_trips.py``.
+LATENCY = 0.03
 ROUND_TRIPS_Q = 4
 ROUND_TRIPS_OTHER = 6
 ROUND_TRIPS_GEO = 8
@@ -161,6 +165,7 @@ Figures = dict[str, float]
 def measure_shapes(stack: BenchStack, listing_id: str, key: str) -> dict[str, Figures]:
     """Every shape's median figures on the quiet stack (see the module's docstring)."""
     client = stack.client(key)
+    stack.recorder.latency = LATENCY
     out: dict[str, Figures] = {}
     for shape in shapes(listing_id):
         params = {**shape.params, "pageSize": str(PAGE_SIZE)} if shape.path.endswith("search") else dict(shape.params)
