@@ -16,7 +16,7 @@ from chalicelib.webhooks import repository, service
 from chalicelib.webhooks.delivery import handlers, lanes, sender
 from chalicelib.webhooks.delivery.attempt import FAILURE_LIMIT
 from chalicelib.webhooks.models import WebhookCreate
-from tests.integration.conftest import User
+from tests.integration.conftest import User, make_user
 from tests.integration.webhook_helpers import (
     install_fake_sender,
     lane_messages,
@@ -24,6 +24,7 @@ from tests.integration.webhook_helpers import (
     retry_messages,
     sender_outcome,
     stream_event,
+    use_settings,
 )
 
 
@@ -145,3 +146,56 @@ def test_a_hanging_webhook_gets_exactly_5_posts_with_its_retries_in_the_slow_lan
     # after the first timeout, nothing of alice's went through her lanes but quick moves and drains
     assert (repository.get(healthy) or {})["active"] is True
     assert sum(g.startswith("slow.") for g in groups) >= FAILURE_LIMIT - 1
+
+
+def test_an_owners_fan_out_does_not_queue_ahead_of_other_owners_deliveries(
+    fake: FakeSender, alice: User, bob: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hooks = [_webhook(alice, f"a{i}") for i in range(40)]
+    others = [make_user(f"Tenant{n}") for n in range(10)]
+    for n, tenant in enumerate(others):
+        _webhook(tenant, f"t{n}")
+    calls: list[list[str]] = []  # the owners of each SendMessageBatch call's entries, in order
+    original = lanes.enqueue
+
+    def recording(deliveries: Any) -> None:
+        for start in range(0, len(deliveries), lanes.MAX_BATCH):
+            calls.append([d.owner_id for d in deliveries[start : start + lanes.MAX_BATCH]])
+        original(deliveries)
+
+    monkeypatch.setattr(lanes, "enqueue", recording)
+    # alice's event (40 deliveries) is the batch's first record, the 10 tenants' events follow.
+    events = [message_event(alice, bob), *(message_event(tenant, bob, f"t{n}") for n, tenant in enumerate(others))]
+    assert handlers.handle_outbox_batch(stream_event(*events)) == {"batchItemFailures": []}
+    assert len(calls) == 5  # 50 deliveries
+    tenants = {t.user_id for t in others}
+    assert tenants <= set(calls[0]) | set(calls[1])  # not behind alice's 4 SendMessageBatch calls
+    assert calls[0][0] == alice.user_id  # her first delivery keeps its place
+    queued: list[dict[str, Any]] = []
+    while records := lane_messages(10):
+        queued += records
+    assert {json.loads(r["body"])["webhookId"] for r in queued} >= set(hooks)
+    assert len(queued) == 50
+
+
+def test_a_refused_entry_reports_the_earliest_record_with_a_delivery_not_queued(
+    fake: FakeSender, alice: User, bob: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i in range(3):
+        _webhook(alice, f"a{i}")
+    _webhook(bob, "b")
+    carol = make_user("Carol")
+    _webhook(carol, "c")
+    # Records 100: bob (1 delivery), 101: alice (3), 102: carol (1); queued bob, alice 1, carol, alice 2, alice 3.
+    events = [message_event(bob, alice, "b"), message_event(alice, bob, "a"), message_event(carol, bob, "c")]
+    sent: list[str] = []
+
+    def refuse_from_the_third(deliveries: Any) -> None:
+        sent.extend(d.owner_id for d in deliveries)
+        raise lanes.EnqueueFailed([2])  # carol's and everything after it: alice's second and third too
+
+    monkeypatch.setattr(lanes, "enqueue", refuse_from_the_third)
+    assert handlers.handle_outbox_batch(stream_event(*events, first_sequence=100)) == {
+        "batchItemFailures": [{"itemIdentifier": "101"}]  # alice's record: Lambda retries it, then carol's
+    }
+    assert sent == [bob.user_id, alice.user_id, carol.user_id, alice.user_id, alice.user_id]

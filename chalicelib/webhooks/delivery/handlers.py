@@ -2,8 +2,10 @@
 
 * :func:`handle_outbox_batch` (outbox stream): resolves each event's webhooks and puts one
   message per (event, webhook) into the webhook's lane (its owner's, or a slow lane while its
-  circuit breaker is open: :mod:`chalicelib.webhooks.delivery.lanes`); it sends nothing, so it
-  never waits for a receiver.
+  circuit breaker is open: :mod:`chalicelib.webhooks.delivery.lanes`), the batch's owners
+  taking turns (:func:`chalicelib.webhooks.delivery.lanes.owners_in_turn`: an owner fanning an
+  event out to many webhooks does not queue ahead of the other owners' deliveries); it sends
+  nothing, so it never waits for a receiver.
 * :func:`handle_lane_batch` (``DeliveryQueue``, FIFO): makes the attempts, one at a time per
   lane; the mapping's batch size is 1, so an invocation never holds one lane's message while
   another lane's receiver hangs. While an attempt runs, a heartbeat keeps its message invisible
@@ -69,6 +71,9 @@ def _failures(identifiers: list[str]) -> dict[str, Any]:
 def handle_outbox_batch(event: dict[str, Any], context: Any = None) -> dict[str, Any]:
     """Put every webhook event of a stream batch into the lanes of its webhooks.
 
+    The deliveries are queued with the batch's owners taking turns
+    (:func:`chalicelib.webhooks.delivery.lanes.owners_in_turn`), each owner's in record order.
+
     Parameters
     ----------
     event:
@@ -80,8 +85,8 @@ def handle_outbox_batch(event: dict[str, Any], context: Any = None) -> dict[str,
     -------
     dict
         ``{"batchItemFailures": [{"itemIdentifier": <sequence number>}]}``: empty, or the first
-        record that could not be routed or queued (Lambda retries from it; what is queued again
-        is deduplicated).
+        record that could not be routed or had a delivery that was not queued (Lambda retries
+        from it; what is queued again is deduplicated).
     """
     records = event.get("Records") or []
     found = [(r, e) for r in records if (e := _inserted_event(r)) is not None]
@@ -93,7 +98,7 @@ def handle_outbox_batch(event: dict[str, Any], context: Any = None) -> dict[str,
     except Exception:  # each event reads again below and fails on its own
         logger.exception("prefetching bound webhooks failed")
     queued: list[Delivery] = []
-    owners: list[str] = []  # the sequence number of each queued delivery's record
+    sources: list[str] = []  # the sequence number of each queued delivery's record
     first_failed: str | None = None
     for record, item in found:
         sequence = str(record["dynamodb"]["SequenceNumber"])
@@ -106,15 +111,16 @@ def handle_outbox_batch(event: dict[str, Any], context: Any = None) -> dict[str,
         for webhook in webhooks:
             queued.append(Delivery(item, str(webhook["webhookId"]), owner_id=str(webhook["ownerId"]),
                                    lane=webhook.get("lane"), slow=bool(webhook.get("breakerOpenedAt"))))
-            owners.append(sequence)
+            sources.append(sequence)
+    order = lanes.owners_in_turn(queued)  # one owner's fan-out does not hold up the others' deliveries
     try:
-        lanes.enqueue(queued)
+        lanes.enqueue([queued[i] for i in order])
     except lanes.EnqueueFailed as exc:
         logger.error("queuing deliveries failed", extra={"failed": len(exc.failed)})
-        first_failed = owners[exc.failed[0]]
+        first_failed = sources[min(order[exc.failed[0]:])]  # the earliest record with a delivery not queued
     except Exception:
         logger.exception("queuing deliveries failed")
-        first_failed = owners[0] if owners else first_failed
+        first_failed = sources[0] if sources else first_failed
     if queued:
         logger.info("webhook deliveries queued", extra={"deliveries": len(queued), "events": len(found)})
     return _failures([first_failed] if first_failed is not None else [])

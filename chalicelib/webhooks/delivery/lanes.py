@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
@@ -145,6 +146,40 @@ def from_message(body: str) -> Delivery:
         hops=int(raw.get("hops") or 0), recovery_id=str(recovery) if recovery else None,
         redelivery_id=str(redelivery) if redelivery else None,
     )
+
+
+def owners_in_turn(deliveries: Sequence[Delivery]) -> list[int]:
+    """The indexes of ``deliveries`` with their owners taking turns: the first delivery of each
+    owner (in order of first appearance), then the second of each, and so on.
+
+    Each owner's deliveries keep their relative order, so every webhook's (and every owner
+    lane's) messages are sent in the given order; only different owners' deliveries are
+    interleaved, and SQS FIFO orders messages within a message group only. A stream batch
+    queued in this order puts another owner's delivery at most one entry per owner of the batch
+    behind an owner fanning one event out to many webhooks, instead of behind all of that owner's
+    SendMessageBatch calls (round-robin, as Hookdeck and Svix share throughput between
+    destinations). A delivery without an owner (a message of an earlier version) counts as the
+    owner of its webhook alone.
+
+    Parameters
+    ----------
+    deliveries:
+        Deliveries in the order they must keep per owner (a stream batch's, record by record).
+
+    Returns
+    -------
+    list[int]
+        A permutation of ``range(len(deliveries))``.
+    """
+    turns: dict[str, deque[int]] = {}
+    for index, delivery in enumerate(deliveries):
+        turns.setdefault(delivery.owner_id or delivery.webhook_id, deque()).append(index)
+    order: list[int] = []
+    waiting = list(turns.values())
+    while waiting:
+        order += [queued.popleft() for queued in waiting]
+        waiting = [queued for queued in waiting if queued]
+    return order
 
 
 def enqueue(deliveries: Sequence[Delivery]) -> None:
