@@ -15,6 +15,7 @@ from chalicelib.config import settings
 from chalicelib.webhooks import repository, service
 from chalicelib.webhooks.delivery import handlers, lanes, sender
 from chalicelib.webhooks.delivery.attempt import FAILURE_LIMIT
+from chalicelib.webhooks.delivery.envelope import Delivery, Event
 from chalicelib.webhooks.models import WebhookCreate
 from tests.integration.conftest import User, make_user
 from tests.integration.webhook_helpers import (
@@ -199,3 +200,22 @@ def test_a_refused_entry_reports_the_earliest_record_with_a_delivery_not_queued(
         "batchItemFailures": [{"itemIdentifier": "101"}]  # alice's record: Lambda retries it, then carol's
     }
     assert sent == [bob.user_id, alice.user_id, carol.user_id, alice.user_id, alice.user_id]
+
+
+def test_a_retry_after_a_timeout_waits_in_the_slow_lane_of_its_webhook_also_from_an_earlier_versions_message(
+    fake: FakeSender, alice: User, bob: User
+) -> None:
+    hooks = [_webhook(alice, f"a{i}") for i in range(4)]
+    fake.answers["http://127.0.0.1:9/a3"] = ["timeout"]
+    item = message_event(alice, bob, "m0")
+    legacy = Delivery(Event.from_outbox(item), hooks[3])  # queued by an earlier version: no owner, no lane number
+    lanes.enqueue([legacy])
+    assert _run([]) == 1
+    retry = lanes.from_message(retry_messages(1)[0]["body"])
+    stored = repository.get(hooks[3]) or {}
+    assert (retry.slow, retry.owner_id, retry.lane) == (True, alice.user_id, stored["lane"])
+    # The webhook's later events go to the same slow lane: its slow attempts stay one at a time.
+    assert handlers.handle_outbox_batch(stream_event(message_event(alice, bob, "m1"), first_sequence=200)) == {"batchItemFailures": []}
+    queued = [r for r in lane_messages() if json.loads(r["body"])["webhookId"] == hooks[3]]
+    assert [r["attributes"]["MessageGroupId"] for r in queued] == [lanes.group_id(retry)]
+    assert lanes.group_id(retry) == f"slow.{lanes.slow_lane(retry, settings().DELIVERY_SLOW_LANES)}"

@@ -52,3 +52,21 @@ def test_a_permutation_that_keeps_every_owners_order(pairs: list[tuple[int, int]
     # Owners take turns: no owner gets a second delivery queued before every owner got its first.
     owners = {d.owner_id for d in batch}
     assert {batch[i].owner_id for i in order[: len(owners)]} == owners
+
+
+def _lane_delivery(webhook: str, owner: str, lane: int | None) -> Delivery:
+    return Delivery(Event("evt_1", "message.new", "2026-11-22T00:00:00.000Z", {}, {}), webhook, owner_id=owner, lane=lane, slow=True)
+
+
+def test_one_owners_webhooks_fill_the_slow_lanes_in_turn() -> None:
+    numbers = [lanes.slow_lane(_lane_delivery(f"whk_{n}", "usr_a", n), 4) for n in range(40)]
+    assert [numbers.count(n) for n in range(4)] == [10, 10, 10, 10]
+    assert numbers[:4] == [(numbers[0] + n) % 4 for n in range(4)]  # its first 4 webhooks never share one
+
+
+def test_a_webhooks_slow_lane_is_fixed_and_the_group_names_it() -> None:
+    delivery = _lane_delivery("whk_1", "usr_a", 5)
+    assert lanes.slow_lane(delivery, 4) == lanes.slow_lane(_lane_delivery("whk_1", "usr_a", 5), 4)
+    assert lanes.group_id(delivery) == f"slow.{lanes.slow_lane(delivery, 4)}"
+    # Without a lane number (a webhook created before them) or an owner: a hash of the webhook id, whatever the owner.
+    assert lanes.slow_lane(_lane_delivery("whk_1", "usr_a", None), 4) == lanes.slow_lane(_lane_delivery("whk_1", "", None), 4)

@@ -213,8 +213,11 @@ def _record_failure(delivery: Delivery, outcome: sender.Outcome) -> str | None:
     # Read before sending: SQS counts the delay from its receipt of the message, so the retry
     # becomes visible no earlier than this time (the delivery log's promise to the owner).
     due = clock.iso(clock.now() + timedelta(seconds=delay))
-    # With the breaker open the retry goes to a slow lane, never back to the owner's.
-    retries.schedule(replace(delivery, attempt=delivery.attempt + 1, slow=bool(updated.get("breakerOpenedAt"))), delay)
+    # With the breaker open the retry goes to a slow lane, never back to the owner's; the webhook's
+    # owner and lane number name that lane (a message of an earlier version carries neither).
+    retry = replace(delivery, attempt=delivery.attempt + 1, slow=bool(updated.get("breakerOpenedAt")),
+                    owner_id=str(updated.get("ownerId") or delivery.owner_id), lane=updated.get("lane", delivery.lane))
+    retries.schedule(retry, delay)
     return due
 
 

@@ -14,8 +14,9 @@ concurrency):
   in one group, so its attempts still run one at a time.
 * **Slow lanes.** A webhook whose circuit breaker is open (its last attempt timed out, until one
   succeeds: ``breakerOpenedAt`` on the webhook) is delivered in one of ``DELIVERY_SLOW_LANES``
-  (4) groups shared by every such webhook, ``slow.<n>``: all timing-out endpoints together hold
-  at most 4 workers, and their retries never re-enter the owners' lanes.
+  (4) groups shared by every such webhook, ``slow.<n>`` (:func:`slow_lane`: an owner's webhooks
+  in turn): all timing-out endpoints together hold at most 4 workers, and their retries never
+  re-enter the owners' lanes.
 
 An attempt found in the lane that does not match its webhook's breaker (queued before it opened
 or closed) is moved, not sent (:func:`chalicelib.webhooks.delivery.attempt.attempt`): an owner
@@ -81,12 +82,25 @@ def _slot(webhook_id: str, lanes: int) -> int:
     return int.from_bytes(hashlib.sha256(webhook_id.encode()).digest()[:8], "big") % lanes
 
 
+def slow_lane(delivery: Delivery, lanes: int) -> int:
+    """The number of ``delivery``'s webhook among ``lanes`` slow lanes: its ``lane`` (its number among
+    its owner's webhooks) offset by a hash of its owner, so one owner's webhooks fill the slow lanes
+    in turn (40 of them: 10 each, where a hash of each id gave 15, 9, 7 and 9 in bench/webhooks.py,
+    the fullest lane draining last) while different owners start at different lanes; a webhook
+    without a ``lane`` number (or a message without an owner) by a hash of its id. Fixed per
+    webhook, so its slow attempts stay serialized in one lane."""
+    if delivery.owner_id and delivery.lane is not None:
+        return (_slot(delivery.owner_id, lanes) + delivery.lane) % lanes
+    return _slot(delivery.webhook_id, lanes)
+
+
 def group_id(delivery: Delivery) -> str:
-    """The ``MessageGroupId`` of ``delivery``: ``slow.<n>`` while its webhook's breaker is open, else
-    ``<ownerId>.<n>``; a message without an owner (queued by an earlier version) keeps the webhook's own lane."""
+    """The ``MessageGroupId`` of ``delivery``: ``slow.<n>`` while its webhook's breaker is open
+    (:func:`slow_lane`), else ``<ownerId>.<n>``; a message without an owner (queued by an earlier
+    version) keeps the webhook's own lane."""
     config = settings()
     if delivery.slow:
-        return f"slow.{_slot(delivery.webhook_id, config.DELIVERY_SLOW_LANES)}"
+        return f"slow.{slow_lane(delivery, config.DELIVERY_SLOW_LANES)}"
     if not delivery.owner_id:
         return delivery.webhook_id
     number = delivery.lane if delivery.lane is not None else _slot(delivery.webhook_id, config.DELIVERY_OWNER_LANES)
