@@ -83,12 +83,14 @@ def _slot(webhook_id: str, lanes: int) -> int:
 
 
 def slow_lane(delivery: Delivery, lanes: int) -> int:
-    """The number of ``delivery``'s webhook among ``lanes`` slow lanes: its ``lane`` (its number among
-    its owner's webhooks) offset by a hash of its owner, so one owner's webhooks fill the slow lanes
-    in turn (40 of them: 10 each, where a hash of each id gave 15, 9, 7 and 9 in bench/webhooks.py,
-    the fullest lane draining last) while different owners start at different lanes; a webhook
-    without a ``lane`` number (or a message without an owner) by a hash of its id. Fixed per
-    webhook, so its slow attempts stay serialized in one lane."""
+    """The number of ``delivery``'s webhook among ``lanes`` slow lanes (0 .. ``lanes`` - 1).
+
+    Its ``lane`` (its number among its owner's webhooks) offset by a hash of its owner: one
+    owner's webhooks fill the slow lanes in turn (40 of them: 10 to each of 4; a hash of each
+    webhook id spreads them unevenly, and the fullest slow lane drains last), while different
+    owners start at different lanes. A webhook without a ``lane`` number (or a message without an
+    owner) by a hash of its id. Fixed per webhook, so its slow attempts stay serialized in one lane.
+    """
     if delivery.owner_id and delivery.lane is not None:
         return (_slot(delivery.owner_id, lanes) + delivery.lane) % lanes
     return _slot(delivery.webhook_id, lanes)
@@ -170,10 +172,10 @@ def owners_in_turn(deliveries: Sequence[Delivery]) -> list[int]:
     lane's) messages are sent in the given order; only different owners' deliveries are
     interleaved, and SQS FIFO orders messages within a message group only. A stream batch
     queued in this order puts another owner's delivery at most one entry per owner of the batch
-    behind an owner fanning one event out to many webhooks, instead of behind all of that owner's
-    SendMessageBatch calls (round-robin, as Hookdeck and Svix share throughput between
-    destinations). A delivery without an owner (a message of an earlier version) counts as the
-    owner of its webhook alone.
+    behind an owner fanning one event out to many webhooks, not behind all of that owner's
+    SendMessageBatch calls (round-robin between owners: fair queuing of the router's sends). A
+    delivery without an owner (a message of an earlier version) counts as the owner of its
+    webhook alone.
 
     Parameters
     ----------
