@@ -46,8 +46,9 @@ The baseline's p99 is printed beside them for the ratio. The phases in :data:`PE
 meet their p99 budget on the embedded AWS: a miss there is printed as ``PENDING`` and fails
 ``--check`` only with ``--pending``.
 
-Each phase's row also shows the most lane messages queued at once (``DeliveryQueue``, sampled
-every 2 s), and the run ends by timing the embedded SQS itself: a SendMessageBatch of 10 to
+Each phase's row also shows the most lane messages queued at once on the owners' lanes'
+queue (``DeliveryQueue``, column ``queued``) and on the slow lanes' (``SlowDeliveryQueue``,
+column ``slow``), each sampled every 2 s, and the run ends by timing the embedded SQS itself: a SendMessageBatch of 10 to
 an empty FIFO queue and to one holding as many messages as the deepest phase (median of 3 each).
 moto computes a FIFO queue's attributes, counting every queued message, several times per
 message sent or received, so its cost grows with the queue's depth; SQS's does not. The
@@ -325,6 +326,7 @@ class Phase:
     sent: int
     latencies: list[float]
     peak_queued: int = 0
+    peak_slow: int = 0
 
     def percentile(self, q: float) -> float:
         """The ``q`` quantile (0..1) of the latencies, seconds (nearest rank)."""
@@ -403,14 +405,17 @@ def send_cost(depth: int, repeats: int = 3) -> tuple[float, float]:
 
 
 def run_phase(name: str, receivers: Receivers, tenants: dict[int, str], healthy: set[int], rate: float,
-              seconds: float = float("inf"), events: int | None = None, depth: LaneDepth | None = None) -> Phase:
+              seconds: float = float("inf"), events: int | None = None, depth: LaneDepth | None = None,
+              slow_depth: LaneDepth | None = None) -> Phase:
     """Send rounds of one event per tenant (receiver index -> userId), ``rate`` rounds per second, for
     ``seconds`` or until ``events`` events were written; wait for the ``healthy`` receivers' deliveries.
 
     The events of a round are spread evenly over the round (a steady stream, not a burst of 19
-    writes at once every round). ``depth``: its peak over the phase is the phase's ``peak_queued``."""
-    if depth is not None:
-        depth.reset()
+    writes at once every round). ``depth`` and ``slow_depth``: their peaks over the phase are the
+    phase's ``peak_queued`` and ``peak_slow``."""
+    for sampler in (depth, slow_depth):
+        if sampler is not None:
+            sampler.reset()
     written: dict[str, tuple[int, float]] = {}
     step = 1.0 / rate / len(tenants)
     start = time.monotonic()
@@ -436,7 +441,7 @@ def run_phase(name: str, receivers: Receivers, tenants: dict[int, str], healthy:
         time.sleep(0.05)
     found = arrived()
     return Phase(name, len(written), [found[c] - at for c, (_, at) in written.items() if c in found],
-                 depth.peak() if depth is not None else 0)
+                 depth.peak() if depth is not None else 0, slow_depth.peak() if slow_depth is not None else 0)
 
 
 @dataclass
@@ -522,14 +527,16 @@ def main() -> int:
         lease = settings().DELIVERY_LEASE_SECONDS
         depth = LaneDepth(settings().DELIVERY_QUEUE_URL)
         stack.callback(depth.stop)
+        slow = LaneDepth(settings().DELIVERY_SLOW_QUEUE_URL)
+        stack.callback(slow.stop)
         users = {i: _tenant(f"T{i}", port) for i, port in enumerate(receivers.ports) if i not in FANOUT}
         baseline = run_phase("baseline", receivers, {HEALTHY: users[HEALTHY][0]}, {HEALTHY}, args.rate,
-                             seconds=args.baseline_seconds, depth=depth)
+                             seconds=args.baseline_seconds, depth=depth, slow_depth=slow)
         both = run_phase("two-tenants", receivers, {i: users[i][0] for i in (HANGING, HEALTHY)}, {HEALTHY}, args.rate,
-                         seconds=args.seconds, depth=depth)
+                         seconds=args.seconds, depth=depth, slow_depth=slow)
         crowd_tenants = [*CROWD_HANGING, *CROWD_FAILING, *CROWD_HEALTHY]
         crowd = run_phase("crowd", receivers, {i: users[i][0] for i in crowd_tenants}, set(CROWD_HEALTHY), args.crowd_rate,
-                          events=args.crowd_events, depth=depth)
+                          events=args.crowd_events, depth=depth, slow_depth=slow)
         switched_off = [_wait_inactive(users[i][1], timeout=EXPECTED_HANGING_ATTEMPTS * (args.timeout + last_delay + 5))
                         for i in failing]
         time.sleep(last_delay + 1.0)  # a retry that still came would show now
@@ -540,19 +547,21 @@ def main() -> int:
         hooks = dict(zip(FANOUT, owner_hooks, strict=True))
         fanout_tenants = {FANOUT[0]: owner, **{i: users[i][0] for i in CROWD_HEALTHY}}
         fanout = run_phase("fan-out", receivers, fanout_tenants, set(CROWD_HEALTHY), args.fanout_rate,
-                           events=args.fanout_rounds * len(fanout_tenants), depth=depth)
+                           events=args.fanout_rounds * len(fanout_tenants), depth=depth, slow_depth=slow)
         settle = 2 * EXPECTED_HANGING_ATTEMPTS * (args.timeout + last_delay) * len(FANOUT) / 4 + 30
         switched_off += [_wait_inactive(hooks[i], timeout=settle) for i in FANOUT]
         many_tenants = {**{i: users[i][0] for i in MANY}, **{i: users[i][0] for i in CROWD_HEALTHY}}
         many = run_phase("many-owners", receivers, many_tenants, set(CROWD_HEALTHY), args.many_rate,
-                         events=args.many_rounds * len(many_tenants), depth=depth)
+                         events=args.many_rounds * len(many_tenants), depth=depth, slow_depth=slow)
         switched_off += [_wait_inactive(users[i][1], timeout=settle) for i in MANY]
         time.sleep(last_delay + 1.0)
         attempts.update({i: len(receivers.settled(time.time())[i]) for i in (*FANOUT, *MANY)})
         crash = run_crash(receivers, lane_worker, users[CRASH][0], users[CRASH][1], lease)
         depth.stop()
-        deepest = max((baseline, both, crowd, fanout, many), key=lambda p: p.peak_queued)
-        cost_empty, cost_deep = send_cost(deepest.peak_queued)
+        slow.stop()
+        deepest = max((baseline, both, crowd, fanout, many), key=lambda p: max(p.peak_queued, p.peak_slow))
+        deepest_depth = max(deepest.peak_queued, deepest.peak_slow)
+        cost_empty, cost_deep = send_cost(deepest_depth)
 
     if args.trace:
         for index, arrivals in receivers.latest.items():
@@ -560,7 +569,7 @@ def main() -> int:
     crowd_attempts = sorted({attempts[i] for i in (*CROWD_HANGING, *CROWD_FAILING)})
     fanout_attempts = sorted({attempts[i] for i in FANOUT})
     many_attempts = sorted({attempts[i] for i in MANY})
-    print(f"{'phase':<12} {'healthy events':>14} {'delivered':>9} {'p50 s':>7} {'p99 s':>7} {'max s':>7} {'queued':>6}  "
+    print(f"{'phase':<12} {'healthy events':>14} {'delivered':>9} {'p50 s':>7} {'p99 s':>7} {'max s':>7} {'queued':>6} {'slow':>5}  "
           "POSTs per failing webhook")
     for phase, posts in ((baseline, "-"), (both, f"{attempts[HANGING]} (A, hanging)"),
                          (crowd, f"{'/'.join(map(str, crowd_attempts))} (8 hanging, 1 failing)"),
@@ -568,16 +577,17 @@ def main() -> int:
                          (many, f"{'/'.join(map(str, many_attempts))} (40 owners, one hanging each)")):
         top = max(phase.latencies, default=float("inf"))
         print(f"{phase.name:<12} {phase.sent:>14} {len(phase.latencies):>9} {phase.percentile(0.5):>7.3f} "
-              f"{phase.percentile(0.99):>7.3f} {top:>7.3f} {phase.peak_queued:>6}  {posts}")
+              f"{phase.percentile(0.99):>7.3f} {top:>7.3f} {phase.peak_queued:>6} {phase.peak_slow:>5}  {posts}")
     print(f"{'crash':<12} SIGKILL of the lane worker mid-attempt: new worker polling after {crash.restarted_seconds:.1f} s, "
           f"delivery after {crash.recovery_seconds:.1f} s (lease {lease} s), {crash.requests} requests, log {crash.log}")
     ratio = both.percentile(0.99) / max(baseline.percentile(0.99), 1e-9)
     crowd_ratio = crowd.percentile(0.99) / max(baseline.percentile(0.99), 1e-9)
     print(f"p99 / baseline: two-tenants {ratio:.2f}x, crowd {crowd_ratio:.2f}x; deadline {args.timeout:g} s, "
           f"retry delays {args.delays} s, failing webhooks switched off: {sum(switched_off)}/{len(switched_off)}")
-    print(f"queued: most lane messages at once (DeliveryQueue, sampled every {DEPTH_SAMPLE_SECONDS:g} s); the embedded SQS "
+    print(f"queued / slow: most lane messages at once on DeliveryQueue / SlowDeliveryQueue (sampled every "
+          f"{DEPTH_SAMPLE_SECONDS:g} s); the embedded SQS "
           f"took {cost_empty * 1000:.0f} ms per SendMessageBatch of 10 to a FIFO queue of 0-20 messages and "
-          f"{cost_deep * 1000:.0f} ms to one of {deepest.peak_queued} ({deepest.name}'s peak; SQS: independent of the depth)")
+          f"{cost_deep * 1000:.0f} ms to one of {deepest_depth} ({deepest.name}'s peak; SQS: independent of the depth)")
     failures, pending = [], []
     for phase in (both, crowd, fanout, many):
         if phase.percentile(0.99) >= P99_BUDGET_SECONDS:

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 import threading
+from datetime import timedelta
 from typing import Any
 
 import pytest
 
+from chalicelib import clock, storage
 from chalicelib.auth.service import Caller
 from chalicelib.config import settings
 from chalicelib.webhooks import repository, service
@@ -19,11 +21,13 @@ from chalicelib.webhooks.delivery.envelope import Delivery, Event
 from chalicelib.webhooks.models import WebhookCreate
 from tests.integration.conftest import User, make_user
 from tests.integration.webhook_helpers import (
+    healthy_lane_messages,
     install_fake_sender,
     lane_messages,
     message_event,
     retry_messages,
     sender_outcome,
+    slow_lane_messages,
     stream_event,
     use_settings,
 )
@@ -60,11 +64,15 @@ def _sqs_records(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
             for n, m in enumerate(messages)]
 
 
-def _run(groups: list[str]) -> int:
-    """Handle lane messages one at a time (recording each one's group) until the lane queue is empty."""
+def _run(groups: list[str], queues: list[tuple[str, str]] | None = None) -> int:
+    """Handle lane messages one at a time (recording each one's group, and in ``queues`` its
+    webhook and queue, ``healthy`` or ``slow``) until both lane queues are empty."""
     handled = 0
     while records := lane_messages(1):
         groups.append(records[0]["attributes"]["MessageGroupId"])
+        if queues is not None:
+            kind = "slow" if records[0]["eventSourceARN"] == settings().DELIVERY_SLOW_QUEUE_ARN else "healthy"
+            queues.append((json.loads(records[0]["body"])["webhookId"], kind))
         assert handlers.handle_lane_batch({"Records": records}) == {"batchItemFailures": []}
         handled += 1
     return handled
@@ -108,7 +116,8 @@ def test_a_timeout_opens_the_breaker_and_later_attempts_wait_in_the_slow_lanes(f
     assert (retry.attempt, retry.slow) == (2, True)  # the retry will not re-enter the owner's lane
     # An event routed while the breaker is open goes straight to a slow lane.
     assert handlers.handle_outbox_batch(stream_event(message_event(alice, bob, "m1"), first_sequence=200)) == {"batchItemFailures": []}
-    [queued] = lane_messages()
+    assert healthy_lane_messages() == []  # on the slow lanes' queue, not the owners'
+    [queued] = slow_lane_messages()
     assert queued["attributes"]["MessageGroupId"].startswith("slow.")
 
 
@@ -193,7 +202,7 @@ def test_a_refused_entry_reports_the_earliest_record_with_a_delivery_not_queued(
 
     def refuse_from_the_third(deliveries: Any) -> None:
         sent.extend(d.owner_id for d in deliveries)
-        raise lanes.EnqueueFailed([2])  # carol's and everything after it: alice's second and third too
+        raise lanes.EnqueueFailed([2, 3, 4])  # carol's and everything after it: alice's second and third too
 
     monkeypatch.setattr(lanes, "enqueue", refuse_from_the_third)
     assert handlers.handle_outbox_batch(stream_event(*events, first_sequence=100)) == {
@@ -216,6 +225,69 @@ def test_a_retry_after_a_timeout_waits_in_the_slow_lane_of_its_webhook_also_from
     assert (retry.slow, retry.owner_id, retry.lane) == (True, alice.user_id, stored["lane"])
     # The webhook's later events go to the same slow lane: its slow attempts stay one at a time.
     assert handlers.handle_outbox_batch(stream_event(message_event(alice, bob, "m1"), first_sequence=200)) == {"batchItemFailures": []}
-    queued = [r for r in lane_messages() if json.loads(r["body"])["webhookId"] == hooks[3]]
+    assert hooks[3] not in {json.loads(r["body"])["webhookId"] for r in healthy_lane_messages()}
+    queued = slow_lane_messages()
     assert [r["attributes"]["MessageGroupId"] for r in queued] == [lanes.group_id(retry)]
     assert lanes.group_id(retry) == f"slow.{lanes.slow_lane(retry, settings().DELIVERY_SLOW_LANES)}"
+
+
+def _depth(url: str) -> int:
+    attributes = storage.client("sqs").get_queue_attributes(
+        QueueUrl=url, AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
+    )["Attributes"]
+    return int(attributes["ApproximateNumberOfMessages"]) + int(attributes["ApproximateNumberOfMessagesNotVisible"])
+
+
+def test_an_open_breakers_attempts_and_retries_never_occupy_the_healthy_queue(fake: FakeSender, alice: User, bob: User) -> None:
+    hanging = [_webhook(alice, f"hang{i}") for i in range(8)]
+    healthy = _webhook(bob, "ok")
+    for i in range(8):
+        fake.answers[f"http://127.0.0.1:9/hang{i}"] = ["timeout"]
+    # The first event: each hanging webhook's first attempt runs in its owner's lane and opens its breaker.
+    assert handlers.handle_outbox_batch(stream_event(message_event(alice, bob, "m0"))) == {"batchItemFailures": []}
+    seen: list[tuple[str, str]] = []
+    assert _run([], seen) == 8
+    assert {kind for _, kind in seen} == {"healthy"}
+    assert all((repository.get(h) or {}).get("breakerOpenedAt") for h in hanging)
+    # Later events of the failing owner, their retries included, go to the slow lanes' queue only:
+    # the healthy queue holds the other tenant's deliveries and nothing else.
+    later = [message_event(alice, bob, f"m{i}") for i in range(1, 4)] + [message_event(bob, alice, "b0")]
+    assert handlers.handle_outbox_batch(stream_event(*later, first_sequence=200)) == {"batchItemFailures": []}
+    assert _retries_into_lanes() == 8
+    config = settings()
+    assert _depth(config.DELIVERY_QUEUE_URL) == 1  # bob's delivery
+    assert _depth(config.DELIVERY_SLOW_QUEUE_URL) == 8 * 3 + 8  # 3 events x 8 webhooks, and 8 retries
+    seen.clear()
+    _run([], seen)
+    while _retries_into_lanes():
+        _run([], seen)
+    assert [w for w, kind in seen if kind == "healthy"] == [healthy]
+    assert {w for w, kind in seen if kind == "slow"} == set(hanging)
+    for i, hook in enumerate(hanging):  # the failure policy stays exact
+        assert fake.calls.count(f"http://127.0.0.1:9/hang{i}") == FAILURE_LIMIT
+        stored = repository.get(hook) or {}
+        assert (int(stored["failCount"]), stored["active"]) == (FAILURE_LIMIT, False)
+    assert fake.calls.count("http://127.0.0.1:9/ok") == 1
+
+
+def test_a_redelivery_and_a_recovery_of_an_open_breakers_webhook_are_queued_in_its_slow_lane(
+    fake: FakeSender, alice: User, bob: User
+) -> None:
+    hook = _webhook(alice, "hang")
+    fake.answers["http://127.0.0.1:9/hang"] = ["timeout"]
+    item = message_event(alice, bob, "m0")
+    assert handlers.handle_outbox_batch(stream_event(item)) == {"batchItemFailures": []}
+    assert _run([]) == 1
+    retry_messages()  # the scheduled retry is not this test's concern
+    assert (repository.get(hook) or {}).get("breakerOpenedAt")
+    redelivered = service.redeliver(Caller(alice.user_id), hook, str(item["eventId"]))
+    assert redelivered.slow
+    assert healthy_lane_messages() == []
+    [queued] = slow_lane_messages()
+    assert queued["attributes"]["MessageGroupId"] == lanes.group_id(redelivered)
+    assert queued["attributes"]["MessageDeduplicationId"] == lanes.deduplication_id(redelivered)
+    recovered = service.recover_failed(Caller(alice.user_id), hook, clock.now() - timedelta(hours=1))
+    assert recovered.queued == 1
+    assert healthy_lane_messages() == []
+    [queued] = slow_lane_messages()
+    assert queued["attributes"]["MessageGroupId"].startswith("slow.")

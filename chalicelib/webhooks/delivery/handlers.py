@@ -6,13 +6,15 @@
   taking turns (:func:`chalicelib.webhooks.delivery.lanes.owners_in_turn`: an owner fanning an
   event out to many webhooks does not queue ahead of the other owners' deliveries); it sends
   nothing, so it never waits for a receiver.
-* :func:`handle_lane_batch` (``DeliveryQueue``, FIFO): makes the attempts, one at a time per
-  lane; the mapping's batch size is 1, so an invocation never holds one lane's message while
+* :func:`handle_lane_batch` (``DeliveryQueue`` and ``SlowDeliveryQueue``, FIFO, each with its
+  own consumer: the slow lanes' bounded by their few message groups): makes the attempts, one at
+  a time per lane; the mapping's batch size is 1, so an invocation never holds one lane's message while
   another lane's receiver hangs. While an attempt runs, a heartbeat keeps its message invisible
   and its claim leased for ``DELIVERY_LEASE_SECONDS`` at a time, so a worker that dies hands the
   delivery on within that time (:mod:`chalicelib.webhooks.delivery.heartbeat`).
 * :func:`handle_retry_batch` (``DeliveryRetryQueue``): puts retries whose backoff is over
-  back into their lanes (a retry after a timeout into a slow lane, never the owner's).
+  back into their lanes (a retry after a timeout into a slow lane on ``SlowDeliveryQueue``, never
+  the owner's).
 
 Each returns ``{"batchItemFailures": [...]}`` (event source mappings with
 ``FunctionResponseTypes: [ReportBatchItemFailures]``): only records whose processing hit an
@@ -117,7 +119,7 @@ def handle_outbox_batch(event: dict[str, Any], context: Any = None) -> dict[str,
         lanes.enqueue([queued[i] for i in order])
     except lanes.EnqueueFailed as exc:
         logger.error("queuing deliveries failed", extra={"failed": len(exc.failed)})
-        first_failed = sources[min(order[exc.failed[0]:])]  # the earliest record with a delivery not queued
+        first_failed = sources[min(order[i] for i in exc.failed)]  # the earliest record with a delivery not queued
     except Exception:
         logger.exception("queuing deliveries failed")
         first_failed = sources[0] if sources else first_failed
@@ -127,12 +129,13 @@ def handle_outbox_batch(event: dict[str, Any], context: Any = None) -> dict[str,
 
 
 def handle_lane_batch(event: dict[str, Any], context: Any = None) -> dict[str, Any]:
-    """Make the attempts of a ``DeliveryQueue`` batch, in order within each lane.
+    """Make the attempts of a ``DeliveryQueue`` or ``SlowDeliveryQueue`` batch, in order within each lane.
 
     Parameters
     ----------
     event:
-        The Lambda SQS event (FIFO: records carry ``attributes.MessageGroupId``).
+        The Lambda SQS event (FIFO: records carry ``attributes.MessageGroupId``; their
+        ``eventSourceARN`` names the queue whose messages the heartbeat holds).
     context:
         The Lambda context (unused).
 
@@ -147,12 +150,15 @@ def handle_lane_batch(event: dict[str, Any], context: Any = None) -> dict[str, A
 
     failed: list[str] = []
     stopped: set[str] = set()  # lanes with a failed message: later ones must not overtake it
-    queue_url = settings().DELIVERY_QUEUE_URL
     lease = settings().DELIVERY_LEASE_SECONDS
     results: Counter[str] = Counter()
-    _record_lane_age("delivery", event.get("Records") or [])
-    for record in event.get("Records") or []:
+    records = event.get("Records") or []
+    for queue in {lane_queue(r) for r in records}:
+        _record_lane_age("slow-delivery" if queue == settings().DELIVERY_SLOW_QUEUE_URL else "delivery",
+                         [r for r in records if lane_queue(r) == queue])
+    for record in records:
         message_id = str(record.get("messageId"))
+        queue_url = lane_queue(record)
         lane = str((record.get("attributes") or {}).get("MessageGroupId") or "")
         if lane in stopped:
             failed.append(message_id)
@@ -193,6 +199,15 @@ def handle_lane_batch(event: dict[str, Any], context: Any = None) -> dict[str, A
     if results:
         logger.info("webhook attempts", extra={"results": dict(results)})
     return _failures(failed)
+
+
+def lane_queue(record: dict[str, Any]) -> str:
+    """The URL of the lane queue a record came from: ``DELIVERY_SLOW_QUEUE_URL`` when its
+    ``eventSourceARN`` is the slow lanes' queue, else ``DELIVERY_QUEUE_URL``."""
+    config = settings()
+    if record.get("eventSourceARN") == config.DELIVERY_SLOW_QUEUE_ARN:
+        return config.DELIVERY_SLOW_QUEUE_URL
+    return config.DELIVERY_QUEUE_URL
 
 
 #: Back-off of a lane message whose attempt hit a fault of ours, per receive so far (seconds):

@@ -1,4 +1,5 @@
-"""Delivery lanes: the SQS FIFO ``DeliveryQueue``, its message groups bounded per owner, plus slow lanes.
+"""Delivery lanes: the SQS FIFO ``DeliveryQueue`` with message groups bounded per owner, and the
+slow lanes on a FIFO queue of their own (``SlowDeliveryQueue``).
 
 Every (event, webhook) delivery is one message. SQS FIFO hands out the messages of a message
 group in order and never one while another of the same group is in flight, while other groups
@@ -7,23 +8,30 @@ invocation per group. So the groups are the unit of concurrency, and :func:`grou
 them to make delivery fair (Svix's per-endpoint throttling, Hookdeck's per-destination
 concurrency):
 
-* **Owner lanes.** A webhook's deliveries go to one of its owner's ``DELIVERY_OWNER_LANES`` (4)
-  groups, ``<ownerId>.<n>``, ``n`` its number among the owner's webhooks (``lane``, given at
-  creation) modulo 4, so an owner's first 4 webhooks never share a lane: an owner with 40
-  webhooks holds at most 4 lane workers, however many of its receivers hang; each webhook stays
-  in one group, so its attempts still run one at a time.
-* **Slow lanes.** A webhook whose circuit breaker is open (its last attempt timed out, until one
-  succeeds: ``breakerOpenedAt`` on the webhook) is delivered in one of ``DELIVERY_SLOW_LANES``
-  (4) groups shared by every such webhook, ``slow.<n>`` (:func:`slow_lane`: an owner's webhooks
-  in turn): all timing-out endpoints together hold at most 4 workers, and their retries never
-  re-enter the owners' lanes.
+* **Owner lanes** (``DeliveryQueue``). A webhook's deliveries go to one of its owner's
+  ``DELIVERY_OWNER_LANES`` (4) groups, ``<ownerId>.<n>``, ``n`` its number among the owner's
+  webhooks (``lane``, given at creation) modulo 4, so an owner's first 4 webhooks never share a
+  lane: an owner with 40 webhooks holds at most 4 lane workers, however many of its receivers
+  hang; each webhook stays in one group, so its attempts still run one at a time.
+* **Slow lanes** (``SlowDeliveryQueue``, :func:`queue_url`). A webhook whose circuit breaker is
+  open (its last attempt timed out, until one succeeds: ``breakerOpenedAt`` on the webhook) is
+  delivered in one of ``DELIVERY_SLOW_LANES`` (4) groups shared by every such webhook,
+  ``slow.<n>`` (:func:`slow_lane`: an owner's webhooks in turn), on a queue of their own with its
+  own consumer: all timing-out endpoints together hold at most 4 workers, and neither their
+  attempts nor their retries ever occupy the healthy lanes' queue. A queue's messages share its
+  throughput (SQS FIFO quotas are per queue, and per-call costs grow with a queue's depth in the
+  embedded moto of local runs), so a failing owner's backlog, retries included, waits where it
+  only delays the other open-breaker webhooks.
 
-An attempt found in the lane that does not match its webhook's breaker (queued before it opened
-or closed) is moved, not sent (:func:`chalicelib.webhooks.delivery.attempt.attempt`): an owner
-lane sends only while the breaker is closed and a slow lane only while it is open. Only an
-attempt in an owner lane opens the breaker and only one in a slow lane closes it, and each
-webhook's attempts are serialized within each kind of lane, so two attempts to one webhook never
-overlap and the failure policy stays exact.
+Which queue a delivery enters is decided when it is queued, from the breaker as the queuing code
+read it (``Delivery.slow``): the outbox router and the Redeliver and Recover actions read the
+webhook, a retry takes the breaker state of the failure that scheduled it. An attempt found in a
+lane that does not match its webhook's breaker (queued before it opened or closed) is moved, not
+sent (:func:`chalicelib.webhooks.delivery.attempt.attempt`): an owner lane sends only while the
+breaker is closed and a slow lane only while it is open. Only an attempt in an owner lane opens
+the breaker and only one in a slow lane closes it, and each webhook's attempts are serialized
+within each kind of lane, so two attempts to one webhook never overlap and the failure policy
+stays exact.
 
 ``MessageDeduplicationId`` is the delivery's ``webhook-id`` for attempt 1 (a replayed stream
 batch enqueues nothing twice within SQS's 5-minute deduplication window; later replays are
@@ -51,7 +59,8 @@ MAX_BATCH = 10
 
 
 class EnqueueFailed(Exception):
-    """SQS refused some entries of a batch; ``failed`` are their indexes in the given sequence."""
+    """Some deliveries were not queued; ``failed`` are their indexes in the given sequence (the
+    entries SQS refused and those left unsent after the first refusal)."""
 
     def __init__(self, failed: list[int]) -> None:
         super().__init__(f"{len(failed)} deliveries were not queued")
@@ -198,29 +207,52 @@ def owners_in_turn(deliveries: Sequence[Delivery]) -> list[int]:
     return order
 
 
+def queue_url(delivery: Delivery) -> str:
+    """The URL of the FIFO queue ``delivery`` enters: ``DELIVERY_SLOW_QUEUE_URL`` while its
+    webhook's breaker is open (``delivery.slow``), else ``DELIVERY_QUEUE_URL``."""
+    config = settings()
+    return config.DELIVERY_SLOW_QUEUE_URL if delivery.slow else config.DELIVERY_QUEUE_URL
+
+
 def enqueue(deliveries: Sequence[Delivery]) -> None:
-    """Put ``deliveries`` into their lanes (:func:`group_id`), in the given order (batches of 10).
+    """Put ``deliveries`` into their lanes (:func:`group_id`) on their queues (:func:`queue_url`).
+
+    Each queue's deliveries are sent in the given order, in batches of 10 (SQS FIFO orders
+    messages within a message group only, and a group lives on one queue); the healthy lanes'
+    deliveries are sent before the slow lanes'.
 
     Raises
     ------
     EnqueueFailed
-        Some entries were refused; the ones before the first refused entry were queued.
+        Some deliveries were not queued: ``failed`` holds the indexes (in ``deliveries``) of the
+        entries SQS refused and of every delivery left unsent after the first refusal (nothing
+        more is sent then); every other delivery was queued.
     botocore.exceptions.ClientError, chalicelib.errors.DependencyUnavailable
         SQS refusing the call, or unreachable.
     """
-    url = settings().DELIVERY_QUEUE_URL
     sqs = storage.client("sqs")
-    for start in range(0, len(deliveries), MAX_BATCH):
-        chunk = deliveries[start : start + MAX_BATCH]
-        entries = [
-            {
-                "Id": str(index),
-                "MessageBody": to_message(delivery),
-                "MessageGroupId": group_id(delivery),
-                "MessageDeduplicationId": deduplication_id(delivery),
-            }
-            for index, delivery in enumerate(chunk)
-        ]
-        failed = sorted(int(f["Id"]) + start for f in sqs.send_message_batch(QueueUrl=url, Entries=entries).get("Failed", []))
-        if failed:
-            raise EnqueueFailed(failed)
+    by_queue: dict[str, list[int]] = {}
+    for index, delivery in enumerate(deliveries):
+        by_queue.setdefault(queue_url(delivery), []).append(index)
+    healthy = settings().DELIVERY_QUEUE_URL
+    failed: list[int] = []
+    for url in sorted(by_queue, key=lambda u: u != healthy):
+        indexes = by_queue[url]
+        for start in range(0, len(indexes), MAX_BATCH):
+            if failed:  # after a refusal nothing more is sent: the caller reports the rest
+                failed += indexes[start:]
+                break
+            chunk = indexes[start : start + MAX_BATCH]
+            entries = [
+                {
+                    "Id": str(index),
+                    "MessageBody": to_message(deliveries[index]),
+                    "MessageGroupId": group_id(deliveries[index]),
+                    "MessageDeduplicationId": deduplication_id(deliveries[index]),
+                }
+                for index in chunk
+            ]
+            refused = [int(f["Id"]) for f in sqs.send_message_batch(QueueUrl=url, Entries=entries).get("Failed", [])]
+            failed += refused
+    if failed:
+        raise EnqueueFailed(sorted(set(failed)))
