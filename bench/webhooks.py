@@ -4,8 +4,8 @@ The real pipeline of the local stack: a moto server child process (``local_stack
 with the template's tables and queues, the event runner (``local_stack.runner``) and the app's
 handlers (outbox stream -> delivery lanes -> attempts -> retry queue -> lanes). The delivery
 lanes are worked by a *lane worker process* of their own (an ``EventRunner`` with only the FIFO
-queue, its growing worker pool), the local counterpart of the ``deliver_webhooks`` Lambda
-function; this process runs the streams and the retry queue. Receivers run on 127.0.0.1 in
+queues, the owners' lanes' and the slow lanes', each with its worker pool), the local counterpart
+of the ``deliver_webhooks`` and ``deliver_slow_webhooks`` Lambda functions; this process runs the streams and the retry queue. Receivers run on 127.0.0.1 in
 another child process (so their CPU does not compete with the sender's): ``hang`` receivers read
 each request and never answer, ``fail`` ones answer 500, ``ok`` ones 200 at once.
 
@@ -243,7 +243,8 @@ def _start_stack(stack: ExitStack, timeout: float, delays: str) -> Any:
 
 
 def _run_lane_worker(environment: dict[str, str], ready: Any) -> None:
-    """Child process: the delivery lanes' growing worker pool (the ``deliver_webhooks`` function), until killed."""
+    """Child process: the delivery lanes' worker pools (the ``deliver_webhooks`` and ``deliver_slow_webhooks``
+    functions), until killed."""
     os.environ.update(environment)
     from app import app
     from local_stack.runner import EventRunner
