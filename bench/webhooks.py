@@ -5,9 +5,10 @@ with the template's tables and queues, the event runner (``local_stack.runner``)
 handlers (outbox stream -> delivery lanes -> attempts -> retry queue -> lanes). The delivery
 lanes are worked by a *lane worker process* of their own (an ``EventRunner`` with only the FIFO
 queues, the owners' lanes' and the slow lanes', each with its worker pool), the local counterpart
-of the ``deliver_webhooks`` and ``deliver_slow_webhooks`` Lambda functions; this process runs the streams and the retry queue. Receivers run on 127.0.0.1 in
-another child process (so their CPU does not compete with the sender's): ``hang`` receivers read
-each request and never answer, ``fail`` ones answer 500, ``ok`` ones 200 at once.
+of the ``deliver_webhooks`` and ``deliver_slow_webhooks`` Lambda functions; this process runs the
+streams and the retry queue. Receivers run on 127.0.0.1 in another child process (so their CPU
+does not compete with the sender's): ``hang`` receivers read each request and never answer,
+``fail`` ones answer 500, ``ok`` ones 200 at once.
 
 Six phases in one run:
 
@@ -83,11 +84,12 @@ os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
 P99_BUDGET_SECONDS = 2.0
 EXPECTED_HANGING_ATTEMPTS = 5
 RECOVERY_BUDGET_SECONDS = 30.0
-#: Phases whose healthy p99 budget the embedded AWS does not let them meet (fan-out: its lane queue
-#: holds about 200 messages, and moto's SQS costs grow with the depth: the calibration printed at the
-#: end, docs/webhook-delivery.md); their other budgets (every event delivered, 5 POSTs) are enforced.
+#: Phases whose healthy p99 budget the embedded AWS does not let them meet (fan-out: the owners'
+#: lanes' queue holds about 170 messages, the deliveries routed before each webhook's first timeout,
+#: and moto's SQS costs grow with the depth: the calibration printed at the end,
+#: docs/webhook-delivery.md); their other budgets (every event delivered, 5 POSTs) are enforced.
 PENDING = frozenset({"fan-out"})
-#: Seconds between two samples of the lane queue's depth (one GetQueueAttributes each).
+#: Seconds between two samples of a lane queue's depth (one GetQueueAttributes each).
 DEPTH_SAMPLE_SECONDS = 2.0
 #: Receivers: index -> behaviour. 0 and 1 are the two-tenant phase's A and B; 2..20 the crowd; 21 the crash
 #: phase's; 22..61 the fan-out owner's 40 webhooks; 62..101 the 40 owners of many-owners.
