@@ -211,7 +211,9 @@ def redeliver(caller: Caller, webhook_id: str, event_id: str) -> Delivery:
     """
     webhook = require_own(caller, webhook_id)
     try:
-        return _seam.ports.redelivery.redeliver(webhook_id, event_id, caller.user_id, webhook.get("lane"), bool(webhook.get("breakerOpenedAt")))
+        return _seam.ports.redelivery.redeliver(
+            webhook_id, event_id, caller.user_id, webhook.get("lane"), bool(webhook.get("breakerOpenedAt"))
+        )
     except redelivery.UnknownDelivery as exc:
         raise errors.NotFound(f"No delivery of event '{event_id}' to webhook '{webhook_id}'") from exc
 

@@ -29,7 +29,6 @@ from tests.integration.webhook_helpers import (
     sender_outcome,
     slow_lane_messages,
     stream_event,
-    use_settings,
 )
 
 
@@ -243,11 +242,13 @@ def test_an_open_breakers_attempts_and_retries_never_occupy_the_healthy_queue(fa
     healthy = _webhook(bob, "ok")
     for i in range(8):
         fake.answers[f"http://127.0.0.1:9/hang{i}"] = ["timeout"]
-    # The first event: each hanging webhook's first attempt runs in its owner's lane and opens its breaker.
+    # The first event: the first attempt in each of the owner's 4 lanes times out and opens its breaker
+    # and that of the lane's other webhook (same host), whose message moves to the slow lanes unsent.
     assert handlers.handle_outbox_batch(stream_event(message_event(alice, bob, "m0"))) == {"batchItemFailures": []}
     seen: list[tuple[str, str]] = []
-    assert _run([], seen) == 8
-    assert {kind for _, kind in seen} == {"healthy"}
+    assert _run([], seen) == 12
+    assert [kind for _, kind in seen].count("healthy") == 8  # 4 sent, 4 moved
+    assert len({w for w, kind in seen if kind == "slow"}) == 4
     assert all((repository.get(h) or {}).get("breakerOpenedAt") for h in hanging)
     # Later events of the failing owner, their retries included, go to the slow lanes' queue only:
     # the healthy queue holds the other tenant's deliveries and nothing else.
@@ -291,3 +292,48 @@ def test_a_redelivery_and_a_recovery_of_an_open_breakers_webhook_are_queued_in_i
     assert healthy_lane_messages() == []
     [queued] = slow_lane_messages()
     assert queued["attributes"]["MessageGroupId"].startswith("slow.")
+
+
+def test_a_timeout_in_an_owner_lane_opens_the_breakers_of_its_lane_siblings_on_the_same_host(
+    fake: FakeSender, alice: User, bob: User
+) -> None:
+    same_host = [_webhook(alice, f"a{i}") for i in range(8)]  # numbers 0..7: owner lanes 0, 1, 2, 3, 0, 1, 2, 3
+    other_host = service.create_webhook(Caller(alice.user_id), WebhookCreate(url="http://localhost:9/x")).id  # lane 0 too
+    fake.answers["http://127.0.0.1:9/a0"] = ["timeout"]  # the others answer 200
+    assert handlers.handle_outbox_batch(stream_event(message_event(alice, bob, "m0"))) == {"batchItemFailures": []}
+    records = healthy_lane_messages(10)
+    assert len(records) == 9
+    first = next(r for r in records if json.loads(r["body"])["webhookId"] == same_host[0])
+    assert handlers.handle_lane_batch({"Records": [first]}) == {"batchItemFailures": []}
+    opened = {h for h in [*same_host, other_host] if (repository.get(h) or {}).get("breakerOpenedAt")}
+    assert opened == {same_host[0], same_host[4]}  # its lane's sibling on its host, nobody else
+    assert int((repository.get(same_host[4]) or {}).get("failCount") or 0) == 0  # opened without a failure
+    for record in records:
+        if record is not first:
+            assert handlers.handle_lane_batch({"Records": [record]}) == {"batchItemFailures": []}
+    assert "http://127.0.0.1:9/a4" not in fake.calls  # its owner-lane message moved unsent
+    [moved] = slow_lane_messages()
+    assert json.loads(moved["body"])["webhookId"] == same_host[4]
+    assert handlers.handle_lane_batch({"Records": [moved]}) == {"batchItemFailures": []}
+    assert fake.calls.count("http://127.0.0.1:9/a4") == 1  # sent once, from a slow lane
+    assert "breakerOpenedAt" not in (repository.get(same_host[4]) or {})  # its first success closed it
+    assert len(fake.calls) == 9  # one POST per delivery
+    assert handlers.handle_outbox_batch(stream_event(message_event(alice, bob, "m1"), first_sequence=200)) == {"batchItemFailures": []}
+    routed = {json.loads(r["body"])["webhookId"] for r in slow_lane_messages()}
+    assert routed == {same_host[0]}  # only the timed-out webhook's next event waits in a slow lane
+
+
+def test_lane_siblings_that_hang_too_get_exactly_5_posts_each(fake: FakeSender, alice: User, bob: User) -> None:
+    hooks = [_webhook(alice, f"h{i}") for i in range(8)]
+    for i in range(8):
+        fake.answers[f"http://127.0.0.1:9/h{i}"] = ["timeout"]
+    for n in range(6):
+        assert handlers.handle_outbox_batch(stream_event(message_event(alice, bob, f"m{n}"), first_sequence=100 + n)) == {
+            "batchItemFailures": []}
+    groups: list[str] = []
+    while _run(groups) + _retries_into_lanes():
+        pass
+    for i, hook in enumerate(hooks):
+        assert fake.calls.count(f"http://127.0.0.1:9/h{i}") == FAILURE_LIMIT
+        stored = repository.get(hook) or {}
+        assert (stored.get("active"), int(stored["failCount"])) == (False, FAILURE_LIMIT)

@@ -53,6 +53,7 @@ from chalicelib.webhooks.delivery import attempt_log, lanes, recipients, retries
 from chalicelib.webhooks.delivery.envelope import Delivery, envelope_body
 from chalicelib.webhooks.delivery.heartbeat import Heartbeat
 from chalicelib.webhooks.delivery.records import AttemptEntry
+from chalicelib.webhooks.records import WebhookRecord
 
 #: Consecutive failures after which a webhook is switched off (spec §8).
 FAILURE_LIMIT = 5
@@ -198,6 +199,8 @@ def _record_failure(delivery: Delivery, outcome: sender.Outcome) -> str | None:
     updated = repository.add_failure(delivery.webhook_id, clock.iso() if timed_out else None)
     if updated is None:  # deleted or switched off meanwhile: no more attempts
         return None
+    if timed_out and not delivery.slow and delivery.owner_id:
+        _open_lane_siblings(delivery, updated)
     fail_count = int(updated.get("failCount") or 0)
     if fail_count >= FAILURE_LIMIT:
         now, last_failure = clock.iso(), failure_text(outcome)
@@ -219,6 +222,21 @@ def _record_failure(delivery: Delivery, outcome: sender.Outcome) -> str | None:
                     owner_id=str(updated.get("ownerId") or delivery.owner_id), lane=updated.get("lane", delivery.lane))
     retries.schedule(retry, delay)
     return due
+
+
+def _open_lane_siblings(delivery: Delivery, updated: WebhookRecord) -> None:
+    """Open the breakers of the webhooks that share this attempt's owner lane and host
+    (:func:`chalicelib.webhooks.delivery.lanes.lane_siblings`; one Query of the owner's webhooks and
+    one conditional update each): their deliveries queued behind it in the lane move to the slow
+    lanes unsent instead of each waiting out its own first timeout, and their next events are
+    routed there. No failure is counted for them; their first success closes each breaker again."""
+    held = lanes.group_id(delivery)
+    siblings = lanes.lane_siblings(updated, held, repository.list_by_owner(delivery.owner_id))
+    opened_at = clock.iso()
+    opened = [w for w in siblings if repository.open_breaker(w, opened_at)]
+    if opened:
+        logger.info("webhook breakers opened with a timed-out lane sibling", extra={
+            "webhookId": delivery.webhook_id, "lane": held, "opened": len(opened)})
 
 
 def _log_entry(delivery: Delivery, outcome: sender.Outcome, attempted_at: str) -> AttemptEntry:

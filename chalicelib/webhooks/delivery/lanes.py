@@ -46,8 +46,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 from chalicelib import storage
 from chalicelib.config import settings
@@ -105,17 +106,63 @@ def slow_lane(delivery: Delivery, lanes: int) -> int:
     return _slot(delivery.webhook_id, lanes)
 
 
+def owner_lane(owner_id: str, webhook_id: str, lane: int | None) -> str:
+    """The owner lane (``MessageGroupId`` on ``DeliveryQueue``) of a webhook: ``<ownerId>.<n>``, ``n`` its
+    ``lane`` number (a hash of its id without one) modulo ``DELIVERY_OWNER_LANES``."""
+    lanes = settings().DELIVERY_OWNER_LANES
+    number = lane if lane is not None else _slot(webhook_id, lanes)
+    return f"{owner_id}.{number % lanes}"
+
+
+def host_of(url: str) -> str:
+    """The host name of a webhook URL, lower case (``""`` when it has none)."""
+    return (urlsplit(url).hostname or "").lower()
+
+
+def lane_siblings(timed_out: Mapping[str, Any], held_lane: str, webhooks: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The ids of the webhooks whose breaker opens with that of ``timed_out``: its owner's other
+    active webhooks with a closed breaker, in the owner lane ``held_lane`` (the lane whose message the
+    timed-out attempt holds) and on the same host (:func:`host_of` of ``url``).
+
+    Their attempts in ``held_lane`` cannot be running (SQS FIFO hands out one message of a group
+    at a time, and the timed-out attempt holds it) and their slow-lane attempts start only once
+    their breaker is open, so opening it here never lets two attempts to one webhook overlap.
+
+    Parameters
+    ----------
+    timed_out:
+        The Webhooks item of the webhook whose attempt in ``held_lane`` timed out.
+    held_lane:
+        That attempt's ``MessageGroupId`` (:func:`group_id`).
+    webhooks:
+        Webhooks items of the same owner (``ownerId``, ``webhookId``, ``url``, ``lane``, ``active``).
+
+    Returns
+    -------
+    list[str]
+        ``webhookId`` values, in the given order.
+    """
+    host = host_of(str(timed_out.get("url") or ""))
+    owner_id = str(timed_out.get("ownerId") or "")
+    return [
+        str(w["webhookId"])
+        for w in webhooks
+        if w.get("webhookId") != timed_out.get("webhookId") and str(w.get("ownerId") or "") == owner_id
+        and w.get("active") and not w.get("breakerOpenedAt")
+        and owner_lane(owner_id, str(w["webhookId"]), w.get("lane")) == held_lane
+        and host_of(str(w.get("url") or "")) == host != ""
+    ]
+
+
 def group_id(delivery: Delivery) -> str:
     """The ``MessageGroupId`` of ``delivery``: ``slow.<n>`` while its webhook's breaker is open
-    (:func:`slow_lane`), else ``<ownerId>.<n>``; a message without an owner (queued by an earlier
-    version) keeps the webhook's own lane."""
-    config = settings()
+    (:func:`slow_lane`), else its :func:`owner_lane`; a message without an owner (queued by an
+    earlier version) keeps the webhook's own lane."""
     if delivery.slow:
-        return f"slow.{slow_lane(delivery, config.DELIVERY_SLOW_LANES)}"
+        return f"slow.{slow_lane(delivery, settings().DELIVERY_SLOW_LANES)}"
     if not delivery.owner_id:
         return delivery.webhook_id
-    number = delivery.lane if delivery.lane is not None else _slot(delivery.webhook_id, config.DELIVERY_OWNER_LANES)
-    return f"{delivery.owner_id}.{number % config.DELIVERY_OWNER_LANES}"
+    return owner_lane(delivery.owner_id, delivery.webhook_id, delivery.lane)
 
 
 def to_message(delivery: Delivery) -> str:
