@@ -64,6 +64,7 @@ Usage: ``python bench/webhooks.py [--seconds 20] [--baseline-seconds 8] [--rate 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import multiprocessing
 import os
 import sys
@@ -91,6 +92,8 @@ RECOVERY_BUDGET_SECONDS = 30.0
 PENDING = frozenset({"fan-out"})
 #: Seconds between two samples of a lane queue's depth (one GetQueueAttributes each).
 DEPTH_SAMPLE_SECONDS = 2.0
+#: Seconds between two timings of the embedded AWS's wait (:class:`ServerWait`).
+WAIT_SAMPLE_SECONDS = 0.5
 #: Receivers: index -> behaviour. 0 and 1 are the two-tenant phase's A and B; 2..20 the crowd; 21 the crash
 #: phase's; 22..61 the fan-out owner's 40 webhooks; 62..101 the 40 owners of many-owners.
 HANGING, HEALTHY = 0, 1
@@ -330,6 +333,7 @@ class Phase:
     latencies: list[float]
     peak_queued: int = 0
     peak_slow: int = 0
+    server_wait_ms: float = 0.0
 
     def percentile(self, q: float) -> float:
         """The ``q`` quantile (0..1) of the latencies, seconds (nearest rank)."""
@@ -376,6 +380,43 @@ class LaneDepth:
         self._thread.join(10)
 
 
+class ServerWait:
+    """Times an O(1) call of the embedded AWS (``GetQueueUrl``) every :data:`WAIT_SAMPLE_SECONDS` on a
+    thread of its own: how long any request waits for the one-request-at-a-time moto server.
+    :meth:`high` is the 99th percentile (ms) of the samples since the last :meth:`reset`."""
+
+    def __init__(self, queue_name: str) -> None:
+        from chalicelib import storage
+
+        self._sqs, self._name = storage.client("sqs"), queue_name
+        self._samples: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="server-wait", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        from botocore.exceptions import ClientError
+
+        from chalicelib import errors
+
+        while not self._stop.wait(WAIT_SAMPLE_SECONDS):
+            started = time.perf_counter()
+            with contextlib.suppress(errors.DependencyUnavailable, ClientError):  # a busy server's refusal: waited until then
+                self._sqs.get_queue_url(QueueName=self._name)
+            self._samples.append(time.perf_counter() - started)
+
+    def reset(self) -> None:
+        self._samples = []
+
+    def high(self) -> float:
+        ordered = sorted(self._samples)
+        return 1000 * ordered[min(len(ordered) - 1, round(0.99 * len(ordered)))] if ordered else 0.0
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(10)
+
+
 def send_cost(depth: int, repeats: int = 3) -> tuple[float, float]:
     """Median seconds of a SendMessageBatch of 10 to a new FIFO queue of the embedded SQS, nearly empty
     (0, 10, 20 messages) and holding ``depth`` messages more (in 4 message groups, as lanes); the queue
@@ -409,13 +450,16 @@ def send_cost(depth: int, repeats: int = 3) -> tuple[float, float]:
 
 def run_phase(name: str, receivers: Receivers, tenants: dict[int, str], healthy: set[int], rate: float,
               seconds: float = float("inf"), events: int | None = None, depth: LaneDepth | None = None,
-              slow_depth: LaneDepth | None = None) -> Phase:
+              slow_depth: LaneDepth | None = None, wait: ServerWait | None = None) -> Phase:
     """Send rounds of one event per tenant (receiver index -> userId), ``rate`` rounds per second, for
     ``seconds`` or until ``events`` events were written; wait for the ``healthy`` receivers' deliveries.
 
     The events of a round are spread evenly over the round (a steady stream, not a burst of 19
     writes at once every round). ``depth`` and ``slow_depth``: their peaks over the phase are the
-    phase's ``peak_queued`` and ``peak_slow``."""
+    phase's ``peak_queued`` and ``peak_slow``; ``wait``: the 99th percentile of its timings, the
+    phase's ``server_wait_ms``."""
+    if wait is not None:
+        wait.reset()
     for sampler in (depth, slow_depth):
         if sampler is not None:
             sampler.reset()
@@ -444,7 +488,8 @@ def run_phase(name: str, receivers: Receivers, tenants: dict[int, str], healthy:
         time.sleep(0.05)
     found = arrived()
     return Phase(name, len(written), [found[c] - at for c, (_, at) in written.items() if c in found],
-                 depth.peak() if depth is not None else 0, slow_depth.peak() if slow_depth is not None else 0)
+                 depth.peak() if depth is not None else 0, slow_depth.peak() if slow_depth is not None else 0,
+                 wait.high() if wait is not None else 0.0)
 
 
 @dataclass
@@ -532,14 +577,16 @@ def main() -> int:
         stack.callback(depth.stop)
         slow = LaneDepth(settings().DELIVERY_SLOW_QUEUE_URL)
         stack.callback(slow.stop)
+        wait = ServerWait(settings().DELIVERY_RETRY_QUEUE_URL.rsplit("/", 1)[-1])
+        stack.callback(wait.stop)
         users = {i: _tenant(f"T{i}", port) for i, port in enumerate(receivers.ports) if i not in FANOUT}
         baseline = run_phase("baseline", receivers, {HEALTHY: users[HEALTHY][0]}, {HEALTHY}, args.rate,
-                             seconds=args.baseline_seconds, depth=depth, slow_depth=slow)
+                             seconds=args.baseline_seconds, depth=depth, slow_depth=slow, wait=wait)
         both = run_phase("two-tenants", receivers, {i: users[i][0] for i in (HANGING, HEALTHY)}, {HEALTHY}, args.rate,
-                         seconds=args.seconds, depth=depth, slow_depth=slow)
+                         seconds=args.seconds, depth=depth, slow_depth=slow, wait=wait)
         crowd_tenants = [*CROWD_HANGING, *CROWD_FAILING, *CROWD_HEALTHY]
         crowd = run_phase("crowd", receivers, {i: users[i][0] for i in crowd_tenants}, set(CROWD_HEALTHY), args.crowd_rate,
-                          events=args.crowd_events, depth=depth, slow_depth=slow)
+                          events=args.crowd_events, depth=depth, slow_depth=slow, wait=wait)
         switched_off = [_wait_inactive(users[i][1], timeout=EXPECTED_HANGING_ATTEMPTS * (args.timeout + last_delay + 5))
                         for i in failing]
         time.sleep(last_delay + 1.0)  # a retry that still came would show now
@@ -550,18 +597,19 @@ def main() -> int:
         hooks = dict(zip(FANOUT, owner_hooks, strict=True))
         fanout_tenants = {FANOUT[0]: owner, **{i: users[i][0] for i in CROWD_HEALTHY}}
         fanout = run_phase("fan-out", receivers, fanout_tenants, set(CROWD_HEALTHY), args.fanout_rate,
-                           events=args.fanout_rounds * len(fanout_tenants), depth=depth, slow_depth=slow)
+                           events=args.fanout_rounds * len(fanout_tenants), depth=depth, slow_depth=slow, wait=wait)
         settle = 2 * EXPECTED_HANGING_ATTEMPTS * (args.timeout + last_delay) * len(FANOUT) / 4 + 30
         switched_off += [_wait_inactive(hooks[i], timeout=settle) for i in FANOUT]
         many_tenants = {**{i: users[i][0] for i in MANY}, **{i: users[i][0] for i in CROWD_HEALTHY}}
         many = run_phase("many-owners", receivers, many_tenants, set(CROWD_HEALTHY), args.many_rate,
-                         events=args.many_rounds * len(many_tenants), depth=depth, slow_depth=slow)
+                         events=args.many_rounds * len(many_tenants), depth=depth, slow_depth=slow, wait=wait)
         switched_off += [_wait_inactive(users[i][1], timeout=settle) for i in MANY]
         time.sleep(last_delay + 1.0)
         attempts.update({i: len(receivers.settled(time.time())[i]) for i in (*FANOUT, *MANY)})
         crash = run_crash(receivers, lane_worker, users[CRASH][0], users[CRASH][1], lease)
         depth.stop()
         slow.stop()
+        wait.stop()
         deepest = max((baseline, both, crowd, fanout, many), key=lambda p: max(p.peak_queued, p.peak_slow))
         deepest_depth = max(deepest.peak_queued, deepest.peak_slow)
         cost_empty, cost_deep = send_cost(deepest_depth)
@@ -572,15 +620,16 @@ def main() -> int:
     crowd_attempts = sorted({attempts[i] for i in (*CROWD_HANGING, *CROWD_FAILING)})
     fanout_attempts = sorted({attempts[i] for i in FANOUT})
     many_attempts = sorted({attempts[i] for i in MANY})
-    print(f"{'phase':<12} {'healthy events':>14} {'delivered':>9} {'p50 s':>7} {'p99 s':>7} {'max s':>7} {'queued':>6} {'slow':>5}  "
-          "POSTs per failing webhook")
+    print(f"{'phase':<12} {'healthy events':>14} {'delivered':>9} {'p50 s':>7} {'p99 s':>7} {'max s':>7} {'queued':>6} "
+          f"{'slow':>5} {'wait ms':>7}  POSTs per failing webhook")
     for phase, posts in ((baseline, "-"), (both, f"{attempts[HANGING]} (A, hanging)"),
                          (crowd, f"{'/'.join(map(str, crowd_attempts))} (8 hanging, 1 failing)"),
                          (fanout, f"{'/'.join(map(str, fanout_attempts))} (40 hanging, one owner)"),
                          (many, f"{'/'.join(map(str, many_attempts))} (40 owners, one hanging each)")):
         top = max(phase.latencies, default=float("inf"))
         print(f"{phase.name:<12} {phase.sent:>14} {len(phase.latencies):>9} {phase.percentile(0.5):>7.3f} "
-              f"{phase.percentile(0.99):>7.3f} {top:>7.3f} {phase.peak_queued:>6} {phase.peak_slow:>5}  {posts}")
+              f"{phase.percentile(0.99):>7.3f} {top:>7.3f} {phase.peak_queued:>6} {phase.peak_slow:>5} "
+              f"{phase.server_wait_ms:>7.0f}  {posts}")
     print(f"{'crash':<12} SIGKILL of the lane worker mid-attempt: new worker polling after {crash.restarted_seconds:.1f} s, "
           f"delivery after {crash.recovery_seconds:.1f} s (lease {lease} s), {crash.requests} requests, log {crash.log}")
     ratio = both.percentile(0.99) / max(baseline.percentile(0.99), 1e-9)
@@ -588,7 +637,8 @@ def main() -> int:
     print(f"p99 / baseline: two-tenants {ratio:.2f}x, crowd {crowd_ratio:.2f}x; deadline {args.timeout:g} s, "
           f"retry delays {args.delays} s, failing webhooks switched off: {sum(switched_off)}/{len(switched_off)}")
     print(f"queued / slow: most lane messages at once on DeliveryQueue / SlowDeliveryQueue (sampled every "
-          f"{DEPTH_SAMPLE_SECONDS:g} s); the embedded SQS "
+          f"{DEPTH_SAMPLE_SECONDS:g} s); wait ms: p99 of a GetQueueUrl's round trip to the embedded AWS (every "
+          f"{WAIT_SAMPLE_SECONDS:g} s: the wait of any request for the one-request-at-a-time server); the embedded SQS "
           f"took {cost_empty * 1000:.0f} ms per SendMessageBatch of 10 to a FIFO queue of 0-20 messages and "
           f"{cost_deep * 1000:.0f} ms to one of {deepest_depth} ({deepest.name}'s peak; SQS: independent of the depth)")
     failures, pending = [], []
