@@ -23,7 +23,9 @@ and the policy is exact. An attempt:
    * 2xx: ``failCount`` back to 0;
    * anything else (non-2xx including 3xx, timeout, connection, TLS or DNS error, blocked
      address): ``failCount`` + 1 (atomic ``ADD``; a timeout also opens the circuit breaker in
-     the same update, and a 2xx closes it); at :data:`FAILURE_LIMIT` the webhook becomes
+     the same update, and a 2xx closes it; a timeout in an owner lane opens, without a failure,
+     the breakers of the owner's webhooks in that lane on the same host as well:
+     :func:`chalicelib.webhooks.delivery.lanes.lane_siblings`); at :data:`FAILURE_LIMIT` the webhook becomes
      inactive (conditional ``SET``, in one transaction with the ``webhook.disabled`` event that
      announces it: :mod:`chalicelib.webhooks.operational`) and its lane drains; otherwise the next
      attempt is held on the retry queue for its backoff

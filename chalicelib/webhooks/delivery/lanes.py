@@ -29,9 +29,10 @@ webhook, a retry takes the breaker state of the failure that scheduled it. An at
 lane that does not match its webhook's breaker (queued before it opened or closed) is moved, not
 sent (:func:`chalicelib.webhooks.delivery.attempt.attempt`): an owner lane sends only while the
 breaker is closed and a slow lane only while it is open. Only an attempt in an owner lane opens
-the breaker and only one in a slow lane closes it, and each webhook's attempts are serialized
-within each kind of lane, so two attempts to one webhook never overlap and the failure policy
-stays exact.
+a breaker (its webhook's, and those of its :func:`lane_siblings`, whose owner-lane attempts wait
+behind it in the same group) and only one in a slow lane closes it, and each webhook's attempts
+are serialized within each kind of lane, so two attempts to one webhook never overlap and the
+failure policy stays exact.
 
 ``MessageDeduplicationId`` is the delivery's ``webhook-id`` for attempt 1 (a replayed stream
 batch enqueues nothing twice within SQS's 5-minute deduplication window; later replays are
