@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib import clock, storage
+from chalicelib import clock, errors, storage
 from chalicelib.auth.service import Caller
 from chalicelib.config import settings
 from chalicelib.webhooks import repository, service
@@ -337,3 +337,26 @@ def test_lane_siblings_that_hang_too_get_exactly_5_posts_each(fake: FakeSender, 
         assert fake.calls.count(f"http://127.0.0.1:9/h{i}") == FAILURE_LIMIT
         stored = repository.get(hook) or {}
         assert (stored.get("active"), int(stored["failCount"])) == (False, FAILURE_LIMIT)
+
+
+def test_a_fault_opening_the_lane_siblings_breakers_leaves_the_attempt_its_outcome_and_retry(
+    fake: FakeSender, alice: User, bob: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hook = _webhook(alice, "hang")
+    sibling = [_webhook(alice, f"s{i}") for i in range(4)][-1]  # number 4: the same lane as number 0
+    fake.answers["http://127.0.0.1:9/hang"] = ["timeout"]
+
+    def unreachable(owner_id: str) -> list[Any]:
+        raise errors.DependencyUnavailable("DynamoDB unreachable")
+
+    assert handlers.handle_outbox_batch(stream_event(message_event(alice, bob, "m0"))) == {"batchItemFailures": []}
+    monkeypatch.setattr(repository, "list_by_owner", unreachable)
+    records = healthy_lane_messages(10)
+    first = next(r for r in records if json.loads(r["body"])["webhookId"] == hook)
+    assert handlers.handle_lane_batch({"Records": [first]}) == {"batchItemFailures": []}
+    stored = repository.get(hook) or {}
+    assert stored.get("breakerOpenedAt")
+    assert int(stored["failCount"]) == 1
+    assert not (repository.get(sibling) or {}).get("breakerOpenedAt")  # left to its own first timeout
+    [retry] = retry_messages()
+    assert lanes.from_message(retry["body"]).attempt == 2

@@ -231,11 +231,16 @@ def _open_lane_siblings(delivery: Delivery, updated: WebhookRecord) -> None:
     (:func:`chalicelib.webhooks.delivery.lanes.lane_siblings`; one Query of the owner's webhooks and
     one conditional update each): their deliveries queued behind it in the lane move to the slow
     lanes unsent instead of each waiting out its own first timeout, and their next events are
-    routed there. No failure is counted for them; their first success closes each breaker again."""
+    routed there. No failure is counted for them; their first success closes each breaker again.
+    A fault here is logged and skipped (the attempt's own outcome, log and retry stand)."""
     held = lanes.group_id(delivery)
-    siblings = lanes.lane_siblings(updated, held, repository.list_by_owner(delivery.owner_id))
-    opened_at = clock.iso()
-    opened = [w for w in siblings if repository.open_breaker(w, opened_at)]
+    try:
+        siblings = lanes.lane_siblings(updated, held, repository.list_by_owner(delivery.owner_id))
+        opened_at = clock.iso()
+        opened = [w for w in siblings if repository.open_breaker(w, opened_at)]
+    except Exception:  # best effort: each sibling's own first timeout opens its breaker all the same
+        logger.exception("opening the lane siblings' breakers failed", extra={"webhookId": delivery.webhook_id})
+        return
     if opened:
         logger.info("webhook breakers opened with a timed-out lane sibling", extra={
             "webhookId": delivery.webhook_id, "lane": held, "opened": len(opened)})
