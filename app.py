@@ -121,7 +121,16 @@ def maintain_profile_postings(event: DynamoDBEvent) -> dict[str, Any]:
 # Batch size 1: an invocation holds one lane's message only, so no lane waits on another's receiver.
 @app.on_sqs_message(queue_arn=settings().DELIVERY_QUEUE_ARN, batch_size=1)
 def deliver_webhooks(event: SQSEvent) -> dict[str, Any]:
-    """Delivery lanes (FIFO, one message group per webhook) -> signed attempts and the failure policy."""
+    """Owner lanes (FIFO, a few message groups per owner) -> signed attempts and the failure policy."""
+    from chalicelib.webhooks.delivery import handlers as webhook_handlers
+
+    return webhook_handlers.handle_lane_batch(event.to_dict(), event.context)
+
+
+# A consumer of its own: the slow lanes' few message groups bound its concurrency, apart from the healthy lanes'.
+@app.on_sqs_message(queue_arn=settings().DELIVERY_SLOW_QUEUE_ARN, batch_size=1)
+def deliver_slow_webhooks(event: SQSEvent) -> dict[str, Any]:
+    """Slow lanes (FIFO, webhooks whose circuit breaker is open) -> signed attempts and the failure policy."""
     from chalicelib.webhooks.delivery import handlers as webhook_handlers
 
     return webhook_handlers.handle_lane_batch(event.to_dict(), event.context)

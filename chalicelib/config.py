@@ -59,6 +59,10 @@ class Settings(BaseModel):
     APPROVAL_QUEUE_URL: Resource
     DELIVERY_QUEUE_URL: Resource
     DELIVERY_QUEUE_ARN: Resource
+    #: The slow lanes' FIFO queue: deliveries to webhooks whose circuit breaker is open (and their
+    #: retries), apart from the healthy lanes' ``DeliveryQueue`` (chalicelib.webhooks.delivery.lanes).
+    DELIVERY_SLOW_QUEUE_URL: Resource
+    DELIVERY_SLOW_QUEUE_ARN: Resource
     DELIVERY_RETRY_QUEUE_URL: Resource
     DELIVERY_RETRY_QUEUE_ARN: Resource
     EVENTS_STREAM_ARN: Resource

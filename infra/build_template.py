@@ -257,6 +257,13 @@ RESOURCES: dict[str, Any] = {
     # A message whose attempt hit a fault of ours 5 times rests in the dead-letter queue (and its
     # lane moves on).
     "DeliveryQueue": _fifo_queue("DeliveryDeadLetterQueue", visibility_seconds=cfn_functions.DELIVERY_VISIBILITY_SECONDS, max_receives=5),
+    # The slow lanes: deliveries to webhooks whose circuit breaker is open, and their retries, on a
+    # queue of their own so that a failing owner's backlog never deepens (nor shares the throughput
+    # of) the healthy lanes' queue; its own consumer, deliver_slow_webhooks, runs at most
+    # DELIVERY_SLOW_LANES of them at once (one per message group). Same hold and dead-letter queue.
+    "SlowDeliveryQueue": _fifo_queue(
+        "DeliveryDeadLetterQueue", visibility_seconds=cfn_functions.DELIVERY_VISIBILITY_SECONDS, max_receives=5
+    ),
     "DeliveryDeadLetterQueue": _dead_letter_queue(fifo=True),
     "DeliveryRetryQueue": _queue("DeliveryRetryDeadLetterQueue", visibility_seconds=360, max_receives=5),
     "DeliveryRetryDeadLetterQueue": _dead_letter_queue(),
@@ -305,6 +312,8 @@ ENVIRONMENT: dict[str, Any] = {
     "APPROVAL_QUEUE_URL": {"Ref": "ApprovalQueue"},
     "DELIVERY_QUEUE_URL": {"Ref": "DeliveryQueue"},
     "DELIVERY_QUEUE_ARN": {"Fn::GetAtt": ["DeliveryQueue", "Arn"]},
+    "DELIVERY_SLOW_QUEUE_URL": {"Ref": "SlowDeliveryQueue"},
+    "DELIVERY_SLOW_QUEUE_ARN": {"Fn::GetAtt": ["SlowDeliveryQueue", "Arn"]},
     "DELIVERY_RETRY_QUEUE_URL": {"Ref": "DeliveryRetryQueue"},
     "DELIVERY_RETRY_QUEUE_ARN": {"Fn::GetAtt": ["DeliveryRetryQueue", "Arn"]},
     # A CloudFormation dynamic reference: resolved to the secret's value when the functions are

@@ -52,7 +52,9 @@ DEAD_LETTER_QUEUES = ["ApprovalDeadLetterQueue", "DeliveryDeadLetterQueue", "Del
 #: review breaks the moderation promise. Lanes: a healthy lane's message waits seconds; 5 minutes
 #: means lanes are stalled (a hanging receiver holds only its own lane, 10 s per attempt). Retries
 #: are held up to 600 s on purpose (the last backoff, ``WEBHOOK_RETRY_DELAYS_SECONDS``): 900 s is past it.
-QUEUE_AGE_SECONDS = {"ApprovalQueue": 86400, "DeliveryQueue": 300, "DeliveryRetryQueue": 900}
+#: Slow lanes work timing-out endpoints, 4 lanes of up to 10 s per attempt (24 attempts a minute):
+#: 900 s means a backlog of about 360 attempts, more than the slow lanes can ever catch up with.
+QUEUE_AGE_SECONDS = {"ApprovalQueue": 86400, "DeliveryQueue": 300, "SlowDeliveryQueue": 900, "DeliveryRetryQueue": 900}
 
 #: Stream consumer handler -> milliseconds of iterator age (age of the last record read) that
 #: fire: search and alerts promise freshness within a minute (docs/operations.md, "Promises");
@@ -203,7 +205,7 @@ def dashboard(sources: list[EventSource]) -> dict[str, Any]:
         _widget("Deliveries by outcome", [
             _emf(metrics.DELIVERIES, "outcome", o) for o in ("sent", "failed", "duplicate", "drained", "error")
         ], "Sum"),
-        _widget("Lane age (s)", [_emf(metrics.LANE_AGE, "queue", "delivery")]),
+        _widget("Lane age (s)", [_emf(metrics.LANE_AGE, "queue", q) for q in ("delivery", "slow-delivery")]),
         _widget("Approval queue age at claim (s)", [_emf(metrics.APPROVAL_QUEUE_AGE)]),
         _widget("Search: latency p99 (ms) and items read p99", [
             _emf(metrics.SEARCH_LATENCY, "index", "listings"), _emf(metrics.SEARCH_ITEMS_READ, "index", "listings"),

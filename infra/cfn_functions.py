@@ -113,6 +113,12 @@ FUNCTION_PROPERTIES: dict[str, dict[str, Any]] = {
 
 FUNCTION_SETTINGS["deliver_webhooks"] = {"ScalingConfig": {"MaximumConcurrency": {"Ref": DELIVERY_CONCURRENCY_PARAMETER}}}
 
+#: Most slow lanes (``SlowDeliveryQueue``) the ``deliver_slow_webhooks`` mapping works at once: the
+#: queue has ``DELIVERY_SLOW_LANES`` message groups (default 4) and Lambda runs one invocation per
+#: group, so this bound is reached only if the setting is raised (ScalingConfig: 2..1000).
+SLOW_DELIVERY_CONCURRENCY = 4
+FUNCTION_SETTINGS["deliver_slow_webhooks"] = {"ScalingConfig": {"MaximumConcurrency": SLOW_DELIVERY_CONCURRENCY}}
+
 #: Settings of every SQS mapping. SQS mappings take no retry or destination settings: a
 #: message is retried after its visibility timeout and moved to the queue's dead-letter
 #: queue after ``maxReceiveCount`` receives (the queue's ``RedrivePolicy``).

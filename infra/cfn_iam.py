@@ -42,6 +42,7 @@ QUEUE_ACTIONS: dict[str, list[str]] = {
     # GetQueueAttributes: the readiness probe of GET /v1/health (chalicelib/system/health.py).
     # ChangeMessageVisibility: the delivery heartbeat (chalicelib/webhooks/delivery/heartbeat.py).
     "DeliveryQueue": ["sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes", "sqs:SendMessage"],
+    "SlowDeliveryQueue": ["sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes", "sqs:SendMessage"],
     "DeliveryRetryQueue": ["sqs:GetQueueAttributes", "sqs:SendMessage"],
 }
 

@@ -11,6 +11,10 @@ worker beyond the spares stop after :data:`RETIRE_AFTER_SECONDS` without work. S
 hanging receivers below the maximum holds only its own workers while others keep polling; a
 fixed pool of 8 was held entirely by 8 hanging receivers (issue 21).
 
+The slow lanes' queue (``SlowDeliveryQueue``) gets a pool of its own, as its own function in
+production: at most ``DELIVERY_SLOW_LANES`` workers (:func:`slow_lane_bounds`), one per slow lane,
+so the webhooks whose circuit breaker is open never take a worker of the owners' lanes.
+
 This module is the pure sizing rule; the threads are in :mod:`local_stack.runner`.
 """
 
@@ -77,3 +81,15 @@ def bounds_from_environment(environ: Mapping[str, str] | None = None) -> PoolBou
     raw = (os.environ if environ is None else environ).get("LOCAL_LANE_WORKERS", "")
     maximum = int(raw) if raw.strip() else DEFAULT_MAXIMUM
     return PoolBounds(maximum=maximum, spare=min(2, maximum))
+
+
+def slow_lane_bounds(lanes: int) -> PoolBounds:
+    """The pool bounds of the slow lanes' queue: at most ``lanes`` workers (its message groups,
+    ``DELIVERY_SLOW_LANES``), and as many spares as the other pools (2), within that.
+
+    Raises
+    ------
+    ValueError
+        ``lanes`` < 1.
+    """
+    return PoolBounds(maximum=lanes, spare=min(2, lanes))

@@ -11,7 +11,8 @@ It polls every DynamoDB stream and SQS queue the Chalice app subscribes to
   ones become visible again after their visibility timeout (AWS: ``ReportBatchItemFailures``);
 * FIFO queues (the webhook delivery lanes): a pool of worker threads that grows with the lanes
   that have work (:mod:`local_stack.lane_pool`: spare pollers beside the busy workers, at most
-  ``LOCAL_LANE_WORKERS``, default 32), as Lambda scales a FIFO event source mapping with the
+  ``LOCAL_LANE_WORKERS``, default 32; the slow lanes' queue at most ``DELIVERY_SLOW_LANES``
+  workers, as its own function), as Lambda scales a FIFO event source mapping with the
   number of active message groups; SQS (here moto) gives no thread a message of a group another
   thread holds in flight, so lanes run concurrently and each lane one message at a time, in
   order. moto's gaps are worked around in :mod:`local_stack.moto_server` (deduplication of
@@ -49,6 +50,7 @@ from chalice import Chalice
 from chalice.app import DynamoDBEventConfig, SQSEventConfig
 
 from chalicelib import storage
+from chalicelib.config import settings
 from local_stack import lane_pool
 
 logger = logging.getLogger("local_stack.runner")
@@ -73,6 +75,14 @@ GET_RECORDS_LIMIT = 1000
 #: Bounds of the worker pool of a FIFO queue (Lambda: one invocation per active message group, up
 #: to the function's concurrency): at most ``LOCAL_LANE_WORKERS`` (default 32).
 LANE_POOL = lane_pool.bounds_from_environment()
+
+
+def _pool_bounds(queue: _QueueSource) -> lane_pool.PoolBounds:
+    """The bounds of ``queue``'s worker pool: the slow lanes' queue its own few workers, any other :data:`LANE_POOL`."""
+    config = settings()
+    if queue.queue_url == config.DELIVERY_SLOW_QUEUE_URL:
+        return lane_pool.slow_lane_bounds(config.DELIVERY_SLOW_LANES)
+    return LANE_POOL
 
 
 @dataclass
@@ -369,7 +379,7 @@ class EventRunner:
             self._threads.append(thread)
         for queue in self.queues:
             if queue.fifo:
-                pool = self.lane_pools[queue.queue_url] = LanePool(LANE_POOL)
+                pool = self.lane_pools[queue.queue_url] = LanePool(_pool_bounds(queue))
                 with pool.lock:
                     pool.reserve(pool.bounds.initial)
                 for worker in range(pool.bounds.initial):

@@ -118,14 +118,14 @@ class AttemptLog(Protocol):
 class Redelivery(Protocol):
     """Queuing more attempts of past deliveries (:mod:`chalicelib.webhooks.delivery.redelivery`)."""
 
-    def redeliver(self, webhook_id: str, event_id: str, owner_id: str, lane: int | None = None) -> Delivery:
-        """Queue the next attempt of one delivery. Raises ``UnknownDelivery`` when none was made."""
+    def redeliver(self, webhook_id: str, event_id: str, owner_id: str, lane: int | None = None, slow: bool = False) -> Delivery:
+        """Queue the next attempt of one delivery (in a slow lane when ``slow``). Raises ``UnknownDelivery`` when none was made."""
         ...
 
     def redeliver_many(self, webhook_id: str, event_ids: list[str], owner_id: str, lane: int | None = None,
                        recovery_id: str | None = None,
-                       before_enqueue: Callable[[list[Delivery]], None] | None = None) -> list[Delivery]:
-        """Queue the next attempt of each event's delivery; ``before_enqueue`` sees them first."""
+                       before_enqueue: Callable[[list[Delivery]], None] | None = None, slow: bool = False) -> list[Delivery]:
+        """Queue the next attempt of each event's delivery (in a slow lane when ``slow``); ``before_enqueue`` sees them first."""
         ...
 
 

@@ -90,6 +90,25 @@ def add_failure(webhook_id: str, open_breaker_at: str | None = None) -> WebhookR
         return None
 
 
+def open_breaker(webhook_id: str, opened_at: str) -> bool:
+    """Open the circuit breaker of an active webhook whose breaker is closed (``SET breakerOpenedAt``,
+    ISO 8601 UTC) without counting a failure; ``True`` when this call opened it.
+
+    Used for the webhooks that share a lane and a host with one that just timed out
+    (:func:`chalicelib.webhooks.delivery.attempt.attempt`)."""
+    try:
+        storage.update(
+            _table(),
+            _key(webhook_id),
+            "SET breakerOpenedAt = :opened",
+            condition="attribute_exists(webhookId) AND active = :yes AND attribute_not_exists(breakerOpenedAt)",
+            ExpressionAttributeValues=storage.values(opened=opened_at, yes=True),
+        )
+    except storage.ConditionFailed:
+        return False
+    return True
+
+
 #: ``disabledReason`` of a webhook its owner switched off.
 DISABLED_BY_OWNER = "Disabled by its owner"
 

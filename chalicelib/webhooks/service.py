@@ -211,7 +211,9 @@ def redeliver(caller: Caller, webhook_id: str, event_id: str) -> Delivery:
     """
     webhook = require_own(caller, webhook_id)
     try:
-        return _seam.ports.redelivery.redeliver(webhook_id, event_id, caller.user_id, webhook.get("lane"))
+        return _seam.ports.redelivery.redeliver(
+            webhook_id, event_id, caller.user_id, webhook.get("lane"), bool(webhook.get("breakerOpenedAt"))
+        )
     except redelivery.UnknownDelivery as exc:
         raise errors.NotFound(f"No delivery of event '{event_id}' to webhook '{webhook_id}'") from exc
 
@@ -462,7 +464,8 @@ def recover_failed(caller: Caller, webhook_id: str, since: datetime) -> RecoverR
         _seam.ports.repository.start_recovery(webhook_id, recovery_id, clock.iso(), len(planned))
 
     try:
-        queued = _seam.ports.redelivery.redeliver_many(webhook_id, failed.event_ids, caller.user_id, item.get("lane"), recovery_id, record)
+        queued = _seam.ports.redelivery.redeliver_many(webhook_id, failed.event_ids, caller.user_id, item.get("lane"), recovery_id, record,
+                                                       slow=bool(item.get("breakerOpenedAt")))
     except lanes.EnqueueFailed as exc:  # never queued: never sent
         _seam.ports.repository.count_recovery(webhook_id, recovery_id, sent=False, amount=len(exc.failed))
         raise

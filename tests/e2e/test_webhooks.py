@@ -103,7 +103,7 @@ def received(receiver: Receiver, count: int, timeout: float = DELIVERY_WAIT) -> 
 
 
 def delivery_idle(stack: Stack, retries: bool = False) -> None:
-    """Wait until the delivery lanes (and, with ``retries``, the retry queue) hold no message: none
+    """Wait until the delivery lanes, owners' and slow (and, with ``retries``, the retry queue) hold no message: none
     visible, in flight or delayed, in the stack's embedded SQS.
 
     Then every attempt the pipeline had queued has been made: the runner deletes a lane message
@@ -114,9 +114,9 @@ def delivery_idle(stack: Stack, retries: bool = False) -> None:
     """
     sqs = boto3.client("sqs", endpoint_url=stack.moto_url, region_name="us-east-1",
                        aws_access_key_id="local", aws_secret_access_key="local")
-    names = ("DeliveryQueue.fifo", "DeliveryRetryQueue") if retries else ("DeliveryQueue.fifo",)
+    names = ("DeliveryQueue.fifo", "SlowDeliveryQueue.fifo") + (("DeliveryRetryQueue",) if retries else ())
     urls = [url for url in sqs.list_queues().get("QueueUrls", []) if url.rsplit("/", 1)[-1].endswith(names)]
-    assert len(urls) == len(names), urls
+    assert len(urls) == len(names), urls  # "DeliveryQueue.fifo" also ends "SlowDeliveryQueue.fifo": one URL each
     counts = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible", "ApproximateNumberOfMessagesDelayed"]
 
     def empty() -> bool:
@@ -480,7 +480,7 @@ _REPLAY = textwrap.dedent("""
     os.environ.update(stage_environment("local"))
     os.environ.update(create_resources())
 
-    from app import app, deliver_webhooks, enqueue_webhook_deliveries
+    from app import app, deliver_slow_webhooks, deliver_webhooks, enqueue_webhook_deliveries
     from chalicelib.webhooks.delivery import attempt, lanes
     from local_stack.runner import EventRunner
 
@@ -499,7 +499,7 @@ _REPLAY = textwrap.dedent("""
     lanes.enqueue, attempt.attempt = observed_enqueue, observed_attempt
     runner = EventRunner(app)  # a fresh runner: no checkpoint, reads the stream from its start
     runner.streams = [s for s in runner.streams if s.handler is enqueue_webhook_deliveries]
-    runner.queues = [q for q in runner.queues if q.handler is deliver_webhooks]
+    runner.queues = [q for q in runner.queues if q.handler in (deliver_webhooks, deliver_slow_webhooks)]
     while runner.drain():
         pass
     json.dump(seen, sys.stdout)

@@ -107,9 +107,20 @@ def retry_messages(max_messages: int = 10) -> list[dict[str, Any]]:
     return _records(settings().DELIVERY_RETRY_QUEUE_URL, settings().DELIVERY_RETRY_QUEUE_ARN, max_messages)
 
 
-def lane_messages(max_messages: int = 10) -> list[dict[str, Any]]:
-    """Receive (and delete) the visible messages of the delivery lanes (FIFO), as Lambda SQS records."""
+def healthy_lane_messages(max_messages: int = 10) -> list[dict[str, Any]]:
+    """Receive (and delete) the visible messages of the owners' lanes (``DeliveryQueue``), as Lambda SQS records."""
     return _records(settings().DELIVERY_QUEUE_URL, settings().DELIVERY_QUEUE_ARN, max_messages)
+
+
+def slow_lane_messages(max_messages: int = 10) -> list[dict[str, Any]]:
+    """Receive (and delete) the visible messages of the slow lanes (``SlowDeliveryQueue``), as Lambda SQS records."""
+    return _records(settings().DELIVERY_SLOW_QUEUE_URL, settings().DELIVERY_SLOW_QUEUE_ARN, max_messages)
+
+
+def lane_messages(max_messages: int = 10) -> list[dict[str, Any]]:
+    """Receive (and delete) the visible messages of the delivery lanes (both FIFO queues: the
+    owners' lanes while they have any, then the slow lanes), as Lambda SQS records."""
+    return healthy_lane_messages(max_messages) or slow_lane_messages(max_messages)
 
 
 def run_lanes() -> int:

@@ -87,7 +87,7 @@ def test_deployed_functions_get_the_generated_cursor_secret(packaged: Path) -> N
 
 # -- operations (issue 24): tracing, alarms, their topic, the dashboard ------------------------
 
-FUNCTIONS = ["APIHandler", "DeliverWebhooks", "EnqueueApprovals", "EnqueueWebhookDeliveries", "EraseAccounts",
+FUNCTIONS = ["APIHandler", "DeliverSlowWebhooks", "DeliverWebhooks", "EnqueueApprovals", "EnqueueWebhookDeliveries", "EraseAccounts",
              "MaintainListingPostings", "MaintainProfilePostings", "PercolateSavedSearches", "RetryWebhookDeliveries"]
 STREAM_CONSUMERS = {"MaintainListingPostings": 60_000, "MaintainProfilePostings": 60_000, "PercolateSavedSearches": 60_000,
                     "EnqueueWebhookDeliveries": 300_000, "EnqueueApprovals": 300_000, "EraseAccounts": 300_000}
@@ -102,7 +102,7 @@ EXPECTED_ALARMS: dict[str, tuple[str, str, str, dict[str, Any], str, float]] = {
        for q in DEAD_LETTER_QUEUES},
     **{f"{q}OldestMessageAlarm": ("AWS/SQS", "ApproximateAgeOfOldestMessage", "Maximum",
                                   {"QueueName": {"Fn::GetAtt": [q, "QueueName"]}}, "GreaterThanThreshold", age)
-       for q, age in {"ApprovalQueue": 86400, "DeliveryQueue": 300, "DeliveryRetryQueue": 900}.items()},
+       for q, age in {"ApprovalQueue": 86400, "DeliveryQueue": 300, "SlowDeliveryQueue": 900, "DeliveryRetryQueue": 900}.items()},
     **{f"{f}{m}Alarm": ("AWS/Lambda", m, "Sum", {"FunctionName": {"Ref": f}}, "GreaterThanOrEqualToThreshold", 1)
        for f in FUNCTIONS for m in ("Errors", "Throttles")},
     **{f"{f}IteratorAgeAlarm": ("AWS/Lambda", "IteratorAge", "Maximum", {"FunctionName": {"Ref": f}},

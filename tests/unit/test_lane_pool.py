@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from infra import cfn_functions
-from local_stack.lane_pool import DEFAULT_MAXIMUM, PoolBounds, bounds_from_environment
+from local_stack.lane_pool import DEFAULT_MAXIMUM, PoolBounds, bounds_from_environment, slow_lane_bounds
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -71,3 +71,26 @@ def test_the_delivery_function_is_bounded_and_its_queue_hold_matches_its_timeout
     from chalicelib.config import Settings
 
     assert Settings.model_fields["DELIVERY_LEASE_SECONDS"].default < visibility
+
+
+def test_the_slow_lanes_pool_holds_at_most_one_worker_per_slow_lane() -> None:
+    assert slow_lane_bounds(4) == PoolBounds(maximum=4, spare=2)
+    assert slow_lane_bounds(1) == PoolBounds(maximum=1, spare=1)
+    assert slow_lane_bounds(4).to_start(busy=4, idle=0) == 0  # four hanging receivers: no fifth worker
+    with pytest.raises(ValueError, match="must be >= 1"):
+        slow_lane_bounds(0)
+
+
+def test_the_slow_delivery_function_has_its_own_bounded_mapping_and_the_same_hold() -> None:
+    template = json.loads((ROOT / "infra" / "resources.json").read_text())
+    resources = template["Resources"]
+    (event,) = resources["DeliverSlowWebhooks"]["Properties"]["Events"].values()
+    assert event["Properties"]["Queue"] == {"Fn::GetAtt": ["SlowDeliveryQueue", "Arn"]}
+    from chalicelib.config import Settings
+
+    slow_lanes = Settings.model_fields["DELIVERY_SLOW_LANES"].default
+    assert event["Properties"]["ScalingConfig"] == {"MaximumConcurrency": cfn_functions.SLOW_DELIVERY_CONCURRENCY}
+    assert slow_lanes == cfn_functions.SLOW_DELIVERY_CONCURRENCY  # one invocation per slow lane
+    config = json.loads((ROOT / ".chalice" / "config.json").read_text())
+    timeout = config["stages"]["prod"]["lambda_functions"]["deliver_slow_webhooks"]["lambda_timeout"]
+    assert resources["SlowDeliveryQueue"]["Properties"]["VisibilityTimeout"] == timeout == cfn_functions.DELIVERY_VISIBILITY_SECONDS

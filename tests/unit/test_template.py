@@ -209,6 +209,17 @@ def test_delivery_lanes_are_a_fifo_queue_with_explicit_deduplication_and_a_dead_
     assert consumer["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
 
 
+def test_slow_lanes_are_a_fifo_queue_of_their_own_with_the_lanes_dead_letter_queue_and_an_age_alarm() -> None:
+    slow = QUEUES["SlowDeliveryQueue"]["Properties"]
+    assert (slow["FifoQueue"], slow["ContentBasedDeduplication"]) == (True, False)
+    assert ENVIRONMENT["DELIVERY_SLOW_QUEUE_URL"] == {"Ref": "SlowDeliveryQueue"}
+    assert ENVIRONMENT["DELIVERY_SLOW_QUEUE_ARN"] == {"Fn::GetAtt": ["SlowDeliveryQueue", "Arn"]}
+    assert slow["RedrivePolicy"] == QUEUES["DeliveryQueue"]["Properties"]["RedrivePolicy"]
+    consumer = TEMPLATE["Resources"]["DeliverSlowWebhooks"]["Properties"]["Events"]["DeliverSlowWebhooksSqsEventSource"]
+    assert consumer["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    assert "SlowDeliveryQueueOldestMessageAlarm" in TEMPLATE["Resources"]
+
+
 def test_every_ref_and_getatt_in_the_environment_names_a_declared_resource() -> None:
     for variable, value in ENVIRONMENT.items():
         if isinstance(value, dict) and "Fn::GetAtt" in value:

@@ -23,7 +23,9 @@ and the policy is exact. An attempt:
    * 2xx: ``failCount`` back to 0;
    * anything else (non-2xx including 3xx, timeout, connection, TLS or DNS error, blocked
      address): ``failCount`` + 1 (atomic ``ADD``; a timeout also opens the circuit breaker in
-     the same update, and a 2xx closes it); at :data:`FAILURE_LIMIT` the webhook becomes
+     the same update, and a 2xx closes it; a timeout in an owner lane opens, without a failure,
+     the breakers of the owner's webhooks in that lane on the same host as well:
+     :func:`chalicelib.webhooks.delivery.lanes.lane_siblings`); at :data:`FAILURE_LIMIT` the webhook becomes
      inactive (conditional ``SET``, in one transaction with the ``webhook.disabled`` event that
      announces it: :mod:`chalicelib.webhooks.operational`) and its lane drains; otherwise the next
      attempt is held on the retry queue for its backoff
@@ -53,6 +55,7 @@ from chalicelib.webhooks.delivery import attempt_log, lanes, recipients, retries
 from chalicelib.webhooks.delivery.envelope import Delivery, envelope_body
 from chalicelib.webhooks.delivery.heartbeat import Heartbeat
 from chalicelib.webhooks.delivery.records import AttemptEntry
+from chalicelib.webhooks.records import WebhookRecord
 
 #: Consecutive failures after which a webhook is switched off (spec §8).
 FAILURE_LIMIT = 5
@@ -198,6 +201,8 @@ def _record_failure(delivery: Delivery, outcome: sender.Outcome) -> str | None:
     updated = repository.add_failure(delivery.webhook_id, clock.iso() if timed_out else None)
     if updated is None:  # deleted or switched off meanwhile: no more attempts
         return None
+    if timed_out and not delivery.slow and delivery.owner_id:
+        _open_lane_siblings(delivery, updated)
     fail_count = int(updated.get("failCount") or 0)
     if fail_count >= FAILURE_LIMIT:
         now, last_failure = clock.iso(), failure_text(outcome)
@@ -213,9 +218,32 @@ def _record_failure(delivery: Delivery, outcome: sender.Outcome) -> str | None:
     # Read before sending: SQS counts the delay from its receipt of the message, so the retry
     # becomes visible no earlier than this time (the delivery log's promise to the owner).
     due = clock.iso(clock.now() + timedelta(seconds=delay))
-    # With the breaker open the retry goes to a slow lane, never back to the owner's.
-    retries.schedule(replace(delivery, attempt=delivery.attempt + 1, slow=bool(updated.get("breakerOpenedAt"))), delay)
+    # With the breaker open the retry goes to a slow lane, never back to the owner's; the webhook's
+    # owner and lane number name that lane (a message of an earlier version carries neither).
+    retry = replace(delivery, attempt=delivery.attempt + 1, slow=bool(updated.get("breakerOpenedAt")),
+                    owner_id=str(updated.get("ownerId") or delivery.owner_id), lane=updated.get("lane", delivery.lane))
+    retries.schedule(retry, delay)
     return due
+
+
+def _open_lane_siblings(delivery: Delivery, updated: WebhookRecord) -> None:
+    """Open the breakers of the webhooks that share this attempt's owner lane and host
+    (:func:`chalicelib.webhooks.delivery.lanes.lane_siblings`; one Query of the owner's webhooks and
+    one conditional update each): their deliveries queued behind it in the lane move to the slow
+    lanes unsent instead of each waiting out its own first timeout, and their next events are
+    routed there. No failure is counted for them; their first success closes each breaker again.
+    A fault here is logged and skipped (the attempt's own outcome, log and retry stand)."""
+    held = lanes.group_id(delivery)
+    try:
+        siblings = lanes.lane_siblings(updated, held, repository.list_by_owner(delivery.owner_id))
+        opened_at = clock.iso()
+        opened = [w for w in siblings if repository.open_breaker(w, opened_at)]
+    except Exception:  # best effort: each sibling's own first timeout opens its breaker all the same
+        logger.exception("opening the lane siblings' breakers failed", extra={"webhookId": delivery.webhook_id})
+        return
+    if opened:
+        logger.info("webhook breakers opened with a timed-out lane sibling", extra={
+            "webhookId": delivery.webhook_id, "lane": held, "opened": len(opened)})
 
 
 def _log_entry(delivery: Delivery, outcome: sender.Outcome, attempted_at: str) -> AttemptEntry:

@@ -2,15 +2,19 @@
 
 * :func:`handle_outbox_batch` (outbox stream): resolves each event's webhooks and puts one
   message per (event, webhook) into the webhook's lane (its owner's, or a slow lane while its
-  circuit breaker is open: :mod:`chalicelib.webhooks.delivery.lanes`); it sends nothing, so it
-  never waits for a receiver.
-* :func:`handle_lane_batch` (``DeliveryQueue``, FIFO): makes the attempts, one at a time per
-  lane; the mapping's batch size is 1, so an invocation never holds one lane's message while
+  circuit breaker is open: :mod:`chalicelib.webhooks.delivery.lanes`), the batch's owners
+  taking turns (:func:`chalicelib.webhooks.delivery.lanes.owners_in_turn`: an owner fanning an
+  event out to many webhooks does not queue ahead of the other owners' deliveries); it sends
+  nothing, so it never waits for a receiver.
+* :func:`handle_lane_batch` (``DeliveryQueue`` and ``SlowDeliveryQueue``, FIFO, each with its
+  own consumer: the slow lanes' bounded by their few message groups): makes the attempts, one at
+  a time per lane; the mapping's batch size is 1, so an invocation never holds one lane's message while
   another lane's receiver hangs. While an attempt runs, a heartbeat keeps its message invisible
   and its claim leased for ``DELIVERY_LEASE_SECONDS`` at a time, so a worker that dies hands the
   delivery on within that time (:mod:`chalicelib.webhooks.delivery.heartbeat`).
 * :func:`handle_retry_batch` (``DeliveryRetryQueue``): puts retries whose backoff is over
-  back into their lanes (a retry after a timeout into a slow lane, never the owner's).
+  back into their lanes (a retry after a timeout into a slow lane on ``SlowDeliveryQueue``, never
+  the owner's).
 
 Each returns ``{"batchItemFailures": [...]}`` (event source mappings with
 ``FunctionResponseTypes: [ReportBatchItemFailures]``): only records whose processing hit an
@@ -69,6 +73,9 @@ def _failures(identifiers: list[str]) -> dict[str, Any]:
 def handle_outbox_batch(event: dict[str, Any], context: Any = None) -> dict[str, Any]:
     """Put every webhook event of a stream batch into the lanes of its webhooks.
 
+    The deliveries are queued with the batch's owners taking turns
+    (:func:`chalicelib.webhooks.delivery.lanes.owners_in_turn`), each owner's in record order.
+
     Parameters
     ----------
     event:
@@ -80,8 +87,8 @@ def handle_outbox_batch(event: dict[str, Any], context: Any = None) -> dict[str,
     -------
     dict
         ``{"batchItemFailures": [{"itemIdentifier": <sequence number>}]}``: empty, or the first
-        record that could not be routed or queued (Lambda retries from it; what is queued again
-        is deduplicated).
+        record that could not be routed or had a delivery that was not queued (Lambda retries
+        from it; what is queued again is deduplicated).
     """
     records = event.get("Records") or []
     found = [(r, e) for r in records if (e := _inserted_event(r)) is not None]
@@ -93,7 +100,7 @@ def handle_outbox_batch(event: dict[str, Any], context: Any = None) -> dict[str,
     except Exception:  # each event reads again below and fails on its own
         logger.exception("prefetching bound webhooks failed")
     queued: list[Delivery] = []
-    owners: list[str] = []  # the sequence number of each queued delivery's record
+    sources: list[str] = []  # the sequence number of each queued delivery's record
     first_failed: str | None = None
     for record, item in found:
         sequence = str(record["dynamodb"]["SequenceNumber"])
@@ -106,27 +113,29 @@ def handle_outbox_batch(event: dict[str, Any], context: Any = None) -> dict[str,
         for webhook in webhooks:
             queued.append(Delivery(item, str(webhook["webhookId"]), owner_id=str(webhook["ownerId"]),
                                    lane=webhook.get("lane"), slow=bool(webhook.get("breakerOpenedAt"))))
-            owners.append(sequence)
+            sources.append(sequence)
+    order = lanes.owners_in_turn(queued)  # one owner's fan-out does not hold up the others' deliveries
     try:
-        lanes.enqueue(queued)
+        lanes.enqueue([queued[i] for i in order])
     except lanes.EnqueueFailed as exc:
         logger.error("queuing deliveries failed", extra={"failed": len(exc.failed)})
-        first_failed = owners[exc.failed[0]]
+        first_failed = sources[min(order[i] for i in exc.failed)]  # the earliest record with a delivery not queued
     except Exception:
         logger.exception("queuing deliveries failed")
-        first_failed = owners[0] if owners else first_failed
+        first_failed = sources[0] if sources else first_failed
     if queued:
         logger.info("webhook deliveries queued", extra={"deliveries": len(queued), "events": len(found)})
     return _failures([first_failed] if first_failed is not None else [])
 
 
 def handle_lane_batch(event: dict[str, Any], context: Any = None) -> dict[str, Any]:
-    """Make the attempts of a ``DeliveryQueue`` batch, in order within each lane.
+    """Make the attempts of a ``DeliveryQueue`` or ``SlowDeliveryQueue`` batch, in order within each lane.
 
     Parameters
     ----------
     event:
-        The Lambda SQS event (FIFO: records carry ``attributes.MessageGroupId``).
+        The Lambda SQS event (FIFO: records carry ``attributes.MessageGroupId``; their
+        ``eventSourceARN`` names the queue whose messages the heartbeat holds).
     context:
         The Lambda context (unused).
 
@@ -141,12 +150,15 @@ def handle_lane_batch(event: dict[str, Any], context: Any = None) -> dict[str, A
 
     failed: list[str] = []
     stopped: set[str] = set()  # lanes with a failed message: later ones must not overtake it
-    queue_url = settings().DELIVERY_QUEUE_URL
     lease = settings().DELIVERY_LEASE_SECONDS
     results: Counter[str] = Counter()
-    _record_lane_age("delivery", event.get("Records") or [])
-    for record in event.get("Records") or []:
+    records = event.get("Records") or []
+    for queue in {lane_queue(r) for r in records}:
+        _record_lane_age("slow-delivery" if queue == settings().DELIVERY_SLOW_QUEUE_URL else "delivery",
+                         [r for r in records if lane_queue(r) == queue])
+    for record in records:
         message_id = str(record.get("messageId"))
+        queue_url = lane_queue(record)
         lane = str((record.get("attributes") or {}).get("MessageGroupId") or "")
         if lane in stopped:
             failed.append(message_id)
@@ -187,6 +199,15 @@ def handle_lane_batch(event: dict[str, Any], context: Any = None) -> dict[str, A
     if results:
         logger.info("webhook attempts", extra={"results": dict(results)})
     return _failures(failed)
+
+
+def lane_queue(record: dict[str, Any]) -> str:
+    """The URL of the lane queue a record came from: ``DELIVERY_SLOW_QUEUE_URL`` when its
+    ``eventSourceARN`` is the slow lanes' queue, else ``DELIVERY_QUEUE_URL``."""
+    config = settings()
+    if record.get("eventSourceARN") == config.DELIVERY_SLOW_QUEUE_ARN:
+        return config.DELIVERY_SLOW_QUEUE_URL
+    return config.DELIVERY_QUEUE_URL
 
 
 #: Back-off of a lane message whose attempt hit a fault of ours, per receive so far (seconds):

@@ -1,4 +1,5 @@
-"""Delivery lanes: the SQS FIFO ``DeliveryQueue``, its message groups bounded per owner, plus slow lanes.
+"""Delivery lanes: the SQS FIFO ``DeliveryQueue`` with message groups bounded per owner, and the
+slow lanes on a FIFO queue of their own (``SlowDeliveryQueue``).
 
 Every (event, webhook) delivery is one message. SQS FIFO hands out the messages of a message
 group in order and never one while another of the same group is in flight, while other groups
@@ -7,22 +8,31 @@ invocation per group. So the groups are the unit of concurrency, and :func:`grou
 them to make delivery fair (Svix's per-endpoint throttling, Hookdeck's per-destination
 concurrency):
 
-* **Owner lanes.** A webhook's deliveries go to one of its owner's ``DELIVERY_OWNER_LANES`` (4)
-  groups, ``<ownerId>.<n>``, ``n`` its number among the owner's webhooks (``lane``, given at
-  creation) modulo 4, so an owner's first 4 webhooks never share a lane: an owner with 40
-  webhooks holds at most 4 lane workers, however many of its receivers hang; each webhook stays
-  in one group, so its attempts still run one at a time.
-* **Slow lanes.** A webhook whose circuit breaker is open (its last attempt timed out, until one
-  succeeds: ``breakerOpenedAt`` on the webhook) is delivered in one of ``DELIVERY_SLOW_LANES``
-  (4) groups shared by every such webhook, ``slow.<n>``: all timing-out endpoints together hold
-  at most 4 workers, and their retries never re-enter the owners' lanes.
+* **Owner lanes** (``DeliveryQueue``). A webhook's deliveries go to one of its owner's
+  ``DELIVERY_OWNER_LANES`` (4) groups, ``<ownerId>.<n>``, ``n`` its number among the owner's
+  webhooks (``lane``, given at creation) modulo 4, so an owner's first 4 webhooks never share a
+  lane: an owner with 40 webhooks holds at most 4 lane workers, however many of its receivers
+  hang; each webhook stays in one group, so its attempts still run one at a time.
+* **Slow lanes** (``SlowDeliveryQueue``, :func:`queue_url`). A webhook whose circuit breaker is
+  open (its last attempt timed out, until one succeeds: ``breakerOpenedAt`` on the webhook) is
+  delivered in one of ``DELIVERY_SLOW_LANES`` (4) groups shared by every such webhook,
+  ``slow.<n>`` (:func:`slow_lane`: an owner's webhooks in turn), on a queue of their own with its
+  own consumer: all timing-out endpoints together hold at most 4 workers, and neither their
+  attempts nor their retries ever occupy the healthy lanes' queue. A queue's messages share its
+  throughput (SQS FIFO quotas are per queue, and per-call costs grow with a queue's depth in the
+  embedded moto of local runs), so a failing owner's backlog, retries included, waits where it
+  only delays the other open-breaker webhooks.
 
-An attempt found in the lane that does not match its webhook's breaker (queued before it opened
-or closed) is moved, not sent (:func:`chalicelib.webhooks.delivery.attempt.attempt`): an owner
-lane sends only while the breaker is closed and a slow lane only while it is open. Only an
-attempt in an owner lane opens the breaker and only one in a slow lane closes it, and each
-webhook's attempts are serialized within each kind of lane, so two attempts to one webhook never
-overlap and the failure policy stays exact.
+Which queue a delivery enters is decided when it is queued, from the breaker as the queuing code
+read it (``Delivery.slow``): the outbox router and the Redeliver and Recover actions read the
+webhook, a retry takes the breaker state of the failure that scheduled it. An attempt found in a
+lane that does not match its webhook's breaker (queued before it opened or closed) is moved, not
+sent (:func:`chalicelib.webhooks.delivery.attempt.attempt`): an owner lane sends only while the
+breaker is closed and a slow lane only while it is open. Only an attempt in an owner lane opens
+a breaker (its webhook's, and those of its :func:`lane_siblings`, whose owner-lane attempts wait
+behind it in the same group) and only one in a slow lane closes it, and each webhook's attempts
+are serialized within each kind of lane, so two attempts to one webhook never overlap and the
+failure policy stays exact.
 
 ``MessageDeduplicationId`` is the delivery's ``webhook-id`` for attempt 1 (a replayed stream
 batch enqueues nothing twice within SQS's 5-minute deduplication window; later replays are
@@ -36,8 +46,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 from chalicelib import storage
 from chalicelib.config import settings
@@ -49,7 +61,8 @@ MAX_BATCH = 10
 
 
 class EnqueueFailed(Exception):
-    """SQS refused some entries of a batch; ``failed`` are their indexes in the given sequence."""
+    """Some deliveries were not queued; ``failed`` are their indexes in the given sequence (the
+    entries SQS refused and those left unsent after the first refusal)."""
 
     def __init__(self, failed: list[int]) -> None:
         super().__init__(f"{len(failed)} deliveries were not queued")
@@ -80,16 +93,77 @@ def _slot(webhook_id: str, lanes: int) -> int:
     return int.from_bytes(hashlib.sha256(webhook_id.encode()).digest()[:8], "big") % lanes
 
 
+def slow_lane(delivery: Delivery, lanes: int) -> int:
+    """The number of ``delivery``'s webhook among ``lanes`` slow lanes (0 .. ``lanes`` - 1).
+
+    Its ``lane`` (its number among its owner's webhooks) offset by a hash of its owner: one
+    owner's webhooks fill the slow lanes in turn (40 of them: 10 to each of 4; a hash of each
+    webhook id spreads them unevenly, and the fullest slow lane drains last), while different
+    owners start at different lanes. A webhook without a ``lane`` number (or a message without an
+    owner) by a hash of its id. Fixed per webhook, so its slow attempts stay serialized in one lane.
+    """
+    if delivery.owner_id and delivery.lane is not None:
+        return (_slot(delivery.owner_id, lanes) + delivery.lane) % lanes
+    return _slot(delivery.webhook_id, lanes)
+
+
+def owner_lane(owner_id: str, webhook_id: str, lane: int | None) -> str:
+    """The owner lane (``MessageGroupId`` on ``DeliveryQueue``) of a webhook: ``<ownerId>.<n>``, ``n`` its
+    ``lane`` number (a hash of its id without one) modulo ``DELIVERY_OWNER_LANES``."""
+    lanes = settings().DELIVERY_OWNER_LANES
+    number = lane if lane is not None else _slot(webhook_id, lanes)
+    return f"{owner_id}.{number % lanes}"
+
+
+def host_of(url: str) -> str:
+    """The host name of a webhook URL, lower case (``""`` when it has none)."""
+    return (urlsplit(url).hostname or "").lower()
+
+
+def lane_siblings(timed_out: Mapping[str, Any], held_lane: str, webhooks: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The ids of the webhooks whose breaker opens with that of ``timed_out``: its owner's other
+    active webhooks with a closed breaker, in the owner lane ``held_lane`` (the lane whose message the
+    timed-out attempt holds) and on the same host (:func:`host_of` of ``url``).
+
+    Their attempts in ``held_lane`` cannot be running (SQS FIFO hands out one message of a group
+    at a time, and the timed-out attempt holds it) and their slow-lane attempts start only once
+    their breaker is open, so opening it here never lets two attempts to one webhook overlap.
+
+    Parameters
+    ----------
+    timed_out:
+        The Webhooks item of the webhook whose attempt in ``held_lane`` timed out.
+    held_lane:
+        That attempt's ``MessageGroupId`` (:func:`group_id`).
+    webhooks:
+        Webhooks items of the same owner (``ownerId``, ``webhookId``, ``url``, ``lane``, ``active``).
+
+    Returns
+    -------
+    list[str]
+        ``webhookId`` values, in the given order.
+    """
+    host = host_of(str(timed_out.get("url") or ""))
+    owner_id = str(timed_out.get("ownerId") or "")
+    return [
+        str(w["webhookId"])
+        for w in webhooks
+        if w.get("webhookId") != timed_out.get("webhookId") and str(w.get("ownerId") or "") == owner_id
+        and w.get("active") and not w.get("breakerOpenedAt")
+        and owner_lane(owner_id, str(w["webhookId"]), w.get("lane")) == held_lane
+        and host_of(str(w.get("url") or "")) == host != ""
+    ]
+
+
 def group_id(delivery: Delivery) -> str:
-    """The ``MessageGroupId`` of ``delivery``: ``slow.<n>`` while its webhook's breaker is open, else
-    ``<ownerId>.<n>``; a message without an owner (queued by an earlier version) keeps the webhook's own lane."""
-    config = settings()
+    """The ``MessageGroupId`` of ``delivery``: ``slow.<n>`` while its webhook's breaker is open
+    (:func:`slow_lane`), else its :func:`owner_lane`; a message without an owner (queued by an
+    earlier version) keeps the webhook's own lane."""
     if delivery.slow:
-        return f"slow.{_slot(delivery.webhook_id, config.DELIVERY_SLOW_LANES)}"
+        return f"slow.{slow_lane(delivery, settings().DELIVERY_SLOW_LANES)}"
     if not delivery.owner_id:
         return delivery.webhook_id
-    number = delivery.lane if delivery.lane is not None else _slot(delivery.webhook_id, config.DELIVERY_OWNER_LANES)
-    return f"{delivery.owner_id}.{number % config.DELIVERY_OWNER_LANES}"
+    return owner_lane(delivery.owner_id, delivery.webhook_id, delivery.lane)
 
 
 def to_message(delivery: Delivery) -> str:
@@ -147,29 +221,86 @@ def from_message(body: str) -> Delivery:
     )
 
 
+def owners_in_turn(deliveries: Sequence[Delivery]) -> list[int]:
+    """The indexes of ``deliveries`` with their owners taking turns: the first delivery of each
+    owner (in order of first appearance), then the second of each, and so on.
+
+    Each owner's deliveries keep their relative order, so every webhook's (and every owner
+    lane's) messages are sent in the given order; only different owners' deliveries are
+    interleaved, and SQS FIFO orders messages within a message group only. A stream batch
+    queued in this order puts another owner's delivery at most one entry per owner of the batch
+    behind an owner fanning one event out to many webhooks, not behind all of that owner's
+    SendMessageBatch calls (round-robin between owners: fair queuing of the router's sends). A
+    delivery without an owner (a message of an earlier version) counts as the owner of its
+    webhook alone.
+
+    Parameters
+    ----------
+    deliveries:
+        Deliveries in the order they must keep per owner (a stream batch's, record by record).
+
+    Returns
+    -------
+    list[int]
+        A permutation of ``range(len(deliveries))``.
+    """
+    turns: dict[str, deque[int]] = {}
+    for index, delivery in enumerate(deliveries):
+        turns.setdefault(delivery.owner_id or delivery.webhook_id, deque()).append(index)
+    order: list[int] = []
+    waiting = list(turns.values())
+    while waiting:
+        order += [queued.popleft() for queued in waiting]
+        waiting = [queued for queued in waiting if queued]
+    return order
+
+
+def queue_url(delivery: Delivery) -> str:
+    """The URL of the FIFO queue ``delivery`` enters: ``DELIVERY_SLOW_QUEUE_URL`` while its
+    webhook's breaker is open (``delivery.slow``), else ``DELIVERY_QUEUE_URL``."""
+    config = settings()
+    return config.DELIVERY_SLOW_QUEUE_URL if delivery.slow else config.DELIVERY_QUEUE_URL
+
+
 def enqueue(deliveries: Sequence[Delivery]) -> None:
-    """Put ``deliveries`` into their lanes (:func:`group_id`), in the given order (batches of 10).
+    """Put ``deliveries`` into their lanes (:func:`group_id`) on their queues (:func:`queue_url`).
+
+    Each queue's deliveries are sent in the given order, in batches of 10 (SQS FIFO orders
+    messages within a message group only, and a group lives on one queue); the healthy lanes'
+    deliveries are sent before the slow lanes'.
 
     Raises
     ------
     EnqueueFailed
-        Some entries were refused; the ones before the first refused entry were queued.
+        Some deliveries were not queued: ``failed`` holds the indexes (in ``deliveries``) of the
+        entries SQS refused and of every delivery left unsent after the first refusal (nothing
+        more is sent then); every other delivery was queued.
     botocore.exceptions.ClientError, chalicelib.errors.DependencyUnavailable
         SQS refusing the call, or unreachable.
     """
-    url = settings().DELIVERY_QUEUE_URL
     sqs = storage.client("sqs")
-    for start in range(0, len(deliveries), MAX_BATCH):
-        chunk = deliveries[start : start + MAX_BATCH]
-        entries = [
-            {
-                "Id": str(index),
-                "MessageBody": to_message(delivery),
-                "MessageGroupId": group_id(delivery),
-                "MessageDeduplicationId": deduplication_id(delivery),
-            }
-            for index, delivery in enumerate(chunk)
-        ]
-        failed = sorted(int(f["Id"]) + start for f in sqs.send_message_batch(QueueUrl=url, Entries=entries).get("Failed", []))
-        if failed:
-            raise EnqueueFailed(failed)
+    by_queue: dict[str, list[int]] = {}
+    for index, delivery in enumerate(deliveries):
+        by_queue.setdefault(queue_url(delivery), []).append(index)
+    healthy = settings().DELIVERY_QUEUE_URL
+    failed: list[int] = []
+    for url in sorted(by_queue, key=lambda u: u != healthy):
+        indexes = by_queue[url]
+        for start in range(0, len(indexes), MAX_BATCH):
+            if failed:  # after a refusal nothing more is sent: the caller reports the rest
+                failed += indexes[start:]
+                break
+            chunk = indexes[start : start + MAX_BATCH]
+            entries = [
+                {
+                    "Id": str(index),
+                    "MessageBody": to_message(deliveries[index]),
+                    "MessageGroupId": group_id(deliveries[index]),
+                    "MessageDeduplicationId": deduplication_id(deliveries[index]),
+                }
+                for index in chunk
+            ]
+            refused = [int(f["Id"]) for f in sqs.send_message_batch(QueueUrl=url, Entries=entries).get("Failed", [])]
+            failed += refused
+    if failed:
+        raise EnqueueFailed(sorted(set(failed)))

@@ -27,7 +27,7 @@ class UnknownDelivery(LookupError):
     """No attempt of that (event, webhook) delivery was ever made (or its log expired, 30 days)."""
 
 
-def redeliver(webhook_id: str, event_id: str, owner_id: str, lane: int | None = None) -> Delivery:
+def redeliver(webhook_id: str, event_id: str, owner_id: str, lane: int | None = None, slow: bool = False) -> Delivery:
     """Queue the next attempt of delivering ``event_id`` to ``webhook_id`` in the webhook's lane.
 
     The caller checks that the webhook belongs to the user asking (see
@@ -40,8 +40,11 @@ def redeliver(webhook_id: str, event_id: str, owner_id: str, lane: int | None = 
     event_id:
         ``evt_...``, as listed in the delivery log.
     owner_id, lane:
-        The webhook's owner and its ``lane`` number (name its lane; an open breaker moves the
-        attempt to a slow lane).
+        The webhook's owner and its ``lane`` number (name its lane).
+    slow:
+        Whether the webhook's circuit breaker is open: the attempt is queued in a slow lane
+        (``SlowDeliveryQueue``), never the owner's (a breaker that changes before the attempt
+        runs moves it).
 
     Returns
     -------
@@ -59,7 +62,7 @@ def redeliver(webhook_id: str, event_id: str, owner_id: str, lane: int | None = 
     last = attempt_log.last_claim(webhook_id, event_id)
     if last is None:
         raise UnknownDelivery(f"no delivery of {event_id} to {webhook_id}")
-    queued = Delivery(last.event, webhook_id, last.attempt + 1, owner_id=owner_id, lane=lane,
+    queued = Delivery(last.event, webhook_id, last.attempt + 1, owner_id=owner_id, lane=lane, slow=slow,
                       redelivery_id=clock.new_id("rdl"))
     lanes.enqueue([queued])
     return queued
@@ -72,12 +75,14 @@ def redeliver_many(
     lane: int | None = None,
     recovery_id: str | None = None,
     before_enqueue: Callable[[list[Delivery]], None] | None = None,
+    slow: bool = False,
 ) -> list[Delivery]:
     """Queue the next attempt of each of ``event_ids`` to ``webhook_id``, in that order, in the
     webhook's lane (Dashboard "Recover failed deliveries"); each as :func:`redeliver` would: same
     ``webhook-id``, next attempt number. Events without a claim (log expired) are skipped.
     ``recovery_id`` marks each attempt as that recovery's (sent once, counted on it);
-    ``before_enqueue`` is called with the attempts about to be queued (the recovery's record).
+    ``before_enqueue`` is called with the attempts about to be queued (the recovery's record);
+    ``slow`` (the webhook's circuit breaker is open) queues them in its slow lane.
 
     Returns
     -------
@@ -93,7 +98,8 @@ def redeliver_many(
     for event_id in event_ids:
         last = attempt_log.last_claim(webhook_id, event_id)
         if last is not None:
-            queued.append(Delivery(last.event, webhook_id, last.attempt + 1, owner_id=owner_id, lane=lane, recovery_id=recovery_id))
+            queued.append(Delivery(last.event, webhook_id, last.attempt + 1, owner_id=owner_id, lane=lane, slow=slow,
+                                   recovery_id=recovery_id))
     if before_enqueue is not None:
         before_enqueue(queued)
     lanes.enqueue(queued)

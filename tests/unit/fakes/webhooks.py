@@ -188,25 +188,26 @@ class FakeRedelivery:
         self.refuse: Exception | None = None
         self._log = log
 
-    def _next(self, webhook_id: str, event_id: str, owner_id: str, lane: int | None, recovery_id: str | None = None) -> Delivery:
+    def _next(self, webhook_id: str, event_id: str, owner_id: str, lane: int | None, recovery_id: str | None = None,
+              slow: bool = False) -> Delivery:
         made = [a for a in self._log.attempts if a["webhookId"] == webhook_id and a["eventId"] == event_id]
         if not made:
             raise UnknownDelivery(event_id)
         event = Event(event_id=event_id, type=made[0]["event"], created_at=made[0]["attemptedAt"], data={}, routing={})
         return Delivery(event=event, webhook_id=webhook_id, attempt=max(a["attempt"] for a in made) + 1, owner_id=owner_id, lane=lane,
-                        recovery_id=recovery_id)
+                        slow=slow, recovery_id=recovery_id)
 
-    def redeliver(self, webhook_id: str, event_id: str, owner_id: str, lane: int | None = None) -> Delivery:
+    def redeliver(self, webhook_id: str, event_id: str, owner_id: str, lane: int | None = None, slow: bool = False) -> Delivery:
         """The next attempt of the delivery, queued. Raises ``UnknownDelivery`` when none was logged."""
-        delivery = self._next(webhook_id, event_id, owner_id, lane)
+        delivery = self._next(webhook_id, event_id, owner_id, lane, slow=slow)
         self.queued.append(delivery)
         return delivery
 
     def redeliver_many(self, webhook_id: str, event_ids: list[str], owner_id: str, lane: int | None = None,
                        recovery_id: str | None = None,
-                       before_enqueue: Callable[[list[Delivery]], None] | None = None) -> list[Delivery]:
+                       before_enqueue: Callable[[list[Delivery]], None] | None = None, slow: bool = False) -> list[Delivery]:
         """The next attempt of each event's delivery, shown to ``before_enqueue``, then queued."""
-        planned = [self._next(webhook_id, e, owner_id, lane, recovery_id) for e in event_ids]
+        planned = [self._next(webhook_id, e, owner_id, lane, recovery_id, slow) for e in event_ids]
         if before_enqueue is not None:
             before_enqueue(planned)
         if self.refuse is not None:
