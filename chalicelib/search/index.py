@@ -18,7 +18,7 @@ list                  sort key                                what reads it
 ``<age>`` is :func:`age_key` (newest first in ascending order). Every entry carries the
 document's **projection** (keywords, numbers, point, age): filters are checked on entries
 before any document is loaded. Beside the lists: the **vocabulary** (``v``: one item per term,
-``n`` = documents holding it; ``d|<key>``: the term under each of its symmetric-delete keys,
+``n`` = documents holding it; ``d|<key>``: the term under its typo key,
 :func:`chalicelib.search.analysis.delete_keys`), **sizes** (``c``: one counter item per
 non-term list, ``n`` = its entries) and one **stored document** per id (``<namespace>|s|<id>``:
 version, scope, projection and term impacts), the version authority of the writer and what
@@ -232,9 +232,10 @@ def apply(spec: IndexSpec, store: Store, changes: Sequence[Change]) -> int:
     changed documents, in one step (every call in parallel): the entries of the stored form
     that the new one lacks are deleted and the new ones put (BatchWriteItem; impacts depend on
     the document alone, so a retry after a crash writes the same keys), the vocabulary and list
-    sizes move by the difference (UpdateItem ``ADD``) and the terms the vocabulary did not hold
-    are filed under their delete keys; then a term the additions show new that the read still
-    saw (another batch removed it meanwhile) is filed under its delete keys, and a term whose
+    sizes move by the difference (UpdateItem ``ADD``; a vocabulary item the read did not find is
+    put with its count instead) and the terms the vocabulary did not hold are filed under their
+    typo keys; then a term the additions show new that the read still saw (another batch
+    removed it meanwhile) is filed under its typo key, and a term whose
     list became empty leaves the vocabulary; last the stored form is put, conditional on its
     version (so a document is found by its words as soon as by its filters). A removal is
     stored as a tombstone (version kept, no terms) so that an older change arriving later is
@@ -250,6 +251,7 @@ def apply(spec: IndexSpec, store: Store, changes: Sequence[Change]) -> int:
     vocabulary = {spec.vocabulary_key(scope, t): (scope, t) for scope, t in terms}
     _, before = store.read([], [*(spec.stored_key(c) for c in newest), *sorted(vocabulary)])
     known = {term for key, term in vocabulary.items() if int(before.get(key, {}).get("n", 0)) > 0}
+    absent = {key for key in vocabulary if key not in before}
     olds = {i: before.get(spec.stored_key(i)) for i in newest}
     batch = [c for c in newest.values() if olds[c.id] is None or int(olds[c.id]["v"]) < c.version]  # type: ignore[index]
     forms: list[Item] = []
@@ -258,7 +260,7 @@ def apply(spec: IndexSpec, store: Store, changes: Sequence[Change]) -> int:
         pk, sk = spec.stored_key(c.id)
         forms.append(stored(spec, c.doc, weights[c.id]) if c.doc is not None else _tombstone(pk, sk, c.version))
         moves.append((olds[c.id], c.doc, weights[c.id]))
-    _move(spec, store, moves, known)
+    _move(spec, store, moves, known, absent)
     return sum(store.put_newer(forms))
 
 
@@ -296,23 +298,32 @@ def _diff(spec: IndexSpec, moves: Sequence[tuple[Item | None, Document | None, M
 
 
 def _move(spec: IndexSpec, store: Store, moves: Sequence[tuple[Item | None, Document | None, Mapping[str, int]]],
-          known: set[tuple[str, str]]) -> None:
+          known: set[tuple[str, str]], absent: set[Key]) -> None:
     """Delete the entries the old forms had and the new ones lack, put the new ones, move the
     vocabulary and list sizes by the difference, and file the terms new to the vocabulary
-    (``known``: the ``(scope, term)`` it held when the batch began) under their delete keys."""
+    (``known``: the ``(scope, term)`` it held when the batch began) under their typo keys.
+
+    A vocabulary item the batch's read did not find (``absent``) is put with its count rather
+    than added to: a put rides in the BatchWriteItem calls of the entries, where an ``ADD`` is an
+    UpdateItem call of its own, and in a young index most of a document's terms are new to its
+    scope. The read and the put are not atomic: a batch of another shard that files the same
+    new term in between loses one of the two counts (the counts are estimates for idf and plan
+    costs; the term, its list and its typo key are filed either way)."""
     puts, deletes, counts, terms = _diff(spec, moves)
-    changed = [(k, n) for k, n in counts.items() if n]
+    created = {key for key in absent if counts.get(key, 0) > 0}
+    changed = [(k, n) for k, n in counts.items() if n and k not in created]
     filed = {(scope, term) for (scope, term), n in terms.items() if n > 0 and (scope, term) not in known}
-    added = store.write_and_add([*puts.values(), *_delete_keys(spec, filed)], sorted(deletes - set(puts)), changed)
+    born_items = [{"pk": pk, "sk": sk, "n": counts[(pk, sk)]} for pk, sk in sorted(created)]
+    added = store.write_and_add([*puts.values(), *born_items, *_delete_keys(spec, filed)], sorted(deletes - set(puts)), changed)
     values = dict(zip((k for k, _ in changed), added, strict=True))
-    vocabulary = [(scope, term, n, values[spec.vocabulary_key(scope, term)]) for (scope, term), n in terms.items() if n]
+    vocabulary = [(scope, term, n, values.get(spec.vocabulary_key(scope, term), n)) for (scope, term), n in terms.items() if n]
     born = {(scope, term) for scope, term, n, value in vocabulary if value > 0 and value - n <= 0}
     store.write(_delete_keys(spec, born - filed), [])
     _forget(spec, store, [(scope, term) for scope, term, n, _ in vocabulary if n < 0])
 
 
 def _delete_keys(spec: IndexSpec, terms: Iterable[tuple[str, str]]) -> list[Item]:
-    """The symmetric-delete items of ``terms`` (``(scope, term)``)."""
+    """The typo-key items of ``terms`` (``(scope, term)``)."""
     return [{"pk": spec.list_key(scope, f"d|{key}"), "sk": term} for scope, term in sorted(terms) for key in analysis.delete_keys(term)]
 
 
@@ -328,7 +339,7 @@ def _count(spec: IndexSpec, counts: Counter[Key], terms: Counter[tuple[str, str]
 
 def _forget(spec: IndexSpec, store: Store, vocabulary: Sequence[tuple[str, str]]) -> None:
     """Remove the terms whose list is empty from the vocabulary (``vocabulary``: the ``(scope,
-    term)`` some document just stopped holding), with their delete keys. Decided by the list,
+    term)`` some document just stopped holding), with their typo keys. Decided by the list,
     not the count, so the vocabulary never keeps a term no document holds."""
     if not vocabulary:
         return
