@@ -232,9 +232,8 @@ def apply(spec: IndexSpec, store: Store, changes: Sequence[Change]) -> int:
     changed documents, in one step (every call in parallel): the entries of the stored form
     that the new one lacks are deleted and the new ones put (BatchWriteItem; impacts depend on
     the document alone, so a retry after a crash writes the same keys), the vocabulary and list
-    sizes move by the difference (UpdateItem ``ADD``; a vocabulary item the read did not find is
-    put with its count instead) and the terms the vocabulary did not hold are filed under their
-    typo keys; then a term the additions show new that the read still saw (another batch
+    sizes move by the difference (UpdateItem ``ADD``) and the terms the vocabulary did not hold
+    are filed under their typo keys; then a term the additions show new that the read still saw (another batch
     removed it meanwhile) is filed under its typo key, and a term whose
     list became empty leaves the vocabulary; last the stored form is put, conditional on its
     version (so a document is found by its words as soon as by its filters). A removal is
@@ -251,7 +250,6 @@ def apply(spec: IndexSpec, store: Store, changes: Sequence[Change]) -> int:
     vocabulary = {spec.vocabulary_key(scope, t): (scope, t) for scope, t in terms}
     _, before = store.read([], [*(spec.stored_key(c) for c in newest), *sorted(vocabulary)])
     known = {term for key, term in vocabulary.items() if int(before.get(key, {}).get("n", 0)) > 0}
-    absent = {key for key in vocabulary if key not in before}
     olds = {i: before.get(spec.stored_key(i)) for i in newest}
     batch = [c for c in newest.values() if olds[c.id] is None or int(olds[c.id]["v"]) < c.version]  # type: ignore[index]
     forms: list[Item] = []
@@ -260,7 +258,7 @@ def apply(spec: IndexSpec, store: Store, changes: Sequence[Change]) -> int:
         pk, sk = spec.stored_key(c.id)
         forms.append(stored(spec, c.doc, weights[c.id]) if c.doc is not None else _tombstone(pk, sk, c.version))
         moves.append((olds[c.id], c.doc, weights[c.id]))
-    _move(spec, store, moves, known, absent)
+    _move(spec, store, moves, known)
     return sum(store.put_newer(forms))
 
 
@@ -298,25 +296,19 @@ def _diff(spec: IndexSpec, moves: Sequence[tuple[Item | None, Document | None, M
 
 
 def _move(spec: IndexSpec, store: Store, moves: Sequence[tuple[Item | None, Document | None, Mapping[str, int]]],
-          known: set[tuple[str, str]], absent: set[Key]) -> None:
+          known: set[tuple[str, str]]) -> None:
     """Delete the entries the old forms had and the new ones lack, put the new ones, move the
     vocabulary and list sizes by the difference, and file the terms new to the vocabulary
     (``known``: the ``(scope, term)`` it held when the batch began) under their typo keys.
 
-    A vocabulary item the batch's read did not find (``absent``) is put with its count rather
-    than added to: a put rides in the BatchWriteItem calls of the entries, where an ``ADD`` is an
-    UpdateItem call of its own, and in a young index most of a document's terms are new to its
-    scope. The read and the put are not atomic: a batch of another shard that files the same
-    new term in between loses one of the two counts (the counts are estimates for idf and plan
-    costs; the term, its list and its typo key are filed either way)."""
+    Every count moves by ``ADD``, a term new to the vocabulary too: a put decided by the batch's
+    read would lose the count of another shard's batch filing the same term in between."""
     puts, deletes, counts, terms = _diff(spec, moves)
-    created = {key for key in absent if counts.get(key, 0) > 0}
-    changed = [(k, n) for k, n in counts.items() if n and k not in created]
+    changed = [(k, n) for k, n in counts.items() if n]
     filed = {(scope, term) for (scope, term), n in terms.items() if n > 0 and (scope, term) not in known}
-    born_items = [{"pk": pk, "sk": sk, "n": counts[(pk, sk)]} for pk, sk in sorted(created)]
-    added = store.write_and_add([*puts.values(), *born_items, *_delete_keys(spec, filed)], sorted(deletes - set(puts)), changed)
+    added = store.write_and_add([*puts.values(), *_delete_keys(spec, filed)], sorted(deletes - set(puts)), changed)
     values = dict(zip((k for k, _ in changed), added, strict=True))
-    vocabulary = [(scope, term, n, values.get(spec.vocabulary_key(scope, term), n)) for (scope, term), n in terms.items() if n]
+    vocabulary = [(scope, term, n, values[spec.vocabulary_key(scope, term)]) for (scope, term), n in terms.items() if n]
     born = {(scope, term) for scope, term, n, value in vocabulary if value > 0 and value - n <= 0}
     store.write(_delete_keys(spec, born - filed), [])
     _forget(spec, store, [(scope, term) for scope, term, n, _ in vocabulary if n < 0])
