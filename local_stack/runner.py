@@ -4,7 +4,10 @@ It polls every DynamoDB stream and SQS queue the Chalice app subscribes to
 (``app.event_sources``) and invokes the same handlers with Lambda-shaped events:
 
 * streams: batches of up to ``batch_size`` records from each shard (Lambda's ``BatchSize``, up to
-  10,000 for DynamoDB streams: read in GetRecords calls of at most 1,000); records after the first
+  10,000 for DynamoDB streams: read in GetRecords calls of at most 1,000), gathered for up to the
+  source's ``maximum_batching_window_in_seconds`` (Lambda's ``MaximumBatchingWindowInSeconds``:
+  a polling thread invokes the handler when the batch is full or its first record has waited
+  that long; :meth:`EventRunner.pump`, the tests' synchronous pass, never waits); records after the first
   one reported in ``batchItemFailures`` (or all, if the handler raises) are retried, up to
   :data:`MAX_RETRY_ATTEMPTS` times, then skipped (AWS: ``MaximumRetryAttempts``);
 * queues: messages received in batches; those not reported as failures are deleted, failed
@@ -127,11 +130,14 @@ class _Context:
 
 @dataclass
 class _Shard:
-    """Checkpoint of one shard: records up to ``after`` are done; ``retry_at`` is re-read next."""
+    """Checkpoint of one shard: records up to ``after`` are done; ``retry_at`` is re-read next;
+    ``gathering_since``: when a polling thread first saw the records it is gathering into a batch
+    (monotonic seconds; ``None`` when none wait)."""
 
     after: str | None = None
     retry_at: str | None = None
     attempts: int = 0
+    gathering_since: float | None = None
 
 
 @dataclass
@@ -140,7 +146,13 @@ class _StreamSource:
     stream_arn: str
     batch_size: int
     starting_position: str
+    batching_window: float = 0.0
     shards: dict[str, _Shard] = field(default_factory=dict)
+
+    def due(self) -> float | None:
+        """When the first batch being gathered is due (monotonic seconds), or ``None``."""
+        started = [s.gathering_since for s in self.shards.values() if s.gathering_since is not None]
+        return min(started) + self.batching_window if started else None
 
 
 @dataclass
@@ -195,7 +207,8 @@ class EventRunner:
             handler = _resolve_handler(source.handler_string)
             if isinstance(source, DynamoDBEventConfig):
                 stream_arn = self._current_stream_arn(dynamodb, source.stream_arn)
-                self.streams.append(_StreamSource(handler, stream_arn, source.batch_size or 100, source.starting_position))
+                self.streams.append(_StreamSource(handler, stream_arn, source.batch_size or 100, source.starting_position,
+                                                  float(source.maximum_batching_window_in_seconds or 0)))
             elif isinstance(source, SQSEventConfig):
                 arn = source.queue_arn or ""
                 name = arn.rsplit(":", 1)[-1] if arn else str(source.queue)
@@ -259,12 +272,24 @@ class EventRunner:
             dynamodb["ApproximateCreationDateTime"] = int(created)
         return {**record, "dynamodb": dynamodb, "eventSourceARN": stream_arn, "awsRegion": self._region}
 
-    def _pump_stream(self, stream: _StreamSource) -> int:
+    def _pump_stream(self, stream: _StreamSource, gather: bool = False) -> int:
+        """One batch from each shard of ``stream``; returns the records handled (a failed batch counts 1).
+
+        ``gather`` (the polling threads): a batch smaller than ``batch_size`` waits, unread, until
+        its first record was seen ``batching_window`` seconds ago (Lambda's batching window).
+        """
         handled = 0
         for shard_id, shard in stream.shards.items():
             records = self._read(stream, shard_id, shard)
             if not records:
+                shard.gathering_since = None
                 continue
+            if gather and stream.batching_window and len(records) < stream.batch_size and shard.retry_at is None:
+                now = time.monotonic()
+                shard.gathering_since = shard.gathering_since if shard.gathering_since is not None else now
+                if now - shard.gathering_since < stream.batching_window:
+                    continue
+            shard.gathering_since = None
             event = {"Records": [self._lambda_stream_record(r, stream.stream_arn) for r in records]}
             failed_at = self._invoke_stream(stream.handler, event)
             if failed_at is None or shard.attempts >= MAX_RETRY_ATTEMPTS:
@@ -363,18 +388,17 @@ class EventRunner:
         One thread per source mirrors AWS, where each event source mapping invokes its own
         function: a slow webhook delivery never holds up the approval queue.
         """
-        pumps: list[tuple[str, Callable[[], int], float, float, threading.Event | None]] = [
-            (f"stream-{i}", functools.partial(self._pump_stream, s), self._idle_poll_seconds, 0.0, threading.Event())
+        pumps: list[tuple[str, Callable[[], int], float, threading.Event, Callable[[], float | None] | None]] = [
+            (f"stream-{i}", functools.partial(self._pump_stream, s, gather=True), self._idle_poll_seconds, threading.Event(), s.due)
             for i, s in enumerate(self.streams)
         ] + [
-            (f"queue-{i}", functools.partial(self._pump_queue, q), self._queue_idle_seconds, 0.0, threading.Event())
+            (f"queue-{i}", functools.partial(self._pump_queue, q), self._queue_idle_seconds, threading.Event(), None)
             for i, q in enumerate(self.queues)
             if not q.fifo
         ]
-        for name, pump, idle_wait, first_wait, waker in pumps:
-            if waker is not None:
-                self._register_waker(waker)
-            thread = threading.Thread(target=self._loop, args=(pump, idle_wait, first_wait, waker), name=name, daemon=True)
+        for name, pump, idle_wait, waker, due in pumps:
+            self._register_waker(waker)
+            thread = threading.Thread(target=self._loop, args=(pump, idle_wait, 0.0, waker, due), name=name, daemon=True)
             thread.start()
             self._threads.append(thread)
         for queue in self.queues:
@@ -472,7 +496,9 @@ class EventRunner:
             self._wakers.remove(waker)
 
     def _loop(self, pump: Callable[[], int], idle_wait: float = POLL_INTERVAL_SECONDS, first_wait: float = 0.0,
-              waker: threading.Event | None = None) -> None:
+              waker: threading.Event | None = None, due: Callable[[], float | None] | None = None) -> None:
+        """Pump until :meth:`stop`; an idle pump waits ``idle_wait`` seconds or until ``waker`` is set,
+        and no longer than until ``due()`` (a stream's batch being gathered)."""
         self._stop.wait(first_wait)  # the stagger of the lane workers
         while not self._stop.is_set():
             if waker is not None:
@@ -490,7 +516,8 @@ class EventRunner:
             if waker is None:
                 self._stop.wait(idle_wait)
                 continue
-            waker.wait(idle_wait)
+            deadline = due() if due is not None else None
+            waker.wait(idle_wait if deadline is None else min(idle_wait, max(0.0, deadline - time.monotonic())))
             # Woken early: still no more than one poll per POLL_INTERVAL_SECONDS (a busy API
             # notifies many times a second: a thread's polls stay at the interval of the queues).
             self._stop.wait(max(0.0, polled + POLL_INTERVAL_SECONDS - time.monotonic()))

@@ -2,7 +2,7 @@
 ``search-engine`` in pyproject.toml).
 
 The read pipeline and its index: :mod:`~chalicelib.search.analysis` (terms, the match rule,
-symmetric-delete keys), :mod:`~chalicelib.search.index` (the index spec a domain supplies, the
+typo keys), :mod:`~chalicelib.search.index` (the index spec a domain supplies, the
 layout of its lists, the idempotent writer), :mod:`~chalicelib.search.engine` (typed query,
 plan, candidate lists, exact check, scorer, collector) and :mod:`~chalicelib.search.store` (the
 storage port, in memory and on DynamoDB). Listing search and profile search run on it.

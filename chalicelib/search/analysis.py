@@ -14,15 +14,18 @@ term (:func:`kind`) when
   rule as Meilisearch and Typesense document them).
 
 The vocabulary finds every term a word matches without reading the index's terms one by one:
-prefix terms by a range read of the sorted term dictionary, typo terms through **symmetric
-delete** keys (Wolf Garbe, SymSpell, 2012): a term is filed under its first :data:`DELETE_PREFIX`
-characters and under each string made by deleting one of them but the first
-(:func:`delete_keys`). Two strings of equal first letter at distance 1 always share a key (a
-substitution or transposition: delete the same position or its neighbour in both; an insertion:
-delete it from the longer; an edit past the prefix: the prefixes are equal). A search reads only
-the keys its edits near the start need (:func:`typo_reads`): a term whose edit lies at or past
-letter :data:`TYPO_RANGE` starts with the word's first :data:`TYPO_RANGE` letters and is found by
-a range read of the sorted vocabulary, so the lookup misses no term :func:`kind` accepts.
+prefix terms by a range read of the sorted term dictionary, typo terms (Damerau-Levenshtein
+distance 1, same first letter) in two parts. A term whose edit lies at or past letter
+:data:`TYPO_RANGE` starts with the word's first :data:`TYPO_RANGE` letters and comes from a range
+read of the sorted vocabulary. The others are found under **one typo key** per term
+(:func:`delete_keys`): the term without its second and third letters, a single deletion
+neighbourhood of positions 1 and 2 (after Wolf Garbe's symmetric delete, SymSpell, 2012, which
+files every deletion). A substitution or transposition among letters 1 and 2 leaves that key
+unchanged; a letter inserted at 1 or 2 shifts the rest by one, a letter deleted there by one
+the other way, and the transposition of letters 2 and 3 moves letter 2 into the key, so the
+word reads the keys of those four shapes (:func:`typo_reads`) and the lookup misses no term
+:func:`kind` accepts. One key per term instead of one per deleted letter: a term new to the
+vocabulary costs one write for its typo lookup, not eight.
 """
 
 from __future__ import annotations
@@ -46,12 +49,12 @@ MIN_TERM_PREFIX = 4
 ENDINGS = ("ing", "ings", "ed", "ation", "ations", "ies", "ied", "ness", "ment", "ments", "ity", "ities", "ization")
 #: Shortest query word corrected at distance 1 (letters).
 MIN_TYPO_WORD = 5
-#: Characters of a term its delete keys are made of (SymSpell's prefix length).
-DELETE_PREFIX = 8
 #: Leading letters a typo term shares with the word when its edit lies at or past them: such terms
-#: come from one range read of the vocabulary; edits before them from :data:`TYPO_RANGE` delete
-#: keys (:func:`typo_reads`). 3 keeps the range to the few terms of one three-letter start.
+#: come from one range read of the vocabulary; edits before them from the typo keys
+#: (:func:`typo_reads`). 3 keeps the range to the few terms of one three-letter start.
 TYPO_RANGE = 3
+#: Typo keys a word reads at most (:func:`typo_reads`).
+TYPO_KEYS = 4
 
 
 class Kind(IntEnum):
@@ -128,36 +131,45 @@ def best(word: Word, terms: Mapping[str, int]) -> list[tuple[str, Kind]]:
     return found
 
 
+def typo_key(term: str) -> str:
+    """The typo key of a term or stem: the term without its second and third letters (the
+    positions :data:`TYPO_RANGE` leaves to the keys)."""
+    return term[:1] + term[TYPO_RANGE:]
+
+
 def delete_keys(term: str) -> frozenset[str]:
-    """The symmetric-delete keys of a term or word stem: its first :data:`DELETE_PREFIX`
-    characters and each string made by deleting one of them but the first."""
-    head = term[:DELETE_PREFIX]
-    return frozenset({head, *(head[:i] + head[i + 1:] for i in range(1, len(head)))})
+    """The keys a term is filed under for typo lookup: its :func:`typo_key` alone."""
+    return frozenset({typo_key(term)})
 
 
 def typo_reads(stem: str) -> tuple[frozenset[str], str]:
-    """What finds every vocabulary term at distance 1 from ``stem`` with its first letter: the delete
+    """What finds every vocabulary term at distance 1 from ``stem`` with its first letter: the typo
     keys to read (terms filed under them, :func:`delete_keys`) and the start of a range read of the
     sorted vocabulary.
 
-    An edit at position ``i`` (0-based, ``1 <= i < TYPO_RANGE``) is found under a key: a substitution,
-    a letter missing from the term or a transposition of ``i`` and ``i + 1`` under the stem's first
-    :data:`DELETE_PREFIX` letters without letter ``i`` (the term's own key, or its key without the
-    same or the next letter); a letter inserted into the term under the stem's key without any
-    deletion (the term without the inserted letter), which for a stem of :data:`DELETE_PREFIX`
-    letters or more is cut to ``DELETE_PREFIX - 1`` letters (the term's first ``DELETE_PREFIX`` letters
-    without the inserted one). Any edit at ``i >= TYPO_RANGE`` leaves the first :data:`TYPO_RANGE`
-    letters, which the range read covers.
+    With ``s = stem``, a term ``t`` whose edit lies at letter 1 or 2 (0-based) has the key
+    (``t[0] + t[3:]``)
+
+    * ``s[0] + s[3:]`` after a substitution at 1 or 2 or the transposition of 1 and 2 (the
+      letters the key drops);
+    * ``s[0] + s[2:]`` after a letter inserted at 1 or 2 (``t[3:] == s[2:]``);
+    * ``s[0] + s[4:]`` after the deletion of letter 1 or 2 (``t[3:] == s[4:]``);
+    * ``s[0] + s[2] + s[4:]`` after the transposition of letters 2 and 3.
+
+    Any edit at letter :data:`TYPO_RANGE` or later leaves the first :data:`TYPO_RANGE` letters,
+    which the range read covers.
 
     Returns
     -------
     tuple of (frozenset of str, str)
-        The keys (at most :data:`TYPO_RANGE`) and the range's start (the stem's first
+        The keys (at most :data:`TYPO_KEYS`) and the range's start (the stem's first
         :data:`TYPO_RANGE` letters).
     """
-    head = stem[:DELETE_PREFIX]
-    inserted = head if len(head) < DELETE_PREFIX else head[:-1]
-    return frozenset({inserted, *(head[:i] + head[i + 1:] for i in range(1, min(TYPO_RANGE, len(head))))}), stem[:TYPO_RANGE]
+    first = stem[:1]
+    keys = {first + stem[3:], first + stem[2:], first + stem[4:]}
+    if len(stem) >= 4:
+        keys.add(first + stem[2] + stem[4:])
+    return frozenset(keys), stem[:TYPO_RANGE]
 
 
 def prefixes_of(word: Word) -> tuple[str, ...]:

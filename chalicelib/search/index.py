@@ -18,7 +18,7 @@ list                  sort key                                what reads it
 ``<age>`` is :func:`age_key` (newest first in ascending order). Every entry carries the
 document's **projection** (keywords, numbers, point, age): filters are checked on entries
 before any document is loaded. Beside the lists: the **vocabulary** (``v``: one item per term,
-``n`` = documents holding it; ``d|<key>``: the term under each of its symmetric-delete keys,
+``n`` = documents holding it; ``d|<key>``: the term under its typo key,
 :func:`chalicelib.search.analysis.delete_keys`), **sizes** (``c``: one counter item per
 non-term list, ``n`` = its entries) and one **stored document** per id (``<namespace>|s|<id>``:
 version, scope, projection and term impacts), the version authority of the writer and what
@@ -233,8 +233,8 @@ def apply(spec: IndexSpec, store: Store, changes: Sequence[Change]) -> int:
     that the new one lacks are deleted and the new ones put (BatchWriteItem; impacts depend on
     the document alone, so a retry after a crash writes the same keys), the vocabulary and list
     sizes move by the difference (UpdateItem ``ADD``) and the terms the vocabulary did not hold
-    are filed under their delete keys; then a term the additions show new that the read still
-    saw (another batch removed it meanwhile) is filed under its delete keys, and a term whose
+    are filed under their typo keys; then a term the additions show new that the read still saw (another batch
+    removed it meanwhile) is filed under its typo key, and a term whose
     list became empty leaves the vocabulary; last the stored form is put, conditional on its
     version (so a document is found by its words as soon as by its filters). A removal is
     stored as a tombstone (version kept, no terms) so that an older change arriving later is
@@ -299,7 +299,10 @@ def _move(spec: IndexSpec, store: Store, moves: Sequence[tuple[Item | None, Docu
           known: set[tuple[str, str]]) -> None:
     """Delete the entries the old forms had and the new ones lack, put the new ones, move the
     vocabulary and list sizes by the difference, and file the terms new to the vocabulary
-    (``known``: the ``(scope, term)`` it held when the batch began) under their delete keys."""
+    (``known``: the ``(scope, term)`` it held when the batch began) under their typo keys.
+
+    Every count moves by ``ADD``, a term new to the vocabulary too: a put decided by the batch's
+    read would lose the count of another shard's batch filing the same term in between."""
     puts, deletes, counts, terms = _diff(spec, moves)
     changed = [(k, n) for k, n in counts.items() if n]
     filed = {(scope, term) for (scope, term), n in terms.items() if n > 0 and (scope, term) not in known}
@@ -312,7 +315,7 @@ def _move(spec: IndexSpec, store: Store, moves: Sequence[tuple[Item | None, Docu
 
 
 def _delete_keys(spec: IndexSpec, terms: Iterable[tuple[str, str]]) -> list[Item]:
-    """The symmetric-delete items of ``terms`` (``(scope, term)``)."""
+    """The typo-key items of ``terms`` (``(scope, term)``)."""
     return [{"pk": spec.list_key(scope, f"d|{key}"), "sk": term} for scope, term in sorted(terms) for key in analysis.delete_keys(term)]
 
 
@@ -328,7 +331,7 @@ def _count(spec: IndexSpec, counts: Counter[Key], terms: Counter[tuple[str, str]
 
 def _forget(spec: IndexSpec, store: Store, vocabulary: Sequence[tuple[str, str]]) -> None:
     """Remove the terms whose list is empty from the vocabulary (``vocabulary``: the ``(scope,
-    term)`` some document just stopped holding), with their delete keys. Decided by the list,
+    term)`` some document just stopped holding), with their typo keys. Decided by the list,
     not the count, so the vocabulary never keeps a term no document holds."""
     if not vocabulary:
         return

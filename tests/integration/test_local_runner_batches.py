@@ -3,6 +3,7 @@ GetRecords calls of at most ``GET_RECORDS_LIMIT`` (DynamoDB Streams' own limit i
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -38,3 +39,37 @@ def test_a_batch_larger_than_one_get_records_call_reaches_the_handler_whole(
     runner._pump_stream(listings)
 
     assert batches == [[f"lst_batch{n:04d}" for n in range(5)], [f"lst_batch{n:04d}" for n in range(5, 7)]]
+
+
+def test_a_polling_thread_gathers_a_partial_batch_for_the_batching_window(
+    aws: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app import app
+    from local_stack import runner as runner_module
+
+    now = [100.0]
+    monkeypatch.setattr(runner_module, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    runner = runner_module.EventRunner(app)
+    listings = next(s for s in runner.streams if s.stream_arn.split(":table/")[1].startswith(settings().LISTINGS_TABLE + "/"))
+    assert listings.batching_window == 1.0  # the deployed window (app.py, infra/cfn_functions.py)
+    batches: list[list[str]] = []
+    listings.handler = lambda event, _context: batches.append([r["dynamodb"]["Keys"]["listingId"]["S"] for r in event["Records"]])
+    listings.batch_size = 5
+    ids = [f"lst_batch{n:04d}" for n in range(12)]
+    for n in range(2):
+        repository.create(_listing(n), [])
+
+    assert runner._pump_stream(listings, gather=True) == 0  # two of five: gathered, not handed over
+    assert listings.due() == 101.0
+    now[0] = 100.9
+    repository.create(_listing(2), [])
+    assert runner._pump_stream(listings, gather=True) == 0
+    now[0] = 101.0  # the first record has waited the window: the batch goes as it is
+    assert runner._pump_stream(listings, gather=True) == 3
+    assert listings.due() is None
+    for n in range(3, 8):
+        repository.create(_listing(n), [])
+    assert runner._pump_stream(listings, gather=True) == 5  # a full batch does not wait
+    repository.create(_listing(8), [])
+    assert runner._pump_stream(listings) == 1  # the tests' synchronous pass never waits
+    assert batches == [ids[:3], ids[3:8], ids[8:9]]

@@ -1,6 +1,7 @@
-"""The index writer's steps: a batch's new terms are filed under their delete keys in the same step
-as its entries and counters (so a document is findable by its words once its stored form follows),
-and a term another batch removed between the read and the additions is still filed."""
+"""The index writer's steps: a batch's new terms are counted in the vocabulary (``ADD``) and filed
+under their typo keys in the same step as its entries and counters (so a document is findable by its words
+once its stored form follows), and a term another batch removed between the read and the
+additions is still filed."""
 
 from __future__ import annotations
 
@@ -73,3 +74,31 @@ def test_a_replayed_batch_writes_nothing() -> None:
     writes = len(store.writes)
     assert index.apply(SPEC, store, batch) == 0
     assert all(not puts for puts in store.writes[writes:])
+
+
+class Adds(Steps):
+    """Also records the counters each step adds to."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.added: list[Key] = []
+
+    def add(self, changes: Sequence[tuple[Key, int]]) -> list[int]:
+        self.added += [key for key, _ in changes]
+        return super().add(changes)
+
+
+def test_every_vocabulary_count_moves_by_add_a_new_term_too() -> None:
+    # A put decided by the batch's read would lose the count of another shard's batch filing the same term.
+    store = Adds()
+    index.apply(SPEC, store, [Change("d1", 1, _doc("d1", "python")), Change("d2", 1, _doc("d2", "python gardener"))])
+    python, garden = SPEC.vocabulary_key("jobs", "python"), SPEC.vocabulary_key("jobs", "garden")
+    assert {python, garden} <= set(store.added)
+    assert not {python, garden} & {(i["pk"], i["sk"]) for puts in store.writes for i in puts}
+    assert store.partitions[python[0]]["python"]["n"] == 2
+    index.apply(SPEC, store, [Change("d3", 1, _doc("d3", "python"))])
+    assert store.partitions[python[0]]["python"]["n"] == 3
+    index.apply(SPEC, store, [Change("d3", 2, None), Change("d2", 2, None)])
+    assert store.partitions[python[0]]["python"]["n"] == 1
+    assert "garden" not in store.partitions.get(garden[0], {})  # its list emptied: it left the vocabulary
+    assert not _delete_key_items(store, "garden")

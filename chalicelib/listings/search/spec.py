@@ -31,7 +31,7 @@ from chalicelib.search.store import DynamoStore, search_index
 from chalicelib.users.records import UserRecord
 
 #: The namespace of the listing lists (a new one is filed by ``scripts/search_backfill.py``).
-NAMESPACE = "listings.v7"
+NAMESPACE = "listings.v8"
 #: BM25F boost of the title and of each searched field type.
 TITLE_BOOST = 3.0
 BOOSTS = {FieldType.TEXT: 1.5, FieldType.RICHTEXT: 1.0, FieldType.LOCATION: 0.5}
