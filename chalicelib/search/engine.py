@@ -311,20 +311,25 @@ def _loaders() -> ThreadPoolExecutor:
 
 def _walk(ctx: _Context, collector: _Collector, reads: Callable[[], list[Range]],
           absorb: Callable[[list[Range], list[Slice]], list[Item]], bound: Callable[[], tuple[Any, ...] | None],
-          keys: Sequence[Key] = (), early: Sequence[Item] | None = None) -> None:
+          keys: Sequence[Key] = (), early: Sequence[Item] | None = None,
+          likely: Callable[[Item], tuple[Any, ...] | None] | None = None) -> None:
     """Read blocks until the collector is done before ``bound``. Each step loads the candidates
-    of the previous block and reads the next one, so a block costs one round trip; the step that
-    finds the page complete read one block more than needed. ``early``: the entries of a first
-    block read with step 1 (absorbed already), loaded by the walk's first step."""
+    of the previous block and reads the next one, so a block costs one round trip, unless the
+    candidates being loaded are expected to complete the page (``likely``: the key an entry's
+    document will have at worst, ``None`` when unknown; :meth:`_Collector.settles`): then the step
+    only loads, and reads on only if the loads fell short (a document changed or gone).
+    ``early``: the entries of a first block read with step 1 (absorbed already), loaded by the
+    walk's first step."""
     first = early is None
     fresh: dict[str, float] = collector.prefilter(early or [])
     limit: tuple[Any, ...] | None = None if first else bound()
     while True:
-        ranges = reads() if first or limit is not None else []
+        hold = not first and limit is not None and likely is not None and collector.settles(fresh, limit, likely)
+        ranges = reads() if (first or limit is not None) and not hold else []
         slices, found, records = _step(ctx, ranges, keys, {i: collector.entries[i] for i in fresh})
         ctx.df.update(_term_counts(ctx, found))
         collector.resolve(fresh, found, records)
-        if (not first and collector.done_before(limit)) or (not ranges and not fresh):
+        if (not first and collector.done_before(limit)) or (not ranges and not fresh and not hold):
             return
         first = False
         fresh, keys = collector.prefilter(absorb(list(ranges), slices)), ()
@@ -393,8 +398,20 @@ class _Collector:
                 continue
             shown = value % TYPO_PENALTY if self.ctx.query.order == "relevance" else None  # the BM25F part
             near = distance if self.ctx.query.near is not None else None
-            self.matches.append((key, Hit(doc_id, record, shown, near, _position(key))))
+            carried = _stem_ceilings(self.ctx, value) if self.ctx.query.order == "relevance" else None
+            self.matches.append((key, Hit(doc_id, record, shown, near, _position(key, carried))))
         self.matches.sort(key=lambda m: m[0])
+
+    def settles(self, fresh: Mapping[str, float], bound: tuple[Any, ...],
+                likely: Callable[[Item], tuple[Any, ...] | None]) -> bool:
+        """Whether the matches with the ``fresh`` candidates, at their ``likely`` keys, would put the
+        ``need``-th match before ``bound`` (a hint: the loads decide)."""
+        keys = [m[0] for m in self.matches]
+        for doc_id in fresh:
+            key = likely(self.entries[doc_id])
+            if key is not None and (self.after is None or key > self.after):
+                keys.append(key)
+        return len(keys) >= self.need and sorted(keys)[self.need - 1] < bound
 
     def done_before(self, bound: tuple[Any, ...] | None) -> bool:
         """True when the ``need``-th match precedes ``bound`` (the best key an unread candidate
@@ -412,12 +429,19 @@ def _key(order: Order, value: float, distance: float, age: str) -> tuple[Any, ..
     return (age,)
 
 
-def _position(key: tuple[Any, ...]) -> str:
-    return "|".join(repr(part) if isinstance(part, float) else str(part) for part in key)
+def _position(key: tuple[Any, ...], ceilings: Sequence[int] | None = None) -> str:
+    """The key as text; in relevance order the stem lists' ceilings (:func:`_stem_ceilings`)
+    follow the score after ``~``, so the next page's first step reads them from there."""
+    text = "|".join(repr(part) if isinstance(part, float) else str(part) for part in key)
+    if ceilings is None:
+        return text
+    score, rest = text.split("|", 1)
+    return f"{score}~{'.'.join(map(str, ceilings))}|{rest}"
 
 
-def parse_position(order: Order, text: str) -> tuple[Any, ...]:
-    """A cursor position (:attr:`Hit.key`) back as the collector's key.
+def parse_position(order: Order, text: str) -> tuple[tuple[Any, ...], tuple[int, ...] | None]:
+    """A cursor position (:attr:`Hit.key`) back as the collector's key, with the stem lists'
+    ceilings it carries (relevance order; ``None`` when it carries none).
 
     Raises
     ------
@@ -429,8 +453,12 @@ def parse_position(order: Order, text: str) -> tuple[Any, ...]:
         if order == "newest":
             if "|" not in text:
                 raise ValueError(text)
-            return (text,)
-        return (float(parts[0]), parts[1])
+            return (text,), None
+        score, marked, carried = parts[0].partition("~")
+        ceilings = tuple(int(c) for c in carried.split(".") if c) if marked else None
+        if ceilings is not None and not all(0 <= c <= LEVELS for c in ceilings):
+            raise ValueError(text)
+        return (float(score), parts[1]), ceilings
     except (ValueError, IndexError) as exc:
         raise InvalidPosition(text) from exc
 
@@ -449,14 +477,83 @@ class _List:
     term: str
     last: str | None = None
     head: Item | None = None
+    ceiling: int = LEVELS
     done: bool = False
 
     def bound(self, ctx: _Context) -> float | None:
-        """The best contribution an unread entry can bring (``None``: none left)."""
+        """The best contribution an unread entry can bring (``None``: none left); before the first
+        read, that of the ``ceiling`` impact (the highest one a cursor's page may still hold)."""
         if self.done:
             return None
-        impact = LEVELS if self.head is None else int(self.head["imp"])
+        impact = self.ceiling if self.head is None else int(self.head["imp"])
         return contribution(self.kind, ctx.idf(self.term), impact)
+
+
+def _floors(ctx: _Context) -> dict[tuple[str, int], float]:
+    """The lowest contribution of each ``(scope, word)``: its weakest term at impact 1."""
+    floors: dict[tuple[str, int], float] = {}
+    for (scope, index), matched in ctx.expansions.items():
+        for term, how in matched.items():
+            low = contribution(how, ctx.idf(term), 1)
+            floors[(scope, index)] = min(low, floors.get((scope, index), low))
+    return floors
+
+
+def _ceiling(ctx: _Context, floors: Mapping[tuple[str, int], float], scope: str, word: int, kind: Kind, term: str,
+             after: float) -> int:
+    """The highest impact of ``term``'s list (word ``word`` of ``scope``) whose entries may follow a
+    cursor at score ``after``: a document in the list scores at least the entry's contribution
+    plus, for every other word of its scope, that word's floor (:func:`_floors`), so an entry whose
+    sum exceeds ``after`` (beyond a float's rounding) was on an earlier page."""
+    others = sum(low for (sc, index), low in floors.items() if sc == scope and index != word)
+    limit = after + 1e-9 * max(1.0, abs(after))
+    term_idf = ctx.idf(term)
+    return next((i for i in range(LEVELS, 0, -1) if contribution(kind, term_idf, i) + others <= limit), 0)
+
+
+def _start(ceiling: int) -> str | None:
+    """The exclusive start of an impact list's read below ``ceiling`` ("}" sorts after "|")."""
+    return None if ceiling >= LEVELS else f"{LEVELS - ceiling - 1:03d}}}"
+
+
+def _resume(ctx: _Context, lists: Sequence[_List], after: float) -> None:
+    """Start each list at its ceiling for the cursor's score ``after`` (:func:`_ceiling`), so a
+    later page reads what the earlier ones left."""
+    floors = _floors(ctx)
+    for lst in lists:
+        lst.ceiling = _ceiling(ctx, floors, lst.scope, lst.word, lst.kind, lst.term, after)
+        lst.done, lst.last = lst.ceiling == 0, _start(lst.ceiling)
+
+
+def _stem_ceilings(ctx: _Context, value: float) -> list[int]:
+    """Each stem list's (:func:`_stem_lists`) ceiling for a cursor at score ``value``
+    (:data:`~chalicelib.search.index.LEVELS` for a stem the vocabulary lacks)."""
+    floors, out = _floors(ctx), []
+    for _, scope, index, stem in _stem_keys(ctx):
+        how = ctx.expansions.get((scope, index), {}).get(stem)
+        out.append(LEVELS if how is None else _ceiling(ctx, floors, scope, index, how, stem, value))
+    return out
+
+
+def _open(ctx: _Context, lists: Sequence[_List], collector: _Collector) -> list[_List]:
+    """The lists worth reading next: every one not read to its end until the collector holds a
+    page; then those whose bound, with the best bound of each other word of its scope, reaches
+    the page's last score (an unseen document found through any other list scores below it).
+    The threshold still decides the end, so this only saves reads."""
+    unread = [lst for lst in lists if not lst.done]
+    if len(collector.matches) < collector.need:
+        return unread
+    last = -collector.matches[collector.need - 1][0][0]
+    best: dict[tuple[str, int], float] = {}
+    for lst in unread:
+        bound = lst.bound(ctx) or 0.0  # not None: the list is not done
+        best[(lst.scope, lst.word)] = max(bound, best.get((lst.scope, lst.word), bound))
+    wanted = []
+    for lst in unread:
+        others = [best.get((lst.scope, word)) for word in range(len(ctx.words[lst.scope])) if word != lst.word]
+        if None not in others and best[(lst.scope, lst.word)] + sum(o or 0.0 for o in others) >= last:
+            wanted.append(lst)
+    return wanted
 
 
 def _threshold(ctx: _Context, lists: Sequence[_List]) -> tuple[Any, ...] | None:
@@ -483,33 +580,52 @@ def _first_block(ctx: _Context, need: int) -> int:
     return min(MAX_BLOCK, max(10, need + 1) * max(1, len(next(iter(ctx.words.values())))))
 
 
-def _stem_lists(ctx: _Context, need: int) -> list[Range]:
+def _stem_keys(ctx: _Context) -> list[tuple[str, str, int, str]]:
+    """Each word's stem list in each scope, once: ``(pk, scope, word, stem)``."""
+    keys: dict[str, tuple[str, str, int, str]] = {}
+    for scope, words in ctx.words.items():
+        for index, word in enumerate(words):
+            pk = ctx.spec.list_key(scope, f"t|{word.stem}")
+            keys.setdefault(pk, (pk, scope, index, word.stem))
+    return list(keys.values())
+
+
+def _stem_lists(ctx: _Context, need: int, ceilings: Sequence[int] | None) -> list[Range]:
     """The first block of each word's stem list in each scope: read with step 1 (a list's key needs
-    no vocabulary), so a word that matches its stem alone is answered in two steps."""
-    pks = dict.fromkeys(ctx.spec.list_key(scope, f"t|{word.stem}") for scope, words in ctx.words.items() for word in words)
-    return [Range(pk, limit=_first_block(ctx, need)) for pk in pks]
+    no vocabulary), so a word that matches its stem alone is answered in two steps. After a cursor
+    each starts at the ceiling the cursor carries (none without them)."""
+    keys = _stem_keys(ctx)
+    if ceilings is None:
+        return [Range(pk, limit=_first_block(ctx, need)) for pk, *_ in keys]
+    if len(ceilings) != len(keys):
+        return []
+    return [Range(pk, _start(c), limit=_first_block(ctx, need)) for (pk, *_), c in zip(keys, ceilings, strict=True) if c > 0]
 
 
 def _relevance(ctx: _Context, collector: _Collector, unknown: Sequence[Key], early: Sequence[Range],
                read: Sequence[Slice]) -> bool:
     """Walk the impact lists until the threshold; returns whether every list was read to its end.
     ``unknown``: vocabulary counts still to read (they come with the first block); ``early`` and
-    ``read``: the stem lists' first blocks, read with step 1."""
-    lists = {
-        ctx.spec.list_key(scope, f"t|{term}"): _List(ctx.spec.list_key(scope, f"t|{term}"), scope, index, how, term)
-        for (scope, index), matched in ctx.expansions.items() for term, how in sorted(matched.items())
-    }
+    ``read``: the stem lists' first blocks, read with step 1. After a cursor every list starts at
+    its ceiling (:func:`_resume`); a first block read from a higher one (the cursor's, while the
+    counts moved) is kept, one read from a lower one is read again. A term that two words match
+    has a list for each (read twice: each word keeps its own position and bound)."""
+    lists = [_List(ctx.spec.list_key(scope, f"t|{term}"), scope, index, how, term)
+             for (scope, index), matched in ctx.expansions.items() for term, how in sorted(matched.items())]
+    if collector.after is not None and not unknown:  # the ceilings need every term's idf
+        _resume(ctx, lists, -float(collector.after[0]))
     block = [_first_block(ctx, collector.need)]
+    reading: list[_List] = []
 
     def reads() -> list[Range]:
-        wanted = [Range(lst.pk, lst.last, limit=block[0]) for lst in lists.values() if not lst.done]
+        reading[:] = _open(ctx, lists, collector)
+        wanted = [Range(lst.pk, lst.last, limit=block[0]) for lst in reading]
         block[0] = min(MAX_BLOCK, block[0] * 4)
         return wanted
 
-    def absorb(ranges: list[Range], slices: list[Slice]) -> list[Item]:
+    def absorb(_: list[Range], slices: list[Slice]) -> list[Item]:
         entries: list[Item] = []
-        for wanted, got in zip(ranges, slices, strict=True):
-            lst = lists[wanted.pk]
+        for lst, got in zip(reading if slices else [], slices, strict=True):  # no read: nothing to absorb
             entries += got.items
             lst.done = not got.more or not got.items
             lst.last = str(got.items[-1]["sk"]) if got.items else lst.last
@@ -517,10 +633,27 @@ def _relevance(ctx: _Context, collector: _Collector, unknown: Sequence[Key], ear
         return entries
 
     # A stem list of the vocabulary starts read; one the vocabulary lacks is left (an indexing in flight).
-    kept = [(wanted, got) for wanted, got in zip(early, read, strict=True) if wanted.pk in lists]
-    entries = absorb([wanted for wanted, _ in kept], [got for _, got in kept])
-    _walk(ctx, collector, reads, absorb, lambda: _threshold(ctx, list(lists.values())), unknown, entries)
-    return all(lst.done for lst in lists.values())
+    kept = [(lst, got) for wanted, got in zip(early, read, strict=True) for lst in lists
+            if lst.pk == wanted.pk and not lst.done and (wanted.after or "") <= (lst.last or "")]
+    reading[:] = [lst for lst, _ in kept]
+    entries = absorb([], [got for _, got in kept])
+    _walk(ctx, collector, reads, absorb, lambda: _threshold(ctx, lists), unknown, entries, _likely_score(ctx, lists))
+    return all(lst.done for lst in lists)
+
+
+def _likely_score(ctx: _Context, lists: Sequence[_List]) -> Callable[[Item], tuple[Any, ...] | None] | None:
+    """With one word, an entry's document scores at least the entry's contribution: its key at
+    worst (for :meth:`_Collector.settles`); ``None`` with more words (the others may not match)."""
+    if any(len(words) != 1 for words in ctx.words.values()):
+        return None
+    by_pk = {lst.pk: lst for lst in lists}
+
+    def likely(entry: Item) -> tuple[Any, ...] | None:
+        lst = by_pk.get(str(entry.get("pk", "")))
+        if lst is None:
+            return None
+        return (-contribution(lst.kind, ctx.idf(lst.term), int(entry["imp"])), str(entry["age"]))
+    return likely
 
 
 # ------------------------------------------------------------------ newest first: the cheapest driver
@@ -609,7 +742,8 @@ def _newest(ctx: _Context, collector: _Collector, after: str | None) -> bool:
             return None
         return ("",) if driver.whole else (min(open_),)
 
-    _walk(ctx, collector, reads, absorb, bound)
+    likely = None if ctx.words or driver.whole else (lambda entry: (str(entry["age"]),))
+    _walk(ctx, collector, reads, absorb, bound, likely=likely)
     return len(done) == len(driver.pks)
 
 
@@ -688,11 +822,11 @@ def search(spec: IndexSpec, store: Store, query: Query, size: int, offset: int =
     InvalidPosition
         ``after`` is not a position of the query's order.
     """
-    position = parse_position(query.order, after) if after is not None else None
+    position, ceilings = parse_position(query.order, after) if after is not None else (None, None)
     words = {s: analysis.query_words(query.words, spec.language(s)) for s in query.scopes} if query.words else {}
     ctx = _Context(spec, store, query, words)
     collector = _Collector(ctx, offset + size + 1, position)
-    early = _stem_lists(ctx, collector.need) if query.order == "relevance" and words else []
+    early = _stem_lists(ctx, collector.need, ceilings if position else None) if query.order == "relevance" and words else []
     unknown, read = _prepare(ctx, _counters(ctx), early)
     if query.order == "relevance" and words:
         complete = _relevance(ctx, collector, unknown, early, read)

@@ -134,6 +134,13 @@ def test_pages_follow_the_brute_force_order_page_after_page(raw: list[dict[str, 
         assert [h.id for h in page.hits] == expected[size : 2 * size]
 
 
+def test_two_words_corrected_to_one_term_find_its_documents() -> None:
+    records, spec, store = _indexed([{"scope": "jobs", "title": "mentor", "body": "", "role": "a", "price": "0", "t": 1,
+                                      "lat": 47.0, "lng": 8.0}])
+    query = Query(("jobs",), ("mentos", "mentro"), order="relevance")
+    assert [h.id for h in engine.search(spec, store, query, 5).hits] == [key[-1] for key in _expected(records, spec, query)] == ["d00"]
+
+
 @settings(max_examples=60, deadline=None)
 @given(records_strategy, st.lists(st.tuples(st.integers(0, 29), st.integers(1, 4), st.booleans()), max_size=40),
        st.randoms(use_true_random=False), st.integers(1, 10))
