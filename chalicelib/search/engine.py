@@ -60,6 +60,8 @@ WEIGHTS = {Kind.EXACT: 1.0, Kind.PREFIX: 0.6, Kind.TYPO: 0.3}
 TYPO_PENALTY = 1000.0
 #: Most entries one read of a list asks for.
 MAX_BLOCK = 1000
+#: Fewest entries one read of a list asks for (a read costs a call whatever it returns).
+MIN_BLOCK = 5
 _INFINITY = float("inf")
 
 
@@ -312,11 +314,12 @@ def _loaders() -> ThreadPoolExecutor:
 def _walk(ctx: _Context, collector: _Collector, reads: Callable[[], list[Range]],
           absorb: Callable[[list[Range], list[Slice]], list[Item]], bound: Callable[[], tuple[Any, ...] | None],
           keys: Sequence[Key] = (), early: Sequence[Item] | None = None,
-          likely: Callable[[Item], tuple[Any, ...] | None] | None = None) -> None:
+          likely: Callable[[Item], tuple[Any, ...] | None] | None = None, rate: float = 1.0) -> None:
     """Read blocks until the collector is done before ``bound``. Each step loads the candidates
     of the previous block and reads the next one, so a block costs one round trip, unless the
     candidates being loaded are expected to complete the page (``likely``: the key an entry's
-    document will have at worst, ``None`` when unknown; :meth:`_Collector.settles`): then the step
+    document will have at worst, ``None`` when unknown; ``rate``: the share of them expected to
+    match; :meth:`_Collector.settles`): then the step
     only loads, and reads on only if the loads fell short (a document changed or gone).
     ``early``: the entries of a first block read with step 1 (absorbed already), loaded by the
     walk's first step."""
@@ -324,7 +327,7 @@ def _walk(ctx: _Context, collector: _Collector, reads: Callable[[], list[Range]]
     fresh: dict[str, float] = collector.prefilter(early or [])
     limit: tuple[Any, ...] | None = None if first else bound()
     while True:
-        hold = not first and limit is not None and likely is not None and collector.settles(fresh, limit, likely)
+        hold = not first and limit is not None and likely is not None and collector.settles(fresh, limit, likely, rate)
         ranges = reads() if (first or limit is not None) and not hold else []
         slices, found, records = _step(ctx, ranges, keys, {i: collector.entries[i] for i in fresh})
         ctx.df.update(_term_counts(ctx, found))
@@ -403,15 +406,16 @@ class _Collector:
         self.matches.sort(key=lambda m: m[0])
 
     def settles(self, fresh: Mapping[str, float], bound: tuple[Any, ...],
-                likely: Callable[[Item], tuple[Any, ...] | None]) -> bool:
-        """Whether the matches with the ``fresh`` candidates, at their ``likely`` keys, would put the
-        ``need``-th match before ``bound`` (a hint: the loads decide)."""
-        keys = [m[0] for m in self.matches]
+                likely: Callable[[Item], tuple[Any, ...] | None], rate: float = 1.0) -> bool:
+        """Whether the matches before ``bound`` with the ``fresh`` candidates expected there (their
+        ``likely`` keys; a share ``rate`` of them matching) make a page (a hint: the loads decide)."""
+        found = sum(1 for key, _ in self.matches if key < bound)
+        ahead = 0
         for doc_id in fresh:
             key = likely(self.entries[doc_id])
-            if key is not None and (self.after is None or key > self.after):
-                keys.append(key)
-        return len(keys) >= self.need and sorted(keys)[self.need - 1] < bound
+            if key is not None and key < bound and (self.after is None or key > self.after):
+                ahead += 1
+        return found + ahead * rate >= self.need
 
     def done_before(self, bound: tuple[Any, ...] | None) -> bool:
         """True when the ``need``-th match precedes ``bound`` (the best key an unread candidate
@@ -661,11 +665,26 @@ def _likely_score(ctx: _Context, lists: Sequence[_List]) -> Callable[[Item], tup
 
 @dataclass
 class _Driver:
-    """A union of newest-first lists (or impact lists read whole, ``whole``) and its size."""
+    """A union of newest-first lists (or impact lists read whole, ``whole``), its size and each
+    list's (``sizes``: pk -> entries, from the counters)."""
 
     pks: list[str]
     size: int
     whole: bool = False
+    sizes: dict[str, int] = field(default_factory=dict)
+    held: int | None = None
+
+    @property
+    def matches(self) -> int:
+        """The documents it holds at least (a word's terms' lists overlap: the largest of each scope)."""
+        return self.size if self.held is None else self.held
+
+    def share(self, pk: str, entries: int) -> int:
+        """The entries of list ``pk`` in a read of ``entries`` from the union: in proportion to its
+        size (lists of a union hold entries of the same ages alike), at least :data:`MIN_BLOCK`."""
+        if self.whole or not self.size:
+            return entries
+        return min(MAX_BLOCK, max(MIN_BLOCK, math.ceil(entries * self.sizes.get(pk, 0) / self.size) + 1))
 
 
 def _drivers(ctx: _Context) -> list[_Driver]:
@@ -674,16 +693,17 @@ def _drivers(ctx: _Context) -> list[_Driver]:
     query, out = ctx.query, []
 
     def lists(names: Sequence[str]) -> _Driver:
-        sized = [(s, n, ctx.count(s, n)) for s in query.scopes for n in names]
-        return _Driver([ctx.spec.list_key(s, n) for s, n, size in sized if size > 0], sum(size for *_, size in sized))
+        sized = {ctx.spec.list_key(s, n): ctx.count(s, n) for s in query.scopes for n in names}
+        return _Driver([pk for pk, size in sized.items() if size > 0], sum(sized.values()), sizes=sized)
 
     out.append(lists(["a"]))
     out += [lists([f"k|{name}={value}"]) for name, value in query.keywords if name not in ctx.spec.unlisted]
     out += [lists([f"n|{wanted.name}|{b}" for b in _cover(wanted)]) for wanted in query.ranges]
     for index in range(max((len(w) for w in ctx.words.values()), default=0)):
         terms = [(s, t) for (s, i), m in ctx.expansions.items() if i == index for t in m]
+        held = sum(max((ctx.df.get((s, t), 1) for t in m), default=0) for (s, i), m in ctx.expansions.items() if i == index)
         out.append(_Driver([ctx.spec.list_key(s, f"t|{t}") for s, t in terms],
-                           sum(max(1, ctx.df.get((s, t), 1)) for s, t in terms), whole=True))
+                           sum(max(1, ctx.df.get((s, t), 1)) for s, t in terms), whole=True, held=held))
     return out
 
 
@@ -701,28 +721,30 @@ def _cost(driver: _Driver, matches: float, need: int) -> float:
     return min(driver.size, need * driver.size / max(matches, 1.0))
 
 
-def _choose(ctx: _Context, need: int) -> tuple[_Driver, int]:
-    """The cheapest driver and the size of its first block (the entries expected to hold ``need``
-    matches, from the restrictions' sizes taken as independent)."""
+def _choose(ctx: _Context, need: int) -> tuple[_Driver, int, float]:
+    """The cheapest driver, the size of its first block (the entries expected to hold ``need``
+    matches, from the restrictions' sizes taken as independent) and the share of its entries that
+    pass the projection check expected to match the words too."""
     drivers = _drivers(ctx)
     total = max(1, drivers[0].size)
     matches = float(total)
     for driver in drivers[1:]:
-        matches *= min(1.0, driver.size / total)
+        matches *= min(1.0, driver.matches / total)
     best = min(drivers, key=lambda d: _cost(d, matches, need))
     expected = math.ceil(1.25 * need * best.size / max(matches, 1.0)) + 1
-    return best, min(MAX_BLOCK, max(10, need + 1, expected))
+    rate = math.prod(min(1.0, d.matches / total) for d in drivers if d.whole and d is not best)
+    return best, min(MAX_BLOCK, max(10, need + 1, expected)), rate
 
 
 def _newest(ctx: _Context, collector: _Collector, after: str | None) -> bool:
     """Walk the cheapest driver newest first; returns whether it was read to its end."""
-    driver, first = _choose(ctx, collector.need)
+    driver, first, rate = _choose(ctx, collector.need)
     lasts: dict[str, str | None] = dict.fromkeys(driver.pks, None if driver.whole else after)
     done: set[str] = set()
     block = [first]
 
     def reads() -> list[Range]:
-        wanted = [Range(pk, lasts[pk], limit=block[0]) for pk in driver.pks if pk not in done]
+        wanted = [Range(pk, lasts[pk], limit=driver.share(pk, block[0])) for pk in driver.pks if pk not in done]
         block[0] = min(MAX_BLOCK, block[0] * 2)
         return wanted
 
@@ -742,8 +764,8 @@ def _newest(ctx: _Context, collector: _Collector, after: str | None) -> bool:
             return None
         return ("",) if driver.whole else (min(open_),)
 
-    likely = None if ctx.words or driver.whole else (lambda entry: (str(entry["age"]),))
-    _walk(ctx, collector, reads, absorb, bound, likely=likely)
+    likely = None if driver.whole else (lambda entry: (str(entry["age"]),))
+    _walk(ctx, collector, reads, absorb, bound, likely=likely, rate=rate)
     return len(done) == len(driver.pks)
 
 
