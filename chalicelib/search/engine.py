@@ -50,7 +50,7 @@ import pygeohash
 from chalicelib.search import analysis, buckets, geo
 from chalicelib.search.analysis import Kind, Word
 from chalicelib.search.index import GEO_LEVELS, LEVELS, Document, IndexSpec, document_of, idf, impacts, projection, term_frequencies
-from chalicelib.search.store import Item, Key, Range, Slice, Store
+from chalicelib.search.store import READ_PARALLEL, Item, Key, Range, Slice, Store
 
 Order = Literal["relevance", "newest", "nearest"]
 Direction = Literal["right", "left", "top", "bottom"]
@@ -62,6 +62,9 @@ TYPO_PENALTY = 1000.0
 MAX_BLOCK = 1000
 #: Fewest entries one read of a list asks for (a read costs a call whatever it returns).
 MIN_BLOCK = 5
+#: Most Queries step 1 sends before the typo delete keys wait for the next step: the threads of a
+#: step's reads (:data:`~chalicelib.search.store.READ_PARALLEL`); more would go out in two waves.
+DEFER_ABOVE = READ_PARALLEL
 _INFINITY = float("inf")
 
 
@@ -142,7 +145,20 @@ class _Context:
     sizes: dict[tuple[str, str], int] = field(default_factory=dict)
     df: dict[tuple[str, str], int] = field(default_factory=dict)
     expansions: dict[tuple[str, int], dict[str, Kind]] = field(default_factory=dict)
+    deferred: list[Range] = field(default_factory=list)
+    wanted: list[Key] = field(default_factory=list)
     steps: int = 0
+
+    def defers(self) -> bool:
+        """Whether the typo delete keys wait for the walk's first step: in relevance order, when
+        step 1 would send more Queries than :data:`DEFER_ABOVE` (each word in each scope: its stem
+        list, its vocabulary range and three delete keys)."""
+        queries = sum(2 + 3 * word.corrects for words in self.words.values() for word in words)
+        return self.query.order == "relevance" and queries > DEFER_ABOVE
+
+    def pending(self, scope: str) -> bool:
+        """Whether some typo corrections of ``scope``'s words are still unknown (deferred reads)."""
+        return any(r.pk.split("|")[1] == scope for r in self.deferred)
 
     def count(self, scope: str, name: str) -> int:
         """The size of list ``name`` of ``scope`` (0 when unknown)."""
@@ -219,6 +235,17 @@ def matches(spec: IndexSpec, query: Query, doc: Document, terms: Mapping[str, in
     return distance if all(analysis.best(word, held) for word in words) else None
 
 
+def _uncounted(ctx: _Context, doc: Document, weights: Mapping[str, int]) -> list[Key]:
+    """The vocabulary keys of the typo corrections whose document counts ``doc``'s score needs
+    (a word it matches only through corrections) and the search has not read."""
+    keys = []
+    for word in ctx.words[doc.scope]:
+        found = analysis.best(word, weights)
+        if all(how == Kind.TYPO for _, how in found):
+            keys += [ctx.spec.vocabulary_key(doc.scope, t) for t, _ in found if (doc.scope, t) not in ctx.df]
+    return keys
+
+
 def score(ctx: _Context, doc: Document, weights: Mapping[str, int]) -> float | None:
     """The document's score, or ``None`` when a word matches none of its terms."""
     total = 0.0
@@ -249,7 +276,11 @@ def _vocabulary_reads(ctx: _Context) -> tuple[list[Range], list[Key]]:
             if word.corrects:
                 deletes, start = analysis.typo_reads(word.stem)
                 starts.add(start)
-                ranges += [Range(ctx.spec.list_key(scope, f"d|{k}"), limit=MAX_BLOCK) for k in sorted(deletes)]
+                reads = [Range(ctx.spec.list_key(scope, f"d|{k}"), limit=MAX_BLOCK) for k in sorted(deletes)]
+                if ctx.defers():
+                    ctx.deferred += reads
+                else:
+                    ranges += reads
             starts = {s for s in starts if not any(s != o and s.startswith(o) for o in starts)}
             ranges += [Range(ctx.spec.vocabulary_key(scope, s)[0], begins=s, limit=MAX_BLOCK) for s in sorted(starts)]
     return ranges, keys
@@ -329,8 +360,10 @@ def _walk(ctx: _Context, collector: _Collector, reads: Callable[[], list[Range]]
     while True:
         hold = not first and limit is not None and likely is not None and collector.settles(fresh, limit, likely, rate)
         ranges = reads() if (first or limit is not None) and not hold else []
-        slices, found, records = _step(ctx, ranges, keys, {i: collector.entries[i] for i in fresh})
+        wanted, ctx.wanted = ctx.wanted, []
+        slices, found, records = _step(ctx, ranges, [*keys, *wanted], {i: collector.entries[i] for i in fresh})
         ctx.df.update(_term_counts(ctx, found))
+        ctx.df.update({(pk.split("|")[1], sk): 0 for pk, sk in wanted if (pk, sk) not in found})  # a term just removed
         collector.resolve(fresh, found, records)
         if (not first and collector.done_before(limit)) or (not ranges and not fresh and not hold):
             return
@@ -370,6 +403,7 @@ class _Collector:
     seen: set[str] = field(default_factory=set)
     entries: dict[str, Item] = field(default_factory=dict)
     matches: list[tuple[tuple[Any, ...], Hit]] = field(default_factory=list)
+    waiting: dict[str, tuple[float, Item, Mapping[str, Any]]] = field(default_factory=dict)
 
     def prefilter(self, entries: Sequence[Item]) -> dict[str, float]:
         """The ids of the new ``entries`` that pass the projection check, with their distances."""
@@ -386,12 +420,23 @@ class _Collector:
         return fresh
 
     def resolve(self, fresh: Mapping[str, float], stored: Mapping[Key, Item], records: Mapping[str, Mapping[str, Any]]) -> None:
-        """Check the loaded documents of ``fresh`` whole and keep the matches after the cursor."""
+        """Check the loaded documents of ``fresh`` whole and keep the matches after the cursor. A
+        document that matches a word only through typo corrections whose counts were not read
+        waits for them (requested for the next step; its score needs their idf)."""
+        waiting, self.waiting = self.waiting, {}
+        loaded: list[tuple[str, float, Item | None, Mapping[str, Any] | None]] = [
+            (doc_id, distance, item, record) for doc_id, (distance, item, record) in waiting.items()]
         for doc_id, distance in fresh.items():
             # Without words the entry's projection decides; with words the stored document does.
             item = stored.get(self.ctx.spec.stored_key(doc_id)) if self.ctx.words else {"v": 0, **self.entries[doc_id]}
-            record = records.get(doc_id)
+            loaded.append((doc_id, distance, item, records.get(doc_id)))
+        for doc_id, distance, item, record in loaded:
             if item is None or record is None or item.get("gone") or _passes(self.ctx.query, item) is None:
+                continue
+            uncounted = _uncounted(self.ctx, *document_of(item)) if self.ctx.words else []
+            if uncounted:
+                self.waiting[doc_id] = (distance, item, record)
+                self.ctx.wanted += uncounted
                 continue
             value = score(self.ctx, *document_of(item)) if self.ctx.words else 0.0
             if value is None:
@@ -420,6 +465,8 @@ class _Collector:
     def done_before(self, bound: tuple[Any, ...] | None) -> bool:
         """True when the ``need``-th match precedes ``bound`` (the best key an unread candidate
         may have; ``None``: none remains)."""
+        if self.waiting:
+            return False
         if bound is None:
             return True
         return len(self.matches) >= self.need and self.matches[self.need - 1][0] < bound
@@ -500,6 +547,8 @@ def _floors(ctx: _Context) -> dict[tuple[str, int], float]:
         for term, how in matched.items():
             low = contribution(how, ctx.idf(term), 1)
             floors[(scope, index)] = min(low, floors.get((scope, index), low))
+        if ctx.pending(scope) and ctx.words[scope][index].corrects:  # a correction not known yet
+            floors[(scope, index)] = min(-TYPO_PENALTY, floors.get((scope, index), 0.0))
     return floors
 
 
@@ -567,6 +616,8 @@ def _threshold(ctx: _Context, lists: Sequence[_List]) -> tuple[Any, ...] | None:
         total = 0.0
         for index in range(len(words)):
             bounds = [b for lst in lists if lst.scope == scope and lst.word == index if (b := lst.bound(ctx)) is not None]
+            if ctx.pending(scope):  # a correction not known yet: at most the best idf's, at the top impact
+                bounds.append(contribution(Kind.TYPO, ctx.idf(""), LEVELS))
             if not bounds:
                 break
             total += max(bounds)
@@ -620,16 +671,21 @@ def _relevance(ctx: _Context, collector: _Collector, unknown: Sequence[Key], ear
         _resume(ctx, lists, -float(collector.after[0]))
     block = [_first_block(ctx, collector.need)]
     reading: list[_List] = []
+    sent: list[Range] = []
 
     def reads() -> list[Range]:
         reading[:] = _open(ctx, lists, collector)
+        sent[:] = ctx.deferred
         wanted = [Range(lst.pk, lst.last, limit=block[0]) for lst in reading]
         block[0] = min(MAX_BLOCK, block[0] * 4)
-        return wanted
+        return [*sent, *wanted]
 
     def absorb(_: list[Range], slices: list[Slice]) -> list[Item]:
+        if not slices:  # no read: nothing to absorb
+            return []
+        lists.extend(_discover(ctx, sent, slices[:len(sent)]))
         entries: list[Item] = []
-        for lst, got in zip(reading if slices else [], slices, strict=True):  # no read: nothing to absorb
+        for lst, got in zip(reading, slices[len(sent):], strict=True):
             entries += got.items
             lst.done = not got.more or not got.items
             lst.last = str(got.items[-1]["sk"]) if got.items else lst.last
@@ -639,10 +695,34 @@ def _relevance(ctx: _Context, collector: _Collector, unknown: Sequence[Key], ear
     # A stem list of the vocabulary starts read; one the vocabulary lacks is left (an indexing in flight).
     kept = [(lst, got) for wanted, got in zip(early, read, strict=True) for lst in lists
             if lst.pk == wanted.pk and not lst.done and (wanted.after or "") <= (lst.last or "")]
-    reading[:] = [lst for lst, _ in kept]
-    entries = absorb([], [got for _, got in kept])
+    reading[:], sent[:] = [lst for lst, _ in kept], []
+    entries = absorb([], [got for _, got in kept]) if kept else []
     _walk(ctx, collector, reads, absorb, lambda: _threshold(ctx, lists), unknown, entries, _likely_score(ctx, lists))
-    return all(lst.done for lst in lists)
+    return not ctx.deferred and all(lst.done for lst in lists)
+
+
+def _discover(ctx: _Context, sent: Sequence[Range], slices: Sequence[Slice]) -> list[_List]:
+    """The lists of the typo corrections the deferred delete keys (``sent``) name: added to the
+    words' expansions, their counts requested for the next step; a key with more terms than one
+    read stays deferred from where it stopped."""
+    found: list[_List] = []
+    if not sent:
+        return found
+    ctx.deferred = [Range(r.pk, str(got.items[-1]["sk"]), limit=MAX_BLOCK) for r, got in zip(sent, slices, strict=True)
+                    if got.more and got.items]
+    for wanted, got in zip(sent, slices, strict=True):
+        scope = wanted.pk.split("|")[1]
+        for term in (str(item["sk"]) for item in got.items):
+            for index, word in enumerate(ctx.words[scope]):
+                matched = ctx.expansions.setdefault((scope, index), {})
+                how = analysis.kind(word, term)
+                if how is None or term in matched:
+                    continue
+                matched[term] = how
+                found.append(_List(ctx.spec.list_key(scope, f"t|{term}"), scope, index, how, term))
+                if (scope, term) not in ctx.df:
+                    ctx.wanted.append(ctx.spec.vocabulary_key(scope, term))
+    return found
 
 
 def _likely_score(ctx: _Context, lists: Sequence[_List]) -> Callable[[Item], tuple[Any, ...] | None] | None:

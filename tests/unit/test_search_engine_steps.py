@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
+import pytest
+
 from chalicelib.search import engine, index
 from chalicelib.search.engine import NumberRange, Query
 from chalicelib.search.index import Change, IndexSpec
@@ -123,3 +125,16 @@ def test_a_page_that_the_loaded_block_completes_reads_no_further_block() -> None
         lists = [pk for step in store.log for pk in step if "|d|" not in pk and "|v|" not in pk]
         assert len(lists) == 1, query  # the first block only: its loads complete the page
         assert store.entries < 60, query
+
+
+def test_many_words_and_scopes_read_their_typo_delete_keys_with_the_first_loads(monkeypatch: pytest.MonkeyPatch) -> None:
+    store, spec = _store()
+    query = Query(SCOPES, ("garden", "mentoring"), order="relevance")
+    sent = _search(store, spec, query)
+    assert sum("|d|" in pk for pk in store.log[0]) == 12
+    monkeypatch.setattr(engine, "DEFER_ABOVE", 10)  # 2 words x 2 scopes x 5 Queries = 20 > 10
+    deferred = _search(store, spec, query)
+    assert [h.id for h in deferred.hits] == [h.id for h in sent.hits]
+    assert len(store.log) == 2
+    assert len(store.log[0]) == 8  # per scope and word: its vocabulary range and its stem list
+    assert sum("|d|" in pk for pk in store.log[1]) == 12  # three delete keys per scope and word
