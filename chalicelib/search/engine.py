@@ -948,8 +948,8 @@ def _counted_total(ctx: _Context) -> int | None:
     """The exact number of matches when one list holds them all, from its size: no restriction
     (every document), one keyword filter, or one word that matches a single term; else None."""
     query = ctx.query
-    if query.ranges or query.near is not None or len(query.keywords) + bool(ctx.words) > 1:
-        return None
+    if query.ranges or query.near is not None or len(query.keywords) + bool(ctx.words) > 1 or ctx.deferred:
+        return None  # (deferred: typo corrections never looked up)
     if query.keywords or not ctx.words:
         name = f"k|{query.keywords[0][0]}={query.keywords[0][1]}" if query.keywords else "a"
         return sum(ctx.count(s, name) for s in query.scopes)
