@@ -528,6 +528,7 @@ class _List:
     term: str
     last: str | None = None
     head: Item | None = None
+    read: int = 0
     ceiling: int = LEVELS
     done: bool = False
 
@@ -629,6 +630,16 @@ def _threshold(ctx: _Context, lists: Sequence[_List]) -> tuple[Any, ...] | None:
     return (-best, min(heads, default=""))
 
 
+def _list_block(ctx: _Context, lists: Sequence[_List], lst: _List, need: int, round_: int) -> int:
+    """Entries of ``lst``'s next read: its share (by document count) of the word's lists of every
+    scope, of ``1.25 x need x words`` entries doubled each round, less what it read already."""
+    sizes = [max(1, ctx.df.get((other.scope, other.term), 1)) for other in lists if other.word == lst.word]
+    share = max(1, ctx.df.get((lst.scope, lst.term), 1)) / sum(sizes)
+    words = max(1, len(ctx.words[lst.scope]))
+    target = math.ceil(1.25 * need * words * share * 2 ** round_) + 1
+    return min(MAX_BLOCK, max(MIN_BLOCK, target - lst.read))
+
+
 def _first_block(ctx: _Context, need: int) -> int:
     """Entries of an impact list's first read. Several words need deeper reads before the threshold
     falls (an unseen document must beat the sum of every word's bound): it grows with the words."""
@@ -669,15 +680,15 @@ def _relevance(ctx: _Context, collector: _Collector, unknown: Sequence[Key], ear
              for (scope, index), matched in ctx.expansions.items() for term, how in sorted(matched.items())]
     if collector.after is not None and not unknown:  # the ceilings need every term's idf
         _resume(ctx, lists, -float(collector.after[0]))
-    block = [_first_block(ctx, collector.need)]
+    rounds = [0]
     reading: list[_List] = []
     sent: list[Range] = []
 
     def reads() -> list[Range]:
         reading[:] = _open(ctx, lists, collector)
         sent[:] = ctx.deferred
-        wanted = [Range(lst.pk, lst.last, limit=block[0]) for lst in reading]
-        block[0] = min(MAX_BLOCK, block[0] * 4)
+        wanted = [Range(lst.pk, lst.last, limit=_list_block(ctx, lists, lst, collector.need, rounds[0])) for lst in reading]
+        rounds[0] += 1
         return [*sent, *wanted]
 
     def absorb(_: list[Range], slices: list[Slice]) -> list[Item]:
@@ -687,6 +698,7 @@ def _relevance(ctx: _Context, collector: _Collector, unknown: Sequence[Key], ear
         entries: list[Item] = []
         for lst, got in zip(reading, slices[len(sent):], strict=True):
             entries += got.items
+            lst.read += len(got.items)
             lst.done = not got.more or not got.items
             lst.last = str(got.items[-1]["sk"]) if got.items else lst.last
             lst.head = got.items[-1] if got.items else None
