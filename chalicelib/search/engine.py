@@ -636,7 +636,7 @@ def _list_block(ctx: _Context, lists: Sequence[_List], lst: _List, need: int, ro
     sizes = [max(1, ctx.df.get((other.scope, other.term), 1)) for other in lists if other.word == lst.word]
     share = max(1, ctx.df.get((lst.scope, lst.term), 1)) / sum(sizes)
     words = max(1, len(ctx.words[lst.scope]))
-    target = math.ceil(1.25 * need * words * share * 2 ** round_) + 1
+    target = math.ceil(1.25 * need * words * share * (1 << round_)) + 1
     return min(MAX_BLOCK, max(MIN_BLOCK, target - lst.read))
 
 
