@@ -790,13 +790,28 @@ def _drivers(ctx: _Context) -> list[_Driver]:
 
     out.append(lists(["a"]))
     out += [lists([f"k|{name}={value}"]) for name, value in query.keywords if name not in ctx.spec.unlisted]
-    out += [lists([f"n|{wanted.name}|{b}" for b in _cover(wanted)]) for wanted in query.ranges]
+    for wanted in query.ranges:
+        driver = lists([f"n|{wanted.name}|{b}" for b in _cover(wanted)])
+        driver.held = math.ceil(sum(ctx.count(s, f"n|{wanted.name}|{b}") * _overlap(wanted, b)
+                                    for s in query.scopes for b in _cover(wanted)))
+        out.append(driver)
     for index in range(max((len(w) for w in ctx.words.values()), default=0)):
         terms = [(s, t) for (s, i), m in ctx.expansions.items() if i == index for t in m]
         held = sum(max((ctx.df.get((s, t), 1) for t in m), default=0) for (s, i), m in ctx.expansions.items() if i == index)
         out.append(_Driver([ctx.spec.list_key(s, f"t|{t}") for s, t in terms],
                            sum(max(1, ctx.df.get((s, t), 1)) for s, t in terms), whole=True, held=held))
     return out
+
+
+def _overlap(wanted: NumberRange, label: str) -> float:
+    """The share of bucket ``label``'s span that the range covers (values taken as spread evenly
+    in a bucket; 1 for the buckets without a finite span)."""
+    if not label.startswith("p") or label in ("p00", f"p{buckets.TOP:02d}"):
+        return 1.0
+    low, high = Decimal(2) ** int(label[1:]), Decimal(2) ** (int(label[1:]) + 1)
+    start = max(low, wanted.low) if wanted.low is not None else low
+    end = min(high, wanted.high) if wanted.high is not None else high
+    return max(0.0, min(1.0, float((end - start) / (high - low))))
 
 
 def _cover(wanted: NumberRange) -> list[str]:
@@ -834,9 +849,13 @@ def _newest(ctx: _Context, collector: _Collector, after: str | None) -> bool:
     lasts: dict[str, str | None] = dict.fromkeys(driver.pks, None if driver.whole else after)
     done: set[str] = set()
     block = [first]
+    read = dict.fromkeys(driver.pks, 0)
 
     def reads() -> list[Range]:
-        wanted = [Range(pk, lasts[pk], limit=driver.share(pk, block[0])) for pk in driver.pks if pk not in done]
+        # A union's lists read up to their share of a target that doubles each round (what they
+        # read counts); a word's lists read whole take blocks that double.
+        wanted = [Range(pk, lasts[pk], limit=max(MIN_BLOCK, driver.share(pk, block[0]) - (0 if driver.whole else read[pk])))
+                  for pk in driver.pks if pk not in done]
         block[0] = min(MAX_BLOCK, block[0] * 2)
         return wanted
 
@@ -844,6 +863,7 @@ def _newest(ctx: _Context, collector: _Collector, after: str | None) -> bool:
         entries: list[Item] = []
         for wanted, got in zip(ranges, slices, strict=True):
             entries += got.items
+            read[wanted.pk] += len(got.items)
             if not got.more or not got.items:
                 done.add(wanted.pk)
             if got.items:

@@ -138,3 +138,15 @@ def test_many_words_and_scopes_read_their_typo_delete_keys_with_the_first_loads(
     assert len(store.log) == 2
     assert len(store.log[0]) == 8  # per scope and word: its vocabulary range and its stem list
     assert sum("|d|" in pk for pk in store.log[1]) == 12  # three delete keys per scope and word
+
+
+def test_a_narrow_range_expects_its_share_of_each_bucket() -> None:
+    narrow = NumberRange("price", low=Decimal(1000), high=Decimal(1050))
+    assert engine._overlap(narrow, "p09") == 24 / 512  # 1000..1024 of 512..1024
+    assert engine._overlap(narrow, "p10") == 26 / 1024  # 1024..1050 of 1024..2048
+    assert engine._overlap(NumberRange("price", low=Decimal(600)), "p10") == 1.0
+    assert engine._overlap(narrow, "zero") == 1.0
+    store, spec = _store(200)
+    result = _search(store, spec, Query(("jobs",), ranges=(narrow,)))
+    assert [h.id for h in result.hits] == ["d104", "d102", "d100"]
+    assert len(store.log) == 3  # the counters; the buckets, read in one block; the loads
