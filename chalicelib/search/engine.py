@@ -365,7 +365,7 @@ def _walk(ctx: _Context, collector: _Collector, reads: Callable[[], list[Range]]
         ctx.df.update(_term_counts(ctx, found))
         ctx.df.update({(pk.split("|")[1], sk): 0 for pk, sk in wanted if (pk, sk) not in found})  # a term just removed
         collector.resolve(fresh, found, records)
-        if (not first and collector.done_before(limit)) or (not ranges and not fresh and not hold):
+        if (not first and collector.done_before(limit)) or (not ranges and not fresh and not hold and not collector.waiting):
             return
         first = False
         fresh, keys = collector.prefilter(absorb(list(ranges), slices)), ()

@@ -150,3 +150,16 @@ def test_a_narrow_range_expects_its_share_of_each_bucket() -> None:
     result = _search(store, spec, Query(("jobs",), ranges=(narrow,)))
     assert [h.id for h in result.hits] == ["d104", "d102", "d100"]
     assert len(store.log) == 3  # the counters; the buckets, read in one block; the loads
+
+
+def test_a_document_matched_through_a_deferred_correction_waits_for_its_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    store, spec = _store()
+    query = Query(SCOPES, ("mentoring", "gaden"), order="relevance")  # "garden" lies under the delete key "gaden" only
+    sent = engine.search(spec, store, query, 10)
+    monkeypatch.setattr(engine, "DEFER_ABOVE", 0)
+    deferred = _search(store, spec, query)
+    assert [(h.id, h.score) for h in deferred.hits] == [(h.id, h.score) for h in sent.hits]
+    assert len(deferred.hits) == 10
+    # The vocabulary; the delete keys with the mentor lists' documents (whose "garden" count is
+    # unknown: they wait); the garden lists and counts; the garden lists' documents.
+    assert len(store.log) == 4
