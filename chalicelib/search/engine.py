@@ -41,7 +41,7 @@ import functools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any, Literal
 
@@ -446,8 +446,7 @@ class _Collector:
                 continue
             shown = value % TYPO_PENALTY if self.ctx.query.order == "relevance" else None  # the BM25F part
             near = distance if self.ctx.query.near is not None else None
-            carried = _stem_ceilings(self.ctx, value) if self.ctx.query.order == "relevance" else None
-            self.matches.append((key, Hit(doc_id, record, shown, near, _position(key, carried))))
+            self.matches.append((key, Hit(doc_id, record, shown, near, _position(key))))
         self.matches.sort(key=lambda m: m[0])
 
     def settles(self, fresh: Mapping[str, float], bound: tuple[Any, ...],
@@ -970,6 +969,9 @@ def search(spec: IndexSpec, store: Store, query: Query, size: int, offset: int =
         complete = _newest(ctx, collector, position[0] if position else None)
     found = [hit for _, hit in collector.matches]
     page, more = found[offset:offset + size], len(found) > offset + size
+    if query.order == "relevance" and words:  # the ceilings from every count the walk read
+        page = [replace(hit, key=_position(key, _stem_ceilings(ctx, -key[0])))
+                for key, hit in collector.matches[offset:offset + size]]
     counted = _counted_total(ctx)
     if counted is not None:
         return Result(page, counted, "eq", more)
