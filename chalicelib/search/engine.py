@@ -62,6 +62,9 @@ TYPO_PENALTY = 1000.0
 MAX_BLOCK = 1000
 #: Fewest entries one read of a list asks for (a read costs a call whatever it returns).
 MIN_BLOCK = 5
+#: The lowest bucket exponent whose values a range takes as spread evenly (:func:`_overlap`): a
+#: smaller bucket holds a few distinct values (levels, counts), which an even spread misjudges.
+SPREAD_BUCKETS = 6
 #: Most Queries step 1 sends before the typo delete keys wait for the next step: the threads of a
 #: step's reads (:data:`~chalicelib.search.store.READ_PARALLEL`); more would go out in two waves.
 DEFER_ABOVE = READ_PARALLEL
@@ -631,11 +634,12 @@ def _threshold(ctx: _Context, lists: Sequence[_List]) -> tuple[Any, ...] | None:
 
 def _list_block(ctx: _Context, lists: Sequence[_List], lst: _List, need: int, round_: int) -> int:
     """Entries of ``lst``'s next read: its share (by document count) of the word's lists of every
-    scope, of ``1.25 x need x words`` entries doubled each round, less what it read already."""
+    scope, of ``1.25 x need x words / passing`` entries (:func:`_passing`) doubled each round,
+    less what it read already."""
     sizes = [max(1, ctx.df.get((other.scope, other.term), 1)) for other in lists if other.word == lst.word]
     share = max(1, ctx.df.get((lst.scope, lst.term), 1)) / sum(sizes)
     words = max(1, len(ctx.words[lst.scope]))
-    target = math.ceil(1.25 * need * words * share * (1 << round_)) + 1
+    target = math.ceil(1.25 * need * words * share * (1 << round_) / _passing(ctx)) + 1
     return min(MAX_BLOCK, max(MIN_BLOCK, target - lst.read))
 
 
@@ -805,12 +809,20 @@ def _drivers(ctx: _Context) -> list[_Driver]:
 def _overlap(wanted: NumberRange, label: str) -> float:
     """The share of bucket ``label``'s span that the range covers (values taken as spread evenly
     in a bucket; 1 for the buckets without a finite span)."""
-    if not label.startswith("p") or label in ("p00", f"p{buckets.TOP:02d}"):
+    if not label.startswith("p") or label in ("p00", f"p{buckets.TOP:02d}") or int(label[1:]) < SPREAD_BUCKETS:
         return 1.0
     low, high = Decimal(2) ** int(label[1:]), Decimal(2) ** (int(label[1:]) + 1)
     start = max(low, wanted.low) if wanted.low is not None else low
     end = min(high, wanted.high) if wanted.high is not None else high
     return max(0.0, min(1.0, float((end - start) / (high - low))))
+
+
+def _passing(ctx: _Context) -> float:
+    """The share of documents expected to pass the keyword and range filters (their lists' sizes
+    taken as independent; at least 1 %)."""
+    drivers = _drivers(ctx)
+    total = max(1, drivers[0].size)
+    return max(0.01, math.prod(min(1.0, d.matches / total) for d in drivers[1:] if not d.whole))
 
 
 def _cover(wanted: NumberRange) -> list[str]:
