@@ -41,7 +41,7 @@ import functools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any, Literal
 
@@ -50,7 +50,7 @@ import pygeohash
 from chalicelib.search import analysis, buckets, geo
 from chalicelib.search.analysis import Kind, Word
 from chalicelib.search.index import GEO_LEVELS, LEVELS, Document, IndexSpec, document_of, idf, impacts, projection, term_frequencies
-from chalicelib.search.store import Item, Key, Range, Slice, Store
+from chalicelib.search.store import READ_PARALLEL, Item, Key, Range, Slice, Store
 
 Order = Literal["relevance", "newest", "nearest"]
 Direction = Literal["right", "left", "top", "bottom"]
@@ -60,6 +60,14 @@ WEIGHTS = {Kind.EXACT: 1.0, Kind.PREFIX: 0.6, Kind.TYPO: 0.3}
 TYPO_PENALTY = 1000.0
 #: Most entries one read of a list asks for.
 MAX_BLOCK = 1000
+#: Fewest entries one read of a list asks for (a read costs a call whatever it returns).
+MIN_BLOCK = 5
+#: The lowest bucket exponent whose values a range takes as spread evenly (:func:`_overlap`): a
+#: smaller bucket holds a few distinct values (levels, counts), which an even spread misjudges.
+SPREAD_BUCKETS = 6
+#: Most Queries step 1 sends before the typo delete keys wait for the next step: the threads of a
+#: step's reads (:data:`~chalicelib.search.store.READ_PARALLEL`); more would go out in two waves.
+DEFER_ABOVE = READ_PARALLEL
 _INFINITY = float("inf")
 
 
@@ -140,7 +148,20 @@ class _Context:
     sizes: dict[tuple[str, str], int] = field(default_factory=dict)
     df: dict[tuple[str, str], int] = field(default_factory=dict)
     expansions: dict[tuple[str, int], dict[str, Kind]] = field(default_factory=dict)
+    deferred: list[Range] = field(default_factory=list)
+    wanted: list[Key] = field(default_factory=list)
     steps: int = 0
+
+    def defers(self) -> bool:
+        """Whether the typo delete keys wait for the walk's first step: in relevance order, when
+        step 1 would send more Queries than :data:`DEFER_ABOVE` (each word in each scope: its stem
+        list, its vocabulary range and three delete keys)."""
+        queries = sum(2 + 3 * word.corrects for words in self.words.values() for word in words)
+        return self.query.order == "relevance" and queries > DEFER_ABOVE
+
+    def pending(self, scope: str) -> bool:
+        """Whether some typo corrections of ``scope``'s words are still unknown (deferred reads)."""
+        return any(r.pk.split("|")[1] == scope for r in self.deferred)
 
     def count(self, scope: str, name: str) -> int:
         """The size of list ``name`` of ``scope`` (0 when unknown)."""
@@ -217,6 +238,17 @@ def matches(spec: IndexSpec, query: Query, doc: Document, terms: Mapping[str, in
     return distance if all(analysis.best(word, held) for word in words) else None
 
 
+def _uncounted(ctx: _Context, doc: Document, weights: Mapping[str, int]) -> list[Key]:
+    """The vocabulary keys of the typo corrections whose document counts ``doc``'s score needs
+    (a word it matches only through corrections) and the search has not read."""
+    keys = []
+    for word in ctx.words[doc.scope]:
+        found = analysis.best(word, weights)
+        if all(how == Kind.TYPO for _, how in found):
+            keys += [ctx.spec.vocabulary_key(doc.scope, t) for t, _ in found if (doc.scope, t) not in ctx.df]
+    return keys
+
+
 def score(ctx: _Context, doc: Document, weights: Mapping[str, int]) -> float | None:
     """The document's score, or ``None`` when a word matches none of its terms."""
     total = 0.0
@@ -247,7 +279,11 @@ def _vocabulary_reads(ctx: _Context) -> tuple[list[Range], list[Key]]:
             if word.corrects:
                 deletes, start = analysis.typo_reads(word.stem)
                 starts.add(start)
-                ranges += [Range(ctx.spec.list_key(scope, f"d|{k}"), limit=MAX_BLOCK) for k in sorted(deletes)]
+                reads = [Range(ctx.spec.list_key(scope, f"d|{k}"), limit=MAX_BLOCK) for k in sorted(deletes)]
+                if ctx.defers():
+                    ctx.deferred += reads
+                else:
+                    ranges += reads
             starts = {s for s in starts if not any(s != o and s.startswith(o) for o in starts)}
             ranges += [Range(ctx.spec.vocabulary_key(scope, s)[0], begins=s, limit=MAX_BLOCK) for s in sorted(starts)]
     return ranges, keys
@@ -311,20 +347,28 @@ def _loaders() -> ThreadPoolExecutor:
 
 def _walk(ctx: _Context, collector: _Collector, reads: Callable[[], list[Range]],
           absorb: Callable[[list[Range], list[Slice]], list[Item]], bound: Callable[[], tuple[Any, ...] | None],
-          keys: Sequence[Key] = (), early: Sequence[Item] | None = None) -> None:
+          keys: Sequence[Key] = (), early: Sequence[Item] | None = None,
+          likely: Callable[[Item], tuple[Any, ...] | None] | None = None, rate: float = 1.0) -> None:
     """Read blocks until the collector is done before ``bound``. Each step loads the candidates
-    of the previous block and reads the next one, so a block costs one round trip; the step that
-    finds the page complete read one block more than needed. ``early``: the entries of a first
-    block read with step 1 (absorbed already), loaded by the walk's first step."""
+    of the previous block and reads the next one, so a block costs one round trip, unless the
+    candidates being loaded are expected to complete the page (``likely``: the key an entry's
+    document will have at worst, ``None`` when unknown; ``rate``: the share of them expected to
+    match; :meth:`_Collector.settles`): then the step
+    only loads, and reads on only if the loads fell short (a document changed or gone).
+    ``early``: the entries of a first block read with step 1 (absorbed already), loaded by the
+    walk's first step."""
     first = early is None
     fresh: dict[str, float] = collector.prefilter(early or [])
     limit: tuple[Any, ...] | None = None if first else bound()
     while True:
-        ranges = reads() if first or limit is not None else []
-        slices, found, records = _step(ctx, ranges, keys, {i: collector.entries[i] for i in fresh})
+        hold = not first and limit is not None and likely is not None and collector.settles(fresh, limit, likely, rate)
+        ranges = reads() if (first or limit is not None) and not hold else []
+        wanted, ctx.wanted = ctx.wanted, []
+        slices, found, records = _step(ctx, ranges, [*keys, *wanted], {i: collector.entries[i] for i in fresh})
         ctx.df.update(_term_counts(ctx, found))
+        ctx.df.update({(pk.split("|")[1], sk): 0 for pk, sk in wanted if (pk, sk) not in found})  # a term just removed
         collector.resolve(fresh, found, records)
-        if (not first and collector.done_before(limit)) or (not ranges and not fresh):
+        if (not first and collector.done_before(limit)) or (not ranges and not fresh and not hold and not collector.waiting):
             return
         first = False
         fresh, keys = collector.prefilter(absorb(list(ranges), slices)), ()
@@ -362,6 +406,7 @@ class _Collector:
     seen: set[str] = field(default_factory=set)
     entries: dict[str, Item] = field(default_factory=dict)
     matches: list[tuple[tuple[Any, ...], Hit]] = field(default_factory=list)
+    waiting: dict[str, tuple[float, Item, Mapping[str, Any]]] = field(default_factory=dict)
 
     def prefilter(self, entries: Sequence[Item]) -> dict[str, float]:
         """The ids of the new ``entries`` that pass the projection check, with their distances."""
@@ -378,12 +423,23 @@ class _Collector:
         return fresh
 
     def resolve(self, fresh: Mapping[str, float], stored: Mapping[Key, Item], records: Mapping[str, Mapping[str, Any]]) -> None:
-        """Check the loaded documents of ``fresh`` whole and keep the matches after the cursor."""
+        """Check the loaded documents of ``fresh`` whole and keep the matches after the cursor. A
+        document that matches a word only through typo corrections whose counts were not read
+        waits for them (requested for the next step; its score needs their idf)."""
+        waiting, self.waiting = self.waiting, {}
+        loaded: list[tuple[str, float, Item | None, Mapping[str, Any] | None]] = [
+            (doc_id, distance, item, record) for doc_id, (distance, item, record) in waiting.items()]
         for doc_id, distance in fresh.items():
             # Without words the entry's projection decides; with words the stored document does.
             item = stored.get(self.ctx.spec.stored_key(doc_id)) if self.ctx.words else {"v": 0, **self.entries[doc_id]}
-            record = records.get(doc_id)
+            loaded.append((doc_id, distance, item, records.get(doc_id)))
+        for doc_id, distance, item, record in loaded:
             if item is None or record is None or item.get("gone") or _passes(self.ctx.query, item) is None:
+                continue
+            uncounted = _uncounted(self.ctx, *document_of(item)) if self.ctx.words else []
+            if uncounted:
+                self.waiting[doc_id] = (distance, item, record)
+                self.ctx.wanted += uncounted
                 continue
             value = score(self.ctx, *document_of(item)) if self.ctx.words else 0.0
             if value is None:
@@ -396,9 +452,23 @@ class _Collector:
             self.matches.append((key, Hit(doc_id, record, shown, near, _position(key))))
         self.matches.sort(key=lambda m: m[0])
 
+    def settles(self, fresh: Mapping[str, float], bound: tuple[Any, ...],
+                likely: Callable[[Item], tuple[Any, ...] | None], rate: float = 1.0) -> bool:
+        """Whether the matches before ``bound`` with the ``fresh`` candidates expected there (their
+        ``likely`` keys; a share ``rate`` of them matching) make a page (a hint: the loads decide)."""
+        found = sum(1 for key, _ in self.matches if key < bound)
+        ahead = 0
+        for doc_id in fresh:
+            key = likely(self.entries[doc_id])
+            if key is not None and key < bound and (self.after is None or key > self.after):
+                ahead += 1
+        return found + ahead * rate >= self.need
+
     def done_before(self, bound: tuple[Any, ...] | None) -> bool:
         """True when the ``need``-th match precedes ``bound`` (the best key an unread candidate
         may have; ``None``: none remains)."""
+        if self.waiting:
+            return False
         if bound is None:
             return True
         return len(self.matches) >= self.need and self.matches[self.need - 1][0] < bound
@@ -412,12 +482,19 @@ def _key(order: Order, value: float, distance: float, age: str) -> tuple[Any, ..
     return (age,)
 
 
-def _position(key: tuple[Any, ...]) -> str:
-    return "|".join(repr(part) if isinstance(part, float) else str(part) for part in key)
+def _position(key: tuple[Any, ...], ceilings: Sequence[int] | None = None) -> str:
+    """The key as text; in relevance order the stem lists' ceilings (:func:`_stem_ceilings`)
+    follow the score after ``~``, so the next page's first step reads them from there."""
+    text = "|".join(repr(part) if isinstance(part, float) else str(part) for part in key)
+    if ceilings is None:
+        return text
+    score, rest = text.split("|", 1)
+    return f"{score}~{'.'.join(map(str, ceilings))}|{rest}"
 
 
-def parse_position(order: Order, text: str) -> tuple[Any, ...]:
-    """A cursor position (:attr:`Hit.key`) back as the collector's key.
+def parse_position(order: Order, text: str) -> tuple[tuple[Any, ...], tuple[int, ...] | None]:
+    """A cursor position (:attr:`Hit.key`) back as the collector's key, with the stem lists'
+    ceilings it carries (relevance order; ``None`` when it carries none).
 
     Raises
     ------
@@ -429,8 +506,12 @@ def parse_position(order: Order, text: str) -> tuple[Any, ...]:
         if order == "newest":
             if "|" not in text:
                 raise ValueError(text)
-            return (text,)
-        return (float(parts[0]), parts[1])
+            return (text,), None
+        score, marked, carried = parts[0].partition("~")
+        ceilings = tuple(int(c) for c in carried.split(".") if c) if marked else None
+        if ceilings is not None and not all(0 <= c <= LEVELS for c in ceilings):
+            raise ValueError(text)
+        return (float(score), parts[1]), ceilings
     except (ValueError, IndexError) as exc:
         raise InvalidPosition(text) from exc
 
@@ -449,14 +530,86 @@ class _List:
     term: str
     last: str | None = None
     head: Item | None = None
+    read: int = 0
+    ceiling: int = LEVELS
     done: bool = False
 
     def bound(self, ctx: _Context) -> float | None:
-        """The best contribution an unread entry can bring (``None``: none left)."""
+        """The best contribution an unread entry can bring (``None``: none left); before the first
+        read, that of the ``ceiling`` impact (the highest one a cursor's page may still hold)."""
         if self.done:
             return None
-        impact = LEVELS if self.head is None else int(self.head["imp"])
+        impact = self.ceiling if self.head is None else int(self.head["imp"])
         return contribution(self.kind, ctx.idf(self.term), impact)
+
+
+def _floors(ctx: _Context) -> dict[tuple[str, int], float]:
+    """The lowest contribution of each ``(scope, word)``: its weakest term at impact 1."""
+    floors: dict[tuple[str, int], float] = {}
+    for (scope, index), matched in ctx.expansions.items():
+        for term, how in matched.items():
+            low = contribution(how, ctx.idf(term), 1)
+            floors[(scope, index)] = min(low, floors.get((scope, index), low))
+        if ctx.pending(scope) and ctx.words[scope][index].corrects:  # a correction not known yet
+            floors[(scope, index)] = min(-TYPO_PENALTY, floors.get((scope, index), 0.0))
+    return floors
+
+
+def _ceiling(ctx: _Context, floors: Mapping[tuple[str, int], float], scope: str, word: int, kind: Kind, term: str,
+             after: float) -> int:
+    """The highest impact of ``term``'s list (word ``word`` of ``scope``) whose entries may follow a
+    cursor at score ``after``: a document in the list scores at least the entry's contribution
+    plus, for every other word of its scope, that word's floor (:func:`_floors`), so an entry whose
+    sum exceeds ``after`` (beyond a float's rounding) was on an earlier page."""
+    others = sum(low for (sc, index), low in floors.items() if sc == scope and index != word)
+    limit = after + 1e-9 * max(1.0, abs(after))
+    term_idf = ctx.idf(term)
+    return next((i for i in range(LEVELS, 0, -1) if contribution(kind, term_idf, i) + others <= limit), 0)
+
+
+def _start(ceiling: int) -> str | None:
+    """The exclusive start of an impact list's read below ``ceiling`` ("}" sorts after "|")."""
+    return None if ceiling >= LEVELS else f"{LEVELS - ceiling - 1:03d}}}"
+
+
+def _resume(ctx: _Context, lists: Sequence[_List], after: float) -> None:
+    """Start each list at its ceiling for the cursor's score ``after`` (:func:`_ceiling`), so a
+    later page reads what the earlier ones left."""
+    floors = _floors(ctx)
+    for lst in lists:
+        lst.ceiling = _ceiling(ctx, floors, lst.scope, lst.word, lst.kind, lst.term, after)
+        lst.done, lst.last = lst.ceiling == 0, _start(lst.ceiling)
+
+
+def _stem_ceilings(ctx: _Context, value: float) -> list[int]:
+    """Each stem list's (:func:`_stem_lists`) ceiling for a cursor at score ``value``
+    (:data:`~chalicelib.search.index.LEVELS` for a stem the vocabulary lacks)."""
+    floors, out = _floors(ctx), []
+    for _, scope, index, stem in _stem_keys(ctx):
+        how = ctx.expansions.get((scope, index), {}).get(stem)
+        out.append(LEVELS if how is None else _ceiling(ctx, floors, scope, index, how, stem, value))
+    return out
+
+
+def _open(ctx: _Context, lists: Sequence[_List], collector: _Collector) -> list[_List]:
+    """The lists worth reading next: every one not read to its end until the collector holds a
+    page; then those whose bound, with the best bound of each other word of its scope, reaches
+    the page's last score (an unseen document found through any other list scores below it).
+    The threshold still decides the end, so this only saves reads."""
+    unread = [lst for lst in lists if not lst.done]
+    if len(collector.matches) < collector.need:
+        return unread
+    last = -collector.matches[collector.need - 1][0][0]
+    best: dict[tuple[str, int], float] = {}
+    for lst in unread:
+        bound = lst.bound(ctx) or 0.0  # not None: the list is not done
+        best[(lst.scope, lst.word)] = max(bound, best.get((lst.scope, lst.word), bound))
+    wanted = []
+    for lst in unread:
+        others = [best.get((lst.scope, word)) for word in range(len(ctx.words[lst.scope])) if word != lst.word]
+        if None not in others and best[(lst.scope, lst.word)] + sum(o or 0.0 for o in others) >= last:
+            wanted.append(lst)
+    return wanted
 
 
 def _threshold(ctx: _Context, lists: Sequence[_List]) -> tuple[Any, ...] | None:
@@ -466,6 +619,8 @@ def _threshold(ctx: _Context, lists: Sequence[_List]) -> tuple[Any, ...] | None:
         total = 0.0
         for index in range(len(words)):
             bounds = [b for lst in lists if lst.scope == scope and lst.word == index if (b := lst.bound(ctx)) is not None]
+            if ctx.pending(scope):  # a correction not known yet: at most the best idf's, at the top impact
+                bounds.append(contribution(Kind.TYPO, ctx.idf(""), LEVELS))
             if not bounds:
                 break
             total += max(bounds)
@@ -477,50 +632,127 @@ def _threshold(ctx: _Context, lists: Sequence[_List]) -> tuple[Any, ...] | None:
     return (-best, min(heads, default=""))
 
 
+def _list_block(ctx: _Context, lists: Sequence[_List], lst: _List, need: int, round_: int) -> int:
+    """Entries of ``lst``'s next read: its share (by document count) of the word's lists of every
+    scope, of ``1.25 x need x words / passing`` entries (:func:`_passing`) doubled each round,
+    less what it read already."""
+    sizes = [max(1, ctx.df.get((other.scope, other.term), 1)) for other in lists if other.word == lst.word]
+    share = max(1, ctx.df.get((lst.scope, lst.term), 1)) / sum(sizes)
+    words = max(1, len(ctx.words[lst.scope]))
+    target = math.ceil(1.25 * need * words * share * (1 << round_) / _passing(ctx)) + 1
+    return min(MAX_BLOCK, max(MIN_BLOCK, target - lst.read))
+
+
 def _first_block(ctx: _Context, need: int) -> int:
     """Entries of an impact list's first read. Several words need deeper reads before the threshold
     falls (an unseen document must beat the sum of every word's bound): it grows with the words."""
     return min(MAX_BLOCK, max(10, need + 1) * max(1, len(next(iter(ctx.words.values())))))
 
 
-def _stem_lists(ctx: _Context, need: int) -> list[Range]:
+def _stem_keys(ctx: _Context) -> list[tuple[str, str, int, str]]:
+    """Each word's stem list in each scope, once: ``(pk, scope, word, stem)``."""
+    keys: dict[str, tuple[str, str, int, str]] = {}
+    for scope, words in ctx.words.items():
+        for index, word in enumerate(words):
+            pk = ctx.spec.list_key(scope, f"t|{word.stem}")
+            keys.setdefault(pk, (pk, scope, index, word.stem))
+    return list(keys.values())
+
+
+def _stem_lists(ctx: _Context, need: int, ceilings: Sequence[int] | None) -> list[Range]:
     """The first block of each word's stem list in each scope: read with step 1 (a list's key needs
-    no vocabulary), so a word that matches its stem alone is answered in two steps."""
-    pks = dict.fromkeys(ctx.spec.list_key(scope, f"t|{word.stem}") for scope, words in ctx.words.items() for word in words)
-    return [Range(pk, limit=_first_block(ctx, need)) for pk in pks]
+    no vocabulary), so a word that matches its stem alone is answered in two steps. After a cursor
+    each starts at the ceiling the cursor carries (none without them)."""
+    keys = _stem_keys(ctx)
+    if ceilings is None:
+        return [Range(pk, limit=_first_block(ctx, need)) for pk, *_ in keys]
+    if len(ceilings) != len(keys):
+        return []
+    return [Range(pk, _start(c), limit=_first_block(ctx, need)) for (pk, *_), c in zip(keys, ceilings, strict=True) if c > 0]
 
 
 def _relevance(ctx: _Context, collector: _Collector, unknown: Sequence[Key], early: Sequence[Range],
                read: Sequence[Slice]) -> bool:
     """Walk the impact lists until the threshold; returns whether every list was read to its end.
     ``unknown``: vocabulary counts still to read (they come with the first block); ``early`` and
-    ``read``: the stem lists' first blocks, read with step 1."""
-    lists = {
-        ctx.spec.list_key(scope, f"t|{term}"): _List(ctx.spec.list_key(scope, f"t|{term}"), scope, index, how, term)
-        for (scope, index), matched in ctx.expansions.items() for term, how in sorted(matched.items())
-    }
-    block = [_first_block(ctx, collector.need)]
+    ``read``: the stem lists' first blocks, read with step 1. After a cursor every list starts at
+    its ceiling (:func:`_resume`); a first block read from a higher one (the cursor's, while the
+    counts moved) is kept, one read from a lower one is read again. A term that two words match
+    has a list for each (read twice: each word keeps its own position and bound)."""
+    lists = [_List(ctx.spec.list_key(scope, f"t|{term}"), scope, index, how, term)
+             for (scope, index), matched in ctx.expansions.items() for term, how in sorted(matched.items())]
+    if collector.after is not None and not unknown:  # the ceilings need every term's idf
+        _resume(ctx, lists, -float(collector.after[0]))
+    rounds = [0]
+    reading: list[_List] = []
+    sent: list[Range] = []
 
     def reads() -> list[Range]:
-        wanted = [Range(lst.pk, lst.last, limit=block[0]) for lst in lists.values() if not lst.done]
-        block[0] = min(MAX_BLOCK, block[0] * 4)
-        return wanted
+        reading[:] = _open(ctx, lists, collector)
+        sent[:] = ctx.deferred
+        wanted = [Range(lst.pk, lst.last, limit=_list_block(ctx, lists, lst, collector.need, rounds[0])) for lst in reading]
+        rounds[0] += 1
+        return [*sent, *wanted]
 
-    def absorb(ranges: list[Range], slices: list[Slice]) -> list[Item]:
+    def absorb(_: list[Range], slices: list[Slice]) -> list[Item]:
+        if not slices:  # no read: nothing to absorb
+            return []
+        lists.extend(_discover(ctx, sent, slices[:len(sent)]))
         entries: list[Item] = []
-        for wanted, got in zip(ranges, slices, strict=True):
-            lst = lists[wanted.pk]
+        for lst, got in zip(reading, slices[len(sent):], strict=True):
             entries += got.items
+            lst.read += len(got.items)
             lst.done = not got.more or not got.items
             lst.last = str(got.items[-1]["sk"]) if got.items else lst.last
             lst.head = got.items[-1] if got.items else None
         return entries
 
     # A stem list of the vocabulary starts read; one the vocabulary lacks is left (an indexing in flight).
-    kept = [(wanted, got) for wanted, got in zip(early, read, strict=True) if wanted.pk in lists]
-    entries = absorb([wanted for wanted, _ in kept], [got for _, got in kept])
-    _walk(ctx, collector, reads, absorb, lambda: _threshold(ctx, list(lists.values())), unknown, entries)
-    return all(lst.done for lst in lists.values())
+    kept = [(lst, got) for wanted, got in zip(early, read, strict=True) for lst in lists
+            if lst.pk == wanted.pk and not lst.done and (wanted.after or "") <= (lst.last or "")]
+    reading[:], sent[:] = [lst for lst, _ in kept], []
+    entries = absorb([], [got for _, got in kept]) if kept else []
+    _walk(ctx, collector, reads, absorb, lambda: _threshold(ctx, lists), unknown, entries, _likely_score(ctx, lists))
+    return not ctx.deferred and all(lst.done for lst in lists)
+
+
+def _discover(ctx: _Context, sent: Sequence[Range], slices: Sequence[Slice]) -> list[_List]:
+    """The lists of the typo corrections the deferred delete keys (``sent``) name: added to the
+    words' expansions, their counts requested for the next step; a key with more terms than one
+    read stays deferred from where it stopped."""
+    found: list[_List] = []
+    if not sent:
+        return found
+    ctx.deferred = [Range(r.pk, str(got.items[-1]["sk"]), limit=MAX_BLOCK) for r, got in zip(sent, slices, strict=True)
+                    if got.more and got.items]
+    for wanted, got in zip(sent, slices, strict=True):
+        scope = wanted.pk.split("|")[1]
+        for term in (str(item["sk"]) for item in got.items):
+            for index, word in enumerate(ctx.words[scope]):
+                matched = ctx.expansions.setdefault((scope, index), {})
+                how = analysis.kind(word, term)
+                if how is None or term in matched:
+                    continue
+                matched[term] = how
+                found.append(_List(ctx.spec.list_key(scope, f"t|{term}"), scope, index, how, term))
+                if (scope, term) not in ctx.df:
+                    ctx.wanted.append(ctx.spec.vocabulary_key(scope, term))
+    return found
+
+
+def _likely_score(ctx: _Context, lists: Sequence[_List]) -> Callable[[Item], tuple[Any, ...] | None] | None:
+    """With one word, an entry's document scores at least the entry's contribution: its key at
+    worst (for :meth:`_Collector.settles`); ``None`` with more words (the others may not match)."""
+    if any(len(words) != 1 for words in ctx.words.values()):
+        return None
+    by_pk = {lst.pk: lst for lst in lists}
+
+    def likely(entry: Item) -> tuple[Any, ...] | None:
+        lst = by_pk.get(str(entry.get("pk", "")))
+        if lst is None:
+            return None
+        return (-contribution(lst.kind, ctx.idf(lst.term), int(entry["imp"])), str(entry["age"]))
+    return likely
 
 
 # ------------------------------------------------------------------ newest first: the cheapest driver
@@ -528,11 +760,26 @@ def _relevance(ctx: _Context, collector: _Collector, unknown: Sequence[Key], ear
 
 @dataclass
 class _Driver:
-    """A union of newest-first lists (or impact lists read whole, ``whole``) and its size."""
+    """A union of newest-first lists (or impact lists read whole, ``whole``), its size and each
+    list's (``sizes``: pk -> entries, from the counters)."""
 
     pks: list[str]
     size: int
     whole: bool = False
+    sizes: dict[str, int] = field(default_factory=dict)
+    held: int | None = None
+
+    @property
+    def matches(self) -> int:
+        """The documents it holds at least (a word's terms' lists overlap: the largest of each scope)."""
+        return self.size if self.held is None else self.held
+
+    def share(self, pk: str, entries: int) -> int:
+        """The entries of list ``pk`` in a read of ``entries`` from the union: in proportion to its
+        size (lists of a union hold entries of the same ages alike), at least :data:`MIN_BLOCK`."""
+        if self.whole or not self.size:
+            return entries
+        return min(MAX_BLOCK, max(MIN_BLOCK, math.ceil(entries * self.sizes.get(pk, 0) / self.size) + 1))
 
 
 def _drivers(ctx: _Context) -> list[_Driver]:
@@ -541,17 +788,41 @@ def _drivers(ctx: _Context) -> list[_Driver]:
     query, out = ctx.query, []
 
     def lists(names: Sequence[str]) -> _Driver:
-        sized = [(s, n, ctx.count(s, n)) for s in query.scopes for n in names]
-        return _Driver([ctx.spec.list_key(s, n) for s, n, size in sized if size > 0], sum(size for *_, size in sized))
+        sized = {ctx.spec.list_key(s, n): ctx.count(s, n) for s in query.scopes for n in names}
+        return _Driver([pk for pk, size in sized.items() if size > 0], sum(sized.values()), sizes=sized)
 
     out.append(lists(["a"]))
     out += [lists([f"k|{name}={value}"]) for name, value in query.keywords if name not in ctx.spec.unlisted]
-    out += [lists([f"n|{wanted.name}|{b}" for b in _cover(wanted)]) for wanted in query.ranges]
+    for wanted in query.ranges:
+        driver = lists([f"n|{wanted.name}|{b}" for b in _cover(wanted)])
+        driver.held = math.ceil(sum(ctx.count(s, f"n|{wanted.name}|{b}") * _overlap(wanted, b)
+                                    for s in query.scopes for b in _cover(wanted)))
+        out.append(driver)
     for index in range(max((len(w) for w in ctx.words.values()), default=0)):
         terms = [(s, t) for (s, i), m in ctx.expansions.items() if i == index for t in m]
+        held = sum(max((ctx.df.get((s, t), 1) for t in m), default=0) for (s, i), m in ctx.expansions.items() if i == index)
         out.append(_Driver([ctx.spec.list_key(s, f"t|{t}") for s, t in terms],
-                           sum(max(1, ctx.df.get((s, t), 1)) for s, t in terms), whole=True))
+                           sum(max(1, ctx.df.get((s, t), 1)) for s, t in terms), whole=True, held=held))
     return out
+
+
+def _overlap(wanted: NumberRange, label: str) -> float:
+    """The share of bucket ``label``'s span that the range covers (values taken as spread evenly
+    in a bucket; 1 for the buckets without a finite span)."""
+    if not label.startswith("p") or label in ("p00", f"p{buckets.TOP:02d}") or int(label[1:]) < SPREAD_BUCKETS:
+        return 1.0
+    low, high = Decimal(2) ** int(label[1:]), Decimal(2) ** (int(label[1:]) + 1)
+    start = max(low, wanted.low) if wanted.low is not None else low
+    end = min(high, wanted.high) if wanted.high is not None else high
+    return max(0.0, min(1.0, float((end - start) / (high - low))))
+
+
+def _passing(ctx: _Context) -> float:
+    """The share of documents expected to pass the keyword and range filters (their lists' sizes
+    taken as independent; at least 1 %)."""
+    drivers = _drivers(ctx)
+    total = max(1, drivers[0].size)
+    return max(0.01, math.prod(min(1.0, d.matches / total) for d in drivers[1:] if not d.whole))
 
 
 def _cover(wanted: NumberRange) -> list[str]:
@@ -568,28 +839,34 @@ def _cost(driver: _Driver, matches: float, need: int) -> float:
     return min(driver.size, need * driver.size / max(matches, 1.0))
 
 
-def _choose(ctx: _Context, need: int) -> tuple[_Driver, int]:
-    """The cheapest driver and the size of its first block (the entries expected to hold ``need``
-    matches, from the restrictions' sizes taken as independent)."""
+def _choose(ctx: _Context, need: int) -> tuple[_Driver, int, float]:
+    """The cheapest driver, the size of its first block (the entries expected to hold ``need``
+    matches, from the restrictions' sizes taken as independent) and the share of its entries that
+    pass the projection check expected to match the words too."""
     drivers = _drivers(ctx)
     total = max(1, drivers[0].size)
     matches = float(total)
     for driver in drivers[1:]:
-        matches *= min(1.0, driver.size / total)
+        matches *= min(1.0, driver.matches / total)
     best = min(drivers, key=lambda d: _cost(d, matches, need))
     expected = math.ceil(1.25 * need * best.size / max(matches, 1.0)) + 1
-    return best, min(MAX_BLOCK, max(10, need + 1, expected))
+    rate = math.prod(min(1.0, d.matches / total) for d in drivers if d.whole and d is not best)
+    return best, min(MAX_BLOCK, max(10, need + 1, expected)), rate
 
 
 def _newest(ctx: _Context, collector: _Collector, after: str | None) -> bool:
     """Walk the cheapest driver newest first; returns whether it was read to its end."""
-    driver, first = _choose(ctx, collector.need)
+    driver, first, rate = _choose(ctx, collector.need)
     lasts: dict[str, str | None] = dict.fromkeys(driver.pks, None if driver.whole else after)
     done: set[str] = set()
     block = [first]
+    read = dict.fromkeys(driver.pks, 0)
 
     def reads() -> list[Range]:
-        wanted = [Range(pk, lasts[pk], limit=block[0]) for pk in driver.pks if pk not in done]
+        # A union's lists read up to their share of a target that doubles each round (what they
+        # read counts); a word's lists read whole take blocks that double.
+        wanted = [Range(pk, lasts[pk], limit=max(MIN_BLOCK, driver.share(pk, block[0]) - (0 if driver.whole else read[pk])))
+                  for pk in driver.pks if pk not in done]
         block[0] = min(MAX_BLOCK, block[0] * 2)
         return wanted
 
@@ -597,6 +874,7 @@ def _newest(ctx: _Context, collector: _Collector, after: str | None) -> bool:
         entries: list[Item] = []
         for wanted, got in zip(ranges, slices, strict=True):
             entries += got.items
+            read[wanted.pk] += len(got.items)
             if not got.more or not got.items:
                 done.add(wanted.pk)
             if got.items:
@@ -609,7 +887,8 @@ def _newest(ctx: _Context, collector: _Collector, after: str | None) -> bool:
             return None
         return ("",) if driver.whole else (min(open_),)
 
-    _walk(ctx, collector, reads, absorb, bound)
+    likely = None if driver.whole else (lambda entry: (str(entry["age"]),))
+    _walk(ctx, collector, reads, absorb, bound, likely=likely, rate=rate)
     return len(done) == len(driver.pks)
 
 
@@ -688,11 +967,11 @@ def search(spec: IndexSpec, store: Store, query: Query, size: int, offset: int =
     InvalidPosition
         ``after`` is not a position of the query's order.
     """
-    position = parse_position(query.order, after) if after is not None else None
+    position, ceilings = parse_position(query.order, after) if after is not None else (None, None)
     words = {s: analysis.query_words(query.words, spec.language(s)) for s in query.scopes} if query.words else {}
     ctx = _Context(spec, store, query, words)
     collector = _Collector(ctx, offset + size + 1, position)
-    early = _stem_lists(ctx, collector.need) if query.order == "relevance" and words else []
+    early = _stem_lists(ctx, collector.need, ceilings if position else None) if query.order == "relevance" and words else []
     unknown, read = _prepare(ctx, _counters(ctx), early)
     if query.order == "relevance" and words:
         complete = _relevance(ctx, collector, unknown, early, read)
@@ -702,6 +981,9 @@ def search(spec: IndexSpec, store: Store, query: Query, size: int, offset: int =
         complete = _newest(ctx, collector, position[0] if position else None)
     found = [hit for _, hit in collector.matches]
     page, more = found[offset:offset + size], len(found) > offset + size
+    if query.order == "relevance" and words:  # the ceilings from every count the walk read
+        page = [replace(hit, key=_position(key, _stem_ceilings(ctx, -key[0])))
+                for key, hit in collector.matches[offset:offset + size]]
     counted = _counted_total(ctx)
     if counted is not None:
         return Result(page, counted, "eq", more)
@@ -712,8 +994,8 @@ def _counted_total(ctx: _Context) -> int | None:
     """The exact number of matches when one list holds them all, from its size: no restriction
     (every document), one keyword filter, or one word that matches a single term; else None."""
     query = ctx.query
-    if query.ranges or query.near is not None or len(query.keywords) + bool(ctx.words) > 1:
-        return None
+    if query.ranges or query.near is not None or len(query.keywords) + bool(ctx.words) > 1 or ctx.deferred:
+        return None  # (deferred: typo corrections never looked up)
     if query.keywords or not ctx.words:
         name = f"k|{query.keywords[0][0]}={query.keywords[0][1]}" if query.keywords else "a"
         return sum(ctx.count(s, name) for s in query.scopes)

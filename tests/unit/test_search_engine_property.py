@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
+from unittest import mock
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -115,6 +116,17 @@ def _normalized(query: Query) -> Query:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(records_strategy, queries, st.integers(1, 7))
 def test_pages_follow_the_brute_force_order_page_after_page(raw: list[dict[str, Any]], query: Query, size: int) -> None:
+    _check_pages(raw, query, size)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(records_strategy, queries, st.integers(1, 7))
+def test_pages_stay_exact_when_the_typo_reads_wait_for_the_walk(raw: list[dict[str, Any]], query: Query, size: int) -> None:
+    with mock.patch.object(engine, "DEFER_ABOVE", 0):  # every relevance search defers its delete keys
+        _check_pages(raw, query, size)
+
+
+def _check_pages(raw: list[dict[str, Any]], query: Query, size: int) -> None:
     records, spec, store = _indexed(raw)
     query = _normalized(query)
     expected = [key[-1] for key in _expected(records, spec, query)]
@@ -132,6 +144,13 @@ def test_pages_follow_the_brute_force_order_page_after_page(raw: list[dict[str, 
     if size < len(expected):  # an offset page is the same slice
         page = engine.search(spec, store, query, size, offset=size)
         assert [h.id for h in page.hits] == expected[size : 2 * size]
+
+
+def test_two_words_corrected_to_one_term_find_its_documents() -> None:
+    records, spec, store = _indexed([{"scope": "jobs", "title": "mentor", "body": "", "role": "a", "price": "0", "t": 1,
+                                      "lat": 47.0, "lng": 8.0}])
+    query = Query(("jobs",), ("mentos", "mentro"), order="relevance")
+    assert [h.id for h in engine.search(spec, store, query, 5).hits] == [key[-1] for key in _expected(records, spec, query)] == ["d00"]
 
 
 @settings(max_examples=60, deadline=None)

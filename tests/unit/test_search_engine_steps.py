@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
+import pytest
+
 from chalicelib.search import engine, index
 from chalicelib.search.engine import NumberRange, Query
 from chalicelib.search.index import Change, IndexSpec
@@ -25,10 +27,15 @@ class Recording(MemoryStore):
     def __init__(self) -> None:
         super().__init__()
         self.log: list[list[str]] = []
+        self.ranges: list[list[Range]] = []
+        self.entries = 0
 
     def read(self, ranges: Sequence[Range], keys: Sequence[Key]) -> tuple[list[Slice], dict[Key, Item]]:
         self.log.append([r.pk for r in ranges])
-        return super().read(ranges, keys)
+        self.ranges.append(list(ranges))
+        slices, found = super().read(ranges, keys)
+        self.entries += sum(len(s.items) for s in slices)
+        return slices, found
 
 
 def _store(count: int = 60) -> tuple[Recording, IndexSpec]:
@@ -46,9 +53,11 @@ def _store(count: int = 60) -> tuple[Recording, IndexSpec]:
     return store, spec
 
 
-def _search(store: Recording, spec: IndexSpec, query: Query) -> engine.Result:
+def _search(store: Recording, spec: IndexSpec, query: Query, after: str | None = None) -> engine.Result:
     store.log.clear()
-    return engine.search(spec, store, query, 10)
+    store.ranges.clear()
+    store.entries = 0
+    return engine.search(spec, store, query, 10, after=after)
 
 
 def test_a_word_that_matches_its_stem_alone_is_answered_in_two_steps() -> None:
@@ -90,3 +99,67 @@ def test_an_open_number_range_reads_only_the_buckets_that_hold_entries() -> None
     # 500..590 lie in the buckets of 256..511 and 512..1023; the 39 buckets above them are empty.
     assert sorted(set(lists)) == [f"test|{s}|n|price|{b}" for s in ("homes", "jobs") for b in ("p08", "p09")]
     assert len(store.log) == 3
+
+
+def test_a_relevance_page_after_a_cursor_resumes_its_lists_in_two_steps() -> None:
+    store, spec = _store()
+    query = Query(SCOPES, ("mentoring",), order="relevance")
+    first = _search(store, spec, query)
+    first_entries = store.entries
+    both = [h.id for h in engine.search(spec, store, query, 20).hits]
+    second = _search(store, spec, query, after=first.hits[-1].key)
+    assert [h.id for h in first.hits + second.hits] == both
+    assert len(store.log) == 2
+    # The stem lists start at the ceiling the cursor carries: below the impacts of page 1's scores.
+    stems = [r for r in store.ranges[0] if "|t|" in r.pk]
+    assert len(stems) == 2
+    assert all(r.after is not None for r in stems)
+    assert store.entries <= first_entries
+
+
+def test_a_page_that_the_loaded_block_completes_reads_no_further_block() -> None:
+    store, spec = _store(200)
+    for query in (Query(("jobs",)), Query(("jobs",), ("mentoring",), order="relevance")):
+        result = _search(store, spec, query)
+        assert len(result.hits) == 10
+        lists = [pk for step in store.log for pk in step if "|d|" not in pk and "|v|" not in pk]
+        assert len(lists) == 1, query  # the first block only: its loads complete the page
+        assert store.entries < 60, query
+
+
+def test_many_words_and_scopes_read_their_typo_delete_keys_with_the_first_loads(monkeypatch: pytest.MonkeyPatch) -> None:
+    store, spec = _store()
+    query = Query(SCOPES, ("garden", "mentoring"), order="relevance")
+    sent = _search(store, spec, query)
+    assert sum("|d|" in pk for pk in store.log[0]) == 12
+    monkeypatch.setattr(engine, "DEFER_ABOVE", 10)  # 2 words x 2 scopes x 5 Queries = 20 > 10
+    deferred = _search(store, spec, query)
+    assert [h.id for h in deferred.hits] == [h.id for h in sent.hits]
+    assert len(store.log) == 2
+    assert len(store.log[0]) == 8  # per scope and word: its vocabulary range and its stem list
+    assert sum("|d|" in pk for pk in store.log[1]) == 12  # three delete keys per scope and word
+
+
+def test_a_narrow_range_expects_its_share_of_each_bucket() -> None:
+    narrow = NumberRange("price", low=Decimal(1000), high=Decimal(1050))
+    assert engine._overlap(narrow, "p09") == 24 / 512  # 1000..1024 of 512..1024
+    assert engine._overlap(narrow, "p10") == 26 / 1024  # 1024..1050 of 1024..2048
+    assert engine._overlap(NumberRange("price", low=Decimal(600)), "p10") == 1.0
+    assert engine._overlap(narrow, "zero") == 1.0
+    store, spec = _store(200)
+    result = _search(store, spec, Query(("jobs",), ranges=(narrow,)))
+    assert [h.id for h in result.hits] == ["d104", "d102", "d100"]
+    assert len(store.log) == 3  # the counters; the buckets, read in one block; the loads
+
+
+def test_a_document_matched_through_a_deferred_correction_waits_for_its_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    store, spec = _store()
+    query = Query(SCOPES, ("mentoring", "gaden"), order="relevance")  # "garden" lies under the delete key "gaden" only
+    sent = engine.search(spec, store, query, 10)
+    monkeypatch.setattr(engine, "DEFER_ABOVE", 0)
+    deferred = _search(store, spec, query)
+    assert [(h.id, h.score) for h in deferred.hits] == [(h.id, h.score) for h in sent.hits]
+    assert len(deferred.hits) == 10
+    # The vocabulary; the delete keys with the mentor lists' documents (whose "garden" count is
+    # unknown: they wait); the garden lists and counts; the garden lists' documents.
+    assert len(store.log) == 4
