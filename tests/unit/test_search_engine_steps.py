@@ -131,13 +131,13 @@ def test_many_words_and_scopes_read_their_typo_delete_keys_with_the_first_loads(
     store, spec = _store()
     query = Query(SCOPES, ("garden", "mentoring"), order="relevance")
     sent = _search(store, spec, query)
-    assert sum("|d|" in pk for pk in store.log[0]) == 12
-    monkeypatch.setattr(engine, "DEFER_ABOVE", 10)  # 2 words x 2 scopes x 5 Queries = 20 > 10
+    assert sum("|d|" in pk for pk in store.log[0]) == 16
+    monkeypatch.setattr(engine, "DEFER_ABOVE", 10)  # 2 words x 2 scopes x 6 Queries = 24 > 10
     deferred = _search(store, spec, query)
     assert [h.id for h in deferred.hits] == [h.id for h in sent.hits]
     assert len(store.log) == 2
     assert len(store.log[0]) == 8  # per scope and word: its vocabulary range and its stem list
-    assert sum("|d|" in pk for pk in store.log[1]) == 12  # three delete keys per scope and word
+    assert sum("|d|" in pk for pk in store.log[1]) == 16  # four typo keys per scope and word
 
 
 def test_a_narrow_range_expects_its_share_of_each_bucket() -> None:
