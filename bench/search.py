@@ -74,11 +74,8 @@ FLAT_SLACK_RCU = 1.0
 METRICS = ("calls", "round_trips", "items", "rcu", "cpu_ms")
 HEADS = {"calls": "calls", "round_trips": "round trips", "items": "items", "rcu": "RCU", "cpu_ms": "CPU ms"}
 
-#: Shapes whose round-trip budget this tree misses (measured at the CI sizes, 100 and 300 listings,
-#: on a loaded 2-core machine: docs/benchmarks.md): a typo's lists start after the vocabulary named
-#: its corrections (3 steps) and a relevance page 2 takes 2 steps of 23-24 calls; the loaded machine
-#: sends a step's calls apart, which counts as 4-7.
-PENDING_ROUND_TRIPS = ("q one typo (sessioas)", "q common page 2 (cursor)")
+#: Shapes whose round-trip budget this tree misses: none at the CI sizes (docs/benchmarks.md).
+PENDING_ROUND_TRIPS: tuple[str, ...] = ()
 #: Shapes whose items and read units both grow more than :data:`FLAT` from 100 to 300 listings (at the CI
 #: sizes a word's or a filter's matches still grow toward a page, and the first block of each
 #: category's stem list is read before any list size is known).
