@@ -16,7 +16,7 @@ Budget (``--check`` exits 1 when missed): median ratio ``import app`` / floor <=
 or ``--max-ratio``; ``make bench`` checks 1.5 (measured figures: docs/decisions.md, "Cold start").
 
 The route modules load their domain's code with the first request of one of their routes
-(:mod:`chalicelib.lazy`), so part of what a cold start once paid moves to that request.
+(:mod:`chalicelib.kernel.lazy_imports`), so part of what a cold start once paid moves to that request.
 ``--first-requests N`` also prints what the first requests cost (informational, no budget): in
 N fresh interpreters on an in-process moto, the CPU and wall time of ``import app``, then of a
 first and a second ``GET /v1/health`` and ``GET /v1/listings/search`` (medians).

@@ -63,7 +63,7 @@ from moto import mock_aws  # noqa: E402
 from local_stack.cities import CITIES  # noqa: E402
 from local_stack.moto_server import behave_as_aws, speed_up  # noqa: E402
 
-# EMF metric lines (chalicelib.metrics) would drown the table: the stacks and workers started here inherit this.
+# EMF metric lines (chalicelib.telemetry.metrics) would drown the table: the stacks and workers started here inherit this.
 os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
 
 #: Saved searches per size created through the service's own transactions.
@@ -190,8 +190,8 @@ def make_queries(count: int, seed: int) -> list[dict[str, str]]:
 
 def make_listings(count: int, seed: int) -> list[dict[str, Any]]:
     """``count`` PENDING listing items (valid meta, coordinates, searchText) of 40 owners."""
-    from chalicelib import clock
     from chalicelib.categories.registry import all_categories
+    from chalicelib.kernel import clock
     from chalicelib.listings.service import search_text
 
     rng = random.Random(seed)
@@ -220,8 +220,9 @@ def make_listings(count: int, seed: int) -> list[dict[str, Any]]:
 
 def bulk_load(queries: list[dict[str, str]]) -> None:
     """Write saved searches, owner counters, posting shards and the scope counts as the service lays them out."""
-    from chalicelib import clock, storage
-    from chalicelib.config import settings
+    from chalicelib.kernel import clock
+    from chalicelib.kernel.config import settings
+    from chalicelib.persistence import storage
     from chalicelib.saved_searches import postings, repository
     from chalicelib.saved_searches.query import parsed
 
@@ -292,11 +293,12 @@ class Row:
 
 def run_size(size: int, listing_count: int, seed: int) -> tuple[list[Row], dict[str, float]]:
     """Seed ``size`` saved searches in a fresh moto, approve ``listing_count`` listings, return the rows."""
-    from chalicelib import clock, storage
     from chalicelib.auth.service import Caller
-    from chalicelib.config import settings
+    from chalicelib.kernel import clock
+    from chalicelib.kernel.config import settings
     from chalicelib.listings import repository as listings
     from chalicelib.listings.status import Transition
+    from chalicelib.persistence import storage
     from chalicelib.saved_searches import percolator, service
     from chalicelib.saved_searches.models import SavedSearchCreate
     from local_stack.resources import create_resources
@@ -339,10 +341,11 @@ def run_size(size: int, listing_count: int, seed: int) -> tuple[list[Row], dict[
 def run_empty(listing_count: int, seed: int) -> tuple[list[int], list[int]]:
     """Approve ``listing_count`` listings in a fresh moto without any saved search; the DynamoDB
     calls and saved-search items each percolation made."""
-    from chalicelib import clock, storage
-    from chalicelib.config import settings
+    from chalicelib.kernel import clock
+    from chalicelib.kernel.config import settings
     from chalicelib.listings import repository as listings
     from chalicelib.listings.status import Transition
+    from chalicelib.persistence import storage
     from chalicelib.saved_searches import percolator
     from local_stack.resources import create_resources
 

@@ -39,7 +39,7 @@ RETRY_AFTER_SECONDS = 1
 
 def _body(code: str, message: str | None) -> str:
     """A response template: ``message`` as literal text, or API Gateway's own message when ``None``;
-    ``requestId`` is API Gateway's request id (as the app's error bodies, chalicelib.request_context)."""
+    ``requestId`` is API Gateway's request id (as the app's error bodies, chalicelib.edge.request_context)."""
     error = "$context.error.messageString" if message is None else json.dumps(message)  # the former is quoted JSON
     return '{"code": ' + json.dumps(code) + ', "error": ' + error + ', "requestId": "$context.requestId"}'
 

@@ -3,7 +3,7 @@
 Chalice names the functions after the Python handlers (``deliver_webhooks`` ->
 ``DeliverWebhooks``, the API handler ``APIHandler``) and their event sources
 ``<Function>DynamodbEventSource`` / ``<Function>SqsEventSource``; its mappings point at the
-placeholder ARNs of ``chalicelib.config`` and cannot set partial-batch responses, bisection,
+placeholder ARNs of ``chalicelib.kernel.config`` and cannot set partial-batch responses, bisection,
 retry limits or on-failure destinations (DESIGN "Deployment facts"). The overrides are
 computed from ``app.event_sources`` when the template is generated: ``chalice package``
 merges the template key by key, so an override for a function that does not exist would
@@ -143,7 +143,7 @@ def resource_of_arn(arn: str, candidates: list[str]) -> str:
     """The logical id among ``candidates`` whose physical name ``arn`` names.
 
     Physical names are the logical ids, possibly prefixed (local stack, tests) or with the
-    placeholders of ``chalicelib.config`` (``...:table/EventsTable/stream/placeholder``,
+    placeholders of ``chalicelib.kernel.config`` (``...:table/EventsTable/stream/placeholder``,
     ``...:DeliveryRetryQueue``).
 
     Raises

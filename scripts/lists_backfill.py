@@ -50,7 +50,7 @@ COUNTER_PREFIXES = ("count#requests#", "count#conversations#", "count#ownerListi
 
 def scan(table: str, **params: Any) -> Iterator[dict[str, Any]]:
     """Every item of ``table`` (paged Scan; offline only)."""
-    from chalicelib import storage
+    from chalicelib.persistence import storage
 
     for page in storage.dynamodb().get_paginator("scan").paginate(TableName=table, **params):
         for item in page.get("Items", []):
@@ -75,7 +75,7 @@ def tally(
 def _set_missing(table: str, key: dict[str, Any], item: dict[str, Any], wanted: dict[str, str],
                  guard: str, guard_value: Any) -> bool:
     """Write ``wanted`` onto ``item`` when it differs, conditional on ``guard`` unchanged; True when written."""
-    from chalicelib import storage
+    from chalicelib.persistence import storage
 
     if all(item.get(name) == value for name, value in wanted.items()):
         return False
@@ -93,8 +93,8 @@ def _set_missing(table: str, key: dict[str, Any], item: dict[str, Any], wanted: 
 
 def _write_counters(counters: list[dict[str, Any]]) -> int:
     """Overwrite the counter items with ``counters`` and delete the other ones this command owns."""
-    from chalicelib import storage
-    from chalicelib.config import settings
+    from chalicelib.kernel.config import settings
+    from chalicelib.persistence import storage
 
     table = settings().SEARCH_INDEX_TABLE
     kept = {(c["pk"], c["sk"]) for c in counters}
@@ -118,8 +118,8 @@ def backfill() -> dict[str, int]:
     "reindexedListings", "counters", "deletedCounters", "matches", "reindexedMatches"}`` and the
     counts of :func:`backfill_delivery_log`.
     """
-    from chalicelib.config import settings
     from chalicelib.conversations.repository import member_index_attributes
+    from chalicelib.kernel.config import settings
     from chalicelib.listings import owner_list
     from chalicelib.match_requests import lists
     from chalicelib.saved_searches.repository import match_sort_key
@@ -163,8 +163,8 @@ def backfill_delivery_log() -> dict[str, int]:
     """
     from collections import Counter, defaultdict
 
-    from chalicelib import storage
-    from chalicelib.config import settings
+    from chalicelib.kernel.config import settings
+    from chalicelib.persistence import storage
     from chalicelib.webhooks.delivery import attempt_log
 
     table = settings().DELIVERIES_TABLE

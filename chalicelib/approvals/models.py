@@ -6,10 +6,10 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints
 
-from chalicelib.json_types import SINGLE_LINE, Timestamp
+from chalicelib.kernel.json_types import SINGLE_LINE, Timestamp
+from chalicelib.kernel.model_base import Model
+from chalicelib.kernel.pagination import DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_PAGE_SIZE, PageQuery
 from chalicelib.listings.models import Listing
-from chalicelib.model_base import Model
-from chalicelib.pagination import DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_PAGE_SIZE, PageQuery
 
 
 class ApprovalClaimRequest(Model):
@@ -22,7 +22,7 @@ class ApprovalClaimRequest(Model):
 class PendingListingQuery(Model):
     """Query of ``GET /v1/admin/approvals``: ``pageSize`` 1..100 (default 20) and the opaque
     ``cursor`` of the previous page's ``nextCursor`` (signed and bound to this list, the
-    administrator and ``pageSize``: :mod:`chalicelib.cursors`), as :class:`chalicelib.pagination.PageQuery`
+    administrator and ``pageSize``: :mod:`chalicelib.kernel.cursors`), as :class:`chalicelib.kernel.pagination.PageQuery`
     without ``page`` (the queue has no offset pages)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -30,7 +30,7 @@ class PendingListingQuery(Model):
     cursor: str | None = Field(default=None, min_length=1, max_length=MAX_CURSOR_LENGTH)
 
     def page_query(self) -> PageQuery:
-        """This query as a :class:`~chalicelib.pagination.PageQuery` (page 1 unless the cursor says otherwise)."""
+        """This query as a :class:`~chalicelib.kernel.pagination.PageQuery` (page 1 unless the cursor says otherwise)."""
         return PageQuery(pageSize=self.pageSize, cursor=self.cursor)
 
 

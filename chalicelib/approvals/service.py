@@ -1,7 +1,7 @@
 """Approval rules (DESIGN §2 "Approvals", docs/approvals.md).
 
 * :func:`list_pending` shows the review queue (PENDING listings, oldest first) and claims nothing;
-  it pages with signed cursors (:mod:`chalicelib.cursors`) bound to the list, the administrator
+  it pages with signed cursors (:mod:`chalicelib.kernel.cursors`) bound to the list, the administrator
   and the page size, so an edited or foreign cursor is a ``RuleViolation`` naming ``cursor``.
 * :func:`claim` claims tasks from the SQS approval queue; :func:`decide` decides a claimed task.
 * :func:`decide_listing` decides a PENDING listing without a claim (the Dashboard's review page);
@@ -19,7 +19,7 @@ import binascii
 import json
 from typing import Any
 
-from chalicelib import audit, clock, errors, listings, users
+from chalicelib import audit, listings, users
 from chalicelib.approvals import queue
 from chalicelib.approvals.models import (
     Approval,
@@ -33,12 +33,13 @@ from chalicelib.approvals.models import (
 )
 from chalicelib.audit.records import AuditAction
 from chalicelib.auth.service import Caller
+from chalicelib.kernel import clock, errors
 from chalicelib.listings import status
 from chalicelib.listings.models import Listing
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.service import to_model
 from chalicelib.listings.status import Transition
-from chalicelib.transactions import ConditionFailed
+from chalicelib.persistence.transactions import ConditionFailed
 from chalicelib.users.records import UserRecord
 
 DEFAULT_REJECTION_REASON = "Rejected by an administrator"
@@ -80,7 +81,7 @@ def list_pending(caller: Caller, query: PendingListingQuery) -> PendingListingPa
 
     Claims nothing and changes nothing (one Query of the sparse ``pendingReview`` index plus
     one BatchGetItem of the owners). ``nextCursor`` is a signed cursor
-    (:mod:`chalicelib.cursors`) bound to this list, ``caller`` and ``pageSize``.
+    (:mod:`chalicelib.kernel.cursors`) bound to this list, ``caller`` and ``pageSize``.
 
     Raises
     ------

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from chalicelib.audit.records import AuditAction
-    from chalicelib.transact_items import TransactItem
+    from chalicelib.persistence.transact_items import TransactItem
 
 
 def entry_op(actor_id: str, action: AuditAction, target_id: str, details: Mapping[str, Any] | None = None) -> TransactItem:

@@ -7,9 +7,9 @@ from typing import Annotated, Any
 from pydantic import ConfigDict, Field, StringConstraints
 
 from chalicelib.audit.records import AuditAction
-from chalicelib.json_types import Timestamp
-from chalicelib.model_base import Model
-from chalicelib.pagination import DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_PAGE_SIZE, PageQuery
+from chalicelib.kernel.json_types import Timestamp
+from chalicelib.kernel.model_base import Model
+from chalicelib.kernel.pagination import DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_PAGE_SIZE, PageQuery
 
 #: An id filter (a user or listing id): 1..100 characters without control characters or ``|``
 #: (the separator of the index partitions).
@@ -41,7 +41,7 @@ class AuditLogQuery(Model):
     cursor: str | None = Field(default=None, min_length=1, max_length=MAX_CURSOR_LENGTH)
 
     def page_query(self) -> PageQuery:
-        """This query's paging as a :class:`~chalicelib.pagination.PageQuery` (page 1 unless the cursor says otherwise)."""
+        """This query's paging as a :class:`~chalicelib.kernel.pagination.PageQuery` (page 1 unless the cursor says otherwise)."""
         return PageQuery(pageSize=self.pageSize, cursor=self.cursor)
 
     def filters_text(self) -> str:

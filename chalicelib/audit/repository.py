@@ -15,11 +15,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib import clock, correlation, storage
 from chalicelib.audit.records import TARGET_TYPES, AuditAction, AuditRecord, record
-from chalicelib.config import settings
+from chalicelib.kernel import clock
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
+from chalicelib.persistence.transact_items import TransactItem
 from chalicelib.search import keyset
-from chalicelib.transact_items import TransactItem
+from chalicelib.telemetry import correlation
 
 #: The one partition of the unfiltered list.
 ALL = "all"
@@ -68,7 +70,7 @@ def entry_op(actor_id: str, action: AuditAction, target_id: str, details: Mappin
     -------
     TransactItem
         A ``Put`` conditional on a new ``entryId``; the request id bound to the work in progress
-        (:mod:`chalicelib.correlation`) is stored as ``requestId``.
+        (:mod:`chalicelib.telemetry.correlation`) is stored as ``requestId``.
     """
     created = clock.iso()
     entry_id = clock.new_id("aud")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from chalicelib.auth.records import ApiKeyRecord
-    from chalicelib.transact_items import TransactItem
+    from chalicelib.persistence.transact_items import TransactItem
 
 
 def put_key_op(key: ApiKeyRecord) -> TransactItem:

@@ -16,12 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from chalicelib import audit, clock, errors
+from chalicelib import audit
 from chalicelib.audit.records import AuditAction
 from chalicelib.auth import keys, repository, service
 from chalicelib.auth.records import ApiKeyRecord
 from chalicelib.auth.service import Caller
-from chalicelib.transactions import Transaction, TransactionConflict
+from chalicelib.kernel import clock, errors
+from chalicelib.persistence.transactions import Transaction, TransactionConflict
 
 #: The old key's remaining life a roll may choose, label -> seconds (Stripe offers now .. 7 days).
 ROLL_EXPIRIES: dict[str, int] = {"now": 0, "1h": 3600, "24h": 24 * 3600, "7d": 7 * 24 * 3600}

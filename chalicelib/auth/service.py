@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from chalicelib import clock, errors
 from chalicelib.auth import keys, repository
-from chalicelib.config import settings
-from chalicelib.transact_items import TransactItem
-from chalicelib.transactions import MAX_ITEMS, Transaction, TransactionConflict
+from chalicelib.kernel import clock, errors
+from chalicelib.kernel.config import settings
+from chalicelib.persistence.transact_items import TransactItem
+from chalicelib.persistence.transactions import MAX_ITEMS, Transaction, TransactionConflict
 
 if TYPE_CHECKING:
     from cachetools import TTLCache

@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from chalicelib.batch_reads import Part
     from chalicelib.blocks.records import BlockRecord
-    from chalicelib.transact_items import TransactItem
+    from chalicelib.persistence.batch_reads import Part
+    from chalicelib.persistence.transact_items import TransactItem
 
 
 def not_blocked_op(user_id: str, other_id: str) -> TransactItem:

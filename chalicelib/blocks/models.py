@@ -6,9 +6,9 @@ from typing import Any
 
 from pydantic import ConfigDict, Field
 
-from chalicelib.json_types import Timestamp
-from chalicelib.model_base import Model
-from chalicelib.pagination import DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_PAGE_SIZE, PageQuery
+from chalicelib.kernel.json_types import Timestamp
+from chalicelib.kernel.model_base import Model
+from chalicelib.kernel.pagination import DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_PAGE_SIZE, PageQuery
 
 _BLOCK_EXAMPLE: dict[str, Any] = {
     "userId": "usr_01JD6Q1111USER0000000000", "displayName": "Mallory", "blockedAt": "2026-11-21T23:55:55.123Z",
@@ -32,7 +32,7 @@ class BlockListQuery(Model):
     cursor: str | None = Field(default=None, min_length=1, max_length=MAX_CURSOR_LENGTH)
 
     def page_query(self) -> PageQuery:
-        """This query's paging as a :class:`~chalicelib.pagination.PageQuery`."""
+        """This query's paging as a :class:`~chalicelib.kernel.pagination.PageQuery`."""
         return PageQuery(pageSize=self.pageSize, cursor=self.cursor)
 
 

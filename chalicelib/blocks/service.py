@@ -8,11 +8,12 @@ the workflow :mod:`chalicelib.workflows.blocking`.
 
 from __future__ import annotations
 
-from chalicelib import blocks, clock, errors, users
+from chalicelib import blocks, users
 from chalicelib.blocks import repository
 from chalicelib.blocks.models import Block, BlockListQuery, BlockPage
 from chalicelib.blocks.records import BlockRecord
-from chalicelib.transactions import Transaction, TransactionConflict
+from chalicelib.kernel import clock, errors
+from chalicelib.persistence.transactions import Transaction, TransactionConflict
 
 #: The cursor scope's route of a user's block list.
 LIST_ROUTE = "blocks.mine"

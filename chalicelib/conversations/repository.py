@@ -27,13 +27,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chalicelib import batch_reads, storage, users
-from chalicelib.config import settings
+from chalicelib import users
 from chalicelib.conversations import records
 from chalicelib.conversations.records import ConversationRecord, MemberRecord, MessageRecord
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import batch_reads, storage
+from chalicelib.persistence.transact_items import TransactItem, typed
 from chalicelib.search import counters as list_counters
 from chalicelib.search import keyset
-from chalicelib.transact_items import TransactItem, typed
 from chalicelib.users.records import UserRecord
 
 SEQUENCE_DIGITS = 10

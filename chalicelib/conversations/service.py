@@ -25,9 +25,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from chalicelib import blocks, clock, errors, path_ids
+from chalicelib import blocks
 from chalicelib.auth.service import Caller
-from chalicelib.conditional import Versioned
 from chalicelib.conversations import repository
 from chalicelib.conversations.events import message_event_op
 from chalicelib.conversations.models import (
@@ -42,12 +41,15 @@ from chalicelib.conversations.models import (
     UnreadSummary,
 )
 from chalicelib.conversations.records import ConversationRecord, MemberRecord, MessageRecord
-from chalicelib.pagination import PageQuery
+from chalicelib.edge import path_ids
+from chalicelib.edge.conditional import Versioned
+from chalicelib.kernel import clock, errors
+from chalicelib.kernel.pagination import PageQuery
+from chalicelib.kernel.subject_types import SubjectType
+from chalicelib.persistence.transact_items import TransactItem
+from chalicelib.persistence.transactions import Transaction, TransactionConflict
 from chalicelib.rate_limits import service as rate_limits
 from chalicelib.rate_limits.service import Quota
-from chalicelib.subjects import SubjectType
-from chalicelib.transact_items import TransactItem
-from chalicelib.transactions import Transaction, TransactionConflict
 
 #: Attempts to take the next message number when other messages keep arriving at once: each
 #: lost attempt means another message got in, so N simultaneous senders all succeed while N <= this.

@@ -17,12 +17,13 @@ from chalice.app import Response
 
 from chalicelib.auth.service import Caller
 from chalicelib.dashboard.web import SECURITY_HEADERS, Page, page
-from chalicelib.lazy import lazy_imports
+from chalicelib.kernel.lazy_imports import lazy_imports
 
 with lazy_imports(__name__):  # loaded with the first poll, not at the API's cold start
-    from chalicelib import conditional, errors, pagination
     from chalicelib.conversations import models as conversation_models
     from chalicelib.conversations import service as conversations
+    from chalicelib.edge import conditional
+    from chalicelib.kernel import errors, pagination
 
 #: Seconds between two polls of a poller (htmx ``every``).
 POLL_SECONDS = 5

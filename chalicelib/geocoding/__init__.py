@@ -1,7 +1,7 @@
 """Turn free-text place queries into coordinates.
 
 Use :func:`get_geocoder` to obtain the process-wide backend, chosen by the
-``GEOCODER`` setting (:mod:`chalicelib.config`):
+``GEOCODER`` setting (:mod:`chalicelib.kernel.config`):
 
 ``gazetteer`` (default)
     :class:`~chalicelib.geocoding.gazetteer.GazetteerGeocoder`: offline lookup of
@@ -17,8 +17,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Final
 
-from chalicelib.config import settings
 from chalicelib.geocoding.base import Geocoder, GeocodeResult
+from chalicelib.kernel.config import settings
 
 __all__ = [
     "GEOCODER_BACKENDS",

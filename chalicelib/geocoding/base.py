@@ -13,7 +13,7 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import ConfigDict, Field, field_validator
 
-from chalicelib.model_base import Model
+from chalicelib.kernel.model_base import Model
 
 
 class GeocodeResult(Model):

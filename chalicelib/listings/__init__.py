@@ -15,10 +15,10 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from chalicelib.batch_reads import Part
     from chalicelib.listings.records import ListingRecord
     from chalicelib.listings.status import ListingStatus, Transition
-    from chalicelib.transact_items import TransactItem
+    from chalicelib.persistence.batch_reads import Part
+    from chalicelib.persistence.transact_items import TransactItem
 
 
 def get(listing_id: str, consistent: bool = False) -> ListingRecord | None:
@@ -36,7 +36,7 @@ def get_many(listing_ids: Sequence[str]) -> dict[str, ListingRecord]:
 
 
 def read_part(listing_ids: Sequence[str]) -> Part[ListingRecord]:
-    """Listings by id as one part of a shared BatchGetItem (:mod:`chalicelib.batch_reads`)."""
+    """Listings by id as one part of a shared BatchGetItem (:mod:`chalicelib.persistence.batch_reads`)."""
     from chalicelib.listings import repository
 
     return repository.read_part(listing_ids)

@@ -15,15 +15,16 @@ import zlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
-from chalicelib import batch_reads, outbox, storage, users
-from chalicelib.config import settings
+from chalicelib import users
+from chalicelib.kernel.config import settings
 from chalicelib.listings import counters, owner_list, status, status_history
 from chalicelib.listings.index import INDEX_ATTRIBUTES, index_attributes
 from chalicelib.listings.records import ListingRecord, record
 from chalicelib.listings.status import ListingStatus, Transition
+from chalicelib.persistence import batch_reads, outbox, storage
+from chalicelib.persistence.transact_items import TransactItem, typed
 from chalicelib.search import counters as list_counters
 from chalicelib.search import keyset
-from chalicelib.transact_items import TransactItem, typed
 from chalicelib.users.records import UserRecord
 
 
@@ -409,7 +410,7 @@ def transition(
         removes it. The change's ``statusHistory`` entry carries it too.
     version:
         When given (approvals, ``If-Match``), the stored ``version`` must also match. Every
-        change increments the stored version (the listing's ETag, :mod:`chalicelib.conditional`).
+        change increments the stored version (the listing's ETag, :mod:`chalicelib.edge.conditional`).
     extra:
         Items of other tables written in the same transaction (an administrator's decision adds
         its audit entry, :func:`chalicelib.audit.entry_op`).

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from chalicelib.match_requests.records import RequestRecord
     from chalicelib.match_requests.repository import Bundle
-    from chalicelib.transact_items import TransactItem
+    from chalicelib.persistence.transact_items import TransactItem
 
 
 def read_bundle(

@@ -20,16 +20,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from chalicelib import batch_reads, blocks, listings, storage, users
-from chalicelib.config import settings
+from chalicelib import blocks, listings, users
+from chalicelib.kernel.config import settings
 from chalicelib.listings.records import ListingRecord
 from chalicelib.match_requests import lists
 from chalicelib.match_requests.lists import ListQuery, RequestList
 from chalicelib.match_requests.models import RequestStatus
 from chalicelib.match_requests.records import RequestRecord, record
+from chalicelib.persistence import batch_reads, storage
+from chalicelib.persistence.transact_items import TransactItem, typed
 from chalicelib.search import counters as list_counters
 from chalicelib.search import keyset
-from chalicelib.transact_items import TransactItem, typed
 from chalicelib.users.records import UserRecord
 
 
@@ -190,7 +191,7 @@ def read_bundle(
     This is how detail reads and decisions stay at one read call: e.g. a listing's owner and
     the caller's request, or a request with its listing and the deciding user. The users,
     listings and blocks (``block_pairs``: whether a block stands between each pair) are their
-    owners' parts of the read (:mod:`chalicelib.batch_reads`).
+    owners' parts of the read (:mod:`chalicelib.persistence.batch_reads`).
     """
     mine = batch_reads.Part(_table(), [_key(i) for i in dict.fromkeys(request_ids)], _request_id, _record)
     people, subjects = users.read_part(user_ids), listings.read_part(listing_ids)

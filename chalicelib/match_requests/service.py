@@ -29,8 +29,13 @@ from __future__ import annotations
 
 from typing import cast
 
-from chalicelib import blocks, clock, errors, listings, users
+from chalicelib import blocks, listings, users
 from chalicelib.auth.service import Caller
+from chalicelib.edge.path_ids import within_limit
+from chalicelib.kernel import clock, errors
+from chalicelib.kernel.pagination import PageQuery
+from chalicelib.kernel.ports import Seam
+from chalicelib.kernel.subject_types import SubjectType
 from chalicelib.listings import status as listing_status
 from chalicelib.listings.records import ListingRecord
 from chalicelib.match_requests import ids, repository, writes
@@ -49,13 +54,9 @@ from chalicelib.match_requests.profile_policy import evaluate
 from chalicelib.match_requests.records import RequesterSnapshot, RequestRecord
 from chalicelib.match_requests.repository import Bundle
 from chalicelib.match_requests.writes import Guard
-from chalicelib.pagination import PageQuery
-from chalicelib.path_ids import within_limit
-from chalicelib.ports import Seam
+from chalicelib.persistence.transactions import Transaction, TransactionConflict
 from chalicelib.rate_limits import service as rate_limits
 from chalicelib.rate_limits.service import Quota
-from chalicelib.subjects import SubjectType
-from chalicelib.transactions import Transaction, TransactionConflict
 from chalicelib.users.records import UserRecord
 from chalicelib.users.service import active_channels, require_connected, summary_from_item
 
@@ -63,7 +64,7 @@ from chalicelib.users.service import active_channels, require_connected, summary
 DEFAULT_PORTS = Ports(repository=repository, commit=Transaction.commit)
 _seam = Seam(DEFAULT_PORTS)
 #: ``use_ports(replacement)``: the service reads and writes through ``replacement``; returns the
-#: ports it replaced (:meth:`chalicelib.ports.Seam.use`).
+#: ports it replaced (:meth:`chalicelib.kernel.ports.Seam.use`).
 use_ports = _seam.use
 
 

@@ -1,7 +1,7 @@
 """The one shape of every transaction that writes a request: the request, its guard, its counters, its event.
 
 Creating a match request, creating a profile request and deciding either kind all commit one
-TransactWriteItems (:class:`chalicelib.transactions.Transaction`) holding, under these names:
+TransactWriteItems (:class:`chalicelib.persistence.transactions.Transaction`) holding, under these names:
 
 * ``request``: the request item itself (a new ``Put`` or the PENDING-conditioned decision);
 * the guard, when the write depends on its subject (``listing``: ACTIVE or still existing;
@@ -27,7 +27,7 @@ from chalicelib.match_requests import repository
 from chalicelib.match_requests.events import request_event_op
 from chalicelib.match_requests.models import RequestStatus
 from chalicelib.match_requests.records import RequestRecord
-from chalicelib.transactions import Transaction, TransactItem
+from chalicelib.persistence.transactions import Transaction, TransactItem
 
 
 class Guard(NamedTuple):

@@ -25,24 +25,26 @@ from collections.abc import Callable
 
 from aws_lambda_powertools import Logger
 
-from chalicelib import audit, clock, errors, listings, match_requests, outbox, users
+from chalicelib import audit, listings, match_requests, users
 from chalicelib.audit.records import AuditAction
 from chalicelib.auth import service as auth
 from chalicelib.auth.service import Caller
 from chalicelib.blocks import service as blocks
 from chalicelib.blocks.models import BlockListQuery
 from chalicelib.conversations import service as conversations
+from chalicelib.kernel import clock, errors
+from chalicelib.kernel.pagination import MAX_PAGE_SIZE, PageQuery
+from chalicelib.kernel.subject_types import SubjectType
 from chalicelib.listings import service as listing_service
 from chalicelib.match_requests.models import RequestStatus, StatusChange
 from chalicelib.match_requests.records import RequestRecord
-from chalicelib.pagination import MAX_PAGE_SIZE, PageQuery
+from chalicelib.persistence import outbox
+from chalicelib.persistence.transact_items import TransactItem
+from chalicelib.persistence.transactions import Transaction, TransactionConflict
 from chalicelib.privacy import erasure_repository as repository
 from chalicelib.privacy.erasure_models import Erasure
 from chalicelib.privacy.erasure_records import STEPS, ErasureRecord, ErasureStatus, ErasureStep, next_step
 from chalicelib.saved_searches import service as saved_searches
-from chalicelib.subjects import SubjectType
-from chalicelib.transact_items import TransactItem
-from chalicelib.transactions import Transaction, TransactionConflict
 from chalicelib.webhooks import service as webhooks
 from chalicelib.workflows import listing_deletion, request_decisions
 

@@ -11,18 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from chalicelib import clock
 from chalicelib.auth import own_keys
 from chalicelib.auth.service import Caller
 from chalicelib.blocks import service as blocks
 from chalicelib.blocks.models import Block, BlockListQuery
 from chalicelib.conversations import service as conversations
 from chalicelib.conversations.models import Conversation, ConversationListQuery, Message
+from chalicelib.kernel import clock
+from chalicelib.kernel.pagination import MAX_PAGE_SIZE, PageQuery
 from chalicelib.listings import service as listings
 from chalicelib.listings.models import Listing
 from chalicelib.match_requests import service as match_requests
 from chalicelib.match_requests.models import MatchRequest, RequestListQuery
-from chalicelib.pagination import MAX_PAGE_SIZE, PageQuery
 from chalicelib.privacy.models import (
     RECENT_DELIVERIES,
     AccountExport,

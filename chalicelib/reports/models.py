@@ -6,9 +6,9 @@ from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field, StringConstraints
 
-from chalicelib.json_types import SINGLE_LINE, Timestamp
-from chalicelib.model_base import Model
-from chalicelib.pagination import DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_PAGE_SIZE, PageQuery
+from chalicelib.kernel.json_types import SINGLE_LINE, Timestamp
+from chalicelib.kernel.model_base import Model
+from chalicelib.kernel.pagination import DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_PAGE_SIZE, PageQuery
 from chalicelib.reports.records import ReportDecision, ReportReason, ReportStatus, ReportSubject
 
 #: Longest ``note``, in characters.
@@ -72,7 +72,7 @@ class ReportQuery(Model):
     cursor: str | None = Field(default=None, min_length=1, max_length=MAX_CURSOR_LENGTH)
 
     def page_query(self) -> PageQuery:
-        """This query's paging as a :class:`~chalicelib.pagination.PageQuery`."""
+        """This query's paging as a :class:`~chalicelib.kernel.pagination.PageQuery`."""
         return PageQuery(pageSize=self.pageSize, cursor=self.cursor)
 
     def filters_text(self) -> str:

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from chalicelib.batch_reads import Part
-    from chalicelib.transact_items import TransactItem
+    from chalicelib.persistence.batch_reads import Part
+    from chalicelib.persistence.transact_items import TransactItem
     from chalicelib.users.records import UserRecord
 
 
@@ -41,7 +41,7 @@ def version_of(user: UserRecord) -> int:
 
 
 def read_part(user_ids: Sequence[str]) -> Part[UserRecord]:
-    """Users by id as one part of a shared BatchGetItem (:mod:`chalicelib.batch_reads`)."""
+    """Users by id as one part of a shared BatchGetItem (:mod:`chalicelib.persistence.batch_reads`)."""
     from chalicelib.users import repository
 
     return repository.read_part(user_ids)

@@ -6,11 +6,11 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints, field_validator
 
-from chalicelib.channels import ChannelKey
-from chalicelib.json_types import SINGLE_LINE, Timestamp, not_nullable
-from chalicelib.model_base import Model
-from chalicelib.pagination import DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_PAGE_SIZE, PageQuery
-from chalicelib.profile_summary import Country, HttpUrlString, ProfileSummary, SocialLinks
+from chalicelib.kernel.channels import ChannelKey
+from chalicelib.kernel.json_types import SINGLE_LINE, Timestamp, not_nullable
+from chalicelib.kernel.model_base import Model
+from chalicelib.kernel.pagination import DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_PAGE_SIZE, PageQuery
+from chalicelib.kernel.profile_summary import Country, HttpUrlString, ProfileSummary, SocialLinks
 
 __all__ = ["Country", "HttpUrlString", "ProfileSummary", "SocialLinks"]  # re-exported: they live in profile_summary
 
@@ -160,7 +160,7 @@ class AdminUserQuery(Model):
     cursor: str | None = Field(default=None, min_length=1, max_length=MAX_CURSOR_LENGTH)
 
     def page_query(self) -> PageQuery:
-        """This query's paging as a :class:`~chalicelib.pagination.PageQuery`."""
+        """This query's paging as a :class:`~chalicelib.kernel.pagination.PageQuery`."""
         return PageQuery(pageSize=self.pageSize, cursor=self.cursor)
 
     def filters_text(self) -> str:

@@ -4,7 +4,7 @@ Item shape: :class:`~chalicelib.users.records.UserRecord` (what every read retur
 :func:`put_user_op` takes).
 ``country`` is left out when unset, so the ``adminByCountry`` index stays sparse. ``version`` starts
 at 1 and every write increments it (records from before it existed count as version 0); it is
-the profile's ``ETag`` (:mod:`chalicelib.conditional`).
+the profile's ``ETag`` (:mod:`chalicelib.edge.conditional`).
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import hashlib
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from chalicelib import batch_reads, storage
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
+from chalicelib.kernel.text import fold
+from chalicelib.persistence import batch_reads, storage
+from chalicelib.persistence.transact_items import TransactItem
 from chalicelib.search import keyset
-from chalicelib.text import fold
-from chalicelib.transact_items import TransactItem
 from chalicelib.users.records import UserRecord, record
 
 #: Profile search reads the ``bySearchShard`` index shard by shard; 8 shards spread the writes.

@@ -5,15 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from chalicelib import audit, auth, clock, errors
+from chalicelib import audit, auth
 from chalicelib.audit.records import AuditAction
 from chalicelib.auth import keys, own_keys
 from chalicelib.auth.records import ApiKeyRecord
 from chalicelib.auth.service import ADMIN_SCOPE, Caller
-from chalicelib.channels import CHANNEL_KEYS
-from chalicelib.conditional import ANY_VERSION, Versioned, check_version
-from chalicelib.text import fold
-from chalicelib.transactions import Transaction, TransactionConflict
+from chalicelib.edge.conditional import ANY_VERSION, Versioned, check_version
+from chalicelib.kernel import clock, errors
+from chalicelib.kernel.channels import CHANNEL_KEYS
+from chalicelib.kernel.text import fold
+from chalicelib.persistence.transactions import Transaction, TransactionConflict
 from chalicelib.users import repository
 from chalicelib.users.models import (
     AdminUser,

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import contextlib
 
-from chalicelib import errors, match_requests
+from chalicelib import match_requests
 from chalicelib.auth.service import Caller
 from chalicelib.blocks import service as blocks
 from chalicelib.blocks.models import Block
+from chalicelib.kernel import errors
 from chalicelib.match_requests.models import StatusChange
 from chalicelib.workflows import request_decisions
 

@@ -17,18 +17,19 @@ from collections.abc import Sequence
 
 from aws_lambda_powertools import Logger
 
-from chalicelib import clock, errors, listings, match_requests
+from chalicelib import listings, match_requests
 from chalicelib.auth.service import Caller
-from chalicelib.conditional import check_version
+from chalicelib.edge.conditional import check_version
+from chalicelib.kernel import clock, errors
+from chalicelib.kernel.pagination import Deleted
 from chalicelib.listings.counters import COUNTER_REPLICAS
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.service import owned
 from chalicelib.match_requests.events import request_event_op
 from chalicelib.match_requests.models import RequestStatus
 from chalicelib.match_requests.records import RequestRecord
-from chalicelib.pagination import Deleted
-from chalicelib.transact_items import TransactItem
-from chalicelib.transactions import MAX_ITEMS, Transaction, TransactionConflict
+from chalicelib.persistence.transact_items import TransactItem
+from chalicelib.persistence.transactions import MAX_ITEMS, Transaction, TransactionConflict
 
 logger = Logger(service="matching-service")
 

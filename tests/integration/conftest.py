@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 from chalice.test import Client
 
-from chalicelib import clock, storage
 from chalicelib.auth.service import clear_cache
-from chalicelib.config import settings
+from chalicelib.kernel import clock
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
 from chalicelib.users.models import AdminUserCreate
 from chalicelib.users.service import create_user
 from tests.clocks import FrozenClock, frozen_clock

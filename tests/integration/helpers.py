@@ -16,9 +16,10 @@ from typing import Any
 import pytest
 from chalice.test import Client
 
-from chalicelib import clock, storage
 from chalicelib.approvals.service import decode_approval_id
-from chalicelib.config import settings
+from chalicelib.kernel import clock
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
 from tests.integration.aws_session import Resources
 from tests.integration.conftest import Api, User, fresh_aws, make_user
 from tests.listing_bodies import listing_body

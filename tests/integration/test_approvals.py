@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 
-from chalicelib import clock, errors, storage
 from chalicelib.approvals import service
 from chalicelib.approvals.models import ApprovalDecision
-from chalicelib.config import settings
+from chalicelib.kernel import clock, errors
+from chalicelib.kernel.config import settings
 from chalicelib.listings.repository import PENDING_PARTITIONS, pending_partition
+from chalicelib.persistence import storage
 from tests.integration.aws_session import Resources
 from tests.integration.conftest import Api, User, make_user
 from tests.integration.helpers import (

@@ -8,7 +8,7 @@ import re
 from datetime import UTC, datetime
 
 from chalicelib.auth import keys, own_keys
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
 from tests.clocks import frozen_clock
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import table_items

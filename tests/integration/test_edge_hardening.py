@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib import errors
+from chalicelib.kernel import errors
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import assert_error, create_listing, http_request, index_listings
 from tests.integration.request_helpers import active_listing

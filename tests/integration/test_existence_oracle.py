@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 import app
-from chalicelib import clock, http
+from chalicelib.edge import http
+from chalicelib.kernel import clock
 from chalicelib.listings import repository as listings
 from chalicelib.listings.status import Transition
 from tests.integration.conftest import Api, User, make_user

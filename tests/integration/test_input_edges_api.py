@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib import http
+from chalicelib.edge import http
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import activate, assert_error, aws_calls, create_listing, my_listings
 from tests.integration.webhook_helpers import create_webhook

@@ -16,11 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chalicelib import clock, errors, storage
 from chalicelib.auth.service import Caller
-from chalicelib.config import settings as settings_
 from chalicelib.conversations import service as conversations
 from chalicelib.conversations.models import ConversationListQuery
+from chalicelib.kernel import clock, errors
+from chalicelib.kernel.config import settings as settings_
 from chalicelib.listings import repository as listings
 from chalicelib.listings.status import Transition
 from chalicelib.match_requests import service as requests
@@ -31,6 +31,7 @@ from chalicelib.match_requests.models import (
     RequestListQuery,
     StatusChange,
 )
+from chalicelib.persistence import storage
 from chalicelib.workflows import listing_deletion
 from chalicelib.workflows import request_decisions as decisions
 from scripts import lists_backfill

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
 from tests.clocks import distinct_milliseconds
 from tests.integration.aws_session import Resources
 from tests.integration.conftest import Api, User

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.request_context import logger
+from chalicelib.edge.request_context import logger
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import assert_error, http_request
 from tests.integration.webhook_helpers import use_settings

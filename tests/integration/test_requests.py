@@ -8,12 +8,13 @@ from typing import Any
 
 import pytest
 
-from chalicelib import errors, outbox, storage
 from chalicelib.auth.service import Caller
-from chalicelib.config import settings
+from chalicelib.kernel import errors
+from chalicelib.kernel.config import settings
 from chalicelib.listings import repository as listings
 from chalicelib.match_requests import service
 from chalicelib.match_requests.models import MatchRequestCreate, StatusChange
+from chalicelib.persistence import outbox, storage
 from chalicelib.workflows import listing_deletion
 from chalicelib.workflows import request_decisions as decisions
 from tests.integration.conftest import Api, User, make_user

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from chalicelib import outbox, storage
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import outbox, storage
 from chalicelib.saved_searches import cleanup, handlers, repository
 from chalicelib.saved_searches.records import MatchRecord
 from tests.integration.conftest import Api, User

@@ -15,8 +15,8 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 
-from chalicelib import clock
 from chalicelib.auth.service import Caller
+from chalicelib.kernel import clock
 from chalicelib.listings import repository as listings
 from chalicelib.listings.models import ListingCreate
 from chalicelib.listings.search.query import parse_search

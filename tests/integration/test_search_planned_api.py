@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
 from chalicelib.listings.search.spec import NAMESPACE
 from tests.clocks import distinct_milliseconds
 from tests.integration.conftest import Api, User

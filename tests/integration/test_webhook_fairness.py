@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from chalicelib.auth.service import Caller
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
 from chalicelib.webhooks import repository, service
 from chalicelib.webhooks.delivery import handlers, lanes, sender
 from chalicelib.webhooks.delivery.attempt import FAILURE_LIMIT

@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from chalicelib import storage
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
 from chalicelib.webhooks.delivery import attempt_log, handlers, heartbeat, sender
 from chalicelib.webhooks.delivery.attempt_log import sent_key
 from tests.integration.conftest import Api, User, make_user

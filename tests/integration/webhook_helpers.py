@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from chalicelib import outbox, storage
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import outbox, storage
 from chalicelib.webhooks.delivery import sender
 from tests.integration.conftest import Api, User
 from tests.integration.webhook_receivers import Receiver

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.config import LOCAL_CURSOR_SECRET, MIN_DEPLOYED_CURSOR_SECRET_LENGTH
+from chalicelib.kernel.config import LOCAL_CURSOR_SECRET, MIN_DEPLOYED_CURSOR_SECRET_LENGTH
 from infra import cfn_functions
 from tests.unit.test_packaging import ENVIRONMENT, ROOT, of_type
 

@@ -22,16 +22,16 @@ LAZY = {
     "httpx": "the webhook delivery client (delivery lanes)",
     "httpcore": "the webhook delivery client (delivery lanes)",
     "jinja2": "the first Dashboard page rendered",
-    "chalicelib.openapi": "the first GET /v1/openapi.json (chalicelib.openapi_route)",
-    "ulid": "the first new id (chalicelib.clock.new_id)",
+    "chalicelib.openapi.document": "the first GET /v1/openapi.json (chalicelib.openapi.route)",
+    "ulid": "the first new id (chalicelib.kernel.clock.new_id)",
     "pydantic_settings": "nothing: configuration is a plain pydantic model",
     "dotenv": "nothing: the service reads no .env files",
-    "chalicelib.idempotency.service": "the first POST or PATCH (chalicelib.gate)",
-    "aws_lambda_powertools.utilities.idempotency": "the first POST or PATCH (chalicelib.gate)",
+    "chalicelib.idempotency.service": "the first POST or PATCH (chalicelib.composition)",
+    "aws_lambda_powertools.utilities.idempotency": "the first POST or PATCH (chalicelib.composition)",
 }
 
 #: A domain's services, repositories, models, records and search modules load with the first
-#: request of one of its routes (chalicelib.lazy); only authentication, which every route runs, loads at once.
+#: request of one of its routes (chalicelib.kernel.lazy_imports); only authentication, which every route runs, loads at once.
 DOMAIN_MODULE = re.compile(
     r"chalicelib\.(?!auth\.)[a-z_]+\.(?:service|repository|models|records|registry|content|samples"
     r"|listing_deletion|listing_detail|profile_detail|request_decisions)(?:\..+)?"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib import conditional, errors
+from chalicelib.edge import conditional
+from chalicelib.kernel import errors
 
 # --- pure rules ------------------------------------------------------------------------------
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from chalicelib import errors
 from chalicelib.dashboard.web import field_errors
-from chalicelib.errors import FieldIssue
+from chalicelib.kernel import errors
+from chalicelib.kernel.errors import FieldIssue
 from chalicelib.webhooks.delivery import sender
 from chalicelib.webhooks.delivery.attempt import failure_text
 

@@ -19,7 +19,6 @@ import pydantic
 import pytest
 from botocore.stub import Stubber
 
-from chalicelib.config import settings
 from chalicelib.geocoding import Geocoder, GeocodeResult, get_geocoder
 from chalicelib.geocoding.amazon_location import AmazonLocationGeocoder
 from chalicelib.geocoding.gazetteer import (
@@ -33,6 +32,7 @@ from chalicelib.geocoding.gazetteer import (
     load_gazetteer,
     normalize,
 )
+from chalicelib.kernel.config import settings
 from local_stack.resources import placeholder_environment
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -15,11 +15,11 @@ from pydantic import BaseModel
 from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
-from chalicelib import errors
-from chalicelib.http import parse_body
+from chalicelib.edge.http import parse_body
+from chalicelib.kernel import errors
 from chalicelib.match_requests.models import StatusChange
-from chalicelib.openapi import CURSOR_RULE, RULES_HEADING, TAGS, document
-from chalicelib.openapi_webhooks import SIGNING_RULE
+from chalicelib.openapi.document import CURSOR_RULE, RULES_HEADING, TAGS, document
+from chalicelib.openapi.webhooks import SIGNING_RULE
 from chalicelib.users.models import AdminUserCreate, AdminUserPatch, ProfilePatch
 from chalicelib.webhooks.catalogue import EVENT_TYPES, SUPPORTED_EVENTS, envelope_model
 from chalicelib.webhooks.delivery.envelope import Event, envelope_body

@@ -16,7 +16,7 @@ import pytest
 from chalice.app import DynamoDBEventConfig, SQSEventConfig
 from chalice.utils import to_cfn_resource_name
 
-from chalicelib.config import Settings
+from chalicelib.kernel.config import Settings
 from chalicelib.listings.index import GEO_PARTITION_PRECISIONS
 from infra import cfn_api, cfn_functions, cfn_iam
 

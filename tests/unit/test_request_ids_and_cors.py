@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib import cors
-from chalicelib.request_context import choose_request_id
+from chalicelib.edge import cors
+from chalicelib.edge.request_context import choose_request_id
 
 # --- request ids: pure rules -------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chalicelib import storage
+from chalicelib.persistence import storage
 
 _numbers = st.one_of(
     st.integers(min_value=-(10**30), max_value=10**30),

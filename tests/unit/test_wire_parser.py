@@ -13,7 +13,7 @@ from botocore.parsers import JSONParser
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chalicelib import storage
+from chalicelib.persistence import storage
 
 _MODEL = botocore.session.get_session().get_service_model("dynamodb")
 

@@ -17,13 +17,13 @@ from decimal import Decimal
 
 from pydantic import ValidationError as PydanticValidationError
 
-from chalicelib import errors
 from chalicelib.categories.models import Category, CategoryField, FieldType
 from chalicelib.categories.registry import all_categories
+from chalicelib.kernel import errors
+from chalicelib.kernel.pagination import PageQuery
+from chalicelib.kernel.text import words
 from chalicelib.listings.meta import InvalidValue, parse_coordinate, parse_value
 from chalicelib.listings.search.parameters import MAX_RADIUS_KM, ListingSearchQuery, value_schema
-from chalicelib.pagination import PageQuery
-from chalicelib.text import words
 from chalicelib.text_analysis.analyzer import DEFAULT_LANGUAGE
 
 __all__ = ["MAX_RADIUS_KM", "GeoFilter", "MetaFilter", "SearchQuery", "parse_search"]

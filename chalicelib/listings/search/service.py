@@ -12,7 +12,8 @@ from __future__ import annotations
 import contextvars
 from concurrent.futures import ThreadPoolExecutor
 
-from chalicelib import blocks, errors, users
+from chalicelib import blocks, users
+from chalicelib.kernel import errors
 from chalicelib.listings.models import ListingPage
 from chalicelib.listings.search import spec
 from chalicelib.listings.search.query import SearchQuery

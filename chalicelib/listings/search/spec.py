@@ -19,12 +19,13 @@ from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from chalicelib import batch_reads, users
+from chalicelib import users
 from chalicelib.categories.models import FieldType
 from chalicelib.categories.registry import all_categories
 from chalicelib.listings import repository, status
 from chalicelib.listings.index import location_of
 from chalicelib.listings.search.query import SearchQuery, language_of
+from chalicelib.persistence import batch_reads
 from chalicelib.search import engine
 from chalicelib.search.index import Document, IndexSpec, impacts, term_frequencies
 from chalicelib.search.store import DynamoStore, search_index

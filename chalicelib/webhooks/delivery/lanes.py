@@ -39,8 +39,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from chalicelib import storage
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
 from chalicelib.webhooks import signing
 from chalicelib.webhooks.delivery.envelope import Delivery, Event
 
@@ -154,7 +154,7 @@ def enqueue(deliveries: Sequence[Delivery]) -> None:
     ------
     EnqueueFailed
         Some entries were refused; the ones before the first refused entry were queued.
-    botocore.exceptions.ClientError, chalicelib.errors.DependencyUnavailable
+    botocore.exceptions.ClientError, chalicelib.kernel.errors.DependencyUnavailable
         SQS refusing the call, or unreachable.
     """
     url = settings().DELIVERY_QUEUE_URL

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chalicelib import storage
 from chalicelib.listings.records import ListingRecord
 from chalicelib.match_requests import lists
 from chalicelib.match_requests.lists import ListQuery
 from chalicelib.match_requests.records import RequestRecord
 from chalicelib.match_requests.repository import Bundle
-from chalicelib.storage import TransactionConflict
-from chalicelib.transactions import Transaction, TransactItem
+from chalicelib.persistence import storage
+from chalicelib.persistence.storage import TransactionConflict
+from chalicelib.persistence.transactions import Transaction, TransactItem
 from tests.unit.fakes.people import FakeUsers
 
 #: The table name of the fake's own request items (``put_new_op``), so :meth:`FakeRequests.commit` finds them.

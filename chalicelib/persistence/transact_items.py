@@ -21,7 +21,7 @@ class Expressions(TypedDict, total=False):
 
     #: ``{"#st": "status"}``: names standing in for attribute names.
     ExpressionAttributeNames: dict[str, str]
-    #: ``{":v": {"N": "3"}}``: low-level values (:func:`chalicelib.storage.values` builds them).
+    #: ``{":v": {"N": "3"}}``: low-level values (:func:`chalicelib.persistence.storage.values` builds them).
     ExpressionAttributeValues: dict[str, Any]
 
 

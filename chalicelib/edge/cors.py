@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 
 from chalice.app import Request, Response
 
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
 
 #: Request headers a browser client may send (Fetch's ``Access-Control-Allow-Headers``).
 ALLOWED_HEADERS = ("Authorization", "Content-Type", "Idempotency-Key", "If-Match", "If-None-Match", "X-Request-Id")

@@ -32,7 +32,7 @@ from contextvars import ContextVar
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.metrics import MetricUnit
@@ -159,7 +159,7 @@ def record_search(kind: str, duration_ms: float, items_read: int) -> None:
 def add_items_read(count: int) -> None:
     """Add ``count`` DynamoDB items read to the :func:`search_page` block running, if any.
 
-    Called by :mod:`chalicelib.storage` after every DynamoDB call (Query ``ScannedCount``, the
+    Called by :mod:`chalicelib.persistence.storage` after every DynamoDB call (Query ``ScannedCount``, the
     items of GetItem, BatchGetItem and TransactGetItems); outside a block it does nothing.
     """
     counter = _items_read.get()

@@ -1,7 +1,7 @@
 """Pagination (DESIGN §2): ``page`` 1-based (default 1), ``pageSize`` 1..100 (default 20), ``cursor``.
 
 Envelope: ``{<items>, total, page, pageSize, nextCursor}``. ``nextCursor`` is an opaque
-cursor (:mod:`chalicelib.cursors`) for the next page, ``null`` on the last one; passing it
+cursor (:mod:`chalicelib.kernel.cursors`) for the next page, ``null`` on the last one; passing it
 back as ``cursor`` (with the same other parameters) continues where the page ended without
 re-reading earlier pages on the routes that page natively from an index. ``page`` still
 works as an offset. ``total`` is exact unless ``totalRelation`` says ``"gte"``.
@@ -16,8 +16,8 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
-from chalicelib import cursors, errors
-from chalicelib.model_base import Model
+from chalicelib.kernel import cursors, errors
+from chalicelib.kernel.model_base import Model
 
 MAX_PAGE_SIZE = 100
 DEFAULT_PAGE_SIZE = 20

@@ -1,7 +1,7 @@
 """The OpenAPI 3.1 document, generated from the route table and the pydantic models.
 
 Nothing here is maintained by hand: every operation comes from a
-:class:`~chalicelib.http.RouteSpec` in :data:`chalicelib.http.ROUTES` (path, method, auth,
+:class:`~chalicelib.edge.http.RouteSpec` in :data:`chalicelib.edge.http.ROUTES` (path, method, auth,
 body, query and response models, status, tags, extra query names) and every schema from
 pydantic's :func:`~pydantic.json_schema.models_json_schema`. Request bodies and query
 parameters use the models' *validation* schemas, responses their *serialization* schemas
@@ -21,11 +21,11 @@ from chalice.app import Request
 from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
-from chalicelib import json_input, path_ids
-from chalicelib.http import ROUTES, ErrorBody, RouteSpec
-from chalicelib.json_types import CONTROL_FREE, CONTROL_FREE_KEY
-from chalicelib.openapi_links import add_links
-from chalicelib.openapi_webhooks import WEBHOOKS_TAG, envelope_models, webhooks_section
+from chalicelib.edge import json_input, path_ids
+from chalicelib.edge.http import ROUTES, ErrorBody, RouteSpec
+from chalicelib.kernel.json_types import CONTROL_FREE, CONTROL_FREE_KEY
+from chalicelib.openapi.links import add_links
+from chalicelib.openapi.webhooks import WEBHOOKS_TAG, envelope_models, webhooks_section
 
 __all__ = ["ERROR_RESPONSES", "build_document", "document", "error_statuses"]
 
@@ -221,7 +221,7 @@ def _query_parameters(model_schema: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _path_parameters(spec: RouteSpec) -> list[dict[str, Any]]:
-    # The path-id rule of the HTTP edge (chalicelib.path_ids): anything else is 404 before any read;
+    # The path-id rule of the HTTP edge (chalicelib.edge.path_ids): anything else is 404 before any read;
     # a constrained parameter (an enum of channel keys) states its own type.
     parameters = []
     for name in path_params(spec.path):
@@ -237,7 +237,7 @@ def _path_parameters(spec: RouteSpec) -> list[dict[str, Any]]:
 
 #: Heading of the list of rules an operation checks beyond its schema.
 RULES_HEADING = "Checked beyond the schema (400 VALIDATION_ERROR, `details` naming the field):"
-#: The rule of every operation with a ``cursor`` query parameter (:mod:`chalicelib.cursors`).
+#: The rule of every operation with a ``cursor`` query parameter (:mod:`chalicelib.kernel.cursors`).
 CURSOR_RULE = (
     "`cursor` must be a `nextCursor` this operation returned for the same other parameters and `pageSize` "
     "(an opaque, signed token), and `page`, when given with it, must be the page it continues at."
@@ -254,7 +254,7 @@ def validation_rules(spec: RouteSpec) -> list[str]:
 
 
 def _bound_inputs(paths: dict[str, Any], schemas: dict[str, Any]) -> None:
-    """State the number limits every request is held to (:mod:`chalicelib.json_input`) on the
+    """State the number limits every request is held to (:mod:`chalicelib.edge.json_input`) on the
     inputs: parameters, request bodies and every schema they reach through ``$ref``."""
     inputs = [op.get("parameters", []) for item in paths.values() for op in item.values()]
     inputs += [op["requestBody"] for item in paths.values() for op in item.values() if "requestBody" in op]
@@ -278,7 +278,7 @@ def _bound_inputs(paths: dict[str, Any], schemas: dict[str, Any]) -> None:
 
 
 def _free_of_controls(node: Any, key_schema: bool = False) -> None:
-    """State the control-character rule of :mod:`chalicelib.json_input` on every input string
+    """State the control-character rule of :mod:`chalicelib.edge.json_input` on every input string
     without a pattern of its own (an enum, a pattern or a format already excludes them)."""
     if isinstance(node, dict):
         if (node.get("type") == "string" or key_schema) and not {"pattern", "enum", "const", "format"} & node.keys():
@@ -292,7 +292,7 @@ def _free_of_controls(node: Any, key_schema: bool = False) -> None:
 
 def _bound_numbers(node: Any) -> None:
     """Give every integer and number schema without bounds the limits every body is held to
-    (:mod:`chalicelib.json_input`: +-(2**53 - 1)), so the document states them."""
+    (:mod:`chalicelib.edge.json_input`: +-(2**53 - 1)), so the document states them."""
     if isinstance(node, dict):
         if node.get("type") in ("integer", "number"):
             # An exclusive bound already bounds that side (Redocly: no-mixed-number-range-constraints).
@@ -439,7 +439,7 @@ def build_document(routes: Sequence[RouteSpec]) -> dict[str, Any]:
     Parameters
     ----------
     routes:
-        Route specs, usually :data:`chalicelib.http.ROUTES`.
+        Route specs, usually :data:`chalicelib.edge.http.ROUTES`.
 
     Returns
     -------
@@ -447,7 +447,7 @@ def build_document(routes: Sequence[RouteSpec]) -> dict[str, Any]:
         The JSON-ready document: one operation per route, schemas under
         ``components.schemas`` (``$ref`` ``#/components/schemas/<Model>``), the error body
         as shared ``components.responses``, the HTTP bearer security scheme, and links
-        between operations (:mod:`chalicelib.openapi_links`).
+        between operations (:mod:`chalicelib.openapi.links`).
     """
     refs, definitions = models_json_schema(_model_inputs(routes), ref_template=REF_TEMPLATE)
     schemas: dict[str, Any] = definitions.get("$defs", {})

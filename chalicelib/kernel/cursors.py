@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
 
 #: Cursor format version; bumped when the payload changes so old cursors fail cleanly.
 VERSION = 1
@@ -54,7 +54,7 @@ _holder: ContextVar[str] = ContextVar("cursor_holder", default="")
 def held_by(holder: str) -> Iterator[None]:
     """Issue and accept cursors for ``holder`` (a user id; ``""``: no caller) within the block.
 
-    Set by the HTTP edges (:func:`chalicelib.http.route`, the Dashboard's ``page``) around each
+    Set by the HTTP edges (:func:`chalicelib.edge.http.route`, the Dashboard's ``page``) around each
     view; outside any block (event handlers, tests calling services) the holder is ``""``.
     """
     token = _holder.set(holder)

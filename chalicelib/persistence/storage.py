@@ -3,10 +3,10 @@
 Repositories speak plain Python dicts; this module converts them to and from DynamoDB's
 attribute-value format (numbers come back as ``int`` or ``float``, never ``Decimal``),
 creates the boto3 clients once per process, and turns a cancelled transaction into a
-typed exception (:class:`TransactionConflict`, whose items :mod:`chalicelib.transactions`
+typed exception (:class:`TransactionConflict`, whose items :mod:`chalicelib.persistence.transactions`
 names), lasting contention into the API's CONFLICT (:class:`Contention`) and a dependency
 that does not answer, or still throttles after botocore's retries, into the API's
-SERVICE_UNAVAILABLE (:class:`chalicelib.errors.DependencyUnavailable`): the HTTP edge
+SERVICE_UNAVAILABLE (:class:`chalicelib.kernel.errors.DependencyUnavailable`): the HTTP edge
 maps errors only.
 """
 
@@ -32,16 +32,17 @@ from botocore.exceptions import ConnectionError as BotoConnectionError
 from botocore.model import Shape
 from botocore.parsers import JSONParser, ResponseParser, ResponseParserFactory
 
-from chalicelib import errors, metrics
-from chalicelib.config import settings
-from chalicelib.transact_items import DeleteItem, Expressions, PutItem, TransactItem, UpdateItem
+from chalicelib.kernel import errors
+from chalicelib.kernel.config import settings
+from chalicelib.persistence.transact_items import DeleteItem, Expressions, PutItem, TransactItem, UpdateItem
+from chalicelib.telemetry import metrics
 
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
 _client_lock = threading.Lock()
 
 #: Faults that mean "the dependency did not answer in time or at all" after botocore's retries:
-#: raised as :class:`chalicelib.errors.DependencyUnavailable` (503 with Retry-After, never a
+#: raised as :class:`chalicelib.kernel.errors.DependencyUnavailable` (503 with Retry-After, never a
 #: hang or a 500) by every client of :func:`client` (see :func:`_raise_unavailable`).
 UNAVAILABLE: tuple[type[Exception], ...] = (BotoConnectionError, ReadTimeoutError, ConnectionClosedError)
 
@@ -66,7 +67,7 @@ def _raise_unavailable(exception: Exception | None = None, **_: Any) -> None:
 
     Raises
     ------
-    chalicelib.errors.DependencyUnavailable
+    chalicelib.kernel.errors.DependencyUnavailable
         ``exception`` is one of :data:`UNAVAILABLE`.
     """
     if isinstance(exception, UNAVAILABLE):
@@ -83,7 +84,7 @@ def _raise_throttled(http_response: Any = None, parsed: Mapping[str, Any] | None
 
     Raises
     ------
-    chalicelib.errors.DependencyUnavailable
+    chalicelib.kernel.errors.DependencyUnavailable
         The error code is one of :data:`THROTTLED_CODES`, or a transaction was cancelled for
         throttling (a reason in :data:`THROTTLED_REASONS` and no failed condition, which stays
         the caller's :class:`TransactionConflict`).
@@ -134,7 +135,7 @@ def client(service: str) -> Any:
     boto3 reads ``AWS_ENDPOINT_URL`` itself, so local runs reach the embedded AWS without
     a branch in this code. Clients are thread-safe and created once (Lambda cold start), with
     :func:`boto_config`. A call that times out or cannot connect raises
-    :class:`chalicelib.errors.DependencyUnavailable` (:func:`_raise_unavailable`), and so
+    :class:`chalicelib.kernel.errors.DependencyUnavailable` (:func:`_raise_unavailable`), and so
     does one still throttled after the last attempt (:func:`_raise_throttled`).
     """
     with _client_lock:
@@ -147,7 +148,7 @@ def client(service: str) -> Any:
 
 
 def _count_items_read(parsed: Mapping[str, Any] | None = None, **_: Any) -> None:
-    """Report the items a DynamoDB read returned or scanned to :func:`chalicelib.metrics.add_items_read`."""
+    """Report the items a DynamoDB read returned or scanned to :func:`chalicelib.telemetry.metrics.add_items_read`."""
     if not parsed:
         return
     if "ScannedCount" in parsed:  # Query, Scan: what was read, not only what matched
@@ -414,7 +415,7 @@ class TransactionConflict(Exception):
         The cancellation reason code per transaction item, in order (``"None"`` for items
         whose condition held, ``"ConditionalCheckFailed"`` for the ones that failed).
     names:
-        The name of each item, in order (:class:`chalicelib.transactions.Transaction` names
+        The name of each item, in order (:class:`chalicelib.persistence.transactions.Transaction` names
         them; a bare :func:`transact` call numbers them ``"0"``, ``"1"``, ...).
     """
 
@@ -658,7 +659,7 @@ def _set_expressions(op: PutItem | UpdateItem | DeleteItem, expr: Expressions, c
 
 
 def tx_put(table: str, item: Mapping[str, Any], condition: str | None = None, **expr: Unpack[Expressions]) -> TransactItem:
-    """A ``Put`` element of a TransactWriteItems request (:class:`chalicelib.transact_items.PutItem`)."""
+    """A ``Put`` element of a TransactWriteItems request (:class:`chalicelib.persistence.transact_items.PutItem`)."""
     op: PutItem = {"TableName": table, "Item": to_item(item)}
     _set_expressions(op, expr, condition)
     return {"Put": op}
@@ -667,21 +668,21 @@ def tx_put(table: str, item: Mapping[str, Any], condition: str | None = None, **
 def tx_update(
     table: str, key: Mapping[str, Any], update_expression: str, condition: str | None = None, **expr: Unpack[Expressions]
 ) -> TransactItem:
-    """An ``Update`` element of a TransactWriteItems request (:class:`chalicelib.transact_items.UpdateItem`)."""
+    """An ``Update`` element of a TransactWriteItems request (:class:`chalicelib.persistence.transact_items.UpdateItem`)."""
     op: UpdateItem = {"TableName": table, "Key": to_item(key), "UpdateExpression": update_expression}
     _set_expressions(op, expr, condition)
     return {"Update": op}
 
 
 def tx_delete(table: str, key: Mapping[str, Any], condition: str | None = None, **expr: Unpack[Expressions]) -> TransactItem:
-    """A ``Delete`` element of a TransactWriteItems request (:class:`chalicelib.transact_items.DeleteItem`)."""
+    """A ``Delete`` element of a TransactWriteItems request (:class:`chalicelib.persistence.transact_items.DeleteItem`)."""
     op: DeleteItem = {"TableName": table, "Key": to_item(key)}
     _set_expressions(op, expr, condition)
     return {"Delete": op}
 
 
 def tx_check(table: str, key: Mapping[str, Any], condition: str, **expr: Unpack[Expressions]) -> TransactItem:
-    """A ``ConditionCheck`` element of a TransactWriteItems request (:class:`chalicelib.transact_items.ConditionCheckItem`)."""
+    """A ``ConditionCheck`` element of a TransactWriteItems request (:class:`chalicelib.persistence.transact_items.ConditionCheckItem`)."""
     return {"ConditionCheck": {"TableName": table, "Key": to_item(key), "ConditionExpression": condition, **expr}}
 
 
@@ -715,7 +716,7 @@ def batch_get_tables(keys_by_table: Mapping[str, Sequence[Mapping[str, Any]]]) -
 
     Raises
     ------
-    chalicelib.errors.DependencyUnavailable
+    chalicelib.kernel.errors.DependencyUnavailable
         Keys still unprocessed (throttling) after :data:`TRANSACT_ATTEMPTS` backed-off attempts,
         or the call itself throttled after botocore's retries (:func:`_raise_throttled`).
     """

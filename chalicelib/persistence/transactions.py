@@ -17,17 +17,17 @@ An item on another package's table comes from that package's published functions
 touches it, and the transaction only combines them by name (docs/architecture.md, "Table
 ownership").
 
-Lasting contention surfaces as :class:`chalicelib.storage.Contention`, already the API's 409.
+Lasting contention surfaces as :class:`chalicelib.persistence.storage.Contention`, already the API's 409.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chalicelib import storage
-from chalicelib.storage import ConditionFailed as ConditionFailed
-from chalicelib.storage import TransactionConflict as TransactionConflict
-from chalicelib.transact_items import TransactItem as TransactItem
+from chalicelib.persistence import storage
+from chalicelib.persistence.storage import ConditionFailed as ConditionFailed
+from chalicelib.persistence.storage import TransactionConflict as TransactionConflict
+from chalicelib.persistence.transact_items import TransactItem as TransactItem
 
 #: DynamoDB's limit of items per TransactWriteItems (AWS docs, "TransactWriteItems").
 MAX_ITEMS = 100
@@ -80,7 +80,7 @@ class Transaction:
         ------
         TransactionConflict
             A condition failed; ``failed(name)`` tells which item's.
-        chalicelib.storage.Contention
+        chalicelib.persistence.storage.Contention
             Concurrent transactions kept cancelling this one (the API's 409).
         """
         try:

@@ -1,7 +1,7 @@
 """The request id of the work in progress: one id from the API request to the delivery attempt.
 
-The HTTP edge (:mod:`chalicelib.request_context`) binds the request's id for the time the
-request is served; :mod:`chalicelib.outbox` writes it into every event the request's
+The HTTP edge (:mod:`chalicelib.edge.request_context`) binds the request's id for the time the
+request is served; :mod:`chalicelib.persistence.outbox` writes it into every event the request's
 transaction adds (``requestId``); the delivery pipeline carries it in its lane messages and
 binds it again around each attempt, whose log line and attempt-log entry name it. So one id
 finds a delivery's whole story: the access-log line, the event, the attempt (docs/operations.md,

@@ -3,7 +3,7 @@
 A read path that needs items of several tables (a listing with its owner and the caller's
 request) keeps to one DynamoDB call. The owning repository of each table builds a
 :class:`Part` (its table name, the keys and how an item becomes a record); the caller only
-combines the parts, the same way :mod:`chalicelib.transactions` combines the transaction items
+combines the parts, the same way :mod:`chalicelib.persistence.transactions` combines the transaction items
 of several owners::
 
     owner = users.read_part([owner_id])             # built by the users repository
@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib import storage
+from chalicelib.persistence import storage
 from chalicelib.search import counters as list_counters
 
 
@@ -64,8 +64,8 @@ def read(*parts: Part[Any]) -> Found:
     ------
     ValueError
         Two parts name the same table (their items could not be told apart).
-    chalicelib.errors.DependencyUnavailable
-        As :func:`chalicelib.storage.batch_get_tables`.
+    chalicelib.kernel.errors.DependencyUnavailable
+        As :func:`chalicelib.persistence.storage.batch_get_tables`.
     """
     tables = [part.table for part in parts]
     if len(set(tables)) != len(tables):

@@ -1,10 +1,10 @@
-"""The composition root of the HTTP edge: :class:`chalicelib.http.Gate`'s ports wired to the services.
+"""The composition root of the HTTP edge: :class:`chalicelib.edge.http.Gate`'s ports wired to the services.
 
-:mod:`chalicelib.http` names what it needs around every view (authenticate the key, admit it
+:mod:`chalicelib.edge.http` names what it needs around every view (authenticate the key, admit it
 under its rate limit, run a POST or PATCH at most once a key) and imports none of it, so the
 edge reaches DynamoDB through nothing; ``app.py`` installs :func:`services` at import. Rate
 limits and idempotency load with the first request that needs them, not at cold start
-(:mod:`chalicelib.lazy`); authentication is loaded by every route module anyway.
+(:mod:`chalicelib.kernel.lazy_imports`); authentication is loaded by every route module anyway.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Any
 from chalice.app import Response
 
 from chalicelib.auth import service as auth
-from chalicelib.http import Gate, Principal
-from chalicelib.lazy import lazy_imports
+from chalicelib.edge.http import Gate, Principal
+from chalicelib.kernel.lazy_imports import lazy_imports
 
 with lazy_imports(__name__):  # powertools' idempotency utility loads with the first POST or PATCH
     from chalicelib.idempotency import service as idempotency
@@ -48,5 +48,5 @@ def _run_once(
 
 
 def services() -> Gate:
-    """The :class:`~chalicelib.http.Gate` of the deployed service: API keys, rate limits, idempotency records."""
+    """The :class:`~chalicelib.edge.http.Gate` of the deployed service: API keys, rate limits, idempotency records."""
     return Gate(authenticate=_authenticate, admit=_admit, run_once=_run_once)

@@ -6,7 +6,7 @@ Every route is registered through :func:`route`, which
 * rejects bodies over :data:`MAX_BODY_BYTES` and malformed JSON,
 * validates the body and query string with the given pydantic models,
 * serializes the returned model, and
-* turns every :class:`~chalicelib.errors.DomainError` (and any unexpected exception) into the
+* turns every :class:`~chalicelib.kernel.errors.DomainError` (and any unexpected exception) into the
   spec's error body (spec §7), never leaking a stack trace.
 
 It also records each route in :data:`ROUTES`, from which the OpenAPI document is generated.
@@ -25,14 +25,15 @@ from chalice.app import Blueprint, Chalice, Request, Response
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
-from chalicelib import errors, json_input, path_ids
-from chalicelib.lazy import lazy_imports
-from chalicelib.model_base import Model
-from chalicelib.request_context import current_request_id
+from chalicelib.edge import json_input, path_ids
+from chalicelib.edge.request_context import current_request_id
+from chalicelib.kernel import errors
+from chalicelib.kernel.lazy_imports import lazy_imports
+from chalicelib.kernel.model_base import Model
 
 with lazy_imports(__name__):  # with the first request that renders a view or holds a cursor, not at cold start
-    from chalicelib import conditional as conditional_requests
-    from chalicelib import cursors
+    from chalicelib.edge import conditional as conditional_requests
+    from chalicelib.kernel import cursors
 
 logger = Logger(service="matching-service", child=True)
 
@@ -43,7 +44,7 @@ AuthMode = Literal["user", "admin", "none"]
 Router = Chalice | Blueprint
 #: A pydantic model class, or a function returning one (``lambda: models.Listing``). Route modules
 #: pass the function so that the model's module loads with the first request of the route (or the
-#: OpenAPI build) instead of at cold start (:mod:`chalicelib.lazy`).
+#: OpenAPI build) instead of at cold start (:mod:`chalicelib.kernel.lazy_imports`).
 ModelRef = type[BaseModel] | Callable[[], type[BaseModel]]
 
 
@@ -76,7 +77,7 @@ RunOnce = Callable[[str, str, dict[str, Any], Callable[[], Response], Any, str |
 class Gate:
     """What the edge asks of the domain around every view: its ports, filled by the composition root.
 
-    ``app.py`` installs :func:`chalicelib.gate.services` (:func:`install_gate`) before any request,
+    ``app.py`` installs :func:`chalicelib.composition.services` (:func:`install_gate`) before any request,
     so that this module, the HTTP edge, reaches DynamoDB through nothing: the API keys, the rate
     limit buckets and the idempotency records stay behind their services.
     """
@@ -103,7 +104,7 @@ def current_gate() -> Gate:
         None is installed (``app.py`` installs it at import).
     """
     if not _gate:
-        raise RuntimeError("no Gate installed: import app (or call chalicelib.http.install_gate) before serving requests")
+        raise RuntimeError("no Gate installed: import app (or call chalicelib.edge.http.install_gate) before serving requests")
     return _gate[0]
 
 
@@ -155,11 +156,11 @@ class RouteSpec:
     tags: tuple[str, ...] = field(default_factory=tuple)
     #: OpenAPI parameter objects of query parameters no model declares (``meta.<key>`` filters).
     extra_parameters: Callable[[], list[dict[str, Any]]] | None = None
-    #: Error statuses the view raises beyond those ``chalicelib.openapi.error_statuses`` infers.
+    #: Error statuses the view raises beyond those ``chalicelib.openapi.document.error_statuses`` infers.
     error_statuses: tuple[int, ...] = field(default_factory=tuple)
     #: The view honours ``If-Match`` (412 on a mismatch).
     conditional: bool = False
-    #: The view returns :class:`~chalicelib.conditional.Versioned`: ``ETag``, ``If-None-Match`` -> 304.
+    #: The view returns :class:`~chalicelib.edge.conditional.Versioned`: ``ETag``, ``If-None-Match`` -> 304.
     etag: bool = False
     #: The OpenAPI ``operationId`` when the view's module does not name its domain (``None``: derived).
     operation_id: str | None = None
@@ -295,7 +296,7 @@ def json_text(value: Any) -> str:
 
 
 def render(request: Request, result: Any, status: int) -> Response:
-    """The response of a view's ``result``: JSON with ``status``; a :class:`~chalicelib.conditional.Versioned` one with its
+    """The response of a view's ``result``: JSON with ``status``; a :class:`~chalicelib.edge.conditional.Versioned` one with its
     ``ETag``, or 304 without a body when ``If-None-Match`` names that ETag."""
     if isinstance(result, Response):
         return result
@@ -383,13 +384,13 @@ def parse_body[M: BaseModel](model: type[M], request: Request) -> M:
 
 
 def check_path_ids(path_params: dict[str, Any]) -> None:
-    """Refuse path ids that cannot name anything (:func:`chalicelib.path_ids.is_valid`), before any read.
+    """Refuse path ids that cannot name anything (:func:`chalicelib.edge.path_ids.is_valid`), before any read.
 
     Raises
     ------
     NotFound
         An id too long or with characters no id has; the message quotes at most
-        :data:`chalicelib.path_ids.MAX_LENGTH` characters of it.
+        :data:`chalicelib.edge.path_ids.MAX_LENGTH` characters of it.
     """
     for name, value in path_params.items():
         text = str(value)
@@ -445,14 +446,14 @@ def route(
         (the ``query`` model then allows extra keys).
     error_statuses:
         Error statuses the view raises that OpenAPI cannot infer from the inputs (e.g. 404 of
-        a lookup by query string); see :func:`chalicelib.openapi.error_statuses`.
+        a lookup by query string); see :func:`chalicelib.openapi.document.error_statuses`.
     conditional:
         The view honours ``If-Match``: it gets ``expected_version`` (see
-        :func:`chalicelib.conditional.expected_version`) and answers 412 on a mismatch.
+        :func:`chalicelib.edge.conditional.expected_version`) and answers 412 on a mismatch.
     etag:
-        The view returns :class:`~chalicelib.conditional.Versioned` (documented ``ETag`` and 304).
+        The view returns :class:`~chalicelib.edge.conditional.Versioned` (documented ``ETag`` and 304).
 
-    A read view may return :class:`~chalicelib.conditional.Versioned` to send an ``ETag`` (and
+    A read view may return :class:`~chalicelib.edge.conditional.Versioned` to send an ``ETag`` (and
     answer ``If-None-Match`` with 304). POST and PATCH honour ``Idempotency-Key``
     (:mod:`chalicelib.idempotency.service`).
     operation_id:
@@ -469,7 +470,7 @@ def route(
         def failed(exc: Exception) -> Response:
             """The error response of ``exc`` (call it while handling ``exc``: faults are logged with it).
 
-            An :class:`~chalicelib.errors.DomainError` is rendered as it is (a dependency that did not
+            An :class:`~chalicelib.kernel.errors.DomainError` is rendered as it is (a dependency that did not
             answer is logged too); anything else is logged and answered 500 without details.
             """
             if isinstance(exc, errors.DependencyUnavailable):

@@ -1,7 +1,7 @@
 """The domain's error vocabulary: what went wrong, in the domain's words, with no HTTP in it.
 
-Services, repositories and :mod:`chalicelib.storage` raise these exceptions. Each HTTP edge holds
-the one table that maps them to a response: :data:`chalicelib.http.ERROR_STATUSES` gives the
+Services, repositories and :mod:`chalicelib.persistence.storage` raise these exceptions. Each HTTP edge holds
+the one table that maps them to a response: :data:`chalicelib.edge.http.ERROR_STATUSES` gives the
 status and the spec's error code (spec §7, DESIGN §2) of the API's error body
 ``{"code", "error", "details"}`` (the Dashboard's ``chalicelib.dashboard.web.page_status``
 answers its pages with the same statuses). An exception carries its message (the body's ``error``), the
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.model_base import Model
+from chalicelib.kernel.model_base import Model
 
 
 class FieldIssue(Model):
@@ -83,7 +83,7 @@ def not_found(kind: str, resource_id: str) -> NotFound:
 
     The one message for an unknown id and for another user's non-public resource (see
     :func:`not_owner`), so the two answers are byte for byte the same but for the id. The id is
-    quoted to at most 128 characters (:data:`chalicelib.path_ids.MAX_LENGTH`).
+    quoted to at most 128 characters (:data:`chalicelib.edge.path_ids.MAX_LENGTH`).
     """
     return NotFound(f"{kind} '{resource_id[:128]}' not found")
 
@@ -171,8 +171,8 @@ class Unavailable(DomainError):
 class DependencyUnavailable(Unavailable):
     """DynamoDB, SQS or another AWS service timed out, refused the connection or kept throttling.
 
-    Raised by :mod:`chalicelib.storage` for every client it creates, after botocore's retries
-    (:func:`chalicelib.storage.boto_config`), so no layer above knows botocore's exception types.
+    Raised by :mod:`chalicelib.persistence.storage` for every client it creates, after botocore's retries
+    (:func:`chalicelib.persistence.storage.boto_config`), so no layer above knows botocore's exception types.
     """
 
     def __init__(self, cause: str) -> None:

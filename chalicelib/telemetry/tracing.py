@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Tracer

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib import errors
+from chalicelib.kernel import errors
 
 #: One entity tag of ours: ``"<version>-<16 hex digits>"``.
 _OUR_TAG = re.compile(r'^"(\d{1,18})-[0-9a-f]{16}"$')

@@ -13,8 +13,8 @@ from typing import Any
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 
-from chalicelib import outbox, storage
-from chalicelib.outbox import OutboxEvent
+from chalicelib.persistence import outbox, storage
+from chalicelib.persistence.outbox import OutboxEvent
 
 
 def outbox_event(record: DynamoDBRecord) -> OutboxEvent | None:
@@ -68,7 +68,7 @@ def change_records(event: dict[str, Any]) -> list[tuple[str, dict[str, Any] | No
     """``(sequence number, old image, new image)`` of every record of a table's stream batch, in order.
 
     For consumers that apply a whole batch at once (:func:`chalicelib.search.index.apply`).
-    Images as plain dicts (numbers as int/float, :func:`chalicelib.storage.from_item`); ``None``
+    Images as plain dicts (numbers as int/float, :func:`chalicelib.persistence.storage.from_item`); ``None``
     where the record has no such image: INSERT has no old image, REMOVE no new one.
     """
     records = []

@@ -90,7 +90,7 @@ class Settings(BaseModel):
     AUTH_CACHE_TTL_SECONDS: int = Field(default=60, ge=0)
     #: Seconds an approval task stays claimed by ``POST /v1/admin/approvals/claims``.
     APPROVAL_CLAIM_SECONDS: int = Field(default=300, ge=1, le=43200)
-    #: Origins allowed by CORS: comma-separated exact origins, ``*`` for any, empty for none (chalicelib.cors).
+    #: Origins allowed by CORS: comma-separated exact origins, ``*`` for any, empty for none (chalicelib.edge.cors).
     CORS_ALLOWED_ORIGINS: str = ""
     #: Table of the idempotency records of POST/PATCH requests (chalicelib.idempotency).
     IDEMPOTENCY_TABLE: Resource
@@ -132,15 +132,15 @@ class Settings(BaseModel):
     #: ``gazetteer`` (embedded GeoNames) or ``amazon-location``; case and surrounding blanks ignored,
     #: empty means ``gazetteer``.
     GEOCODER: str = "gazetteer"
-    #: HMAC key of the page cursors (:mod:`chalicelib.cursors`). Deployed stacks get a generated one
+    #: HMAC key of the page cursors (:mod:`chalicelib.kernel.cursors`). Deployed stacks get a generated one
     #: (``CursorSecret`` in ``infra/build_template.py``); the public default serves local runs only.
     CURSOR_SECRET: str = LOCAL_CURSOR_SECRET
-    #: File the EMF metric lines are appended to (:mod:`chalicelib.metrics`); empty: stdout, where
+    #: File the EMF metric lines are appended to (:mod:`chalicelib.telemetry.metrics`); empty: stdout, where
     #: a deployed function's lines reach CloudWatch Logs. ``make run`` sets ``.local/metrics.log``.
     METRICS_LOG: str = ""
-    #: powertools' switch: no metric line is written (:mod:`chalicelib.metrics`).
+    #: powertools' switch: no metric line is written (:mod:`chalicelib.telemetry.metrics`).
     POWERTOOLS_METRICS_DISABLED: bool = False
-    #: powertools' switch: no X-Ray subsegment or annotation (:mod:`chalicelib.tracing`); the local
+    #: powertools' switch: no X-Ray subsegment or annotation (:mod:`chalicelib.telemetry.tracing`); the local
     #: stack and the tests run without an X-Ray daemon.
     POWERTOOLS_TRACE_DISABLED: bool = False
     #: Set by the Lambda runtime in every function (AWS docs, "Defined runtime environment

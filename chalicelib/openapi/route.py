@@ -1,6 +1,6 @@
 """The ``GET /v1/openapi.json`` route.
 
-The document builder (:mod:`chalicelib.openapi`, with pydantic's JSON-schema generation and the
+The document builder (:mod:`chalicelib.openapi.document`, with pydantic's JSON-schema generation and the
 webhook catalogue's schemas) is imported on the first call of this route, not when ``app`` is
 imported: no other route needs it, and every cold start would pay for it (``bench/cold_start.py``).
 """
@@ -11,7 +11,7 @@ from typing import Any
 
 from chalice.app import Blueprint
 
-from chalicelib.http import route
+from chalicelib.edge.http import route
 
 bp = Blueprint(__name__)
 
@@ -23,9 +23,9 @@ def openapi_document() -> dict[str, Any]:
     Returns
     -------
     dict
-        The document (:func:`chalicelib.openapi.document`), built once per process.
+        The document (:func:`chalicelib.openapi.document.document`), built once per process.
     """
-    from chalicelib import openapi  # deferred: only this route builds the document
+    from chalicelib.openapi import document as openapi  # deferred: only this route builds the document
 
     request = bp.current_request
     served: dict[str, Any] = dict(openapi.document())

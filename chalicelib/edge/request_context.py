@@ -6,8 +6,8 @@ The id is the caller's ``X-Request-Id`` when it has a safe form (:data:`SAFE_REQ
 API Gateway's request id (``requestContext.requestId``) in AWS, else a new UUID (local runs and
 tests, where no gateway assigns one). Each request ends with one JSON access-log line
 (``"message": "request"``: method, path, status, durationMs) and one EMF metric line
-(``Requests`` and ``RequestLatency`` by route template and status class, :mod:`chalicelib.metrics`);
-the request is one X-Ray subsegment annotated with its id (:mod:`chalicelib.tracing`).
+(``Requests`` and ``RequestLatency`` by route template and status class, :mod:`chalicelib.telemetry.metrics`);
+the request is one X-Ray subsegment annotated with its id (:mod:`chalicelib.telemetry.tracing`).
 
 Logs are powertools' structured JSON (one object per line) on stdout, as CloudWatch expects;
 the local stack sends them to a file unless ``VERBOSE=1`` (``local_stack``).
@@ -23,7 +23,8 @@ from collections.abc import Callable
 from aws_lambda_powertools import Logger
 from chalice.app import Request, Response
 
-from chalicelib import correlation, metrics, path_ids, tracing
+from chalicelib.edge import path_ids
+from chalicelib.telemetry import correlation, metrics, tracing
 
 #: The one structured logger of the API (powertools; service name from ``POWERTOOLS_SERVICE_NAME``).
 logger = Logger(service="matching-service")

@@ -3,7 +3,7 @@
 Every id this service issues is far shorter than :data:`MAX_LENGTH` characters and made of
 ASCII letters, digits, ``_`` and ``-`` (``<prefix>_<ULID>``, category and channel keys,
 base64url approval ids), so any other path id names nothing: the HTTP edge
-(:func:`chalicelib.http.route`) answers it 404 without reading DynamoDB, for every route
+(:func:`chalicelib.edge.http.route`) answers it 404 without reading DynamoDB, for every route
 (DynamoDB would reject a key over 2048 bytes with a ValidationException, a 500). Approval ids
 carry an SQS receipt handle (up to 1024 characters) and get :data:`LONG_IDS` instead. This
 module is the one place of that rule; the HTTP edge asks :func:`is_valid`, services that take

@@ -27,10 +27,12 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any, NotRequired, TypedDict
 
-from chalicelib import clock, correlation, storage
-from chalicelib.config import settings
-from chalicelib.record_check import checked
-from chalicelib.transact_items import TransactItem
+from chalicelib.kernel import clock
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
+from chalicelib.persistence.record_check import checked
+from chalicelib.persistence.transact_items import TransactItem
+from chalicelib.telemetry import correlation
 
 EVENT_TTL_DAYS = 7
 #: Days an event of a user (one with ``routing.recipientId``) stays listable by the events API
@@ -102,7 +104,7 @@ class OutboxEvent(TypedDict):
     #: A test event (carried into the delivered envelope).
     test: NotRequired[bool]
     #: The id of the API request whose transaction wrote the event (``X-Request-Id``), carried
-    #: to the delivery attempts (:mod:`chalicelib.correlation`); absent for work no request bound.
+    #: to the delivery attempts (:mod:`chalicelib.telemetry.correlation`); absent for work no request bound.
     requestId: NotRequired[str]
 
 

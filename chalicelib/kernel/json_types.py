@@ -1,15 +1,15 @@
 """Field types whose JSON Schema says exactly what the server accepts.
 
-The OpenAPI document is generated from the pydantic models (:mod:`chalicelib.openapi`), so a
+The OpenAPI document is generated from the pydantic models (:mod:`chalicelib.openapi.document`), so a
 rule a model enforces must also appear in the model's JSON Schema, and the schema must not
 allow what the model refuses. These annotated types close the gaps pydantic leaves open:
 
 * :data:`Timestamp`: every time the API returns, ISO 8601 UTC (``format: date-time``,
-  RFC 3339 §5.6), as :func:`chalicelib.clock.iso` writes it;
+  RFC 3339 §5.6), as :func:`chalicelib.kernel.clock.iso` writes it;
 * :data:`NON_BLANK`: the pattern of text that must contain a non-whitespace character (a
   blank value stripped to nothing would otherwise be schema-valid but refused);
 * :data:`SINGLE_LINE`: single-line text (titles, names, handles) and :data:`MULTI_LINE`
-  (messages): the one text policy of :func:`chalicelib.text.text_issue` (no controls, format
+  (messages): the one text policy of :func:`chalicelib.kernel.text.text_issue` (no controls, format
   characters but the joiners emoji need, private-use, unassigned or separator code points; a
   multi-line field allows line breaks).
 """
@@ -21,10 +21,10 @@ from typing import Annotated, Any
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler, WithJsonSchema
 from pydantic_core import CoreSchema, core_schema
 
-from chalicelib import text
+from chalicelib.kernel import text
 
 #: ``pattern`` of text without the C0 control characters every request is refused
-#: (:mod:`chalicelib.json_input`: U+0000..U+001F except tab, line feed and carriage return).
+#: (:mod:`chalicelib.edge.json_input`: U+0000..U+001F except tab, line feed and carriage return).
 CONTROL_FREE = r"^[^\x00-\x08\x0b\x0c\x0e-\x1f]*$"
 #: ``pattern`` of an object key or id: no C0 control character at all.
 CONTROL_FREE_KEY = r"^[^\x00-\x1f]*$"
@@ -50,9 +50,9 @@ def not_nullable(schema: dict[str, Any]) -> None:
 
 
 
-#: JSON Schema ``format`` of single-line text: text :func:`chalicelib.text.single_line_issue` accepts.
+#: JSON Schema ``format`` of single-line text: text :func:`chalicelib.kernel.text.single_line_issue` accepts.
 SINGLE_LINE_FORMAT = "single-line-text"
-#: JSON Schema ``format`` of multi-line text: text :func:`chalicelib.text.multi_line_issue` accepts.
+#: JSON Schema ``format`` of multi-line text: text :func:`chalicelib.kernel.text.multi_line_issue` accepts.
 MULTI_LINE_FORMAT = "multi-line-text"
 
 
@@ -61,8 +61,8 @@ class SingleLine:
     or with ``multi_line=True`` (``MULTI_LINE``) of multi-line text (messages).
 
     Validation (after the string constraints, so on the stripped value) refuses what
-    :func:`chalicelib.text.text_issue` names, as a VALIDATION_ERROR on the field; the JSON
-    Schema gets :func:`chalicelib.text.single_line_pattern` or :func:`~chalicelib.text.multi_line_pattern`
+    :func:`chalicelib.kernel.text.text_issue` names, as a VALIDATION_ERROR on the field; the JSON
+    Schema gets :func:`chalicelib.kernel.text.single_line_pattern` or :func:`~chalicelib.kernel.text.multi_line_pattern`
     (which state the same rule for the assigned code points of the Basic Multilingual Plane; the
     context of the joiners, astral format characters, surrogates and unassigned code points are the
     validator's alone) and the ``format`` :data:`SINGLE_LINE_FORMAT` or :data:`MULTI_LINE_FORMAT`,

@@ -11,10 +11,10 @@ from typing import Annotated
 
 from pydantic import AfterValidator, ConfigDict, WithJsonSchema
 
-from chalicelib.countries import COUNTRY_CODES, normalize_country
-from chalicelib.model_base import Model
-from chalicelib.urls import MAX_LENGTH as MAX_LINK_LENGTH
-from chalicelib.urls import absolute_http_url
+from chalicelib.kernel.countries import COUNTRY_CODES, normalize_country
+from chalicelib.kernel.model_base import Model
+from chalicelib.kernel.urls import MAX_LENGTH as MAX_LINK_LENGTH
+from chalicelib.kernel.urls import absolute_http_url
 
 #: ISO 3166-1 alpha-2, lower case (the schema lists the codes; the server also folds case and spaces).
 Country = Annotated[
@@ -23,7 +23,7 @@ Country = Annotated[
     WithJsonSchema({"type": "string", "enum": sorted(COUNTRY_CODES), "description": "ISO 3166-1 alpha-2 country code, lower case"}),
 ]
 
-#: What :func:`chalicelib.urls.absolute_http_url` accepts, as a JSON Schema pattern: an http(s)
+#: What :func:`chalicelib.kernel.urls.absolute_http_url` accepts, as a JSON Schema pattern: an http(s)
 #: scheme, then a host of printable ASCII with a dot next to another character (no user info, no IPv6 literal,
 #: optional port), then any printable-ASCII path, query or fragment.
 _HOST = r"[!\"$-.0-9;->A-Z^-~]"  # printable ASCII but # / : ? @ [ \ ]

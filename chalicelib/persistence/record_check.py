@@ -73,7 +73,7 @@ def checked[R](
     record_type:
         A ``TypedDict`` class (enum fields hold enum members: convert them before the check).
     item:
-        The stored item as :func:`chalicelib.storage.from_item` returns it (plain values).
+        The stored item as :func:`chalicelib.persistence.storage.from_item` returns it (plain values).
     key:
         The item's key attribute, named in the error (``userId``).
     enums:

@@ -10,7 +10,7 @@
   exactly (RFC 8259 §6; I-JSON, RFC 7493 §2.2); numbers finite and within the same magnitude.
   Fields with tighter bounds (coordinates, page sizes, category fields) check those themselves.
 
-Every violation is a :class:`~chalicelib.errors.RuleViolation` naming the field (dotted path,
+Every violation is a :class:`~chalicelib.kernel.errors.RuleViolation` naming the field (dotted path,
 list items by index, ``body`` for the document itself).
 """
 
@@ -20,7 +20,7 @@ import math
 import re
 from typing import Any
 
-from chalicelib import errors
+from chalicelib.kernel import errors
 
 #: Deepest nesting of objects/arrays accepted in a body (the API's own bodies need 3).
 MAX_DEPTH = 32
