@@ -162,7 +162,7 @@ def owner_with_total(owner_id: str) -> tuple[UserRecord | None, int]:
     so the ``mine`` route stays at two DynamoDB calls (the page's Query and this).
     """
     counter = owner_list.counter_name(owner_id)
-    owner, count = users.read_part([owner_id]), batch_reads.counter_part(counter)
+    owner, count = users.read_part([owner_id]), batch_reads.item_part(list_counters.table(), list_counters.key(counter), counter)
     found = batch_reads.read(owner, count)
     total = list_counters.count_in(found.of(count).get(counter), owner_list.COUNT_ATTRIBUTE)
     return found.of(owner).get(owner_id), total

@@ -95,7 +95,8 @@ def listing_with_total(listing_id: str, query: ListQuery) -> tuple[ListingRecord
 
     The listing is the listings package's part of the read (:func:`chalicelib.listings.read_part`).
     """
-    listing, count = listings.read_part([listing_id]), batch_reads.counter_part(query.counter)
+    count = batch_reads.item_part(list_counters.table(), list_counters.key(query.counter), query.counter)
+    listing = listings.read_part([listing_id])
     found = batch_reads.read(listing, count)
     total = list_counters.count_in(found.of(count).get(query.counter), query.counter_attribute)
     return found.of(listing).get(listing_id), total

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.persistence import storage
-from chalicelib.search import counters as list_counters
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,10 +72,12 @@ def read(*parts: Part[Any]) -> Found:
     return Found(storage.batch_get_tables({part.table: part.keys for part in parts}))
 
 
-def counter_part(name: str) -> Part[dict[str, Any]]:
-    """Counter item ``name`` of :mod:`chalicelib.search.counters` as a part, filed under ``name``.
+def item_part(table: str, key: Mapping[str, Any], name: str) -> Part[dict[str, Any]]:
+    """One item of ``table`` (primary key ``key``) as a part, filed under ``name`` as a plain dict.
 
-    Take a count from the found item with :func:`chalicelib.search.counters.count_in` (a missing
-    item counts 0), so a list's page and its exact total stay one BatchGetItem with other reads.
+    For an item with no record type of its own, such as a list's counter item
+    (``item_part(counters.table(), counters.key(name), name)`` with :mod:`chalicelib.search.counters`,
+    whose ``count_in`` reads a count from the found item, a missing item counting 0), so a list's
+    page and its exact total stay one BatchGetItem with other reads.
     """
-    return Part(list_counters.table(), [list_counters.key(name)], lambda _item: name, dict)
+    return Part(table, [key], lambda _item: name, dict)
