@@ -19,7 +19,6 @@ import binascii
 import json
 from typing import Any
 
-from chalicelib import audit, listings, users
 from chalicelib.approvals import queue
 from chalicelib.approvals.models import (
     Approval,
@@ -31,15 +30,18 @@ from chalicelib.approvals.models import (
     PendingReview,
     ReviewQueue,
 )
+from chalicelib.audit import api as audit
 from chalicelib.audit.records import AuditAction
 from chalicelib.auth.service import Caller
 from chalicelib.kernel import clock, errors
+from chalicelib.listings import api as listings
 from chalicelib.listings import status
 from chalicelib.listings.models import Listing
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.service import to_model
 from chalicelib.listings.status import Transition
 from chalicelib.persistence.transactions import ConditionFailed
+from chalicelib.users import api as users
 from chalicelib.users.records import UserRecord
 
 DEFAULT_REJECTION_REASON = "Rejected by an administrator"

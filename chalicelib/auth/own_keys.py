@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from chalicelib import audit
+from chalicelib.audit import api as audit
 from chalicelib.audit.records import AuditAction
 from chalicelib.auth import keys, repository, service
 from chalicelib.auth.records import ApiKeyRecord

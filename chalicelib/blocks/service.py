@@ -1,19 +1,20 @@
 """Block rules: a user blocks and unblocks another, and lists whom they block.
 
-What a block refuses (requests and messages across it, :func:`chalicelib.blocks.not_blocked_op`
-in their transactions) and hides (listings and profiles, :func:`chalicelib.blocks.hidden_from`)
+What a block refuses (requests and messages across it, :func:`chalicelib.blocks.api.not_blocked_op`
+in their transactions) and hides (listings and profiles, :func:`chalicelib.blocks.api.hidden_from`)
 is decided by those writes and reads; rejecting the pending requests between the two users is
 the workflow :mod:`chalicelib.workflows.blocking`.
 """
 
 from __future__ import annotations
 
-from chalicelib import blocks, users
+from chalicelib.blocks import api as blocks
 from chalicelib.blocks import repository
 from chalicelib.blocks.models import Block, BlockListQuery, BlockPage
 from chalicelib.blocks.records import BlockRecord
 from chalicelib.kernel import clock, errors
 from chalicelib.persistence.transactions import Transaction, TransactionConflict
+from chalicelib.users import api as users
 
 #: The cursor scope's route of a user's block list.
 LIST_ROUTE = "blocks.mine"

@@ -27,7 +27,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chalicelib import users
 from chalicelib.conversations import records
 from chalicelib.conversations.records import ConversationRecord, MemberRecord, MessageRecord
 from chalicelib.kernel.config import settings
@@ -35,6 +34,7 @@ from chalicelib.persistence import batch_reads, storage
 from chalicelib.persistence.transact_items import TransactItem, typed
 from chalicelib.search import counters as list_counters
 from chalicelib.search import keyset
+from chalicelib.users import api as users
 from chalicelib.users.records import UserRecord
 
 SEQUENCE_DIGITS = 10
@@ -143,7 +143,7 @@ def get(conversation_id: str, consistent: bool = False) -> ConversationRecord | 
 def get_with_user(conversation_id: str, user_id: str) -> tuple[ConversationRecord | None, UserRecord | None]:
     """The conversation record and a user record in one BatchGetItem (``None`` for a missing one).
 
-    The user is the users package's part of the read (:func:`chalicelib.users.read_part`).
+    The user is the users package's part of the read (:func:`chalicelib.users.api.read_part`).
     """
     conversation = batch_reads.Part(
         _conversations(), [{"conversationId": conversation_id}], lambda _item: conversation_id, records.conversation

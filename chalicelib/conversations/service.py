@@ -25,8 +25,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from chalicelib import blocks
 from chalicelib.auth.service import Caller
+from chalicelib.blocks import api as blocks
 from chalicelib.conversations import repository
 from chalicelib.conversations.events import message_event_op
 from chalicelib.conversations.models import (

@@ -9,7 +9,7 @@ from pydantic import ConfigDict, StringConstraints
 
 from chalicelib.auth.service import Caller
 from chalicelib.edge.http import route
-from chalicelib.geocoding import GeocodeResult, get_geocoder
+from chalicelib.geocoding.api import GeocodeResult, get_geocoder
 from chalicelib.kernel import errors
 from chalicelib.kernel.json_types import NON_BLANK
 from chalicelib.kernel.model_base import Model

@@ -16,7 +16,7 @@ from decimal import Decimal, InvalidOperation
 import nh3
 
 from chalicelib.categories.models import Category, CategoryField, FieldType
-from chalicelib.geocoding import get_geocoder
+from chalicelib.geocoding.api import get_geocoder
 from chalicelib.kernel import errors
 from chalicelib.kernel.text import multi_line_issue, single_line_issue
 from chalicelib.kernel.urls import InvalidUrl, absolute_http_url

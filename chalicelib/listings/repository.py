@@ -15,7 +15,6 @@ import zlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
-from chalicelib import users
 from chalicelib.kernel.config import settings
 from chalicelib.listings import counters, owner_list, status, status_history
 from chalicelib.listings.index import INDEX_ATTRIBUTES, index_attributes
@@ -25,6 +24,7 @@ from chalicelib.persistence import batch_reads, outbox, storage
 from chalicelib.persistence.transact_items import TransactItem, typed
 from chalicelib.search import counters as list_counters
 from chalicelib.search import keyset
+from chalicelib.users import api as users
 from chalicelib.users.records import UserRecord
 
 
@@ -413,7 +413,7 @@ def transition(
         change increments the stored version (the listing's ETag, :mod:`chalicelib.edge.conditional`).
     extra:
         Items of other tables written in the same transaction (an administrator's decision adds
-        its audit entry, :func:`chalicelib.audit.entry_op`).
+        its audit entry, :func:`chalicelib.audit.api.entry_op`).
 
     Returns
     -------

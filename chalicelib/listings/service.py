@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib import users, webhooks
 from chalicelib.auth.service import Caller
 from chalicelib.categories.models import Category, FieldType
 from chalicelib.categories.registry import all_categories
@@ -40,8 +39,10 @@ from chalicelib.listings.status import Transition
 from chalicelib.persistence import outbox
 from chalicelib.persistence.transact_items import TransactItem
 from chalicelib.persistence.transactions import ConditionFailed, TransactionConflict
+from chalicelib.users import api as users
 from chalicelib.users.records import UserRecord
 from chalicelib.users.service import require_connected, summary_fields
+from chalicelib.webhooks import api as webhooks
 
 #: Field types whose words ``q`` searches (DESIGN §2 "Search": title and text fields).
 SEARCHED_TYPES = {FieldType.TEXT, FieldType.RICHTEXT, FieldType.LOCATION}

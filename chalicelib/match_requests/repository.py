@@ -20,8 +20,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from chalicelib import blocks, listings, users
+from chalicelib.blocks import api as blocks
 from chalicelib.kernel.config import settings
+from chalicelib.listings import api as listings
 from chalicelib.listings.records import ListingRecord
 from chalicelib.match_requests import lists
 from chalicelib.match_requests.lists import ListQuery, RequestList
@@ -31,6 +32,7 @@ from chalicelib.persistence import batch_reads, storage
 from chalicelib.persistence.transact_items import TransactItem, typed
 from chalicelib.search import counters as list_counters
 from chalicelib.search import keyset
+from chalicelib.users import api as users
 from chalicelib.users.records import UserRecord
 
 
@@ -93,7 +95,7 @@ def list_total(query: ListQuery) -> int:
 def listing_with_total(listing_id: str, query: ListQuery) -> tuple[ListingRecord | None, int]:
     """The listing and the exact size of list ``query`` in one BatchGetItem (the listing route's first read).
 
-    The listing is the listings package's part of the read (:func:`chalicelib.listings.read_part`).
+    The listing is the listings package's part of the read (:func:`chalicelib.listings.api.read_part`).
     """
     count = batch_reads.item_part(list_counters.table(), list_counters.key(query.counter), query.counter)
     listing = listings.read_part([listing_id])

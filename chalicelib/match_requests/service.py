@@ -10,8 +10,8 @@
   (:mod:`chalicelib.match_requests.ids`) and written with ``attribute_not_exists``, so of any
   number of simultaneous identical requests exactly one is created; the others get ``Conflict``.
 * Each create is one BatchGetItem plus one TransactWriteItems holding the request, the guard
-  on the listing or profile (:func:`chalicelib.listings.count_request_op`,
-  :func:`chalicelib.users.admits_profile_request_op`: their tables' owners build them), the list counters and the
+  on the listing or profile (:func:`chalicelib.listings.api.count_request_op`,
+  :func:`chalicelib.users.api.admits_profile_request_op`: their tables' owners build them), the list counters and the
   outbox event, built in one place for both kinds (:mod:`chalicelib.match_requests.writes`),
   plus the requester's daily quota counter (``MATCH_REQUESTS_PER_DAY``, ``PROFILE_REQUESTS_PER_DAY``;
   :mod:`chalicelib.rate_limits`): only a request that is written counts, and none is written
@@ -29,13 +29,14 @@ from __future__ import annotations
 
 from typing import cast
 
-from chalicelib import blocks, listings, users
 from chalicelib.auth.service import Caller
+from chalicelib.blocks import api as blocks
 from chalicelib.edge.path_ids import within_limit
 from chalicelib.kernel import clock, errors
 from chalicelib.kernel.pagination import PageQuery
 from chalicelib.kernel.ports import Seam
 from chalicelib.kernel.subject_types import SubjectType
+from chalicelib.listings import api as listings
 from chalicelib.listings import status as listing_status
 from chalicelib.listings.records import ListingRecord
 from chalicelib.match_requests import ids, repository, writes
@@ -57,6 +58,7 @@ from chalicelib.match_requests.writes import Guard
 from chalicelib.persistence.transactions import Transaction, TransactionConflict
 from chalicelib.rate_limits import service as rate_limits
 from chalicelib.rate_limits.service import Quota
+from chalicelib.users import api as users
 from chalicelib.users.records import UserRecord
 from chalicelib.users.service import active_channels, require_connected, summary_from_item
 

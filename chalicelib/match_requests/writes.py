@@ -6,7 +6,7 @@ TransactWriteItems (:class:`chalicelib.persistence.transactions.Transaction`) ho
 * ``request``: the request item itself (a new ``Put`` or the PENDING-conditioned decision);
 * the guard, when the write depends on its subject (``listing``: ACTIVE or still existing;
   ``profile``: the target's policy still admits the requester), from
-  :func:`chalicelib.listings.count_request_op` and friends, built by the owner of the table;
+  :func:`chalicelib.listings.api.count_request_op` and friends, built by the owner of the table;
 * ``counters.N``: the list counters moved by the status change
   (:func:`chalicelib.match_requests.repository.counter_ops`), so every list ``total`` stays exact;
 * ``event``: the outbox event announcing the request in its new status

@@ -13,7 +13,7 @@ commits them as one TransactWriteItems; when a condition fails it asks which ite
         if exc.failed("request"): ...
 
 An item on another package's table comes from that package's published functions (above,
-:func:`chalicelib.listings.count_request_op`): the owner of a table builds every item that
+:func:`chalicelib.listings.api.count_request_op`): the owner of a table builds every item that
 touches it, and the transaction only combines them by name (docs/architecture.md, "Table
 ownership").
 

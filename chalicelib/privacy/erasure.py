@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 from aws_lambda_powertools import Logger
 
-from chalicelib import audit, listings, match_requests, users
+from chalicelib.audit import api as audit
 from chalicelib.audit.records import AuditAction
 from chalicelib.auth import service as auth
 from chalicelib.auth.service import Caller
@@ -35,7 +35,9 @@ from chalicelib.conversations import service as conversations
 from chalicelib.kernel import clock, errors
 from chalicelib.kernel.pagination import MAX_PAGE_SIZE, PageQuery
 from chalicelib.kernel.subject_types import SubjectType
+from chalicelib.listings import api as listings
 from chalicelib.listings import service as listing_service
+from chalicelib.match_requests import api as match_requests
 from chalicelib.match_requests.models import RequestStatus, StatusChange
 from chalicelib.match_requests.records import RequestRecord
 from chalicelib.persistence import outbox
@@ -45,6 +47,7 @@ from chalicelib.privacy import erasure_repository as repository
 from chalicelib.privacy.erasure_models import Erasure
 from chalicelib.privacy.erasure_records import STEPS, ErasureRecord, ErasureStatus, ErasureStep, next_step
 from chalicelib.saved_searches import service as saved_searches
+from chalicelib.users import api as users
 from chalicelib.webhooks import service as webhooks
 from chalicelib.workflows import listing_deletion, request_decisions
 

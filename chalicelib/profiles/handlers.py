@@ -14,7 +14,7 @@ from typing import Any
 
 from chalicelib.profiles import spec
 from chalicelib.search import consumer, index
-from chalicelib.users import version_of
+from chalicelib.users.api import version_of
 from chalicelib.users.records import record
 
 

@@ -19,7 +19,7 @@ import contextvars
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-from chalicelib import blocks
+from chalicelib.blocks import api as blocks
 from chalicelib.kernel import errors
 from chalicelib.kernel.text import words
 from chalicelib.profiles import spec

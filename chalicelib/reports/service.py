@@ -12,16 +12,18 @@
 
 from __future__ import annotations
 
-from chalicelib import audit, listings, users
+from chalicelib.audit import api as audit
 from chalicelib.audit.records import AuditAction
 from chalicelib.conversations import service as conversations
 from chalicelib.kernel import clock, errors
+from chalicelib.listings import api as listings
 from chalicelib.listings import status
 from chalicelib.listings.status import Transition
 from chalicelib.persistence.transactions import ConditionFailed, Transaction, TransactionConflict, TransactItem
 from chalicelib.reports import repository, suspension
 from chalicelib.reports.models import AdminReport, Report, ReportCreate, ReportDecisionBody, ReportPage, ReportQuery
 from chalicelib.reports.records import ReportDecision, ReportRecord, ReportStatus, ReportSubject
+from chalicelib.users import api as users
 
 #: The listing's ``statusReason`` of a hide without a reason.
 DEFAULT_HIDE_REASON = "Hidden by a moderator"

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 
 from aws_lambda_powertools import Logger
 
-from chalicelib import listings
 from chalicelib.kernel import clock, errors
+from chalicelib.listings import api as listings
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.search.spec import Candidate, candidate, matches
 from chalicelib.persistence.transactions import Transaction, TransactionConflict

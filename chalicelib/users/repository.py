@@ -264,7 +264,7 @@ def reinstate_op(user_id: str) -> TransactItem:
     )
 
 
-def erasure_op(user_id: str, step: str, requested_at: str, first: bool) -> TransactItem:
+def erasure_op(user_id: str, step: str, requested_at: str, first: bool = False) -> TransactItem:
     """Transaction ``Update`` recording on the user item where their account erasure stands
     (``erasure``: ``{step, requestedAt}``), for the administrators' list.
 

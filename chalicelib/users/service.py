@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from chalicelib import audit, auth
+from chalicelib.audit import api as audit
 from chalicelib.audit.records import AuditAction
+from chalicelib.auth import api as auth
 from chalicelib.auth import keys, own_keys
 from chalicelib.auth.records import ApiKeyRecord
 from chalicelib.auth.service import ADMIN_SCOPE, Caller

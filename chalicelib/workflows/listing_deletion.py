@@ -1,7 +1,7 @@
 """Deleting a listing rejects its pending requests (reason "listing deleted"); conversations stay.
 
 The first transaction deletes the listing (conditional on its owner and on ``requestCount``
-matching the requests found, see :func:`chalicelib.listings.delete_counted_op`) together with as
+matching the requests found, see :func:`chalicelib.listings.api.delete_counted_op`) together with as
 many rejections as fit; each rejection is two items (the request update and its
 ``match_request.rejected`` event), so the first transaction carries up to
 :data:`FIRST_CHUNK` requests and each further one :data:`CHUNK`. Once the listing is gone no
@@ -17,14 +17,15 @@ from collections.abc import Sequence
 
 from aws_lambda_powertools import Logger
 
-from chalicelib import listings, match_requests
 from chalicelib.auth.service import Caller
 from chalicelib.edge.conditional import check_version
 from chalicelib.kernel import clock, errors
 from chalicelib.kernel.pagination import Deleted
+from chalicelib.listings import api as listings
 from chalicelib.listings.counters import COUNTER_REPLICAS
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.service import owned
+from chalicelib.match_requests import api as match_requests
 from chalicelib.match_requests.events import request_event_op
 from chalicelib.match_requests.models import RequestStatus
 from chalicelib.match_requests.records import RequestRecord

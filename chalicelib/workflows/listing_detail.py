@@ -6,13 +6,13 @@ derived, see :mod:`chalicelib.match_requests.ids`).
 
 from __future__ import annotations
 
-from chalicelib import match_requests
 from chalicelib.auth.service import Caller
 from chalicelib.edge.conditional import Versioned
 from chalicelib.kernel import errors
 from chalicelib.kernel.subject_types import SubjectType
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.service import get_visible, to_model
+from chalicelib.match_requests import api as match_requests
 from chalicelib.match_requests import ids
 from chalicelib.match_requests.models import MatchRequest
 from chalicelib.match_requests.service import to_model as request_model

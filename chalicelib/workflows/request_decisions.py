@@ -13,12 +13,13 @@
 
 from __future__ import annotations
 
-from chalicelib import listings, match_requests
 from chalicelib.auth.service import Caller
 from chalicelib.conversations.service import open_conversation_ops
 from chalicelib.kernel import clock, errors
 from chalicelib.kernel.subject_types import SubjectType
+from chalicelib.listings import api as listings
 from chalicelib.listings.records import ListingRecord
+from chalicelib.match_requests import api as match_requests
 from chalicelib.match_requests import ids
 from chalicelib.match_requests.models import MatchRequest, RequestStatus, StatusChange
 from chalicelib.match_requests.records import RequestRecord

@@ -36,7 +36,7 @@ def aws_resources() -> Iterator[Resources]:
 def reset_process_caches() -> None:
     """Forget cached settings, boto3 clients, API-key lookups, rate-limit hints and the remembered
     block sets (they depend on the environment and the last test's tables)."""
-    from chalicelib import blocks
+    from chalicelib.blocks import api as blocks
     from chalicelib.rate_limits.service import clear_hints
 
     settings.cache_clear()

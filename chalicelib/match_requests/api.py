@@ -1,0 +1,57 @@
+"""What other packages may call on :mod:`chalicelib.match_requests`: its public face.
+
+Other packages import this module, never the package's repository: the transaction item
+builders and reads of the package's table are published here by name (the owner of a table
+builds every item of it, so another package's transaction can hold them), beside the few
+rules that go with them. Changes of the package's own records go through
+:mod:`chalicelib.match_requests.service`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from chalicelib.match_requests import repository
+from chalicelib.match_requests.lists import RequestList
+from chalicelib.match_requests.records import RequestRecord
+from chalicelib.match_requests.repository import (
+    anonymize_requester_op,
+    counter_ops,
+    decide_op,
+    forget_counter_ops,
+    list_for_subject,
+    pending_sent,
+    read_bundle,
+)
+from chalicelib.persistence.transact_items import TransactItem
+
+
+def every_sent(user_id: str) -> list[RequestRecord]:
+    """Every request ``user_id`` sent, any status, newest first (the account erasure's read)."""
+    return repository.every_of(user_id, RequestList.SENT)
+
+
+def every_received(user_id: str) -> list[RequestRecord]:
+    """Every request ``user_id`` received, any status, newest first (the account erasure's read)."""
+    return repository.every_of(user_id, RequestList.RECEIVED)
+
+
+def withdraw_ops(requests: Sequence[RequestRecord]) -> list[TransactItem]:
+    """Transaction items withdrawing PENDING ``requests`` of one requester: each deleted (conditional
+    on PENDING) and taken out of its list counters
+    (:func:`chalicelib.match_requests.repository.withdraw_op`)."""
+    return [*(repository.withdraw_op(r) for r in requests), *repository.removal_counter_ops(requests)]
+
+
+__all__ = [
+    "anonymize_requester_op",
+    "counter_ops",
+    "decide_op",
+    "every_received",
+    "every_sent",
+    "forget_counter_ops",
+    "list_for_subject",
+    "pending_sent",
+    "read_bundle",
+    "withdraw_ops",
+]
