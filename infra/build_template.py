@@ -149,7 +149,7 @@ RESOURCES: dict[str, Any] = {
     # Search counters (and posting lists): pk = what is counted or indexed, sk = shard or member.
     # expiresAt: a removed document's tombstone, kept for the stream's 24 h (search/index.py).
     "SearchIndexTable": _table([("pk", S), ("sk", S)], ttl="expiresAt"),
-    # One GSI per list route and filter combination (chalicelib/match_requests/lists.py), all
+    # One GSI per list route and filter combination (chalicelib/match_requests/list_indexes.py), all
     # sorted newest first by newest = createdAt#requestId: a page is one Query of pageSize + 1.
     "RequestsTable": _table(
         [("requestId", S)],

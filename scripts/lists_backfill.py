@@ -6,7 +6,7 @@ before issue 13 part 6 lack, and take ``total`` from counter items that did not 
 command, run once after deploying the new indexes:
 
 1. Scans the Requests table (an offline Scan, never a request path) and writes the list index
-   attributes (:func:`chalicelib.match_requests.lists.index_attributes`) onto every request
+   attributes (:func:`chalicelib.match_requests.list_indexes.index_attributes`) onto every request
    that lacks them or holds stale ones, conditional on the status it read (a decision in
    between wins; run again to settle);
 2. Scans ConversationMembers and writes ``recent`` / ``memberType`` the same way, conditional
@@ -15,7 +15,7 @@ command, run once after deploying the new indexes:
    (:func:`chalicelib.listings.owner_list.sort_key`) where missing, conditional on the listing
    still existing with the ``createdAt`` it read;
 4. Rewrites every request, conversation and owner's-listings counter item with the exact counts of what it
-   scanned (the same rule as the transactions: :func:`lists.deltas`,
+   scanned (the same rule as the transactions: :func:`list_indexes.deltas`,
    :func:`chalicelib.conversations.repository.member_delta`, :func:`chalicelib.listings.owner_list.delta`) and deletes counter items that
    count nothing any more;
 5. Scans SavedSearchMatches and writes the ``matchedNewest`` sort key
@@ -63,10 +63,10 @@ def tally(
     """The counter items (absolute counts) of ``requests``, conversation ``members`` and ``listings``."""
     from chalicelib.conversations.repository import member_delta
     from chalicelib.listings import owner_list
-    from chalicelib.match_requests import lists
+    from chalicelib.match_requests import list_indexes
     from chalicelib.search import counters as list_counters
 
-    deltas = [delta for request in requests for delta in lists.deltas(request, None, str(request["status"]))]
+    deltas = [delta for request in requests for delta in list_indexes.deltas(request, None, str(request["status"]))]
     deltas += [member_delta(member) for member in members]
     deltas += [owner_list.delta(str(listing["ownerId"]), 1) for listing in listings]
     return [list_counters.put_request(name, counts) for name, counts in list_counters.merge(deltas).items()]
@@ -121,13 +121,13 @@ def backfill() -> dict[str, int]:
     from chalicelib.conversations.repository import member_index_attributes
     from chalicelib.kernel.config import settings
     from chalicelib.listings import owner_list
-    from chalicelib.match_requests import lists
+    from chalicelib.match_requests import list_indexes
     from chalicelib.saved_searches.repository import match_sort_key
 
     config = settings()
     requests = list(scan(config.REQUESTS_TABLE))
     reindexed_requests = sum(
-        _set_missing(config.REQUESTS_TABLE, {"requestId": r["requestId"]}, r, lists.index_attributes(r), "status", r["status"])
+        _set_missing(config.REQUESTS_TABLE, {"requestId": r["requestId"]}, r, list_indexes.index_attributes(r), "status", r["status"])
         for r in requests
     )
     members = list(scan(config.CONVERSATION_MEMBERS_TABLE))

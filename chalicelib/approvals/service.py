@@ -178,7 +178,7 @@ def decide(approval_id: str, body: ApprovalDecision, actor_id: str) -> ApprovalR
         # Never apply a decision without a claim this queue issued and still holds.
         raise errors.NotFound("Unknown or expired approval id; claim the task again") from exc
     try:
-        updated = _apply(listing, body, task.version, actor_id)
+        updated = _decide_if_pending(listing, body, task.version, actor_id)
     except ConditionFailed as exc:
         queue.delete(task.receipt)
         raise _stale_task() from exc
@@ -190,7 +190,7 @@ def _stale_task() -> errors.Conflict:
     return errors.Conflict("The listing changed or was decided since this task was queued; the task was dropped")
 
 
-def _apply(listing: ListingRecord, body: ApprovalDecision, version: int, actor_id: str) -> ListingRecord:
+def _decide_if_pending(listing: ListingRecord, body: ApprovalDecision, version: int, actor_id: str) -> ListingRecord:
     """Approve or reject ``listing`` if it is still PENDING at ``version`` (one conditional
     transaction holding the decision's audit entry by ``actor_id``).
 
@@ -245,7 +245,7 @@ def decide_listing(listing_id: str, body: ApprovalDecision, actor_id: str, versi
     if not status.awaiting_review(listing["status"]):
         raise errors.Conflict("The listing changed or was already decided; read it again")
     try:
-        updated = _apply(listing, body, expected, actor_id)
+        updated = _decide_if_pending(listing, body, expected, actor_id)
     except ConditionFailed as exc:
         if listings.get(listing_id) is None:
             raise errors.NotFound(f"Listing '{listing_id}' not found") from exc

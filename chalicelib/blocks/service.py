@@ -58,7 +58,7 @@ def block(caller_id: str, other_id: str) -> tuple[Block, bool]:
         standing = repository.get(caller_id, other_id)
         if standing is None or not standing.get("blocking"):
             raise errors.Conflict("The block changed meanwhile; retry") from None
-        return _model(standing, name), False
+        return _block_model(standing, name), False
     return Block(userId=other_id, displayName=name, blockedAt=now), True
 
 
@@ -95,10 +95,10 @@ def list_blocks(caller_id: str, query: BlockListQuery) -> BlockPage:
     position = query.page_query().position(f"{LIST_ROUTE}|{caller_id}")
     records, more = repository.page(caller_id, position.page_size, after=position.key)
     names = users.get_users([r["otherId"] for r in records]) if records else {}
-    blocks = [_model(r, names[r["otherId"]]["displayName"] if r["otherId"] in names else "") for r in records]
+    blocks = [_block_model(r, names[r["otherId"]]["displayName"] if r["otherId"] in names else "") for r in records]
     return BlockPage(blocks=blocks, pageSize=position.page_size,
                      nextCursor=position.next_cursor(more and bool(records), records[-1].get("newest") if records else None))
 
 
-def _model(record: BlockRecord, name: str) -> Block:
+def _block_model(record: BlockRecord, name: str) -> Block:
     return Block(userId=record["otherId"], displayName=name, blockedAt=record.get("blockedAt", ""))

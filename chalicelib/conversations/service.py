@@ -97,7 +97,7 @@ def open_conversation_ops(
     return conversation_id, repository.open_ops(conversation, members)
 
 
-def _message(item: MessageRecord, conversation_id: str) -> Message:
+def _message_model(item: MessageRecord, conversation_id: str) -> Message:
     return Message(
         messageId=item["messageId"],
         conversationId=conversation_id,
@@ -125,7 +125,7 @@ def to_model(item: ConversationRecord, viewer_id: str, member: Mapping[str, Any]
         requestId=item["requestId"],
         participants=[Participant(**p, left=p["userId"] in left) for p in item.get("participants") or []],
         otherLeft=any(p != viewer_id for p in left),
-        lastMessage=_message(last, item["conversationId"]) if last else None,
+        lastMessage=_message_model(last, item["conversationId"]) if last else None,
         messageCount=int(item.get("messageCount", 0)),
         unreadCount=unread,
         lastReadMessageId=last_read,
@@ -199,7 +199,7 @@ def list_messages(caller: Caller, conversation_id: str, query: PageQuery) -> Mes
     last = min(first + position.page_size - 1, total)
     items = repository.message_range(conversation_id, first, last) if first <= last else []
     return MessagePage(
-        messages=[_message(m, conversation_id) for m in items], total=total, page=position.page,
+        messages=[_message_model(m, conversation_id) for m in items], total=total, page=position.page,
         pageSize=position.page_size, nextCursor=position.next_cursor(position.after(total)),
     )
 
@@ -223,7 +223,7 @@ def messages_after(caller: Caller, conversation_id: str, after: int) -> tuple[li
     total = int(item.get("messageCount", 0))
     first, last = max(after, 0) + 1, min(total, max(after, 0) + MAX_MESSAGES_AFTER)
     items = repository.message_range(conversation_id, first, last) if first <= last else []
-    return [_message(m, conversation_id) for m in items], total
+    return [_message_model(m, conversation_id) for m in items], total
 
 
 def send_message(caller: Caller, conversation_id: str, content: str, via_api: bool = True) -> Message:
@@ -283,7 +283,7 @@ def send_message(caller: Caller, conversation_id: str, content: str, via_api: bo
             if exc.failed(rate_limits.TRANSACTION_ITEM):
                 raise rate_limits.quota_exceeded(Quota.MESSAGES) from exc
             continue  # someone left, or another message took the number: read again and decide again
-        return _message(message, conversation_id)
+        return _message_model(message, conversation_id)
     raise errors.Conflict("The conversation is receiving many messages at once; retry")
 
 
@@ -298,7 +298,7 @@ def visible_message(caller_id: str, message_id: str) -> Message | None:
     conversation = repository.get(message["conversationId"])
     if conversation is None or caller_id not in conversation["participantIds"]:
         return None
-    return _message(message, message["conversationId"])
+    return _message_model(message, message["conversationId"])
 
 
 def leave(caller: Caller, conversation_id: str) -> LeaveResult:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from chalicelib.match_requests import repository
-from chalicelib.match_requests.lists import RequestList
+from chalicelib.match_requests.list_indexes import RequestList
 from chalicelib.match_requests.records import RequestRecord
 from chalicelib.match_requests.repository import (
     anonymize_requester_op,

@@ -8,7 +8,7 @@ Item shape (both kinds)::
      profile: {displayName, verifiedLevel, country, socialLinks},   # requester, as sent
      channels, message, reason?, conversationId?, createdAt, respondedAt?}
 
-plus the list index attributes of :mod:`chalicelib.match_requests.lists` (``newest`` and
+plus the list index attributes of :mod:`chalicelib.match_requests.list_indexes` (``newest`` and
 the filtered partitions such as ``sentStatus``), which key the ten list GSIs; their sizes are
 counted in the SearchIndex table (:mod:`chalicelib.search.counters`). Ids come from
 :mod:`chalicelib.match_requests.ids`.
@@ -24,8 +24,8 @@ from chalicelib.blocks import api as blocks
 from chalicelib.kernel.config import settings
 from chalicelib.listings import api as listings
 from chalicelib.listings.records import ListingRecord
-from chalicelib.match_requests import lists
-from chalicelib.match_requests.lists import ListQuery, RequestList
+from chalicelib.match_requests import list_indexes
+from chalicelib.match_requests.list_indexes import ListQuery, RequestList
 from chalicelib.match_requests.models import RequestStatus
 from chalicelib.match_requests.records import RequestRecord, record
 from chalicelib.persistence import batch_reads, storage
@@ -41,7 +41,7 @@ def _table() -> str:
 
 
 def _record(item: dict[str, Any]) -> RequestRecord:
-    return record(lists.without_index_attributes(item))
+    return record(list_indexes.without_index_attributes(item))
 
 
 def _key(request_id: str) -> dict[str, str]:
@@ -55,9 +55,9 @@ def get(request_id: str) -> RequestRecord | None:
 
 
 def put_new_op(item: RequestRecord) -> TransactItem:
-    """Transaction ``Put`` of a new request with its list index attributes (:func:`lists.index_attributes`);
+    """Transaction ``Put`` of a new request with its list index attributes (:func:`list_indexes.index_attributes`);
     its condition fails when the id exists (a duplicate)."""
-    return storage.tx_put(_table(), {**item, **lists.index_attributes(item)}, condition="attribute_not_exists(requestId)")
+    return storage.tx_put(_table(), {**item, **list_indexes.index_attributes(item)}, condition="attribute_not_exists(requestId)")
 
 
 def list_page(
@@ -68,7 +68,7 @@ def list_page(
     Parameters
     ----------
     query:
-        The list and its filters (:class:`chalicelib.match_requests.lists.ListQuery`).
+        The list and its filters (:class:`chalicelib.match_requests.list_indexes.ListQuery`).
     size:
         Requests per page.
     after:
@@ -84,7 +84,7 @@ def list_page(
     """
     page = keyset.read_page(_table(), query.index, query.partition, size, after=after, skip=skip)
     items = [_record(i) for i in page.items]
-    return items, (lists.newest(items[-1]) if page.more and items else None)
+    return items, (list_indexes.newest(items[-1]) if page.more and items else None)
 
 
 def list_total(query: ListQuery) -> int:
@@ -128,7 +128,7 @@ def counter_ops(changes: Sequence[tuple[RequestRecord, str | None, str]]) -> lis
     request's ``attribute_not_exists`` or its PENDING condition) make the counts exact.
     """
     return [typed(op) for op in list_counters.add_ops(
-        delta for request, before, after in changes for delta in lists.deltas(request, before, after)
+        delta for request, before, after in changes for delta in list_indexes.deltas(request, before, after)
     )]
 
 
@@ -145,7 +145,7 @@ def decide_op(
 
     The condition (still PENDING and addressed to ``request["recipientId"]``) makes a
     concurrent second decision fail instead of overwriting the first. The status list
-    attributes move with the status (:func:`lists.status_attributes`), so the request leaves
+    attributes move with the status (:func:`list_indexes.status_attributes`), so the request leaves
     the PENDING lists and enters the ``status`` lists in the same write.
     """
     names = {"#st": "status"}
@@ -153,7 +153,7 @@ def decide_op(
     vals: dict[str, Any] = {"st": status, "r": responded_at, "pending": "PENDING", "me": request["recipientId"]}
     changes: dict[str, str | None] = {
         "reason": reason, "conversationId": conversation_id, "listingTitle": listing_title,
-        **lists.status_attributes(request, status),
+        **list_indexes.status_attributes(request, status),
     }
     for attribute, value in changes.items():
         if value is not None:
@@ -229,7 +229,7 @@ def removal_counter_ops(requests: Sequence[RequestRecord]) -> list[TransactItem]
     """Transaction ``Update`` items taking ``requests`` (in their current statuses) out of every list counter."""
     def negated(request: RequestRecord) -> list[list_counters.Delta]:
         return [(name, {a: -d for a, d in counts.items()})
-                for name, counts in lists.deltas(request, None, str(request["status"]))]
+                for name, counts in list_indexes.deltas(request, None, str(request["status"]))]
 
     return [typed(op) for op in list_counters.add_ops(d for request in requests for d in negated(request))]
 
@@ -253,5 +253,5 @@ def anonymize_requester_op(request: RequestRecord) -> TransactItem:
 def forget_counter_ops(user_id: str) -> list[TransactItem]:
     """Transaction ``Delete`` items of ``user_id``'s request list counters (sent, received, and the
     requests about their profile)."""
-    return [storage.tx_delete(list_counters.table(), list_counters.key(lists.counter_name(kind, user_id)))
+    return [storage.tx_delete(list_counters.table(), list_counters.key(list_indexes.counter_name(kind, user_id)))
             for kind in RequestList]

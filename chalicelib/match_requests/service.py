@@ -12,12 +12,12 @@
 * Each create is one BatchGetItem plus one TransactWriteItems holding the request, the guard
   on the listing or profile (:func:`chalicelib.listings.api.count_request_op`,
   :func:`chalicelib.users.api.admits_profile_request_op`: their tables' owners build them), the list counters and the
-  outbox event, built in one place for both kinds (:mod:`chalicelib.match_requests.writes`),
+  outbox event, built in one place for both kinds (:mod:`chalicelib.match_requests.request_transaction`),
   plus the requester's daily quota counter (``MATCH_REQUESTS_PER_DAY``, ``PROFILE_REQUESTS_PER_DAY``;
   :mod:`chalicelib.rate_limits`): only a request that is written counts, and none is written
   beyond the quota (429 ``RATE_LIMITED``).
 * Lists are newest first (ties by request id); without ``subjectType`` they hold both kinds.
-  Each list and filter is its own index (:mod:`chalicelib.match_requests.lists`): a page reads
+  Each list and filter is its own index (:mod:`chalicelib.match_requests.list_indexes`): a page reads
   ``pageSize + 1`` requests and one counter item, whatever the length of the history; every
   create and decision updates the counters in its own transaction, so ``total`` is exact.
 
@@ -39,8 +39,8 @@ from chalicelib.kernel.subject_types import SubjectType
 from chalicelib.listings import api as listings
 from chalicelib.listings import status as listing_status
 from chalicelib.listings.records import ListingRecord
-from chalicelib.match_requests import ids, repository, writes
-from chalicelib.match_requests.lists import ListQuery, RequestList
+from chalicelib.match_requests import ids, repository, request_transaction
+from chalicelib.match_requests.list_indexes import ListQuery, RequestList
 from chalicelib.match_requests.models import (
     ListingRequestQuery,
     MatchRequest,
@@ -54,7 +54,7 @@ from chalicelib.match_requests.ports import Ports
 from chalicelib.match_requests.profile_policy import evaluate
 from chalicelib.match_requests.records import RequesterSnapshot, RequestRecord
 from chalicelib.match_requests.repository import Bundle
-from chalicelib.match_requests.writes import Guard
+from chalicelib.match_requests.request_transaction import Guard
 from chalicelib.persistence.transactions import Transaction, TransactionConflict
 from chalicelib.rate_limits import service as rate_limits
 from chalicelib.rate_limits.service import Quota
@@ -134,7 +134,7 @@ def _new_item(caller: Caller, requester: UserRecord, subject_type: SubjectType, 
 def _send(
     item: RequestRecord, guard: Guard, listing: ListingRecord | None, *, quota: Quota, duplicate: str, guard_failed: errors.DomainError
 ) -> MatchRequest:
-    """Commit a new PENDING request (:func:`writes.request_write`: request, guard, counters, event)
+    """Commit a new PENDING request (:func:`request_transaction.request_write`: request, guard, counters, event)
     with the requester's daily ``quota`` counter in the same transaction.
 
     Parameters
@@ -162,14 +162,14 @@ def _send(
     DomainError
         ``guard_failed``.
     """
-    tx = writes.request_write(_seam.ports.repository.put_new_op(item), item, None, guard, listing)
+    tx = request_transaction.request_write(_seam.ports.repository.put_new_op(item), item, None, guard, listing)
     tx.add("block", blocks.not_blocked_op(item["requesterId"], item["recipientId"]))
     rate_limits.count(tx, item["requesterId"], quota)
     try:
         _seam.ports.commit(tx)
     except TransactionConflict as exc:
         if exc.failed("block"):
-            raise _blocked() from exc
+            raise _blocked_error() from exc
         if exc.failed("request"):
             raise errors.Conflict(f"{duplicate} (requestId '{item['requestId']}')") from exc
         if exc.failed(rate_limits.TRANSACTION_ITEM):
@@ -178,7 +178,7 @@ def _send(
     return to_model(item)
 
 
-def _blocked() -> errors.Blocked:
+def _blocked_error() -> errors.Blocked:
     return errors.Blocked("You cannot send requests to this user")
 
 

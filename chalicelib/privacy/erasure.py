@@ -172,12 +172,12 @@ def resume(user_id: str) -> Erasure:
 StepWork = Callable[[str, str | None], tuple[bool, str | None]]
 
 
-def _keys(user_id: str, _position: str | None) -> tuple[bool, str | None]:
+def _erase_keys(user_id: str, _position: str | None) -> tuple[bool, str | None]:
     auth.delete_user_keys(user_id)
     return True, None
 
 
-def _listings(user_id: str, _position: str | None) -> tuple[bool, str | None]:
+def _erase_listings(user_id: str, _position: str | None) -> tuple[bool, str | None]:
     owner = Caller(user_id)
     page = listing_service.list_my_listings(owner, PageQuery(pageSize=LISTINGS_PER_ROUND))
     for listing in page.listings:
@@ -186,7 +186,7 @@ def _listings(user_id: str, _position: str | None) -> tuple[bool, str | None]:
     return page.nextCursor is None, None
 
 
-def _webhooks(user_id: str, _position: str | None) -> tuple[bool, str | None]:
+def _erase_webhooks(user_id: str, _position: str | None) -> tuple[bool, str | None]:
     owner = Caller(user_id)
     for webhook in webhooks.list_webhooks(owner).webhooks:
         with contextlib.suppress(errors.NotFound):
@@ -194,7 +194,7 @@ def _webhooks(user_id: str, _position: str | None) -> tuple[bool, str | None]:
     return True, None
 
 
-def _saved_searches(user_id: str, _position: str | None) -> tuple[bool, str | None]:
+def _erase_saved_searches(user_id: str, _position: str | None) -> tuple[bool, str | None]:
     owner = Caller(user_id)
     page = saved_searches.list_saved_searches(owner, PageQuery(pageSize=MAX_PAGE_SIZE))
     for search in page.savedSearches:
@@ -207,7 +207,7 @@ def _chunks[T](items: list[T], size: int) -> list[list[T]]:
     return [items[i:i + size] for i in range(0, len(items), size)]
 
 
-def _requests(user_id: str, _position: str | None) -> tuple[bool, str | None]:
+def _erase_requests(user_id: str, _position: str | None) -> tuple[bool, str | None]:
     # Withdrawn: a PENDING request the user sent is deleted (it leaves the recipient's list and
     # counters); one decided meanwhile fails its condition and the round is run again.
     for chunk in _chunks(match_requests.pending_sent(user_id), WITHDRAWALS_PER_TRANSACTION):
@@ -220,7 +220,7 @@ def _requests(user_id: str, _position: str | None) -> tuple[bool, str | None]:
         if request["status"] == RequestStatus.PENDING and request["subjectType"] == SubjectType.PROFILE:
             with contextlib.suppress(errors.Conflict):  # withdrawn or decided meanwhile
                 request_decisions.decide(Caller(user_id), request["requestId"], rejection)
-    decided = [r for r in match_requests.every_sent(user_id) if _named(r)]
+    decided = [r for r in match_requests.every_sent(user_id) if _still_names_requester(r)]
     for chunk in _chunks(decided, SNAPSHOTS_PER_TRANSACTION):
         tx = Transaction()
         for request in chunk:
@@ -229,12 +229,12 @@ def _requests(user_id: str, _position: str | None) -> tuple[bool, str | None]:
     return True, None
 
 
-def _named(request: RequestRecord) -> bool:
+def _still_names_requester(request: RequestRecord) -> bool:
     """Whether the request still carries its requester's snapshot (not yet "Deleted user")."""
     return request["profile"].get("displayName") != "Deleted user" or len(request["profile"]) > 1
 
 
-def _conversations(user_id: str, position: str | None) -> tuple[bool, str | None]:
+def _erase_conversations(user_id: str, position: str | None) -> tuple[bool, str | None]:
     # Every conversation was opened by an accepted request, sent or received: those name them all,
     # the ones the user left before included.
     ids = sorted({r["conversationId"] for r in [*match_requests.every_sent(user_id), *match_requests.every_received(user_id)]
@@ -247,7 +247,7 @@ def _conversations(user_id: str, position: str | None) -> tuple[bool, str | None
     return False, due[CONVERSATIONS_PER_ROUND - 1]
 
 
-def _blocks(user_id: str, _position: str | None) -> tuple[bool, str | None]:
+def _lift_blocks(user_id: str, _position: str | None) -> tuple[bool, str | None]:
     page = blocks.list_blocks(user_id, BlockListQuery(pageSize=MAX_PAGE_SIZE))
     for block in page.blocks:
         with contextlib.suppress(errors.NotFound, errors.Conflict):  # lifted meanwhile; a retry reads again
@@ -257,13 +257,13 @@ def _blocks(user_id: str, _position: str | None) -> tuple[bool, str | None]:
 
 #: The work of each step but the last (:func:`_profile_ops` is part of the completing transaction).
 WORK: dict[ErasureStep, StepWork] = {
-    ErasureStep.KEYS: _keys,
-    ErasureStep.LISTINGS: _listings,
-    ErasureStep.WEBHOOKS: _webhooks,
-    ErasureStep.SAVED_SEARCHES: _saved_searches,
-    ErasureStep.REQUESTS: _requests,
-    ErasureStep.CONVERSATIONS: _conversations,
-    ErasureStep.BLOCKS: _blocks,
+    ErasureStep.KEYS: _erase_keys,
+    ErasureStep.LISTINGS: _erase_listings,
+    ErasureStep.WEBHOOKS: _erase_webhooks,
+    ErasureStep.SAVED_SEARCHES: _erase_saved_searches,
+    ErasureStep.REQUESTS: _erase_requests,
+    ErasureStep.CONVERSATIONS: _erase_conversations,
+    ErasureStep.BLOCKS: _lift_blocks,
 }
 
 

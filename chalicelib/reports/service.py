@@ -99,7 +99,7 @@ def list_reports(admin_id: str, query: ReportQuery) -> ReportPage:
     """
     position = query.page_query().position(f"{QUEUE_ROUTE}|{admin_id}|{query.filters_text()}")
     records, more = repository.queue_page(query.subjectType, query.status, position.page_size, after=position.key)
-    return ReportPage(reports=[_admin(r) for r in records], pageSize=position.page_size,
+    return ReportPage(reports=[_admin_view(r) for r in records], pageSize=position.page_size,
                       nextCursor=position.next_cursor(more and bool(records), records[-1]["queueKey"] if records else None))
 
 
@@ -133,17 +133,17 @@ def decide(admin_id: str, report_id: str, body: ReportDecisionBody) -> AdminRepo
             entry = audit.entry_op(admin_id, AuditAction.REPORT_SUSPEND_USER, report_id, {"userId": report["subjectOwnerId"]})
             Transaction().add("report", decided).add("audit", entry).commit()
         else:
-            _hide(admin_id, report, decided, body.reason or DEFAULT_HIDE_REASON, now)
+            _take_listing_out_of_search(admin_id, report, decided, body.reason or DEFAULT_HIDE_REASON, now)
     except (TransactionConflict, ConditionFailed) as exc:
         raise errors.Conflict("The report or its listing changed meanwhile; read it again") from exc
     if body.decision == ReportDecision.SUSPEND_USER:
         suspension.suspend(admin_id, report["subjectOwnerId"], report_id)
     written: ReportRecord = {**report, "status": ReportStatus.DECIDED, "decision": body.decision, "decidedBy": admin_id,
                              "decidedAt": now}
-    return _admin(written)
+    return _admin_view(written)
 
 
-def _hide(admin_id: str, report: ReportRecord, decided: TransactItem, reason: str, now: str) -> None:
+def _take_listing_out_of_search(admin_id: str, report: ReportRecord, decided: TransactItem, reason: str, now: str) -> None:
     """Take the reported listing out of search (ACTIVE -> REJECTED) with the decision and its audit
     entry in the same transaction; a listing that is no longer ACTIVE (or gone) is out of search
     already, and the decision is recorded alone."""
@@ -162,7 +162,7 @@ def _public(report: ReportRecord) -> Report:
                   decision=report.get("decision"), decidedAt=report.get("decidedAt"))
 
 
-def _admin(report: ReportRecord) -> AdminReport:
+def _admin_view(report: ReportRecord) -> AdminReport:
     return AdminReport(**_public(report).model_dump(), reporterId=report["reporterId"],
                        subjectOwnerId=report["subjectOwnerId"], decidedBy=report.get("decidedBy"))
 

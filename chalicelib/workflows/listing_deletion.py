@@ -43,7 +43,7 @@ DELETE_ATTEMPTS = 4
 #: (:mod:`chalicelib.listings.owner_list`).
 FIXED_ITEMS = 2 + COUNTER_REPLICAS
 #: Counter items every rejection transaction updates once for all its requests: the owner's
-#: received list and the listing's list (:mod:`chalicelib.match_requests.lists`).
+#: received list and the listing's list (:mod:`chalicelib.match_requests.list_indexes`).
 SHARED_COUNTERS = 2
 #: Items per rejection: the request, its event and its requester's sent-list counter.
 ITEMS_PER_REJECTION = 3

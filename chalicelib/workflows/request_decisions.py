@@ -23,8 +23,8 @@ from chalicelib.match_requests import api as match_requests
 from chalicelib.match_requests import ids
 from chalicelib.match_requests.models import MatchRequest, RequestStatus, StatusChange
 from chalicelib.match_requests.records import RequestRecord
+from chalicelib.match_requests.request_transaction import Guard, request_write
 from chalicelib.match_requests.service import to_model
-from chalicelib.match_requests.writes import Guard, request_write
 from chalicelib.persistence.transact_items import TransactItem
 from chalicelib.persistence.transactions import TransactionConflict
 

@@ -156,7 +156,7 @@ def counter_name(kind: RequestList, owner: str) -> str:
     return f"requests#{kind.value}#{owner}"
 
 
-def _filtered(item: Mapping[str, Any], status: str) -> dict[str, str]:
+def _filter_partitions(item: Mapping[str, Any], status: str) -> dict[str, str]:
     """The partition attributes of ``item`` in the filtered indexes, were its status ``status``."""
     attributes = {}
     for (kind, by_type, by_status), (_, partition) in _INDEXES.items():
@@ -173,15 +173,15 @@ def index_attributes(item: Mapping[str, Any]) -> dict[str, str]:
     ``item`` needs ``requestId``, ``createdAt``, ``requesterId``, ``recipientId``,
     ``subjectId``, ``subjectType`` and ``status``.
     """
-    return {SORT: newest(item), **_filtered(item, str(item["status"]))}
+    return {SORT: newest(item), **_filter_partitions(item, str(item["status"]))}
 
 
 def status_attributes(item: Mapping[str, Any], status: str) -> dict[str, str]:
     """The index attributes that change when ``item`` moves to ``status`` (those containing it)."""
-    return {name: value for name, value in _filtered(item, status).items() if name.endswith("Status")}
+    return {name: value for name, value in _filter_partitions(item, status).items() if name.endswith("Status")}
 
 
-def _counted(item: Mapping[str, Any], kind: RequestList, status: str, sign: int) -> dict[str, int]:
+def _counter_moves(item: Mapping[str, Any], kind: RequestList, status: str, sign: int) -> dict[str, int]:
     types = (None, str(item["subjectType"])) if by_type(kind) else (None,)
     return {counter_attribute(t, s): sign for t, s in product(types, (None, status))}
 
@@ -195,9 +195,9 @@ def deltas(item: Mapping[str, Any], from_status: str | None, to_status: str) -> 
     """
     changes: list[Delta] = []
     for kind in RequestList:
-        counts = _counted(item, kind, to_status, +1)
+        counts = _counter_moves(item, kind, to_status, +1)
         if from_status is not None:
-            for attribute, delta in _counted(item, kind, from_status, -1).items():
+            for attribute, delta in _counter_moves(item, kind, from_status, -1).items():
                 counts[attribute] = counts.get(attribute, 0) + delta
         changes.append((counter_name(kind, str(item[OWNER_ATTRIBUTE[kind]])), counts))
     return changes
