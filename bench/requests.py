@@ -64,6 +64,8 @@ sys.path.insert(0, str(_HERE.parent))
 os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
 os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")  # and so would one access-log line per request
 
+from bench.proxy import items_read  # noqa: E402  (after the path set-up above)
+
 READ_OPERATIONS = {"GetItem", "BatchGetItem", "Query", "Scan"}
 TRANSACTION = "TransactWriteItems"
 READ_BUDGET = 2
@@ -115,12 +117,7 @@ class Counter:
         """``after-call`` hook: add the items a read of the route examined (key lookups and buckets excluded)."""
         if model.name not in READ_OPERATIONS or not (context or {}).get("bench_route_read"):
             return
-        if "ScannedCount" in parsed:
-            read = int(parsed["ScannedCount"])
-        elif "Responses" in parsed:
-            read = sum(len(v) for v in parsed["Responses"].values())
-        else:
-            read = 1 if "Item" in parsed else 0
+        read = items_read(model.name, parsed)
         with self.lock:
             self.items += read
 

@@ -46,6 +46,8 @@ import statistics
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -96,6 +98,23 @@ VOCABULARY_SIZE = 3000
 #: :data:`SEARCH_WORDS_FROM` on (people save searches for specific words, not "the").
 SEARCH_WORDS_FROM = 10
 
+
+
+@contextmanager
+def fresh_moto() -> Iterator[None]:
+    """An in-process moto that behaves as AWS does (local_stack's settings), with every table and
+    queue created and the product's settings and clients built afresh for it."""
+    from chalicelib.kernel.config import settings
+    from chalicelib.persistence import storage
+    from local_stack.resources import create_resources
+
+    behave_as_aws()
+    speed_up()
+    with mock_aws():
+        os.environ.update(create_resources())
+        settings.cache_clear()
+        storage.client.cache_clear()
+        yield
 
 def vocabulary(seed: int) -> list[str]:
     """:data:`REAL_WORDS` then made-up words of 2-4 consonant-vowel syllables (deterministic)."""
@@ -301,15 +320,9 @@ def run_size(size: int, listing_count: int, seed: int) -> tuple[list[Row], dict[
     from chalicelib.persistence import storage
     from chalicelib.saved_searches import percolator, service
     from chalicelib.saved_searches.models import SavedSearchCreate
-    from local_stack.resources import create_resources
 
     timings: dict[str, float] = {}
-    behave_as_aws()
-    speed_up()
-    with mock_aws():
-        os.environ.update(create_resources())
-        settings.cache_clear()
-        storage.client.cache_clear()
+    with fresh_moto():
         queries = make_queries(size, seed)
         started = time.perf_counter()
         bulk_load(queries[: size - SERVICE_SAVED])
@@ -347,14 +360,8 @@ def run_empty(listing_count: int, seed: int) -> tuple[list[int], list[int]]:
     from chalicelib.listings.status import Transition
     from chalicelib.persistence import storage
     from chalicelib.saved_searches import percolator
-    from local_stack.resources import create_resources
 
-    behave_as_aws()
-    speed_up()
-    with mock_aws():
-        os.environ.update(create_resources())
-        settings.cache_clear()
-        storage.client.cache_clear()
+    with fresh_moto():
         listings_ = make_listings(listing_count, seed)
         for item in listings_:
             storage.put(settings().LISTINGS_TABLE, item)

@@ -133,7 +133,7 @@ def page(filters: Filters, size: int, after: str | None = None) -> tuple[list[Au
     Raises
     ------
     RuleViolation
-        ``after`` is not a position of this list (field ``cursor``).
+        As :func:`chalicelib.search.keyset.read_page`: ``after`` is no position of this list.
     """
     found = keyset.read_page(_table(), filters.index(), filters.partition(), size, after=after)
     return [record(i) for i in found.items], found.more

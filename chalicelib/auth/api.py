@@ -1,10 +1,7 @@
-"""What other packages may call on :mod:`chalicelib.auth`: its public face.
+"""API key items other packages' transactions hold: a new key and its count against the cap
+(user creation writes both with the user).
 
-Other packages import this module, never the package's repository: the transaction item
-builders and reads of the package's table are published here by name (the owner of a table
-builds every item of it, so another package's transaction can hold them), beside the few
-rules that go with them. Changes of the package's own records go through
-:mod:`chalicelib.auth.service`.
+Other packages import this module, never the repository (docs/architecture.md, "Table ownership").
 """
 
 from __future__ import annotations

@@ -74,13 +74,8 @@ class MemberRecord(TypedDict):
 
 
 def conversation(item: Mapping[str, Any]) -> ConversationRecord:
-    """The typed record of a Conversations item as read.
-
-    Raises
-    ------
-    chalicelib.persistence.record_check.MalformedRecord
-        A field is missing, of another type, or ``subjectType`` is not a known value (the field is named).
-    """
+    """The typed record of a Conversations item as read (checked: MalformedRecord naming the field,
+    an unknown ``subjectType`` included)."""
     return checked(ConversationRecord, item, "conversationId", enums={"subjectType": SubjectType})
 
 

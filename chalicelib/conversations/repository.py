@@ -168,12 +168,9 @@ def list_page(
     ----------
     user_id, subject_type:
         The list: the user's conversations, of one subject type when given.
-    size:
-        Conversations per page.
-    after:
-        The previous page's last ``recent`` key (a cursor's position), or ``None``.
-    skip:
-        Conversations to pass over first (offset pages without a cursor).
+    size, after, skip:
+        Conversations per page; the previous page's last ``recent`` key (a cursor's position) or
+        ``None``; conversations to pass over first (offset pages without a cursor).
 
     Returns
     -------

@@ -192,14 +192,11 @@ def list_messages(caller: Caller, conversation_id: str, query: PageQuery) -> Mes
     NotFound
         No such conversation, or the caller is not a participant.
     """
-    item = _participating(_read(conversation_id), caller, conversation_id)
-    total = int(item.get("messageCount", 0))
+    total = _message_count(caller, conversation_id)
     position = query.position_in("conversation.messages", conversation_id)
     first = position.offset + 1
-    last = min(first + position.page_size - 1, total)
-    items = repository.message_range(conversation_id, first, last) if first <= last else []
     return MessagePage(
-        messages=[_message_model(m, conversation_id) for m in items], total=total, page=position.page,
+        messages=_messages(conversation_id, first, min(first + position.page_size - 1, total)), total=total, page=position.page,
         pageSize=position.page_size, nextCursor=position.next_cursor(position.after(total)),
     )
 
@@ -219,11 +216,19 @@ def messages_after(caller: Caller, conversation_id: str, after: int) -> tuple[li
     NotFound
         No such conversation, or the caller is not a participant.
     """
-    item = _participating(_read(conversation_id), caller, conversation_id)
-    total = int(item.get("messageCount", 0))
-    first, last = max(after, 0) + 1, min(total, max(after, 0) + MAX_MESSAGES_AFTER)
+    total = _message_count(caller, conversation_id)
+    return _messages(conversation_id, max(after, 0) + 1, min(total, max(after, 0) + MAX_MESSAGES_AFTER)), total
+
+
+def _message_count(caller: Caller, conversation_id: str) -> int:
+    """The conversation's ``messageCount`` (one GetItem); raises ``NotFound`` unless the caller takes part."""
+    return int(_participating(_read(conversation_id), caller, conversation_id).get("messageCount", 0))
+
+
+def _messages(conversation_id: str, first: int, last: int) -> list[Message]:
+    """Messages number ``first`` to ``last`` (1-based, inclusive; none when ``first > last``), oldest first."""
     items = repository.message_range(conversation_id, first, last) if first <= last else []
-    return [_message_model(m, conversation_id) for m in items], total
+    return [_message_model(m, conversation_id) for m in items]
 
 
 def send_message(caller: Caller, conversation_id: str, content: str, via_api: bool = True) -> Message:

@@ -115,6 +115,24 @@ class Position:
         return self.offset + self.page_size < total
 
 
+class CursorQuery(Model):
+    """Query parameters of a list that pages by cursor only (no ``page``): ``pageSize`` 1..100
+    (default 20) and the opaque ``cursor`` of the previous page's ``nextCursor``; the list's
+    filters are the subclass's fields (the cursor's scope names them, :meth:`filters_text`)."""
+
+    model_config = ConfigDict(extra="forbid")
+    pageSize: int = Field(default=DEFAULT_PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE)
+    cursor: str | None = Field(default=None, min_length=1, max_length=MAX_CURSOR_LENGTH)
+
+    def page_query(self) -> PageQuery:
+        """This query's paging as a :class:`PageQuery` (page 1 unless the cursor says otherwise)."""
+        return PageQuery(pageSize=self.pageSize, cursor=self.cursor)
+
+    def filters_text(self) -> str:
+        """The filters as the cursor's scope names them (the fields other than ``pageSize`` and ``cursor``)."""
+        return self.model_dump_json(exclude={"pageSize", "cursor"})
+
+
 class Envelope(Model):
     """Common fields of every paginated response."""
 

@@ -69,18 +69,15 @@ def list_page(
     ----------
     query:
         The list and its filters (:class:`chalicelib.match_requests.list_indexes.ListQuery`).
-    size:
-        Requests per page.
-    after:
-        The previous page's last sort key (a cursor's position), or ``None``.
-    skip:
-        Requests to pass over first (offset pages without a cursor).
+    size, after, skip:
+        Requests per page, the previous page's last sort key (a cursor's position) or ``None``,
+        and the requests to pass over first (offset pages without a cursor).
 
     Returns
     -------
     tuple
-        The page's records and the sort key to continue after (``None`` on the last page).
-        Reads at most ``skip + size + 1`` index items (projection ALL, no re-read).
+        As :func:`chalicelib.listings.repository.owner_page`: the page's records and the sort key
+        to continue after (``None`` on the last page), from at most ``skip + size + 1`` index items.
     """
     page = keyset.read_page(_table(), query.index, query.partition, size, after=after, skip=skip)
     items = [_record(i) for i in page.items]

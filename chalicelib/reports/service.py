@@ -64,10 +64,8 @@ def create_report(reporter_id: str, body: ReportCreate) -> Report:
 
     Raises
     ------
-    NotFound
-        No such subject, or not visible to the reporter.
-    RuleViolation
-        The subject is the reporter's own (``details`` names ``subjectId``).
+    NotFound, RuleViolation
+        As :func:`_owner_of`: no such subject visible to the reporter, or the reporter's own.
     Conflict
         The reporter reported this subject already.
     """

@@ -1,10 +1,6 @@
-"""What other packages may call on :mod:`chalicelib.webhooks`: its public face.
+"""Webhook records other packages read by id (a listing's or a user's webhooks, for their payloads).
 
-Other packages import this module, never the package's repository: the transaction item
-builders and reads of the package's table are published here by name (the owner of a table
-builds every item of it, so another package's transaction can hold them), beside the few
-rules that go with them. Changes of the package's own records go through
-:mod:`chalicelib.webhooks.service`.
+Other packages import this module, never the repository (docs/architecture.md, "Table ownership").
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from chalice.test import Client
 
+from bench.proxy import items_read
 from chalicelib.approvals.service import decode_approval_id
 from chalicelib.kernel import clock
 from chalicelib.kernel.config import settings
@@ -172,12 +173,7 @@ class Reads:
 
     def hook(self, parsed: dict[str, Any], model: Any, **_: Any) -> None:
         """botocore ``after-call`` handler: add one response's reads."""
-        if "ScannedCount" in parsed:
-            read = int(parsed["ScannedCount"])
-        elif "Responses" in parsed:
-            read = sum(len(v) for v in parsed["Responses"].values())
-        else:
-            read = 1 if "Item" in parsed else 0
+        read = items_read(model.name, parsed)
         with _reads_lock:
             self.calls.append(model.name)
             self.items += read
