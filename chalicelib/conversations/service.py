@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from chalicelib.auth.service import Caller
@@ -306,6 +306,27 @@ def visible_message(caller_id: str, message_id: str) -> Message | None:
     return _message_model(message, message["conversationId"])
 
 
+def _attempt_reads(caller: Caller, conversation_id: str) -> Iterator[tuple[ConversationRecord, Mapping[str, Any] | None]]:
+    """The conversation (the caller a participant) and the caller's member item, once per attempt
+    (at most :data:`SEND_ATTEMPTS`): first one BatchGetItem, then, after a lost race and a
+    jittered pause, both read strongly consistent (an eventual read may lag the winner's write).
+
+    Raises
+    ------
+    NotFound
+        No such conversation, or the caller is not a participant.
+    """
+    if not path_ids.within_limit(conversation_id):
+        raise _not_found(conversation_id)
+    found, member = repository.get_with_member(conversation_id, caller.user_id)
+    for attempt in range(SEND_ATTEMPTS):
+        if attempt:
+            time.sleep(random.uniform(0, SEND_RETRY_DELAY_SECONDS))  # jitter, not security
+            found = repository.get(conversation_id, consistent=True)
+            member = repository.get_member(caller.user_id, conversation_id)
+        yield _participating(found, caller, conversation_id), member
+
+
 def leave(caller: Caller, conversation_id: str) -> LeaveResult:
     """Leave a conversation (idempotent); the caller's unread messages of it leave their total.
 
@@ -319,15 +340,7 @@ def leave(caller: Caller, conversation_id: str) -> LeaveResult:
     Conflict
         Messages kept arriving through every attempt (retry).
     """
-    if not path_ids.within_limit(conversation_id):
-        raise _not_found(conversation_id)
-    found, member = repository.get_with_member(conversation_id, caller.user_id)
-    for attempt in range(SEND_ATTEMPTS):
-        if attempt:  # after a lost race, read both strongly consistent (an eventual read may lag)
-            time.sleep(random.uniform(0, SEND_RETRY_DELAY_SECONDS))  # jitter, not security
-            found = repository.get(conversation_id, consistent=True)
-            member = repository.get_member(caller.user_id, conversation_id)
-        item = _participating(found, caller, conversation_id)
+    for item, member in _attempt_reads(caller, conversation_id):
         if caller.user_id in (item.get("leftBy") or []):
             return LeaveResult()
         unread, _, _ = repository.read_state(member)
@@ -357,15 +370,7 @@ def mark_read(caller: Caller, conversation_id: str, message_id: str | None) -> R
     Conflict
         Messages kept arriving through every attempt (retry).
     """
-    if not path_ids.within_limit(conversation_id):
-        raise _not_found(conversation_id)
-    conversation, member = repository.get_with_member(conversation_id, caller.user_id)
-    for attempt in range(SEND_ATTEMPTS):
-        if attempt:
-            time.sleep(random.uniform(0, SEND_RETRY_DELAY_SECONDS))  # jitter, not security
-            conversation = repository.get(conversation_id, consistent=True)
-            member = repository.get_member(caller.user_id, conversation_id)
-        conversation = _participating(conversation, caller, conversation_id)
+    for conversation, member in _attempt_reads(caller, conversation_id):
         if member is None:  # left: no read state any more
             return ReadState(conversationId=conversation_id, lastReadMessageId=None, unreadCount=0)
         count = int(conversation.get("messageCount", 0))

@@ -81,20 +81,14 @@ def admin_page(
         Filters (``None``: any); each combination is its own index partition.
     prefix:
         Only display names starting with it (folded, :func:`name_prefix`); ``None``: all.
-    size:
-        Users per page (1..100).
-    after:
-        ``nameKey`` of the previous page's last user (a cursor's position).
+    size, after:
+        Users per page (1..100); ``nameKey`` of the previous page's last user (a cursor's position).
 
     Returns
     -------
     tuple
-        The page's records and whether more follow.
-
-    Raises
-    ------
-    RuleViolation
-        ``after`` is not a position of this list (field ``cursor``).
+        The page's records and whether more follow; a foreign ``after`` raises ``RuleViolation``
+        (field ``cursor``) as :func:`chalicelib.search.keyset.read_page` does.
     """
     index = ADMIN_LISTS[(country is not None, level is not None)]
     partition = {
