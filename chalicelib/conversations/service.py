@@ -156,10 +156,8 @@ def get_conversation(caller: Caller, conversation_id: str) -> Conversation:
     NotFound
         No such conversation, or the caller is not a participant.
     """
-    if not path_ids.within_limit(conversation_id):
-        raise _not_found(conversation_id)
-    item, member = repository.get_with_member(conversation_id, caller.user_id)
-    return to_model(_participating(item, caller, conversation_id), caller.user_id, member)
+    item, member = next(_attempt_reads(caller, conversation_id))  # the first attempt's read only
+    return to_model(item, caller.user_id, member)
 
 
 def list_conversations(caller: Caller, query: ConversationListQuery) -> ConversationPage:

@@ -214,9 +214,8 @@ class WireJSONParser(JSONParser):
     values as their base64 text), which :func:`from_item` converts in one pass anyway.
 
     botocore's modeled parse of a DynamoDB answer visits every attribute value as a structure
-    of ten members and was the largest CPU cost of a read in the API process: about 60 % of a
-    search page's SDK time and a third of botocore's client-side time in the integration tests
-    (cProfile; the known cost and this remedy are boto/boto3#2928 and boto/botocore#3238).
+    of ten members, the largest CPU cost of a read in the API process (the known cost and this
+    remedy: boto/boto3#2928 and boto/botocore#3238).
     Every other output, and every error (``ConditionalCheckFailedException``'s ``Item``,
     ``TransactionCanceledException``'s reasons), is parsed as botocore models it.
     """
@@ -351,8 +350,8 @@ def _from_value(value: Mapping[str, Any]) -> Any:
     Equal to ``_plain(TypeDeserializer().deserialize(value))`` (sets become lists, in the order
     DynamoDB sent them), in one pass without the intermediate ``Decimal`` and ``set`` objects:
     a search page converts hundreds of items, and boto3's deserializer, which dispatches every
-    value through ``getattr`` and builds a ``Decimal`` per number, was the largest CPU cost of a
-    page outside DynamoDB (cProfile, docs/search.md "Cheap pages"). A binary value arrives as
+    value through ``getattr`` and builds a ``Decimal`` per number, is the largest CPU cost of a
+    page outside DynamoDB (docs/search.md, "Cheap pages"). A binary value arrives as
     its base64 text (the wire format: :class:`WireJSONParser`, a stream record's JSON) or as
     bytes (botocore's modeled parse of an error's item) and becomes :class:`Binary` either way;
     anything unexpected goes through boto3's deserializer.
