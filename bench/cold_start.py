@@ -1,4 +1,4 @@
-"""Cold start: the CPU time of ``import app`` against the floor of ``import chalice, boto3, pydantic`` (issue 9).
+"""Cold start: the CPU time of ``import app`` against the floor of ``import chalice, boto3, pydantic``.
 
 A Lambda cold start imports ``app.py`` before serving the first request; what the service adds
 on top of its three unavoidable libraries is what this benchmark watches. Each repetition starts
@@ -12,7 +12,7 @@ of every installed distribution for plugins) and the template's placeholder reso
 (``local_stack.resources``); nothing is called at import. Bytecode caches are warmed by one
 unmeasured run of each side first.
 
-Budget (``--check`` exits 1 when missed): median ratio ``import app`` / floor <= 1.5 (issue 9),
+Budget (``--check`` exits 1 when missed): median ratio ``import app`` / floor <= 1.5,
 or ``--max-ratio``; ``make bench`` checks 1.5 (measured figures: docs/decisions.md, "Cold start").
 
 The route modules load their domain's code with the first request of one of their routes

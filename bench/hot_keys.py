@@ -1,4 +1,4 @@
-"""Hot partition keys (issue 24): a scaled-down day of the mixed workload, projected to the target traffic.
+"""Hot partition keys: a scaled-down day of the mixed workload, projected to the target traffic.
 
 Starts the embedded AWS (``local_stack.moto_server``), a **recording proxy** in front of it and
 the local stack (``python -m local_stack``) pointed at the proxy (``AWS_ENDPOINT_URL``), then
@@ -80,9 +80,9 @@ from bench.stack import wait_answering  # noqa: E402
 from local_stack.cities import CITIES  # noqa: E402
 from local_stack.demo import _listing, approve_pending  # noqa: E402
 
-#: Target traffic per phase, operations per second (issue 24).
+#: Target traffic per phase, operations per second.
 TARGET_PER_SECOND = {"approvals": 300, "searches": 5000, "messages": 2000}
-#: Entities at the target (issue 24: 1 million users, 10 million listings). Conversations and the
+#: Entities at the target (1 million users, 10 million listings). Conversations and the
 #: rest are assumptions of this model: five conversations per user; one webhook and one saved
 #: search per user; events, requests and attempts are written once each (never hot).
 TARGET_ENTITIES = {"usr": 1_000_000, "lst": 10_000_000, "cnv": 5_000_000, "whk": 1_000_000, "ss": 1_000_000,

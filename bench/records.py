@@ -1,4 +1,4 @@
-"""The cost of checking records where they enter (issue 23): a stored item checked against its TypedDict.
+"""The cost of checking records where they enter: a stored item checked against its TypedDict.
 
 Every repository read turns a DynamoDB item into its record through
 :func:`chalicelib.persistence.record_check.checked` (a cached pydantic ``TypeAdapter`` per record type).

@@ -1,4 +1,4 @@
-"""DynamoDB calls per route of the seeker, sourcing and management flows (issue 3, "Performance").
+"""DynamoDB calls per route of the seeker, sourcing and management flows ("Performance").
 
 Runs the app on in-process moto (``moto.mock_aws``) behind Chalice's test client, walks the
 flows once (listing detail, profile detail, create request, accept, send message, list

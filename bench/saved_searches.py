@@ -1,4 +1,4 @@
-"""Saved-search percolator benchmark (issue 14): saved-search items read per approved listing.
+"""Saved-search percolator benchmark: saved-search items read per approved listing.
 
 Stores N saved searches (default: 5,000 and 20,000, each size in a fresh in-process moto)
 spread over the four categories, 50 real cities and a Zipf-distributed vocabulary: searches

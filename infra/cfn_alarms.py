@@ -1,4 +1,4 @@
-"""CloudWatch alarms, their SNS topic and the service's dashboard (issue 24), for the merge template.
+"""CloudWatch alarms, their SNS topic and the service's dashboard, for the merge template.
 
 One alarm per condition the runbook (``docs/operations.md``) has a section for:
 

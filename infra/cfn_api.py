@@ -46,7 +46,7 @@ def _body(code: str, message: str | None) -> str:
 
 #: Headers of every gateway answer. A path under ``/dashboard`` that matches no route is answered
 #: here, not by the app, and every Dashboard answer carries the Dashboard's security headers
-#: (issue 21; ``chalicelib.dashboard.web.SECURITY_HEADERS``); gateway responses cannot depend on
+#: (``chalicelib.dashboard.web.SECURITY_HEADERS``); gateway responses cannot depend on
 #: the path, and on a JSON error body these headers harm no API client. The CSP is ``sandbox``
 #: (no script, no plugin, a unique origin) because a static gateway header value is itself quoted
 #: in single quotes and cannot hold the quoted keywords of ``default-src 'none'``.

@@ -34,7 +34,7 @@ STREAM_DEFAULTS: dict[str, Any] = {
     "MaximumRecordAgeInSeconds": 21600,
 }
 
-#: Batching and parallelism of the posting indexers (issue 20; AWS Lambda Developer Guide, "Using AWS
+#: Batching and parallelism of the posting indexers (AWS Lambda Developer Guide, "Using AWS
 #: Lambda with Amazon DynamoDB": batch size, batching window, "Concurrent batches per shard").
 #: ``BatchSize`` 100: one invocation applies up to 100 records in a few calls
 #: (chalicelib/search/index.py, ``apply``). ``MaximumBatchingWindowInSeconds`` 1: under bulk writes a

@@ -1,4 +1,4 @@
-"""Re-enable, in bulk, the webhooks the failure policy switched off (operator command, issue 24).
+"""Re-enable, in bulk, the webhooks the failure policy switched off (operator command).
 
 When deliveries failed because of a fault on our side (an outage, a bad deploy, the network
 between Lambda and the receivers), the failure policy (spec §8: five consecutive failures) may

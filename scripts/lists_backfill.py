@@ -1,8 +1,8 @@
-"""Backfill the list indexes and counters of existing requests, conversations and listings (operator command, issue 13).
+"""Backfill the list indexes and counters of existing requests, conversations and listings (operator command).
 
 The list routes (``/v1/match-requests/mine``, ``/incoming``, ``/listing/{id}``,
 ``/v1/conversations`` and ``/v1/listings/mine``) read pages from list GSIs keyed by attributes that items written
-before issue 13 part 6 lack, and take ``total`` from counter items that did not exist. This
+written before the list indexes lack, and take ``total`` from counter items that did not exist. This
 command, run once after deploying the new indexes:
 
 1. Scans the Requests table (an offline Scan, never a request path) and writes the list index

@@ -118,7 +118,7 @@ def backfill() -> dict[str, int]:
         if item.get("status") != "ACTIVE":
             continue
         attributes = index_attributes(item)
-        stale = [k for k in LEGACY_GEO_ATTRIBUTES if k in item]  # the pre-issue-13 geo index keys
+        stale = [k for k in LEGACY_GEO_ATTRIBUTES if k in item]  # the legacy geo index keys
         if stale or any(item.get(k) != v for k, v in attributes.items()):
             storage.update(
                 settings().LISTINGS_TABLE, {"listingId": item["listingId"]},

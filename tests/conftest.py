@@ -32,7 +32,7 @@ os.environ.pop("AWS_PROFILE", None)
 # and keeps failing examples in .hypothesis/ (docs/testing.md, "Property tests").
 # Neither profile has a wall-clock bound: hypothesis's default ``deadline`` (200 ms per example) and
 # its ``too_slow`` health check time examples on the wall clock, which failed a join property test
-# on a machine at load 12 (issue 19: no wall-clock assertion in a test; speed lives in bench/).
+# on a machine at load 12 (no wall-clock assertion in a test; speed lives in bench/).
 _NO_WALL_CLOCK = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
 settings.register_profile("deterministic", derandomize=True, database=None, print_blob=True, **_NO_WALL_CLOCK)
 settings.register_profile("explore", derandomize=False, **_NO_WALL_CLOCK)

@@ -96,7 +96,7 @@ def activate(api: Api, admin: User, runner: Any, *listing_ids: str) -> list[dict
 def assert_error(response: Any, status: int, code: str, field: str | None = None) -> dict[str, Any]:
     """Assert the spec's error body ``{code, error, details?, requestId}``; with ``field``, that ``details`` names it.
 
-    ``requestId`` is the response's ``X-Request-Id`` (issue 11).
+    ``requestId`` is the response's ``X-Request-Id``.
     """
     assert response.status_code == status, (response.status_code, response.json)
     body: dict[str, Any] = response.json

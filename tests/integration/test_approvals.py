@@ -119,7 +119,7 @@ def test_claim_returns_the_task_with_the_listing(api: Api, alice: User, admin: U
     [approval] = claim(api, admin)
     assert set(approval) == {"approvalId", "listingId", "listing", "enqueuedAt"}
     assert approval["listingId"] == listing["id"]
-    assert "webhookIds" not in approval["listing"]  # the owner's view only (issue 10)
+    assert "webhookIds" not in approval["listing"]  # the owner's view only
     assert "statusHistory" not in approval["listing"]
     assert approval["listing"] == {k: v for k, v in listing.items() if k not in ("webhookIds", "statusHistory")}
     assert approval["enqueuedAt"] >= listing["createdAt"]

@@ -1,4 +1,4 @@
-"""Conditional requests over the API (issue 11): ETag on listing and profile reads, If-None-Match
+"""Conditional requests over the API: ETag on listing and profile reads, If-None-Match
 -> 304, If-Match on PATCH, status changes and DELETE -> 412 PRECONDITION_FAILED on a mismatch."""
 
 from __future__ import annotations

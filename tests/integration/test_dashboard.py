@@ -840,7 +840,7 @@ def test_test_event_to_an_inactive_webhook_is_refused(api: Api, alice: User) -> 
     assert refused.status_code == 409
 
 
-# --- issue 22: confirmations, field errors, the disabled reason, filters, recover, the catalog ---
+# --- confirmations, field errors, the disabled reason, filters, recover, the catalog ---
 
 
 def test_confirmation_pages_are_404_for_another_users_items(api: Api, alice: User, bob: User) -> None:
@@ -1059,7 +1059,7 @@ def test_a_flash_is_shown_once_to_its_own_session_only_and_expires(api: Api, ali
 
 
 def test_every_post_redirects_and_reloading_the_page_it_leads_to_changes_nothing(api: Api, alice: User, bob: User) -> None:
-    """Issue 22: each Dashboard action answers 303 to a GET page; GETting that page twice (a reload)
+    """Each Dashboard action answers 303 to a GET page; GETting that page twice (a reload)
     leaves the webhooks, the listing and the conversation exactly as the action left them."""
     from tests.integration.request_helpers import active_listing, match_request
 

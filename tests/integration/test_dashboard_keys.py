@@ -1,4 +1,4 @@
-"""Dashboard "API keys" (issue 22 part 7) over in-process moto: create (secret shown once, through
+"""Dashboard "API keys" over in-process moto: create (secret shown once, through
 the session's one-time flash after a 303), revoke after a confirmation page (401 on the next
 call), roll with the old key's expiry (works until then: the clock is patched, no sleeping)."""
 

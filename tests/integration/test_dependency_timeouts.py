@@ -1,4 +1,4 @@
-"""Bounded waiting (issue 10): explicit client timeouts, readiness in GET /v1/health, and a stalled
+"""Bounded waiting: explicit client timeouts, readiness in GET /v1/health, and a stalled
 dependency answered 503 SERVICE_UNAVAILABLE with Retry-After, never a hang.
 
 The stalled endpoint is a real TCP server on 127.0.0.1 that accepts connections and never

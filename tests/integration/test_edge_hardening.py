@@ -1,4 +1,4 @@
-"""Edge hardening (issue 21 part 3): cursors bound to their caller on every list, If-Match and
+"""Edge hardening: cursors bound to their caller on every list, If-Match and
 If-None-Match in the idempotency fingerprint, the Dashboard's security headers on every answer,
 no CORS on the Dashboard, Retry-After on every 503."""
 

@@ -1,4 +1,4 @@
-"""No input makes the API answer 5xx (issue 21 part 1): hypothesis over the route table.
+"""No input makes the API answer 5xx: hypothesis over the route table.
 
 Every API route (``chalicelib.edge.http.ROUTES``) gets JSON edge payloads (integer literals beyond
 Python's 4,300-digit int-string limit, deep nesting, non-finite numbers, lone surrogates, invalid

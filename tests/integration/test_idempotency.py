@@ -1,4 +1,4 @@
-"""Idempotency-Key on POST and PATCH (issue 11, Stripe's semantics): replay byte for byte without
+"""Idempotency-Key on POST and PATCH: replay byte for byte without
 redoing the work, 422 on reuse with another request, 409 while the first is in flight, per-user scope."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The input edges over HTTP (issue 10): JSON depth, control characters, number bounds, path ids
+"""The input edges over HTTP: JSON depth, control characters, number bounds, path ids
 validated at the edge for every route (404 without a read), and webhookIds in the owner's view only."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""One request id finds a delivery's whole story (issue 24): API request -> outbox event -> attempt log and log line."""
+"""One request id finds a delivery's whole story: API request -> outbox event -> attempt log and log line."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """X-Request-Id on every response, requestId in error bodies, correlated JSON logs; CORS headers and
-the preflight the local server answers as API Gateway does (issue 11)."""
+the preflight the local server answers as API Gateway does."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Deleting a saved search removes its stored matches (issue 14 leftover): at once unreachable,
+"""Deleting a saved search removes its stored matches: at once unreachable,
 then deleted by the ``saved_search.deleted`` event in bounded steps that continue themselves,
 reading only what they delete. In-process moto, the local event runner."""
 

@@ -1,4 +1,4 @@
-"""Saved searches (issue 14) on in-process moto: the API, the percolator, alerts and the limit."""
+"""Saved searches on in-process moto: the API, the percolator, alerts and the limit."""
 
 from __future__ import annotations
 

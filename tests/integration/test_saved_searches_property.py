@@ -1,4 +1,4 @@
-"""The percolator's defining property, on moto (issue 14): a listing matches a saved search
+"""The percolator's defining property, on moto: a listing matches a saved search
 exactly when that search, run afterwards through ``GET /v1/listings/search``'s service, returns
 the listing.
 

@@ -157,7 +157,7 @@ def test_backfill_moves_listings_from_the_old_geo_attributes_to_the_new_ones(aws
                  "meta": {"title": "T", "location": "Berlin", "location_lat": "52.52", "location_lng": "13.405"},
                  "channels": [], "webhookIds": [], "status": "ACTIVE", "version": 1, "searchText": "t", "createdAt": now,
                  "updatedAt": now, "geo3": "location#u33", "geo4": "location#u33d", "geo5": "location#u33dc",
-                 "geoSort": f"jobs#hiring#{now}#lst_old_geo"}  # indexed the pre-issue-13 way
+                 "geoSort": f"jobs#hiring#{now}#lst_old_geo"}  # indexed the legacy geo way
     storage.put(settings_().LISTINGS_TABLE, item)
     params = {"meta.location_lat": "52.52", "meta.location_lng": "13.405", "radiusKm": "5"}
     assert [listing.id for listing in search_listings(parse_search(params)).listings] == []

@@ -1,4 +1,4 @@
-"""Planned searches over HTTP: posting-list pages, cursors, stale postings (in-process moto; issue 13)."""
+"""Planned searches over HTTP: posting-list pages, cursors, stale postings (in-process moto)."""
 
 from __future__ import annotations
 

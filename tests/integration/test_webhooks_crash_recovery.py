@@ -1,4 +1,4 @@
-"""Crash recovery and one worker per webhook (issue 21 parts 5 and 6), on the in-process moto.
+"""Crash recovery and one worker per webhook, on the in-process moto.
 
 * A live worker's heartbeat keeps its lane message invisible past the short lease.
 * A worker that stops (its heartbeat stops, it never logs) lets the message reappear after the

@@ -106,7 +106,7 @@ def test_five_consecutive_failures_disable_and_nothing_more_is_sent(fake: FakeSe
     assert len(fake.calls) == 5
     disabled = repository.get(webhook_id) or {}
     assert disabled["disabledAt"].endswith("Z")
-    # why and with what: the Dashboard shows them (issue 22 part 2)
+    # why and with what: the Dashboard shows them
     assert (disabled["disabledReason"], disabled["lastFailure"]) == ("Disabled after 5 consecutive failures", "HTTP 500")
 
 

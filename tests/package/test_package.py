@@ -85,7 +85,7 @@ def test_deployed_functions_get_the_generated_cursor_secret(packaged: Path) -> N
     assert LOCAL_CURSOR_SECRET not in (packaged / "sam.json").read_text()
 
 
-# -- operations (issue 24): tracing, alarms, their topic, the dashboard ------------------------
+# -- operations: tracing, alarms, their topic, the dashboard ------------------------
 
 FUNCTIONS = ["APIHandler", "DeliverWebhooks", "EnqueueApprovals", "EnqueueWebhookDeliveries", "EraseAccounts",
              "MaintainListingPostings", "MaintainProfilePostings", "PercolateSavedSearches", "RetryWebhookDeliveries"]

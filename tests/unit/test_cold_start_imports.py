@@ -1,5 +1,5 @@
 """What ``import app`` (a cold start of the API function) must not load: the heavy pieces are
-imported on the paths that use them (issue 9, part 6; figures in bench/cold_start.py). Pure: a
+imported on the paths that use them (figures in bench/cold_start.py). Pure: a
 fresh interpreter imports the app with placeholder resource names, nothing is called."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Conditional requests (issue 11), the pure rules: entity tags, If-Match and If-None-Match evaluation."""
+"""Conditional requests, the pure rules: entity tags, If-Match and If-None-Match evaluation."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A refused form's errors by field (issue 22 part 8) and the failure text stored when a webhook is disabled."""
+"""A refused form's errors by field and the failure text stored when a webhook is disabled."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The HTTP edge's one table from domain errors to answers (chalicelib.edge.http.ERROR_STATUSES, issue 23 part 2)."""
+"""The HTTP edge's one table from domain errors to answers (chalicelib.edge.http.ERROR_STATUSES)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The list indexes' rules (issue 13 part 6): which GSI serves which list, the attributes a request
+"""The list indexes' rules: which GSI serves which list, the attributes a request
 carries, and how creations and status changes move the list counters (pure, no AWS)."""
 
 from __future__ import annotations

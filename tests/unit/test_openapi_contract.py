@@ -1,5 +1,5 @@
 """The OpenAPI document as an exact contract: what the schema states the server enforces, and
-what it allows the server accepts (issue 11 part 1). Pure: no moto, no server."""
+what it allows the server accepts. Pure: no moto, no server."""
 
 from __future__ import annotations
 
@@ -99,7 +99,7 @@ def test_request_body_examples_are_valid_against_their_schemas(doc: dict[str, An
             validator.validate(example)
 
 
-# --- the findings of issue 11 (schema-valid requests the server refused) -----------------------
+# --- schema-valid requests the server refused) -----------------------
 
 
 def test_country_is_an_enum_of_iso_codes(doc: dict[str, Any]) -> None:

@@ -1,4 +1,4 @@
-"""Request ids and CORS (issue 11), the pure rules: which id a request gets, which CORS headers an origin gets."""
+"""Request ids and CORS, the pure rules: which id a request gets, which CORS headers an origin gets."""
 
 from __future__ import annotations
 

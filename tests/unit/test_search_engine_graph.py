@@ -1,4 +1,4 @@
-"""The search engine's place in the module graph (issue 20): no import cycle, no domain below it.
+"""The search engine's place in the module graph: no import cycle, no domain below it.
 
 ``chalicelib.search`` importing no domain package is an import contract (pyproject.toml,
 ``search-engine``); this test adds what import-linter does not check: in the search area no package imports back
