@@ -3,7 +3,7 @@
 The event handlers import their modules when first called: the API function never loads the
 stream batch utilities or the webhook delivery client. The route modules register their paths
 here but load their domain's services and models with the first request of one of their routes
-(:mod:`chalicelib.lazy`). Both keep the cold start short (``bench/cold_start.py``).
+(:mod:`chalicelib.kernel.lazy_imports`). Both keep the cold start short (``bench/cold_start.py``).
 """
 
 from __future__ import annotations
@@ -16,23 +16,23 @@ from chalicelib.admin.routes import bp as admin_bp
 from chalicelib.approvals.routes import bp as approvals_bp
 from chalicelib.blocks.routes import bp as blocks_bp
 from chalicelib.categories.routes import bp as categories_bp
-from chalicelib.config import settings
+from chalicelib.composition import services as edge_services
 from chalicelib.conversations.routes import bp as conversations_bp
-from chalicelib.cors import cors_middleware
 from chalicelib.dashboard.routes import bp as dashboard_bp
 from chalicelib.dashboard.web import security_headers_middleware
 from chalicelib.docs_page.routes import bp as docs_bp
-from chalicelib.gate import services as edge_services
+from chalicelib.edge.cors import cors_middleware
+from chalicelib.edge.http import chalice_errors_middleware, install_gate
+from chalicelib.edge.request_context import request_context_middleware
 from chalicelib.geocoding.routes import bp as geocoding_bp
-from chalicelib.http import chalice_errors_middleware, install_gate
+from chalicelib.kernel.config import settings
 from chalicelib.listings.routes import bp as listings_bp
 from chalicelib.match_requests.routes import bp as match_requests_bp
-from chalicelib.openapi_route import bp as openapi_bp
+from chalicelib.openapi.route import bp as openapi_bp
 from chalicelib.privacy.routes import bp as privacy_bp
 from chalicelib.profiles.routes import bp as profiles_bp
 from chalicelib.rate_limits.edge import rate_limit_fields_middleware
 from chalicelib.reports.routes import bp as reports_bp
-from chalicelib.request_context import request_context_middleware
 from chalicelib.saved_searches.routes import bp as saved_searches_bp
 from chalicelib.system.routes import bp as system_bp
 from chalicelib.users.routes import bp as users_bp

@@ -60,8 +60,8 @@ _.rich  # listing.html
 _.subject_title  # conversation.html
 
 # Enum members and model or TypedDict fields read by value through validation, JSON and DynamoDB
-# items, never as attributes: chalicelib/channels.py, chalicelib/reports/records.py,
-# chalicelib/profile_summary.py (spec §6 social keys), chalicelib/transact_items.py.
+# items, never as attributes: chalicelib/kernel/channels.py, chalicelib/reports/records.py,
+# chalicelib/kernel/profile_summary.py (spec §6 social keys), chalicelib/persistence/transact_items.py.
 _.TELEGRAM
 _.DISCORD
 _.WHATSAPP

@@ -1,4 +1,4 @@
-"""Cold start: the CPU time of ``import app`` against the floor of ``import chalice, boto3, pydantic`` (issue 9).
+"""Cold start: the CPU time of ``import app`` against the floor of ``import chalice, boto3, pydantic``.
 
 A Lambda cold start imports ``app.py`` before serving the first request; what the service adds
 on top of its three unavoidable libraries is what this benchmark watches. Each repetition starts
@@ -12,11 +12,11 @@ of every installed distribution for plugins) and the template's placeholder reso
 (``local_stack.resources``); nothing is called at import. Bytecode caches are warmed by one
 unmeasured run of each side first.
 
-Budget (``--check`` exits 1 when missed): median ratio ``import app`` / floor <= 1.5 (issue 9),
+Budget (``--check`` exits 1 when missed): median ratio ``import app`` / floor <= 1.5,
 or ``--max-ratio``; ``make bench`` checks 1.5 (measured figures: docs/decisions.md, "Cold start").
 
 The route modules load their domain's code with the first request of one of their routes
-(:mod:`chalicelib.lazy`), so part of what a cold start once paid moves to that request.
+(:mod:`chalicelib.kernel.lazy_imports`), so part of what a cold start once paid moves to that request.
 ``--first-requests N`` also prints what the first requests cost (informational, no budget): in
 N fresh interpreters on an in-process moto, the CPU and wall time of ``import app``, then of a
 first and a second ``GET /v1/health`` and ``GET /v1/listings/search`` (medians).

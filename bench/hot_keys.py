@@ -1,4 +1,4 @@
-"""Hot partition keys (issue 24): a scaled-down day of the mixed workload, projected to the target traffic.
+"""Hot partition keys: a scaled-down day of the mixed workload, projected to the target traffic.
 
 Starts the embedded AWS (``local_stack.moto_server``), a **recording proxy** in front of it and
 the local stack (``python -m local_stack``) pointed at the proxy (``AWS_ENDPOINT_URL``), then
@@ -76,12 +76,13 @@ from bench.proxy import (  # noqa: E402
     schemas,
     wait_idle,
 )
+from bench.stack import wait_answering  # noqa: E402
 from local_stack.cities import CITIES  # noqa: E402
-from local_stack.demo import _listing  # noqa: E402
+from local_stack.demo import _listing, approve_pending  # noqa: E402
 
-#: Target traffic per phase, operations per second (issue 24).
+#: Target traffic per phase, operations per second.
 TARGET_PER_SECOND = {"approvals": 300, "searches": 5000, "messages": 2000}
-#: Entities at the target (issue 24: 1 million users, 10 million listings). Conversations and the
+#: Entities at the target (1 million users, 10 million listings). Conversations and the
 #: rest are assumptions of this model: five conversations per user; one webhook and one saved
 #: search per user; events, requests and attempts are written once each (never hot).
 TARGET_ENTITIES = {"usr": 1_000_000, "lst": 10_000_000, "cnv": 5_000_000, "whk": 1_000_000, "ss": 1_000_000,
@@ -164,15 +165,7 @@ def drive(base_url: str, admin_key: str, recorder: Recorder, scale: int, rng: ra
             created.raise_for_status()
             listings.append((created.json()["id"], user["apiKey"]))
         wait_idle(recorder)
-        approved, deadline = 0, time.monotonic() + 120
-        while approved < len(listings) and time.monotonic() < deadline:
-            claimed = http.post("/v1/admin/approvals/claims", headers=admin, json={"max": 10}).json()["approvals"]
-            if not claimed:
-                time.sleep(0.2)
-                continue
-            for task in claimed:
-                http.post(f"/v1/admin/approvals/{task['approvalId']}", headers=admin, json={"decision": "approve"}).raise_for_status()
-                approved += 1
+        approved = approve_pending(http, admin, len(listings))
         wait_idle(recorder)
         run.ops["approvals"] = approved
 
@@ -361,18 +354,7 @@ def start(recorder_holder: list[Recorder]) -> Iterator[tuple[str, str, Recorder]
         stack = subprocess.Popen([sys.executable, "-m", "local_stack"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     try:
         base_url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 180
-        while True:
-            if stack.poll() is not None:
-                raise RuntimeError(f"local stack exited: {log.read_text()[-3000:]}")
-            try:
-                if httpx.get(f"{base_url}/v1/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"local stack not healthy: {log.read_text()[-3000:]}")
-            time.sleep(0.3)
+        wait_answering(f"{base_url}/v1/health", stack, "local stack", log)
         recorder_holder.append(recorder)
         yield base_url, admin_key, recorder
     finally:

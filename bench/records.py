@@ -1,7 +1,7 @@
-"""The cost of checking records where they enter (issue 23): a stored item checked against its TypedDict.
+"""The cost of checking records where they enter: a stored item checked against its TypedDict.
 
 Every repository read turns a DynamoDB item into its record through
-:func:`chalicelib.record_check.checked` (a cached pydantic ``TypeAdapter`` per record type).
+:func:`chalicelib.persistence.record_check.checked` (a cached pydantic ``TypeAdapter`` per record type).
 This measures, per record type, the microseconds of one read's conversion with the check and
 against a baseline measured in the same run (a plain copy of the item: what the unchecked,
 ``cast``-based conversion cost at most), and then what the check adds to one search page. The
@@ -32,11 +32,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from chalicelib import outbox
 from chalicelib.auth import records as auth
 from chalicelib.conversations import records as conversations
 from chalicelib.listings import records as listings
 from chalicelib.match_requests import records as requests
+from chalicelib.persistence import outbox
 from chalicelib.saved_searches import records as saved
 from chalicelib.users import records as users
 from chalicelib.webhooks import records as webhooks

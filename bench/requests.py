@@ -1,4 +1,4 @@
-"""DynamoDB calls per route of the seeker, sourcing and management flows (issue 3, "Performance").
+"""DynamoDB calls per route of the seeker, sourcing and management flows ("Performance").
 
 Runs the app on in-process moto (``moto.mock_aws``) behind Chalice's test client, walks the
 flows once (listing detail, profile detail, create request, accept, send message, list
@@ -60,9 +60,11 @@ from typing import Any
 _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 sys.path.insert(0, str(_HERE.parent))
-# EMF metric lines (chalicelib.metrics) would drown the table: the stacks and workers started here inherit this.
+# EMF metric lines (chalicelib.telemetry.metrics) would drown the table: the stacks and workers started here inherit this.
 os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
 os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")  # and so would one access-log line per request
+
+from bench.proxy import items_read  # noqa: E402  (after the path set-up above)
 
 READ_OPERATIONS = {"GetItem", "BatchGetItem", "Query", "Scan"}
 TRANSACTION = "TransactWriteItems"
@@ -115,12 +117,7 @@ class Counter:
         """``after-call`` hook: add the items a read of the route examined (key lookups and buckets excluded)."""
         if model.name not in READ_OPERATIONS or not (context or {}).get("bench_route_read"):
             return
-        if "ScannedCount" in parsed:
-            read = int(parsed["ScannedCount"])
-        elif "Responses" in parsed:
-            read = sum(len(v) for v in parsed["Responses"].values())
-        else:
-            read = 1 if "Item" in parsed else 0
+        read = items_read(model.name, parsed)
         with self.lock:
             self.items += read
 
@@ -176,12 +173,13 @@ def run(check: bool) -> int:
     """Build the data, measure the routes, print the table and the summary line."""
     from chalice.test import Client
 
-    from chalicelib import clock, storage
     from chalicelib.auth import own_keys
     from chalicelib.auth.service import Caller, clear_cache
-    from chalicelib.config import settings
+    from chalicelib.kernel import clock
+    from chalicelib.kernel.config import settings
     from chalicelib.listings import repository as listings
     from chalicelib.listings.status import Transition
+    from chalicelib.persistence import storage
     from chalicelib.users.models import AdminUserCreate
     from chalicelib.users.service import create_user
     from local_stack.resources import create_resources
@@ -367,7 +365,7 @@ EVENTS_PAGE = 10
 def measure_events(measure: Callable[..., Any], owner: str, owner_id: str) -> None:
     """The events routes on the owner's history (the events of every request, decision and message
     of the flows above), with 25 logged attempts of one event to five webhooks."""
-    from chalicelib import clock
+    from chalicelib.kernel import clock
     from chalicelib.webhooks import signing
     from chalicelib.webhooks.delivery import attempt_log
 

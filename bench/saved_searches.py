@@ -1,4 +1,4 @@
-"""Saved-search percolator benchmark (issue 14): saved-search items read per approved listing.
+"""Saved-search percolator benchmark: saved-search items read per approved listing.
 
 Stores N saved searches (default: 5,000 and 20,000, each size in a fresh in-process moto)
 spread over the four categories, 50 real cities and a Zipf-distributed vocabulary: searches
@@ -46,6 +46,8 @@ import statistics
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -63,7 +65,7 @@ from moto import mock_aws  # noqa: E402
 from local_stack.cities import CITIES  # noqa: E402
 from local_stack.moto_server import behave_as_aws, speed_up  # noqa: E402
 
-# EMF metric lines (chalicelib.metrics) would drown the table: the stacks and workers started here inherit this.
+# EMF metric lines (chalicelib.telemetry.metrics) would drown the table: the stacks and workers started here inherit this.
 os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
 
 #: Saved searches per size created through the service's own transactions.
@@ -96,6 +98,23 @@ VOCABULARY_SIZE = 3000
 #: :data:`SEARCH_WORDS_FROM` on (people save searches for specific words, not "the").
 SEARCH_WORDS_FROM = 10
 
+
+
+@contextmanager
+def fresh_moto() -> Iterator[None]:
+    """An in-process moto that behaves as AWS does (local_stack's settings), with every table and
+    queue created and the product's settings and clients built afresh for it."""
+    from chalicelib.kernel.config import settings
+    from chalicelib.persistence import storage
+    from local_stack.resources import create_resources
+
+    behave_as_aws()
+    speed_up()
+    with mock_aws():
+        os.environ.update(create_resources())
+        settings.cache_clear()
+        storage.client.cache_clear()
+        yield
 
 def vocabulary(seed: int) -> list[str]:
     """:data:`REAL_WORDS` then made-up words of 2-4 consonant-vowel syllables (deterministic)."""
@@ -190,8 +209,8 @@ def make_queries(count: int, seed: int) -> list[dict[str, str]]:
 
 def make_listings(count: int, seed: int) -> list[dict[str, Any]]:
     """``count`` PENDING listing items (valid meta, coordinates, searchText) of 40 owners."""
-    from chalicelib import clock
     from chalicelib.categories.registry import all_categories
+    from chalicelib.kernel import clock
     from chalicelib.listings.service import search_text
 
     rng = random.Random(seed)
@@ -220,8 +239,9 @@ def make_listings(count: int, seed: int) -> list[dict[str, Any]]:
 
 def bulk_load(queries: list[dict[str, str]]) -> None:
     """Write saved searches, owner counters, posting shards and the scope counts as the service lays them out."""
-    from chalicelib import clock, storage
-    from chalicelib.config import settings
+    from chalicelib.kernel import clock
+    from chalicelib.kernel.config import settings
+    from chalicelib.persistence import storage
     from chalicelib.saved_searches import postings, repository
     from chalicelib.saved_searches.query import parsed
 
@@ -292,22 +312,17 @@ class Row:
 
 def run_size(size: int, listing_count: int, seed: int) -> tuple[list[Row], dict[str, float]]:
     """Seed ``size`` saved searches in a fresh moto, approve ``listing_count`` listings, return the rows."""
-    from chalicelib import clock, storage
     from chalicelib.auth.service import Caller
-    from chalicelib.config import settings
+    from chalicelib.kernel import clock
+    from chalicelib.kernel.config import settings
     from chalicelib.listings import repository as listings
     from chalicelib.listings.status import Transition
+    from chalicelib.persistence import storage
     from chalicelib.saved_searches import percolator, service
     from chalicelib.saved_searches.models import SavedSearchCreate
-    from local_stack.resources import create_resources
 
     timings: dict[str, float] = {}
-    behave_as_aws()
-    speed_up()
-    with mock_aws():
-        os.environ.update(create_resources())
-        settings.cache_clear()
-        storage.client.cache_clear()
+    with fresh_moto():
         queries = make_queries(size, seed)
         started = time.perf_counter()
         bulk_load(queries[: size - SERVICE_SAVED])
@@ -339,19 +354,14 @@ def run_size(size: int, listing_count: int, seed: int) -> tuple[list[Row], dict[
 def run_empty(listing_count: int, seed: int) -> tuple[list[int], list[int]]:
     """Approve ``listing_count`` listings in a fresh moto without any saved search; the DynamoDB
     calls and saved-search items each percolation made."""
-    from chalicelib import clock, storage
-    from chalicelib.config import settings
+    from chalicelib.kernel import clock
+    from chalicelib.kernel.config import settings
     from chalicelib.listings import repository as listings
     from chalicelib.listings.status import Transition
+    from chalicelib.persistence import storage
     from chalicelib.saved_searches import percolator
-    from local_stack.resources import create_resources
 
-    behave_as_aws()
-    speed_up()
-    with mock_aws():
-        os.environ.update(create_resources())
-        settings.cache_clear()
-        storage.client.cache_clear()
+    with fresh_moto():
         listings_ = make_listings(listing_count, seed)
         for item in listings_:
             storage.put(settings().LISTINGS_TABLE, item)

@@ -92,7 +92,14 @@ def tree(rev: str | None) -> Iterator[Path]:
         yield Path(tmp)
 
 
-def _wait(url: str, process: subprocess.Popen[bytes], what: str, log: Path | None, timeout: float = 180) -> None:
+def wait_answering(url: str, process: subprocess.Popen[bytes], what: str, log: Path | None, timeout: float = 180) -> None:
+    """Poll ``url`` until it answers 200 (every 0.3 s, up to ``timeout`` seconds).
+
+    Raises
+    ------
+    RuntimeError
+        ``process`` exited first (with the tail of ``log``), or ``timeout`` passed.
+    """
     deadline = time.monotonic() + timeout
     with httpx.Client(timeout=2) as poller:
         while True:
@@ -227,7 +234,7 @@ def running_stack(root: Path, label: str, images: bool = True, log_name: str = "
     stack: subprocess.Popen[bytes] | None = None
     proxy = None
     try:
-        _wait(f"http://{HOST}:{aws_port}/moto-api/", moto, "the embedded AWS", None)
+        wait_answering(f"http://{HOST}:{aws_port}/moto-api/", moto, "the embedded AWS", None)
         template = json.loads((root / "infra" / "resources.json").read_text())
         recorder = Recorder(f"http://{HOST}:{aws_port}", schemas(template), images=images)
         proxy = proxy_server(recorder, bench_port())
@@ -239,7 +246,7 @@ def running_stack(root: Path, label: str, images: bool = True, log_name: str = "
         with log.open("wb") as out:
             stack = subprocess.Popen([sys.executable, "-m", "local_stack"], cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
         base_url = f"http://{HOST}:{api_port}"
-        _wait(f"{base_url}/v1/health", stack, f"the local stack ({label})", log)
+        wait_answering(f"{base_url}/v1/health", stack, f"the local stack ({label})", log)
         bench = BenchStack(label, root, base_url, recorder, stack, moto)
         try:
             yield bench

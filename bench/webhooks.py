@@ -80,7 +80,7 @@ from typing import Any
 if sys.path and Path(sys.path[0] or ".").resolve() == Path(__file__).resolve().parent:
     sys.path.pop(0)
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-# EMF metric lines (chalicelib.metrics) would drown the table: the stacks and workers started here inherit this.
+# EMF metric lines (chalicelib.telemetry.metrics) would drown the table: the stacks and workers started here inherit this.
 os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
 
 P99_BUDGET_SECONDS = 2.0
@@ -231,8 +231,8 @@ def _start_stack(stack: ExitStack, timeout: float, delays: str) -> Any:
     stack.callback(moto.terminate)
     os.environ["AWS_ENDPOINT_URL"] = f"http://127.0.0.1:{port}"
 
-    from chalicelib import storage
-    from chalicelib.config import settings
+    from chalicelib.kernel.config import settings
+    from chalicelib.persistence import storage
     from local_stack.resources import create_resources
 
     os.environ.update(create_resources())
@@ -319,7 +319,7 @@ def _fanout_owner(ports: list[int]) -> tuple[str, list[str]]:
 
 def _emit(recipient: str, content: str) -> None:
     """One ``message.new`` outbox event to ``recipient``, written as the services write it."""
-    from chalicelib import outbox, storage
+    from chalicelib.persistence import outbox, storage
 
     data = {"conversationId": "cnv_bench", "messageId": f"msg_{content}", "senderId": "usr_sender", "senderName": "Bench",
             "content": content, "isApiSent": True, "createdAt": "2026-11-22T00:00:00.000Z"}
@@ -350,7 +350,7 @@ class LaneDepth:
     on a thread of its own; :meth:`peak` is the most seen since the last :meth:`reset`."""
 
     def __init__(self, queue_url: str) -> None:
-        from chalicelib import storage
+        from chalicelib.persistence import storage
 
         self._sqs, self._url = storage.client("sqs"), queue_url
         self._peak = 0
@@ -361,7 +361,7 @@ class LaneDepth:
     def _run(self) -> None:
         from botocore.exceptions import ClientError
 
-        from chalicelib import errors
+        from chalicelib.kernel import errors
 
         names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
         while not self._stop.wait(DEPTH_SAMPLE_SECONDS):
@@ -388,7 +388,7 @@ class ServerWait:
     :meth:`high` is the 99th percentile (ms) of the samples since the last :meth:`reset`."""
 
     def __init__(self, queue_name: str) -> None:
-        from chalicelib import storage
+        from chalicelib.persistence import storage
 
         self._sqs, self._name = storage.client("sqs"), queue_name
         self._samples: list[float] = []
@@ -399,7 +399,7 @@ class ServerWait:
     def _run(self) -> None:
         from botocore.exceptions import ClientError
 
-        from chalicelib import errors
+        from chalicelib.kernel import errors
 
         while not self._stop.wait(WAIT_SAMPLE_SECONDS):
             started = time.perf_counter()
@@ -425,7 +425,7 @@ def send_cost(depth: int, repeats: int = 3) -> tuple[float, float]:
     is deleted after."""
     import statistics
 
-    from chalicelib import storage
+    from chalicelib.persistence import storage
 
     sqs = storage.client("sqs")
     url = sqs.create_queue(QueueName=f"bench-calibration-{os.getpid()}.fifo", Attributes={"FifoQueue": "true"})["QueueUrl"]
@@ -527,7 +527,7 @@ def run_crash(receivers: Receivers, lane_worker: LaneWorker, user_id: str, webho
 
 
 def _wait_inactive(webhook_id: str, timeout: float) -> bool:
-    from chalicelib import errors
+    from chalicelib.kernel import errors
     from chalicelib.webhooks import repository
 
     deadline = time.monotonic() + timeout
@@ -572,7 +572,7 @@ def main() -> int:
         lane_worker = LaneWorker(dict(os.environ))
         lane_worker.start()
         stack.callback(lane_worker.stop)
-        from chalicelib.config import settings
+        from chalicelib.kernel.config import settings
 
         lease = settings().DELIVERY_LEASE_SECONDS
         depth = LaneDepth(settings().DELIVERY_QUEUE_URL)

@@ -1,4 +1,4 @@
-"""CloudWatch alarms, their SNS topic and the service's dashboard (issue 24), for the merge template.
+"""CloudWatch alarms, their SNS topic and the service's dashboard, for the merge template.
 
 One alarm per condition the runbook (``docs/operations.md``) has a section for:
 
@@ -13,7 +13,7 @@ Every alarm notifies :data:`TOPIC` (``AWS::SNS::Topic``, e-mail subscription fro
 with the reason for each (the service's promises: ``docs/operations.md``, "Promises");
 ``tests/package`` asserts each alarm's metric, threshold and action in the packaged template.
 The dashboard (:data:`DASHBOARD`) graphs the same metrics and the service's own EMF metrics
-(``chalicelib/metrics.py``).
+(``chalicelib/telemetry/metrics.py``).
 
 Metric names and dimensions: AWS docs "Amazon SQS metrics", "Lambda function metrics",
 "Amazon API Gateway dimensions and metrics" (REST APIs publish by ``ApiName``).
@@ -25,7 +25,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from chalicelib import metrics
+from chalicelib.telemetry import metrics
 from infra.cfn_functions import API_HANDLER, EventSource
 
 #: Logical id of the alarms' SNS topic, and of the parameter naming its e-mail subscriber.

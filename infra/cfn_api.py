@@ -39,14 +39,14 @@ RETRY_AFTER_SECONDS = 1
 
 def _body(code: str, message: str | None) -> str:
     """A response template: ``message`` as literal text, or API Gateway's own message when ``None``;
-    ``requestId`` is API Gateway's request id (as the app's error bodies, chalicelib.request_context)."""
+    ``requestId`` is API Gateway's request id (as the app's error bodies, chalicelib.edge.request_context)."""
     error = "$context.error.messageString" if message is None else json.dumps(message)  # the former is quoted JSON
     return '{"code": ' + json.dumps(code) + ', "error": ' + error + ', "requestId": "$context.requestId"}'
 
 
 #: Headers of every gateway answer. A path under ``/dashboard`` that matches no route is answered
 #: here, not by the app, and every Dashboard answer carries the Dashboard's security headers
-#: (issue 21; ``chalicelib.dashboard.web.SECURITY_HEADERS``); gateway responses cannot depend on
+#: (``chalicelib.dashboard.web.SECURITY_HEADERS``); gateway responses cannot depend on
 #: the path, and on a JSON error body these headers harm no API client. The CSP is ``sandbox``
 #: (no script, no plugin, a unique origin) because a static gateway header value is itself quoted
 #: in single quotes and cannot hold the quoted keywords of ``default-src 'none'``.

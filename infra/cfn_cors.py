@@ -2,7 +2,7 @@
 
 The browser's preflight never reaches the Lambda function. Each path of Chalice's API
 definition gets an ``options`` operation whose mock integration answers 204 with the methods
-and headers of :mod:`chalicelib.cors` and, when the request's ``Origin`` is one of the stage's
+and headers of :mod:`chalicelib.edge.cors` and, when the request's ``Origin`` is one of the stage's
 allowed origins (the ``CorsAllowedOrigins`` parameter, which also becomes the functions'
 ``CORS_ALLOWED_ORIGINS``), ``Access-Control-Allow-Origin`` (set by a mapping template through
 ``$context.responseOverride``). The local server answers preflights with the same rules
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib import cors
+from chalicelib.edge import cors
 
 PARAMETER = "CorsAllowedOrigins"
 

@@ -3,7 +3,7 @@
 Chalice names the functions after the Python handlers (``deliver_webhooks`` ->
 ``DeliverWebhooks``, the API handler ``APIHandler``) and their event sources
 ``<Function>DynamodbEventSource`` / ``<Function>SqsEventSource``; its mappings point at the
-placeholder ARNs of ``chalicelib.config`` and cannot set partial-batch responses, bisection,
+placeholder ARNs of ``chalicelib.kernel.config`` and cannot set partial-batch responses, bisection,
 retry limits or on-failure destinations (DESIGN "Deployment facts"). The overrides are
 computed from ``app.event_sources`` when the template is generated: ``chalice package``
 merges the template key by key, so an override for a function that does not exist would
@@ -34,7 +34,7 @@ STREAM_DEFAULTS: dict[str, Any] = {
     "MaximumRecordAgeInSeconds": 21600,
 }
 
-#: Batching and parallelism of the posting indexers (issue 20; AWS Lambda Developer Guide, "Using AWS
+#: Batching and parallelism of the posting indexers (AWS Lambda Developer Guide, "Using AWS
 #: Lambda with Amazon DynamoDB": batch size, batching window, "Concurrent batches per shard").
 #: ``BatchSize`` 100: one invocation applies up to 100 records in a few calls
 #: (chalicelib/search/index.py, ``apply``). ``MaximumBatchingWindowInSeconds`` 1: under bulk writes a
@@ -149,7 +149,7 @@ def resource_of_arn(arn: str, candidates: list[str]) -> str:
     """The logical id among ``candidates`` whose physical name ``arn`` names.
 
     Physical names are the logical ids, possibly prefixed (local stack, tests) or with the
-    placeholders of ``chalicelib.config`` (``...:table/EventsTable/stream/placeholder``,
+    placeholders of ``chalicelib.kernel.config`` (``...:table/EventsTable/stream/placeholder``,
     ``...:DeliveryRetryQueue``).
 
     Raises

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-#: DynamoDB calls of ``chalicelib.storage`` (TransactWriteItems is authorized per item:
+#: DynamoDB calls of ``chalicelib.persistence.storage`` (TransactWriteItems is authorized per item:
 #: Put/Update/Delete/ConditionCheck, there is no IAM action of its own).
 TABLE_ACTIONS = [
     "dynamodb:BatchGetItem",

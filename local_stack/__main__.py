@@ -113,7 +113,7 @@ def stage_environment(stage: str = "local") -> dict[str, str]:
 
 def register_admin_key(api_key: str | None) -> tuple[str, bool]:
     """Register ``api_key`` (or a new one) as an administrator's key; returns ``(key, created)``."""
-    from chalicelib import errors
+    from chalicelib.kernel import errors
     from chalicelib.users.models import AdminUserCreate
     from chalicelib.users.service import create_user
 

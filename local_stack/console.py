@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Where the API's access log goes unless VERBOSE=1 (one JSON line per request).
 ACCESS_LOG = ROOT / ".local" / "requests.log"
 #: Where the functions' metric lines go (CloudWatch embedded metric format, one JSON line each;
-#: ``METRICS_LOG``, read by ``chalicelib.metrics``), unless the caller's environment names another file.
+#: ``METRICS_LOG``, read by ``chalicelib.telemetry.metrics``), unless the caller's environment names another file.
 METRICS_LOG = ROOT / ".local" / "metrics.log"
 
 console = Console()

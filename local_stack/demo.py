@@ -119,14 +119,31 @@ def seed_demo(base_url: str, admin_key: str, runner: Any | None = None, listings
             body = {**_listing(rng, index, CITIES[index % len(CITIES)]), "channels": ["telegram", "email"]}
             http.post("/v1/listings", headers={"Authorization": f"Bearer {user['apiKey']}"}, json=body).raise_for_status()
             tick("Demo listings")
-        approved, deadline = 0, time.monotonic() + 120
-        while approved < listings and time.monotonic() < deadline:
-            claimed = http.post("/v1/admin/approvals/claims", headers=admin, json={"max": 10}).json()["approvals"]
-            if not claimed:
-                time.sleep(0.2)
-                continue
-            for task in claimed:
-                http.post(f"/v1/admin/approvals/{task['approvalId']}", headers=admin, json={"decision": "approve"}).raise_for_status()
-                approved += 1
-                tick("Approving demo listings")
+        approved = approve_pending(http, admin, listings, on_each=lambda: tick("Approving demo listings"))
     return {"users": [{"userId": u["userId"], "apiKey": u["apiKey"], "displayName": u["displayName"]} for u in users], "listings": approved}
+
+
+def approve_pending(
+    http: httpx.Client, admin: dict[str, str], expected: int, on_each: Callable[[], None] | None = None, seconds: float = 120
+) -> int:
+    """Claim and approve listings through the admin API until ``expected`` are approved or
+    ``seconds`` pass (submissions reach the approval queue through the Events stream, a moment
+    after their POST); returns how many were approved.
+
+    Raises
+    ------
+    httpx.HTTPStatusError
+        A decision was refused.
+    """
+    approved, deadline = 0, time.monotonic() + seconds
+    while approved < expected and time.monotonic() < deadline:
+        claimed = http.post("/v1/admin/approvals/claims", headers=admin, json={"max": 10}).json()["approvals"]
+        if not claimed:
+            time.sleep(0.2)
+            continue
+        for task in claimed:
+            http.post(f"/v1/admin/approvals/{task['approvalId']}", headers=admin, json={"decision": "approve"}).raise_for_status()
+            approved += 1
+            if on_each is not None:
+                on_each()
+    return approved

@@ -9,7 +9,7 @@ lane with work. The pool keeps :attr:`PoolBounds.spare` idle workers polling bes
 starting one whenever a worker turns busy, up to :attr:`PoolBounds.maximum`, and lets an idle
 worker beyond the spares stop after :data:`RETIRE_AFTER_SECONDS` without work. So any number of
 hanging receivers below the maximum holds only its own workers while others keep polling; a
-fixed pool of 8 was held entirely by 8 hanging receivers (issue 21).
+fixed pool of 8 was held entirely by 8 hanging receivers.
 
 The slow lanes' queue (``SlowDeliveryQueue``) gets a pool of its own, as its own function in
 production: at most ``DELIVERY_SLOW_LANES`` workers (:func:`slow_lane_bounds`), one per slow lane,

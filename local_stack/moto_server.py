@@ -27,7 +27,7 @@ consumed. :func:`remember_deduplication_ids` closes it (the delivery claims woul
 a duplicate anyway, but the local stack should behave like SQS).
 
 DynamoDB makes TransactWriteItems idempotent by its ``ClientRequestToken`` (every call of
-``chalicelib.storage.transact`` sends one): a call repeated with the same token within 10 minutes
+``chalicelib.persistence.storage.transact`` sends one): a call repeated with the same token within 10 minutes
 succeeds without applying the writes again. botocore repeats a call whose answer timed out, so
 under load a committed transaction is sent twice; moto ignores the token and would fail the
 repeat's own conditions (a 409 or 500 for a write that succeeded).

@@ -129,7 +129,7 @@ def placeholder_environment(template: dict[str, Any] | None = None, region: str 
 
     ``chalice package`` and the template generator import ``app`` (which reads the stream and
     queue ARNs of its event handlers), and tests of pure logic never create resources; the
-    settings still require every resource name (:mod:`chalicelib.config`). Names are the
+    settings still require every resource name (:mod:`chalicelib.kernel.config`). Names are the
     logical ids; ARNs and URLs are built for ``region`` and ``account``, and a table's stream
     ARN ends in ``/stream/placeholder``. Nothing is created or called.
 

@@ -52,8 +52,8 @@ from botocore.config import Config
 from chalice import Chalice
 from chalice.app import DynamoDBEventConfig, SQSEventConfig
 
-from chalicelib import storage
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
 from local_stack import lane_pool
 
 logger = logging.getLogger("local_stack.runner")
@@ -110,7 +110,7 @@ class LanePool:
 def wire_session() -> boto3.session.Session:
     """A boto3 session whose DynamoDB Streams records arrive as DynamoDB sent them (attribute values
     in DynamoDB JSON, times in epoch seconds), the JSON a Lambda event carries; botocore's modeled
-    parse of them (datetimes, bytes) would only be undone (``chalicelib.storage.WireJSONParser``)."""
+    parse of them (datetimes, bytes) would only be undone (``chalicelib.persistence.storage.WireJSONParser``)."""
     core = botocore.session.get_session()
     core.register_component("response_parser_factory", storage.WireParserFactory(storage.WIRE_OUTPUTS | {"GetRecordsOutput"}))
     return boto3.session.Session(botocore_session=core)

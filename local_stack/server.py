@@ -6,10 +6,10 @@ does the same with a gateway response in the template). Requests are served on t
 a thread-local ``current_request`` (``chalice.local.LocalChalice``).
 
 As API Gateway does in production (``infra/cfn_cors.py``), this server answers CORS preflights
-(``OPTIONS``) of the API's paths itself, with the rules of :mod:`chalicelib.cors`; ``OPTIONS`` on
+(``OPTIONS``) of the API's paths itself, with the rules of :mod:`chalicelib.edge.cors`; ``OPTIONS`` on
 a Dashboard path is 404 as in production (no preflight route, no CORS: the Dashboard is
 same-origin only), with the Dashboard's security headers like every answer under ``/dashboard``. The access log is the app's one
-JSON line per request (:mod:`chalicelib.request_context`), not ``http.server``'s.
+JSON line per request (:mod:`chalicelib.edge.request_context`), not ``http.server``'s.
 """
 
 from __future__ import annotations
@@ -29,11 +29,11 @@ from chalice.local import (
     RouteMatcher,
 )
 
-from chalicelib import cors
 from chalicelib.dashboard.web import PREFIX as DASHBOARD_PREFIX
 from chalicelib.dashboard.web import SECURITY_HEADERS, not_found_html
-from chalicelib.http import MAX_BODY_BYTES, allowed_methods
-from chalicelib.request_context import REQUEST_ID_HEADER, choose_request_id
+from chalicelib.edge import cors
+from chalicelib.edge.http import MAX_BODY_BYTES, allowed_methods
+from chalicelib.edge.request_context import REQUEST_ID_HEADER, choose_request_id
 
 #: Bodies above API Gateway's own 10 MB limit are refused before they are read.
 GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024

@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: no table name for {', '.join(missing)}: pass --stack or the table flags", file=sys.stderr)
         return 2
 
-    from chalicelib.config import Settings, settings
+    from chalicelib.kernel.config import Settings, settings
     from chalicelib.users.models import AdminUserCreate
     from chalicelib.users.service import create_user
 

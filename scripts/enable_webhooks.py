@@ -1,4 +1,4 @@
-"""Re-enable, in bulk, the webhooks the failure policy switched off (operator command, issue 24).
+"""Re-enable, in bulk, the webhooks the failure policy switched off (operator command).
 
 When deliveries failed because of a fault on our side (an outage, a bad deploy, the network
 between Lambda and the receivers), the failure policy (spec §8: five consecutive failures) may
@@ -31,8 +31,8 @@ if str(ROOT) not in sys.path:
 
 def disabled_between(since: str, until: str | None) -> Iterator[dict[str, Any]]:
     """Every webhook whose ``disabledAt`` lies in ``[since, until]`` (ISO 8601 UTC strings compare in time order)."""
-    from chalicelib import storage
-    from chalicelib.config import settings
+    from chalicelib.kernel.config import settings
+    from chalicelib.persistence import storage
 
     for page in storage.dynamodb().get_paginator("scan").paginate(TableName=settings().WEBHOOKS_TABLE):
         for raw in page.get("Items", []):
@@ -44,7 +44,7 @@ def disabled_between(since: str, until: str | None) -> Iterator[dict[str, Any]]:
 
 def enable(since: str, until: str | None = None, dry_run: bool = False) -> list[str]:
     """Switch on the webhooks disabled in ``[since, until]``; returns their ids (those it would switch with ``dry_run``)."""
-    from chalicelib import clock
+    from chalicelib.kernel import clock
     from chalicelib.webhooks import repository
 
     done = []

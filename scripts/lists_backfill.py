@@ -1,12 +1,12 @@
-"""Backfill the list indexes and counters of existing requests, conversations and listings (operator command, issue 13).
+"""Backfill the list indexes and counters of existing requests, conversations and listings (operator command).
 
 The list routes (``/v1/match-requests/mine``, ``/incoming``, ``/listing/{id}``,
 ``/v1/conversations`` and ``/v1/listings/mine``) read pages from list GSIs keyed by attributes that items written
-before issue 13 part 6 lack, and take ``total`` from counter items that did not exist. This
+written before the list indexes lack, and take ``total`` from counter items that did not exist. This
 command, run once after deploying the new indexes:
 
 1. Scans the Requests table (an offline Scan, never a request path) and writes the list index
-   attributes (:func:`chalicelib.match_requests.lists.index_attributes`) onto every request
+   attributes (:func:`chalicelib.match_requests.list_indexes.index_attributes`) onto every request
    that lacks them or holds stale ones, conditional on the status it read (a decision in
    between wins; run again to settle);
 2. Scans ConversationMembers and writes ``recent`` / ``memberType`` the same way, conditional
@@ -15,7 +15,7 @@ command, run once after deploying the new indexes:
    (:func:`chalicelib.listings.owner_list.sort_key`) where missing, conditional on the listing
    still existing with the ``createdAt`` it read;
 4. Rewrites every request, conversation and owner's-listings counter item with the exact counts of what it
-   scanned (the same rule as the transactions: :func:`lists.deltas`,
+   scanned (the same rule as the transactions: :func:`list_indexes.deltas`,
    :func:`chalicelib.conversations.repository.member_delta`, :func:`chalicelib.listings.owner_list.delta`) and deletes counter items that
    count nothing any more;
 5. Scans SavedSearchMatches and writes the ``matchedNewest`` sort key
@@ -50,7 +50,7 @@ COUNTER_PREFIXES = ("count#requests#", "count#conversations#", "count#ownerListi
 
 def scan(table: str, **params: Any) -> Iterator[dict[str, Any]]:
     """Every item of ``table`` (paged Scan; offline only)."""
-    from chalicelib import storage
+    from chalicelib.persistence import storage
 
     for page in storage.dynamodb().get_paginator("scan").paginate(TableName=table, **params):
         for item in page.get("Items", []):
@@ -63,10 +63,10 @@ def tally(
     """The counter items (absolute counts) of ``requests``, conversation ``members`` and ``listings``."""
     from chalicelib.conversations.repository import member_delta
     from chalicelib.listings import owner_list
-    from chalicelib.match_requests import lists
+    from chalicelib.match_requests import list_indexes
     from chalicelib.search import counters as list_counters
 
-    deltas = [delta for request in requests for delta in lists.deltas(request, None, str(request["status"]))]
+    deltas = [delta for request in requests for delta in list_indexes.deltas(request, None, str(request["status"]))]
     deltas += [member_delta(member) for member in members]
     deltas += [owner_list.delta(str(listing["ownerId"]), 1) for listing in listings]
     return [list_counters.put_request(name, counts) for name, counts in list_counters.merge(deltas).items()]
@@ -75,7 +75,7 @@ def tally(
 def _set_missing(table: str, key: dict[str, Any], item: dict[str, Any], wanted: dict[str, str],
                  guard: str, guard_value: Any) -> bool:
     """Write ``wanted`` onto ``item`` when it differs, conditional on ``guard`` unchanged; True when written."""
-    from chalicelib import storage
+    from chalicelib.persistence import storage
 
     if all(item.get(name) == value for name, value in wanted.items()):
         return False
@@ -93,8 +93,8 @@ def _set_missing(table: str, key: dict[str, Any], item: dict[str, Any], wanted: 
 
 def _write_counters(counters: list[dict[str, Any]]) -> int:
     """Overwrite the counter items with ``counters`` and delete the other ones this command owns."""
-    from chalicelib import storage
-    from chalicelib.config import settings
+    from chalicelib.kernel.config import settings
+    from chalicelib.persistence import storage
 
     table = settings().SEARCH_INDEX_TABLE
     kept = {(c["pk"], c["sk"]) for c in counters}
@@ -118,16 +118,16 @@ def backfill() -> dict[str, int]:
     "reindexedListings", "counters", "deletedCounters", "matches", "reindexedMatches"}`` and the
     counts of :func:`backfill_delivery_log`.
     """
-    from chalicelib.config import settings
     from chalicelib.conversations.repository import member_index_attributes
+    from chalicelib.kernel.config import settings
     from chalicelib.listings import owner_list
-    from chalicelib.match_requests import lists
+    from chalicelib.match_requests import list_indexes
     from chalicelib.saved_searches.repository import match_sort_key
 
     config = settings()
     requests = list(scan(config.REQUESTS_TABLE))
     reindexed_requests = sum(
-        _set_missing(config.REQUESTS_TABLE, {"requestId": r["requestId"]}, r, lists.index_attributes(r), "status", r["status"])
+        _set_missing(config.REQUESTS_TABLE, {"requestId": r["requestId"]}, r, list_indexes.index_attributes(r), "status", r["status"])
         for r in requests
     )
     members = list(scan(config.CONVERSATION_MEMBERS_TABLE))
@@ -163,8 +163,8 @@ def backfill_delivery_log() -> dict[str, int]:
     """
     from collections import Counter, defaultdict
 
-    from chalicelib import storage
-    from chalicelib.config import settings
+    from chalicelib.kernel.config import settings
+    from chalicelib.persistence import storage
     from chalicelib.webhooks.delivery import attempt_log
 
     table = settings().DELIVERIES_TABLE

@@ -30,8 +30,8 @@ if str(ROOT) not in sys.path:
 
 def saved_searches() -> Iterator[dict[str, Any]]:
     """Every saved search item (paged Scan; the owners' counter items are left out)."""
-    from chalicelib import storage
-    from chalicelib.config import settings
+    from chalicelib.kernel.config import settings
+    from chalicelib.persistence import storage
 
     for page in storage.dynamodb().get_paginator("scan").paginate(TableName=settings().SAVED_SEARCHES_TABLE):
         for item in page.get("Items", []):
@@ -42,8 +42,8 @@ def saved_searches() -> Iterator[dict[str, Any]]:
 
 def recount() -> dict[str, int]:
     """Write the scopes item with the counts of every stored saved search; returns ``{scope: count}``."""
-    from chalicelib import storage
-    from chalicelib.config import settings
+    from chalicelib.kernel.config import settings
+    from chalicelib.persistence import storage
     from chalicelib.saved_searches import postings, repository
 
     counts = Counter(postings.scope_of(str(s["postings"][0])) for s in saved_searches() if s.get("postings"))

@@ -2,7 +2,7 @@
 
 usage: python scripts/sdk_call_cost.py [ROUNDS=7] [CALLS=300]
 
-Against an in-process moto (``mock_aws``), a client built like ``chalicelib.storage.client``
+Against an in-process moto (``mock_aws``), a client built like ``chalicelib.persistence.storage.client``
 (the product's session: DynamoDB answers parsed as wire JSON, no client-side validation) calls
 GetItem on a one-item table ``CALLS`` times per round. Per call: the calling thread's CPU
 (``time.thread_time``) minus the CPU spent inside moto (its ``BotocoreStubber``, standing for
@@ -30,7 +30,7 @@ from botocore.config import Config
 from moto import mock_aws
 from moto.core.botocore_stubber import BotocoreStubber
 
-from chalicelib import storage
+from chalicelib.persistence import storage
 from local_stack.signing import skip_signing
 
 _inside_moto = [0.0]

@@ -33,7 +33,7 @@ if str(ROOT) not in sys.path:
 
 def scanned(table: str) -> Iterator[dict[str, Any]]:
     """Every item of ``table`` (paged Scan)."""
-    from chalicelib import storage
+    from chalicelib.persistence import storage
 
     for page in storage.dynamodb().get_paginator("scan").paginate(TableName=table):
         for item in page.get("Items", []):
@@ -42,7 +42,7 @@ def scanned(table: str) -> Iterator[dict[str, Any]]:
 
 def listings() -> Iterator[dict[str, Any]]:
     """Every listing item (paged Scan)."""
-    from chalicelib.config import settings
+    from chalicelib.kernel.config import settings
 
     return scanned(settings().LISTINGS_TABLE)
 
@@ -52,7 +52,7 @@ def backfill_profiles() -> dict[str, int]:
     (:func:`chalicelib.profiles.handlers.apply_changes`); a user whose stored document is at its
     version already is left alone. Returns ``{"users", "profiles"}`` (``profiles``: users filed
     afresh)."""
-    from chalicelib.config import settings
+    from chalicelib.kernel.config import settings
     from chalicelib.profiles import handlers
 
     seen = filed = 0
@@ -106,9 +106,9 @@ def backfill() -> dict[str, int]:
     Returns ``{"listings", "reindexed", "counters", "postings"}`` (``postings``: listings whose
     posting lists were behind their version).
     """
-    from chalicelib import storage
-    from chalicelib.config import settings
+    from chalicelib.kernel.config import settings
     from chalicelib.listings.index import LEGACY_GEO_ATTRIBUTES, index_attributes
+    from chalicelib.persistence import storage
 
     active: list[dict[str, Any]] = []
     seen = reindexed = filed = 0
@@ -118,7 +118,7 @@ def backfill() -> dict[str, int]:
         if item.get("status") != "ACTIVE":
             continue
         attributes = index_attributes(item)
-        stale = [k for k in LEGACY_GEO_ATTRIBUTES if k in item]  # the pre-issue-13 geo index keys
+        stale = [k for k in LEGACY_GEO_ATTRIBUTES if k in item]  # the legacy geo index keys
         if stale or any(item.get(k) != v for k, v in attributes.items()):
             storage.update(
                 settings().LISTINGS_TABLE, {"listingId": item["listingId"]},

@@ -16,11 +16,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from local_stack.resources import placeholder_environment
 
-# Importing the app reads the resource names (chalicelib.config); none is used to build the document.
+# Importing the app reads the resource names (chalicelib.kernel.config); none is used to build the document.
 os.environ.update({**placeholder_environment(), **os.environ})
 
 import app  # noqa: F401  (registers every route)
-from chalicelib.openapi import document
+from chalicelib.openapi.document import document
 
 
 def main(target: str) -> None:

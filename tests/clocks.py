@@ -1,4 +1,4 @@
-"""Test clocks for ``chalicelib.clock``: real time that never repeats a millisecond, and a frozen one.
+"""Test clocks for ``chalicelib.kernel.clock``: real time that never repeats a millisecond, and a frozen one.
 
 Timestamps have millisecond precision (``clock.iso``), and several sort keys are ``createdAt``.
 Tests that need a well-defined "newest first" used to sleep 2 ms between writes; patching the
@@ -14,13 +14,13 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from chalicelib import clock
+from chalicelib.kernel import clock
 
 _ONE_MS = timedelta(milliseconds=1)
 
 
 class DistinctMilliseconds:
-    """``now()`` as ``chalicelib.clock.now``, but each call at least 1 ms after the previous one.
+    """``now()`` as ``chalicelib.kernel.clock.now``, but each call at least 1 ms after the previous one.
 
     It follows real time (so TTLs, expiries and claims behave as in production) and only steps
     ahead when two calls would fall in the same millisecond. Thread-safe.
@@ -44,7 +44,7 @@ class DistinctMilliseconds:
 
 @contextmanager
 def distinct_milliseconds() -> Iterator[DistinctMilliseconds]:
-    """Patch ``chalicelib.clock.now`` with a :class:`DistinctMilliseconds` for the block."""
+    """Patch ``chalicelib.kernel.clock.now`` with a :class:`DistinctMilliseconds` for the block."""
     fake = DistinctMilliseconds()
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(clock, "now", fake.now)
@@ -52,7 +52,7 @@ def distinct_milliseconds() -> Iterator[DistinctMilliseconds]:
 
 
 class FrozenClock:
-    """``now()`` as ``chalicelib.clock.now``, standing still at :attr:`moment` until :meth:`advance` moves it.
+    """``now()`` as ``chalicelib.kernel.clock.now``, standing still at :attr:`moment` until :meth:`advance` moves it.
 
     For rules that depend on elapsed time (rate limits refill with time, daily quotas reset at
     midnight UTC): a test decides what "now" is instead of waiting for it. Thread-safe.
@@ -76,7 +76,7 @@ class FrozenClock:
 
 @contextmanager
 def frozen_clock(moment: datetime) -> Iterator[FrozenClock]:
-    """Patch ``chalicelib.clock.now`` with a :class:`FrozenClock` at ``moment`` for the block."""
+    """Patch ``chalicelib.kernel.clock.now`` with a :class:`FrozenClock` at ``moment`` for the block."""
     fake = FrozenClock(moment)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(clock, "now", fake.now)

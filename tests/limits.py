@@ -1,7 +1,7 @@
 """Rate limits out of the way: the settings the test suites and benchmarks run with.
 
 Tests and benchmarks send many requests with one key within a second (and many match requests
-and messages per user), far beyond the production defaults (``chalicelib.config``: 20 requests
+and messages per user), far beyond the production defaults (``chalicelib.kernel.config``: 20 requests
 per second and 100 at once per key, daily quotas per user), and they are about other things.
 
 * :data:`LIMITS_OFF`: the integration fixtures (``tests/integration/conftest.py``) and the

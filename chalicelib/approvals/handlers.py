@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib import outbox
 from chalicelib.approvals import service
-from chalicelib.outbox import OutboxEvent
-from chalicelib.streams import process_outbox_batch
+from chalicelib.persistence import outbox
+from chalicelib.persistence.outbox import OutboxEvent
+from chalicelib.persistence.streams import process_outbox_batch
 
 
 def _handle(item: OutboxEvent) -> None:

@@ -6,10 +6,10 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints
 
-from chalicelib.json_types import SINGLE_LINE, Timestamp
+from chalicelib.kernel.json_types import SINGLE_LINE, Timestamp
+from chalicelib.kernel.model_base import Model
+from chalicelib.kernel.pagination import CursorQuery
 from chalicelib.listings.models import Listing
-from chalicelib.model_base import Model
-from chalicelib.pagination import DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_PAGE_SIZE, PageQuery
 
 
 class ApprovalClaimRequest(Model):
@@ -19,19 +19,11 @@ class ApprovalClaimRequest(Model):
     max: int = Field(default=10, ge=1, le=10)
 
 
-class PendingListingQuery(Model):
+class PendingListingQuery(CursorQuery):
     """Query of ``GET /v1/admin/approvals``: ``pageSize`` 1..100 (default 20) and the opaque
     ``cursor`` of the previous page's ``nextCursor`` (signed and bound to this list, the
-    administrator and ``pageSize``: :mod:`chalicelib.cursors`), as :class:`chalicelib.pagination.PageQuery`
+    administrator and ``pageSize``: :mod:`chalicelib.kernel.cursors`), as :class:`chalicelib.kernel.pagination.PageQuery`
     without ``page`` (the queue has no offset pages)."""
-
-    model_config = ConfigDict(extra="forbid")
-    pageSize: int = Field(default=DEFAULT_PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE)
-    cursor: str | None = Field(default=None, min_length=1, max_length=MAX_CURSOR_LENGTH)
-
-    def page_query(self) -> PageQuery:
-        """This query as a :class:`~chalicelib.pagination.PageQuery` (page 1 unless the cursor says otherwise)."""
-        return PageQuery(pageSize=self.pageSize, cursor=self.cursor)
 
 
 class PendingListingPage(Model):

@@ -14,8 +14,10 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from chalicelib import clock, metrics, storage
-from chalicelib.config import settings
+from chalicelib.kernel import clock
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
+from chalicelib.telemetry import metrics
 
 
 @dataclass(frozen=True)

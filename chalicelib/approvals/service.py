@@ -1,7 +1,7 @@
 """Approval rules (DESIGN §2 "Approvals", docs/approvals.md).
 
 * :func:`list_pending` shows the review queue (PENDING listings, oldest first) and claims nothing;
-  it pages with signed cursors (:mod:`chalicelib.cursors`) bound to the list, the administrator
+  it pages with signed cursors (:mod:`chalicelib.kernel.cursors`) bound to the list, the administrator
   and the page size, so an edited or foreign cursor is a ``RuleViolation`` naming ``cursor``.
 * :func:`claim` claims tasks from the SQS approval queue; :func:`decide` decides a claimed task.
 * :func:`decide_listing` decides a PENDING listing without a claim (the Dashboard's review page);
@@ -19,7 +19,6 @@ import binascii
 import json
 from typing import Any
 
-from chalicelib import audit, clock, errors, listings, users
 from chalicelib.approvals import queue
 from chalicelib.approvals.models import (
     Approval,
@@ -31,14 +30,18 @@ from chalicelib.approvals.models import (
     PendingReview,
     ReviewQueue,
 )
+from chalicelib.audit import api as audit
 from chalicelib.audit.records import AuditAction
 from chalicelib.auth.service import Caller
+from chalicelib.kernel import clock, errors
+from chalicelib.listings import api as listings
 from chalicelib.listings import status
 from chalicelib.listings.models import Listing
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.service import to_model
 from chalicelib.listings.status import Transition
-from chalicelib.transactions import ConditionFailed
+from chalicelib.persistence.transactions import ConditionFailed
+from chalicelib.users import api as users
 from chalicelib.users.records import UserRecord
 
 DEFAULT_REJECTION_REASON = "Rejected by an administrator"
@@ -80,7 +83,7 @@ def list_pending(caller: Caller, query: PendingListingQuery) -> PendingListingPa
 
     Claims nothing and changes nothing (one Query of the sparse ``pendingReview`` index plus
     one BatchGetItem of the owners). ``nextCursor`` is a signed cursor
-    (:mod:`chalicelib.cursors`) bound to this list, ``caller`` and ``pageSize``.
+    (:mod:`chalicelib.kernel.cursors`) bound to this list, ``caller`` and ``pageSize``.
 
     Raises
     ------
@@ -175,7 +178,7 @@ def decide(approval_id: str, body: ApprovalDecision, actor_id: str) -> ApprovalR
         # Never apply a decision without a claim this queue issued and still holds.
         raise errors.NotFound("Unknown or expired approval id; claim the task again") from exc
     try:
-        updated = _apply(listing, body, task.version, actor_id)
+        updated = _decide_if_pending(listing, body, task.version, actor_id)
     except ConditionFailed as exc:
         queue.delete(task.receipt)
         raise _stale_task() from exc
@@ -187,7 +190,7 @@ def _stale_task() -> errors.Conflict:
     return errors.Conflict("The listing changed or was decided since this task was queued; the task was dropped")
 
 
-def _apply(listing: ListingRecord, body: ApprovalDecision, version: int, actor_id: str) -> ListingRecord:
+def _decide_if_pending(listing: ListingRecord, body: ApprovalDecision, version: int, actor_id: str) -> ListingRecord:
     """Approve or reject ``listing`` if it is still PENDING at ``version`` (one conditional
     transaction holding the decision's audit entry by ``actor_id``).
 
@@ -242,7 +245,7 @@ def decide_listing(listing_id: str, body: ApprovalDecision, actor_id: str, versi
     if not status.awaiting_review(listing["status"]):
         raise errors.Conflict("The listing changed or was already decided; read it again")
     try:
-        updated = _apply(listing, body, expected, actor_id)
+        updated = _decide_if_pending(listing, body, expected, actor_id)
     except ConditionFailed as exc:
         if listings.get(listing_id) is None:
             raise errors.NotFound(f"Listing '{listing_id}' not found") from exc

@@ -7,9 +7,9 @@ from typing import Annotated, Any
 from pydantic import ConfigDict, Field, StringConstraints
 
 from chalicelib.audit.records import AuditAction
-from chalicelib.json_types import Timestamp
-from chalicelib.model_base import Model
-from chalicelib.pagination import DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_PAGE_SIZE, PageQuery
+from chalicelib.kernel.json_types import Timestamp
+from chalicelib.kernel.model_base import Model
+from chalicelib.kernel.pagination import CursorQuery
 
 #: An id filter (a user or listing id): 1..100 characters without control characters or ``|``
 #: (the separator of the index partitions).
@@ -27,22 +27,15 @@ _ENTRY_EXAMPLE: dict[str, Any] = {
 }
 
 
-class AuditLogQuery(Model):
+class AuditLogQuery(CursorQuery):
     """Query of ``GET /v1/admin/audit-log``: optional ``actor`` (an administrator's user id),
     ``action`` and ``target`` (a listing or user id) filters, any combination; ``pageSize``
     1..100 (default 20) and the opaque ``cursor`` of the previous page (signed, bound to these
     filters, the administrator and ``pageSize``)."""
 
-    model_config = ConfigDict(extra="forbid")
     actor: FilterId | None = None
     action: AuditAction | None = None
     target: FilterId | None = None
-    pageSize: int = Field(default=DEFAULT_PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE)
-    cursor: str | None = Field(default=None, min_length=1, max_length=MAX_CURSOR_LENGTH)
-
-    def page_query(self) -> PageQuery:
-        """This query's paging as a :class:`~chalicelib.pagination.PageQuery` (page 1 unless the cursor says otherwise)."""
-        return PageQuery(pageSize=self.pageSize, cursor=self.cursor)
 
     def filters_text(self) -> str:
         """The filters as the cursor's scope names them (``actor|action|target``, empty when unset)."""

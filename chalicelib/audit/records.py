@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any, NotRequired, TypedDict
 
-from chalicelib.record_check import checked
+from chalicelib.persistence.record_check import checked
 
 
 class AuditAction(StrEnum):
@@ -77,12 +77,7 @@ class AuditRecord(TypedDict):
 
 
 def record(item: Mapping[str, Any]) -> AuditRecord:
-    """The typed record of an AuditLog item as read (``action`` as :class:`AuditAction`).
-
-    Raises
-    ------
-    chalicelib.record_check.MalformedRecord
-        The item lacks a field of the record or holds a value of another type (the field is named).
-    """
+    """The typed record of an AuditLog item as read (``action`` as :class:`AuditAction`; checked:
+    :class:`~chalicelib.persistence.record_check.MalformedRecord` naming a missing or mistyped field)."""
     return checked(AuditRecord, {**item, "details": dict(item.get("details") or {})}, "entryId",
                    enums={"action": AuditAction})

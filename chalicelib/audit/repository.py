@@ -15,11 +15,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib import clock, correlation, storage
 from chalicelib.audit.records import TARGET_TYPES, AuditAction, AuditRecord, record
-from chalicelib.config import settings
+from chalicelib.kernel import clock
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
+from chalicelib.persistence.transact_items import TransactItem
 from chalicelib.search import keyset
-from chalicelib.transact_items import TransactItem
+from chalicelib.telemetry import correlation
 
 #: The one partition of the unfiltered list.
 ALL = "all"
@@ -68,7 +70,7 @@ def entry_op(actor_id: str, action: AuditAction, target_id: str, details: Mappin
     -------
     TransactItem
         A ``Put`` conditional on a new ``entryId``; the request id bound to the work in progress
-        (:mod:`chalicelib.correlation`) is stored as ``requestId``.
+        (:mod:`chalicelib.telemetry.correlation`) is stored as ``requestId``.
     """
     created = clock.iso()
     entry_id = clock.new_id("aud")
@@ -131,7 +133,7 @@ def page(filters: Filters, size: int, after: str | None = None) -> tuple[list[Au
     Raises
     ------
     RuleViolation
-        ``after`` is not a position of this list (field ``cursor``).
+        As :func:`chalicelib.search.keyset.read_page`: ``after`` is no position of this list.
     """
     found = keyset.read_page(_table(), filters.index(), filters.partition(), size, after=after)
     return [record(i) for i in found.items], found.more

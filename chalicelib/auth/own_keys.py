@@ -16,12 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from chalicelib import audit, clock, errors
+from chalicelib.audit import api as audit
 from chalicelib.audit.records import AuditAction
 from chalicelib.auth import keys, repository, service
 from chalicelib.auth.records import ApiKeyRecord
 from chalicelib.auth.service import Caller
-from chalicelib.transactions import Transaction, TransactionConflict
+from chalicelib.kernel import clock, errors
+from chalicelib.persistence.transactions import Transaction, TransactionConflict
 
 #: The old key's remaining life a roll may choose, label -> seconds (Stripe offers now .. 7 days).
 ROLL_EXPIRIES: dict[str, int] = {"now": 0, "1h": 3600, "24h": 24 * 3600, "7d": 7 * 24 * 3600}
@@ -77,18 +78,18 @@ def _own(record: ApiKeyRecord) -> OwnKey:
     )
 
 
-def _live(records: list[ApiKeyRecord]) -> list[ApiKeyRecord]:
+def _unexpired(records: list[ApiKeyRecord]) -> list[ApiKeyRecord]:
     moment = clock.epoch_seconds()
     return [r for r in records if r.get("expiresAt") is None or int(r["expiresAt"]) > moment]
 
 
 def list_keys(caller: Caller) -> list[OwnKey]:
     """The caller's keys that still authenticate, oldest first."""
-    return [_own(r) for r in _live(repository.list_keys(caller.user_id))]
+    return [_own(r) for r in _unexpired(repository.list_keys(caller.user_id))]
 
 
-def _find(caller: Caller, wanted: str) -> ApiKeyRecord:
-    for record in _live(repository.list_keys(caller.user_id)):
+def _own_key(caller: Caller, wanted: str) -> ApiKeyRecord:
+    for record in _unexpired(repository.list_keys(caller.user_id)):
         if key_id(record["keyHash"]) == wanted:
             return record
     raise errors.NotFound(f"API key '{wanted}' not found")
@@ -153,7 +154,7 @@ def revoke_key(caller: Caller, wanted: str) -> OwnKey:
     NotFound
         The caller holds no live key with that id (another user's key is not found either).
     """
-    record = _find(caller, wanted)
+    record = _own_key(caller, wanted)
     try:
         tx = Transaction().add("key", repository.delete_key_op(record["keyHash"], caller.user_id))
         if record.get("expiresAt") is None:  # a rolled-out key (it has an end) was never counted beside its successor
@@ -183,7 +184,7 @@ def roll_key(caller: Caller, wanted: str, old_expires: str) -> NewKey:
     """
     if old_expires not in ROLL_EXPIRIES:
         raise errors.RuleViolation.for_field("expires", f"Choose one of {', '.join(ROLL_EXPIRIES)}")
-    old = _find(caller, wanted)
+    old = _own_key(caller, wanted)
     record, secret = _new_record(caller.user_id, list(old["scopes"]), old.get("name") or "Rolled key")
     seconds = ROLL_EXPIRIES[old_expires]
     tx = Transaction().add("key", repository.put_key_op(record))  # the count stays: the new key replaces the old

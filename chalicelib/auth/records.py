@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NotRequired, TypedDict
 
-from chalicelib.record_check import checked
+from chalicelib.persistence.record_check import checked
 
 
 class ApiKeyRecord(TypedDict):
@@ -40,7 +40,7 @@ def record(item: Mapping[str, Any]) -> ApiKeyRecord:
 
     Raises
     ------
-    chalicelib.record_check.MalformedRecord
+    chalicelib.persistence.record_check.MalformedRecord
         The item lacks a field of the record or holds a value of another type (the field is named).
     """
     return checked(ApiKeyRecord, {**item, "scopes": list(item.get("scopes") or [])}, "keyHash")

@@ -4,10 +4,10 @@ SHA-256 hex digest, so no key can look it up; without ``userId`` it stays out of
 
 from __future__ import annotations
 
-from chalicelib import storage
 from chalicelib.auth.records import ApiKeyRecord, record
-from chalicelib.config import settings
-from chalicelib.transact_items import TransactItem
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
+from chalicelib.persistence.transact_items import TransactItem
 
 
 def get_key(key_hash: str) -> ApiKeyRecord | None:

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from chalicelib import clock, errors
 from chalicelib.auth import keys, repository
-from chalicelib.config import settings
-from chalicelib.transact_items import TransactItem
-from chalicelib.transactions import MAX_ITEMS, Transaction, TransactionConflict
+from chalicelib.kernel import clock, errors
+from chalicelib.kernel.config import settings
+from chalicelib.persistence.transact_items import TransactItem
+from chalicelib.persistence.transactions import MAX_ITEMS, Transaction, TransactionConflict
 
 if TYPE_CHECKING:
     from cachetools import TTLCache
@@ -95,7 +95,7 @@ def authenticate(authorization: str | None, require_admin: bool = False) -> Call
     token = bearer_token(authorization)
     if not token:
         raise errors.Unauthorized("Missing or malformed Authorization header; expected 'Bearer <API key>'")
-    caller = _lookup(keys.hash_key(token), note_use=True)
+    caller = _cached_caller(keys.hash_key(token), note_use=True)
     if caller is None:
         raise errors.Unauthorized("Invalid API key")
     if caller.expires_at is not None and caller.expires_at <= clock.epoch_seconds():
@@ -119,11 +119,11 @@ def key_alive(key_hash: str) -> bool:
     A Dashboard session asks this on every request, so revoking or rolling ("now") the key a
     session was opened with ends the session too.
     """
-    caller = _lookup(key_hash, note_use=False)
+    caller = _cached_caller(key_hash, note_use=False)
     return caller is not None and (caller.expires_at is None or caller.expires_at > clock.epoch_seconds())
 
 
-def _lookup(key_hash: str, note_use: bool) -> Caller | None:
+def _cached_caller(key_hash: str, note_use: bool) -> Caller | None:
     """The cached :class:`Caller` of ``key_hash``, else read (and cached); ``None`` for no such key.
 
     ``note_use``: on a read, also record the use (:func:`_note_use`; API calls, not session checks).

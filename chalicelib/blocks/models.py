@@ -6,9 +6,9 @@ from typing import Any
 
 from pydantic import ConfigDict, Field
 
-from chalicelib.json_types import Timestamp
-from chalicelib.model_base import Model
-from chalicelib.pagination import DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_PAGE_SIZE, PageQuery
+from chalicelib.kernel.json_types import Timestamp
+from chalicelib.kernel.model_base import Model
+from chalicelib.kernel.pagination import CursorQuery
 
 _BLOCK_EXAMPLE: dict[str, Any] = {
     "userId": "usr_01JD6Q1111USER0000000000", "displayName": "Mallory", "blockedAt": "2026-11-21T23:55:55.123Z",
@@ -24,16 +24,8 @@ class Block(Model):
     blockedAt: Timestamp
 
 
-class BlockListQuery(Model):
+class BlockListQuery(CursorQuery):
     """Query of ``GET /v1/me/blocks``: ``pageSize`` 1..100 (default 20) and the previous page's ``cursor``."""
-
-    model_config = ConfigDict(extra="forbid")
-    pageSize: int = Field(default=DEFAULT_PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE)
-    cursor: str | None = Field(default=None, min_length=1, max_length=MAX_CURSOR_LENGTH)
-
-    def page_query(self) -> PageQuery:
-        """This query's paging as a :class:`~chalicelib.pagination.PageQuery`."""
-        return PageQuery(pageSize=self.pageSize, cursor=self.cursor)
 
 
 class BlockPage(Model):

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib import batch_reads, storage
 from chalicelib.blocks.records import BlockRecord, record
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import batch_reads, storage
+from chalicelib.persistence.transact_items import TransactItem
 from chalicelib.search import keyset
-from chalicelib.transact_items import TransactItem
 
 
 def _table() -> str:

@@ -1,18 +1,20 @@
 """Block rules: a user blocks and unblocks another, and lists whom they block.
 
-What a block refuses (requests and messages across it, :func:`chalicelib.blocks.not_blocked_op`
-in their transactions) and hides (listings and profiles, :func:`chalicelib.blocks.hidden_from`)
+What a block refuses (requests and messages across it, :func:`chalicelib.blocks.api.not_blocked_op`
+in their transactions) and hides (listings and profiles, :func:`chalicelib.blocks.api.hidden_from`)
 is decided by those writes and reads; rejecting the pending requests between the two users is
 the workflow :mod:`chalicelib.workflows.blocking`.
 """
 
 from __future__ import annotations
 
-from chalicelib import blocks, clock, errors, users
+from chalicelib.blocks import api as blocks
 from chalicelib.blocks import repository
 from chalicelib.blocks.models import Block, BlockListQuery, BlockPage
 from chalicelib.blocks.records import BlockRecord
-from chalicelib.transactions import Transaction, TransactionConflict
+from chalicelib.kernel import clock, errors
+from chalicelib.persistence.transactions import Transaction, TransactionConflict
+from chalicelib.users import api as users
 
 #: The cursor scope's route of a user's block list.
 LIST_ROUTE = "blocks.mine"
@@ -56,7 +58,7 @@ def block(caller_id: str, other_id: str) -> tuple[Block, bool]:
         standing = repository.get(caller_id, other_id)
         if standing is None or not standing.get("blocking"):
             raise errors.Conflict("The block changed meanwhile; retry") from None
-        return _model(standing, name), False
+        return _block_model(standing, name), False
     return Block(userId=other_id, displayName=name, blockedAt=now), True
 
 
@@ -93,10 +95,10 @@ def list_blocks(caller_id: str, query: BlockListQuery) -> BlockPage:
     position = query.page_query().position(f"{LIST_ROUTE}|{caller_id}")
     records, more = repository.page(caller_id, position.page_size, after=position.key)
     names = users.get_users([r["otherId"] for r in records]) if records else {}
-    blocks = [_model(r, names[r["otherId"]]["displayName"] if r["otherId"] in names else "") for r in records]
+    blocks = [_block_model(r, names[r["otherId"]]["displayName"] if r["otherId"] in names else "") for r in records]
     return BlockPage(blocks=blocks, pageSize=position.page_size,
                      nextCursor=position.next_cursor(more and bool(records), records[-1].get("newest") if records else None))
 
 
-def _model(record: BlockRecord, name: str) -> Block:
+def _block_model(record: BlockRecord, name: str) -> Block:
     return Block(userId=record["otherId"], displayName=name, blockedAt=record.get("blockedAt", ""))

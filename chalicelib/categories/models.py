@@ -6,8 +6,8 @@ from enum import StrEnum
 
 from pydantic import ConfigDict, Field, model_validator
 
-from chalicelib.json_input import MAX_SAFE_INTEGER
-from chalicelib.model_base import Model
+from chalicelib.edge.json_input import MAX_SAFE_INTEGER
+from chalicelib.kernel.model_base import Model
 from chalicelib.text_analysis.languages import DEFAULT_LANGUAGE, LANGUAGES
 
 

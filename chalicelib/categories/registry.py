@@ -6,8 +6,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from chalicelib import errors
 from chalicelib.categories.models import Category
+from chalicelib.kernel import errors
 
 DATA_DIR = Path(__file__).with_name("data")
 

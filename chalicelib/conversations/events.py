@@ -6,9 +6,9 @@
 
 from __future__ import annotations
 
-from chalicelib import outbox
 from chalicelib.conversations.records import MessageRecord
-from chalicelib.transact_items import TransactItem
+from chalicelib.persistence import outbox
+from chalicelib.persistence.transact_items import TransactItem
 from chalicelib.webhooks.catalogue import MessageNew
 
 

@@ -6,11 +6,11 @@ from typing import Annotated
 
 from pydantic import AfterValidator, ConfigDict, Field, StringConstraints
 
-from chalicelib import path_ids
-from chalicelib.json_types import MULTI_LINE, NON_BLANK, Timestamp
-from chalicelib.model_base import Model
-from chalicelib.pagination import Envelope, PageQuery
-from chalicelib.subjects import SubjectType
+from chalicelib.edge import path_ids
+from chalicelib.kernel.json_types import MULTI_LINE, NON_BLANK, Timestamp
+from chalicelib.kernel.model_base import Model
+from chalicelib.kernel.pagination import Envelope, PageQuery
+from chalicelib.kernel.subject_types import SubjectType
 
 #: Longest message, in characters (Unicode code points).
 MAX_CONTENT_LENGTH = 4000

@@ -2,7 +2,7 @@
 
 Items of the Conversations, ConversationMembers and Messages tables (layout in
 :mod:`chalicelib.conversations.repository`). ``subjectType`` is the
-:class:`~chalicelib.subjects.SubjectType` enum, converted on every read, so a rule compares
+:class:`~chalicelib.kernel.subject_types.SubjectType` enum, converted on every read, so a rule compares
 enums, never free strings.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NotRequired, TypedDict
 
-from chalicelib.record_check import checked
-from chalicelib.subjects import SubjectType
+from chalicelib.kernel.subject_types import SubjectType
+from chalicelib.persistence.record_check import checked
 
 
 class ParticipantRecord(TypedDict):
@@ -74,13 +74,8 @@ class MemberRecord(TypedDict):
 
 
 def conversation(item: Mapping[str, Any]) -> ConversationRecord:
-    """The typed record of a Conversations item as read.
-
-    Raises
-    ------
-    chalicelib.record_check.MalformedRecord
-        A field is missing, of another type, or ``subjectType`` is not a known value (the field is named).
-    """
+    """The typed record of a Conversations item as read (checked: MalformedRecord naming the field,
+    an unknown ``subjectType`` included)."""
     return checked(ConversationRecord, item, "conversationId", enums={"subjectType": SubjectType})
 
 

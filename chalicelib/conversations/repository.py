@@ -27,13 +27,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chalicelib import batch_reads, storage, users
-from chalicelib.config import settings
 from chalicelib.conversations import records
 from chalicelib.conversations.records import ConversationRecord, MemberRecord, MessageRecord
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import batch_reads, storage
+from chalicelib.persistence.transact_items import TransactItem, typed
 from chalicelib.search import counters as list_counters
 from chalicelib.search import keyset
-from chalicelib.transact_items import TransactItem, typed
+from chalicelib.users import api as users
 from chalicelib.users.records import UserRecord
 
 SEQUENCE_DIGITS = 10
@@ -62,7 +63,7 @@ def recent_key(updated_at: str, conversation_id: str) -> str:
     return f"{updated_at}#{conversation_id}"
 
 
-def _counter(user_id: str) -> str:
+def _counter_name(user_id: str) -> str:
     return f"conversations#{user_id}"
 
 
@@ -70,7 +71,7 @@ def _unread_counter(user_id: str) -> str:
     return f"unread#{user_id}"
 
 
-def _counted(subject_type: str, sign: int) -> dict[str, int]:
+def _counter_moves(subject_type: str, sign: int) -> dict[str, int]:
     return {"n": sign, f"t#{subject_type}": sign}
 
 
@@ -87,7 +88,7 @@ def member_index_attributes(member: Mapping[str, Any]) -> dict[str, str]:
 
 def member_delta(member: Mapping[str, Any], sign: int = +1) -> list_counters.Delta:
     """The counter change of ``member`` entering (``sign`` +1) or leaving (-1) its user's list."""
-    return _counter(str(member["userId"])), _counted(str(member["subjectType"]), sign)
+    return _counter_name(str(member["userId"])), _counter_moves(str(member["subjectType"]), sign)
 
 
 def _member_item(member: MemberRecord) -> dict[str, Any]:
@@ -142,7 +143,7 @@ def get(conversation_id: str, consistent: bool = False) -> ConversationRecord | 
 def get_with_user(conversation_id: str, user_id: str) -> tuple[ConversationRecord | None, UserRecord | None]:
     """The conversation record and a user record in one BatchGetItem (``None`` for a missing one).
 
-    The user is the users package's part of the read (:func:`chalicelib.users.read_part`).
+    The user is the users package's part of the read (:func:`chalicelib.users.api.read_part`).
     """
     conversation = batch_reads.Part(
         _conversations(), [{"conversationId": conversation_id}], lambda _item: conversation_id, records.conversation
@@ -167,12 +168,9 @@ def list_page(
     ----------
     user_id, subject_type:
         The list: the user's conversations, of one subject type when given.
-    size:
-        Conversations per page.
-    after:
-        The previous page's last ``recent`` key (a cursor's position), or ``None``.
-    skip:
-        Conversations to pass over first (offset pages without a cursor).
+    size, after, skip:
+        Conversations per page; the previous page's last ``recent`` key (a cursor's position) or
+        ``None``; conversations to pass over first (offset pages without a cursor).
 
     Returns
     -------
@@ -194,7 +192,7 @@ def get_many_with_total(
     ``subject_type``), in one BatchGetItem (the counter item rides along with the page)."""
     found = storage.batch_get_tables({
         _conversations(): [{"conversationId": i} for i in dict.fromkeys(conversation_ids)],
-        list_counters.table(): [list_counters.key(_counter(user_id))],
+        list_counters.table(): [list_counters.key(_counter_name(user_id))],
     })
     counters = found[list_counters.table()]
     total = list_counters.count_in(counters[0] if counters else None, "n" if subject_type is None else f"t#{subject_type}")
@@ -428,4 +426,4 @@ def forget_counter_ops(user_id: str) -> list[TransactItem]:
     """Transaction ``Delete`` items of ``user_id``'s conversation and unread counter items (the
     account erasure, once the user has left every conversation)."""
     return [storage.tx_delete(list_counters.table(), list_counters.key(name))
-            for name in (_counter(user_id), _unread_counter(user_id))]
+            for name in (_counter_name(user_id), _unread_counter(user_id))]

@@ -5,13 +5,14 @@ from __future__ import annotations
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
-from chalicelib.http import route
-from chalicelib.lazy import lazy_imports
+from chalicelib.edge.http import route
+from chalicelib.kernel.lazy_imports import lazy_imports
 
 # The domain's modules load with the first request of one of these routes, not at cold start.
 with lazy_imports(__name__):
-    from chalicelib import conditional, pagination
     from chalicelib.conversations import models, service
+    from chalicelib.edge import conditional
+    from chalicelib.kernel import pagination
 
 bp = Blueprint(__name__)
 TAGS = ("conversations",)

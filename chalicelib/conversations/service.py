@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from chalicelib import blocks, clock, errors, path_ids
 from chalicelib.auth.service import Caller
-from chalicelib.conditional import Versioned
+from chalicelib.blocks import api as blocks
 from chalicelib.conversations import repository
 from chalicelib.conversations.events import message_event_op
 from chalicelib.conversations.models import (
@@ -42,12 +41,15 @@ from chalicelib.conversations.models import (
     UnreadSummary,
 )
 from chalicelib.conversations.records import ConversationRecord, MemberRecord, MessageRecord
-from chalicelib.pagination import PageQuery
+from chalicelib.edge import path_ids
+from chalicelib.edge.conditional import Versioned
+from chalicelib.kernel import clock, errors
+from chalicelib.kernel.pagination import PageQuery
+from chalicelib.kernel.subject_types import SubjectType
+from chalicelib.persistence.transact_items import TransactItem
+from chalicelib.persistence.transactions import Transaction, TransactionConflict
 from chalicelib.rate_limits import service as rate_limits
 from chalicelib.rate_limits.service import Quota
-from chalicelib.subjects import SubjectType
-from chalicelib.transact_items import TransactItem
-from chalicelib.transactions import Transaction, TransactionConflict
 
 #: Attempts to take the next message number when other messages keep arriving at once: each
 #: lost attempt means another message got in, so N simultaneous senders all succeed while N <= this.
@@ -95,7 +97,7 @@ def open_conversation_ops(
     return conversation_id, repository.open_ops(conversation, members)
 
 
-def _message(item: MessageRecord, conversation_id: str) -> Message:
+def _message_model(item: MessageRecord, conversation_id: str) -> Message:
     return Message(
         messageId=item["messageId"],
         conversationId=conversation_id,
@@ -123,7 +125,7 @@ def to_model(item: ConversationRecord, viewer_id: str, member: Mapping[str, Any]
         requestId=item["requestId"],
         participants=[Participant(**p, left=p["userId"] in left) for p in item.get("participants") or []],
         otherLeft=any(p != viewer_id for p in left),
-        lastMessage=_message(last, item["conversationId"]) if last else None,
+        lastMessage=_message_model(last, item["conversationId"]) if last else None,
         messageCount=int(item.get("messageCount", 0)),
         unreadCount=unread,
         lastReadMessageId=last_read,
@@ -154,10 +156,8 @@ def get_conversation(caller: Caller, conversation_id: str) -> Conversation:
     NotFound
         No such conversation, or the caller is not a participant.
     """
-    if not path_ids.within_limit(conversation_id):
-        raise _not_found(conversation_id)
-    item, member = repository.get_with_member(conversation_id, caller.user_id)
-    return to_model(_participating(item, caller, conversation_id), caller.user_id, member)
+    item, member = next(_attempt_reads(caller, conversation_id))  # the first attempt's read only
+    return to_model(item, caller.user_id, member)
 
 
 def list_conversations(caller: Caller, query: ConversationListQuery) -> ConversationPage:
@@ -190,14 +190,11 @@ def list_messages(caller: Caller, conversation_id: str, query: PageQuery) -> Mes
     NotFound
         No such conversation, or the caller is not a participant.
     """
-    item = _participating(_read(conversation_id), caller, conversation_id)
-    total = int(item.get("messageCount", 0))
+    total = _message_count(caller, conversation_id)
     position = query.position_in("conversation.messages", conversation_id)
     first = position.offset + 1
-    last = min(first + position.page_size - 1, total)
-    items = repository.message_range(conversation_id, first, last) if first <= last else []
     return MessagePage(
-        messages=[_message(m, conversation_id) for m in items], total=total, page=position.page,
+        messages=_messages(conversation_id, first, min(first + position.page_size - 1, total)), total=total, page=position.page,
         pageSize=position.page_size, nextCursor=position.next_cursor(position.after(total)),
     )
 
@@ -217,11 +214,19 @@ def messages_after(caller: Caller, conversation_id: str, after: int) -> tuple[li
     NotFound
         No such conversation, or the caller is not a participant.
     """
-    item = _participating(_read(conversation_id), caller, conversation_id)
-    total = int(item.get("messageCount", 0))
-    first, last = max(after, 0) + 1, min(total, max(after, 0) + MAX_MESSAGES_AFTER)
+    total = _message_count(caller, conversation_id)
+    return _messages(conversation_id, max(after, 0) + 1, min(total, max(after, 0) + MAX_MESSAGES_AFTER)), total
+
+
+def _message_count(caller: Caller, conversation_id: str) -> int:
+    """The conversation's ``messageCount`` (one GetItem); raises ``NotFound`` unless the caller takes part."""
+    return int(_participating(_read(conversation_id), caller, conversation_id).get("messageCount", 0))
+
+
+def _messages(conversation_id: str, first: int, last: int) -> list[Message]:
+    """Messages number ``first`` to ``last`` (1-based, inclusive; none when ``first > last``), oldest first."""
     items = repository.message_range(conversation_id, first, last) if first <= last else []
-    return [_message(m, conversation_id) for m in items], total
+    return [_message_model(m, conversation_id) for m in items]
 
 
 def send_message(caller: Caller, conversation_id: str, content: str, via_api: bool = True) -> Message:
@@ -281,7 +286,7 @@ def send_message(caller: Caller, conversation_id: str, content: str, via_api: bo
             if exc.failed(rate_limits.TRANSACTION_ITEM):
                 raise rate_limits.quota_exceeded(Quota.MESSAGES) from exc
             continue  # someone left, or another message took the number: read again and decide again
-        return _message(message, conversation_id)
+        return _message_model(message, conversation_id)
     raise errors.Conflict("The conversation is receiving many messages at once; retry")
 
 
@@ -296,7 +301,28 @@ def visible_message(caller_id: str, message_id: str) -> Message | None:
     conversation = repository.get(message["conversationId"])
     if conversation is None or caller_id not in conversation["participantIds"]:
         return None
-    return _message(message, message["conversationId"])
+    return _message_model(message, message["conversationId"])
+
+
+def _attempt_reads(caller: Caller, conversation_id: str) -> Iterator[tuple[ConversationRecord, Mapping[str, Any] | None]]:
+    """The conversation (the caller a participant) and the caller's member item, once per attempt
+    (at most :data:`SEND_ATTEMPTS`): first one BatchGetItem, then, after a lost race and a
+    jittered pause, both read strongly consistent (an eventual read may lag the winner's write).
+
+    Raises
+    ------
+    NotFound
+        No such conversation, or the caller is not a participant.
+    """
+    if not path_ids.within_limit(conversation_id):
+        raise _not_found(conversation_id)
+    found, member = repository.get_with_member(conversation_id, caller.user_id)
+    for attempt in range(SEND_ATTEMPTS):
+        if attempt:
+            time.sleep(random.uniform(0, SEND_RETRY_DELAY_SECONDS))  # jitter, not security
+            found = repository.get(conversation_id, consistent=True)
+            member = repository.get_member(caller.user_id, conversation_id)
+        yield _participating(found, caller, conversation_id), member
 
 
 def leave(caller: Caller, conversation_id: str) -> LeaveResult:
@@ -312,15 +338,7 @@ def leave(caller: Caller, conversation_id: str) -> LeaveResult:
     Conflict
         Messages kept arriving through every attempt (retry).
     """
-    if not path_ids.within_limit(conversation_id):
-        raise _not_found(conversation_id)
-    found, member = repository.get_with_member(conversation_id, caller.user_id)
-    for attempt in range(SEND_ATTEMPTS):
-        if attempt:  # after a lost race, read both strongly consistent (an eventual read may lag)
-            time.sleep(random.uniform(0, SEND_RETRY_DELAY_SECONDS))  # jitter, not security
-            found = repository.get(conversation_id, consistent=True)
-            member = repository.get_member(caller.user_id, conversation_id)
-        item = _participating(found, caller, conversation_id)
+    for item, member in _attempt_reads(caller, conversation_id):
         if caller.user_id in (item.get("leftBy") or []):
             return LeaveResult()
         unread, _, _ = repository.read_state(member)
@@ -350,15 +368,7 @@ def mark_read(caller: Caller, conversation_id: str, message_id: str | None) -> R
     Conflict
         Messages kept arriving through every attempt (retry).
     """
-    if not path_ids.within_limit(conversation_id):
-        raise _not_found(conversation_id)
-    conversation, member = repository.get_with_member(conversation_id, caller.user_id)
-    for attempt in range(SEND_ATTEMPTS):
-        if attempt:
-            time.sleep(random.uniform(0, SEND_RETRY_DELAY_SECONDS))  # jitter, not security
-            conversation = repository.get(conversation_id, consistent=True)
-            member = repository.get_member(caller.user_id, conversation_id)
-        conversation = _participating(conversation, caller, conversation_id)
+    for conversation, member in _attempt_reads(caller, conversation_id):
         if member is None:  # left: no read state any more
             return ReadState(conversationId=conversation_id, lastReadMessageId=None, unreadCount=0)
         count = int(conversation.get("messageCount", 0))

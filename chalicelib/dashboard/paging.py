@@ -10,7 +10,7 @@ Two directions share the rule:
 * **older pages above** (a conversation's messages): the service serves the messages oldest first
   in pages numbered from the first message, and the page shows the *newest* page first with a
   "Load earlier messages" control above it (:class:`EarlierPages`). The control carries a cursor
-  of the same signed kind (:mod:`chalicelib.cursors`, through :class:`~chalicelib.pagination.PageQuery`),
+  of the same signed kind (:mod:`chalicelib.kernel.cursors`, through :class:`~chalicelib.kernel.pagination.PageQuery`),
   bound to the Dashboard view, the user, the conversation and the page size, whose position key
   names the service page to read next.
 """
@@ -24,13 +24,13 @@ from typing import Any
 
 from chalice.app import Response
 
-from chalicelib import errors
 from chalicelib.dashboard.web import Page, is_htmx
-from chalicelib.http import parse_model
-from chalicelib.lazy import lazy_imports
+from chalicelib.edge.http import parse_model
+from chalicelib.kernel import errors
+from chalicelib.kernel.lazy_imports import lazy_imports
 
 with lazy_imports(__name__):  # loaded with the first paged page, not at the API's cold start
-    from chalicelib import pagination
+    from chalicelib.kernel import pagination
 
 
 @dataclass(frozen=True)

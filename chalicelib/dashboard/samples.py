@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from chalicelib import clock
+from chalicelib.kernel import clock
 from chalicelib.webhooks.catalogue import EVENT_TYPES
 
 #: Every event type's ``data`` model.

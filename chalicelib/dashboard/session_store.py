@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import contextlib
 
-from chalicelib import storage
-from chalicelib.config import settings
 from chalicelib.dashboard.records import SessionRecord, record
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
 
 
 def _table() -> str:
@@ -23,7 +23,7 @@ def create(session: SessionRecord) -> None:
 
     Raises
     ------
-    chalicelib.storage.ConditionFailed
+    chalicelib.persistence.storage.ConditionFailed
         An item with that ``sessionHash`` exists already (a 256-bit id collided: never in practice).
     """
     storage.put(_table(), session, condition="attribute_not_exists(sessionHash)")

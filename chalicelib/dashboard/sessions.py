@@ -32,10 +32,10 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from chalicelib import clock, errors
 from chalicelib.auth.keys import hash_key
 from chalicelib.auth.service import Caller, authenticate, key_alive
 from chalicelib.dashboard import session_store
+from chalicelib.kernel import clock, errors
 
 #: Absolute lifetime of a Dashboard session (TTL 12 h).
 SESSION_HOURS = 12

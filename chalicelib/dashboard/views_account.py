@@ -7,7 +7,7 @@ from chalice.app import Response
 
 from chalicelib.dashboard.views_auth import SESSION_COOKIE
 from chalicelib.dashboard.web import Page, cookie, page
-from chalicelib.lazy import lazy_imports
+from chalicelib.kernel.lazy_imports import lazy_imports
 
 # The domains' modules load with the first page that uses them, not at the API's cold start.
 with lazy_imports(__name__):

@@ -5,11 +5,11 @@ from __future__ import annotations
 from chalice.app import Response
 from pydantic import Field
 
-from chalicelib.channels import ChannelKey
 from chalicelib.dashboard.web import Page, page
-from chalicelib.http import parse_model
-from chalicelib.lazy import lazy_imports
-from chalicelib.model_base import Model
+from chalicelib.edge.http import parse_model
+from chalicelib.kernel.channels import ChannelKey
+from chalicelib.kernel.lazy_imports import lazy_imports
+from chalicelib.kernel.model_base import Model
 
 # The domains' modules load with the first page that uses them, not at the API's cold start.
 with lazy_imports(__name__):

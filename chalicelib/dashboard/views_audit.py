@@ -5,8 +5,8 @@ from __future__ import annotations
 from chalice.app import Response
 
 from chalicelib.dashboard.web import Page, page
-from chalicelib.http import parse_model
-from chalicelib.lazy import lazy_imports
+from chalicelib.edge.http import parse_model
+from chalicelib.kernel.lazy_imports import lazy_imports
 
 # The audit modules load with the first request of this page, not at the API's cold start.
 with lazy_imports(__name__):

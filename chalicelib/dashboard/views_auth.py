@@ -9,10 +9,10 @@ from pathlib import Path
 
 from chalice.app import Response
 
-from chalicelib import clock, errors
-from chalicelib.config import settings
 from chalicelib.dashboard.web import SECURITY_HEADERS, Headers, Page, Refused, bp, cookie, page, read_cookie
-from chalicelib.lazy import lazy_imports
+from chalicelib.kernel import clock, errors
+from chalicelib.kernel.config import settings
+from chalicelib.kernel.lazy_imports import lazy_imports
 
 with lazy_imports(__name__):  # the session store loads with the first sign-in or sign-out, not at the API's cold start
     from chalicelib.auth import keys

@@ -6,8 +6,8 @@ from __future__ import annotations
 from chalice.app import Response
 
 from chalicelib.dashboard.web import Page, page
-from chalicelib.http import parse_model
-from chalicelib.lazy import lazy_imports
+from chalicelib.edge.http import parse_model
+from chalicelib.kernel.lazy_imports import lazy_imports
 
 # The domains' modules load with the first page that uses them, not at the API's cold start.
 with lazy_imports(__name__):

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from chalice.app import Response
 
-from chalicelib import errors
 from chalicelib.dashboard.web import Page, page
-from chalicelib.lazy import lazy_imports
+from chalicelib.kernel import errors
+from chalicelib.kernel.lazy_imports import lazy_imports
 
 with lazy_imports(__name__):  # loaded with the first keys page, not at the API's cold start
     from chalicelib.auth import keys, own_keys

@@ -13,10 +13,10 @@ from typing import Any
 
 from chalice.app import Response
 
-from chalicelib import errors
 from chalicelib.dashboard.web import Page, page
-from chalicelib.http import parse_model
-from chalicelib.lazy import lazy_imports
+from chalicelib.edge.http import parse_model
+from chalicelib.kernel import errors
+from chalicelib.kernel.lazy_imports import lazy_imports
 
 with lazy_imports(__name__):  # loaded with the first form, not at the API's cold start
     from chalicelib.categories import registry

@@ -6,15 +6,15 @@ from chalice.app import Response
 
 from chalicelib.dashboard import views_unread
 from chalicelib.dashboard.web import Page, is_htmx, page
-from chalicelib.http import parse_model
-from chalicelib.lazy import lazy_imports
+from chalicelib.edge.http import parse_model
+from chalicelib.kernel.lazy_imports import lazy_imports
 
 # The domains' modules load with the first page that uses them, not at the API's cold start.
 with lazy_imports(__name__):
-    from chalicelib import pagination
     from chalicelib.conversations import models as conversation_models
     from chalicelib.conversations import service as conversations
     from chalicelib.dashboard import content, paging
+    from chalicelib.kernel import pagination
     from chalicelib.listings import models as listing_models
     from chalicelib.listings import service as listings
     from chalicelib.match_requests import models as request_models

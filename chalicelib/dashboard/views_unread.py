@@ -17,12 +17,13 @@ from chalice.app import Response
 
 from chalicelib.auth.service import Caller
 from chalicelib.dashboard.web import SECURITY_HEADERS, Page, page
-from chalicelib.lazy import lazy_imports
+from chalicelib.kernel.lazy_imports import lazy_imports
 
 with lazy_imports(__name__):  # loaded with the first poll, not at the API's cold start
-    from chalicelib import conditional, errors, pagination
     from chalicelib.conversations import models as conversation_models
     from chalicelib.conversations import service as conversations
+    from chalicelib.edge import conditional
+    from chalicelib.kernel import errors, pagination
 
 #: Seconds between two polls of a poller (htmx ``every``).
 POLL_SECONDS = 5
@@ -41,7 +42,7 @@ def _unchanged(current: Page, tag: str) -> Response | None:
     return None
 
 
-def _after(current: Page) -> int:
+def _after_number(current: Page) -> int:
     text = current.query("after", "0")
     if not text.isdigit() or len(text) > 10:
         raise errors.RuleViolation.for_field("after", "must be a message number (0 or more)")
@@ -79,7 +80,7 @@ def conversation_list(current: Page) -> Response:
 @page("/dashboard/live/conversations/{conversationId}")
 def conversation(current: Page, conversationId: str) -> Response:
     """The messages after number ``after`` of an open conversation, marked read as they are shown."""
-    after = _after(current)
+    after = _after_number(current)
     tag, _ = unread_tag(current.caller)
     unchanged = _unchanged(current, tag)
     if unchanged is not None:

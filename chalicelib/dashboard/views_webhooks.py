@@ -9,10 +9,10 @@ from typing import Any
 
 from chalice.app import Response
 
-from chalicelib import clock, errors
 from chalicelib.dashboard.web import Page, field_errors, page, page_status
-from chalicelib.http import parse_model
-from chalicelib.lazy import lazy_imports
+from chalicelib.edge.http import parse_model
+from chalicelib.kernel import clock, errors
+from chalicelib.kernel.lazy_imports import lazy_imports
 
 # The domain's modules load with the first page that uses them, not at the API's cold start.
 with lazy_imports(__name__):

@@ -25,17 +25,17 @@ from typing import TYPE_CHECKING, Any, Literal
 from aws_lambda_powertools import Logger
 from chalice.app import Blueprint, Request, Response
 
-from chalicelib import errors
 from chalicelib.auth.service import Caller
-from chalicelib.http import check_path_ids, error_body, error_headers, error_status
-from chalicelib.lazy import lazy_imports
+from chalicelib.edge.http import check_path_ids, error_body, error_headers, error_status
+from chalicelib.kernel import errors
+from chalicelib.kernel.lazy_imports import lazy_imports
 
 if TYPE_CHECKING:
     from jinja2 import Environment
 
 with lazy_imports(__name__):  # the session store loads with the first Dashboard request, not at the API's cold start
-    from chalicelib import cursors
     from chalicelib.dashboard import sessions
+    from chalicelib.kernel import cursors
     from chalicelib.rate_limits import service as rate_limits
 
 logger = Logger(service="matching-service", child=True)
@@ -228,7 +228,7 @@ def page(path: str, method: str = "GET", access: Access = "session") -> Callable
     """Register a Dashboard view on the blueprint.
 
     The view is called as ``view(page: Page, **path_params)`` and returns a Response. Errors
-    become HTML pages: :class:`Refused` and :class:`~chalicelib.errors.DomainError` with their
+    become HTML pages: :class:`Refused` and :class:`~chalicelib.kernel.errors.DomainError` with their
     status and message (the details listed), anything else a 500 page without internals.
 
     Parameters
@@ -269,7 +269,7 @@ def page(path: str, method: str = "GET", access: Access = "session") -> Callable
                 return _error_page(current, exc.status, exc.message, signed_out=exc.status == 401)
             except errors.DomainError as exc:
                 body = error_body(exc)
-                # the API's statuses and headers (chalicelib.http.ERROR_STATUSES): Retry-After of a 503 (and of a 409 still running)
+                # the API's statuses and headers (chalicelib.edge.http.ERROR_STATUSES): Retry-After of a 503 (and of a 409 still running)
                 return _error_page(current, page_status(exc), body["error"], body.get("details") or [], headers=error_headers(exc))
             except Exception:
                 logger.exception("dashboard error", extra={"path": path, "method": method})
@@ -339,7 +339,7 @@ _TITLES = {400: "Check the form", 401: "Sign in", 403: "Forbidden", 404: "Not fo
 
 def page_status(exc: errors.DomainError) -> int:
     """The status of the Dashboard page answering ``exc``: the API's for the same error
-    (:data:`chalicelib.http.ERROR_STATUSES`, the one table), so a page and the API never disagree."""
+    (:data:`chalicelib.edge.http.ERROR_STATUSES`, the one table), so a page and the API never disagree."""
     return error_status(exc)[0]
 
 

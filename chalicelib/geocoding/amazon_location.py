@@ -32,7 +32,7 @@ class AmazonLocationGeocoder:
     ----------
     client:
         A boto3 ``geo-places`` client; by default the process-wide one of
-        :func:`chalicelib.storage.client` (standard retries; region and credentials from the
+        :func:`chalicelib.persistence.storage.client` (standard retries; region and credentials from the
         environment, i.e. the Lambda role).
     language:
         Optional BCP 47 tag (e.g. ``"en"``) sent as ``Language`` so names come back
@@ -48,7 +48,7 @@ class AmazonLocationGeocoder:
         self, client: GeoPlacesClient | None = None, *, language: str | None = None
     ) -> None:
         if client is None:
-            from chalicelib import storage  # imported here: the gazetteer path never loads boto3
+            from chalicelib.persistence import storage  # imported here: the gazetteer path never loads boto3
 
             client = storage.client("geo-places")
         self._client: GeoPlacesClient = client
@@ -77,8 +77,8 @@ class AmazonLocationGeocoder:
         ------
         botocore.exceptions.ClientError
             On service errors (access denied, throttling, validation, ...).
-        chalicelib.errors.DependencyUnavailable
-            Amazon Location timed out or refused the connection (the client is :func:`chalicelib.storage.client`'s).
+        chalicelib.kernel.errors.DependencyUnavailable
+            Amazon Location timed out or refused the connection (the client is :func:`chalicelib.persistence.storage.client`'s).
         botocore.exceptions.BotoCoreError
             On credential problems.
         """

@@ -4,7 +4,7 @@ Every backend (:mod:`chalicelib.geocoding.gazetteer`,
 :mod:`chalicelib.geocoding.amazon_location`) turns a free-text place query such as
 ``"Berlin"`` or ``"Paris, FR"`` into one :class:`GeocodeResult`, or ``None`` when
 nothing matches. Callers obtain the configured backend with
-:func:`chalicelib.geocoding.get_geocoder`.
+:func:`chalicelib.geocoding.api.get_geocoder`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import ConfigDict, Field, field_validator
 
-from chalicelib.model_base import Model
+from chalicelib.kernel.model_base import Model
 
 
 class GeocodeResult(Model):

@@ -7,12 +7,12 @@ from typing import Annotated
 from chalice.app import Blueprint
 from pydantic import ConfigDict, StringConstraints
 
-from chalicelib import errors
 from chalicelib.auth.service import Caller
-from chalicelib.geocoding import GeocodeResult, get_geocoder
-from chalicelib.http import route
-from chalicelib.json_types import NON_BLANK
-from chalicelib.model_base import Model
+from chalicelib.edge.http import route
+from chalicelib.geocoding.api import GeocodeResult, get_geocoder
+from chalicelib.kernel import errors
+from chalicelib.kernel.json_types import NON_BLANK
+from chalicelib.kernel.model_base import Model
 
 bp = Blueprint(__name__)
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
 
-from chalicelib import storage
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
 
 
 def store() -> DynamoDBPersistenceLayer:
-    """A persistence layer on the ``IDEMPOTENCY_TABLE`` through :mod:`chalicelib.storage`'s client
+    """A persistence layer on the ``IDEMPOTENCY_TABLE`` through :mod:`chalicelib.persistence.storage`'s client
     (its timeouts, retries and the mapping of a silent DynamoDB to ``DependencyUnavailable``)."""
     return DynamoDBPersistenceLayer(
         table_name=settings().IDEMPOTENCY_TABLE,

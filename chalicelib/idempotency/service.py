@@ -25,9 +25,9 @@
 Built on powertools' idempotency utility (``idempotent_function``,
 https://docs.powertools.aws.dev/lambda/python/latest/utilities/idempotency/) over the store of
 :mod:`chalicelib.idempotency.repository`. The service knows a response only as a :class:`Reply`
-(status, headers, body text); the HTTP edge reads the key (:func:`chalicelib.http.key_from`) and
-turns its responses into replies and back (:mod:`chalicelib.gate`), so nothing here is HTTP
-machinery and :mod:`chalicelib.http` reaches no storage.
+(status, headers, body text); the HTTP edge reads the key (:func:`chalicelib.edge.http.key_from`) and
+turns its responses into replies and back (:mod:`chalicelib.composition`), so nothing here is HTTP
+machinery and :mod:`chalicelib.edge.http` reaches no storage.
 """
 
 from __future__ import annotations
@@ -48,9 +48,9 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import DataRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from chalicelib import errors
-from chalicelib.config import settings
 from chalicelib.idempotency import repository
+from chalicelib.kernel import errors
+from chalicelib.kernel.config import settings
 
 #: Stored responses are replayed for 24 hours (Stripe's window).
 EXPIRES_AFTER_SECONDS = 24 * 60 * 60
@@ -169,7 +169,7 @@ def run_once(
     scope:
         Whose key it is (the caller's user id).
     key:
-        The ``Idempotency-Key`` value (:func:`chalicelib.http.key_from`).
+        The ``Idempotency-Key`` value (:func:`chalicelib.edge.http.key_from`).
     request:
         What identifies the request (JSON-ready: method, route, path parameters, parsed body);
         a stored key is only replayed for an equal ``request``.

@@ -24,9 +24,9 @@ import random
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from chalicelib import storage
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
 from chalicelib.listings.index import shard_of
+from chalicelib.persistence import storage
 
 #: Counter items per category. Fewer than the index shards: every page reads all of them, and two
 #: items already spread a category's concurrent status changes (transaction conflicts retry).

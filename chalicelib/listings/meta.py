@@ -15,11 +15,11 @@ from decimal import Decimal, InvalidOperation
 
 import nh3
 
-from chalicelib import errors
 from chalicelib.categories.models import Category, CategoryField, FieldType
-from chalicelib.geocoding import get_geocoder
-from chalicelib.text import multi_line_issue, single_line_issue
-from chalicelib.urls import InvalidUrl, absolute_http_url
+from chalicelib.geocoding.api import get_geocoder
+from chalicelib.kernel import errors
+from chalicelib.kernel.text import multi_line_issue, single_line_issue
+from chalicelib.kernel.urls import InvalidUrl, absolute_http_url
 
 #: Longest accepted value per type, in characters (after sanitizing, for rich text).
 MAX_LENGTH: dict[FieldType, int] = {FieldType.TEXT: 500, FieldType.RICHTEXT: 20_000, FieldType.URL: 2048, FieldType.LOCATION: 200}
@@ -33,7 +33,7 @@ class InvalidValue(ValueError):
 
 def _text(field: CategoryField, value: str) -> str:
     """Single-line text (text and location fields): white space runs folded to one space, and the
-    text policy of :func:`chalicelib.text.single_line_issue` (no controls, format, private-use,
+    text policy of :func:`chalicelib.kernel.text.single_line_issue` (no controls, format, private-use,
     unassigned or separator code points; something visible)."""
     text = " ".join(value.split()) if field.type == FieldType.TEXT else value.strip()
     if issue := single_line_issue(text):
@@ -42,7 +42,7 @@ def _text(field: CategoryField, value: str) -> str:
 
 
 def _richtext(field: CategoryField, value: str) -> str:
-    """Multi-line text (descriptions): the text policy of :func:`chalicelib.text.multi_line_issue`
+    """Multi-line text (descriptions): the text policy of :func:`chalicelib.kernel.text.multi_line_issue`
     on what the client sent, then sanitized HTML."""
     if issue := multi_line_issue(value):
         raise InvalidValue(issue)

@@ -7,11 +7,11 @@ from typing import Annotated, Literal
 from pydantic import ConfigDict, Field, StringConstraints
 
 from chalicelib.categories.registry import category_key_schema, role_key_schema
-from chalicelib.channels import CHANNEL_KEYS
-from chalicelib.json_types import Timestamp
+from chalicelib.kernel.channels import CHANNEL_KEYS
+from chalicelib.kernel.json_types import Timestamp
+from chalicelib.kernel.model_base import Model
+from chalicelib.kernel.pagination import Envelope, PageQuery, SearchEnvelope
 from chalicelib.listings.status import ListingStatus as ListingStatus  # the status machine's enum, re-exported
-from chalicelib.model_base import Model
-from chalicelib.pagination import Envelope, PageQuery, SearchEnvelope
 from chalicelib.users.models import SocialLinks
 
 Key = Annotated[str, StringConstraints(min_length=1, max_length=64)]

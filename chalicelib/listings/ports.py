@@ -15,7 +15,7 @@ from typing import Protocol
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.status import Transition
 from chalicelib.listings.status_history import StatusEntry
-from chalicelib.transact_items import TransactItem
+from chalicelib.persistence.transact_items import TransactItem
 from chalicelib.users.records import UserRecord
 from chalicelib.webhooks.records import WebhookRecord
 

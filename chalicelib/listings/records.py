@@ -14,7 +14,7 @@ from typing import Any, NotRequired, TypedDict, cast
 
 from chalicelib.listings.status import ListingStatus
 from chalicelib.listings.status_history import StatusEntry
-from chalicelib.record_check import checked
+from chalicelib.persistence.record_check import checked
 
 
 class ListingRecord(TypedDict):
@@ -57,7 +57,7 @@ def record(item: Mapping[str, Any]) -> ListingRecord:
 
     Raises
     ------
-    chalicelib.record_check.MalformedRecord
+    chalicelib.persistence.record_check.MalformedRecord
         A field is missing, of another type, or ``status`` is not a known value (the field is named).
     """
     return checked(ListingRecord, item, "listingId", enums={"status": ListingStatus})

@@ -15,15 +15,16 @@ import zlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
-from chalicelib import batch_reads, outbox, storage, users
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
 from chalicelib.listings import counters, owner_list, status, status_history
 from chalicelib.listings.index import INDEX_ATTRIBUTES, index_attributes
 from chalicelib.listings.records import ListingRecord, record
 from chalicelib.listings.status import ListingStatus, Transition
+from chalicelib.persistence import batch_reads, outbox, storage
+from chalicelib.persistence.transact_items import TransactItem, typed
 from chalicelib.search import counters as list_counters
 from chalicelib.search import keyset
-from chalicelib.transact_items import TransactItem, typed
+from chalicelib.users import api as users
 from chalicelib.users.records import UserRecord
 
 
@@ -161,7 +162,7 @@ def owner_with_total(owner_id: str) -> tuple[UserRecord | None, int]:
     so the ``mine`` route stays at two DynamoDB calls (the page's Query and this).
     """
     counter = owner_list.counter_name(owner_id)
-    owner, count = users.read_part([owner_id]), batch_reads.counter_part(counter)
+    owner, count = users.read_part([owner_id]), batch_reads.item_part(list_counters.table(), list_counters.key(counter), counter)
     found = batch_reads.read(owner, count)
     total = list_counters.count_in(found.of(count).get(counter), owner_list.COUNT_ATTRIBUTE)
     return found.of(owner).get(owner_id), total
@@ -409,10 +410,10 @@ def transition(
         removes it. The change's ``statusHistory`` entry carries it too.
     version:
         When given (approvals, ``If-Match``), the stored ``version`` must also match. Every
-        change increments the stored version (the listing's ETag, :mod:`chalicelib.conditional`).
+        change increments the stored version (the listing's ETag, :mod:`chalicelib.edge.conditional`).
     extra:
         Items of other tables written in the same transaction (an administrator's decision adds
-        its audit entry, :func:`chalicelib.audit.entry_op`).
+        its audit entry, :func:`chalicelib.audit.api.entry_op`).
 
     Returns
     -------

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from chalice.app import Blueprint
 
-from chalicelib import metrics
 from chalicelib.auth.service import Caller
-from chalicelib.http import query_params, route
-from chalicelib.lazy import lazy_imports
+from chalicelib.edge.http import query_params, route
+from chalicelib.kernel.lazy_imports import lazy_imports
+from chalicelib.telemetry import metrics
 
 # The domain's modules load with the first request of one of these routes, not at cold start.
 with lazy_imports(__name__):
-    from chalicelib import pagination
+    from chalicelib.kernel import pagination
     from chalicelib.listings import models, service
     from chalicelib.listings.search import parameters
     from chalicelib.listings.search import query as search_query

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib import clock, errors, outbox, users, webhooks
 from chalicelib.auth.service import Caller
 from chalicelib.categories.models import Category, FieldType
 from chalicelib.categories.registry import all_categories
-from chalicelib.conditional import check_version
+from chalicelib.edge.conditional import check_version
+from chalicelib.kernel import clock, errors
+from chalicelib.kernel.pagination import PageQuery
+from chalicelib.kernel.ports import Seam
+from chalicelib.kernel.text import words
 from chalicelib.listings import repository, status, status_history
 from chalicelib.listings.meta import validate_meta
 from chalicelib.listings.models import (
@@ -33,13 +36,13 @@ from chalicelib.listings.models import (
 from chalicelib.listings.ports import Ports
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.status import Transition
-from chalicelib.pagination import PageQuery
-from chalicelib.ports import Seam
-from chalicelib.text import words
-from chalicelib.transact_items import TransactItem
-from chalicelib.transactions import ConditionFailed, TransactionConflict
+from chalicelib.persistence import outbox
+from chalicelib.persistence.transact_items import TransactItem
+from chalicelib.persistence.transactions import ConditionFailed, TransactionConflict
+from chalicelib.users import api as users
 from chalicelib.users.records import UserRecord
 from chalicelib.users.service import require_connected, summary_fields
+from chalicelib.webhooks import api as webhooks
 
 #: Field types whose words ``q`` searches (DESIGN §2 "Search": title and text fields).
 SEARCHED_TYPES = {FieldType.TEXT, FieldType.RICHTEXT, FieldType.LOCATION}
@@ -48,7 +51,7 @@ SEARCHED_TYPES = {FieldType.TEXT, FieldType.RICHTEXT, FieldType.LOCATION}
 DEFAULT_PORTS = Ports(repository=repository, users=users, webhooks=webhooks)
 _seam = Seam(DEFAULT_PORTS)
 #: ``use_ports(replacement)``: the service reads and writes through ``replacement``; returns the
-#: ports it replaced (:meth:`chalicelib.ports.Seam.use`).
+#: ports it replaced (:meth:`chalicelib.kernel.ports.Seam.use`).
 use_ports = _seam.use
 
 
@@ -177,7 +180,7 @@ def owned(caller: Caller, listing_id: str) -> ListingRecord:
     Raises
     ------
     NotFound
-        No such listing, or another user's listing that is not public (:func:`chalicelib.errors.not_owner`).
+        No such listing, or another user's listing that is not public (:func:`chalicelib.kernel.errors.not_owner`).
     Forbidden
         Another user's public (ACTIVE) listing.
     """
@@ -263,7 +266,7 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate, expecte
     equal to the stored ones) keeps the listing's status: it is a binding change, not new
     content to review (docs/decisions.md "Listings").
 
-    ``expected_version`` (``If-Match``, :mod:`chalicelib.conditional`) applies the change only to
+    ``expected_version`` (``If-Match``, :mod:`chalicelib.edge.conditional`) applies the change only to
     that version; the write is conditional on the version read either way (412 otherwise).
 
     Raises

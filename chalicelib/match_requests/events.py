@@ -6,7 +6,7 @@ user) and, for match_request.*, the ``listingId`` and the listing's ``webhookIds
 of the event.
 
 Fields without a value are present as ``null`` (e.g. an unset ``socialLinks.x``, or the
-``reason`` of a rejection without one): :func:`chalicelib.outbox.event_op` keeps nulls in
+``reason`` of a rejection without one): :func:`chalicelib.persistence.outbox.event_op` keeps nulls in
 ``data``. The ``data`` models live in the event catalogue (:mod:`chalicelib.webhooks.catalogue`).
 """
 
@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from chalicelib import outbox
-from chalicelib.subjects import SubjectType
-from chalicelib.transact_items import TransactItem
+from chalicelib.kernel.subject_types import SubjectType
+from chalicelib.persistence import outbox
+from chalicelib.persistence.transact_items import TransactItem
 from chalicelib.webhooks.catalogue import data_model
 
 _TYPES = {

@@ -19,8 +19,8 @@ from __future__ import annotations
 import base64
 import hashlib
 
-from chalicelib.path_ids import within_limit
-from chalicelib.subjects import SubjectType
+from chalicelib.edge.path_ids import within_limit
+from chalicelib.kernel.subject_types import SubjectType
 
 PREFIX = "req_"
 DIGEST_LENGTH = 20

@@ -7,11 +7,11 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, ConfigDict, Field, RootModel, StringConstraints
 
-from chalicelib.channels import ChannelKey
-from chalicelib.json_types import MULTI_LINE, NON_BLANK, SINGLE_LINE, Timestamp
-from chalicelib.model_base import Model
-from chalicelib.pagination import Envelope, PageQuery
-from chalicelib.subjects import SubjectType
+from chalicelib.kernel.channels import ChannelKey
+from chalicelib.kernel.json_types import MULTI_LINE, NON_BLANK, SINGLE_LINE, Timestamp
+from chalicelib.kernel.model_base import Model
+from chalicelib.kernel.pagination import Envelope, PageQuery
+from chalicelib.kernel.subject_types import SubjectType
 from chalicelib.users.models import ProfileSummary
 
 #: Longest request message, in characters (same bound as a conversation message).

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from chalicelib.listings.records import ListingRecord
-from chalicelib.match_requests.lists import ListQuery
+from chalicelib.match_requests.list_indexes import ListQuery
 from chalicelib.match_requests.records import RequestRecord
 from chalicelib.match_requests.repository import Bundle
-from chalicelib.transactions import Transaction, TransactItem
+from chalicelib.persistence.transactions import Transaction, TransactItem
 
 
 class RequestsRepository(Protocol):

@@ -15,7 +15,7 @@ POST answers 409 CONFLICT.
 
 from __future__ import annotations
 
-from chalicelib.model_base import Model
+from chalicelib.kernel.model_base import Model
 from chalicelib.users.models import RequestPolicy
 from chalicelib.users.records import UserRecord
 from chalicelib.users.service import active_channels

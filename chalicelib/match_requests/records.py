@@ -1,6 +1,6 @@
 """The stored shape of a request: what the repository returns and takes (Requests table items).
 
-``subjectType`` and ``status`` are the enums (:class:`~chalicelib.subjects.SubjectType`,
+``subjectType`` and ``status`` are the enums (:class:`~chalicelib.kernel.subject_types.SubjectType`,
 :class:`~chalicelib.match_requests.models.RequestStatus`), converted on every read by
 :func:`record`, so a rule compares enums, never free strings.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NotRequired, TypedDict
 
+from chalicelib.kernel.subject_types import SubjectType
 from chalicelib.match_requests.models import RequestStatus
-from chalicelib.record_check import checked
-from chalicelib.subjects import SubjectType
+from chalicelib.persistence.record_check import checked
 
 
 class RequesterSnapshot(TypedDict):
@@ -52,7 +52,7 @@ def record(item: Mapping[str, Any]) -> RequestRecord:
 
     Raises
     ------
-    chalicelib.record_check.MalformedRecord
+    chalicelib.persistence.record_check.MalformedRecord
         A field is missing, of another type, or ``subjectType``/``status`` is not a known value (the field is named).
     """
     return checked(RequestRecord, item, "requestId", enums={"subjectType": SubjectType, "status": RequestStatus})

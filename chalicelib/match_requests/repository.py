@@ -8,7 +8,7 @@ Item shape (both kinds)::
      profile: {displayName, verifiedLevel, country, socialLinks},   # requester, as sent
      channels, message, reason?, conversationId?, createdAt, respondedAt?}
 
-plus the list index attributes of :mod:`chalicelib.match_requests.lists` (``newest`` and
+plus the list index attributes of :mod:`chalicelib.match_requests.list_indexes` (``newest`` and
 the filtered partitions such as ``sentStatus``), which key the ten list GSIs; their sizes are
 counted in the SearchIndex table (:mod:`chalicelib.search.counters`). Ids come from
 :mod:`chalicelib.match_requests.ids`.
@@ -20,16 +20,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from chalicelib import batch_reads, blocks, listings, storage, users
-from chalicelib.config import settings
+from chalicelib.blocks import api as blocks
+from chalicelib.kernel.config import settings
+from chalicelib.listings import api as listings
 from chalicelib.listings.records import ListingRecord
-from chalicelib.match_requests import lists
-from chalicelib.match_requests.lists import ListQuery, RequestList
+from chalicelib.match_requests import list_indexes
+from chalicelib.match_requests.list_indexes import ListQuery, RequestList
 from chalicelib.match_requests.models import RequestStatus
 from chalicelib.match_requests.records import RequestRecord, record
+from chalicelib.persistence import batch_reads, storage
+from chalicelib.persistence.transact_items import TransactItem, typed
 from chalicelib.search import counters as list_counters
 from chalicelib.search import keyset
-from chalicelib.transact_items import TransactItem, typed
+from chalicelib.users import api as users
 from chalicelib.users.records import UserRecord
 
 
@@ -38,7 +41,7 @@ def _table() -> str:
 
 
 def _record(item: dict[str, Any]) -> RequestRecord:
-    return record(lists.without_index_attributes(item))
+    return record(list_indexes.without_index_attributes(item))
 
 
 def _key(request_id: str) -> dict[str, str]:
@@ -52,9 +55,9 @@ def get(request_id: str) -> RequestRecord | None:
 
 
 def put_new_op(item: RequestRecord) -> TransactItem:
-    """Transaction ``Put`` of a new request with its list index attributes (:func:`lists.index_attributes`);
+    """Transaction ``Put`` of a new request with its list index attributes (:func:`list_indexes.index_attributes`);
     its condition fails when the id exists (a duplicate)."""
-    return storage.tx_put(_table(), {**item, **lists.index_attributes(item)}, condition="attribute_not_exists(requestId)")
+    return storage.tx_put(_table(), {**item, **list_indexes.index_attributes(item)}, condition="attribute_not_exists(requestId)")
 
 
 def list_page(
@@ -65,23 +68,20 @@ def list_page(
     Parameters
     ----------
     query:
-        The list and its filters (:class:`chalicelib.match_requests.lists.ListQuery`).
-    size:
-        Requests per page.
-    after:
-        The previous page's last sort key (a cursor's position), or ``None``.
-    skip:
-        Requests to pass over first (offset pages without a cursor).
+        The list and its filters (:class:`chalicelib.match_requests.list_indexes.ListQuery`).
+    size, after, skip:
+        Requests per page, the previous page's last sort key (a cursor's position) or ``None``,
+        and the requests to pass over first (offset pages without a cursor).
 
     Returns
     -------
     tuple
-        The page's records and the sort key to continue after (``None`` on the last page).
-        Reads at most ``skip + size + 1`` index items (projection ALL, no re-read).
+        As :func:`chalicelib.listings.repository.owner_page`: the page's records and the sort key
+        to continue after (``None`` on the last page), from at most ``skip + size + 1`` index items.
     """
     page = keyset.read_page(_table(), query.index, query.partition, size, after=after, skip=skip)
     items = [_record(i) for i in page.items]
-    return items, (lists.newest(items[-1]) if page.more and items else None)
+    return items, (list_indexes.newest(items[-1]) if page.more and items else None)
 
 
 def list_total(query: ListQuery) -> int:
@@ -92,9 +92,10 @@ def list_total(query: ListQuery) -> int:
 def listing_with_total(listing_id: str, query: ListQuery) -> tuple[ListingRecord | None, int]:
     """The listing and the exact size of list ``query`` in one BatchGetItem (the listing route's first read).
 
-    The listing is the listings package's part of the read (:func:`chalicelib.listings.read_part`).
+    The listing is the listings package's part of the read (:func:`chalicelib.listings.api.read_part`).
     """
-    listing, count = listings.read_part([listing_id]), batch_reads.counter_part(query.counter)
+    count = batch_reads.item_part(list_counters.table(), list_counters.key(query.counter), query.counter)
+    listing = listings.read_part([listing_id])
     found = batch_reads.read(listing, count)
     total = list_counters.count_in(found.of(count).get(query.counter), query.counter_attribute)
     return found.of(listing).get(listing_id), total
@@ -124,7 +125,7 @@ def counter_ops(changes: Sequence[tuple[RequestRecord, str | None, str]]) -> lis
     request's ``attribute_not_exists`` or its PENDING condition) make the counts exact.
     """
     return [typed(op) for op in list_counters.add_ops(
-        delta for request, before, after in changes for delta in lists.deltas(request, before, after)
+        delta for request, before, after in changes for delta in list_indexes.deltas(request, before, after)
     )]
 
 
@@ -141,7 +142,7 @@ def decide_op(
 
     The condition (still PENDING and addressed to ``request["recipientId"]``) makes a
     concurrent second decision fail instead of overwriting the first. The status list
-    attributes move with the status (:func:`lists.status_attributes`), so the request leaves
+    attributes move with the status (:func:`list_indexes.status_attributes`), so the request leaves
     the PENDING lists and enters the ``status`` lists in the same write.
     """
     names = {"#st": "status"}
@@ -149,7 +150,7 @@ def decide_op(
     vals: dict[str, Any] = {"st": status, "r": responded_at, "pending": "PENDING", "me": request["recipientId"]}
     changes: dict[str, str | None] = {
         "reason": reason, "conversationId": conversation_id, "listingTitle": listing_title,
-        **lists.status_attributes(request, status),
+        **list_indexes.status_attributes(request, status),
     }
     for attribute, value in changes.items():
         if value is not None:
@@ -190,7 +191,7 @@ def read_bundle(
     This is how detail reads and decisions stay at one read call: e.g. a listing's owner and
     the caller's request, or a request with its listing and the deciding user. The users,
     listings and blocks (``block_pairs``: whether a block stands between each pair) are their
-    owners' parts of the read (:mod:`chalicelib.batch_reads`).
+    owners' parts of the read (:mod:`chalicelib.persistence.batch_reads`).
     """
     mine = batch_reads.Part(_table(), [_key(i) for i in dict.fromkeys(request_ids)], _request_id, _record)
     people, subjects = users.read_part(user_ids), listings.read_part(listing_ids)
@@ -225,7 +226,7 @@ def removal_counter_ops(requests: Sequence[RequestRecord]) -> list[TransactItem]
     """Transaction ``Update`` items taking ``requests`` (in their current statuses) out of every list counter."""
     def negated(request: RequestRecord) -> list[list_counters.Delta]:
         return [(name, {a: -d for a, d in counts.items()})
-                for name, counts in lists.deltas(request, None, str(request["status"]))]
+                for name, counts in list_indexes.deltas(request, None, str(request["status"]))]
 
     return [typed(op) for op in list_counters.add_ops(d for request in requests for d in negated(request))]
 
@@ -249,5 +250,5 @@ def anonymize_requester_op(request: RequestRecord) -> TransactItem:
 def forget_counter_ops(user_id: str) -> list[TransactItem]:
     """Transaction ``Delete`` items of ``user_id``'s request list counters (sent, received, and the
     requests about their profile)."""
-    return [storage.tx_delete(list_counters.table(), list_counters.key(lists.counter_name(kind, user_id)))
+    return [storage.tx_delete(list_counters.table(), list_counters.key(list_indexes.counter_name(kind, user_id)))
             for kind in RequestList]

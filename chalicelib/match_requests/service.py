@@ -10,14 +10,14 @@
   (:mod:`chalicelib.match_requests.ids`) and written with ``attribute_not_exists``, so of any
   number of simultaneous identical requests exactly one is created; the others get ``Conflict``.
 * Each create is one BatchGetItem plus one TransactWriteItems holding the request, the guard
-  on the listing or profile (:func:`chalicelib.listings.count_request_op`,
-  :func:`chalicelib.users.admits_profile_request_op`: their tables' owners build them), the list counters and the
-  outbox event, built in one place for both kinds (:mod:`chalicelib.match_requests.writes`),
+  on the listing or profile (:func:`chalicelib.listings.api.count_request_op`,
+  :func:`chalicelib.users.api.admits_profile_request_op`: their tables' owners build them), the list counters and the
+  outbox event, built in one place for both kinds (:mod:`chalicelib.match_requests.request_transaction`),
   plus the requester's daily quota counter (``MATCH_REQUESTS_PER_DAY``, ``PROFILE_REQUESTS_PER_DAY``;
   :mod:`chalicelib.rate_limits`): only a request that is written counts, and none is written
   beyond the quota (429 ``RATE_LIMITED``).
 * Lists are newest first (ties by request id); without ``subjectType`` they hold both kinds.
-  Each list and filter is its own index (:mod:`chalicelib.match_requests.lists`): a page reads
+  Each list and filter is its own index (:mod:`chalicelib.match_requests.list_indexes`): a page reads
   ``pageSize + 1`` requests and one counter item, whatever the length of the history; every
   create and decision updates the counters in its own transaction, so ``total`` is exact.
 
@@ -29,12 +29,18 @@ from __future__ import annotations
 
 from typing import cast
 
-from chalicelib import blocks, clock, errors, listings, users
 from chalicelib.auth.service import Caller
+from chalicelib.blocks import api as blocks
+from chalicelib.edge.path_ids import within_limit
+from chalicelib.kernel import clock, errors
+from chalicelib.kernel.pagination import PageQuery
+from chalicelib.kernel.ports import Seam
+from chalicelib.kernel.subject_types import SubjectType
+from chalicelib.listings import api as listings
 from chalicelib.listings import status as listing_status
 from chalicelib.listings.records import ListingRecord
-from chalicelib.match_requests import ids, repository, writes
-from chalicelib.match_requests.lists import ListQuery, RequestList
+from chalicelib.match_requests import ids, repository, request_transaction
+from chalicelib.match_requests.list_indexes import ListQuery, RequestList
 from chalicelib.match_requests.models import (
     ListingRequestQuery,
     MatchRequest,
@@ -48,14 +54,11 @@ from chalicelib.match_requests.ports import Ports
 from chalicelib.match_requests.profile_policy import evaluate
 from chalicelib.match_requests.records import RequesterSnapshot, RequestRecord
 from chalicelib.match_requests.repository import Bundle
-from chalicelib.match_requests.writes import Guard
-from chalicelib.pagination import PageQuery
-from chalicelib.path_ids import within_limit
-from chalicelib.ports import Seam
+from chalicelib.match_requests.request_transaction import Guard
+from chalicelib.persistence.transactions import Transaction, TransactionConflict
 from chalicelib.rate_limits import service as rate_limits
 from chalicelib.rate_limits.service import Quota
-from chalicelib.subjects import SubjectType
-from chalicelib.transactions import Transaction, TransactionConflict
+from chalicelib.users import api as users
 from chalicelib.users.records import UserRecord
 from chalicelib.users.service import active_channels, require_connected, summary_from_item
 
@@ -63,7 +66,7 @@ from chalicelib.users.service import active_channels, require_connected, summary
 DEFAULT_PORTS = Ports(repository=repository, commit=Transaction.commit)
 _seam = Seam(DEFAULT_PORTS)
 #: ``use_ports(replacement)``: the service reads and writes through ``replacement``; returns the
-#: ports it replaced (:meth:`chalicelib.ports.Seam.use`).
+#: ports it replaced (:meth:`chalicelib.kernel.ports.Seam.use`).
 use_ports = _seam.use
 
 
@@ -131,7 +134,7 @@ def _new_item(caller: Caller, requester: UserRecord, subject_type: SubjectType, 
 def _send(
     item: RequestRecord, guard: Guard, listing: ListingRecord | None, *, quota: Quota, duplicate: str, guard_failed: errors.DomainError
 ) -> MatchRequest:
-    """Commit a new PENDING request (:func:`writes.request_write`: request, guard, counters, event)
+    """Commit a new PENDING request (:func:`request_transaction.request_write`: request, guard, counters, event)
     with the requester's daily ``quota`` counter in the same transaction.
 
     Parameters
@@ -159,14 +162,14 @@ def _send(
     DomainError
         ``guard_failed``.
     """
-    tx = writes.request_write(_seam.ports.repository.put_new_op(item), item, None, guard, listing)
+    tx = request_transaction.request_write(_seam.ports.repository.put_new_op(item), item, None, guard, listing)
     tx.add("block", blocks.not_blocked_op(item["requesterId"], item["recipientId"]))
     rate_limits.count(tx, item["requesterId"], quota)
     try:
         _seam.ports.commit(tx)
     except TransactionConflict as exc:
         if exc.failed("block"):
-            raise _blocked() from exc
+            raise _blocked_error() from exc
         if exc.failed("request"):
             raise errors.Conflict(f"{duplicate} (requestId '{item['requestId']}')") from exc
         if exc.failed(rate_limits.TRANSACTION_ITEM):
@@ -175,7 +178,7 @@ def _send(
     return to_model(item)
 
 
-def _blocked() -> errors.Blocked:
+def _blocked_error() -> errors.Blocked:
     return errors.Blocked("You cannot send requests to this user")
 
 

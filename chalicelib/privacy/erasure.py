@@ -25,24 +25,29 @@ from collections.abc import Callable
 
 from aws_lambda_powertools import Logger
 
-from chalicelib import audit, clock, errors, listings, match_requests, outbox, users
+from chalicelib.audit import api as audit
 from chalicelib.audit.records import AuditAction
 from chalicelib.auth import service as auth
 from chalicelib.auth.service import Caller
 from chalicelib.blocks import service as blocks
 from chalicelib.blocks.models import BlockListQuery
 from chalicelib.conversations import service as conversations
+from chalicelib.kernel import clock, errors
+from chalicelib.kernel.pagination import MAX_PAGE_SIZE, PageQuery
+from chalicelib.kernel.subject_types import SubjectType
+from chalicelib.listings import api as listings
 from chalicelib.listings import service as listing_service
+from chalicelib.match_requests import api as match_requests
 from chalicelib.match_requests.models import RequestStatus, StatusChange
 from chalicelib.match_requests.records import RequestRecord
-from chalicelib.pagination import MAX_PAGE_SIZE, PageQuery
+from chalicelib.persistence import outbox
+from chalicelib.persistence.transact_items import TransactItem
+from chalicelib.persistence.transactions import Transaction, TransactionConflict
 from chalicelib.privacy import erasure_repository as repository
 from chalicelib.privacy.erasure_models import Erasure
 from chalicelib.privacy.erasure_records import STEPS, ErasureRecord, ErasureStatus, ErasureStep, next_step
 from chalicelib.saved_searches import service as saved_searches
-from chalicelib.subjects import SubjectType
-from chalicelib.transact_items import TransactItem
-from chalicelib.transactions import Transaction, TransactionConflict
+from chalicelib.users import api as users
 from chalicelib.webhooks import service as webhooks
 from chalicelib.workflows import listing_deletion, request_decisions
 
@@ -167,12 +172,12 @@ def resume(user_id: str) -> Erasure:
 StepWork = Callable[[str, str | None], tuple[bool, str | None]]
 
 
-def _keys(user_id: str, _position: str | None) -> tuple[bool, str | None]:
+def _erase_keys(user_id: str, _position: str | None) -> tuple[bool, str | None]:
     auth.delete_user_keys(user_id)
     return True, None
 
 
-def _listings(user_id: str, _position: str | None) -> tuple[bool, str | None]:
+def _erase_listings(user_id: str, _position: str | None) -> tuple[bool, str | None]:
     owner = Caller(user_id)
     page = listing_service.list_my_listings(owner, PageQuery(pageSize=LISTINGS_PER_ROUND))
     for listing in page.listings:
@@ -181,7 +186,7 @@ def _listings(user_id: str, _position: str | None) -> tuple[bool, str | None]:
     return page.nextCursor is None, None
 
 
-def _webhooks(user_id: str, _position: str | None) -> tuple[bool, str | None]:
+def _erase_webhooks(user_id: str, _position: str | None) -> tuple[bool, str | None]:
     owner = Caller(user_id)
     for webhook in webhooks.list_webhooks(owner).webhooks:
         with contextlib.suppress(errors.NotFound):
@@ -189,7 +194,7 @@ def _webhooks(user_id: str, _position: str | None) -> tuple[bool, str | None]:
     return True, None
 
 
-def _saved_searches(user_id: str, _position: str | None) -> tuple[bool, str | None]:
+def _erase_saved_searches(user_id: str, _position: str | None) -> tuple[bool, str | None]:
     owner = Caller(user_id)
     page = saved_searches.list_saved_searches(owner, PageQuery(pageSize=MAX_PAGE_SIZE))
     for search in page.savedSearches:
@@ -202,7 +207,7 @@ def _chunks[T](items: list[T], size: int) -> list[list[T]]:
     return [items[i:i + size] for i in range(0, len(items), size)]
 
 
-def _requests(user_id: str, _position: str | None) -> tuple[bool, str | None]:
+def _erase_requests(user_id: str, _position: str | None) -> tuple[bool, str | None]:
     # Withdrawn: a PENDING request the user sent is deleted (it leaves the recipient's list and
     # counters); one decided meanwhile fails its condition and the round is run again.
     for chunk in _chunks(match_requests.pending_sent(user_id), WITHDRAWALS_PER_TRANSACTION):
@@ -215,7 +220,7 @@ def _requests(user_id: str, _position: str | None) -> tuple[bool, str | None]:
         if request["status"] == RequestStatus.PENDING and request["subjectType"] == SubjectType.PROFILE:
             with contextlib.suppress(errors.Conflict):  # withdrawn or decided meanwhile
                 request_decisions.decide(Caller(user_id), request["requestId"], rejection)
-    decided = [r for r in match_requests.every_sent(user_id) if _named(r)]
+    decided = [r for r in match_requests.every_sent(user_id) if _still_names_requester(r)]
     for chunk in _chunks(decided, SNAPSHOTS_PER_TRANSACTION):
         tx = Transaction()
         for request in chunk:
@@ -224,12 +229,12 @@ def _requests(user_id: str, _position: str | None) -> tuple[bool, str | None]:
     return True, None
 
 
-def _named(request: RequestRecord) -> bool:
+def _still_names_requester(request: RequestRecord) -> bool:
     """Whether the request still carries its requester's snapshot (not yet "Deleted user")."""
     return request["profile"].get("displayName") != "Deleted user" or len(request["profile"]) > 1
 
 
-def _conversations(user_id: str, position: str | None) -> tuple[bool, str | None]:
+def _erase_conversations(user_id: str, position: str | None) -> tuple[bool, str | None]:
     # Every conversation was opened by an accepted request, sent or received: those name them all,
     # the ones the user left before included.
     ids = sorted({r["conversationId"] for r in [*match_requests.every_sent(user_id), *match_requests.every_received(user_id)]
@@ -242,7 +247,7 @@ def _conversations(user_id: str, position: str | None) -> tuple[bool, str | None
     return False, due[CONVERSATIONS_PER_ROUND - 1]
 
 
-def _blocks(user_id: str, _position: str | None) -> tuple[bool, str | None]:
+def _lift_blocks(user_id: str, _position: str | None) -> tuple[bool, str | None]:
     page = blocks.list_blocks(user_id, BlockListQuery(pageSize=MAX_PAGE_SIZE))
     for block in page.blocks:
         with contextlib.suppress(errors.NotFound, errors.Conflict):  # lifted meanwhile; a retry reads again
@@ -252,13 +257,13 @@ def _blocks(user_id: str, _position: str | None) -> tuple[bool, str | None]:
 
 #: The work of each step but the last (:func:`_profile_ops` is part of the completing transaction).
 WORK: dict[ErasureStep, StepWork] = {
-    ErasureStep.KEYS: _keys,
-    ErasureStep.LISTINGS: _listings,
-    ErasureStep.WEBHOOKS: _webhooks,
-    ErasureStep.SAVED_SEARCHES: _saved_searches,
-    ErasureStep.REQUESTS: _requests,
-    ErasureStep.CONVERSATIONS: _conversations,
-    ErasureStep.BLOCKS: _blocks,
+    ErasureStep.KEYS: _erase_keys,
+    ErasureStep.LISTINGS: _erase_listings,
+    ErasureStep.WEBHOOKS: _erase_webhooks,
+    ErasureStep.SAVED_SEARCHES: _erase_saved_searches,
+    ErasureStep.REQUESTS: _erase_requests,
+    ErasureStep.CONVERSATIONS: _erase_conversations,
+    ErasureStep.BLOCKS: _lift_blocks,
 }
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib import outbox
-from chalicelib.outbox import OutboxEvent
+from chalicelib.persistence import outbox
+from chalicelib.persistence.outbox import OutboxEvent
+from chalicelib.persistence.streams import process_outbox_batch
 from chalicelib.privacy import erasure
-from chalicelib.streams import process_outbox_batch
 
 
 def _handle(item: OutboxEvent) -> None:

@@ -6,8 +6,8 @@ from typing import Any
 
 from pydantic import ConfigDict, Field
 
-from chalicelib.json_types import Timestamp
-from chalicelib.model_base import Model
+from chalicelib.kernel.json_types import Timestamp
+from chalicelib.kernel.model_base import Model
 from chalicelib.privacy.erasure_records import ErasureStatus, ErasureStep
 
 _STARTED: dict[str, Any] = {

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any, NotRequired, TypedDict
 
-from chalicelib.record_check import checked
+from chalicelib.persistence.record_check import checked
 
 
 class ErasureStatus(StrEnum):
@@ -80,7 +80,7 @@ def record(item: Mapping[str, Any]) -> ErasureRecord:
 
     Raises
     ------
-    chalicelib.record_check.MalformedRecord
+    chalicelib.persistence.record_check.MalformedRecord
         A field is missing or of another type (the field is named).
     """
     enums: dict[str, type[StrEnum]] = {"status": ErasureStatus}

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib import storage
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
+from chalicelib.persistence.transact_items import TransactItem
 from chalicelib.privacy.erasure_records import ErasureRecord, ErasureStatus, ErasureStep, record
-from chalicelib.transact_items import TransactItem
 
 
 def _table() -> str:

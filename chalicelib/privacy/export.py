@@ -9,20 +9,20 @@ reports they made.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from chalicelib import clock
 from chalicelib.auth import own_keys
 from chalicelib.auth.service import Caller
 from chalicelib.blocks import service as blocks
-from chalicelib.blocks.models import Block, BlockListQuery
+from chalicelib.blocks.models import BlockListQuery
 from chalicelib.conversations import service as conversations
-from chalicelib.conversations.models import Conversation, ConversationListQuery, Message
+from chalicelib.conversations.models import ConversationListQuery, Message
+from chalicelib.kernel import clock
+from chalicelib.kernel.pagination import MAX_PAGE_SIZE, PageQuery
 from chalicelib.listings import service as listings
-from chalicelib.listings.models import Listing
 from chalicelib.match_requests import service as match_requests
-from chalicelib.match_requests.models import MatchRequest, RequestListQuery
-from chalicelib.pagination import MAX_PAGE_SIZE, PageQuery
+from chalicelib.match_requests.models import RequestListQuery
 from chalicelib.privacy.models import (
     RECENT_DELIVERIES,
     AccountExport,
@@ -33,18 +33,24 @@ from chalicelib.privacy.models import (
 )
 from chalicelib.reports import service as reports
 from chalicelib.saved_searches import service as saved_searches
-from chalicelib.saved_searches.models import SavedSearch
 from chalicelib.users import service as users
 from chalicelib.webhooks import service as webhooks
 
 
-def _all[T](page: Callable[[str | None], tuple[list[T], str | None]]) -> list[T]:
-    """Every item of a paged list: ``page(cursor)`` answers one page and its ``nextCursor``."""
-    items, cursor = page(None)
-    while cursor is not None:
-        more, cursor = page(cursor)
-        items += more
-    return items
+def _every(read: Callable[[str | None], Any], items: Callable[[Any], Sequence[Any]]) -> list[Any]:
+    """Every item of a list read page after page: ``read(cursor)`` answers one page (with its
+    ``nextCursor``, ``None`` on the last), ``items(page)`` the page's items."""
+    found: list[Any] = []
+    cursor: str | None = None
+    while True:
+        page = read(cursor)
+        found += items(page)
+        if (cursor := page.nextCursor) is None:
+            return found
+
+
+def _full(cursor: str | None) -> PageQuery:
+    return PageQuery(pageSize=MAX_PAGE_SIZE, cursor=cursor)
 
 
 def export_account(caller: Caller) -> AccountExport:
@@ -55,35 +61,8 @@ def export_account(caller: Caller) -> AccountExport:
     NotFound
         The caller's user record no longer exists.
     """
-    def my_listings(cursor: str | None) -> tuple[list[Listing], str | None]:
-        found = listings.list_my_listings(caller, PageQuery(pageSize=MAX_PAGE_SIZE, cursor=cursor))
-        return list(found.listings), found.nextCursor
-
-    def sent(cursor: str | None) -> tuple[list[MatchRequest], str | None]:
-        found = match_requests.list_sent(caller, RequestListQuery(pageSize=MAX_PAGE_SIZE, cursor=cursor))
-        return list(found.requests), found.nextCursor
-
-    def received(cursor: str | None) -> tuple[list[MatchRequest], str | None]:
-        found = match_requests.list_received(caller, RequestListQuery(pageSize=MAX_PAGE_SIZE, cursor=cursor))
-        return list(found.requests), found.nextCursor
-
-    def my_conversations(cursor: str | None) -> tuple[list[Conversation], str | None]:
-        found = conversations.list_conversations(caller, ConversationListQuery(pageSize=MAX_PAGE_SIZE, cursor=cursor))
-        return list(found.conversations), found.nextCursor
-
     def messages_of(conversation_id: str) -> list[Message]:
-        def page(cursor: str | None) -> tuple[list[Message], str | None]:
-            found = conversations.list_messages(caller, conversation_id, PageQuery(pageSize=MAX_PAGE_SIZE, cursor=cursor))
-            return list(found.messages), found.nextCursor
-        return _all(page)
-
-    def my_searches(cursor: str | None) -> tuple[list[SavedSearch], str | None]:
-        found = saved_searches.list_saved_searches(caller, PageQuery(pageSize=MAX_PAGE_SIZE, cursor=cursor))
-        return list(found.savedSearches), found.nextCursor
-
-    def my_blocks(cursor: str | None) -> tuple[list[Block], str | None]:
-        found = blocks.list_blocks(caller.user_id, BlockListQuery(pageSize=MAX_PAGE_SIZE, cursor=cursor))
-        return list(found.blocks), found.nextCursor
+        return _every(lambda cursor: conversations.list_messages(caller, conversation_id, _full(cursor)), lambda p: p.messages)
 
     profile = users.read_me(caller).result
     hooks = [
@@ -98,14 +77,22 @@ def export_account(caller: Caller) -> AccountExport:
         exportedAt=clock.iso(),
         profile=profile,
         channels=users.list_channels(caller).channels,
-        listings=_all(my_listings),
-        requestsSent=_all(sent),
-        requestsReceived=_all(received),
-        conversations=[ExportedConversation(conversation=c, messages=messages_of(c.conversationId))
-                       for c in _all(my_conversations)],
+        listings=_every(lambda c: listings.list_my_listings(caller, _full(c)), lambda p: p.listings),
+        requestsSent=_every(lambda c: match_requests.list_sent(caller, RequestListQuery(pageSize=MAX_PAGE_SIZE, cursor=c)),
+                            lambda p: p.requests),
+        requestsReceived=_every(
+            lambda c: match_requests.list_received(caller, RequestListQuery(pageSize=MAX_PAGE_SIZE, cursor=c)), lambda p: p.requests
+        ),
+        conversations=[
+            ExportedConversation(conversation=c, messages=messages_of(c.conversationId))
+            for c in _every(
+                lambda cursor: conversations.list_conversations(caller, ConversationListQuery(pageSize=MAX_PAGE_SIZE, cursor=cursor)),
+                lambda p: p.conversations,
+            )
+        ],
         webhooks=hooks,
-        savedSearches=_all(my_searches),
+        savedSearches=_every(lambda c: saved_searches.list_saved_searches(caller, _full(c)), lambda p: p.savedSearches),
         apiKeys=keys,
-        blocks=_all(my_blocks),
+        blocks=_every(lambda c: blocks.list_blocks(caller.user_id, BlockListQuery(pageSize=MAX_PAGE_SIZE, cursor=c)), lambda p: p.blocks),
         reports=reports.reports_made(caller.user_id),
     )

@@ -7,10 +7,10 @@ from pydantic import Field
 
 from chalicelib.blocks.models import Block
 from chalicelib.conversations.models import Conversation, Message
-from chalicelib.json_types import Timestamp
+from chalicelib.kernel.json_types import Timestamp
+from chalicelib.kernel.model_base import Model
 from chalicelib.listings.models import Listing
 from chalicelib.match_requests.models import MatchRequest
-from chalicelib.model_base import Model
 from chalicelib.reports.models import Report
 from chalicelib.saved_searches.models import SavedSearch
 from chalicelib.users.models import Channel, Profile

@@ -6,8 +6,8 @@ from __future__ import annotations
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
-from chalicelib.http import route
-from chalicelib.lazy import lazy_imports
+from chalicelib.edge.http import route
+from chalicelib.kernel.lazy_imports import lazy_imports
 
 # The modules load with the first request of one of these routes, not at cold start.
 with lazy_imports(__name__):

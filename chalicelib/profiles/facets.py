@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from chalicelib.text import words
+from chalicelib.kernel.text import words
 from chalicelib.users.records import UserRecord
 from chalicelib.users.service import active_channels
 
@@ -26,7 +26,7 @@ class Facets:
     level:
         Verification level, 0..3 (:data:`chalicelib.users.models.MAX_VERIFIED_LEVEL`).
     updated_at:
-        ISO 8601 UTC with milliseconds (fixed width, :func:`chalicelib.clock.iso`).
+        ISO 8601 UTC with milliseconds (fixed width, :func:`chalicelib.kernel.clock.iso`).
     country:
         ISO 3166-1 alpha-2 as stored, or ``None``.
     skills:
@@ -40,7 +40,7 @@ class Facets:
     channels:
         Keys of the connected channels.
     words:
-        The folded words (:func:`chalicelib.text.words`) of the display name, the headline and
+        The folded words (:func:`chalicelib.kernel.text.words`) of the display name, the headline and
         the skills.
     """
 

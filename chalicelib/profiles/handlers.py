@@ -14,7 +14,7 @@ from typing import Any
 
 from chalicelib.profiles import spec
 from chalicelib.search import consumer, index
-from chalicelib.users import version_of
+from chalicelib.users.api import version_of
 from chalicelib.users.records import record
 
 
@@ -31,9 +31,8 @@ def change_of(old_image: Mapping[str, Any] | None, new_image: Mapping[str, Any] 
 
 
 def apply_changes(images: consumer.Images) -> int:
-    """Bring the index entries of every user of ``images`` (``(old, new)`` stream images in
-    stream order) to its newest record, in one batch (:func:`chalicelib.search.consumer.apply_images`);
-    returns the profiles moved."""
+    """:func:`chalicelib.search.consumer.apply_images` with the profile index's spec and store: every
+    user of ``images`` indexed as its newest record; returns the profiles moved."""
     return consumer.apply_images(spec.spec(), spec.store(), change_of, images)
 
 

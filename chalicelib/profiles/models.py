@@ -6,10 +6,10 @@ from typing import Annotated
 
 from pydantic import Field, StringConstraints, field_validator
 
-from chalicelib.channels import ChannelKey
-from chalicelib.json_types import Timestamp
-from chalicelib.model_base import Model
-from chalicelib.pagination import PageQuery, SearchEnvelope
+from chalicelib.kernel.channels import ChannelKey
+from chalicelib.kernel.json_types import Timestamp
+from chalicelib.kernel.model_base import Model
+from chalicelib.kernel.pagination import PageQuery, SearchEnvelope
 from chalicelib.users.models import Country, Recruiting, Seniority, SocialLinks, VerifiedLevel
 
 #: Most skills one search may require.

@@ -19,13 +19,14 @@ import contextvars
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-from chalicelib import blocks, errors
+from chalicelib.blocks import api as blocks
+from chalicelib.kernel import errors
+from chalicelib.kernel.text import words
 from chalicelib.profiles import spec
 from chalicelib.profiles.facets import facets
 from chalicelib.profiles.models import ProfilePage, ProfileSearchQuery
 from chalicelib.profiles.service import public_profile_fields
 from chalicelib.search import analysis, engine
-from chalicelib.text import words
 from chalicelib.users.records import UserRecord
 
 

@@ -17,13 +17,13 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from chalicelib import users
 from chalicelib.profiles.facets import facets
 from chalicelib.profiles.models import ProfileSearchQuery
 from chalicelib.search import engine
 from chalicelib.search.index import Document, IndexSpec, projection
 from chalicelib.search.store import DynamoStore, search_index
 from chalicelib.text_analysis.analyzer import DEFAULT_LANGUAGE
+from chalicelib.users import api as users
 from chalicelib.users.models import MAX_VERIFIED_LEVEL
 from chalicelib.users.records import UserRecord
 

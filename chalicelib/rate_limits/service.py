@@ -28,12 +28,13 @@ from enum import StrEnum
 from aws_lambda_powertools import Logger
 from cachetools import LRUCache
 
-from chalicelib import clock, errors, metrics
-from chalicelib.config import settings
+from chalicelib.kernel import clock, errors
+from chalicelib.kernel.config import settings
+from chalicelib.persistence.transact_items import TransactItem
+from chalicelib.persistence.transactions import Transaction
 from chalicelib.rate_limits import context, gcra, repository
 from chalicelib.rate_limits.header_fields import LIMIT_FIELD, POLICY_FIELD, limit_item, policy_item
-from chalicelib.transact_items import TransactItem
-from chalicelib.transactions import Transaction
+from chalicelib.telemetry import metrics
 
 logger = Logger(service="matching-service", child=True)
 
@@ -141,7 +142,7 @@ def clear_hints() -> None:
 
 
 def now_us() -> int:
-    """The current time (:func:`chalicelib.clock.now`) in integer microseconds since the epoch."""
+    """The current time (:func:`chalicelib.kernel.clock.now`) in integer microseconds since the epoch."""
     return (clock.now() - _EPOCH) // timedelta(microseconds=1)
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import ConfigDict, Field, StringConstraints
+from pydantic import ConfigDict, StringConstraints
 
-from chalicelib.json_types import SINGLE_LINE, Timestamp
-from chalicelib.model_base import Model
-from chalicelib.pagination import DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_PAGE_SIZE, PageQuery
+from chalicelib.kernel.json_types import SINGLE_LINE, Timestamp
+from chalicelib.kernel.model_base import Model
+from chalicelib.kernel.pagination import CursorQuery
 from chalicelib.reports.records import ReportDecision, ReportReason, ReportStatus, ReportSubject
 
 #: Longest ``note``, in characters.
@@ -61,19 +61,12 @@ class AdminReport(Report):
     decidedBy: str | None = None
 
 
-class ReportQuery(Model):
+class ReportQuery(CursorQuery):
     """Query of ``GET /v1/admin/reports``: optional ``status`` and ``subjectType`` filters,
     ``pageSize`` 1..100 (default 20) and the previous page's ``cursor``."""
 
-    model_config = ConfigDict(extra="forbid")
     status: ReportStatus | None = None
     subjectType: ReportSubject | None = None
-    pageSize: int = Field(default=DEFAULT_PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE)
-    cursor: str | None = Field(default=None, min_length=1, max_length=MAX_CURSOR_LENGTH)
-
-    def page_query(self) -> PageQuery:
-        """This query's paging as a :class:`~chalicelib.pagination.PageQuery`."""
-        return PageQuery(pageSize=self.pageSize, cursor=self.cursor)
 
     def filters_text(self) -> str:
         """The filters as the cursor's scope names them."""

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any, NotRequired, TypedDict
 
-from chalicelib.record_check import checked
+from chalicelib.persistence.record_check import checked
 
 
 class ReportSubject(StrEnum):
@@ -71,7 +71,7 @@ def record(item: Mapping[str, Any]) -> ReportRecord:
 
     Raises
     ------
-    chalicelib.record_check.MalformedRecord
+    chalicelib.persistence.record_check.MalformedRecord
         The item lacks a field of the record or holds a value of another type (the field is named).
     """
     found = checked(ReportRecord, item, "reportId", enums={

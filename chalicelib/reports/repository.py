@@ -11,11 +11,11 @@ from __future__ import annotations
 import base64
 import hashlib
 
-from chalicelib import storage
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
+from chalicelib.persistence.transact_items import TransactItem
 from chalicelib.reports.records import ReportDecision, ReportRecord, ReportStatus, ReportSubject, record
 from chalicelib.search import keyset
-from chalicelib.transact_items import TransactItem
 
 #: The one partition of the unfiltered queue.
 ALL = "all"

@@ -12,15 +12,18 @@
 
 from __future__ import annotations
 
-from chalicelib import audit, clock, errors, listings, users
+from chalicelib.audit import api as audit
 from chalicelib.audit.records import AuditAction
 from chalicelib.conversations import service as conversations
+from chalicelib.kernel import clock, errors
+from chalicelib.listings import api as listings
 from chalicelib.listings import status
 from chalicelib.listings.status import Transition
+from chalicelib.persistence.transactions import ConditionFailed, Transaction, TransactionConflict, TransactItem
 from chalicelib.reports import repository, suspension
 from chalicelib.reports.models import AdminReport, Report, ReportCreate, ReportDecisionBody, ReportPage, ReportQuery
 from chalicelib.reports.records import ReportDecision, ReportRecord, ReportStatus, ReportSubject
-from chalicelib.transactions import ConditionFailed, Transaction, TransactionConflict, TransactItem
+from chalicelib.users import api as users
 
 #: The listing's ``statusReason`` of a hide without a reason.
 DEFAULT_HIDE_REASON = "Hidden by a moderator"
@@ -61,10 +64,8 @@ def create_report(reporter_id: str, body: ReportCreate) -> Report:
 
     Raises
     ------
-    NotFound
-        No such subject, or not visible to the reporter.
-    RuleViolation
-        The subject is the reporter's own (``details`` names ``subjectId``).
+    NotFound, RuleViolation
+        As :func:`_owner_of`: no such subject visible to the reporter, or the reporter's own.
     Conflict
         The reporter reported this subject already.
     """
@@ -96,7 +97,7 @@ def list_reports(admin_id: str, query: ReportQuery) -> ReportPage:
     """
     position = query.page_query().position(f"{QUEUE_ROUTE}|{admin_id}|{query.filters_text()}")
     records, more = repository.queue_page(query.subjectType, query.status, position.page_size, after=position.key)
-    return ReportPage(reports=[_admin(r) for r in records], pageSize=position.page_size,
+    return ReportPage(reports=[_admin_view(r) for r in records], pageSize=position.page_size,
                       nextCursor=position.next_cursor(more and bool(records), records[-1]["queueKey"] if records else None))
 
 
@@ -130,17 +131,17 @@ def decide(admin_id: str, report_id: str, body: ReportDecisionBody) -> AdminRepo
             entry = audit.entry_op(admin_id, AuditAction.REPORT_SUSPEND_USER, report_id, {"userId": report["subjectOwnerId"]})
             Transaction().add("report", decided).add("audit", entry).commit()
         else:
-            _hide(admin_id, report, decided, body.reason or DEFAULT_HIDE_REASON, now)
+            _take_listing_out_of_search(admin_id, report, decided, body.reason or DEFAULT_HIDE_REASON, now)
     except (TransactionConflict, ConditionFailed) as exc:
         raise errors.Conflict("The report or its listing changed meanwhile; read it again") from exc
     if body.decision == ReportDecision.SUSPEND_USER:
         suspension.suspend(admin_id, report["subjectOwnerId"], report_id)
     written: ReportRecord = {**report, "status": ReportStatus.DECIDED, "decision": body.decision, "decidedBy": admin_id,
                              "decidedAt": now}
-    return _admin(written)
+    return _admin_view(written)
 
 
-def _hide(admin_id: str, report: ReportRecord, decided: TransactItem, reason: str, now: str) -> None:
+def _take_listing_out_of_search(admin_id: str, report: ReportRecord, decided: TransactItem, reason: str, now: str) -> None:
     """Take the reported listing out of search (ACTIVE -> REJECTED) with the decision and its audit
     entry in the same transaction; a listing that is no longer ACTIVE (or gone) is out of search
     already, and the decision is recorded alone."""
@@ -159,7 +160,7 @@ def _public(report: ReportRecord) -> Report:
                   decision=report.get("decision"), decidedAt=report.get("decidedAt"))
 
 
-def _admin(report: ReportRecord) -> AdminReport:
+def _admin_view(report: ReportRecord) -> AdminReport:
     return AdminReport(**_public(report).model_dump(), reporterId=report["reporterId"],
                        subjectOwnerId=report["subjectOwnerId"], decidedBy=report.get("decidedBy"))
 

@@ -11,14 +11,17 @@ repeated after a crash completes the work of the first.
 
 from __future__ import annotations
 
-from chalicelib import audit, clock, errors, listings, users
+from chalicelib.audit import api as audit
 from chalicelib.audit.records import AuditAction
 from chalicelib.auth import service as auth
 from chalicelib.auth.service import Caller
+from chalicelib.kernel import clock, errors
+from chalicelib.kernel.pagination import MAX_PAGE_SIZE, PageQuery
+from chalicelib.listings import api as listings
 from chalicelib.listings import service as listing_service
 from chalicelib.listings.status import ListingStatus, Transition
-from chalicelib.pagination import MAX_PAGE_SIZE, PageQuery
-from chalicelib.transactions import ConditionFailed, Transaction, TransactionConflict
+from chalicelib.persistence.transactions import ConditionFailed, Transaction, TransactionConflict
+from chalicelib.users import api as users
 from chalicelib.webhooks import service as webhooks
 
 #: The ``statusReason`` of a listing paused by its owner's suspension (the reinstatement resumes those only).

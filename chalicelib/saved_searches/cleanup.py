@@ -15,9 +15,9 @@ transaction), so no match is written after the deletion that the chain would mis
 
 from __future__ import annotations
 
+from chalicelib.persistence.transactions import Transaction
 from chalicelib.saved_searches import repository
 from chalicelib.saved_searches.events import deleted_event_op
-from chalicelib.transactions import Transaction
 
 #: Matches read and deleted per transaction: TransactWriteItems holds at most 100 items, and the
 #: last transaction of a step also carries the continuation event.
@@ -45,7 +45,7 @@ def remove_matches(saved_search_id: str, owner_id: str) -> int:
 
     Raises
     ------
-    chalicelib.storage.Contention, chalicelib.errors.DependencyUnavailable
+    chalicelib.persistence.storage.Contention, chalicelib.kernel.errors.DependencyUnavailable
         DynamoDB faults; the stream record is retried and the step starts again (idempotent).
     """
     removed = 0

@@ -10,8 +10,8 @@ stream consumer removes the deleted search's stored matches (:mod:`chalicelib.sa
 
 from __future__ import annotations
 
-from chalicelib import outbox
-from chalicelib.transact_items import TransactItem
+from chalicelib.persistence import outbox
+from chalicelib.persistence.transact_items import TransactItem
 from chalicelib.webhooks.catalogue import ListingMatched
 
 __all__ = ["ListingMatched", "deleted_event_op", "matched_event_op"]

@@ -7,10 +7,10 @@ from typing import Any
 
 from aws_lambda_powertools import Logger
 
-from chalicelib import outbox
-from chalicelib.outbox import OutboxEvent
+from chalicelib.persistence import outbox
+from chalicelib.persistence.outbox import OutboxEvent
+from chalicelib.persistence.streams import process_outbox_batch
 from chalicelib.saved_searches import cleanup, percolator
-from chalicelib.streams import process_outbox_batch
 
 logger = Logger(service="matching-service", child=True)
 

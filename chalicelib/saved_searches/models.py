@@ -6,10 +6,10 @@ from typing import Annotated
 
 from pydantic import ConfigDict, Field, StringConstraints
 
-from chalicelib.json_types import SINGLE_LINE
+from chalicelib.kernel.json_types import SINGLE_LINE
+from chalicelib.kernel.model_base import Model
+from chalicelib.kernel.pagination import Envelope, SearchEnvelope
 from chalicelib.listings.models import Listing
-from chalicelib.model_base import Model
-from chalicelib.pagination import Envelope, SearchEnvelope
 
 #: A search parameter's value: text as in a query string; numbers are accepted and kept as text.
 QueryValue = Annotated[str, StringConstraints(max_length=512)] | int | float

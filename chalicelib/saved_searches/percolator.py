@@ -27,15 +27,16 @@ from dataclasses import dataclass, field
 
 from aws_lambda_powertools import Logger
 
-from chalicelib import clock, errors, listings
+from chalicelib.kernel import clock, errors
+from chalicelib.listings import api as listings
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.search.spec import Candidate, candidate, matches
+from chalicelib.persistence.transactions import Transaction, TransactionConflict
 from chalicelib.saved_searches import postings, repository
 from chalicelib.saved_searches.events import ListingMatched, matched_event_op
 from chalicelib.saved_searches.query import parsed
 from chalicelib.saved_searches.records import MatchRecord, SavedSearchRecord
 from chalicelib.search import percolator as engine
-from chalicelib.transactions import Transaction, TransactionConflict
 
 logger = Logger(service="matching-service", child=True)
 

@@ -6,7 +6,7 @@ import json
 from functools import lru_cache
 from urllib.parse import urlencode
 
-from chalicelib import errors
+from chalicelib.kernel import errors
 from chalicelib.listings.search.query import PAGING_PARAMETERS, SearchQuery, parse_search
 
 

@@ -23,11 +23,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from chalicelib import storage
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
+from chalicelib.persistence.transact_items import TransactItem
 from chalicelib.saved_searches.records import MatchRecord, PostingShard, SavedSearchRecord, match, saved_search
 from chalicelib.search.keyset import ListIndex
-from chalicelib.transact_items import TransactItem
 
 #: Sort key of an owner's counter item (sorts before every ``ss_`` id).
 COUNTER = "#count"

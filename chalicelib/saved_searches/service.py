@@ -12,13 +12,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from chalicelib import clock, errors, listings, users
 from chalicelib.auth.service import Caller
-from chalicelib.config import settings
+from chalicelib.kernel import clock, errors
+from chalicelib.kernel.config import settings
+from chalicelib.kernel.pagination import Deleted, PageQuery
+from chalicelib.listings import api as listings
 from chalicelib.listings import status
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.service import to_model as to_listing
-from chalicelib.pagination import Deleted, PageQuery
+from chalicelib.persistence.transact_items import TransactItem
+from chalicelib.persistence.transactions import Transaction, TransactionConflict
 from chalicelib.saved_searches import postings, repository
 from chalicelib.saved_searches.events import deleted_event_op
 from chalicelib.saved_searches.models import (
@@ -30,8 +33,7 @@ from chalicelib.saved_searches.models import (
 )
 from chalicelib.saved_searches.query import default_name, normalize, validate
 from chalicelib.saved_searches.records import MatchRecord, SavedSearchRecord
-from chalicelib.transact_items import TransactItem
-from chalicelib.transactions import Transaction, TransactionConflict
+from chalicelib.users import api as users
 
 #: Transactions tried while posting shards fill up concurrently (each retry moves to the next shard).
 SAVE_ATTEMPTS = 8

@@ -37,7 +37,7 @@ from functools import lru_cache
 
 from rapidfuzz.distance import DamerauLevenshtein
 
-from chalicelib.text import words as folded_words
+from chalicelib.kernel.text import words as folded_words
 from chalicelib.text_analysis.analyzer import is_stop_word, stem
 
 #: Shortest last word that also matches the terms it starts (letters); shorter ones match exactly.

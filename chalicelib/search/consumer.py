@@ -16,10 +16,12 @@ from typing import Any
 from aws_lambda_powertools import Logger
 from botocore.exceptions import BotoCoreError, ClientError
 
-from chalicelib import clock, errors, metrics, streams
+from chalicelib.kernel import clock, errors
+from chalicelib.persistence import streams
 from chalicelib.search import index
 from chalicelib.search.index import IndexSpec
 from chalicelib.search.store import Store
+from chalicelib.telemetry import metrics
 
 logger = Logger(service="matching-service", child=True)
 
@@ -35,7 +37,7 @@ def apply_images(spec: IndexSpec, store: Store, change_of: ChangeOf, images: Ima
 
     Raises
     ------
-    botocore.exceptions.ClientError, chalicelib.errors.DependencyUnavailable
+    botocore.exceptions.ClientError, chalicelib.kernel.errors.DependencyUnavailable
         The writes failed (the stream retries the batch; applying is idempotent).
     """
     changes = [c for old, new in images if (c := change_of(old, new)) is not None]

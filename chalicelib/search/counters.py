@@ -15,8 +15,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from chalicelib import storage
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
 
 #: A change of counters: ``(counter name, {attribute: delta})``.
 Delta = tuple[str, Mapping[str, int]]

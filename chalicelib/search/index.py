@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from chalicelib import clock
+from chalicelib.kernel import clock
 from chalicelib.search import analysis, buckets, geo
 from chalicelib.search.store import Item, Key, Range, Store
 

@@ -17,7 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib import errors, storage
+from chalicelib.kernel import errors
+from chalicelib.persistence import storage
 
 
 @dataclass(frozen=True)

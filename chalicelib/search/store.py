@@ -20,8 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from chalicelib import storage
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
 
 Key = tuple[str, str]
 Item = dict[str, Any]
@@ -29,7 +29,7 @@ Item = dict[str, Any]
 #: Requests of one step in flight at once (threads of :class:`DynamoStore`).
 PARALLEL = 16
 #: Threads of the reads of a step (:meth:`DynamoStore.read`; botocore's pool holds 32 connections,
-#: ``chalicelib.storage``): one Query per list of a step, up to four scopes of a search without a
+#: ``chalicelib.persistence.storage``): one Query per list of a step, up to four scopes of a search without a
 #: category, go out at once.
 READ_PARALLEL = 32
 
@@ -149,7 +149,7 @@ class DynamoStore:
         if len(tasks) <= 1:
             return [work(t) for t in tasks]
         # Each call runs in a copy of the caller's context, so per-request accounting (the items a
-        # request read, chalicelib.metrics) sees the reads of every thread.
+        # request read, chalicelib.telemetry.metrics) sees the reads of every thread.
         calls = [(contextvars.copy_context(), t) for t in tasks]
         with ThreadPoolExecutor(max_workers=min(PARALLEL, len(tasks))) as pool:
             return list(pool.map(lambda call: call[0].run(work, call[1]), calls))
@@ -179,7 +179,7 @@ class DynamoStore:
         tasks += [functools.partial(self._get, c) for c in chunks]
         if len(tasks) <= 1:
             results = [task() for task in tasks]
-        else:  # each in a copy of the caller's context: the request's accounting (chalicelib.metrics)
+        else:  # each in a copy of the caller's context: the request's accounting (chalicelib.telemetry.metrics)
             results = [f.result() for f in [readers().submit(contextvars.copy_context().run, task) for task in tasks]]
         found = {(i["pk"], i["sk"]): i for part in results[len(ranges):] for i in part}
         return results[:len(ranges)], found

@@ -1,7 +1,7 @@
 """Readiness: every table and queue the functions depend on answers (``GET /v1/health``).
 
 Each table is described and each queue asked for an attribute, all at once, one attempt each
-with the clients' timeouts (:func:`chalicelib.storage.probe_client`), so the check takes at most
+with the clients' timeouts (:func:`chalicelib.persistence.storage.probe_client`), so the check takes at most
 about one connect plus one read timeout (5 s by default) however many dependencies there are.
 """
 
@@ -11,8 +11,9 @@ import functools
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from chalicelib import errors, storage
-from chalicelib.config import Settings, settings
+from chalicelib.kernel import errors
+from chalicelib.kernel.config import Settings, settings
+from chalicelib.persistence import storage
 
 
 def dependencies(config: Settings) -> dict[str, Callable[[], None]]:

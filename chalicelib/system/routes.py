@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from chalice.app import Blueprint
 
-from chalicelib import errors
 from chalicelib.auth.service import authenticate
-from chalicelib.http import route
-from chalicelib.model_base import Model
+from chalicelib.edge.http import route
+from chalicelib.kernel import errors
+from chalicelib.kernel.model_base import Model
 from chalicelib.system import health as readiness
 
 bp = Blueprint(__name__)

@@ -3,8 +3,8 @@
 Analysis (docs/search.md, "The match rule and the score"; the match rule itself is
 :mod:`chalicelib.search.analysis`):
 
-1. **Folding**: NFKD, combining marks dropped, ``str.casefold`` (:func:`chalicelib.text.fold`),
-   HTML tags removed, words are runs of Unicode word characters (:func:`chalicelib.text.words`).
+1. **Folding**: NFKD, combining marks dropped, ``str.casefold`` (:func:`chalicelib.kernel.text.fold`),
+   HTML tags removed, words are runs of Unicode word characters (:func:`chalicelib.kernel.text.words`).
 2. **Stemming**: the Snowball stemmer of the document's language (Porter 2 for English; M. F.
    Porter, "Snowball: A language for stemming algorithms", 2001) through PyStemmer, the C build
    of the Snowball project's stemmers. The same stemmer runs at index and query time.
@@ -21,7 +21,7 @@ from functools import lru_cache
 
 import Stemmer
 
-from chalicelib.text import fold, words
+from chalicelib.kernel.text import fold, words
 from chalicelib.text_analysis.languages import DEFAULT_LANGUAGE, LANGUAGES
 
 __all__ = ["DEFAULT_LANGUAGE", "LANGUAGES", "fold", "words"]

@@ -6,11 +6,11 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints, field_validator
 
-from chalicelib.channels import ChannelKey
-from chalicelib.json_types import SINGLE_LINE, Timestamp, not_nullable
-from chalicelib.model_base import Model
-from chalicelib.pagination import DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_PAGE_SIZE, PageQuery
-from chalicelib.profile_summary import Country, HttpUrlString, ProfileSummary, SocialLinks
+from chalicelib.kernel.channels import ChannelKey
+from chalicelib.kernel.json_types import SINGLE_LINE, Timestamp, not_nullable
+from chalicelib.kernel.model_base import Model
+from chalicelib.kernel.pagination import CursorQuery
+from chalicelib.kernel.profile_summary import Country, HttpUrlString, ProfileSummary, SocialLinks
 
 __all__ = ["Country", "HttpUrlString", "ProfileSummary", "SocialLinks"]  # re-exported: they live in profile_summary
 
@@ -143,7 +143,7 @@ class CreatedUser(Model):
     profile: Profile
 
 
-class AdminUserQuery(Model):
+class AdminUserQuery(CursorQuery):
     """Query of ``GET /v1/admin/users``: users by display name (case and accents folded, then id).
 
     ``q`` keeps the display names starting with it; ``id`` is one exact user id; ``country`` and
@@ -151,21 +151,10 @@ class AdminUserQuery(Model):
     ``cursor`` of the previous page (signed, bound to the filters, the administrator and ``pageSize``).
     """
 
-    model_config = ConfigDict(extra="forbid")
     q: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80), SINGLE_LINE] | None = None
     id: Annotated[str, StringConstraints(min_length=1, max_length=100, pattern=r"^[^\x00-\x1f]+$")] | None = None
     country: Country | None = None
     verifiedLevel: VerifiedLevel | None = None
-    pageSize: int = Field(default=DEFAULT_PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE)
-    cursor: str | None = Field(default=None, min_length=1, max_length=MAX_CURSOR_LENGTH)
-
-    def page_query(self) -> PageQuery:
-        """This query's paging as a :class:`~chalicelib.pagination.PageQuery`."""
-        return PageQuery(pageSize=self.pageSize, cursor=self.cursor)
-
-    def filters_text(self) -> str:
-        """The filters as the cursor's scope names them."""
-        return self.model_dump_json(exclude={"pageSize", "cursor"})
 
 
 class ErasureProgress(Model):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NotRequired, TypedDict
 
-from chalicelib.record_check import checked
+from chalicelib.persistence.record_check import checked
 
 
 class ConnectedChannel(TypedDict):
@@ -55,7 +55,7 @@ def record(item: Mapping[str, Any]) -> UserRecord:
 
     Raises
     ------
-    chalicelib.record_check.MalformedRecord
+    chalicelib.persistence.record_check.MalformedRecord
         The item lacks a field of the record or holds a value of another type (the field is named).
     """
     return checked(UserRecord, item, "userId")

@@ -4,7 +4,7 @@ Item shape: :class:`~chalicelib.users.records.UserRecord` (what every read retur
 :func:`put_user_op` takes).
 ``country`` is left out when unset, so the ``adminByCountry`` index stays sparse. ``version`` starts
 at 1 and every write increments it (records from before it existed count as version 0); it is
-the profile's ``ETag`` (:mod:`chalicelib.conditional`).
+the profile's ``ETag`` (:mod:`chalicelib.edge.conditional`).
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import hashlib
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from chalicelib import batch_reads, storage
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
+from chalicelib.kernel.text import fold
+from chalicelib.persistence import batch_reads, storage
+from chalicelib.persistence.transact_items import TransactItem
 from chalicelib.search import keyset
-from chalicelib.text import fold
-from chalicelib.transact_items import TransactItem
 from chalicelib.users.records import UserRecord, record
 
 #: Profile search reads the ``bySearchShard`` index shard by shard; 8 shards spread the writes.
@@ -81,20 +81,14 @@ def admin_page(
         Filters (``None``: any); each combination is its own index partition.
     prefix:
         Only display names starting with it (folded, :func:`name_prefix`); ``None``: all.
-    size:
-        Users per page (1..100).
-    after:
-        ``nameKey`` of the previous page's last user (a cursor's position).
+    size, after:
+        Users per page (1..100); ``nameKey`` of the previous page's last user (a cursor's position).
 
     Returns
     -------
     tuple
-        The page's records and whether more follow.
-
-    Raises
-    ------
-    RuleViolation
-        ``after`` is not a position of this list (field ``cursor``).
+        The page's records and whether more follow; a foreign ``after`` raises ``RuleViolation``
+        (field ``cursor``) as :func:`chalicelib.search.keyset.read_page` does.
     """
     index = ADMIN_LISTS[(country is not None, level is not None)]
     partition = {
@@ -264,7 +258,7 @@ def reinstate_op(user_id: str) -> TransactItem:
     )
 
 
-def erasure_op(user_id: str, step: str, requested_at: str, first: bool) -> TransactItem:
+def erasure_op(user_id: str, step: str, requested_at: str, first: bool = False) -> TransactItem:
     """Transaction ``Update`` recording on the user item where their account erasure stands
     (``erasure``: ``{step, requestedAt}``), for the administrators' list.
 

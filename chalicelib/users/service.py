@@ -5,15 +5,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from chalicelib import audit, auth, clock, errors
+from chalicelib.audit import api as audit
 from chalicelib.audit.records import AuditAction
+from chalicelib.auth import api as auth
 from chalicelib.auth import keys, own_keys
 from chalicelib.auth.records import ApiKeyRecord
 from chalicelib.auth.service import ADMIN_SCOPE, Caller
-from chalicelib.channels import CHANNEL_KEYS
-from chalicelib.conditional import ANY_VERSION, Versioned, check_version
-from chalicelib.text import fold
-from chalicelib.transactions import Transaction, TransactionConflict
+from chalicelib.edge.conditional import ANY_VERSION, Versioned, check_version
+from chalicelib.kernel import clock, errors
+from chalicelib.kernel.channels import CHANNEL_KEYS
+from chalicelib.kernel.text import fold
+from chalicelib.persistence.transactions import Transaction, TransactionConflict
 from chalicelib.users import repository
 from chalicelib.users.models import (
     AdminUser,
@@ -385,7 +387,7 @@ def list_users(caller_id: str, query: AdminUserQuery) -> AdminUserPage:
     position = query.page_query().position(f"{ADMIN_LIST_ROUTE}|{caller_id}|{query.filters_text()}")
     if query.id is not None:
         user = repository.get_user(query.id) if position.page == 1 else None
-        found = [user] if user is not None and _admits(user, query) else []
+        found = [user] if user is not None and _passes_filters(user, query) else []
         return AdminUserPage(users=[_admin_view(u) for u in found], pageSize=query.pageSize, nextCursor=None)
     records, more = repository.admin_page(query.country, query.verifiedLevel, query.q, position.page_size, after=position.key)
     last = str(records[-1].get("nameKey", "")) if records else None
@@ -397,7 +399,7 @@ def _admin_view(user: UserRecord) -> AdminUser:
     return AdminUser(**profile_from_item(user).model_dump(), suspendedAt=user.get("suspendedAt"), erasure=user.get("erasure"))
 
 
-def _admits(user: UserRecord, query: AdminUserQuery) -> bool:
+def _passes_filters(user: UserRecord, query: AdminUserQuery) -> bool:
     """Whether ``user`` passes the filters of ``query`` other than ``id``."""
     return ((query.country is None or user.get("country") == query.country)
             and (query.verifiedLevel is None or int(user["verifiedLevel"]) == query.verifiedLevel)

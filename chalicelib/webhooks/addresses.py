@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 
-from chalicelib.urls import HTTP_SCHEMES, MAX_LENGTH, InvalidUrl, split_http_url
+from chalicelib.kernel.urls import HTTP_SCHEMES, MAX_LENGTH, InvalidUrl, split_http_url
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 

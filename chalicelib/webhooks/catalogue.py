@@ -3,10 +3,10 @@
 This is the ONE registry of webhook event types. Everything that needs to know which events
 exist reads it: the outbox writers (each domain builds its payload with the model here), the
 delivery pipeline (:data:`SUPPORTED_EVENTS`), ``POST /v1/webhooks`` (the ``events`` enum), the
-OpenAPI document's top-level ``webhooks`` section (:mod:`chalicelib.openapi_webhooks`), the
+OpenAPI document's top-level ``webhooks`` section (:mod:`chalicelib.openapi.webhooks`), the
 docs and the Dashboard's test-event choices. A new event is one :class:`EventType` entry in
 :data:`EVENT_TYPES` with its pydantic ``data`` model (and its outbox constant in
-:mod:`chalicelib.outbox`).
+:mod:`chalicelib.persistence.outbox`).
 
 Sources: spec §6 "Event kinds" and "Envelope"; DESIGN §2 "Webhooks" (``profile_request.*``
 events, ``test`` false on real events). Fields without a value are present as ``null``.
@@ -26,10 +26,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from chalicelib import outbox
-from chalicelib.json_types import Timestamp
-from chalicelib.model_base import Model
-from chalicelib.profile_summary import ProfileSummary
+from chalicelib.kernel.json_types import Timestamp
+from chalicelib.kernel.model_base import Model
+from chalicelib.kernel.profile_summary import ProfileSummary
+from chalicelib.persistence import outbox
 
 
 class MatchRequestReceived(Model):

@@ -6,10 +6,10 @@ from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field, StringConstraints, field_validator
 
-from chalicelib.config import settings
-from chalicelib.json_types import SINGLE_LINE, Timestamp
-from chalicelib.model_base import Model
-from chalicelib.pagination import Envelope
+from chalicelib.kernel.config import settings
+from chalicelib.kernel.json_types import SINGLE_LINE, Timestamp
+from chalicelib.kernel.model_base import Model
+from chalicelib.kernel.pagination import Envelope
 from chalicelib.webhooks.addresses import MAX_URL_LENGTH
 from chalicelib.webhooks.catalogue import DEFAULT_EVENTS, SUPPORTED_EVENTS
 

@@ -11,8 +11,8 @@ are the catalogue's (:class:`~chalicelib.webhooks.catalogue.WebhookDisabled`,
 
 from __future__ import annotations
 
-from chalicelib import outbox
-from chalicelib.transact_items import TransactItem
+from chalicelib.persistence import outbox
+from chalicelib.persistence.transact_items import TransactItem
 from chalicelib.webhooks.catalogue import WebhookDisabled, WebhookEnabled
 from chalicelib.webhooks.records import WebhookRecord
 

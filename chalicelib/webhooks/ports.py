@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from chalicelib.transactions import Transaction, TransactItem
+from chalicelib.persistence.transactions import Transaction, TransactItem
 from chalicelib.webhooks.delivery.attempt_log import AttemptPage, FailedDeliveries
 from chalicelib.webhooks.delivery.envelope import Delivery
 from chalicelib.webhooks.delivery.records import AttemptRecord

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NotRequired, TypedDict
 
-from chalicelib.record_check import checked
+from chalicelib.persistence.record_check import checked
 
 
 class WebhookRecord(TypedDict):

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chalicelib import storage
-from chalicelib.config import settings
-from chalicelib.transact_items import TransactItem
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
+from chalicelib.persistence.transact_items import TransactItem
 from chalicelib.webhooks.records import WebhookEdit, WebhookRecord, record
 
 

@@ -17,13 +17,14 @@ import binascii
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from chalicelib import clock, errors, outbox
 from chalicelib.auth.service import Caller
-from chalicelib.config import settings
-from chalicelib.pagination import Deleted, PageQuery
-from chalicelib.ports import Seam
-from chalicelib.transact_items import TransactItem
-from chalicelib.transactions import Transaction
+from chalicelib.kernel import clock, errors
+from chalicelib.kernel.config import settings
+from chalicelib.kernel.pagination import Deleted, PageQuery
+from chalicelib.kernel.ports import Seam
+from chalicelib.persistence import outbox
+from chalicelib.persistence.transact_items import TransactItem
+from chalicelib.persistence.transactions import Transaction
 from chalicelib.webhooks import addresses, operational, repository, signing
 from chalicelib.webhooks.catalogue import DEFAULT_EVENTS, SUPPORTED_EVENTS
 from chalicelib.webhooks.delivery import attempt_log, lanes, redelivery
@@ -56,7 +57,7 @@ REGISTRATION_RESOLVE_SECONDS = 5.0
 DEFAULT_PORTS = Ports(repository=repository, attempt_log=attempt_log, redelivery=redelivery, commit=Transaction.commit)
 _seam = Seam(DEFAULT_PORTS)
 #: ``use_ports(replacement)``: the service reads and writes through ``replacement``; returns the
-#: ports it replaced (:meth:`chalicelib.ports.Seam.use`).
+#: ports it replaced (:meth:`chalicelib.kernel.ports.Seam.use`).
 use_ports = _seam.use
 
 

@@ -26,7 +26,7 @@ import hmac
 import secrets
 from datetime import datetime
 
-from chalicelib import clock
+from chalicelib.kernel import clock
 
 SECRET_PREFIX = "whsec_"
 #: Random bytes in a secret (Standard Webhooks recommends 24..64).
@@ -112,7 +112,7 @@ def previous_if_valid(previous_secret: str | None, expires_at: str | None, now: 
     """
     if not previous_secret or not expires_at:
         return None
-    # Fixed-width ISO 8601 UTC strings: string order is time order (chalicelib.clock.iso).
+    # Fixed-width ISO 8601 UTC strings: string order is time order (chalicelib.kernel.clock.iso).
     return previous_secret if expires_at > clock.iso(now) else None
 
 

@@ -1,7 +1,7 @@
 """Blocking a user: the block, then the blocked user's pending requests to the blocker rejected.
 
 Once the block is written, every new request or message between the two users is refused in
-its own transaction (:func:`chalicelib.blocks.not_blocked_op`). The requests the blocked user
+its own transaction (:func:`chalicelib.blocks.api.not_blocked_op`). The requests the blocked user
 sent the blocker before that moment are then found on the blocked user's list of PENDING sent
 requests and rejected by the blocker without a reason: the requester learns the request was
 rejected, as any other rejection, but not why.
@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import contextlib
 
-from chalicelib import errors, match_requests
 from chalicelib.auth.service import Caller
 from chalicelib.blocks import service as blocks
 from chalicelib.blocks.models import Block
+from chalicelib.kernel import errors
+from chalicelib.match_requests import api as match_requests
 from chalicelib.match_requests.models import StatusChange
 from chalicelib.workflows import request_decisions
 

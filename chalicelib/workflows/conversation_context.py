@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from chalicelib import listings, users
 from chalicelib.auth.service import Caller
 from chalicelib.conversations.models import Conversation
+from chalicelib.kernel.subject_types import SubjectType
+from chalicelib.listings import api as listings
 from chalicelib.match_requests.models import MatchRequest, RequestStatus
 from chalicelib.match_requests.service import get_request
-from chalicelib.subjects import SubjectType
+from chalicelib.users import api as users
 from chalicelib.users.service import active_channels
 
 

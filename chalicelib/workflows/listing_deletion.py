@@ -1,7 +1,7 @@
 """Deleting a listing rejects its pending requests (reason "listing deleted"); conversations stay.
 
 The first transaction deletes the listing (conditional on its owner and on ``requestCount``
-matching the requests found, see :func:`chalicelib.listings.delete_counted_op`) together with as
+matching the requests found, see :func:`chalicelib.listings.api.delete_counted_op`) together with as
 many rejections as fit; each rejection is two items (the request update and its
 ``match_request.rejected`` event), so the first transaction carries up to
 :data:`FIRST_CHUNK` requests and each further one :data:`CHUNK`. Once the listing is gone no
@@ -17,18 +17,20 @@ from collections.abc import Sequence
 
 from aws_lambda_powertools import Logger
 
-from chalicelib import clock, errors, listings, match_requests
 from chalicelib.auth.service import Caller
-from chalicelib.conditional import check_version
+from chalicelib.edge.conditional import check_version
+from chalicelib.kernel import clock, errors
+from chalicelib.kernel.pagination import Deleted
+from chalicelib.listings import api as listings
 from chalicelib.listings.counters import COUNTER_REPLICAS
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.service import owned
+from chalicelib.match_requests import api as match_requests
 from chalicelib.match_requests.events import request_event_op
 from chalicelib.match_requests.models import RequestStatus
 from chalicelib.match_requests.records import RequestRecord
-from chalicelib.pagination import Deleted
-from chalicelib.transact_items import TransactItem
-from chalicelib.transactions import MAX_ITEMS, Transaction, TransactionConflict
+from chalicelib.persistence.transact_items import TransactItem
+from chalicelib.persistence.transactions import MAX_ITEMS, Transaction, TransactionConflict
 
 logger = Logger(service="matching-service")
 
@@ -41,7 +43,7 @@ DELETE_ATTEMPTS = 4
 #: (:mod:`chalicelib.listings.owner_list`).
 FIXED_ITEMS = 2 + COUNTER_REPLICAS
 #: Counter items every rejection transaction updates once for all its requests: the owner's
-#: received list and the listing's list (:mod:`chalicelib.match_requests.lists`).
+#: received list and the listing's list (:mod:`chalicelib.match_requests.list_indexes`).
 SHARED_COUNTERS = 2
 #: Items per rejection: the request, its event and its requester's sent-list counter.
 ITEMS_PER_REJECTION = 3

@@ -6,15 +6,16 @@ derived, see :mod:`chalicelib.match_requests.ids`).
 
 from __future__ import annotations
 
-from chalicelib import errors, match_requests
 from chalicelib.auth.service import Caller
-from chalicelib.conditional import Versioned
+from chalicelib.edge.conditional import Versioned
+from chalicelib.kernel import errors
+from chalicelib.kernel.subject_types import SubjectType
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.service import get_visible, to_model
+from chalicelib.match_requests import api as match_requests
 from chalicelib.match_requests import ids
 from chalicelib.match_requests.models import MatchRequest
 from chalicelib.match_requests.service import to_model as request_model
-from chalicelib.subjects import SubjectType
 from chalicelib.users.records import UserRecord
 from chalicelib.workflows.models import ListingDetail
 
@@ -64,7 +65,7 @@ def get_listing_detail(caller: Caller, listing_id: str) -> ListingDetail:
 
 
 def read_listing_detail(caller: Caller, listing_id: str) -> Versioned:
-    """As :func:`get_listing_detail`, with the listing's ``version`` (its ETag, :mod:`chalicelib.conditional`).
+    """As :func:`get_listing_detail`, with the listing's ``version`` (its ETag, :mod:`chalicelib.edge.conditional`).
 
     Raises
     ------

@@ -7,15 +7,17 @@ compares) and the caller's profile request (its id is derived, see
 
 from __future__ import annotations
 
-from chalicelib import errors, match_requests, users
 from chalicelib.auth.service import Caller
-from chalicelib.conditional import Versioned
+from chalicelib.edge.conditional import Versioned
+from chalicelib.edge.path_ids import within_limit
+from chalicelib.kernel import errors
+from chalicelib.kernel.subject_types import SubjectType
+from chalicelib.match_requests import api as match_requests
 from chalicelib.match_requests import ids
 from chalicelib.match_requests.profile_policy import evaluate
 from chalicelib.match_requests.service import to_model as request_model
-from chalicelib.path_ids import within_limit
 from chalicelib.profiles.service import public_profile
-from chalicelib.subjects import SubjectType
+from chalicelib.users import api as users
 from chalicelib.workflows.models import ProfileDetail
 
 
@@ -26,7 +28,7 @@ def read_profile(caller: Caller, user_id: str) -> Versioned:
     -------
     Versioned
         The :class:`~chalicelib.workflows.models.ProfileDetail` with the profile's ``version``
-        (its ETag, :mod:`chalicelib.conditional`).
+        (its ETag, :mod:`chalicelib.edge.conditional`).
 
     Raises
     ------

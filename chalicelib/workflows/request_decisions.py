@@ -13,18 +13,20 @@
 
 from __future__ import annotations
 
-from chalicelib import clock, errors, listings, match_requests
 from chalicelib.auth.service import Caller
 from chalicelib.conversations.service import open_conversation_ops
+from chalicelib.kernel import clock, errors
+from chalicelib.kernel.subject_types import SubjectType
+from chalicelib.listings import api as listings
 from chalicelib.listings.records import ListingRecord
+from chalicelib.match_requests import api as match_requests
 from chalicelib.match_requests import ids
 from chalicelib.match_requests.models import MatchRequest, RequestStatus, StatusChange
 from chalicelib.match_requests.records import RequestRecord
+from chalicelib.match_requests.request_transaction import Guard, request_write
 from chalicelib.match_requests.service import to_model
-from chalicelib.match_requests.writes import Guard, request_write
-from chalicelib.subjects import SubjectType
-from chalicelib.transact_items import TransactItem
-from chalicelib.transactions import TransactionConflict
+from chalicelib.persistence.transact_items import TransactItem
+from chalicelib.persistence.transactions import TransactionConflict
 
 
 def decide(caller: Caller, request_id: str, change: StatusChange) -> MatchRequest:

@@ -10,12 +10,13 @@ from __future__ import annotations
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
-from chalicelib.http import route
-from chalicelib.lazy import lazy_imports
+from chalicelib.edge.http import route
+from chalicelib.kernel.lazy_imports import lazy_imports
 
 # The use cases' modules load with the first request of one of these routes, not at cold start.
 with lazy_imports(__name__):
-    from chalicelib import conditional, pagination
+    from chalicelib.edge import conditional
+    from chalicelib.kernel import pagination
     from chalicelib.match_requests import models as request_models
     from chalicelib.workflows import listing_deletion, listing_detail, models, profile_detail, request_decisions
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # `make test` from fresh clones, one after the other, while two busy processes load the machine
-# (issue 19 part 4: the suite must pass under load with nothing flaky).
+# (the suite must pass under load with nothing flaky).
 #
 # usage: scripts/test_time/under_load.sh [RUNS=3] [OUT=under-load.txt] [REPO=this checkout]
 #

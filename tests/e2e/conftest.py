@@ -74,7 +74,7 @@ TLS = ssl.create_default_context()
 
 
 #: The stack's DynamoDB/SQS client timeouts in end-to-end runs (production: 2 s connect, 3 s read,
-#: ``chalicelib.storage``). The embedded moto answers one request at a time; on a shared 2-core
+#: ``chalicelib.persistence.storage``). The embedded moto answers one request at a time; on a shared 2-core
 #: machine under load an answer can take longer than 3 s, and a timed-out conditional write that
 #: moto did apply is retried and refused (a false 409) or ends as a 503. The production timeouts
 #: are tested against a stalled endpoint in tests/integration/test_dependency_timeouts.py.

@@ -29,6 +29,7 @@ from typing import Any
 
 from standardwebhooks import Webhook, WebhookVerificationError
 
+from tests.closing import closing_all
 from tests.sockets import hold_while_connected, peer_closed
 
 
@@ -218,15 +219,5 @@ class Receiver:
 @contextmanager
 def receivers() -> Iterator[Any]:
     """A factory of receivers, all closed on exit: ``with receivers() as new: r = new("fail")``."""
-    made: list[Receiver] = []
-
-    def new(mode: str = "ok", **options: Any) -> Receiver:
-        receiver = Receiver(mode, **options)
-        made.append(receiver)
-        return receiver
-
-    try:
+    with closing_all(Receiver) as new:
         yield new
-    finally:
-        for receiver in made:
-            receiver.close()

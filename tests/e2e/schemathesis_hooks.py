@@ -1,7 +1,7 @@
 """Schemathesis hooks of the contract run (``SCHEMATHESIS_HOOKS``, set by ``test_contract.py``).
 
 The document marks single-line and multi-line text with the formats ``single-line-text`` and
-``multi-line-text`` (:mod:`chalicelib.json_types`): their patterns state the text policy for the
+``multi-line-text`` (:mod:`chalicelib.kernel.json_types`): their patterns state the text policy for the
 assigned code points of the Basic Multilingual Plane only, so a fuzzer drawing from the pattern
 alone sends unassigned or private-use astral code points the service refuses. These strategies
 draw text of assigned letters, marks, numbers, punctuation, symbols and spaces that the service's
@@ -13,8 +13,8 @@ from __future__ import annotations
 import schemathesis
 from hypothesis import strategies as st
 
-from chalicelib import text
-from chalicelib.json_types import MULTI_LINE_FORMAT, SINGLE_LINE_FORMAT
+from chalicelib.kernel import text
+from chalicelib.kernel.json_types import MULTI_LINE_FORMAT, SINGLE_LINE_FORMAT
 
 _ASSIGNED = st.characters(categories=["L", "M", "N", "P", "S", "Zs"])
 

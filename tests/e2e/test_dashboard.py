@@ -123,14 +123,19 @@ def test_sign_in_wrong_key_then_right_key_then_sign_out(browser: Browser, stack:
 # -- webhooks ----------------------------------------------------------------------------------
 
 
+def _watched_conversation(stack: Stack, receiver: Receiver, owner_name: str, peer_name: str) -> tuple[Any, Any, str, Receiver, Any]:
+    """Two new users in a conversation, the first with a webhook of ``message.new`` to ``receiver``:
+    ``(owner, peer, conversation id, receiver, webhook)``."""
+    owner_id, owner = stack.new_user(owner_name)
+    _, peer = stack.new_user(peer_name)
+    conversation_id = open_conversation(owner_id, owner, peer)
+    return owner, peer, conversation_id, receiver, register(owner, receiver, ["message.new"])
+
+
 def test_disabled_webhook_is_enabled_and_the_next_event_arrives_with_fail_count_0(
     browser: Browser, stack: Stack, new_receiver: Callable[..., Receiver]
 ) -> None:
-    owner_id, owner = stack.new_user("Erin Enable")
-    _, peer = stack.new_user("Pete Peer")
-    conversation_id = open_conversation(owner_id, owner, peer)
-    receiver = new_receiver("fail")
-    hook = register(owner, receiver, ["message.new"])
+    owner, peer, conversation_id, receiver, hook = _watched_conversation(stack, new_receiver("fail"), "Erin Enable", "Pete Peer")
     for n in range(1, 6):  # one event at a time: each failure is the first attempt of its own event
         say(peer, conversation_id, f"failing {n}")
         received(receiver, n)
@@ -186,11 +191,7 @@ def test_disabled_webhook_is_enabled_and_the_next_event_arrives_with_fail_count_
 def test_rotated_secret_signs_the_next_delivery_and_the_old_one_still_verifies(
     browser: Browser, stack: Stack, new_receiver: Callable[..., Receiver]
 ) -> None:
-    owner_id, owner = stack.new_user("Rita Rotate")
-    _, peer = stack.new_user("Ron Relay")
-    conversation_id = open_conversation(owner_id, owner, peer)
-    receiver = new_receiver("ok")
-    hook = register(owner, receiver, ["message.new"])
+    owner, peer, conversation_id, receiver, hook = _watched_conversation(stack, new_receiver("ok"), "Rita Rotate", "Ron Relay")
     old_secret = hook["secret"]
 
     page = signed_in_page(browser, stack, key_of(owner))

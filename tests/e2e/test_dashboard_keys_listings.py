@@ -1,4 +1,4 @@
-"""Issue 22 parts 4-7 end to end in headless Chromium on the session's stack: own API keys
+"""The Dashboard's keys and listings pages end to end in headless Chromium on the session's stack: own API keys
 (create, roll, revoke after its confirmation page), a listing made with "New listing" and
 reviewed with its diff, webhooks bound from the listing page, a conversation's context; axe-core
 finds no violation on any of the new pages."""

@@ -1,4 +1,4 @@
-"""Saved searches end to end (issue 14): save a search over HTTP, approve a matching and a
+"""Saved searches end to end: save a search over HTTP, approve a matching and a
 non-matching listing, and a real receiver gets exactly one signed ``listing.matched``.
 
 Barrier (as in test_webhooks.py): the percolator handles the outbox stream in order, so once

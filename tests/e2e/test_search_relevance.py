@@ -1,4 +1,4 @@
-"""Search that finds what people mean (issue 25), end to end: the issue's five mentoring listings.
+"""Search that finds what people mean, end to end: the issue's five mentoring listings.
 
 Stems ("engineers" finds "Engineering mentor"), typos ("enginer", "pyhton"), relevance order
 (equal scores: newest first), prefixes,

@@ -1,4 +1,4 @@
-"""Isolation between tenants end to end (issue 10): per-webhook delivery lanes with real receivers on
+"""Isolation between tenants end to end: per-webhook delivery lanes with real receivers on
 127.0.0.1 and the real local stack (its event runner consumes the FIFO lanes concurrently, as Lambda).
 
 A module of its own, so that the stacks of tests/e2e/test_webhooks.py are stopped before this one starts.
@@ -73,7 +73,7 @@ def test_a_hanging_tenant_delays_no_other_and_its_failure_policy_is_exact(
         sent.append(f"b{n}")
 
     arrivals = received(healthy, len(sent), timeout=DELIVERY_WAIT)
-    # Every event reached B, in event order, while A hung. How fast (issue 10: under 2 s while A
+    # Every event reached B, in event order, while A hung. How fast (under 2 s while A
     # hangs) is a wall-clock figure: bench/webhooks.py --check enforces it, not this test.
     assert [body_of(r)["data"]["content"] for r in arrivals] == sent
 

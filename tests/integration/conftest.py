@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 from chalice.test import Client
 
-from chalicelib import clock, storage
 from chalicelib.auth.service import clear_cache
-from chalicelib.config import settings
+from chalicelib.kernel import clock
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
 from chalicelib.users.models import AdminUserCreate
 from chalicelib.users.service import create_user
 from tests.clocks import FrozenClock, frozen_clock
@@ -35,7 +36,7 @@ def aws_resources() -> Iterator[Resources]:
 def reset_process_caches() -> None:
     """Forget cached settings, boto3 clients, API-key lookups, rate-limit hints and the remembered
     block sets (they depend on the environment and the last test's tables)."""
-    from chalicelib import blocks
+    from chalicelib.blocks import api as blocks
     from chalicelib.rate_limits.service import clear_hints
 
     settings.cache_clear()

@@ -16,9 +16,11 @@ from typing import Any
 import pytest
 from chalice.test import Client
 
-from chalicelib import clock, storage
+from bench.proxy import items_read
 from chalicelib.approvals.service import decode_approval_id
-from chalicelib.config import settings
+from chalicelib.kernel import clock
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
 from tests.integration.aws_session import Resources
 from tests.integration.conftest import Api, User, fresh_aws, make_user
 from tests.listing_bodies import listing_body
@@ -94,7 +96,7 @@ def activate(api: Api, admin: User, runner: Any, *listing_ids: str) -> list[dict
 def assert_error(response: Any, status: int, code: str, field: str | None = None) -> dict[str, Any]:
     """Assert the spec's error body ``{code, error, details?, requestId}``; with ``field``, that ``details`` names it.
 
-    ``requestId`` is the response's ``X-Request-Id`` (issue 11).
+    ``requestId`` is the response's ``X-Request-Id``.
     """
     assert response.status_code == status, (response.status_code, response.json)
     body: dict[str, Any] = response.json
@@ -171,12 +173,7 @@ class Reads:
 
     def hook(self, parsed: dict[str, Any], model: Any, **_: Any) -> None:
         """botocore ``after-call`` handler: add one response's reads."""
-        if "ScannedCount" in parsed:
-            read = int(parsed["ScannedCount"])
-        elif "Responses" in parsed:
-            read = sum(len(v) for v in parsed["Responses"].values())
-        else:
-            read = 1 if "Item" in parsed else 0
+        read = items_read(model.name, parsed)
         with _reads_lock:
             self.calls.append(model.name)
             self.items += read

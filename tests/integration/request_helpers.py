@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from chalicelib import clock
-from chalicelib.config import settings
+from chalicelib.kernel import clock
+from chalicelib.kernel.config import settings
 from chalicelib.listings import repository as listings
 from chalicelib.listings.status import Transition
 from tests.integration.conftest import Api, User
@@ -87,7 +87,7 @@ def run_concurrently[T](count: int, action: Callable[[int], T]) -> list[T | Base
 @contextmanager
 def forbid_scans() -> Iterator[None]:
     """Fail any DynamoDB Scan the product makes inside the block."""
-    from chalicelib import storage
+    from chalicelib.persistence import storage
 
     def refuse(**_: Any) -> None:
         raise AssertionError("the product must not Scan")

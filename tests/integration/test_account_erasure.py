@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from chalicelib import clock
-from chalicelib.config import settings
+from chalicelib.kernel import clock
+from chalicelib.kernel.config import settings
 from chalicelib.privacy import erasure
 from chalicelib.privacy.erasure_records import ErasureStep
 from chalicelib.search import index

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib import storage
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
 from chalicelib.users import repository
 from scripts import admin_users_backfill
 from tests.integration.conftest import Api, User, make_user

@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 
-from chalicelib import clock, errors, storage
 from chalicelib.approvals import service
 from chalicelib.approvals.models import ApprovalDecision
-from chalicelib.config import settings
+from chalicelib.kernel import clock, errors
+from chalicelib.kernel.config import settings
 from chalicelib.listings.repository import PENDING_PARTITIONS, pending_partition
+from chalicelib.persistence import storage
 from tests.integration.aws_session import Resources
 from tests.integration.conftest import Api, User, make_user
 from tests.integration.helpers import (
@@ -92,6 +93,13 @@ class TestRefusedWithoutEffect:
 # --- queueing --------------------------------------------------------------------------
 
 
+def _queued(api: Api, owner: User, runner: Any) -> dict[str, Any]:
+    """A new listing of ``owner``'s with its approval task on the queue (the outbox stream processed)."""
+    listing = create_listing(api, owner)
+    runner.drain()
+    return listing
+
+
 def test_create_puts_a_task_on_the_queue_via_the_outbox(api: Api, alice: User, runner: Any) -> None:
     listing = create_listing(api, alice)
     assert approval_queue_depth() == (0, 0)  # nothing until the outbox stream is processed
@@ -113,12 +121,11 @@ def test_each_update_queues_a_new_version(api: Api, alice: User, runner: Any) ->
 
 
 def test_claim_returns_the_task_with_the_listing(api: Api, alice: User, admin: User, runner: Any) -> None:
-    listing = create_listing(api, alice)
-    runner.drain()
+    listing = _queued(api, alice, runner)
     [approval] = claim(api, admin)
     assert set(approval) == {"approvalId", "listingId", "listing", "enqueuedAt"}
     assert approval["listingId"] == listing["id"]
-    assert "webhookIds" not in approval["listing"]  # the owner's view only (issue 10)
+    assert "webhookIds" not in approval["listing"]  # the owner's view only
     assert "statusHistory" not in approval["listing"]
     assert approval["listing"] == {k: v for k, v in listing.items() if k not in ("webhookIds", "statusHistory")}
     assert approval["enqueuedAt"] >= listing["createdAt"]
@@ -141,8 +148,7 @@ def test_claim_respects_max_and_claimed_tasks_are_hidden(api: Api, alice: User, 
 def test_approve_makes_the_listing_active_and_removes_the_task(
     api: Api, alice: User, bob: User, admin: User, runner: Any
 ) -> None:
-    listing = create_listing(api, alice)
-    runner.drain()
+    listing = _queued(api, alice, runner)
     [approval] = claim(api, admin)
     response = decide(api, admin, approval["approvalId"], "approve")
     assert response.status_code == 200, response.json
@@ -155,8 +161,7 @@ def test_approve_makes_the_listing_active_and_removes_the_task(
 
 
 def test_reject_sets_rejected_with_the_reason(api: Api, alice: User, bob: User, admin: User, runner: Any) -> None:
-    listing = create_listing(api, alice)
-    runner.drain()
+    listing = _queued(api, alice, runner)
     [approval] = claim(api, admin)
     response = decide(api, admin, approval["approvalId"], "reject", "  Please add a salary range ")
     assert response.status_code == 200, response.json
@@ -169,8 +174,7 @@ def test_reject_sets_rejected_with_the_reason(api: Api, alice: User, bob: User, 
 
 
 def test_reject_without_reason_uses_a_default_reason(api: Api, alice: User, admin: User, runner: Any) -> None:
-    listing = create_listing(api, alice)
-    runner.drain()
+    listing = _queued(api, alice, runner)
     decide(api, admin, claim(api, admin)[0]["approvalId"], "reject")
     assert get_listing(api, alice, listing["id"]).json["statusReason"] == "Rejected by an administrator"
 
@@ -183,8 +187,7 @@ def test_reject_without_reason_uses_a_default_reason(api: Api, alice: User, admi
 def test_invalid_decision_changes_nothing_and_keeps_the_claim(
     api: Api, alice: User, admin: User, runner: Any, body: dict[str, Any], field: str
 ) -> None:
-    listing = create_listing(api, alice)
-    runner.drain()
+    listing = _queued(api, alice, runner)
     [approval] = claim(api, admin)
     response = api.call("POST", f"/v1/admin/approvals/{approval['approvalId']}", admin.key, body)
     assert_error(response, 400, "VALIDATION_ERROR")
@@ -194,8 +197,7 @@ def test_invalid_decision_changes_nothing_and_keeps_the_claim(
 
 
 def test_a_task_cannot_be_decided_twice(api: Api, alice: User, admin: User, runner: Any) -> None:
-    listing = create_listing(api, alice)
-    runner.drain()
+    listing = _queued(api, alice, runner)
     [approval] = claim(api, admin)
     assert decide(api, admin, approval["approvalId"], "approve").status_code == 200
     assert_error(decide(api, admin, approval["approvalId"], "reject", "changed my mind"), 409, "CONFLICT")
@@ -208,8 +210,7 @@ def test_a_task_cannot_be_decided_twice(api: Api, alice: User, admin: User, runn
 def test_task_of_a_listing_updated_after_queueing_is_dropped_at_claim(
     api: Api, alice: User, admin: User, runner: Any
 ) -> None:
-    listing = create_listing(api, alice)
-    runner.drain()
+    listing = _queued(api, alice, runner)
     _update(api, alice, listing["id"], "Updated title")
     runner.drain()
     approvals = claim(api, admin)
@@ -218,8 +219,7 @@ def test_task_of_a_listing_updated_after_queueing_is_dropped_at_claim(
 
 
 def test_task_of_a_deleted_listing_is_dropped_at_claim(api: Api, alice: User, admin: User, runner: Any) -> None:
-    listing = create_listing(api, alice)
-    runner.drain()
+    listing = _queued(api, alice, runner)
     api.call("DELETE", f"/v1/listings/{listing['id']}", alice.key)
     assert claim(api, admin) == []
     assert approval_queue_depth() == (0, 0)
@@ -228,8 +228,7 @@ def test_task_of_a_deleted_listing_is_dropped_at_claim(api: Api, alice: User, ad
 def test_task_of_an_already_decided_listing_is_dropped_at_claim(
     api: Api, alice: User, admin: User, runner: Any
 ) -> None:
-    listing = create_listing(api, alice)
-    runner.drain()
+    listing = _queued(api, alice, runner)
     # a duplicate delivery of the same task (SQS is at-least-once)
     storage.client("sqs").send_message(QueueUrl=settings().APPROVAL_QUEUE_URL, MessageBody=json.dumps(_peek_tasks()[0]))
     first = claim(api, admin, max_tasks=1)
@@ -240,8 +239,7 @@ def test_task_of_an_already_decided_listing_is_dropped_at_claim(
 
 @pytest.mark.parametrize("decision", ["approve", "reject"])
 def test_listing_updated_after_claim_is_not_decided(api: Api, alice: User, admin: User, runner: Any, decision: str) -> None:
-    listing = create_listing(api, alice)
-    runner.drain()
+    listing = _queued(api, alice, runner)
     [approval] = claim(api, admin)
     _update(api, alice, listing["id"], "Changed while under review")
     body = assert_error(decide(api, admin, approval["approvalId"], decision), 409, "CONFLICT")
@@ -255,8 +253,7 @@ def test_listing_updated_after_claim_is_not_decided(api: Api, alice: User, admin
 
 
 def test_listing_deleted_after_claim_is_404_and_the_task_dropped(api: Api, alice: User, admin: User, runner: Any) -> None:
-    listing = create_listing(api, alice)
-    runner.drain()
+    listing = _queued(api, alice, runner)
     [approval] = claim(api, admin)
     api.call("DELETE", f"/v1/listings/{listing['id']}", alice.key)
     assert_error(decide(api, admin, approval["approvalId"], "approve"), 404, "NOT_FOUND")
@@ -268,8 +265,7 @@ def test_listing_deleted_after_claim_is_404_and_the_task_dropped(api: Api, alice
 
 
 def test_non_admin_can_neither_claim_nor_decide(api: Api, alice: User, bob: User, admin: User, runner: Any) -> None:
-    listing = create_listing(api, alice)
-    runner.drain()
+    listing = _queued(api, alice, runner)
     assert_error(api.call("GET", "/v1/admin/approvals", bob.key), 403, "FORBIDDEN")
     assert_error(api.call("POST", "/v1/admin/approvals/claims", bob.key, {"max": 10}), 403, "FORBIDDEN")
     assert approval_queue_depth() == (1, 0)  # the forbidden claim claimed nothing
@@ -282,8 +278,7 @@ def test_non_admin_can_neither_claim_nor_decide(api: Api, alice: User, bob: User
 def test_forged_approval_id_for_a_pending_listing_is_404_and_not_applied(
     api: Api, alice: User, admin: User, runner: Any
 ) -> None:
-    listing = create_listing(api, alice)
-    runner.drain()
+    listing = _queued(api, alice, runner)
     assert_error(decide(api, admin, _forged_approval_id(listing["id"]), "approve"), 404, "NOT_FOUND")
     assert get_listing(api, alice, listing["id"]).json["status"] == "PENDING"
     assert approval_queue_depth() == (1, 0)  # the real task is untouched
@@ -292,8 +287,7 @@ def test_forged_approval_id_for_a_pending_listing_is_404_and_not_applied(
 
 
 def test_forged_approval_id_for_a_decided_listing_is_409_not_500(api: Api, alice: User, admin: User, runner: Any) -> None:
-    listing = create_listing(api, alice)
-    runner.drain()
+    listing = _queued(api, alice, runner)
     decide(api, admin, claim(api, admin)[0]["approvalId"], "approve")
     assert_error(decide(api, admin, _forged_approval_id(listing["id"]), "reject"), 409, "CONFLICT")
     assert get_listing(api, alice, listing["id"]).json["status"] == "ACTIVE"
@@ -463,8 +457,7 @@ def test_edited_or_foreign_pending_cursors_are_a_400_naming_cursor_and_change_no
 def test_decide_listing_without_claim_approves_and_the_queued_task_is_dropped(
     api: Api, alice: User, bob: User, admin: User, runner: Any
 ) -> None:
-    listing = create_listing(api, alice)
-    runner.drain()
+    listing = _queued(api, alice, runner)
     decided = service.decide_listing(listing["id"], ApprovalDecision(decision="approve"), "usr_admin", version=1)
     assert decided.status == "ACTIVE"
     assert get_listing(api, bob, listing["id"]).json["status"] == "ACTIVE"

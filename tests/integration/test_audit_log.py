@@ -13,7 +13,7 @@ from chalicelib.approvals import service as approvals
 from chalicelib.approvals.models import ApprovalDecision
 from chalicelib.auth import own_keys
 from chalicelib.auth.service import ADMIN_SCOPE, Caller
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
 from tests.integration.conftest import Api, User, make_user
 from tests.integration.helpers import (
     assert_error,

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from chalicelib.auth.service import clear_cache
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
 from tests.integration.aws_session import Resources
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import Stack, assert_error, aws_calls, error_fields, shared_stack, table_items

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from chalicelib import errors
 from chalicelib.auth.service import Caller
+from chalicelib.kernel import errors
 from chalicelib.match_requests import service as match_requests_service
 from chalicelib.match_requests.models import MatchRequestCreate
 from chalicelib.workflows import blocking

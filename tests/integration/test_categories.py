@@ -11,7 +11,7 @@ from chalicelib.categories.models import ENCODINGS, FieldType
 from tests.integration.aws_session import Resources
 from tests.integration.helpers import Stack, assert_error, shared_stack
 
-CATEGORY_KEYS = {"key", "name", "description", "roles", "fields", "language"}  # language: the search analyzer's (issue 25)
+CATEGORY_KEYS = {"key", "name", "description", "roles", "fields", "language"}  # language: the search analyzer's
 ROLE_KEYS = {"key", "name", "description"}
 FIELD_KEYS = {"key", "label", "type", "roles", "requiredFor", "options", "encoding", "filterable", "description",
               "minimum", "maximum"}

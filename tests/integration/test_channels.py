@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.channels import CHANNEL_KEYS
+from chalicelib.kernel.channels import CHANNEL_KEYS
 from tests.integration.aws_session import Resources
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import Stack, assert_error, error_fields, shared_stack

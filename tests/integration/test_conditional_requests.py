@@ -1,4 +1,4 @@
-"""Conditional requests over the API (issue 11): ETag on listing and profile reads, If-None-Match
+"""Conditional requests over the API: ETag on listing and profile reads, If-None-Match
 -> 304, If-Match on PATCH, status changes and DELETE -> 412 PRECONDITION_FAILED on a mismatch."""
 
 from __future__ import annotations
@@ -20,9 +20,14 @@ def _etag(api: Api, user: User, path: str) -> str:
     return tag
 
 
+def _listing_and_path(api: Api, owner: User) -> tuple[dict[str, Any], str]:
+    """A new listing of ``owner``'s and its path."""
+    listing = create_listing(api, owner)
+    return listing, f"/v1/listings/{listing['id']}"
+
+
 def test_listing_read_has_an_etag_and_if_none_match_answers_304(api: Api, alice: User) -> None:
-    listing = create_listing(api, alice)
-    path = f"/v1/listings/{listing['id']}"
+    _listing, path = _listing_and_path(api, alice)
     tag = _etag(api, alice, path)
     assert tag.startswith('"1-')
     cached = api.call("GET", path, alice.key, headers={"if-none-match": tag})
@@ -33,8 +38,7 @@ def test_listing_read_has_an_etag_and_if_none_match_answers_304(api: Api, alice:
 
 
 def test_a_change_changes_the_etag(api: Api, alice: User) -> None:
-    listing = create_listing(api, alice)
-    path = f"/v1/listings/{listing['id']}"
+    _listing, path = _listing_and_path(api, alice)
     before = _etag(api, alice, path)
     assert api.call("PATCH", path, alice.key, {"meta": {"title": "New title"}}).status_code == 200
     after = _etag(api, alice, path)
@@ -44,8 +48,7 @@ def test_a_change_changes_the_etag(api: Api, alice: User) -> None:
 
 
 def test_patch_with_the_current_etag_applies_and_with_a_stale_one_is_412(api: Api, alice: User) -> None:
-    listing = create_listing(api, alice)
-    path = f"/v1/listings/{listing['id']}"
+    listing, path = _listing_and_path(api, alice)
     tag = _etag(api, alice, path)
     ok = api.call("PATCH", path, alice.key, {"meta": {"title": "First edit"}}, headers={"if-match": tag})
     assert ok.status_code == 200, ok.json
@@ -55,8 +58,7 @@ def test_patch_with_the_current_etag_applies_and_with_a_stale_one_is_412(api: Ap
 
 
 def test_if_match_star_only_requires_existence(api: Api, alice: User) -> None:
-    listing = create_listing(api, alice)
-    path = f"/v1/listings/{listing['id']}"
+    _listing, path = _listing_and_path(api, alice)
     assert api.call("PATCH", path, alice.key, {"meta": {"title": "Any"}}, headers={"if-match": "*"}).status_code == 200
 
 
@@ -83,8 +85,7 @@ def test_a_write_between_read_and_conditional_write_is_412_atomically(
     the listing (simulated here) still makes the conditional write fail, without a lost update."""
     from chalicelib.listings import repository, service
 
-    listing = create_listing(api, alice)
-    path = f"/v1/listings/{listing['id']}"
+    listing, path = _listing_and_path(api, alice)
     tag = _etag(api, alice, path)
     original_get = repository.get
 
@@ -102,8 +103,7 @@ def test_a_write_between_read_and_conditional_write_is_412_atomically(
 
 
 def test_a_malformed_if_match_is_412_and_changes_nothing(api: Api, alice: User) -> None:
-    listing = create_listing(api, alice)
-    path = f"/v1/listings/{listing['id']}"
+    listing, path = _listing_and_path(api, alice)
     assert_error(api.call("PATCH", path, alice.key, {"meta": {"title": "x"}}, headers={"if-match": "nope"}), 412,
                  "PRECONDITION_FAILED")
     assert get_listing(api, alice, listing["id"]).json["title"] == listing["title"]

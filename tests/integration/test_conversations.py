@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from chalicelib import outbox
 from chalicelib.auth.service import Caller
 from chalicelib.conversations import service
+from chalicelib.persistence import outbox
 from tests.integration.conftest import Api, User, make_user
 from tests.integration.helpers import assert_error
 from tests.integration.request_helpers import (

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from chalice.test import Client
 
-from chalicelib import clock
 from chalicelib.dashboard import session_store, sessions
+from chalicelib.kernel import clock
 from chalicelib.webhooks import repository as webhooks_repo
 from tests.integration.conftest import Api, User, make_user
 from tests.integration.helpers import counting_reads
@@ -511,7 +511,7 @@ def test_listings_page_loads_more_with_the_services_cursor_with_and_without_htmx
 
 
 def test_pages_show_the_largest_page_by_default(api: Api, alice: User, monkeypatch: pytest.MonkeyPatch) -> None:
-    from chalicelib import pagination
+    from chalicelib.kernel import pagination
     from tests.integration.helpers import create_listing
 
     monkeypatch.setattr(pagination, "MAX_PAGE_SIZE", 2)  # the default page is the largest one (100)
@@ -840,7 +840,7 @@ def test_test_event_to_an_inactive_webhook_is_refused(api: Api, alice: User) -> 
     assert refused.status_code == 409
 
 
-# --- issue 22: confirmations, field errors, the disabled reason, filters, recover, the catalog ---
+# --- confirmations, field errors, the disabled reason, filters, recover, the catalog ---
 
 
 def test_confirmation_pages_are_404_for_another_users_items(api: Api, alice: User, bob: User) -> None:
@@ -1015,7 +1015,7 @@ def test_recover_is_refused_while_the_webhook_is_inactive(api: Api, alice: User)
 def test_event_catalog_lists_every_event_of_the_registry_with_schema_and_a_valid_example(api: Api, alice: User) -> None:
     import json as jsonlib
 
-    from chalicelib.openapi_webhooks import webhooks_section
+    from chalicelib.openapi.webhooks import webhooks_section
     from chalicelib.webhooks.catalogue import EVENT_TYPES, envelope_model
 
     b = signed_in(api, alice)
@@ -1059,7 +1059,7 @@ def test_a_flash_is_shown_once_to_its_own_session_only_and_expires(api: Api, ali
 
 
 def test_every_post_redirects_and_reloading_the_page_it_leads_to_changes_nothing(api: Api, alice: User, bob: User) -> None:
-    """Issue 22: each Dashboard action answers 303 to a GET page; GETting that page twice (a reload)
+    """Each Dashboard action answers 303 to a GET page; GETting that page twice (a reload)
     leaves the webhooks, the listing and the conversation exactly as the action left them."""
     from tests.integration.request_helpers import active_listing, match_request
 

@@ -1,4 +1,4 @@
-"""Dashboard "API keys" (issue 22 part 7) over in-process moto: create (secret shown once, through
+"""Dashboard "API keys" over in-process moto: create (secret shown once, through
 the session's one-time flash after a 303), revoke after a confirmation page (401 on the next
 call), roll with the old key's expiry (works until then: the clock is patched, no sleeping)."""
 
@@ -8,7 +8,7 @@ import re
 from datetime import UTC, datetime
 
 from chalicelib.auth import keys, own_keys
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
 from tests.clocks import frozen_clock
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import table_items

@@ -1,4 +1,4 @@
-"""Dashboard listings (issue 22 parts 4-6) over in-process moto: "New listing" from the category's
+"""Dashboard listings over in-process moto: "New listing" from the category's
 fields (PENDING, geocoded, reviewable), "Edit", binding webhooks (status kept, and the next
 ``match_request.received`` reaches the bound webhook), the review page's diff against the last
 approved version, and a conversation's context (subject, request message, handles once accepted)."""

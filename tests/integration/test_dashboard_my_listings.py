@@ -22,8 +22,8 @@ def _more(text: str) -> str | None:
 def test_my_listings_page_by_ten_filter_by_status_and_search_titles(api: Api, alice: User) -> None:
     created = [create_listing(api, alice, meta={"title": f"{'Gardening' if i % 3 == 0 else 'Cooking'} class {i}"}) for i in range(14)]
     paused = created[0]["id"]
-    from chalicelib import clock
-    from chalicelib import listings as listing_store
+    from chalicelib.kernel import clock
+    from chalicelib.listings import api as listing_store
     from chalicelib.listings.status import Transition
 
     listing_store.transition(listing_store.get(paused) or {}, Transition.APPROVE, clock.iso())

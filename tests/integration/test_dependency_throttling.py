@@ -1,5 +1,5 @@
 """DynamoDB throttling after botocore's retries is 503 SERVICE_UNAVAILABLE with Retry-After
-(chalicelib.storage's ``after-call`` handler), never a 500: a real HTTP endpoint that throttles
+(chalicelib.persistence.storage's ``after-call`` handler), never a 500: a real HTTP endpoint that throttles
 every call (botocore retries it for real), botocore's Stubber for one API request, and
 transactions cancelled for throttling."""
 
@@ -14,8 +14,10 @@ from typing import Any, ClassVar
 import pytest
 from botocore.stub import Stubber
 
-from chalicelib import errors, http, storage
-from chalicelib.config import settings
+from chalicelib.edge import http
+from chalicelib.kernel import errors
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import assert_error
 from tests.integration.test_dependency_timeouts import point_at

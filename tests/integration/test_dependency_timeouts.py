@@ -1,9 +1,9 @@
-"""Bounded waiting (issue 10): explicit client timeouts, readiness in GET /v1/health, and a stalled
+"""Bounded waiting: explicit client timeouts, readiness in GET /v1/health, and a stalled
 dependency answered 503 SERVICE_UNAVAILABLE with Retry-After, never a hang.
 
 The stalled endpoint is a real TCP server on 127.0.0.1 that accepts connections and never
 answers; the clients are pointed at it with short timeouts (the production numbers are in
-chalicelib.storage.boto_config)."""
+chalicelib.persistence.storage.boto_config)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,10 @@ from typing import Any
 import pytest
 from botocore.stub import Stubber
 
-from chalicelib import errors, http, storage
-from chalicelib.config import settings
+from chalicelib.edge import http
+from chalicelib.kernel import errors
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
 from chalicelib.system import health
 from tests.integration.conftest import Api, User, reset_process_caches
 from tests.integration.helpers import assert_error

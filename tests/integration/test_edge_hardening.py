@@ -1,4 +1,4 @@
-"""Edge hardening (issue 21 part 3): cursors bound to their caller on every list, If-Match and
+"""Edge hardening: cursors bound to their caller on every list, If-Match and
 If-None-Match in the idempotency fingerprint, the Dashboard's security headers on every answer,
 no CORS on the Dashboard, Retry-After on every 503."""
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib import errors
+from chalicelib.kernel import errors
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import assert_error, create_listing, http_request, index_listings
 from tests.integration.request_helpers import active_listing

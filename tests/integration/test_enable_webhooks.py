@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from types import ModuleType
 
 import pytest
@@ -10,17 +9,11 @@ import pytest
 from chalicelib.webhooks import repository
 from tests.integration.conftest import Api, User
 from tests.integration.webhook_helpers import create_webhook
+from tests.script_modules import load_script as load_script_at
 
 
 def load_script() -> ModuleType:
-    from tests.unit.test_packaging import ROOT
-
-    spec = importlib.util.spec_from_file_location("enable_webhooks", ROOT / "scripts" / "enable_webhooks.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script_at("scripts/enable_webhooks.py", "enable_webhooks")
 
 
 def _switch_off(webhook_id: str, at: str) -> None:

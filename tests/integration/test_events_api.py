@@ -11,9 +11,10 @@ from urllib.parse import urlencode
 
 import pytest
 
-from chalicelib import clock, outbox, storage
 from chalicelib.auth.service import Caller
-from chalicelib.config import settings
+from chalicelib.kernel import clock
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import outbox, storage
 from chalicelib.saved_searches.events import matched_event_op
 from chalicelib.webhooks import repository, service
 from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS, ListingMatched

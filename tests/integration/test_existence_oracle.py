@@ -1,4 +1,4 @@
-"""No existence oracle (issue 21 part 2): another user's non-public resource answers exactly as an
+"""No existence oracle: another user's non-public resource answers exactly as an
 unknown id does, on every API route and Dashboard page or action that takes an id.
 
 Alice owns a PENDING, a REJECTED and a PAUSED listing, a webhook and a saved search, and is party
@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 import app
-from chalicelib import clock, http
+from chalicelib.edge import http
+from chalicelib.kernel import clock
 from chalicelib.listings import repository as listings
 from chalicelib.listings.status import Transition
 from tests.integration.conftest import Api, User, make_user

@@ -1,9 +1,9 @@
-"""No input makes the API answer 5xx (issue 21 part 1): hypothesis over the route table.
+"""No input makes the API answer 5xx: hypothesis over the route table.
 
-Every API route (``chalicelib.http.ROUTES``) gets JSON edge payloads (integer literals beyond
+Every API route (``chalicelib.edge.http.ROUTES``) gets JSON edge payloads (integer literals beyond
 Python's 4,300-digit int-string limit, deep nesting, non-finite numbers, lone surrogates, invalid
 UTF-8, random documents) and cursors: garbage, and cursors *validly signed* with the service's
-own key (:func:`chalicelib.cursors.seal`) whose content is anything at all. To reach the code
+own key (:func:`chalicelib.kernel.cursors.seal`) whose content is anything at all. To reach the code
 that reads a cursor's content, the scope digest is patched to one constant, so a signed cursor
 passes the "same query" check of every list as a real one would. Every answer must be below 500
 and, when an error, the spec's error body.
@@ -20,7 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import app
-from chalicelib import cursors, http
+from chalicelib.edge import http
+from chalicelib.kernel import cursors
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import assert_error
 from tests.integration.request_helpers import accepted_conversation

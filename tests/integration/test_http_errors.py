@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from chalicelib.http import MAX_BODY_BYTES
+from chalicelib.edge.http import MAX_BODY_BYTES
 from tests.integration.aws_session import Resources
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import Stack, assert_error, error_fields, listing_body, my_listings, shared_stack

@@ -1,4 +1,4 @@
-"""Idempotency-Key on POST and PATCH (issue 11, Stripe's semantics): replay byte for byte without
+"""Idempotency-Key on POST and PATCH: replay byte for byte without
 redoing the work, 422 on reuse with another request, 409 while the first is in flight, per-user scope."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import assert_error, table_items
 from tests.listing_bodies import listing_body
@@ -139,7 +139,7 @@ def test_a_malformed_key_is_a_validation_error_naming_the_header(api: Api, alice
 
 
 def test_records_expire_after_24_hours(api: Api, alice: User) -> None:
-    from chalicelib import clock
+    from chalicelib.kernel import clock
 
     _post_listing(api, alice, "key-ttl")
     [record] = table_items(settings().IDEMPOTENCY_TABLE)
@@ -209,7 +209,7 @@ def test_an_interrupted_keyed_request_is_retried_successfully_once_its_bound_pas
 def test_an_interrupted_attempt_blocks_its_key_for_at_most_60_seconds_by_default(
     api: Api, alice: User, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from chalicelib import clock
+    from chalicelib.kernel import clock
     from chalicelib.listings import service
 
     assert settings().IDEMPOTENCY_IN_PROGRESS_SECONDS <= 60

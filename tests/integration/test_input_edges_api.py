@@ -1,4 +1,4 @@
-"""The input edges over HTTP (issue 10): JSON depth, control characters, number bounds, path ids
+"""The input edges over HTTP: JSON depth, control characters, number bounds, path ids
 validated at the edge for every route (404 without a read), and webhookIds in the owner's view only."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib import http
+from chalicelib.edge import http
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import activate, assert_error, aws_calls, create_listing, my_listings
 from tests.integration.webhook_helpers import create_webhook

@@ -1,4 +1,4 @@
-"""Route modules load their domain on the first request (chalicelib.lazy): first requests of many
+"""Route modules load their domain on the first request (chalicelib.kernel.lazy_imports): first requests of many
 domains arriving at once, in a fresh interpreter, each load what they need and answer as usual.
 
 The local stack serves requests on threads, so a domain's modules can be first needed by several

@@ -1,4 +1,4 @@
-"""List routes page natively (issue 13 part 6): requests sent / received / of a listing and
+"""List routes page natively: requests sent / received / of a listing and
 conversations read their page from list indexes with signed key cursors; totals come from
 counters kept in the transactions that create requests and change their status (in-process moto).
 """
@@ -16,11 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chalicelib import clock, errors, storage
 from chalicelib.auth.service import Caller
-from chalicelib.config import settings as settings_
 from chalicelib.conversations import service as conversations
 from chalicelib.conversations.models import ConversationListQuery
+from chalicelib.kernel import clock, errors
+from chalicelib.kernel.config import settings as settings_
 from chalicelib.listings import repository as listings
 from chalicelib.listings.status import Transition
 from chalicelib.match_requests import service as requests
@@ -31,6 +31,7 @@ from chalicelib.match_requests.models import (
     RequestListQuery,
     StatusChange,
 )
+from chalicelib.persistence import storage
 from chalicelib.workflows import listing_deletion
 from chalicelib.workflows import request_decisions as decisions
 from scripts import lists_backfill
@@ -424,7 +425,7 @@ def test_backfill_indexes_and_counts_requests_and_conversations_written_before(a
     decide(owner, send_profile(requesters[0], owner), "ACCEPTED")
     decide(owner, send_match(requesters[0], active_listing(owner, run, 9)), "REJECTED")
     config = settings_()
-    # As if written before issue 13 part 6: no list index attributes, no counters, a stray counter.
+    # As if written before the list indexes existed: no list index attributes, no counters, a stray counter.
     for item in table_items(config.REQUESTS_TABLE):
         storage.put(config.REQUESTS_TABLE, {k: v for k, v in item.items()
                                             if k not in ("newest",) and not k.startswith(("sent", "received", "subjectStatus"))})

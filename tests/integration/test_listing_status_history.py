@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from chalicelib import storage
 from chalicelib.listings import repository, status_history
 from chalicelib.listings.status import Transition
+from chalicelib.persistence import storage
 from tests.clocks import distinct_milliseconds
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import activate, claim, create_listing, decide, get_listing

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
 from tests.clocks import distinct_milliseconds
 from tests.integration.aws_session import Resources
 from tests.integration.conftest import Api, User
@@ -68,7 +68,7 @@ def bobs_active_listing(stack: Stack) -> dict[str, Any]:
     """An ACTIVE listing of Bob's in the shared stack."""
     listing = create_listing(stack.api, stack.bob, meta={"salary": "85000"})
     [active] = activate(stack.api, stack.admin, stack.runner, listing["id"])
-    assert "webhookIds" not in active  # the administrator's view: webhookIds are the owner's only (issue 10)
+    assert "webhookIds" not in active  # the administrator's view: webhookIds are the owner's only
     owners_view: dict[str, Any] = get_listing(stack.api, stack.bob, listing["id"]).json
     assert {k: owners_view[k] for k in active} == active
     return {k: owners_view[k] for k in LISTING_KEYS}

@@ -11,9 +11,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chalicelib import storage
-from chalicelib.config import settings as settings_
+from chalicelib.kernel.config import settings as settings_
 from chalicelib.listings import owner_list
+from chalicelib.persistence import storage
 from chalicelib.search import counters as list_counters
 from scripts import lists_backfill
 from tests.integration.conftest import Api, User, make_user

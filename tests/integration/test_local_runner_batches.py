@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
 from chalicelib.listings import repository
 
 

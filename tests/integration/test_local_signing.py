@@ -4,7 +4,7 @@ from typing import Any
 
 import boto3
 
-from chalicelib import storage
+from chalicelib.persistence import storage
 
 
 def _authorization_reaching_moto(client: Any) -> bytes | None:

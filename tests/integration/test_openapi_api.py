@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from openapi_spec_validator import validate
 
-from chalicelib.openapi import document
+from chalicelib.openapi.document import document
 from tests.integration.conftest import Api, make_user
 from tests.unit.test_openapi import _validator
 

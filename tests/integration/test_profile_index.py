@@ -11,13 +11,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chalicelib import blocks, storage
-from chalicelib.config import settings as settings_
+from chalicelib.blocks import api as blocks
+from chalicelib.kernel.config import settings as settings_
+from chalicelib.kernel.text import words
+from chalicelib.persistence import storage
 from chalicelib.profiles import handlers, spec
 from chalicelib.profiles.models import ProfileSearchQuery
 from chalicelib.profiles.search import matches, search_profiles
 from chalicelib.search import analysis, engine, index
-from chalicelib.text import words
 from chalicelib.users.records import UserRecord, record
 from tests.integration.aws_session import Resources, reset
 from tests.integration.conftest import Api, User, make_user

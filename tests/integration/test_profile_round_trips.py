@@ -11,8 +11,8 @@ import random
 import uuid
 from typing import Any
 
-from chalicelib import storage
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
 from chalicelib.profiles import handlers
 from chalicelib.profiles.models import ProfileSearchQuery
 from chalicelib.profiles.search import search_profiles

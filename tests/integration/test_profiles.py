@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
 from tests.integration.conftest import Api, User, make_user
 from tests.integration.helpers import assert_error, aws_calls, search_reads
 from tests.integration.request_helpers import forbid_scans, profile_request

@@ -12,7 +12,7 @@ from typing import Any
 import http_sf
 import pytest
 
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
 from tests.clocks import FrozenClock
 from tests.integration.conftest import Api, User, make_user
 from tests.integration.helpers import assert_error

@@ -1,4 +1,4 @@
-"""One request id finds a delivery's whole story (issue 24): API request -> outbox event -> attempt log and log line."""
+"""One request id finds a delivery's whole story: API request -> outbox event -> attempt log and log line."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from chalicelib import correlation, storage
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
+from chalicelib.telemetry import correlation
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import activate, counting_reads, create_listing
 from tests.integration.webhook_helpers import create_webhook, fast_delivery_settings, message_event

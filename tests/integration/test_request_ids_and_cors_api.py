@@ -1,5 +1,5 @@
 """X-Request-Id on every response, requestId in error bodies, correlated JSON logs; CORS headers and
-the preflight the local server answers as API Gateway does (issue 11)."""
+the preflight the local server answers as API Gateway does."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.request_context import logger
+from chalicelib.edge.request_context import logger
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import assert_error, http_request
 from tests.integration.webhook_helpers import use_settings

@@ -8,12 +8,13 @@ from typing import Any
 
 import pytest
 
-from chalicelib import errors, outbox, storage
 from chalicelib.auth.service import Caller
-from chalicelib.config import settings
+from chalicelib.kernel import errors
+from chalicelib.kernel.config import settings
 from chalicelib.listings import repository as listings
 from chalicelib.match_requests import service
 from chalicelib.match_requests.models import MatchRequestCreate, StatusChange
+from chalicelib.persistence import outbox, storage
 from chalicelib.workflows import listing_deletion
 from chalicelib.workflows import request_decisions as decisions
 from tests.integration.conftest import Api, User, make_user
@@ -242,15 +243,15 @@ def test_second_profile_request_is_409(api: Api, alice: User, bob: User) -> None
 def test_profile_request_fails_when_the_policy_changes_before_the_write(
     api: Api, alice: User, bob: User, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from chalicelib.users import repository
+    from chalicelib.users import api as users
 
-    original = repository.admits_profile_request_op
+    original = users.admits_profile_request_op
 
     def stale(user_id: str, level: int, channel: str) -> dict[str, Any]:
         api.call("PATCH", "/v1/me/profile", alice.key, {"requestPolicy": {"acceptingRequests": False}})
         return original(user_id, level, channel)
 
-    monkeypatch.setattr(repository, "admits_profile_request_op", stale)
+    monkeypatch.setattr(users, "admits_profile_request_op", stale)  # the name the requests service reads
     assert_error(profile_request(api, bob, alice.user_id), 409, "CONFLICT")
     assert events(outbox.PROFILE_REQUEST_RECEIVED) == []
 

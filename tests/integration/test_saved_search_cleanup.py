@@ -1,4 +1,4 @@
-"""Deleting a saved search removes its stored matches (issue 14 leftover): at once unreachable,
+"""Deleting a saved search removes its stored matches: at once unreachable,
 then deleted by the ``saved_search.deleted`` event in bounded steps that continue themselves,
 reading only what they delete. In-process moto, the local event runner."""
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from chalicelib import outbox, storage
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import outbox, storage
 from chalicelib.saved_searches import cleanup, handlers, repository
 from chalicelib.saved_searches.records import MatchRecord
 from tests.integration.conftest import Api, User

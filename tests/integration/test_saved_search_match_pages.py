@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
-from chalicelib import clock, storage
-from chalicelib.config import settings
+from chalicelib.kernel import clock
+from chalicelib.kernel.config import settings
 from chalicelib.listings import repository as listings
 from chalicelib.listings.status import Transition
+from chalicelib.persistence import storage
 from chalicelib.saved_searches import repository
 from chalicelib.saved_searches.records import MatchRecord
 from scripts import lists_backfill

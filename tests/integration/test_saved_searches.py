@@ -1,4 +1,4 @@
-"""Saved searches (issue 14) on in-process moto: the API, the percolator, alerts and the limit."""
+"""Saved searches on in-process moto: the API, the percolator, alerts and the limit."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ from typing import Any
 
 import pytest
 
-from chalicelib import clock, errors, outbox, storage
 from chalicelib.auth.service import Caller
-from chalicelib.config import settings
+from chalicelib.kernel import clock, errors
+from chalicelib.kernel.config import settings
 from chalicelib.listings import repository as listings_repository
 from chalicelib.listings.status import Transition
+from chalicelib.persistence import outbox, storage
 from chalicelib.saved_searches import handlers, percolator, repository, service
 from chalicelib.saved_searches.models import SavedSearchCreate
 from chalicelib.webhooks import signing

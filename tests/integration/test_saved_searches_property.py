@@ -1,4 +1,4 @@
-"""The percolator's defining property, on moto (issue 14): a listing matches a saved search
+"""The percolator's defining property, on moto: a listing matches a saved search
 exactly when that search, run afterwards through ``GET /v1/listings/search``'s service, returns
 the listing.
 
@@ -15,8 +15,8 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 
-from chalicelib import clock
 from chalicelib.auth.service import Caller
+from chalicelib.kernel import clock
 from chalicelib.listings import repository as listings
 from chalicelib.listings.models import ListingCreate
 from chalicelib.listings.search.query import parse_search

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from chalice.test import Client
 
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
 from chalicelib.listings.search.spec import NAMESPACE
 from chalicelib.search import geo
 from tests.clocks import distinct_milliseconds

@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chalicelib.config import settings as settings_
+from chalicelib.kernel.config import settings as settings_
 from chalicelib.listings import repository
 from chalicelib.listings.search import filters
 from chalicelib.listings.search.query import parse_search
@@ -149,7 +149,7 @@ def test_geo_cursor_is_bound_to_its_query(api: Api, alice: User, bob: User) -> N
 
 
 def test_backfill_moves_listings_from_the_old_geo_attributes_to_the_new_ones(aws: dict[str, str]) -> None:
-    from chalicelib import storage
+    from chalicelib.persistence import storage
     from scripts.search_backfill import backfill
 
     now = "2026-05-01T00:00:00.000Z"
@@ -157,7 +157,7 @@ def test_backfill_moves_listings_from_the_old_geo_attributes_to_the_new_ones(aws
                  "meta": {"title": "T", "location": "Berlin", "location_lat": "52.52", "location_lng": "13.405"},
                  "channels": [], "webhookIds": [], "status": "ACTIVE", "version": 1, "searchText": "t", "createdAt": now,
                  "updatedAt": now, "geo3": "location#u33", "geo4": "location#u33d", "geo5": "location#u33dc",
-                 "geoSort": f"jobs#hiring#{now}#lst_old_geo"}  # indexed the pre-issue-13 way
+                 "geoSort": f"jobs#hiring#{now}#lst_old_geo"}  # indexed the legacy geo way
     storage.put(settings_().LISTINGS_TABLE, item)
     params = {"meta.location_lat": "52.52", "meta.location_lng": "13.405", "radiusKm": "5"}
     assert [listing.id for listing in search_listings(parse_search(params)).listings] == []

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chalicelib import clock
-from chalicelib.config import settings as settings_
+from chalicelib.kernel import clock
+from chalicelib.kernel.config import settings as settings_
 from chalicelib.listings import counters, repository
 from chalicelib.listings.search import filters
 from chalicelib.listings.search.query import parse_search

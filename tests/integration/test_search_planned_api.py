@@ -1,10 +1,10 @@
-"""Planned searches over HTTP: posting-list pages, cursors, stale postings (in-process moto; issue 13)."""
+"""Planned searches over HTTP: posting-list pages, cursors, stale postings (in-process moto)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
 from chalicelib.listings.search.spec import NAMESPACE
 from tests.clocks import distinct_milliseconds
 from tests.integration.conftest import Api, User

@@ -18,13 +18,13 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chalicelib.config import settings as settings_
+from chalicelib.kernel.config import settings as settings_
 from chalicelib.listings import repository
 from chalicelib.listings.search import filters
 from chalicelib.listings.search.query import parse_search
 from chalicelib.listings.search.service import search_listings
 from chalicelib.listings.status import ListingStatus, Transition
-from chalicelib.transactions import Transaction
+from chalicelib.persistence.transactions import Transaction
 from chalicelib.workflows.listing_deletion import delete_listing_rejecting_requests
 from tests.integration.aws_session import Resources, reset
 from tests.integration.helpers import index_listings, newest_first, table_items

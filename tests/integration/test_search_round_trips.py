@@ -20,12 +20,12 @@ from typing import Any
 
 import pytest
 
-from chalicelib import storage
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
 from chalicelib.listings import repository
 from chalicelib.listings.search.query import parse_search
 from chalicelib.listings.search.service import search_listings
 from chalicelib.listings.status import Transition
+from chalicelib.persistence import storage
 from chalicelib.search import analysis
 from tests.integration.aws_session import Resources, reset
 from tests.integration.helpers import counting_reads, index_listings, table_items

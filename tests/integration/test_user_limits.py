@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from chalicelib import errors
 from chalicelib.auth import own_keys
 from chalicelib.auth.service import authenticate
-from chalicelib.config import settings
+from chalicelib.kernel import errors
+from chalicelib.kernel.config import settings
 from tests.clocks import FrozenClock
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import table_items

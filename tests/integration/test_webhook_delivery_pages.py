@@ -13,8 +13,9 @@ from unittest import mock
 
 import pytest
 
-from chalicelib import clock, storage
-from chalicelib.config import settings
+from chalicelib.kernel import clock
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
 from chalicelib.webhooks.delivery import attempt_log
 from chalicelib.webhooks.delivery.records import AttemptEntry
 from scripts import lists_backfill

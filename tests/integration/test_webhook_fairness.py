@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
-from chalicelib import clock, errors, storage
 from chalicelib.auth.service import Caller
-from chalicelib.config import settings
+from chalicelib.kernel import clock, errors
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
 from chalicelib.webhooks import repository, service
 from chalicelib.webhooks.delivery import handlers, lanes, sender
 from chalicelib.webhooks.delivery.attempt import FAILURE_LIMIT

@@ -1,4 +1,4 @@
-"""Crash recovery and one worker per webhook (issue 21 parts 5 and 6), on the in-process moto.
+"""Crash recovery and one worker per webhook, on the in-process moto.
 
 * A live worker's heartbeat keeps its lane message invisible past the short lease.
 * A worker that stops (its heartbeat stops, it never logs) lets the message reappear after the
@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from chalicelib import storage
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
 from chalicelib.webhooks.delivery import attempt_log, handlers, heartbeat, sender
 from chalicelib.webhooks.delivery.attempt_log import sent_key
 from tests.integration.conftest import Api, User, make_user

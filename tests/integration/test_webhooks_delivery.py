@@ -13,8 +13,9 @@ import pytest
 import trustme
 from standardwebhooks import Webhook as StandardWebhook
 
-from chalicelib import clock, storage
-from chalicelib.config import settings
+from chalicelib.kernel import clock
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
 from chalicelib.webhooks import addresses, signing
 from chalicelib.webhooks.delivery import handlers, lanes, sender
 from tests.integration.conftest import Api, User

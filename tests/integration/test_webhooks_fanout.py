@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-from chalicelib import clock, storage
-from chalicelib.config import settings
+from chalicelib.kernel import clock
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
 from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
 from chalicelib.webhooks.delivery import recipients as fanout
 from chalicelib.webhooks.delivery.envelope import Event

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from chalicelib import clock, storage
-from chalicelib.config import settings
+from chalicelib.kernel import clock
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
 from chalicelib.webhooks import repository, service
 from chalicelib.webhooks.delivery import attempt as delivery
 from chalicelib.webhooks.delivery import lanes, retries, sender
@@ -105,7 +106,7 @@ def test_five_consecutive_failures_disable_and_nothing_more_is_sent(fake: FakeSe
     assert len(fake.calls) == 5
     disabled = repository.get(webhook_id) or {}
     assert disabled["disabledAt"].endswith("Z")
-    # why and with what: the Dashboard shows them (issue 22 part 2)
+    # why and with what: the Dashboard shows them
     assert (disabled["disabledReason"], disabled["lastFailure"]) == ("Disabled after 5 consecutive failures", "HTTP 500")
 
 
@@ -220,8 +221,8 @@ def test_a_webhook_deleted_during_the_send_counts_nothing_and_gets_no_retry(
 
 
 def test_a_webhook_unsubscribed_since_routing_drains_but_a_test_event_is_still_sent(fake: FakeSender, alice: User) -> None:
-    from chalicelib import storage
-    from chalicelib.config import settings
+    from chalicelib.kernel.config import settings
+    from chalicelib.persistence import storage
 
     webhook_id = new_webhook(alice)
     storage.update(settings().WEBHOOKS_TABLE, {"webhookId": webhook_id}, "SET events = :e",

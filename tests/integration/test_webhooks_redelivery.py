@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from chalicelib import errors
 from chalicelib.auth.service import Caller
+from chalicelib.kernel import errors
 from chalicelib.webhooks import service
 from chalicelib.webhooks.delivery import handlers, lanes
 from tests.integration.conftest import Api, User

@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from chalicelib import outbox, storage
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import outbox, storage
 from chalicelib.webhooks.delivery import sender
+from tests.closing import closing_all
 from tests.integration.conftest import Api, User
 from tests.integration.webhook_receivers import Receiver
 
@@ -35,16 +36,8 @@ def fast_delivery_settings(monkeypatch: pytest.MonkeyPatch, timeout: str = "1", 
 
 def receiver_factory() -> Iterator[Any]:
     """Body of a fixture that yields ``make(behaviour=..., ...) -> Receiver`` and closes them all."""
-    made: list[Receiver] = []
-
-    def make(behaviour: str = "ok", **options: Any) -> Receiver:
-        receiver = Receiver(behaviour, **options)
-        made.append(receiver)
-        return receiver
-
-    yield make
-    for receiver in made:
-        receiver.close()
+    with closing_all(Receiver) as make:
+        yield make
 
 
 def emit(event_type: str, data: dict[str, Any], routing: dict[str, Any]) -> dict[str, Any]:

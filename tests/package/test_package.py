@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.config import LOCAL_CURSOR_SECRET, MIN_DEPLOYED_CURSOR_SECRET_LENGTH
+from chalicelib.kernel.config import LOCAL_CURSOR_SECRET, MIN_DEPLOYED_CURSOR_SECRET_LENGTH
 from infra import cfn_functions
 from tests.unit.test_packaging import ENVIRONMENT, ROOT, of_type
 
@@ -85,7 +85,7 @@ def test_deployed_functions_get_the_generated_cursor_secret(packaged: Path) -> N
     assert LOCAL_CURSOR_SECRET not in (packaged / "sam.json").read_text()
 
 
-# -- operations (issue 24): tracing, alarms, their topic, the dashboard ------------------------
+# -- operations: tracing, alarms, their topic, the dashboard ------------------------
 
 FUNCTIONS = ["APIHandler", "DeliverSlowWebhooks", "DeliverWebhooks", "EnqueueApprovals", "EnqueueWebhookDeliveries", "EraseAccounts",
              "MaintainListingPostings", "MaintainProfilePostings", "PercolateSavedSearches", "RetryWebhookDeliveries"]

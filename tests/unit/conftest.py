@@ -30,8 +30,8 @@ def no_aws_calls(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def set_settings(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., None]]:
     """``set_settings(NAME="value", ...)``: set environment settings for this test and re-read
-    ``chalicelib.config.settings()``; the cached settings are forgotten again afterwards."""
-    from chalicelib.config import settings
+    ``chalicelib.kernel.config.settings()``; the cached settings are forgotten again afterwards."""
+    from chalicelib.kernel.config import settings
 
     def apply(**values: str) -> None:
         for name, value in values.items():

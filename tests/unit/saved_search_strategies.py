@@ -12,7 +12,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from chalicelib.categories.registry import all_categories
-from chalicelib.text import words
+from chalicelib.kernel.text import words
 
 CITIES = {
     "lisbon": (38.7223, -9.1393), "cascais": (38.6979, -9.4215), "porto": (41.1579, -8.6291),

@@ -1,4 +1,5 @@
-"""The shared BatchGetItem parts (chalicelib.batch_reads) and the typed transaction items (chalicelib.transact_items)."""
+"""The shared BatchGetItem parts (chalicelib.persistence.batch_reads) and the typed transaction items
+(chalicelib.persistence.transact_items)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from chalicelib import batch_reads, storage
-from chalicelib.record_check import MalformedRecord
-from chalicelib.transact_items import typed
+from chalicelib.persistence import batch_reads, storage
+from chalicelib.persistence.record_check import MalformedRecord
+from chalicelib.persistence.transact_items import typed
 from chalicelib.users.records import record as user_record
 
 

@@ -3,29 +3,20 @@ and bench/hot_keys.py's before-sharding view."""
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from tests.script_modules import load_script
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def hot_keys() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("hot_keys_bench", ROOT / "bench" / "hot_keys.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    saved = list(sys.path)  # the script puts the repository root first on the path
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.path[:] = saved
-    return module
+    return load_script("bench/hot_keys.py", "hot_keys_bench")
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chalicelib.http import to_jsonable
+from chalicelib.edge.http import to_jsonable
 from chalicelib.listings.models import ListingPage, ListingSearchItem
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.service import to_model, view_fields

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from datetime import timedelta
 
-from chalicelib import clock
+from chalicelib.kernel import clock
 from tests.clocks import distinct_milliseconds
 
 

@@ -1,5 +1,5 @@
 """What ``import app`` (a cold start of the API function) must not load: the heavy pieces are
-imported on the paths that use them (issue 9, part 6; figures in bench/cold_start.py). Pure: a
+imported on the paths that use them (figures in bench/cold_start.py). Pure: a
 fresh interpreter imports the app with placeholder resource names, nothing is called."""
 
 from __future__ import annotations
@@ -22,16 +22,16 @@ LAZY = {
     "httpx": "the webhook delivery client (delivery lanes)",
     "httpcore": "the webhook delivery client (delivery lanes)",
     "jinja2": "the first Dashboard page rendered",
-    "chalicelib.openapi": "the first GET /v1/openapi.json (chalicelib.openapi_route)",
-    "ulid": "the first new id (chalicelib.clock.new_id)",
+    "chalicelib.openapi.document": "the first GET /v1/openapi.json (chalicelib.openapi.route)",
+    "ulid": "the first new id (chalicelib.kernel.clock.new_id)",
     "pydantic_settings": "nothing: configuration is a plain pydantic model",
     "dotenv": "nothing: the service reads no .env files",
-    "chalicelib.idempotency.service": "the first POST or PATCH (chalicelib.gate)",
-    "aws_lambda_powertools.utilities.idempotency": "the first POST or PATCH (chalicelib.gate)",
+    "chalicelib.idempotency.service": "the first POST or PATCH (chalicelib.composition)",
+    "aws_lambda_powertools.utilities.idempotency": "the first POST or PATCH (chalicelib.composition)",
 }
 
 #: A domain's services, repositories, models, records and search modules load with the first
-#: request of one of its routes (chalicelib.lazy); only authentication, which every route runs, loads at once.
+#: request of one of its routes (chalicelib.kernel.lazy_imports); only authentication, which every route runs, loads at once.
 DOMAIN_MODULE = re.compile(
     r"chalicelib\.(?!auth\.)[a-z_]+\.(?:service|repository|models|records|registry|content|samples"
     r"|listing_deletion|listing_detail|profile_detail|request_decisions)(?:\..+)?"

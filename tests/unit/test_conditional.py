@@ -1,10 +1,11 @@
-"""Conditional requests (issue 11), the pure rules: entity tags, If-Match and If-None-Match evaluation."""
+"""Conditional requests, the pure rules: entity tags, If-Match and If-None-Match evaluation."""
 
 from __future__ import annotations
 
 import pytest
 
-from chalicelib import conditional, errors
+from chalicelib.edge import conditional
+from chalicelib.kernel import errors
 
 # --- pure rules ------------------------------------------------------------------------------
 

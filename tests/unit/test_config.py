@@ -1,5 +1,5 @@
 """Configuration: resource names are required, a missing one fails at start naming it, and only
-``chalicelib.config`` reads the environment. Pure: no AWS."""
+``chalicelib.kernel.config`` reads the environment. Pure: no AWS."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from chalicelib.config import LOCAL_CURSOR_SECRET, ConfigurationError, Settings
+from chalicelib.kernel.config import LOCAL_CURSOR_SECRET, ConfigurationError, Settings
 from local_stack.resources import placeholder_environment
 
 ROOT = Path(__file__).resolve().parents[2]

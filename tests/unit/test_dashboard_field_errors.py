@@ -1,10 +1,10 @@
-"""A refused form's errors by field (issue 22 part 8) and the failure text stored when a webhook is disabled."""
+"""A refused form's errors by field and the failure text stored when a webhook is disabled."""
 
 from __future__ import annotations
 
-from chalicelib import errors
 from chalicelib.dashboard.web import field_errors
-from chalicelib.errors import FieldIssue
+from chalicelib.kernel import errors
+from chalicelib.kernel.errors import FieldIssue
 from chalicelib.webhooks.delivery import sender
 from chalicelib.webhooks.delivery.attempt import failure_text
 

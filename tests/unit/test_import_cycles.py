@@ -1,4 +1,4 @@
-"""No import cycle in ``chalicelib`` (issue 23, part 5), read from grimp's graph (the one import-linter checks).
+"""No import cycle in ``chalicelib``, read from grimp's graph (the one import-linter checks).
 
 Two kinds of cycle are looked for:
 

@@ -1,5 +1,5 @@
 """The input limits of the HTTP edge as pure functions: JSON depth, control characters, number
-bounds (chalicelib.json_input) and the path-id rule (chalicelib.path_ids)."""
+bounds (chalicelib.edge.json_input) and the path-id rule (chalicelib.edge.path_ids)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from chalicelib import errors, json_input, path_ids
 from chalicelib.categories.models import CategoryField, FieldType
+from chalicelib.edge import json_input, path_ids
+from chalicelib.kernel import errors
 
 
 def nested(depth: int) -> Any:
@@ -107,7 +108,7 @@ def test_number_and_integer_fields_carry_their_bounds_in_the_category_record() -
 
 def test_the_openapi_document_states_the_path_id_rule_and_the_number_bounds() -> None:
     import app  # noqa: F401 -- registers the routes
-    from chalicelib import openapi
+    from chalicelib.openapi import document as openapi
 
     doc = openapi.document()
     for path, item in doc["paths"].items():

@@ -68,7 +68,7 @@ def test_the_delivery_function_is_bounded_and_its_queue_hold_matches_its_timeout
     # Lambda refuses a mapping whose queue's visibility is below the function's timeout; the
     # recovery bound is the lease (the heartbeat's hold), which must be shorter than both.
     assert visibility == timeout == cfn_functions.DELIVERY_VISIBILITY_SECONDS == 30
-    from chalicelib.config import Settings
+    from chalicelib.kernel.config import Settings
 
     assert Settings.model_fields["DELIVERY_LEASE_SECONDS"].default < visibility
 

@@ -1,4 +1,4 @@
-"""chalicelib.lazy: a stand-in module imports the real one on the first attribute read, not before."""
+"""chalicelib.kernel.lazy_imports: a stand-in module imports the real one on the first attribute read, not before."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from chalicelib.lazy import DECLARED, LazyModule, lazy_import, lazy_imports
+from chalicelib.kernel.lazy_imports import DECLARED, LazyModule, lazy_import, lazy_imports
 
 PROBE = "lazy_probe_module"
 
@@ -68,7 +68,7 @@ def test_a_lazy_imports_block_binds_stand_ins_and_records_the_names(probe: list[
     (tmp_path / "lazy_probe_package" / "__init__.py").write_text("")
     (tmp_path / "lazy_probe_package" / "inner.py").write_text("import builtins\nbuiltins.lazy_probe_runs.append('inner')\nvalue = 7\n")
     (tmp_path / "lazy_probe_routes.py").write_text(
-        "from chalicelib.lazy import lazy_imports\n"
+        "from chalicelib.kernel.lazy_imports import lazy_imports\n"
         "import json\n"  # an ordinary import outside the block stays eager
         "with lazy_imports(__name__):\n"
         "    from lazy_probe_package import inner as renamed\n"
@@ -89,7 +89,11 @@ def test_a_lazy_imports_block_binds_stand_ins_and_records_the_names(probe: list[
 
 @pytest.mark.parametrize(
     "statement",
-    ["from chalicelib.lazy import LazyModule", "import chalicelib.lazy", "from chalicelib import no_such_module"],
+    [
+        "from chalicelib.kernel.lazy_imports import LazyModule",
+        "import chalicelib.kernel.lazy_imports",
+        "from chalicelib import no_such_module",
+    ],
 )
 def test_a_lazy_imports_block_takes_modules_of_absolute_packages_only(statement: str) -> None:
     code = compile(f"with lazy_imports(__name__):\n    {statement}\n", "<block>", "exec")

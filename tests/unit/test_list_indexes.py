@@ -1,4 +1,4 @@
-"""The list indexes' rules (issue 13 part 6): which GSI serves which list, the attributes a request
+"""The list indexes' rules: which GSI serves which list, the attributes a request
 carries, and how creations and status changes move the list counters (pure, no AWS)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from chalicelib.conversations import repository as conversations
-from chalicelib.match_requests import lists
-from chalicelib.match_requests.lists import ListQuery, RequestList
+from chalicelib.match_requests import list_indexes
+from chalicelib.match_requests.list_indexes import ListQuery, RequestList
 from chalicelib.search import counters as list_counters
 from infra.build_template import RESOURCES
 
@@ -27,25 +27,25 @@ def _gsis(table: str) -> dict[str, tuple[str, str]]:
 
 
 def test_the_template_declares_exactly_the_list_indexes_the_code_reads() -> None:
-    assert _gsis("RequestsTable") == {i.name: (i.partition, i.sort) for i in lists.indexes()}
+    assert _gsis("RequestsTable") == {i.name: (i.partition, i.sort) for i in list_indexes.indexes()}
     members = {i.name: (i.partition, i.sort) for i in (conversations.RECENT, conversations.RECENT_BY_TYPE)}
     assert _gsis("ConversationMembersTable") == members
 
 
 def test_a_request_carries_its_sort_key_and_every_filtered_partition() -> None:
-    assert lists.index_attributes(REQUEST) == {
+    assert list_indexes.index_attributes(REQUEST) == {
         "newest": "2026-05-01T00:00:00.000Z#req_lst_1_abc",
         "sentType": "usr_r#LISTING", "sentStatus": "usr_r#PENDING", "sentTypeStatus": "usr_r#LISTING#PENDING",
         "receivedType": "usr_o#LISTING", "receivedStatus": "usr_o#PENDING", "receivedTypeStatus": "usr_o#LISTING#PENDING",
         "subjectStatus": "lst_1#PENDING",
     }
-    assert lists.status_attributes(REQUEST, "ACCEPTED") == {
+    assert list_indexes.status_attributes(REQUEST, "ACCEPTED") == {
         "sentStatus": "usr_r#ACCEPTED", "sentTypeStatus": "usr_r#LISTING#ACCEPTED",
         "receivedStatus": "usr_o#ACCEPTED", "receivedTypeStatus": "usr_o#LISTING#ACCEPTED",
         "subjectStatus": "lst_1#ACCEPTED",
     }
-    stored = {**REQUEST, **lists.index_attributes(REQUEST)}
-    assert lists.without_index_attributes(stored) == REQUEST
+    stored = {**REQUEST, **list_indexes.index_attributes(REQUEST)}
+    assert list_indexes.without_index_attributes(stored) == REQUEST
 
 
 @pytest.mark.parametrize(
@@ -61,7 +61,7 @@ def test_a_request_carries_its_sort_key_and_every_filtered_partition() -> None:
 )
 def test_each_route_filter_reads_its_own_index_and_counter(query: ListQuery, index: str, partition: str, attribute: str) -> None:
     assert (query.index.name, query.partition, query.counter_attribute) == (index, partition, attribute)
-    item = {**REQUEST, **lists.index_attributes(REQUEST)}
+    item = {**REQUEST, **list_indexes.index_attributes(REQUEST)}
     start = query.index.start_key(query.partition, item["newest"])
     assert start["requestId"] == REQUEST["requestId"]
     assert start[query.index.partition] == query.partition
@@ -73,7 +73,7 @@ def test_the_subject_list_has_no_subject_type_filter() -> None:
 
 
 def test_creation_counts_a_request_in_every_list_and_filter() -> None:
-    assert list_counters.merge(lists.deltas(REQUEST, None, "PENDING")) == {
+    assert list_counters.merge(list_indexes.deltas(REQUEST, None, "PENDING")) == {
         "requests#sent#usr_r": {"n": 1, "t#LISTING": 1, "s#PENDING": 1, "ts#LISTING#PENDING": 1},
         "requests#received#usr_o": {"n": 1, "t#LISTING": 1, "s#PENDING": 1, "ts#LISTING#PENDING": 1},
         "requests#subject#lst_1": {"n": 1, "s#PENDING": 1},
@@ -81,7 +81,7 @@ def test_creation_counts_a_request_in_every_list_and_filter() -> None:
 
 
 def test_a_status_change_moves_only_the_status_counts() -> None:
-    assert list_counters.merge(lists.deltas(REQUEST, "PENDING", "REJECTED")) == {
+    assert list_counters.merge(list_indexes.deltas(REQUEST, "PENDING", "REJECTED")) == {
         "requests#sent#usr_r": {"s#PENDING": -1, "ts#LISTING#PENDING": -1, "s#REJECTED": 1, "ts#LISTING#REJECTED": 1},
         "requests#received#usr_o": {"s#PENDING": -1, "ts#LISTING#PENDING": -1, "s#REJECTED": 1, "ts#LISTING#REJECTED": 1},
         "requests#subject#lst_1": {"s#PENDING": -1, "s#REJECTED": 1},
@@ -90,7 +90,7 @@ def test_a_status_change_moves_only_the_status_counts() -> None:
 
 def test_rejections_of_one_listing_share_its_counter_items() -> None:
     others = [{**REQUEST, "requestId": f"req_lst_1_{n}", "requesterId": f"usr_{n}"} for n in range(3)]
-    merged = list_counters.merge(d for r in others for d in lists.deltas(r, "PENDING", "REJECTED"))
+    merged = list_counters.merge(d for r in others for d in list_indexes.deltas(r, "PENDING", "REJECTED"))
     assert merged["requests#subject#lst_1"] == {"s#PENDING": -3, "s#REJECTED": 3}
     assert merged["requests#received#usr_o"]["s#PENDING"] == -3
     assert len(merged) == 3 + 2  # three requesters' counters, the owner's and the listing's

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib import errors, http
 from chalicelib.categories.registry import get_category
+from chalicelib.edge import http
+from chalicelib.kernel import errors
 from chalicelib.listings.meta import validate_meta
 from tests.listing_bodies import VALID_META
 

@@ -11,13 +11,13 @@ from dataclasses import dataclass
 
 import pytest
 
-from chalicelib import errors
+from chalicelib.kernel import errors
+from chalicelib.kernel.pagination import PageQuery
 from chalicelib.listings import service
 from chalicelib.listings.models import ListingCreate, ListingStatusChange, ListingUpdate
 from chalicelib.listings.ports import ListingsRepository, Ports, UserDirectory, WebhookDirectory
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.status import ListingStatus
-from chalicelib.pagination import PageQuery
 from tests.clocks import distinct_milliseconds
 from tests.listing_bodies import listing_body
 from tests.unit.fakes.events import event_types
@@ -56,8 +56,9 @@ def _set_status(world: World, listing_id: str, status: ListingStatus) -> None:
 
 
 def test_the_real_modules_satisfy_the_ports() -> None:
-    from chalicelib import users, webhooks
     from chalicelib.listings import repository
+    from chalicelib.users import api as users
+    from chalicelib.webhooks import api as webhooks
 
     _r: ListingsRepository = repository
     _u: UserDirectory = users

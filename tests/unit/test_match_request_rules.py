@@ -11,8 +11,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from chalicelib import errors
 from chalicelib.auth.service import Caller
+from chalicelib.kernel import errors
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.status import ListingStatus
 from chalicelib.match_requests import repository, service
@@ -25,8 +25,8 @@ from chalicelib.match_requests.models import (
     RequestStatus,
 )
 from chalicelib.match_requests.ports import Ports, RequestsRepository
+from chalicelib.persistence.transactions import Transaction
 from chalicelib.rate_limits.service import TRANSACTION_ITEM
-from chalicelib.transactions import Transaction
 from tests.clocks import distinct_milliseconds
 from tests.unit.fakes.match_requests import FakeRequests
 from tests.unit.fakes.people import FakeUsers, caller, user_record

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from chalicelib import correlation, metrics, outbox, storage, streams
+from chalicelib.persistence import outbox, storage, streams
+from chalicelib.telemetry import correlation, metrics
 from chalicelib.webhooks.delivery import handlers, lanes
 from chalicelib.webhooks.delivery.envelope import Delivery, Event
 

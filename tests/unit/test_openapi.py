@@ -11,8 +11,8 @@ from openapi_spec_validator import validate
 from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
-from chalicelib.http import ROUTES, RouteSpec
-from chalicelib.openapi import ERROR_RESPONSES, build_document, document, error_statuses, path_params
+from chalicelib.edge.http import ROUTES, RouteSpec
+from chalicelib.openapi.document import ERROR_RESPONSES, build_document, document, error_statuses, path_params
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,5 @@
 """The OpenAPI document as an exact contract: what the schema states the server enforces, and
-what it allows the server accepts (issue 11 part 1). Pure: no moto, no server."""
+what it allows the server accepts. Pure: no moto, no server."""
 
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ from pydantic import BaseModel
 from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
-from chalicelib import errors
-from chalicelib.http import parse_body
+from chalicelib.edge.http import parse_body
+from chalicelib.kernel import errors
 from chalicelib.match_requests.models import StatusChange
-from chalicelib.openapi import CURSOR_RULE, RULES_HEADING, TAGS, document
-from chalicelib.openapi_webhooks import SIGNING_RULE
+from chalicelib.openapi.document import CURSOR_RULE, RULES_HEADING, TAGS, document
+from chalicelib.openapi.webhooks import SIGNING_RULE
 from chalicelib.users.models import AdminUserCreate, AdminUserPatch, ProfilePatch
 from chalicelib.webhooks.catalogue import EVENT_TYPES, SUPPORTED_EVENTS, envelope_model
 from chalicelib.webhooks.delivery.envelope import Event, envelope_body
@@ -99,7 +99,7 @@ def test_request_body_examples_are_valid_against_their_schemas(doc: dict[str, An
             validator.validate(example)
 
 
-# --- the findings of issue 11 (schema-valid requests the server refused) -----------------------
+# --- schema-valid requests the server refused) -----------------------
 
 
 def test_country_is_an_enum_of_iso_codes(doc: dict[str, Any]) -> None:

@@ -5,7 +5,6 @@ cfn-lint: tests/package (``make package``); the CLI against tables: tests/integr
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from pathlib import Path
@@ -16,9 +15,10 @@ import pytest
 from chalice.app import DynamoDBEventConfig, SQSEventConfig
 from chalice.utils import to_cfn_resource_name
 
-from chalicelib.config import Settings
+from chalicelib.kernel.config import Settings
 from chalicelib.listings.index import GEO_PARTITION_PRECISIONS
 from infra import cfn_api, cfn_functions, cfn_iam
+from tests.script_modules import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE: dict[str, Any] = json.loads((ROOT / "infra" / "resources.json").read_text())
@@ -270,12 +270,7 @@ def test_stage_throttling_and_gateway_error_bodies() -> None:
 
 
 def load_cli() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("create_admin_key", ROOT / "scripts" / "create_admin_key.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("scripts/create_admin_key.py", "create_admin_key")
 
 
 

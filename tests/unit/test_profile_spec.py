@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
+from chalicelib.kernel.text import words
 from chalicelib.profiles import spec
 from chalicelib.profiles.models import ProfileSearchQuery
 from chalicelib.profiles.search import matches
 from chalicelib.search import analysis, engine, index
-from chalicelib.text import words
 from chalicelib.users.records import UserRecord, record
 
 

@@ -13,11 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chalicelib import errors, http
-from chalicelib.config import ConfigurationError, Settings
+from chalicelib.edge import http
+from chalicelib.kernel import errors
+from chalicelib.kernel.config import ConfigurationError, Settings
+from chalicelib.persistence.transactions import Transaction
 from chalicelib.rate_limits import context, gcra, header_fields, repository, service
 from chalicelib.rate_limits.service import Quota
-from chalicelib.transactions import Transaction
 from infra import cfn_api
 from local_stack.resources import placeholder_environment
 from tests.clocks import FrozenClock, frozen_clock

@@ -6,12 +6,12 @@ from typing import Any
 
 import pytest
 
+from chalicelib.kernel.subject_types import SubjectType
 from chalicelib.listings import records as listings
 from chalicelib.listings.status import ListingStatus
 from chalicelib.match_requests import records as requests
 from chalicelib.match_requests.models import RequestStatus
-from chalicelib.record_check import MalformedRecord
-from chalicelib.subjects import SubjectType
+from chalicelib.persistence.record_check import MalformedRecord
 from chalicelib.users import records as users
 
 

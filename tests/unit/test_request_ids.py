@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from chalicelib.kernel.subject_types import SubjectType
 from chalicelib.match_requests import ids
-from chalicelib.subjects import SubjectType
 
 
 def test_request_ids_are_deterministic_and_carry_the_subject() -> None:

@@ -1,11 +1,11 @@
-"""Request ids and CORS (issue 11), the pure rules: which id a request gets, which CORS headers an origin gets."""
+"""Request ids and CORS, the pure rules: which id a request gets, which CORS headers an origin gets."""
 
 from __future__ import annotations
 
 import pytest
 
-from chalicelib import cors
-from chalicelib.request_context import choose_request_id
+from chalicelib.edge import cors
+from chalicelib.edge.request_context import choose_request_id
 
 # --- request ids: pure rules -------------------------------------------------------------------
 

@@ -1,10 +1,10 @@
-"""The search engine's place in the module graph (issue 20): no import cycle, no domain below it.
+"""The search engine's place in the module graph: no import cycle, no domain below it.
 
 ``chalicelib.search`` importing no domain package is an import contract (pyproject.toml,
 ``search-engine``); this test adds what import-linter does not check: in the search area no package imports back
 into a package that imports it at run time (the former ``listings.service <-> listings.search <->
 listings.repository`` loop). The HTTP edge (``listings.routes``) names the search modules in its
-``lazy_imports`` block and loads them on first call (:mod:`chalicelib.lazy`), so routes modules
+``lazy_imports`` block and loads them on first call (:mod:`chalicelib.kernel.lazy_imports`), so routes modules
 are left out of the run-time package check. That no module of ``chalicelib`` imports itself through others is
 ``tests/unit/test_import_cycles.py``.
 """

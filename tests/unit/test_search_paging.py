@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from chalicelib import cursors, errors
-from chalicelib.pagination import PageQuery
+from chalicelib.kernel import cursors, errors
+from chalicelib.kernel.pagination import PageQuery
 
 
 def test_cursor_round_trips_within_its_scope() -> None:

@@ -13,8 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chalicelib import errors, http, text
 from chalicelib.categories.models import CategoryField, FieldType
+from chalicelib.edge import http
+from chalicelib.kernel import errors, text
 from chalicelib.listings.meta import InvalidValue, parse_value
 
 REFUSED = {
@@ -76,7 +77,7 @@ def test_multi_line_text_allows_line_feed_and_carriage_return(value: str) -> Non
 
 
 def test_every_refused_category_is_refused_by_category_not_by_a_list() -> None:
-    from chalicelib.text import REFUSED_CATEGORIES
+    from chalicelib.kernel.text import REFUSED_CATEGORIES
 
     samples = {"Cc": "\x85", "Cf": "\u2062", "Cs": "\ud800", "Co": "\U00100000", "Cn": "\U0003ffff", "Zl": "\u2028", "Zp": "\u2029"}
     assert set(samples) == set(REFUSED_CATEGORIES)

@@ -10,23 +10,15 @@ from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chalicelib import storage
+from chalicelib.persistence import storage
+from tests.dynamodb_values import attribute_values
 
 _numbers = st.one_of(
     st.integers(min_value=-(10**30), max_value=10**30),
     st.decimals(allow_nan=False, allow_infinity=False, places=6, min_value=-(10**12), max_value=10**12),
 )
 _scalars = st.one_of(st.text(max_size=8), _numbers, st.booleans(), st.none(), st.binary(max_size=4).map(Binary))
-_values = st.recursive(
-    _scalars,
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=4),
-        st.dictionaries(st.text(min_size=1, max_size=4), inner, max_size=4),
-        st.frozensets(st.text(max_size=4), min_size=1, max_size=3).map(set),
-        st.frozensets(st.integers(-1000, 1000), min_size=1, max_size=3).map(set),
-    ),
-    max_leaves=12,
-)
+_values = attribute_values(_scalars, st.frozensets(st.integers(-1000, 1000), min_size=1, max_size=3).map(set), size=4, leaves=12)
 
 
 def _reference(item: dict[str, Any]) -> dict[str, Any]:

@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
-from chalicelib import errors, http, storage
+from chalicelib.edge import http
+from chalicelib.kernel import errors
+from chalicelib.persistence import storage
 
 
 @dataclass

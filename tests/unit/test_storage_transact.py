@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from chalicelib import storage
+from chalicelib.persistence import storage
 
 
 def _cancelled(reason: str) -> ClientError:

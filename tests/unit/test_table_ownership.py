@@ -4,7 +4,7 @@ Each row of the table names a table setting (``USERS_TABLE``) and, in parenthese
 that may name it. The test reads every module of ``chalicelib`` and checks that a setting's
 name appears only in its owner's modules, in ``config`` (which reads the names) and in
 ``system.health`` (the readiness probe of every table); and that every setting of
-``chalicelib.config.Settings`` has a row. The import side of the rule (no other package
+``chalicelib.kernel.config.Settings`` has a row. The import side of the rule (no other package
 imports an owner's repository) is the ``*-own-their-tables`` contracts of ``make lint``.
 """
 
@@ -13,12 +13,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from chalicelib.config import Settings
+from chalicelib.kernel.config import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "architecture.md"
 #: Modules that name every table on purpose.
-EVERY_TABLE = ("chalicelib.config", "chalicelib.system.health")
+EVERY_TABLE = ("chalicelib.kernel.config", "chalicelib.system.health")
 
 
 def _rows() -> dict[str, tuple[str, ...]]:

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from chalicelib import outbox
-from chalicelib.config import LOCAL_CURSOR_SECRET, MIN_DEPLOYED_CURSOR_SECRET_LENGTH, Settings
+from chalicelib.kernel.config import LOCAL_CURSOR_SECRET, MIN_DEPLOYED_CURSOR_SECRET_LENGTH, Settings
 from chalicelib.listings import owner_list
 from chalicelib.listings.index import GEO_PARTITION_PRECISIONS, index_attributes
 from chalicelib.listings.repository import PENDING_INDEX, pending_attributes
+from chalicelib.persistence import outbox
 from infra import build_template
 from local_stack.resources import load_template, placeholder_environment, resources_of_type
 
@@ -71,7 +71,7 @@ def _code_index_references() -> list[tuple[Path, str, list[str]]]:
 def _table_of_setting(setting: str) -> str:
     """The logical id a table setting names by convention: ``CONVERSATION_MEMBERS_TABLE`` -> ``ConversationMembersTable``.
 
-    (Resource settings have no defaults: the template injects them; see chalicelib.config.)
+    (Resource settings have no defaults: the template injects them; see chalicelib.kernel.config.)
     """
     return "".join(word.capitalize() for word in setting.split("_"))
 

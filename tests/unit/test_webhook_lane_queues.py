@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from chalicelib import storage
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
 from chalicelib.webhooks.delivery import lanes
 from chalicelib.webhooks.delivery.envelope import Delivery, Event
 

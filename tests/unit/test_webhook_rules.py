@@ -14,9 +14,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from chalicelib import clock, errors
-from chalicelib.pagination import PageQuery
-from chalicelib.transactions import Transaction
+from chalicelib.kernel import clock, errors
+from chalicelib.kernel.pagination import PageQuery
+from chalicelib.persistence.transactions import Transaction
 from chalicelib.webhooks import repository, service
 from chalicelib.webhooks.delivery import attempt_log, redelivery
 from chalicelib.webhooks.delivery.lanes import EnqueueFailed

@@ -115,7 +115,7 @@ def test_previous_secret_counts_only_inside_its_window() -> None:
     from datetime import UTC, datetime, timedelta
 
     now = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
-    from chalicelib import clock
+    from chalicelib.kernel import clock
 
     later = clock.iso(now + timedelta(seconds=1))
     earlier = clock.iso(now - timedelta(seconds=1))

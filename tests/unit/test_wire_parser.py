@@ -13,7 +13,8 @@ from botocore.parsers import JSONParser
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chalicelib import storage
+from chalicelib.persistence import storage
+from tests.dynamodb_values import attribute_values
 
 _MODEL = botocore.session.get_session().get_service_model("dynamodb")
 
@@ -22,16 +23,8 @@ _scalars = st.one_of(
     st.decimals(allow_nan=False, allow_infinity=False, places=3, min_value=-(10**6), max_value=10**6),
     st.binary(max_size=6).map(Binary),
 )
-_values = st.recursive(
-    _scalars,
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=3),
-        st.dictionaries(st.text(min_size=1, max_size=4), inner, max_size=3),
-        st.frozensets(st.text(max_size=4), min_size=1, max_size=3).map(set),
-        st.frozensets(st.binary(min_size=1, max_size=3), min_size=1, max_size=2).map(lambda s: {Binary(b) for b in s}),
-    ),
-    max_leaves=10,
-)
+_binary_sets = st.frozensets(st.binary(min_size=1, max_size=3), min_size=1, max_size=2).map(lambda s: {Binary(b) for b in s})
+_values = attribute_values(_scalars, _binary_sets, size=3, leaves=10)
 _items = st.dictionaries(st.text(min_size=1, max_size=6), _values, min_size=1, max_size=5)
 
 

@@ -18,7 +18,7 @@ from pydantic import ConfigDict, Field, StringConstraints
 
 from chalicelib.categories.models import Category, CategoryField, FieldType
 from chalicelib.categories.registry import all_categories, category_key_schema, role_key_schema
-from chalicelib.pagination import PageQuery
+from chalicelib.kernel.pagination import PageQuery
 
 #: Longest ``q``, in characters (a saved search's query values are bounded alike).
 MAX_Q_LENGTH = 512

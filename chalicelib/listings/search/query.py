@@ -17,13 +17,13 @@ from decimal import Decimal
 
 from pydantic import ValidationError as PydanticValidationError
 
-from chalicelib import errors
 from chalicelib.categories.models import Category, CategoryField, FieldType
 from chalicelib.categories.registry import all_categories
+from chalicelib.kernel import errors
+from chalicelib.kernel.pagination import PageQuery
+from chalicelib.kernel.text import words
 from chalicelib.listings.meta import InvalidValue, parse_coordinate, parse_value
 from chalicelib.listings.search.parameters import MAX_RADIUS_KM, ListingSearchQuery, value_schema
-from chalicelib.pagination import PageQuery
-from chalicelib.text import words
 from chalicelib.text_analysis.analyzer import DEFAULT_LANGUAGE
 
 __all__ = ["MAX_RADIUS_KM", "GeoFilter", "MetaFilter", "SearchQuery", "parse_search"]
@@ -101,7 +101,7 @@ def language_of(category_key: str) -> str:
     return category.language if category else DEFAULT_LANGUAGE
 
 
-def _bad(parameter: str, issue: str) -> errors.RuleViolation:
+def _invalid_parameter(parameter: str, issue: str) -> errors.RuleViolation:
     return errors.RuleViolation.for_field(parameter, issue, f"Invalid search parameter {parameter}: {issue}")
 
 
@@ -111,12 +111,12 @@ def _field_for(key: str, category: Category | None, parameter: str) -> CategoryF
     fields = [f for c in candidates if (f := c.field(key)) is not None]
     if not fields:
         where = f"category '{category.key}'" if category else "any category"
-        raise _bad(parameter, f"'{key}' is not a field of {where}")
+        raise _invalid_parameter(parameter, f"'{key}' is not a field of {where}")
     first = fields[0]
     if not first.filterable:
-        raise _bad(parameter, f"field '{key}' ({first.type}) is not filterable")
+        raise _invalid_parameter(parameter, f"field '{key}' ({first.type}) is not filterable")
     if any(f.type != first.type for f in fields):
-        raise _bad(parameter, f"field '{key}' differs between categories; give category")
+        raise _invalid_parameter(parameter, f"field '{key}' differs between categories; give category")
     return first
 
 
@@ -155,7 +155,7 @@ def parse_search(params: dict[str, str], validated: ListingSearchQuery | None = 
         if name in (*_PAGING, "category", "role", "q", "radiusKm", "sort"):
             continue
         if not name.startswith("meta.") or len(name) <= 5:
-            raise _bad(name, "unknown parameter")
+            raise _invalid_parameter(name, "unknown parameter")
         base, _, suffix = name[5:].rpartition("_")
         if suffix in ("lat", "lng") and base:
             _coordinate(coordinates, base, suffix, query.category, name, raw)
@@ -171,11 +171,11 @@ def _scope(query: SearchQuery, fixed: ListingSearchQuery) -> None:
     if fixed.category is not None:
         query.category = all_categories().get(fixed.category)
         if query.category is None:
-            raise _bad("category", f"unknown category; use one of {', '.join(all_categories())}")
+            raise _invalid_parameter("category", f"unknown category; use one of {', '.join(all_categories())}")
     if fixed.role is not None:
         roles = {r.key for c in ([query.category] if query.category else all_categories().values()) for r in c.roles}
         if fixed.role not in roles:
-            raise _bad("role", f"unknown role; use one of {', '.join(sorted(roles))}")
+            raise _invalid_parameter("role", f"unknown role; use one of {', '.join(sorted(roles))}")
         query.role = fixed.role
 
 
@@ -184,11 +184,11 @@ def _coordinate(coordinates: dict[str, dict[str, float]], base: str, axis: str, 
     """Add ``meta.<base>_<axis>`` (degrees) to ``coordinates`` (location field -> axis -> value)."""
     field_ = _field_for(base, category, parameter)
     if field_.type != FieldType.LOCATION:
-        raise _bad(parameter, f"'{base}' is not a location field")
+        raise _invalid_parameter(parameter, f"'{base}' is not a location field")
     try:
         coordinates.setdefault(base, {})[axis] = parse_coordinate(raw, 90.0 if axis == "lat" else 180.0)
     except InvalidValue as exc:
-        raise _bad(parameter, str(exc)) from exc
+        raise _invalid_parameter(parameter, str(exc)) from exc
 
 
 def _meta_filter(parameter: str, raw: str, category: Category | None) -> MetaFilter:
@@ -197,18 +197,18 @@ def _meta_filter(parameter: str, raw: str, category: Category | None) -> MetaFil
     key = parameter[5:]
     base, _, suffix = key.rpartition("_")
     op = "eq"
-    if suffix in ("min", "max") and base and _known(base, category):
+    if suffix in ("min", "max") and base and _is_meta_field(base, category):
         key, op = base, suffix
     field_ = _field_for(key, category, parameter)
     if field_.type == FieldType.LOCATION:
-        raise _bad(parameter, f"filter a location with meta.{key}_lat and meta.{key}_lng (and radiusKm)")
+        raise _invalid_parameter(parameter, f"filter a location with meta.{key}_lat and meta.{key}_lng (and radiusKm)")
     if op in ("min", "max") and field_.type not in _RANGE_TYPES:
-        raise _bad(parameter, f"_{op} applies to number and integer fields only")
+        raise _invalid_parameter(parameter, f"_{op} applies to number and integer fields only")
     _check_documented(parameter, field_, raw)
     try:
         value = parse_value(field_, raw)
     except InvalidValue as exc:
-        raise _bad(parameter, str(exc)) from exc
+        raise _invalid_parameter(parameter, str(exc)) from exc
     if field_.type == FieldType.MULTISELECT:
         op = "contains"
     return MetaFilter(key=key, type=field_.type, op=op, value=value)
@@ -219,25 +219,25 @@ def _check_documented(parameter: str, field_: CategoryField, raw: str) -> None:
     OpenAPI document and the server accept exactly the same filter values."""
     schema = value_schema(field_)
     if "enum" in schema and raw not in schema["enum"]:
-        raise _bad(parameter, f"must be one of: {', '.join(schema['enum'])}")
+        raise _invalid_parameter(parameter, f"must be one of: {', '.join(schema['enum'])}")
     if "pattern" in schema and not re.search(schema["pattern"], raw):
-        raise _bad(parameter, f"must match {schema['pattern']}")
+        raise _invalid_parameter(parameter, f"must match {schema['pattern']}")
 
 
-def _known(key: str, category: Category | None) -> bool:
+def _is_meta_field(key: str, category: Category | None) -> bool:
     candidates = [category] if category else list(all_categories().values())
     return any(c.field(key) is not None for c in candidates)
 
 
 def _parse_geo(coordinates: dict[str, dict[str, float]], radius_km: float | None) -> GeoFilter | None:
     if len(coordinates) > 1:
-        raise _bad("meta", "at most one geo filter per search")
+        raise _invalid_parameter("meta", "at most one geo filter per search")
     if not coordinates:
         if radius_km is not None:
-            raise _bad("radiusKm", "needs a geo filter: meta.<key>_lat and meta.<key>_lng")
+            raise _invalid_parameter("radiusKm", "needs a geo filter: meta.<key>_lat and meta.<key>_lng")
         return None
     key, pair = next(iter(coordinates.items()))
     for axis in ("lat", "lng"):
         if axis not in pair:
-            raise _bad(f"meta.{key}_{axis}", "required together with the other coordinate")
+            raise _invalid_parameter(f"meta.{key}_{axis}", "required together with the other coordinate")
     return GeoFilter(key=key, lat=pair["lat"], lng=pair["lng"], radius_km=radius_km)

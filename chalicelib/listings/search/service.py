@@ -12,12 +12,14 @@ from __future__ import annotations
 import contextvars
 from concurrent.futures import ThreadPoolExecutor
 
-from chalicelib import blocks, errors, users
+from chalicelib.blocks import api as blocks
+from chalicelib.kernel import errors
 from chalicelib.listings.models import ListingPage
 from chalicelib.listings.search import spec
 from chalicelib.listings.search.query import SearchQuery
 from chalicelib.listings.service import view_fields
 from chalicelib.search import engine
+from chalicelib.users import api as users
 
 
 def search_listings(query: SearchQuery, viewer_id: str | None = None) -> ListingPage:

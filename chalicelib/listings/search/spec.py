@@ -19,15 +19,16 @@ from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from chalicelib import batch_reads, users
 from chalicelib.categories.models import FieldType
 from chalicelib.categories.registry import all_categories
 from chalicelib.listings import repository, status
 from chalicelib.listings.index import location_of
 from chalicelib.listings.search.query import SearchQuery, language_of
+from chalicelib.persistence import batch_reads
 from chalicelib.search import engine
 from chalicelib.search.index import Document, IndexSpec, impacts, term_frequencies
 from chalicelib.search.store import DynamoStore, search_index
+from chalicelib.users import api as users
 from chalicelib.users.records import UserRecord
 
 #: The namespace of the listing lists (a new one is filed by ``scripts/search_backfill.py``).

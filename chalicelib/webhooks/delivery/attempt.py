@@ -33,7 +33,7 @@ and the policy is exact. An attempt:
      re-sends each delivery once (it never sends more than it said it queued);
 4. logs the attempt, whatever its outcome: in the attempt log (with the ``requestId`` of the API
    request that wrote the event) and as one JSON log line ``"webhook attempt"`` carrying the same
-   id as its ``correlation_id`` (:mod:`chalicelib.correlation`), plus one ``Deliveries`` metric
+   id as its ``correlation_id`` (:mod:`chalicelib.telemetry.correlation`), plus one ``Deliveries`` metric
    by outcome (and ``WebhooksDisabled`` when the policy switched the webhook off).
 
 So a receiver failing every time gets exactly :data:`FAILURE_LIMIT` requests and ``failCount``
@@ -48,8 +48,9 @@ from enum import StrEnum
 
 from aws_lambda_powertools import Logger
 
-from chalicelib import clock, metrics
-from chalicelib.config import settings
+from chalicelib.kernel import clock
+from chalicelib.kernel.config import settings
+from chalicelib.telemetry import metrics
 from chalicelib.webhooks import operational, repository, signing
 from chalicelib.webhooks.delivery import attempt_log, lanes, recipients, retries, sender
 from chalicelib.webhooks.delivery.envelope import Delivery, envelope_body
@@ -112,7 +113,7 @@ def attempt(delivery: Delivery, heartbeat: Heartbeat | None = None) -> Result:
     ------
     Held
         Another live worker holds the attempt.
-    botocore.exceptions.ClientError, chalicelib.errors.DependencyUnavailable
+    botocore.exceptions.ClientError, chalicelib.kernel.errors.DependencyUnavailable
         DynamoDB or SQS failures (the caller reports the message as failed; it comes back
         after its visibility timeout and finds its claim if it got that far).
     """

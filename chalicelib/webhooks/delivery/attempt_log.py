@@ -39,10 +39,11 @@ from datetime import UTC, date, datetime, time, timedelta
 from itertools import islice
 from typing import Any
 
-from chalicelib import clock, storage
-from chalicelib.config import settings
+from chalicelib.kernel import clock
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
+from chalicelib.persistence.transact_items import TransactItem
 from chalicelib.search import keyset
-from chalicelib.transact_items import TransactItem
 from chalicelib.webhooks import signing
 from chalicelib.webhooks.delivery import lanes, records
 from chalicelib.webhooks.delivery.envelope import Delivery
@@ -193,7 +194,7 @@ def recover(delivery: Delivery, lease_seconds: float | None = None) -> Recovery:
 
     Raises
     ------
-    botocore.exceptions.ClientError, chalicelib.errors.DependencyUnavailable
+    botocore.exceptions.ClientError, chalicelib.kernel.errors.DependencyUnavailable
         DynamoDB faults.
     """
     key = {"webhookId": delivery.webhook_id, "deliveryKey": sent_key(delivery.event.event_id)}
@@ -274,7 +275,7 @@ def log_attempt(webhook_id: str, entry: AttemptEntry) -> AttemptRecord:
     The counter item takes ``+1`` on the attempt's UTC day (``d#<YYYY-MM-DD>``), its ``expiresAt``
     moves to the attempt's, and day attributes older than the window are removed. Attempts to one
     webhook run one at a time in its lane, so the counter item sees no concurrent writers; a
-    resent call is applied once (``ClientRequestToken``, :func:`chalicelib.storage.transact`).
+    resent call is applied once (``ClientRequestToken``, :func:`chalicelib.persistence.storage.transact`).
     The delivery's claim records the attempt number in ``loggedAttempts`` (a number set, ``ADD``:
     order-free), which tells :func:`recover` a finished attempt from an interrupted one.
 

@@ -1,7 +1,7 @@
 """The unit of delivery (an outbox event addressed to one webhook) and the envelope it is sent in.
 
 Sources: spec §6 "Envelope"; DESIGN §2 "Webhooks" (``test`` false on real events). The outbox
-item (:mod:`chalicelib.outbox`) carries the spec's ``data`` fields exactly; this module only
+item (:mod:`chalicelib.persistence.outbox`) carries the spec's ``data`` fields exactly; this module only
 wraps them. An outbox item may be addressed to one webhook (``targetWebhookId``) and marked
 ``test`` (the Dashboard's "Send test event"); ``test`` is carried into the envelope.
 """

@@ -32,8 +32,10 @@ from typing import Any
 
 from aws_lambda_powertools import Logger
 
-from chalicelib import clock, correlation, metrics, storage, tracing
-from chalicelib.config import settings
+from chalicelib.kernel import clock
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
+from chalicelib.telemetry import correlation, metrics, tracing
 from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
 from chalicelib.webhooks.delivery import heartbeat, lanes, recipients
 from chalicelib.webhooks.delivery.envelope import Delivery, Event

@@ -24,8 +24,8 @@ from types import TracebackType
 
 from aws_lambda_powertools import Logger
 
-from chalicelib import storage
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
 
 logger = Logger(service="matching-service", child=True)
 

@@ -51,8 +51,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from chalicelib import storage
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
 from chalicelib.webhooks import signing
 from chalicelib.webhooks.delivery.envelope import Delivery, Event
 
@@ -275,7 +275,7 @@ def enqueue(deliveries: Sequence[Delivery]) -> None:
         Some deliveries were not queued: ``failed`` holds the indexes (in ``deliveries``) of the
         entries SQS refused and of every delivery left unsent after the first refusal (nothing
         more is sent then); every other delivery was queued.
-    botocore.exceptions.ClientError, chalicelib.errors.DependencyUnavailable
+    botocore.exceptions.ClientError, chalicelib.kernel.errors.DependencyUnavailable
         SQS refusing the call, or unreachable.
     """
     sqs = storage.client("sqs")

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from chalicelib.outbox import MESSAGE_NEW, WEBHOOK_DISABLED, WEBHOOK_ENABLED
+from chalicelib.persistence.outbox import MESSAGE_NEW, WEBHOOK_DISABLED, WEBHOOK_ENABLED
 from chalicelib.webhooks import repository
 from chalicelib.webhooks.catalogue import DEFAULT_EVENTS, SUPPORTED_EVENTS
 from chalicelib.webhooks.delivery.envelope import Event

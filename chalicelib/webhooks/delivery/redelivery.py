@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from chalicelib import clock
+from chalicelib.kernel import clock
 from chalicelib.webhooks.delivery import attempt_log, lanes
 from chalicelib.webhooks.delivery.envelope import Delivery
 
@@ -56,7 +56,7 @@ def redeliver(webhook_id: str, event_id: str, owner_id: str, lane: int | None = 
     ------
     UnknownDelivery
         No attempt of this delivery exists.
-    botocore.exceptions.ClientError, chalicelib.errors.DependencyUnavailable
+    botocore.exceptions.ClientError, chalicelib.kernel.errors.DependencyUnavailable
         DynamoDB or SQS refusing the call, or unreachable.
     """
     last = attempt_log.last_claim(webhook_id, event_id)

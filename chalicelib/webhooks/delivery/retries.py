@@ -12,8 +12,8 @@ beside another attempt to the same webhook.
 
 from __future__ import annotations
 
-from chalicelib import storage
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
 from chalicelib.webhooks.delivery.envelope import Delivery
 from chalicelib.webhooks.delivery.lanes import to_message
 

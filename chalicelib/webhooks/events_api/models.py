@@ -8,10 +8,10 @@ from typing import Any
 
 from pydantic import AwareDatetime, Field, field_validator
 
-from chalicelib import clock
-from chalicelib.json_types import Timestamp
-from chalicelib.model_base import Model
-from chalicelib.pagination import PageQuery, SearchEnvelope
+from chalicelib.kernel import clock
+from chalicelib.kernel.json_types import Timestamp
+from chalicelib.kernel.model_base import Model
+from chalicelib.kernel.pagination import PageQuery, SearchEnvelope
 from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
 from chalicelib.webhooks.models import DeliveryAttempt
 

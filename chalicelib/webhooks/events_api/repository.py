@@ -1,6 +1,6 @@
 """Events table reads of the events API: a user's events by the outbox's list indexes.
 
-The records are the outbox items with a recipient (:mod:`chalicelib.outbox`): partition
+The records are the outbox items with a recipient (:mod:`chalicelib.persistence.outbox`): partition
 ``recipientId`` (index ``byRecipient``), ``<recipientId>#<type>`` (``byRecipientType``) or
 ``<recipientId>#<listingId>#<type>`` (``byRecipientListingType``), each sorted by
 ``recipientSort`` = ``<createdAt>#<eventId>``. A page filtered by several types (or a
@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib import outbox, storage
-from chalicelib.config import settings
+from chalicelib.kernel.config import settings
+from chalicelib.persistence import outbox, storage
 
 #: The shape of a ``recipientSort`` key (a cursor's position): ``<ISO 8601 UTC ms>#evt_<ULID>``.
 SORT_KEY = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#evt_[0-9A-HJKMNP-TV-Z]{26}$")

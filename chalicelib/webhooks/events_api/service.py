@@ -2,7 +2,7 @@
 
 * An event belongs to its recipient (``routing.recipientId``, the user whose webhooks it is
   delivered to); anyone else's event, an event without a recipient (internal events) and one
-  older than :data:`~chalicelib.outbox.RECORDED_EVENT_TTL_DAYS` days answer NOT_FOUND, like a
+  older than :data:`~chalicelib.persistence.outbox.RECORDED_EVENT_TTL_DAYS` days answer NOT_FOUND, like a
   missing one (no existence oracle).
 * Lists are newest first; the key range starts at the retention window, so items DynamoDB's
   TTL has not removed yet are never listed.
@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from chalicelib import clock, errors, outbox
 from chalicelib.auth.service import Caller
-from chalicelib.pagination import PageQuery, Position
+from chalicelib.kernel import clock, errors
+from chalicelib.kernel.pagination import PageQuery, Position
+from chalicelib.persistence import outbox
 from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
 from chalicelib.webhooks.delivery import attempt_log
 from chalicelib.webhooks.events_api import repository

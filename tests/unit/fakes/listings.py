@@ -9,8 +9,8 @@ from chalicelib.listings import owner_list, status, status_history
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.status import Transition
 from chalicelib.listings.status_history import StatusEntry
-from chalicelib.storage import ConditionFailed, TransactionConflict
-from chalicelib.transact_items import TransactItem
+from chalicelib.persistence.storage import ConditionFailed, TransactionConflict
+from chalicelib.persistence.transact_items import TransactItem
 from chalicelib.users.records import UserRecord
 from chalicelib.webhooks.records import WebhookRecord
 from tests.unit.fakes.people import FakeUsers

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chalicelib import storage
 from chalicelib.listings.records import ListingRecord
-from chalicelib.match_requests import lists
-from chalicelib.match_requests.lists import ListQuery
+from chalicelib.match_requests import list_indexes
+from chalicelib.match_requests.list_indexes import ListQuery
 from chalicelib.match_requests.records import RequestRecord
 from chalicelib.match_requests.repository import Bundle
-from chalicelib.storage import TransactionConflict
-from chalicelib.transactions import Transaction, TransactItem
+from chalicelib.persistence import storage
+from chalicelib.persistence.storage import TransactionConflict
+from chalicelib.persistence.transactions import Transaction, TransactItem
 from tests.unit.fakes.people import FakeUsers
 
 #: The table name of the fake's own request items (``put_new_op``), so :meth:`FakeRequests.commit` finds them.
@@ -57,18 +57,18 @@ class FakeRequests:
         return "Put" in op and op["Put"]["TableName"] == TABLE and str(op["Put"]["Item"]["requestId"]["S"]) in self.requests
 
     def _listed(self, query: ListQuery) -> list[RequestRecord]:
-        owner = lists.OWNER_ATTRIBUTE[query.kind]
+        owner = list_indexes.OWNER_ATTRIBUTE[query.kind]
         found = [r for r in self.requests.values() if r[owner] == query.owner  # type: ignore[literal-required]
                  and query.subject_type in (None, r["subjectType"]) and query.status in (None, r["status"])]
-        return sorted(found, key=lists.newest, reverse=True)
+        return sorted(found, key=list_indexes.newest, reverse=True)
 
     def list_page(
         self, query: ListQuery, size: int, after: str | None = None, skip: int = 0
     ) -> tuple[list[RequestRecord], str | None]:
         """The list's requests newest first, after the sort key ``after``, ``skip`` passed over."""
-        rest = [r for r in self._listed(query) if after is None or lists.newest(r) < after][skip:]
+        rest = [r for r in self._listed(query) if after is None or list_indexes.newest(r) < after][skip:]
         page = rest[:size]
-        return page, (lists.newest(page[-1]) if len(rest) > size else None)
+        return page, (list_indexes.newest(page[-1]) if len(rest) > size else None)
 
     def list_total(self, query: ListQuery) -> int:
         """The number of requests in the list."""

@@ -6,8 +6,8 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import cast
 
-from chalicelib import storage
-from chalicelib.transactions import Transaction, TransactItem
+from chalicelib.persistence import storage
+from chalicelib.persistence.transactions import Transaction, TransactItem
 from chalicelib.webhooks.delivery.attempt_log import AttemptPage, FailedDeliveries
 from chalicelib.webhooks.delivery.envelope import Delivery, Event
 from chalicelib.webhooks.delivery.records import AttemptRecord
