@@ -86,7 +86,7 @@ def test_the_slow_delivery_function_has_its_own_bounded_mapping_and_the_same_hol
     resources = template["Resources"]
     (event,) = resources["DeliverSlowWebhooks"]["Properties"]["Events"].values()
     assert event["Properties"]["Queue"] == {"Fn::GetAtt": ["SlowDeliveryQueue", "Arn"]}
-    from chalicelib.config import Settings
+    from chalicelib.kernel.config import Settings
 
     slow_lanes = Settings.model_fields["DELIVERY_SLOW_LANES"].default
     assert event["Properties"]["ScalingConfig"] == {"MaximumConcurrency": cfn_functions.SLOW_DELIVERY_CONCURRENCY}
