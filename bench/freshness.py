@@ -53,7 +53,7 @@ import Stemmer
 
 from bench import corpus
 from bench.proxy import wait_quiet
-from bench.stack import QUIET_SECONDS, BenchStack, running_stack, tree
+from bench.stack import QUIET_SECONDS, BenchStack, budget_verdict, running_stack, tree
 
 BASELINE = "fe1e507"
 LISTINGS = 2000
@@ -279,17 +279,8 @@ def main(argv: list[str] | None = None) -> int:
         if result is not None:
             print(result.row())
     print()
-    failures = []
-    missed = checks(after)
-    for name, message in missed:
-        pending = name in PENDING
-        print(f"{'PENDING' if pending else 'BUDGET MISSED'}: {message}")
-        if not pending or args.pending:
-            failures.append(message)
-    for name in sorted(PENDING - {n for n, _ in missed}):
-        print(f"NOW MET (remove from PENDING): {name}")
-    print(f"\n{'FAIL' if failures else 'OK'} ({time.monotonic() - started:.0f} s)")
-    return 1 if failures and args.check else 0
+    failed = budget_verdict(checks(after), PENDING, args.pending, started)
+    return 1 if failed and args.check else 0
 
 
 if __name__ == "__main__":

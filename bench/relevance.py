@@ -58,7 +58,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
 
 from bench import corpus, relevance_scale  # noqa: E402
-from bench.stack import BenchStack, running_stack, tree  # noqa: E402
+from bench.stack import BenchStack, budget_verdict, running_stack, tree  # noqa: E402
 
 BASELINE = "fe1e507"
 #: Totals to top up to after the sets (none by default: the full-size command adds 20000).
@@ -296,17 +296,8 @@ def main(argv: list[str] | None = None) -> int:
     fts = {size: fts5(queries, docs) for size, docs in documents.items()}
     print(f"\nrelevance per class: before = {args.baseline or 'not measured'}, after = this tree, FTS5 = SQLite FTS5 "
           "(porter, bm25) on the same listings; same run\n")
-    failures = []
-    missed = report(before, after, fts, queries, judgments)
-    for name, message in missed:
-        pending = name in PENDING
-        print(f"{'PENDING' if pending else 'BUDGET MISSED'}: {message}")
-        if not pending or args.pending:
-            failures.append(message)
-    for name in sorted(PENDING - {n for n, _ in missed}):
-        print(f"NOW MET (remove from PENDING): {name}")
-    print(f"\n{'FAIL' if failures else 'OK'} ({time.monotonic() - started:.0f} s)")
-    return 1 if failures and args.check else 0
+    failed = budget_verdict(report(before, after, fts, queries, judgments), PENDING, args.pending, started)
+    return 1 if failed and args.check else 0
 
 
 if __name__ == "__main__":

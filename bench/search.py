@@ -53,7 +53,7 @@ if sys.path and Path(sys.path[0] or ".").resolve() == Path(__file__).resolve().p
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import corpus
-from bench.stack import BenchStack, running_stack, tree
+from bench.stack import BenchStack, budget_verdict, running_stack, tree
 from local_stack.cities import CITIES
 
 #: ``main`` before the one search engine.
@@ -296,17 +296,9 @@ def main(argv: list[str] | None = None) -> int:
     for note in (before.notes if before else []) + after.notes:
         print(f"- {note}")
     print()
-    failures = []
-    missed = checks(after)
-    for name, budget, message in missed:
-        pending = (name, budget) in PENDING
-        print(f"{'PENDING' if pending else 'BUDGET MISSED'}: {message}")
-        if not pending or args.pending:
-            failures.append(message)
-    for name, budget in sorted(PENDING - {(n, b) for n, b, _ in missed}):
-        print(f"NOW MET (remove from PENDING): {name} {budget}")
-    print(f"\n{'FAIL' if failures else 'OK'} ({time.monotonic() - started:.0f} s)")
-    return 1 if failures and args.check else 0
+    missed = [((name, budget), message) for name, budget, message in checks(after)]
+    failed = budget_verdict(missed, PENDING, args.pending, started)
+    return 1 if failed and args.check else 0
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator, Sequence, Set
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -259,3 +259,32 @@ def running_stack(root: Path, label: str, images: bool = True, log_name: str = "
             proxy.shutdown()
             proxy.server_close()
         _stop(moto)
+
+
+def budget_verdict(missed: Sequence[tuple[Hashable, str]], pending: Set[Hashable], enforce_pending: bool, started: float) -> bool:
+    """Print the budgets a benchmark missed and its verdict; return whether it failed.
+
+    Parameters
+    ----------
+    missed:
+        ``(budget, message)`` per budget missed, ``budget`` as the benchmark names it in ``pending``.
+    pending:
+        The budgets the tree does not meet yet: a miss prints ``PENDING`` and fails only with
+        ``enforce_pending`` (``--check --pending``); one met prints ``NOW MET``.
+    started:
+        When the run began (``time.monotonic()`` seconds), for the verdict line.
+
+    Returns
+    -------
+    bool
+        True when a budget outside ``pending`` (or, with ``enforce_pending``, any) was missed.
+    """
+    failed = False
+    for budget, message in missed:
+        is_pending = budget in pending
+        print(f"{'PENDING' if is_pending else 'BUDGET MISSED'}: {message}")
+        failed |= enforce_pending or not is_pending
+    for budget in sorted(pending - {b for b, _ in missed}, key=str):
+        print(f"NOW MET (remove from PENDING): {' '.join(budget) if isinstance(budget, tuple) else budget}")
+    print(f"\n{'FAIL' if failed else 'OK'} ({time.monotonic() - started:.0f} s)")
+    return failed
