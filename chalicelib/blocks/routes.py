@@ -6,7 +6,7 @@ from __future__ import annotations
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
-from chalicelib.edge.http import route
+from chalicelib.edge.http import routes
 from chalicelib.kernel.lazy_imports import lazy_imports
 
 # The domain's modules load with the first request of one of these routes, not at cold start.
@@ -15,15 +15,16 @@ with lazy_imports(__name__):
     from chalicelib.kernel import pagination
 
 bp = Blueprint(__name__)
+route = routes(bp, tags=("blocks",))
 
 
-@route(bp, "/v1/me/blocks", "GET", query=lambda: models.BlockListQuery, response=lambda: models.BlockPage, tags=("blocks",))
+@route("/v1/me/blocks", "GET", query=lambda: models.BlockListQuery, response=lambda: models.BlockPage)
 def list_blocks(caller: Caller, query: models.BlockListQuery) -> models.BlockPage:
     """The users the caller blocks, newest first."""
     return service.list_blocks(caller.user_id, query)
 
 
-@route(bp, "/v1/me/blocks/{userId}", "DELETE", response=lambda: pagination.Deleted, tags=("blocks",))
+@route("/v1/me/blocks/{userId}", "DELETE", response=lambda: pagination.Deleted)
 def unblock(caller: Caller, userId: str) -> pagination.Deleted:
     """Lift a block: both see each other's listings and profile again; nothing rejected comes back."""
     service.unblock(caller.user_id, userId)

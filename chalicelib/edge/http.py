@@ -538,6 +538,22 @@ def route(
     return register
 
 
+def routes(
+    router: Router, *, tags: tuple[str, ...] = (), auth: AuthMode = "user"
+) -> functools.partial[Callable[[Callable[..., Any]], Callable[..., Any]]]:
+    """:func:`route` with the router, tags and authentication that a routes module's views share.
+
+    A module binds them once (``route = routes(bp, tags=("webhooks",))``) and registers each view
+    with ``@route(path, method, ...)``; a registration may still pass its own ``tags`` or ``auth``.
+
+    Returns
+    -------
+    functools.partial
+        :func:`route` with ``router``, ``tags`` and ``auth`` given.
+    """
+    return functools.partial(route, router, tags=tags, auth=auth)
+
+
 #: Chalice's own error codes (raised before our views run) mapped to the API's vocabulary.
 _CHALICE_ERRORS: dict[str, type[errors.DomainError]] = {
     "BadRequestError": errors.RuleViolation,

@@ -8,13 +8,14 @@ from chalice.app import Blueprint
 from pydantic import ConfigDict, StringConstraints
 
 from chalicelib.auth.service import Caller
-from chalicelib.edge.http import route
+from chalicelib.edge.http import routes
 from chalicelib.geocoding.api import GeocodeResult, get_geocoder
 from chalicelib.kernel import errors
 from chalicelib.kernel.json_types import NON_BLANK
 from chalicelib.kernel.model_base import Model
 
 bp = Blueprint(__name__)
+route = routes(bp, tags=("geocoding",))
 
 
 class GeocodeQuery(Model):
@@ -24,7 +25,7 @@ class GeocodeQuery(Model):
     q: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200, pattern=NON_BLANK)]
 
 
-@route(bp, "/v1/geocode", "GET", query=GeocodeQuery, response=GeocodeResult, tags=("geocoding",), error_statuses=(404,))
+@route("/v1/geocode", "GET", query=GeocodeQuery, response=GeocodeResult, error_statuses=(404,))
 def geocode(caller: Caller, query: GeocodeQuery) -> GeocodeResult:
     """Coordinates (degrees, WGS 84) of an address; 404 NOT_FOUND when nothing matches."""
     result = get_geocoder().geocode(query.q)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
-from chalicelib.edge.http import query_params, route
+from chalicelib.edge.http import query_params, routes
 from chalicelib.kernel.lazy_imports import lazy_imports
 from chalicelib.telemetry import metrics
 
@@ -18,7 +18,7 @@ with lazy_imports(__name__):
     from chalicelib.listings.search import service as search_service
 
 bp = Blueprint(__name__)
-TAGS = ("listings",)
+route = routes(bp, tags=("listings",))
 
 #: Rules of listing bodies beyond their JSON Schema (they depend on the category, the caller's
 #: channels and webhooks); the service answers them with 400 VALIDATION_ERROR.
@@ -31,17 +31,14 @@ LISTING_RULES = (
 )
 
 
-@route(
-    bp, "/v1/listings", "POST", body=lambda: models.ListingCreate, response=lambda: models.Listing, status=201, tags=TAGS,
-    rules=LISTING_RULES,
-)
+@route("/v1/listings", "POST", body=lambda: models.ListingCreate, response=lambda: models.Listing, status=201, rules=LISTING_RULES)
 def create_listing(caller: Caller, body: models.ListingCreate) -> models.Listing:
     """Create a listing; it starts PENDING and awaits administrator approval."""
     return service.create_listing(caller, body)
 
 
 @route(
-    bp, "/v1/listings/search", "GET", query=lambda: parameters.ListingSearchQuery, response=lambda: models.ListingPage, tags=TAGS,
+    "/v1/listings/search", "GET", query=lambda: parameters.ListingSearchQuery, response=lambda: models.ListingPage,
     extra_parameters=lambda: parameters.meta_parameters(),
     rules=(
         "`role` must be a role of `category` when both are given.",
@@ -67,15 +64,15 @@ def search(caller: Caller, query: parameters.ListingSearchQuery) -> models.Listi
         return search_service.search_listings(search_query.parse_search(query_params(bp.current_request), query), caller.user_id)
 
 
-@route(bp, "/v1/listings/mine", "GET", query=lambda: pagination.PageQuery, response=lambda: models.MyListingPage, tags=TAGS)
+@route("/v1/listings/mine", "GET", query=lambda: pagination.PageQuery, response=lambda: models.MyListingPage)
 def mine(caller: Caller, query: pagination.PageQuery) -> models.MyListingPage:
     """The caller's listings with their statuses, newest first."""
     return service.list_my_listings(caller, query)
 
 
 @route(
-    bp, "/v1/listings/{listingId}", "PATCH", body=lambda: models.ListingUpdate, response=lambda: models.Listing, tags=TAGS,
-    conditional=True, rules=LISTING_RULES[1:],
+    "/v1/listings/{listingId}", "PATCH", body=lambda: models.ListingUpdate, response=lambda: models.Listing, conditional=True,
+    rules=LISTING_RULES[1:],
 )
 def update(caller: Caller, listingId: str, body: models.ListingUpdate, expected_version: int | None) -> models.Listing:
     """Update meta, channels or webhookIds; only a change of meta returns the listing to PENDING.
@@ -89,8 +86,8 @@ def update(caller: Caller, listingId: str, body: models.ListingUpdate, expected_
 
 
 @route(
-    bp, "/v1/listings/{listingId}/status", "PATCH", body=lambda: models.ListingStatusChange, response=lambda: models.Listing,
-    tags=TAGS, conditional=True,
+    "/v1/listings/{listingId}/status", "PATCH", body=lambda: models.ListingStatusChange, response=lambda: models.Listing,
+    conditional=True,
 )
 def change_status(caller: Caller, listingId: str, body: models.ListingStatusChange, expected_version: int | None) -> models.Listing:
     """Pause (``{"status": "PAUSED"}``) an ACTIVE listing or resume (``"ACTIVE"``) a PAUSED one."""

@@ -72,24 +72,13 @@ use_ports = _seam.use
 
 def to_model(item: RequestRecord) -> MatchRequest:
     """The API view of a request item."""
-    return MatchRequest(
-        requestId=item["requestId"],
-        subjectType=item["subjectType"],
-        subjectId=item["subjectId"],
-        status=item["status"],
-        listingId=item.get("listingId"),
-        listingTitle=item.get("listingTitle"),
-        userId=item.get("userId"),
-        requesterId=item["requesterId"],
-        recipientId=item["recipientId"],
-        profile=summary_from_item(item.get("profile") or {}),
-        channels=list(item.get("channels") or []),
-        message=item.get("message", ""),
-        reason=item.get("reason"),
-        conversationId=item.get("conversationId"),
-        createdAt=item["createdAt"],
-        respondedAt=item.get("respondedAt"),
-    )
+    # Every field has the stored attribute's name; absent optional attributes are ``None``.
+    return MatchRequest.model_validate({
+        **item,
+        "profile": summary_from_item(item.get("profile") or {}),
+        "channels": list(item.get("channels") or []),
+        "message": item.get("message", ""),
+    })
 
 
 def _page(query: PageQuery, route: str, scope_id: str, wanted: ListQuery, total: int | None = None) -> RequestPage:

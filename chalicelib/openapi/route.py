@@ -11,12 +11,13 @@ from typing import Any
 
 from chalice.app import Blueprint
 
-from chalicelib.edge.http import route
+from chalicelib.edge.http import routes
 
 bp = Blueprint(__name__)
+route = routes(bp, tags=("system",), auth="none")
 
 
-@route(bp, "/v1/openapi.json", "GET", auth="none", tags=("system",))
+@route("/v1/openapi.json", "GET")
 def openapi_document() -> dict[str, Any]:
     """This API's OpenAPI 3.1 document (``servers`` names the base URL the caller reached, when known).
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
-from chalicelib.edge.http import route
+from chalicelib.edge.http import routes
 from chalicelib.kernel.lazy_imports import lazy_imports
 
 # The modules load with the first request of one of these routes, not at cold start.
@@ -14,9 +14,10 @@ with lazy_imports(__name__):
     from chalicelib.privacy import erasure, erasure_models, export, models
 
 bp = Blueprint(__name__)
+route = routes(bp)
 
 
-@route(bp, "/v1/me/export", "GET", response=lambda: models.AccountExport, tags=("profiles",))
+@route("/v1/me/export", "GET", response=lambda: models.AccountExport, tags=("profiles",))
 def export_account(caller: Caller) -> models.AccountExport:
     """Everything held about you as one JSON document (GDPR Article 20): profile, channels,
     listings, requests, conversations with their messages, webhooks (without secrets) and their
@@ -24,7 +25,7 @@ def export_account(caller: Caller) -> models.AccountExport:
     return export.export_account(caller)
 
 
-@route(bp, "/v1/me", "DELETE", response=lambda: erasure_models.Erasure, status=202, tags=("profiles",), error_statuses=(404,))
+@route("/v1/me", "DELETE", response=lambda: erasure_models.Erasure, status=202, tags=("profiles",), error_statuses=(404,))
 def erase_account(caller: Caller) -> erasure_models.Erasure:
     """Erase your account (GDPR Article 17).
 
@@ -36,9 +37,7 @@ def erase_account(caller: Caller) -> erasure_models.Erasure:
     return erasure.request_erasure(caller)
 
 
-@route(
-    bp, "/v1/admin/erasures/{userId}", "GET", auth="admin", response=lambda: erasure_models.Erasure, tags=("admin",),
-)
+@route("/v1/admin/erasures/{userId}", "GET", auth="admin", response=lambda: erasure_models.Erasure, tags=("admin",))
 def get_erasure(caller: Caller, userId: str) -> erasure_models.Erasure:
     """An account erasure and how far it has come.
 
@@ -46,10 +45,7 @@ def get_erasure(caller: Caller, userId: str) -> erasure_models.Erasure:
     return erasure.get_erasure(userId)
 
 
-@route(
-    bp, "/v1/admin/erasures/{userId}/resume", "POST", auth="admin", response=lambda: erasure_models.Erasure,
-    status=202, tags=("admin",),
-)
+@route("/v1/admin/erasures/{userId}/resume", "POST", auth="admin", response=lambda: erasure_models.Erasure, status=202, tags=("admin",))
 def resume_erasure(caller: Caller, userId: str) -> erasure_models.Erasure:
     """Run an in-progress erasure's current step again.
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
-from chalicelib.edge.http import route
+from chalicelib.edge.http import routes
 from chalicelib.kernel.lazy_imports import lazy_imports
 from chalicelib.telemetry import metrics
 
@@ -15,10 +15,10 @@ with lazy_imports(__name__):
     from chalicelib.profiles import search as profile_search
 
 bp = Blueprint(__name__)
-TAGS = ("profiles",)
+route = routes(bp, tags=("profiles",))
 
 
-@route(bp, "/v1/profiles/search", "GET", query=lambda: models.ProfileSearchQuery, response=lambda: models.ProfilePage, tags=TAGS)
+@route("/v1/profiles/search", "GET", query=lambda: models.ProfileSearchQuery, response=lambda: models.ProfilePage)
 def search(caller: Caller, query: models.ProfileSearchQuery) -> models.ProfilePage:
     """Search profiles with sourcing filters (q, country, minVerifiedLevel, skills, openToWork, seniority, remote, channel)."""
     with metrics.search_page("profiles"):

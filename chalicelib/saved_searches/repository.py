@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from chalicelib.kernel.config import settings
-from chalicelib.persistence import storage
+from chalicelib.persistence import queries, storage
 from chalicelib.persistence.transact_items import TransactItem
 from chalicelib.saved_searches.records import MatchRecord, PostingShard, SavedSearchRecord, match, saved_search
 from chalicelib.search.keyset import ListIndex
@@ -233,14 +233,8 @@ def matches_after(saved_search_id: str, limit: int, after: str | None = None) ->
     }
     if after is not None:
         params["ExclusiveStartKey"] = storage.to_item(MATCHES_INDEX.start_key(saved_search_id, after))
-    found: list[dict[str, Any]] = []
-    while len(found) < limit:
-        items, last = storage.query_page(_matches(), Limit=limit - len(found), **params)
-        found += items
-        if last is None:
-            return [match(i) for i in found], False
-        params["ExclusiveStartKey"] = storage.to_item(last)
-    return [match(i) for i in found], True
+    found, ended = queries.query_up_to(_matches(), limit, **params)
+    return [match(i) for i in found], not ended
 
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import authenticate
-from chalicelib.edge.http import route
+from chalicelib.edge.http import routes
 from chalicelib.kernel import errors
 from chalicelib.kernel.model_base import Model
 from chalicelib.system import health as readiness
 
 bp = Blueprint(__name__)
+route = routes(bp, tags=("system",), auth="none")
 
 
 class Health(Model):
@@ -30,7 +31,7 @@ def _is_admin(authorization: str | None) -> bool:
         return False
 
 
-@route(bp, "/v1/health", "GET", auth="none", response=Health, tags=("system",))
+@route("/v1/health", "GET", response=Health)
 def health() -> Health:
     """Readiness: 200 ``{"status": "ok"}`` when every table and queue answers, else 503
     SERVICE_UNAVAILABLE ("unavailable"). Which dependencies failed, and how, is named in

@@ -5,7 +5,7 @@ from __future__ import annotations
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
-from chalicelib.edge.http import route
+from chalicelib.edge.http import routes
 from chalicelib.kernel.lazy_imports import lazy_imports
 
 # The domain's modules load with the first request of one of these routes, not at cold start.
@@ -14,11 +14,11 @@ with lazy_imports(__name__):
     from chalicelib.webhooks import models, service
 
 bp = Blueprint(__name__)
-TAGS = ("webhooks",)
+route = routes(bp, tags=("webhooks",))
 
 
 @route(
-    bp, "/v1/webhooks", "POST", body=lambda: models.WebhookCreate, response=lambda: models.WebhookCreated, status=201, tags=TAGS,
+    "/v1/webhooks", "POST", body=lambda: models.WebhookCreate, response=lambda: models.WebhookCreated, status=201,
     rules=(
         "The host of `url` must resolve, and only to public addresses (no private, loopback, link-local, "
         "carrier-grade NAT, unique-local, multicast or reserved ranges); checked again at every delivery.",
@@ -29,22 +29,19 @@ def create_webhook(caller: Caller, body: models.WebhookCreate) -> models.Webhook
     return service.create_webhook(caller, body)
 
 
-@route(bp, "/v1/webhooks", "GET", response=lambda: models.WebhookList, tags=TAGS)
+@route("/v1/webhooks", "GET", response=lambda: models.WebhookList)
 def list_webhooks(caller: Caller) -> models.WebhookList:
     """The caller's webhooks with ``failCount`` and ``secret``."""
     return service.list_webhooks(caller)
 
 
-@route(bp, "/v1/webhooks/{webhookId}", "DELETE", response=lambda: pagination.Deleted, tags=TAGS)
+@route("/v1/webhooks/{webhookId}", "DELETE", response=lambda: pagination.Deleted)
 def delete_webhook(caller: Caller, webhookId: str) -> pagination.Deleted:
     """Delete one of the caller's webhooks."""
     return service.delete_webhook(caller, webhookId)
 
 
-@route(
-    bp, "/v1/webhooks/{webhookId}/deliveries", "GET", query=lambda: pagination.PageQuery, response=lambda: models.DeliveryPage,
-    tags=TAGS,
-)
+@route("/v1/webhooks/{webhookId}/deliveries", "GET", query=lambda: pagination.PageQuery, response=lambda: models.DeliveryPage)
 def list_deliveries(caller: Caller, webhookId: str, query: pagination.PageQuery) -> models.DeliveryPage:
     """The delivery attempts of one of the caller's webhooks, newest first."""
     return service.list_deliveries(caller, webhookId, query)

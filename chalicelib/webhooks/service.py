@@ -221,21 +221,8 @@ def redeliver(caller: Caller, webhook_id: str, event_id: str) -> Delivery:
 
 def attempt_model(item: AttemptEntry) -> DeliveryAttempt:
     """The API view of a logged attempt (``GET /v1/webhooks/{id}/deliveries``, the events API, the Dashboard)."""
-    return DeliveryAttempt(
-        id=item["deliveryId"],
-        eventId=item["eventId"],
-        event=item["event"],
-        attempt=item["attempt"],
-        attemptedAt=item["attemptedAt"],
-        messageId=item["messageId"],
-        success=item["success"],
-        statusCode=item.get("statusCode"),
-        error=item.get("error"),
-        errorDetail=item.get("errorDetail"),
-        durationMs=item["durationMs"],
-        responseBody=item.get("responseBody"),
-        nextAttemptAt=item.get("nextAttemptAt"),
-    )
+    # Every field but ``id`` has the stored attribute's name; absent optional attributes are ``None``.
+    return DeliveryAttempt.model_validate({**item, "id": item["deliveryId"]})
 
 
 # --- Dashboard operations (spec §4 note 1: editing, toggling and secret regeneration are not API

@@ -8,7 +8,7 @@ from __future__ import annotations
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
-from chalicelib.edge.http import route
+from chalicelib.edge.http import routes
 from chalicelib.kernel.lazy_imports import lazy_imports
 
 # The use case's modules load with the first request of this route, not at cold start.
@@ -17,10 +17,13 @@ with lazy_imports(__name__):
     from chalicelib.workflows import blocking
 
 bp = Blueprint(__name__)
+route = routes(bp, tags=("blocks",))
 
 
-@route(bp, "/v1/me/blocks/{userId}", "PUT", response=lambda: models.Block, tags=("blocks",),
-       rules=("`userId` must name an existing user other than the caller.",))
+@route(
+    "/v1/me/blocks/{userId}", "PUT", response=lambda: models.Block,
+    rules=("`userId` must name an existing user other than the caller.",),
+)
 def block(caller: Caller, userId: str) -> models.Block:
     """Block a user: requests and messages between you are refused (403 ``BLOCKED``), their pending
     requests to you are rejected (without a reason), and neither sees the other's listings or

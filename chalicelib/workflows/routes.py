@@ -10,7 +10,7 @@ from __future__ import annotations
 from chalice.app import Blueprint
 
 from chalicelib.auth.service import Caller
-from chalicelib.edge.http import route
+from chalicelib.edge.http import routes
 from chalicelib.kernel.lazy_imports import lazy_imports
 
 # The use cases' modules load with the first request of one of these routes, not at cold start.
@@ -21,10 +21,11 @@ with lazy_imports(__name__):
     from chalicelib.workflows import listing_deletion, listing_detail, models, profile_detail, request_decisions
 
 bp = Blueprint(__name__)
+route = routes(bp)
 
 
 @route(
-    bp, "/v1/listings/{listingId}", "GET", response=lambda: models.ListingDetail, tags=("listings",), operation_id="listings_detail",
+    "/v1/listings/{listingId}", "GET", response=lambda: models.ListingDetail, tags=("listings",), operation_id="listings_detail",
     etag=True,
 )
 def listing(caller: Caller, listingId: str) -> conditional.Versioned:
@@ -33,25 +34,22 @@ def listing(caller: Caller, listingId: str) -> conditional.Versioned:
 
 
 @route(
-    bp, "/v1/listings/{listingId}", "DELETE", response=lambda: pagination.Deleted, tags=("listings",),
-    operation_id="listings_delete", conditional=True,
+    "/v1/listings/{listingId}", "DELETE", response=lambda: pagination.Deleted, tags=("listings",), operation_id="listings_delete",
+    conditional=True,
 )
 def delete_listing(caller: Caller, listingId: str, expected_version: int | None) -> pagination.Deleted:
     """Delete the caller's listing."""
     return listing_deletion.delete_listing(caller, listingId, expected_version)
 
 
-@route(
-    bp, "/v1/profiles/{userId}", "GET", response=lambda: models.ProfileDetail, tags=("profiles",), operation_id="profiles_detail",
-    etag=True,
-)
+@route("/v1/profiles/{userId}", "GET", response=lambda: models.ProfileDetail, tags=("profiles",), operation_id="profiles_detail", etag=True)
 def profile(caller: Caller, userId: str) -> conditional.Versioned:
     """A profile with ``profileRequestPolicy`` for the caller, ``activeChannels`` and ``myProfileRequest``."""
     return profile_detail.read_profile(caller, userId)
 
 
 @route(
-    bp, "/v1/match-requests/{requestId}/status", "PATCH", body=lambda: request_models.StatusChange,
+    "/v1/match-requests/{requestId}/status", "PATCH", body=lambda: request_models.StatusChange,
     response=lambda: request_models.MatchRequest, tags=("requests",), operation_id="match_requests_decide",
 )
 def decide(caller: Caller, requestId: str, body: request_models.StatusChange) -> request_models.MatchRequest:

@@ -41,7 +41,7 @@ from typing import Any
 
 from chalicelib.kernel import clock
 from chalicelib.kernel.config import settings
-from chalicelib.persistence import storage
+from chalicelib.persistence import queries, storage
 from chalicelib.persistence.transact_items import TransactItem
 from chalicelib.search import keyset
 from chalicelib.webhooks import signing
@@ -402,13 +402,7 @@ def attempts_page(webhook_id: str, moment: datetime, size: int, after: str | Non
     params = _window_query(webhook_id, lower, ScanIndexForward=False)
     if after is not None:
         params["ExclusiveStartKey"] = storage.to_item({"webhookId": webhook_id, "deliveryKey": after})
-    found: list[dict[str, Any]] = []
-    while len(found) < wanted:
-        items, last = storage.query_page(_table(), Limit=wanted - len(found), **params)
-        found += items
-        if last is None:
-            break
-        params["ExclusiveStartKey"] = storage.to_item(last)
+    found, _ = queries.query_up_to(_table(), wanted, **params)
     return AttemptPage(attempts=[records.attempt(i) for i in found[skip : skip + size]], more=len(found) > skip + size)
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.kernel.config import settings
-from chalicelib.persistence import outbox, storage
+from chalicelib.persistence import outbox, queries, storage
 
 #: The shape of a ``recipientSort`` key (a cursor's position): ``<ISO 8601 UTC ms>#evt_<ULID>``.
 SORT_KEY = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#evt_[0-9A-HJKMNP-TV-Z]{26}$")
@@ -73,14 +73,7 @@ def _partition_page(where: Partitions, value: str, lower: str, upper: str, wante
     }
     if after is not None:  # a position, whichever partition its event lives in
         params["ExclusiveStartKey"] = storage.to_item({"eventId": after.partition("#")[2], where.attribute: value, "recipientSort": after})
-    found: list[dict[str, Any]] = []
-    while len(found) < wanted:
-        items, last = storage.query_page(_table(), Limit=wanted - len(found), **params)
-        found += items
-        if last is None:
-            break
-        params["ExclusiveStartKey"] = storage.to_item(last)
-    return found
+    return queries.query_up_to(_table(), wanted, **params)[0]
 
 
 @dataclass(frozen=True)
