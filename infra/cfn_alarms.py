@@ -27,6 +27,7 @@ from typing import Any
 
 from chalicelib.telemetry import metrics
 from infra.cfn_functions import API_HANDLER, EventSource
+from infra.cfn_parameters import string_parameter
 
 #: Logical id of the alarms' SNS topic, and of the parameter naming its e-mail subscriber.
 TOPIC = "AlarmTopic"
@@ -36,12 +37,10 @@ DASHBOARD = "OperationsDashboard"
 API_NAME = "matching-service"
 
 PARAMETERS: dict[str, Any] = {
-    EMAIL_PARAMETER: {
-        "Type": "String",
-        "Description": "E-mail address notified when an alarm fires or clears (confirm the SNS subscription e-mail once).",
-        "AllowedPattern": r"^[^@\s]+@[^@\s]+\.[^@\s]+$",
-        "ConstraintDescription": "an e-mail address",
-    },
+    EMAIL_PARAMETER: string_parameter(
+        "E-mail address notified when an alarm fires or clears (confirm the SNS subscription e-mail once).",
+        r"^[^@\s]+@[^@\s]+\.[^@\s]+$", constraint="an e-mail address",
+    ),
 }
 
 #: The dead-letter queues and the stream consumers' on-failure queue: any message there is work

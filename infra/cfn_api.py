@@ -12,25 +12,22 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from infra.cfn_parameters import number_parameter
+
 #: CloudFormation parameters of the stage's throttling (requests per second, and burst): the outer
 #: guard over all clients together, unauthenticated requests included. Each API key has its own,
 #: smaller bucket in the app (chalicelib.rate_limits: 20/s and 100 by default, administrators
 #: 100/s and 500), so the stage's defaults sit above one administrator's limits; otherwise one busy
 #: key would exhaust the stage for everyone (tests/unit/test_rate_limits.py holds that order).
 PARAMETERS: dict[str, Any] = {
-    "ApiThrottlingRateLimit": {
-        "Type": "Number",
-        "Default": 500,
-        "MinValue": 1,
-        "Description": "Steady-state requests per second the API stage accepts (all clients together) before answering "
+    "ApiThrottlingRateLimit": number_parameter(
+        "Steady-state requests per second the API stage accepts (all clients together) before answering "
         "429 RATE_LIMITED; each API key also has its own limit in the app.",
-    },
-    "ApiThrottlingBurstLimit": {
-        "Type": "Number",
-        "Default": 1000,
-        "MinValue": 1,
-        "Description": "Burst of concurrent requests the API stage accepts above the steady rate (all clients together).",
-    },
+        default=500, minimum=1,
+    ),
+    "ApiThrottlingBurstLimit": number_parameter(
+        "Burst of concurrent requests the API stage accepts above the steady rate (all clients together).", default=1000, minimum=1
+    ),
 }
 
 #: Seconds a throttled client is told to wait (``Retry-After``); API Gateway's token bucket refills every second.

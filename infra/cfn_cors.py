@@ -14,17 +14,16 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.edge import cors
+from infra.cfn_parameters import string_parameter
 
 PARAMETER = "CorsAllowedOrigins"
 
 PARAMETERS: dict[str, Any] = {
-    PARAMETER: {
-        "Type": "String",
-        "Default": "",
-        "AllowedPattern": r"^(\*|https?://[^,\s]+(,https?://[^,\s]+)*)?$",
-        "Description": "Origins allowed to call the API from a browser (CORS): comma-separated exact origins "
+    PARAMETER: string_parameter(
+        "Origins allowed to call the API from a browser (CORS): comma-separated exact origins "
         "without spaces, * for any, empty (the default) for none.",
-    }
+        r"^(\*|https?://[^,\s]+(,https?://[^,\s]+)*)?$", default="",
+    ),
 }
 
 #: Sets Access-Control-Allow-Origin only for an allowed Origin (``${CorsAllowedOrigins}`` is

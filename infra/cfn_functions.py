@@ -18,6 +18,8 @@ from typing import Any, Literal
 
 from chalice.utils import to_cfn_resource_name
 
+from infra.cfn_parameters import number_parameter
+
 #: Chalice's logical id of the function that serves every route.
 API_HANDLER = "APIHandler"
 #: The execution role of every function (``infra/cfn_iam.py``).
@@ -97,13 +99,10 @@ DELIVERY_VISIBILITY_SECONDS = 30
 #: (one message in flight per group), so the others are isolated from up to this many - 1 of them.
 DELIVERY_CONCURRENCY_PARAMETER = "DeliveryConcurrency"
 PARAMETERS: dict[str, Any] = {
-    DELIVERY_CONCURRENCY_PARAMETER: {
-        "Type": "Number",
-        "Default": 100,
-        "MinValue": 2,  # ScalingConfig.MaximumConcurrency: 2..1000
-        "MaxValue": 1000,
-        "Description": "Most webhook delivery lanes worked at once (reserved concurrency of the delivery function)",
-    },
+    DELIVERY_CONCURRENCY_PARAMETER: number_parameter(  # ScalingConfig.MaximumConcurrency: 2..1000
+        "Most webhook delivery lanes worked at once (reserved concurrency of the delivery function)",
+        default=100, minimum=2, maximum=1000,
+    ),
 }
 
 #: Properties of a function besides its events, by handler name.
