@@ -117,7 +117,9 @@ def _serve_receivers(behaviours: list[str], ports: Any, stop: Any, results: Any)
     first request open without answering, answers 200 to the later ones.
     """
     import json
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from http.server import BaseHTTPRequestHandler
+
+    from tests.e2e.receivers import QuietHandler, QuietServer
 
     arrivals: dict[int, list[tuple[float, str]]] = {i: [] for i in range(len(behaviours))}
     lock = threading.Lock()
@@ -126,15 +128,9 @@ def _serve_receivers(behaviours: list[str], ports: Any, stop: Any, results: Any)
     def handler_for(index: int) -> type[BaseHTTPRequestHandler]:
         behaviour = behaviours[index]
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                content = str(json.loads(body)["data"].get("content"))
+                content = str(json.loads(self.read_body())["data"].get("content"))
                 with lock:
                     arrivals[index].append((time.time(), content))
                     first = len(arrivals[index]) == 1
@@ -149,12 +145,8 @@ def _serve_receivers(behaviours: list[str], ports: Any, stop: Any, results: Any)
 
         return Handler
 
-    class Server(ThreadingHTTPServer):
-        daemon_threads = True
+    class Server(QuietServer):
         request_queue_size = 256
-
-        def handle_error(self, request: Any, client_address: Any) -> None:
-            pass
 
     servers = [Server(("127.0.0.1", 0), handler_for(i)) for i in range(len(behaviours))]
     for server in servers:
