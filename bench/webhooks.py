@@ -117,9 +117,7 @@ def _serve_receivers(behaviours: list[str], ports: Any, stop: Any, results: Any)
     first request open without answering, answers 200 to the later ones.
     """
     import json
-    from http.server import BaseHTTPRequestHandler
-
-    from tests.e2e.receivers import QuietHandler, QuietServer
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
     arrivals: dict[int, list[tuple[float, str]]] = {i: [] for i in range(len(behaviours))}
     lock = threading.Lock()
@@ -128,9 +126,15 @@ def _serve_receivers(behaviours: list[str], ports: Any, stop: Any, results: Any)
     def handler_for(index: int) -> type[BaseHTTPRequestHandler]:
         behaviour = behaviours[index]
 
-        class Handler(QuietHandler):
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
             def do_POST(self) -> None:
-                content = str(json.loads(self.read_body())["data"].get("content"))
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                content = str(json.loads(body)["data"].get("content"))
                 with lock:
                     arrivals[index].append((time.time(), content))
                     first = len(arrivals[index]) == 1
@@ -145,8 +149,12 @@ def _serve_receivers(behaviours: list[str], ports: Any, stop: Any, results: Any)
 
         return Handler
 
-    class Server(QuietServer):
+    class Server(ThreadingHTTPServer):
+        daemon_threads = True
         request_queue_size = 256
+
+        def handle_error(self, request: Any, client_address: Any) -> None:
+            pass
 
     servers = [Server(("127.0.0.1", 0), handler_for(i)) for i in range(len(behaviours))]
     for server in servers:

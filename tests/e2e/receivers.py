@@ -76,26 +76,11 @@ class Received:
         return self.headers.get("webhook-id", "")
 
 
-class QuietServer(ThreadingHTTPServer):
-    """A threaded HTTP server on daemon threads that reports no broken connection."""
-
+class _QuietServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """Connections the sender breaks on purpose (deadline) are not errors here."""
-
-
-class QuietHandler(BaseHTTPRequestHandler):
-    """A request handler speaking HTTP/1.1 (kept-alive connections, as a webhook sender's) that logs nothing."""
-
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Nothing: the receivers' requests are asserted on or counted, not logged."""
-
-    def read_body(self) -> bytes:
-        """The request's body: ``Content-Length`` bytes (none without the header)."""
-        return self.rfile.read(int(self.headers.get("Content-Length") or 0))
 
 
 class Receiver:
@@ -124,9 +109,14 @@ class Receiver:
         self._max_in_flight = 0
         receiver = self
 
-        class Handler(QuietHandler):
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
             def do_POST(self) -> None:
-                body = self.read_body()
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 hex_ok, standard_ok = receiver._verify(body, headers)
                 seen = Received(self.path, headers, body, time.monotonic(), hex_ok, standard_ok)
@@ -144,7 +134,7 @@ class Receiver:
                         receiver._open.remove(self.connection)
                         seen.ended = time.monotonic()
 
-        self._server = QuietServer(("127.0.0.1", 0), Handler)
+        self._server = _QuietServer(("127.0.0.1", 0), Handler)
         self.port = int(self._server.server_address[1])
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name=f"receiver-{self.port}", daemon=True)
         self._thread.start()
