@@ -318,7 +318,7 @@ def _brute_force(query: ProfileSearchQuery) -> list[str]:
     queries=st.lists(_query, min_size=3, max_size=3),
     page_size=st.integers(1, 4),
 )
-@settings(max_examples=16, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 def test_cursor_pages_equal_brute_force(
     aws: dict[str, str], aws_resources: Resources,
     people: list[tuple[dict[str, Any], dict[str, Any] | None]], queries: list[dict[str, Any]], page_size: int,
@@ -327,7 +327,9 @@ def test_cursor_pages_equal_brute_force(
     (stems, prefixes, typos, stop words) and page sizes: the cursor pages concatenated are the
     brute-force matches of :func:`matches` in result order, ``q`` pages in the engine's ranking
     of every match; ``total`` is exact when ``totalRelation`` is "eq", else a lower bound of
-    what remains; the index equals brute force."""
+    what remains; the index equals brute force. The engine's pages against brute force run with
+    many more examples over the in-memory store (``tests/unit/test_search_engine_property.py``),
+    the profile document and match rule in ``tests/unit/test_profile_spec.py``."""
     from app import app
     from local_stack.runner import EventRunner
 
