@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,8 +17,18 @@ from chalicelib.persistence import outbox, storage
 from chalicelib.saved_searches import handlers, percolator, repository, service
 from chalicelib.saved_searches.models import SavedSearchCreate
 from chalicelib.webhooks import signing
+from tests.integration.aws_session import Resources
 from tests.integration.conftest import Api, User, make_user
-from tests.integration.helpers import activate, assert_error, counting_reads, create_listing, error_fields, table_items
+from tests.integration.helpers import (
+    Stack,
+    activate,
+    assert_error,
+    counting_reads,
+    create_listing,
+    error_fields,
+    shared_stack,
+    table_items,
+)
 from tests.integration.webhook_helpers import create_webhook, envelope, fast_delivery_settings, stream_event
 from tests.integration.webhook_receivers import Receiver
 
@@ -96,27 +107,36 @@ def test_others_get_404(api: Api, alice: User, bob: User) -> None:
     assert api.call("GET", path, alice.key).status_code == 200
 
 
-@pytest.mark.parametrize(
-    ("query", "alerts", "field"),
-    [
-        ({"category": "nope"}, True, "query.category"),
-        ({"category": "jobs", "role": "mentor"}, True, "query.role"),
-        ({"category": "jobs", "meta.salary_min": "lots"}, True, "query.meta.salary_min"),
-        ({"meta.nofield": "x"}, True, "query.meta.nofield"),
-        ({"colour": "red"}, True, "query.colour"),
-        ({"meta.location_lat": "38.7"}, True, "query.meta.location_lng"),
-        ({"radiusKm": "5"}, True, "query.radiusKm"),
-        ({"meta.location_lat": "38.7", "meta.location_lng": "-9.1"}, True, "query.radiusKm"),
-        ({"meta.location_lat": "91", "meta.location_lng": "-9.1", "radiusKm": "5"}, True, "query.meta.location_lat"),
-        ({"page": "2"}, True, "query.page"),
-        ({"cursor": "abc"}, True, "query.cursor"),
-    ],
-)
-def test_query_is_validated_by_search_and_named(api: Api, alice: User, query: dict[str, Any], alerts: bool, field: str) -> None:
-    response = save(api, alice, query, alerts=alerts)
-    assert_error(response, 400, "VALIDATION_ERROR")
-    assert error_fields(response) == [field]
-    assert api.call("GET", "/v1/saved-searches", alice.key).json["total"] == 0
+@pytest.fixture(scope="class")
+def stack(aws_resources: Resources) -> Iterator[Stack]:
+    with shared_stack(aws_resources) as built:
+        yield built
+
+
+class TestRefusedQueries:
+    """Saves refused without effect (nothing saved: what each asserts), on one shared stack."""
+
+    @pytest.mark.parametrize(
+        ("query", "alerts", "field"),
+        [
+            ({"category": "nope"}, True, "query.category"),
+            ({"category": "jobs", "role": "mentor"}, True, "query.role"),
+            ({"category": "jobs", "meta.salary_min": "lots"}, True, "query.meta.salary_min"),
+            ({"meta.nofield": "x"}, True, "query.meta.nofield"),
+            ({"colour": "red"}, True, "query.colour"),
+            ({"meta.location_lat": "38.7"}, True, "query.meta.location_lng"),
+            ({"radiusKm": "5"}, True, "query.radiusKm"),
+            ({"meta.location_lat": "38.7", "meta.location_lng": "-9.1"}, True, "query.radiusKm"),
+            ({"meta.location_lat": "91", "meta.location_lng": "-9.1", "radiusKm": "5"}, True, "query.meta.location_lat"),
+            ({"page": "2"}, True, "query.page"),
+            ({"cursor": "abc"}, True, "query.cursor"),
+        ],
+    )
+    def test_query_is_validated_by_search_and_named(self, stack: Stack, query: dict[str, Any], alerts: bool, field: str) -> None:
+        response = save(stack.api, stack.alice, query, alerts=alerts)
+        assert_error(response, 400, "VALIDATION_ERROR")
+        assert error_fields(response) == [field]
+        assert stack.api.call("GET", "/v1/saved-searches", stack.alice.key).json["total"] == 0
 
 
 def test_geo_without_radius_is_allowed_without_alerts(api: Api, alice: User) -> None:
