@@ -5,15 +5,21 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from chalicelib.edge import http
-from tests.integration.aws_session import Resources
 from tests.integration.conftest import Api, User
-from tests.integration.helpers import Stack, activate, assert_error, aws_calls, create_listing, my_listings, shared_stack
+from tests.integration.helpers import (
+    Stack,
+    activate,
+    assert_error,
+    aws_calls,
+    class_stack,  # noqa: F401  (the class-scoped ``stack`` fixture)
+    create_listing,
+    my_listings,
+)
 from tests.integration.webhook_helpers import create_webhook
 from tests.listing_bodies import listing_body
 
@@ -73,12 +79,6 @@ import app  # noqa: E402 -- registers every route in http.ROUTES
 
 assert app.app  # every route of the API, not only those a previous test module happened to import
 ROUTES = sorted({(spec.method, spec.path) for spec in http.ROUTES if "{" in spec.path})
-
-
-@pytest.fixture(scope="class")
-def stack(aws_resources: Resources) -> Iterator[Stack]:
-    with shared_stack(aws_resources) as built:
-        yield built
 
 
 class TestMalformedPathIds:

@@ -3,13 +3,17 @@ invalid meta refused naming the field with nothing stored (the rules themselves:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from tests.integration.aws_session import Resources
 from tests.integration.conftest import Api, User
-from tests.integration.helpers import Stack, assert_error, error_fields, listing_body, my_listings, shared_stack
+from tests.integration.helpers import (
+    Stack,
+    assert_error,
+    class_stack,  # noqa: F401  (the class-scoped ``stack`` fixture)
+    error_fields,
+    listing_body,
+    my_listings,
+)
 
 
 def test_create_stores_canonical_values(api: Api, alice: User) -> None:
@@ -38,12 +42,6 @@ def test_create_geocodes_a_location_without_coordinates(api: Api, alice: User) -
     meta = api.call("POST", "/v1/listings", alice.key, body).json["meta"]
     assert float(meta["location_lat"]) == pytest.approx(53.55, abs=0.05)
     assert float(meta["location_lng"]) == pytest.approx(9.99, abs=0.05)
-
-
-@pytest.fixture(scope="class")
-def stack(aws_resources: Resources) -> Iterator[Stack]:
-    with shared_stack(aws_resources) as built:
-        yield built
 
 
 class TestInvalidMeta:

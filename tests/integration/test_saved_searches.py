@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,16 +16,15 @@ from chalicelib.persistence import outbox, storage
 from chalicelib.saved_searches import handlers, percolator, repository, service
 from chalicelib.saved_searches.models import SavedSearchCreate
 from chalicelib.webhooks import signing
-from tests.integration.aws_session import Resources
 from tests.integration.conftest import Api, User, make_user
 from tests.integration.helpers import (
     Stack,
     activate,
     assert_error,
+    class_stack,  # noqa: F401  (the class-scoped ``stack`` fixture)
     counting_reads,
     create_listing,
     error_fields,
-    shared_stack,
     table_items,
 )
 from tests.integration.webhook_helpers import create_webhook, envelope, fast_delivery_settings, stream_event
@@ -105,12 +103,6 @@ def test_others_get_404(api: Api, alice: User, bob: User) -> None:
         assert_error(api.call(method, path + suffix, bob.key), 404, "NOT_FOUND")
     assert api.call("GET", "/v1/saved-searches", bob.key).json["total"] == 0
     assert api.call("GET", path, alice.key).status_code == 200
-
-
-@pytest.fixture(scope="class")
-def stack(aws_resources: Resources) -> Iterator[Stack]:
-    with shared_stack(aws_resources) as built:
-        yield built
 
 
 class TestRefusedQueries:
