@@ -52,8 +52,10 @@ def _load(count: int, rng: random.Random) -> None:
         items.append({"userId": f"usr_{run}{n:04d}", "displayName": f"Person {n}", "country": ["de", "fr", "es"][n % 3],
                       "verifiedLevel": n % 4, "socialLinks": {}, "recruiting": recruiting, "requestPolicy": {},
                       "channels": {}, "searchShard": "S0", "version": 1, "createdAt": stamp, "updatedAt": stamp})
-    for item in items:
-        storage.put(settings().USERS_TABLE, item)
+    users = storage.client("dynamodb")
+    for start in range(0, len(items), 25):  # BatchWriteItem's most: 25 puts a call
+        batch = [{"PutRequest": {"Item": storage.to_item(item)}} for item in items[start:start + 25]]
+        assert not users.batch_write_item(RequestItems={settings().USERS_TABLE: batch}).get("UnprocessedItems")
     for start in range(0, len(items), 100):
         handlers.apply_changes([(None, item) for item in items[start:start + 100]])
 
