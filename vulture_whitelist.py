@@ -83,3 +83,7 @@ _.website
 _.Put
 _.Update
 _.Delete
+
+# pytest: the class-scoped ``stack`` fixture, imported by the test modules whose classes use it
+# (tests/integration/helpers.py); pytest finds it by its name in the module.
+class_stack

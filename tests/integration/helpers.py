@@ -261,6 +261,14 @@ def shared_stack(resources: Resources) -> Iterator[Stack]:
         yield Stack(Api(client), runner, alice, bob, admin)
 
 
+@pytest.fixture(scope="class", name="stack")
+def class_stack(aws_resources: Resources) -> Iterator[Stack]:
+    """The ``stack`` fixture: one :func:`shared_stack` for a whole class of tests. A module uses it
+    by importing ``class_stack``."""
+    with shared_stack(aws_resources) as built:
+        yield built
+
+
 def stream_records(table: str, after: str | None = None) -> list[dict[str, Any]]:
     """The records of ``table``'s stream so far (those after sequence number ``after``, if given),
     oldest first, shaped as Lambda hands them over."""

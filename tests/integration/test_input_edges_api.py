@@ -11,7 +11,15 @@ import pytest
 
 from chalicelib.edge import http
 from tests.integration.conftest import Api, User
-from tests.integration.helpers import activate, assert_error, aws_calls, create_listing, my_listings
+from tests.integration.helpers import (
+    Stack,
+    activate,
+    assert_error,
+    aws_calls,
+    class_stack,  # noqa: F401  (the class-scoped ``stack`` fixture)
+    create_listing,
+    my_listings,
+)
 from tests.integration.webhook_helpers import create_webhook
 from tests.listing_bodies import listing_body
 
@@ -73,19 +81,20 @@ assert app.app  # every route of the API, not only those a previous test module 
 ROUTES = sorted({(spec.method, spec.path) for spec in http.ROUTES if "{" in spec.path})
 
 
-@pytest.mark.parametrize(("method", "path"), ROUTES)
-def test_every_route_answers_a_malformed_path_id_404_without_reading(
-    api: Api, alice: User, admin: User, method: str, path: str
-) -> None:
-    key = admin.key if path.startswith("/v1/admin") else alice.key
-    for name in re.findall(r"{([^}]+)}", path):
-        for bad in _bad_ids(name):
-            url = re.sub(r"{([^}]+)}", lambda m, n=name, b=bad: b if m.group(1) == n else "ok_1", path)
-            with aws_calls("GetItem") as gets, aws_calls("Query") as queries, aws_calls("BatchGetItem") as batches:
-                response = api.call(method, url, key, body={} if method in ("POST", "PUT", "PATCH") else None)
-            assert_error(response, 404, "NOT_FOUND")
-            reads = [c for c in gets + batches + queries if "ApiKeys" not in json.dumps(c)]
-            assert reads == [], (method, url, reads)
+class TestMalformedPathIds:
+    """Refused at the edge before any read: one shared stack for every route."""
+
+    @pytest.mark.parametrize(("method", "path"), ROUTES)
+    def test_every_route_answers_a_malformed_path_id_404_without_reading(self, stack: Stack, method: str, path: str) -> None:
+        key = stack.admin.key if path.startswith("/v1/admin") else stack.alice.key
+        for name in re.findall(r"{([^}]+)}", path):
+            for bad in _bad_ids(name):
+                url = re.sub(r"{([^}]+)}", lambda m, n=name, b=bad: b if m.group(1) == n else "ok_1", path)
+                with aws_calls("GetItem") as gets, aws_calls("Query") as queries, aws_calls("BatchGetItem") as batches:
+                    response = stack.api.call(method, url, key, body={} if method in ("POST", "PUT", "PATCH") else None)
+                assert_error(response, 404, "NOT_FOUND")
+                reads = [c for c in gets + batches + queries if "ApiKeys" not in json.dumps(c)]
+                assert reads == [], (method, url, reads)
 
 
 def test_webhook_ids_appear_only_in_the_owners_view(api: Api, alice: User, bob: User, admin: User, runner: Any) -> None:

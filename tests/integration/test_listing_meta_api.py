@@ -3,12 +3,17 @@ invalid meta refused naming the field with nothing stored (the rules themselves:
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from tests.integration.conftest import Api, User
-from tests.integration.helpers import assert_error, error_fields, listing_body, my_listings
+from tests.integration.helpers import (
+    Stack,
+    assert_error,
+    class_stack,  # noqa: F401  (the class-scoped ``stack`` fixture)
+    error_fields,
+    listing_body,
+    my_listings,
+)
 
 
 def test_create_stores_canonical_values(api: Api, alice: User) -> None:
@@ -39,30 +44,32 @@ def test_create_geocodes_a_location_without_coordinates(api: Api, alice: User) -
     assert float(meta["location_lng"]) == pytest.approx(9.99, abs=0.05)
 
 
-@pytest.mark.parametrize(
-    ("meta", "field"),
-    [
-        ({"salary": "a lot"}, "meta.salary"),
-        ({"salary": "1e10000000"}, "meta.salary"),
-        ({"experienceYears": "9" * 5000}, "meta.experienceYears"),
-        ({"employmentType": "gig"}, "meta.employmentType"),
-        ({"skills": "python,cobol"}, "meta.skills"),
-        ({"startDate": "2026-13-01"}, "meta.startDate"),
-        ({"visaSponsorship": "maybe"}, "meta.visaSponsorship"),
-        ({"title": None}, "meta.title"),
-        ({"description": "<script>x</script>"}, "meta.description"),
-        ({"nonsense": "1"}, "meta.nonsense"),
-        ({"location_lat": "95"}, "meta.location_lat"),
-        ({"location_lng": None}, "meta.location_lng"),
-        ({"location": "Xyzzyqwv Nowhere", "location_lat": None, "location_lng": None}, "meta.location"),
-    ],
-)
-def test_invalid_meta_through_the_api_names_the_field_and_stores_nothing(
-    api: Api, alice: User, runner: Any, meta: dict[str, str | None], field: str
-) -> None:
-    runner.drain()  # the setup's own stream records (alice's profile postings): from here on nothing may be written
-    response = api.call("POST", "/v1/listings", alice.key, listing_body(meta=meta))
-    assert_error(response, 400, "VALIDATION_ERROR")
-    assert error_fields(response) == [field]
-    assert my_listings(api, alice)["total"] == 0
-    assert runner.drain() == 0
+class TestInvalidMeta:
+    """Refused creates on one shared stack (they store nothing: what each asserts)."""
+
+    @pytest.mark.parametrize(
+        ("meta", "field"),
+        [
+            ({"salary": "a lot"}, "meta.salary"),
+            ({"salary": "1e10000000"}, "meta.salary"),
+            ({"experienceYears": "9" * 5000}, "meta.experienceYears"),
+            ({"employmentType": "gig"}, "meta.employmentType"),
+            ({"skills": "python,cobol"}, "meta.skills"),
+            ({"startDate": "2026-13-01"}, "meta.startDate"),
+            ({"visaSponsorship": "maybe"}, "meta.visaSponsorship"),
+            ({"title": None}, "meta.title"),
+            ({"description": "<script>x</script>"}, "meta.description"),
+            ({"nonsense": "1"}, "meta.nonsense"),
+            ({"location_lat": "95"}, "meta.location_lat"),
+            ({"location_lng": None}, "meta.location_lng"),
+            ({"location": "Xyzzyqwv Nowhere", "location_lat": None, "location_lng": None}, "meta.location"),
+        ],
+    )
+    def test_invalid_meta_through_the_api_names_the_field_and_stores_nothing(
+        self, stack: Stack, meta: dict[str, str | None], field: str
+    ) -> None:
+        response = stack.api.call("POST", "/v1/listings", stack.alice.key, listing_body(meta=meta))
+        assert_error(response, 400, "VALIDATION_ERROR")
+        assert error_fields(response) == [field]
+        assert my_listings(stack.api, stack.alice)["total"] == 0
+        assert stack.runner.drain() == 0  # nothing written: no stream record

@@ -333,17 +333,6 @@ def test_update_of_an_active_listing_returns_it_to_pending(api: Api, alice: User
     assert_error(get_listing(api, bob, listing["id"]), 404, "NOT_FOUND")  # no longer public
 
 
-def test_update_requeues_for_approval(api: Api, alice: User, admin: User, runner: Any) -> None:
-    listing = create_listing(api, alice)
-    runner.drain()
-    assert approval_queue_depth() == (1, 0)
-    api.call("PATCH", f"/v1/listings/{listing['id']}", alice.key, {"meta": {"salary": "90000"}})
-    runner.drain()
-    assert approval_queue_depth() == (2, 0)
-    approvals = claim(api, admin)  # the first task is stale and dropped
-    assert [(a["listingId"], a["listing"]["meta"]["salary"]) for a in approvals] == [(listing["id"], "90000")]
-
-
 def test_update_merges_meta_and_null_removes_an_optional_key(api: Api, alice: User) -> None:
     listing = create_listing(api, alice, meta={"salary": "85000", "remote": "onsite"})
     response = api.call("PATCH", f"/v1/listings/{listing['id']}", alice.key, {"meta": {"salary": None, "remote": "hybrid"}})

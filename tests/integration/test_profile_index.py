@@ -5,9 +5,12 @@ from __future__ import annotations
 import itertools
 import uuid
 from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from chalice.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -21,7 +24,7 @@ from chalicelib.profiles.search import matches, search_profiles
 from chalicelib.search import analysis, engine, index
 from chalicelib.users.records import UserRecord, record
 from tests.integration.aws_session import Resources, reset
-from tests.integration.conftest import Api, User, make_user
+from tests.integration.conftest import Api, User, fresh_aws, make_user
 from tests.integration.helpers import assert_error, aws_calls, counting_reads, stream_records, table_items
 from tests.integration.request_helpers import forbid_scans
 
@@ -163,8 +166,7 @@ def test_the_backfill_files_existing_users_once(api: Api, runner: Any, alice: Us
 # --- searches ---------------------------------------------------------------------------
 
 
-@pytest.fixture
-def crowd(api: Api, runner: Any) -> list[User]:
+def _crowd(api: Api, runner: Any) -> list[User]:
     """Seven users (levels 3, 2, 2, 1, 0, 0, 0), all python, some rust; the index applied."""
     people = []
     for n, level in enumerate([3, 2, 2, 1, 0, 0, 0]):
@@ -176,28 +178,82 @@ def crowd(api: Api, runner: Any) -> list[User]:
     return people
 
 
-def test_cursor_pages_follow_the_result_order_and_read_only_their_page(api: Api, crowd: list[User]) -> None:
-    first = _search(api, crowd[0], "pageSize=3")
-    assert _names(first) == ["Person 0", "Person 2", "Person 1"]
-    assert (first["total"], first["totalRelation"]) == (7, "eq")
-    with aws_calls("BatchGetItem") as batches, counting_reads() as reads, forbid_scans():
-        second = _search(api, crowd[0], f"pageSize=3&cursor={first['nextCursor']}")
-    assert _names(second) == ["Person 3", "Person 6", "Person 5"]
-    assert second["page"] == 2
-    assert second["total"] == 7
-    users_read = sum(len(b["RequestItems"].get(settings_().USERS_TABLE, {}).get("Keys", [])) for b in batches)
-    assert users_read <= 3 + 1  # the page's users, and the one proving a next page
-    assert reads.by_operation["Query"] <= 3 + 1  # the list from the cursor on: the page and the entry proving more
-    third = _search(api, crowd[0], f"pageSize=3&cursor={second['nextCursor']}")
-    assert (_names(third), third["nextCursor"]) == (["Person 4"], None)
+@pytest.fixture
+def crowd(api: Api, runner: Any) -> list[User]:
+    """:func:`_crowd` for a test that changes it."""
+    return _crowd(api, runner)
 
 
-def test_filtered_cursor_pages_count_the_matches(api: Api, crowd: list[User]) -> None:
-    first = _search(api, crowd[0], "skills=python&openToWork=true&pageSize=2")
-    assert _names(first) == ["Person 0", "Person 2"]
-    assert (first["total"], first["totalRelation"]) in ((6, "eq"), (3, "gte"))
-    second = _search(api, crowd[0], f"skills=python&openToWork=true&pageSize=2&cursor={first['nextCursor']}")
-    assert _names(second) == ["Person 1", "Person 6"]
+@dataclass
+class Crowd:
+    """The test client and :func:`_crowd`'s users; searches are made as the first of them."""
+
+    api: Api
+    people: list[User]
+
+    def search(self, query: str) -> dict[str, Any]:
+        return _search(self.api, self.people[0], query)
+
+    def refused(self, query: str) -> Any:
+        return self.api.call("GET", f"/v1/profiles/search?{query}", self.people[0].key)
+
+
+@pytest.fixture(scope="class")
+def shared_crowd(aws_resources: Resources) -> Iterator[Crowd]:
+    """:func:`_crowd` built once, for a class of tests that only search it."""
+    from app import app
+    from local_stack.runner import EventRunner
+
+    with pytest.MonkeyPatch.context() as monkeypatch, fresh_aws(aws_resources, monkeypatch), Client(app) as client:
+        api = Api(client)
+        yield Crowd(api, _crowd(api, EventRunner(app)))
+
+
+class TestSearchesOnSharedCrowd:
+    """Searches that only read :func:`_crowd`: one crowd for the class."""
+
+    def test_cursor_pages_follow_the_result_order_and_read_only_their_page(self, shared_crowd: Crowd) -> None:
+        first = shared_crowd.search("pageSize=3")
+        assert _names(first) == ["Person 0", "Person 2", "Person 1"]
+        assert (first["total"], first["totalRelation"]) == (7, "eq")
+        with aws_calls("BatchGetItem") as batches, counting_reads() as reads, forbid_scans():
+            second = shared_crowd.search(f"pageSize=3&cursor={first['nextCursor']}")
+        assert _names(second) == ["Person 3", "Person 6", "Person 5"]
+        assert second["page"] == 2
+        assert second["total"] == 7
+        users_read = sum(len(b["RequestItems"].get(settings_().USERS_TABLE, {}).get("Keys", [])) for b in batches)
+        assert users_read <= 3 + 1  # the page's users, and the one proving a next page
+        assert reads.by_operation["Query"] <= 3 + 1  # the list from the cursor on: the page and the entry proving more
+        third = shared_crowd.search(f"pageSize=3&cursor={second['nextCursor']}")
+        assert (_names(third), third["nextCursor"]) == (["Person 4"], None)
+
+    def test_filtered_cursor_pages_count_the_matches(self, shared_crowd: Crowd) -> None:
+        first = shared_crowd.search("skills=python&openToWork=true&pageSize=2")
+        assert _names(first) == ["Person 0", "Person 2"]
+        assert (first["total"], first["totalRelation"]) in ((6, "eq"), (3, "gte"))
+        second = shared_crowd.search(f"skills=python&openToWork=true&pageSize=2&cursor={first['nextCursor']}")
+        assert _names(second) == ["Person 1", "Person 6"]
+
+    @pytest.mark.parametrize("tamper", [lambda c: c[:-2] + ("yy" if c.endswith("xx") else "xx"), lambda c: "x" + c,
+                                        lambda c: "not-a-cursor"])
+    def test_a_tampered_cursor_is_a_400_naming_it(self, shared_crowd: Crowd, tamper: Any) -> None:
+        cursor = shared_crowd.search("pageSize=2")["nextCursor"]
+        response = shared_crowd.refused(f"pageSize=2&cursor={tamper(cursor)}")
+        assert_error(response, 400, "VALIDATION_ERROR", "cursor")
+
+    def test_a_cursor_of_another_query_is_a_400(self, shared_crowd: Crowd) -> None:
+        cursor = shared_crowd.search("pageSize=2&country=de")["nextCursor"]
+        response = shared_crowd.refused(f"pageSize=2&country=fr&cursor={cursor}")
+        assert_error(response, 400, "VALIDATION_ERROR", "cursor")
+
+    def test_no_search_reads_every_user(self, shared_crowd: Crowd) -> None:
+        blocks.forget_hidden()  # the searcher's block set is read by this search, whatever ran before it
+        with aws_calls("BatchGetItem") as batches, forbid_scans():
+            result = shared_crowd.search("skills=rust&pageSize=1")
+        assert _names(result) == ["Person 0"]
+        assert result["total"] == 3
+        users_read = sum(len(b["RequestItems"].get(settings_().USERS_TABLE, {}).get("Keys", [])) for b in batches)
+        assert users_read <= 3  # at most the rust list's profiles (one block of it), never the 7 profiles
 
 
 def test_q_pages_come_in_relevance_order_with_typo_tolerance(api: Api, runner: Any, crowd: list[User]) -> None:
@@ -209,19 +265,6 @@ def test_q_pages_come_in_relevance_order_with_typo_tolerance(api: Api, runner: A
     assert _search(api, crowd[0], "q=pyhton")["profiles"][0]["displayName"] == "Person 5"
 
 
-@pytest.mark.parametrize("tamper", [lambda c: c[:-2] + ("yy" if c.endswith("xx") else "xx"), lambda c: "x" + c, lambda c: "not-a-cursor"])
-def test_a_tampered_cursor_is_a_400_naming_it(api: Api, crowd: list[User], tamper: Any) -> None:
-    cursor = _search(api, crowd[0], "pageSize=2")["nextCursor"]
-    response = api.call("GET", f"/v1/profiles/search?pageSize=2&cursor={tamper(cursor)}", crowd[0].key)
-    assert_error(response, 400, "VALIDATION_ERROR", "cursor")
-
-
-def test_a_cursor_of_another_query_is_a_400(api: Api, crowd: list[User]) -> None:
-    cursor = _search(api, crowd[0], "pageSize=2&country=de")["nextCursor"]
-    response = api.call("GET", f"/v1/profiles/search?pageSize=2&country=fr&cursor={cursor}", crowd[0].key)
-    assert_error(response, 400, "VALIDATION_ERROR", "cursor")
-
-
 def test_a_profile_changed_before_the_stream_caught_up_never_shows_stale_or_twice(api: Api, runner: Any, crowd: list[User]) -> None:
     _patch(api, crowd[1], {"recruiting": {"skills": ["cobol"]}})  # not applied yet: its entries still say python
     found = _search(api, crowd[0], "skills=python")
@@ -229,16 +272,6 @@ def test_a_profile_changed_before_the_stream_caught_up_never_shows_stale_or_twic
     assert len(set(_names(found))) == len(_names(found))
     runner.drain()
     assert _names(_search(api, crowd[0], "skills=cobol")) == ["Person 1"]
-
-
-def test_no_search_reads_every_user(api: Api, crowd: list[User]) -> None:
-    blocks.forget_hidden()  # the searcher's block set is read by this search, whatever ran before it
-    with aws_calls("BatchGetItem") as batches, forbid_scans():
-        result = _search(api, crowd[0], "skills=rust&pageSize=1")
-    assert _names(result) == ["Person 0"]
-    assert result["total"] == 3
-    users_read = sum(len(b["RequestItems"].get(settings_().USERS_TABLE, {}).get("Keys", [])) for b in batches)
-    assert users_read <= 3  # at most the rust list's profiles (one block of it), never the 7 profiles
 
 
 # --- property: pages equal brute force --------------------------------------------------
@@ -318,7 +351,7 @@ def _brute_force(query: ProfileSearchQuery) -> list[str]:
     queries=st.lists(_query, min_size=3, max_size=3),
     page_size=st.integers(1, 4),
 )
-@settings(max_examples=16, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 def test_cursor_pages_equal_brute_force(
     aws: dict[str, str], aws_resources: Resources,
     people: list[tuple[dict[str, Any], dict[str, Any] | None]], queries: list[dict[str, Any]], page_size: int,
@@ -327,7 +360,9 @@ def test_cursor_pages_equal_brute_force(
     (stems, prefixes, typos, stop words) and page sizes: the cursor pages concatenated are the
     brute-force matches of :func:`matches` in result order, ``q`` pages in the engine's ranking
     of every match; ``total`` is exact when ``totalRelation`` is "eq", else a lower bound of
-    what remains; the index equals brute force."""
+    what remains; the index equals brute force. The engine's pages against brute force run with
+    many more examples over the in-memory store (``tests/unit/test_search_engine_property.py``),
+    the profile document and match rule in ``tests/unit/test_profile_spec.py``."""
     from app import app
     from local_stack.runner import EventRunner
 

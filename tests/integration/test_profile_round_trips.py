@@ -16,9 +16,9 @@ from chalicelib.persistence import storage
 from chalicelib.profiles import handlers
 from chalicelib.profiles.models import ProfileSearchQuery
 from chalicelib.profiles.search import search_profiles
-from tests.integration.aws_session import Resources, reset
+from tests.integration.aws_session import Resources
 from tests.integration.helpers import counting_reads
-from tests.integration.test_search_round_trips import timed_calls
+from tests.integration.test_search_round_trips import measure_shapes, timed_calls
 
 WORDS = ["python", "rust", "engineer", "senior", "backend", "cloud", "data", "platform", "mentor", "designer"]
 SKILLS = ["python", "rust", "go", "sql", "react", "k8s", "aws", "java"]
@@ -52,8 +52,10 @@ def _load(count: int, rng: random.Random) -> None:
         items.append({"userId": f"usr_{run}{n:04d}", "displayName": f"Person {n}", "country": ["de", "fr", "es"][n % 3],
                       "verifiedLevel": n % 4, "socialLinks": {}, "recruiting": recruiting, "requestPolicy": {},
                       "channels": {}, "searchShard": "S0", "version": 1, "createdAt": stamp, "updatedAt": stamp})
-    for item in items:
-        storage.put(settings().USERS_TABLE, item)
+    users = storage.client("dynamodb")
+    for start in range(0, len(items), 25):  # BatchWriteItem's most: 25 puts a call
+        batch = [{"PutRequest": {"Item": storage.to_item(item)}} for item in items[start:start + 25]]
+        assert not users.batch_write_item(RequestItems={settings().USERS_TABLE: batch}).get("UnprocessedItems")
     for start in range(0, len(items), 100):
         handlers.apply_changes([(None, item) for item in items[start:start + 100]])
 
@@ -66,15 +68,7 @@ def _measure(params: dict[str, str]) -> tuple[int, int, int]:
 
 
 def test_every_profile_shape_keeps_its_round_trips_and_reads_flat_items(aws: dict[str, str], aws_resources: Resources) -> None:
-    reset(aws_resources)
-    measured: dict[str, list[tuple[int, int, int]]] = {shape: [] for shape in SHAPES}
-    rng = random.Random(38)
-    for count in (300, 600):  # 300 profiles, then 900
-        _load(count, rng)
-        for shape, (params, _) in SHAPES.items():
-            measured[shape].append(_measure(params))
-    for shape, rows in measured.items():  # the table docs/search.md quotes (pytest -s)
-        print(f"{shape:22} " + "  ".join(f"trips {t} calls {c} items {i}" for t, c, i in rows))
+    measured = measure_shapes(aws_resources, (300, 600), _load, SHAPES, _measure)  # 300 profiles, then 900
     over = set()
     for shape, (_, budget) in SHAPES.items():
         (trips_small, _, small), (trips_large, _, large) = measured[shape]

@@ -3,12 +3,16 @@ profile sourcing search (without a Scan)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from chalice.test import Client
 
 from chalicelib.kernel.config import settings
-from tests.integration.conftest import Api, User, make_user
+from tests.integration.aws_session import Resources
+from tests.integration.conftest import Api, User, fresh_aws, make_user
 from tests.integration.helpers import assert_error, aws_calls, search_reads
 from tests.integration.request_helpers import forbid_scans, profile_request
 
@@ -60,27 +64,6 @@ def test_profile_patch_merges_objects_key_by_key(api: Api, alice: User) -> None:
     cleared = patch(api, alice, {"socialLinks": None, "country": None}).json
     assert cleared["socialLinks"] == dict.fromkeys(SOCIAL_KEYS)
     assert cleared["country"] is None
-
-
-@pytest.mark.parametrize(
-    ("body", "field"),
-    [
-        ({"socialLinks": {"mastodon": "https://m.example/@a"}}, "socialLinks.mastodon"),
-        ({"socialLinks": {"x": "ftp://x.com/a"}}, "socialLinks.x"),
-        ({"socialLinks": {"website": "not a url"}}, "socialLinks.website"),
-        ({"country": "zz"}, "country"),
-        ({"country": "deu"}, "country"),
-        ({"displayName": ""}, "displayName"),
-        ({"displayName": None}, "displayName"),
-        ({"recruiting": None}, "recruiting"),
-        ({"recruiting": {"seniority": "wizard"}}, "recruiting.seniority"),
-        ({"recruiting": {"hobby": "chess"}}, "recruiting.hobby"),
-        ({"requestPolicy": {"minVerifiedLevel": 4}}, "requestPolicy.minVerifiedLevel"),
-        ({"requestPolicy": {"acceptingRequests": None}}, "requestPolicy.acceptingRequests"),
-    ],
-)
-def test_invalid_profile_patches(api: Api, alice: User, body: dict[str, Any], field: str) -> None:
-    assert_error(patch(api, alice, body), 400, "VALIDATION_ERROR", field)
 
 
 # --- GET /v1/profiles/{userId} ----------------------------------------------------------------
@@ -139,25 +122,38 @@ def test_profile_detail_is_one_dynamodb_call(api: Api, alice: User, bob: User) -
 # --- GET /v1/profiles/search ------------------------------------------------------------------
 
 
-@pytest.fixture
-def people(api: Api, runner: Any) -> dict[str, User]:
-    """Four profiles with recruiting information, their postings applied from the Users stream."""
-    ana = make_user("Ana Lopez", country="es", verifiedLevel=2)
-    ben = make_user("Ben Okafor", country="de", verifiedLevel=1, channels={"discord": "ben#1"})
-    cho = make_user("Cho Min", country="de", verifiedLevel=3)
-    dev = make_user("Dev Patel", country="in")
-    patch(api, ana, {"recruiting": {"openToWork": True, "headline": "Machine-learning engineer", "skills": ["python", "pytorch"],
-                                    "seniority": "senior", "remote": True}})
-    patch(api, ben, {"recruiting": {"openToWork": True, "headline": "Frontend developer", "skills": ["typescript", "react"],
-                                    "seniority": "mid", "remote": False}})
-    patch(api, cho, {"recruiting": {"openToWork": False, "headline": "Engineering manager", "skills": ["python", "leadership"],
-                                    "seniority": "lead"}})
-    runner.drain()
-    return {"ana": ana, "ben": ben, "cho": cho, "dev": dev}
+@dataclass
+class People:
+    """The test client and four users with recruiting profiles, filed in the profile index."""
+
+    api: Api
+    users: dict[str, User]
+
+    def search(self, query: str, viewer: str = "dev") -> Any:
+        return self.api.call("GET", f"/v1/profiles/search?{query}", self.users[viewer].key)
 
 
-def search(api: Api, user: User, query: str) -> Any:
-    return api.call("GET", f"/v1/profiles/search?{query}", user.key)
+@pytest.fixture(scope="class")
+def people(aws_resources: Resources) -> Iterator[People]:
+    """Four profiles with recruiting information, their postings applied from the Users stream,
+    built once for a class of tests that only read them (or are refused without effect)."""
+    from app import app
+    from local_stack.runner import EventRunner
+
+    with pytest.MonkeyPatch.context() as monkeypatch, fresh_aws(aws_resources, monkeypatch), Client(app) as client:
+        api = Api(client)
+        ana = make_user("Ana Lopez", country="es", verifiedLevel=2)
+        ben = make_user("Ben Okafor", country="de", verifiedLevel=1, channels={"discord": "ben#1"})
+        cho = make_user("Cho Min", country="de", verifiedLevel=3)
+        dev = make_user("Dev Patel", country="in")
+        assert patch(api, ana, {"recruiting": {"openToWork": True, "headline": "Machine-learning engineer",
+                                               "skills": ["python", "pytorch"], "seniority": "senior", "remote": True}}).status_code == 200
+        assert patch(api, ben, {"recruiting": {"openToWork": True, "headline": "Frontend developer", "skills": ["typescript", "react"],
+                                               "seniority": "mid", "remote": False}}).status_code == 200
+        assert patch(api, cho, {"recruiting": {"openToWork": False, "headline": "Engineering manager",
+                                               "skills": ["python", "leadership"], "seniority": "lead"}}).status_code == 200
+        EventRunner(app).drain()
+        yield People(api, {"ana": ana, "ben": ben, "cho": cho, "dev": dev})
 
 
 def names(response: Any) -> list[str]:
@@ -165,70 +161,93 @@ def names(response: Any) -> list[str]:
     return [p["displayName"] for p in response.json["profiles"]]
 
 
-@pytest.mark.parametrize(
-    ("query", "expected"),
-    [
-        ("", ["Cho Min", "Ana Lopez", "Ben Okafor", "Dev Patel"]),
-        ("q=engineer", ["Cho Min", "Ana Lopez"]),
-        ("q=pyth", ["Cho Min", "Ana Lopez"]),
-        ("q=ana", ["Ana Lopez"]),
-        ("q=learning+engineer", ["Ana Lopez"]),
-        ("q=react", ["Ben Okafor"]),
-        ("q=engineers", ["Cho Min", "Ana Lopez"]),  # same Snowball stem as "engineer" and "engineering"
-        ("q=developers", ["Ben Okafor"]),
-        ("q=managing+pythons", ["Cho Min"]),
-        ("q=engineers+in+python", ["Cho Min", "Ana Lopez"]),  # "in" is a dropped function word
-        ("q=pyhton", ["Cho Min", "Ana Lopez"]),  # one typo from "python": corrected, as in listing search
-        ("country=DE", ["Cho Min", "Ben Okafor"]),
-        ("country=de&q=python", ["Cho Min"]),
-        ("minVerifiedLevel=2", ["Cho Min", "Ana Lopez"]),
-        ("skills=python,pytorch", ["Ana Lopez"]),
-        ("skills=Python", ["Cho Min", "Ana Lopez"]),
-        ("openToWork=true", ["Ana Lopez", "Ben Okafor"]),
-        ("openToWork=false", ["Cho Min", "Dev Patel"]),
-        ("seniority=mid", ["Ben Okafor"]),
-        ("remote=true", ["Ana Lopez"]),
-        ("channel=discord", ["Ben Okafor"]),
-        ("channel=telegram&openToWork=true&minVerifiedLevel=1", ["Ana Lopez"]),
-        ("q=nobody", []),
-    ],
-)
-def test_profile_search_filters(api: Api, people: dict[str, User], query: str, expected: list[str]) -> None:
-    with forbid_scans():
-        response = search(api, people["dev"], query)
-    assert names(response) == expected
-    assert response.json["total"] == len(expected)
+class TestOnFourProfiles:
+    """Profile search and refused profile changes on one shared set of four profiles."""
 
+    @pytest.mark.parametrize(
+        ("query", "expected"),
+        [
+            ("", ["Cho Min", "Ana Lopez", "Ben Okafor", "Dev Patel"]),
+            ("q=engineer", ["Cho Min", "Ana Lopez"]),
+            ("q=pyth", ["Cho Min", "Ana Lopez"]),
+            ("q=ana", ["Ana Lopez"]),
+            ("q=learning+engineer", ["Ana Lopez"]),
+            ("q=react", ["Ben Okafor"]),
+            ("q=engineers", ["Cho Min", "Ana Lopez"]),  # same Snowball stem as "engineer" and "engineering"
+            ("q=developers", ["Ben Okafor"]),
+            ("q=managing+pythons", ["Cho Min"]),
+            ("q=engineers+in+python", ["Cho Min", "Ana Lopez"]),  # "in" is a dropped function word
+            ("q=pyhton", ["Cho Min", "Ana Lopez"]),  # one typo from "python": corrected, as in listing search
+            ("country=DE", ["Cho Min", "Ben Okafor"]),
+            ("country=de&q=python", ["Cho Min"]),
+            ("minVerifiedLevel=2", ["Cho Min", "Ana Lopez"]),
+            ("skills=python,pytorch", ["Ana Lopez"]),
+            ("skills=Python", ["Cho Min", "Ana Lopez"]),
+            ("openToWork=true", ["Ana Lopez", "Ben Okafor"]),
+            ("openToWork=false", ["Cho Min", "Dev Patel"]),
+            ("seniority=mid", ["Ben Okafor"]),
+            ("remote=true", ["Ana Lopez"]),
+            ("channel=discord", ["Ben Okafor"]),
+            ("channel=telegram&openToWork=true&minVerifiedLevel=1", ["Ana Lopez"]),
+            ("q=nobody", []),
+        ],
+    )
+    def test_profile_search_filters(self, people: People, query: str, expected: list[str]) -> None:
+        with forbid_scans():
+            response = people.search(query)
+        assert names(response) == expected
+        assert response.json["total"] == len(expected)
 
-def test_profile_search_items_and_pagination(api: Api, people: dict[str, User]) -> None:
-    first = search(api, people["ana"], "pageSize=3").json
-    assert (first["total"], first["page"], first["pageSize"], len(first["profiles"])) == (4, 1, 3, 3)
-    second = search(api, people["ana"], "pageSize=3&page=2").json
-    assert [p["displayName"] for p in second["profiles"]] == ["Dev Patel"]
-    item = first["profiles"][1]
-    assert set(item) == {"userId", "displayName", "verifiedLevel", "country", "socialLinks", "recruiting",
-                         "activeChannels", "createdAt", "updatedAt"}
-    assert item["recruiting"]["skills"] == ["python", "pytorch"]
+    def test_profile_search_items_and_pagination(self, people: People) -> None:
+        first = people.search("pageSize=3", "ana").json
+        assert (first["total"], first["page"], first["pageSize"], len(first["profiles"])) == (4, 1, 3, 3)
+        second = people.search("pageSize=3&page=2", "ana").json
+        assert [p["displayName"] for p in second["profiles"]] == ["Dev Patel"]
+        item = first["profiles"][1]
+        assert set(item) == {"userId", "displayName", "verifiedLevel", "country", "socialLinks", "recruiting",
+                             "activeChannels", "createdAt", "updatedAt"}
+        assert item["recruiting"]["skills"] == ["python", "pytorch"]
 
+    @pytest.mark.parametrize(
+        ("query", "field"),
+        [("country=zz", "country"), ("minVerifiedLevel=9", "minVerifiedLevel"), ("seniority=guru", "seniority"),
+         ("channel=fax", "channel"), ("openToWork=maybe", "openToWork"), ("colour=red", "colour"), ("pageSize=101", "pageSize")],
+    )
+    def test_profile_search_rejects_bad_parameters(self, people: People, query: str, field: str) -> None:
+        assert_error(people.search(query), 400, "VALIDATION_ERROR", field)
 
-@pytest.mark.parametrize(
-    ("query", "field"),
-    [("country=zz", "country"), ("minVerifiedLevel=9", "minVerifiedLevel"), ("seniority=guru", "seniority"),
-     ("channel=fax", "channel"), ("openToWork=maybe", "openToWork"), ("colour=red", "colour"), ("pageSize=101", "pageSize")],
-)
-def test_profile_search_rejects_bad_parameters(api: Api, alice: User, query: str, field: str) -> None:
-    assert_error(search(api, alice, query), 400, "VALIDATION_ERROR", field)
+    def test_profile_search_reads_posting_lists_not_users(self, people: People) -> None:
+        """No index of the Users table is queried (it would be every user, or a country's); the
+        page's users are one BatchGetItem of the Users table."""
+        with aws_calls("Query") as queries, aws_calls("BatchGetItem") as batches, forbid_scans():
+            assert people.search("q=python", "ana").status_code == 200
+            assert people.search("country=de", "ana").status_code == 200
+        queries = search_reads(queries)
+        assert queries
+        assert {q["TableName"] for q in queries} == {settings().SEARCH_INDEX_TABLE}
+        assert not any("IndexName" in q for q in queries)
+        user_reads = [b for b in batches if settings().USERS_TABLE in b["RequestItems"]]
+        assert [len(b["RequestItems"][settings().USERS_TABLE]["Keys"]) for b in user_reads] == [2, 2]
 
-
-def test_profile_search_reads_posting_lists_not_users(api: Api, people: dict[str, User]) -> None:
-    """No index of the Users table is queried (it would be every user, or a country's); the
-    page's users are one BatchGetItem of the Users table."""
-    with aws_calls("Query") as queries, aws_calls("BatchGetItem") as batches, forbid_scans():
-        assert search(api, people["ana"], "q=python").status_code == 200
-        assert search(api, people["ana"], "country=de").status_code == 200
-    queries = search_reads(queries)
-    assert queries
-    assert {q["TableName"] for q in queries} == {settings().SEARCH_INDEX_TABLE}
-    assert not any("IndexName" in q for q in queries)
-    user_reads = [b for b in batches if settings().USERS_TABLE in b["RequestItems"]]
-    assert [len(b["RequestItems"][settings().USERS_TABLE]["Keys"]) for b in user_reads] == [2, 2]
+    @pytest.mark.parametrize(
+        ("body", "field"),
+        [
+            ({"socialLinks": {"mastodon": "https://m.example/@a"}}, "socialLinks.mastodon"),
+            ({"socialLinks": {"x": "ftp://x.com/a"}}, "socialLinks.x"),
+            ({"socialLinks": {"website": "not a url"}}, "socialLinks.website"),
+            ({"country": "zz"}, "country"),
+            ({"country": "deu"}, "country"),
+            ({"displayName": ""}, "displayName"),
+            ({"displayName": None}, "displayName"),
+            ({"recruiting": None}, "recruiting"),
+            ({"recruiting": {"seniority": "wizard"}}, "recruiting.seniority"),
+            ({"recruiting": {"hobby": "chess"}}, "recruiting.hobby"),
+            ({"requestPolicy": {"minVerifiedLevel": 4}}, "requestPolicy.minVerifiedLevel"),
+            ({"requestPolicy": {"acceptingRequests": None}}, "requestPolicy.acceptingRequests"),
+        ],
+    )
+    def test_invalid_profile_patches(self, people: People, body: dict[str, Any], field: str) -> None:
+        dev = people.users["dev"]
+        before = people.api.call_json("GET", "/v1/me", dev.key)
+        assert_error(patch(people.api, dev, body), 400, "VALIDATION_ERROR", field)
+        assert people.api.call_json("GET", "/v1/me", dev.key) == before  # refused: nothing changed

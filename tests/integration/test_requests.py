@@ -18,7 +18,13 @@ from chalicelib.persistence import outbox, storage
 from chalicelib.workflows import listing_deletion
 from chalicelib.workflows import request_decisions as decisions
 from tests.integration.conftest import Api, User, make_user
-from tests.integration.helpers import assert_error, create_listing, put_webhook
+from tests.integration.helpers import (
+    Stack,
+    assert_error,
+    class_stack,  # noqa: F401  (the class-scoped ``stack`` fixture)
+    create_listing,
+    put_webhook,
+)
 from tests.integration.request_helpers import (
     accepted_conversation,
     active_listing,
@@ -100,21 +106,24 @@ def test_channels_not_connected_by_the_requester_are_a_validation_error(api: Api
     assert "discord" in body["details"][0]["issue"]
 
 
-@pytest.mark.parametrize(
-    ("body", "field"),
-    [
-        ({"message": "hi", "channels": ["telegram"]}, "listingId"),
-        ({"listingId": "x", "channels": ["telegram"]}, "message"),
-        ({"listingId": "x", "message": "", "channels": ["telegram"]}, "message"),
-        ({"listingId": "x", "message": "   ", "channels": ["telegram"]}, "message"),
-        ({"listingId": "x", "message": "a" * 4001, "channels": ["telegram"]}, "message"),
-        ({"listingId": "x", "message": "hi", "channels": []}, "channels"),
-        ({"listingId": "x", "message": "hi", "channels": ["pigeon"]}, "channels.0"),
-        ({"listingId": "x", "message": "hi", "channels": ["telegram"], "extra": 1}, "extra"),
-    ],
-)
-def test_invalid_match_request_bodies(api: Api, bob: User, body: dict[str, Any], field: str) -> None:
-    assert_error(api.call("POST", "/v1/match-requests", bob.key, body), 400, "VALIDATION_ERROR", field)
+class TestInvalidBodies:
+    """Bodies refused at the edge (nothing written), on one shared stack."""
+
+    @pytest.mark.parametrize(
+        ("body", "field"),
+        [
+            ({"message": "hi", "channels": ["telegram"]}, "listingId"),
+            ({"listingId": "x", "channels": ["telegram"]}, "message"),
+            ({"listingId": "x", "message": "", "channels": ["telegram"]}, "message"),
+            ({"listingId": "x", "message": "   ", "channels": ["telegram"]}, "message"),
+            ({"listingId": "x", "message": "a" * 4001, "channels": ["telegram"]}, "message"),
+            ({"listingId": "x", "message": "hi", "channels": []}, "channels"),
+            ({"listingId": "x", "message": "hi", "channels": ["pigeon"]}, "channels.0"),
+            ({"listingId": "x", "message": "hi", "channels": ["telegram"], "extra": 1}, "extra"),
+        ],
+    )
+    def test_invalid_match_request_bodies(self, stack: Stack, body: dict[str, Any], field: str) -> None:
+        assert_error(stack.api.call("POST", "/v1/match-requests", stack.bob.key, body), 400, "VALIDATION_ERROR", field)
 
 
 def test_second_request_for_the_same_listing_is_409(api: Api, alice: User, bob: User) -> None:

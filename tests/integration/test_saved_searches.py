@@ -17,7 +17,16 @@ from chalicelib.saved_searches import handlers, percolator, repository, service
 from chalicelib.saved_searches.models import SavedSearchCreate
 from chalicelib.webhooks import signing
 from tests.integration.conftest import Api, User, make_user
-from tests.integration.helpers import activate, assert_error, counting_reads, create_listing, error_fields, table_items
+from tests.integration.helpers import (
+    Stack,
+    activate,
+    assert_error,
+    class_stack,  # noqa: F401  (the class-scoped ``stack`` fixture)
+    counting_reads,
+    create_listing,
+    error_fields,
+    table_items,
+)
 from tests.integration.webhook_helpers import create_webhook, envelope, fast_delivery_settings, stream_event
 from tests.integration.webhook_receivers import Receiver
 
@@ -96,27 +105,30 @@ def test_others_get_404(api: Api, alice: User, bob: User) -> None:
     assert api.call("GET", path, alice.key).status_code == 200
 
 
-@pytest.mark.parametrize(
-    ("query", "alerts", "field"),
-    [
-        ({"category": "nope"}, True, "query.category"),
-        ({"category": "jobs", "role": "mentor"}, True, "query.role"),
-        ({"category": "jobs", "meta.salary_min": "lots"}, True, "query.meta.salary_min"),
-        ({"meta.nofield": "x"}, True, "query.meta.nofield"),
-        ({"colour": "red"}, True, "query.colour"),
-        ({"meta.location_lat": "38.7"}, True, "query.meta.location_lng"),
-        ({"radiusKm": "5"}, True, "query.radiusKm"),
-        ({"meta.location_lat": "38.7", "meta.location_lng": "-9.1"}, True, "query.radiusKm"),
-        ({"meta.location_lat": "91", "meta.location_lng": "-9.1", "radiusKm": "5"}, True, "query.meta.location_lat"),
-        ({"page": "2"}, True, "query.page"),
-        ({"cursor": "abc"}, True, "query.cursor"),
-    ],
-)
-def test_query_is_validated_by_search_and_named(api: Api, alice: User, query: dict[str, Any], alerts: bool, field: str) -> None:
-    response = save(api, alice, query, alerts=alerts)
-    assert_error(response, 400, "VALIDATION_ERROR")
-    assert error_fields(response) == [field]
-    assert api.call("GET", "/v1/saved-searches", alice.key).json["total"] == 0
+class TestRefusedQueries:
+    """Saves refused without effect (nothing saved: what each asserts), on one shared stack."""
+
+    @pytest.mark.parametrize(
+        ("query", "alerts", "field"),
+        [
+            ({"category": "nope"}, True, "query.category"),
+            ({"category": "jobs", "role": "mentor"}, True, "query.role"),
+            ({"category": "jobs", "meta.salary_min": "lots"}, True, "query.meta.salary_min"),
+            ({"meta.nofield": "x"}, True, "query.meta.nofield"),
+            ({"colour": "red"}, True, "query.colour"),
+            ({"meta.location_lat": "38.7"}, True, "query.meta.location_lng"),
+            ({"radiusKm": "5"}, True, "query.radiusKm"),
+            ({"meta.location_lat": "38.7", "meta.location_lng": "-9.1"}, True, "query.radiusKm"),
+            ({"meta.location_lat": "91", "meta.location_lng": "-9.1", "radiusKm": "5"}, True, "query.meta.location_lat"),
+            ({"page": "2"}, True, "query.page"),
+            ({"cursor": "abc"}, True, "query.cursor"),
+        ],
+    )
+    def test_query_is_validated_by_search_and_named(self, stack: Stack, query: dict[str, Any], alerts: bool, field: str) -> None:
+        response = save(stack.api, stack.alice, query, alerts=alerts)
+        assert_error(response, 400, "VALIDATION_ERROR")
+        assert error_fields(response) == [field]
+        assert stack.api.call("GET", "/v1/saved-searches", stack.alice.key).json["total"] == 0
 
 
 def test_geo_without_radius_is_allowed_without_alerts(api: Api, alice: User) -> None:
@@ -449,41 +461,45 @@ def test_a_search_saved_after_the_activation_does_not_match_it(api: Api, alice: 
     assert matched_events() == []
 
 
-@pytest.mark.parametrize(
-    ("query", "expected"),
-    [
-        ({"category": "mentoring"}, True),
-        ({"category": "jobs"}, False),
-        ({"category": "mentoring", "role": "mentor"}, True),
-        ({"category": "mentoring", "role": "mentee"}, False),
-        ({"role": "mentor"}, True),
-        ({"q": "pyth"}, True),
-        ({"q": "python lisbon"}, True),
-        ({"q": "haskell"}, False),
-        ({"q": "mentor haskell"}, False),
-        ({"category": "mentoring", "meta.topics": "career"}, True),
-        ({"category": "mentoring", "meta.topics": "career,data"}, False),
-        ({"category": "mentoring", "meta.format": "online"}, True),
-        ({"category": "mentoring", "meta.format": "both"}, False),
-        ({"category": "mentoring", "meta.yearsExperience_min": "10"}, True),
-        ({"category": "mentoring", "meta.yearsExperience_min": "11"}, False),
-        ({"category": "mentoring", "meta.yearsExperience_max": "9"}, False),
-        ({"category": "mentoring", "meta.hourlyRate": "40"}, True),
-        ({"category": "mentoring", "meta.hourlyRate": "41"}, False),
-        (MENTORS_NEAR_LISBON, True),
-        ({**MENTORS_NEAR_LISBON, "meta.location_lat": "41.1579", "meta.location_lng": "-8.6291"}, False),  # Porto
-        ({**MENTORS_NEAR_LISBON, "meta.location_lat": "41.1579", "meta.location_lng": "-8.6291", "radiusKm": 300}, True),
-    ],
-)
-def test_each_filter_kind_both_ways_through_the_percolator(
-    api: Api, alice: User, bob: User, query: dict[str, Any], expected: bool
-) -> None:
-    search = service.create_saved_search(Caller(alice.user_id), SavedSearchCreate(query=query))
+#: One saved search per filter kind, each way, and whether the listing of
+#: :func:`test_each_filter_kind_both_ways_through_the_percolator` matches it.
+FILTER_KINDS: list[tuple[dict[str, Any], bool]] = [
+    ({"category": "mentoring"}, True),
+    ({"category": "jobs"}, False),
+    ({"category": "mentoring", "role": "mentor"}, True),
+    ({"category": "mentoring", "role": "mentee"}, False),
+    ({"role": "mentor"}, True),
+    ({"q": "pyth"}, True),
+    ({"q": "python lisbon"}, True),
+    ({"q": "haskell"}, False),
+    ({"q": "mentor haskell"}, False),
+    ({"category": "mentoring", "meta.topics": "career"}, True),
+    ({"category": "mentoring", "meta.topics": "career,data"}, False),
+    ({"category": "mentoring", "meta.format": "online"}, True),
+    ({"category": "mentoring", "meta.format": "both"}, False),
+    ({"category": "mentoring", "meta.yearsExperience_min": "10"}, True),
+    ({"category": "mentoring", "meta.yearsExperience_min": "11"}, False),
+    ({"category": "mentoring", "meta.yearsExperience_max": "9"}, False),
+    ({"category": "mentoring", "meta.hourlyRate": "40"}, True),
+    ({"category": "mentoring", "meta.hourlyRate": "41"}, False),
+    (MENTORS_NEAR_LISBON, True),
+    ({**MENTORS_NEAR_LISBON, "meta.location_lat": "41.1579", "meta.location_lng": "-8.6291"}, False),  # Porto
+    ({**MENTORS_NEAR_LISBON, "meta.location_lat": "41.1579", "meta.location_lng": "-8.6291", "radiusKm": 300}, True),
+]
+
+
+def test_each_filter_kind_both_ways_through_the_percolator(api: Api, alice: User, bob: User) -> None:
+    """Every search of :data:`FILTER_KINDS` saved, one listing activated and percolated once: it
+    matches exactly the searches marked True, and only those are read (the embedded queries decide
+    before any saved search is read)."""
+    searches = [(service.create_saved_search(Caller(alice.user_id), SavedSearchCreate(query=query)).savedSearchId, expected)
+                for query, expected in FILTER_KINDS]
     listing = create_listing(api, bob, "mentoring", "mentor", meta={
         "title": "Python mentor", "format": "online", "hourlyRate": "40", "yearsExperience": "10", **LISBON})
     item = listings_repository.get(listing["id"])
     assert item is not None
     listings_repository.transition(item, Transition.APPROVE, clock.iso(), version=1)
     report = percolator.percolate(listing["id"])
-    assert (search.savedSearchId in report.matched_ids) is expected
-    assert report.candidates == int(expected)  # the embedded query decides before any saved search is read
+    assert [(query, saved_id in report.matched_ids) for (saved_id, _), (query, _) in zip(searches, FILTER_KINDS, strict=True)] \
+        == [(query, expected) for query, expected in FILTER_KINDS]
+    assert report.candidates == sum(expected for _, expected in FILTER_KINDS)

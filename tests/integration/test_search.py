@@ -36,29 +36,29 @@ BERLIN = "meta.location_lat=52.52&meta.location_lng=13.405"
 ITEM_KEYS = {"id", "title", "categoryKey", "roleKey", "meta", "channels", "status", "statusReason",  # no webhookIds
              "profile", "createdAt", "updatedAt", "distanceKm", "score"}
 
+def _at(location: str, lat: str, lng: str) -> dict[str, str]:
+    """The meta fields of a place: its name and coordinates."""
+    return {"location": location, "location_lat": lat, "location_lng": lng}
+
+
 #: name -> (category, role, meta); created in this order, so newest first is the reverse.
 SEED: dict[str, tuple[str, str, dict[str, str]]] = {
     "J1": ("jobs", "hiring", {"title": "Senior Python developer", "description": "<p>Django and <strong>Kubernetes</strong></p>",
-                              "location": "Berlin", "location_lat": "52.52", "location_lng": "13.405",
-                              "employmentType": "full_time", "skills": "python,aws", "salary": "85000", "experienceYears": "5",
-                              "visaSponsorship": "true", "remote": "hybrid"}),
-    "J2": ("jobs", "hiring", {"title": "Barista in Zürich", "description": "<p>Coffee</p>", "location": "Zürich",
-                              "location_lat": "47.3769", "location_lng": "8.5417", "employmentType": "part_time",
-                              "salary": "40000", "visaSponsorship": "false"}),
-    "J3": ("jobs", "hiring", {"title": "Go engineer", "description": "<p>Backend</p>", "location": "Potsdam",
-                              "location_lat": "52.3906", "location_lng": "13.0645", "employmentType": "contract",
-                              "skills": "go,python", "salary": "95000", "experienceYears": "3"}),
+                              **_at("Berlin", "52.52", "13.405"), "employmentType": "full_time", "skills": "python,aws",
+                              "salary": "85000", "experienceYears": "5", "visaSponsorship": "true", "remote": "hybrid"}),
+    "J2": ("jobs", "hiring", {"title": "Barista in Zürich", "description": "<p>Coffee</p>", **_at("Zürich", "47.3769", "8.5417"),
+                              "employmentType": "part_time", "salary": "40000", "visaSponsorship": "false"}),
+    "J3": ("jobs", "hiring", {"title": "Go engineer", "description": "<p>Backend</p>", **_at("Potsdam", "52.3906", "13.0645"),
+                              "employmentType": "contract", "skills": "go,python", "salary": "95000", "experienceYears": "3"}),
     "J4": ("jobs", "seeking", {"title": "Data scientist looking for work", "skills": "python,machine_learning",
-                               "location": "Hamburg", "location_lat": "53.5511", "location_lng": "9.9937", "salary": "70000"}),
-    "J5": ("jobs", "hiring", {"title": "DevOps lead", "description": "<p>Cloud</p>", "location": "Munich",
-                              "location_lat": "48.1351", "location_lng": "11.582", "employmentType": "full_time",
-                              "skills": "devops,aws", "salary": "60000"}),
-    "H1": ("housing", "offering", {"title": "Sunny room in Kreuzberg", "description": "<p>Quiet</p>", "location": "Berlin",
-                                   "location_lat": "52.4986", "location_lng": "13.403", "propertyType": "room",
-                                   "rentMonthly": "650", "furnished": "true", "amenities": "balcony,parking"}),
-    "H2": ("housing", "offering", {"title": "Python-free studio", "description": "<p>Calm</p>", "location": "Paris",
-                                   "location_lat": "48.8566", "location_lng": "2.3522", "propertyType": "studio",
-                                   "rentMonthly": "900", "furnished": "false"}),
+                               **_at("Hamburg", "53.5511", "9.9937"), "salary": "70000"}),
+    "J5": ("jobs", "hiring", {"title": "DevOps lead", "description": "<p>Cloud</p>", **_at("Munich", "48.1351", "11.582"),
+                              "employmentType": "full_time", "skills": "devops,aws", "salary": "60000"}),
+    "H1": ("housing", "offering", {"title": "Sunny room in Kreuzberg", "description": "<p>Quiet</p>",
+                                   **_at("Berlin", "52.4986", "13.403"), "propertyType": "room", "rentMonthly": "650",
+                                   "furnished": "true", "amenities": "balcony,parking"}),
+    "H2": ("housing", "offering", {"title": "Python-free studio", "description": "<p>Calm</p>", **_at("Paris", "48.8566", "2.3522"),
+                                   "propertyType": "studio", "rentMonthly": "900", "furnished": "false"}),
     "M1": ("mentoring", "mentor", {"title": "Career mentor", "description": "<p>Leadership</p>", "topics": "career,leadership",
                                    "yearsExperience": "10"}),
     # never ACTIVE at search time:

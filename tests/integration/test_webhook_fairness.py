@@ -325,8 +325,8 @@ def test_a_timeout_in_an_owner_lane_opens_the_breakers_of_its_lane_siblings_on_t
 
 
 def test_lane_siblings_that_hang_too_get_exactly_5_posts_each(fake: FakeSender, alice: User, bob: User) -> None:
-    hooks = [_webhook(alice, f"h{i}") for i in range(8)]
-    for i in range(8):
+    hooks = [_webhook(alice, f"h{i}") for i in range(5)]  # numbers 0 and 4 share a lane
+    for i in range(5):
         fake.answers[f"http://127.0.0.1:9/h{i}"] = ["timeout"]
     for n in range(6):
         assert handlers.handle_outbox_batch(stream_event(message_event(alice, bob, f"m{n}"), first_sequence=100 + n)) == {

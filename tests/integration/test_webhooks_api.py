@@ -8,7 +8,12 @@ import pytest
 
 from chalicelib.webhooks.catalogue import DEFAULT_EVENTS
 from tests.integration.conftest import Api, User
-from tests.integration.helpers import assert_error, listing_body
+from tests.integration.helpers import (
+    Stack,
+    assert_error,
+    class_stack,  # noqa: F401  (the class-scoped ``stack`` fixture)
+    listing_body,
+)
 from tests.integration.webhook_helpers import create_webhook
 
 URL = "http://127.0.0.1:9/hook"
@@ -44,22 +49,25 @@ def test_chosen_events_and_name_are_kept(api: Api, alice: User) -> None:
     assert created["name"] == "CRM"
 
 
-@pytest.mark.parametrize(
-    ("body", "field"),
-    [
-        ({"url": URL, "events": ["match_request.received", "listing.submitted"]}, "events"),
-        ({"url": URL, "events": ["nope"]}, "events"),
-        ({"url": URL, "events": "message.new"}, "events"),
-        ({}, "url"),
-        ({"url": ""}, "url"),
-        ({"url": "not a url"}, "url"),
-        ({"url": "ftp://127.0.0.1/x"}, "url"),
-        ({"url": URL, "name": "   "}, "name"),
-        ({"url": URL, "active": False}, "active"),
-    ],
-)
-def test_invalid_bodies_name_the_field(api: Api, alice: User, body: dict[str, object], field: str) -> None:
-    assert_error(api.call("POST", "/v1/webhooks", alice.key, body), 400, "VALIDATION_ERROR", field)
+class TestInvalidBodies:
+    """Bodies refused at the edge (nothing written), on one shared stack."""
+
+    @pytest.mark.parametrize(
+        ("body", "field"),
+        [
+            ({"url": URL, "events": ["match_request.received", "listing.submitted"]}, "events"),
+            ({"url": URL, "events": ["nope"]}, "events"),
+            ({"url": URL, "events": "message.new"}, "events"),
+            ({}, "url"),
+            ({"url": ""}, "url"),
+            ({"url": "not a url"}, "url"),
+            ({"url": "ftp://127.0.0.1/x"}, "url"),
+            ({"url": URL, "name": "   "}, "name"),
+            ({"url": URL, "active": False}, "active"),
+        ],
+    )
+    def test_invalid_bodies_name_the_field(self, stack: Stack, body: dict[str, object], field: str) -> None:
+        assert_error(stack.api.call("POST", "/v1/webhooks", stack.alice.key, body), 400, "VALIDATION_ERROR", field)
 
 
 def test_unknown_event_error_lists_the_supported_events(api: Api, alice: User) -> None:
