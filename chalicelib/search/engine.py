@@ -35,7 +35,6 @@ correction subtracts :data:`TYPO_PENALTY` per word so that fewer corrections alw
 
 from __future__ import annotations
 
-import bisect
 import contextlib
 import contextvars
 import functools
@@ -359,11 +358,9 @@ def _walk(ctx: _Context, collector: _Collector, reads: Callable[[], list[Range]]
     ``early``: the entries of a first block read with step 1 (absorbed already), loaded by the
     walk's first step."""
     first = early is None
-    collector.rate = rate
-    collector.pool.update(collector.prefilter(early or []))
+    fresh: dict[str, float] = collector.prefilter(early or [])
     limit: tuple[Any, ...] | None = None if first else bound()
     while True:
-        fresh = collector.select()
         hold = not first and limit is not None and likely is not None and collector.settles(fresh, limit, likely, rate)
         ranges = reads() if (first or limit is not None) and not hold else []
         wanted, ctx.wanted = ctx.wanted, []
@@ -374,8 +371,8 @@ def _walk(ctx: _Context, collector: _Collector, reads: Callable[[], list[Range]]
         if (not first and collector.done_before(limit)) or (not ranges and not fresh and not hold and not collector.waiting):
             return
         first = False
-        collector.pool.update(collector.prefilter(absorb(list(ranges), slices)))
-        keys, limit = (), bound()
+        fresh, keys = collector.prefilter(absorb(list(ranges), slices)), ()
+        limit = bound()
 
 
 def _term_counts(ctx: _Context, found: Mapping[Key, Item]) -> dict[tuple[str, str], int]:
@@ -410,9 +407,6 @@ class _Collector:
     entries: dict[str, Item] = field(default_factory=dict)
     matches: list[tuple[tuple[Any, ...], Hit]] = field(default_factory=list)
     waiting: dict[str, tuple[float, Item, Mapping[str, Any]]] = field(default_factory=dict)
-    pool: dict[str, float] = field(default_factory=dict)
-    best: Callable[[str], tuple[Any, ...] | None] | None = None
-    rate: float = 1.0
 
     def prefilter(self, entries: Sequence[Item]) -> dict[str, float]:
         """The ids of the new ``entries`` that pass the projection check, with their distances."""
@@ -427,41 +421,6 @@ class _Collector:
                 fresh[doc_id] = distance
                 self.entries[doc_id] = entry
         return fresh
-
-    def best_key(self, doc_id: str) -> tuple[Any, ...] | None:
-        """The best key candidate ``doc_id`` may have once loaded (``None``: it cannot match): its
-        exact key by age or distance, a bound of it in relevance order (:attr:`best`)."""
-        if self.best is not None:
-            return self.best(doc_id)
-        return _key(self.ctx.query.order, 0.0, self.pool.get(doc_id, 0.0), str(self.entries[doc_id]["age"]))
-
-    def _ranked_pool(self) -> list[tuple[tuple[Any, ...], str]]:
-        """The pooled candidates by best key; those that cannot match leave the pool."""
-        ranked = []
-        for doc_id in list(self.pool):
-            key = self.best_key(doc_id)
-            if key is None:
-                del self.pool[doc_id]
-            else:
-                ranked.append((key, doc_id))
-        return sorted(ranked)
-
-    def select(self) -> dict[str, float]:
-        """The pooled candidates to load now, taken from the pool: those whose best key ranks among
-        the first :attr:`need` of the matches and the pool, so a page loads about its own documents
-        however many candidates the lists' blocks brought (the rest wait and bound the walk,
-        :meth:`done_before`)."""
-        keys = [key for key, _ in self.matches]
-        chosen: dict[str, float] = {}
-        for key, doc_id in self._ranked_pool():
-            if bisect.bisect_left(keys, key) + len(chosen) * self.rate >= self.need:
-                break
-            chosen[doc_id] = self.pool.pop(doc_id)
-        return chosen
-
-    def pooled(self) -> int:
-        """The pooled candidates that may still match after the cursor (never loaded: a page before them was full)."""
-        return sum(1 for key, _ in self._ranked_pool() if self.after is None or key > self.after)
 
     def resolve(self, fresh: Mapping[str, float], stored: Mapping[Key, Item], records: Mapping[str, Mapping[str, Any]]) -> None:
         """Check the loaded documents of ``fresh`` whole and keep the matches after the cursor. A
@@ -510,9 +469,6 @@ class _Collector:
         may have; ``None``: none remains)."""
         if self.waiting:
             return False
-        ranked = self._ranked_pool()
-        if ranked:  # a candidate not loaded yet bounds what follows like an unread entry
-            bound = ranked[0][0] if bound is None else min(bound, ranked[0][0])
         if bound is None:
             return True
         return len(self.matches) >= self.need and self.matches[self.need - 1][0] < bound
@@ -730,8 +686,6 @@ def _relevance(ctx: _Context, collector: _Collector, unknown: Sequence[Key], ear
     rounds = [0]
     reading: list[_List] = []
     sent: list[Range] = []
-    sightings: dict[str, dict[tuple[str, int], int]] = {}
-    collector.best = functools.partial(_best_key, ctx, lists, sightings, collector.entries)
 
     def reads() -> list[Range]:
         reading[:] = _open(ctx, lists, collector)
@@ -746,8 +700,6 @@ def _relevance(ctx: _Context, collector: _Collector, unknown: Sequence[Key], ear
         lists.extend(_discover(ctx, sent, slices[:len(sent)]))
         entries: list[Item] = []
         for lst, got in zip(reading, slices[len(sent):], strict=True):
-            for item in got.items:
-                sightings.setdefault(str(item["id"]), {})[(lst.pk, lst.word)] = int(item["imp"])
             entries += got.items
             lst.read += len(got.items)
             lst.done = not got.more or not got.items
@@ -762,31 +714,6 @@ def _relevance(ctx: _Context, collector: _Collector, unknown: Sequence[Key], ear
     entries = absorb([], [got for _, got in kept]) if kept else []
     _walk(ctx, collector, reads, absorb, lambda: _threshold(ctx, lists), unknown, entries, _likely_score(ctx, lists))
     return not ctx.deferred and all(lst.done for lst in lists)
-
-
-def _best_key(ctx: _Context, lists: Sequence[_List], sightings: Mapping[str, Mapping[tuple[str, int], int]],
-              entries: Mapping[str, Item], doc_id: str) -> tuple[Any, ...] | None:
-    """The best key a candidate may have: for each word of its scope, the best of its entries read
-    (``sightings``: ``(list pk, word) -> impact``) and of the bounds of the word's lists it was not
-    read from (an unread correction's too, as :func:`_threshold`); ``None`` when a word can no longer
-    match. Each word's value is :func:`score`'s expression, summed in its order: a document that
-    scores the bound has this very key."""
-    seen = sightings.get(doc_id, {})
-    scopes = {lst.scope for lst in lists if (lst.pk, lst.word) in seen}
-    if len(scopes) != 1:
-        return None
-    scope = scopes.pop()
-    total = 0.0
-    for index in range(len(ctx.words[scope])):
-        values = [contribution(lst.kind, ctx.idf(lst.term), seen[(lst.pk, lst.word)]) if (lst.pk, lst.word) in seen
-                  else lst.bound(ctx) for lst in lists if lst.scope == scope and lst.word == index]
-        if ctx.pending(scope):
-            values.append(contribution(Kind.TYPO, ctx.idf(""), LEVELS))
-        present = [v for v in values if v is not None]
-        if not present:
-            return None
-        total += max(present)
-    return (-total, str(entries[doc_id]["age"]))
 
 
 def _discover(ctx: _Context, sent: Sequence[Range], slices: Sequence[Slice]) -> list[_List]:
@@ -1022,10 +949,9 @@ def _nearest(ctx: _Context, collector: _Collector) -> bool:
 def _read_whole(ctx: _Context, collector: _Collector, pks: Sequence[str]) -> None:
     ranges = [Range(pk, limit=MAX_BLOCK) for pk in pks]
     slices, _ = _read(ctx, ranges, [])
-    collector.pool.update(collector.prefilter([e for s in _finish(ctx, ranges, slices) for e in s.items]))
-    while fresh := collector.select():  # a key by distance is exact: one step unless a document changed
-        _, found, records = _step(ctx, [], [], {i: collector.entries[i] for i in fresh})
-        collector.resolve(fresh, found, records)
+    fresh = collector.prefilter([e for s in _finish(ctx, ranges, slices) for e in s.items])
+    _, found, records = _step(ctx, [], [], {i: collector.entries[i] for i in fresh})
+    collector.resolve(fresh, found, records)
 
 
 # ------------------------------------------------------------------ the search
@@ -1061,10 +987,7 @@ def search(spec: IndexSpec, store: Store, query: Query, size: int, offset: int =
     counted = _counted_total(ctx)
     if counted is not None:
         return Result(page, counted, "eq", more)
-    # Candidates never loaded (a full page came before them) count as the index holds them: without
-    # words the projection check is the whole check; with words once every list was read.
-    pooled = collector.pooled() if complete or not words else 0
-    return Result(page, skipped + len(found) + pooled, "eq" if complete else "gte", more)
+    return Result(page, skipped + len(found), "eq" if complete else "gte", more)
 
 
 def _counted_total(ctx: _Context) -> int | None:

@@ -176,18 +176,3 @@ def test_a_redelivery_while_the_breaker_is_open_is_sent_after_the_success_in_ord
     assert receiver.contents == ["m0", "m0", "m1"]
     assert backlog.parked(hook) == []
     assert _parked_count(hook) == 0
-
-
-def test_a_webhook_its_owner_switched_off_drains_its_backlog_unsent(receiver: Receiver, alice: User, bob: User) -> None:
-    hook = _webhook(alice)
-    receiver.script = ["timeout"]
-    _route(alice, bob, ["m0"], 100)
-    [first] = lane_messages(1)
-    assert handlers.handle_lane_batch({"Records": [first]}) == {"batchItemFailures": []}
-    _route(alice, bob, ["m1", "m2"], 200)
-    assert _parked_count(hook) == 2
-    assert service.set_active(Caller(alice.user_id), hook, active=False).active is False
-    _drain_all()  # the head's retry finds the webhook off: it and the backlog drain
-    assert receiver.contents == ["m0"]
-    assert backlog.parked(hook) == []
-    assert _parked_count(hook) == 0

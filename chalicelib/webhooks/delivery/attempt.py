@@ -121,8 +121,6 @@ def attempt(delivery: Delivery, heartbeat: Heartbeat | None = None) -> Result:
     config = settings()
     webhook = repository.get(delivery.webhook_id, consistent=True)
     if webhook is None or not webhook.get("active"):
-        if webhook is not None and int(webhook.get("parkedCount") or 0) > 0:
-            backlog.drain(delivery.webhook_id)  # its backlog drains with it, unsent
         return _drained(delivery, "inactive" if webhook is not None else "deleted")
     parked_before = int(webhook.get("parkedCount") or 0) > 0
     if not delivery.event.test and not recipients.subscribed(webhook, delivery.event.type):

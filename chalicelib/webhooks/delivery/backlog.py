@@ -9,9 +9,8 @@ in the webhook's slow lane (``SlowDeliveryQueue``) and its retries follow the sc
 delivery's; when its attempts end without a success (no retry left, a recovery's single
 attempt), the next parked delivery becomes the head (:func:`end_head`); when one succeeds, the
 breaker closes and the whole backlog is released into the owner's lanes in event order
-(:func:`settle`). When the failure policy switches the webhook off (or an attempt finds it
-switched off by its owner), the backlog is dropped unsent and unlogged (:func:`drain`), as a
-disabled webhook's queued deliveries drain. So an open
+(:func:`settle`). When the failure policy switches the webhook off, the backlog is dropped
+unsent and unlogged (:func:`drain`), as a disabled webhook's queued deliveries drain. So an open
 breaker's backlog costs one queued message, whatever its size: SQS FIFO quotas are per queue, and
 the embedded moto of local runs costs more per call the deeper a queue is (Svix likewise
 schedules each attempt from its store, not from a queue holding the whole backlog).
@@ -164,8 +163,8 @@ def settle(webhook_ids: Sequence[str]) -> None:
     no head, or whose head is still parked (claimed, but its queuing failed), gets its oldest
     parked delivery queued as the head (:func:`pump`); one with a closed breaker and parked deliveries releases them into its owner's
     lanes in event order (:func:`release`). Inactive or deleted webhooks are left alone (the
-    failure policy's switch-off, and the next attempt that finds the webhook inactive, drain a
-    backlog).
+    failure policy drains a backlog; a webhook's owner switching it on again releases it with
+    its next event).
 
     Raises
     ------
@@ -214,15 +213,11 @@ def release(webhook: WebhookRecord) -> int:
 
 
 def drain(webhook_id: str) -> int:
-    """Drop every parked delivery of a switched-off webhook (unsent, unlogged, as its lane drains
-    a queued one; an attempt of a recovery is counted on it as not sent); returns how many."""
+    """Drop every parked delivery of a webhook the failure policy switched off (unsent, unlogged);
+    returns how many."""
     backlog = parked(webhook_id)
     for start in range(0, len(backlog), MAX_TRANSACTION - 1):
-        chunk = backlog[start : start + MAX_TRANSACTION - 1]
-        unpark(webhook_id, chunk)
-        for delivery in chunk:
-            if delivery.recovery_id:
-                repository.count_recovery(webhook_id, delivery.recovery_id, sent=False)
+        unpark(webhook_id, backlog[start : start + MAX_TRANSACTION - 1])
     return len(backlog)
 
 
