@@ -2,8 +2,8 @@
 
 While a webhook's breaker is open (:mod:`chalicelib.webhooks.delivery.lanes`), its deliveries
 wait in the Deliveries table, not in SQS: one item per delivery under the webhook,
-``PARKED#<eventId>#<recovery or redelivery id>`` (:func:`parked_key`; event ids are ULIDs, so a
-Query returns them in event order), holding its lane message. At most one of them, the *head*, is
+``PARKED#<eventId>#<recovery or redelivery id>#<attempt>`` (:func:`parked_key`, so a Query
+returns them in event order), holding its lane message. At most one of them, the *head*, is
 queued at a time: its id (:func:`head_id`) is the webhook's ``slowHead``. The head's attempts run
 in the webhook's slow lane (``SlowDeliveryQueue``) and its retries follow the schedule as any
 delivery's; when its attempts end without a success (no retry left, a recovery's single
@@ -20,7 +20,7 @@ webhook's ``parkedCount`` (``ADD``, on the condition that the webhook is active)
 the backlog (``Delete`` with ``ADD -1``) only after it was queued, with its own deduplication id
 (a fault in between queues it again, and SQS or the attempt claim drops the copy). A head is
 claimed (``slowHead``) before it is queued, on the condition that no other delivery holds that
-place or that it is the same head (a retried claim: a head still parked was never queued). Whoever parks a delivery, closes a breaker
+place or that it is the same head (a retried claim). Whoever parks a delivery, closes a breaker
 or ends a head then settles the webhook (:func:`settle`) from a strongly consistent read: an
 open breaker without a head gets one, a closed breaker with parked deliveries releases them.
 Since every change of the head or the breaker is followed by such a settle, a parked delivery
@@ -59,9 +59,8 @@ def head_id(delivery: Delivery) -> str:
 
 
 def parked_key(delivery: Delivery) -> str:
-    """Range key (``deliveryKey``) of a parked delivery: ``PARKED#<head id>`` (one parked attempt
-    per delivery: it waits there until its turn)."""
-    return f"{PREFIX}{head_id(delivery)}"
+    """Range key (``deliveryKey``) of a parked delivery: ``PARKED#<head id>#<attempt, 3 digits>``."""
+    return f"{PREFIX}{head_id(delivery)}#{delivery.attempt:03d}"
 
 
 def _table() -> str:
@@ -158,10 +157,9 @@ def unpark(webhook_id: str, deliveries: Sequence[Delivery]) -> None:
 
 
 def settle(webhook_ids: Sequence[str]) -> None:
-    """Give each webhook's backlog its next step, from strongly consistent reads (one BatchGetItem
-    of the webhooks, one of their heads' parked items): an active webhook with an open breaker and
-    no head, or whose head is still parked (claimed, but its queuing failed), gets its oldest
-    parked delivery queued as the head (:func:`pump`); one with a closed breaker and parked deliveries releases them into its owner's
+    """Give each webhook's backlog its next step, from a strongly consistent read: an active
+    webhook with an open breaker and no head gets its oldest parked delivery queued as the head
+    (:func:`pump`); one with a closed breaker and parked deliveries releases them into its owner's
     lanes in event order (:func:`release`). Inactive or deleted webhooks are left alone (the
     failure policy drains a backlog; a webhook's owner switching it on again releases it with
     its next event).
@@ -173,14 +171,11 @@ def settle(webhook_ids: Sequence[str]) -> None:
     """
     if not webhook_ids:
         return
-    webhooks = [w for w in repository.get_many(list(dict.fromkeys(webhook_ids)), consistent=True).values() if w.get("active")]
-    # A head still parked was claimed but not queued (its queuing failed): queue it again.
-    heads = [{"webhookId": w["webhookId"], "deliveryKey": PREFIX + str(w["slowHead"])}
-             for w in webhooks if w.get("breakerOpenedAt") and w.get("slowHead")]
-    unqueued = {str(i["webhookId"]) for i in storage.batch_get(_table(), heads, consistent=True)} if heads else set()
-    for webhook in webhooks:
+    for webhook in repository.get_many(list(dict.fromkeys(webhook_ids)), consistent=True).values():
+        if not webhook.get("active"):
+            continue
         if webhook.get("breakerOpenedAt"):
-            if not webhook.get("slowHead") or webhook["webhookId"] in unqueued:
+            if not webhook.get("slowHead"):
                 pump(webhook)
         elif int(webhook.get("parkedCount") or 0) > 0:
             release(webhook)
