@@ -592,16 +592,15 @@ def get(table: str, key: Mapping[str, Any], consistent: bool = False) -> dict[st
     return from_item(response.get("Item"))
 
 
-def batch_get(table: str, keys: Sequence[Mapping[str, Any]], consistent: bool = False) -> list[dict[str, Any]]:
-    """BatchGetItem for any number of keys (chunks of 100, unprocessed keys retried;
-    ``consistent``: strongly consistent reads).
+def batch_get(table: str, keys: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """BatchGetItem for any number of keys (chunks of 100, unprocessed keys retried).
 
     Returns the found items in no particular order; missing keys are simply absent.
     """
     found: list[dict[str, Any]] = []
     unique = list({tuple(sorted(k.items())): k for k in keys}.values())
     for start in range(0, len(unique), 100):
-        found.extend(batch_get_tables({table: unique[start : start + 100]}, consistent=consistent)[table])
+        found.extend(batch_get_tables({table: unique[start : start + 100]})[table])
     return found
 
 
@@ -708,9 +707,8 @@ def delete_op(table: str, key: Mapping[str, Any], condition: str | None = None, 
     return dict(tx_delete(table, key, condition, **expr))
 
 
-def batch_get_tables(keys_by_table: Mapping[str, Sequence[Mapping[str, Any]]], consistent: bool = False) -> dict[str, list[dict[str, Any]]]:
-    """One BatchGetItem across several tables (at most 100 keys in all; ``consistent``: strongly
-    consistent reads).
+def batch_get_tables(keys_by_table: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """One BatchGetItem across several tables (at most 100 keys in all).
 
     Returns the found items per table name; a table with no hits maps to an empty list.
     Used to keep a read path at one call, e.g. a listing's owner and the caller's request.
@@ -721,10 +719,7 @@ def batch_get_tables(keys_by_table: Mapping[str, Sequence[Mapping[str, Any]]], c
         Keys still unprocessed (throttling) after :data:`TRANSACT_ATTEMPTS` backed-off attempts,
         or the call itself throttled after botocore's retries (:func:`_raise_throttled`).
     """
-    request: dict[str, Any] = {
-        t: {"Keys": [to_item(k) for k in ks], **({"ConsistentRead": True} if consistent else {})}
-        for t, ks in keys_by_table.items() if ks
-    }
+    request = {t: {"Keys": [to_item(k) for k in ks]} for t, ks in keys_by_table.items() if ks}
     found: dict[str, list[dict[str, Any]]] = {t: [] for t in keys_by_table}
     if not request:
         return found

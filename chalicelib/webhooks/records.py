@@ -34,11 +34,6 @@ class WebhookRecord(TypedDict):
     #: ISO 8601 UTC of the timeout that opened the circuit breaker; absent while it is closed (its
     #: deliveries then use the slow lanes, :mod:`chalicelib.webhooks.delivery.lanes`).
     breakerOpenedAt: NotRequired[str]
-    #: While the breaker is open: the one delivery whose attempts are queued
-    #: (:func:`chalicelib.webhooks.delivery.backlog.head_id`); the rest wait parked.
-    slowHead: NotRequired[str]
-    #: Deliveries parked in the webhook's backlog (:mod:`chalicelib.webhooks.delivery.backlog`).
-    parkedCount: NotRequired[int]
     disabledAt: NotRequired[str]
     #: Why it was switched off (shown by the Dashboard), e.g. "Disabled after 5 consecutive failures".
     disabledReason: NotRequired[str]

@@ -24,10 +24,9 @@ def _key(webhook_id: str) -> dict[str, str]:
     return {"webhookId": webhook_id}
 
 
-def get_many(webhook_ids: Sequence[str], consistent: bool = False) -> dict[str, WebhookRecord]:
-    """Webhook records by id (BatchGetItem; ``consistent``: strongly consistent reads); unknown ids are absent."""
-    keys = [{"webhookId": i} for i in webhook_ids]
-    return {w["webhookId"]: record(w) for w in storage.batch_get(_table(), keys, consistent=consistent)}
+def get_many(webhook_ids: Sequence[str]) -> dict[str, WebhookRecord]:
+    """Webhook records by id (BatchGetItem); unknown ids are absent."""
+    return {w["webhookId"]: record(w) for w in storage.batch_get(_table(), [{"webhookId": i} for i in webhook_ids])}
 
 
 def get(webhook_id: str, consistent: bool = False) -> WebhookRecord | None:
@@ -73,17 +72,12 @@ def delete_owned(webhook_id: str, owner_id: str) -> bool:
     return True
 
 
-def add_failure(webhook_id: str, open_breaker_at: str | None = None, head: str | None = None) -> WebhookRecord | None:
+def add_failure(webhook_id: str, open_breaker_at: str | None = None) -> WebhookRecord | None:
     """``ADD failCount 1`` on an existing, active webhook; the new item, or ``None`` when it is
     deleted or already inactive (nothing counted). ``open_breaker_at`` (ISO 8601 UTC, after a
-    timeout) also opens its circuit breaker (``SET breakerOpenedAt``) in the same update, and
-    makes ``head`` (:func:`chalicelib.webhooks.delivery.backlog.head_id` of the failed delivery)
-    the open breaker's one queued attempt (``slowHead``) unless it has one."""
-    opening = " SET breakerOpenedAt = if_not_exists(breakerOpenedAt, :opened)"
-    opening += ", slowHead = if_not_exists(slowHead, :head)" if head else ""
-    update = "ADD failCount :one" + (opening if open_breaker_at else "")
-    extra = ({"opened": open_breaker_at} | ({"head": head} if head else {})) if open_breaker_at else {}
-    values = storage.values(one=1, yes=True, **extra)
+    timeout) also opens its circuit breaker (``SET breakerOpenedAt``) in the same update."""
+    update = "ADD failCount :one" + (" SET breakerOpenedAt = if_not_exists(breakerOpenedAt, :opened)" if open_breaker_at else "")
+    values = storage.values(one=1, yes=True, **({"opened": open_breaker_at} if open_breaker_at else {}))
     try:
         return record(storage.update(
             _table(),
@@ -151,48 +145,14 @@ def disabled_by_failures(limit: int) -> str:
     return f"Disabled after {limit} consecutive failures"
 
 
-def park_op(webhook_id: str, count: int) -> TransactItem:
-    """Transaction ``Update`` counting ``count`` deliveries parked in the webhook's backlog
-    (``ADD parkedCount``; negative when they leave it), on the condition that the webhook exists
-    and, when parking (``count`` > 0), is active."""
-    condition = "attribute_exists(webhookId)" + (" AND active = :yes" if count > 0 else "")
-    return storage.tx_update(_table(), _key(webhook_id), "ADD parkedCount :n", condition,
-                             ExpressionAttributeValues=storage.values(n=count, **({"yes": True} if count > 0 else {})))
-
-
-def claim_head(webhook_id: str, head: str) -> bool:
-    """Make ``head`` the one queued attempt (``slowHead``) of an active webhook with an open breaker,
-    unless another one holds that place (the same ``head`` again is allowed: a retried claim);
-    ``True`` when it holds it now."""
-    try:
-        storage.update(
-            _table(), _key(webhook_id), "SET slowHead = :head",
-            condition="active = :yes AND attribute_exists(breakerOpenedAt) AND (attribute_not_exists(slowHead) OR slowHead = :head)",
-            ExpressionAttributeValues=storage.values(head=head, yes=True),
-        )
-    except storage.ConditionFailed:
-        return False
-    return True
-
-
-def end_head(webhook_id: str, head: str) -> bool:
-    """``REMOVE slowHead`` when it is ``head`` (its attempts ended); ``True`` when it was removed."""
-    try:
-        storage.update(_table(), _key(webhook_id), "REMOVE slowHead", condition="slowHead = :head",
-                       ExpressionAttributeValues=storage.values(head=head))
-    except storage.ConditionFailed:
-        return False
-    return True
-
-
 def reset_failures(webhook_id: str) -> bool:
-    """``SET failCount = 0`` when it is above 0, closing the circuit breaker (``REMOVE breakerOpenedAt``
-    and its queued attempt's mark ``slowHead``: it opens only with a failure); ``True`` when it changed (``False``: already 0 or gone)."""
+    """``SET failCount = 0`` when it is above 0, closing the circuit breaker (``REMOVE breakerOpenedAt``:
+    it opens only with a failure); ``True`` when it changed (``False``: already 0 or gone)."""
     try:
         storage.update(
             _table(),
             _key(webhook_id),
-            "SET failCount = :zero REMOVE breakerOpenedAt, slowHead",
+            "SET failCount = :zero REMOVE breakerOpenedAt",
             condition="attribute_exists(webhookId) AND (failCount > :zero OR attribute_exists(breakerOpenedAt))",
             ExpressionAttributeValues=storage.values(zero=0),
         )
@@ -227,8 +187,7 @@ def enable_owned(webhook_id: str, owner_id: str, now: str) -> WebhookRecord | No
         return record(storage.update(
             _table(),
             _key(webhook_id),
-            "SET active = :yes, failCount = :zero, updatedAt = :now"
-        " REMOVE disabledAt, disabledReason, lastFailure, breakerOpenedAt, slowHead",
+            "SET active = :yes, failCount = :zero, updatedAt = :now REMOVE disabledAt, disabledReason, lastFailure, breakerOpenedAt",
             condition="ownerId = :owner",
             ExpressionAttributeValues=storage.values(yes=True, zero=0, now=now, owner=owner_id),
         ))
@@ -243,8 +202,7 @@ def enable_inactive_owned(webhook_id: str, owner_id: str, now: str, event: Trans
     change = storage.tx_update(
         _table(),
         _key(webhook_id),
-        "SET active = :yes, failCount = :zero, updatedAt = :now"
-        " REMOVE disabledAt, disabledReason, lastFailure, breakerOpenedAt, slowHead",
+        "SET active = :yes, failCount = :zero, updatedAt = :now REMOVE disabledAt, disabledReason, lastFailure",
         "ownerId = :owner AND active = :no",
         ExpressionAttributeValues=storage.values(yes=True, no=False, zero=0, now=now, owner=owner_id),
     )

@@ -1,7 +1,6 @@
 """Fair delivery: an owner's webhooks share a bounded set of lanes, a webhook that timed out is
-delivered in the slow lanes (its circuit breaker open) until an attempt succeeds, one attempt at
-a time while the rest of its deliveries wait parked in its backlog, its retries never re-enter
-the owner's lanes, and the failure policy stays exact (5 failures, 5 POSTs)."""
+delivered in the slow lanes (its circuit breaker open) until an attempt succeeds, its retries never
+re-enter the owner's lanes, and the failure policy stays exact (5 failures, 5 POSTs)."""
 
 from __future__ import annotations
 
@@ -17,7 +16,7 @@ from chalicelib.kernel import clock, errors
 from chalicelib.kernel.config import settings
 from chalicelib.persistence import storage
 from chalicelib.webhooks import repository, service
-from chalicelib.webhooks.delivery import backlog, handlers, lanes, sender
+from chalicelib.webhooks.delivery import handlers, lanes, sender
 from chalicelib.webhooks.delivery.attempt import FAILURE_LIMIT
 from chalicelib.webhooks.delivery.envelope import Delivery, Event
 from chalicelib.webhooks.models import WebhookCreate
@@ -115,12 +114,11 @@ def test_a_timeout_opens_the_breaker_and_later_attempts_wait_in_the_slow_lanes(f
     assert (repository.get(hanging) or {}).get("breakerOpenedAt")
     retry = lanes.from_message(retry_messages(1)[0]["body"])
     assert (retry.attempt, retry.slow) == (2, True)  # the retry will not re-enter the owner's lane
-    # An event routed while the breaker is open waits in the webhook's backlog: its retry is the one queued attempt.
-    later = message_event(alice, bob, "m1")
-    assert handlers.handle_outbox_batch(stream_event(later, first_sequence=200)) == {"batchItemFailures": []}
-    assert healthy_lane_messages() == []
-    assert slow_lane_messages() == []
-    assert [d.event.event_id for d in backlog.parked(hanging)] == [later["eventId"]]
+    # An event routed while the breaker is open goes straight to a slow lane.
+    assert handlers.handle_outbox_batch(stream_event(message_event(alice, bob, "m1"), first_sequence=200)) == {"batchItemFailures": []}
+    assert healthy_lane_messages() == []  # on the slow lanes' queue, not the owners'
+    [queued] = slow_lane_messages()
+    assert queued["attributes"]["MessageGroupId"].startswith("slow.")
 
 
 def test_a_message_in_the_wrong_kind_of_lane_is_moved_unsent(fake: FakeSender, alice: User, bob: User) -> None:
@@ -225,13 +223,12 @@ def test_a_retry_after_a_timeout_waits_in_the_slow_lane_of_its_webhook_also_from
     retry = lanes.from_message(retry_messages(1)[0]["body"])
     stored = repository.get(hooks[3]) or {}
     assert (retry.slow, retry.owner_id, retry.lane) == (True, alice.user_id, stored["lane"])
-    assert lanes.group_id(retry) == f"slow.{lanes.slow_lane(retry, settings().DELIVERY_SLOW_LANES)}"
-    assert stored.get("slowHead") == backlog.head_id(retry)  # the open breaker's one queued attempt
-    # The webhook's later events wait in its backlog, queued one at a time behind that retry.
+    # The webhook's later events go to the same slow lane: its slow attempts stay one at a time.
     assert handlers.handle_outbox_batch(stream_event(message_event(alice, bob, "m1"), first_sequence=200)) == {"batchItemFailures": []}
     assert hooks[3] not in {json.loads(r["body"])["webhookId"] for r in healthy_lane_messages()}
-    assert slow_lane_messages() == []
-    assert len(backlog.parked(hooks[3])) == 1
+    queued = slow_lane_messages()
+    assert [r["attributes"]["MessageGroupId"] for r in queued] == [lanes.group_id(retry)]
+    assert lanes.group_id(retry) == f"slow.{lanes.slow_lane(retry, settings().DELIVERY_SLOW_LANES)}"
 
 
 def _depth(url: str) -> int:
@@ -261,8 +258,7 @@ def test_an_open_breakers_attempts_and_retries_never_occupy_the_healthy_queue(fa
     assert _retries_into_lanes() == 8
     config = settings()
     assert _depth(config.DELIVERY_QUEUE_URL) == 1  # bob's delivery
-    assert _depth(config.DELIVERY_SLOW_QUEUE_URL) == 8  # one attempt per open breaker; 3 events x 8 webhooks parked
-    assert [len(backlog.parked(h)) for h in hanging] == [3] * 8
+    assert _depth(config.DELIVERY_SLOW_QUEUE_URL) == 8 * 3 + 8  # 3 events x 8 webhooks, and 8 retries
     seen.clear()
     _run([], seen)
     while _retries_into_lanes():
@@ -289,14 +285,14 @@ def test_a_redelivery_and_a_recovery_of_an_open_breakers_webhook_are_queued_in_i
     redelivered = service.redeliver(Caller(alice.user_id), hook, str(item["eventId"]))
     assert redelivered.slow
     assert healthy_lane_messages() == []
-    assert slow_lane_messages() == []  # parked behind the open breaker's queued attempt (its retry)
-    [parked] = backlog.parked(hook)
-    assert (parked.redelivery_id, parked.attempt) == (redelivered.redelivery_id, 2)
+    [queued] = slow_lane_messages()
+    assert queued["attributes"]["MessageGroupId"] == lanes.group_id(redelivered)
+    assert queued["attributes"]["MessageDeduplicationId"] == lanes.deduplication_id(redelivered)
     recovered = service.recover_failed(Caller(alice.user_id), hook, clock.now() - timedelta(hours=1))
     assert recovered.queued == 1
     assert healthy_lane_messages() == []
-    assert slow_lane_messages() == []
-    assert sorted(d.recovery_id is not None for d in backlog.parked(hook)) == [False, True]
+    [queued] = slow_lane_messages()
+    assert queued["attributes"]["MessageGroupId"].startswith("slow.")
 
 
 def test_a_timeout_in_an_owner_lane_opens_the_breakers_of_its_lane_siblings_on_the_same_host(
@@ -324,10 +320,8 @@ def test_a_timeout_in_an_owner_lane_opens_the_breakers_of_its_lane_siblings_on_t
     assert "breakerOpenedAt" not in (repository.get(same_host[4]) or {})  # its first success closed it
     assert len(fake.calls) == 9  # one POST per delivery
     assert handlers.handle_outbox_batch(stream_event(message_event(alice, bob, "m1"), first_sequence=200)) == {"batchItemFailures": []}
-    assert {json.loads(r["body"])["webhookId"] for r in healthy_lane_messages(10)} == {*same_host[1:], other_host}
-    assert slow_lane_messages() == []
-    # only the timed-out webhook's next event waits, in its backlog
-    assert [h for h in [*same_host, other_host] if backlog.parked(h)] == [same_host[0]]
+    routed = {json.loads(r["body"])["webhookId"] for r in slow_lane_messages()}
+    assert routed == {same_host[0]}  # only the timed-out webhook's next event waits in a slow lane
 
 
 def test_lane_siblings_that_hang_too_get_exactly_5_posts_each(fake: FakeSender, alice: User, bob: User) -> None:

@@ -11,8 +11,7 @@ and the policy is exact. An attempt:
    sent"`` log line);
    when its circuit breaker does not match the lane (an owner lane while it is open, a slow lane
    while it is closed: :mod:`chalicelib.webhooks.delivery.lanes`) the attempt is ``MOVED`` to
-   the lane that matches, unsent (while the breaker is open: into the webhook's backlog,
-   :mod:`chalicelib.webhooks.delivery.backlog`, where one delivery at a time is queued);
+   the lane that matches, unsent;
 2. claims the attempt (:mod:`chalicelib.webhooks.delivery.attempt_log`) with a short lease that
    the worker's heartbeat (:mod:`chalicelib.webhooks.delivery.heartbeat`) extends: a replayed or
    duplicated message finds it claimed and sends nothing (``DUPLICATE``); a message whose
@@ -53,7 +52,7 @@ from chalicelib.kernel import clock
 from chalicelib.kernel.config import settings
 from chalicelib.telemetry import metrics
 from chalicelib.webhooks import operational, repository, signing
-from chalicelib.webhooks.delivery import attempt_log, backlog, lanes, recipients, retries, sender
+from chalicelib.webhooks.delivery import attempt_log, lanes, recipients, retries, sender
 from chalicelib.webhooks.delivery.envelope import Delivery, envelope_body
 from chalicelib.webhooks.delivery.heartbeat import Heartbeat
 from chalicelib.webhooks.delivery.records import AttemptEntry
@@ -122,14 +121,12 @@ def attempt(delivery: Delivery, heartbeat: Heartbeat | None = None) -> Result:
     webhook = repository.get(delivery.webhook_id, consistent=True)
     if webhook is None or not webhook.get("active"):
         return _drained(delivery, "inactive" if webhook is not None else "deleted")
-    parked_before = int(webhook.get("parkedCount") or 0) > 0
     if not delivery.event.test and not recipients.subscribed(webhook, delivery.event.type):
         return _drained(delivery, "unsubscribed")  # unsubscribed since the event was routed
     breaker_open = bool(webhook.get("breakerOpenedAt"))
     if breaker_open != delivery.slow:  # queued before the breaker opened (or closed): send from the matching lane only
         moved = replace(delivery, owner_id=str(webhook["ownerId"]), lane=webhook.get("lane"), slow=breaker_open, hops=delivery.hops + 1)
-        # Into the backlog while the breaker is open (or its backlog is not yet released): one attempt queued at a time.
-        backlog.route([moved], frozenset({delivery.webhook_id} if parked_before else ()))
+        lanes.enqueue([moved])
         return Result.MOVED
     lease = config.DELIVERY_LEASE_SECONDS
     if not attempt_log.claim(delivery, lease):
@@ -139,7 +136,6 @@ def attempt(delivery: Delivery, heartbeat: Heartbeat | None = None) -> Result:
         if recovery.resumed is None:
             if delivery.recovery_id:  # that attempt number was made by another message: not by this recovery
                 _drained(delivery, "duplicate")
-            _settle_after_duplicate(delivery, webhook)
             return Result.DUPLICATE
         delivery = recovery.resumed  # the interrupted attempt is logged; this is the next one, claimed
     if heartbeat is not None:
@@ -175,19 +171,7 @@ def attempt(delivery: Delivery, heartbeat: Heartbeat | None = None) -> Result:
             "attempt": delivery.attempt, "deliveryId": entry["deliveryId"], "success": outcome.ok,
             "statusCode": outcome.status_code, "error": outcome.error, "durationMs": outcome.duration_ms,
         })
-    if outcome.ok and (breaker_open or parked_before):
-        backlog.settle([delivery.webhook_id])  # the breaker closed: release the backlog into the owner's lanes
     return Result.SENT if outcome.ok else Result.FAILED
-
-
-def _settle_after_duplicate(delivery: Delivery, webhook: WebhookRecord) -> None:
-    """A duplicate of an attempt whose worker stopped after it was logged, before the backlog's next
-    step (or a replayed delivery that became its webhook's head): take that step now."""
-    if webhook.get("breakerOpenedAt") and webhook.get("slowHead") == backlog.head_id(delivery):
-        backlog.end_head(delivery.webhook_id, delivery)
-    elif (webhook.get("breakerOpenedAt") and not webhook.get("slowHead")) or (
-            not webhook.get("breakerOpenedAt") and int(webhook.get("parkedCount") or 0) > 0):
-        backlog.settle([delivery.webhook_id])
 
 
 def _drained(delivery: Delivery, why: str) -> Result:
@@ -215,11 +199,9 @@ def _record_failure(delivery: Delivery, outcome: sender.Outcome) -> str | None:
     and this attempt's outcome on it (the Dashboard shows them).
     """
     timed_out = outcome.error == sender.TIMEOUT  # it held a worker for the whole deadline: open the breaker
-    # Opening it makes this delivery the one whose attempts are queued (the head); the rest wait parked.
-    updated = repository.add_failure(delivery.webhook_id, clock.iso() if timed_out else None, backlog.head_id(delivery))
+    updated = repository.add_failure(delivery.webhook_id, clock.iso() if timed_out else None)
     if updated is None:  # deleted or switched off meanwhile: no more attempts
         return None
-    is_head = bool(updated.get("breakerOpenedAt")) and updated.get("slowHead") == backlog.head_id(delivery)
     if timed_out and not delivery.slow and delivery.owner_id:
         _open_lane_siblings(delivery, updated)
     fail_count = int(updated.get("failCount") or 0)
@@ -230,13 +212,9 @@ def _record_failure(delivery: Delivery, outcome: sender.Outcome) -> str | None:
         )
         if repository.deactivate(delivery.webhook_id, FAILURE_LIMIT, now, last_failure, event=event):
             metrics.record_webhook_disabled()
-            if int(updated.get("parkedCount") or 0) > 0:
-                backlog.drain(delivery.webhook_id)  # a switched-off webhook's deliveries drain, unsent
         return None
     delay = None if delivery.recovery_id else retries.next_delay(delivery.attempt)  # a recovery re-sends once
     if delay is None:
-        if is_head:
-            backlog.end_head(delivery.webhook_id, delivery)  # the next parked delivery becomes the head
         return None
     # Read before sending: SQS counts the delay from its receipt of the message, so the retry
     # becomes visible no earlier than this time (the delivery log's promise to the owner).
@@ -245,11 +223,6 @@ def _record_failure(delivery: Delivery, outcome: sender.Outcome) -> str | None:
     # owner and lane number name that lane (a message of an earlier version carries neither).
     retry = replace(delivery, attempt=delivery.attempt + 1, slow=bool(updated.get("breakerOpenedAt")),
                     owner_id=str(updated.get("ownerId") or delivery.owner_id), lane=updated.get("lane", delivery.lane))
-    if updated.get("breakerOpenedAt") and not is_head:
-        # Not the open breaker's head (it failed in an owner lane as the breaker opened for a lane
-        # sibling): the retry waits in the backlog, where only the head's attempts are queued.
-        backlog.settle(backlog.park([retry]))
-        return None
     retries.schedule(retry, delay)
     return due
 

@@ -5,9 +5,7 @@
   circuit breaker is open: :mod:`chalicelib.webhooks.delivery.lanes`), the batch's owners
   taking turns (:func:`chalicelib.webhooks.delivery.lanes.owners_in_turn`: an owner fanning an
   event out to many webhooks does not queue ahead of the other owners' deliveries); it sends
-  nothing, so it never waits for a receiver. Deliveries to a webhook whose breaker is open wait
-  parked in its backlog instead, one of them queued at a time
-  (:mod:`chalicelib.webhooks.delivery.backlog`).
+  nothing, so it never waits for a receiver.
 * :func:`handle_lane_batch` (``DeliveryQueue`` and ``SlowDeliveryQueue``, FIFO, each with its
   own consumer: the slow lanes' bounded by their few message groups): makes the attempts, one at
   a time per lane; the mapping's batch size is 1, so an invocation never holds one lane's message while
@@ -39,7 +37,7 @@ from chalicelib.kernel.config import settings
 from chalicelib.persistence import storage
 from chalicelib.telemetry import correlation, metrics, tracing
 from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
-from chalicelib.webhooks.delivery import backlog, heartbeat, lanes, recipients
+from chalicelib.webhooks.delivery import heartbeat, lanes, recipients
 from chalicelib.webhooks.delivery.envelope import Delivery, Event
 
 logger = Logger(service="matching-service", child=True)
@@ -104,7 +102,6 @@ def handle_outbox_batch(event: dict[str, Any], context: Any = None) -> dict[str,
     except Exception:  # each event reads again below and fails on its own
         logger.exception("prefetching bound webhooks failed")
     queued: list[Delivery] = []
-    parking: set[str] = set()  # webhooks whose deliveries wait in their backlog
     sources: list[str] = []  # the sequence number of each queued delivery's record
     first_failed: str | None = None
     for record, item in found:
@@ -116,31 +113,18 @@ def handle_outbox_batch(event: dict[str, Any], context: Any = None) -> dict[str,
             first_failed = sequence
             break
         for webhook in webhooks:
-            if webhook.get("breakerOpenedAt") or int(webhook.get("parkedCount") or 0) > 0:
-                parking.add(str(webhook["webhookId"]))
             queued.append(Delivery(item, str(webhook["webhookId"]), owner_id=str(webhook["ownerId"]),
                                    lane=webhook.get("lane"), slow=bool(webhook.get("breakerOpenedAt"))))
             sources.append(sequence)
-    # One owner's fan-out does not hold up the others' deliveries; those of a webhook with a backlog
-    # (breaker open, or closed with its backlog not yet released) are parked after the others are queued.
-    order = [i for i in lanes.owners_in_turn(queued) if queued[i].webhook_id not in parking]
-    waiting = [i for i in range(len(queued)) if queued[i].webhook_id in parking]
-    unsent: list[int] = []  # indexes (in queued) of deliveries not queued or parked and settled
+    order = lanes.owners_in_turn(queued)  # one owner's fan-out does not hold up the others' deliveries
     try:
         lanes.enqueue([queued[i] for i in order])
     except lanes.EnqueueFailed as exc:
         logger.error("queuing deliveries failed", extra={"failed": len(exc.failed)})
-        unsent += [order[i] for i in exc.failed]
+        first_failed = sources[min(order[i] for i in exc.failed)]  # the earliest record with a delivery not queued
     except Exception:
         logger.exception("queuing deliveries failed")
-        unsent += order
-    try:
-        backlog.settle(backlog.park([queued[i] for i in waiting]))
-    except Exception:  # parking and settling again is safe: a parked delivery stays parked once
-        logger.exception("parking deliveries failed")
-        unsent += waiting
-    if unsent:
-        first_failed = sources[min(unsent)]  # the earliest record with a delivery not queued
+        first_failed = sources[0] if sources else first_failed
     if queued:
         logger.info("webhook deliveries queued", extra={"deliveries": len(queued), "events": len(found)})
     return _failures([first_failed] if first_failed is not None else [])

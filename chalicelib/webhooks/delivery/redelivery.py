@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from chalicelib.kernel import clock
-from chalicelib.webhooks.delivery import attempt_log, backlog
+from chalicelib.webhooks.delivery import attempt_log, lanes
 from chalicelib.webhooks.delivery.envelope import Delivery
 
 
@@ -42,9 +42,8 @@ def redeliver(webhook_id: str, event_id: str, owner_id: str, lane: int | None = 
     owner_id, lane:
         The webhook's owner and its ``lane`` number (name its lane).
     slow:
-        Whether the webhook's circuit breaker is open: the attempt is parked in its backlog
-        (:mod:`chalicelib.webhooks.delivery.backlog`: one attempt of it at a time is queued in a
-        slow lane), never queued in the owner's lane (a breaker that changes before the attempt
+        Whether the webhook's circuit breaker is open: the attempt is queued in a slow lane
+        (``SlowDeliveryQueue``), never the owner's (a breaker that changes before the attempt
         runs moves it).
 
     Returns
@@ -65,7 +64,7 @@ def redeliver(webhook_id: str, event_id: str, owner_id: str, lane: int | None = 
         raise UnknownDelivery(f"no delivery of {event_id} to {webhook_id}")
     queued = Delivery(last.event, webhook_id, last.attempt + 1, owner_id=owner_id, lane=lane, slow=slow,
                       redelivery_id=clock.new_id("rdl"))
-    backlog.route([queued])
+    lanes.enqueue([queued])
     return queued
 
 
@@ -83,7 +82,7 @@ def redeliver_many(
     ``webhook-id``, next attempt number. Events without a claim (log expired) are skipped.
     ``recovery_id`` marks each attempt as that recovery's (sent once, counted on it);
     ``before_enqueue`` is called with the attempts about to be queued (the recovery's record);
-    ``slow`` (the webhook's circuit breaker is open) parks them in its backlog.
+    ``slow`` (the webhook's circuit breaker is open) queues them in its slow lane.
 
     Returns
     -------
@@ -103,5 +102,5 @@ def redeliver_many(
                                    recovery_id=recovery_id))
     if before_enqueue is not None:
         before_enqueue(queued)
-    backlog.route(queued)
+    lanes.enqueue(queued)
     return queued
