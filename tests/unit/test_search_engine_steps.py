@@ -7,13 +7,14 @@ together), so these counts are the round trips a page waits on, free of timing.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
 import pytest
 
 from chalicelib.search import engine, index
-from chalicelib.search.engine import NumberRange, Query
+from chalicelib.search.engine import Near, NumberRange, Query
 from chalicelib.search.index import Change, IndexSpec
 from chalicelib.search.store import Item, Key, MemoryStore, Range, Slice
 from tests.unit.test_search_engine_property import _spec
@@ -125,6 +126,29 @@ def test_a_page_that_the_loaded_block_completes_reads_no_further_block() -> None
         lists = [pk for step in store.log for pk in step if "|d|" not in pk and "|v|" not in pk]
         assert len(lists) == 1, query  # the first block only: its loads complete the page
         assert store.entries < 60, query
+
+
+def test_a_page_loads_about_its_own_documents_whatever_its_blocks_read() -> None:
+    """Each scope's first block may hold the whole page (11 of each scope's 100 entries here), but only
+    the candidates whose best key ranks within the page are loaded: by relevance (the entry's impact
+    is the word's exact contribution), by age and by distance."""
+    store, spec = _store(200)
+    loaded: list[str] = []
+    original = spec.load
+
+    def load(entries: Mapping[str, Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
+        loaded.extend(entries)
+        return dict(original(entries))
+
+    spec = replace(spec, load=load)
+    for query in (Query(SCOPES, ("mentoring",), order="relevance"), Query(SCOPES, ("mentoring",), order="newest"),
+                  Query(SCOPES, near=Near(47.5, 8.5), order="nearest")):
+        expected = [h.id for h in engine.search(spec, store, query, 200).hits[:10]]
+        loaded.clear()
+        result = _search(store, spec, query)
+        assert [h.id for h in result.hits] == expected, query
+        assert result.more
+        assert len(loaded) <= 11 + 2, query  # the page and the one after it, give or take a tie
 
 
 def test_many_words_and_scopes_read_their_typo_keys_with_the_first_loads(monkeypatch: pytest.MonkeyPatch) -> None:
