@@ -366,7 +366,6 @@ def _walk(ctx: _Context, collector: _Collector, reads: Callable[[], list[Range]]
     ``early``: the entries of a first block read with step 1 (absorbed already), loaded by the
     walk's first step."""
     first = early is None
-    collector.rate = rate
     collector.pool.update(collector.prefilter(early or []))
     limit: tuple[Any, ...] | None = None if first else bound()
     while True:
@@ -420,7 +419,6 @@ class _Collector:
     pool: dict[str, float] = field(default_factory=dict)
     best: Callable[[str], tuple[tuple[Any, ...], bool] | None] | None = None
     rate: float = 1.0
-    chance: Callable[[str], float] | None = None
 
     def prefilter(self, entries: Sequence[Item]) -> dict[str, float]:
         """The ids of the new ``entries`` that pass the projection check, with their distances."""
@@ -457,18 +455,20 @@ class _Collector:
 
     def select(self) -> dict[str, float]:
         """The pooled candidates to load now, taken from the pool in order of best key until, with the
-        matches before them, they are expected to fill :attr:`need` (each counts the chance that it
-        matches: :attr:`chance`, else :attr:`rate`), so a page loads about its own documents however
-        many candidates the lists' blocks brought (the rest wait and bound the walk,
-        :meth:`done_before`)."""
+        matches before them, they are expected to fill :attr:`need` (each counts :attr:`rate`, the
+        share expected to match: below 1 when words must still match; 0 loads every candidate that
+        may enter the page), so a page loads about its own documents however many candidates the
+        lists' blocks brought (the rest wait and bound the walk, :meth:`done_before`); once the
+        matches hold a page, every candidate that may still enter it."""
         keys = [key for key, _ in self.matches]
         chosen: dict[str, float] = {}
         expected = 0.0
         for key, doc_id in self._ranked_pool():
-            if bisect.bisect_left(keys, key) + expected >= self.need:
+            # With a page found, every candidate that could still enter it is loaded (it would hold the walk open).
+            if bisect.bisect_left(keys, key) + (expected if len(keys) < self.need else 0) >= self.need:
                 break
             chosen[doc_id] = self.pool.pop(doc_id)
-            expected += self.chance(doc_id) if self.chance is not None else self.rate
+            expected += self.rate
         return chosen
 
     def pooled(self) -> int:
@@ -744,7 +744,10 @@ def _relevance(ctx: _Context, collector: _Collector, unknown: Sequence[Key], ear
     sent: list[Range] = []
     sightings: dict[str, dict[tuple[str, int], int]] = {}
     collector.best = functools.partial(_best_key, ctx, lists, sightings, collector.entries)
-    collector.chance = functools.partial(_chance, ctx, lists, sightings)
+    # Several words: every candidate that may enter the page is loaded at once (the random access of
+    # the Threshold Algorithm): loading fewer would leave most of them waiting on the other words'
+    # lists and cost a round trip per block.
+    collector.rate = 1.0 if all(len(w) == 1 for w in ctx.words.values()) else 0.0
 
     def reads() -> list[Range]:
         reading[:] = _open(ctx, lists, collector)
@@ -804,24 +807,6 @@ def _best_key(ctx: _Context, lists: Sequence[_List], sightings: Mapping[str, Map
         exact = exact and bool(read) and value == max(read)  # no unread entry of the word can do better
         total += value
     return (-total, str(entries[doc_id]["age"])), exact
-
-
-def _chance(ctx: _Context, lists: Sequence[_List], sightings: Mapping[str, Mapping[tuple[str, int], int]],
-            doc_id: str) -> float:
-    """The chance that a candidate matches every word: 1 for the words it was read under, for each
-    other the share of its scope's documents holding the word's most common term."""
-    seen = sightings.get(doc_id, {})
-    found = {(lst.scope, lst.word) for lst in lists if (lst.pk, lst.word) in seen}
-    if not found:
-        return 1.0
-    scope = next(iter(found))[0]
-    total = max(1, ctx.count(scope, "a"))
-    chance = 1.0
-    for index in range(len(ctx.words[scope])):
-        if (scope, index) not in found:
-            held = max((ctx.df.get((scope, t), 1) for t in ctx.expansions.get((scope, index), {})), default=1)
-            chance *= min(1.0, held / total)
-    return max(chance, 0.01)
 
 
 def _discover(ctx: _Context, sent: Sequence[Range], slices: Sequence[Slice]) -> list[_List]:
@@ -996,6 +981,7 @@ def _newest(ctx: _Context, collector: _Collector, after: str | None) -> bool:
         return ("",) if driver.whole else (min(open_),)
 
     likely = None if driver.whole else (lambda entry: (str(entry["age"]),))
+    collector.rate = rate
     _walk(ctx, collector, reads, absorb, bound, likely=likely, rate=rate)
     return len(done) == len(driver.pks)
 
