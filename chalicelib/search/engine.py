@@ -1082,10 +1082,9 @@ def search(spec: IndexSpec, store: Store, query: Query, size: int, offset: int =
     counted = _counted_total(ctx)
     if counted is not None:
         return Result(page, counted, "eq", more)
-    # Candidates never loaded (a full page came before them) count as the index holds them: without
-    # words the projection check is the whole check; with words once every list was read.
-    pooled = collector.pooled() if complete or not words else 0
-    return Result(page, skipped + len(found) + pooled, "eq" if complete else "gte", more)
+    # Candidates never loaded (a full page came before them) are not verified (the index may lag the
+    # records): the matches found are then a lower bound.
+    return Result(page, skipped + len(found), "eq" if complete and not collector.pooled() else "gte", more)
 
 
 def _counted_total(ctx: _Context) -> int | None:
