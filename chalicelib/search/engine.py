@@ -11,8 +11,12 @@ A :class:`Query` (parsed once by the domain) is answered over the index of an
    order, the first block of each word's stem list too.
 2. **Candidates**, by the order asked for, each a cheap approximation then an exact check
    (Lucene's ``TwoPhaseIterator``): a candidate list's entry carries the document's projection,
-   so keyword, range and distance filters are checked on the entry; the entries that pass are
-   loaded (the stored document and the domain's record, one step) and checked whole:
+   so keyword, range and distance filters are checked on the entry; the entries that pass wait in
+   a pool, and each step loads (the stored document and the domain's record) only those whose best
+   possible key ranks within the page with the matches found (the exact key by age or distance; in
+   relevance order, for each word the best entry read or the bound of the lists it was not read
+   from, the Threshold Algorithm's upper bound), so a page loads about its own documents however
+   large the blocks read; the loaded ones are checked whole:
 
    * **relevance**: every term a word matches has a list in impact order; the lists are read in
      blocks, all at once, and the top k is final when no unread entry can enter it: the
@@ -35,6 +39,7 @@ correction subtracts :data:`TYPO_PENALTY` per word so that fewer corrections alw
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import contextvars
 import functools
@@ -65,7 +70,7 @@ MIN_BLOCK = 5
 #: The lowest bucket exponent whose values a range takes as spread evenly (:func:`_overlap`): a
 #: smaller bucket holds a few distinct values (levels, counts), which an even spread misjudges.
 SPREAD_BUCKETS = 6
-#: Most Queries step 1 sends before the typo delete keys wait for the next step: the threads of a
+#: Most Queries step 1 sends before the typo keys' reads wait for the next step: the threads of a
 #: step's reads (:data:`~chalicelib.search.store.READ_PARALLEL`); more would go out in two waves.
 DEFER_ABOVE = READ_PARALLEL
 _INFINITY = float("inf")
@@ -153,10 +158,12 @@ class _Context:
     steps: int = 0
 
     def defers(self) -> bool:
-        """Whether the typo delete keys wait for the walk's first step: in relevance order, when
-        step 1 would send more Queries than :data:`DEFER_ABOVE` (each word in each scope: its stem
-        list, its vocabulary range and three delete keys)."""
-        queries = sum(2 + 3 * word.corrects for words in self.words.values() for word in words)
+        """Whether the reads of the typo keys wait for the walk's first step: in relevance order,
+        when step 1 would send more Queries than :data:`DEFER_ABOVE` (each word in each scope: its
+        stem list, its vocabulary range and the typo keys it reads, at most
+        :data:`~chalicelib.search.analysis.TYPO_KEYS`: :func:`~chalicelib.search.analysis.typo_reads`)."""
+        queries = sum(2 + len(analysis.typo_reads(word.stem)[0]) * word.corrects
+                      for words in self.words.values() for word in words)
         return self.query.order == "relevance" and queries > DEFER_ABOVE
 
     def pending(self, scope: str) -> bool:
@@ -269,7 +276,8 @@ def score(ctx: _Context, doc: Document, weights: Mapping[str, int]) -> float | N
 def _vocabulary_reads(ctx: _Context) -> tuple[list[Range], list[Key]]:
     """Step 1's reads of each word's terms: its stem and the beginnings it may complete by key, the
     starts it completes and its typo range as range reads of the sorted vocabulary (a start inside
-    another is read once), and its typo delete keys (:func:`chalicelib.search.analysis.typo_reads`)."""
+    another is read once), and the typo keys under which the vocabulary files each term without its
+    second and third letters (:func:`chalicelib.search.analysis.typo_reads`)."""
     ranges: list[Range] = []
     keys: list[Key] = []
     for scope, words in ctx.words.items():
@@ -277,9 +285,9 @@ def _vocabulary_reads(ctx: _Context) -> tuple[list[Range], list[Key]]:
             keys += [ctx.spec.vocabulary_key(scope, t) for t in (word.stem, *analysis.prefixes_of(word))]
             starts = {word.stem, word.text} if word.completes else set()
             if word.corrects:
-                deletes, start = analysis.typo_reads(word.stem)
+                typo_keys, start = analysis.typo_reads(word.stem)
                 starts.add(start)
-                reads = [Range(ctx.spec.list_key(scope, f"d|{k}"), limit=MAX_BLOCK) for k in sorted(deletes)]
+                reads = [Range(ctx.spec.list_key(scope, f"d|{k}"), limit=MAX_BLOCK) for k in sorted(typo_keys)]
                 if ctx.defers():
                     ctx.deferred += reads
                 else:
@@ -358,9 +366,10 @@ def _walk(ctx: _Context, collector: _Collector, reads: Callable[[], list[Range]]
     ``early``: the entries of a first block read with step 1 (absorbed already), loaded by the
     walk's first step."""
     first = early is None
-    fresh: dict[str, float] = collector.prefilter(early or [])
+    collector.pool.update(collector.prefilter(early or []))
     limit: tuple[Any, ...] | None = None if first else bound()
     while True:
+        fresh = collector.select()
         hold = not first and limit is not None and likely is not None and collector.settles(fresh, limit, likely, rate)
         ranges = reads() if (first or limit is not None) and not hold else []
         wanted, ctx.wanted = ctx.wanted, []
@@ -371,8 +380,8 @@ def _walk(ctx: _Context, collector: _Collector, reads: Callable[[], list[Range]]
         if (not first and collector.done_before(limit)) or (not ranges and not fresh and not hold and not collector.waiting):
             return
         first = False
-        fresh, keys = collector.prefilter(absorb(list(ranges), slices)), ()
-        limit = bound()
+        collector.pool.update(collector.prefilter(absorb(list(ranges), slices)))
+        keys, limit = (), bound()
 
 
 def _term_counts(ctx: _Context, found: Mapping[Key, Item]) -> dict[tuple[str, str], int]:
@@ -407,6 +416,9 @@ class _Collector:
     entries: dict[str, Item] = field(default_factory=dict)
     matches: list[tuple[tuple[Any, ...], Hit]] = field(default_factory=list)
     waiting: dict[str, tuple[float, Item, Mapping[str, Any]]] = field(default_factory=dict)
+    pool: dict[str, float] = field(default_factory=dict)
+    best: Callable[[str], tuple[tuple[Any, ...], bool] | None] | None = None
+    rate: float = 1.0
 
     def prefilter(self, entries: Sequence[Item]) -> dict[str, float]:
         """The ids of the new ``entries`` that pass the projection check, with their distances."""
@@ -421,6 +433,47 @@ class _Collector:
                 fresh[doc_id] = distance
                 self.entries[doc_id] = entry
         return fresh
+
+    def best_key(self, doc_id: str) -> tuple[tuple[Any, ...], bool] | None:
+        """The best key candidate ``doc_id`` may have once loaded and whether it is its key (``None``:
+        it cannot match): its exact key by age or distance, a bound of it in relevance order (:attr:`best`)."""
+        if self.best is not None:
+            return self.best(doc_id)
+        return _key(self.ctx.query.order, 0.0, self.pool.get(doc_id, 0.0), str(self.entries[doc_id]["age"])), True
+
+    def _ranked_pool(self) -> list[tuple[tuple[Any, ...], str]]:
+        """The pooled candidates by best key; those that cannot match, or whose exact key does not
+        follow the cursor (an earlier page's), leave the pool."""
+        ranked = []
+        for doc_id in list(self.pool):
+            best = self.best_key(doc_id)
+            if best is None or (best[1] and self.after is not None and best[0] <= self.after):
+                del self.pool[doc_id]
+            else:
+                ranked.append((best[0], doc_id))
+        return sorted(ranked)
+
+    def select(self) -> dict[str, float]:
+        """The pooled candidates to load now, taken from the pool in order of best key until, with the
+        matches before them, they are expected to fill :attr:`need` (each counts :attr:`rate`, the
+        share expected to match: below 1 when words must still match; 0 loads every candidate that
+        may enter the page), so a page loads about its own documents however many candidates the
+        lists' blocks brought (the rest wait and bound the walk, :meth:`done_before`); once the
+        matches hold a page, every candidate that may still enter it."""
+        keys = [key for key, _ in self.matches]
+        chosen: dict[str, float] = {}
+        expected = 0.0
+        for key, doc_id in self._ranked_pool():
+            # With a page found, every candidate that could still enter it is loaded (it would hold the walk open).
+            if bisect.bisect_left(keys, key) + (expected if len(keys) < self.need else 0) >= self.need:
+                break
+            chosen[doc_id] = self.pool.pop(doc_id)
+            expected += self.rate
+        return chosen
+
+    def pooled(self) -> int:
+        """The pooled candidates that may still match after the cursor (never loaded: a page before them was full)."""
+        return sum(1 for key, _ in self._ranked_pool() if self.after is None or key > self.after)
 
     def resolve(self, fresh: Mapping[str, float], stored: Mapping[Key, Item], records: Mapping[str, Mapping[str, Any]]) -> None:
         """Check the loaded documents of ``fresh`` whole and keep the matches after the cursor. A
@@ -469,6 +522,9 @@ class _Collector:
         may have; ``None``: none remains)."""
         if self.waiting:
             return False
+        ranked = self._ranked_pool()
+        if ranked:  # a candidate not loaded yet bounds what follows like an unread entry
+            bound = ranked[0][0] if bound is None else min(bound, ranked[0][0])
         if bound is None:
             return True
         return len(self.matches) >= self.need and self.matches[self.need - 1][0] < bound
@@ -686,6 +742,12 @@ def _relevance(ctx: _Context, collector: _Collector, unknown: Sequence[Key], ear
     rounds = [0]
     reading: list[_List] = []
     sent: list[Range] = []
+    sightings: dict[str, dict[tuple[str, int], int]] = {}
+    collector.best = functools.partial(_best_key, ctx, lists, sightings, collector.entries)
+    # Several words: every candidate that may enter the page is loaded at once (the random access of
+    # the Threshold Algorithm): loading fewer would leave most of them waiting on the other words'
+    # lists and cost a round trip per block.
+    collector.rate = 1.0 if all(len(w) == 1 for w in ctx.words.values()) else 0.0
 
     def reads() -> list[Range]:
         reading[:] = _open(ctx, lists, collector)
@@ -700,6 +762,8 @@ def _relevance(ctx: _Context, collector: _Collector, unknown: Sequence[Key], ear
         lists.extend(_discover(ctx, sent, slices[:len(sent)]))
         entries: list[Item] = []
         for lst, got in zip(reading, slices[len(sent):], strict=True):
+            for item in got.items:
+                sightings.setdefault(str(item["id"]), {})[(lst.pk, lst.word)] = int(item["imp"])
             entries += got.items
             lst.read += len(got.items)
             lst.done = not got.more or not got.items
@@ -716,8 +780,37 @@ def _relevance(ctx: _Context, collector: _Collector, unknown: Sequence[Key], ear
     return not ctx.deferred and all(lst.done for lst in lists)
 
 
+def _best_key(ctx: _Context, lists: Sequence[_List], sightings: Mapping[str, Mapping[tuple[str, int], int]],
+              entries: Mapping[str, Item], doc_id: str) -> tuple[tuple[Any, ...], bool] | None:
+    """The best key a candidate may have and whether it is its key: for each word of its scope, the
+    best of its entries read (``sightings``: ``(list pk, word) -> impact``) and of the bounds of the
+    word's lists it was not read from (an unread correction's too, as :func:`_threshold`), exact when
+    an entry read is the best of them; ``None`` when a word can no longer match. Each word's value
+    is :func:`score`'s expression, summed in its order: a document that scores the bound has this
+    very key."""
+    seen = sightings.get(doc_id, {})
+    scopes = {lst.scope for lst in lists if (lst.pk, lst.word) in seen}
+    if len(scopes) != 1:
+        return None
+    scope = scopes.pop()
+    total, exact = 0.0, True
+    for index in range(len(ctx.words[scope])):
+        read = [contribution(lst.kind, ctx.idf(lst.term), seen[(lst.pk, lst.word)])
+                for lst in lists if lst.scope == scope and lst.word == index and (lst.pk, lst.word) in seen]
+        bounds = [b for lst in lists if lst.scope == scope and lst.word == index and (lst.pk, lst.word) not in seen
+                  if (b := lst.bound(ctx)) is not None]
+        if ctx.pending(scope):
+            bounds.append(contribution(Kind.TYPO, ctx.idf(""), LEVELS))
+        if not read and not bounds:
+            return None
+        value = max(read + bounds)
+        exact = exact and bool(read) and value == max(read)  # no unread entry of the word can do better
+        total += value
+    return (-total, str(entries[doc_id]["age"])), exact
+
+
 def _discover(ctx: _Context, sent: Sequence[Range], slices: Sequence[Slice]) -> list[_List]:
-    """The lists of the typo corrections the deferred delete keys (``sent``) name: added to the
+    """The lists of the typo corrections the deferred typo keys' reads (``sent``) name: added to the
     words' expansions, their counts requested for the next step; a key with more terms than one
     read stays deferred from where it stopped."""
     found: list[_List] = []
@@ -888,6 +981,7 @@ def _newest(ctx: _Context, collector: _Collector, after: str | None) -> bool:
         return ("",) if driver.whole else (min(open_),)
 
     likely = None if driver.whole else (lambda entry: (str(entry["age"]),))
+    collector.rate = rate
     _walk(ctx, collector, reads, absorb, bound, likely=likely, rate=rate)
     return len(done) == len(driver.pks)
 
@@ -949,9 +1043,10 @@ def _nearest(ctx: _Context, collector: _Collector) -> bool:
 def _read_whole(ctx: _Context, collector: _Collector, pks: Sequence[str]) -> None:
     ranges = [Range(pk, limit=MAX_BLOCK) for pk in pks]
     slices, _ = _read(ctx, ranges, [])
-    fresh = collector.prefilter([e for s in _finish(ctx, ranges, slices) for e in s.items])
-    _, found, records = _step(ctx, [], [], {i: collector.entries[i] for i in fresh})
-    collector.resolve(fresh, found, records)
+    collector.pool.update(collector.prefilter([e for s in _finish(ctx, ranges, slices) for e in s.items]))
+    while fresh := collector.select():  # a key by distance is exact: one step unless a document changed
+        _, found, records = _step(ctx, [], [], {i: collector.entries[i] for i in fresh})
+        collector.resolve(fresh, found, records)
 
 
 # ------------------------------------------------------------------ the search
@@ -987,7 +1082,9 @@ def search(spec: IndexSpec, store: Store, query: Query, size: int, offset: int =
     counted = _counted_total(ctx)
     if counted is not None:
         return Result(page, counted, "eq", more)
-    return Result(page, skipped + len(found), "eq" if complete else "gte", more)
+    # Candidates never loaded (a full page came before them) are not verified (the index may lag the
+    # records): the matches found are then a lower bound.
+    return Result(page, skipped + len(found), "eq" if complete and not collector.pooled() else "gte", more)
 
 
 def _counted_total(ctx: _Context) -> int | None:

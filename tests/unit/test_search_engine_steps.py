@@ -7,13 +7,14 @@ together), so these counts are the round trips a page waits on, free of timing.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
 import pytest
 
 from chalicelib.search import engine, index
-from chalicelib.search.engine import NumberRange, Query
+from chalicelib.search.engine import Near, NumberRange, Query
 from chalicelib.search.index import Change, IndexSpec
 from chalicelib.search.store import Item, Key, MemoryStore, Range, Slice
 from tests.unit.test_search_engine_property import _spec
@@ -67,7 +68,7 @@ def test_a_word_that_matches_its_stem_alone_is_answered_in_two_steps() -> None:
     assert result.more
     assert len(store.log) == 2
     # Step 1: per scope the vocabulary range of the word's start (its completions and the typo
-    # terms of an edit past letter 3), its three typo delete keys, and its stem list's first block.
+    # terms of an edit past letter 3), its four typo keys, and its stem list's first block.
     first = store.log[0]
     for scope in SCOPES:
         assert [pk for pk in first if pk.startswith(f"test|{scope}|")] == [
@@ -127,7 +128,30 @@ def test_a_page_that_the_loaded_block_completes_reads_no_further_block() -> None
         assert store.entries < 60, query
 
 
-def test_many_words_and_scopes_read_their_typo_delete_keys_with_the_first_loads(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_page_loads_about_its_own_documents_whatever_its_blocks_read() -> None:
+    """Each scope's first block may hold the whole page (11 of each scope's 100 entries here), but only
+    the candidates whose best key ranks within the page are loaded: by relevance (the entry's impact
+    is the word's exact contribution), by age and by distance."""
+    store, spec = _store(200)
+    loaded: list[str] = []
+    original = spec.load
+
+    def load(entries: Mapping[str, Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
+        loaded.extend(entries)
+        return dict(original(entries))
+
+    spec = replace(spec, load=load)
+    for query in (Query(SCOPES, ("mentoring",), order="relevance"), Query(SCOPES, ("mentoring",), order="newest"),
+                  Query(SCOPES, near=Near(47.5, 8.5), order="nearest")):
+        expected = [h.id for h in engine.search(spec, store, query, 200).hits[:10]]
+        loaded.clear()
+        result = _search(store, spec, query)
+        assert [h.id for h in result.hits] == expected, query
+        assert result.more
+        assert len(loaded) <= 11 + 2, query  # the page and the one after it, give or take a tie
+
+
+def test_many_words_and_scopes_read_their_typo_keys_with_the_first_loads(monkeypatch: pytest.MonkeyPatch) -> None:
     store, spec = _store()
     query = Query(SCOPES, ("garden", "mentoring"), order="relevance")
     sent = _search(store, spec, query)
@@ -154,12 +178,12 @@ def test_a_narrow_range_expects_its_share_of_each_bucket() -> None:
 
 def test_a_document_matched_through_a_deferred_correction_waits_for_its_count(monkeypatch: pytest.MonkeyPatch) -> None:
     store, spec = _store()
-    query = Query(SCOPES, ("mentoring", "gaden"), order="relevance")  # "garden" lies under the delete key "gaden" only
+    query = Query(SCOPES, ("mentoring", "gaden"), order="relevance")  # "garden" lies under the typo key of "gaden" only
     sent = engine.search(spec, store, query, 10)
     monkeypatch.setattr(engine, "DEFER_ABOVE", 0)
     deferred = _search(store, spec, query)
     assert [(h.id, h.score) for h in deferred.hits] == [(h.id, h.score) for h in sent.hits]
     assert len(deferred.hits) == 10
-    # The vocabulary; the delete keys with the mentor lists' documents (whose "garden" count is
-    # unknown: they wait); the garden lists and counts; the garden lists' documents.
-    assert len(store.log) == 4
+    # The vocabulary; the typo keys with the mentor lists' best documents (whose "garden" count is
+    # unknown: they wait); the garden lists and counts with the next candidates, which complete the page.
+    assert len(store.log) == 3
