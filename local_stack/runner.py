@@ -37,6 +37,7 @@ lane messages another process sends) polls its queues every :data:`POLL_INTERVAL
 
 from __future__ import annotations
 
+import base64
 import functools
 import importlib
 import logging
@@ -44,16 +45,15 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import boto3
-import botocore.session
 from botocore.config import Config
 from chalice import Chalice
 from chalice.app import DynamoDBEventConfig, SQSEventConfig
 
 from chalicelib.kernel.config import settings
-from chalicelib.persistence import storage
 from local_stack import lane_pool
 
 logger = logging.getLogger("local_stack.runner")
@@ -106,14 +106,19 @@ class LanePool:
         self.peak = max(self.peak, self.busy + self.idle)
 
 
-@functools.cache
-def wire_session() -> boto3.session.Session:
-    """A boto3 session whose DynamoDB Streams records arrive as DynamoDB sent them (attribute values
-    in DynamoDB JSON, times in epoch seconds), the JSON a Lambda event carries; botocore's modeled
-    parse of them (datetimes, bytes) would only be undone (``chalicelib.persistence.storage.WireJSONParser``)."""
-    core = botocore.session.get_session()
-    core.register_component("response_parser_factory", storage.WireParserFactory(storage.WIRE_OUTPUTS | {"GetRecordsOutput"}))
-    return boto3.session.Session(botocore_session=core)
+def lambda_event_json(value: Any) -> Any:
+    """``value`` (botocore's parse of a stream record) with the JSON types of a Lambda event: a
+    ``datetime`` as whole epoch seconds (``ApproximateCreationDateTime``), ``bytes`` (a binary
+    attribute value) as base64 text; everything else as it is."""
+    if isinstance(value, dict):
+        return {key: lambda_event_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [lambda_event_json(item) for item in value]
+    if isinstance(value, datetime):
+        return int(value.timestamp())
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")
+    return value
 
 
 class _Context:
@@ -195,9 +200,8 @@ class EventRunner:
         #: One event per polling thread (streams, queues, lane workers), set by :meth:`notify` (and by :meth:`stop`).
         self._wakers: list[threading.Event] = []
         self._wakers_lock = threading.Lock()
-        # botocore's account-based stream endpoints (<account>.streams-ddb...) are unknown to moto. Records
-        # are read as sent (wire_session): a Lambda event carries them in the same JSON.
-        self._streams_client = wire_session().client("dynamodbstreams", config=Config(account_id_endpoint_mode="disabled"))
+        # botocore's account-based stream endpoints (<account>.streams-ddb...) are unknown to moto.
+        self._streams_client = boto3.client("dynamodbstreams", config=Config(account_id_endpoint_mode="disabled"))
         self._sqs = boto3.client("sqs")
         self._region = self._sqs.meta.region_name
         self.streams: list[_StreamSource] = []
@@ -266,11 +270,8 @@ class EventRunner:
         return records
 
     def _lambda_stream_record(self, record: dict[str, Any], stream_arn: str) -> dict[str, Any]:
-        dynamodb = dict(record["dynamodb"])
-        created = dynamodb.get("ApproximateCreationDateTime")
-        if isinstance(created, int | float):  # epoch seconds, whole as in a Lambda event
-            dynamodb["ApproximateCreationDateTime"] = int(created)
-        return {**record, "dynamodb": dynamodb, "eventSourceARN": stream_arn, "awsRegion": self._region}
+        """A GetRecords record (botocore's parse: datetimes, bytes) as a Lambda event carries it (JSON)."""
+        return {**lambda_event_json(record), "eventSourceARN": stream_arn, "awsRegion": self._region}
 
     def _pump_stream(self, stream: _StreamSource, gather: bool = False) -> int:
         """One batch from each shard of ``stream``; returns the records handled (a failed batch counts 1).

@@ -44,10 +44,8 @@ def skip_signing(*sessions: boto3.session.Session) -> None:
 
 def skip_signing_of_this_process() -> None:
     """:func:`skip_signing` on the sessions behind every client of this process: the service's
-    (``chalicelib.persistence.storage.session``), the event runner's stream reader
-    (``local_stack.runner.wire_session``) and boto3's default one (the resources, the runner's
-    queues). Only for a process whose AWS is the embedded moto."""
+    (``chalicelib.persistence.storage.session``) and boto3's default one (the resources, the event
+    runner's streams and queues). Only for a process whose AWS is the embedded moto."""
     from chalicelib.persistence import storage
-    from local_stack.runner import wire_session
 
-    skip_signing(storage.session(), wire_session(), boto3._get_default_session())
+    skip_signing(storage.session(), boto3._get_default_session())

@@ -3,7 +3,7 @@
 usage: python scripts/sdk_call_cost.py [ROUNDS=7] [CALLS=300]
 
 Against an in-process moto (``mock_aws``), a client built like ``chalicelib.persistence.storage.client``
-(the product's session: DynamoDB answers parsed as wire JSON, no client-side validation) calls
+(the product's session, no client-side validation) calls
 GetItem on a one-item table ``CALLS`` times per round. Per call: the calling thread's CPU
 (``time.thread_time``) minus the CPU spent inside moto (its ``BotocoreStubber``, standing for
 DynamoDB's own work), i.e. what botocore costs the API process: building and serializing the
