@@ -102,8 +102,8 @@ def erase_accounts(event: DynamoDBEvent) -> dict[str, Any]:
     return erasure_handlers.handle_outbox_batch(event.to_dict())
 
 
-# The batching window (seconds) is the deployed one (infra/cfn_functions.py, POSTINGS_SCALING); the local runner honours it.
-@app.on_dynamodb_record(stream_arn=settings().LISTINGS_STREAM_ARN, batch_size=100, starting_position="TRIM_HORIZON",
+# Batch size and window (seconds) are the deployed ones (infra/cfn_functions.py, POSTINGS_SCALING); the local runner honours them.
+@app.on_dynamodb_record(stream_arn=settings().LISTINGS_STREAM_ARN, batch_size=500, starting_position="TRIM_HORIZON",
                         maximum_batching_window_in_seconds=1)
 def maintain_listing_postings(event: DynamoDBEvent) -> dict[str, Any]:
     """Listings stream -> the listing posting lists of search (idempotent, version-checked)."""
@@ -112,7 +112,7 @@ def maintain_listing_postings(event: DynamoDBEvent) -> dict[str, Any]:
     return indexer.handle_stream_batch(event.to_dict())
 
 
-@app.on_dynamodb_record(stream_arn=settings().USERS_STREAM_ARN, batch_size=100, starting_position="TRIM_HORIZON",
+@app.on_dynamodb_record(stream_arn=settings().USERS_STREAM_ARN, batch_size=500, starting_position="TRIM_HORIZON",
                         maximum_batching_window_in_seconds=1)
 def maintain_profile_postings(event: DynamoDBEvent) -> dict[str, Any]:
     """Users stream -> profile posting lists (profile search; idempotent, version-checked)."""

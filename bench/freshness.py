@@ -9,13 +9,16 @@ then the administrator approves them through the review queue as fast as the API
 Every :data:`SAMPLE_EVERY`-th listing is a job offer carrying a word of its own in its title
 (``zq`` + two letters) and a salary no other listing has; a poller thread asks, every
 :data:`POLL_SECONDS`, for the oldest approved samples not found yet (at most :data:`CHECKS` of
-each kind per round), whether ``q=<its word>`` returns it and whether the filter
+each kind per round, oldest first, stopping at the first not found: the stream applies
+approvals in order, so a newer sample found late by that is a latency overstated, never
+understated), whether ``q=<its word>`` returns it and whether the filter
 ``category=jobs&meta.salary_min=<its salary>&meta.salary_max=<its salary>`` does. A sample's
 latency is the time from sending its approval until the first answer that returned it.
 
 Figures per side: approvals/s the API took; p50 / p99 of both latencies; **indexed listings/s**:
-the listings over the time from the first approval until the indexer is done (every sample found
-both ways and then no DynamoDB call through the proxy for ten seconds); **SearchIndex WCU per
+the listings over the time from the first approval until the indexer is done: the last DynamoDB
+call through the proxy (or the last sample found, if later) once every sample was found both ways
+and then no call came for ten seconds (that quiet period only confirms the end; it is not counted); **SearchIndex WCU per
 listing**: the write units the proxy billed to the SearchIndex table and its indexes from the
 first approval until then, per listing, against the budget ``2 x distinct stems + 20`` (distinct
 Snowball English stems of the listing's title, description text and place, the mean over the
@@ -189,8 +192,9 @@ class Poller:
                     approved = sorted(self.approved)
                 for kind, found in self.found.items():
                     for _, listing in [a for a in approved if a[1] not in found][:CHECKS]:
-                        if self._finds(kind, listing):
-                            found[listing] = time.monotonic()
+                        if not self._finds(kind, listing):
+                            break  # the newer ones wait for a later round (the stream applies approvals in order)
+                        found[listing] = time.monotonic()
                 if len(approved) == len(self.samples) and self.done():
                     return
                 time.sleep(POLL_SECONDS)
@@ -218,10 +222,10 @@ def measure(label: str, rev: str, count: int, cap_seconds: float) -> Result:
         deadline = first + cap_seconds
         while not poller.done() and time.monotonic() < deadline and poller.thread.is_alive():
             time.sleep(0.2)
-        if poller.done():
-            wait_quiet(stack.recorder, QUIET_SECONDS, max(0.0, deadline - time.monotonic()))
-        result.capped = time.monotonic() >= deadline
-        end = min(time.monotonic(), deadline)
+        quiet = poller.done() and wait_quiet(stack.recorder, QUIET_SECONDS, max(0.0, deadline - time.monotonic()))
+        result.capped = not quiet
+        # Done: the last DynamoDB call before the quiet period (which only confirms it), or the last sample found.
+        end = max(stack.recorder.last_call, *poller.found["q"].values(), *poller.found["filter"].values()) if quiet else deadline
         result.indexed_seconds = end - first
         poller.stop.set()
         poller.thread.join(timeout=30)

@@ -21,7 +21,9 @@ DynamoDB would bill and what the call cost the caller:
 To see old images (index writes, the larger image) the proxy reads each item an UpdateItem or
 DeleteItem names, and, with ``images`` on, each item a PutItem names, before and after the write
 (serialized under a lock; those reads are not counted). With ``images`` off a Put is billed by
-the item it sends (its new image).
+the item it sends (its new image), and an UpdateItem on a table without GSIs by the item it
+leaves (one read after it, outside the lock: no index entry to account, and the index writer's
+counter additions, most of its calls, are not held behind one another and the other writes).
 
 Only the ``DynamoDB_20120810`` targets are accounted; DynamoDB Streams, SQS and the rest pass
 through untouched.
@@ -416,6 +418,12 @@ class Recorder:
                         put(table, request["PutRequest"]["Item"])
                     else:
                         writes.append((table, request["DeleteRequest"]["Key"], None))
+        if not self.images and operation == "UpdateItem" and (schema := self._schema(body["TableName"])) is not None and not schema.gsis:
+            # Images off, no index to account: billed by the item it leaves (one read after it, no lock).
+            answer = send()
+            if answer[0] == 200:
+                self._count_write(schema, body["Key"], None, self._get_item(body["TableName"], body["Key"]), False)
+            return answer
         read = [self.images or item is None for _, _, item in writes]
         if not any(read) and not checks:  # nothing to read around the write: no need to hold the others back
             answer = send()

@@ -38,13 +38,16 @@ STREAM_DEFAULTS: dict[str, Any] = {
 
 #: Batching and parallelism of the posting indexers (AWS Lambda Developer Guide, "Using AWS
 #: Lambda with Amazon DynamoDB": batch size, batching window, "Concurrent batches per shard").
-#: ``BatchSize`` 100: one invocation applies up to 100 records in a few calls
-#: (chalicelib/search/index.py, ``apply``). ``MaximumBatchingWindowInSeconds`` 1: under bulk writes a
-#: batch fills before the window ends; when idle a record waits at most 1 s (counted in the freshness
-#: bound of docs/search.md). ``ParallelizationFactor`` 10: up to ten batches of one shard at once;
+#: ``BatchSize`` 500: one invocation applies up to 500 records in a few steps of parallel calls
+#: (chalicelib/search/index.py, ``apply``); the listings of a batch share their common terms'
+#: vocabulary counts (one UpdateItem per term and batch), so behind a burst a larger batch makes
+#: fewer calls per listing, and a batch of 500 stays well inside the function's 30 s timeout
+#: (Lambda also ends a batch at its 6 MB payload limit). ``MaximumBatchingWindowInSeconds`` 1: under
+#: bulk writes a batch fills before the window ends; when idle a record waits at most 1 s (counted
+#: in the freshness bound of docs/search.md). ``ParallelizationFactor`` 10: up to ten batches of one shard at once;
 #: Lambda still hands the records of one partition key (one listing, one user) to one batch at a time,
 #: in order, which is the only order the indexers need (docs/search.md, "Freshness").
-POSTINGS_SCALING: dict[str, Any] = {"BatchSize": 100, "MaximumBatchingWindowInSeconds": 1, "ParallelizationFactor": 10}
+POSTINGS_SCALING: dict[str, Any] = {"BatchSize": 500, "MaximumBatchingWindowInSeconds": 1, "ParallelizationFactor": 10}
 
 #: Per-function settings over :data:`STREAM_DEFAULTS` / :data:`QUEUE_DEFAULTS`, by handler name.
 FUNCTION_SETTINGS: dict[str, dict[str, Any]] = {

@@ -119,3 +119,23 @@ def test_items_read_per_operation(proxy: ModuleType) -> None:
     assert proxy.items_read("GetItem", {}) == 0
     assert proxy.items_read("GetItem", {"Item": {"pk": {"S": "x"}}}) == 1
     assert proxy.items_read("TransactGetItems", {"Responses": [{"Item": {"pk": {"S": "x"}}}, {}]}) == 1
+
+
+def test_without_images_an_update_of_a_table_without_indexes_is_billed_by_the_item_it_leaves(proxy: ModuleType) -> None:
+    template = {"Resources": {"SearchIndexTable": {"Type": "AWS::DynamoDB::Table", "Properties": {
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}]}}}}
+    recorder = proxy.Recorder("http://127.0.0.1:1", proxy.schemas(template), images=False)
+    recorder.phase = "approvals"
+    key = {"pk": {"S": "listings.v8|jobs|v|p"}, "sk": {"S": "python"}}
+    reads: list[dict[str, object]] = []
+
+    def get_item(table: str, wanted: dict[str, object]) -> dict[str, object]:
+        reads.append(wanted)
+        return {**key, "n": {"N": "3"}}
+
+    recorder._get_item = get_item  # type: ignore[attr-defined]  # the embedded AWS's answer after the write
+    body = {"TableName": "SearchIndexTable", "Key": key, "UpdateExpression": "ADD n :d"}
+    answer = recorder._handle_write("UpdateItem", body, lambda: (200, [], b"{}"))  # type: ignore[attr-defined]
+    assert answer[0] == 200
+    assert reads == [key]  # the new image only, no old one read
+    assert dict(recorder.units)[("approvals", "SearchIndexTable listings.v8|jobs|v|p")] == [0.0, 1.0]  # type: ignore[attr-defined]

@@ -1,7 +1,7 @@
 """The Listings-table stream consumer that keeps the listing index of search.
 
 Each stream record carries the listing's old and new image (``NEW_AND_OLD_IMAGES``); a batch
-(up to 100 records) becomes one :func:`chalicelib.search.index.apply`: the new image's document
+(up to 500 records) becomes one :func:`chalicelib.search.index.apply`: the new image's document
 at its ``version`` (none unless ACTIVE; a deletion is ``version + 1`` with none). Changes of one
 listing coalesce to the newest; a replayed or out-of-order record writes nothing (the stored
 document's version decides). Postings lag the listing by the stream's delay; searches load
