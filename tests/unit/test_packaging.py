@@ -221,6 +221,18 @@ def test_event_source_mappings_report_partial_failures_and_bound_retries() -> No
             assert queue["Properties"]["VisibilityTimeout"] >= timeout
 
 
+def test_the_local_runner_batches_the_posting_indexers_as_deployed() -> None:
+    # The local runner reads batch size and window from app.py's decorators; Lambda from the template.
+    functions = of_type("AWS::Serverless::Function")
+    for source in event_sources():
+        if source.name in TABLE_STREAMS:
+            (event,) = functions[to_cfn_resource_name(source.name)]["Properties"]["Events"].values()
+            assert isinstance(source, DynamoDBEventConfig)
+            assert source.batch_size == event["Properties"]["BatchSize"] == cfn_functions.POSTINGS_SCALING["BatchSize"]
+            window = event["Properties"]["MaximumBatchingWindowInSeconds"]
+            assert source.maximum_batching_window_in_seconds == window == cfn_functions.POSTINGS_SCALING["MaximumBatchingWindowInSeconds"]
+
+
 def test_resource_of_arn_maps_placeholders_and_local_names() -> None:
     tables, queues = ["EventsTable", "UsersTable"], ["DeliveryRetryQueue", "DeliveryRetryDeadLetterQueue"]
     assert cfn_functions.resource_of_arn("arn:aws:dynamodb:us-east-1:1:table/EventsTable/stream/placeholder", tables) == "EventsTable"
