@@ -51,12 +51,12 @@ Each phase's row also shows the most lane messages queued at once on the owners'
 queue (``DeliveryQueue``, column ``queued``) and on the slow lanes' (``SlowDeliveryQueue``,
 column ``slow``), each sampled every 2 s, and the run ends by timing the embedded SQS itself: a SendMessageBatch of 10 to
 an empty FIFO queue and to one holding as many messages as the deepest phase (median of 3 each).
-moto computes a FIFO queue's attributes, counting every queued message, several times per
-message sent or received, so its cost grows with the queue's depth; SQS's does not. The
-fan-out phase queues 200 deliveries to hanging receivers that bounded concurrency drains over a
-minute, so that phase's healthy deliveries wait for a moto server that is busy with that queue
-(docs/webhook-delivery.md, "Measured"); column ``wait ms`` is the 99th percentile of an O(1)
-request's round trip to the moto server during the phase.
+SQS's cost per call does not depend on a queue's depth; moto's FIFO sends counted every queued
+message several times per message sent until ``local_stack.moto_server.fast_fifo_sends``, and
+the fan-out phase queues about 200 deliveries to hanging receivers that bounded concurrency
+drains over a minute, so the calibration shows whether the embedded AWS still charges for
+depth (docs/webhook-delivery.md, "Measured"); column ``wait ms`` is the 99th percentile of an
+O(1) request's round trip to the moto server during the phase.
 
 Usage: ``python bench/webhooks.py [--seconds 20] [--baseline-seconds 8] [--rate 1] [--crowd-events 100]
 [--crowd-rate 0.5] [--fanout-rounds 5] [--fanout-rate 0.5] [--many-rounds 3] [--many-rate 0.25] [--check [--pending]]``
