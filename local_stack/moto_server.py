@@ -45,7 +45,6 @@ Usage: ``python -m local_stack.moto_server HOST PORT``
 
 from __future__ import annotations
 
-import contextvars
 import copy
 import functools
 import json
@@ -239,62 +238,6 @@ def remember_deduplication_ids(queue_class: type[sqs_models.Queue] = sqs_models.
 
     add_message.remembers_deduplication_ids = True  # type: ignore[attr-defined]
     queue_class.add_message = add_message  # type: ignore[method-assign]
-
-
-#: The queue attributes whose value moto computes by counting every message of the queue.
-QUEUE_COUNTS = ("ApproximateNumberOfMessages", "ApproximateNumberOfMessagesDelayed", "ApproximateNumberOfMessagesNotVisible")
-
-
-def fast_fifo_sends(backend: type[sqs_models.SQSBackend] = sqs_models.SQSBackend,
-                    queue_class: type[sqs_models.Queue] = sqs_models.Queue) -> None:
-    """Patch ``backend.send_message`` and ``send_message_batch`` so that a sent message does not
-    count the queue's messages.
-
-    moto reads a queue's ``attributes`` four times per message sent (to know whether the queue
-    deduplicates by content), and ``attributes`` counts every message of the queue three times
-    (visible, delayed, in flight; each a clock read per message): a send cost in proportion to the
-    queue's depth, which SQS's does not. Measured on the webhook benchmark's fan-out phase (a
-    FIFO queue 150-200 messages deep): SendMessageBatch took 5.5 s of the server's 12 s, 65-90 ms
-    a call (12 ms on a near-empty queue), and every other request waited for it
-    (docs/webhook-delivery.md, "Measured"). While a send runs, ``attributes`` leaves out the
-    three counts (:data:`QUEUE_COUNTS`) and the count properties answer 0 unread; nothing on the
-    send path reads them (only ``ContentBasedDeduplication``), and every other caller
-    (GetQueueAttributes, ReceiveMessage) gets moto's own counts. Idempotent;
-    ``tests/unit/test_moto_fifo_sends.py`` checks the sends' answers against moto's path.
-    """
-    if getattr(backend.send_message, "skips_queue_counts", False):
-        return
-    sending: contextvars.ContextVar[bool] = contextvars.ContextVar("moto_sqs_sending", default=False)
-    full = cast(property, queue_class.__dict__["attributes"])
-
-    def attributes(self: sqs_models.Queue) -> dict[str, Any]:
-        found: dict[str, Any] = full.fget(self)  # type: ignore[misc]
-        if sending.get():
-            for name in QUEUE_COUNTS:
-                found.pop(name, None)
-        return found
-
-    def uncounted(count: property) -> property:
-        return property(lambda self: 0 if sending.get() else count.fget(self))  # type: ignore[misc]
-
-    def without_counts(send: Callable[..., Any]) -> Callable[..., Any]:
-        @functools.wraps(send)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            token = sending.set(True)
-            try:
-                return send(*args, **kwargs)
-            finally:
-                sending.reset(token)
-
-        wrapper.skips_queue_counts = True  # type: ignore[attr-defined]
-        return wrapper
-
-    for name in ("approximate_number_of_messages", "approximate_number_of_messages_delayed",
-                 "approximate_number_of_messages_not_visible"):
-        setattr(queue_class, name, uncounted(cast(property, queue_class.__dict__[name])))
-    queue_class.attributes = property(attributes)  # type: ignore[method-assign,assignment]
-    backend.send_message = without_counts(backend.send_message)  # type: ignore[method-assign]
-    backend.send_message_batch = without_counts(backend.send_message_batch)  # type: ignore[method-assign]
 
 
 #: How long DynamoDB remembers a ClientRequestToken (seconds; TransactWriteItems API reference).
@@ -881,7 +824,6 @@ def speed_up() -> None:
     fast_top_level_updates()
     fast_dynamo_types()
     list_action_methods_once()
-    fast_fifo_sends()
     direct_in_process_calls()
 
 
