@@ -58,16 +58,70 @@ def test_a_mixed_batch_is_split_by_queue_each_in_its_given_order(sqs: FakeSqs) -
     mixed = [d for pair in zip(healthy, slow + [None] * 9, strict=True) for d in pair if d is not None]
     lanes.enqueue(mixed)
     config = settings()
-    assert [(url, len(entries)) for url, entries in sqs.calls] == [
-        (config.DELIVERY_QUEUE_URL, 10), (config.DELIVERY_QUEUE_URL, 2), (config.DELIVERY_SLOW_QUEUE_URL, 3)
-    ]
-    sent_healthy = [lanes.from_message(e["MessageBody"]).webhook_id for _, entries in sqs.calls[:2] for e in entries]
-    assert sent_healthy == [d.webhook_id for d in healthy]
+    # 12 healthy deliveries in 12 lanes: two sequences of 6 sent at once; then the slow queue's call.
+    assert sorted((url, len(entries)) for url, entries in sqs.calls[:2]) == [(config.DELIVERY_QUEUE_URL, 6)] * 2
+    assert [(url, len(entries)) for url, entries in sqs.calls[2:]] == [(config.DELIVERY_SLOW_QUEUE_URL, 3)]
+    position = {d.webhook_id: i for i, d in enumerate(healthy)}
+    for _, entries in sqs.calls[:2]:
+        sent = [position[lanes.from_message(e["MessageBody"]).webhook_id] for e in entries]
+        assert sent == sorted(sent)  # each call in the given order
+    assert sorted(position[lanes.from_message(e["MessageBody"]).webhook_id] for _, es in sqs.calls[:2] for e in es) == list(range(12))
     slow_entries = sqs.calls[2][1]
     assert [lanes.from_message(e["MessageBody"]).webhook_id for e in slow_entries] == [d.webhook_id for d in slow]
     assert all(e["MessageGroupId"].startswith("slow.") for e in slow_entries)
     # The deduplication ids are the deliveries' own, whichever queue they enter.
     assert [e["MessageDeduplicationId"] for e in slow_entries] == [lanes.deduplication_id(d) for d in slow]
+
+
+def _fan_out(owner: str, webhooks: int, rounds: int = 1) -> list[Delivery]:
+    """``rounds`` events of ``owner``, each to its ``webhooks`` webhooks (lane numbers 0..), breakers open."""
+    return [
+        Delivery(Event(f"evt_{r}", "message.new", "2026-11-22T00:00:00.000Z", {}, {}), f"whk_{n}", 1,
+                 owner_id=owner, lane=n, slow=True)
+        for r in range(rounds) for n in range(webhooks)
+    ]
+
+
+def test_a_40_webhook_fan_out_is_four_calls_of_one_slow_lane_each(sqs: FakeSqs) -> None:
+    deliveries = _fan_out("usr_many", 40)
+    plan = lanes.send_plan(deliveries, range(40))
+    assert sorted(len(sequence) for sequence in plan) == [10, 10, 10, 10]
+    assert all(len({lanes.group_id(deliveries[i]) for i in sequence}) == 1 for sequence in plan)
+    lanes.enqueue(deliveries)
+    assert sorted(len(entries) for _, entries in sqs.calls) == [10, 10, 10, 10]
+
+
+def test_up_to_10_deliveries_are_one_call() -> None:
+    deliveries = [_delivery(f"whk_{i}", f"usr_{i}") for i in range(10)]
+    assert lanes.send_plan(deliveries, range(10)) == [list(range(10))]
+
+
+def test_a_lanes_messages_stay_in_one_sequence_in_their_order_across_events(sqs: FakeSqs) -> None:
+    deliveries = _fan_out("usr_many", 40, rounds=3)  # 120: each slow lane's 30 messages, event by event
+    plan = lanes.send_plan(deliveries, range(len(deliveries)))
+    assert sorted(i for sequence in plan for i in sequence) == list(range(len(deliveries)))
+    assert all(sequence == sorted(sequence) for sequence in plan)
+    holder = {lanes.group_id(deliveries[i]): n for n, sequence in enumerate(plan) for i in sequence}
+    assert all(holder[lanes.group_id(deliveries[i])] == n for n, sequence in enumerate(plan) for i in sequence)
+    lanes.enqueue(deliveries)
+    sent: dict[str, list[str]] = {}
+    for _, entries in sqs.calls:
+        for entry in entries:
+            sent.setdefault(entry["MessageGroupId"], []).append(entry["MessageDeduplicationId"])
+    for group, ids in sent.items():
+        assert ids == [lanes.deduplication_id(d) for d in deliveries if lanes.group_id(d) == group]
+
+
+def test_a_refused_entry_stops_its_sequence_only(sqs: FakeSqs) -> None:
+    deliveries = _fan_out("usr_many", 40, rounds=2)
+    refused_group = lanes.group_id(deliveries[0])
+    sqs.refuse = frozenset({refused_group})
+    with pytest.raises(lanes.EnqueueFailed) as refused:
+        lanes.enqueue(deliveries)
+    in_group = [i for i, d in enumerate(deliveries) if lanes.group_id(d) == refused_group]
+    assert refused.value.failed == in_group  # the refused ones and the rest of their sequence
+    queued = {e["MessageDeduplicationId"] for _, entries in sqs.calls for e in entries if e["MessageGroupId"] != refused_group}
+    assert queued == {lanes.deduplication_id(d) for i, d in enumerate(deliveries) if i not in in_group}
 
 
 def test_a_refusal_reports_the_refused_entries_and_every_delivery_left_unsent(sqs: FakeSqs) -> None:

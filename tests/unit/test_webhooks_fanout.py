@@ -123,3 +123,51 @@ def test_an_addressed_event_goes_only_to_its_webhook_if_active_owned_and_subscri
     assert addressed("gone") == set()
     assert addressed("mine", kind="profile_request.received") == set()  # not subscribed ...
     assert addressed("mine", kind="profile_request.received", test=True) == {"mine"}  # ... but a test event is sent
+
+
+def test_a_batchs_owners_are_read_at_once_each_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    webhooks = {f"usr_{n}": [hook(f"whk_{n}", f"usr_{n}")] for n in range(12)}
+    reads: list[str] = []
+
+    def list_by_owner(owner_id: str) -> list[dict[str, Any]]:
+        reads.append(owner_id)
+        return webhooks.get(owner_id, [])
+
+    monkeypatch.setattr(fanout.repository, "list_by_owner", list_by_owner)
+    directory = fanout.WebhookDirectory()
+    directory.by_owners([*webhooks, "usr_0", "usr_none"])
+    assert sorted(reads) == sorted([*webhooks, "usr_none"])
+    assert ids(directory.by_owner("usr_3")) == {"whk_3"}
+    assert directory.by_owner("usr_none") == []
+    assert ids(directory.by_ids(["whk_5"])) == {"whk_5"}
+    assert len(reads) == 13  # answered from what was read
+
+
+def test_a_failed_owner_read_raises_and_is_read_again_later(monkeypatch: pytest.MonkeyPatch) -> None:
+    failing = {"usr_b"}
+    reads: list[str] = []
+
+    def list_by_owner(owner_id: str) -> list[dict[str, Any]]:
+        reads.append(owner_id)
+        if owner_id in failing:
+            raise RuntimeError("read failed")
+        return [hook(f"whk_{owner_id}", owner_id)]
+
+    monkeypatch.setattr(fanout.repository, "list_by_owner", list_by_owner)
+    directory = fanout.WebhookDirectory()
+    with pytest.raises(RuntimeError):
+        directory.by_owners(["usr_a", "usr_b", "usr_c"])
+    failing.clear()
+    assert ids(directory.by_owner("usr_b")) == {"whk_usr_b"}
+    assert ids(directory.by_owner("usr_a")) == {"whk_usr_a"}
+    assert sorted(reads) == ["usr_a", "usr_b", "usr_b", "usr_c"]
+
+
+def test_the_owner_read_names_the_events_that_list_an_owners_webhooks() -> None:
+    assert fanout.owner_read(event("message.new", recipientId="usr_b", senderId="usr_a")) == "usr_b"
+    assert fanout.owner_read(event("message.new", recipientId="usr_a", senderId="usr_a")) is None
+    assert fanout.owner_read(event("match_request.received", recipientId="usr_b", webhookIds=["whk_1"])) is None
+    assert fanout.owner_read(event("listing.submitted", recipientId="usr_b")) is None
+    assert fanout.owner_read(event("message.new")) is None
+    addressed = Event("evt_1", "message.new", EVENT_AT, {}, {"recipientId": "usr_b"}, target_webhook_id="whk_1")
+    assert fanout.owner_read(addressed) is None

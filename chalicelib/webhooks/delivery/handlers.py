@@ -75,8 +75,14 @@ def _failures(identifiers: list[str]) -> dict[str, Any]:
 def handle_outbox_batch(event: dict[str, Any], context: Any = None) -> dict[str, Any]:
     """Put every webhook event of a stream batch into the lanes of its webhooks.
 
-    The deliveries are queued with the batch's owners taking turns
-    (:func:`chalicelib.webhooks.delivery.lanes.owners_in_turn`), each owner's in record order.
+    The batch's webhooks are read first, all at once (one BatchGetItem for the webhooks events
+    name, one Query per recipient, several in flight:
+    :meth:`chalicelib.webhooks.delivery.recipients.WebhookDirectory.by_owners`); the deliveries
+    are then queued with the batch's owners taking turns
+    (:func:`chalicelib.webhooks.delivery.lanes.owners_in_turn`), each owner's in record order, a
+    queue's calls sent side by side (:func:`chalicelib.webhooks.delivery.lanes.send_plan`). So a
+    batch takes about its longest chain of calls, not their sum, and the next batch, which waits
+    for it, is not held up by a large fan-out's calls one after another.
 
     Parameters
     ----------
@@ -97,10 +103,12 @@ def handle_outbox_batch(event: dict[str, Any], context: Any = None) -> dict[str,
     directory = recipients.WebhookDirectory()
     bound = [i for _, e in found if e.type.startswith("match_request.") for i in e.routing.get("webhookIds") or []]
     bound += [e.target_webhook_id for _, e in found if e.target_webhook_id]
+    owners = [o for _, e in found if (o := recipients.owner_read(e)) is not None]
     try:
         directory.by_ids(bound)  # one BatchGetItem for the whole batch
+        directory.by_owners(owners)  # the recipients' Queries at once, not one round trip after another
     except Exception:  # each event reads again below and fails on its own
-        logger.exception("prefetching bound webhooks failed")
+        logger.exception("prefetching webhooks failed")
     queued: list[Delivery] = []
     sources: list[str] = []  # the sequence number of each queued delivery's record
     first_failed: str | None = None

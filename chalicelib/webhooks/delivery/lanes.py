@@ -23,6 +23,10 @@ concurrency):
   embedded moto of local runs), so a failing owner's backlog, retries included, waits where it
   only delays the other open-breaker webhooks.
 
+:func:`enqueue` sends a queue's deliveries as up to :data:`PARALLEL_SENDS` sequences at once
+(:func:`send_plan`), each holding whole message groups, so a 40-way fan-out over 4 slow lanes is 4
+calls side by side and every group keeps its order.
+
 Which queue a delivery enters is decided when it is queued, from the breaker as the queuing code
 read it (``Delivery.slow``): the outbox router and the Redeliver and Recover actions read the
 webhook, a retry takes the breaker state of the failure that scheduled it. An attempt found in a
@@ -44,10 +48,14 @@ between the kinds of lane, so that each attempt and move enters once.
 
 from __future__ import annotations
 
+import contextvars
+import functools
 import hashlib
 import json
+import math
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -58,6 +66,15 @@ from chalicelib.webhooks.delivery.envelope import Delivery, Event
 
 #: SendMessageBatch takes at most 10 entries (SQS API reference).
 MAX_BATCH = 10
+#: SendMessageBatch calls of one queue in flight at once (:func:`send_plan`): an event fanned out to
+#: 40 webhooks is 4 calls, sent together rather than each waiting for the one before.
+PARALLEL_SENDS = 4
+
+
+@functools.cache
+def _senders() -> ThreadPoolExecutor:
+    """The threads of :func:`enqueue`'s concurrent sends, started once per process."""
+    return ThreadPoolExecutor(max_workers=PARALLEL_SENDS, thread_name_prefix="lane-send")
 
 
 class EnqueueFailed(Exception):
@@ -262,21 +279,74 @@ def queue_url(delivery: Delivery) -> str:
     return config.DELIVERY_SLOW_QUEUE_URL if delivery.slow else config.DELIVERY_QUEUE_URL
 
 
+def send_plan(deliveries: Sequence[Delivery], indexes: Sequence[int]) -> list[list[int]]:
+    """Split one queue's deliveries (``indexes`` into ``deliveries``, in their order) into at most
+    :data:`PARALLEL_SENDS` sequences that may be sent at the same time.
+
+    Every message group (:func:`group_id`) lies wholly in one sequence, and each sequence keeps the
+    given order, so sending the sequences concurrently (each in batches of :data:`MAX_BATCH`, one
+    after another) keeps every group's order: SQS FIFO orders messages within a group only. There
+    are as many sequences as batches of 10 would be needed (one for up to 10 deliveries), within
+    the bound; each group goes to the sequence holding the fewest deliveries so far (groups in
+    order of first appearance), so an event fanned out over 4 lanes is 4 calls of 10 at once.
+
+    Returns
+    -------
+    list[list[int]]
+        Non-empty sequences of indexes; together exactly ``indexes``.
+    """
+    groups: dict[str, list[int]] = {}
+    for index in indexes:
+        groups.setdefault(group_id(deliveries[index]), []).append(index)
+    count = max(1, min(PARALLEL_SENDS, math.ceil(len(indexes) / MAX_BATCH), len(groups)))
+    plan: list[list[int]] = [[] for _ in range(count)]
+    for members in groups.values():
+        min(plan, key=len).extend(members)
+    for sequence in plan:
+        sequence.sort()  # back to the given order (a group's members already are)
+    return [sequence for sequence in plan if sequence]
+
+
+def _send_sequence(sqs: Any, url: str, deliveries: Sequence[Delivery], sequence: list[int]) -> list[int]:
+    """Send ``sequence`` (indexes into ``deliveries``) to ``url`` in batches of 10, in order; after a
+    refused entry nothing more of it is sent. Returns the indexes refused or left unsent."""
+    failed: list[int] = []
+    for start in range(0, len(sequence), MAX_BATCH):
+        if failed:
+            return failed + sequence[start:]
+        chunk = sequence[start : start + MAX_BATCH]
+        entries = [
+            {
+                "Id": str(index),
+                "MessageBody": to_message(deliveries[index]),
+                "MessageGroupId": group_id(deliveries[index]),
+                "MessageDeduplicationId": deduplication_id(deliveries[index]),
+            }
+            for index in chunk
+        ]
+        failed += [int(f["Id"]) for f in sqs.send_message_batch(QueueUrl=url, Entries=entries).get("Failed", [])]
+    return failed
+
+
 def enqueue(deliveries: Sequence[Delivery]) -> None:
     """Put ``deliveries`` into their lanes (:func:`group_id`) on their queues (:func:`queue_url`).
 
-    Each queue's deliveries are sent in the given order, in batches of 10 (SQS FIFO orders
-    messages within a message group only, and a group lives on one queue); the healthy lanes'
-    deliveries are sent before the slow lanes'.
+    The healthy lanes' deliveries are sent before the slow lanes'. A queue's deliveries are sent
+    as :func:`send_plan` splits them: its sequences at the same time (at most
+    :data:`PARALLEL_SENDS` calls in flight), each in the given order in batches of 10, so every
+    message group's messages are sent in the given order (SQS FIFO orders within a group only).
 
     Raises
     ------
     EnqueueFailed
         Some deliveries were not queued: ``failed`` holds the indexes (in ``deliveries``) of the
-        entries SQS refused and of every delivery left unsent after the first refusal (nothing
-        more is sent then); every other delivery was queued.
+        entries SQS refused and, of the sequence each was in, every delivery after it (a sequence
+        sends nothing more after a refusal, so no message overtakes a refused one of its group),
+        and every delivery of a queue not reached (none is sent after a queue had a refusal);
+        every other delivery was queued.
     botocore.exceptions.ClientError, chalicelib.kernel.errors.DependencyUnavailable
-        SQS refusing the call, or unreachable.
+        SQS refusing a call, or unreachable (raised once every sequence of the queue has ended;
+        what they sent stays queued).
     """
     sqs = storage.client("sqs")
     by_queue: dict[str, list[int]] = {}
@@ -285,22 +355,19 @@ def enqueue(deliveries: Sequence[Delivery]) -> None:
     healthy = settings().DELIVERY_QUEUE_URL
     failed: list[int] = []
     for url in sorted(by_queue, key=lambda u: u != healthy):
-        indexes = by_queue[url]
-        for start in range(0, len(indexes), MAX_BATCH):
-            if failed:  # after a refusal nothing more is sent: the caller reports the rest
-                failed += indexes[start:]
-                break
-            chunk = indexes[start : start + MAX_BATCH]
-            entries = [
-                {
-                    "Id": str(index),
-                    "MessageBody": to_message(deliveries[index]),
-                    "MessageGroupId": group_id(deliveries[index]),
-                    "MessageDeduplicationId": deduplication_id(deliveries[index]),
-                }
-                for index in chunk
-            ]
-            refused = [int(f["Id"]) for f in sqs.send_message_batch(QueueUrl=url, Entries=entries).get("Failed", [])]
-            failed += refused
+        if failed:  # after a refusal nothing more is sent: the caller reports the rest
+            failed += by_queue[url]
+            continue
+        plan = send_plan(deliveries, by_queue[url])
+        if len(plan) == 1:
+            failed += _send_sequence(sqs, url, deliveries, plan[0])
+            continue
+        # Each send runs in a copy of the caller's context (the correlation id of its log lines).
+        futures = [_senders().submit(contextvars.copy_context().run, _send_sequence, sqs, url, deliveries, s) for s in plan]
+        errors = [error for future in futures if (error := future.exception()) is not None]
+        if errors:
+            raise errors[0]
+        for future in futures:
+            failed += future.result()
     if failed:
         raise EnqueueFailed(sorted(set(failed)))

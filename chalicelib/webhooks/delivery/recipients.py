@@ -21,13 +21,28 @@ event without a recipient goes nowhere.
 
 from __future__ import annotations
 
+import contextvars
+import functools
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 
 from chalicelib.persistence.outbox import MESSAGE_NEW, WEBHOOK_DISABLED, WEBHOOK_ENABLED
 from chalicelib.webhooks import repository
 from chalicelib.webhooks.catalogue import DEFAULT_EVENTS, SUPPORTED_EVENTS
 from chalicelib.webhooks.delivery.envelope import Event
 from chalicelib.webhooks.records import WebhookRecord
+
+#: Owners' webhook lists a batch reads at once (:meth:`WebhookDirectory.by_owners`): a stream batch of
+#: the router names up to its batch size (100) of recipients, each one Query; read one after another
+#: they made every event of the batch wait for the sum of their round trips.
+OWNER_READS_PARALLEL = 8
+
+
+@functools.cache
+def _readers() -> ThreadPoolExecutor:
+    """The threads of :meth:`WebhookDirectory.by_owners`, started once per process (a Lambda's warm
+    invocations reuse them)."""
+    return ThreadPoolExecutor(max_workers=OWNER_READS_PARALLEL, thread_name_prefix="webhook-owners")
 
 
 class WebhookDirectory:
@@ -48,14 +63,54 @@ class WebhookDirectory:
                 self._by_id[webhook_id] = found.get(webhook_id)
         return [item for i in wanted if (item := self._by_id[i]) is not None]
 
+    def by_owners(self, owner_ids: Iterable[str]) -> None:
+        """Read the webhooks of every unread owner among ``owner_ids`` at once (one Query on
+        ``byOwner`` each, up to :data:`OWNER_READS_PARALLEL` in flight): the batch's later
+        :meth:`by_owner` calls answer from what was read. A failed read raises here; an owner whose
+        read failed is read again by :meth:`by_owner`.
+
+        Raises
+        ------
+        botocore.exceptions.ClientError, chalicelib.kernel.errors.DependencyUnavailable
+            A Query failed (the first failure; every read is awaited first).
+        """
+        wanted = [o for o in dict.fromkeys(str(i) for i in owner_ids) if o not in self._by_owner]
+        if len(wanted) <= 1:
+            for owner_id in wanted:
+                self.by_owner(owner_id)
+            return
+        # Each read runs in a copy of the caller's context (the correlation id of its log lines).
+        calls = [(contextvars.copy_context(), o) for o in wanted]
+        futures = [_readers().submit(context.run, repository.list_by_owner, o) for context, o in calls]
+        results = [(o, f.exception() or f.result()) for o, f in zip(wanted, futures, strict=True)]
+        for owner_id, found in results:
+            if not isinstance(found, BaseException):
+                self._remember(owner_id, found)
+        failure = next((found for _, found in results if isinstance(found, BaseException)), None)
+        if failure is not None:
+            raise failure
+
+    def _remember(self, owner_id: str, items: list[WebhookRecord]) -> None:
+        for item in items:
+            self._by_id.setdefault(item["webhookId"], item)
+        self._by_owner[owner_id] = [item["webhookId"] for item in items]
+
     def by_owner(self, owner_id: str) -> list[WebhookRecord]:
         """Every webhook of ``owner_id`` (one Query on ``byOwner``)."""
         if owner_id not in self._by_owner:
-            items = repository.list_by_owner(owner_id)
-            for item in items:
-                self._by_id.setdefault(item["webhookId"], item)
-            self._by_owner[owner_id] = [item["webhookId"] for item in items]
+            self._remember(owner_id, repository.list_by_owner(owner_id))
         return self.by_ids(self._by_owner[owner_id])
+
+
+def owner_read(event: Event) -> str | None:
+    """The owner whose webhooks :func:`recipients` lists for ``event`` (one Query), or ``None`` when it
+    reads none (an addressed event, ``match_request.*``: by id; no recipient; a message to oneself)."""
+    recipient = event.routing.get("recipientId")
+    if event.type not in SUPPORTED_EVENTS or event.target_webhook_id is not None or not recipient:
+        return None
+    if event.type.startswith("match_request.") or (event.type == MESSAGE_NEW and recipient == event.routing.get("senderId")):
+        return None
+    return str(recipient)
 
 
 def subscribed(webhook: WebhookRecord, event_type: str) -> bool:
