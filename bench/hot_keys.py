@@ -1,6 +1,6 @@
 """Hot partition keys (issue 24): a scaled-down day of the mixed workload, projected to the target traffic.
 
-Starts the embedded AWS (``local_stack.moto_server``), a **recording proxy** in front of it and
+Starts the embedded AWS (moto's server, ``local_stack.__main__.start_moto``), a **recording proxy** in front of it and
 the local stack (``python -m local_stack``) pointed at the proxy (``AWS_ENDPOINT_URL``), then
 drives the public API over HTTP in three measured phases, one per kind of traffic:
 
@@ -685,7 +685,7 @@ def table(title: str, rows: list[Projection], top: int = 10) -> str:
 
 def start(recorder_holder: list[Recorder]) -> Iterator[tuple[str, str, Recorder]]:
     """Start moto, the proxy and the local stack; yields (API URL, admin key, recorder); stops them."""
-    from local_stack.__main__ import start_moto
+    from local_stack.__main__ import start_moto, stop_moto
 
     template = json.loads((ROOT / "infra" / "resources.json").read_text())
     moto_port = free_port()
@@ -723,8 +723,7 @@ def start(recorder_holder: list[Recorder]) -> Iterator[tuple[str, str, Recorder]
         except subprocess.TimeoutExpired:
             stack.kill()
         proxy.shutdown()
-        moto.terminate()
-        moto.wait(timeout=10)
+        stop_moto(moto)
 
 
 def main() -> int:

@@ -22,10 +22,8 @@ waste at the largest size at most 1.5 x that at the smallest, plus 2).
 Seeding: all but the last :data:`SERVICE_SAVED` searches of a size are bulk-loaded with
 BatchWriteItem in exactly the posting layout the service writes (same keys, entries and
 shards); the last ones are saved through ``service.create_saved_search`` itself. moto
-snapshots every table a TransactWriteItems touches (a deep copy, O(table)); the benchmark's moto
-runs as the local stack's (``local_stack.moto_server.behave_as_aws`` and ``speed_up``: an undo
-log instead of the snapshot, moto's CPU patches that keep its answers), and it fails if any
-transaction is cancelled, since none should be.
+snapshots every table a TransactWriteItems touches (a deep copy, O(table)); the benchmark runs
+moto as it ships, and it fails if any transaction is cancelled, since none should be.
 
 Besides the items, each row shows the posting entries tested in memory (the prefilter runs the
 search's filter function on the query embedded in the entry: CPU, no reads).
@@ -57,7 +55,6 @@ os.environ.pop("AWS_ENDPOINT_URL", None)
 from moto import mock_aws  # noqa: E402
 
 from local_stack.cities import CITIES  # noqa: E402
-from local_stack.moto_server import behave_as_aws, speed_up  # noqa: E402
 
 # EMF metric lines (chalicelib.metrics) would drown the table: the stacks and workers started here inherit this.
 os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
@@ -287,8 +284,6 @@ def run_size(size: int, listing_count: int, seed: int) -> tuple[list[Row], dict[
     from local_stack.resources import create_resources
 
     timings: dict[str, float] = {}
-    behave_as_aws()
-    speed_up()
     with mock_aws():
         os.environ.update(create_resources())
         settings.cache_clear()

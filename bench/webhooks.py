@@ -1,6 +1,6 @@
 """Webhook delivery benchmark: isolation between tenants and crash recovery (issues 10 and 21).
 
-The real pipeline of the local stack: a moto server child process (``local_stack.moto_server``)
+The real pipeline of the local stack: a moto server child process (moto's own, ``local_stack.__main__.start_moto``)
 with the template's tables and queues, the event runner (``local_stack.runner``) and the app's
 handlers (outbox stream -> delivery lanes -> attempts -> retry queue -> lanes). The delivery
 lanes are worked by a *lane worker process* of their own (an ``EventRunner`` with only the FIFO
@@ -196,7 +196,7 @@ def start_receivers(behaviours: list[str]) -> Receivers:
 
 def _start_stack(stack: ExitStack, timeout: float, delays: str) -> Any:
     """moto server + resources + the event runner (started); returns the runner."""
-    from local_stack.__main__ import stage_environment, start_moto
+    from local_stack.__main__ import stage_environment, start_moto, stop_moto
     from tests.e2e.conftest import free_port
 
     os.environ.update(stage_environment("local"))
@@ -207,8 +207,7 @@ def _start_stack(stack: ExitStack, timeout: float, delays: str) -> Any:
     })
     port = free_port()
     moto = start_moto("127.0.0.1", port)
-    stack.callback(moto.wait, 10)
-    stack.callback(moto.terminate)
+    stack.callback(stop_moto, moto)
     os.environ["AWS_ENDPOINT_URL"] = f"http://127.0.0.1:{port}"
 
     from chalicelib import storage

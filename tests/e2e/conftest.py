@@ -74,7 +74,7 @@ TLS = ssl.create_default_context()
 
 
 #: The stack's DynamoDB/SQS client timeouts in end-to-end runs (production: 2 s connect, 3 s read,
-#: ``chalicelib.storage``). The embedded moto answers one request at a time; on a shared 2-core
+#: ``chalicelib.storage``). The stack's AWS calls run one at a time (local_stack.one_call_at_a_time); on a shared 2-core
 #: machine under load an answer can take longer than 3 s, and a timed-out conditional write that
 #: moto did apply is retried and refused (a false 409) or ends as a 503. The production timeouts
 #: are tested against a stalled endpoint in tests/integration/test_dependency_timeouts.py.
@@ -103,7 +103,9 @@ def start_stack(extra_env: dict[str, str] | None = None, timeout_seconds: float 
                                    start_new_session=new_session)
     base_url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + timeout_seconds
-    with httpx.Client(timeout=1, verify=TLS) as poller:  # one client: a new one per poll costs its TLS setup
+    # One client: a new one per poll costs its TLS setup. GET /v1/health probes every table and queue
+    # of the stack's moto: under load an answer takes seconds, and a 1 s poll never saw one.
+    with httpx.Client(timeout=15, verify=TLS) as poller:
         while True:
             if process.poll() is not None:
                 raise RuntimeError(f"local stack exited early:\n{log_path.read_text()[-4000:]}")

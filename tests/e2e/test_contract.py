@@ -12,8 +12,7 @@ networking), so fuzzed webhook URLs never reach beyond the machine.
 
 ``SCHEMATHESIS_SEED`` overrides the fixed seed, ``SCHEMATHESIS_MAX_EXAMPLES`` the cases per
 operation and phase: 5 in ``make test`` (3,863 cases, the coverage phase's boundary cases whole),
-15 in ``make contract`` (4,434 cases, three times the random fuzzing, about 40 % more CPU;
-docs/testing.md, "The contract run's depth").
+15 in ``make contract`` (4,434 cases, three times the random fuzzing, about 40 % more CPU).
 """
 
 from __future__ import annotations
