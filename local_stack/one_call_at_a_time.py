@@ -4,9 +4,11 @@ moto's DynamoDB backend is not safe for concurrent requests: ``TransactWriteItem
 every table it names before writing and, when the transaction is cancelled, puts the copies back
 in place of the tables (``moto.dynamodb.models.DynamoDBBackend.transact_write_items`` in 5.1 and
 5.2), so a write another thread made meanwhile is lost, and a copy taken while another thread
-writes can fail with "dictionary changed size during iteration". Real DynamoDB serializes
-conflicting transactions. The product code still runs concurrently (threads of the API, the
-event runner's pollers, tests' concurrent requests); only its calls to AWS wait for one another.
+writes can fail with "dictionary changed size during iteration". The copy-and-restore came with
+moto's ``TransactWriteItems`` itself (getmoto/moto#2879) and is unchanged since; no upstream issue
+about concurrent requests was found. Real DynamoDB serializes conflicting transactions. The
+product code still runs concurrently (threads of the API, the event runner's pollers, tests'
+concurrent requests); only its calls to AWS wait for one another.
 
 This is done on the client side, through botocore's documented event system: a lock taken on
 ``before-call`` (after the parameters are validated) and released on ``after-call`` or
