@@ -24,13 +24,10 @@ from typing import Any, Unpack
 
 import boto3
 import botocore.session
-import orjson
 from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
 from botocore.config import Config
 from botocore.exceptions import ClientError, ConnectionClosedError, ReadTimeoutError
 from botocore.exceptions import ConnectionError as BotoConnectionError
-from botocore.model import Shape
-from botocore.parsers import JSONParser, ResponseParser, ResponseParserFactory
 
 from chalicelib.kernel import errors
 from chalicelib.kernel.config import settings
@@ -197,73 +194,15 @@ def probe_queue(queue_url: str) -> None:
     probe_client("sqs").get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])
 
 
-#: DynamoDB's data-plane outputs (botocore's shape names). Their JSON holds attribute values
-#: (DynamoDB JSON), counts, keys and consumed capacity only: botocore's modeled parse of them
-#: returns the document as ``json.loads`` does, except that it decodes binary values (``B``,
-#: ``BS``) from base64, and it walks every attribute value through the ten members of the
-#: ``AttributeValue`` shape to get there.
-WIRE_OUTPUTS = frozenset({
-    "GetItemOutput", "BatchGetItemOutput", "QueryOutput", "ScanOutput", "PutItemOutput", "UpdateItemOutput",
-    "DeleteItemOutput", "BatchWriteItemOutput", "TransactGetItemsOutput", "TransactWriteItemsOutput",
-})
-
-
-class WireJSONParser(JSONParser):
-    """botocore's parser of the "json" protocol that returns DynamoDB's data-plane answers
-    (:data:`WIRE_OUTPUTS`) as DynamoDB sent them: attribute values stay DynamoDB JSON (binary
-    values as their base64 text), which :func:`from_item` converts in one pass anyway.
-
-    botocore's modeled parse of a DynamoDB answer visits every attribute value as a structure
-    of ten members, the largest CPU cost of a read in the API process (the known cost and this
-    remedy: boto/boto3#2928 and boto/botocore#3238).
-    Every other output, and every error (``ConditionalCheckFailedException``'s ``Item``,
-    ``TransactionCanceledException``'s reasons), is parsed as botocore models it.
-    """
-
-    # botocore's hook for a JSON body (JSONParser._do_parse calls it for outputs and modeled errors),
-    # absent from its type stubs.
-    def __init__(self, outputs: frozenset[str] = WIRE_OUTPUTS) -> None:
-        super().__init__()
-        self.outputs = outputs
-
-    def _handle_json_body(self, raw_body: bytes, shape: Shape | None) -> Any:
-        if shape is not None and shape.name in self.outputs:
-            # orjson: the same values as json.loads for DynamoDB's JSON (numbers travel as strings),
-            # decoded in a third of the time: the largest single cost of a search page's SDK calls.
-            return orjson.loads(raw_body) if raw_body else {}
-        return super()._handle_json_body(raw_body, shape)  # type: ignore[misc]
-
-
-class WireParserFactory(ResponseParserFactory):
-    """The session's ``response_parser_factory`` component (botocore ``Session.get_component``):
-    :class:`WireJSONParser` of ``outputs`` for the "json" protocol, botocore's own parser for any
-    other (no parser defaults are set in this process: ``set_parser_defaults`` is never called)."""
-
-    def __init__(self, outputs: frozenset[str] = WIRE_OUTPUTS) -> None:
-        super().__init__()
-        self.outputs = outputs
-
-    def create_parser(self, protocol_name: str) -> ResponseParser:
-        """A parser of ``protocol_name`` ("json": :class:`WireJSONParser`)."""
-        if protocol_name == "json":
-            return WireJSONParser(self.outputs)
-        parser: ResponseParser = super().create_parser(protocol_name)
-        return parser
-
-
 @cache
 def session() -> boto3.session.Session:
     """The process's one boto3 session, behind every client of :func:`client` and :func:`probe_client`.
 
     One session per process: its loader caches the service models, so creating a client again
     (tests reset clients per test) skips re-reading botocore's JSON. Credentials, region and
-    ``AWS_ENDPOINT_URL`` are still resolved from the environment per client. DynamoDB's
-    data-plane answers are parsed by :class:`WireParserFactory`. The local stack registers its
-    own handlers on it (``local_stack.signing``).
+    ``AWS_ENDPOINT_URL`` are still resolved from the environment per client.
     """
-    core = botocore.session.get_session()
-    core.register_component("response_parser_factory", WireParserFactory())
-    return boto3.session.Session(botocore_session=core)
+    return boto3.session.Session(botocore_session=botocore.session.get_session())
 
 
 def dynamodb() -> Any:
@@ -352,8 +291,8 @@ def _from_value(value: Mapping[str, Any]) -> Any:
     a search page converts hundreds of items, and boto3's deserializer, which dispatches every
     value through ``getattr`` and builds a ``Decimal`` per number, is the largest CPU cost of a
     page outside DynamoDB (docs/search.md, "Cheap pages"). A binary value arrives as
-    its base64 text (the wire format: :class:`WireJSONParser`, a stream record's JSON) or as
-    bytes (botocore's modeled parse of an error's item) and becomes :class:`Binary` either way;
+    its base64 text (a stream record's JSON in a Lambda event) or as
+    bytes (botocore's modeled parse of an answer) and becomes :class:`Binary` either way;
     anything unexpected goes through boto3's deserializer.
     """
     text = value.get("S")
