@@ -18,15 +18,16 @@ It polls every DynamoDB stream and SQS queue the Chalice app subscribes to
   workers, as its own function), as Lambda scales a FIFO event source mapping with the
   number of active message groups; SQS (here moto) gives no thread a message of a group another
   thread holds in flight, so lanes run concurrently and each lane one message at a time, in
-  order.
+  order. moto's gaps are worked around in :mod:`local_stack.moto_server` (deduplication of
+  deleted messages), the local stack's embedded AWS.
 
 Streams carry only what this process writes (the API's writes, and the handlers'). The local
 stack calls :meth:`EventRunner.notify` after every API request, and the runner after every batch
 it handled, so a stream is read soon after a write (each stream thread still polls at most every
 :data:`POLL_INTERVAL_SECONDS`, however often it is notified), and an idle stream is polled only
-every ``idle_poll_seconds`` (2 s in the local stack): the process's AWS calls run one at a time
-(:mod:`local_stack.one_call_at_a_time`), and idle polling of the streams (two requests per poll)
-was most of an idle stack's CPU. Queues are woken the same way (their messages come from this process's handlers
+every ``idle_poll_seconds`` (2 s in the local stack): moto serves one request at a time, and idle
+polling of the streams (two requests per poll) was most of an idle stack's CPU (measured in
+docs/testing.md). Queues are woken the same way (their messages come from this process's handlers
 and API requests) and otherwise polled every :data:`QUEUE_IDLE_SECONDS`, since their messages also
 become visible by time alone (delays, visibility timeouts); a busy queue is still polled at most
 every :data:`POLL_INTERVAL_SECONDS` (the lanes' spare workers together). A runner that nobody
