@@ -125,10 +125,7 @@ def test_every_shape_keeps_its_round_trips_and_reads_flat_items(aws: dict[str, s
     reset(aws_resources)
     measured: dict[str, list[tuple[int, int, int]]] = {shape: [] for shape in SHAPES}
     rng = random.Random(38)
-    # 100 listings, then 250: moto as it ships deep-copies every table a transaction names, once per
-    # item, and keeps every copy until a reset (docs/testing.md, "moto as it ships"); at 150 then
-    # 450 the search index's copies crashed the worker.
-    for count in (100, 150):
+    for count in (150, 300):  # 150 listings, then 450
         _load(count, rng)
         for shape, (query, _) in SHAPES.items():
             measured[shape].append(_measure(query))
