@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 MOTO_PORT ?= 5000
 
-.PHONY: browser run demo test unit integration e2e lint lint-openapi bench install clean package contract
+.PHONY: browser run demo test unit integration e2e lint lint-openapi bench install clean package contract compat
 STAGE ?= prod
 
 # Two install levels: `make run` needs only the runtime and the local stack (requirements-local.txt);
@@ -56,8 +56,8 @@ export CHROMIUM_PATH := $(CHROMIUM)
 browser: ## Install Debian's chromium for the browser tests unless it is there (apt-get, sudo when not root)
 	@CHROMIUM=$(CHROMIUM) sh scripts/install-chromium.sh
 
-test: $(VENV)/.installed browser ## Installs what it needs (Python packages, chromium), then every test: unit, integration and end-to-end side by side
-	@$(MAKE) --no-print-directory -j3 --output-sync=target unit integration e2e
+test: $(VENV)/.installed browser ## Installs what it needs (Python packages, chromium), then every test: unit, integration and end-to-end side by side, with progress and one summary
+	@$(PY) scripts/test_tiers.py unit integration e2e
 
 unit: $(VENV)/.installed ## Pure logic, no moto (seconds)
 	$(PY) -m pytest -q tests/unit
@@ -68,10 +68,34 @@ integration: $(VENV)/.installed ## In-process moto: tables created once per sess
 e2e: $(VENV)/.installed browser ## The real local stack driven over HTTP (E2E_WORKERS, default 2: files over two workers)
 	$(PY) -m pytest -q -n $(E2E_WORKERS) --dist loadfile tests/e2e
 
-lint: $(VENV)/.installed ## ruff, mypy (strict for chalicelib/ and the rule tests' fakes), the import contracts and dead code (pyproject.toml)
+# The previous minor release of moto (its latest patch): `make compat` runs the unit and
+# integration tiers on it, in a virtualenv of its own under build/ (git-ignored), so a moto upgrade
+# stays a version bump and a downgrade is known to work. Tests of the local stack's embedded AWS
+# (marker embedded_aws: it replaces parts of the installed moto's internals) are deselected there
+# (docs/testing.md, "moto as it ships").
+COMPAT_MOTO ?= 5.1.22
+COMPAT_VENV := build/compat-venv
+COMPAT_PY := $(COMPAT_VENV)/bin/python
+
+$(COMPAT_VENV)/.installed-$(COMPAT_MOTO): requirements.txt requirements-local.txt requirements-dev.txt
+	@PYTHON=$$(sh scripts/find-python.sh) || exit 1; \
+	  test -x $(COMPAT_PY) || $$PYTHON -m venv $(COMPAT_VENV)
+	$(COMPAT_PY) -m pip install --quiet --upgrade "pip<26.3"
+	$(COMPAT_PY) -m pip install --quiet -r requirements-dev.txt
+	$(COMPAT_PY) -m pip install --quiet "moto[dynamodb,sqs,dynamodbstreams]==$(COMPAT_MOTO)"
+	rm -f $(COMPAT_VENV)/.installed-*
+	@touch $@
+
+compat: $(COMPAT_VENV)/.installed-$(COMPAT_MOTO) ## The unit and integration tiers on the previous minor release of moto (COMPAT_MOTO, in build/compat-venv)
+	@$(COMPAT_PY) -c "import importlib.metadata as m; v = m.version('moto'); print('moto', v); assert v == '$(COMPAT_MOTO)', v"
+	$(COMPAT_PY) -m pytest -q -m "not embedded_aws" tests/unit
+	$(COMPAT_PY) -m pytest -q -m "not embedded_aws" -n $(INTEGRATION_WORKERS) --dist loadfile tests/integration
+
+lint: $(VENV)/.installed ## ruff, mypy (strict for chalicelib/ and the rule tests' fakes), the import contracts, moto/botocore through their public API only, and dead code (pyproject.toml)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports --no-logo
+	$(PY) scripts/check_public_imports.py
 	$(VENV)/bin/vulture  # every function, class, method and attribute has a user (vulture_whitelist.py: framework entry points)
 
 package: $(VENV)/.installed ## SAM template + bundle of STAGE (default prod) in out/, checked by cfn-lint and tests/package
@@ -114,4 +138,4 @@ bench: $(VENV)/.installed ## Benchmarks with their budgets checked
 	$(PY) bench/records.py --check
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache out
+	rm -rf $(VENV) $(COMPAT_VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache out

@@ -1,15 +1,19 @@
 """``python -m local_stack``: the whole service on 127.0.0.1 (DESIGN "Local run contract").
 
-1. the embedded AWS: ``python -m moto.server`` on ``MOTO_PORT`` (default 5000) as a child
-   process, unless ``AWS_ENDPOINT_URL`` already names an endpoint;
+1. the embedded AWS: ``python -m local_stack.moto_server`` on ``MOTO_PORT`` (default 5000) as a
+   child process, unless ``AWS_ENDPOINT_URL`` already names an endpoint (a surviving embedded AWS
+   of an earlier run, for example);
 2. every table, stream and queue of ``infra/resources.json`` created there;
 3. the ``local`` stage's environment from ``.chalice/config.json`` (variables already set win);
 4. the admin key from ``ADMIN_API_KEY`` registered (or a new one generated and printed);
-5. the event runner (streams and queues -> the app's event handlers) on a thread;
+5. the event runner (streams and queues -> the app's event handlers) on threads; it saves its
+   stream checkpoints in the stack's folder (``.local/<PORT>/``), and resumes from them when
+   ``AWS_ENDPOINT_URL`` names the embedded AWS of an earlier run;
 6. the API on ``PORT`` (default 8000); ``GET /v1/health`` answers 200 once all of it is up;
 7. with ``--demo``, demo users and listings created through the public API.
 
-Ctrl-C or SIGTERM stops the server, the runner and the moto child process.
+Ctrl-C or SIGTERM stops the server, the runner and the moto child process. A ``PORT`` or
+``MOTO_PORT`` that is already in use stops the start with one line naming it.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import json
 import logging
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -35,6 +40,10 @@ log = logging.getLogger("local_stack")
 #: part that never comes up into a clear error: the wait itself ends as soon as the part answers
 #: (or its process exits). Tests that start several stacks at once on a loaded machine raise it.
 START_SECONDS = 30.0
+
+
+#: How long one start-up poll waits for its answer (seconds).
+POLL_TIMEOUT_SECONDS = 15.0
 
 
 #: How often an idle stream is polled when nothing notified the event runner (seconds): a safety net,
@@ -70,7 +79,9 @@ def _wait_for(url: str, timeout_seconds: float, what: str, process: subprocess.P
     deadline = time.monotonic() + timeout_seconds
     while True:
         try:
-            with urllib.request.urlopen(url, timeout=1):
+            # A readiness answer probes every table and queue (GET /v1/health): on a loaded machine it
+            # can take seconds, and a poll that gives up after one second never sees it.
+            with urllib.request.urlopen(url, timeout=POLL_TIMEOUT_SECONDS):
                 return
         except OSError:  # URLError, connection refused, timeouts
             if process is not None and process.poll() is not None:
@@ -80,6 +91,34 @@ def _wait_for(url: str, timeout_seconds: float, what: str, process: subprocess.P
                     f"{what} did not start at {url} within {timeout_seconds:.0f} s (LOCAL_STACK_START_SECONDS)"
                 ) from None
             time.sleep(0.1)
+
+
+def port_in_use(host: str, port: int) -> bool:
+    """Whether something already listens on ``host:port`` (a TCP connection is accepted)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.settimeout(1)
+        return probe.connect_ex((host, port)) == 0
+
+
+def refuse_ports_in_use(host: str, port: int, moto_port: int | None) -> None:
+    """Stop with one line when the API's ``port`` or the embedded AWS's ``moto_port`` (``None``:
+    the caller's ``AWS_ENDPOINT_URL`` is used instead) is taken.
+
+    A taken ``MOTO_PORT`` is usually another stack's embedded AWS: joining it would make two
+    event runners share its queues and streams.
+
+    Raises
+    ------
+    SystemExit
+        Naming the port and the setting that chooses another.
+    """
+    if port_in_use(host, port):
+        raise SystemExit(f"PORT {port} is already in use on {host}: stop what serves it, or choose another (make run PORT=8001)")
+    if moto_port is not None and port_in_use(host, moto_port):
+        raise SystemExit(
+            f"MOTO_PORT {moto_port} is already in use on {host}: choose another (make run MOTO_PORT=5001), "
+            f"or set AWS_ENDPOINT_URL=http://{host}:{moto_port} to use that embedded AWS on purpose"
+        )
 
 
 def start_moto(host: str, port: int) -> subprocess.Popen[bytes]:
@@ -103,6 +142,17 @@ def start_moto(host: str, port: int) -> subprocess.Popen[bytes]:
         process.kill()
         raise
     return process
+
+
+def stop_moto(process: subprocess.Popen[bytes], timeout_seconds: float = 10.0) -> None:
+    """Stop the embedded AWS started by :func:`start_moto`: SIGTERM (its server exits on it),
+    then SIGKILL if it has not exited within ``timeout_seconds`` (a loaded machine)."""
+    process.terminate()
+    try:
+        process.wait(timeout=timeout_seconds)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def stage_environment(stage: str = "local") -> dict[str, str]:
@@ -139,7 +189,23 @@ def main(argv: list[str] | None = None) -> int:
     for name, value in {"AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local", "AWS_DEFAULT_REGION": "us-east-1"}.items():
         os.environ.setdefault(name, value)
 
-    from local_stack.console import METRICS_LOG, print_summary, route_request_logs, startup_progress, summary_box
+    from local_stack.console import (
+        ACCESS_LOG,
+        CHECKPOINTS,
+        METRICS_LOG,
+        print_summary,
+        route_request_logs,
+        stack_folder,
+        startup_progress,
+        summary_box,
+    )
+
+    own_moto = not os.environ.get("AWS_ENDPOINT_URL")
+    refuse_ports_in_use(host, port, moto_port if own_moto else None)
+    folder = stack_folder(port)
+    checkpoints = folder / CHECKPOINTS
+    if own_moto:  # a new embedded AWS: the checkpoints of an earlier one name streams it does not have
+        checkpoints.unlink(missing_ok=True)
 
     moto: subprocess.Popen[bytes] | None = None
     # The handler only appends (no lock): an Event.set() here deadlocked the stack when a second
@@ -155,15 +221,15 @@ def main(argv: list[str] | None = None) -> int:
     demo_users: list[dict[str, str]] = []
     try:
         with startup_progress(total=5) as steps:
-            if not os.environ.get("AWS_ENDPOINT_URL"):
+            if own_moto:
                 steps.step("Starting the embedded AWS (moto)")
                 moto = start_moto(host, moto_port)
                 os.environ["AWS_ENDPOINT_URL"] = f"http://{host}:{moto_port}"
                 from local_stack.signing import skip_signing_of_this_process
 
                 # Our own moto routes unsigned requests (moto_server.route_unsigned_requests): skip
-                # SigV4 (about 0.75 ms of CPU per call, scripts/sdk_call_cost.py). An AWS_ENDPOINT_URL
-                # given by the caller may check signatures, so its requests stay signed.
+                # SigV4 (about 0.75 ms of CPU per call). An AWS_ENDPOINT_URL given by the caller may
+                # check signatures, so its requests stay signed.
                 skip_signing_of_this_process()
             steps.advance()
             from local_stack.resources import create_resources
@@ -171,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
             steps.step("Creating tables and queues")
             # The local stage's settings, unless the caller's environment sets them (tests, debugging).
             os.environ.update({k: v for k, v in stage_environment("local").items() if k not in os.environ})
-            metrics_log = Path(os.environ.setdefault("METRICS_LOG", str(METRICS_LOG)))
+            metrics_log = Path(os.environ.setdefault("METRICS_LOG", str(folder / METRICS_LOG)))
             metrics_log.parent.mkdir(parents=True, exist_ok=True)
             os.environ.update(create_resources())
             steps.advance()
@@ -184,10 +250,10 @@ def main(argv: list[str] | None = None) -> int:
             from local_stack.runner import EventRunner
             from local_stack.server import make_server
 
-            request_log = route_request_logs(verbose)
+            request_log = route_request_logs(verbose, folder / ACCESS_LOG)
             # Streams and queues are read at once after each API request (notify) and polled every
             # few seconds otherwise: their records and messages come from this process's writes.
-            runner = EventRunner(app, idle_poll_seconds=IDLE_POLL_SECONDS)
+            runner = EventRunner(app, idle_poll_seconds=IDLE_POLL_SECONDS, state_file=checkpoints)
             runner.start()
             server = make_server(app, host, port, after_request=runner.notify)
             threading.Thread(target=server.serve_forever, name="api", daemon=True).start()
@@ -217,11 +283,7 @@ def main(argv: list[str] | None = None) -> int:
         if runner is not None:
             runner.stop()
         if moto is not None:
-            moto.terminate()
-            try:
-                moto.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                moto.kill()
+            stop_moto(moto)
     return 0
 
 

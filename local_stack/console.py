@@ -5,8 +5,8 @@ Built on ``rich`` (https://rich.readthedocs.io): :func:`startup_progress` shows 
 and approvals) as a progress bar; :func:`summary_box` is the short summary printed after it
 (:func:`print_summary`, whole lines also when the output is not a terminal):
 the API URL, the docs URL, the Dashboard, the admin key and, with ``--demo``, the demo users'
-keys. Per-request access logs (one JSON line per request) go to :data:`ACCESS_LOG` unless
-``VERBOSE=1`` (:func:`route_request_logs`).
+keys. Per-request access logs (one JSON line per request) go to the stack's folder
+(:func:`stack_folder`, file :data:`ACCESS_LOG`) unless ``VERBOSE=1`` (:func:`route_request_logs`).
 """
 
 from __future__ import annotations
@@ -24,16 +24,30 @@ from rich.table import Table
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: Where the API's access log goes unless VERBOSE=1 (one JSON line per request).
-ACCESS_LOG = ROOT / ".local" / "requests.log"
-#: Where the functions' metric lines go (CloudWatch embedded metric format, one JSON line each;
-#: ``METRICS_LOG``, read by ``chalicelib.telemetry.metrics``), unless the caller's environment names another file.
-METRICS_LOG = ROOT / ".local" / "metrics.log"
+#: Where each stack keeps its files: ``.local/<PORT>/`` (:func:`stack_folder`), so two stacks of
+#: one checkout (different ``PORT``) never write to the same log.
+LOCAL = ROOT / ".local"
+#: In a stack's folder: the API's access log unless VERBOSE=1 (one JSON line per request).
+ACCESS_LOG = "requests.log"
+#: In a stack's folder: the functions' metric lines (CloudWatch embedded metric format, one JSON
+#: line each; ``METRICS_LOG``, read by ``chalicelib.telemetry.metrics``), unless the caller's environment
+#: names another file.
+METRICS_LOG = "metrics.log"
+#: In a stack's folder: the event runner's stream checkpoints (``local_stack.runner``).
+CHECKPOINTS = "stream-checkpoints.json"
+
+
+def stack_folder(port: int) -> Path:
+    """The folder of the stack serving the API on ``port``: ``.local/<port>/`` (created)."""
+    folder = LOCAL / str(port)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
 
 console = Console()
 
 
-def route_request_logs(verbose: bool, path: Path = ACCESS_LOG) -> Path | None:
+def route_request_logs(verbose: bool, path: Path) -> Path | None:
     """Send the app's structured logs (powertools logger ``matching-service``) to ``path``, or keep
     them on the console when ``verbose``; returns the file used (``None`` when verbose)."""
     app_logger = logging.getLogger("matching-service")

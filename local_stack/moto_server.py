@@ -815,7 +815,8 @@ def route_unsigned_requests(region: str) -> None:
 def speed_up() -> None:
     """Apply this module's patches that change moto's CPU and not its answers (each is checked
     against moto's own path by a test named in its docstring). Idempotent; the local stack's
-    server, the integration tests' in-process moto and the benchmarks apply them."""
+    server and the benchmarks' in-process moto apply them (the integration tier runs moto as it
+    ships)."""
     read_one_partition()
     fast_json_structures()
     fast_json_requests()

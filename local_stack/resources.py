@@ -54,14 +54,8 @@ def create_resources(prefix: str = "", template: dict[str, Any] | None = None) -
 
     for name, res in resources_of_type(template, "AWS::DynamoDB::Table").items():
         table_name = prefix + name
-        props = res["Properties"]
-        params = {k: props[k] for k in _CREATE_TABLE_KEYS if k in props}
-        if "StreamSpecification" in params:  # CloudFormation implies StreamEnabled; the API wants it
-            params["StreamSpecification"] = {"StreamEnabled": True, **params["StreamSpecification"]}
         try:
-            desc = dynamodb.create_table(TableName=table_name, **params)["TableDescription"]
-            if "TimeToLiveSpecification" in props:
-                dynamodb.update_time_to_live(TableName=table_name, TimeToLiveSpecification=props["TimeToLiveSpecification"])
+            desc = create_table(dynamodb, table_name, res["Properties"])
         except ClientError as exc:
             if exc.response["Error"]["Code"] != "ResourceInUseException":
                 raise
@@ -94,6 +88,37 @@ def create_resources(prefix: str = "", template: dict[str, Any] | None = None) -
         resolved[(name, "Arn")] = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
 
     return _environment(template, resolved)
+
+
+def create_table(dynamodb: Any, table_name: str, properties: dict[str, Any]) -> dict[str, Any]:
+    """Create one table of the template (CreateTable, then its TTL setting) and return its description.
+
+    Parameters
+    ----------
+    dynamodb:
+        A boto3 DynamoDB client.
+    table_name:
+        The physical name.
+    properties:
+        The template resource's ``Properties`` (``AWS::DynamoDB::Table``).
+
+    Returns
+    -------
+    dict
+        CreateTable's ``TableDescription`` (``TableArn``, ``LatestStreamArn`` when it has a stream).
+
+    Raises
+    ------
+    botocore.exceptions.ClientError
+        ``ResourceInUseException`` when the table exists.
+    """
+    params = {k: properties[k] for k in _CREATE_TABLE_KEYS if k in properties}
+    if "StreamSpecification" in params:  # CloudFormation implies StreamEnabled; the API wants it
+        params["StreamSpecification"] = {"StreamEnabled": True, **params["StreamSpecification"]}
+    description: dict[str, Any] = dynamodb.create_table(TableName=table_name, **params)["TableDescription"]
+    if "TimeToLiveSpecification" in properties:
+        dynamodb.update_time_to_live(TableName=table_name, TimeToLiveSpecification=properties["TimeToLiveSpecification"])
+    return description
 
 
 def is_dynamic_reference(value: Any) -> bool:

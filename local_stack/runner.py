@@ -19,7 +19,7 @@ It polls every DynamoDB stream and SQS queue the Chalice app subscribes to
   number of active message groups; SQS (here moto) gives no thread a message of a group another
   thread holds in flight, so lanes run concurrently and each lane one message at a time, in
   order. moto's gaps are worked around in :mod:`local_stack.moto_server` (deduplication of
-  deleted messages).
+  deleted messages), the local stack's embedded AWS.
 
 Streams carry only what this process writes (the API's writes, and the handlers'). The local
 stack calls :meth:`EventRunner.notify` after every API request, and the runner after every batch
@@ -40,12 +40,14 @@ from __future__ import annotations
 import base64
 import functools
 import importlib
+import json
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -104,6 +106,26 @@ class LanePool:
         self.idle += count
         self.started += count
         self.peak = max(self.peak, self.busy + self.idle)
+
+
+def load_checkpoints(path: Path) -> dict[str, dict[str, str]]:
+    """The stream checkpoints an :class:`EventRunner` saved to ``path`` (``{stream ARN: {shard id:
+    sequence number}}``); empty when the file does not exist yet.
+
+    Raises
+    ------
+    SystemExit
+        When the file exists but is not such a JSON object (names the file).
+    """
+    try:
+        state = json.loads(path.read_text())
+    except FileNotFoundError:
+        return {}
+    except ValueError:
+        raise SystemExit(f"{path}: not the event runner's checkpoints (JSON); delete it to replay the streams") from None
+    if not isinstance(state, dict) or not all(isinstance(shards, dict) for shards in state.values()):
+        raise SystemExit(f"{path}: not the event runner's checkpoints; delete it to replay the streams")
+    return {str(arn): {str(k): str(v) for k, v in shards.items()} for arn, shards in state.items()}
 
 
 def lambda_event_json(value: Any) -> Any:
@@ -192,10 +214,24 @@ class EventRunner:
         ``min(idle_poll_seconds, QUEUE_IDLE_SECONDS)``: a runner that is never notified must not
         receive its queues' messages up to :data:`QUEUE_IDLE_SECONDS` late (the webhook
         benchmark's lane worker process: its healthy p99 rose from 0.7 s to 2.1 s).
+    checkpoints:
+        Where to start in each stream, as :meth:`checkpoints` returns them (``{stream ARN: {shard
+        id: sequence number}}``): a shard named there is read after that record; any other from
+        the source's starting position (``TRIM_HORIZON``: its first record).
+    state_file:
+        A JSON file the runner saves its checkpoints to after every handled batch, and resumes
+        from when ``checkpoints`` is not given: a runner restarted against the same embedded AWS
+        goes on where the last one stopped, as an event source mapping does after a redeploy.
     """
 
-    def __init__(self, app: Chalice, idle_poll_seconds: float = POLL_INTERVAL_SECONDS) -> None:
+    def __init__(self, app: Chalice, idle_poll_seconds: float = POLL_INTERVAL_SECONDS,
+                 checkpoints: Mapping[str, Mapping[str, str]] | None = None, state_file: Path | None = None) -> None:
         self._idle_poll_seconds = idle_poll_seconds
+        self._state_file = state_file
+        self._state_lock = threading.Lock()
+        if checkpoints is None and state_file is not None:
+            checkpoints = load_checkpoints(state_file)
+        self._start = {arn: dict(shards) for arn, shards in (checkpoints or {}).items()}
         self._queue_idle_seconds = min(idle_poll_seconds, QUEUE_IDLE_SECONDS)
         #: One event per polling thread (streams, queues, lane workers), set by :meth:`notify` (and by :meth:`stop`).
         self._wakers: list[threading.Event] = []
@@ -239,8 +275,8 @@ class EventRunner:
         for shard in description["Shards"]:
             if shard["ShardId"] in stream.shards:
                 continue
-            checkpoint = _Shard()
-            if stream.starting_position == "LATEST":  # start after what the shard holds now
+            checkpoint = _Shard(after=self._start.get(stream.stream_arn, {}).get(shard["ShardId"]))
+            if checkpoint.after is None and stream.starting_position == "LATEST":  # start after what the shard holds now
                 while records := self._read(stream, shard["ShardId"], checkpoint):
                     checkpoint.after = records[-1]["dynamodb"]["SequenceNumber"]
             stream.shards[shard["ShardId"]] = checkpoint
@@ -298,6 +334,7 @@ class EventRunner:
                     logger.error("skipping stream records after %d attempts (shard %s)", shard.attempts, shard_id)
                 shard.after, shard.retry_at, shard.attempts = records[-1]["dynamodb"]["SequenceNumber"], None, 0
                 handled += len(records)
+                self._save_checkpoints()
                 continue
             # Retry from the first failed record, as Lambda does with ReportBatchItemFailures.
             shard.retry_at = failed_at
@@ -316,6 +353,24 @@ class EventRunner:
         if not failures:
             return None
         return str(min((f["itemIdentifier"] for f in failures), key=int))
+
+    def checkpoints(self) -> dict[str, dict[str, str]]:
+        """Where each stream's consumer stands: ``{stream ARN: {shard id: sequence number of the
+        last record handled (or skipped after its retries)}}``; shards with nothing handled yet are
+        left out. A runner given these as ``checkpoints`` goes on after them."""
+        return {stream.stream_arn: {shard_id: shard.after for shard_id, shard in stream.shards.items() if shard.after}
+                for stream in self.streams}
+
+    def _save_checkpoints(self) -> None:
+        """Write :meth:`checkpoints` to the state file, if the runner has one (whole, then renamed:
+        a crash leaves the previous state, never half a file)."""
+        if self._state_file is None:
+            return
+        with self._state_lock:
+            state = {**load_checkpoints(self._state_file), **self.checkpoints()}
+            partial = self._state_file.with_suffix(".tmp")
+            partial.write_text(json.dumps(state, indent=1, sort_keys=True))
+            partial.replace(self._state_file)
 
     # -- queues --------------------------------------------------------------------------
     def _pump_queue(self, queue: _QueueSource) -> int:

@@ -1,14 +1,13 @@
-"""Unsigned AWS requests to the embedded moto (the integration tests' in-process one, the local stack's server).
+"""Unsigned AWS requests to the local stack's embedded moto server.
 
 moto checks no request signature (it authenticates nothing unless ``INITIAL_NO_AUTH_ACTION_COUNT``
 is set; moto docs, "IAM-like Access Control"), yet botocore signs every request with Signature
 Version 4 before sending it: a canonical request, a SHA-256 of the body and four HMACs per call,
-about 6 % of an integration test's CPU (py-spy profile, docs/testing.md "The embedded AWS's
-cost"). The integration tests' in-process moto (``mock_aws``, which routes a request by its URL)
-therefore gets unsigned requests, and so does the local stack's moto server once it routes them
+about 0.75 ms of CPU per call. The local stack's own moto server routes unsigned requests
 (``local_stack.moto_server.route_unsigned_requests``: moto's server tells services apart by the
 credential scope of the ``Authorization`` header, and an unsigned CreateTable had reached the
-wrong service). The product's code path is unchanged: the choice is made
+wrong service), so the stack's clients send them unsigned. The integration tier's ``mock_aws``
+gets signed requests, as moto ships. The product's code path is unchanged: the choice is made
 through botocore's ``choose-signer`` event (botocore docs, "Event system"), on sessions the
 harness owns, never in ``chalicelib``; a deployed function signs as always.
 """
@@ -45,7 +44,7 @@ def skip_signing(*sessions: boto3.session.Session) -> None:
 def skip_signing_of_this_process() -> None:
     """:func:`skip_signing` on the sessions behind every client of this process: the service's
     (``chalicelib.persistence.storage.session``) and boto3's default one (the resources, the event
-    runner's streams and queues). Only for a process whose AWS is the embedded moto."""
+    runner's streams and queues). Only for a process whose AWS is the local stack's moto server."""
     from chalicelib.persistence import storage
 
     skip_signing(storage.session(), boto3._get_default_session())

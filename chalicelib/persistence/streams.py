@@ -69,14 +69,20 @@ def change_records(event: dict[str, Any]) -> list[tuple[str, dict[str, Any] | No
 
     For consumers that apply a whole batch at once (:func:`chalicelib.search.index.apply`).
     Images as plain dicts (numbers as int/float, :func:`chalicelib.persistence.storage.from_item`); ``None``
-    where the record has no such image: INSERT has no old image, REMOVE no new one.
+    where the record has no such image: INSERT has no old image, REMOVE no new one, whether the
+    record leaves the image out (as DynamoDB Streams does) or carries an empty one (as moto 5.1
+    does). An empty map is never an item's image: every item holds its key attributes.
     """
     records = []
     for raw in event.get("Records") or []:
         change = raw.get("dynamodb") or {}
-        records.append((str(change.get("SequenceNumber")), storage.from_item(change.get("OldImage")),
-                        storage.from_item(change.get("NewImage"))))
+        records.append((str(change.get("SequenceNumber")), _image(change.get("OldImage")), _image(change.get("NewImage"))))
     return records
+
+
+def _image(image: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A record's image as plain values; ``None`` for a missing or empty one (:func:`change_records`)."""
+    return storage.from_item(image) if image else None
 
 
 def batch_failures(sequence_numbers: Iterable[str]) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""The local stack as a process: it stops on repeated signals, and its moto server answers
+"""The local stack as a process: a port already in use stops a second stack with one line, it
+stops on repeated signals, and its moto server answers
 unsigned DynamoDB, DynamoDB Streams and SQS requests as signed ones
 (``local_stack.moto_server.route_unsigned_requests``): the stack's own clients skip Signature
 Version 4 (``local_stack.signing``), and the server must route them to the service and region a
@@ -9,6 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 from typing import Any
 
 import boto3
@@ -16,7 +18,7 @@ import httpx
 from botocore.config import Config
 
 from local_stack.signing import skip_signing
-from tests.e2e.conftest import Stack, start_stack
+from tests.e2e.conftest import Stack, free_port, start_stack
 
 REGION = "us-east-1"  # the local stack's default AWS_DEFAULT_REGION
 
@@ -54,6 +56,25 @@ def test_an_unsigned_write_is_read_back_by_a_signed_client(stack: Stack) -> None
     received = signed["sqs"].receive_message(QueueUrl=url, MaxNumberOfMessages=1)["Messages"]
     assert [m["Body"] for m in received] == ["hello"]
     signed["sqs"].delete_queue(QueueUrl=url)
+
+
+def _second_stack(port: int, moto_port: int) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "AWS_ENDPOINT_URL"}
+    env.update({"PORT": str(port), "MOTO_PORT": str(moto_port)})
+    return subprocess.run([sys.executable, "-m", "local_stack"], env=env, capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_a_port_in_use_stops_a_second_stack_with_one_line_naming_it(stack: Stack) -> None:
+    port, moto_port = int(stack.base_url.rsplit(":", 1)[1]), int(stack.moto_url.rsplit(":", 1)[1])
+    taken_api = _second_stack(port, free_port())
+    taken_aws = _second_stack(free_port(), moto_port)
+    assert taken_api.returncode == 1
+    assert taken_api.stderr.strip() == (f"PORT {port} is already in use on 127.0.0.1: stop what serves it, "
+                                        "or choose another (make run PORT=8001)")
+    assert taken_aws.returncode == 1
+    assert len(taken_aws.stderr.strip().splitlines()) == 1
+    assert taken_aws.stderr.startswith(f"MOTO_PORT {moto_port} is already in use")
+    assert f"AWS_ENDPOINT_URL=http://127.0.0.1:{moto_port}" in taken_aws.stderr
 
 
 def test_the_stack_exits_cleanly_when_signals_arrive_back_to_back() -> None:

@@ -1,126 +1,195 @@
-"""One in-process moto for a whole test session, emptied between tests.
+"""One in-process moto (``moto.mock_aws``) for a whole test session, emptied between tests.
 
-Building a fresh moto with every table and queue of ``infra/resources.json`` for each test cost
-most of the old suite's time (about a third of a second per test on a 2-core machine). Here the
-resources are created once per session; :func:`reset` then brings moto back to that state at
-the start of every test, in memory and in a few milliseconds:
+The template's tables and queues (``infra/resources.json``) are created once per session;
+:func:`reset` then brings them back to empty at the start of every test, through AWS's own API
+only (moto's objects are never touched):
 
-* every table of the template keeps its definition (keys, indexes, TTL, stream ARN) but loses
-  its items, and its stream gets a new, empty shard (a consumer that starts now reads only what
-  the test writes, as with a new table);
-* every queue of the template loses its messages, in flight or not, and the deduplication ids
-  of a FIFO queue, and gets back the attributes the template gives it;
-* tables and queues a test created itself are deleted.
+* every table a test wrote to (:class:`Touched` sees each call's parameters through botocore's
+  ``before-parameter-build`` event) is deleted and created again from the template: no items, and
+  a new, empty stream, as a consumer that starts now would see it. Emptying it item by item would
+  leave every deletion in its stream, and moto keeps a stream's records for as long as the table
+  lives (and copies them with the table in every ``TransactWriteItems``), so each test would be
+  slower than the one before;
+* every queue a test used is deleted and created again with the template's attributes (no
+  messages, none in flight, no deduplication ids remembered);
+* tables and queues a test created itself are deleted, and one of ours a test deleted is
+  created again.
 
-So every test still starts from empty resources, independent of the order tests run in.
+A table created again has a new stream ARN: :attr:`Resources.environment` follows it, and the event
+runner (``local_stack.runner``) asks DynamoDB for a table's current stream. So every test still
+starts from empty resources, independent of the order tests run in.
 """
 
 from __future__ import annotations
 
 import threading
-from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-import pytest
+import boto3
+import requests
+from botocore.config import Config
 from moto import mock_aws
-from moto.core import DEFAULT_ACCOUNT_ID
-from moto.core.botocore_stubber import BotocoreStubber
-from moto.dynamodb.models import dynamodb_backends
-from moto.dynamodb.models.table import StreamShard
-from moto.sqs.models import sqs_backends
 
-from local_stack.moto_server import behave_as_aws, speed_up
-from local_stack.resources import create_resources
-from local_stack.signing import skip_signing_of_this_process
-
-behave_as_aws()  # FIFO deduplication, idempotent transactions, rollback from an undo log (local_stack/moto_server.py)
-speed_up()  # moto's CPU patches: the same answers (local_stack/moto_server.py)
+from local_stack.one_call_at_a_time import serialize_calls_of_this_process
+from local_stack.resources import create_resources, create_table, load_template, resources_of_type
 
 REGION = "us-east-1"
+#: Attributes of a queue that CreateQueue takes (the others are counts and timestamps).
+QUEUE_SETTINGS = ("VisibilityTimeout", "MessageRetentionPeriod", "DelaySeconds", "FifoQueue", "ContentBasedDeduplication",
+                  "RedrivePolicy", "ReceiveMessageWaitTimeSeconds", "MaximumMessageSize")
+#: Calls that change a table's items.
+_TABLE_WRITES = frozenset({"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"})
+#: Calls that add or remove a table or queue.
+_CREATE_DELETE = frozenset({"CreateTable", "DeleteTable", "CreateQueue", "DeleteQueue"})
+
+
+@dataclass
+class Touched:
+    """The tables written and the queues used since the last :func:`reset` (by physical name / URL)."""
+
+    tables: set[str] = field(default_factory=set)
+    queues: set[str] = field(default_factory=set)
+    #: Whether a table or queue was created or deleted (then :func:`reset` lists them all).
+    created_or_deleted: bool = True
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def note(self, params: Mapping[str, Any], model: Any, **_: Any) -> None:
+        """``before-parameter-build`` handler: remember what the call is about to change."""
+        service, operation = model.service_model.service_name, model.name
+        with self.lock:
+            if operation in _CREATE_DELETE:
+                self.created_or_deleted = True
+            if service == "sqs" and "QueueUrl" in params:
+                self.queues.add(params["QueueUrl"])
+            elif service == "dynamodb" and operation in _TABLE_WRITES:
+                if "TableName" in params:
+                    self.tables.add(params["TableName"])
+                self.tables.update(params.get("RequestItems", {}))
+                for item in params.get("TransactItems", []):
+                    self.tables.update(op["TableName"] for op in item.values() if "TableName" in op)
+
+    def take(self) -> tuple[set[str], set[str], bool]:
+        """The tables and queues noted so far, and whether any was created or deleted; forgets them."""
+        with self.lock:
+            noted = set(self.tables), set(self.queues), self.created_or_deleted
+            self.tables.clear()
+            self.queues.clear()
+            self.created_or_deleted = False
+        return noted
 
 
 @dataclass(frozen=True)
 class Resources:
-    """What the session created: the functions' environment and the queues' initial attributes."""
+    """What the session created: the functions' environment (kept current: a table created again
+    has a new stream ARN), each table's template properties, the queues' URLs with their creation
+    attributes, what tests touch and the session's clients."""
 
     environment: dict[str, str]
-    tables: frozenset[str]
-    queue_attributes: dict[str, dict[str, Any]]
+    tables: dict[str, dict[str, Any]]
+    queue_attributes: dict[str, dict[str, str]]
+    touched: Touched
+    clients: dict[str, Any]
 
 
-def _dynamodb() -> Any:
-    return dynamodb_backends[DEFAULT_ACCOUNT_ID][REGION]
-
-
-def _sqs() -> Any:
-    return sqs_backends[DEFAULT_ACCOUNT_ID][REGION]
-
-
-def _queue_state(queue: Any) -> dict[str, Any]:
-    """The attributes of a moto queue that a test could change (everything but its messages)."""
-    return {name: value for name, value in vars(queue).items()
-            if name not in {"_messages", "_pending_messages", "deleted_messages", "_messages_lock", "last_purged_at",
-                            "lambda_event_source_mappings", "_seen_deduplication_ids"}}
+def streams_client() -> Any:
+    """A DynamoDB Streams client of the session's moto (botocore's account-based stream endpoints
+    are unknown to moto, as in ``local_stack.runner``)."""
+    return boto3.client("dynamodbstreams", config=Config(account_id_endpoint_mode="disabled"))
 
 
 @contextmanager
 def moto_session() -> Iterator[Resources]:
     """Start moto in-process, create the template's resources, and yield them until the session ends.
 
-    moto handles one AWS call at a time here, as a real service is atomic per call: its
-    DynamoDB backend is not thread-safe (a cancelled transaction restores a snapshot of the
-    whole table), while the product code above it still runs truly concurrently.
+    The process's AWS calls run one at a time (``local_stack.one_call_at_a_time``: moto's
+    DynamoDB is not safe for concurrent requests), while the product code above them still runs
+    concurrently.
     """
-    lock = threading.Lock()
-    original = BotocoreStubber.process_request
+    with mock_aws():
+        serialize_calls_of_this_process()
+        touched = Touched()
+        from chalicelib.persistence import storage
 
-    def one_at_a_time(self: BotocoreStubber, request: Any) -> Any:
-        with lock:
-            return original(self, request)
-
-    with pytest.MonkeyPatch.context() as patch, mock_aws():
-        patch.setattr(BotocoreStubber, "process_request", one_at_a_time)
-        skip_signing_of_this_process()
+        for session in (storage.session(), boto3.DEFAULT_SESSION):
+            session.events.register("before-parameter-build", touched.note, unique_id="tests.aws_session.touched")  # type: ignore[union-attr]
         environment = create_resources()
-        queues = {name: _queue_state(queue) for name, queue in _sqs().queues.items()}
-        yield Resources(environment, frozenset(_dynamodb().tables), queues)
+        tables = {name: res["Properties"] for name, res in resources_of_type(load_template(), "AWS::DynamoDB::Table").items()}
+        clients = {"dynamodb": boto3.client("dynamodb"), "sqs": boto3.client("sqs")}
+        sqs = clients["sqs"]
+        queues = {}
+        for url in sqs.list_queues()["QueueUrls"]:
+            attributes = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
+            queues[url] = {name: value for name, value in attributes.items() if name in QUEUE_SETTINGS}
+        yield Resources(environment, tables, queues, touched, clients)
 
 
 #: The sequence number of the last record of each table's stream that
 #: ``tests.integration.helpers.index_listings()`` fed to its consumer in this test (a Lambda event
-#: source mapping's checkpoint); emptied by :func:`reset`, which gives every stream a new shard.
+#: source mapping's checkpoint); emptied by :func:`reset`.
 STREAM_CHECKPOINTS: dict[str, str] = {}
+
+
+def _create_again(resources: Resources, table: str) -> None:
+    """Create ``table`` of the template again; its new stream ARN replaces the old one in the environment."""
+    dynamodb = resources.clients["dynamodb"]
+    description = create_table(dynamodb, table, resources.tables[table])
+    arn = description.get("LatestStreamArn")
+    if arn:
+        prefix = arn.split("/stream/", 1)[0] + "/stream/"
+        for name, value in resources.environment.items():
+            if value.startswith(prefix):
+                resources.environment[name] = arn
 
 
 def reset(resources: Resources) -> None:
     """Bring the session's moto back to the freshly created resources (see the module docstring)."""
     STREAM_CHECKPOINTS.clear()
-    dynamodb = _dynamodb()
-    if not resources.tables <= set(dynamodb.tables):  # a test deleted one of ours: create it again
-        create_resources()
-    for name in list(dynamodb.tables):
-        if name not in resources.tables:
-            del dynamodb.tables[name]
-            continue
-        table = dynamodb.tables[name]
-        table.items = defaultdict(dict)
-        if table.stream_shard is not None:
-            table.stream_shard = StreamShard(table.account_id, table)
-    sqs = _sqs()
-    if not set(resources.queue_attributes) <= set(sqs.queues):  # a test deleted one of ours
-        create_resources()
-    for name in list(sqs.queues):
-        if name not in resources.queue_attributes:
-            del sqs.queues[name]
-    for name, state in resources.queue_attributes.items():
-        queue = sqs.queues[name]
-        with queue._messages_lock:
-            queue._messages = []
-            queue._pending_messages = set()
-            queue.deleted_messages = set()
-            queue.last_purged_at = None
-            vars(queue).pop("_seen_deduplication_ids", None)  # FIFO deduplication memory
-        vars(queue).update(state)
+    dynamodb, sqs = resources.clients["dynamodb"], resources.clients["sqs"]
+    tables, queues, created_or_deleted = resources.touched.take()
+    present, urls = set(resources.tables), set(resources.queue_attributes)
+    if created_or_deleted:
+        present = set(dynamodb.list_tables()["TableNames"])
+        for name in present - set(resources.tables):
+            dynamodb.delete_table(TableName=name)
+        urls = set(sqs.list_queues().get("QueueUrls", []))
+        for url in urls - set(resources.queue_attributes):
+            sqs.delete_queue(QueueUrl=url)
+    for table in tables & present & set(resources.tables):
+        dynamodb.delete_table(TableName=table)
+    for table in (tables | set(resources.tables) - present) & set(resources.tables):
+        _create_again(resources, table)
+    for url in queues & set(resources.queue_attributes) | set(resources.queue_attributes) - urls:
+        if url in urls:
+            sqs.delete_queue(QueueUrl=url)
+        sqs.create_queue(QueueName=url.rsplit("/", 1)[-1], Attributes=resources.queue_attributes[url])
+    resources.touched.take()  # the reset's own calls
+
+
+#: moto's reset API as seen in-process (moto intercepts ``requests`` calls to it under ``mock_aws``;
+#: docs.getmoto.org, "Reset API").
+RESET_URL = "http://motoapi.amazonaws.com/moto-api/reset"
+
+
+def wipe(resources: Resources) -> None:
+    """Drop everything moto holds, through its reset API, and create the template's resources again.
+
+    :func:`reset` creates again only what a test touched, but moto keeps every model instance it
+    ever made (its ``/moto-api/`` dashboard lists them) until a reset: the items of a deleted table,
+    and the copy of every table a ``TransactWriteItems`` names, taken once per item. A session that
+    only created tables again grew past 22 GB over the integration tier; a reset at the start of
+    every test module bounds it to one module's writes. The queues keep their URLs (same names);
+    the tables' new stream ARNs replace the old ones in :attr:`Resources.environment`.
+
+    Raises
+    ------
+    requests.HTTPError
+        When moto refuses the reset.
+    """
+    STREAM_CHECKPOINTS.clear()
+    requests.post(RESET_URL, timeout=30).raise_for_status()
+    resources.environment.update(create_resources())
+    resources.touched.take()
+

@@ -22,7 +22,7 @@ from chalicelib.persistence import storage
 from chalicelib.users.models import AdminUserCreate
 from chalicelib.users.service import create_user
 from tests.clocks import FrozenClock, frozen_clock
-from tests.integration.aws_session import Resources, moto_session, reset
+from tests.integration.aws_session import Resources, moto_session, reset, wipe
 from tests.limits import HIGH_LIMITS, LIMITS_OFF
 
 
@@ -31,6 +31,13 @@ def aws_resources() -> Iterator[Resources]:
     """The session's in-process moto with every table and queue of ``infra/resources.json``."""
     with moto_session() as resources:
         yield resources
+
+
+@pytest.fixture(scope="module", autouse=True)
+def aws_wiped_per_module(aws_resources: Resources) -> None:
+    """Each test module starts on a moto holding nothing but the template's resources
+    (:func:`tests.integration.aws_session.wipe`: what moto keeps is bounded by one module's writes)."""
+    wipe(aws_resources)
 
 
 def reset_process_caches() -> None:

@@ -357,3 +357,33 @@ def edited_cursor(cursor: str) -> str:
     """``cursor`` with one character of its payload changed: well-formed, but its signature no longer matches."""
     head, _, tail = cursor.partition(".")
     return f"{head[:-2]}{'A' if head[-2] != 'A' else 'B'}{head[-1]}.{tail}"
+
+
+#: The single-item call that applies each kind of TransactWriteItems element.
+_SINGLE_WRITES = {"Put": "put_item", "Update": "update_item", "Delete": "delete_item"}
+
+
+@contextmanager
+def writes_one_at_a_time() -> Iterator[None]:
+    """While active, ``storage.transact`` applies each element of a transaction as its own
+    conditional ``PutItem``/``UpdateItem``/``DeleteItem``, in order, instead of one
+    ``TransactWriteItems``.
+
+    For seeding many items before a test measures something else (reads, round trips): the items
+    and stream records written are the transaction's, but moto as it ships deep-copies every
+    table a ``TransactWriteItems`` names (its rollback state) and keeps the copies, so seeding
+    hundreds of listings through transactions grows with the square of the tables. Not atomic:
+    only for a seed whose conditions hold. A ``ConditionCheck`` element has no single-item
+    call and raises ``ValueError``.
+    """
+    def one_at_a_time(items: Any) -> None:
+        client = storage.client("dynamodb")
+        for element in items:
+            ((kind, op),) = element.items()
+            if kind not in _SINGLE_WRITES:
+                raise ValueError(f"{kind} has no single-item write")
+            getattr(client, _SINGLE_WRITES[kind])(**op)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(storage, "transact", one_at_a_time)
+        yield

@@ -17,10 +17,14 @@ from hypothesis import strategies as st
 from moto import mock_aws
 from moto.core import DEFAULT_ACCOUNT_ID
 from moto.dynamodb.models import DynamoDBBackend, dynamodb_backends
+from moto.dynamodb.models.table import Table
 from moto.dynamodb.responses import DynamoHandler
 
 from local_stack import moto_server
 from local_stack.moto_server import CLIENT_REQUEST_TOKEN_SECONDS, honour_client_request_tokens, undo_cancelled_transactions
+
+# Tests of the local stack's embedded AWS (pyproject.toml, marker embedded_aws).
+pytestmark = pytest.mark.embedded_aws
 
 
 def _client_with_table(name: str, **options: Any) -> Any:
@@ -115,10 +119,13 @@ KEYS = [(pk, sk) for pk in ("a", "b") for sk in ("1", "2", "3")]
 )
 def test_a_cancelled_transaction_leaves_every_item_as_it_was_and_a_committed_one_writes_all(
     aws: dict[str, str], initial: dict[tuple[str, str], int], writes: list[tuple[str, int]], order: list[tuple[str, str]],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The undo log (``undo_cancelled_transactions``, installed for the session by aws_session) restores
+    """The undo log (``undo_cancelled_transactions``, installed for this test only) restores
     exactly the items of a cancelled transaction: puts over existing items, in-place updates (ADD
     to numbers and sets), deletes and new items alike; the table object itself is never replaced."""
+    monkeypatch.setattr(DynamoDBBackend, "transact_write_items", DynamoDBBackend.transact_write_items)  # undone after
+    undo_cancelled_transactions()
     items_table, expected_table = f"Items-{uuid.uuid4().hex}", f"Expected-{uuid.uuid4().hex}"  # per example
     dynamodb = boto3.client("dynamodb", region_name="us-east-1")
     for name in (items_table, expected_table):
@@ -166,10 +173,14 @@ def test_a_cancelled_transaction_leaves_every_item_as_it_was_and_a_committed_one
 )
 def test_a_query_of_one_partition_answers_as_a_full_table_read_would(
     aws: dict[str, str], items: dict[tuple[str, int], int], partition: str, forward: bool, limit: int, above: int,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """``read_one_partition`` (installed for the session by aws_session) gives a Query of the table
+    """``read_one_partition`` (installed for this test only) gives a Query of the table
     the items of its partition only: pages, order, range conditions and filters as before; a Query
     of an index still reads through the whole table."""
+    for name in ("query", "all_items"):  # undone after
+        monkeypatch.setattr(Table, name, getattr(Table, name))
+    moto_server.read_one_partition()
     table = f"Pages-{uuid.uuid4().hex}"  # per example
     dynamodb = boto3.client("dynamodb", region_name="us-east-1")
     dynamodb.create_table(

@@ -1,10 +1,11 @@
-"""The harness's requests reach moto unsigned (``local_stack.signing``); other sessions still sign."""
+"""Clients of a session given to ``local_stack.signing.skip_signing`` reach moto unsigned (the local
+stack's clients, whose moto server routes unsigned requests); other sessions still sign."""
 
 from typing import Any
 
 import boto3
 
-from chalicelib.persistence import storage
+from local_stack.signing import skip_signing
 
 
 def _authorization_reaching_moto(client: Any) -> bytes | None:
@@ -16,9 +17,10 @@ def _authorization_reaching_moto(client: Any) -> bytes | None:
     return seen[0]
 
 
-def test_the_products_clients_send_unsigned_requests_to_the_embedded_moto(aws: dict[str, str]) -> None:
-    assert _authorization_reaching_moto(storage.client("dynamodb")) is None
-    assert _authorization_reaching_moto(boto3.client("dynamodb")) is None  # boto3's default session (the runner, helpers)
+def test_the_clients_of_a_session_given_to_skip_signing_send_unsigned_requests(aws: dict[str, str]) -> None:
+    session = boto3.session.Session()
+    skip_signing(session)
+    assert _authorization_reaching_moto(session.client("dynamodb")) is None
 
 
 def test_a_session_the_harness_did_not_touch_signs_with_sigv4(aws: dict[str, str]) -> None:

@@ -3,7 +3,9 @@
 profiles too (at most 4 round trips for ``q`` with one or two words, 6 for any other shape) and
 items read grow less than the data (at most 2x when it triples), except for the shapes of
 :data:`OVER_BUDGET`, measured over it (docs/search.md, "Profile search"): the test fails when
-another shape goes over or one of those comes within its budget."""
+another shape goes over or one of those comes within its budget. It runs only with
+``SEARCH_COST_TABLES=1`` (``test_search_round_trips.cost_tables``); ``bench/search.py --check``
+enforces the budgets in CI."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from chalicelib.profiles.models import ProfileSearchQuery
 from chalicelib.profiles.search import search_profiles
 from tests.integration.aws_session import Resources
 from tests.integration.helpers import counting_reads
-from tests.integration.test_search_round_trips import measure_shapes, timed_calls
+from tests.integration.test_search_round_trips import cost_tables, measure_shapes, timed_calls
 
 WORDS = ["python", "rust", "engineer", "senior", "backend", "cloud", "data", "platform", "mentor", "designer"]
 SKILLS = ["python", "rust", "go", "sql", "react", "k8s", "aws", "java"]
@@ -67,6 +69,7 @@ def _measure(params: dict[str, str]) -> tuple[int, int, int]:
     return calls.round_trips(), len(calls.spans), reads.items
 
 
+@cost_tables
 def test_every_profile_shape_keeps_its_round_trips_and_reads_flat_items(aws: dict[str, str], aws_resources: Resources) -> None:
     measured = measure_shapes(aws_resources, (300, 600), _load, SHAPES, _measure)  # 300 profiles, then 900
     over = set()

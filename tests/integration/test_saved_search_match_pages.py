@@ -18,7 +18,7 @@ from chalicelib.saved_searches import repository
 from chalicelib.saved_searches.records import MatchRecord
 from scripts import lists_backfill
 from tests.integration.conftest import Api, User
-from tests.integration.helpers import assert_error, counting_reads, edited_cursor, table_items
+from tests.integration.helpers import assert_error, counting_reads, edited_cursor, table_items, writes_one_at_a_time
 from tests.integration.test_list_pages import active_listing
 
 
@@ -76,13 +76,14 @@ def build(alice: User, bob: User, saved_search_id: str, count: int, paused_every
     ``paused_every``-th one paused afterwards."""
     run = uuid.uuid4().hex[:6]
     ids = []
-    for n in range(count):
-        listing_id = active_listing(bob.user_id, run, n)
-        record(saved_search_id, alice.user_id, listing_id, f"2026-06-01T00:00:{n // 3:02d}.000Z")
-        ids.append(listing_id)
-    if paused_every:
-        for listing_id in ids[::paused_every]:
-            pause(listing_id)
+    with writes_one_at_a_time():  # the seed's transactions are not under test here: the pages' reads are
+        for n in range(count):
+            listing_id = active_listing(bob.user_id, run, n)
+            record(saved_search_id, alice.user_id, listing_id, f"2026-06-01T00:00:{n // 3:02d}.000Z")
+            ids.append(listing_id)
+        if paused_every:
+            for listing_id in ids[::paused_every]:
+                pause(listing_id)
     return ids
 
 

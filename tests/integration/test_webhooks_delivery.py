@@ -274,7 +274,9 @@ def test_replayed_stream_batch_sends_nothing_twice(api: Api, alice: User, bob: U
     assert handlers.handle_outbox_batch(batch) == {"batchItemFailures": []}
     assert run_lanes() == 3
     assert handlers.handle_outbox_batch(batch) == {"batchItemFailures": []}  # a Lambda retry of the same batch
-    assert run_lanes() == 0  # SQS FIFO deduplication (webhook-id) absorbed the replay
+    # SQS's FIFO de-duplication (webhook-id, 5 minutes) drops the replay's lane messages; moto forgets
+    # the id of a deleted message and hands them out again: the delivery claims absorb them then.
+    run_lanes()
     assert len(receiver.requests) == 3
     assert deliveries(api, alice, webhook["id"])["total"] == 3
 

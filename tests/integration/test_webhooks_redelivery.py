@@ -127,9 +127,12 @@ def test_a_redelivery_after_a_dropped_retry_of_the_same_attempt_number_is_sent(
     assert len(receiver.requests) == 1
     dropped = lanes.from_message(retry["body"])
     assert dropped.attempt == 2
-    # Within SQS's 5-minute window a message with the dropped retry's deduplication id is swallowed.
+    # Within SQS's 5-minute window a message with the dropped retry's deduplication id is swallowed;
+    # moto remembers only the ids of messages still queued and hands it out again. Either way nothing
+    # is sent while the webhook is off.
     lanes.enqueue([dropped])
-    assert run_lanes() == 0
+    run_lanes()
+    assert len(receiver.requests) == 1
 
     service.set_active(caller, hook["id"], True)
     receiver.status = 200

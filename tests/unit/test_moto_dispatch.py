@@ -31,6 +31,9 @@ from local_stack import moto_dispatch
 from local_stack.moto_server import route_unsigned_requests, speed_up
 from tests.unit.dynamodb_strategies import data_plane_requests
 
+# Tests of the local stack's embedded AWS (pyproject.toml, marker embedded_aws).
+pytestmark = pytest.mark.embedded_aws
+
 _accounts = itertools.count(100_000_000_000)
 _CREATE = {"TableName": "T", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}], "BillingMode": "PAY_PER_REQUEST"}

@@ -11,12 +11,16 @@ import json
 from typing import Any
 
 import botocore.session
+import pytest
 from botocore.serialize import create_serializer
 from hypothesis import HealthCheck, given, settings
 from moto.core.parse import PROTOCOL_PARSERS
 
 from local_stack.moto_server import DATA_PLANE_ACTIONS
 from tests.unit.dynamodb_strategies import data_plane_requests
+
+# Tests of the local stack's embedded AWS (pyproject.toml, marker embedded_aws).
+pytestmark = pytest.mark.embedded_aws
 
 _MODEL = botocore.session.get_session().get_service_model("dynamodb")
 #: botocore's request serializer of the "json" protocol, as a client builds it (without validation, as ours).

@@ -19,6 +19,9 @@ from moto.core.utils import get_service_model
 from local_stack.moto_server import fast_json_structures
 from tests.unit.dynamodb_strategies import items
 
+# Tests of the local stack's embedded AWS (pyproject.toml, marker embedded_aws).
+pytestmark = pytest.mark.embedded_aws
+
 _names = st.text("abcdefgXYZ_#", min_size=1, max_size=6)
 _items = items(_names)
 

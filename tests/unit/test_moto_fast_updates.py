@@ -28,6 +28,9 @@ from local_stack.moto_server import (
     top_level_actions,
 )
 
+# Tests of the local stack's embedded AWS (pyproject.toml, marker embedded_aws).
+pytestmark = pytest.mark.embedded_aws
+
 _tables = itertools.count()
 _NAMES = {"#a": "alpha", "#b": "beta", "#m": "meta", "#l": "tags", "#s": "set"}
 _VALUES = {
