@@ -43,6 +43,7 @@ import bisect
 import contextlib
 import contextvars
 import functools
+import heapq
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -366,7 +367,7 @@ def _walk(ctx: _Context, collector: _Collector, reads: Callable[[], list[Range]]
     ``early``: the entries of a first block read with step 1 (absorbed already), loaded by the
     walk's first step."""
     first = early is None
-    collector.pool.update(collector.prefilter(early or []))
+    collector.add(collector.prefilter(early or []))
     limit: tuple[Any, ...] | None = None if first else bound()
     while True:
         fresh = collector.select()
@@ -380,7 +381,7 @@ def _walk(ctx: _Context, collector: _Collector, reads: Callable[[], list[Range]]
         if (not first and collector.done_before(limit)) or (not ranges and not fresh and not hold and not collector.waiting):
             return
         first = False
-        collector.pool.update(collector.prefilter(absorb(list(ranges), slices)))
+        collector.add(collector.prefilter(absorb(list(ranges), slices)))
         keys, limit = (), bound()
 
 
@@ -417,6 +418,7 @@ class _Collector:
     matches: list[tuple[tuple[Any, ...], Hit]] = field(default_factory=list)
     waiting: dict[str, tuple[float, Item, Mapping[str, Any]]] = field(default_factory=dict)
     pool: dict[str, float] = field(default_factory=dict)
+    heap: list[tuple[tuple[Any, ...], str]] = field(default_factory=list)
     best: Callable[[str], tuple[tuple[Any, ...], bool] | None] | None = None
     rate: float = 1.0
 
@@ -441,17 +443,49 @@ class _Collector:
             return self.best(doc_id)
         return _key(self.ctx.query.order, 0.0, self.pool.get(doc_id, 0.0), str(self.entries[doc_id]["age"])), True
 
-    def _ranked_pool(self) -> list[tuple[tuple[Any, ...], str]]:
-        """The pooled candidates by best key; those that cannot match, or whose exact key does not
-        follow the cursor (an earlier page's), leave the pool."""
-        ranked = []
-        for doc_id in list(self.pool):
+    def add(self, fresh: Mapping[str, float]) -> None:
+        """Pool the ``fresh`` candidates (id -> distance), each in :attr:`heap` at its best key now;
+        one that cannot match (:meth:`best_key` ``None``, which stays so) is dropped."""
+        for doc_id, distance in fresh.items():
+            self.pool[doc_id] = distance
             best = self.best_key(doc_id)
-            if best is None or (best[1] and self.after is not None and best[0] <= self.after):
+            if best is None:
                 del self.pool[doc_id]
             else:
-                ranked.append((best[0], doc_id))
-        return sorted(ranked)
+                heapq.heappush(self.heap, (best[0], doc_id))
+
+    def rekey(self) -> None:
+        """Key every pooled candidate afresh (when a key may have improved, :meth:`_top`)."""
+        keyed = [(doc_id, self.best_key(doc_id)) for doc_id in list(self.pool)]
+        self.heap = [(best[0], doc_id) for doc_id, best in keyed if best is not None]
+        heapq.heapify(self.heap)
+        for doc_id, best in keyed:
+            if best is None:
+                del self.pool[doc_id]
+
+    def _top(self) -> tuple[tuple[Any, ...], str] | None:
+        """The pooled candidate with the best key, as ``(key, id)``, or ``None`` when none is left.
+
+        A key by age or distance never changes; in relevance order a candidate's best key only
+        worsens as the walk reads on (a list's bound falls with each block, an idf falls as its
+        count arrives, a sighting replaces a bound by an impact below it), so every key in the
+        heap is at most its candidate's current key. The top is re-keyed until its current key
+        still precedes the next one's in the heap: then it precedes every current key (lazy
+        evaluation; no step re-sorts the pool). A candidate that cannot match, or whose exact key
+        does not follow the cursor (an earlier page's), leaves the pool."""
+        while self.heap:
+            key, doc_id = self.heap[0]
+            best = (key, True) if self.best is None else self.best(doc_id)
+            if best is None or (best[1] and self.after is not None and best[0] <= self.after):
+                heapq.heappop(self.heap)
+                del self.pool[doc_id]
+                continue
+            if best[0] != key:
+                heapq.heapreplace(self.heap, (best[0], doc_id))
+                if self.heap[0][1] != doc_id:
+                    continue
+            return best[0], doc_id
+        return None
 
     def select(self) -> dict[str, float]:
         """The pooled candidates to load now, taken from the pool in order of best key until, with the
@@ -463,22 +497,24 @@ class _Collector:
         keys = [key for key, _ in self.matches]
         chosen: dict[str, float] = {}
         expected = 0.0
-        for key, doc_id in self._ranked_pool():
+        while (top := self._top()) is not None:
             # With a page found, every candidate that could still enter it is loaded (it would hold the walk open).
-            if bisect.bisect_left(keys, key) + (expected if len(keys) < self.need else 0) >= self.need:
+            if bisect.bisect_left(keys, top[0]) + (expected if len(keys) < self.need else 0) >= self.need:
                 break
-            chosen[doc_id] = self.pool.pop(doc_id)
+            heapq.heappop(self.heap)
+            chosen[top[1]] = self.pool.pop(top[1])
             expected += self.rate
         return chosen
 
     def pooled(self) -> int:
         """The pooled candidates that may still match after the cursor (never loaded: a page before them was full)."""
-        return sum(1 for key, _ in self._ranked_pool() if self.after is None or key > self.after)
+        keys = (best[0] for doc_id in self.pool if (best := self.best_key(doc_id)) is not None)
+        return sum(1 for key in keys if self.after is None or key > self.after)
 
     def resolve(self, fresh: Mapping[str, float], stored: Mapping[Key, Item], records: Mapping[str, Mapping[str, Any]]) -> None:
-        """Check the loaded documents of ``fresh`` whole and keep the matches after the cursor. A
-        document that matches a word only through typo corrections whose counts were not read
-        waits for them (requested for the next step; its score needs their idf)."""
+        """Check the loaded documents of ``fresh`` whole and keep the matches after the cursor. In
+        relevance order a document that matches a word only through typo corrections whose counts
+        were not read waits for them (requested for the next step; its score needs their idf)."""
         waiting, self.waiting = self.waiting, {}
         loaded: list[tuple[str, float, Item | None, Mapping[str, Any] | None]] = [
             (doc_id, distance, item, record) for doc_id, (distance, item, record) in waiting.items()]
@@ -489,7 +525,8 @@ class _Collector:
         for doc_id, distance, item, record in loaded:
             if item is None or record is None or item.get("gone") or _passes(self.ctx.query, item) is None:
                 continue
-            uncounted = _uncounted(self.ctx, *document_of(item)) if self.ctx.words else []
+            # Only a relevance score needs every idf; in the other orders the words just have to match.
+            uncounted = _uncounted(self.ctx, *document_of(item)) if self.ctx.words and self.ctx.query.order == "relevance" else []
             if uncounted:
                 self.waiting[doc_id] = (distance, item, record)
                 self.ctx.wanted += uncounted
@@ -522,9 +559,9 @@ class _Collector:
         may have; ``None``: none remains)."""
         if self.waiting:
             return False
-        ranked = self._ranked_pool()
-        if ranked:  # a candidate not loaded yet bounds what follows like an unread entry
-            bound = ranked[0][0] if bound is None else min(bound, ranked[0][0])
+        top = self._top()
+        if top is not None:  # a candidate not loaded yet bounds what follows like an unread entry
+            bound = top[0] if bound is None else min(bound, top[0])
         if bound is None:
             return True
         return len(self.matches) >= self.need and self.matches[self.need - 1][0] < bound
@@ -759,7 +796,12 @@ def _relevance(ctx: _Context, collector: _Collector, unknown: Sequence[Key], ear
     def absorb(_: list[Range], slices: list[Slice]) -> list[Item]:
         if not slices:  # no read: nothing to absorb
             return []
-        lists.extend(_discover(ctx, sent, slices[:len(sent)]))
+        found = _discover(ctx, sent, slices[:len(sent)])
+        lists.extend(found)
+        if any(lst.kind != Kind.TYPO for lst in found):
+            # A correction's list bounds no more than the unknown corrections' bound it replaces; a term
+            # matched otherwise (a vocabulary read mid-indexing) may raise a pooled candidate's key.
+            collector.rekey()
         entries: list[Item] = []
         for lst, got in zip(reading, slices[len(sent):], strict=True):
             for item in got.items:
@@ -1043,7 +1085,7 @@ def _nearest(ctx: _Context, collector: _Collector) -> bool:
 def _read_whole(ctx: _Context, collector: _Collector, pks: Sequence[str]) -> None:
     ranges = [Range(pk, limit=MAX_BLOCK) for pk in pks]
     slices, _ = _read(ctx, ranges, [])
-    collector.pool.update(collector.prefilter([e for s in _finish(ctx, ranges, slices) for e in s.items]))
+    collector.add(collector.prefilter([e for s in _finish(ctx, ranges, slices) for e in s.items]))
     while fresh := collector.select():  # a key by distance is exact: one step unless a document changed
         _, found, records = _step(ctx, [], [], {i: collector.entries[i] for i in fresh})
         collector.resolve(fresh, found, records)

@@ -153,6 +153,16 @@ def test_two_words_corrected_to_one_term_find_its_documents() -> None:
     assert [h.id for h in engine.search(spec, store, query, 5).hits] == [key[-1] for key in _expected(records, spec, query)] == ["d00"]
 
 
+
+def test_a_correction_found_under_a_typo_key_matches_in_every_order() -> None:
+    """``pyhton`` finds ``python`` only under a typo key (no count read with it): newest and nearest
+    first need no idf, so the document matches without waiting for the count."""
+    records, spec, store = _indexed([{"scope": "jobs", "title": "mentor", "body": "python", "role": "a", "price": "0",
+                                      "t": 1, "lat": 47.0, "lng": 8.0}])
+    for order in ("relevance", "newest", "nearest"):
+        query = Query(("jobs",), ("pyhton",), near=Near(47.0, 8.0) if order == "nearest" else None, order=order)
+        assert [h.id for h in engine.search(spec, store, query, 1).hits] == ["d00"], order
+
 @settings(max_examples=60, deadline=None)
 @given(records_strategy, st.lists(st.tuples(st.integers(0, 29), st.integers(1, 4), st.booleans()), max_size=40),
        st.randoms(use_true_random=False), st.integers(1, 10))
