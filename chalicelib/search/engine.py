@@ -32,7 +32,8 @@ A :class:`Query` (parsed once by the domain) is answered over the index of an
    ``total`` with ``totalRelation`` and whether more follow.
 
 The score is the quantized BM25F of :mod:`chalicelib.search.index`: for each word, its best
-matching term's ``weight(kind) x idf x impact / 255``, summed over the words; a typo
+matching term's ``weight(kind) x idf x impact / 255`` (a completion's idf is that of the
+word's most frequent stem or completion: :meth:`_Context.word_idf`), summed over the words; a typo
 correction subtracts :data:`TYPO_PENALTY` per word so that fewer corrections always rank first
 (Meilisearch's ranking rules: words, typo, then relevance); ties newest first.
 """
@@ -156,6 +157,7 @@ class _Context:
     expansions: dict[tuple[str, int], dict[str, Kind]] = field(default_factory=dict)
     deferred: list[Range] = field(default_factory=list)
     wanted: list[Key] = field(default_factory=list)
+    completions: dict[int, tuple[tuple[int, int], float]] = field(default_factory=dict)
     steps: int = 0
 
     def defers(self) -> bool:
@@ -174,6 +176,29 @@ class _Context:
     def count(self, scope: str, name: str) -> int:
         """The size of list ``name`` of ``scope`` (0 when unknown)."""
         return self.sizes.get((scope, name), 0)
+
+    def word_idf(self, index: int, kind: Kind, term: str) -> float:
+        """The idf with which query word ``index`` scores a ``term`` it matches as ``kind``: the term's
+        own (:meth:`idf`) for the word's stem and for a typo correction; for a completion (a prefix
+        match) the idf of the most frequent of the word's stem and completions in the query's scopes.
+        The completions of a word are one query, as Lucene's ``BlendedTermQuery`` blends them (each
+        term scored with the highest document frequency among them) and as SQLite FTS5 scores a
+        prefix query (one phrase: one idf): a rare completion ("saili" of "sailing") otherwise
+        outweighs the word itself, the default behaviour that "tends to give higher scores to rare
+        terms" (Lucene's documentation). Every completion and its count is known after step 1
+        (the vocabulary's range reads), so the value holds for the rest of the search (cached per
+        word, recomputed only if a later read adds a term or a count)."""
+        if kind != Kind.PREFIX:
+            return self.idf(term)
+        version = (len(self.df), sum(len(matched) for matched in self.expansions.values()))
+        cached = self.completions.get(index)
+        if cached is None or cached[0] != version:
+            scopes = self.query.scopes
+            held = max((sum(self.df.get((scope, t), 0) for scope in scopes)
+                        for (_, i), matched in self.expansions.items() if i == index
+                        for t, how in matched.items() if how != Kind.TYPO), default=0)
+            cached = self.completions[index] = (version, idf(max(1, held), sum(self.count(scope, "a") for scope in scopes)))
+        return cached[1]
 
     def idf(self, term: str) -> float:
         """The idf of ``term`` over the query's scopes: the documents holding it and the documents,
@@ -260,10 +285,10 @@ def _uncounted(ctx: _Context, doc: Document, weights: Mapping[str, int]) -> list
 def score(ctx: _Context, doc: Document, weights: Mapping[str, int]) -> float | None:
     """The document's score, or ``None`` when a word matches none of its terms."""
     total = 0.0
-    for word in ctx.words[doc.scope]:
+    for index, word in enumerate(ctx.words[doc.scope]):
         best = None
         for term, how in analysis.best(word, weights):
-            value = contribution(how, ctx.idf(term), weights[term])
+            value = contribution(how, ctx.word_idf(index, how, term), weights[term])
             best = value if best is None or value > best else best
         if best is None:
             return None
@@ -633,7 +658,7 @@ class _List:
         if self.done:
             return None
         impact = self.ceiling if self.head is None else int(self.head["imp"])
-        return contribution(self.kind, ctx.idf(self.term), impact)
+        return contribution(self.kind, ctx.word_idf(self.word, self.kind, self.term), impact)
 
 
 def _floors(ctx: _Context) -> dict[tuple[str, int], float]:
@@ -641,7 +666,7 @@ def _floors(ctx: _Context) -> dict[tuple[str, int], float]:
     floors: dict[tuple[str, int], float] = {}
     for (scope, index), matched in ctx.expansions.items():
         for term, how in matched.items():
-            low = contribution(how, ctx.idf(term), 1)
+            low = contribution(how, ctx.word_idf(index, how, term), 1)
             floors[(scope, index)] = min(low, floors.get((scope, index), low))
         if ctx.pending(scope) and ctx.words[scope][index].corrects:  # a correction not known yet
             floors[(scope, index)] = min(-TYPO_PENALTY, floors.get((scope, index), 0.0))
@@ -656,7 +681,7 @@ def _ceiling(ctx: _Context, floors: Mapping[tuple[str, int], float], scope: str,
     sum exceeds ``after`` (beyond a float's rounding) was on an earlier page."""
     others = sum(low for (sc, index), low in floors.items() if sc == scope and index != word)
     limit = after + 1e-9 * max(1.0, abs(after))
-    term_idf = ctx.idf(term)
+    term_idf = ctx.word_idf(word, kind, term)
     return next((i for i in range(LEVELS, 0, -1) if contribution(kind, term_idf, i) + others <= limit), 0)
 
 
@@ -837,7 +862,7 @@ def _best_key(ctx: _Context, lists: Sequence[_List], sightings: Mapping[str, Map
     scope = scopes.pop()
     total, exact = 0.0, True
     for index in range(len(ctx.words[scope])):
-        read = [contribution(lst.kind, ctx.idf(lst.term), seen[(lst.pk, lst.word)])
+        read = [contribution(lst.kind, ctx.word_idf(lst.word, lst.kind, lst.term), seen[(lst.pk, lst.word)])
                 for lst in lists if lst.scope == scope and lst.word == index and (lst.pk, lst.word) in seen]
         bounds = [b for lst in lists if lst.scope == scope and lst.word == index and (lst.pk, lst.word) not in seen
                   if (b := lst.bound(ctx)) is not None]
@@ -886,7 +911,7 @@ def _likely_score(ctx: _Context, lists: Sequence[_List]) -> Callable[[Item], tup
         lst = by_pk.get(str(entry.get("pk", "")))
         if lst is None:
             return None
-        return (-contribution(lst.kind, ctx.idf(lst.term), int(entry["imp"])), str(entry["age"]))
+        return (-contribution(lst.kind, ctx.word_idf(lst.word, lst.kind, lst.term), int(entry["imp"])), str(entry["age"]))
     return likely
 
 
