@@ -32,7 +32,8 @@ A :class:`Query` (parsed once by the domain) is answered over the index of an
    ``total`` with ``totalRelation`` and whether more follow.
 
 The score is the quantized BM25F of :mod:`chalicelib.search.index`: for each word, its best
-matching term's ``weight(kind) x idf x impact / 255``, summed over the words; a typo
+matching term's ``weight(kind) x idf x impact / 255`` (a completion's idf is that of the
+word's most frequent stem or completion: :meth:`_Context.word_idf`), summed over the words; a typo
 correction subtracts :data:`TYPO_PENALTY` per word so that fewer corrections always rank first
 (Meilisearch's ranking rules: words, typo, then relevance); ties newest first.
 """
@@ -43,6 +44,7 @@ import bisect
 import contextlib
 import contextvars
 import functools
+import heapq
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -155,6 +157,7 @@ class _Context:
     expansions: dict[tuple[str, int], dict[str, Kind]] = field(default_factory=dict)
     deferred: list[Range] = field(default_factory=list)
     wanted: list[Key] = field(default_factory=list)
+    completions: dict[int, tuple[tuple[int, int], float]] = field(default_factory=dict)
     steps: int = 0
 
     def defers(self) -> bool:
@@ -173,6 +176,29 @@ class _Context:
     def count(self, scope: str, name: str) -> int:
         """The size of list ``name`` of ``scope`` (0 when unknown)."""
         return self.sizes.get((scope, name), 0)
+
+    def word_idf(self, index: int, kind: Kind, term: str) -> float:
+        """The idf with which query word ``index`` scores a ``term`` it matches as ``kind``: the term's
+        own (:meth:`idf`) for the word's stem and for a typo correction; for a completion (a prefix
+        match) the idf of the most frequent of the word's stem and completions in the query's scopes.
+        The completions of a word are one query, as Lucene's ``BlendedTermQuery`` blends them (each
+        term scored with the highest document frequency among them) and as SQLite FTS5 scores a
+        prefix query (one phrase: one idf): a rare completion ("saili" of "sailing") otherwise
+        outweighs the word itself, the default behaviour that "tends to give higher scores to rare
+        terms" (Lucene's documentation). Every completion and its count is known after step 1
+        (the vocabulary's range reads), so the value holds for the rest of the search (cached per
+        word, recomputed only if a later read adds a term or a count)."""
+        if kind != Kind.PREFIX:
+            return self.idf(term)
+        version = (len(self.df), sum(len(matched) for matched in self.expansions.values()))
+        cached = self.completions.get(index)
+        if cached is None or cached[0] != version:
+            scopes = self.query.scopes
+            held = max((sum(self.df.get((scope, t), 0) for scope in scopes)
+                        for (_, i), matched in self.expansions.items() if i == index
+                        for t, how in matched.items() if how != Kind.TYPO), default=0)
+            cached = self.completions[index] = (version, idf(max(1, held), sum(self.count(scope, "a") for scope in scopes)))
+        return cached[1]
 
     def idf(self, term: str) -> float:
         """The idf of ``term`` over the query's scopes: the documents holding it and the documents,
@@ -259,10 +285,10 @@ def _uncounted(ctx: _Context, doc: Document, weights: Mapping[str, int]) -> list
 def score(ctx: _Context, doc: Document, weights: Mapping[str, int]) -> float | None:
     """The document's score, or ``None`` when a word matches none of its terms."""
     total = 0.0
-    for word in ctx.words[doc.scope]:
+    for index, word in enumerate(ctx.words[doc.scope]):
         best = None
         for term, how in analysis.best(word, weights):
-            value = contribution(how, ctx.idf(term), weights[term])
+            value = contribution(how, ctx.word_idf(index, how, term), weights[term])
             best = value if best is None or value > best else best
         if best is None:
             return None
@@ -366,7 +392,7 @@ def _walk(ctx: _Context, collector: _Collector, reads: Callable[[], list[Range]]
     ``early``: the entries of a first block read with step 1 (absorbed already), loaded by the
     walk's first step."""
     first = early is None
-    collector.pool.update(collector.prefilter(early or []))
+    collector.add(collector.prefilter(early or []))
     limit: tuple[Any, ...] | None = None if first else bound()
     while True:
         fresh = collector.select()
@@ -380,7 +406,7 @@ def _walk(ctx: _Context, collector: _Collector, reads: Callable[[], list[Range]]
         if (not first and collector.done_before(limit)) or (not ranges and not fresh and not hold and not collector.waiting):
             return
         first = False
-        collector.pool.update(collector.prefilter(absorb(list(ranges), slices)))
+        collector.add(collector.prefilter(absorb(list(ranges), slices)))
         keys, limit = (), bound()
 
 
@@ -417,6 +443,7 @@ class _Collector:
     matches: list[tuple[tuple[Any, ...], Hit]] = field(default_factory=list)
     waiting: dict[str, tuple[float, Item, Mapping[str, Any]]] = field(default_factory=dict)
     pool: dict[str, float] = field(default_factory=dict)
+    heap: list[tuple[tuple[Any, ...], str]] = field(default_factory=list)
     best: Callable[[str], tuple[tuple[Any, ...], bool] | None] | None = None
     rate: float = 1.0
 
@@ -441,17 +468,49 @@ class _Collector:
             return self.best(doc_id)
         return _key(self.ctx.query.order, 0.0, self.pool.get(doc_id, 0.0), str(self.entries[doc_id]["age"])), True
 
-    def _ranked_pool(self) -> list[tuple[tuple[Any, ...], str]]:
-        """The pooled candidates by best key; those that cannot match, or whose exact key does not
-        follow the cursor (an earlier page's), leave the pool."""
-        ranked = []
-        for doc_id in list(self.pool):
+    def add(self, fresh: Mapping[str, float]) -> None:
+        """Pool the ``fresh`` candidates (id -> distance), each in :attr:`heap` at its best key now;
+        one that cannot match (:meth:`best_key` ``None``, which stays so) is dropped."""
+        for doc_id, distance in fresh.items():
+            self.pool[doc_id] = distance
             best = self.best_key(doc_id)
-            if best is None or (best[1] and self.after is not None and best[0] <= self.after):
+            if best is None:
                 del self.pool[doc_id]
             else:
-                ranked.append((best[0], doc_id))
-        return sorted(ranked)
+                heapq.heappush(self.heap, (best[0], doc_id))
+
+    def rekey(self) -> None:
+        """Key every pooled candidate afresh (when a key may have improved, :meth:`_top`)."""
+        keyed = [(doc_id, self.best_key(doc_id)) for doc_id in list(self.pool)]
+        self.heap = [(best[0], doc_id) for doc_id, best in keyed if best is not None]
+        heapq.heapify(self.heap)
+        for doc_id, best in keyed:
+            if best is None:
+                del self.pool[doc_id]
+
+    def _top(self) -> tuple[tuple[Any, ...], str] | None:
+        """The pooled candidate with the best key, as ``(key, id)``, or ``None`` when none is left.
+
+        A key by age or distance never changes; in relevance order a candidate's best key only
+        worsens as the walk reads on (a list's bound falls with each block, an idf falls as its
+        count arrives, a sighting replaces a bound by an impact below it), so every key in the
+        heap is at most its candidate's current key. The top is re-keyed until its current key
+        still precedes the next one's in the heap: then it precedes every current key (lazy
+        evaluation; no step re-sorts the pool). A candidate that cannot match, or whose exact key
+        does not follow the cursor (an earlier page's), leaves the pool."""
+        while self.heap:
+            key, doc_id = self.heap[0]
+            best = (key, True) if self.best is None else self.best(doc_id)
+            if best is None or (best[1] and self.after is not None and best[0] <= self.after):
+                heapq.heappop(self.heap)
+                del self.pool[doc_id]
+                continue
+            if best[0] != key:
+                heapq.heapreplace(self.heap, (best[0], doc_id))
+                if self.heap[0][1] != doc_id:
+                    continue
+            return best[0], doc_id
+        return None
 
     def select(self) -> dict[str, float]:
         """The pooled candidates to load now, taken from the pool in order of best key until, with the
@@ -463,22 +522,24 @@ class _Collector:
         keys = [key for key, _ in self.matches]
         chosen: dict[str, float] = {}
         expected = 0.0
-        for key, doc_id in self._ranked_pool():
+        while (top := self._top()) is not None:
             # With a page found, every candidate that could still enter it is loaded (it would hold the walk open).
-            if bisect.bisect_left(keys, key) + (expected if len(keys) < self.need else 0) >= self.need:
+            if bisect.bisect_left(keys, top[0]) + (expected if len(keys) < self.need else 0) >= self.need:
                 break
-            chosen[doc_id] = self.pool.pop(doc_id)
+            heapq.heappop(self.heap)
+            chosen[top[1]] = self.pool.pop(top[1])
             expected += self.rate
         return chosen
 
     def pooled(self) -> int:
         """The pooled candidates that may still match after the cursor (never loaded: a page before them was full)."""
-        return sum(1 for key, _ in self._ranked_pool() if self.after is None or key > self.after)
+        keys = (best[0] for doc_id in self.pool if (best := self.best_key(doc_id)) is not None)
+        return sum(1 for key in keys if self.after is None or key > self.after)
 
     def resolve(self, fresh: Mapping[str, float], stored: Mapping[Key, Item], records: Mapping[str, Mapping[str, Any]]) -> None:
-        """Check the loaded documents of ``fresh`` whole and keep the matches after the cursor. A
-        document that matches a word only through typo corrections whose counts were not read
-        waits for them (requested for the next step; its score needs their idf)."""
+        """Check the loaded documents of ``fresh`` whole and keep the matches after the cursor. In
+        relevance order a document that matches a word only through typo corrections whose counts
+        were not read waits for them (requested for the next step; its score needs their idf)."""
         waiting, self.waiting = self.waiting, {}
         loaded: list[tuple[str, float, Item | None, Mapping[str, Any] | None]] = [
             (doc_id, distance, item, record) for doc_id, (distance, item, record) in waiting.items()]
@@ -489,7 +550,8 @@ class _Collector:
         for doc_id, distance, item, record in loaded:
             if item is None or record is None or item.get("gone") or _passes(self.ctx.query, item) is None:
                 continue
-            uncounted = _uncounted(self.ctx, *document_of(item)) if self.ctx.words else []
+            # Only a relevance score needs every idf; in the other orders the words just have to match.
+            uncounted = _uncounted(self.ctx, *document_of(item)) if self.ctx.words and self.ctx.query.order == "relevance" else []
             if uncounted:
                 self.waiting[doc_id] = (distance, item, record)
                 self.ctx.wanted += uncounted
@@ -522,9 +584,9 @@ class _Collector:
         may have; ``None``: none remains)."""
         if self.waiting:
             return False
-        ranked = self._ranked_pool()
-        if ranked:  # a candidate not loaded yet bounds what follows like an unread entry
-            bound = ranked[0][0] if bound is None else min(bound, ranked[0][0])
+        top = self._top()
+        if top is not None:  # a candidate not loaded yet bounds what follows like an unread entry
+            bound = top[0] if bound is None else min(bound, top[0])
         if bound is None:
             return True
         return len(self.matches) >= self.need and self.matches[self.need - 1][0] < bound
@@ -596,7 +658,7 @@ class _List:
         if self.done:
             return None
         impact = self.ceiling if self.head is None else int(self.head["imp"])
-        return contribution(self.kind, ctx.idf(self.term), impact)
+        return contribution(self.kind, ctx.word_idf(self.word, self.kind, self.term), impact)
 
 
 def _floors(ctx: _Context) -> dict[tuple[str, int], float]:
@@ -604,7 +666,7 @@ def _floors(ctx: _Context) -> dict[tuple[str, int], float]:
     floors: dict[tuple[str, int], float] = {}
     for (scope, index), matched in ctx.expansions.items():
         for term, how in matched.items():
-            low = contribution(how, ctx.idf(term), 1)
+            low = contribution(how, ctx.word_idf(index, how, term), 1)
             floors[(scope, index)] = min(low, floors.get((scope, index), low))
         if ctx.pending(scope) and ctx.words[scope][index].corrects:  # a correction not known yet
             floors[(scope, index)] = min(-TYPO_PENALTY, floors.get((scope, index), 0.0))
@@ -619,7 +681,7 @@ def _ceiling(ctx: _Context, floors: Mapping[tuple[str, int], float], scope: str,
     sum exceeds ``after`` (beyond a float's rounding) was on an earlier page."""
     others = sum(low for (sc, index), low in floors.items() if sc == scope and index != word)
     limit = after + 1e-9 * max(1.0, abs(after))
-    term_idf = ctx.idf(term)
+    term_idf = ctx.word_idf(word, kind, term)
     return next((i for i in range(LEVELS, 0, -1) if contribution(kind, term_idf, i) + others <= limit), 0)
 
 
@@ -759,7 +821,12 @@ def _relevance(ctx: _Context, collector: _Collector, unknown: Sequence[Key], ear
     def absorb(_: list[Range], slices: list[Slice]) -> list[Item]:
         if not slices:  # no read: nothing to absorb
             return []
-        lists.extend(_discover(ctx, sent, slices[:len(sent)]))
+        found = _discover(ctx, sent, slices[:len(sent)])
+        lists.extend(found)
+        if any(lst.kind != Kind.TYPO for lst in found):
+            # A correction's list bounds no more than the unknown corrections' bound it replaces; a term
+            # matched otherwise (a vocabulary read mid-indexing) may raise a pooled candidate's key.
+            collector.rekey()
         entries: list[Item] = []
         for lst, got in zip(reading, slices[len(sent):], strict=True):
             for item in got.items:
@@ -795,7 +862,7 @@ def _best_key(ctx: _Context, lists: Sequence[_List], sightings: Mapping[str, Map
     scope = scopes.pop()
     total, exact = 0.0, True
     for index in range(len(ctx.words[scope])):
-        read = [contribution(lst.kind, ctx.idf(lst.term), seen[(lst.pk, lst.word)])
+        read = [contribution(lst.kind, ctx.word_idf(lst.word, lst.kind, lst.term), seen[(lst.pk, lst.word)])
                 for lst in lists if lst.scope == scope and lst.word == index and (lst.pk, lst.word) in seen]
         bounds = [b for lst in lists if lst.scope == scope and lst.word == index and (lst.pk, lst.word) not in seen
                   if (b := lst.bound(ctx)) is not None]
@@ -844,7 +911,7 @@ def _likely_score(ctx: _Context, lists: Sequence[_List]) -> Callable[[Item], tup
         lst = by_pk.get(str(entry.get("pk", "")))
         if lst is None:
             return None
-        return (-contribution(lst.kind, ctx.idf(lst.term), int(entry["imp"])), str(entry["age"]))
+        return (-contribution(lst.kind, ctx.word_idf(lst.word, lst.kind, lst.term), int(entry["imp"])), str(entry["age"]))
     return likely
 
 
@@ -1043,7 +1110,7 @@ def _nearest(ctx: _Context, collector: _Collector) -> bool:
 def _read_whole(ctx: _Context, collector: _Collector, pks: Sequence[str]) -> None:
     ranges = [Range(pk, limit=MAX_BLOCK) for pk in pks]
     slices, _ = _read(ctx, ranges, [])
-    collector.pool.update(collector.prefilter([e for s in _finish(ctx, ranges, slices) for e in s.items]))
+    collector.add(collector.prefilter([e for s in _finish(ctx, ranges, slices) for e in s.items]))
     while fresh := collector.select():  # a key by distance is exact: one step unless a document changed
         _, found, records = _step(ctx, [], [], {i: collector.entries[i] for i in fresh})
         collector.resolve(fresh, found, records)

@@ -9,6 +9,7 @@ from decimal import Decimal
 from typing import Any
 from unittest import mock
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -60,6 +61,16 @@ def _indexed(raw: Sequence[dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], 
     return records, spec, store
 
 
+def _held(word: analysis.Word, term: str, how: analysis.Kind, docs: Sequence[Document],
+          weights: Mapping[str, Mapping[str, int]]) -> int:
+    """The document count a matched term scores with: its own; for a completion (prefix), the
+    largest of the counts of the word's stem and completions (at least 1)."""
+    if how != analysis.Kind.PREFIX:
+        return max(1, sum(term in weights[d.id] for d in docs))
+    terms = {t for d in docs for t, k in analysis.best(word, weights[d.id]) if k != analysis.Kind.TYPO}
+    return max(1, *(sum(t in weights[d.id] for d in docs) for t in terms))
+
+
 def _expected(records: Mapping[str, Mapping[str, Any]], spec: IndexSpec, query: Query) -> list[tuple[Any, ...]]:
     """Every match's key in result order, by brute force over the documents."""
     docs = [d for r in records.values() if (d := spec.document(r)) is not None]
@@ -75,7 +86,7 @@ def _expected(records: Mapping[str, Mapping[str, Any]], spec: IndexSpec, query: 
         total = 0.0
         for word in analysis.query_words(query.words, "english"):
             values = [
-                engine.contribution(how, index.idf(sum(term in weights[d.id] for d in in_scope), len(in_scope)), weights[doc.id][term])
+                engine.contribution(how, index.idf(_held(word, term, how, in_scope, weights), len(in_scope)), weights[doc.id][term])
                 for term, how in analysis.best(word, weights[doc.id])
             ]
             if not values:
@@ -152,6 +163,31 @@ def test_two_words_corrected_to_one_term_find_its_documents() -> None:
     query = Query(("jobs",), ("mentos", "mentro"), order="relevance")
     assert [h.id for h in engine.search(spec, store, query, 5).hits] == [key[-1] for key in _expected(records, spec, query)] == ["d00"]
 
+
+
+def test_a_rare_completion_scores_with_the_idf_of_the_words_most_frequent_term() -> None:
+    """``ment`` completes to ``mentor`` (4 documents) and ``menthol`` (1): both score with the idf of
+    4 documents (Lucene's blended statistics), so equal impacts tie and the newest comes first; with
+    its own idf the rare ``menthol`` would outrank every ``mentor``."""
+    rows = [("menthol", 1), ("mentor", 2), ("mentor", 3), ("mentor", 4), ("mentor", 5), ("garden", 6)]
+    records, spec, store = _indexed([{"scope": "jobs", "title": title, "body": "", "role": "a", "price": "0", "t": t,
+                                      "lat": 47.0, "lng": 8.0} for title, t in rows])
+    query = Query(("jobs",), ("ment",), order="relevance")
+    hits = engine.search(spec, store, query, 5).hits
+    assert [h.id for h in hits] == ["d04", "d03", "d02", "d01", "d00"] == [key[-1] for key in _expected(records, spec, query)]
+    rare = spec.document(records["d00"])
+    assert rare is not None
+    impact = index.impacts(index.term_frequencies(spec, rare))["menthol"]
+    assert hits[-1].score == pytest.approx(engine.WEIGHTS[analysis.Kind.PREFIX] * index.idf(4, 6) * impact / index.LEVELS)
+
+def test_a_correction_found_under_a_typo_key_matches_in_every_order() -> None:
+    """``pyhton`` finds ``python`` only under a typo key (no count read with it): newest and nearest
+    first need no idf, so the document matches without waiting for the count."""
+    _, spec, store = _indexed([{"scope": "jobs", "title": "mentor", "body": "python", "role": "a", "price": "0",
+                                "t": 1, "lat": 47.0, "lng": 8.0}])
+    for order in ("relevance", "newest", "nearest"):
+        query = Query(("jobs",), ("pyhton",), near=Near(47.0, 8.0) if order == "nearest" else None, order=order)
+        assert [h.id for h in engine.search(spec, store, query, 1).hits] == ["d00"], order
 
 @settings(max_examples=60, deadline=None)
 @given(records_strategy, st.lists(st.tuples(st.integers(0, 29), st.integers(1, 4), st.booleans()), max_size=40),
