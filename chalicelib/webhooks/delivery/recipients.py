@@ -134,17 +134,16 @@ def recipients(event: Event, directory: WebhookDirectory) -> list[WebhookRecord]
     if event.target_webhook_id is not None:
         return _addressed(event, directory)
     recipient = event.routing.get("recipientId")
-    if not recipient:
-        return []
-    if event.type == MESSAGE_NEW and recipient == event.routing.get("senderId"):
-        return []
-    if event.type.startswith("match_request."):
+    owner = owner_read(event)
+    if recipient and event.type.startswith("match_request."):
         candidates = directory.by_ids(event.routing.get("webhookIds") or [])  # bound to the listing
+    elif owner is None:  # no recipient, or a message to oneself
+        return []
     elif event.type in (WEBHOOK_DISABLED, WEBHOOK_ENABLED):  # never the webhook the event is about
         about = event.routing.get("webhookId")
-        candidates = [w for w in directory.by_owner(str(recipient)) if w["webhookId"] != about]
+        candidates = [w for w in directory.by_owner(owner) if w["webhookId"] != about]
     else:
-        candidates = directory.by_owner(str(recipient))  # message.new, profile_request.*
+        candidates = directory.by_owner(owner)  # message.new, profile_request.*
     return [w for w in candidates if w.get("ownerId") == recipient and subscribed(w, event.type) and existed_at(w, event)]
 
 
