@@ -42,18 +42,17 @@ from __future__ import annotations
 
 import bisect
 import contextlib
-import contextvars
 import functools
 import heapq
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any, Literal
 
 import pygeohash
 
+from chalicelib.kernel.threads import ContextPool
 from chalicelib.search import analysis, buckets, geo
 from chalicelib.search.analysis import Kind, Word
 from chalicelib.search.index import GEO_LEVELS, LEVELS, Document, IndexSpec, document_of, idf, impacts, projection, term_frequencies
@@ -75,6 +74,8 @@ SPREAD_BUCKETS = 6
 #: Most Queries step 1 sends before the typo keys' reads wait for the next step: the threads of a
 #: step's reads (:data:`~chalicelib.search.store.READ_PARALLEL`); more would go out in two waves.
 DEFER_ABOVE = READ_PARALLEL
+#: The threads that load a step's records beside its reads.
+_LOADERS = ContextPool(8, "search-load")
 _INFINITY = float("inf")
 
 
@@ -367,16 +368,10 @@ def _step(ctx: _Context, ranges: Sequence[Range], keys: Sequence[Key], load: Map
     if not load:
         slices, found = _read(ctx, ranges, keys)
         return slices, found, {}
-    records = _loaders().submit(contextvars.copy_context().run, ctx.spec.load, load)  # the request's accounting
+    records = _LOADERS.submit(ctx.spec.load, load)
     stored = [ctx.spec.stored_key(i) for i in load] if ctx.words else []
     slices, found = _read(ctx, ranges, [*keys, *stored])
     return slices, found, records.result()
-
-
-@functools.cache
-def _loaders() -> ThreadPoolExecutor:
-    """Threads that load a step's records beside its reads (started once: no thread start per step)."""
-    return ThreadPoolExecutor(max_workers=8, thread_name_prefix="search-load")
 
 
 def _walk(ctx: _Context, collector: _Collector, reads: Callable[[], list[Range]],

@@ -11,16 +11,15 @@ writer sends its puts, deletes and additions in one step) and version-conditione
 
 from __future__ import annotations
 
-import contextvars
 import functools
 import random
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from chalicelib.kernel.config import settings
+from chalicelib.kernel.threads import ContextPool
 from chalicelib.persistence import storage
 
 Key = tuple[str, str]
@@ -34,11 +33,10 @@ PARALLEL = 16
 READ_PARALLEL = 32
 
 
-@functools.cache
-def readers() -> ThreadPoolExecutor:
-    """The threads that send the reads of a step, started once per process: a step's calls leave
-    together instead of each waiting for a new thread, so they overlap as one round trip."""
-    return ThreadPoolExecutor(max_workers=READ_PARALLEL, thread_name_prefix="search-read")
+#: The threads of a step's reads and of the writer's calls, started once per process: a step's calls
+#: leave together instead of each waiting for a new thread, so they overlap as one round trip.
+_READERS = ContextPool(READ_PARALLEL, "search-read")
+_WRITERS = ContextPool(PARALLEL, "search-write")
 
 
 @dataclass(frozen=True)
@@ -145,15 +143,6 @@ class DynamoStore:
     def __init__(self, table: str) -> None:
         self.table = table
 
-    def _parallel[T, R](self, work: Callable[[T], R], tasks: Sequence[T]) -> list[R]:
-        if len(tasks) <= 1:
-            return [work(t) for t in tasks]
-        # Each call runs in a copy of the caller's context, so per-request accounting (the items a
-        # request read, chalicelib.telemetry.metrics) sees the reads of every thread.
-        calls = [(contextvars.copy_context(), t) for t in tasks]
-        with ThreadPoolExecutor(max_workers=min(PARALLEL, len(tasks))) as pool:
-            return list(pool.map(lambda call: call[0].run(work, call[1]), calls))
-
     def _query(self, wanted: Range) -> Slice:
         condition, values = "pk = :pk", {":pk": wanted.pk}
         if wanted.begins:
@@ -172,15 +161,12 @@ class DynamoStore:
         return storage.batch_get(self.table, [{"pk": pk, "sk": sk} for pk, sk in chunk])
 
     def read(self, ranges: Sequence[Range], keys: Sequence[Key]) -> tuple[list[Slice], dict[Key, Item]]:
-        """See :meth:`Store.read`: every Query and BatchGetItem of the step in parallel (:func:`readers`)."""
+        """See :meth:`Store.read`: every Query and BatchGetItem of the step in parallel (:data:`_READERS`)."""
         unique = list(dict.fromkeys(keys))
         chunks = [unique[i:i + 100] for i in range(0, len(unique), 100)]
         tasks: list[Callable[[], Any]] = [functools.partial(self._query, r) for r in ranges]
         tasks += [functools.partial(self._get, c) for c in chunks]
-        if len(tasks) <= 1:
-            results = [task() for task in tasks]
-        else:  # each in a copy of the caller's context: the request's accounting (chalicelib.telemetry.metrics)
-            results = [f.result() for f in [readers().submit(contextvars.copy_context().run, task) for task in tasks]]
+        results = _READERS.map(lambda task: task(), tasks)
         found = {(i["pk"], i["sk"]): i for part in results[len(ranges):] for i in part}
         return results[:len(ranges)], found
 
@@ -202,14 +188,14 @@ class DynamoStore:
 
     def write(self, puts: Sequence[Item], deletes: Sequence[Key]) -> None:
         """See :meth:`Store.write`: BatchWriteItem of 25 requests, the calls in parallel."""
-        self._parallel(self._batch_write, self._write_chunks(puts, deletes))
+        _WRITERS.map(self._batch_write, self._write_chunks(puts, deletes))
 
     def write_and_add(self, puts: Sequence[Item], deletes: Sequence[Key], changes: Sequence[tuple[Key, int]]) -> list[int]:
         """See :meth:`Store.write_and_add`: the BatchWriteItem and UpdateItem calls of :meth:`write`
         and :meth:`add` in one pool, so the step is one round trip."""
         tasks: list[Callable[[], Any]] = [functools.partial(self._batch_write, c) for c in self._write_chunks(puts, deletes)]
         tasks += [functools.partial(self._add, c) for c in changes]
-        results = self._parallel(lambda task: task(), tasks)
+        results = _WRITERS.map(lambda task: task(), tasks)
         return [int(n) for n in results[len(tasks) - len(changes):]]
 
     def _add(self, change: tuple[Key, int]) -> int:
@@ -222,7 +208,7 @@ class DynamoStore:
 
     def add(self, changes: Sequence[tuple[Key, int]]) -> list[int]:
         """See :meth:`Store.add`: one UpdateItem each, in parallel."""
-        return self._parallel(self._add, list(changes))
+        return _WRITERS.map(self._add, list(changes))
 
     def _put_newer(self, item: Item) -> bool:
         try:
@@ -233,7 +219,7 @@ class DynamoStore:
 
     def put_newer(self, items: Sequence[Item]) -> list[bool]:
         """See :meth:`Store.put_newer`: one conditional PutItem each, in parallel."""
-        return self._parallel(self._put_newer, list(items))
+        return _WRITERS.map(self._put_newer, list(items))
 
 
 def search_index() -> DynamoStore:

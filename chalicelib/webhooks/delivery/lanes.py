@@ -48,18 +48,17 @@ between the kinds of lane, so that each attempt and move enters once.
 
 from __future__ import annotations
 
-import contextvars
 import functools
 import hashlib
 import json
 import math
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit
 
 from chalicelib.kernel.config import settings
+from chalicelib.kernel.threads import ContextPool
 from chalicelib.persistence import storage
 from chalicelib.webhooks import signing
 from chalicelib.webhooks.delivery.envelope import Delivery, Event
@@ -71,10 +70,8 @@ MAX_BATCH = 10
 PARALLEL_SENDS = 4
 
 
-@functools.cache
-def _senders() -> ThreadPoolExecutor:
-    """The threads of :func:`enqueue`'s concurrent sends, started once per process."""
-    return ThreadPoolExecutor(max_workers=PARALLEL_SENDS, thread_name_prefix="lane-send")
+#: The threads of :func:`enqueue`'s concurrent sends.
+_SENDERS = ContextPool(PARALLEL_SENDS, "lane-send")
 
 
 class EnqueueFailed(Exception):
@@ -358,16 +355,7 @@ def enqueue(deliveries: Sequence[Delivery]) -> None:
         if failed:  # after a refusal nothing more is sent: the caller reports the rest
             failed += by_queue[url]
             continue
-        plan = send_plan(deliveries, by_queue[url])
-        if len(plan) == 1:
-            failed += _send_sequence(sqs, url, deliveries, plan[0])
-            continue
-        # Each send runs in a copy of the caller's context (the correlation id of its log lines).
-        futures = [_senders().submit(contextvars.copy_context().run, _send_sequence, sqs, url, deliveries, s) for s in plan]
-        errors = [error for future in futures if (error := future.exception()) is not None]
-        if errors:
-            raise errors[0]
-        for future in futures:
-            failed += future.result()
+        for unsent in _SENDERS.map(functools.partial(_send_sequence, sqs, url, deliveries), send_plan(deliveries, by_queue[url])):
+            failed += unsent
     if failed:
         raise EnqueueFailed(sorted(set(failed)))

@@ -21,11 +21,9 @@ event without a recipient goes nowhere.
 
 from __future__ import annotations
 
-import contextvars
-import functools
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 
+from chalicelib.kernel.threads import ContextPool
 from chalicelib.persistence.outbox import MESSAGE_NEW, WEBHOOK_DISABLED, WEBHOOK_ENABLED
 from chalicelib.webhooks import repository
 from chalicelib.webhooks.catalogue import DEFAULT_EVENTS, SUPPORTED_EVENTS
@@ -38,11 +36,8 @@ from chalicelib.webhooks.records import WebhookRecord
 OWNER_READS_PARALLEL = 8
 
 
-@functools.cache
-def _readers() -> ThreadPoolExecutor:
-    """The threads of :meth:`WebhookDirectory.by_owners`, started once per process (a Lambda's warm
-    invocations reuse them)."""
-    return ThreadPoolExecutor(max_workers=OWNER_READS_PARALLEL, thread_name_prefix="webhook-owners")
+#: The threads of :meth:`WebhookDirectory.by_owners` (a Lambda's warm invocations reuse them).
+_READERS = ContextPool(OWNER_READS_PARALLEL, "webhook-owners")
 
 
 class WebhookDirectory:
@@ -79,9 +74,7 @@ class WebhookDirectory:
             for owner_id in wanted:
                 self.by_owner(owner_id)
             return
-        # Each read runs in a copy of the caller's context (the correlation id of its log lines).
-        calls = [(contextvars.copy_context(), o) for o in wanted]
-        futures = [_readers().submit(context.run, repository.list_by_owner, o) for context, o in calls]
+        futures = [_READERS.submit(repository.list_by_owner, o) for o in wanted]
         results = [(o, f.exception() or f.result()) for o, f in zip(wanted, futures, strict=True)]
         for owner_id, found in results:
             if not isinstance(found, BaseException):
