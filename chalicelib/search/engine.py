@@ -526,10 +526,11 @@ class _Collector:
             expected += self.rate
         return chosen
 
-    def pooled(self) -> int:
-        """The pooled candidates that may still match after the cursor (never loaded: a page before them was full)."""
+    def holds_more(self) -> bool:
+        """Whether a pooled candidate may still match after the cursor (never loaded: a page before
+        it was full). Stops at the first one: only ``totalRelation`` asks, and it needs no count."""
         keys = (best[0] for doc_id in self.pool if (best := self.best_key(doc_id)) is not None)
-        return sum(1 for key in keys if self.after is None or key > self.after)
+        return any(self.after is None or key > self.after for key in keys)
 
     def resolve(self, fresh: Mapping[str, float], stored: Mapping[Key, Item], records: Mapping[str, Mapping[str, Any]]) -> None:
         """Check the loaded documents of ``fresh`` whole and keep the matches after the cursor. In
@@ -1146,7 +1147,7 @@ def search(spec: IndexSpec, store: Store, query: Query, size: int, offset: int =
         return Result(page, counted, "eq", more)
     # Candidates never loaded (a full page came before them) are not verified (the index may lag the
     # records): the matches found are then a lower bound.
-    return Result(page, skipped + len(found), "eq" if complete and not collector.pooled() else "gte", more)
+    return Result(page, skipped + len(found), "eq" if complete and not collector.holds_more() else "gte", more)
 
 
 def _counted_total(ctx: _Context) -> int | None:
