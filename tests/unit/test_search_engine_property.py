@@ -24,7 +24,7 @@ TYPOS = ["mentro", "desing", "pyhton", "gardne", "engineeer", "mentr", "berlni"]
 SCOPES = ("jobs", "homes")
 
 
-def _spec(records: dict[str, Mapping[str, Any]]) -> IndexSpec:
+def _spec(records: Mapping[str, Mapping[str, Any]]) -> IndexSpec:
     def document(record: Mapping[str, Any]) -> Document | None:
         return Document(
             id=record["id"], version=record["v"], scope=record["scope"], newest=record["t"],
