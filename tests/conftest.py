@@ -36,9 +36,13 @@ os.environ.pop("AWS_PROFILE", None)
 # Neither profile has a wall-clock bound: hypothesis's default ``deadline`` (200 ms per example) and
 # its ``too_slow`` health check time examples on the wall clock, which failed a join property test
 # on a machine at load 12 (no wall-clock assertion in a test; speed lives in bench/).
+# How many examples: a property test that states no ``max_examples`` of its own draws the profile's,
+# 100 in ``make test`` (hypothesis's default: the pure properties of tests/unit run in about a second
+# each) and 1,000 under ``explore``, the deep run for a change to a property or the code under it.
+# Tests on moto (tests/integration) state a handful of their own: each example writes to moto.
 _NO_WALL_CLOCK = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
-settings.register_profile("deterministic", derandomize=True, database=None, print_blob=True, **_NO_WALL_CLOCK)
-settings.register_profile("explore", derandomize=False, **_NO_WALL_CLOCK)
+settings.register_profile("deterministic", derandomize=True, database=None, print_blob=True, max_examples=100, **_NO_WALL_CLOCK)
+settings.register_profile("explore", derandomize=False, max_examples=1_000, **_NO_WALL_CLOCK)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 
 

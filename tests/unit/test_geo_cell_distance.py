@@ -10,7 +10,7 @@ import math
 
 import pygeohash
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from chalicelib.search import geo
@@ -20,7 +20,6 @@ longitudes = st.floats(min_value=-180, max_value=180, allow_nan=False)
 fractions = st.floats(min_value=0, max_value=1, allow_nan=False)
 
 
-@settings(max_examples=150, deadline=None)
 @given(latitudes, longitudes, st.text(alphabet=geo.BASE32, min_size=1, max_size=6), fractions, fractions)
 def test_the_distance_bound_holds_for_every_point_of_a_cell(lat: float, lng: float, geohash: str, u: float, v: float) -> None:
     box = pygeohash.get_bounding_box(geohash)
@@ -48,7 +47,6 @@ def _min_distance_every_candidate(lat: float, lng: float, geohash: str) -> float
     return min(candidates)
 
 
-@settings(max_examples=300, deadline=None)
 @given(latitudes, longitudes, st.text(alphabet=geo.BASE32, min_size=1, max_size=6))
 @example(10.0, -160.0, "s")  # the nearer edge across the antimeridian
 @example(89.0, 180.0, "g")  # the nearer end past the pole

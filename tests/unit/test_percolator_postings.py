@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from chalicelib.listings.search.query import parse_search
@@ -23,7 +23,6 @@ from tests.unit.saved_search_strategies import listings, queries
 ACTIVE = {"status": "ACTIVE", "version": 1, "createdAt": "2026-01-01T00:00:00.000000Z"}
 
 
-@settings(max_examples=600, deadline=None)
 @given(listing=listings(), query=queries())
 def test_a_matching_search_is_always_a_candidate(listing: dict[str, Any], query: dict[str, str]) -> None:
     listing = {**listing, **ACTIVE, "listingId": "lst_1", "ownerId": "usr_owner"}
@@ -66,7 +65,6 @@ def test_keys_by_kind() -> None:
     assert postings.keys_of(parse_search(lisbon)) == ["*/*|*|*"]  # no radius: sorts only
 
 
-@settings(max_examples=300, deadline=None)
 @given(listing=listings(), query=queries())
 def test_the_prefilter_without_an_embedded_query_never_drops_a_match(listing: dict[str, Any], query: dict[str, str]) -> None:
     listing = {**listing, **ACTIVE, "listingId": "lst_1", "ownerId": "usr_owner"}

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 from unittest import mock
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from chalicelib.search import engine
@@ -27,7 +27,6 @@ def _checked_top(self: engine._Collector) -> tuple[tuple[Any, ...], str] | None:
     return top
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(records_strategy, queries, st.integers(1, 7), st.booleans())
 def test_the_top_of_the_pool_is_the_first_of_a_full_re_sort(raw: list[dict[str, Any]], query: Query, size: int,
                                                             defer: bool) -> None:

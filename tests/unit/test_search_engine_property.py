@@ -124,7 +124,6 @@ def _normalized(query: Query) -> Query:
     return Query(query.scopes, query.words, query.keywords, query.ranges, query.near, order)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(records_strategy, queries, st.integers(1, 7))
 def test_pages_follow_the_brute_force_order_page_after_page(raw: list[dict[str, Any]], query: Query, size: int) -> None:
     _check_pages(raw, query, size)
@@ -228,7 +227,6 @@ def test_replayed_and_out_of_order_batches_leave_the_index_exact(
     }
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(records_strategy, queries)
 def test_matches_accepts_exactly_the_documents_search_returns(raw: list[dict[str, Any]], query: Query) -> None:
     records, spec, store = _indexed(raw)

@@ -4,7 +4,7 @@ tests each entry once (pure; hypothesis)."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from chalicelib.search import geo
@@ -14,7 +14,6 @@ lats = st.floats(-80, 80)
 lngs = st.floats(-179.9, 179.9)
 
 
-@settings(max_examples=150, deadline=None)
 @given(lat=lats, lng=lngs, radius=st.sampled_from([0.5, 5.0, 25.0, 300.0, 5000.0]), bearing_lat=st.floats(-3, 3),
        bearing_lng=st.floats(-3, 3), term=st.sampled_from([None, "python", "go"]))
 def test_an_item_inside_the_circle_reads_a_key_its_query_is_filed_under(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from rapidfuzz.distance import DamerauLevenshtein
 
@@ -24,7 +24,6 @@ def _one_edit(word: str) -> set[str]:
     return {t for t in out if t and DamerauLevenshtein.distance(t, word) == 1}
 
 
-@settings(max_examples=300, deadline=None)
 @given(st.text(LETTERS, min_size=1, max_size=12))
 def test_every_term_one_edit_away_with_the_first_letter_is_found(stem: str) -> None:
     keys, start = analysis.typo_reads(stem)
