@@ -99,7 +99,8 @@ def test_a_40_webhook_fan_out_is_one_call_of_four_slow_lane_messages_of_ten(sqs:
     assert lanes.send_plan(deliveries, range(40)) == [list(range(40))]
     lanes.enqueue(deliveries)
     ((_, entries),) = sqs.calls
-    assert len(entries) == 4 and len({e["MessageGroupId"] for e in entries}) == 4
+    assert len(entries) == 4
+    assert len({e["MessageGroupId"] for e in entries}) == 4
     assert sorted(len(lanes.from_messages(e["MessageBody"])) for e in entries) == [10, 10, 10, 10]
 
 
@@ -203,7 +204,8 @@ def test_a_shared_message_round_trips_its_members_in_order_with_an_id_of_its_own
     single = lanes.to_message(members[0])
     assert lanes.from_messages(single) == [members[0]]  # a message of one delivery, as before
     shared_id = lanes.message_deduplication_id(members)
-    assert shared_id.startswith(lanes.deduplication_id(members[0]) + "+") and len(shared_id) <= 128
+    assert shared_id.startswith(lanes.deduplication_id(members[0]) + "+")
+    assert len(shared_id) <= 128
     assert shared_id == lanes.message_deduplication_id(list(members))  # a replayed batch forms the same id
     assert shared_id != lanes.message_deduplication_id(members[:2])
     assert lanes.message_deduplication_id(members[:1]) == lanes.deduplication_id(members[0])

@@ -55,7 +55,7 @@ def test_a_shared_messages_attempts_run_one_after_another_in_order(sqs: FakeSqs,
 
 @pytest.mark.parametrize("fault", [RuntimeError("DynamoDB unavailable"), attempt.Held(12.5)])
 def test_a_fault_stops_the_rest_and_reports_the_message(sqs: FakeSqs, monkeypatch: pytest.MonkeyPatch, fault: Exception) -> None:
-    record, members = _shared_record(3)
+    record, _ = _shared_record(3)
     made: list[str] = []
 
     def fake_attempt(delivery: Delivery, heartbeat: Any = None) -> attempt.Result:

@@ -9,7 +9,8 @@
 * :func:`handle_lane_batch` (``DeliveryQueue`` and ``SlowDeliveryQueue``, FIFO, each with its
   own consumer: the slow lanes' bounded by their few message groups): makes the attempts, one at
   a time per lane (a slow-lane message carrying several webhooks' deliveries of one event,
-  :func:`chalicelib.webhooks.delivery.lanes.message_plan`, one after another); the mapping's batch size is 1, so an invocation never holds one lane's message while
+  :func:`chalicelib.webhooks.delivery.lanes.message_plan`, one after another); the mapping's
+  batch size is 1, so an invocation never holds one lane's message while
   another lane's receiver hangs. While an attempt runs, a heartbeat keeps its message invisible
   and its claim leased for ``DELIVERY_LEASE_SECONDS`` at a time, so a worker that dies hands the
   delivery on within that time (:mod:`chalicelib.webhooks.delivery.heartbeat`).
