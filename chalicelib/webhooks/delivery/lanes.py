@@ -60,7 +60,6 @@ import math
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -250,8 +249,11 @@ def message_deduplication_id(members: Sequence[Delivery]) -> str:
 def to_message(delivery: Delivery, others: Sequence[Delivery] = ()) -> str:
     """The JSON body of a lane (or retry) message: the whole event, so no outbox read is needed.
 
-    With ``others`` (deliveries :func:`shares_message` lets travel with ``delivery``), the body also
-    lists every member's ``webhookId``, ``ownerId`` and ``lane`` under ``webhooks``, in order.
+    With ``others`` (deliveries :func:`shares_message` lets travel with ``delivery``), the body
+    lists every member's ``webhookId``, ``ownerId`` and ``lane`` under ``webhooks``, in order,
+    and none at the top: a reader of single deliveries (:func:`from_message`, a worker of an
+    earlier version) refuses it as malformed and it returns, rather than being taken for its
+    first member alone.
     """
     event = delivery.event
     body: dict[str, Any] = {
@@ -274,6 +276,8 @@ def to_message(delivery: Delivery, others: Sequence[Delivery] = ()) -> str:
     if delivery.redelivery_id:
         body["redeliveryId"] = delivery.redelivery_id
     if others:
+        for key in ("webhookId", "ownerId", "lane"):
+            del body[key]
         body["webhooks"] = [{"webhookId": d.webhook_id, "ownerId": d.owner_id, "lane": d.lane} for d in (delivery, *others)]
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
 
@@ -317,17 +321,13 @@ def from_messages(body: str) -> list[Delivery]:
     ValueError, KeyError, TypeError
         A malformed message (reported failed; it ends in the dead-letter queue).
     """
-    first = from_message(body)
-    members = json.loads(body).get("webhooks")
+    raw: dict[str, Any] = json.loads(body)
+    members = raw.pop("webhooks", None)
     if members is None:
-        return [first]
+        return [from_message(body)]
     if not isinstance(members, list) or not members:
         raise ValueError("webhooks must be a non-empty list")
-    return [
-        replace(first, webhook_id=str(m["webhookId"]), owner_id=str(m.get("ownerId") or ""),
-                lane=int(m["lane"]) if m.get("lane") is not None else None)
-        for m in members
-    ]
+    return [from_message(json.dumps({**raw, **member})) for member in members]
 
 
 def owners_in_turn(deliveries: Sequence[Delivery]) -> list[int]:
