@@ -72,7 +72,7 @@ def _run(groups: list[str], queues: list[tuple[str, str]] | None = None) -> int:
         groups.append(records[0]["attributes"]["MessageGroupId"])
         if queues is not None:
             kind = "slow" if records[0]["eventSourceARN"] == settings().DELIVERY_SLOW_QUEUE_ARN else "healthy"
-            queues.append((json.loads(records[0]["body"])["webhookId"], kind))
+            queues += [(d.webhook_id, kind) for d in lanes.from_messages(records[0]["body"])]
         assert handlers.handle_lane_batch({"Records": records}) == {"batchItemFailures": []}
         handled += 1
     return handled
