@@ -1,7 +1,8 @@
 """Delivery lanes: the SQS FIFO ``DeliveryQueue`` with message groups bounded per owner, and the
 slow lanes on a FIFO queue of their own (``SlowDeliveryQueue``).
 
-Every (event, webhook) delivery is one message. SQS FIFO hands out the messages of a message
+Every (event, webhook) delivery is one message (in a slow lane, an event's consecutive
+deliveries may share one, below). SQS FIFO hands out the messages of a message
 group in order and never one while another of the same group is in flight, while other groups
 proceed in parallel (SQS Developer Guide, "FIFO queue message grouping"); Lambda runs at most one
 invocation per group. So the groups are the unit of concurrency, and :func:`group_id` chooses
@@ -24,8 +25,8 @@ concurrency):
   only delays the other open-breaker webhooks.
 
 :func:`enqueue` sends a queue's deliveries as up to :data:`PARALLEL_SENDS` sequences at once
-(:func:`send_plan`), each holding whole message groups, so a 40-way fan-out over 4 slow lanes is 4
-calls side by side and every group keeps its order. In a slow lane, consecutive deliveries of one
+(:func:`send_plan`), each holding whole message groups, so a 40-way fan-out over an owner's 4 lanes
+is 4 calls side by side and every group keeps its order. In a slow lane, consecutive deliveries of one
 event at one attempt number (an owner's fan-out to its open-breaker webhooks) travel as one
 message of up to :data:`MAX_MESSAGE_DELIVERIES` (:func:`message_plan`), whose attempts the slow
 lanes' consumer makes one after another, as it would make those consecutive messages: the slow
@@ -75,7 +76,7 @@ MAX_BATCH = 10
 #: spec §6) plus their calls bound the invocation (``cfn_functions.SLOW_DELIVERY_TIMEOUT_SECONDS``).
 MAX_MESSAGE_DELIVERIES = 10
 #: SendMessageBatch calls of one queue in flight at once (:func:`send_plan`): an event fanned out to
-#: 40 webhooks is 4 calls, sent together rather than each waiting for the one before.
+#: 40 webhooks over its owner's 4 lanes is 4 calls, sent together rather than each waiting for the one before.
 PARALLEL_SENDS = 4
 
 
