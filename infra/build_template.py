@@ -260,9 +260,11 @@ RESOURCES: dict[str, Any] = {
     # The slow lanes: deliveries to webhooks whose circuit breaker is open, and their retries, on a
     # queue of their own so that a failing owner's backlog never deepens (nor shares the throughput
     # of) the healthy lanes' queue; its own consumer, deliver_slow_webhooks, runs at most
-    # DELIVERY_SLOW_LANES of them at once (one per message group). Same hold and dead-letter queue.
+    # DELIVERY_SLOW_LANES of them at once (one per message group). A message may carry up to 10
+    # webhooks' deliveries of one event, attempted one after another: visibility = that consumer's
+    # longer timeout; the heartbeat holds each message 20 s at a time all the same. Same dead-letter queue.
     "SlowDeliveryQueue": _fifo_queue(
-        "DeliveryDeadLetterQueue", visibility_seconds=cfn_functions.DELIVERY_VISIBILITY_SECONDS, max_receives=5
+        "DeliveryDeadLetterQueue", visibility_seconds=cfn_functions.SLOW_DELIVERY_TIMEOUT_SECONDS, max_receives=5
     ),
     "DeliveryDeadLetterQueue": _dead_letter_queue(fifo=True),
     "DeliveryRetryQueue": _queue("DeliveryRetryDeadLetterQueue", visibility_seconds=360, max_receives=5),

@@ -93,6 +93,14 @@ FUNCTION_SETTINGS: dict[str, dict[str, Any]] = {
 #: and extends it while the attempt runs (chalicelib/webhooks/delivery/heartbeat.py).
 DELIVERY_VISIBILITY_SECONDS = 30
 
+#: Visibility timeout of the slow lanes' queue and timeout of their consumer
+#: (``deliver_slow_webhooks``), seconds: one slow-lane message carries up to 10 webhooks'
+#: deliveries of one event (``lanes.MAX_MESSAGE_DELIVERIES``), attempted one after another, each
+#: at most the 10 s deadline (spec §6) plus its few DynamoDB and SQS calls: 10 x 15 s. The hold of
+#: each message is still ``DELIVERY_LEASE_SECONDS`` (20 s) at a time, extended per attempt by
+#: the heartbeat, so a dead worker's message is taken over as soon as from the owners' lanes.
+SLOW_DELIVERY_TIMEOUT_SECONDS = 150
+
 #: How many delivery lanes the ``deliver_webhooks`` mapping runs at once (the
 #: ``DeliveryConcurrency`` parameter, default 100). Lambda scales a FIFO mapping with the number
 #: of message groups that have messages, one invocation per group (AWS Lambda Developer Guide,

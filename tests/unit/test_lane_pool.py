@@ -81,7 +81,7 @@ def test_the_slow_lanes_pool_holds_at_most_one_worker_per_slow_lane() -> None:
         slow_lane_bounds(0)
 
 
-def test_the_slow_delivery_function_has_its_own_bounded_mapping_and_the_same_hold() -> None:
+def test_the_slow_delivery_function_has_its_own_bounded_mapping_and_a_timeout_for_a_shared_message() -> None:
     template = json.loads((ROOT / "infra" / "resources.json").read_text())
     resources = template["Resources"]
     (event,) = resources["DeliverSlowWebhooks"]["Properties"]["Events"].values()
@@ -93,4 +93,10 @@ def test_the_slow_delivery_function_has_its_own_bounded_mapping_and_the_same_hol
     assert slow_lanes == cfn_functions.SLOW_DELIVERY_CONCURRENCY  # one invocation per slow lane
     config = json.loads((ROOT / ".chalice" / "config.json").read_text())
     timeout = config["stages"]["prod"]["lambda_functions"]["deliver_slow_webhooks"]["lambda_timeout"]
-    assert resources["SlowDeliveryQueue"]["Properties"]["VisibilityTimeout"] == timeout == cfn_functions.DELIVERY_VISIBILITY_SECONDS
+    assert resources["SlowDeliveryQueue"]["Properties"]["VisibilityTimeout"] == timeout == cfn_functions.SLOW_DELIVERY_TIMEOUT_SECONDS
+    # A slow-lane message's attempts, one after another, each at most the deadline plus its calls.
+    from chalicelib.webhooks.delivery import lanes
+
+    production_deadline = 10  # spec §6
+    assert timeout >= lanes.MAX_MESSAGE_DELIVERIES * (production_deadline + 5)
+    assert Settings.model_fields["DELIVERY_LEASE_SECONDS"].default < timeout

@@ -1,6 +1,7 @@
 """Which FIFO queue a delivery enters (chalicelib/webhooks/delivery/lanes.py, ``queue_url`` and
 ``enqueue``): a webhook whose circuit breaker is open, its moved attempts and its retries, on the
-slow lanes' queue; every other delivery on the owners' lanes' queue; refused entries reported."""
+slow lanes' queue; every other delivery on the owners' lanes' queue; refused entries reported; an
+event's consecutive deliveries in a slow lane share one message (``message_plan``)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,19 @@ from chalicelib.webhooks.delivery import lanes
 from chalicelib.webhooks.delivery.envelope import Delivery, Event
 
 
-def _delivery(webhook: str, owner: str, slow: bool = False, attempt: int = 1) -> Delivery:
-    event = Event("evt_1", "message.new", "2026-11-22T00:00:00.000Z", {}, {})
-    return Delivery(event, webhook, attempt, owner_id=owner, lane=0, slow=slow)
+def _delivery(webhook: str, owner: str, slow: bool = False, attempt: int = 1, event_id: str = "evt_1", lane: int = 0) -> Delivery:
+    event = Event(event_id, "message.new", "2026-11-22T00:00:00.000Z", {}, {})
+    return Delivery(event, webhook, attempt, owner_id=owner, lane=lane, slow=slow)
+
+
+def _sent(calls: list[tuple[str, list[dict[str, Any]]]]) -> dict[str, list[tuple[str, str]]]:
+    """The (event id, webhook id) deliveries of every message sent, per message group, in order."""
+    sent: dict[str, list[tuple[str, str]]] = {}
+    for _, entries in calls:
+        for entry in entries:
+            members = lanes.from_messages(entry["MessageBody"])
+            sent.setdefault(entry["MessageGroupId"], []).extend((d.event.event_id, d.webhook_id) for d in members)
+    return sent
 
 
 class FakeSqs:
@@ -54,7 +65,7 @@ def test_an_open_breaker_routes_to_the_slow_queue_and_a_closed_one_to_the_owners
 
 def test_a_mixed_batch_is_split_by_queue_each_in_its_given_order(sqs: FakeSqs) -> None:
     healthy = [_delivery(f"whk_h{i}", f"usr_{i}") for i in range(12)]
-    slow = [_delivery(f"whk_s{i}", "usr_x", slow=True) for i in range(3)]
+    slow = [_delivery(f"whk_s{i}", "usr_x", slow=True, event_id=f"evt_s{i}") for i in range(3)]  # 3 events: 3 messages
     mixed = [d for pair in zip(healthy, slow + [None] * 9, strict=True) for d in pair if d is not None]
     lanes.enqueue(mixed)
     config = settings()
@@ -82,8 +93,20 @@ def _fan_out(owner: str, webhooks: int, rounds: int = 1) -> list[Delivery]:
     ]
 
 
-def test_a_40_webhook_fan_out_is_four_calls_of_one_slow_lane_each(sqs: FakeSqs) -> None:
+def test_a_40_webhook_fan_out_is_one_call_of_four_slow_lane_messages_of_ten(sqs: FakeSqs) -> None:
     deliveries = _fan_out("usr_many", 40)
+    assert sorted(len(m) for m in lanes.message_plan(deliveries, range(40))) == [10, 10, 10, 10]
+    assert lanes.send_plan(deliveries, range(40)) == [list(range(40))]
+    lanes.enqueue(deliveries)
+    ((_, entries),) = sqs.calls
+    assert len(entries) == 4
+    assert len({e["MessageGroupId"] for e in entries}) == 4
+    assert sorted(len(lanes.from_messages(e["MessageBody"])) for e in entries) == [10, 10, 10, 10]
+
+
+def test_the_same_fan_out_over_owner_lanes_is_four_calls_of_ten_messages(sqs: FakeSqs) -> None:
+    deliveries = [replace(d, slow=False) for d in _fan_out("usr_many", 40)]
+    assert len(lanes.message_plan(deliveries, range(40))) == 40  # owner lanes never share a message
     plan = lanes.send_plan(deliveries, range(40))
     assert sorted(len(sequence) for sequence in plan) == [10, 10, 10, 10]
     assert all(len({lanes.group_id(deliveries[i]) for i in sequence}) == 1 for sequence in plan)
@@ -96,24 +119,21 @@ def test_up_to_10_deliveries_are_one_call() -> None:
     assert lanes.send_plan(deliveries, range(10)) == [list(range(10))]
 
 
-def test_a_lanes_messages_stay_in_one_sequence_in_their_order_across_events(sqs: FakeSqs) -> None:
-    deliveries = _fan_out("usr_many", 40, rounds=3)  # 120: each slow lane's 30 messages, event by event
+def test_a_lanes_deliveries_stay_in_one_sequence_in_their_order_across_events(sqs: FakeSqs) -> None:
+    deliveries = _fan_out("usr_many", 40, rounds=3)  # 120: each slow lane's 30 deliveries, event by event
     plan = lanes.send_plan(deliveries, range(len(deliveries)))
     assert sorted(i for sequence in plan for i in sequence) == list(range(len(deliveries)))
     assert all(sequence == sorted(sequence) for sequence in plan)
     holder = {lanes.group_id(deliveries[i]): n for n, sequence in enumerate(plan) for i in sequence}
     assert all(holder[lanes.group_id(deliveries[i])] == n for n, sequence in enumerate(plan) for i in sequence)
     lanes.enqueue(deliveries)
-    sent: dict[str, list[str]] = {}
-    for _, entries in sqs.calls:
-        for entry in entries:
-            sent.setdefault(entry["MessageGroupId"], []).append(entry["MessageDeduplicationId"])
-    for group, ids in sent.items():
-        assert ids == [lanes.deduplication_id(d) for d in deliveries if lanes.group_id(d) == group]
+    assert sum(len(entries) for _, entries in sqs.calls) == 12  # one message per event and slow lane
+    for group, members in _sent(sqs.calls).items():
+        assert members == [(d.event.event_id, d.webhook_id) for d in deliveries if lanes.group_id(d) == group]
 
 
 def test_a_refused_entry_stops_its_sequence_only(sqs: FakeSqs) -> None:
-    deliveries = _fan_out("usr_many", 40, rounds=2)
+    deliveries = [replace(d, slow=False) for d in _fan_out("usr_many", 40, rounds=2)]
     refused_group = lanes.group_id(deliveries[0])
     sqs.refuse = frozenset({refused_group})
     with pytest.raises(lanes.EnqueueFailed) as refused:
@@ -122,6 +142,17 @@ def test_a_refused_entry_stops_its_sequence_only(sqs: FakeSqs) -> None:
     assert refused.value.failed == in_group  # the refused ones and the rest of their sequence
     queued = {e["MessageDeduplicationId"] for _, entries in sqs.calls for e in entries if e["MessageGroupId"] != refused_group}
     assert queued == {lanes.deduplication_id(d) for i, d in enumerate(deliveries) if i not in in_group}
+
+
+def test_a_refused_shared_message_reports_every_delivery_it_carries(sqs: FakeSqs) -> None:
+    deliveries = _fan_out("usr_many", 40, rounds=2)
+    refused_group = lanes.group_id(deliveries[0])
+    sqs.refuse = frozenset({refused_group})
+    with pytest.raises(lanes.EnqueueFailed) as refused:
+        lanes.enqueue(deliveries)
+    assert refused.value.failed == [i for i, d in enumerate(deliveries) if lanes.group_id(d) == refused_group]
+    sent = _sent(sqs.calls)
+    assert sum(len(members) for group, members in sent.items() if group != refused_group) == 60
 
 
 def test_a_refusal_reports_the_refused_entries_and_every_delivery_left_unsent(sqs: FakeSqs) -> None:
@@ -138,3 +169,46 @@ def test_a_refusal_reports_the_refused_entries_and_every_delivery_left_unsent(sq
 def test_nothing_to_queue_calls_nothing(sqs: FakeSqs) -> None:
     lanes.enqueue([])
     assert sqs.calls == []
+
+
+def test_only_an_events_consecutive_slow_deliveries_at_one_attempt_share_a_message() -> None:
+    a = [_delivery(f"whk_a{i}", "usr_a", slow=True, lane=4 * i) for i in range(3)]  # one slow lane
+    other_owner = _delivery("whk_b", "usr_b", slow=True, event_id="evt_b")
+    other_owner = replace(other_owner, lane=(lanes.slow_lane(a[0], 4) - lanes.slow_lane(replace(other_owner, lane=0), 4)) % 4)
+    assert lanes.group_id(other_owner) == lanes.group_id(a[0])
+    # Another owner's delivery queued between two of them keeps its turn: no message grows past it.
+    assert lanes.message_plan([a[0], a[1], other_owner, a[2]], range(4)) == [[0, 1], [2], [3]]
+    # Another event, another attempt number, a move or an asked-for attempt: a message of its own.
+    retry = replace(a[1], attempt=2)
+    moved = replace(a[1], hops=1)
+    recovered = replace(a[1], recovery_id="rcv_1")
+    redelivered = replace(a[1], redelivery_id="rdl_1")
+    later_event = _delivery("whk_a1", "usr_a", slow=True, lane=4, event_id="evt_2")
+    for alone in (retry, moved, recovered, redelivered, later_event):
+        assert lanes.message_plan([a[0], alone], range(2)) == [[0], [1]]
+    # The same webhook twice never shares (two attempts to it are two turns of the lane).
+    assert lanes.message_plan([a[0], a[0]], range(2)) == [[0], [1]]
+
+
+def test_a_shared_message_holds_at_most_ten_deliveries() -> None:
+    deliveries = [_delivery(f"whk_{i}", "usr_a", slow=True, lane=4 * i) for i in range(23)]  # 23 in one slow lane
+    assert [len(m) for m in lanes.message_plan(deliveries, range(23))] == [10, 10, 3]
+    assert lanes.MAX_MESSAGE_DELIVERIES == 10
+
+
+def test_a_shared_message_round_trips_its_members_in_order_with_an_id_of_its_own() -> None:
+    members = [_delivery(f"whk_{i}", "usr_a", slow=True, lane=4 * i) for i in range(3)]
+    body = lanes.to_message(members[0], members[1:])
+    assert lanes.from_messages(body) == members
+    with pytest.raises(KeyError):  # a reader of single deliveries refuses it rather than take its first member
+        lanes.from_message(body)
+    single = lanes.to_message(members[0])
+    assert lanes.from_messages(single) == [members[0]]  # a message of one delivery, as before
+    shared_id = lanes.message_deduplication_id(members)
+    assert shared_id.startswith(lanes.deduplication_id(members[0]) + "+")
+    assert len(shared_id) <= 128
+    assert shared_id == lanes.message_deduplication_id(list(members))  # a replayed batch forms the same id
+    assert shared_id != lanes.message_deduplication_id(members[:2])
+    assert lanes.message_deduplication_id(members[:1]) == lanes.deduplication_id(members[0])
+    with pytest.raises(ValueError, match="non-empty list"):
+        lanes.from_messages(single[:-1] + ',"webhooks":[]}')

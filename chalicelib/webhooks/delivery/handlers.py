@@ -8,7 +8,9 @@
   nothing, so it never waits for a receiver.
 * :func:`handle_lane_batch` (``DeliveryQueue`` and ``SlowDeliveryQueue``, FIFO, each with its
   own consumer: the slow lanes' bounded by their few message groups): makes the attempts, one at
-  a time per lane; the mapping's batch size is 1, so an invocation never holds one lane's message while
+  a time per lane (a slow-lane message carrying several webhooks' deliveries of one event,
+  :func:`chalicelib.webhooks.delivery.lanes.message_plan`, one after another); the mapping's
+  batch size is 1, so an invocation never holds one lane's message while
   another lane's receiver hangs. While an attempt runs, a heartbeat keeps its message invisible
   and its claim leased for ``DELIVERY_LEASE_SECONDS`` at a time, so a worker that dies hands the
   delivery on within that time (:mod:`chalicelib.webhooks.delivery.heartbeat`).
@@ -174,38 +176,42 @@ def handle_lane_batch(event: dict[str, Any], context: Any = None) -> dict[str, A
             failed.append(message_id)
             continue
         try:
-            delivery = lanes.from_message(record["body"])
+            deliveries = lanes.from_messages(record["body"])
         except (KeyError, TypeError, ValueError):
             logger.exception("malformed lane message", extra={"messageId": message_id})
             failed.append(message_id)  # after maxReceiveCount it rests in the dead-letter queue
             stopped.add(lane)
             continue
-        request_id = delivery.event.request_id
-        try:
-            # The first beat (on entry) shortens the message's hold from the queue's timeout to the lease.
-            hold = heartbeat.message_visibility(queue_url, str(record.get("receiptHandle")), lease)
-            with (
-                heartbeat.for_lease(lease, hold) as beat,
-                correlation.bound(request_id),
-                tracing.segment("delivery attempt", request_id),
-            ):
-                outcome = attempt.attempt(delivery, heartbeat=beat).value
-        except attempt.Held as held:
-            # Another live worker holds this attempt: give the message back until its lease ends.
-            logger.warning("delivery attempt held by another worker", extra={"webhookId": delivery.webhook_id})
-            _give_back(queue_url, record, held.seconds)
-            outcome = "held"
-            failed.append(message_id)
-            stopped.add(lane)
-        except Exception:
-            logger.exception("webhook delivery failed", extra={
-                "webhookId": delivery.webhook_id, "eventId": delivery.event.event_id, "requestId": request_id})
-            _give_back(queue_url, record, fault_backoff_seconds(record))
-            outcome = "error"
-            failed.append(message_id)
-            stopped.add(lane)
-        results[outcome] += 1
-        metrics.record_delivery(outcome)
+        # A slow-lane message may carry several webhooks' deliveries of one event: their attempts run
+        # one after another, as consecutive messages of the lane would. After a fault or a held
+        # attempt the whole message comes back; the attempts made find their claims and send nothing.
+        for delivery in deliveries:
+            request_id = delivery.event.request_id
+            try:
+                # The first beat (on entry) shortens the message's hold from the queue's timeout to the lease.
+                hold = heartbeat.message_visibility(queue_url, str(record.get("receiptHandle")), lease)
+                with (
+                    heartbeat.for_lease(lease, hold) as beat,
+                    correlation.bound(request_id),
+                    tracing.segment("delivery attempt", request_id),
+                ):
+                    outcome = attempt.attempt(delivery, heartbeat=beat).value
+            except attempt.Held as held:
+                # Another live worker holds this attempt: give the message back until its lease ends.
+                logger.warning("delivery attempt held by another worker", extra={"webhookId": delivery.webhook_id})
+                _give_back(queue_url, record, held.seconds)
+                outcome = "held"
+            except Exception:
+                logger.exception("webhook delivery failed", extra={
+                    "webhookId": delivery.webhook_id, "eventId": delivery.event.event_id, "requestId": request_id})
+                _give_back(queue_url, record, fault_backoff_seconds(record))
+                outcome = "error"
+            results[outcome] += 1
+            metrics.record_delivery(outcome)
+            if outcome in ("held", "error"):
+                failed.append(message_id)
+                stopped.add(lane)
+                break
     if results:
         logger.info("webhook attempts", extra={"results": dict(results)})
     return _failures(failed)

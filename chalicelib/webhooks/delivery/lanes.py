@@ -1,7 +1,8 @@
 """Delivery lanes: the SQS FIFO ``DeliveryQueue`` with message groups bounded per owner, and the
 slow lanes on a FIFO queue of their own (``SlowDeliveryQueue``).
 
-Every (event, webhook) delivery is one message. SQS FIFO hands out the messages of a message
+Every (event, webhook) delivery is one message (in a slow lane, an event's consecutive
+deliveries may share one, below). SQS FIFO hands out the messages of a message
 group in order and never one while another of the same group is in flight, while other groups
 proceed in parallel (SQS Developer Guide, "FIFO queue message grouping"); Lambda runs at most one
 invocation per group. So the groups are the unit of concurrency, and :func:`group_id` chooses
@@ -24,8 +25,12 @@ concurrency):
   only delays the other open-breaker webhooks.
 
 :func:`enqueue` sends a queue's deliveries as up to :data:`PARALLEL_SENDS` sequences at once
-(:func:`send_plan`), each holding whole message groups, so a 40-way fan-out over 4 slow lanes is 4
-calls side by side and every group keeps its order.
+(:func:`send_plan`), each holding whole message groups, so a 40-way fan-out over an owner's 4 lanes
+is 4 calls side by side and every group keeps its order. In a slow lane, consecutive deliveries of one
+event at one attempt number (an owner's fan-out to its open-breaker webhooks) travel as one
+message of up to :data:`MAX_MESSAGE_DELIVERIES` (:func:`message_plan`), whose attempts the slow
+lanes' consumer makes one after another, as it would make those consecutive messages: the slow
+lanes' queue holds a fan-out's backlog in a tenth of the messages.
 
 Which queue a delivery enters is decided when it is queued, from the breaker as the queuing code
 read it (``Delivery.slow``): the outbox router and the Redeliver and Recover actions read the
@@ -65,8 +70,12 @@ from chalicelib.webhooks.delivery.envelope import Delivery, Event
 
 #: SendMessageBatch takes at most 10 entries (SQS API reference).
 MAX_BATCH = 10
+#: Deliveries one slow-lane message carries at most (:func:`message_plan`): its attempts run one
+#: after another in one invocation of the slow lanes' consumer, so this many deadlines (10 s each,
+#: spec §6) plus their calls bound the invocation (``cfn_functions.SLOW_DELIVERY_TIMEOUT_SECONDS``).
+MAX_MESSAGE_DELIVERIES = 10
 #: SendMessageBatch calls of one queue in flight at once (:func:`send_plan`): an event fanned out to
-#: 40 webhooks is 4 calls, sent together rather than each waiting for the one before.
+#: 40 webhooks over its owner's 4 lanes is 4 calls, sent together rather than each waiting for the one before.
 PARALLEL_SENDS = 4
 
 
@@ -180,8 +189,70 @@ def group_id(delivery: Delivery) -> str:
     return owner_lane(delivery.owner_id, delivery.webhook_id, delivery.lane)
 
 
-def to_message(delivery: Delivery) -> str:
-    """The JSON body of a lane (or retry) message: the whole event, so no outbox read is needed."""
+def shares_message(earlier: Delivery, later: Delivery) -> bool:
+    """Whether ``later`` may travel in the slow-lane message of ``earlier`` (:func:`message_plan`):
+    both in the same slow lane, the same event, attempt number and move count, neither asked for by
+    a recovery or a redelivery (their deduplication ids and counts are their own), and another webhook.
+    """
+    return (
+        earlier.slow and later.slow and group_id(earlier) == group_id(later)
+        and earlier.event.event_id == later.event.event_id and earlier.attempt == later.attempt
+        and earlier.hops == later.hops and earlier.webhook_id != later.webhook_id
+        and not (earlier.recovery_id or earlier.redelivery_id or later.recovery_id or later.redelivery_id)
+    )
+
+
+def message_plan(deliveries: Sequence[Delivery], sequence: Sequence[int]) -> list[list[int]]:
+    """The messages of ``sequence`` (indexes into ``deliveries``, in their order): each delivery
+    joins the newest message of its message group when :func:`shares_message` allows it and that
+    message holds fewer than :data:`MAX_MESSAGE_DELIVERIES`, else starts a message of its own.
+
+    Only the group's newest message grows, so every group's deliveries keep their order, and a
+    delivery of another webhook queued between two of an event's deliveries in a slow lane (another
+    owner's) keeps its turn between them. Owner lanes never share messages (their attempts may open
+    lane siblings' breakers, which assumes one attempt per message).
+
+    Returns
+    -------
+    list[list[int]]
+        Messages in the order of their first delivery, each a non-empty list of indexes; together
+        exactly ``sequence``.
+    """
+    messages: list[list[int]] = []
+    newest: dict[str, list[int]] = {}  # group -> its newest message
+    for index in sequence:
+        group = group_id(deliveries[index])
+        message = newest.get(group)
+        if (message is not None and len(message) < MAX_MESSAGE_DELIVERIES
+                and shares_message(deliveries[message[-1]], deliveries[index])):
+            message.append(index)
+            continue
+        newest[group] = [index]
+        messages.append(newest[group])
+    return messages
+
+
+def message_deduplication_id(members: Sequence[Delivery]) -> str:
+    """The ``MessageDeduplicationId`` of a lane message carrying ``members``: the first one's
+    :func:`deduplication_id`, and for a shared message ``+`` and 16 hex digits of a SHA-256 of
+    every member's webhook id (a replayed stream batch that forms the same message enters once; a
+    differently formed one is absorbed by the attempt claims)."""
+    first = deduplication_id(members[0])
+    if len(members) == 1:
+        return first
+    digest = hashlib.sha256(",".join(m.webhook_id for m in members).encode()).hexdigest()[:16]
+    return f"{first}+{digest}"
+
+
+def to_message(delivery: Delivery, others: Sequence[Delivery] = ()) -> str:
+    """The JSON body of a lane (or retry) message: the whole event, so no outbox read is needed.
+
+    With ``others`` (deliveries :func:`shares_message` lets travel with ``delivery``), the body
+    lists every member's ``webhookId``, ``ownerId`` and ``lane`` under ``webhooks``, in order,
+    and none at the top: a reader of single deliveries (:func:`from_message`, a worker of an
+    earlier version) refuses it as malformed and it returns, rather than being taken for its
+    first member alone.
+    """
     event = delivery.event
     body: dict[str, Any] = {
         "webhookId": delivery.webhook_id,
@@ -202,6 +273,10 @@ def to_message(delivery: Delivery) -> str:
         body["recoveryId"] = delivery.recovery_id
     if delivery.redelivery_id:
         body["redeliveryId"] = delivery.redelivery_id
+    if others:
+        for key in ("webhookId", "ownerId", "lane"):
+            del body[key]
+        body["webhooks"] = [{"webhookId": d.webhook_id, "ownerId": d.owner_id, "lane": d.lane} for d in (delivery, *others)]
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -233,6 +308,24 @@ def from_message(body: str) -> Delivery:
         hops=int(raw.get("hops") or 0), recovery_id=str(recovery) if recovery else None,
         redelivery_id=str(redelivery) if redelivery else None,
     )
+
+
+def from_messages(body: str) -> list[Delivery]:
+    """Every delivery of a lane message body (:func:`to_message`), in order: one, or the members
+    listed under ``webhooks``.
+
+    Raises
+    ------
+    ValueError, KeyError, TypeError
+        A malformed message (reported failed; it ends in the dead-letter queue).
+    """
+    raw: dict[str, Any] = json.loads(body)
+    members = raw.pop("webhooks", None)
+    if members is None:
+        return [from_message(body)]
+    if not isinstance(members, list) or not members:
+        raise ValueError("webhooks must be a non-empty list")
+    return [from_message(json.dumps({**raw, **member})) for member in members]
 
 
 def owners_in_turn(deliveries: Sequence[Delivery]) -> list[int]:
@@ -281,11 +374,12 @@ def send_plan(deliveries: Sequence[Delivery], indexes: Sequence[int]) -> list[li
     :data:`PARALLEL_SENDS` sequences that may be sent at the same time.
 
     Every message group (:func:`group_id`) lies wholly in one sequence, and each sequence keeps the
-    given order, so sending the sequences concurrently (each in batches of :data:`MAX_BATCH`, one
-    after another) keeps every group's order: SQS FIFO orders messages within a group only. There
-    are as many sequences as batches of 10 would be needed (one for up to 10 deliveries), within
-    the bound; each group goes to the sequence holding the fewest deliveries so far (groups in
-    order of first appearance), so an event fanned out over 4 lanes is 4 calls of 10 at once.
+    given order, so sending the sequences concurrently (each in batches of :data:`MAX_BATCH`
+    messages, one after another) keeps every group's order: SQS FIFO orders messages within a
+    group only. There are as many sequences as batches of 10 messages (:func:`message_plan`) would
+    be needed (one for up to 10), within the bound; each group goes to the sequence holding the
+    fewest deliveries so far (groups in order of first appearance), so an event fanned out to 40
+    webhooks over 4 owner lanes is 4 calls of 10 at once (over 4 slow lanes: one call of 4 messages).
 
     Returns
     -------
@@ -295,7 +389,8 @@ def send_plan(deliveries: Sequence[Delivery], indexes: Sequence[int]) -> list[li
     groups: dict[str, list[int]] = {}
     for index in indexes:
         groups.setdefault(group_id(deliveries[index]), []).append(index)
-    count = max(1, min(PARALLEL_SENDS, math.ceil(len(indexes) / MAX_BATCH), len(groups)))
+    messages = len(message_plan(deliveries, indexes))
+    count = max(1, min(PARALLEL_SENDS, math.ceil(messages / MAX_BATCH), len(groups)))
     plan: list[list[int]] = [[] for _ in range(count)]
     for members in groups.values():
         min(plan, key=len).extend(members)
@@ -305,23 +400,26 @@ def send_plan(deliveries: Sequence[Delivery], indexes: Sequence[int]) -> list[li
 
 
 def _send_sequence(sqs: Any, url: str, deliveries: Sequence[Delivery], sequence: list[int]) -> list[int]:
-    """Send ``sequence`` (indexes into ``deliveries``) to ``url`` in batches of 10, in order; after a
-    refused entry nothing more of it is sent. Returns the indexes refused or left unsent."""
+    """Send ``sequence`` (indexes into ``deliveries``) to ``url`` as its :func:`message_plan`, in
+    batches of 10 messages, in order; after a refused entry nothing more of it is sent. Returns the
+    indexes refused (every member of a refused message) or left unsent."""
+    messages = message_plan(deliveries, sequence)
     failed: list[int] = []
-    for start in range(0, len(sequence), MAX_BATCH):
+    for start in range(0, len(messages), MAX_BATCH):
         if failed:
-            return failed + sequence[start:]
-        chunk = sequence[start : start + MAX_BATCH]
+            return failed + [i for message in messages[start:] for i in message]
+        chunk = {str(message[0]): message for message in messages[start : start + MAX_BATCH]}
         entries = [
             {
-                "Id": str(index),
-                "MessageBody": to_message(deliveries[index]),
-                "MessageGroupId": group_id(deliveries[index]),
-                "MessageDeduplicationId": deduplication_id(deliveries[index]),
+                "Id": entry_id,
+                "MessageBody": to_message(deliveries[message[0]], [deliveries[i] for i in message[1:]]),
+                "MessageGroupId": group_id(deliveries[message[0]]),
+                "MessageDeduplicationId": message_deduplication_id([deliveries[i] for i in message]),
             }
-            for index in chunk
+            for entry_id, message in chunk.items()
         ]
-        failed += [int(f["Id"]) for f in sqs.send_message_batch(QueueUrl=url, Entries=entries).get("Failed", [])]
+        refused = sqs.send_message_batch(QueueUrl=url, Entries=entries).get("Failed", [])
+        failed += [i for f in refused for i in chunk[str(f["Id"])]]
     return failed
 
 
