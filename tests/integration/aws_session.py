@@ -152,20 +152,24 @@ def _create_again(resources: Resources, table: str) -> None:
 _BATCH_WRITE_LIMIT = 25
 
 
-def _delete_items(dynamodb: Any, table: str, key_schema: list[dict[str, str]]) -> None:
-    """Delete every item of ``table``: Scan its key attributes (``key_schema``, the template's
-    ``KeySchema``), then BatchWriteItem deletes of 25 keys at a time, until none is left unprocessed."""
-    names = {f"#k{i}": key["AttributeName"] for i, key in enumerate(key_schema)}
-    scan: dict[str, Any] = {"TableName": table, "ProjectionExpression": ", ".join(names), "ExpressionAttributeNames": names}
-    keys: list[dict[str, Any]] = []
-    while True:
-        page = dynamodb.scan(**scan)
-        keys.extend(page["Items"])
-        if "LastEvaluatedKey" not in page:
-            break
-        scan["ExclusiveStartKey"] = page["LastEvaluatedKey"]
-    for start in range(0, len(keys), _BATCH_WRITE_LIMIT):
-        pending: dict[str, Any] = {table: [{"DeleteRequest": {"Key": key}} for key in keys[start:start + _BATCH_WRITE_LIMIT]]}
+def _delete_items(dynamodb: Any, tables: Mapping[str, list[dict[str, str]]]) -> None:
+    """Delete every item of ``tables`` (physical name -> the template's ``KeySchema``): a Scan of
+    each table's key attributes, then BatchWriteItem deletes of up to 25 keys a call across the
+    tables (one call for a test's usual handful of items), until none is left unprocessed."""
+    deletes: list[tuple[str, dict[str, Any]]] = []
+    for table, key_schema in tables.items():
+        names = {f"#k{i}": key["AttributeName"] for i, key in enumerate(key_schema)}
+        scan: dict[str, Any] = {"TableName": table, "ProjectionExpression": ", ".join(names), "ExpressionAttributeNames": names}
+        while True:
+            page = dynamodb.scan(**scan)
+            deletes.extend((table, {"DeleteRequest": {"Key": key}}) for key in page["Items"])
+            if "LastEvaluatedKey" not in page:
+                break
+            scan["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    for start in range(0, len(deletes), _BATCH_WRITE_LIMIT):
+        pending: dict[str, list[dict[str, Any]]] = {}
+        for table, request in deletes[start:start + _BATCH_WRITE_LIMIT]:
+            pending.setdefault(table, []).append(request)
         while pending:
             pending = dynamodb.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
 
@@ -184,8 +188,7 @@ def reset(resources: Resources) -> None:
         for url in urls - set(resources.queue_attributes):
             sqs.delete_queue(QueueUrl=url)
     emptied = set() if created_or_deleted else {t for t in tables & present if "StreamSpecification" not in resources.tables.get(t, {})}
-    for table in emptied:
-        _delete_items(dynamodb, table, resources.tables[table]["KeySchema"])
+    _delete_items(dynamodb, {table: resources.tables[table]["KeySchema"] for table in emptied})
     for table in (tables - emptied) & present & set(resources.tables):
         dynamodb.delete_table(TableName=table)
     for table in (tables - emptied | set(resources.tables) - present) & set(resources.tables):
