@@ -10,10 +10,13 @@ only (moto's objects are never touched):
   it item by item would leave every deletion in its stream, and moto keeps a stream's records for
   as long as the table lives (and copies them with the table in every ``TransactWriteItems``), so
   each test would be slower than the one before;
-* every table without a stream that a test wrote to is emptied item by item (a Scan of its keys,
-  then BatchWriteItem deletes): the same empty table, at a fraction of the cost of DeleteTable and
-  CreateTable, whose answers (the table's description with its indexes) moto serializes at
-  length. After a test created or deleted a table, the tables it wrote to are all created again;
+* every table without a stream that a test wrote to is emptied item by item: :class:`Touched`
+  also keeps the key of every item a call put, updated or deleted there, and BatchWriteItem deletes
+  those keys (no Scan; a write whose key it cannot read, in a form other than DynamoDB's wire
+  form, makes it Scan that table's keys instead). The same empty table, at a fraction of the cost
+  of DeleteTable and CreateTable, whose answers (the table's description with its indexes) moto
+  serializes at length. After a test created or deleted a table, the tables it wrote to are all
+  created again;
 * every queue a test used is deleted and created again with the template's attributes (no
   messages, none in flight, no deduplication ids remembered);
 * tables and queues a test created itself are deleted, and one of ours a test deleted is
@@ -50,14 +53,37 @@ _TABLE_WRITES = frozenset({"PutItem", "UpdateItem", "DeleteItem", "BatchWriteIte
 _CREATE_DELETE = frozenset({"CreateTable", "DeleteTable", "CreateQueue", "DeleteQueue"})
 
 
+#: One item's key as DynamoDB's wire form gives it: attribute name -> ``{"S"|"N"|"B": value}``.
+Key = dict[str, dict[str, Any]]
+#: The types a key attribute can have (DynamoDB API reference, ``KeySchemaElement``).
+_KEY_TYPES = frozenset({"S", "N", "B"})
+
+
+def _key_of(attributes: Mapping[str, Any], names: tuple[str, ...]) -> Key | None:
+    """The key ``names`` of an item or key in DynamoDB's wire form, or None when one is missing or
+    not a plain ``{"S"|"N"|"B": value}``."""
+    key = {name: attributes.get(name) for name in names}
+    for value in key.values():
+        if not (isinstance(value, dict) and len(value) == 1 and next(iter(value)) in _KEY_TYPES):
+            return None
+    return key  # type: ignore[return-value]
+
+
 @dataclass
 class Touched:
-    """The tables written and the queues used since the last :func:`reset` (by physical name / URL)."""
+    """The tables written and the queues used since the last :func:`reset` (by physical name / URL),
+    and the keys of the items written to the tables of :attr:`key_names`."""
 
     tables: set[str] = field(default_factory=set)
     queues: set[str] = field(default_factory=set)
     #: Whether a table or queue was created or deleted (then :func:`reset` lists them all).
     created_or_deleted: bool = True
+    #: The key attribute names of the tables whose written keys are kept (physical name -> names).
+    key_names: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: The keys written to each table of :attr:`key_names` (each key once).
+    keys: dict[str, dict[tuple[Any, ...], Key]] = field(default_factory=dict)
+    #: Tables of :attr:`key_names` with a write whose key could not be read: :func:`reset` scans them.
+    unknown_keys: set[str] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def note(self, params: Mapping[str, Any], model: Any, **_: Any) -> None:
@@ -70,17 +96,38 @@ class Touched:
                 self.queues.add(params["QueueUrl"])
             elif service == "dynamodb" and operation in _TABLE_WRITES:
                 if "TableName" in params:
-                    self.tables.add(params["TableName"])
-                self.tables.update(params.get("RequestItems", {}))
+                    self._written(params["TableName"], params.get("Item", params.get("Key")))
+                for table, requests in params.get("RequestItems", {}).items():
+                    for request in requests:
+                        change = request.get("PutRequest") or request.get("DeleteRequest") or {}
+                        self._written(table, change.get("Item", change.get("Key")))
                 for item in params.get("TransactItems", []):
-                    self.tables.update(op["TableName"] for op in item.values() if "TableName" in op)
+                    for kind, change in item.items():
+                        if kind != "ConditionCheck" and "TableName" in change:
+                            self._written(change["TableName"], change.get("Item", change.get("Key")))
 
-    def take(self) -> tuple[set[str], set[str], bool]:
-        """The tables and queues noted so far, and whether any was created or deleted; forgets them."""
+    def _written(self, table: str, attributes: Any) -> None:
+        """Note a write to ``table`` of the item with these attributes (an item or a key); lock held."""
+        self.tables.add(table)
+        names = self.key_names.get(table)
+        if names is None:
+            return
+        key = _key_of(attributes, names) if isinstance(attributes, Mapping) else None
+        if key is None:
+            self.unknown_keys.add(table)
+        else:
+            self.keys.setdefault(table, {})[tuple((name, *value.items()) for name, value in key.items())] = key
+
+    def take(self) -> tuple[set[str], set[str], bool, dict[str, list[Key]], set[str]]:
+        """The tables and queues noted so far, whether any was created or deleted, the keys written
+        per table and the tables whose keys are unknown; forgets them."""
         with self.lock:
-            noted = set(self.tables), set(self.queues), self.created_or_deleted
+            noted = (set(self.tables), set(self.queues), self.created_or_deleted,
+                     {table: list(keys.values()) for table, keys in self.keys.items()}, set(self.unknown_keys))
             self.tables.clear()
             self.queues.clear()
+            self.keys.clear()
+            self.unknown_keys.clear()
             self.created_or_deleted = False
         return noted
 
@@ -121,6 +168,8 @@ def moto_session() -> Iterator[Resources]:
             session.events.register("before-parameter-build", touched.note, unique_id="tests.aws_session.touched")  # type: ignore[union-attr]
         environment = create_resources()
         tables = {name: res["Properties"] for name, res in resources_of_type(load_template(), "AWS::DynamoDB::Table").items()}
+        touched.key_names.update({name: tuple(key["AttributeName"] for key in properties["KeySchema"])
+                                  for name, properties in tables.items() if "StreamSpecification" not in properties})
         clients = {"dynamodb": boto3.client("dynamodb"), "sqs": boto3.client("sqs")}
         sqs = clients["sqs"]
         queues = {}
@@ -152,12 +201,16 @@ def _create_again(resources: Resources, table: str) -> None:
 _BATCH_WRITE_LIMIT = 25
 
 
-def _delete_items(dynamodb: Any, tables: Mapping[str, list[dict[str, str]]]) -> None:
-    """Delete every item of ``tables`` (physical name -> the template's ``KeySchema``): a Scan of
-    each table's key attributes, then BatchWriteItem deletes of up to 25 keys a call across the
-    tables (one call for a test's usual handful of items), until none is left unprocessed."""
-    deletes: list[tuple[str, dict[str, Any]]] = []
-    for table, key_schema in tables.items():
+def _delete_items(dynamodb: Any, keys: Mapping[str, list[Key]], scanned: Mapping[str, list[dict[str, str]]]) -> None:
+    """Delete the items of ``keys`` (physical name -> the keys written there) and every item of
+    ``scanned`` (physical name -> the template's ``KeySchema``: a Scan of each table's key
+    attributes), in BatchWriteItem deletes of up to 25 keys a call across the tables (one call
+    for a test's usual handful of items), until none is left unprocessed. Deleting a key that
+    holds no item is a no-op in DynamoDB."""
+    deletes: list[tuple[str, dict[str, Any]]] = [
+        (table, {"DeleteRequest": {"Key": key}}) for table, written in keys.items() if table not in scanned for key in written
+    ]
+    for table, key_schema in scanned.items():
         names = {f"#k{i}": key["AttributeName"] for i, key in enumerate(key_schema)}
         scan: dict[str, Any] = {"TableName": table, "ProjectionExpression": ", ".join(names), "ExpressionAttributeNames": names}
         while True:
@@ -178,7 +231,7 @@ def reset(resources: Resources) -> None:
     """Bring the session's moto back to the freshly created resources (see the module docstring)."""
     STREAM_CHECKPOINTS.clear()
     dynamodb, sqs = resources.clients["dynamodb"], resources.clients["sqs"]
-    tables, queues, created_or_deleted = resources.touched.take()
+    tables, queues, created_or_deleted, keys, unknown_keys = resources.touched.take()
     present, urls = set(resources.tables), set(resources.queue_attributes)
     if created_or_deleted:
         present = set(dynamodb.list_tables()["TableNames"])
@@ -188,7 +241,8 @@ def reset(resources: Resources) -> None:
         for url in urls - set(resources.queue_attributes):
             sqs.delete_queue(QueueUrl=url)
     emptied = set() if created_or_deleted else {t for t in tables & present if "StreamSpecification" not in resources.tables.get(t, {})}
-    _delete_items(dynamodb, {table: resources.tables[table]["KeySchema"] for table in emptied})
+    _delete_items(dynamodb, {table: keys.get(table, []) for table in emptied},
+                  {table: resources.tables[table]["KeySchema"] for table in emptied & unknown_keys})
     for table in (tables - emptied) & present & set(resources.tables):
         dynamodb.delete_table(TableName=table)
     for table in (tables - emptied | set(resources.tables) - present) & set(resources.tables):
