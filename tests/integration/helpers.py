@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import hypothesis
 import pytest
 from chalice.test import Client
 
@@ -24,6 +25,25 @@ from chalicelib.persistence import storage
 from tests.integration.aws_session import Resources
 from tests.integration.conftest import Api, User, fresh_aws, make_user
 from tests.listing_bodies import listing_body
+
+
+def moto_examples(count: int) -> int:
+    """The examples a property test on moto draws: ``count`` in ``make test`` (the ``deterministic``
+    profile, 100 examples for a pure property), the same share of the profile's number under another
+    profile (ten times ``count`` under ``HYPOTHESIS_PROFILE=explore``, 1,000; tests/conftest.py), so
+    the deep run explores the storage side as much further as it explores the pure properties.
+
+    Parameters
+    ----------
+    count:
+        Examples under the deterministic profile (at least 1).
+
+    Returns
+    -------
+    int
+        ``count`` scaled by the loaded profile's ``max_examples`` over 100 (at least 1).
+    """
+    return max(1, count * hypothesis.settings.default.max_examples // 100)
 
 
 def create_listing(api: Api, user: User, category: str = "jobs", role: str | None = None,

@@ -23,7 +23,7 @@ import app
 from chalicelib.edge import http
 from chalicelib.kernel import cursors
 from tests.integration.conftest import Api, User
-from tests.integration.helpers import assert_error
+from tests.integration.helpers import assert_error, moto_examples
 from tests.integration.request_helpers import accepted_conversation
 from tests.integration.webhook_helpers import create_webhook
 
@@ -33,9 +33,9 @@ ROUTES = [spec for spec in http.ROUTES if spec.path.startswith("/v1/")]
 #: Requests per run: bounded so the tests stay a few seconds long (in-process moto). The edge
 #: parser's cases are unit-tested one by one (tests/unit/test_input_edges.py) and the contract run
 #: fuzzes every operation on the local stack (tests/e2e/test_contract.py).
-EXAMPLES = 150
+EXAMPLES = moto_examples(150)
 #: Cursors per list route.
-CURSOR_EXAMPLES = 15
+CURSOR_EXAMPLES = moto_examples(15)
 
 _json_leaf = st.one_of(
     st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=20)

@@ -37,7 +37,7 @@ from chalicelib.workflows import request_decisions as decisions
 from scripts import lists_backfill
 from tests.integration.aws_session import Resources, reset
 from tests.integration.conftest import Api, User, make_user
-from tests.integration.helpers import assert_error, counting_reads, error_fields, table_items
+from tests.integration.helpers import assert_error, counting_reads, error_fields, moto_examples, table_items
 from tests.integration.request_helpers import run_concurrently
 
 SUBJECT_TYPES = (None, "LISTING", "PROFILE")
@@ -158,7 +158,7 @@ def assert_lists_exact(users: list[str], owner: str, listing_ids: list[str], pag
     subject_type=st.sampled_from(SUBJECT_TYPES),
     status=st.sampled_from(STATUSES),
 )
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=moto_examples(6), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 def test_cursor_pages_of_every_request_list_equal_brute_force(
     aws: dict[str, str], aws_resources: Resources, plan: list[tuple[int, int, int, str | None]], page_size: int,
     subject_type: str | None, status: str | None,
@@ -353,7 +353,7 @@ def test_a_listing_cursor_is_bound_to_its_listing_and_status(api: Api, alice: Us
     page_size=st.integers(1, 3),
     subject_type=st.sampled_from(SUBJECT_TYPES),
 )
-@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=moto_examples(5), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 def test_conversation_pages_follow_recent_activity_like_brute_force(
     aws: dict[str, str], aws_resources: Resources, plan: list[tuple[int, int]], leaves: set[int], page_size: int, subject_type: str | None
 ) -> None:

@@ -17,7 +17,7 @@ from chalicelib.persistence import storage
 from chalicelib.search import counters as list_counters
 from scripts import lists_backfill
 from tests.integration.conftest import Api, User, make_user
-from tests.integration.helpers import assert_error, counting_reads, create_listing, table_items
+from tests.integration.helpers import assert_error, counting_reads, create_listing, moto_examples, table_items
 from tests.integration.test_list_pages import frozen_clock
 
 
@@ -61,7 +61,7 @@ def counted(owner_id: str) -> int:
     plan=st.lists(st.tuples(st.booleans(), st.integers(0, 2)), max_size=10),
     page_size=st.integers(1, 3),
 )
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=moto_examples(6), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 def test_cursor_pages_equal_brute_force_over_creates_and_deletes(
     api: Api, plan: list[tuple[bool, int]], page_size: int
 ) -> None:

@@ -25,7 +25,7 @@ from chalicelib.search import analysis, engine, index
 from chalicelib.users.records import UserRecord, record
 from tests.integration.aws_session import Resources, reset
 from tests.integration.conftest import Api, User, fresh_aws, make_user
-from tests.integration.helpers import assert_error, aws_calls, counting_reads, stream_records, table_items
+from tests.integration.helpers import assert_error, aws_calls, counting_reads, moto_examples, stream_records, table_items
 from tests.integration.request_helpers import forbid_scans
 
 
@@ -351,7 +351,7 @@ def _brute_force(query: ProfileSearchQuery) -> list[str]:
     queries=st.lists(_query, min_size=3, max_size=3),
     page_size=st.integers(1, 4),
 )
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=moto_examples(6), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 def test_cursor_pages_equal_brute_force(
     aws: dict[str, str], aws_resources: Resources,
     people: list[tuple[dict[str, Any], dict[str, Any] | None]], queries: list[dict[str, Any]], page_size: int,

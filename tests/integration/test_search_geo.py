@@ -25,6 +25,7 @@ from tests.integration.helpers import (
     aws_calls,
     error_fields,
     index_listings,
+    moto_examples,
     newest_first,
     table_items,
     writes_one_at_a_time,
@@ -103,7 +104,7 @@ def _all_pages(params: dict[str, str]) -> list[str]:
     employment=st.sampled_from([None, "full_time"]),
     page_size=st.integers(3, 8),
 )
-@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=moto_examples(3), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 def test_geo_cursor_pages_equal_brute_force(
     aws: dict[str, str], aws_resources: Resources, seed: int, center: tuple[float, float], radius: str | None,
     category: str | None, role: str | None, employment: str | None, page_size: int,

@@ -25,6 +25,7 @@ from tests.integration.helpers import (
     create_listing,
     error_fields,
     index_listings,
+    moto_examples,
     newest_first,
     search_reads,
     table_items,
@@ -178,7 +179,7 @@ _ROLES = {"jobs": ["hiring", "seeking"], "housing": ["offering", "seeking"]}
     category=st.sampled_from(["jobs", "housing", None]),
     role_index=st.integers(0, 1) | st.none(),
 )
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=moto_examples(6), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 def test_cursor_pages_equal_brute_force(
     aws: dict[str, str], aws_resources: Resources, plan: list[tuple[str, int, bool]], page_size: int,
     category: str | None, role_index: int | None,

@@ -29,7 +29,7 @@ from chalicelib.listings.status import ListingStatus, Transition
 from chalicelib.persistence.transactions import Transaction
 from chalicelib.workflows.listing_deletion import delete_listing_rejecting_requests
 from tests.integration.aws_session import Resources, reset
-from tests.integration.helpers import index_listings, newest_first, table_items
+from tests.integration.helpers import index_listings, moto_examples, newest_first, table_items
 
 _WORDS = ["python", "pythonista", "py", "rust", "rustacean", "barista", "baker", "go", "a"]
 _FATES = ["active", "active", "paused", "updated", "deleted", "pending"]
@@ -119,7 +119,7 @@ def _replace(item: Any, version: int) -> None:
 
 
 @given(plan=st.lists(_LISTING, max_size=14), query=_queries(), page_size=st.integers(1, 4))
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=moto_examples(12), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 def test_planned_pages_equal_brute_force(
     aws: dict[str, str], aws_resources: Resources, plan: list[Any], query: dict[str, str], page_size: int,
 ) -> None:
