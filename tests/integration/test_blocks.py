@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from chalicelib.auth.service import Caller
 from chalicelib.kernel import errors
 from chalicelib.match_requests import service as match_requests_service
@@ -152,10 +150,7 @@ def test_a_block_can_be_lifted_by_the_blocker_only(api: Api, alice: User, bob: U
     assert [b["userId"] for b in api.call("GET", "/v1/me/blocks", alice.key).json["blocks"]] == [bob.user_id]
 
 
-@pytest.mark.parametrize("attempt", range(3))
-def test_a_request_sent_while_the_block_is_written_is_refused_or_rejected_never_pending(
-    api: Api, alice: User, bob: User, attempt: int
-) -> None:
+def test_a_request_sent_while_the_block_is_written_is_refused_or_rejected_never_pending(api: Api, alice: User, bob: User) -> None:
     """Through the services: a Chalice app holds one ``current_request``, so concurrent HTTP calls
     through the in-process test client would race on it rather than on the data."""
     listing = active_listing(api, alice)
