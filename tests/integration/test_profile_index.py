@@ -351,7 +351,7 @@ def _brute_force(query: ProfileSearchQuery) -> list[str]:
     queries=st.lists(_query, min_size=3, max_size=3),
     page_size=st.integers(1, 4),
 )
-@settings(max_examples=moto_examples(6), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=moto_examples(3), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 def test_cursor_pages_equal_brute_force(
     aws: dict[str, str], aws_resources: Resources,
     people: list[tuple[dict[str, Any], dict[str, Any] | None]], queries: list[dict[str, Any]], page_size: int,

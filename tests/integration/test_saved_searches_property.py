@@ -48,7 +48,7 @@ def test_a_listing_matches_exactly_when_the_search_run_afterwards_returns_it(aws
     owner, saver = make_user("Owner"), make_user("Saver")
     outcomes: list[bool] = []
 
-    @settings(max_examples=moto_examples(8), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @settings(max_examples=moto_examples(4), deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(listing=listing_items(), query=queries())
     def check(listing: dict[str, Any], query: dict[str, str]) -> None:
         search = service.create_saved_search(Caller(saver.user_id), SavedSearchCreate(query=query))
