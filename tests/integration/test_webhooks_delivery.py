@@ -206,9 +206,7 @@ def test_a_hanging_receiver_does_not_delay_the_others(api: Api, alice: User, bob
     assert [envelope(r.body)["data"]["content"] for r in healthy[0].requests] == [f"m{i}" for i in range(6)]  # event order
 
 
-def test_a_failing_lane_keeps_event_order_and_the_policy_exact(
-    api: Api, alice: User, bob: User, runner: Any, receivers: Any
-) -> None:
+def test_a_failing_lane_keeps_event_order_and_the_policy_exact(api: Api, alice: User, bob: User, receivers: Any) -> None:
     receiver: Receiver = receivers("ok", status=500)
     webhook = create_webhook(api, alice, receiver.url)
     items = [message_event(alice, bob, content=f"m{i}") for i in range(12)]
