@@ -1,12 +1,12 @@
 #!/usr/bin/env sh
 # Measure the first start of `make run` from a fresh clone with an empty virtualenv.
 #
-#   sh scripts/first_start.sh [REF] [PIP_CACHE_DIR]
+#   sh scripts/first_start.sh [REF] [CACHE_DIR]
 #
 # Clones REF (default HEAD) of this repository into a temporary directory, runs `make run` there
 # on free ports and prints the seconds from the start of `make run` until GET /v1/health answers
-# 200 (install + embedded AWS + tables + API). Pass the same PIP_CACHE_DIR to compare two refs
-# with the same pip cache state (warm it once first). Stops the stack and removes the clone.
+# 200 (install + embedded AWS + tables + API). Pass the same CACHE_DIR (the installer's download
+# cache: pip's and uv's, both kept there) to compare two refs with the same cache state. Stops the stack and removes the clone.
 set -eu
 REF="${1:-HEAD}"
 CACHE="${2:-${PIP_CACHE_DIR:-}}"
@@ -22,7 +22,7 @@ git -C "$WORK/clone" checkout --quiet "$REF"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 PORT=$(free_port); MOTO_PORT=$(free_port)
 START=$(date +%s.%N)
-( cd "$WORK/clone" && exec env ${CACHE:+PIP_CACHE_DIR="$CACHE"} PORT="$PORT" MOTO_PORT="$MOTO_PORT" \
+( cd "$WORK/clone" && exec env ${CACHE:+PIP_CACHE_DIR="$CACHE" UV_CACHE_DIR="$CACHE"} PORT="$PORT" MOTO_PORT="$MOTO_PORT" \
     make run >"$WORK/run.log" 2>&1 ) &
 PID=$!
 until curl -fsS "http://127.0.0.1:$PORT/v1/health" >/dev/null 2>&1; do
