@@ -237,7 +237,7 @@ def unsharded(key: str) -> str:
     """The key a write-sharded key would be without its shard (the "before sharding" view).
 
     ``ListingsTable.activeByCategoryShard jobs#3`` -> ``... jobs``; ``UsersTable.bySearchShard S5``
-    -> ``... S``; ``SearchIndexTable count#listings#jobs#1#0`` -> ``... count#listings#jobs``.
+    -> ``... S``; ``CountersTable count#listings#jobs#1#0`` -> ``... count#listings#jobs``.
     """
     label, _, value = key.partition(" ")
     if value.startswith("count#listings#"):  # write shard and read copy

@@ -146,9 +146,13 @@ RESOURCES: dict[str, Any] = {
         # Feeds the listing posting lists (chalicelib/listings/search/indexer.py).
         stream=True,
     ),
-    # Search counters (and posting lists): pk = what is counted or indexed, sk = shard or member.
+    # Posting lists and their size counters (search/index.py): pk = list, sk = member.
     # expiresAt: a removed document's tombstone, kept for the stream's 24 h (search/index.py).
     "SearchIndexTable": _table([("pk", S), ("sk", S)], ttl="expiresAt"),
+    # The list counters (chalicelib/search/counters.py, chalicelib/listings/counters.py): one small
+    # item per counted list owner (pk = count#<name>, sk = shard), updated inside the transactions
+    # of the changes they count, so a transaction names this small table, not the posting lists.
+    "CountersTable": _table([("pk", S), ("sk", S)]),
     # One GSI per list route and filter combination (chalicelib/match_requests/list_indexes.py), all
     # sorted newest first by newest = createdAt#requestId: a page is one Query of pageSize + 1.
     "RequestsTable": _table(
@@ -299,6 +303,7 @@ ENVIRONMENT: dict[str, Any] = {
     "IDEMPOTENCY_TABLE": {"Ref": "IdempotencyTable"},
     "CORS_ALLOWED_ORIGINS": {"Ref": cfn_cors.PARAMETER},
     "SEARCH_INDEX_TABLE": {"Ref": "SearchIndexTable"},
+    "COUNTERS_TABLE": {"Ref": "CountersTable"},
     "SAVED_SEARCHES_TABLE": {"Ref": "SavedSearchesTable"},
     "PERCOLATOR_TABLE": {"Ref": "PercolatorTable"},
     "SAVED_SEARCH_MATCHES_TABLE": {"Ref": "SavedSearchMatchesTable"},

@@ -14,10 +14,12 @@ command, run once after deploying the new indexes:
 3. Scans Listings and writes the ``ownerNewest`` sort key
    (:func:`chalicelib.listings.owner_list.sort_key`) where missing, conditional on the listing
    still existing with the ``createdAt`` it read;
-4. Rewrites every request, conversation and owner's-listings counter item with the exact counts of what it
-   scanned (the same rule as the transactions: :func:`list_indexes.deltas`,
-   :func:`chalicelib.conversations.repository.member_delta`, :func:`chalicelib.listings.owner_list.delta`) and deletes counter items that
-   count nothing any more;
+4. Rewrites every request, conversation and owner's-listings counter item of the Counters table
+   (``COUNTERS_TABLE``) with the exact counts of what it scanned (the same rule as the transactions:
+   :func:`list_indexes.deltas`, :func:`chalicelib.conversations.repository.member_delta`,
+   :func:`chalicelib.listings.owner_list.delta`), deletes counter items that count nothing any more,
+   and deletes these counters' items from the SearchIndex table, where they were kept before the
+   counters had a table of their own (docs/operations.md, "Upgrading");
 5. Scans SavedSearchMatches and writes the ``matchedNewest`` sort key
    (:func:`chalicelib.saved_searches.repository.match_sort_key`) where missing, conditional on the
    match still existing with the ``matchedAt`` it read;
@@ -44,7 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-#: The counter items this command owns (``pk`` prefixes in the SearchIndex table).
+#: The counter items this command owns (``pk`` prefixes in the Counters table).
 COUNTER_PREFIXES = ("count#requests#", "count#conversations#", "count#ownerListings#")
 
 
@@ -91,32 +93,54 @@ def _set_missing(table: str, key: dict[str, Any], item: dict[str, Any], wanted: 
     return True
 
 
-def _write_counters(counters: list[dict[str, Any]]) -> int:
-    """Overwrite the counter items with ``counters`` and delete the other ones this command owns."""
-    from chalicelib.kernel.config import settings
+def _write(table: str, writes: list[dict[str, Any]]) -> None:
+    """BatchWriteItem ``writes`` (``PutRequest``/``DeleteRequest`` items) to ``table``, 25 a call, until none is left unprocessed."""
     from chalicelib.persistence import storage
 
-    table = settings().SEARCH_INDEX_TABLE
-    kept = {(c["pk"], c["sk"]) for c in counters}
-    stale = [
-        {"DeleteRequest": {"Key": storage.to_item({"pk": item["pk"], "sk": item["sk"]})}}
-        for item in scan(table, ProjectionExpression="pk, sk")
-        if str(item["pk"]).startswith(COUNTER_PREFIXES) and (item["pk"], item["sk"]) not in kept
-    ]
-    writes = [{"PutRequest": {"Item": storage.to_item(counter)}} for counter in counters] + stale
     for start in range(0, len(writes), 25):
         pending: dict[str, Any] = {table: writes[start : start + 25]}
         while pending:
             pending = storage.dynamodb().batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
-    return len(stale)
+
+
+def _counter_keys(table: str) -> Iterator[tuple[Any, Any]]:
+    """The keys ``(pk, sk)`` of the items of ``table`` whose ``pk`` starts with one of :data:`COUNTER_PREFIXES`."""
+    counted = {"ProjectionExpression": "pk, sk", "FilterExpression": "begins_with(pk, :c)",
+               "ExpressionAttributeValues": {":c": {"S": "count#"}}}
+    for item in scan(table, **counted):
+        if str(item["pk"]).startswith(COUNTER_PREFIXES):
+            yield item["pk"], item["sk"]
+
+
+def _write_counters(counters: list[dict[str, Any]]) -> tuple[int, int]:
+    """Overwrite the counter items with ``counters``, delete the other ones this command owns, and
+    delete this command's counter items left in the SearchIndex table.
+
+    Returns ``(deleted, legacy)``: stale items deleted from the Counters table, and items deleted
+    from the SearchIndex table.
+    """
+    from chalicelib.kernel.config import settings
+    from chalicelib.persistence import storage
+
+    def delete(keys: Iterable[tuple[Any, Any]]) -> list[dict[str, Any]]:
+        return [{"DeleteRequest": {"Key": storage.to_item({"pk": pk, "sk": sk})}} for pk, sk in keys]
+
+    config = settings()
+    kept = {(c["pk"], c["sk"]) for c in counters}
+    stale = delete(key for key in _counter_keys(config.COUNTERS_TABLE) if key not in kept)
+    _write(config.COUNTERS_TABLE, [{"PutRequest": {"Item": storage.to_item(counter)}} for counter in counters] + stale)
+    legacy = delete(_counter_keys(config.SEARCH_INDEX_TABLE))
+    _write(config.SEARCH_INDEX_TABLE, legacy)
+    return len(stale), len(legacy)
 
 
 def backfill() -> dict[str, int]:
     """Re-index every request, member and listing item and rewrite the list counters.
 
     Returns ``{"requests", "reindexedRequests", "members", "reindexedMembers", "listings",
-    "reindexedListings", "counters", "deletedCounters", "matches", "reindexedMatches"}`` and the
-    counts of :func:`backfill_delivery_log`.
+    "reindexedListings", "counters", "deletedCounters", "movedCounters", "matches",
+    "reindexedMatches"}`` (``movedCounters``: counter items deleted from the SearchIndex table,
+    their counts rewritten in the Counters table) and the counts of :func:`backfill_delivery_log`.
     """
     from chalicelib.conversations.repository import member_index_attributes
     from chalicelib.kernel.config import settings
@@ -143,7 +167,7 @@ def backfill() -> dict[str, int]:
         for item in listings
     )
     counters = tally(requests, members, listings)
-    deleted = _write_counters(counters)
+    deleted, moved = _write_counters(counters)
     matches = list(scan(config.SAVED_SEARCH_MATCHES_TABLE))
     reindexed_matches = sum(
         _set_missing(config.SAVED_SEARCH_MATCHES_TABLE, {"savedSearchId": m["savedSearchId"], "listingId": m["listingId"]}, m,
@@ -152,7 +176,7 @@ def backfill() -> dict[str, int]:
     )
     return {"requests": len(requests), "reindexedRequests": reindexed_requests, "members": len(members),
             "reindexedMembers": reindexed_members, "listings": len(listings), "reindexedListings": reindexed_listings,
-            "counters": len(counters), "deletedCounters": deleted, "matches": len(matches),
+            "counters": len(counters), "deletedCounters": deleted, "movedCounters": moved, "matches": len(matches),
             "reindexedMatches": reindexed_matches, **backfill_delivery_log()}
 
 

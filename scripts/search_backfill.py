@@ -6,8 +6,10 @@ then for every ACTIVE listing writes the index attributes the current code expec
 ``geoCell1/3/5`` + ``geoPoint``), removes the attributes of the replaced geo indexes
 (``geo3/4/5``, ``geoSort``), files every listing in the search index
 (:mod:`chalicelib.listings.search.indexer`: idempotent and version-checked, as the
-Listings-stream consumer; a listing already at its version is skipped) and rewrites the counters
-(:mod:`chalicelib.listings.counters`) with the exact counts. Run it after deploying a change of
+Listings-stream consumer; a listing already at its version is skipped), rewrites the counters
+(:mod:`chalicelib.listings.counters`, in the Counters table) with the exact counts and deletes
+their items from the SearchIndex table, where they were kept before the counters had a table of
+their own (docs/operations.md, "Upgrading"). Run it after deploying a change of
 the search indexes, while listing status changes are quiet (a change committed between the
 Scan and the counter write is not in the recount; run it again to settle). Then it files every
 user in the profile index (:mod:`chalicelib.profiles.handlers`, the Users-stream consumer's
@@ -100,11 +102,43 @@ def backfill_postings(items: Iterable[dict[str, Any]]) -> int:
     return changed
 
 
-def backfill() -> dict[str, int]:
-    """Re-index every ACTIVE listing, file every listing's posting lists and rewrite the counters.
+#: The ``pk`` prefix of the listing counters (:mod:`chalicelib.listings.counters`).
+COUNTER_PREFIX = "count#listings#"
 
-    Returns ``{"listings", "reindexed", "counters", "postings"}`` (``postings``: listings whose
-    posting lists were behind their version).
+
+def _write(table: str, writes: list[dict[str, Any]]) -> None:
+    """BatchWriteItem ``writes`` (``PutRequest``/``DeleteRequest`` items) to ``table``, 25 a call, until none is left unprocessed."""
+    from chalicelib.persistence import storage
+
+    for start in range(0, len(writes), 25):
+        pending: dict[str, Any] = {table: writes[start : start + 25]}
+        while pending:
+            pending = storage.dynamodb().batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+
+
+def remove_legacy_counters() -> int:
+    """Delete the listing counter items left in the SearchIndex table (a paged Scan filtered on
+    :data:`COUNTER_PREFIX`); returns how many it deleted."""
+    from chalicelib.kernel.config import settings
+    from chalicelib.persistence import storage
+
+    table = settings().SEARCH_INDEX_TABLE
+    found = storage.dynamodb().get_paginator("scan").paginate(
+        TableName=table, ProjectionExpression="pk, sk", FilterExpression="begins_with(pk, :c)",
+        ExpressionAttributeValues={":c": {"S": COUNTER_PREFIX}},
+    )
+    deletes = [{"DeleteRequest": {"Key": key}} for page in found for key in page.get("Items", [])]
+    _write(table, deletes)
+    return len(deletes)
+
+
+def backfill() -> dict[str, int]:
+    """Re-index every ACTIVE listing, file every listing's posting lists, rewrite the counters and
+    delete the listing counters left in the SearchIndex table.
+
+    Returns ``{"listings", "reindexed", "counters", "postings", "movedCounters"}`` (``postings``:
+    listings whose posting lists were behind their version; ``movedCounters``: counter items
+    deleted from the SearchIndex table, their counts rewritten in the Counters table).
     """
     from chalicelib.kernel.config import settings
     from chalicelib.listings.index import LEGACY_GEO_ATTRIBUTES, index_attributes
@@ -130,11 +164,9 @@ def backfill() -> dict[str, int]:
             reindexed += 1
         active.append({k: item[k] for k in ("listingId", "categoryKey", "roleKey")})
     requests = [{"PutRequest": {"Item": storage.to_item(counter)}} for counter in tally(active)]
-    for start in range(0, len(requests), 25):
-        pending: dict[str, Any] = {settings().SEARCH_INDEX_TABLE: requests[start : start + 25]}
-        while pending:
-            pending = storage.dynamodb().batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
-    return {"listings": seen, "reindexed": reindexed, "counters": len(requests), "postings": filed}
+    _write(settings().COUNTERS_TABLE, requests)
+    return {"listings": seen, "reindexed": reindexed, "counters": len(requests), "postings": filed,
+            "movedCounters": remove_legacy_counters()}
 
 
 def main() -> int:

@@ -52,6 +52,8 @@ class Settings(BaseModel):
     DELIVERIES_TABLE: Resource
     EVENTS_TABLE: Resource
     SEARCH_INDEX_TABLE: Resource
+    #: The list counters' table (chalicelib.search.counters, chalicelib.listings.counters).
+    COUNTERS_TABLE: Resource
     SAVED_SEARCHES_TABLE: Resource
     PERCOLATOR_TABLE: Resource
     SAVED_SEARCH_MATCHES_TABLE: Resource

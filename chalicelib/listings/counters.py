@@ -1,4 +1,4 @@
-"""Exact counts of ACTIVE listings per category and per category + role (SearchIndex table).
+"""Exact counts of ACTIVE listings per category and per category + role (Counters table).
 
 Counter items per category: :data:`COUNTER_SHARDS` write shards, each kept in
 :data:`COUNTER_REPLICAS` identical copies, every copy under a partition key of its own:
@@ -41,7 +41,8 @@ def counter_shard(listing_id: str) -> int:
 
 
 def _table() -> str:
-    return settings().SEARCH_INDEX_TABLE
+    """The table of the counter items: the list counters' (``COUNTERS_TABLE``), apart from the posting lists."""
+    return settings().COUNTERS_TABLE
 
 
 def _key(category_key: str, shard: int, replica: int) -> dict[str, str]:
@@ -82,8 +83,8 @@ def read_counts(category_keys: list[str], role_key: str | None) -> int:
 
 
 def counted(items: Iterable[Mapping[str, Any]], role_key: str | None) -> int:
-    """The sum of the counter items ``items`` read at :func:`count_keys` (in any read, e.g. with the
-    posting lists' sizes, which share their table): ACTIVE listings (of ``role_key`` when given)."""
+    """The sum of the counter items ``items`` read at :func:`count_keys` (in any read, e.g. a
+    BatchGetItem with other tables' items): ACTIVE listings (of ``role_key`` when given)."""
     attribute = f"r#{role_key}" if role_key else "n"
     return sum(int(item.get(attribute, 0)) for item in items)
 

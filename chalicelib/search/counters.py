@@ -1,4 +1,4 @@
-"""Exact sizes of list indexes: one counter item per list owner in the SearchIndex table.
+"""Exact sizes of list indexes: one counter item per list owner in the Counters table.
 
 A counter item ``{pk: "count#<name>", sk: "0"}`` holds one number attribute per list of its
 owner, for example ``n`` (all of them), ``t#LISTING`` (one subject type), ``s#PENDING`` (one
@@ -7,6 +7,9 @@ that puts an item into a list or moves it between lists carries :func:`add_op` i
 TransactWriteItems, whose other items hold the condition on the state it moves from, so a
 count is exact at every commit and a lost race cancels its count with it. Reading a total is
 one GetItem of a small item, whatever the length of the list.
+
+The counters have a table of their own (``COUNTERS_TABLE``), apart from the posting lists: a
+transaction names only small items, whatever the size of the search index.
 """
 
 from __future__ import annotations
@@ -23,8 +26,8 @@ Delta = tuple[str, Mapping[str, int]]
 
 
 def table() -> str:
-    """The table holding the counter items (the SearchIndex table), for a BatchGetItem with other reads."""
-    return settings().SEARCH_INDEX_TABLE
+    """The table holding the counter items (``COUNTERS_TABLE``), for a BatchGetItem with other reads."""
+    return settings().COUNTERS_TABLE
 
 
 def key(name: str) -> dict[str, str]:

@@ -296,7 +296,7 @@ def test_a_duplicate_round_event_runs_nothing(api: Api, alice: User) -> None:
     assert erasure.run_round(alice.user_id, 5) is None  # not yet due
 
 
-def test_the_search_index_keeps_no_trace_of_an_erased_user(api: Api, alice: User, runner: Any) -> None:
+def test_the_search_index_and_the_counters_keep_no_trace_of_an_erased_user(api: Api, alice: User, runner: Any) -> None:
     """Only the removed profile's tombstone stays, with no data of the user, and DynamoDB's TTL
     deletes it within the stream's 24 hours."""
     active_listing(api, alice, meta={"title": f"Senior {UNIQUE_WORD} wanted"})
@@ -310,6 +310,7 @@ def test_the_search_index_keeps_no_trace_of_an_erased_user(api: Api, alice: User
     assert [sorted(i) for i in traces] == [["expiresAt", "gone", "pk", "sk", "v"]]
     assert traces[0]["pk"] == f"profiles.v6|s|{alice.user_id}"
     assert 0 < int(traces[0]["expiresAt"]) - clock.epoch_seconds() <= index.TOMBSTONE_SECONDS
+    assert not [i for i in table_items(settings().COUNTERS_TABLE) if alice.user_id in json.dumps(i, default=str)]
 
 
 def test_the_dashboard_erases_the_account_only_when_the_display_name_is_typed(

@@ -428,18 +428,22 @@ def test_backfill_indexes_and_counts_requests_and_conversations_written_before(a
     decide(owner, send_profile(requesters[0], owner), "ACCEPTED")
     decide(owner, send_match(requesters[0], active_listing(owner, run, 9)), "REJECTED")
     config = settings_()
-    # As if written before the list indexes existed: no list index attributes, no counters, a stray counter.
+    # As if written before the list indexes existed: no list index attributes, a stray counter, and
+    # the counters in the SearchIndex table (before they had a table of their own), one of them wrong.
     for item in table_items(config.REQUESTS_TABLE):
         storage.put(config.REQUESTS_TABLE, {k: v for k, v in item.items()
                                             if k not in ("newest",) and not k.startswith(("sent", "received", "subjectStatus"))})
     for item in table_items(config.CONVERSATION_MEMBERS_TABLE):
         storage.put(config.CONVERSATION_MEMBERS_TABLE, {k: v for k, v in item.items() if k not in ("recent", "memberType")})
-    for item in table_items(config.SEARCH_INDEX_TABLE):
-        if str(item["pk"]).startswith(lists_backfill.COUNTER_PREFIXES):
-            storage.delete(config.SEARCH_INDEX_TABLE, {"pk": item["pk"], "sk": item["sk"]})
-    storage.put(config.SEARCH_INDEX_TABLE, {"pk": "count#requests#sent#usr_gone", "sk": "0", "n": 3})
+    legacy = [item for item in table_items(config.COUNTERS_TABLE) if str(item["pk"]).startswith(lists_backfill.COUNTER_PREFIXES)]
+    for item in legacy:
+        storage.delete(config.COUNTERS_TABLE, {"pk": item["pk"], "sk": item["sk"]})
+        storage.put(config.SEARCH_INDEX_TABLE, {**item, "n": int(item.get("n", 0)) + 1})
+    storage.put(config.COUNTERS_TABLE, {"pk": "count#requests#sent#usr_gone", "sk": "0", "n": 3})
     assert requests.list_sent(Caller(user_id=requesters[0]), RequestListQuery()).requests == []
     done = lists_backfill.backfill()
+    assert done["movedCounters"] == len(legacy) > 0
+    assert not [i for i in table_items(config.SEARCH_INDEX_TABLE) if str(i["pk"]).startswith("count#")]
     assert done["requests"] == 8
     assert done["reindexedRequests"] == 8
     assert done["members"] == 2

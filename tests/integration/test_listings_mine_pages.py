@@ -148,7 +148,7 @@ def test_backfill_indexes_and_counts_listings_written_before(api: Api, alice: Us
     # As if written before: no ownerNewest attribute, no counter.
     for item in table_items(config.LISTINGS_TABLE):
         storage.put(config.LISTINGS_TABLE, {k: v for k, v in item.items() if k != owner_list.SORT})
-    storage.delete(config.SEARCH_INDEX_TABLE, list_counters.key(owner_list.counter_name(alice.user_id)))
+    storage.delete(config.COUNTERS_TABLE, list_counters.key(owner_list.counter_name(alice.user_id)))
     assert mine(api, alice, "pageSize=10") == {"listings": [], "total": 0, "page": 1, "pageSize": 10, "nextCursor": None}
     done = lists_backfill.backfill()
     assert (done["listings"], done["reindexedListings"]) == (3, 3)

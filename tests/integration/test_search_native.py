@@ -141,6 +141,29 @@ def test_totals_follow_pause_resume_update_and_delete(api: Api, alice: User, bob
     assert _counts("jobs", "hiring") == 1
 
 
+def test_the_backfill_moves_the_counters_out_of_the_search_index_table(api: Api, alice: User) -> None:
+    """A deployment whose counters were in the SearchIndex table: the backfill writes the exact counts
+    into the Counters table and deletes the old items; the posting lists stay."""
+    from chalicelib.persistence import storage
+    from scripts import search_backfill
+
+    _active(api, alice, 2)
+    config = settings_()
+    legacy = [i for i in table_items(config.COUNTERS_TABLE) if str(i["pk"]).startswith(search_backfill.COUNTER_PREFIX)]
+    for item in legacy:
+        storage.delete(config.COUNTERS_TABLE, {"pk": item["pk"], "sk": item["sk"]})
+        storage.put(config.SEARCH_INDEX_TABLE, {**item, "n": 7})
+    postings = len(table_items(config.SEARCH_INDEX_TABLE))
+    assert _counts() == 0
+    done = search_backfill.backfill()
+    assert done["movedCounters"] == len(legacy) > 0
+    assert (_counts(), _counts("jobs", "hiring")) == (2, 2)
+    left = table_items(config.SEARCH_INDEX_TABLE)
+    assert not [i for i in left if str(i["pk"]).startswith("count#")]
+    assert len(left) == postings - done["movedCounters"]
+    assert search_backfill.backfill()["movedCounters"] == 0
+
+
 def test_totals_stay_exact_under_concurrent_status_changes(api: Api, alice: User, bob: User) -> None:
     ids = _active(api, alice, 6)
     errors: list[Exception] = []

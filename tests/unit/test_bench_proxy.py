@@ -77,7 +77,7 @@ def test_query_partition_is_read_from_the_key_condition(proxy: ModuleType) -> No
 
 def test_the_before_view_merges_write_shards_and_counter_copies(hot_keys: ModuleType) -> None:
     assert hot_keys.unsharded("ListingsTable.activeByCategoryShard jobs#3") == "ListingsTable.activeByCategoryShard jobs"
-    assert hot_keys.unsharded("SearchIndexTable count#listings#jobs#1#0") == "SearchIndexTable count#listings#jobs"
+    assert hot_keys.unsharded("CountersTable count#listings#jobs#1#0") == "CountersTable count#listings#jobs"
     assert hot_keys.unsharded("UsersTable.bySearchShard S5") == "UsersTable.bySearchShard S"
     assert hot_keys.unsharded("SearchIndexTable listings#jobs#q#ba") == "SearchIndexTable listings#jobs#q#ba"
 
