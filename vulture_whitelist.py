@@ -32,19 +32,6 @@ _.memory_limit_in_mb
 _.invoked_function_arn
 _.aws_request_id
 
-# moto's request and backend attributes the local stack sets on moto's objects
-# (local_stack/moto_dispatch.py, local_stack/moto_server.py, tests/integration/aws_session.py).
-_.is_werkzeug_request
-_.form_data
-_.uri
-_.raw_path
-_.querystring
-_.uri_match
-_.default_region
-_._pending_messages
-_.deleted_messages
-_.last_purged_at
-
 # Callback signatures fixed by the caller: Powertools' idempotency response hook
 # (chalicelib/idempotency/service.py), signal handlers (local_stack/__main__.py), botocore's
 # Endpoint.make_request replaced by the unit tests' guard (tests/unit/conftest.py).

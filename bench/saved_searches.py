@@ -23,8 +23,8 @@ Seeding: all but the last :data:`SERVICE_SAVED` searches of a size are bulk-load
 BatchWriteItem in exactly the posting layout the service writes (same keys, entries and
 shards); the last ones are saved through ``service.create_saved_search`` itself. moto
 snapshots every table a TransactWriteItems touches (a deep copy, O(table)); the benchmark's moto
-runs as the local stack's (``local_stack.moto_server.behave_as_aws`` and ``speed_up``: an undo
-log instead of the snapshot, moto's CPU patches that keep its answers), and it fails if any
+runs as the local stack's (``local_stack.moto_server.behave_as_aws``: an undo log instead of the
+snapshot, a Query reading its partition), and it fails if any
 transaction is cancelled, since none should be.
 
 Then, in a fresh moto with no saved search, it approves :data:`EMPTY_LISTINGS` listings and
@@ -63,7 +63,7 @@ os.environ.pop("AWS_ENDPOINT_URL", None)
 from moto import mock_aws  # noqa: E402
 
 from local_stack.cities import CITIES  # noqa: E402
-from local_stack.moto_server import behave_as_aws, speed_up  # noqa: E402
+from local_stack.moto_server import behave_as_aws  # noqa: E402
 
 # EMF metric lines (chalicelib.telemetry.metrics) would drown the table: the stacks and workers started here inherit this.
 os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
@@ -109,7 +109,6 @@ def fresh_moto() -> Iterator[None]:
     from local_stack.resources import create_resources
 
     behave_as_aws()
-    speed_up()
     with mock_aws():
         os.environ.update(create_resources())
         settings.cache_clear()

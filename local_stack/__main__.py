@@ -225,12 +225,6 @@ def main(argv: list[str] | None = None) -> int:
                 steps.step("Starting the embedded AWS (moto)")
                 moto = start_moto(host, moto_port)
                 os.environ["AWS_ENDPOINT_URL"] = f"http://{host}:{moto_port}"
-                from local_stack.signing import skip_signing_of_this_process
-
-                # Our own moto routes unsigned requests (moto_server.route_unsigned_requests): skip
-                # SigV4 (about 0.75 ms of CPU per call). An AWS_ENDPOINT_URL given by the caller may
-                # check signatures, so its requests stay signed.
-                skip_signing_of_this_process()
             steps.advance()
             from local_stack.resources import create_resources
 

@@ -1,44 +1,41 @@
-"""The embedded AWS: moto's server app, with one request at a time.
+"""The embedded AWS: moto's server app, one request at a time, with the one shim the local stack needs.
 
-``python -m moto.server`` serves requests on many threads, but moto's DynamoDB backend is not
-thread-safe (a cancelled TransactWriteItems rolls tables back while other requests may write).
-Real DynamoDB serializes conflicting transactions; this launcher gives moto the same guarantee
-by dispatching one request at a time (fine for local runs; nothing here long-polls SQS).
+This is the tree's only module that reaches into moto's internals (``scripts/check_public_imports.py``
+names it). Everything else, production and the unit and integration tiers, uses moto as it ships.
+Each patch below works around a difference between moto 5.2 and AWS that makes the local stack
+(``make run``, the end-to-end tier, the benchmarks) wrong or unbounded under a realistic load, and
+``tests/integration/test_moto_behaviour.py`` asserts moto's own behaviour for each, so it fails
+when a moto release changes it and the patch can go. No upstream moto issue was found for any of
+them (getmoto/moto, searched 2026-11-30); the transaction copy came with moto's
+``TransactWriteItems`` itself (getmoto/moto#2879). Nothing here makes moto cheaper per call:
+the patches that did (a direct dispatch route, unsigned requests, serializer and parser
+shortcuts) were removed, so the local stack pays moto's full cost per call.
 
-moto makes TransactWriteItems atomic by deep-copying every table the transaction names before it
-writes (once per *item* of the transaction) and swapping the copies in on a cancellation. That
-costs time and memory in proportion to the tables, not to the transaction (in the contract run,
-whose fuzzing fills the tables, half of moto's CPU and 5 GB of memory), and it leaves the
-cancelled writes' records in the live stream shard, which iterators issued before the
-transaction keep reading: a consumer could get records of a write that never happened (e.g. a
-``match_request.received`` for a request refused with 409), with the sequence numbers the next
-committed writes then reuse, so it checkpoints past them and never sees the real ones.
-:func:`undo_cancelled_transactions` replaces the copies with an undo log: before the transaction
-it keeps a copy of each item the transaction names (or notes its absence) and the length of each
-stream shard; on a cancellation it puts exactly those items back and drops the records appended
-since, as DynamoDB streams carry committed writes only. The tables are never copied or replaced.
-
-SQS FIFO (the webhook delivery lanes) works in moto as in SQS for what the lanes rely on:
-message groups are handed out in order and a group with a message in flight gives none to
-another receiver, visibility timeouts apply, and ``MessageDeduplicationId`` is honoured. One
-gap: moto compares a new message's deduplication id only with messages still in the queue,
-while SQS remembers it for 5 minutes after the first send even when that message was
-consumed. :func:`remember_deduplication_ids` closes it (the delivery claims would absorb such
-a duplicate anyway, but the local stack should behave like SQS).
-
-DynamoDB makes TransactWriteItems idempotent by its ``ClientRequestToken`` (every call of
-``chalicelib.persistence.storage.transact`` sends one): a call repeated with the same token within 10 minutes
-succeeds without applying the writes again. botocore repeats a call whose answer timed out, so
-under load a committed transaction is sent twice; moto ignores the token and would fail the
-repeat's own conditions (a 409 or 500 for a write that succeeded).
-:func:`honour_client_request_tokens` gives moto DynamoDB's behaviour.
-
-moto answers every DynamoDB, Streams and SQS call through its generic response serializer,
-which looks up each member of each output structure through six attribute-alias providers, for
-every attribute value of every item: measured with cProfile, 40% of an integration test's time
-went to ``moto.core.serialize``. :func:`fast_json_structures` serializes a plain ``dict`` whose
-keys are all member names of its shape straight from its keys, which is what the alias lookup
-finds for such a dict anyway; every other value takes moto's path.
+* **One request at a time** (:func:`serialized`). ``python -m moto.server`` serves requests on
+  many threads, but moto's DynamoDB backend is not thread-safe (a cancelled TransactWriteItems puts
+  its copies of the tables back while other requests may write). Real DynamoDB serializes
+  conflicting transactions; this server gives moto the same guarantee.
+* **Transactions without table copies** (:func:`undo_cancelled_transactions`). moto makes
+  TransactWriteItems atomic by deep-copying every table the transaction names before it writes
+  (once per *item* of the transaction) and swapping the copies in on a cancellation: time and
+  memory in proportion to the tables, and each copy's items stay in moto's model registry
+  (``instances_tracked``) until a reset, so the embedded AWS grew by GBs with the data. It also
+  leaves the cancelled writes' records in the live stream shard, which iterators issued before
+  the transaction keep reading: a consumer could get records of a write that never happened, with
+  the sequence numbers the next committed writes then reuse. The undo log keeps a copy of each item
+  the transaction names (or notes its absence) and the length of each stream shard; on a
+  cancellation it puts exactly those items back and drops the records appended since, as DynamoDB
+  streams carry committed writes only. The tables are never copied or replaced.
+* **A Query reads its partition** (:func:`read_one_partition`). moto answers a Query of a table by
+  listing and sorting every item of the table: each page of a search over 20,000 listings would
+  sort the whole index.
+* **SQS FIFO deduplication** (:func:`remember_deduplication_ids`). moto compares a new message's
+  deduplication id only with messages still in the queue, SQS with every message sent in the last
+  5 minutes, consumed or not.
+* **``ClientRequestToken``** (:func:`honour_client_request_tokens`). DynamoDB makes a
+  TransactWriteItems repeated with the same token within 10 minutes a no-op; botocore repeats a
+  call whose answer timed out, so under load a committed transaction is sent twice, and moto would
+  fail the repeat's own conditions (a 409 or 500 for a write that succeeded).
 
 Usage: ``python -m local_stack.moto_server HOST PORT``
 """
@@ -46,32 +43,21 @@ Usage: ``python -m local_stack.moto_server HOST PORT``
 from __future__ import annotations
 
 import copy
-import functools
-import json
 import logging
-import os
-import re
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
-from decimal import Decimal
 from typing import Any, cast
 
 import waitress
-from moto import backends
-from moto.core.serialize import BaseJSONSerializer
 from moto.dynamodb import models as dynamodb_models
 from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.dynamo_type import DynamoType, Item
 from moto.dynamodb.models.table import Table
-from moto.dynamodb.models.utilities import bytesize
 from moto.dynamodb.responses import DynamoHandler
-from moto.moto_server import werkzeug_app
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
 from moto.sqs import models as sqs_models
-
-from local_stack.moto_dispatch import DATA_PLANE_ACTIONS, direct_in_process_calls, direct_server_calls
 
 
 def serialized(app: Callable[..., Iterable[bytes]]) -> Callable[..., list[bytes]]:
@@ -281,500 +267,6 @@ def honour_client_request_tokens(handler: type[DynamoHandler] = DynamoHandler) -
     handler.transact_write_items = transact_write_items  # type: ignore[method-assign]
 
 
-def fast_json_structures(serializer: type[BaseJSONSerializer] = BaseJSONSerializer) -> None:
-    """Patch moto's JSON response serializer to serialize wire-shaped dicts without alias lookups.
-
-    moto's ``_serialize_type_structure`` asks an attribute picker for every member of the shape
-    (``ExplicitAlias``, ``ShapeNameAlias``, the key itself, ``ShapePrefixAlias``,
-    ``ClassPrefixAlias``, ``ModelAlias``, each also in snake_case). For a ``dict`` whose keys are
-    all member names of the shape, every alias other than the key itself either is not a member
-    name (the providers refuse aliases that collide with a sibling member) or is snake_case, so it
-    is absent from the dict and the picker returns ``value[member]``, or ``None`` for a missing
-    member, which moto skips. This patch does exactly that directly. Objects, dicts with other
-    keys, document types and operations with response transformers take moto's own path.
-    ``tests/integration/test_local_moto_server.py`` compares both serializers' bodies.
-    """
-    original = serializer._serialize_type_structure
-    if getattr(original, "fast_path", False):
-        return
-
-    def _serialize_type_structure(self: BaseJSONSerializer, serialized: Any, value: Any, shape: Any, key: str) -> None:
-        members = shape.members
-        if (
-            type(value) is not dict
-            or shape.is_document_type
-            or getattr(self._value_picker, "response_transformers", None)
-            or not value.keys() <= members.keys()
-        ):
-            original(self, serialized, value, shape, key)
-            return
-        wrapper: Any = self.MAP_TYPE() if key else serialized
-        for member_key, member_value in value.items():
-            if member_value is not None:
-                member_shape = members[member_key]
-                member_shape.parent = shape  # as moto sets it: nested alias lookups read it
-                self._serialize(wrapper, member_value, member_shape, member_key)
-        if key:
-            self._default_serialize(serialized, wrapper, shape, key)
-
-    _serialize_type_structure.fast_path = True  # type: ignore[attr-defined]
-    _serialize_type_structure.original = original  # type: ignore[attr-defined]
-    serializer._serialize_type_structure = _serialize_type_structure  # type: ignore[method-assign]
-
-
-def fast_json_requests() -> None:
-    """Patch moto's request parsing for DynamoDB's data-plane actions: the JSON body as decoded.
-
-    moto parses every request body by walking it against the operation's input shape
-    (``moto.core.parse``): each attribute value of each item through the ten members of
-    ``AttributeValue``, about a tenth of moto's CPU per write in the integration tests. For the
-    actions of :data:`DATA_PLANE_ACTIONS` that walk returns the decoded JSON itself (botocore sends
-    only members of the shape, and JSON already gives strings, integers, booleans, maps and
-    lists), except that it drops ``null`` members and decodes binary values from base64: a body
-    with a ``null`` or a ``"B"``/``"BS"`` key anywhere, and every other action, takes moto's own
-    path. ``tests/unit/test_moto_fast_serializer.py`` compares both parses.
-    """
-    from moto.core.responses import BaseResponse
-
-    original = BaseResponse.parse_parameters
-    if getattr(original, "reads_json", False):
-        return
-
-    def parse_parameters(self: BaseResponse, request: Any) -> None:
-        body = request.data
-        if (
-            isinstance(self, DynamoHandler) and self._get_action() in DATA_PLANE_ACTIONS
-            and b"null" not in body and b'"B"' not in body and b'"BS"' not in body
-        ):
-            self.params = json.loads(body) if body else {}
-            return
-        original(self, request)
-
-    parse_parameters.reads_json = True  # type: ignore[attr-defined]
-    parse_parameters.original = original  # type: ignore[attr-defined]
-    BaseResponse.parse_parameters = parse_parameters  # type: ignore[method-assign]
-
-
-def list_moto_modules_once() -> None:
-    """Patch ``moto.backends.list_of_moto_modules`` to list moto's package folder once.
-
-    moto's server calls it for every request to find the service of a ``Host`` header, and each
-    call lists the folder and stats its ~200 entries (about 3% of moto's CPU in the contract run);
-    the folder does not change while the server runs.
-    """
-    listed = backends.list_of_moto_modules
-    if getattr(listed, "listed_once", False):
-        return
-    modules = tuple(listed())
-
-    def list_of_moto_modules() -> tuple[str, ...]:
-        return modules
-
-    list_of_moto_modules.listed_once = True  # type: ignore[attr-defined]
-    backends.list_of_moto_modules = list_of_moto_modules
-
-
-def fast_update_expressions() -> None:
-    """Patch moto's UpdateExpression path: parse each expression string once, copy trees cheaply,
-    and let each AST processor look its node types up once instead of once per node.
-
-    moto handles every ``UpdateItem`` (and every ``Update`` of a TransactWriteItems) by parsing the
-    expression, deep-copying the tree (``Validator.__init__``) and walking it with ten processors
-    whose ``nodes_to_be_processed`` and ``process`` rebuild their node-type map for every node
-    visited. Measured with cProfile on five integration files, that path took about a fifth of the
-    run's CPU. This patch keeps moto's algorithm and results and removes the repeated work:
-
-    * :meth:`UpdateExpressionParser.make` keeps a pristine tree per expression string (an LRU of
-      :data:`PARSED_EXPRESSIONS`) and returns a copy of it; a string moto refuses still raises
-      on every call (exceptions are not cached);
-    * the validators' ``deepcopy`` of a tree becomes :func:`_copy_tree`: the same nodes, types,
-      children and parent links, made without ``copy``'s generic ``__reduce_ex__`` protocol (leaf
-      values other than ``str``/``int``/``bool``/``None`` still go through :func:`copy.deepcopy`);
-    * :class:`DepthFirstTraverser` caches each processor's node-type tuple and map on the instance.
-
-    ``tests/unit/test_moto_fast_updates.py`` compares the items moto writes with and without it.
-    """
-    from moto.dynamodb.parsing import ast_nodes, expressions, validators
-
-    traverser = ast_nodes.DepthFirstTraverser
-    if getattr(traverser.traverse_node_recursively, "cached_types", False):
-        return
-    node_class = ast_nodes.Node
-    immutable = (str, int, bool, float, type(None))
-
-    # Node's metaclass is ABCMeta, whose isinstance is slow; node classes are few, so whether a class
-    # is a Node, and whether a processor handles it, is looked up once per class.
-    is_node: dict[type, bool] = {}
-
-    def _node(value: Any) -> bool:
-        cls = type(value)
-        known = is_node.get(cls)
-        if known is None:
-            known = is_node[cls] = issubclass(cls, node_class)
-        return known
-
-    def _copy_tree(node: Any, memo: Any = None) -> Any:
-        if not _node(node):
-            return copy.deepcopy(node, memo)
-        return _copy_node(node, None)  # moto copies only whole trees (their root has no parent)
-
-    def _copy_node(node: Any, parent: Any) -> Any:
-        new = object.__new__(type(node))
-        new.__dict__.update(node.__dict__)
-        new.parent = parent
-        if node.children is not None:
-            new.children = [
-                _copy_node(child, new) if _node(child)
-                else child if type(child) in immutable else copy.deepcopy(child)
-                for child in node.children
-            ]
-        return new
-
-    parse = expressions.UpdateExpressionParser.make.__func__
-
-    @functools.lru_cache(maxsize=PARSED_EXPRESSIONS)
-    def _parsed(cls: Any, expression: str) -> Any:
-        tree = parse(cls, expression)
-        tree.top_level_actions = top_level_actions(expression)  # copies carry it (a node's __dict__): fast_top_level_updates
-        return tree
-
-    def make(cls: Any, expression_str: str) -> Any:
-        return _copy_node(_parsed(cls, expression_str), None)
-
-    def nodes_to_be_processed(self: Any) -> Any:
-        cached = self.__dict__.get("_node_types")
-        if cached is None:
-            cached = self.__dict__["_node_types"] = tuple(self._processing_map().keys())
-        return cached
-
-    def process(self: Any, node: Any) -> Any:
-        entries = self.__dict__.get("_node_processors")
-        if entries is None:
-            entries = self.__dict__["_node_processors"] = tuple(self._processing_map().items())
-        for class_key, processor in entries:
-            if isinstance(node, class_key):
-                return processor(node)
-        return None
-
-    original_traverse = traverser.traverse_node_recursively
-
-    def traverse_node_recursively(self: Any, node: Any, child_id: int = -1) -> Any:
-        # moto's own body, with the node types asked for once per traversal instead of per node
-        if not _node(node):
-            return node
-        handled = self.__dict__.get("_handled_classes")
-        if handled is None:
-            handled = self.__dict__["_handled_classes"] = {}
-        types = self.nodes_to_be_processed()
-        hook = type(self).pre_processing_of_child is not traverser.pre_processing_of_child
-        return _walk(self, node, child_id, types, handled, hook)
-
-    def _walk(self: Any, node: Any, child_id: int, types: Any, handled: dict[type, bool], hook: bool) -> Any:
-        parent_node = node.parent
-        if node.children is not None:
-            for i, child_node in enumerate(node.children):
-                if hook:
-                    self.pre_processing_of_child(node, i)
-                if _node(child_node):
-                    _walk(self, child_node, i, types, handled, hook)
-        cls = type(node)
-        processed = handled.get(cls)
-        if processed is None:
-            processed = handled[cls] = issubclass(cls, types)
-        if processed:
-            node = self.process(node)
-            node.parent = parent_node
-            if parent_node:
-                parent_node.children[child_id] = node
-        return node
-
-    traverse_node_recursively.cached_types = True  # type: ignore[attr-defined]
-    UPDATE_EXPRESSION_PATCHES.extend([
-        (traverser, "traverse_node_recursively", original_traverse, traverse_node_recursively),
-        (traverser, "nodes_to_be_processed", traverser.nodes_to_be_processed, nodes_to_be_processed),
-        (traverser, "process", traverser.process, process),
-        (expressions.UpdateExpressionParser, "make", expressions.UpdateExpressionParser.__dict__["make"], classmethod(make)),
-        (validators, "deepcopy", validators.deepcopy, _copy_tree),
-    ])
-    for owner, name, _, patched in UPDATE_EXPRESSION_PATCHES:
-        setattr(owner, name, patched)
-
-
-#: ``(owner, attribute, moto's original, patched)`` of :func:`fast_update_expressions`, so a test
-#: can run moto's own path beside the patched one.
-UPDATE_EXPRESSION_PATCHES: list[tuple[Any, str, Any, Any]] = []
-
-
-#: Distinct UpdateExpression strings kept parsed (the app has a few hundred; fuzzing makes more).
-PARSED_EXPRESSIONS = 4096
-
-
-#: One clause of an UpdateExpression: its keyword and its actions' text (up to the next clause).
-_CLAUSE = re.compile(r"\s*(?P<kind>SET|REMOVE|ADD)\s+(?P<body>.*?)(?=\s+(?:SET|REMOVE|ADD)\s|\s*$)", re.I | re.S | re.A)
-#: A top-level attribute (a name placeholder or a plain name) and a value placeholder.
-_PATH = r"(?P<path>#\w+|[A-Za-z]\w*)"
-_ACTIONS = {
-    "SET": re.compile(_PATH + r"\s*=\s*(?P<value>:\w+)", re.A),
-    "REMOVE": re.compile(_PATH, re.A),
-    "ADD": re.compile(_PATH + r"\s+(?P<value>:\w+)", re.A),
-}
-#: Numbers moto adds as DynamoDB does (``DynamoType.__add__`` reads ``int`` or ``Decimal``).
-_PLAIN_NUMBER = re.compile(r"-?\d+(?:\.\d+)?", re.A)
-#: moto's item size limit (``LimitedSizeDict``), bytes.
-_ITEM_LIMIT = 405_000
-#: Attribute value types a SET may store as given.
-_VALUE_TYPES = frozenset({"S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS"})
-
-#: ``(kind, path, value placeholder or None)`` of one action.
-Action = tuple[str, str, str | None]
-
-
-def top_level_actions(expression: str) -> tuple[Action, ...] | None:
-    """The actions of an UpdateExpression whose every action is ``SET path = :value``, ``REMOVE path``
-    or ``ADD path :value`` on a top-level attribute (each clause at most once, as moto requires), in
-    expression order; ``None`` for any other expression (functions, arithmetic, nested paths,
-    DELETE)."""
-    actions: list[Action] = []
-    kinds: set[str] = set()
-    position = 0
-    while expression[position:].strip():
-        clause = _CLAUSE.match(expression, position)
-        if clause is None or clause.end() == position:
-            return None
-        kind = clause["kind"].upper()
-        if kind in kinds:
-            return None
-        kinds.add(kind)
-        for text in clause["body"].split(","):
-            action = _ACTIONS[kind].fullmatch(text.strip())
-            if action is None:
-                return None
-            actions.append((kind, action["path"], action["value"] if kind != "REMOVE" else None))
-        position = clause.end()
-    return tuple(actions) or None
-
-
-class _TopLevelUpdate:
-    """A validated UpdateExpression of top-level actions: ``(kind, attribute, value)`` for the executor."""
-
-    def __init__(self, actions: list[tuple[str, str, DynamoType | None]]) -> None:
-        self.actions = actions
-
-    def normalize(self) -> None:
-        """Nothing to normalize (moto normalizes its tree before executing it)."""
-
-
-def fast_top_level_updates() -> None:
-    """Patch moto's UpdateExpression validation and execution for actions on top-level attributes.
-
-    moto validates every UpdateExpression by walking its tree with ten processors (action counts,
-    overlapping paths, key attributes, values, names, functions, missing paths, arithmetic, type
-    mismatches, empty strings), twice when the item is new, then executes it: about 0.4 ms for
-    ``ADD n :d``, most of moto's CPU in the integration tests (their TransactWriteItems file
-    postings with a size counter per list, and a state item per listing).
-
-    For an expression whose every action is ``SET a = :v``, ``REMOVE a`` or ``ADD a :n`` on a
-    top-level attribute (:func:`top_level_actions`), none of those checks can fail when every
-    placeholder is defined, the attributes are distinct, a plain name is no reserved word, no
-    attribute is a key or index attribute of the table (or named like one before its placeholder
-    is resolved), every SET value is one attribute value, every ADD value is a plain number added
-    to an absent or numeric attribute, and the item stays under moto's size limit whatever the
-    order of the actions. moto's executor then stores ``DynamoType(value)`` for a SET, drops the
-    attribute for a REMOVE, and stores the current number (``0`` when absent) plus the value for
-    an ADD (``DynamoType.__add__``): this patch does exactly that. Any other expression or case,
-    errors included, takes moto's own path. Requires :func:`fast_update_expressions` (the parse
-    cache carries each expression's actions). ``tests/unit/test_moto_fast_updates.py`` compares
-    both paths on random expressions and items.
-    """
-    from moto.dynamodb.parsing import executors, validators
-    from moto.dynamodb.parsing.reserved_keywords import ReservedKeywords
-
-    validator = validators.UpdateExpressionValidator
-    if getattr(validator.validate, "top_level", False):
-        return
-    original_validate = validator.validate
-    original_execute = executors.UpdateExpressionExecutor.execute
-    reserved = frozenset(ReservedKeywords.get_reserved_keywords())
-
-    def size(value: Any) -> int:
-        return value.size() if type(value) is DynamoType else bytesize(str(value))  # as LimitedSizeDict counts
-
-    def resolved(self: Any, actions: tuple[Action, ...]) -> _TopLevelUpdate | None:
-        names = self.expression_attribute_names or {}
-        values = self.expression_attribute_values or {}
-        table = self.table
-        protected = {*table.table_key_attrs, *table.attribute_keys, *(a["AttributeName"] for a in table.attr)}
-        attrs = self.item.attrs
-        done: list[tuple[str, str, DynamoType | None]] = []
-        seen: set[str] = set()
-        growth = 0
-        for kind, path, placeholder in actions:
-            name = names.get(path) if path.startswith("#") else (None if path.upper() in reserved else path)
-            if name is None or name in seen or name in protected or path in protected:
-                return None
-            seen.add(name)
-            if kind == "REMOVE":
-                done.append((kind, name, None))
-                continue
-            value = values.get(placeholder or "")
-            if not isinstance(value, dict) or len(value) != 1 or next(iter(value)) not in _VALUE_TYPES:
-                return None
-            if kind == "ADD":
-                current = attrs.get(name)
-                number = value.get("N")
-                if not isinstance(number, str) or not _PLAIN_NUMBER.fullmatch(number) or (current is not None and current.type != "N"):
-                    return None
-                stored = (current if current is not None else DynamoType({"N": "0"})) + DynamoType(value)
-            else:
-                stored = DynamoType(value)
-            growth += bytesize(name) + stored.size()
-            done.append((kind, name, stored))
-        if growth and sum(size(k) + size(v) for k, v in attrs.items()) + growth > _ITEM_LIMIT:
-            return None  # near the limit the order of the actions decides: moto's own path does
-        return _TopLevelUpdate(done)
-
-    def validate(self: Any) -> Any:
-        actions = getattr(self.node_to_validate, "top_level_actions", None)
-        fast = resolved(self, actions) if actions else None
-        return fast if fast is not None else original_validate(self)
-
-    def execute(self: Any, node: Any = None) -> None:
-        if node is not None or not isinstance(self.update_ast, _TopLevelUpdate):
-            original_execute(self, node)
-            return
-        attrs = self.item.attrs
-        # moto executes right after validating the same item, so an ADD's sum computed then is the one
-        # its executor computes now
-        for kind, name, stored in self.update_ast.actions:
-            if kind == "REMOVE":
-                attrs.pop(name, None)
-            else:
-                attrs[name] = stored
-
-    validate.top_level = True  # type: ignore[attr-defined]
-    UPDATE_EXPRESSION_PATCHES.extend([
-        (validator, "validate", original_validate, validate),
-        (executors.UpdateExpressionExecutor, "execute", original_execute, execute),
-    ])
-    validator.validate = validate  # type: ignore[method-assign]
-    executors.UpdateExpressionExecutor.execute = execute  # type: ignore[method-assign]
-
-
-def list_action_methods_once() -> None:
-    """Patch moto's dispatch to list a response class's methods once per class.
-
-    ``BaseResponse.call_action`` calls ``method_names_from_class`` (``inspect.getmembers`` over the
-    whole class hierarchy) on every request to check that the action exists: measured with
-    cProfile on five integration files, 0.35 ms per call, 3% of the run. A class's functions do not
-    change while moto runs, so the list is kept per class.
-    """
-    from moto.core import responses
-
-    listed = responses.method_names_from_class
-    if getattr(listed, "listed_once", False):
-        return
-    cached = functools.cache(listed)
-
-    def method_names_from_class(clazz: object) -> list[str]:
-        return cached(clazz)  # type: ignore[no-any-return]
-
-    method_names_from_class.listed_once = True  # type: ignore[attr-defined]
-    responses.method_names_from_class = method_names_from_class
-
-
-def fast_dynamo_types(dynamo_type: type[DynamoType] = DynamoType) -> None:
-    """Patch moto's ``DynamoType`` so its hot methods test ``self.type`` inline.
-
-    ``cast_value`` (behind every ``__hash__`` and ``__eq__``, so behind every item lookup, key
-    comparison and condition), ``size``, ``__init__`` and ``__deepcopy__`` each called up to five
-    one-line ``is_number``/``is_set``/``is_list``/``is_map``/``is_null`` methods per value. Besides
-    their cost, those calls made CPython 3.13 map and unmap a 16 KiB frame-stack chunk on each call
-    when the caller's frame sat at the end of a chunk (``_PyThreadState_PushFrame`` /
-    ``PopFrame``): ``strace -c`` counted 907,000 ``mmap``/``munmap`` pairs in one profile-search
-    property test (6.5 s of system time in 16 s), and ``perf`` put the ``is_*`` methods under
-    80% of them. The replacements branch on the type string exactly as the methods did (same
-    order, same results); ``tests/unit/test_moto_fast_updates.py`` compares them on random values.
-    """
-    if getattr(dynamo_type.__init__, "inline_types", False):
-        return
-    sets = ("SS", "NS", "BS")
-    original_init = dynamo_type.__init__
-
-    def init(self: DynamoType, type_as_dict: Any) -> None:
-        if type(type_as_dict) is dynamo_type:
-            self.type = type_as_dict.type
-            self.value = type_as_dict.value
-        else:
-            self.type = list(type_as_dict)[0]  # noqa: RUF015 - moto's own: an empty dict raises IndexError
-            self.value = list(type_as_dict.values())[0]  # noqa: RUF015
-        kind = self.type
-        if kind == "L":
-            self.value = [dynamo_type(val) for val in self.value]
-        elif kind == "M":
-            self.value = {k: dynamo_type(v) for k, v in self.value.items()}
-
-    def cast_value(self: DynamoType) -> Any:
-        kind = self.type
-        if kind == "N":
-            return Decimal(self.value)
-        if kind in sets:
-            sub_type = kind[0]
-            return {dynamo_type({sub_type: v}).cast_value for v in self.value}
-        if kind == "L":
-            return [dynamo_type(v).cast_value for v in self.value]
-        if kind == "M":
-            return {k: dynamo_type(v).cast_value for k, v in self.value.items()}
-        if kind == "NULL":
-            return None
-        return self.value
-
-    def size(self: DynamoType) -> int:
-        kind, value = self.type, self.value
-        if kind == "N":
-            return len(str(value))
-        if kind in sets:
-            sub_type = kind[0]
-            return sum([dynamo_type({sub_type: v}).size() for v in value])
-        if kind == "L":
-            return sum([v.size() for v in value])
-        if kind == "M":
-            return sum([bytesize(k) + dynamo_type(v).size() for k, v in value.items()])
-        if isinstance(value, bool):
-            return 1
-        return bytesize(value)
-
-    def deepcopy(self: DynamoType, memo: dict[int, Any]) -> DynamoType:
-        if id(self) in memo:
-            return cast(DynamoType, memo[id(self)])
-        result = self.__class__.__new__(self.__class__)
-        memo[id(self)] = result
-        kind = result.type = self.type
-        if kind == "L":
-            result.value = [copy.deepcopy(v, memo) for v in self.value]
-        elif kind == "M":
-            result.value = {k: copy.deepcopy(v, memo) for k, v in self.value.items()}
-        elif kind in sets:
-            result.value = list(self.value)
-        else:
-            result.value = self.value
-        return result
-
-    init.inline_types = True  # type: ignore[attr-defined]
-    DYNAMO_TYPE_PATCHES.extend([
-        ("__init__", original_init, init),
-        ("cast_value", dynamo_type.__dict__["cast_value"], property(cast_value)),
-        ("size", dynamo_type.size, size),
-        ("__deepcopy__", dynamo_type.__deepcopy__, deepcopy),
-    ])
-    for name, _, patched in DYNAMO_TYPE_PATCHES:
-        setattr(dynamo_type, name, patched)
-
-
-#: ``(attribute, moto's original, patched)`` of :func:`fast_dynamo_types`, for the test that
-#: compares both.
-DYNAMO_TYPE_PATCHES: list[tuple[str, Any, Any]] = []
-
-
 #: Threads serving requests (they take turns: :func:`serialized`); the API and the event runner
 #: keep many connections open, which waitress holds without a thread each.
 SERVER_THREADS = 4
@@ -783,56 +275,12 @@ SERVER_THREADS = 4
 CONNECTION_LIMIT = 1000
 
 
-#: The ``X-Amz-Target`` prefixes of the JSON protocols the local stack speaks, by moto service.
-UNSIGNED_TARGETS = {"DynamoDB_20120810": "dynamodb", "DynamoDBStreams_20120810": "dynamodb", "AmazonSQS": "sqs"}
-
-
-def route_unsigned_requests(region: str) -> None:
-    """Let the server route unsigned DynamoDB, DynamoDB Streams and SQS requests, all to ``region``.
-
-    moto's dispatcher (``DomainDispatcherApplication.infer_service_region_host``) tells services
-    apart by the credential scope of a signed request's ``Authorization`` header; an unsigned one
-    it routes by a short table of ``X-Amz-Target`` prefixes (``UNSIGNED_REQUESTS``: Cognito's),
-    then by guesses from the body and path, which sent an unsigned CreateTable to the wrong
-    service. This adds the three JSON protocols the local stack uses to that table, and makes
-    ``region`` (the stack's ``AWS_DEFAULT_REGION``) the region of every request that names none,
-    as an unsigned one does not (moto's ``BaseResponse.default_region``, else ``us-east-1``).
-    The local stack's own clients then skip Signature Version 4 (``local_stack.signing``);
-    signed requests (the tests', the benchmarks') are routed as before. Idempotent.
-
-    Parameters
-    ----------
-    region:
-        An AWS region name, for example ``us-east-1``.
-    """
-    from moto.core.responses import BaseResponse
-
-    for target, service in UNSIGNED_TARGETS.items():
-        werkzeug_app.UNSIGNED_REQUESTS[target] = (service, region)
-    BaseResponse.default_region = region
-
-
-def speed_up() -> None:
-    """Apply this module's patches that change moto's CPU and not its answers (each is checked
-    against moto's own path by a test named in its docstring). Idempotent; the local stack's
-    server and the benchmarks' in-process moto apply them (the integration tier runs moto as it
-    ships)."""
-    read_one_partition()
-    fast_json_structures()
-    fast_json_requests()
-    list_moto_modules_once()
-    fast_update_expressions()
-    fast_top_level_updates()
-    fast_dynamo_types()
-    list_action_methods_once()
-    direct_in_process_calls()
-
-
 def behave_as_aws() -> None:
-    """Apply this module's patches that make moto answer as AWS does where it differs: cancelled
-    transactions rolled back from an undo log, SQS FIFO deduplication of deleted messages,
+    """Apply this module's patches (see the module docstring): cancelled transactions rolled back
+    from an undo log, a Query reading its partition, SQS FIFO deduplication of deleted messages,
     TransactWriteItems idempotent by ``ClientRequestToken``. Idempotent."""
     undo_cancelled_transactions()
+    read_one_partition()
     remember_deduplication_ids()
     honour_client_request_tokens()
 
@@ -846,10 +294,8 @@ def main(host: str, port: int) -> None:
     keeps HTTP/1.1 connections alive, so a call reuses one from the client's pool.
     """
     behave_as_aws()
-    speed_up()
-    route_unsigned_requests(os.environ.get("AWS_DEFAULT_REGION") or "us-east-1")
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)  # "task queue depth": requests wait their turn by design
-    app = direct_server_calls(DomainDispatcherApplication(create_backend_app))
+    app = DomainDispatcherApplication(create_backend_app)
     waitress.serve(serialized(app), host=host, port=port,
                    threads=SERVER_THREADS, connection_limit=CONNECTION_LIMIT, ident="moto")
 

@@ -25,26 +25,20 @@ ROOT = Path(__file__).resolve().parent.parent
 PUBLIC_MOTO = frozenset({"moto", "moto.server", "moto.core"})
 #: Modules no file may import (private hooks of botocore).
 FORBIDDEN = frozenset({"botocore.parsers"})
-#: The one remaining exception: the local stack's embedded AWS (``make run``, the end-to-end tier,
-#: the benchmarks), which replaces parts of moto's internals, and the tests of exactly those modules
-#: (marked ``embedded_aws``; ``make compat`` deselects them). It stays because moto as it ships does
-#: not hold a realistic load: its model base class records every instance it ever made in a
-#: class-level list (``moto.core.base_backend.InstanceTrackerMeta``, ``instances_tracked``, emptied
-#: only by a reset) and ``DynamoDBBackend.transact_write_items`` deep-copies every table a
-#: ``TransactWriteItems`` names, once per item, for its rollback. Measured on ``make run`` with moto
-#: 5.2.5 as it ships: the embedded AWS grew from 92 MB to 3.5 GB after about 100 listings created and
-#: 95 approved; the benchmarks load 300 and CI would run out of memory. Everything else (production,
-#: the unit and integration tiers) uses moto and botocore through their public API only.
+#: The one exception: the local stack's embedded AWS (``make run``, the end-to-end tier, the
+#: benchmarks), whose shim (:mod:`local_stack.moto_server`'s docstring: one request at a time,
+#: transactions rolled back from an undo log instead of table copies, a Query reading its
+#: partition, FIFO deduplication and ``ClientRequestToken`` as in AWS) replaces parts of moto's
+#: internals, and the tests of exactly that module (marked ``embedded_aws``; ``make compat``
+#: deselects them). It stays because moto as it ships does not hold a realistic load:
+#: ``DynamoDBBackend.transact_write_items`` deep-copies every table a ``TransactWriteItems`` names,
+#: once per item, and every copy stays in moto's model registry (``instances_tracked``) until a
+#: reset. Measured on ``make run`` with moto 5.2.5 as it ships: the embedded AWS grew from 92 MB to
+#: 3.5 GB after about 100 listings created and 95 approved. Everything else (production, the unit
+#: and integration tiers) uses moto and botocore through their public API only.
 EMBEDDED_AWS = frozenset({
     "local_stack/moto_server.py",
-    "local_stack/moto_dispatch.py",
-    "local_stack/signing.py",
     "tests/integration/test_local_moto_server.py",
-    "tests/integration/test_local_signing.py",
-    "tests/unit/test_moto_dispatch.py",
-    "tests/unit/test_moto_fast_requests.py",
-    "tests/unit/test_moto_fast_serializer.py",
-    "tests/unit/test_moto_fast_updates.py",
 })
 #: Folders that are not the tree's own code.
 SKIPPED = frozenset({".venv", "build", "out", "node_modules", ".git", "__pycache__"})

@@ -1,9 +1,5 @@
-"""The local stack as a process: a port already in use stops a second stack with one line, it
-stops on repeated signals, and its moto server answers
-unsigned DynamoDB, DynamoDB Streams and SQS requests as signed ones
-(``local_stack.moto_server.route_unsigned_requests``): the stack's own clients skip Signature
-Version 4 (``local_stack.signing``), and the server must route them to the service and region a
-signed request reaches."""
+"""The local stack as a process: a port already in use stops a second stack with one line, and it
+stops on repeated signals."""
 
 from __future__ import annotations
 
@@ -11,51 +7,10 @@ import os
 import signal
 import subprocess
 import sys
-from typing import Any
 
-import boto3
 import httpx
-from botocore.config import Config
 
-from local_stack.signing import skip_signing
 from tests.e2e.conftest import Stack, free_port, start_stack
-
-REGION = "us-east-1"  # the local stack's default AWS_DEFAULT_REGION
-
-
-def _clients(stack: Stack, signed: bool) -> dict[str, Any]:
-    session = boto3.session.Session(aws_access_key_id="local", aws_secret_access_key="local", region_name=REGION)
-    if not signed:
-        skip_signing(session)
-    config = Config(account_id_endpoint_mode="disabled")
-    return {name: session.client(name, endpoint_url=stack.moto_url, config=config)  # type: ignore[call-overload]
-            for name in ("dynamodb", "dynamodbstreams", "sqs")}
-
-
-def _state(clients: dict[str, Any]) -> tuple[list[str], list[str], list[str]]:
-    tables = sorted(clients["dynamodb"].list_tables()["TableNames"])
-    streams = sorted(s["TableName"] for s in clients["dynamodbstreams"].list_streams()["Streams"])
-    queues = sorted(clients["sqs"].list_queues().get("QueueUrls", []))
-    return tables, streams, queues
-
-
-def test_unsigned_requests_reach_the_stacks_tables_streams_and_queues(stack: Stack) -> None:
-    unsigned, signed = _state(_clients(stack, signed=False)), _state(_clients(stack, signed=True))
-    tables, streams, queues = unsigned
-    assert unsigned == signed
-    assert "ListingsTable" in tables
-    assert streams
-    assert set(streams) <= set(tables)
-    assert any(url.endswith(".fifo") for url in queues), queues  # the delivery lanes
-
-
-def test_an_unsigned_write_is_read_back_by_a_signed_client(stack: Stack) -> None:
-    unsigned, signed = _clients(stack, signed=False), _clients(stack, signed=True)
-    url = unsigned["sqs"].create_queue(QueueName="unsigned-probe")["QueueUrl"]
-    unsigned["sqs"].send_message(QueueUrl=url, MessageBody="hello")
-    received = signed["sqs"].receive_message(QueueUrl=url, MaxNumberOfMessages=1)["Messages"]
-    assert [m["Body"] for m in received] == ["hello"]
-    signed["sqs"].delete_queue(QueueUrl=url)
 
 
 def _second_stack(port: int, moto_port: int) -> subprocess.CompletedProcess[str]:

@@ -44,7 +44,6 @@ from moto import mock_aws
 from local_stack.one_call_at_a_time import serialize_calls_of_this_process
 from local_stack.resources import create_resources, create_table, load_template, resources_of_type
 
-REGION = "us-east-1"
 #: Attributes of a queue that CreateQueue takes (the others are counts and timestamps).
 QUEUE_SETTINGS = ("VisibilityTimeout", "MessageRetentionPeriod", "DelaySeconds", "FifoQueue", "ContentBasedDeduplication",
                   "RedrivePolicy", "ReceiveMessageWaitTimeSeconds", "MaximumMessageSize")

@@ -11,10 +11,17 @@ request at a time itself, ``local_stack.moto_server``). The test below sees the
 copy through the public API: a shard iterator taken before the cancelled transaction still reads
 the discarded table's stream shard, with a record of the write that never happened (DynamoDB
 streams carry committed writes only). When moto stops replacing tables, it fails.
+
+The local stack's embedded AWS (``local_stack.moto_server``, the tree's one shim) also works around
+two more differences, each probed here through the public API: moto ignores a
+TransactWriteItems ``ClientRequestToken`` (``honour_client_request_tokens``), and a FIFO queue
+forgets a deduplication id once its message is deleted (``remember_deduplication_ids``). When a
+probe fails, moto now behaves as AWS there and that patch can go.
 """
 
 from __future__ import annotations
 
+import boto3
 import pytest
 from botocore.exceptions import ClientError
 
@@ -44,3 +51,26 @@ def test_a_cancelled_transaction_swaps_in_a_copy_of_the_table(aws: dict[str, str
     assert streams.get_records(ShardIterator=after)["Records"] == []  # the table now in place: as DynamoDB
     ghost = streams.get_records(ShardIterator=before)["Records"]  # the discarded table's shard
     assert [r["dynamodb"]["Keys"]["pk"]["S"] for r in ghost] == ["written-then-undone"]
+
+
+def test_a_transaction_repeated_with_its_client_request_token_runs_again(aws: dict[str, str]) -> None:
+    dynamodb = storage.dynamodb()
+    dynamodb.create_table(TableName=TABLE, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                          AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}], BillingMode="PAY_PER_REQUEST")
+    call = {"ClientRequestToken": "probe-token", "TransactItems": [{"Put": {
+        "TableName": TABLE, "Item": {"pk": {"S": "once"}}, "ConditionExpression": "attribute_not_exists(pk)"}}]}
+    dynamodb.transact_write_items(**call)
+    # DynamoDB: the same token and body within 10 minutes succeed without writing again
+    with pytest.raises(ClientError, match="TransactionCanceledException"):
+        dynamodb.transact_write_items(**call)
+
+
+def test_a_fifo_queue_forgets_a_deduplication_id_once_its_message_is_deleted(aws: dict[str, str]) -> None:
+    sqs = boto3.client("sqs", region_name="us-east-1")
+    url = sqs.create_queue(QueueName="moto-behaviour-probe.fifo", Attributes={"FifoQueue": "true"})["QueueUrl"]
+    sent = {"QueueUrl": url, "MessageBody": "once", "MessageGroupId": "g", "MessageDeduplicationId": "probe-dedup"}
+    sqs.send_message(**sent)
+    first = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=1)["Messages"]
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=first[0]["ReceiptHandle"])
+    sqs.send_message(**sent)  # SQS: a duplicate within 5 minutes, accepted and not delivered
+    assert [m["Body"] for m in sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=1).get("Messages", [])] == ["once"]

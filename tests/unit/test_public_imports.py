@@ -48,5 +48,5 @@ def test_the_one_exception_is_the_local_stacks_embedded_aws_and_its_tests() -> N
     assert {path.split("/")[0] for path in check.EMBEDDED_AWS} == {"local_stack", "tests"}
     for path in (path for path in check.EMBEDDED_AWS if path.startswith("tests/")):
         text = (root / path).read_text()
-        if "moto_server" in text or "moto_dispatch" in text:  # pinned to the installed moto: make compat deselects them
+        if "moto_server" in text:  # pinned to the installed moto: make compat deselects them
             assert "pytestmark = pytest.mark.embedded_aws" in text, path
