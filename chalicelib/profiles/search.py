@@ -35,9 +35,9 @@ def matches(user: UserRecord, query: ProfileSearchQuery, terms: Sequence[str]) -
 
     The engine's rule on one profile: each ``q`` word matches a term of the display name,
     headline or skills (:func:`chalicelib.search.analysis.kind`: its stem, for the last word a
-    term it starts or that starts it, or a term one typo from its stem; a stop word that is not
-    last is ignored), ``skills`` are all listed, the other filters are equal
-    (``minVerifiedLevel``: at least).
+    term it starts or that starts it, or a term one typo from its stem, two for a long word; a
+    stop word that is not last is ignored), ``skills`` are all listed, the other filters are
+    equal (``minVerifiedLevel``: at least).
     """
     profile = facets(user)
     checks = (

@@ -11,7 +11,12 @@ term (:func:`kind`) when
   ``mentor``, the stem of ``mentoring``; ``leader`` does not find ``lead``) (``prefix``);
 * the word has at least :data:`MIN_TYPO_WORD` letters and the term is at Damerau-Levenshtein
   distance 1 from its stem with the same first letter (``typo``; the distance and the first-letter
-  rule as Meilisearch and Typesense document them).
+  rule as Meilisearch and Typesense document them);
+* the word has at least :data:`MIN_TYPO2_WORD` letters and the term is at distance 2 from its
+  stem with the same first :data:`TYPO_RANGE` letters (``typo2``: Meilisearch's default word
+  sizes for one and two typos, 5 and 9; the unchanged start is Lucene's ``FuzzyQuery``
+  ``prefixLength``, which the Elasticsearch guide's "Fuzzy query" section suggests at 3 since
+  most spelling errors fall toward the end of a word).
 
 The vocabulary finds every term a word matches without reading the index's terms one by one:
 prefix terms by a range read of the sorted term dictionary, typo terms (Damerau-Levenshtein
@@ -25,7 +30,8 @@ unchanged; a letter inserted at 1 or 2 shifts the rest by one, a letter deleted 
 the other way, and the transposition of letters 2 and 3 moves letter 2 into the key, so the
 word reads the keys of those four shapes (:func:`typo_reads`) and the lookup misses no term
 :func:`kind` accepts. One key per term instead of one per deleted letter: a term new to the
-vocabulary costs one write for its typo lookup, not eight.
+vocabulary costs one write for its typo lookup, not eight. A term at distance 2 keeps the word's
+first :data:`TYPO_RANGE` letters, so the same range read finds it: distance 2 reads no more keys.
 """
 
 from __future__ import annotations
@@ -47,8 +53,10 @@ MIN_TERM_PREFIX = 4
 #: Endings the Snowball English stemmer removes whose unfinished start may follow a stem in a
 #: word being typed (``mentori`` -> ``mentor`` + the start of ``ing``).
 ENDINGS = ("ing", "ings", "ed", "ation", "ations", "ies", "ied", "ness", "ment", "ments", "ity", "ities", "ization")
-#: Shortest query word corrected at distance 1 (letters).
+#: Shortest query word corrected at distance 1 (letters; Meilisearch's ``minWordSizeForTypos.oneTypo``).
 MIN_TYPO_WORD = 5
+#: Shortest query word corrected at distance 2 (letters; Meilisearch's ``minWordSizeForTypos.twoTypos``).
+MIN_TYPO2_WORD = 9
 #: Leading letters a typo term shares with the word when its edit lies at or past them: such terms
 #: come from one range read of the vocabulary; edits before them from the typo keys
 #: (:func:`typo_reads`). 3 keeps the range to the few terms of one three-letter start.
@@ -63,6 +71,12 @@ class Kind(IntEnum):
     EXACT = 0
     PREFIX = 1
     TYPO = 2
+    TYPO2 = 3
+
+    @property
+    def edits(self) -> int:
+        """The corrections (Damerau-Levenshtein edits) the match makes: 1 for ``TYPO``, 2 for ``TYPO2``."""
+        return {Kind.TYPO: 1, Kind.TYPO2: 2}.get(self, 0)
 
 
 @dataclass(frozen=True)
@@ -82,6 +96,11 @@ class Word:
     def corrects(self) -> bool:
         """True when the word matches terms one typo away."""
         return len(self.text) >= MIN_TYPO_WORD
+
+    @property
+    def corrects_twice(self) -> bool:
+        """True when the word also matches terms two typos away (that keep its first letters)."""
+        return len(self.text) >= MIN_TYPO2_WORD
 
 
 def terms_of(text: str, language: str) -> list[str]:
@@ -111,8 +130,10 @@ def kind(word: Word, term: str) -> Kind | None:
         or (len(term) >= MIN_TERM_PREFIX and word.text.startswith(term) and _unfinished(word.text[len(term):]))
     ):
         return Kind.PREFIX
-    if word.corrects and term[:1] == word.stem[:1] and DamerauLevenshtein.distance(term, word.stem, score_cutoff=1) == 1:
-        return Kind.TYPO
+    if word.corrects and term[:1] == word.stem[:1]:
+        twice = word.corrects_twice and term[:TYPO_RANGE] == word.stem[:TYPO_RANGE]
+        distance = DamerauLevenshtein.distance(term, word.stem, score_cutoff=2 if twice else 1)
+        return Kind.TYPO if distance == 1 else Kind.TYPO2 if twice and distance == 2 else None
     return None
 
 
@@ -157,7 +178,7 @@ def typo_reads(stem: str) -> tuple[frozenset[str], str]:
     * ``s[0] + s[2] + s[4:]`` after the transposition of letters 2 and 3.
 
     Any edit at letter :data:`TYPO_RANGE` or later leaves the first :data:`TYPO_RANGE` letters,
-    which the range read covers.
+    which the range read covers; so does every term at distance 2 (:func:`kind` asks it to keep them).
 
     Returns
     -------

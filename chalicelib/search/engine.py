@@ -34,7 +34,7 @@ A :class:`Query` (parsed once by the domain) is answered over the index of an
 The score is the quantized BM25F of :mod:`chalicelib.search.index`: for each word, its best
 matching term's ``weight(kind) x idf x impact / 255`` (a completion's idf is that of the
 word's most frequent stem or completion: :meth:`_Context.word_idf`), summed over the words; a typo
-correction subtracts :data:`TYPO_PENALTY` per word so that fewer corrections always rank first
+correction subtracts :data:`TYPO_PENALTY` per edit so that fewer corrections always rank first
 (Meilisearch's ranking rules: words, typo, then relevance); ties newest first.
 """
 
@@ -61,8 +61,8 @@ from chalicelib.search.store import READ_PARALLEL, Item, Key, Range, Slice, Stor
 Order = Literal["relevance", "newest", "nearest"]
 Direction = Literal["right", "left", "top", "bottom"]
 #: Weight of a word's contribution by how it matched (an exact stem counts fully).
-WEIGHTS = {Kind.EXACT: 1.0, Kind.PREFIX: 0.6, Kind.TYPO: 0.3}
-#: Subtracted from a document's score per corrected word: larger than any score.
+WEIGHTS = {Kind.EXACT: 1.0, Kind.PREFIX: 0.6, Kind.TYPO: 0.3, Kind.TYPO2: 0.3}
+#: Subtracted from a document's score per correction (edit) of a word: larger than any score.
 TYPO_PENALTY = 1000.0
 #: Most entries one read of a list asks for.
 MAX_BLOCK = 1000
@@ -197,7 +197,7 @@ class _Context:
             scopes = self.query.scopes
             held = max((sum(self.df.get((scope, t), 0) for scope in scopes)
                         for (_, i), matched in self.expansions.items() if i == index
-                        for t, how in matched.items() if how != Kind.TYPO), default=0)
+                        for t, how in matched.items() if not how.edits), default=0)
             cached = self.completions[index] = (version, idf(max(1, held), sum(self.count(scope, "a") for scope in scopes)))
         return cached[1]
 
@@ -212,7 +212,7 @@ class _Context:
 
 def contribution(kind: Kind, term_idf: float, impact: int) -> float:
     """One word's score from one matching term (the same expression bounds a list)."""
-    return WEIGHTS[kind] * term_idf * impact / LEVELS - (TYPO_PENALTY if kind == Kind.TYPO else 0.0)
+    return WEIGHTS[kind] * term_idf * impact / LEVELS - TYPO_PENALTY * kind.edits
 
 
 def _passes(query: Query, data: Mapping[str, Any]) -> float | None:
@@ -278,7 +278,7 @@ def _uncounted(ctx: _Context, doc: Document, weights: Mapping[str, int]) -> list
     keys = []
     for word in ctx.words[doc.scope]:
         found = analysis.best(word, weights)
-        if all(how == Kind.TYPO for _, how in found):
+        if all(how.edits for _, how in found):
             keys += [ctx.spec.vocabulary_key(doc.scope, t) for t, _ in found if (doc.scope, t) not in ctx.df]
     return keys
 
@@ -665,7 +665,7 @@ def _floors(ctx: _Context) -> dict[tuple[str, int], float]:
             low = contribution(how, ctx.word_idf(index, how, term), 1)
             floors[(scope, index)] = min(low, floors.get((scope, index), low))
         if ctx.pending(scope) and ctx.words[scope][index].corrects:  # a correction not known yet
-            floors[(scope, index)] = min(-TYPO_PENALTY, floors.get((scope, index), 0.0))
+            floors[(scope, index)] = min(-TYPO_PENALTY, floors.get((scope, index), 0.0))  # one edit: a key's term
     return floors
 
 
@@ -819,7 +819,7 @@ def _relevance(ctx: _Context, collector: _Collector, unknown: Sequence[Key], ear
             return []
         found = _discover(ctx, sent, slices[:len(sent)])
         lists.extend(found)
-        if any(lst.kind != Kind.TYPO for lst in found):
+        if any(not lst.kind.edits for lst in found):
             # A correction's list bounds no more than the unknown corrections' bound it replaces; a term
             # matched otherwise (a vocabulary read mid-indexing) may raise a pooled candidate's key.
             collector.rekey()

@@ -43,7 +43,7 @@ def test_users_without_the_attributes_join_every_list_and_a_second_run_writes_no
     assert admin_users_backfill.backfill() == {"read": 3, "current": 3, "written": 0, "changed": 0}
 
 
-def test_a_profile_changed_after_the_read_is_not_overwritten(api: Api, admin: User, monkeypatch: Any) -> None:
+def test_a_profile_changed_after_the_read_is_not_overwritten(api: Api, monkeypatch: Any) -> None:
     late = make_user("Xena", country="fr")
     _strip(late)
     read = repository.iter_shard

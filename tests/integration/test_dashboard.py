@@ -123,7 +123,7 @@ def test_https_stage_uses_secure_host_prefixed_cookies(browser: Browser, alice: 
     assert browser.get("/dashboard/webhooks").status_code == 303
 
 
-def test_wrong_key_shows_an_error_on_the_page(browser: Browser, alice: User) -> None:
+def test_wrong_key_shows_an_error_on_the_page(browser: Browser) -> None:
     response = browser.sign_in("msk_not_a_real_key")
     assert response.status_code == 401
     assert "That API key is not valid" in response.text

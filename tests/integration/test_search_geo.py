@@ -156,7 +156,7 @@ def test_paused_listing_leaves_geo_results(api: Api, alice: User, bob: User) -> 
     assert (result["listings"], result["total"], result["nextCursor"]) == ([], 0, None)
 
 
-def test_geo_cursor_is_bound_to_its_query(api: Api, alice: User, bob: User) -> None:
+def test_geo_cursor_is_bound_to_its_query(api: Api, bob: User) -> None:
     _store(2, 6)
     query = "meta.location_lat=52.52&meta.location_lng=13.405&pageSize=2"
     cursor = api.call("GET", f"/v1/listings/search?{query}", bob.key).json["nextCursor"]

@@ -6,7 +6,6 @@ import threading
 import uuid
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -87,19 +86,13 @@ def test_role_pages_use_the_role_shards(api: Api, alice: User, bob: User) -> Non
     assert [i["id"] for i in result["listings"]] == hiring[::-1][:2]
 
 
-@pytest.mark.parametrize(
-    ("tamper", "field"),
-    [
-        (lambda c: c[:-3] + ("xyz" if not c.endswith("xyz") else "abc"), "cursor"),
-        (lambda c: "garbage", "cursor"),
-    ],
-)
-def test_tampered_cursor_is_a_400_naming_it(api: Api, alice: User, bob: User, tamper: Any, field: str) -> None:
+def test_tampered_cursor_is_a_400_naming_it(api: Api, alice: User, bob: User) -> None:
     _active(api, alice, 3)
     cursor = search_page(api, bob, "category=jobs&pageSize=2")["nextCursor"]
-    response = api.call("GET", f"/v1/listings/search?category=jobs&pageSize=2&cursor={tamper(cursor)}", bob.key)
-    assert_error(response, 400, "VALIDATION_ERROR")
-    assert error_fields(response) == [field]
+    for tampered in (cursor[:-3] + ("xyz" if not cursor.endswith("xyz") else "abc"), "garbage"):  # edited, not a cursor
+        response = api.call("GET", f"/v1/listings/search?category=jobs&pageSize=2&cursor={tampered}", bob.key)
+        assert_error(response, 400, "VALIDATION_ERROR")
+        assert error_fields(response) == ["cursor"], tampered
 
 
 def test_cursor_of_another_query_or_page_size_is_a_400(api: Api, alice: User, bob: User) -> None:

@@ -57,6 +57,7 @@ Q_SHAPES = {
     "q two words": "category=jobs&q=python engineer",
     "q prefix": "category=jobs&q=engin",
     "q typo": "category=jobs&q=pyhton",
+    "q two typos": "category=jobs&q=platfromms",
     "q without category": "q=python",
 }
 OTHER_SHAPES = {

@@ -328,8 +328,7 @@ def test_retry_waits_for_the_configured_delay(api: Api, alice: User, bob: User, 
     assert attributes["ApproximateNumberOfMessagesDelayed"] == "1"  # but queued
 
 
-def test_a_lane_fault_holds_the_rest_of_its_lane_only(api: Api, alice: User, bob: User, receivers: Any,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_lane_fault_holds_the_rest_of_its_lane_only(aws: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
     from chalicelib.webhooks.delivery import attempt
 
     calls: list[str] = []

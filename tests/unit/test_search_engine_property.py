@@ -19,8 +19,10 @@ from chalicelib.search.index import Change, Document, IndexSpec
 from chalicelib.search.store import MemoryStore
 
 WORDS = ["mentor", "mentoring", "mentors", "design", "designer", "desk", "python", "pythons", "garden", "gardener",
-         "zurich", "berlin", "engineer", "engineering", "menthol", "mentos", "data", "the", "in"]
-TYPOS = ["mentro", "desing", "pyhton", "gardne", "engineeer", "mentr", "berlni"]
+         "zurich", "berlin", "engineer", "engineering", "menthol", "mentos", "data", "the", "in",
+         "developers", "devlop", "photographers", "photograph"]
+# Two edits from a stem (words of nine letters or more): devlopp -> develop, photogrpa -> photograph.
+TYPOS = ["mentro", "desing", "pyhton", "gardne", "engineeer", "mentr", "berlni", "devloppers", "photogrpaers"]
 SCOPES = ("jobs", "homes")
 
 
@@ -67,7 +69,7 @@ def _held(word: analysis.Word, term: str, how: analysis.Kind, docs: Sequence[Doc
     largest of the counts of the word's stem and completions (at least 1)."""
     if how != analysis.Kind.PREFIX:
         return max(1, sum(term in weights[d.id] for d in docs))
-    terms = {t for d in docs for t, k in analysis.best(word, weights[d.id]) if k != analysis.Kind.TYPO}
+    terms = {t for d in docs for t, k in analysis.best(word, weights[d.id]) if not k.edits}
     return max(1, *(sum(t in weights[d.id] for d in docs) for t in terms))
 
 

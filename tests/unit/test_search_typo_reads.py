@@ -1,4 +1,5 @@
-"""The typo lookup's reads (typo keys and one vocabulary range) find every term one edit away."""
+"""The typo lookup's reads (typo keys and one vocabulary range) find every term the match rule
+accepts one or two edits away."""
 
 from __future__ import annotations
 
@@ -32,6 +33,28 @@ def test_every_term_one_edit_away_with_the_first_letter_is_found(stem: str) -> N
         if term[:1] != stem[:1]:
             continue
         assert term.startswith(start) or keys & analysis.delete_keys(term), (stem, term)
+
+
+@given(st.text(LETTERS, min_size=1, max_size=10))
+def test_every_term_two_edits_away_that_a_long_word_accepts_is_found(stem: str) -> None:
+    # The word's length decides whether it corrects twice; the distance is the stem's.
+    word = analysis.Word("w" * analysis.MIN_TYPO2_WORD, stem, last=False)
+    keys, start = analysis.typo_reads(stem)
+    two = {t for once in _one_edit(stem) for t in _one_edit(once)} - {stem}
+    accepted = [t for t in two if analysis.kind(word, t) == analysis.Kind.TYPO2]
+    for term in accepted:
+        assert DamerauLevenshtein.distance(term, stem) == 2
+        assert term.startswith(start) or keys & analysis.delete_keys(term), (stem, term)
+
+
+def test_two_edits_are_accepted_from_nine_letters_and_with_the_first_three_kept() -> None:
+    word = analysis.Word("devloppers", "devlopp", last=False)
+    assert analysis.kind(word, "develop") == analysis.Kind.TYPO2  # a letter inserted and one deleted past the third
+    assert analysis.kind(word, "devlop") == analysis.Kind.TYPO
+    assert analysis.kind(analysis.Word("devlopper", "devlopp", last=False), "develop") == analysis.Kind.TYPO2  # 9 letters
+    assert analysis.kind(analysis.Word("devlopps", "devlopp", last=False), "develop") is None  # 8 letters: one edit only
+    assert analysis.kind(word, "dvelop") is None  # two edits, one among the first three letters
+    assert [k.edits for k in analysis.Kind] == [0, 0, 1, 2]
 
 
 def test_a_term_is_filed_under_one_key_and_a_stem_reads_four() -> None:

@@ -45,8 +45,8 @@ def location(listing: Mapping[str, Any], key: str) -> tuple[float, float] | None
 def matches_terms(listing: Mapping[str, Any], terms: list[str]) -> bool:
     """True when every folded ``q`` word (query order) matches a term of the listing's ``searchText``
     by the engine's rule (:func:`chalicelib.search.analysis.kind`: its stem, for the last word a
-    term it starts or that starts it, or a term one typo from its stem), in the category's
-    language. Stop words that are not the last word are ignored.
+    term it starts or that starts it, or a term one typo from its stem, two for a long word), in
+    the category's language. Stop words that are not the last word are ignored.
     """
     if not terms:
         return True
