@@ -159,12 +159,14 @@ class _Context:
 class _Shard:
     """Checkpoint of one shard: records up to ``after`` are done; ``retry_at`` is re-read next;
     ``gathering_since``: when a polling thread first saw the records it is gathering into a batch
-    (monotonic seconds; ``None`` when none wait)."""
+    (monotonic seconds; ``None`` when none wait); ``iterator``: the ``NextShardIterator`` of the
+    last read when it found no record, where the next read starts (``None``: ask GetShardIterator)."""
 
     after: str | None = None
     retry_at: str | None = None
     attempts: int = 0
     gathering_since: float | None = None
+    iterator: str | None = None
 
 
 @dataclass
@@ -282,28 +284,45 @@ class EventRunner:
             stream.shards[shard["ShardId"]] = checkpoint
 
     def _read(self, stream: _StreamSource, shard_id: str, shard: _Shard) -> list[dict[str, Any]]:
-        """Read the next batch after the checkpoint with a fresh iterator: up to ``batch_size``
-        records, in GetRecords calls of at most :data:`GET_RECORDS_LIMIT` (a batch larger than
-        that follows ``NextShardIterator`` until it is full or the shard has no more records).
+        """Read the next batch after the checkpoint: up to ``batch_size`` records, in GetRecords calls
+        of at most :data:`GET_RECORDS_LIMIT` (a batch larger than that follows ``NextShardIterator``
+        until it is full or the shard has no more records).
 
-        A fresh iterator per batch (rather than keeping ``NextShardIterator`` between batches) is
-        what a checkpointing consumer does, and it survives moto replacing a table's stream shard.
+        A read that found records asks GetShardIterator for the next one at the checkpoint (what a
+        checkpointing consumer does: a batch gathered but not handled yet is read again). A read
+        that found none keeps its ``NextShardIterator``, which points at the same place, for the
+        next read, so an idle shard costs one call per poll instead of two (AWS keeps an iterator
+        valid for 15 minutes; an expired one is replaced).
         """
+        iterator = shard.iterator if shard.retry_at is None else None
+        shard.iterator = None
+        if iterator is None:
+            iterator = self._fresh_iterator(stream, shard_id, shard)
+        records: list[dict[str, Any]] = []
+        while iterator and len(records) < stream.batch_size:
+            limit = min(GET_RECORDS_LIMIT, stream.batch_size - len(records))
+            try:
+                page = self._streams_client.get_records(ShardIterator=iterator, Limit=limit)
+            except self._streams_client.exceptions.ExpiredIteratorException:
+                iterator = self._fresh_iterator(stream, shard_id, shard)
+                continue
+            records += page["Records"]
+            if len(page["Records"]) < limit:  # the shard has nothing more now
+                if not records:
+                    shard.iterator = page.get("NextShardIterator")
+                break
+            iterator = page.get("NextShardIterator")
+        return records
+
+    def _fresh_iterator(self, stream: _StreamSource, shard_id: str, shard: _Shard) -> str:
+        """A GetShardIterator answer at ``shard``'s checkpoint: its retry point, after its last record, or its start."""
         position: dict[str, str] = {"ShardIteratorType": "TRIM_HORIZON"}
         if shard.retry_at is not None:
             position = {"ShardIteratorType": "AT_SEQUENCE_NUMBER", "SequenceNumber": shard.retry_at}
         elif shard.after is not None:
             position = {"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "SequenceNumber": shard.after}
-        iterator = self._streams_client.get_shard_iterator(StreamArn=stream.stream_arn, ShardId=shard_id, **position)["ShardIterator"]
-        records: list[dict[str, Any]] = []
-        while iterator and len(records) < stream.batch_size:
-            limit = min(GET_RECORDS_LIMIT, stream.batch_size - len(records))
-            page = self._streams_client.get_records(ShardIterator=iterator, Limit=limit)
-            records += page["Records"]
-            if len(page["Records"]) < limit:  # the shard has nothing more now
-                break
-            iterator = page.get("NextShardIterator")
-        return records
+        return str(self._streams_client.get_shard_iterator(StreamArn=stream.stream_arn, ShardId=shard_id,
+                                                           **position)["ShardIterator"])
 
     def _lambda_stream_record(self, record: dict[str, Any], stream_arn: str) -> dict[str, Any]:
         """A GetRecords record (botocore's parse: datetimes, bytes) as a Lambda event carries it (JSON)."""

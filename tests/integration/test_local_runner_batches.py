@@ -73,3 +73,26 @@ def test_a_polling_thread_gathers_a_partial_batch_for_the_batching_window(
     repository.create(_listing(8), [])
     assert runner._pump_stream(listings) == 1  # the tests' synchronous pass never waits
     assert batches == [ids[:3], ids[3:8], ids[8:9]]
+
+
+def test_an_idle_shard_costs_one_call_per_poll_and_still_sees_the_next_record(aws: dict[str, str]) -> None:
+    from app import app
+    from local_stack import runner as runner_module
+
+    runner = runner_module.EventRunner(app)
+    listings = next(s for s in runner.streams if s.stream_arn.split(":table/")[1].startswith(settings().LISTINGS_TABLE + "/"))
+    batches: list[list[str]] = []
+    listings.handler = lambda event, _context: batches.append([r["dynamodb"]["Keys"]["listingId"]["S"] for r in event["Records"]])
+    repository.create(_listing(0), [])
+    runner._pump_stream(listings)  # the shard is now idle
+    calls: list[str] = []
+    runner._streams_client.meta.events.register(
+        "before-call.dynamodbstreams", lambda model, **_: calls.append(model.name))
+
+    for _ in range(3):
+        assert runner._pump_stream(listings) == 0
+    repository.create(_listing(1), [])
+    assert runner._pump_stream(listings) == 1
+
+    assert calls == ["GetShardIterator", "GetRecords", "GetRecords", "GetRecords", "GetRecords"]
+    assert batches == [["lst_batch0000"], ["lst_batch0001"]]
