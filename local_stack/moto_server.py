@@ -26,6 +26,9 @@ shortcuts) were removed, so the local stack pays moto's full cost per call.
   the transaction names (or notes its absence) and the length of each stream shard; on a
   cancellation it puts exactly those items back and drops the records appended since, as DynamoDB
   streams carry committed writes only. The tables are never copied or replaced.
+* **Nothing kept for moto's dashboard** (:func:`forgetting_instances`). moto keeps every model
+  object it ever made in a class-level register for its dashboard, so the embedded AWS grew with
+  every write ever made, not with the data: each request now ends by emptying the register.
 * **A Query reads its partition** (:func:`read_one_partition`). moto answers a Query of a table by
   listing and sorting every item of the table: each page of a search over 20,000 listings would
   sort the whole index.
@@ -51,6 +54,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, cast
 
 import waitress
+from moto.core.model_instances import reset_model_data
 from moto.dynamodb import models as dynamodb_models
 from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.dynamo_type import DynamoType, Item
@@ -67,6 +71,26 @@ def serialized(app: Callable[..., Iterable[bytes]]) -> Callable[..., list[bytes]
     def wsgi(environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
         with lock:
             return list(app(environ, start_response))
+
+    return wsgi
+
+
+def forgetting_instances(app: Callable[..., Iterable[bytes]]) -> Callable[..., list[bytes]]:
+    """Wrap a WSGI app so that moto's register of model instances is emptied after every request.
+
+    moto appends every model object it creates to a class-level list (``BaseModel.__new__``:
+    ``instances_tracked``) that only its dashboard (``/moto-api/data.json``) reads: every item
+    version, stream record, message, shard iterator and transaction copy stays reachable from it
+    until a reset, which drops the data too. Emptying the register (``reset_model_data``, what the
+    reset API calls first) frees what the backends no longer hold and leaves the data as it is.
+    The dashboard then lists nothing; the local stack does not use it.
+    """
+
+    def wsgi(environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
+        try:
+            return list(app(environ, start_response))
+        finally:
+            reset_model_data()
 
     return wsgi
 
@@ -295,7 +319,7 @@ def main(host: str, port: int) -> None:
     """
     behave_as_aws()
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)  # "task queue depth": requests wait their turn by design
-    app = DomainDispatcherApplication(create_backend_app)
+    app = forgetting_instances(DomainDispatcherApplication(create_backend_app))
     waitress.serve(serialized(app), host=host, port=port,
                    threads=SERVER_THREADS, connection_limit=CONNECTION_LIMIT, ident="moto")
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import boto3
 import pytest
+import requests
 from botocore.config import Config
 from botocore.exceptions import ClientError
 from hypothesis import HealthCheck, given, settings
@@ -215,3 +216,21 @@ def test_a_query_of_one_partition_answers_as_a_full_table_read_would(
     assert sorted(read_all(IndexName="byValue", KeyConditionExpression="v = :v",
                            ExpressionAttributeValues={":v": {"N": "4"}})) == sorted(by_value)
     dynamodb.delete_table(TableName=table)
+
+
+def test_a_request_leaves_moto_no_instance_to_keep_and_the_data_as_it_was() -> None:
+    with mock_aws():
+        dynamodb = _client_with_table("Forgetting")
+
+        def app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+            dynamodb.put_item(TableName="Forgetting", Item={"k": {"S": "kept"}, "v": {"N": "1"}})
+            dynamodb.update_item(TableName="Forgetting", Key={"k": {"S": "kept"}}, UpdateExpression="SET v = :v",
+                                 ExpressionAttributeValues={":v": {"N": "2"}})
+            start_response("200 OK", [])
+            return [b"done"]
+
+        assert moto_server.forgetting_instances(app)({}, lambda *_: None) == [b"done"]
+
+        listed = requests.get("http://motoapi.amazonaws.com/moto-api/data.json", timeout=30).json()
+        assert listed.get("dynamodb", {}).get("Item", []) == []
+        assert dynamodb.get_item(TableName="Forgetting", Key={"k": {"S": "kept"}})["Item"]["v"] == {"N": "2"}

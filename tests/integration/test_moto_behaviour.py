@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import boto3
 import pytest
+import requests
 from botocore.exceptions import ClientError
 
 from chalicelib.persistence import storage
@@ -74,3 +75,22 @@ def test_a_fifo_queue_forgets_a_deduplication_id_once_its_message_is_deleted(aws
     sqs.delete_message(QueueUrl=url, ReceiptHandle=first[0]["ReceiptHandle"])
     sqs.send_message(**sent)  # SQS: a duplicate within 5 minutes, accepted and not delivered
     assert [m["Body"] for m in sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=1).get("Messages", [])] == ["once"]
+
+
+def test_moto_keeps_a_deleted_item_in_its_register_of_instances(aws: dict[str, str]) -> None:
+    dynamodb = storage.dynamodb()
+    dynamodb.create_table(TableName=TABLE, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                          AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}], BillingMode="PAY_PER_REQUEST")
+    listed_before = len(_dashboard_items())
+    dynamodb.put_item(TableName=TABLE, Item={"pk": {"S": "deleted-but-kept"}})
+    dynamodb.delete_item(TableName=TABLE, Key={"pk": {"S": "deleted-but-kept"}})
+
+    assert "Item" not in dynamodb.get_item(TableName=TABLE, Key={"pk": {"S": "deleted-but-kept"}})
+    # DynamoDB frees a deleted item; moto's dashboard data still lists it (moto_server.forgetting_instances)
+    assert len(_dashboard_items()) > listed_before
+
+
+def _dashboard_items() -> list[dict[str, object]]:
+    """The DynamoDB items moto's dashboard data lists (one entry per ``Item`` object it made), under ``mock_aws``."""
+    data = requests.get("http://motoapi.amazonaws.com/moto-api/data.json", timeout=30).json()
+    return list(data.get("dynamodb", {}).get("Item", []))
