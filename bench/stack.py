@@ -180,6 +180,10 @@ class BenchStack:
         """Resident memory of the embedded AWS, MB."""
         return _proc_status(self.moto.pid, "VmRSS") / 1024
 
+    def stack_rss_mb(self) -> float:
+        """Resident memory of the stack's process (the API, the event runner, the lane workers), MB."""
+        return _proc_status(self.stack.pid, "VmRSS") / 1024
+
     def measure(self, client: httpx.Client, path: str, params: dict[str, Any] | None = None) -> Measured:
         """``GET path`` with ``params`` and what it cost (see the module's docstring); raises on a non-200 answer.
 
@@ -214,11 +218,13 @@ class BenchStack:
 
 
 @contextmanager
-def running_stack(root: Path, label: str, images: bool = True, log_name: str = "bench") -> Iterator[BenchStack]:
+def running_stack(root: Path, label: str, images: bool = True, log_name: str = "bench",
+                  demo: bool = False) -> Iterator[BenchStack]:
     """Start the embedded AWS, the proxy and the local stack of the tree at ``root``; stop them on exit.
 
     ``images``: :class:`bench.proxy.Recorder`'s; ``log_name``: the stack's log is
-    ``.local/<log_name>-<label>-stack.log`` in this checkout.
+    ``.local/<log_name>-<label>-stack.log`` in this checkout; ``demo``: the stack seeds the demo
+    data (``python -m local_stack --demo``, what ``make run DEMO=1`` runs).
     """
     if threading.current_thread() is threading.main_thread():  # SIGTERM (timeout, CI) stops what was started here too
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -244,7 +250,8 @@ def running_stack(root: Path, label: str, images: bool = True, log_name: str = "
                "POWERTOOLS_METRICS_DISABLED": "true", "POWERTOOLS_LOG_LEVEL": "WARNING"}
         env.pop("PYTHONPATH", None)
         with log.open("wb") as out:
-            stack = subprocess.Popen([sys.executable, "-m", "local_stack"], cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
+            stack_command = [sys.executable, "-m", "local_stack", *(["--demo"] if demo else [])]
+            stack = subprocess.Popen(stack_command, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
         base_url = f"http://{HOST}:{api_port}"
         wait_answering(f"{base_url}/v1/health", stack, f"the local stack ({label})", log)
         bench = BenchStack(label, root, base_url, recorder, stack, moto)
