@@ -207,10 +207,21 @@ class Loaded:
     approve_seconds: float = 0.0
 
 
-def _parallel(function: Callable[[int], None], count: int, threads: int = THREADS) -> None:
-    with ThreadPoolExecutor(max_workers=threads) as pool:
+def _parallel(function: Callable[[int], None], count: int, threads: int = THREADS,
+              stop: threading.Event | None = None) -> None:
+    """Run ``function(0..count-1)`` on ``threads`` threads. When any call raises, or the caller is
+    interrupted (SIGTERM makes the main thread exit), ``stop`` is set so that looping calls end, the
+    calls not started are cancelled and the exception propagates without waiting for the rest."""
+    pool = ThreadPoolExecutor(max_workers=threads)
+    try:
         for _ in pool.map(function, range(count)):
             pass
+    except BaseException:
+        if stop is not None:
+            stop.set()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
 
 
 def create_users(stack: BenchStack, count: int, seed: int = 39) -> list[tuple[str, str]]:
@@ -253,14 +264,34 @@ def approve_all(stack: BenchStack, ids: list[str], deadline_seconds: float = 360
                 on_approved: Callable[[str, float], None] | None = None) -> dict[str, float]:
     """Approve every listing of ``ids`` through the review queue as fast as the API takes it (four
     administrators claiming ``max`` 10 each, then deciding); returns listing id -> when its decision
-    was sent (monotonic seconds)."""
+    was sent (monotonic seconds).
+
+    A decision answered with another status than 200 may still have been carried out (its answer
+    lost to a retry or a timeout): once the queue is empty such a listing counts as approved when
+    it reads ``ACTIVE``, and its task is claimed again later when it still reads ``PENDING``.
+    Raises RuntimeError when some listing is not approved within ``deadline_seconds``."""
     admin = stack.admin()
     wanted, approved_at = set(ids), dict[str, float]()
-    lock = threading.Lock()
+    unsure: dict[str, float] = {}  # listing id -> when a decision without a 200 was sent
+    lock, stop = threading.Lock(), threading.Event()
     deadline = time.monotonic() + deadline_seconds
 
+    def record(listing_id: str, sent: float) -> None:
+        with lock:
+            approved_at[listing_id] = sent
+            unsure.pop(listing_id, None)
+        if on_approved is not None:
+            on_approved(listing_id, sent)
+
+    def settle_unsure() -> None:
+        with lock:
+            checks = list(unsure.items())
+        for listing_id, sent in checks:
+            if admin.get(f"/v1/listings/{listing_id}").json().get("status") == "ACTIVE":
+                record(listing_id, sent)
+
     def approver(_: int) -> None:
-        while True:
+        while not stop.is_set():
             with lock:
                 if wanted <= approved_at.keys():
                     return
@@ -269,18 +300,19 @@ def approve_all(stack: BenchStack, ids: list[str], deadline_seconds: float = 360
             claimed = admin.post("/v1/admin/approvals/claims", json={"max": 10})
             tasks = claimed.json().get("approvals", []) if claimed.status_code == 200 else []
             if not tasks:
+                settle_unsure()
                 time.sleep(0.2)
                 continue
             for task in tasks:
-                sent = time.monotonic()
+                listing_id, sent = str(task["listingId"]), time.monotonic()
                 decided = admin.post(f"/v1/admin/approvals/{task['approvalId']}", json={"decision": "approve"})
                 if decided.status_code == 200:
+                    record(listing_id, sent)
+                else:
                     with lock:
-                        approved_at[str(task["listingId"])] = sent
-                    if on_approved is not None:
-                        on_approved(str(task["listingId"]), sent)
+                        unsure.setdefault(listing_id, sent)
 
-    _parallel(approver, THREADS)
+    _parallel(approver, THREADS, stop=stop)
     return approved_at
 
 
