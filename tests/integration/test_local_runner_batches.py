@@ -96,3 +96,35 @@ def test_an_idle_shard_costs_one_call_per_poll_and_still_sees_the_next_record(aw
 
     assert calls == ["GetShardIterator", "GetRecords", "GetRecords", "GetRecords", "GetRecords"]
     assert batches == [["lst_batch0000"], ["lst_batch0001"]]
+
+
+def test_an_expired_iterator_kept_by_an_idle_shard_is_replaced_at_the_checkpoint(aws: dict[str, str]) -> None:
+    from app import app
+    from local_stack import runner as runner_module
+
+    runner = runner_module.EventRunner(app)
+    listings = next(s for s in runner.streams if s.stream_arn.split(":table/")[1].startswith(settings().LISTINGS_TABLE + "/"))
+    batches: list[list[str]] = []
+    listings.handler = lambda event, _context: batches.append([r["dynamodb"]["Keys"]["listingId"]["S"] for r in event["Records"]])
+    repository.create(_listing(0), [])
+    runner._pump_stream(listings)
+    runner._pump_stream(listings)  # idle: the shard keeps the read's NextShardIterator
+    calls: list[str] = []
+    expired: list[str] = []
+
+    def expire_once(model: Any, **_: Any) -> tuple[Any, dict[str, Any]] | None:
+        calls.append(model.name)
+        if model.name != "GetRecords" or expired:
+            return None
+        # a before-call handler's answer stands in for the service's (botocore's event system): AWS's
+        # answer to an iterator older than 15 minutes
+        expired.append(model.name)
+        return SimpleNamespace(status_code=400, headers={}), {
+            "Error": {"Code": "ExpiredIteratorException", "Message": "Iterator expired"}}
+
+    runner._streams_client.meta.events.register("before-call.dynamodbstreams", expire_once)
+    repository.create(_listing(1), [])
+
+    assert runner._pump_stream(listings) == 1
+    assert calls == ["GetRecords", "GetShardIterator", "GetRecords"]
+    assert batches == [["lst_batch0000"], ["lst_batch0001"]]
