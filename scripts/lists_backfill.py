@@ -93,16 +93,6 @@ def _set_missing(table: str, key: dict[str, Any], item: dict[str, Any], wanted: 
     return True
 
 
-def _write(table: str, writes: list[dict[str, Any]]) -> None:
-    """BatchWriteItem ``writes`` (``PutRequest``/``DeleteRequest`` items) to ``table``, 25 a call, until none is left unprocessed."""
-    from chalicelib.persistence import storage
-
-    for start in range(0, len(writes), 25):
-        pending: dict[str, Any] = {table: writes[start : start + 25]}
-        while pending:
-            pending = storage.dynamodb().batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
-
-
 def _counter_keys(table: str) -> Iterator[tuple[Any, Any]]:
     """The keys ``(pk, sk)`` of the items of ``table`` whose ``pk`` starts with one of :data:`COUNTER_PREFIXES`."""
     counted = {"ProjectionExpression": "pk, sk", "FilterExpression": "begins_with(pk, :c)",
@@ -128,9 +118,9 @@ def _write_counters(counters: list[dict[str, Any]]) -> tuple[int, int]:
     config = settings()
     kept = {(c["pk"], c["sk"]) for c in counters}
     stale = delete(key for key in _counter_keys(config.COUNTERS_TABLE) if key not in kept)
-    _write(config.COUNTERS_TABLE, [{"PutRequest": {"Item": storage.to_item(counter)}} for counter in counters] + stale)
+    storage.batch_write(config.COUNTERS_TABLE, [{"PutRequest": {"Item": storage.to_item(counter)}} for counter in counters] + stale)
     legacy = delete(_counter_keys(config.SEARCH_INDEX_TABLE))
-    _write(config.SEARCH_INDEX_TABLE, legacy)
+    storage.batch_write(config.SEARCH_INDEX_TABLE, legacy)
     return len(stale), len(legacy)
 
 

@@ -106,16 +106,6 @@ def backfill_postings(items: Iterable[dict[str, Any]]) -> int:
 COUNTER_PREFIX = "count#listings#"
 
 
-def _write(table: str, writes: list[dict[str, Any]]) -> None:
-    """BatchWriteItem ``writes`` (``PutRequest``/``DeleteRequest`` items) to ``table``, 25 a call, until none is left unprocessed."""
-    from chalicelib.persistence import storage
-
-    for start in range(0, len(writes), 25):
-        pending: dict[str, Any] = {table: writes[start : start + 25]}
-        while pending:
-            pending = storage.dynamodb().batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
-
-
 def remove_legacy_counters() -> int:
     """Delete the listing counter items left in the SearchIndex table (a paged Scan filtered on
     :data:`COUNTER_PREFIX`); returns how many it deleted."""
@@ -128,7 +118,7 @@ def remove_legacy_counters() -> int:
         ExpressionAttributeValues={":c": {"S": COUNTER_PREFIX}},
     )
     deletes = [{"DeleteRequest": {"Key": key}} for page in found for key in page.get("Items", [])]
-    _write(table, deletes)
+    storage.batch_write(table, deletes)
     return len(deletes)
 
 
@@ -164,7 +154,7 @@ def backfill() -> dict[str, int]:
             reindexed += 1
         active.append({k: item[k] for k in ("listingId", "categoryKey", "roleKey")})
     requests = [{"PutRequest": {"Item": storage.to_item(counter)}} for counter in tally(active)]
-    _write(settings().COUNTERS_TABLE, requests)
+    storage.batch_write(settings().COUNTERS_TABLE, requests)
     return {"listings": seen, "reindexed": reindexed, "counters": len(requests), "postings": filed,
             "movedCounters": remove_legacy_counters()}
 

@@ -543,6 +543,30 @@ def batch_get(table: str, keys: Sequence[Mapping[str, Any]]) -> list[dict[str, A
     return found
 
 
+def batch_write(table: str, requests: Sequence[Mapping[str, Any]]) -> None:
+    """BatchWriteItem any number of ``PutRequest``/``DeleteRequest`` requests to ``table``, 25 a call
+    (the API's limit), one call after another.
+
+    Unprocessed requests (throttling) are sent again after a jittered exponential backoff (AWS,
+    "Error retries and exponential backoff"; BatchWriteItem API reference).
+
+    Raises
+    ------
+    chalicelib.kernel.errors.DependencyUnavailable
+        Requests still unprocessed after :data:`TRANSACT_ATTEMPTS` backed-off attempts, or the call
+        itself throttled after botocore's retries (:func:`_raise_throttled`).
+    """
+    for start in range(0, len(requests), 25):
+        pending: dict[str, Any] = {table: list(requests[start : start + 25])}
+        for attempt in range(TRANSACT_ATTEMPTS):
+            pending = dynamodb().batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+            if not pending:
+                break
+            time.sleep(random.uniform(0, TRANSACT_BASE_DELAY_SECONDS * 2**attempt))  # jitter, not security
+        else:
+            raise errors.DependencyUnavailable(f"BatchWriteItem left requests unprocessed after {TRANSACT_ATTEMPTS} attempts")
+
+
 def query_pages(table: str, **params: Any) -> Iterator[dict[str, Any]]:
     """Yield every item of a Query, following ``LastEvaluatedKey`` page by page."""
     params = {"TableName": table, **params}

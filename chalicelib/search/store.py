@@ -12,8 +12,6 @@ writer sends its puts, deletes and additions in one step) and version-conditione
 from __future__ import annotations
 
 import functools
-import random
-import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -171,13 +169,7 @@ class DynamoStore:
         return results[:len(ranges)], found
 
     def _batch_write(self, requests: list[dict[str, Any]]) -> None:
-        pending, attempt = requests, 0
-        while pending:
-            response = storage.dynamodb().batch_write_item(RequestItems={self.table: pending})
-            pending = response.get("UnprocessedItems", {}).get(self.table, [])
-            if pending:  # throttled: retry what was left with jittered backoff (AWS, "Error retries and exponential backoff")
-                attempt += 1
-                time.sleep(random.uniform(0, min(1.0, 0.02 * 2 ** attempt)))
+        storage.batch_write(self.table, requests)
 
     @staticmethod
     def _write_chunks(puts: Sequence[Item], deletes: Sequence[Key]) -> list[list[dict[str, Any]]]:

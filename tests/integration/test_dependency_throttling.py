@@ -140,6 +140,24 @@ def test_keys_left_unprocessed_by_throttling_are_503(aws: dict[str, str], monkey
         stub.assert_no_pending_responses()
 
 
+def test_requests_left_unprocessed_are_sent_again_then_503(aws: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(storage, "TRANSACT_BASE_DELAY_SECONDS", 0.0)
+    table = settings().USERS_TABLE
+    put = {"PutRequest": {"Item": {"userId": {"S": "usr_t"}}}}
+    client: Any = storage.client("dynamodb")
+    with Stubber(client) as stub:
+        stub.add_response("batch_write_item", {"UnprocessedItems": {table: [put]}}, {"RequestItems": {table: [put] * 25}})
+        stub.add_response("batch_write_item", {"UnprocessedItems": {}}, {"RequestItems": {table: [put]}})
+        stub.add_response("batch_write_item", {"UnprocessedItems": {}}, {"RequestItems": {table: [put] * 5}})
+        storage.batch_write(table, [put] * 30)
+        stub.assert_no_pending_responses()
+        for _ in range(storage.TRANSACT_ATTEMPTS):
+            stub.add_response("batch_write_item", {"UnprocessedItems": {table: [put]}})
+        with pytest.raises(errors.DependencyUnavailable):
+            storage.batch_write(table, [put])
+        stub.assert_no_pending_responses()
+
+
 def test_other_client_errors_are_untouched(aws: dict[str, str]) -> None:
     client: Any = storage.client("dynamodb")
     with Stubber(client) as stub:
