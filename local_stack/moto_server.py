@@ -60,7 +60,7 @@ from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.dynamo_type import DynamoType, Item
 from moto.dynamodb.models.table import Table
 from moto.dynamodb.responses import DynamoHandler
-from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+from moto.server import DomainDispatcherApplication, create_backend_app
 from moto.sqs import models as sqs_models
 
 

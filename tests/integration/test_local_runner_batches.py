@@ -75,7 +75,8 @@ def test_a_polling_thread_gathers_a_partial_batch_for_the_batching_window(
     assert batches == [ids[:3], ids[3:8], ids[8:9]]
 
 
-def test_an_idle_shard_costs_one_call_per_poll_and_still_sees_the_next_record(aws: dict[str, str]) -> None:
+def _listings_stream() -> tuple[Any, Any, list[list[str]]]:
+    """A runner of the app, its Listings stream source and the listing ids of each batch that source handles."""
     from app import app
     from local_stack import runner as runner_module
 
@@ -83,6 +84,11 @@ def test_an_idle_shard_costs_one_call_per_poll_and_still_sees_the_next_record(aw
     listings = next(s for s in runner.streams if s.stream_arn.split(":table/")[1].startswith(settings().LISTINGS_TABLE + "/"))
     batches: list[list[str]] = []
     listings.handler = lambda event, _context: batches.append([r["dynamodb"]["Keys"]["listingId"]["S"] for r in event["Records"]])
+    return runner, listings, batches
+
+
+def test_an_idle_shard_costs_one_call_per_poll_and_still_sees_the_next_record(aws: dict[str, str]) -> None:
+    runner, listings, batches = _listings_stream()
     repository.create(_listing(0), [])
     runner._pump_stream(listings)  # the shard is now idle
     calls: list[str] = []
@@ -99,13 +105,7 @@ def test_an_idle_shard_costs_one_call_per_poll_and_still_sees_the_next_record(aw
 
 
 def test_an_expired_iterator_kept_by_an_idle_shard_is_replaced_at_the_checkpoint(aws: dict[str, str]) -> None:
-    from app import app
-    from local_stack import runner as runner_module
-
-    runner = runner_module.EventRunner(app)
-    listings = next(s for s in runner.streams if s.stream_arn.split(":table/")[1].startswith(settings().LISTINGS_TABLE + "/"))
-    batches: list[list[str]] = []
-    listings.handler = lambda event, _context: batches.append([r["dynamodb"]["Keys"]["listingId"]["S"] for r in event["Records"]])
+    runner, listings, batches = _listings_stream()
     repository.create(_listing(0), [])
     runner._pump_stream(listings)
     runner._pump_stream(listings)  # idle: the shard keeps the read's NextShardIterator
