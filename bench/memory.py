@@ -10,9 +10,10 @@ After each step the table gets a row: the listings loaded, the resident memory (
 embedded AWS (``local_stack.moto_server``) and of the stack's own process (the API, the event
 runner and the lane workers), and the embedded AWS's growth per listing since the previous row.
 
-moto keeps every object it ever created (item versions, stream records, messages, shard
-iterators: docs/operations.md, "Memory"), so the embedded AWS grows with what was done, not only
-with what is stored; this benchmark bounds that growth at the issue's load.
+The embedded AWS holds the items in moto's objects (about 4.3 KB per SearchIndex item), every
+stream record and every shard iterator it handed out (docs/operations.md, "Memory"), so it grows
+with what is stored and with what was done; this benchmark bounds it at ``make run DEMO=1`` plus
+5,000 realistic listings.
 
 With ``--baseline REV`` the same load runs first on the tree at ``REV`` (extracted by
 :func:`bench.stack.tree`): before and after in one run, on the same corpus.
@@ -38,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import corpus
 from bench.stack import running_stack, tree
 
-#: Listings loaded by default: the issue's load (``make run DEMO=1`` plus 5,000 realistic listings).
+#: Listings loaded by default (on top of ``make run DEMO=1``'s demo data).
 LISTINGS = 5_000
 #: Listings per step (one table row each).
 STEP = 1_000
