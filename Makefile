@@ -134,6 +134,7 @@ bench: $(VENV)/.installed ## Benchmarks with their budgets checked
 	@# runs against fe1e507 are docs/benchmarks.md's full-size commands);
 	@# their PENDING budgets are printed, enforced with --pending (docs/benchmarks.md)
 	$(PY) bench/search.py --check $(BENCH_SEARCH_FLAGS)
+	$(PY) bench/search_model.py --check
 	$(PY) bench/relevance.py --check $(BENCH_RELEVANCE_FLAGS)
 	$(PY) bench/freshness.py --check $(BENCH_FRESHNESS_FLAGS)
 	$(PY) bench/requests.py --check

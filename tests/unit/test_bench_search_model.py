@@ -1,0 +1,40 @@
+"""bench/search_model.py: what its counting store counts, and a run over a few realistic listings."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import pytest
+
+from chalicelib.search.store import READ_PARALLEL, MemoryStore, Range
+from tests.script_modules import load_script
+
+
+@pytest.fixture(scope="module")
+def model() -> ModuleType:
+    return load_script("bench/search_model.py", "search_model_bench")
+
+
+def _store(items: int) -> MemoryStore:
+    store = MemoryStore()
+    store.write([{"pk": "p", "sk": f"{n:03d}"} for n in range(items)], [])
+    return store
+
+
+def test_a_step_counts_its_calls_in_waves_of_the_read_threads_and_the_items_returned(model: ModuleType) -> None:
+    counting = model.CountingStore(_store(5))
+    counting.read([Range("p", limit=3)], [("p", f"{n:03d}") for n in range(150)] + [("p", "000")])
+    assert (counting.steps, counting.calls, counting.items) == (1, 1 + 2, 3 + 5)  # 150 keys: two BatchGetItem
+    counting.read([Range("p")] * (READ_PARALLEL + 1), [])
+    assert (counting.steps, counting.calls) == (1 + 2, 3 + READ_PARALLEL + 1)
+    assert counting.items == 8 + 5 * (READ_PARALLEL + 1)
+
+
+def test_a_run_measures_every_listing_shape_at_each_size(model: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
+    assert model.main(["--sizes", "30,60"]) == 0
+    table = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ") and "listings |" not in line]
+    names = [shape.name for shape in model.search.shapes("x") if shape.path == "/v1/listings/search"]
+    assert [row.split(" | ")[0].lstrip("| ") for row in table] == names
+    category_page = next(row for row in table if row.startswith("| category page |"))
+    steps, calls, items = (int(x) for x in category_page.split(" | ")[1].split(" / "))
+    assert min(steps, calls, items) >= 1
