@@ -25,8 +25,9 @@ A :class:`Query` (parsed once by the domain) is answered over the index of an
      WAND's idea, Ding & Suel, SIGIR 2011);
    * **newest**: the list of the cheapest restriction (every document, a keyword, a range's
      buckets, or a word's terms), chosen from the list sizes, merged newest first;
-   * **nearest**: the geohash cells around the centre, finest level first, until the k-th
-     distance is within the distance of the cells not read.
+   * **nearest**: squares of geohash cells around the centre, growing one cell at a time from
+     the finest level whose cells may hold the page, until the k-th distance is within the
+     distance of the cells not read.
 
 3. **One collector** keeps the matches after the cursor in result order and yields the page,
    ``total`` with ``totalRelation`` and whether more follow.
@@ -45,7 +46,7 @@ import contextlib
 import functools
 import heapq
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any, Literal
@@ -68,6 +69,10 @@ TYPO_PENALTY = 1000.0
 MAX_BLOCK = 1000
 #: Fewest entries one read of a list asks for (a read costs a call whatever it returns).
 MIN_BLOCK = 5
+#: Largest square radius (cells) read around the centre at one geohash level before the next coarser
+#: level: 7 x 7 cells, 5.4 times the 3 x 3 block, so a level is left for one whose cells are 32 or
+#: 1,024 times larger only when 49 of its own cells hold less than a page.
+GEO_RINGS = 3
 #: The lowest bucket exponent whose values a range takes as spread evenly (:func:`_overlap`): a
 #: smaller bucket holds a few distinct values (levels, counts), which an even spread misjudges.
 SPREAD_BUCKETS = 6
@@ -1072,44 +1077,89 @@ def _square(centre: str, radius: int) -> set[str]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _block(lat: float, lng: float, level: int) -> tuple[tuple[str, ...], float]:
-    """The 3 x 3 cells around the centre's cell at ``level`` and the distance (km) from the
-    centre to the nearest point outside them."""
+def _square_at(lat: float, lng: float, level: int, radius: int) -> tuple[frozenset[str], float]:
+    """The cells within ``radius`` steps of the centre's cell at ``level`` and the distance (km)
+    from the centre to the nearest point outside them (the reach of a read of those cells)."""
     centre = geo.cell_of(lat, lng, level)
-    block = _square(centre, 1)
-    outside = _square(centre, 2) - block
-    return tuple(sorted(block)), min((geo.min_distance_km(lat, lng, c) for c in outside), default=_INFINITY)
+    square = _square(centre, radius)
+    outside = _square(centre, radius + 1) - square
+    return frozenset(square), min((geo.min_distance_km(lat, lng, c) for c in outside), default=_INFINITY)
 
 
-def _nearest(ctx: _Context, collector: _Collector) -> bool:
-    """Read the cell blocks from the finest level with enough documents, coarser until the k-th
-    distance is within the block's reach; last, every document. Returns whether all were read."""
+def _block(lat: float, lng: float, level: int) -> tuple[tuple[str, ...], float]:
+    """The 3 x 3 cells around the centre's cell at ``level`` (their sizes are read in step 1) and
+    their reach (:func:`_square_at`)."""
+    cells, reach = _square_at(lat, lng, level, 1)
+    return tuple(sorted(cells)), reach
+
+
+def _radius(known: int, need: int) -> int:
+    """The smallest square radius (1 .. :data:`GEO_RINGS`) whose cells hold ``need`` documents if
+    they are as dense as the 3 x 3 block, which holds ``known``."""
+    return next((r for r in range(1, GEO_RINGS) if known * (2 * r + 1) ** 2 >= 9 * need), GEO_RINGS)
+
+
+def _rings(ctx: _Context, need: int) -> Iterator[tuple[list[str], float]]:
+    """The geo reads of a nearest-first search, nearest first: at each level from the finest whose
+    largest square may hold ``need`` documents (by the density of its 3 x 3 block), squares of
+    growing radius (:func:`_radius` first, up to :data:`GEO_RINGS`), each read as the cells it adds;
+    then every document. Yields each read's lists and its reach (km): no document outside what was
+    read lies nearer. A cell of a 3 x 3 block whose size is 0 is not read, nor a scope whose 3 x 3
+    block at the next coarser level (which holds every square of this one) is empty."""
     near = ctx.query.near
     assert near is not None
-    blocks = {level: _block(near.lat, near.lng, level) for level in GEO_LEVELS}
-    start = next((i for i, lvl in enumerate(GEO_LEVELS)
-                  if sum(ctx.count(s, f"g{lvl}|{c}") for s in ctx.query.scopes for c in blocks[lvl][0]) >= collector.need),
+
+    def known(level: int, scopes: Sequence[str] = ctx.query.scopes) -> int:
+        return sum(ctx.count(s, f"g{level}|{c}") for s in scopes for c in _block(near.lat, near.lng, level)[0])
+
+    start = next((i for i, lvl in enumerate(GEO_LEVELS) if known(lvl) * (2 * GEO_RINGS + 1) ** 2 >= 9 * need),
                  len(GEO_LEVELS) - 1)
-    if near.radius_km is not None:
-        start = min(start, next((i for i, lvl in enumerate(GEO_LEVELS) if blocks[lvl][1] >= near.radius_km), start))
-    for level in GEO_LEVELS[start:]:
-        cells, reach = blocks[level]
-        pks = [ctx.spec.list_key(s, f"g{level}|{c}") for s in ctx.query.scopes for c in cells]
-        _read_whole(ctx, collector, [pk for pk in pks if ctx.count(pk.split("|")[1], pk.split("|", 2)[2]) > 0])
-        within = near.radius_km is not None and near.radius_km <= reach
-        if within or collector.done_before((reach, "")):
-            return within
-    _read_whole(ctx, collector, [ctx.spec.list_key(s, "a") for s in ctx.query.scopes])
-    return True
+    if near.radius_km is not None:  # a level whose block holds the whole circle answers it completely
+        start = min(start, next((i for i, lvl in enumerate(GEO_LEVELS) if _block(near.lat, near.lng, lvl)[1] >= near.radius_km), start))
+    for i in range(start, len(GEO_LEVELS)):
+        level, coarser = GEO_LEVELS[i], GEO_LEVELS[i + 1] if i + 1 < len(GEO_LEVELS) else None
+        scopes = [s for s in ctx.query.scopes if coarser is None or known(coarser, (s,)) > 0]
+        block, read = frozenset(_block(near.lat, near.lng, level)[0]), frozenset[str]()
+        for radius in range(_radius(known(level), need), GEO_RINGS + 1):
+            cells, reach = _square_at(near.lat, near.lng, level, radius)
+            yield [ctx.spec.list_key(s, f"g{level}|{c}") for s in scopes for c in sorted(cells - read)
+                   if c not in block or ctx.count(s, f"g{level}|{c}") > 0], reach
+            read = cells
+    yield [ctx.spec.list_key(s, "a") for s in ctx.query.scopes], _INFINITY
 
 
-def _read_whole(ctx: _Context, collector: _Collector, pks: Sequence[str]) -> None:
-    ranges = [Range(pk, limit=MAX_BLOCK) for pk in pks]
-    slices, _ = _read(ctx, ranges, [])
-    collector.add(collector.prefilter([e for s in _finish(ctx, ranges, slices) for e in s.items]))
-    while fresh := collector.select():  # a key by distance is exact: one step unless a document changed
-        _, found, records = _step(ctx, [], [], {i: collector.entries[i] for i in fresh})
-        collector.resolve(fresh, found, records)
+def _nearest(ctx: _Context, collector: _Collector, skipped: int) -> bool:
+    """Read the squares of cells of :func:`_rings` (sized for the page and the ``skipped`` results
+    before the cursor) until the k-th distance is within the reach of what was read (incremental
+    nearest neighbours: a document is final once no unread cell lies nearer; Hjaltason & Samet,
+    "Distance browsing in spatial databases", ACM TODS 24(2), 1999), each step loading the
+    candidates of the read before. Returns whether every match was read."""
+    near = ctx.query.near
+    assert near is not None
+    plan = _rings(ctx, collector.need + skipped)
+    reach = [0.0]
+    complete = [False]
+
+    def reads() -> list[Range]:
+        step = next(plan, None)
+        if step is None:
+            return []
+        pks, reach[0] = step
+        complete[0] = reach[0] == _INFINITY or (near.radius_km is not None and near.radius_km <= reach[0])
+        return [Range(pk, limit=MAX_BLOCK) for pk in pks]
+
+    def absorb(ranges: list[Range], slices: list[Slice]) -> list[Item]:
+        return [e for s in _finish(ctx, ranges, slices) for e in s.items]
+
+    def bound() -> tuple[Any, ...] | None:
+        return None if complete[0] else (reach[0], "")
+
+    def likely(entry: Item) -> tuple[Any, ...] | None:
+        distance = _passes(ctx.query, entry)
+        return None if distance is None else (distance, str(entry["age"]))
+
+    _walk(ctx, collector, reads, absorb, bound, likely=likely)
+    return complete[0]
 
 
 # ------------------------------------------------------------------ the search
@@ -1134,7 +1184,7 @@ def search(spec: IndexSpec, store: Store, query: Query, size: int, offset: int =
     if query.order == "relevance" and words:
         complete = _relevance(ctx, collector, unknown, early, read)
     elif query.order == "nearest" and query.near is not None:
-        complete = _nearest(ctx, collector)
+        complete = _nearest(ctx, collector, skipped if position else 0)
     else:
         complete = _newest(ctx, collector, position[0] if position else None)
     found = [hit for _, hit in collector.matches]

@@ -187,3 +187,46 @@ def test_a_document_matched_through_a_deferred_correction_waits_for_its_count(mo
     # The vocabulary; the typo keys with the mentor lists' best documents (whose "garden" count is
     # unknown: they wait); the garden lists and counts with the next candidates, which complete the page.
     assert len(store.log) == 3
+
+
+def _spread(count: int, step: float) -> tuple[Recording, IndexSpec]:
+    """``count`` documents on a line going north from (47.5, 8.5), ``step`` degrees of latitude apart."""
+    records: dict[str, Mapping[str, Any]] = {
+        f"p{n:03d}": {"id": f"p{n:03d}", "v": 1, "scope": "jobs", "t": n + 1, "title": "desk", "body": "", "role": "a",
+                      "price": "1", "lat": 47.5 + step * n, "lng": 8.5}
+        for n in range(count)
+    }
+    spec, store = _spec(records), Recording()
+    index.apply(spec, store, [Change(d.id, d.version, d) for r in records.values() if (d := spec.document(r)) is not None])
+    return store, spec
+
+
+def test_nearest_first_widens_its_square_of_cells_before_it_reads_a_coarser_level() -> None:
+    """Points 0.001 degrees (about 110 m) apart going north: the 3 x 3 precision-6 cells around the
+    first (about 600 m north and south) hold fewer than a page, a wider square holds it: more than
+    nine precision-6 cells are read, no coarser cell, and the page is the brute-force nearest."""
+    store, spec = _spread(60, 0.001)
+    result = _search(store, spec, Query(("jobs",), near=Near(47.5, 8.5), order="nearest"))
+    assert [h.id for h in result.hits] == [f"p{n:03d}" for n in range(10)]
+    lists = [pk.split("|", 2)[2] for step in store.log for pk in step]
+    assert len({name for name in lists if name.startswith("g6|")}) > 9
+    assert not [name for name in lists if name.startswith(("g4|", "g2|", "a"))]
+    assert len(store.log) <= 5
+
+
+def test_nearest_first_moves_to_a_coarser_level_when_its_widest_square_is_short() -> None:
+    """Points 0.05 degrees (about 5.5 km) apart: 7 x 7 precision-6 cells hold two of them, so the walk
+    reads the precision-4 cells, and the page is still the brute-force nearest."""
+    store, spec = _spread(40, 0.05)
+    result = _search(store, spec, Query(("jobs",), near=Near(47.5, 8.5), order="nearest"))
+    assert [h.id for h in result.hits] == [f"p{n:03d}" for n in range(10)]
+    assert any(pk.split("|")[2].startswith("g4") for step in store.log for pk in step)
+
+
+def test_nearest_first_reads_no_cell_of_a_scope_empty_around_the_centre() -> None:
+    """A scope with no document in the coarser level's 3 x 3 cells has none in the squares inside them."""
+    store, spec = _spread(60, 0.001)
+    result = _search(store, spec, Query(("jobs", "homes"), near=Near(47.5, 8.5), order="nearest"))
+    assert [h.id for h in result.hits] == [f"p{n:03d}" for n in range(10)]
+    homes = [pk for step in store.log for pk in step if pk.split("|")[1] == "homes"]
+    assert not [pk for pk in homes if pk.split("|")[2].startswith("g")]
