@@ -77,14 +77,16 @@ HEADS = {"calls": "calls", "round_trips": "round trips", "items": "items", "rcu"
 #: Shapes whose round-trip budget this tree misses: none at the CI sizes (docs/benchmarks.md).
 PENDING_ROUND_TRIPS: tuple[str, ...] = ()
 #: Shapes whose items and read units both grow more than :data:`FLAT` from 100 to 300 listings: their
-#: answer grows (fewer than a page at 100), two words walk their lists deeper as they grow, and geo
-#: reads a precision-4 block whole (docs/search.md, "Costs").
+#: answer grows (fewer than a page at 100), and two words walk their lists deeper as they grow
+#: (docs/search.md, "Costs").
 PENDING_FLAT = ("q one mid word (professionals)", "q two common words", "category + role", "meta select",
-                "meta multiselect", "number min alone", "geo nearest (Berlin)", "geo 25 km (Berlin)")
+                "meta multiselect", "number min alone")
 #: Shapes whose items (not read units) grow more than :data:`FLAT`: at 100 listings three of four
-#: categories' stem lists are shorter than a first block; a narrow range reads its buckets whole.
+#: categories' stem lists are shorter than a first block; a narrow range reads its buckets whole; Berlin
+#: holds fewer than a page of housing at 100 listings and a 25 km radius fewer than a page of jobs (geo
+#: reads cost their Queries, one a cell, more than their items: their read units stay flat).
 PENDING_FLAT_ITEMS = ("q one common word (sessions)", "q prefix (4 letters)", "q one typo (sessioas)",
-                      "q common page 2 (cursor)", "number range (narrow)")
+                      "q common page 2 (cursor)", "number range (narrow)", "geo nearest (Berlin)", "geo 25 km (Berlin)")
 #: Budgets this tree does not meet yet, as ``(shape, budget)`` with ``budget`` one of ``round trips``,
 #: ``flat items``, ``flat RCU``: printed as PENDING, enforced with ``--check --pending``.
 PENDING: frozenset[tuple[str, str]] = frozenset(
