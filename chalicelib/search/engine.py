@@ -1141,12 +1141,13 @@ def _nearest(ctx: _Context, collector: _Collector, skipped: int) -> bool:
     complete = [False]
 
     def reads() -> list[Range]:
-        step = next(plan, None)
-        if step is None:
-            return []
-        pks, reach[0] = step
-        complete[0] = reach[0] == _INFINITY or (near.radius_km is not None and near.radius_km <= reach[0])
-        return [Range(pk, limit=MAX_BLOCK) for pk in pks]
+        # A square whose new cells are all known to be empty widens the reach without a read.
+        for pks, step_reach in plan:
+            reach[0] = step_reach
+            complete[0] = step_reach == _INFINITY or (near.radius_km is not None and near.radius_km <= step_reach)
+            if pks or complete[0]:
+                return [Range(pk, limit=MAX_BLOCK) for pk in pks]
+        return []
 
     def absorb(ranges: list[Range], slices: list[Slice]) -> list[Item]:
         return [e for s in _finish(ctx, ranges, slices) for e in s.items]
