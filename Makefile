@@ -136,6 +136,7 @@ bench: $(VENV)/.installed ## Benchmarks with their budgets checked
 	$(PY) bench/search.py --check $(BENCH_SEARCH_FLAGS)
 	$(PY) bench/search_model.py --check
 	$(PY) bench/relevance.py --check $(BENCH_RELEVANCE_FLAGS)
+	$(PY) bench/relevance.py --check --in-memory --newer 210 --totals 20000
 	$(PY) bench/freshness.py --check $(BENCH_FRESHNESS_FLAGS)
 	$(PY) bench/requests.py --check
 	$(PY) bench/webhooks.py --check

@@ -128,20 +128,28 @@ class Model:
         self.loaded += len(entries)
         return {i: self.records[i] for i in entries if i in self.records}
 
-    def grow(self, spec: index.IndexSpec, bodies: Sequence[Mapping[str, Any]]) -> None:
-        """File ``bodies`` (``POST /v1/listings`` bodies) as ACTIVE listings, :data:`BATCH` at a time."""
-        changes = []
+    def grow(self, spec: index.IndexSpec, bodies: Sequence[Mapping[str, Any]]) -> list[str]:
+        """File ``bodies`` (``POST /v1/listings`` bodies) as ACTIVE listings, newer than those before,
+        :data:`BATCH` at a time; returns their ids in order."""
+        changes, ids = [], []
         for body in bodies:
             n = len(self.records)
             record = {"listingId": f"L{n:06d}", "version": 1, "status": "ACTIVE", "categoryKey": body["categoryKey"],
                       "roleKey": body["roleKey"], "ownerId": f"owner{n % OWNERS}", "meta": body["meta"],
                       "createdAt": f"2026-01-01T{n // 3_600_000_000:02d}:00:00.{n % 1_000_000:06d}Z"}
             self.records[record["listingId"]] = record
+            ids.append(record["listingId"])
             doc = spec.document(record)
             if doc is not None:
                 changes.append(index.Change(doc.id, doc.version, doc))
         for start in range(0, len(changes), BATCH):
             index.apply(spec, self.store, changes[start:start + BATCH])
+        return ids
+
+
+def categories() -> list[dict[str, Any]]:
+    """Every category as ``GET /v1/categories`` serves it."""
+    return CategoryList(categories=list(all_categories().values())).model_dump(mode="json", by_alias=True)["categories"]
 
 
 def ask(model: Model, spec: index.IndexSpec, shape: search.Shape) -> search.Figures:
@@ -182,8 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     started = time.monotonic()
     sizes = sorted(int(n) for n in args.sizes.split(",") if n.strip())
-    categories = CategoryList(categories=list(all_categories().values())).model_dump(mode="json", by_alias=True)["categories"]
-    bodies = corpus.listings(sizes[-1], categories)
+    bodies = corpus.listings(sizes[-1], categories())
     model = Model()
     spec = dataclasses.replace(listing_spec.spec(), load=model.load)
     listing_shapes = [s for s in search.shapes("unused") if s.path == "/v1/listings/search"]

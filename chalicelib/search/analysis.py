@@ -11,7 +11,9 @@ term (:func:`kind`) when
   ``mentor``, the stem of ``mentoring``; ``leader`` does not find ``lead``) (``prefix``);
 * the word has at least :data:`MIN_TYPO_WORD` letters and the term is at Damerau-Levenshtein
   distance 1 from its stem with the same first letter (``typo``; the distance and the first-letter
-  rule as Meilisearch and Typesense document them);
+  rule as Meilisearch and Typesense document them), or the word is the term followed by one of
+  :data:`ENDINGS` with one edit, which the stemmer could not remove (``apartmnet`` finds
+  ``apart``, the stem of ``apartment``; also ``typo``);
 * the word has at least :data:`MIN_TYPO2_WORD` letters and the term is at distance 2 from its
   stem with the same first :data:`TYPO_RANGE` letters (``typo2``: Meilisearch's default word
   sizes for one and two typos, 5 and 9; the unchanged start is Lucene's ``FuzzyQuery``
@@ -53,6 +55,8 @@ MIN_TERM_PREFIX = 4
 #: Endings the Snowball English stemmer removes whose unfinished start may follow a stem in a
 #: word being typed (``mentori`` -> ``mentor`` + the start of ``ing``).
 ENDINGS = ("ing", "ings", "ed", "ation", "ations", "ies", "ied", "ness", "ment", "ments", "ity", "ities", "ization")
+#: Fewest letters of a misspelt ending after a term (:func:`kind`).
+MIN_MISSPELT_ENDING = 3
 #: Shortest query word corrected at distance 1 (letters; Meilisearch's ``minWordSizeForTypos.oneTypo``).
 MIN_TYPO_WORD = 5
 #: Shortest query word corrected at distance 2 (letters; Meilisearch's ``minWordSizeForTypos.twoTypos``).
@@ -133,8 +137,22 @@ def kind(word: Word, term: str) -> Kind | None:
     if word.corrects and term[:1] == word.stem[:1]:
         twice = word.corrects_twice and term[:TYPO_RANGE] == word.stem[:TYPO_RANGE]
         distance = DamerauLevenshtein.distance(term, word.stem, score_cutoff=2 if twice else 1)
-        return Kind.TYPO if distance == 1 else Kind.TYPO2 if twice and distance == 2 else None
+        if distance == 1 or _misspelt_ending(word, term):
+            return Kind.TYPO
+        return Kind.TYPO2 if twice and distance == 2 else None
     return None
+
+
+def _misspelt_ending(word: Word, term: str) -> bool:
+    """True when ``word`` is ``term`` followed by one of :data:`ENDINGS` with one edit, in at least
+    :data:`MIN_MISSPELT_ENDING` letters (``apartmnet``: ``apart`` + ``mnet`` for ``ment``). The
+    stemmer cannot remove a misspelt ending, so the word's stem (``apartmnet``) lies further from
+    the term than the one edit. A shorter rest is too often a suffix the stemmer keeps (``leader``
+    is not ``lead`` + ``ed`` misspelt)."""
+    rest = word.text[len(term):]
+    return (len(term) >= MIN_TERM_PREFIX and len(rest) >= MIN_MISSPELT_ENDING and word.text.startswith(term)
+            and term[:TYPO_RANGE] == word.stem[:TYPO_RANGE]
+            and any(DamerauLevenshtein.distance(rest, ending, score_cutoff=1) <= 1 for ending in ENDINGS))
 
 
 def _unfinished(rest: str) -> bool:

@@ -163,7 +163,7 @@ class _Context:
     expansions: dict[tuple[str, int], dict[str, Kind]] = field(default_factory=dict)
     deferred: list[Range] = field(default_factory=list)
     wanted: list[Key] = field(default_factory=list)
-    completions: dict[int, tuple[tuple[int, int], float]] = field(default_factory=dict)
+    completions: dict[tuple[int, bool], tuple[tuple[int, int], float]] = field(default_factory=dict)
     steps: int = 0
 
     def defers(self) -> bool:
@@ -185,25 +185,27 @@ class _Context:
 
     def word_idf(self, index: int, kind: Kind, term: str) -> float:
         """The idf with which query word ``index`` scores a ``term`` it matches as ``kind``: the term's
-        own (:meth:`idf`) for the word's stem and for a typo correction; for a completion (a prefix
-        match) the idf of the most frequent of the word's stem and completions in the query's scopes.
-        The completions of a word are one query, as Lucene's ``BlendedTermQuery`` blends them (each
-        term scored with the highest document frequency among them) and as SQLite FTS5 scores a
-        prefix query (one phrase: one idf): a rare completion ("saili" of "sailing") otherwise
-        outweighs the word itself, the default behaviour that "tends to give higher scores to rare
-        terms" (Lucene's documentation). Every completion and its count is known after step 1
-        (the vocabulary's range reads), so the value holds for the rest of the search (cached per
-        word, recomputed only if a later read adds a term or a count)."""
-        if kind != Kind.PREFIX:
+        own (:meth:`idf`) for the word's stem; for a completion (a prefix match) the idf of the most
+        frequent of the word's stem and completions in the query's scopes, and for a typo correction
+        that of the word's most frequent correction. The expansions of a word are one query, as
+        Lucene's ``BlendedTermQuery`` blends them (each term scored with the highest document
+        frequency among them; ``FuzzyQuery`` rewrites to it by default) and as SQLite FTS5 scores a
+        prefix query (one phrase: one idf): a rare completion ("saili" of "sailing") or a rare
+        correction (a made-up word one edit from "python") otherwise outweighs the word itself, the
+        default behaviour that "tends to give higher scores to rare terms" (Lucene's documentation).
+        Cached per word and kind of match, recomputed when a read adds a term or a count (a
+        correction's count comes with the step after the one that found it, :func:`_waits`)."""
+        if kind == Kind.EXACT:
             return self.idf(term)
         version = (len(self.df), sum(len(matched) for matched in self.expansions.values()))
-        cached = self.completions.get(index)
+        key = (index, bool(kind.edits))
+        cached = self.completions.get(key)
         if cached is None or cached[0] != version:
             scopes = self.query.scopes
             held = max((sum(self.df.get((scope, t), 0) for scope in scopes)
                         for (_, i), matched in self.expansions.items() if i == index
-                        for t, how in matched.items() if not how.edits), default=0)
-            cached = self.completions[index] = (version, idf(max(1, held), sum(self.count(scope, "a") for scope in scopes)))
+                        for t, how in matched.items() if bool(how.edits) == key[1]), default=0)
+            cached = self.completions[key] = (version, idf(max(1, held), sum(self.count(scope, "a") for scope in scopes)))
         return cached[1]
 
     def idf(self, term: str) -> float:
@@ -277,15 +279,20 @@ def matches(spec: IndexSpec, query: Query, doc: Document, terms: Mapping[str, in
     return distance if all(analysis.best(word, held) for word in words) else None
 
 
-def _uncounted(ctx: _Context, doc: Document, weights: Mapping[str, int]) -> list[Key]:
-    """The vocabulary keys of the typo corrections whose document counts ``doc``'s score needs
-    (a word it matches only through corrections) and the search has not read."""
-    keys = []
-    for word in ctx.words[doc.scope]:
-        found = analysis.best(word, weights)
-        if all(how.edits for _, how in found):
-            keys += [ctx.spec.vocabulary_key(doc.scope, t) for t, _ in found if (doc.scope, t) not in ctx.df]
-    return keys
+def _waits(ctx: _Context, doc: Document, weights: Mapping[str, int]) -> list[Key] | None:
+    """``None`` when ``doc``'s score can be computed now; else the vocabulary keys to read before
+    it can (possibly none: a typo key's read is still deferred). A word it matches only through
+    typo corrections scores with the idf of the word's most frequent correction in the query's
+    scopes (:meth:`_Context.word_idf`), so every correction must be found and counted first."""
+    keys: list[Key] = []
+    for index, word in enumerate(ctx.words[doc.scope]):
+        if not all(how.edits for _, how in analysis.best(word, weights)):
+            continue
+        if ctx.deferred:
+            return keys
+        keys += [ctx.spec.vocabulary_key(scope, t) for (scope, i), matched in ctx.expansions.items() if i == index
+                 for t, how in matched.items() if how.edits and (scope, t) not in ctx.df]
+    return keys or None
 
 
 def score(ctx: _Context, doc: Document, weights: Mapping[str, int]) -> float | None:
@@ -552,10 +559,10 @@ class _Collector:
             if item is None or record is None or item.get("gone") or _passes(self.ctx.query, item) is None:
                 continue
             # Only a relevance score needs every idf; in the other orders the words just have to match.
-            uncounted = _uncounted(self.ctx, *document_of(item)) if self.ctx.words and self.ctx.query.order == "relevance" else []
-            if uncounted:
+            waits = _waits(self.ctx, *document_of(item)) if self.ctx.words and self.ctx.query.order == "relevance" else None
+            if waits is not None:
                 self.waiting[doc_id] = (distance, item, record)
-                self.ctx.wanted += uncounted
+                self.ctx.wanted += waits
                 continue
             value = score(self.ctx, *document_of(item)) if self.ctx.words else 0.0
             if value is None:

@@ -65,11 +65,12 @@ def _indexed(raw: Sequence[dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], 
 
 def _held(word: analysis.Word, term: str, how: analysis.Kind, docs: Sequence[Document],
           weights: Mapping[str, Mapping[str, int]]) -> int:
-    """The document count a matched term scores with: its own; for a completion (prefix), the
-    largest of the counts of the word's stem and completions (at least 1)."""
-    if how != analysis.Kind.PREFIX:
+    """The document count a matched term scores with: its own for the word's stem; for a completion
+    (prefix), the largest of the counts of the word's stem and completions, and for a correction
+    (typo) the largest of the counts of the word's corrections (each at least 1)."""
+    if how == analysis.Kind.EXACT:
         return max(1, sum(term in weights[d.id] for d in docs))
-    terms = {t for d in docs for t, k in analysis.best(word, weights[d.id]) if not k.edits}
+    terms = {t for d in docs for t, k in analysis.best(word, weights[d.id]) if bool(k.edits) == bool(how.edits)}
     return max(1, *(sum(t in weights[d.id] for d in docs) for t in terms))
 
 

@@ -230,3 +230,21 @@ def test_nearest_first_reads_no_cell_of_a_scope_empty_around_the_centre() -> Non
     assert [h.id for h in result.hits] == [f"p{n:03d}" for n in range(10)]
     homes = [pk for step in store.log for pk in step if pk.split("|")[1] == "homes"]
     assert not [pk for pk in homes if pk.split("|")[2].startswith("g")]
+
+
+def test_corrections_of_a_word_score_with_the_idf_of_its_most_frequent_one() -> None:
+    """A made-up word one edit from the query word ("pyhon") is rare, the real word ("python") common:
+    both corrections of "pyhton" score with the common one's idf, so with equal impacts the newer
+    document comes first, not the rare word's."""
+    records: dict[str, Mapping[str, Any]] = {
+        f"c{n:02d}": {"id": f"c{n:02d}", "v": 1, "scope": "jobs", "t": n + 2, "title": "python desk", "body": "",
+                      "role": "a", "price": "1", "lat": 47.5, "lng": 8.5}
+        for n in range(8)
+    }
+    records["rare"] = {"id": "rare", "v": 1, "scope": "jobs", "t": 1, "title": "pyhon desk", "body": "", "role": "a",
+                       "price": "1", "lat": 47.5, "lng": 8.5}
+    spec, store = _spec(records), Recording()
+    index.apply(spec, store, [Change(d.id, d.version, d) for r in records.values() if (d := spec.document(r)) is not None])
+    result = engine.search(spec, store, Query(("jobs",), ("pyhton",), order="relevance"), 10)
+    assert [h.id for h in result.hits] == [*(f"c{n:02d}" for n in range(7, -1, -1)), "rare"]
+    assert len({h.score for h in result.hits}) == 1

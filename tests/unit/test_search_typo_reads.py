@@ -63,3 +63,13 @@ def test_a_term_is_filed_under_one_key_and_a_stem_reads_four() -> None:
     assert analysis.delete_keys("professional") == frozenset({"pfessional"})
     assert analysis.typo_reads("professional") == (frozenset({"pfessional", "pofessional", "pessional", "poessional"}), "pro")
     assert analysis.typo_reads("sessio") == (frozenset({"ssio", "sssio", "sio"}), "ses")
+
+
+def test_a_misspelt_ending_the_stemmer_left_matches_the_stem_before_it_as_one_typo() -> None:
+    word = analysis.query_words(["apartmnet"], "english")[0]  # "ment" misspelt: the stem keeps it
+    assert word.stem == "apartmnet"
+    assert analysis.kind(word, "apart") == analysis.Kind.TYPO
+    assert analysis.kind(analysis.query_words(["apartmxyz"], "english")[0], "apart") is None  # no ending
+    assert analysis.kind(analysis.query_words(["apsrtmnet"], "english")[0], "apart") is None  # and not a prefix
+    assert analysis.kind(analysis.query_words(["leader"], "english")[0], "lead") is None  # "er": a suffix kept
+    assert "apart".startswith(analysis.typo_reads(word.stem)[1])  # the vocabulary's range read finds it
