@@ -286,7 +286,10 @@ def _waits(ctx: _Context, doc: Document, weights: Mapping[str, int]) -> list[Key
     scopes (:meth:`_Context.word_idf`), so every correction must be found and counted first."""
     keys: list[Key] = []
     for index, word in enumerate(ctx.words[doc.scope]):
-        if not all(how.edits for _, how in analysis.best(word, weights)):
+        found = analysis.best(word, weights)
+        if not found:
+            return None  # a word it does not match: no score to wait for
+        if not all(how.edits for _, how in found):
             continue
         if ctx.deferred:
             return keys

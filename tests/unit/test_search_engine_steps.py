@@ -248,3 +248,14 @@ def test_corrections_of_a_word_score_with_the_idf_of_its_most_frequent_one() -> 
     result = engine.search(spec, store, Query(("jobs",), ("pyhton",), order="relevance"), 10)
     assert [h.id for h in result.hits] == [*(f"c{n:02d}" for n in range(7, -1, -1)), "rare"]
     assert len({h.score for h in result.hits}) == 1
+
+
+def test_a_document_without_one_of_the_words_does_not_wait_for_correction_counts() -> None:
+    """It cannot match, so it is dropped when loaded, not held for the counts of another word's corrections."""
+    store, spec = _store()
+    doc = spec.document(spec.load({"d001": {}})["d001"])  # "mentoring desk": no word near "pyhton"
+    assert doc is not None
+    ctx = engine._Context(spec, store, Query(SCOPES, ("desk", "pyhton"), order="relevance"),
+                          {s: engine.analysis.query_words(("desk", "pyhton"), "english") for s in SCOPES})
+    ctx.expansions[(doc.scope, 1)] = {"python": engine.analysis.Kind.TYPO}  # a correction, count unread
+    assert engine._waits(ctx, doc, index.impacts(index.term_frequencies(spec, doc))) is None
