@@ -69,6 +69,11 @@ TYPO_PENALTY = 1000.0
 MAX_BLOCK = 1000
 #: Fewest entries one read of a list asks for (a read costs a call whatever it returns).
 MIN_BLOCK = 5
+#: With several words, each read takes an impact list this many times deeper: a document must hold
+#: high impacts in every word's list before the threshold falls below the page, so the depth the
+#: walk needs grows with the lists (bench/search_model.py, two common words). Quadrupling reaches it
+#: in half the round trips of doubling and reads at most four times the entries it needs.
+DEEPEN = 4
 #: Largest square radius (cells) read around the centre at one geohash level before the next coarser
 #: level: 7 x 7 cells, 5.4 times the 3 x 3 block, so a level is left for one whose cells are 32 or
 #: 1,024 times larger only when 49 of its own cells hold less than a page.
@@ -590,10 +595,16 @@ class _Collector:
                 ahead += 1
         return found + ahead * rate >= self.need
 
+    def full_without_corrections(self) -> bool:
+        """Whether the ``need`` first matches score without a typo correction (relevance order):
+        then no document matching a word only through one can enter the page."""
+        return len(self.matches) >= self.need and not _corrected(self.matches[self.need - 1][0])
+
     def done_before(self, bound: tuple[Any, ...] | None) -> bool:
         """True when the ``need``-th match precedes ``bound`` (the best key an unread candidate
-        may have; ``None``: none remains)."""
-        if self.waiting:
+        may have; ``None``: none remains) and no waiting document (one matching a word only
+        through corrections, :func:`_waits`) can enter the page."""
+        if self.waiting and not self.full_without_corrections():
             return False
         top = self._top()
         if top is not None:  # a candidate not loaded yet bounds what follows like an unread entry
@@ -764,12 +775,14 @@ def _threshold(ctx: _Context, lists: Sequence[_List]) -> tuple[Any, ...] | None:
 def _list_block(ctx: _Context, lists: Sequence[_List], lst: _List, need: int, round_: int) -> int:
     """Entries of ``lst``'s next read: its share (by document count) of the word's lists of every
     scope, of ``1.25 x need x words / passing`` entries (:func:`_passing`) doubled each round,
-    less what it read already."""
+    less what it read already; with several words at least enough to take the list :data:`DEEPEN`
+    times deeper."""
     sizes = [max(1, ctx.df.get((other.scope, other.term), 1)) for other in lists if other.word == lst.word]
     share = max(1, ctx.df.get((lst.scope, lst.term), 1)) / sum(sizes)
     words = max(1, len(ctx.words[lst.scope]))
     target = math.ceil(1.25 * need * words * share * (1 << round_) / _passing(ctx)) + 1
-    return min(MAX_BLOCK, max(MIN_BLOCK, target - lst.read))
+    deeper = (DEEPEN - 1) * lst.read if words > 1 else 0
+    return min(MAX_BLOCK, max(MIN_BLOCK, target - lst.read, deeper))
 
 
 def _first_block(ctx: _Context, need: int) -> int:
@@ -824,7 +837,7 @@ def _relevance(ctx: _Context, collector: _Collector, unknown: Sequence[Key], ear
 
     def reads() -> list[Range]:
         reading[:] = _open(ctx, lists, collector)
-        sent[:] = ctx.deferred
+        sent[:] = ctx.deferred if _corrections_due(ctx, lists, collector) else []
         wanted = [Range(lst.pk, lst.last, limit=_list_block(ctx, lists, lst, collector.need, rounds[0])) for lst in reading]
         rounds[0] += 1
         return [*sent, *wanted]
@@ -856,6 +869,24 @@ def _relevance(ctx: _Context, collector: _Collector, unknown: Sequence[Key], ear
     entries = absorb([], [got for _, got in kept]) if kept else []
     _walk(ctx, collector, reads, absorb, lambda: _threshold(ctx, lists), unknown, entries, _likely_score(ctx, lists))
     return not ctx.deferred and all(lst.done for lst in lists)
+
+
+def _corrections_due(ctx: _Context, lists: Sequence[_List], collector: _Collector) -> bool:
+    """Whether the deferred typo keys are read in the next step: when a document matching a word only
+    through a correction may still enter the page, i.e. the page does not hold :attr:`_Collector.need`
+    matches free of corrections and no unread entry can bring one (the threshold is in a typo tier:
+    every word's own lists are read past what scores above a correction). A page of common words
+    is then answered without the typo keys' reads."""
+    if not ctx.deferred or collector.full_without_corrections():
+        return False
+    threshold = _threshold(ctx, lists)
+    return threshold is None or _corrected(threshold)
+
+
+def _corrected(key: tuple[Any, ...]) -> bool:
+    """Whether a relevance key is in a typo tier: each correction costs :data:`TYPO_PENALTY`, more
+    than every word's best contribution together, so a corrected score is negative."""
+    return -float(key[0]) < 0
 
 
 def _best_key(ctx: _Context, lists: Sequence[_List], sightings: Mapping[str, Mapping[tuple[str, int], int]],

@@ -164,6 +164,32 @@ def test_many_words_and_scopes_read_their_typo_keys_with_the_first_loads(monkeyp
     assert sum("|d|" in pk for pk in store.log[1]) == 16  # four typo keys per scope and word
 
 
+def test_words_whose_own_lists_fill_the_page_never_read_their_typo_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    store, spec = _store(300)
+    query = Query(SCOPES, ("garden", "mentoring"), order="relevance")
+    sent = _search(store, spec, query)
+    monkeypatch.setattr(engine, "DEFER_ABOVE", 10)
+    deferred = _search(store, spec, query)
+    assert [(h.id, h.score) for h in deferred.hits] == [(h.id, h.score) for h in sent.hits]
+    assert len(deferred.hits) == 10
+    assert not any("|d|" in pk for step in store.log for pk in step)  # a correction cannot enter the page
+    assert deferred.relation == "gte"  # the corrections' documents were never counted
+
+
+def test_several_words_take_each_list_four_times_deeper_per_read() -> None:
+    store, spec = _store(1200)
+    _search(store, spec, Query(SCOPES, ("garden", "mentoring"), order="relevance"))
+    depth: dict[str, int] = {}
+    deeper = 0
+    for step in store.ranges:
+        for wanted in (r for r in step if "|t|" in r.pk):
+            if wanted.pk in depth:
+                assert (wanted.limit or 0) >= (engine.DEEPEN - 1) * depth[wanted.pk]
+                deeper += 1
+            depth[wanted.pk] = depth.get(wanted.pk, 0) + (wanted.limit or 0)
+    assert deeper  # some list was read again
+
+
 def test_a_narrow_range_expects_its_share_of_each_bucket() -> None:
     narrow = NumberRange("price", low=Decimal(1000), high=Decimal(1050))
     assert engine._overlap(narrow, "p09") == 24 / 512  # 1000..1024 of 512..1024
