@@ -18,7 +18,11 @@ what the page read:
   round trips of the page in production;
 * **calls**: Queries (one per range) and BatchGetItem calls (100 keys each) of those steps;
 * **items**: the entries, counters and stored documents the steps returned, and the listing
-  records loaded.
+  records loaded;
+* **write units per listing**: what DynamoDB bills the index writer's writes of the last
+  :data:`TAIL` listings filed before each size (:class:`CountingStore`), the index at that size
+  rather than a young one, whose new terms each cost a vocabulary item and a typo key. The live
+  indexer's own writes beside the index writer's are not counted (docs/benchmarks.md).
 
 Not counted, because the API adds them around the engine whatever the data: the viewer's block
 list, the owners read with the listings, authentication. Read units are not modelled (item sizes
@@ -30,7 +34,8 @@ words (3 through the API, 2 here), and items within the owners and the block lis
 Budgets (``--check``): the round trips of ``bench/search.py`` (:data:`bench.search.ROUND_TRIPS_Q`
 for ``q`` with one or two words, :data:`bench.search.ROUND_TRIPS_GEO` for geo,
 :data:`bench.search.ROUND_TRIPS_OTHER` else) at every size, and items flat: at the largest size
-at most :data:`bench.search.FLAT` x the smallest's plus :data:`bench.search.FLAT_SLACK_ITEMS`.
+at most :data:`bench.search.FLAT` x the smallest's plus :data:`bench.search.FLAT_SLACK_ITEMS`;
+write units per listing at most ``2 x distinct stems + 20`` (:func:`bench.freshness.distinct_stems`).
 Budgets the engine misses are in :data:`PENDING` (printed, enforced with ``--check --pending``).
 
 Usage: ``python bench/search_model.py [--sizes 5000,20000] [--check [--pending]]`` (about a
@@ -52,18 +57,25 @@ if sys.path and Path(sys.path[0] or ".").resolve() == Path(__file__).resolve().p
     sys.path.pop(0)
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import Stemmer
+
 from bench import corpus, search
+from bench.freshness import distinct_stems
+from bench.proxy import item_size, write_units
 from bench.stack import budget_verdict
 from chalicelib.categories.models import CategoryList
 from chalicelib.categories.registry import all_categories
 from chalicelib.listings.search import spec as listing_spec
 from chalicelib.listings.search.query import parse_search
+from chalicelib.persistence.storage import to_item
 from chalicelib.search import engine, index
-from chalicelib.search.store import READ_PARALLEL, Item, Key, MemoryStore, Range, Slice
+from chalicelib.search.store import READ_PARALLEL, Item, Key, MemoryStore, Range, Slice, Store
 
 SIZES = "5000,20000"
 #: Listings per call of the index writer (a stream batch of the live indexer).
 BATCH = 100
+#: The listings filed last before each size whose write units are counted (the index at that size).
+TAIL = 1000
 #: Owners the listings are spread over.
 OWNERS = 50
 #: Budgets the engine misses at 5,000 and 20,000 listings, as ``(shape, budget)`` (docs/benchmarks.md,
@@ -83,11 +95,14 @@ PENDING: frozenset[tuple[str, str]] = frozenset({
 
 class CountingStore:
     """A :class:`~chalicelib.search.store.Store` that counts the round trips (``steps``), calls and
-    items of the reads it passes to ``inner`` (writes pass uncounted)."""
+    items of the reads it passes to ``inner``, and the write units of its writes (``units``: what
+    :class:`~chalicelib.search.store.DynamoStore` is billed for them, 1 per KB of the larger of
+    the item's old and new image, at least 1, a failed conditional write included; AWS docs,
+    "Item sizes and formats" and "Write request units")."""
 
     def __init__(self, inner: MemoryStore) -> None:
         self.inner = inner
-        self.steps = self.calls = self.items = 0
+        self.steps = self.calls = self.items = self.units = 0
 
     def read(self, ranges: Sequence[Range], keys: Sequence[Key]) -> tuple[list[Slice], dict[Key, Item]]:
         """See :meth:`chalicelib.search.store.Store.read`; counts one step, its calls and its items."""
@@ -98,21 +113,34 @@ class CountingStore:
         self.items += sum(len(s.items) for s in slices) + len(found)
         return slices, found
 
+    def _bill(self, key: Key, new: Item | None) -> None:
+        old = self.inner.partitions.get(key[0], {}).get(key[1])
+        self.units += write_units(max(item_size(to_item(old or {})), item_size(to_item(new or {}))))
+
     def write(self, puts: Sequence[Item], deletes: Sequence[Key]) -> None:
-        """See :meth:`chalicelib.search.store.Store.write`."""
+        """See :meth:`chalicelib.search.store.Store.write`; bills each put and delete."""
+        for item in puts:
+            self._bill((item["pk"], item["sk"]), item)
+        for key in deletes:
+            self._bill(key, None)
         self.inner.write(puts, deletes)
 
     def add(self, changes: Sequence[tuple[Key, int]]) -> list[int]:
-        """See :meth:`chalicelib.search.store.Store.add`."""
+        """See :meth:`chalicelib.search.store.Store.add`; bills each counter's update."""
+        for key, _ in changes:
+            self._bill(key, {"pk": key[0], "sk": key[1], "n": 0})
         return self.inner.add(changes)
 
     def put_newer(self, items: Sequence[Item]) -> list[bool]:
-        """See :meth:`chalicelib.search.store.Store.put_newer`."""
+        """See :meth:`chalicelib.search.store.Store.put_newer`; bills each conditional put."""
+        for item in items:
+            self._bill((item["pk"], item["sk"]), item)
         return self.inner.put_newer(items)
 
     def write_and_add(self, puts: Sequence[Item], deletes: Sequence[Key], changes: Sequence[tuple[Key, int]]) -> list[int]:
-        """See :meth:`chalicelib.search.store.Store.write_and_add`."""
-        return self.inner.write_and_add(puts, deletes, changes)
+        """See :meth:`chalicelib.search.store.Store.write_and_add`; bills as :meth:`write` and :meth:`add`."""
+        self.write(puts, deletes)
+        return self.add(changes)
 
 
 @dataclasses.dataclass
@@ -128,9 +156,10 @@ class Model:
         self.loaded += len(entries)
         return {i: self.records[i] for i in entries if i in self.records}
 
-    def grow(self, spec: index.IndexSpec, bodies: Sequence[Mapping[str, Any]]) -> list[str]:
+    def grow(self, spec: index.IndexSpec, bodies: Sequence[Mapping[str, Any]], store: Store | None = None) -> list[str]:
         """File ``bodies`` (``POST /v1/listings`` bodies) as ACTIVE listings, newer than those before,
-        :data:`BATCH` at a time; returns their ids in order."""
+        :data:`BATCH` at a time, through ``store`` (a counting wrapper of :attr:`store`; default
+        :attr:`store`); returns their ids in order."""
         changes, ids = [], []
         for body in bodies:
             n = len(self.records)
@@ -143,7 +172,7 @@ class Model:
             if doc is not None:
                 changes.append(index.Change(doc.id, doc.version, doc))
         for start in range(0, len(changes), BATCH):
-            index.apply(spec, self.store, changes[start:start + BATCH])
+            index.apply(spec, store or self.store, changes[start:start + BATCH])
         return ids
 
 
@@ -164,10 +193,25 @@ def ask(model: Model, spec: index.IndexSpec, shape: search.Shape) -> search.Figu
     return {"round_trips": counting.steps, "calls": counting.calls, "items": counting.items + model.loaded}
 
 
-def checks(figures: Mapping[int, Mapping[str, search.Figures]], kinds: Mapping[str, str]) -> list[tuple[tuple[str, str], str]]:
-    """The budgets missed, as ``((shape, budget), message)``."""
+def file_counted(model: Model, spec: index.IndexSpec, bodies: Sequence[Mapping[str, Any]]) -> tuple[float, float]:
+    """File ``bodies``, the last :data:`TAIL` of them counted; returns their mean write units per
+    listing and its budget, ``2 x distinct stems + 20`` (:func:`bench.freshness.distinct_stems`)."""
+    tail = bodies[-TAIL:]
+    model.grow(spec, bodies[:len(bodies) - len(tail)])
+    counting = CountingStore(model.store)
+    model.grow(spec, tail, counting)
+    stemmer = Stemmer.Stemmer("english")
+    budget = sum(2 * distinct_stems(dict(b), stemmer) + 20 for b in tail) / max(1, len(tail))
+    return counting.units / max(1, len(tail)), budget
+
+
+def checks(figures: Mapping[int, Mapping[str, search.Figures]], kinds: Mapping[str, str],
+           writes: Mapping[int, tuple[float, float]]) -> list[tuple[tuple[str, str], str]]:
+    """The budgets missed, as ``((shape, budget), message)``; ``writes``: size -> (write units per
+    listing, budget)."""
     limits = {"q": search.ROUND_TRIPS_Q, "geo": search.ROUND_TRIPS_GEO, "other": search.ROUND_TRIPS_OTHER}
-    missed = []
+    missed = [(("index writes", "write units"), f"index writes at {size:,}: {units:.0f} write units per listing > budget {budget:.0f}")
+              for size, (units, budget) in writes.items() if units > budget]
     sizes = sorted(figures)
     for size in sizes:
         for name, f in figures[size].items():
@@ -195,8 +239,9 @@ def main(argv: list[str] | None = None) -> int:
     spec = dataclasses.replace(listing_spec.spec(), load=model.load)
     listing_shapes = [s for s in search.shapes("unused") if s.path == "/v1/listings/search"]
     figures: dict[int, dict[str, search.Figures]] = {}
+    writes: dict[int, tuple[float, float]] = {}
     for size in sizes:
-        model.grow(spec, bodies[len(model.records):size])
+        writes[size] = file_counted(model, spec, bodies[len(model.records):size])
         figures[size] = {shape.name: ask(model, spec, shape) for shape in listing_shapes}
         print(f"{size:,} listings filed and asked {time.monotonic() - started:.0f} s after the start", file=sys.stderr)
     print(f"\nper page (pageSize {search.PAGE_SIZE}): the engine over an in-memory store; round trips / calls / items\n")
@@ -208,7 +253,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {shape.name} | " + " | ".join(f"{f['round_trips']:g} / {f['calls']:g} / {f['items']:g}" for f in row)
               + f" | {ratio:.2f} |")
     print()
-    failed = budget_verdict(checks(figures, {s.name: s.kind for s in listing_shapes}), PENDING, args.pending, started)
+    print(f"write units per listing, the last {TAIL:,} filed before each size / budget (2 x distinct stems + 20): "
+          + ", ".join(f"{units:.0f} / {budget:.0f} at {size:,}" for size, (units, budget) in writes.items()) + "\n")
+    failed = budget_verdict(checks(figures, {s.name: s.kind for s in listing_shapes}, writes), PENDING, args.pending, started)
     return 1 if failed and args.check else 0
 
 

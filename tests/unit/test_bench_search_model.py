@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from types import ModuleType
 
 import pytest
@@ -30,11 +31,25 @@ def test_a_step_counts_its_calls_in_waves_of_the_read_threads_and_the_items_retu
     assert counting.items == 8 + 5 * (READ_PARALLEL + 1)
 
 
+def test_a_write_is_billed_a_unit_per_kb_of_the_larger_image_at_least_one(model: ModuleType) -> None:
+    counting = model.CountingStore(_store(2))
+    counting.write([{"pk": "p", "sk": "000", "text": "x" * 1500}], [("p", "001")])  # 2 units; a delete 1
+    counting.write([{"pk": "p", "sk": "000"}], [("p", "404")])  # the old image's 2 units; a missing item 1
+    counting.add([(("c", "n"), 1)])
+    assert counting.put_newer([{"pk": "p", "sk": "new", "v": 1}]) == [True]
+    assert counting.units == 2 + 1 + 2 + 1 + 1 + 1
+
+
 def test_a_run_measures_every_listing_shape_at_each_size(model: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
     assert model.main(["--sizes", "30,60"]) == 0
-    table = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ") and "listings |" not in line]
+    out = capsys.readouterr().out.splitlines()
+    table = [line for line in out if line.startswith("| ") and "listings |" not in line]
     names = [shape.name for shape in model.search.shapes("x") if shape.path == "/v1/listings/search"]
     assert [row.split(" | ")[0].lstrip("| ") for row in table] == names
     category_page = next(row for row in table if row.startswith("| category page |"))
     steps, calls, items = (int(x) for x in category_page.split(" | ")[1].split(" / "))
     assert min(steps, calls, items) >= 1
+    writes = next(line for line in out if line.startswith("write units per listing"))
+    billed = re.findall(r"(\d+) / (\d+) at ([\d,]*\d)", writes)
+    assert [size for _, _, size in billed] == ["30", "60"]
+    assert all(int(units) > 0 and int(budget) > 20 for units, budget, _ in billed)
