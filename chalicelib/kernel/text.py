@@ -76,23 +76,34 @@ def _joins(text: str, index: int) -> bool:
       up to U+E007F CANCEL TAG (the flags of England, Scotland, Wales).
     """
     char = text[index]
+    if char in (_ZWJ, _ZWNJ):
+        return _joiner_joins(text, index)
+    if ord(char) in _TAG_SPEC or char == _CANCEL_TAG:
+        return _in_tag_sequence(text, index)
+    return False
+
+
+def _joiner_joins(text: str, index: int) -> bool:
+    """Whether the ZWJ or ZWNJ at ``index`` follows a virama, or joins two emoji (ZWJ) or two
+    letters of category Lo (ZWNJ): :func:`_joins`'s first two exceptions."""
     before = text[index - 1] if index > 0 else ""
     after = text[index + 1] if index + 1 < len(text) else ""
-    if char in (_ZWJ, _ZWNJ):
-        if before and unicodedata.combining(before) == _VIRAMA:
-            return True
-        if char == _ZWJ:
-            return _emoji_before(text, index) and unicodedata.category(after or " ") == "So"
-        return unicodedata.category(before or " ") == "Lo" and unicodedata.category(after or " ") == "Lo"
-    if ord(char) in _TAG_SPEC or char == _CANCEL_TAG:
-        start = index  # the first tag spec of the run holding ``index``
-        while start > 0 and ord(text[start - 1]) in _TAG_SPEC:
-            start -= 1
-        end = index if char == _CANCEL_TAG else index + 1  # where the CANCEL TAG must be
-        while end < len(text) and ord(text[end]) in _TAG_SPEC:
-            end += 1
-        return end > start and start > 0 and text[start - 1] == _TAG_BASE and end < len(text) and text[end] == _CANCEL_TAG
-    return False
+    if before and unicodedata.combining(before) == _VIRAMA:
+        return True
+    if text[index] == _ZWJ:
+        return _emoji_before(text, index) and unicodedata.category(after or " ") == "So"
+    return unicodedata.category(before or " ") == "Lo" and unicodedata.category(after or " ") == "Lo"
+
+
+def _in_tag_sequence(text: str, index: int) -> bool:
+    """Whether the tag character at ``index`` belongs to an emoji tag sequence: 🏴, tag specs, CANCEL TAG."""
+    start = index  # the first tag spec of the run holding ``index``
+    while start > 0 and ord(text[start - 1]) in _TAG_SPEC:
+        start -= 1
+    end = index if text[index] == _CANCEL_TAG else index + 1  # where the CANCEL TAG must be
+    while end < len(text) and ord(text[end]) in _TAG_SPEC:
+        end += 1
+    return end > start and start > 0 and text[start - 1] == _TAG_BASE and end < len(text) and text[end] == _CANCEL_TAG
 
 
 def _refused_char(text: str, multi_line: bool) -> str | None:

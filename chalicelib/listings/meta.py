@@ -199,28 +199,8 @@ def validate_meta(category: Category, role_key: str, meta: dict[str, str]) -> di
         required field missing, a value not fitting its type, or an address that cannot be
         geocoded.
     """
-    issues: list[errors.FieldIssue] = []
     allowed = {f.key: f for f in category.fields if role_key in f.roles}
-    coordinate_keys = {f"{f.key}_{axis}": f for f in allowed.values() if f.type == FieldType.LOCATION for axis in ("lat", "lng")}
-    result: dict[str, str] = {}
-
-    for key, value in meta.items():
-        if key in coordinate_keys:
-            continue
-        field = allowed.get(key)
-        if field is None:
-            known = "a field of another role" if category.field(key) else "not a field of this category"
-            issues.append(errors.FieldIssue(field=f"meta.{key}", issue=f"unknown field for role '{role_key}' ({known})"))
-            continue
-        if not value.strip():
-            continue  # empty optional values are dropped; required ones are reported below
-        try:
-            parsed = parse_value(field, value)
-        except InvalidValue as exc:
-            issues.append(errors.FieldIssue(field=f"meta.{key}", issue=str(exc)))
-            continue
-        if parsed:  # rich text that sanitizes to nothing counts as missing, like an empty value
-            result[key] = parsed
+    result, issues = _parse_values(category, role_key, allowed, meta)
 
     for field in allowed.values():
         if role_key in field.requiredFor and field.key not in result and not any(i.field == f"meta.{field.key}" for i in issues):
@@ -232,6 +212,33 @@ def validate_meta(category: Category, role_key: str, meta: dict[str, str]) -> di
     if issues:
         raise errors.RuleViolation("Listing meta is invalid: " + ", ".join(i.field for i in issues), issues)
     return result
+
+
+def _parse_values(category: Category, role_key: str, allowed: dict[str, CategoryField], meta: dict[str, str]
+                  ) -> tuple[dict[str, str], list[errors.FieldIssue]]:
+    """The canonical values of ``meta``'s fields that ``allowed`` holds (empty ones dropped; location
+    coordinates left to :func:`_locate`) and an issue per unknown field or value that does not parse."""
+    coordinate_keys = {f"{f.key}_{axis}" for f in allowed.values() if f.type == FieldType.LOCATION for axis in ("lat", "lng")}
+    result: dict[str, str] = {}
+    issues: list[errors.FieldIssue] = []
+    for key, value in meta.items():
+        if key in coordinate_keys:
+            continue
+        field = allowed.get(key)
+        if field is None:
+            known = "a field of another role" if category.field(key) else "not a field of this category"
+            issues.append(errors.FieldIssue(field=f"meta.{key}", issue=f"unknown field for role '{role_key}' ({known})"))
+            continue
+        if not value.strip():
+            continue  # empty optional values are dropped; required ones are reported by validate_meta
+        try:
+            parsed = parse_value(field, value)
+        except InvalidValue as exc:
+            issues.append(errors.FieldIssue(field=f"meta.{key}", issue=str(exc)))
+            continue
+        if parsed:  # rich text that sanitizes to nothing counts as missing, like an empty value
+            result[key] = parsed
+    return result, issues
 
 
 def _locate(field: CategoryField, meta: dict[str, str], result: dict[str, str]) -> list[errors.FieldIssue]:

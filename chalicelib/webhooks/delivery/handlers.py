@@ -102,42 +102,63 @@ def handle_outbox_batch(event: dict[str, Any], context: Any = None) -> dict[str,
     """
     records = event.get("Records") or []
     found = [(r, e) for r in records if (e := _inserted_event(r)) is not None]
+    directory = _prefetched([e for _, e in found])
+    queued, sources, first_failed = _fan_out(found, directory)
+    first_failed = _enqueue(queued, sources) or first_failed
+    if queued:
+        logger.info("webhook deliveries queued", extra={"deliveries": len(queued), "events": len(found)})
+    return _failures([first_failed] if first_failed is not None else [])
+
+
+def _prefetched(events: list[Event]) -> recipients.WebhookDirectory:
+    """A directory holding the webhooks of every event of a batch, read at once (on a failure each
+    event reads its own again and fails on its own)."""
     directory = recipients.WebhookDirectory()
-    bound = [i for _, e in found if e.type.startswith("match_request.") for i in e.routing.get("webhookIds") or []]
-    bound += [e.target_webhook_id for _, e in found if e.target_webhook_id]
-    owners = [o for _, e in found if (o := recipients.owner_read(e)) is not None]
+    bound = [i for e in events if e.type.startswith("match_request.") for i in e.routing.get("webhookIds") or []]
+    bound += [e.target_webhook_id for e in events if e.target_webhook_id]
+    owners = [o for e in events if (o := recipients.owner_read(e)) is not None]
     try:
         directory.by_ids(bound)  # one BatchGetItem for the whole batch
         directory.by_owners(owners)  # the recipients' Queries at once, not one round trip after another
-    except Exception:  # each event reads again below and fails on its own
+    except Exception:
         logger.exception("prefetching webhooks failed")
+    return directory
+
+
+def _fan_out(found: list[tuple[dict[str, Any], Event]], directory: recipients.WebhookDirectory
+             ) -> tuple[list[Delivery], list[str], str | None]:
+    """The deliveries of the batch's events in record order, the sequence number of each one's
+    record, and that of the first record whose recipients could not be read (the fan-out stops
+    there: Lambda retries from it)."""
     queued: list[Delivery] = []
-    sources: list[str] = []  # the sequence number of each queued delivery's record
-    first_failed: str | None = None
+    sources: list[str] = []
     for record, item in found:
         sequence = str(record["dynamodb"]["SequenceNumber"])
         try:
             webhooks = recipients.recipients(item, directory)
         except Exception:  # the record is reported and retried
             logger.exception("webhook fan-out failed", extra={"eventId": item.event_id})
-            first_failed = sequence
-            break
+            return queued, sources, sequence
         for webhook in webhooks:
             queued.append(Delivery(item, str(webhook["webhookId"]), owner_id=str(webhook["ownerId"]),
                                    lane=webhook.get("lane"), slow=bool(webhook.get("breakerOpenedAt"))))
             sources.append(sequence)
+    return queued, sources, None
+
+
+def _enqueue(queued: list[Delivery], sources: list[str]) -> str | None:
+    """Queue ``queued`` with the batch's owners taking turns; returns the sequence number of the
+    earliest record with a delivery not queued (``sources``: each delivery's), or ``None``."""
     order = lanes.owners_in_turn(queued)  # one owner's fan-out does not hold up the others' deliveries
     try:
         lanes.enqueue([queued[i] for i in order])
     except lanes.EnqueueFailed as exc:
         logger.error("queuing deliveries failed", extra={"failed": len(exc.failed)})
-        first_failed = sources[min(order[i] for i in exc.failed)]  # the earliest record with a delivery not queued
+        return sources[min(order[i] for i in exc.failed)]
     except Exception:
         logger.exception("queuing deliveries failed")
-        first_failed = sources[0] if sources else first_failed
-    if queued:
-        logger.info("webhook deliveries queued", extra={"deliveries": len(queued), "events": len(found)})
-    return _failures([first_failed] if first_failed is not None else [])
+        return sources[0] if sources else None
+    return None
 
 
 def handle_lane_batch(event: dict[str, Any], context: Any = None) -> dict[str, Any]:
