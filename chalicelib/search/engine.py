@@ -74,6 +74,11 @@ MIN_BLOCK = 5
 #: walk needs grows with the lists (bench/search_model.py, two common words). Quadrupling reaches it
 #: in half the round trips of doubling and reads at most four times the entries it needs.
 DEEPEN = 4
+#: Standard normal quantile of the confidence with which a step's loads fill the page: a candidate
+#: matches with probability ``rate``, so ``n`` of them hold a binomial count of matches, taken at its
+#: mean less ``LOAD_Z`` standard deviations (the normal approximation; 1.28: 90 %). A load that falls
+#: short costs a round trip for the few candidates missing.
+LOAD_Z = 1.28
 #: Largest square radius (cells) read around the centre at one geohash level before the next coarser
 #: level: 7 x 7 cells, 5.4 times the 3 x 3 block, so a level is left for one whose cells are 32 or
 #: 1,024 times larger only when 49 of its own cells hold less than a page.
@@ -529,21 +534,23 @@ class _Collector:
 
     def select(self) -> dict[str, float]:
         """The pooled candidates to load now, taken from the pool in order of best key until, with the
-        matches before them, they are expected to fill :attr:`need` (each counts :attr:`rate`, the
-        share expected to match: below 1 when words must still match; 0 loads every candidate that
-        may enter the page), so a page loads about its own documents however many candidates the
-        lists' blocks brought (the rest wait and bound the walk, :meth:`done_before`); once the
+        matches before them, they fill :attr:`need` with 90 % confidence (:data:`LOAD_Z`; each
+        matches with probability :attr:`rate`, below 1 when words must still match; 0 loads every
+        candidate that may enter the page), so a page loads about its own documents however many
+        candidates the lists' blocks brought (the rest wait and bound the walk, :meth:`done_before`); once the
         matches hold a page, every candidate that may still enter it."""
         keys = [key for key, _ in self.matches]
         chosen: dict[str, float] = {}
-        expected = 0.0
+        expected = spread = 0.0  # the mean and variance of the chosen candidates' matches (a binomial)
         while (top := self._top()) is not None:
             # With a page found, every candidate that could still enter it is loaded (it would hold the walk open).
-            if bisect.bisect_left(keys, top[0]) + (expected if len(keys) < self.need else 0) >= self.need:
+            likely = expected - LOAD_Z * math.sqrt(spread)
+            if bisect.bisect_left(keys, top[0]) + (likely if len(keys) < self.need else 0) >= self.need:
                 break
             heapq.heappop(self.heap)
             chosen[top[1]] = self.pool.pop(top[1])
             expected += self.rate
+            spread += self.rate * (1 - self.rate)
         return chosen
 
     def holds_more(self) -> bool:

@@ -82,3 +82,17 @@ def test_a_step_keys_only_new_candidates_and_the_top_of_the_pool() -> None:
     for words in (("garden", "mentoring"), ("mentoring",), ("ment",)):
         calls, pooled, resorted = _keyings(Query(SCOPES, words, order="relevance"), 400)
         assert calls <= pooled + 40, words
+
+
+def test_a_step_loads_enough_candidates_to_fill_the_page_with_90_percent_confidence() -> None:
+    """With each candidate matching with probability ``rate``, a step loads ``n`` of them where
+    ``n x rate - 1.28 x sqrt(n x rate x (1 - rate))`` reaches the page (the binomial's 10 % quantile,
+    normal approximation): 27 for 10 at one in two, where the mean alone (20) falls short half the time."""
+    store, spec = _store()
+    ctx = engine._Context(spec, store, Query(SCOPES, order="newest"), {})
+    collector = engine._Collector(ctx, 10, None, rate=0.5)
+    collector.entries.update({f"d{n:03d}": {"age": f"{n:03d}"} for n in range(40)})
+    collector.add({f"d{n:03d}": 0.0 for n in range(40)})
+    assert len(collector.select()) == 27
+    collector.rate = 1.0  # every candidate matches: exactly the page
+    assert len(collector.select()) == 10
