@@ -537,15 +537,15 @@ class _Collector:
         matches before them, they fill :attr:`need` with 90 % confidence (:data:`LOAD_Z`; each
         matches with probability :attr:`rate`, below 1 when words must still match; 0 loads every
         candidate that may enter the page), so a page loads about its own documents however many
-        candidates the lists' blocks brought (the rest wait and bound the walk, :meth:`done_before`); once the
-        matches hold a page, every candidate that may still enter it."""
+        candidates the lists' blocks brought (the rest wait and bound the walk,
+        :meth:`done_before`); once the matches hold a page, every candidate that may still enter it."""
         keys = [key for key, _ in self.matches]
         chosen: dict[str, float] = {}
         expected = spread = 0.0  # the mean and variance of the chosen candidates' matches (a binomial)
         while (top := self._top()) is not None:
             # With a page found, every candidate that could still enter it is loaded (it would hold the walk open).
-            likely = expected - LOAD_Z * math.sqrt(spread)
-            if bisect.bisect_left(keys, top[0]) + (likely if len(keys) < self.need else 0) >= self.need:
+            confident = expected - LOAD_Z * math.sqrt(spread)
+            if bisect.bisect_left(keys, top[0]) + (confident if len(keys) < self.need else 0) >= self.need:
                 break
             heapq.heappop(self.heap)
             chosen[top[1]] = self.pool.pop(top[1])
