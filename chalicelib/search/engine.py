@@ -466,6 +466,7 @@ class _Collector:
     heap: list[tuple[tuple[Any, ...], str]] = field(default_factory=list)
     best: Callable[[str], tuple[tuple[Any, ...], bool] | None] | None = None
     rate: float = 1.0
+    loading: dict[str, float] = field(default_factory=dict)
 
     def prefilter(self, entries: Sequence[Item]) -> dict[str, float]:
         """The ids of the new ``entries`` that pass the projection check, with their distances."""
@@ -551,6 +552,7 @@ class _Collector:
             chosen[top[1]] = self.pool.pop(top[1])
             expected += self.rate
             spread += self.rate * (1 - self.rate)
+        self.loading = chosen
         return chosen
 
     def holds_more(self) -> bool:
@@ -601,6 +603,18 @@ class _Collector:
             if key is not None and key < bound and (self.after is None or key > self.after):
                 ahead += 1
         return found + ahead * rate >= self.need
+
+    def last_at_worst(self, likely: Callable[[Item], tuple[Any, ...] | None] | None) -> tuple[Any, ...] | None:
+        """The key the page's last document has at worst: the :attr:`need`-th of the matches' keys
+        and the ``likely`` keys (:meth:`settles`) of the candidates being loaded (:meth:`select`), or
+        ``None`` while they hold less than a page."""
+        keys = [key for key, _ in self.matches]
+        if likely is not None:
+            for doc_id in self.loading:
+                key = likely(self.entries[doc_id])
+                if key is not None and (self.after is None or key > self.after):
+                    keys.append(key)
+        return sorted(keys)[self.need - 1] if len(keys) >= self.need else None
 
     def full_without_corrections(self) -> bool:
         """Whether the ``need`` first matches score without a typo correction (relevance order):
@@ -738,15 +752,18 @@ def _stem_ceilings(ctx: _Context, value: float) -> list[int]:
     return out
 
 
-def _open(ctx: _Context, lists: Sequence[_List], collector: _Collector) -> list[_List]:
-    """The lists worth reading next: every one not read to its end until the collector holds a
-    page; then those whose bound, with the best bound of each other word of its scope, reaches
-    the page's last score (an unseen document found through any other list scores below it).
-    The threshold still decides the end, so this only saves reads."""
+def _open(ctx: _Context, lists: Sequence[_List], collector: _Collector,
+          likely: Callable[[Item], tuple[Any, ...] | None] | None) -> list[_List]:
+    """The lists worth reading next: every one not read to its end until the matches and the
+    candidates being loaded hold a page (:meth:`_Collector.last_at_worst`); then those whose bound,
+    with the best bound of each other word of its scope, reaches the page's last score at worst
+    (an unseen document found through any other list scores below it). The threshold still
+    decides the end, so this only saves reads."""
     unread = [lst for lst in lists if not lst.done]
-    if len(collector.matches) < collector.need:
+    worst = collector.last_at_worst(likely)
+    if worst is None:
         return unread
-    last = -collector.matches[collector.need - 1][0][0]
+    last = -worst[0]
     best: dict[tuple[str, int], float] = {}
     for lst in unread:
         bound = lst.bound(ctx) or 0.0  # not None: the list is not done
@@ -760,23 +777,26 @@ def _open(ctx: _Context, lists: Sequence[_List], collector: _Collector) -> list[
 
 
 def _threshold(ctx: _Context, lists: Sequence[_List]) -> tuple[Any, ...] | None:
-    """The best key a document not read yet can have, or ``None`` when none can match."""
-    best: float | None = None
+    """The best key a document not read yet can have, or ``None`` when none can match. A document
+    scoring a scope's best total holds, in each word, that word's best bound in a list whose bound
+    it is, after the list's head (the entries of one impact lie newest first): it is no newer than
+    the newest such head of any word, which is the key's age."""
+    best: tuple[Any, ...] | None = None
     for scope, words in ctx.words.items():
-        total = 0.0
+        total, age = 0.0, ""
         for index in range(len(words)):
-            bounds = [b for lst in lists if lst.scope == scope and lst.word == index if (b := lst.bound(ctx)) is not None]
+            bounds = [(b, str(lst.head["age"]) if lst.head is not None else "")
+                      for lst in lists if lst.scope == scope and lst.word == index if (b := lst.bound(ctx)) is not None]
             if ctx.pending(scope):  # a correction not known yet: at most the best idf's, at the top impact
-                bounds.append(contribution(Kind.TYPO, ctx.idf(""), LEVELS))
+                bounds.append((contribution(Kind.TYPO, ctx.idf(""), LEVELS), ""))
             if not bounds:
                 break
-            total += max(bounds)
+            top = max(b for b, _ in bounds)
+            total += top
+            age = max(age, min(a for b, a in bounds if b == top))
         else:
-            best = total if best is None or total > best else best
-    if best is None:
-        return None
-    heads = [str(lst.head["age"]) if lst.head is not None else "" for lst in lists if not lst.done]
-    return (-best, min(heads, default=""))
+            best = min(best, (-total, age)) if best is not None else (-total, age)
+    return best
 
 
 def _list_block(ctx: _Context, lists: Sequence[_List], lst: _List, need: int, round_: int) -> int:
@@ -841,9 +861,10 @@ def _relevance(ctx: _Context, collector: _Collector, unknown: Sequence[Key], ear
     # the Threshold Algorithm): loading fewer would leave most of them waiting on the other words'
     # lists and cost a round trip per block.
     collector.rate = 1.0 if all(len(w) == 1 for w in ctx.words.values()) else 0.0
+    likely = _likely_score(ctx, lists)
 
     def reads() -> list[Range]:
-        reading[:] = _open(ctx, lists, collector)
+        reading[:] = _open(ctx, lists, collector, likely)
         sent[:] = ctx.deferred if _corrections_due(ctx, lists, collector) else []
         wanted = [Range(lst.pk, lst.last, limit=_list_block(ctx, lists, lst, collector.need, rounds[0])) for lst in reading]
         rounds[0] += 1
@@ -874,7 +895,7 @@ def _relevance(ctx: _Context, collector: _Collector, unknown: Sequence[Key], ear
             if lst.pk == wanted.pk and not lst.done and (wanted.after or "") <= (lst.last or "")]
     reading[:], sent[:] = [lst for lst, _ in kept], []
     entries = absorb([], [got for _, got in kept]) if kept else []
-    _walk(ctx, collector, reads, absorb, lambda: _threshold(ctx, lists), unknown, entries, _likely_score(ctx, lists))
+    _walk(ctx, collector, reads, absorb, lambda: _threshold(ctx, lists), unknown, entries, likely)
     return not ctx.deferred and all(lst.done for lst in lists)
 
 

@@ -128,6 +128,26 @@ def test_a_page_that_the_loaded_block_completes_reads_no_further_block() -> None
         assert store.entries < 60, query
 
 
+def test_the_loads_that_will_fill_the_page_close_the_lists_that_cannot_reach_it() -> None:
+    """Jobs' documents hold "mentoring" in a one-word title (the best impact, all tied), homes' in
+    longer titles. A prefix's block takes each scope's share; once the candidates being loaded
+    hold a page at their worst scores, only jobs' list can still reach it. The ties of jobs end
+    the walk although homes' documents are newer: no unread one can score jobs' impact."""
+    records: dict[str, Mapping[str, Any]] = {}
+    for n in range(40):
+        for scope, title, t in (("jobs", "mentoring", n + 1), ("homes", "mentoring" + " desk" * (1 + n % 20), n + 100)):
+            records[f"{scope[0]}{n:03d}"] = {"id": f"{scope[0]}{n:03d}", "v": 1, "scope": scope, "t": t, "title": title,
+                                             "body": "", "role": "a", "price": "1", "lat": 47.5, "lng": 8.5}
+    spec, store = _spec(records), Recording()
+    index.apply(spec, store, [Change(d.id, d.version, d) for r in records.values() if (d := spec.document(r)) is not None])
+    query = Query(SCOPES, ("ment",), order="relevance")
+    result = _search(store, spec, query)
+    assert [h.id for h in result.hits] == [f"j{n:03d}" for n in range(39, 29, -1)]
+    lists = [[pk for pk in step if "|t|mentor" in pk] for step in store.log]
+    assert lists[1] == ["test|jobs|t|mentor", "test|homes|t|mentor"]  # each scope's share
+    assert lists[2:] == [["test|jobs|t|mentor"], []]  # with the loads: jobs' list alone; then the last loads
+
+
 def test_a_page_loads_about_its_own_documents_whatever_its_blocks_read() -> None:
     """Each scope's first block may hold the whole page (11 of each scope's 100 entries here), but only
     the candidates whose best key ranks within the page are loaded: by relevance (the entry's impact
