@@ -79,9 +79,10 @@ DEEPEN = 4
 #: mean less ``LOAD_Z`` standard deviations (the normal approximation; 1.28: 90 %). A load that falls
 #: short costs a round trip for the few candidates missing.
 LOAD_Z = 1.28
-#: Largest square radius (cells) read around the centre at one geohash level before the next coarser
-#: level: 7 x 7 cells, 5.4 times the 3 x 3 block, so a level is left for one whose cells are 32 or
-#: 1,024 times larger only when 49 of its own cells hold less than a page.
+#: Radius (cells) of the largest square around the centre whose reach bounds the discs read at one
+#: geohash level before the next coarser level: 7 x 7 cells, 5.4 times the 3 x 3 block, so a level
+#: is left for one whose cells are 32 or 1,024 times larger only when 49 of its own cells hold less
+#: than a page.
 GEO_RINGS = 3
 #: The lowest bucket exponent whose values a range takes as spread evenly (:func:`_overlap`): a
 #: smaller bucket holds a few distinct values (levels, counts), which an even spread misjudges.
@@ -1162,19 +1163,56 @@ def _block(lat: float, lng: float, level: int) -> tuple[tuple[str, ...], float]:
     return tuple(sorted(cells)), reach
 
 
-def _radius(known: int, need: int) -> int:
-    """The smallest square radius (1 .. :data:`GEO_RINGS`) whose cells hold ``need`` documents if
-    they are as dense as the 3 x 3 block, which holds ``known``."""
-    return next((r for r in range(1, GEO_RINGS) if known * (2 * r + 1) ** 2 >= 9 * need), GEO_RINGS)
+def _area_km2(cells: Iterable[str]) -> float:
+    """The area of geohash cells (km², each taken as a rectangle at its mid latitude)."""
+    return sum(geo.cell_area_km2(c) for c in cells)
+
+
+def _disc(lat: float, lng: float, level: int, radius_km: float) -> tuple[frozenset[str], float]:
+    """The cells at ``level`` whose nearest point lies within ``radius_km`` of the centre (its own
+    cell always) and the distance (km) from the centre to the nearest cell outside them (the reach
+    of a read of those cells). Found outwards from the centre's cell: the cells a disc meets are
+    connected."""
+    centre = geo.cell_of(lat, lng, level)
+    cells, frontier, outside = {centre}, [centre], dict[str, float]()
+    while frontier:
+        found = []
+        for cell in frontier:
+            for other in _square(cell, 1) - cells:
+                if other in outside:
+                    continue
+                distance = geo.min_distance_km(lat, lng, other)
+                if distance >= radius_km:
+                    outside[other] = distance
+                    continue
+                cells.add(other)
+                found.append(other)
+        frontier = found
+    return frozenset(cells), min(outside.values(), default=_INFINITY)
+
+
+def _discs(lat: float, lng: float, level: int, radius: float) -> Iterator[tuple[frozenset[str], float]]:
+    """The discs of cells (:func:`_disc`) of one level, nearest first: the one of ``radius`` km, then
+    each time one of twice the area, up to the reach of the largest square of :data:`GEO_RINGS` (a
+    disc within it), as the cells each adds and its reach (km)."""
+    widest = _square_at(lat, lng, level, GEO_RINGS)[1]
+    radius, read = min(widest, radius), frozenset[str]()
+    while True:
+        cells, reach = _disc(lat, lng, level, radius)
+        yield cells - read, reach
+        if radius >= widest:
+            return
+        read, radius = cells, min(widest, max(radius, reach) * math.sqrt(2))
 
 
 def _rings(ctx: _Context, need: int) -> Iterator[tuple[list[str], float]]:
     """The geo reads of a nearest-first search, nearest first: at each level from the finest whose
-    largest square may hold ``need`` documents (by the density of its 3 x 3 block), squares of
-    growing radius (:func:`_radius` first, up to :data:`GEO_RINGS`), each read as the cells it adds;
-    then every document. Yields each read's lists and its reach (km): no document outside what was
-    read lies nearer. A cell of a 3 x 3 block whose size is 0 is not read, nor a scope whose 3 x 3
-    block at the next coarser level (which holds every square of this one) is empty."""
+    largest square may hold ``need`` documents (by the density of its 3 x 3 block), its discs of
+    cells (:func:`_discs`), the first one's circle expected to hold ``need`` documents at that
+    density (the cells it meets reach past it, so they hold a page more often than not); then
+    every document. Yields each read's lists and its reach (km): no document outside what was
+    read lies nearer. A cell of a 3 x 3 block whose size is 0 is not read, nor a scope whose
+    3 x 3 block at the next coarser level (which holds every disc of this one) is empty."""
     near = ctx.query.near
     assert near is not None
 
@@ -1188,12 +1226,12 @@ def _rings(ctx: _Context, need: int) -> Iterator[tuple[list[str], float]]:
     for i in range(start, len(GEO_LEVELS)):
         level, coarser = GEO_LEVELS[i], GEO_LEVELS[i + 1] if i + 1 < len(GEO_LEVELS) else None
         scopes = [s for s in ctx.query.scopes if coarser is None or known(coarser, (s,)) > 0]
-        block, read = frozenset(_block(near.lat, near.lng, level)[0]), frozenset[str]()
-        for radius in range(_radius(known(level), need), GEO_RINGS + 1):
-            cells, reach = _square_at(near.lat, near.lng, level, radius)
-            yield [ctx.spec.list_key(s, f"g{level}|{c}") for s in scopes for c in sorted(cells - read)
+        block = _block(near.lat, near.lng, level)[0]
+        density = known(level) / max(_area_km2(block), 1e-9)  # documents per km²
+        radius = math.sqrt(need / (math.pi * density)) if density else _INFINITY
+        for cells, reach in _discs(near.lat, near.lng, level, radius):
+            yield [ctx.spec.list_key(s, f"g{level}|{c}") for s in scopes for c in sorted(cells)
                    if c not in block or ctx.count(s, f"g{level}|{c}") > 0], reach
-            read = cells
     yield [ctx.spec.list_key(s, "a") for s in ctx.query.scopes], _INFINITY
 
 

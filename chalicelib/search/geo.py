@@ -97,6 +97,15 @@ def min_distance_km(lat: float, lng: float, geohash: str) -> float:
     return haversine_km(lat, lng, near, edge)
 
 
+def cell_area_km2(geohash: str) -> float:
+    """A geohash cell's area in km², taken as a rectangle whose width is measured at its mid
+    latitude (exact enough for a density: cells are small against the Earth's curvature)."""
+    box = _bounding_box(geohash)
+    height = (box.max_lat - box.min_lat) * _KM_PER_DEGREE_LAT
+    width = (box.max_lon - box.min_lon) * _KM_PER_DEGREE_LAT * math.cos(math.radians((box.min_lat + box.max_lat) / 2))
+    return height * width
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def _bounding_box(geohash: str) -> pygeohash.BoundingBox:
     """The cell's box (pygeohash), decoded once per cell: a covering asks each cell's box for both

@@ -53,3 +53,19 @@ def test_a_run_measures_every_listing_shape_at_each_size(model: ModuleType, caps
     billed = re.findall(r"(\d+) / (\d+) at ([\d,]*\d)", writes)
     assert [size for _, _, size in billed] == ["30", "60"]
     assert all(int(units) > 0 and int(budget) > 20 for units, budget, _ in billed)
+
+
+def test_a_short_page_at_the_smaller_size_is_compared_per_hit(model: ModuleType) -> None:
+    def figures(hits: int, items: int) -> dict[str, float]:
+        return {"hits": hits, "round_trips": 2, "calls": 3, "items": items}
+
+    kinds = {"rare": "q"}
+    # A full page at both sizes: the larger may read 1.25 x + 2 items.
+    assert model.checks({10: {"rare": figures(20, 80)}, 20: {"rare": figures(20, 102)}}, kinds, {}) == []
+    assert model.checks({10: {"rare": figures(20, 80)}, 20: {"rare": figures(20, 103)}}, kinds, {})
+    # 8 hits at the smaller size (its whole answer), 20 at the larger: 10 items a hit either way.
+    assert model.checks({10: {"rare": figures(8, 80)}, 20: {"rare": figures(20, 200)}}, kinds, {}) == []
+    missed = model.checks({10: {"rare": figures(8, 80)}, 20: {"rare": figures(20, 253)}}, kinds, {})
+    assert [budget for budget, _ in missed] == [("rare", "flat items")]
+    # Fewer hits at the larger size (a cursor's last page) are no excuse: the whole page's cost.
+    assert model.checks({10: {"rare": figures(20, 80)}, 20: {"rare": figures(10, 103)}}, kinds, {})

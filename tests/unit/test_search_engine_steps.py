@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.search import engine, index
+from chalicelib.search import engine, geo, index
 from chalicelib.search.engine import Near, NumberRange, Query
 from chalicelib.search.index import Change, IndexSpec
 from chalicelib.search.store import Item, Key, MemoryStore, Range, Slice
@@ -247,17 +247,30 @@ def _spread(count: int, step: float) -> tuple[Recording, IndexSpec]:
     return store, spec
 
 
-def test_nearest_first_widens_its_square_of_cells_before_it_reads_a_coarser_level() -> None:
+def test_nearest_first_widens_its_disc_of_cells_before_it_reads_a_coarser_level() -> None:
     """Points 0.001 degrees (about 110 m) apart going north: the 3 x 3 precision-6 cells around the
-    first (about 600 m north and south) hold fewer than a page, a wider square holds it: more than
-    nine precision-6 cells are read, no coarser cell, and the page is the brute-force nearest."""
+    first (about 600 m north and south) hold fewer than a page, a wider disc holds it: precision-6
+    cells beyond the 3 x 3 are read, no coarser cell, and the page is the brute-force nearest."""
     store, spec = _spread(60, 0.001)
     result = _search(store, spec, Query(("jobs",), near=Near(47.5, 8.5), order="nearest"))
     assert [h.id for h in result.hits] == [f"p{n:03d}" for n in range(10)]
-    lists = [pk.split("|", 2)[2] for step in store.log for pk in step]
-    assert len({name for name in lists if name.startswith("g6|")}) > 9
+    lists = {pk.split("|", 2)[2] for step in store.log for pk in step}
+    block = {f"g6|{cell}" for cell in engine._block(47.5, 8.5, 6)[0]}
+    assert {name for name in lists if name.startswith("g6|")} - block
     assert not [name for name in lists if name.startswith(("g4|", "g2|", "a"))]
     assert len(store.log) <= 5
+
+
+def test_a_disc_holds_every_cell_nearer_than_its_radius_and_reaches_past_it() -> None:
+    """A disc's cells are exactly those of the surrounding 13 x 13 precision-6 square whose nearest
+    point lies within the radius, and its reach is the distance to the nearest other cell."""
+    lat, lng = 52.5244, 13.4105
+    square, _ = engine._square_at(lat, lng, 6, 6)
+    for radius in (0.1, 0.9, 1.7, 2.6):
+        cells, reach = engine._disc(lat, lng, 6, radius)
+        assert cells == {c for c in square if geo.min_distance_km(lat, lng, c) < radius} | {geo.cell_of(lat, lng, 6)}
+        assert reach == min(geo.min_distance_km(lat, lng, c) for c in square - cells)
+        assert reach >= radius
 
 
 def test_nearest_first_moves_to_a_coarser_level_when_its_widest_square_is_short() -> None:
