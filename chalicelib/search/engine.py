@@ -593,28 +593,25 @@ class _Collector:
             self.matches.append((key, Hit(doc_id, record, shown, near, _position(key))))
         self.matches.sort(key=lambda m: m[0])
 
+    def _likely_keys(self, ids: Iterable[str], likely: Callable[[Item], tuple[Any, ...] | None]) -> list[tuple[Any, ...]]:
+        """The ``likely`` keys of the candidates ``ids`` (the key each one's document has at worst)
+        that follow the cursor; a candidate without one is left out."""
+        keys = (likely(self.entries[doc_id]) for doc_id in ids)
+        return [key for key in keys if key is not None and (self.after is None or key > self.after)]
+
     def settles(self, fresh: Mapping[str, float], bound: tuple[Any, ...],
                 likely: Callable[[Item], tuple[Any, ...] | None], rate: float = 1.0) -> bool:
         """Whether the matches before ``bound`` with the ``fresh`` candidates expected there (their
         ``likely`` keys; a share ``rate`` of them matching) make a page (a hint: the loads decide)."""
         found = sum(1 for key, _ in self.matches if key < bound)
-        ahead = 0
-        for doc_id in fresh:
-            key = likely(self.entries[doc_id])
-            if key is not None and key < bound and (self.after is None or key > self.after):
-                ahead += 1
+        ahead = sum(1 for key in self._likely_keys(fresh, likely) if key < bound)
         return found + ahead * rate >= self.need
 
     def last_at_worst(self, likely: Callable[[Item], tuple[Any, ...] | None] | None) -> tuple[Any, ...] | None:
         """The key the page's last document has at worst: the :attr:`need`-th of the matches' keys
         and the ``likely`` keys (:meth:`settles`) of the candidates being loaded (:meth:`select`), or
         ``None`` while they hold less than a page."""
-        keys = [key for key, _ in self.matches]
-        if likely is not None:
-            for doc_id in self.loading:
-                key = likely(self.entries[doc_id])
-                if key is not None and (self.after is None or key > self.after):
-                    keys.append(key)
+        keys = [key for key, _ in self.matches] + (self._likely_keys(self.loading, likely) if likely is not None else [])
         return sorted(keys)[self.need - 1] if len(keys) >= self.need else None
 
     def full_without_corrections(self) -> bool:
