@@ -18,7 +18,10 @@ term (:func:`kind`) when
   stem with the same first :data:`TYPO_RANGE` letters (``typo2``: Meilisearch's default word
   sizes for one and two typos, 5 and 9; the unchanged start is Lucene's ``FuzzyQuery``
   ``prefixLength``, which the Elasticsearch guide's "Fuzzy query" section suggests at 3 since
-  most spelling errors fall toward the end of a word).
+  most spelling errors fall toward the end of a word); such a word is also compared with the term
+  followed by each of :data:`INFLECTIONS` (the words as written, which Meilisearch and Typesense
+  correct): one edit from one of these forms is ``typo``, two are ``typo2`` (``restuarnats``, whose
+  stem is 4 edits from ``restaur``, is 2 from "restaurants").
 
 The vocabulary finds every term a word matches without reading the index's terms one by one:
 prefix terms by a range read of the sorted term dictionary, typo terms (Damerau-Levenshtein
@@ -55,6 +58,12 @@ MIN_TERM_PREFIX = 4
 #: Endings the Snowball English stemmer removes whose unfinished start may follow a stem in a
 #: word being typed (``mentori`` -> ``mentor`` + the start of ``ing``).
 ENDINGS = ("ing", "ings", "ed", "ation", "ations", "ies", "ied", "ness", "ment", "ments", "ity", "ities", "ization")
+#: Endings the Snowball English stemmer removes (steps 1, 3 and 4 of Porter 2, alone or with a
+#: plural ``s``: https://snowballstem.org/algorithms/english/stemmer.html): a term followed by one
+#: is a form of it as written (:func:`_inflected_distance`).
+INFLECTIONS = ("s", "es", "ed", "ing", "ly", *(ending + plural for ending in (
+    "al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent", "ism", "ate", "ity", "ous",
+    "ive", "ize", "ion", "ation", "ful", "ness", "ative") for plural in ("", "s")))
 #: Fewest letters of a misspelt ending after a term (:func:`kind`).
 MIN_MISSPELT_ENDING = 3
 #: Shortest query word corrected at distance 1 (letters; Meilisearch's ``minWordSizeForTypos.oneTypo``).
@@ -137,6 +146,8 @@ def kind(word: Word, term: str) -> Kind | None:
     if word.corrects and term[:1] == word.stem[:1]:
         twice = word.corrects_twice and term[:TYPO_RANGE] == word.stem[:TYPO_RANGE]
         distance = DamerauLevenshtein.distance(term, word.stem, score_cutoff=2 if twice else 1)
+        if twice and distance > 1:
+            distance = min(distance, _inflected_distance(word, term))
         if distance == 1 or _misspelt_ending(word, term):
             return Kind.TYPO
         return Kind.TYPO2 if twice and distance == 2 else None
@@ -153,6 +164,18 @@ def _misspelt_ending(word: Word, term: str) -> bool:
     return (len(term) >= MIN_TERM_PREFIX and len(rest) >= MIN_MISSPELT_ENDING and word.text.startswith(term)
             and term[:TYPO_RANGE] == word.stem[:TYPO_RANGE]
             and any(DamerauLevenshtein.distance(rest, ending, score_cutoff=1) <= 1 for ending in ENDINGS))
+
+
+def _inflected_distance(word: Word, term: str) -> int:
+    """The fewest edits (1 or more; 3 for more than 2) between ``word`` as written and ``term``
+    followed by one of :data:`INFLECTIONS`: the word's distance to a written form of the term. A
+    misspelling whose stem the stemmer does not reduce as it reduces the word (``restuarnats``:
+    stem ``restuarnat``, 4 edits from ``restaur``) is 2 edits from the word written
+    (``restaurants``), as Meilisearch and Typesense, which index the words written, count them.
+    A form the word is exactly (0 edits) is not a correction: the stemmer kept that ending."""
+    distances = (DamerauLevenshtein.distance(word.text, term + ending, score_cutoff=2) for ending in INFLECTIONS
+                 if abs(len(word.text) - len(term) - len(ending)) <= 2)
+    return min((d for d in distances if d > 0), default=3)
 
 
 def _unfinished(rest: str) -> bool:

@@ -73,3 +73,28 @@ def test_a_misspelt_ending_the_stemmer_left_matches_the_stem_before_it_as_one_ty
     assert analysis.kind(analysis.query_words(["apsrtmnet"], "english")[0], "apart") is None  # and not a prefix
     assert analysis.kind(analysis.query_words(["leader"], "english")[0], "lead") is None  # "er": a suffix kept
     assert "apart".startswith(analysis.typo_reads(word.stem)[1])  # the vocabulary's range read finds it
+
+
+def test_a_long_word_two_edits_from_a_written_form_of_a_term_matches_the_term() -> None:
+    word = analysis.query_words(["restuarnats"], "english")[0]  # "restaurants" with two letters swapped twice
+    assert word.stem == "restuarnat"  # 4 edits from "restaur", the stem of "restaurants"
+    assert analysis.kind(word, "restaur") == analysis.Kind.TYPO2
+    assert analysis.kind(analysis.query_words(["restaurnts"], "english")[0], "restaur") == analysis.Kind.TYPO  # one letter dropped
+    assert analysis.kind(analysis.query_words(["restuarnxts"], "english")[0], "restaur") is None  # 3 edits
+    assert analysis.kind(analysis.query_words(["rsetuarnats"], "english")[0], "restaur") is None  # the first three letters
+    assert "restaur".startswith(analysis.typo_reads(word.stem)[1])  # the vocabulary's range read finds it
+
+
+@given(st.text(LETTERS, min_size=4, max_size=8), st.sampled_from(analysis.INFLECTIONS), st.data())
+def test_a_long_word_one_edit_from_a_written_form_matches_its_term_with_at_most_one_correction(
+        term: str, ending: str, data: st.DataObject) -> None:
+    written = term + ending
+    edited = sorted(t for t in _one_edit(written) if t[:analysis.TYPO_RANGE] == written[:analysis.TYPO_RANGE])
+    text = data.draw(st.sampled_from(edited))
+    word = analysis.Word(text, analysis.stem(text, "english"), last=False)
+    if len(text) < analysis.MIN_TYPO2_WORD or word.stem[:analysis.TYPO_RANGE] != term[:analysis.TYPO_RANGE]:
+        return  # a short word corrects once on its stem; a stem that lost the start is looked up elsewhere
+    how = analysis.kind(word, term)
+    assert how is not None, (text, word.stem, term)
+    assert how.edits <= 1, (text, word.stem, term, how)
+    assert term.startswith(analysis.typo_reads(word.stem)[1])  # the lookup finds it
