@@ -107,7 +107,7 @@ def build(categories: list[dict[str, Any]], newer: int = NEWER) -> tuple[list[li
         for kind, q in (("scale-1word", word), ("scale-2word", f"{word} {companion}"), ("scale-prefix", word[:5]),
                         ("scale-typo", _typo(word))):
             qid = f"{kind}-{word}"
-            queries.append({"id": qid, "kind": kind, "q": q})
+            queries.append({"id": qid, "kind": kind, "q": q, **({"spelt": word} if kind == "scale-typo" else {})})
             judgments[qid] = grades
     for word in UNIQUE:
         qid = f"scale-unique-{word}"

@@ -18,7 +18,8 @@ How the set is built:
 * **Query classes**: ``plural`` (singular and plural forms), ``derived`` (derived forms:
   engineering / engineer), ``typo1`` (one typo), ``typo2`` (two typos in a long word), ``prefix``
   (a word being typed), ``accent`` (without the accents the listings use), ``multi`` (two or three
-  words), ``none`` (nothing in the set answers them).
+  words), ``none`` (nothing in the set answers them). A typo query also names the words it
+  misspells (``spelt``), which ``bench/relevance.py`` asks as well, for reference.
 """
 
 from __future__ import annotations
@@ -218,13 +219,15 @@ def _fixed_meta(category: str, topic: str, rng: random.Random) -> dict[str, str]
 
 @dataclass
 class Query:
-    """A query and what answers it: ``grades`` per topic (2 fully, 1 in part); ``city``: the place must match."""
+    """A query and what answers it: ``grades`` per topic (2 fully, 1 in part); ``city``: the place must
+    match; ``spelt``: a typo query's words as meant."""
 
     id: str
     kind: str
     q: str
     grades: dict[str, int] = field(default_factory=dict)
     city: str | None = None
+    spelt: str | None = None
 
 
 Q = Query
@@ -259,23 +262,23 @@ QUERIES = [
     Q("d9", "derived", "marketer", {"marketing": 2, "marketing_cofounder": 1}),
     Q("d10", "derived", "coaching", {"career_mentor": 2, "leadership_mentor": 2}),
     # one typo
-    Q("t1", "typo1", "pyhton", {"python_dev": 2, "python_mentor": 2, "data_scientist": 1, "ai_cofounder": 1}),
-    Q("t2", "typo1", "enginer", ENGINEERING_JOBS),
-    Q("t3", "typo1", "apartmnet", {"apartment": 2, "studio": 1}),
-    Q("t4", "typo1", "kubernets", {"devops": 2}),
-    Q("t5", "typo1", "desinger", {"designer": 2, "ux_mentor": 1}),
-    Q("t6", "typo1", "barsita", {"barista": 2}),
-    Q("t7", "typo1", "teahcer", {"teacher": 2}),
-    Q("t8", "typo1", "electrcian", {"electrician": 2}),
-    Q("t9", "typo1", "nures", {"nurse": 2}),
-    Q("t10", "typo1", "markting", {"marketing": 2, "marketing_cofounder": 1}),
+    Q("t1", "typo1", "pyhton", {"python_dev": 2, "python_mentor": 2, "data_scientist": 1, "ai_cofounder": 1}, spelt="python"),
+    Q("t2", "typo1", "enginer", ENGINEERING_JOBS, spelt="engineer"),
+    Q("t3", "typo1", "apartmnet", {"apartment": 2, "studio": 1}, spelt="apartment"),
+    Q("t4", "typo1", "kubernets", {"devops": 2}, spelt="kubernetes"),
+    Q("t5", "typo1", "desinger", {"designer": 2, "ux_mentor": 1}, spelt="designer"),
+    Q("t6", "typo1", "barsita", {"barista": 2}, spelt="barista"),
+    Q("t7", "typo1", "teahcer", {"teacher": 2}, spelt="teacher"),
+    Q("t8", "typo1", "electrcian", {"electrician": 2}, spelt="electrician"),
+    Q("t9", "typo1", "nures", {"nurse": 2}, spelt="nurse"),
+    Q("t10", "typo1", "markting", {"marketing": 2, "marketing_cofounder": 1}, spelt="marketing"),
     # two typos in a long word
-    Q("u1", "typo2", "acountnat", {"accountant": 2}),
-    Q("u2", "typo2", "devloppers", {"python_dev": 2, "rust_dev": 2, "frontend_dev": 2}),
-    Q("u3", "typo2", "infrastrcutre", {"devops": 2}),
-    Q("u4", "typo2", "photogrpaer", {"photo_mentor": 2}),
-    Q("u5", "typo2", "scinetsits", {"data_scientist": 2, "data_mentor": 1}),
-    Q("u6", "typo2", "restuarnats", {"cafe_mentor": 2}),
+    Q("u1", "typo2", "acountnat", {"accountant": 2}, spelt="accountant"),
+    Q("u2", "typo2", "devloppers", {"python_dev": 2, "rust_dev": 2, "frontend_dev": 2}, spelt="developers"),
+    Q("u3", "typo2", "infrastrcutre", {"devops": 2}, spelt="infrastructure"),
+    Q("u4", "typo2", "photogrpaer", {"photo_mentor": 2}, spelt="photographer"),
+    Q("u5", "typo2", "scinetsits", {"data_scientist": 2, "data_mentor": 1}, spelt="scientists"),
+    Q("u6", "typo2", "restuarnats", {"cafe_mentor": 2}, spelt="restaurants"),
     # prefixes (search as you type)
     Q("x1", "prefix", "engin", ENGINEERING_JOBS),
     Q("x2", "prefix", "pyth", {"python_dev": 2, "python_mentor": 2, "data_scientist": 1, "ai_cofounder": 1}),

@@ -100,3 +100,29 @@ def test_freshness_samples_carry_their_own_word_and_salary(categories: list[dict
     assert all(freshness.token(n) in b["meta"]["title"] for n, b in zip(range(0, 40, 10), samples, strict=True))
     body = {"meta": {"title": "Engineers engineering", "description": "<p>The engineer</p>", "location": "Berlin"}}
     assert freshness.distinct_stems(body, Stemmer.Stemmer("english")) == 3  # engin, the, berlin
+
+
+def test_typo_queries_are_also_asked_spelt_right_outside_the_budgets_and_all(categories: list[dict[str, Any]]) -> None:
+    import json
+
+    from rapidfuzz.distance import DamerauLevenshtein
+
+    from bench import relevance
+
+    data = json.loads(relevance.SET.read_text(encoding="utf-8"))
+    _, scale_queries, scale_judgments = relevance_scale.build(categories, newer=50)
+    queries, judgments = relevance.with_spelt(data["queries"] + scale_queries, {**data["judgments"], **scale_judgments})
+    typo = [q for q in queries if q["kind"] in relevance.TYPO_CLASSES]
+    spelt = {q["id"]: q for q in queries if q["kind"].endswith(relevance.SPELT)}
+    assert len(spelt) == len(typo) == 21
+    for query in typo:
+        right = spelt[query["id"] + relevance.SPELT]
+        assert right["q"] == query["spelt"]
+        assert judgments[right["id"]] == judgments[query["id"]]
+        edits = {"typo1": 1, "typo2": 2, "scale-typo": 1}[query["kind"]]
+        assert DamerauLevenshtein.distance(query["q"], query["spelt"]) == edits, query
+    # A spelt-right query counts in its own class only: "all" scores the queries it scored before.
+    results = {q["id"]: relevance.Result([]) for q in queries}
+    scores = relevance.evaluate_engine(results, queries, judgments)
+    assert len(scores["all"].ndcg) == sum(1 for q in data["queries"] + scale_queries if judgments[q["id"]])
+    assert len(scores["typo1" + relevance.SPELT].recall) == 10
