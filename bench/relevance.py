@@ -277,7 +277,8 @@ def evaluate_engine(results: dict[str, Result], queries: list[dict[str, Any]],
     by_class: dict[str, Scores] = {}
     for query in queries:
         grades, keys = judgments[query["id"]], results[query["id"]].keys
-        for name in (query["kind"], "all")[:1 if query["kind"].endswith(SPELT) else 2]:
+        reference = query["kind"].endswith(SPELT)  # a query spelt right is not in "all"
+        for name in (query["kind"],) if reference else (query["kind"], "all"):
             scores = by_class.setdefault(name, Scores())
             if name == "all" and not grades:
                 continue
