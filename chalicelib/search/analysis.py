@@ -58,9 +58,10 @@ MIN_TERM_PREFIX = 4
 #: Endings the Snowball English stemmer removes whose unfinished start may follow a stem in a
 #: word being typed (``mentori`` -> ``mentor`` + the start of ``ing``).
 ENDINGS = ("ing", "ings", "ed", "ation", "ations", "ies", "ied", "ness", "ment", "ments", "ity", "ities", "ization")
-#: Endings the Snowball English stemmer removes (steps 1, 3 and 4 of Porter 2, alone or with a
-#: plural ``s``: https://snowballstem.org/algorithms/english/stemmer.html): a term followed by one
-#: is a form of it as written (:func:`_inflected_distance`).
+#: Endings the Snowball English stemmer removes (steps 1 to 4 of Porter 2, alone or with a plural
+#: ``s``: https://snowballstem.org/algorithms/english/stemmer.html): a term followed by one is a
+#: form of it as written (:func:`_inflected_distance`). Wider than :data:`ENDINGS` (``er`` too): a
+#: form counts only for a word of :data:`MIN_TYPO2_WORD` letters and with an edit.
 INFLECTIONS = ("s", "es", "ed", "ing", "ly", *(ending + plural for ending in (
     "al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent", "ism", "ate", "ity", "ous",
     "ive", "ize", "ion", "ation", "ful", "ness", "ative") for plural in ("", "s")))
