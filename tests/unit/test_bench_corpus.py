@@ -126,3 +126,14 @@ def test_typo_queries_are_also_asked_spelt_right_outside_the_budgets_and_all(cat
     scores = relevance.evaluate_engine(results, queries, judgments)
     assert len(scores["all"].ndcg) == sum(1 for q in data["queries"] + scale_queries if judgments[q["id"]])
     assert len(scores["typo1" + relevance.SPELT].recall) == 10
+
+
+def test_the_write_units_of_a_young_index_are_pending_at_their_own_size_only() -> None:
+    from bench import freshness
+
+    young = freshness.Result("this tree", listings=100, wcu=167.0, wcu_budget=151.0)
+    assert [name for name, _ in freshness.checks(young) if name.startswith("write")] == ["write units at 100"]
+    assert "write units at 100" in freshness.pending_at(100)
+    grown = freshness.pending_at(2000)  # missed at 2,000, the budget fails the run
+    assert "write units at 100" not in grown
+    assert {"p99 q", "p99 filter", "throughput"} <= grown
