@@ -20,9 +20,11 @@ from chalicelib.search.store import MemoryStore
 
 WORDS = ["mentor", "mentoring", "mentors", "design", "designer", "desk", "python", "pythons", "garden", "gardener",
          "zurich", "berlin", "engineer", "engineering", "menthol", "mentos", "data", "the", "in",
-         "developers", "devlop", "photographers", "photograph"]
-# Two edits from a stem (words of nine letters or more): devlopp -> develop, photogrpa -> photograph.
-TYPOS = ["mentro", "desing", "pyhton", "gardne", "engineeer", "mentr", "berlni", "devloppers", "photogrpaers"]
+         "developers", "devlop", "photographers", "photograph", "restaurants"]
+# Two edits from a stem (words of nine letters or more): devlopp -> develop, photogrpa -> photograph; two
+# from a written form whose stem is further: restuarnats -> restaurants (restaur), photogrpaer -> photographer.
+TYPOS = ["mentro", "desing", "pyhton", "gardne", "engineeer", "mentr", "berlni", "devloppers", "photogrpaers",
+         "restuarnats", "photogrpaer"]
 SCOPES = ("jobs", "homes")
 
 
