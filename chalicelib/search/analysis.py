@@ -6,9 +6,10 @@ term (:func:`kind`) when
 
 * the term is the word's stem (``exact``);
 * the word is the query's last word of at least :data:`MIN_PREFIX` letters (search as you type)
-  and the term starts with the word or its stem, or the term starts the word and the rest is
-  the unfinished start of an ending the stemmer removes (:data:`ENDINGS`: ``mentori`` finds
-  ``mentor``, the stem of ``mentoring``; ``leader`` does not find ``lead``) (``prefix``);
+  and the term starts with the word or its stem (``prefix``: a completion, ``teach`` finds
+  ``teacher``), or the term starts the word and the rest is the unfinished start of an ending
+  the stemmer removes (``unfinished``; :data:`ENDINGS`: ``mentori`` finds ``mentor``, the stem of
+  ``mentoring``; ``leader`` does not find ``lead``);
 * the word has at least :data:`MIN_TYPO_WORD` letters and the term is at Damerau-Levenshtein
   distance 1 from its stem with the same first letter (``typo``; the distance and the first-letter
   rule as Meilisearch and Typesense document them), or the word is the term followed by one of
@@ -84,8 +85,9 @@ class Kind(IntEnum):
 
     EXACT = 0
     PREFIX = 1
-    TYPO = 2
-    TYPO2 = 3
+    UNFINISHED = 2
+    TYPO = 3
+    TYPO2 = 4
 
     @property
     def edits(self) -> int:
@@ -139,11 +141,11 @@ def kind(word: Word, term: str) -> Kind | None:
     """How ``word`` matches the document term ``term`` (module docstring), or ``None``."""
     if term == word.stem:
         return Kind.EXACT
-    if word.completes and (
-        term.startswith(word.text) or term.startswith(word.stem)
-        or (len(term) >= MIN_TERM_PREFIX and word.text.startswith(term) and _unfinished(word.text[len(term):]))
-    ):
-        return Kind.PREFIX
+    if word.completes:
+        if term.startswith(word.text) or term.startswith(word.stem):
+            return Kind.PREFIX
+        if len(term) >= MIN_TERM_PREFIX and word.text.startswith(term) and _unfinished(word.text[len(term):]):
+            return Kind.UNFINISHED
     if word.corrects and term[:1] == word.stem[:1]:
         twice = word.corrects_twice and term[:TYPO_RANGE] == word.stem[:TYPO_RANGE]
         distance = DamerauLevenshtein.distance(term, word.stem, score_cutoff=2 if twice else 1)

@@ -61,8 +61,10 @@ from chalicelib.search.store import READ_PARALLEL, Item, Key, Range, Slice, Stor
 
 Order = Literal["relevance", "newest", "nearest"]
 Direction = Literal["right", "left", "top", "bottom"]
-#: Weight of a word's contribution by how it matched (an exact stem counts fully).
-WEIGHTS = {Kind.EXACT: 1.0, Kind.PREFIX: 0.6, Kind.TYPO: 0.3, Kind.TYPO2: 0.3}
+#: Weight of a word's contribution by how it matched: an exact stem and a completion count fully
+#: (FTS5 scores a prefix query as the word; ``teacher`` is as good an answer to ``teaching`` as
+#: ``teaching``), a term the word may be still typing an ending of counts less.
+WEIGHTS = {Kind.EXACT: 1.0, Kind.PREFIX: 1.0, Kind.UNFINISHED: 0.6, Kind.TYPO: 0.3, Kind.TYPO2: 0.3}
 #: Subtracted from a document's score per correction (edit) of a word: larger than any score.
 TYPO_PENALTY = 1000.0
 #: Most entries one read of a list asks for.

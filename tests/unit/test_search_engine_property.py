@@ -184,6 +184,28 @@ def test_a_rare_completion_scores_with_the_idf_of_the_words_most_frequent_term()
     impact = index.impacts(index.term_frequencies(spec, rare))["menthol"]
     assert hits[-1].score == pytest.approx(engine.WEIGHTS[analysis.Kind.PREFIX] * index.idf(4, 6) * impact / index.LEVELS)
 
+def test_a_completion_scores_as_the_word_and_an_unfinished_ending_less() -> None:
+    """``teaching`` (stem ``teach``) completes to ``teacher``, which scores as the stem itself: the
+    two equal titles tie and the newest comes first. ``teachi`` may be ``teach`` with ``ing``
+    still being typed: that match scores 0.6 of a completion's (``teachin``, a term of its own)."""
+    records, spec, store = _indexed([{"scope": "jobs", "title": title, "body": "", "role": "a", "price": "0", "t": t,
+                                      "lat": 47.0, "lng": 8.0} for title, t in [("teaching", 1), ("teacher", 2)]])
+    word = analysis.query_words(["teaching"], "english")[0]
+    assert (analysis.kind(word, "teach"), analysis.kind(word, "teacher")) == (analysis.Kind.EXACT, analysis.Kind.PREFIX)
+    query = Query(("jobs",), ("teaching",), order="relevance")
+    hits = engine.search(spec, store, query, 5).hits
+    assert [h.id for h in hits] == ["d01", "d00"] == [key[-1] for key in _expected(records, spec, query)]
+    assert hits[0].score == hits[1].score
+    typing = analysis.query_words(["teachi"], "english")[0]
+    assert analysis.kind(typing, "teach") == analysis.Kind.UNFINISHED
+    assert analysis.kind(analysis.query_words(["leader"], "english")[0], "lead") is None  # "er" is not unfinished
+    records, spec, store = _indexed([{"scope": "jobs", "title": title, "body": "", "role": "a", "price": "0", "t": t,
+                                      "lat": 47.0, "lng": 8.0} for title, t in [("teachin", 1), ("teaching", 2)]])
+    hits = engine.search(spec, store, Query(("jobs",), ("teachi",), order="relevance"), 5).hits
+    assert [h.id for h in hits] == ["d00", "d01"]  # the older completion first
+    assert hits[1].score == pytest.approx(hits[0].score * engine.WEIGHTS[analysis.Kind.UNFINISHED])
+
+
 def test_a_correction_found_under_a_typo_key_matches_in_every_order() -> None:
     """``pyhton`` finds ``python`` only under a typo key (no count read with it): newest and nearest
     first need no idf, so the document matches without waiting for the count."""
