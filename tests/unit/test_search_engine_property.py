@@ -184,6 +184,7 @@ def test_a_rare_completion_scores_with_the_idf_of_the_words_most_frequent_term()
     impact = index.impacts(index.term_frequencies(spec, rare))["menthol"]
     assert hits[-1].score == pytest.approx(engine.WEIGHTS[analysis.Kind.PREFIX] * index.idf(4, 6) * impact / index.LEVELS)
 
+
 def test_a_completion_scores_as_the_word_and_an_unfinished_ending_less() -> None:
     """``teaching`` (stem ``teach``) completes to ``teacher``, which scores as the stem itself: the
     two equal titles tie and the newest comes first. ``teachi`` may be ``teach`` with ``ing``
