@@ -2,7 +2,7 @@
 
 A listing is searchable while ACTIVE. Its document (:func:`document`): scope = its category;
 recency = ``createdAt``; text = its searched fields (``title`` boost 3.0, other text fields 1.5,
-rich text (the description) 1.0, a place's name 0.5, BM25F field boosts); keywords = its role
+rich text (the description) 1.0, a place's name 3.0 as the title, BM25F field boosts); keywords = its role
 (``_role``), each filterable select, multiselect option, boolean and number value, and, in the
 entries' projection only, its owner (``_owner``, so a page reads its owners with its listings)
 and the key of its location field (``_loc``); numbers = its number and integer fields; point = its location. Lists live under
@@ -32,10 +32,11 @@ from chalicelib.users import api as users
 from chalicelib.users.records import UserRecord
 
 #: The namespace of the listing lists (a new one is filed by ``scripts/search_backfill.py``).
-NAMESPACE = "listings.v8"
-#: BM25F boost of the title and of each searched field type.
+NAMESPACE = "listings.v9"
+#: BM25F boost of the title and of each searched field type. A location field names where the
+#: listing is, as its title names what it is: a place in the query weighs as a title word there.
 TITLE_BOOST = 3.0
-BOOSTS = {FieldType.TEXT: 1.5, FieldType.RICHTEXT: 1.0, FieldType.LOCATION: 0.5}
+BOOSTS = {FieldType.TEXT: 1.5, FieldType.RICHTEXT: 1.0, FieldType.LOCATION: TITLE_BOOST}
 #: Average words of a field of each type (BM25F length normalization; realistic listings).
 LENGTHS = {FieldType.TEXT: 8.0, FieldType.RICHTEXT: 40.0, FieldType.LOCATION: 2.0}
 TITLE_LENGTH = 7.0
