@@ -9,7 +9,8 @@ from chalicelib.search import index
 
 
 def job(title: str, location: str) -> dict[str, Any]:
-    """An ACTIVE job listing item with ``title`` and a ``location`` (Zürich's coordinates)."""
+    """An ACTIVE job listing item with ``title`` and the place name ``location``. Its coordinates
+    are Zürich's whatever the name: only the name's text is scored."""
     return {
         "listingId": f"lst_{title[:4]}", "ownerId": "usr_owner", "categoryKey": "jobs", "roleKey": "hiring",
         "status": "ACTIVE", "version": 1, "createdAt": "2026-01-01T00:00:00.000000Z",
@@ -19,6 +20,7 @@ def job(title: str, location: str) -> dict[str, Any]:
 
 
 def impact(listing: dict[str, Any], term: str) -> int:
+    """The quantized BM25F impact (1..255) of ``term`` in ``listing``'s document."""
     doc = spec.document(listing)
     assert doc is not None
     return index.impacts(index.term_frequencies(spec.spec(), doc))[term]
