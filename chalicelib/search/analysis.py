@@ -6,10 +6,11 @@ term (:func:`kind`) when
 
 * the term is the word's stem (``exact``);
 * the word is the query's last word of at least :data:`MIN_PREFIX` letters (search as you type)
-  and the term starts with the word or its stem (``prefix``: a completion, ``teach`` finds
-  ``teacher``), or the term starts the word and the rest is the unfinished start of an ending
-  the stemmer removes (``unfinished``; :data:`ENDINGS`: ``mentori`` finds ``mentor``, the stem of
-  ``mentoring``; ``leader`` does not find ``lead``);
+  and the term starts with the word, or with its stem followed by an ending the stemmer makes
+  (``prefix``: a completion, ``teaching`` finds ``teacher``; ``tens``, stem ``ten``, does not
+  find ``tenni``, the stem of "tennis"), or the term starts the word and the rest is the
+  unfinished start of an ending the stemmer removes (``unfinished``; :data:`ENDINGS`: ``mentori``
+  finds ``mentor``, the stem of ``mentoring``; ``leader`` does not find ``lead``);
 * the word has at least :data:`MIN_TYPO_WORD` letters and the term is at Damerau-Levenshtein
   distance 1 from its stem with the same first letter (``typo``; the distance and the first-letter
   rule as Meilisearch and Typesense document them), or the word is the term followed by one of
@@ -61,7 +62,8 @@ MIN_TERM_PREFIX = 4
 ENDINGS = ("ing", "ings", "ed", "ation", "ations", "ies", "ied", "ness", "ment", "ments", "ity", "ities", "ization")
 #: Endings the Snowball English stemmer removes (steps 1 to 4 of Porter 2, alone or with a plural
 #: ``s``: https://snowballstem.org/algorithms/english/stemmer.html): a term followed by one is a
-#: form of it as written (:func:`_inflected_distance`). Wider than :data:`ENDINGS` (``er`` too): a
+#: form of it as written (:func:`_inflected_distance`), and a term that is a stem followed by one
+#: is a form of that stem (:func:`_derived`). Wider than :data:`ENDINGS` (``er`` too): a written
 #: form counts only for a word of :data:`MIN_TYPO2_WORD` letters and with an edit.
 INFLECTIONS = ("s", "es", "ed", "ing", "ly", *(ending + plural for ending in (
     "al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent", "ism", "ate", "ity", "ous",
@@ -142,7 +144,7 @@ def kind(word: Word, term: str) -> Kind | None:
     if term == word.stem:
         return Kind.EXACT
     if word.completes:
-        if term.startswith(word.text) or term.startswith(word.stem):
+        if term.startswith(word.text) or (term.startswith(word.stem) and _derived(term[len(word.stem):])):
             return Kind.PREFIX
         if len(term) >= MIN_TERM_PREFIX and word.text.startswith(term) and _unfinished(word.text[len(term):]):
             return Kind.UNFINISHED
@@ -179,6 +181,15 @@ def _inflected_distance(word: Word, term: str) -> int:
     distances = (DamerauLevenshtein.distance(word.text, term + ending, score_cutoff=2) for ending in INFLECTIONS
                  if abs(len(word.text) - len(term) - len(ending)) <= 2)
     return min((d for d in distances if d > 0), default=3)
+
+
+def _derived(rest: str) -> bool:
+    """True when ``rest``, what a term holds past a word's stem, makes the term a form of that stem:
+    ``rest`` is one of :data:`INFLECTIONS` or its start, or begins with one of 2 letters or more
+    (``teach`` + ``er``, ``electr`` + ``ician``, ``photograph`` + ``i``). A term that only happens to
+    start with the stem is another word (``ten``, the stem of ``tens``, + ``ni``, ``tennis``): as a
+    completion it would rank above every correction of a misspelt word."""
+    return any(ending.startswith(rest) or (len(ending) >= 2 and rest.startswith(ending)) for ending in INFLECTIONS)
 
 
 def _unfinished(rest: str) -> bool:

@@ -207,6 +207,24 @@ def test_a_completion_scores_as_the_word_and_an_unfinished_ending_less() -> None
     assert hits[1].score == pytest.approx(hits[0].score * engine.WEIGHTS[analysis.Kind.UNFINISHED])
 
 
+def test_a_completion_of_the_stem_is_a_form_of_it_and_not_another_word() -> None:
+    """The last word completes to a term that starts with its stem only when the rest is an ending
+    the stemmer makes: ``electrical`` (stem ``electr``) finds ``electrician``, while ``tens`` (stem
+    ``ten``) does not find ``tenni`` ("tennis"). So ``nures`` (stem ``nure``) does not complete to
+    a made-up ``nurezide``, which would rank above ``nurs`` ("nurse"), one edit away."""
+    def kind(word: str, term: str) -> analysis.Kind | None:
+        return analysis.kind(analysis.query_words([word], "english")[0], term)
+
+    assert kind("electrical", "electrician") == kind("teaching", "teacher") == analysis.Kind.PREFIX
+    assert kind("tens", "tenni") is kind("nures", "nurezide") is None
+    assert kind("tens", "tensor") == analysis.Kind.PREFIX  # the word as typed starts it
+    records, spec, store = _indexed([{"scope": "jobs", "title": title, "body": "", "role": "a", "price": "0", "t": t,
+                                      "lat": 47.0, "lng": 8.0} for title, t in [("nurse", 1), ("nurezide", 2)]])
+    query = Query(("jobs",), ("nures",), order="relevance")
+    assert [h.id for h in engine.search(spec, store, query, 5).hits] == ["d00"] == [
+        key[-1] for key in _expected(records, spec, query)]
+
+
 def test_a_correction_found_under_a_typo_key_matches_in_every_order() -> None:
     """``pyhton`` finds ``python`` only under a typo key (no count read with it): newest and nearest
     first need no idf, so the document matches without waiting for the count."""
