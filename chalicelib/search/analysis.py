@@ -23,7 +23,9 @@ term (:func:`kind`) when
   most spelling errors fall toward the end of a word); such a word is also compared with the term
   followed by each of :data:`INFLECTIONS` (the words as written, which Meilisearch and Typesense
   correct): one edit from one of these forms is ``typo``, two are ``typo2`` (``restuarnats``, whose
-  stem is 4 edits from ``restaur``, is 2 from "restaurants").
+  stem is 4 edits from ``restaur``, is 2 from "restaurants"); as the last word, it also matches
+  at that distance a term that completes a correction (a start of the term at distance 2 or less,
+  followed by an ending the stemmer makes: ``photogrpaer`` finds ``photographi``, "photography").
 
 The vocabulary finds every term a word matches without reading the index's terms one by one:
 prefix terms by a range read of the sorted term dictionary, typo terms (Damerau-Levenshtein
@@ -153,6 +155,8 @@ def kind(word: Word, term: str) -> Kind | None:
         distance = DamerauLevenshtein.distance(term, word.stem, score_cutoff=2 if twice else 1)
         if twice and distance > 1:
             distance = min(distance, _inflected_distance(word, term))
+        if twice and distance > 1 and word.completes:
+            distance = min(distance, _completed_distance(word, term, 2))
         if distance == 1 or _misspelt_ending(word, term):
             return Kind.TYPO
         return Kind.TYPO2 if twice and distance == 2 else None
@@ -181,6 +185,17 @@ def _inflected_distance(word: Word, term: str) -> int:
     distances = (DamerauLevenshtein.distance(word.text, term + ending, score_cutoff=2) for ending in INFLECTIONS
                  if abs(len(word.text) - len(term) - len(ending)) <= 2)
     return min((d for d in distances if d > 0), default=3)
+
+
+def _completed_distance(word: Word, term: str, cutoff: int) -> int:
+    """The fewest edits (at most ``cutoff``; ``cutoff + 1`` for more) between the word's stem and a
+    start of ``term`` that ``term`` continues with an ending (:func:`_derived`): ``term`` completes
+    a correction of the word (``photogrpa``, the stem of ``photogrpaer``, is 2 edits from
+    ``photograph``, which ``photographi``, "photography", continues with ``i``), as a misspelt
+    last word completes in Meilisearch, whose prefix automaton counts typos too."""
+    return min((DamerauLevenshtein.distance(term[:end], word.stem, score_cutoff=cutoff)
+                for end in range(max(TYPO_RANGE, len(word.stem) - cutoff), len(term))
+                if _derived(term[end:])), default=cutoff + 1)
 
 
 def _derived(rest: str) -> bool:

@@ -225,6 +225,25 @@ def test_a_completion_of_the_stem_is_a_form_of_it_and_not_another_word() -> None
         key[-1] for key in _expected(records, spec, query)]
 
 
+def test_a_long_last_word_completes_its_corrections() -> None:
+    """``photogrpaer`` (stem ``photogrpa``) is 2 edits from ``photograph``, which ``photographi``
+    ("photography") continues with an ending: as the last word it finds that term as two typos,
+    ranked beside the correction's own term by age alone; not as an earlier word, and a word
+    under 9 letters does not complete its corrections (``pyhton`` finds ``python``, not
+    ``pythonic``)."""
+    def kind(words: list[str], term: str) -> analysis.Kind | None:
+        return analysis.kind(analysis.query_words(words, "english")[0], term)
+
+    assert kind(["photogrpaer"], "photographi") == kind(["photogrpaer"], "photograph") == analysis.Kind.TYPO2
+    assert kind(["photogrpaer", "mentor"], "photographi") is None
+    assert kind(["pyhton"], "python") == analysis.Kind.TYPO
+    assert kind(["pyhton"], "pythonic") is None
+    _, spec, store = _indexed([{"scope": "jobs", "title": title, "body": "", "role": "a", "price": "0", "t": t,
+                                "lat": 47.0, "lng": 8.0} for title, t in [("photography", 1), ("photographs", 2)]])
+    query = Query(("jobs",), ("photogrpaer",), order="relevance")
+    assert [h.id for h in engine.search(spec, store, query, 5).hits] == ["d01", "d00"]
+
+
 def test_a_correction_found_under_a_typo_key_matches_in_every_order() -> None:
     """``pyhton`` finds ``python`` only under a typo key (no count read with it): newest and nearest
     first need no idf, so the document matches without waiting for the count."""
