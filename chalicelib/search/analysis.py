@@ -17,7 +17,9 @@ term (:func:`kind`) when
   :data:`ENDINGS` with one edit, which the stemmer could not remove (``apartmnet`` finds
   ``apart``, the stem of ``apartment``; also ``typo``);
 * the word has at least :data:`MIN_TYPO2_WORD` letters and the term is at distance 2 from its
-  stem with the same first :data:`TYPO_RANGE` letters (``typo2``: Meilisearch's default word
+  stem with the same first :data:`TYPO_RANGE` letters, or with a typo key in the partition of one
+  of the word's key shapes (one edit at the second or third letter, the other past the sixth:
+  ``acountnat`` finds ``account``) (``typo2``: Meilisearch's default word
   sizes for one and two typos, 5 and 9; the unchanged start is Lucene's ``FuzzyQuery``
   ``prefixLength``, which the Elasticsearch guide's "Fuzzy query" section suggests at 3 since
   most spelling errors fall toward the end of a word); such a word is also compared with the term
@@ -32,7 +34,8 @@ prefix terms by a range read of the sorted term dictionary, typo terms (Damerau-
 distance 1, same first letter) in two parts. A term whose edit lies at or past letter
 :data:`TYPO_RANGE` starts with the word's first :data:`TYPO_RANGE` letters and comes from a range
 read of the sorted vocabulary. The others are found under **one typo key** per term
-(:func:`delete_keys`): the term without its second and third letters, a single deletion
+(:func:`typo_key`, filed in the partition of its first :data:`TYPO_PARTITION` letters,
+:func:`typo_partition`): the term without its second and third letters, a single deletion
 neighbourhood of positions 1 and 2 (after Wolf Garbe's symmetric delete, SymSpell, 2012, which
 files every deletion). A substitution or transposition among letters 1 and 2 leaves that key
 unchanged; a letter inserted at 1 or 2 shifts the rest by one, a letter deleted there by one
@@ -40,7 +43,9 @@ the other way, and the transposition of letters 2 and 3 moves letter 2 into the 
 word reads the keys of those four shapes (:func:`typo_reads`) and the lookup misses no term
 :func:`kind` accepts. One key per term instead of one per deleted letter: a term new to the
 vocabulary costs one write for its typo lookup, not eight. A term at distance 2 keeps the word's
-first :data:`TYPO_RANGE` letters, so the same range read finds it: distance 2 reads no more keys.
+first :data:`TYPO_RANGE` letters, so the same range read finds it, or its key keeps the partition
+of one of the word's shapes, which a word correcting twice reads whole (:func:`typo_lookups`):
+distance 2 reads no more keys.
 """
 
 from __future__ import annotations
@@ -82,6 +87,10 @@ MIN_TYPO2_WORD = 9
 TYPO_RANGE = 3
 #: Typo keys a word reads at most (:func:`typo_reads`).
 TYPO_KEYS = 4
+#: Letters of a typo key that name the partition it is filed in (:func:`typo_partition`): the
+#: term's first and its fourth to sixth, so that the four partitions a long word reads whole hold
+#: few terms as the vocabulary grows (docs/benchmarks.md, "Two typos, one of them early").
+TYPO_PARTITION = 4
 
 
 class Kind(IntEnum):
@@ -151,7 +160,8 @@ def kind(word: Word, term: str) -> Kind | None:
         if len(term) >= MIN_TERM_PREFIX and word.text.startswith(term) and _unfinished(word.text[len(term):]):
             return Kind.UNFINISHED
     if word.corrects and term[:1] == word.stem[:1]:
-        twice = word.corrects_twice and term[:TYPO_RANGE] == word.stem[:TYPO_RANGE]
+        twice = word.corrects_twice and (term[:TYPO_RANGE] == word.stem[:TYPO_RANGE]
+                                         or typo_partition(typo_key(term)) in _shape_partitions(word.stem))
         distance = DamerauLevenshtein.distance(term, word.stem, score_cutoff=2 if twice else 1)
         if twice and distance > 1:
             distance = min(distance, _inflected_distance(word, term))
@@ -228,14 +238,37 @@ def typo_key(term: str) -> str:
     return term[:1] + term[TYPO_RANGE:]
 
 
-def delete_keys(term: str) -> frozenset[str]:
-    """The keys a term is filed under for typo lookup: its :func:`typo_key` alone."""
-    return frozenset({typo_key(term)})
+def typo_partition(key: str) -> str:
+    """The partition a typo key is filed in: its first :data:`TYPO_PARTITION` letters (the term's
+    first, fourth, fifth and sixth). A term's typo item is ``(typo_partition(key), key + "|" + term)``."""
+    return key[:TYPO_PARTITION]
+
+
+def typo_lookups(word: Word) -> list[tuple[str, str]]:
+    """The typo-key reads of ``word``, as ``(partition, begins)`` pairs of :func:`typo_partition`
+    and sort-key start: each typo key's own items (``key|``) for one typo, and for a word of
+    :data:`MIN_TYPO2_WORD` letters or more the whole partition of each key, which also holds the
+    terms with a second edit past their sixth letter (:func:`kind`, ``twice``)."""
+    keys = sorted(typo_reads(word.stem)[0])
+    if word.corrects_twice:
+        return [(part, "") for part in sorted({typo_partition(k) for k in keys})]
+    return [(typo_partition(k), f"{k}|") for k in keys]
+
+
+def typo_term(sort_key: str) -> str:
+    """The term of a typo item's sort key (``key|term``); a vocabulary item's sort key is the term."""
+    return sort_key.rpartition("|")[2]
+
+
+@lru_cache(maxsize=4096)
+def _shape_partitions(stem: str) -> frozenset[str]:
+    """The partitions of the typo keys of ``stem``'s shapes (:func:`typo_reads`)."""
+    return frozenset(typo_partition(k) for k in typo_reads(stem)[0])
 
 
 def typo_reads(stem: str) -> tuple[frozenset[str], str]:
     """What finds every vocabulary term at distance 1 from ``stem`` with its first letter: the typo
-    keys to read (terms filed under them, :func:`delete_keys`) and the start of a range read of the
+    keys to read (terms filed under them, :func:`typo_key`) and the start of a range read of the
     sorted vocabulary.
 
     With ``s = stem``, a term ``t`` whose edit lies at letter 1 or 2 (0-based) has the key

@@ -184,7 +184,7 @@ class _Context:
         when step 1 would send more Queries than :data:`DEFER_ABOVE` (each word in each scope: its
         stem list, its vocabulary range and the typo keys it reads, at most
         :data:`~chalicelib.search.analysis.TYPO_KEYS`: :func:`~chalicelib.search.analysis.typo_reads`)."""
-        queries = sum(2 + len(analysis.typo_reads(word.stem)[0]) * word.corrects
+        queries = sum(2 + len(analysis.typo_lookups(word)) * word.corrects
                       for words in self.words.values() for word in words)
         return self.query.order == "relevance" and queries > DEFER_ABOVE
 
@@ -340,9 +340,9 @@ def _vocabulary_reads(ctx: _Context) -> tuple[list[Range], list[Key]]:
             keys += [ctx.spec.vocabulary_key(scope, t) for t in (word.stem, *analysis.prefixes_of(word))]
             starts = {word.stem, word.text} if word.completes else set()
             if word.corrects:
-                typo_keys, start = analysis.typo_reads(word.stem)
-                starts.add(start)
-                reads = [Range(ctx.spec.list_key(scope, f"d|{k}"), limit=MAX_BLOCK) for k in sorted(typo_keys)]
+                starts.add(analysis.typo_reads(word.stem)[1])
+                reads = [Range(ctx.spec.list_key(scope, f"d|{part}"), begins=begins, limit=MAX_BLOCK)
+                         for part, begins in analysis.typo_lookups(word)]
                 if ctx.defers():
                     ctx.deferred += reads
                 else:
@@ -370,7 +370,7 @@ def _prepare(ctx: _Context, counters: Iterable[tuple[str, str]], early: Sequence
     for wanted, got in zip(ranges, slices, strict=True):
         scope = wanted.pk.split("|")[1]
         for item in got.items:
-            pools[scope].add(str(item["sk"]))
+            pools[scope].add(analysis.typo_term(str(item["sk"])))
             if "n" in item:
                 ctx.df[(scope, str(item["sk"]))] = int(item["n"])
     unknown: list[Key] = []
@@ -953,11 +953,11 @@ def _discover(ctx: _Context, sent: Sequence[Range], slices: Sequence[Slice]) -> 
     found: list[_List] = []
     if not sent:
         return found
-    ctx.deferred = [Range(r.pk, str(got.items[-1]["sk"]), limit=MAX_BLOCK) for r, got in zip(sent, slices, strict=True)
+    ctx.deferred = [Range(r.pk, str(got.items[-1]["sk"]), r.begins, MAX_BLOCK) for r, got in zip(sent, slices, strict=True)
                     if got.more and got.items]
     for wanted, got in zip(sent, slices, strict=True):
         scope = wanted.pk.split("|")[1]
-        for term in (str(item["sk"]) for item in got.items):
+        for term in (analysis.typo_term(str(item["sk"])) for item in got.items):
             for index, word in enumerate(ctx.words[scope]):
                 matched = ctx.expansions.setdefault((scope, index), {})
                 how = analysis.kind(word, term)

@@ -18,8 +18,8 @@ list                  sort key                                what reads it
 ``<age>`` is :func:`age_key` (newest first in ascending order). Every entry carries the
 document's **projection** (keywords, numbers, point, age): filters are checked on entries
 before any document is loaded. Beside the lists: the **vocabulary** (``v``: one item per term,
-``n`` = documents holding it; ``d|<key>``: the term under its typo key,
-:func:`chalicelib.search.analysis.delete_keys`), **sizes** (``c``: one counter item per
+``n`` = documents holding it; ``d|<partition>``: the term under its typo key, sort key
+``<key>|<term>``, :func:`chalicelib.search.analysis.typo_partition`), **sizes** (``c``: one counter item per
 non-term list, ``n`` = its entries) and one **stored document** per id (``<namespace>|s|<id>``:
 version, scope, projection and term impacts), the version authority of the writer and what
 the exact check and the scorer read.
@@ -306,17 +306,22 @@ def _move(spec: IndexSpec, store: Store, moves: Sequence[tuple[Item | None, Docu
     puts, deletes, counts, terms = _diff(spec, moves)
     changed = [(k, n) for k, n in counts.items() if n]
     filed = {(scope, term) for (scope, term), n in terms.items() if n > 0 and (scope, term) not in known}
-    added = store.write_and_add([*puts.values(), *_delete_keys(spec, filed)], sorted(deletes - set(puts)), changed)
+    added = store.write_and_add([*puts.values(), *_typo_items(spec, filed)], sorted(deletes - set(puts)), changed)
     values = dict(zip((k for k, _ in changed), added, strict=True))
     vocabulary = [(scope, term, n, values[spec.vocabulary_key(scope, term)]) for (scope, term), n in terms.items() if n]
     born = {(scope, term) for scope, term, n, value in vocabulary if value > 0 and value - n <= 0}
-    store.write(_delete_keys(spec, born - filed), [])
+    store.write(_typo_items(spec, born - filed), [])
     _forget(spec, store, [(scope, term) for scope, term, n, _ in vocabulary if n < 0])
 
 
-def _delete_keys(spec: IndexSpec, terms: Iterable[tuple[str, str]]) -> list[Item]:
-    """The typo-key items of ``terms`` (``(scope, term)``)."""
-    return [{"pk": spec.list_key(scope, f"d|{key}"), "sk": term} for scope, term in sorted(terms) for key in analysis.delete_keys(term)]
+def _typo_items(spec: IndexSpec, terms: Iterable[tuple[str, str]]) -> list[Item]:
+    """The typo-key items of ``terms`` (``(scope, term)``): one each, in its key's partition."""
+    return [{"pk": pk, "sk": sk} for pk, sk in (_typo_item(spec, scope, term) for scope, term in sorted(terms))]
+
+
+def _typo_item(spec: IndexSpec, scope: str, term: str) -> Key:
+    key = analysis.typo_key(term)
+    return spec.list_key(scope, f"d|{analysis.typo_partition(key)}"), f"{key}|{term}"
 
 
 def _count(spec: IndexSpec, counts: Counter[Key], terms: Counter[tuple[str, str]], doc: Document,
@@ -338,5 +343,5 @@ def _forget(spec: IndexSpec, store: Store, vocabulary: Sequence[tuple[str, str]]
     slices, _ = store.read([Range(spec.list_key(scope, f"t|{term}"), limit=1) for scope, term in vocabulary], [])
     gone = [(scope, term) for (scope, term), found in zip(vocabulary, slices, strict=True) if not found.items]
     deletes = [spec.vocabulary_key(scope, term) for scope, term in gone]
-    deletes += [(spec.list_key(scope, f"d|{key}"), term) for scope, term in gone for key in analysis.delete_keys(term)]
+    deletes += [_typo_item(spec, scope, term) for scope, term in gone]
     store.write([], deletes)

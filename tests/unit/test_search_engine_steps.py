@@ -72,7 +72,7 @@ def test_a_word_that_matches_its_stem_alone_is_answered_in_two_steps() -> None:
     first = store.log[0]
     for scope in SCOPES:
         assert [pk for pk in first if pk.startswith(f"test|{scope}|")] == [
-            f"test|{scope}|d|{key}" for key in ("mnor", "mntor", "mor", "mtor")] + [f"test|{scope}|v|m", f"test|{scope}|t|mentor"]
+            f"test|{scope}|d|{part}" for part in ("mnor", "mnto", "mor", "mtor")] + [f"test|{scope}|v|m", f"test|{scope}|t|mentor"]
 
 
 def test_two_words_whose_lists_end_in_the_first_block_take_two_steps() -> None:

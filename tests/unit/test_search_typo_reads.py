@@ -1,5 +1,5 @@
-"""The typo lookup's reads (typo keys and one vocabulary range) find every term the match rule
-accepts one or two edits away."""
+"""The typo lookup's reads (typo keys, their partitions and one vocabulary range) find every term
+the match rule accepts one or two edits away."""
 
 from __future__ import annotations
 
@@ -32,35 +32,48 @@ def test_every_term_one_edit_away_with_the_first_letter_is_found(stem: str) -> N
     for term in _one_edit(stem):
         if term[:1] != stem[:1]:
             continue
-        assert term.startswith(start) or keys & analysis.delete_keys(term), (stem, term)
+        assert term.startswith(start) or analysis.typo_key(term) in keys, (stem, term)
 
 
 @given(st.text(LETTERS, min_size=1, max_size=10))
 def test_every_term_two_edits_away_that_a_long_word_accepts_is_found(stem: str) -> None:
     # The word's length decides whether it corrects twice; the distance is the stem's.
     word = analysis.Word("w" * analysis.MIN_TYPO2_WORD, stem, last=False)
-    keys, start = analysis.typo_reads(stem)
+    start = analysis.typo_reads(stem)[1]
+    partitions = {part for part, begins in analysis.typo_lookups(word) if not begins}  # read whole
     two = {t for once in _one_edit(stem) for t in _one_edit(once)} - {stem}
     accepted = [t for t in two if analysis.kind(word, t) == analysis.Kind.TYPO2]
     for term in accepted:
         assert DamerauLevenshtein.distance(term, stem) == 2
-        assert term.startswith(start) or keys & analysis.delete_keys(term), (stem, term)
+        assert term.startswith(start) or analysis.typo_partition(analysis.typo_key(term)) in partitions, (stem, term)
 
 
-def test_two_edits_are_accepted_from_nine_letters_and_with_the_first_three_kept() -> None:
+def test_two_edits_are_accepted_from_nine_letters_with_the_first_three_or_the_key_partition_kept() -> None:
     word = analysis.Word("devloppers", "devlopp", last=False)
     assert analysis.kind(word, "develop") == analysis.Kind.TYPO2  # a letter inserted and one deleted past the third
     assert analysis.kind(word, "devlop") == analysis.Kind.TYPO
     assert analysis.kind(analysis.Word("devlopper", "devlopp", last=False), "develop") == analysis.Kind.TYPO2  # 9 letters
     assert analysis.kind(analysis.Word("devlopps", "devlopp", last=False), "develop") is None  # 8 letters: one edit only
-    assert analysis.kind(word, "dvelop") is None  # two edits, one among the first three letters
+    # One edit among letters 2 and 3 and one past the sixth: the term's key keeps the partition of
+    # one of the word's shapes (dlop), so reading that partition whole finds it.
+    assert analysis.kind(word, "dvelop") == analysis.Kind.TYPO2
+    assert analysis.kind(word, "dveolp") is None  # the second edit at the fourth letter: partition dolp
+    assert analysis.kind(word, "dvlopx") is None  # ... at the sixth: dopx
+    assert analysis.kind(word, "dvleop") is None
     assert [k.edits for k in analysis.Kind] == [0, 0, 0, 1, 2]
 
 
 def test_a_term_is_filed_under_one_key_and_a_stem_reads_four() -> None:
-    # The term without letters 1 and 2; the stem's key, and those of a letter inserted or deleted
-    # near its start and of the transposition of letters 2 and 3 (sessio: that one is its own key).
-    assert analysis.delete_keys("professional") == frozenset({"pfessional"})
+    # The term without letters 1 and 2, in the partition of the key's first four letters; the
+    # stem's key, and those of a letter inserted or deleted near its start and of the transposition
+    # of letters 2 and 3 (sessio: that one is its own key). A word of 9 letters or more reads the
+    # keys' partitions whole, a shorter one only its keys' items.
+    assert analysis.typo_key("professional") == "pfessional"
+    assert analysis.typo_partition("pfessional") == "pfes"
+    assert analysis.typo_lookups(analysis.Word("professionals", "professional", last=False)) == [
+        ("pess", ""), ("pfes", ""), ("poes", ""), ("pofe", "")]
+    assert analysis.typo_lookups(analysis.Word("sessions", "sessio", last=False)) == [
+        ("sio", "sio|"), ("ssio", "ssio|"), ("sssi", "sssio|")]
     assert analysis.typo_reads("professional") == (frozenset({"pfessional", "pofessional", "pessional", "poessional"}), "pro")
     assert analysis.typo_reads("sessio") == (frozenset({"ssio", "sssio", "sio"}), "ses")
 
