@@ -160,17 +160,23 @@ def kind(word: Word, term: str) -> Kind | None:
         if len(term) >= MIN_TERM_PREFIX and word.text.startswith(term) and _unfinished(word.text[len(term):]):
             return Kind.UNFINISHED
     if word.corrects and term[:1] == word.stem[:1]:
-        twice = word.corrects_twice and (term[:TYPO_RANGE] == word.stem[:TYPO_RANGE]
-                                         or typo_partition(typo_key(term)) in _shape_partitions(word.stem))
-        distance = DamerauLevenshtein.distance(term, word.stem, score_cutoff=2 if twice else 1)
-        if twice and distance > 1:
-            distance = min(distance, _inflected_distance(word, term))
-        if twice and distance > 1 and word.completes:
-            distance = min(distance, _completed_distance(word, term, 2))
-        if distance == 1 or _misspelt_ending(word, term):
-            return Kind.TYPO
-        return Kind.TYPO2 if twice and distance == 2 else None
+        return _correction(word, term)
     return None
+
+
+def _correction(word: Word, term: str) -> Kind | None:
+    """``TYPO``, ``TYPO2`` or ``None`` for a correcting ``word`` and a ``term`` with its first letter
+    (the typo rules of the module docstring)."""
+    twice = word.corrects_twice and (term[:TYPO_RANGE] == word.stem[:TYPO_RANGE]
+                                     or typo_partition(typo_key(term)) in _shape_partitions(word.stem))
+    distance = DamerauLevenshtein.distance(term, word.stem, score_cutoff=2 if twice else 1)
+    if twice and distance > 1:
+        distance = min(distance, _inflected_distance(word, term))
+    if twice and distance > 1 and word.completes:
+        distance = min(distance, _completed_distance(word, term, 2))
+    if distance == 1 or _misspelt_ending(word, term):
+        return Kind.TYPO
+    return Kind.TYPO2 if twice and distance == 2 else None
 
 
 def _misspelt_ending(word: Word, term: str) -> bool:
