@@ -35,11 +35,11 @@ Six phases in one run:
   heartbeat-extended lease is ``DELIVERY_LEASE_SECONDS`` (20 s).
 
 An event's latency is from just before its outbox write to its arrival at its receiver (both
-epoch clocks of this machine). The delivery deadline is ``--timeout`` seconds (default 2 s
+epoch clocks of this machine). The delivery deadline is ``--timeout`` seconds (default 3 s
 instead of the production 10 s, so that five attempts fit in a short run; the isolation does not
 depend on it) and the retry delays ``--delays`` (default 2,3,4 s).
 
-Budgets (``--check`` exits 1 when one is missed): healthy p99 < 2 s in ``two-tenants``, ``crowd``,
+Budgets (``--check`` exits 1 when one is missed): healthy p99 < the deadline in ``two-tenants``, ``crowd``,
 ``fan-out`` and ``many-owners``, every healthy event delivered, every hanging or failing receiver gets exactly 5
 requests (then its webhook is off and its lane drains), and the crash phase's delivery arrives
 within 30 s of the kill, once per attempt (2 requests: the interrupted attempt and the next).
@@ -84,7 +84,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 # EMF metric lines (chalicelib.telemetry.metrics) would drown the table: the stacks and workers started here inherit this.
 os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
 
-P99_BUDGET_SECONDS = 2.0
+#: The delivery deadline of the run (``--timeout``'s default; production: 10 s). The healthy p99
+#: budget is this deadline: a healthy event that waited for a hanging attempt arrives a deadline or
+#: more after its write. It stays well above the embedded AWS's own latency under the phases' load,
+#: so that the two can be told apart (docs/webhook-delivery.md, "Measured").
+DEADLINE_SECONDS = 3.0
 EXPECTED_HANGING_ATTEMPTS = 5
 RECOVERY_BUDGET_SECONDS = 30.0
 #: Phases whose healthy p99 budget the embedded AWS does not let them meet (their other budgets,
@@ -556,7 +560,8 @@ def main() -> int:
     parser.add_argument("--fanout-rate", type=float, default=0.5, help="fan-out phase: rounds per second")
     parser.add_argument("--many-rounds", type=int, default=3, help="many-owners phase: rounds (one event per owner and healthy tenant)")
     parser.add_argument("--many-rate", type=float, default=0.25, help="many-owners phase: rounds per second")
-    parser.add_argument("--timeout", type=float, default=2.0, help="WEBHOOK_TIMEOUT_SECONDS (production: 10)")
+    parser.add_argument("--timeout", type=float, default=DEADLINE_SECONDS,
+                        help="WEBHOOK_TIMEOUT_SECONDS (production: 10), and the healthy p99 budget")
     parser.add_argument("--delays", default="2,3,4", help="WEBHOOK_RETRY_DELAYS_SECONDS")
     parser.add_argument("--check", action="store_true", help="exit 1 when a budget is missed")
     parser.add_argument("--pending", action="store_true", help="with --check: also the budgets of the PENDING phases")
@@ -646,8 +651,8 @@ def main() -> int:
           f"{cost_deep * 1000:.0f} ms to one of {deepest_depth} ({deepest.name}'s peak; SQS: independent of the depth)")
     failures, pending = [], []
     for phase in (both, crowd, fanout, many):
-        if phase.percentile(0.99) >= P99_BUDGET_SECONDS:
-            missed = f"{phase.name}: healthy p99 {phase.percentile(0.99):.3f} s >= {P99_BUDGET_SECONDS} s"
+        if phase.percentile(0.99) >= args.timeout:
+            missed = f"{phase.name}: healthy p99 {phase.percentile(0.99):.3f} s >= the deadline {args.timeout:g} s"
             (pending if phase.name in PENDING and not args.pending else failures).append(missed)
     for missed in pending:
         print(f"PENDING (beyond the embedded AWS, enforced with --pending; docs/webhook-delivery.md): {missed}")
@@ -663,7 +668,7 @@ def main() -> int:
     for failure in failures:
         print(f"BUDGET MISSED: {failure}")
     print("webhooks: " + ("OVER BUDGET" if failures else "within budget") +
-          f" (healthy p99 < {P99_BUDGET_SECONDS:g} s, failing POSTs == {EXPECTED_HANGING_ATTEMPTS}, "
+          f" (healthy p99 < the deadline {args.timeout:g} s, failing POSTs == {EXPECTED_HANGING_ATTEMPTS}, "
           f"crash recovery < {RECOVERY_BUDGET_SECONDS:g} s)")
     return 1 if args.check and failures else 0
 

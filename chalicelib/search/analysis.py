@@ -255,10 +255,9 @@ def typo_lookups(word: Word) -> list[tuple[str, str]]:
     and sort-key start: each typo key's own items (``key|``) for one typo, and for a word of
     :data:`MIN_TYPO2_WORD` letters or more the whole partition of each key, which also holds the
     terms with a second edit past their sixth letter (:func:`kind`, ``twice``)."""
-    keys = sorted(typo_reads(word.stem)[0])
     if word.corrects_twice:
-        return [(part, "") for part in sorted({typo_partition(k) for k in keys})]
-    return [(typo_partition(k), f"{k}|") for k in keys]
+        return [(part, "") for part in sorted(_shape_partitions(word.stem))]
+    return [(typo_partition(k), f"{k}|") for k in sorted(typo_reads(word.stem)[0])]
 
 
 def typo_term(sort_key: str) -> str:
