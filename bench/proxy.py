@@ -105,6 +105,11 @@ def scalar(value: dict[str, Any] | None) -> str | None:
 # -- key schemas from the template ----------------------------------------------------------------
 
 
+#: The DynamoDB operations that write.
+WRITE_OPERATIONS = frozenset({"PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"})
+#: ``(table, key, the item a Put sends or None)`` of one item a write call writes.
+Write = tuple[str, dict[str, Any], dict[str, Any] | None]
+
 @dataclass(frozen=True)
 class Index:
     """A table or a GSI: its name as keys are reported, its key attributes and projection."""
@@ -349,7 +354,7 @@ class Recorder:
                     self.calls.append(call)
 
     def _account(self, operation: str, body: dict[str, Any], send: Any, call: Call) -> tuple[int, list[tuple[str, str]], bytes]:
-        if operation in ("PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"):
+        if operation in WRITE_OPERATIONS:
             self.last_write = time.monotonic()
             return self._handle_write(operation, body, send)
         answer = send()
@@ -358,66 +363,74 @@ class Recorder:
             return answer
         parsed = json.loads(text)
         call.items = items_read(operation, parsed)
-        if operation == "GetItem":
-            schema = self._schema(body["TableName"])
-            if schema:
-                size = item_size(parsed.get("Item"))
-                self._add(schema.table, scalar(body["Key"].get(schema.table.hash)), rcu=read_units(size, bool(body.get("ConsistentRead"))))
-        elif operation == "BatchGetItem":
-            for table, items in (parsed.get("Responses") or {}).items():
-                schema = self._schema(table)
-                consistent = bool((body["RequestItems"].get(table) or {}).get("ConsistentRead"))
-                for item in items if schema else []:
-                    self._add(schema.table, scalar(item.get(schema.table.hash)), rcu=read_units(item_size(item), consistent))  # type: ignore[union-attr]
-        elif operation == "TransactGetItems":
-            for request, response in zip(body["TransactItems"], parsed.get("Responses") or [], strict=False):
-                get = request["Get"]
-                schema = self._schema(get["TableName"])
-                if schema:
-                    units = 2 * read_units(item_size(response.get("Item")), True)
-                    self._add(schema.table, scalar(get["Key"].get(schema.table.hash)), rcu=units)
-        elif operation in ("Query", "Scan"):
-            schema = self._schema(body["TableName"])
-            if schema:
-                index = schema.gsis.get(body.get("IndexName", ""), schema.table)
-                items = parsed.get("Items") or []
-                mean = (sum(item_size(i) for i in items) / len(items)) if items else 100
-                scanned = int(parsed.get("ScannedCount", len(items)))
-                size = sum(item_size(i) for i in items) + max(0, scanned - len(items)) * mean
-                value = self._query_partition(body, index) if operation == "Query" else "<scan>"
-                self._add(index, value, rcu=read_units(int(size), bool(body.get("ConsistentRead"))))
+        bill = {"GetItem": self._bill_get, "BatchGetItem": self._bill_batch_get, "TransactGetItems": self._bill_transact_get,
+                "Query": self._bill_query, "Scan": self._bill_query}.get(operation)
+        if bill is not None:
+            bill(operation, body, parsed)
         return answer
 
-    def _handle_write(self, operation: str, body: dict[str, Any], send: Any) -> tuple[int, list[tuple[str, str]], bytes]:
-        # (table, key, the item a Put sends or None) of every item written
-        writes: list[tuple[str, dict[str, Any], dict[str, Any] | None]] = []
-        checks: list[tuple[str, dict[str, Any]]] = []
-        transactional = operation == "TransactWriteItems"
+    def _bill_get(self, _: str, body: dict[str, Any], parsed: dict[str, Any]) -> None:
+        schema = self._schema(body["TableName"])
+        if schema:
+            size = item_size(parsed.get("Item"))
+            self._add(schema.table, scalar(body["Key"].get(schema.table.hash)), rcu=read_units(size, bool(body.get("ConsistentRead"))))
 
-        def put(table: str, item: dict[str, Any]) -> None:
+    def _bill_batch_get(self, _: str, body: dict[str, Any], parsed: dict[str, Any]) -> None:
+        for table, items in (parsed.get("Responses") or {}).items():
             schema = self._schema(table)
-            writes.append((table, self._key_of(schema, item) if schema else {}, item))
+            if schema is None:
+                continue
+            consistent = bool((body["RequestItems"].get(table) or {}).get("ConsistentRead"))
+            for item in items:
+                self._add(schema.table, scalar(item.get(schema.table.hash)), rcu=read_units(item_size(item), consistent))
 
-        if operation == "PutItem":
-            put(body["TableName"], body["Item"])
-        elif operation in ("UpdateItem", "DeleteItem"):
-            writes.append((body["TableName"], body["Key"], None))
-        elif operation == "TransactWriteItems":
-            for entry in body["TransactItems"]:
-                kind, request = next(iter(entry.items()))
-                if kind == "ConditionCheck":
-                    checks.append((request["TableName"], request["Key"]))
-                elif kind == "Put":
-                    put(request["TableName"], request["Item"])
-                else:
-                    writes.append((request["TableName"], request["Key"], None))
-        else:  # BatchWriteItem
-            for table, requests in body["RequestItems"].items():
-                for request in requests:
-                    if "PutRequest" in request:
-                        put(table, request["PutRequest"]["Item"])
-                    else:
-                        writes.append((table, request["DeleteRequest"]["Key"], None))
+    def _bill_transact_get(self, _: str, body: dict[str, Any], parsed: dict[str, Any]) -> None:
+        for request, response in zip(body["TransactItems"], parsed.get("Responses") or [], strict=False):
+            get = request["Get"]
+            schema = self._schema(get["TableName"])
+            if schema:
+                units = 2 * read_units(item_size(response.get("Item")), True)
+                self._add(schema.table, scalar(get["Key"].get(schema.table.hash)), rcu=units)
+
+    def _bill_query(self, operation: str, body: dict[str, Any], parsed: dict[str, Any]) -> None:
+        schema = self._schema(body["TableName"])
+        if schema is None:
+            return
+        index = schema.gsis.get(body.get("IndexName", ""), schema.table)
+        items = parsed.get("Items") or []
+        mean = (sum(item_size(i) for i in items) / len(items)) if items else 100
+        scanned = int(parsed.get("ScannedCount", len(items)))
+        size = sum(item_size(i) for i in items) + max(0, scanned - len(items)) * mean
+        value = self._query_partition(body, index) if operation == "Query" else "<scan>"
+        self._add(index, value, rcu=read_units(int(size), bool(body.get("ConsistentRead"))))
+
+    def _writes_of(self, operation: str, body: dict[str, Any]) -> tuple[list[Write], list[tuple[str, dict[str, Any]]]]:
+        """The items a write call writes, as ``(table, key, the item a Put sends or None)``, and the
+        ``(table, key)`` of its condition checks."""
+        if operation == "TransactWriteItems":
+            requests = [next(iter(entry.items())) for entry in body["TransactItems"]]
+        elif operation == "BatchWriteItem":
+            requests = [("Put", {"TableName": table, "Item": r["PutRequest"]["Item"]}) if "PutRequest" in r
+                        else ("Delete", {"TableName": table, "Key": r["DeleteRequest"]["Key"]})
+                        for table, batch in body["RequestItems"].items() for r in batch]
+        else:
+            requests = [("Put" if operation == "PutItem" else operation, body)]
+        writes: list[Write] = []
+        checks: list[tuple[str, dict[str, Any]]] = []
+        for kind, request in requests:
+            table = request["TableName"]
+            if kind == "ConditionCheck":
+                checks.append((table, request["Key"]))
+            elif kind == "Put":
+                schema = self._schema(table)
+                writes.append((table, self._key_of(schema, request["Item"]) if schema else {}, request["Item"]))
+            else:
+                writes.append((table, request["Key"], None))
+        return writes, checks
+
+    def _handle_write(self, operation: str, body: dict[str, Any], send: Any) -> tuple[int, list[tuple[str, str]], bytes]:
+        writes, checks = self._writes_of(operation, body)
+        transactional = operation == "TransactWriteItems"
         if not self.images and operation == "UpdateItem" and (schema := self._schema(body["TableName"])) is not None and not schema.gsis:
             # Images off, no index to account: billed by the item it leaves (one read after it, no lock).
             answer = send()
@@ -428,23 +441,25 @@ class Recorder:
         if not any(read) and not checks:  # nothing to read around the write: no need to hold the others back
             answer = send()
             for table, key, item in writes:
-                schema = self._schema(table)
-                if schema is not None:
-                    self._count_write(schema, key, None, item, transactional)
+                self._count(table, key, None, item, transactional)
             return answer
         with self.write_lock:
             olds = [self._get_item(t, k) if r else None for (t, k, _), r in zip(writes, read, strict=True)]
             answer = send()
             for (table, key, item), old, r in zip(writes, olds, read, strict=True):
-                schema = self._schema(table)
-                if schema is not None:
-                    self._count_write(schema, key, old, self._get_item(table, key) if r else item, transactional)
+                self._count(table, key, old, self._get_item(table, key) if r else item, transactional)
             for table, key in checks:
                 schema = self._schema(table)
                 if schema is not None:  # a transactional read of the checked item
                     units = 2 * read_units(item_size(self._get_item(table, key)), True)
                     self._add(schema.table, scalar(key.get(schema.table.hash)), rcu=units)
         return answer
+
+    def _count(self, table: str, key: dict[str, Any], old: dict[str, Any] | None, new: dict[str, Any] | None,
+               transactional: bool) -> None:
+        schema = self._schema(table)
+        if schema is not None:
+            self._count_write(schema, key, old, new, transactional)
 
 
 def proxy_server(recorder: Recorder, port: int = 0) -> ThreadingHTTPServer:

@@ -169,175 +169,202 @@ class Row:
         return True
 
 
-def run(check: bool) -> int:
-    """Build the data, measure the routes, print the table and the summary line."""
-    from chalice.test import Client
+class Session:
+    """The app behind Chalice's test client, the DynamoDB call counter, and the rows measured so far."""
 
-    from chalicelib.auth import own_keys
-    from chalicelib.auth.service import Caller, clear_cache
-    from chalicelib.kernel import clock
-    from chalicelib.kernel.config import settings
-    from chalicelib.listings import repository as listings
-    from chalicelib.listings.status import Transition
-    from chalicelib.persistence import storage
+    def __init__(self, client: Any, counter: Counter) -> None:
+        self.client = client
+        self.counter = counter
+        self.rows: list[Row] = []
+
+    def call(self, method: str, path: str, key: str, body: Any = None) -> tuple[int, Any]:
+        """One request with ``key`` as the bearer; ``(status, JSON body or None)``."""
+        headers = {"authorization": f"Bearer {key}", "content-type": "application/json"}
+        payload = json.dumps(body).encode() if body is not None else b""
+        response = getattr(self.client.http, method.lower())(path, headers=headers, body=payload)
+        return response.status_code, (json.loads(response.body) if response.body else None)
+
+    def measure(self, label: str, kind: str, method: str, path: str, key: str, body: Any = None,
+                read_budget: int = READ_BUDGET, items_budget: int | None = None,
+                change_read_budget: int = CHANGE_READ_BUDGET) -> Any:
+        """One request counted as a row of the table; returns its JSON body."""
+        counter = self.counter
+        counter.calls.clear()
+        counter.bucket_writes = 0
+        counter.items = 0
+        status, result = self.call(method, path, key, body)
+        self.rows.append(Row(label, kind, status, list(counter.calls), counter.bucket_writes, read_budget, counter.items,
+                             items_budget, change_read_budget))
+        return result
+
+    def setup(self, method: str, path: str, key: str, body: Any = None) -> Any:
+        """One request that builds data (not counted); exits when it fails."""
+        status, result = self.call(method, path, key, body)
+        if status >= 400:
+            raise SystemExit(f"setup call {method} {path} failed: {status} {result}")
+        return result
+
+
+@dataclass
+class People:
+    """The users of the flows, as ``(userId, apiKey)`` pairs or API keys."""
+
+    owner_id: str
+    owner: str
+    seeker: str
+    others: list[tuple[str, str]]
+    admin: str
+
+
+def _user(name: str, level: int = 0, admin: bool = False) -> tuple[str, str]:
     from chalicelib.users.models import AdminUserCreate
     from chalicelib.users.service import create_user
-    from local_stack.resources import create_resources
-    from tests.limits import HIGH_LIMITS
 
-    os.environ.update(create_resources())
-    os.environ.update(HIGH_LIMITS)
-    settings.cache_clear()
-    storage.client.cache_clear()
-    clear_cache()
-    from app import app
+    channels = {"telegram": f"@{name.lower()}", "email": f"{name.lower()}@example.org"}
+    created = create_user(AdminUserCreate(displayName=name, country="de", verifiedLevel=level, channels=channels, admin=admin))
+    return created.userId, created.apiKey
 
-    def user(name: str, level: int = 0, admin: bool = False) -> tuple[str, str]:
-        channels = {"telegram": f"@{name.lower()}", "email": f"{name.lower()}@example.org"}
-        created = create_user(AdminUserCreate(displayName=name, country="de", verifiedLevel=level, channels=channels, admin=admin))
-        return created.userId, created.apiKey
 
-    rows: list[Row] = []
-    counter = Counter(settings().API_KEYS_TABLE, settings().RATE_LIMITS_TABLE)
-    storage.dynamodb().meta.events.register("before-call.dynamodb", counter.hook)
-    storage.dynamodb().meta.events.register("after-call.dynamodb", counter.after)
+def _people(s: Session) -> People:
+    owner_id, owner = _user("Olivia")
+    people = People(owner_id, owner, _user("Sam", level=2)[1], [_user(f"Peer{i}") for i in range(30)], _user("Ada", admin=True)[1])
+    for key in (owner, people.seeker, people.admin, *(k for _, k in people.others)):
+        s.setup("GET", "/v1/me", key)  # warm the key cache: the budgets count calls after authentication
+    return people
 
-    with Client(app) as client:
 
-        def call(method: str, path: str, key: str, body: Any = None) -> tuple[int, Any]:
-            headers = {"authorization": f"Bearer {key}", "content-type": "application/json"}
-            payload = json.dumps(body).encode() if body is not None else b""
-            response = getattr(client.http, method.lower())(path, headers=headers, body=payload)
-            return response.status_code, (json.loads(response.body) if response.body else None)
+#: The listing the flows create (an owner's job posting in Berlin).
+LISTING = {
+    "categoryKey": "jobs", "roleKey": "hiring", "channels": ["telegram"],
+    "meta": {"title": "Backend engineer", "description": "<p>APIs</p>", "location": "Berlin",
+             "location_lat": "52.52", "location_lng": "13.405", "employmentType": "full_time"},
+}
 
-        def measure(label: str, kind: str, method: str, path: str, key: str, body: Any = None,
-                    read_budget: int = READ_BUDGET, items_budget: int | None = None,
-                    change_read_budget: int = CHANGE_READ_BUDGET) -> Any:
-            counter.calls.clear()
-            counter.bucket_writes = 0
-            counter.items = 0
-            status, result = call(method, path, key, body)
-            rows.append(Row(label, kind, status, list(counter.calls), counter.bucket_writes, read_budget, counter.items,
-                            items_budget, change_read_budget))
-            return result
 
-        def setup(method: str, path: str, key: str, body: Any = None) -> Any:
-            status, result = call(method, path, key, body)
-            if status >= 400:
-                raise SystemExit(f"setup call {method} {path} failed: {status} {result}")
-            return result
+def _approved_listing(s: Session, owner: str) -> str:
+    from chalicelib.kernel import clock
+    from chalicelib.listings import repository as listings
+    from chalicelib.listings.status import Transition
 
-        owner_id, owner = user("Olivia")
-        _, seeker = user("Sam", level=2)
-        others = [user(f"Peer{i}") for i in range(30)]
-        _, admin = user("Ada", admin=True)
-        for key in (owner, seeker, admin, *(k for _, k in others)):
-            setup("GET", "/v1/me", key)  # warm the key cache: the budgets count calls after authentication
+    listing = s.setup("POST", "/v1/listings", owner, LISTING)
+    listings.transition(listings.get(listing["id"]) or {}, Transition.APPROVE, clock.iso())
+    return str(listing["id"])
 
-        body = {
-            "categoryKey": "jobs", "roleKey": "hiring", "channels": ["telegram"],
-            "meta": {"title": "Backend engineer", "description": "<p>APIs</p>", "location": "Berlin",
-                     "location_lat": "52.52", "location_lng": "13.405", "employmentType": "full_time"},
-        }
-        listing = setup("POST", "/v1/listings", owner, body)
-        listings.transition(listings.get(listing["id"]) or {}, Transition.APPROVE, clock.iso())
-        # Volume: 30 other requests to the listing, 30 accepted into conversations with the owner.
-        for _, key in others:
-            request = setup("POST", "/v1/match-requests", key, {"listingId": listing["id"], "message": "hi", "channels": ["email"]})
-            setup("PATCH", f"/v1/match-requests/{request['requestId']}/status", owner, {"status": "ACCEPTED"})
 
-        lid = listing["id"]
-        measure("GET listing detail (no request yet)", "read", "GET", f"/v1/listings/{lid}", seeker)
-        measure("GET profile detail", "read", "GET", f"/v1/profiles/{owner_id}", seeker)
-        request = measure("POST create match request", "change", "POST", "/v1/match-requests", seeker,
-                          {"listingId": lid, "message": "I would like to apply", "channels": ["telegram", "email"]})
-        measure("GET listing detail (with myRequest)", "read", "GET", f"/v1/listings/{lid}", seeker)
-        accepted = measure("PATCH accept request", "change", "PATCH", f"/v1/match-requests/{request['requestId']}/status",
-                           owner, {"status": "ACCEPTED"})
-        conversation = accepted["conversationId"]
-        for i in range(60):
-            setup("POST", f"/v1/conversations/{conversation}/messages", owner if i % 2 else seeker, {"content": f"message {i}"})
-        measure("POST send message", "change", "POST", f"/v1/conversations/{conversation}/messages", seeker,
-                {"content": "See you on Monday"})
-        measure("GET list conversations (unread counts)", "read", "GET", "/v1/conversations", owner)
-        measure("GET my unread total", "read", "GET", "/v1/me/unread", owner, read_budget=1)
-        messages = setup("GET", f"/v1/conversations/{conversation}/messages?page=3&pageSize=20", owner)["messages"]
-        measure("POST mark read (up to a message)", "change", "POST", f"/v1/conversations/{conversation}/read", owner,
-                {"messageId": messages[0]["messageId"]}, change_read_budget=MARKER_READ_BUDGET)
-        measure("POST mark read (up to the newest)", "change", "POST", f"/v1/conversations/{conversation}/read", owner, {})
-        measure("GET list messages (page 2)", "read", "GET", f"/v1/conversations/{conversation}/messages?page=2&pageSize=20", owner)
+def request_flows(s: Session, p: People) -> tuple[str, str, str]:
+    """The seeker's and the owner's flows around one listing; ``(listingId, requestId, conversationId)``."""
+    lid = _approved_listing(s, p.owner)
+    # Volume: 30 other requests to the listing, 30 accepted into conversations with the owner.
+    for _, key in p.others:
+        request = s.setup("POST", "/v1/match-requests", key, {"listingId": lid, "message": "hi", "channels": ["email"]})
+        s.setup("PATCH", f"/v1/match-requests/{request['requestId']}/status", p.owner, {"status": "ACCEPTED"})
+    s.measure("GET listing detail (no request yet)", "read", "GET", f"/v1/listings/{lid}", p.seeker)
+    s.measure("GET profile detail", "read", "GET", f"/v1/profiles/{p.owner_id}", p.seeker)
+    request = s.measure("POST create match request", "change", "POST", "/v1/match-requests", p.seeker,
+                        {"listingId": lid, "message": "I would like to apply", "channels": ["telegram", "email"]})
+    s.measure("GET listing detail (with myRequest)", "read", "GET", f"/v1/listings/{lid}", p.seeker)
+    accepted = s.measure("PATCH accept request", "change", "PATCH", f"/v1/match-requests/{request['requestId']}/status",
+                         p.owner, {"status": "ACCEPTED"})
+    conversation = accepted["conversationId"]
+    for i in range(60):
+        s.setup("POST", f"/v1/conversations/{conversation}/messages", p.owner if i % 2 else p.seeker, {"content": f"message {i}"})
+    s.measure("POST send message", "change", "POST", f"/v1/conversations/{conversation}/messages", p.seeker,
+              {"content": "See you on Monday"})
+    s.measure("GET list conversations (unread counts)", "read", "GET", "/v1/conversations", p.owner)
+    s.measure("GET my unread total", "read", "GET", "/v1/me/unread", p.owner, read_budget=1)
+    messages = s.setup("GET", f"/v1/conversations/{conversation}/messages?page=3&pageSize=20", p.owner)["messages"]
+    s.measure("POST mark read (up to a message)", "change", "POST", f"/v1/conversations/{conversation}/read", p.owner,
+              {"messageId": messages[0]["messageId"]}, change_read_budget=MARKER_READ_BUDGET)
+    s.measure("POST mark read (up to the newest)", "change", "POST", f"/v1/conversations/{conversation}/read", p.owner, {})
+    s.measure("GET list messages (page 2)", "read", "GET", f"/v1/conversations/{conversation}/messages?page=2&pageSize=20", p.owner)
+    profile_request = s.measure("POST create profile request", "change", "POST", "/v1/profile-requests", p.seeker,
+                                {"userId": p.others[0][0], "message": "Hello", "channel": "email"})
+    s.measure("PATCH reject request", "change", "PATCH", f"/v1/match-requests/{profile_request['requestId']}/status",
+              p.others[0][1], {"status": "REJECTED", "reason": "not now"})
+    s.measure("GET my requests", "read", "GET", "/v1/match-requests/mine", p.seeker)
+    s.measure("GET incoming requests", "read", "GET", "/v1/match-requests/incoming", p.owner)
+    s.measure("GET requests of a listing", "read", "GET", f"/v1/match-requests/listing/{lid}", p.owner)
+    return lid, request["requestId"], conversation
 
-        profile_request = measure("POST create profile request", "change", "POST", "/v1/profile-requests", seeker,
-                                  {"userId": others[0][0], "message": "Hello", "channel": "email"})
-        measure("PATCH reject request", "change", "PATCH", f"/v1/match-requests/{profile_request['requestId']}/status",
-                others[0][1], {"status": "REJECTED", "reason": "not now"})
-        measure("GET my requests", "read", "GET", "/v1/match-requests/mine", seeker)
-        measure("GET incoming requests", "read", "GET", "/v1/match-requests/incoming", owner)
-        measure("GET requests of a listing", "read", "GET", f"/v1/match-requests/listing/{lid}", owner)
-        for i in range(25):  # volume for the owner's list: a page must not read every listing
-            setup("POST", "/v1/listings", owner, {**body, "meta": {**body["meta"], "title": f"Listing {i}"}})
-        first_page = measure("GET my listings", "read", "GET", "/v1/listings/mine?pageSize=10", owner)
-        measure("GET my listings (page 2, cursor)", "read", "GET",
-                f"/v1/listings/mine?pageSize=10&cursor={first_page['nextCursor']}", owner)
-        queue = measure("GET approvals queue", "read", "GET", "/v1/admin/approvals?pageSize=10", admin,
-                        read_budget=REVIEW_QUEUE_READ_BUDGET)
-        measure("GET approvals queue (page 2, cursor)", "read", "GET",
-                f"/v1/admin/approvals?pageSize=10&cursor={queue['nextCursor']}", admin, read_budget=REVIEW_QUEUE_READ_BUDGET)
-        # The audit log: administrator actions (each one transaction with its entry) and its pages.
-        measure("POST create user (admin)", "change", "POST", "/v1/admin/users", admin,
-                {"displayName": "Created", "verifiedLevel": 1})
-        for i, (peer_id, _) in enumerate(others):  # volume: a page must not read the whole log
-            setup("PATCH", f"/v1/admin/users/{peer_id}", admin, {"verifiedLevel": i % 4})
-        measure("PATCH verification level", "change", "PATCH", f"/v1/admin/users/{others[0][0]}", admin, {"verifiedLevel": 3})
-        log = measure("GET audit log", "read", "GET", "/v1/admin/audit-log?pageSize=10", admin)
-        measure("GET audit log (page 2, cursor)", "read", "GET",
-                f"/v1/admin/audit-log?pageSize=10&cursor={log['nextCursor']}", admin)
-        measure("GET audit log (actor + action)", "read", "GET",
-                f"/v1/admin/audit-log?pageSize=10&actor={others[0][0]}&action=user.verification_level", admin)
-        measure("GET audit log (target)", "read", "GET", f"/v1/admin/audit-log?target={others[0][0]}", admin)
-        users_page = measure("GET admin users", "read", "GET", "/v1/admin/users?pageSize=10", admin)
-        measure("GET admin users (page 2, cursor)", "read", "GET",
-                f"/v1/admin/users?pageSize=10&cursor={users_page['nextCursor']}", admin)
-        measure("GET admin users (q + country + level)", "read", "GET",
-                "/v1/admin/users?q=peer&country=de&verifiedLevel=1", admin)
-        measure("GET admin users (id)", "read", "GET", f"/v1/admin/users?id={owner_id}", admin)
-        for peer_id, _ in others[20:]:  # volume for the block list: a page must not read every block
-            setup("PUT", f"/v1/me/blocks/{peer_id}", seeker)
-        measure("PUT block a user", "info", "PUT", f"/v1/me/blocks/{others[19][0]}", seeker)
-        blocks = measure("GET my blocks", "read", "GET", "/v1/me/blocks?pageSize=5", seeker)
-        measure("GET my blocks (page 2, cursor)", "read", "GET", f"/v1/me/blocks?pageSize=5&cursor={blocks['nextCursor']}", seeker)
-        measure("DELETE unblock a user", "info", "DELETE", f"/v1/me/blocks/{others[19][0]}", seeker)
-        for _, key in others[:12]:  # volume for the moderation queue
-            setup("POST", "/v1/reports", key, {"subjectType": "profile", "subjectId": owner_id, "reason": "spam"})
-        report = measure("POST report a listing", "change", "POST", "/v1/reports", seeker,
-                         {"subjectType": "listing", "subjectId": lid, "reason": "scam"})
-        queue_page = measure("GET reports queue", "read", "GET", "/v1/admin/reports?pageSize=5", admin)
-        measure("GET reports queue (page 2, cursor)", "read", "GET",
-                f"/v1/admin/reports?pageSize=5&cursor={queue_page['nextCursor']}", admin)
-        measure("GET reports queue (open listings)", "read", "GET", "/v1/admin/reports?status=open&subjectType=listing", admin)
-        measure("POST decide report (dismiss)", "change", "POST", f"/v1/admin/reports/{report['reportId']}/decision", admin,
-                {"decision": "dismiss"})
-        measure("GET account export", "info", "GET", "/v1/me/export", seeker)
-        leaver_id, leaver = user("Lea")
-        setup("GET", "/v1/me", leaver)
-        own_keys.create_key(Caller(leaver_id), "second")  # two keys: deleted in the erasure's one transaction
-        measure("DELETE /v1/me (start the erasure)", "change", "DELETE", "/v1/me", leaver)
-        measure("GET admin erasure", "read", "GET", f"/v1/admin/erasures/{leaver_id}", admin)
-        measure("POST resume an erasure (admin)", "change", "POST", f"/v1/admin/erasures/{leaver_id}/resume", admin)
-        measure("GET one request", "read", "GET", f"/v1/match-requests/{request['requestId']}", seeker)
-        measure("GET conversation detail", "read", "GET", f"/v1/conversations/{conversation}", seeker)
-        measure("DELETE leave conversation", "change", "DELETE", f"/v1/conversations/{conversation}", seeker)
-        quiet = setup("POST", "/v1/listings", owner, body)
-        measure("DELETE listing (no requests)", "change", "DELETE", f"/v1/listings/{quiet['id']}", owner)
-        busy = setup("POST", "/v1/listings", owner, body)
-        listings.transition(listings.get(busy["id"]) or {}, Transition.APPROVE, clock.iso())
-        for _, key in others[:5]:
-            setup("POST", "/v1/match-requests", key, {"listingId": busy["id"], "message": "hi", "channels": ["email"]})
-        measure("DELETE listing (5 pending requests)", "info", "DELETE", f"/v1/listings/{busy['id']}", owner)
-        measure_events(measure, owner, owner_id)
-        measure("GET profile search (8 shards)", "info", "GET", "/v1/profiles/search?q=peer", seeker)
-        measure("GET profile search (country)", "info", "GET", "/v1/profiles/search?country=de&q=peer", seeker)
 
+def admin_flows(s: Session, p: People) -> None:
+    """The owner's listing pages, the review queue, the audit log and the administrators' user list."""
+    for i in range(25):  # volume for the owner's list: a page must not read every listing
+        s.setup("POST", "/v1/listings", p.owner, {**LISTING, "meta": {**LISTING["meta"], "title": f"Listing {i}"}})
+    first_page = s.measure("GET my listings", "read", "GET", "/v1/listings/mine?pageSize=10", p.owner)
+    s.measure("GET my listings (page 2, cursor)", "read", "GET",
+              f"/v1/listings/mine?pageSize=10&cursor={first_page['nextCursor']}", p.owner)
+    queue = s.measure("GET approvals queue", "read", "GET", "/v1/admin/approvals?pageSize=10", p.admin,
+                      read_budget=REVIEW_QUEUE_READ_BUDGET)
+    s.measure("GET approvals queue (page 2, cursor)", "read", "GET",
+              f"/v1/admin/approvals?pageSize=10&cursor={queue['nextCursor']}", p.admin, read_budget=REVIEW_QUEUE_READ_BUDGET)
+    # The audit log: administrator actions (each one transaction with its entry) and its pages.
+    s.measure("POST create user (admin)", "change", "POST", "/v1/admin/users", p.admin, {"displayName": "Created", "verifiedLevel": 1})
+    for i, (peer_id, _) in enumerate(p.others):  # volume: a page must not read the whole log
+        s.setup("PATCH", f"/v1/admin/users/{peer_id}", p.admin, {"verifiedLevel": i % 4})
+    peer = p.others[0][0]
+    s.measure("PATCH verification level", "change", "PATCH", f"/v1/admin/users/{peer}", p.admin, {"verifiedLevel": 3})
+    log = s.measure("GET audit log", "read", "GET", "/v1/admin/audit-log?pageSize=10", p.admin)
+    s.measure("GET audit log (page 2, cursor)", "read", "GET", f"/v1/admin/audit-log?pageSize=10&cursor={log['nextCursor']}", p.admin)
+    s.measure("GET audit log (actor + action)", "read", "GET",
+              f"/v1/admin/audit-log?pageSize=10&actor={peer}&action=user.verification_level", p.admin)
+    s.measure("GET audit log (target)", "read", "GET", f"/v1/admin/audit-log?target={peer}", p.admin)
+    users_page = s.measure("GET admin users", "read", "GET", "/v1/admin/users?pageSize=10", p.admin)
+    s.measure("GET admin users (page 2, cursor)", "read", "GET",
+              f"/v1/admin/users?pageSize=10&cursor={users_page['nextCursor']}", p.admin)
+    s.measure("GET admin users (q + country + level)", "read", "GET", "/v1/admin/users?q=peer&country=de&verifiedLevel=1", p.admin)
+    s.measure("GET admin users (id)", "read", "GET", f"/v1/admin/users?id={p.owner_id}", p.admin)
+
+
+def safety_flows(s: Session, p: People, lid: str) -> None:
+    """Blocks, reports and their queue, the account export and an account erasure."""
+    from chalicelib.auth import own_keys
+    from chalicelib.auth.service import Caller
+
+    for peer_id, _ in p.others[20:]:  # volume for the block list: a page must not read every block
+        s.setup("PUT", f"/v1/me/blocks/{peer_id}", p.seeker)
+    blocked = p.others[19][0]
+    s.measure("PUT block a user", "info", "PUT", f"/v1/me/blocks/{blocked}", p.seeker)
+    blocks = s.measure("GET my blocks", "read", "GET", "/v1/me/blocks?pageSize=5", p.seeker)
+    s.measure("GET my blocks (page 2, cursor)", "read", "GET", f"/v1/me/blocks?pageSize=5&cursor={blocks['nextCursor']}", p.seeker)
+    s.measure("DELETE unblock a user", "info", "DELETE", f"/v1/me/blocks/{blocked}", p.seeker)
+    for _, key in p.others[:12]:  # volume for the moderation queue
+        s.setup("POST", "/v1/reports", key, {"subjectType": "profile", "subjectId": p.owner_id, "reason": "spam"})
+    report = s.measure("POST report a listing", "change", "POST", "/v1/reports", p.seeker,
+                       {"subjectType": "listing", "subjectId": lid, "reason": "scam"})
+    queue_page = s.measure("GET reports queue", "read", "GET", "/v1/admin/reports?pageSize=5", p.admin)
+    s.measure("GET reports queue (page 2, cursor)", "read", "GET",
+              f"/v1/admin/reports?pageSize=5&cursor={queue_page['nextCursor']}", p.admin)
+    s.measure("GET reports queue (open listings)", "read", "GET", "/v1/admin/reports?status=open&subjectType=listing", p.admin)
+    s.measure("POST decide report (dismiss)", "change", "POST", f"/v1/admin/reports/{report['reportId']}/decision", p.admin,
+              {"decision": "dismiss"})
+    s.measure("GET account export", "info", "GET", "/v1/me/export", p.seeker)
+    leaver_id, leaver = _user("Lea")
+    s.setup("GET", "/v1/me", leaver)
+    own_keys.create_key(Caller(leaver_id), "second")  # two keys: deleted in the erasure's one transaction
+    s.measure("DELETE /v1/me (start the erasure)", "change", "DELETE", "/v1/me", leaver)
+    s.measure("GET admin erasure", "read", "GET", f"/v1/admin/erasures/{leaver_id}", p.admin)
+    s.measure("POST resume an erasure (admin)", "change", "POST", f"/v1/admin/erasures/{leaver_id}/resume", p.admin)
+
+
+def closing_flows(s: Session, p: People, request_id: str, conversation: str) -> None:
+    """One request and one conversation, leaving it, deleting listings, the events routes and profile search."""
+    s.measure("GET one request", "read", "GET", f"/v1/match-requests/{request_id}", p.seeker)
+    s.measure("GET conversation detail", "read", "GET", f"/v1/conversations/{conversation}", p.seeker)
+    s.measure("DELETE leave conversation", "change", "DELETE", f"/v1/conversations/{conversation}", p.seeker)
+    quiet = s.setup("POST", "/v1/listings", p.owner, LISTING)
+    s.measure("DELETE listing (no requests)", "change", "DELETE", f"/v1/listings/{quiet['id']}", p.owner)
+    busy = _approved_listing(s, p.owner)
+    for _, key in p.others[:5]:
+        s.setup("POST", "/v1/match-requests", key, {"listingId": busy, "message": "hi", "channels": ["email"]})
+    s.measure("DELETE listing (5 pending requests)", "info", "DELETE", f"/v1/listings/{busy}", p.owner)
+    measure_events(s.measure, p.owner, p.owner_id)
+    s.measure("GET profile search (8 shards)", "info", "GET", "/v1/profiles/search?q=peer", p.seeker)
+    s.measure("GET profile search (country)", "info", "GET", "/v1/profiles/search?country=de&q=peer", p.seeker)
+
+
+def print_table(rows: list[Row], check: bool) -> int:
+    """Print the rows and the summary line; 1 when ``check`` and a budgeted row is over its budget."""
     print(f"{'route':<44} {'kind':<6} {'status':>6} {'calls':>5} {'reads':>5} {'items':>5} {'txns':>4} {'bucket':>6}  "
           f"{'budget':<30} result  operations")
     for row in rows:
@@ -356,6 +383,36 @@ def run(check: bool) -> int:
         f"scans {sum(r.scans for r in rows)} -> {'OK' if not failed else 'OVER: ' + ', '.join(r.label for r in failed)}"
     )
     return 1 if failed and check else 0
+
+
+def run(check: bool) -> int:
+    """Build the data, measure the routes, print the table and the summary line."""
+    from chalice.test import Client
+
+    from chalicelib.auth.service import clear_cache
+    from chalicelib.kernel.config import settings
+    from chalicelib.persistence import storage
+    from local_stack.resources import create_resources
+    from tests.limits import HIGH_LIMITS
+
+    os.environ.update(create_resources())
+    os.environ.update(HIGH_LIMITS)
+    settings.cache_clear()
+    storage.client.cache_clear()
+    clear_cache()
+    from app import app
+
+    counter = Counter(settings().API_KEYS_TABLE, settings().RATE_LIMITS_TABLE)
+    storage.dynamodb().meta.events.register("before-call.dynamodb", counter.hook)
+    storage.dynamodb().meta.events.register("after-call.dynamodb", counter.after)
+    with Client(app) as client:
+        s = Session(client, counter)
+        people = _people(s)
+        lid, request_id, conversation = request_flows(s, people)
+        admin_flows(s, people)
+        safety_flows(s, people, lid)
+        closing_flows(s, people, request_id, conversation)
+    return print_table(s.rows, check)
 
 
 #: Page size of the events rows.

@@ -385,6 +385,43 @@ def _table(headers: list[str], lines: list[list[Any]]) -> str:
     return "\n".join(out)
 
 
+def measure_size(size: int, listings: int, seed: int, summary_only: bool) -> tuple[list[Any], float, list[str]]:
+    """Percolate ``listings`` approvals against ``size`` saved searches; print the per-listing rows
+    (unless ``summary_only``) and return the summary line, the mean waste and the budgets missed."""
+    rows, timings = run_size(size, listings, seed)
+    if not summary_only:
+        print(f"\n{size} saved searches, per approved listing:")
+        print(_table(["listing", "cells", "keys", "partitions", "entries", "searches read", "items read", "matches", "budget"],
+                     [[r.listing, r.cells, r.keys, r.partitions, r.entries, r.searches, r.items, r.matches, r.budget]
+                      for r in rows]))
+    over = [r for r in rows if r.items > r.budget]
+    failures = [f"{size}: {r.listing} read {r.items} items > budget {r.budget}" for r in over]
+    if not any(r.matches for r in rows):  # a budget met by matching nothing measures nothing
+        failures.insert(0, f"{size}: no approved listing matched any saved search")
+    waste = statistics.fmean(r.waste for r in rows)
+    summary = [
+        size, len(rows), f"{statistics.fmean(r.matches for r in rows):.1f}", max(r.matches for r in rows),
+        f"{statistics.fmean(r.partitions for r in rows):.1f}", f"{statistics.fmean(r.entries for r in rows):.0f}",
+        f"{statistics.fmean(r.items for r in rows):.1f}",
+        max(r.items for r in rows), f"{waste:.2f}", f"{max(r.items / r.budget for r in rows):.2f}",
+        len(over), f"{timings['seed s']:.0f}", f"{timings['percolate s']:.0f}",
+    ]
+    return summary, waste, failures
+
+
+def flatness(waste_means: dict[int, float]) -> list[str]:
+    """Print whether the mean waste at the largest size stays within :data:`FLAT_FACTOR` of the
+    smallest's (plus :data:`FLAT_SLACK`); the budget missed, if it is."""
+    smallest, largest = min(waste_means), max(waste_means)
+    if largest == smallest:
+        return []
+    limit = FLAT_FACTOR * waste_means[smallest] + FLAT_SLACK
+    flat = waste_means[largest] <= limit
+    print(f"flat: waste mean {waste_means[largest]:.2f} at {largest} vs {waste_means[smallest]:.2f} at {smallest} "
+          f"(limit {limit:.2f}): {'ok' if flat else 'NOT FLAT'}")
+    return [] if flat else [f"waste grows from {smallest} to {largest} saved searches"]
+
+
 def main(argv: list[str]) -> int:
     """Run the benchmark; returns the exit status (1 with ``--check`` when a budget is missed)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
@@ -394,43 +431,19 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 when a budget is missed")
     parser.add_argument("--summary-only", action="store_true", help="leave out the per-listing rows")
     args = parser.parse_args(argv)
-    sizes = [int(s) for s in args.sizes.split(",")]
     failures: list[str] = []
     summary: list[list[Any]] = []
     waste_means: dict[int, float] = {}
-    for size in sizes:
-        rows, timings = run_size(size, args.listings, args.seed)
-        if not args.summary_only:
-            print(f"\n{size} saved searches, per approved listing:")
-            print(_table(["listing", "cells", "keys", "partitions", "entries", "searches read", "items read", "matches",
-                          "budget"],
-                         [[r.listing, r.cells, r.keys, r.partitions, r.entries, r.searches, r.items, r.matches, r.budget]
-                          for r in rows]))
-        over = [r for r in rows if r.items > r.budget]
-        if not any(r.matches for r in rows):  # a budget met by matching nothing measures nothing
-            failures.append(f"{size}: no approved listing matched any saved search")
-        failures += [f"{size}: {r.listing} read {r.items} items > budget {r.budget}" for r in over]
-        waste_means[size] = statistics.fmean(r.waste for r in rows)
-        summary.append([
-            size, len(rows), f"{statistics.fmean(r.matches for r in rows):.1f}", max(r.matches for r in rows),
-            f"{statistics.fmean(r.partitions for r in rows):.1f}", f"{statistics.fmean(r.entries for r in rows):.0f}",
-            f"{statistics.fmean(r.items for r in rows):.1f}",
-            max(r.items for r in rows), f"{waste_means[size]:.2f}", f"{max(r.items / r.budget for r in rows):.2f}",
-            len(over), f"{timings['seed s']:.0f}", f"{timings['percolate s']:.0f}",
-        ])
+    for size in (int(s) for s in args.sizes.split(",")):
+        line, waste_means[size], missed = measure_size(size, args.listings, args.seed, args.summary_only)
+        summary.append(line)
+        failures += missed
     print("\nSaved-search percolator: saved-search items read per approved listing")
     print(f"budget per listing: items read <= {MATCH_FACTOR} x matches + cells + partitions touched + {SLACK}")
     print(_table(["saved searches", "listings", "matches mean", "max", "partitions mean", "entries tested mean",
                   "items read mean", "max",
                   "waste mean", "max items/budget", "over budget", "seed s", "percolate s"], summary))
-    smallest, largest = min(sizes), max(sizes)
-    if largest != smallest:
-        limit = FLAT_FACTOR * waste_means[smallest] + FLAT_SLACK
-        flat = waste_means[largest] <= limit
-        print(f"flat: waste mean {waste_means[largest]:.2f} at {largest} vs {waste_means[smallest]:.2f} at {smallest} "
-              f"(limit {limit:.2f}): {'ok' if flat else 'NOT FLAT'}")
-        if not flat:
-            failures.append(f"waste grows from {smallest} to {largest} saved searches")
+    failures += flatness(waste_means)
     calls, items = run_empty(EMPTY_LISTINGS, args.seed + 2)
     print(f"\nno saved search: {len(calls)} approvals, DynamoDB calls per percolation max {max(calls)} "
           f"(budget {EMPTY_CALLS}), saved-search items read max {max(items)}")

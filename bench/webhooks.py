@@ -548,7 +548,7 @@ def _wait_inactive(webhook_id: str, timeout: float) -> bool:
     return False
 
 
-def main() -> int:
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=20.0, help="length of the two-tenant phase")
     parser.add_argument("--baseline-seconds", type=float, default=8.0, help="length of the healthy-only phase")
@@ -566,11 +566,58 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 when a budget is missed")
     parser.add_argument("--pending", action="store_true", help="with --check: also the budgets of the PENDING phases")
     parser.add_argument("--trace", action="store_true", help="print every arrival (seconds from the run's start)")
-    args = parser.parse_args()
-    started = time.time()
-    last_delay = max(int(d) for d in args.delays.split(","))
-    failing = [HANGING, *CROWD_HANGING, *CROWD_FAILING]
+    return parser.parse_args()
 
+
+@dataclass
+class Outcome:
+    """What one run measured: the delivery phases in order (baseline, two-tenants, crowd, fan-out,
+    many-owners), the POSTs each failing receiver got, whether each failing webhook was switched
+    off, the crash phase, the delivery lease (seconds), the embedded SQS's seconds per
+    SendMessageBatch to a short queue and to one as deep as the deepest phase's peak, and every
+    receiver's arrivals ``(epoch seconds, content)``."""
+
+    phases: list[Phase]
+    attempts: dict[int, int]
+    switched_off: list[bool]
+    crash: Crash
+    lease: float
+    cost_empty: float
+    cost_deep: float
+    deepest: Phase
+    arrivals: dict[int, list[tuple[float, str]]]
+
+    def phase(self, name: str) -> Phase:
+        """The phase called ``name``."""
+        return next(p for p in self.phases if p.name == name)
+
+
+class _Samplers:
+    """The run's three samplers of the embedded AWS (lane queue depths and the server's wait)."""
+
+    def __init__(self, stack: ExitStack) -> None:
+        from chalicelib.kernel.config import settings
+
+        self.depth = LaneDepth(settings().DELIVERY_QUEUE_URL)
+        self.slow = LaneDepth(settings().DELIVERY_SLOW_QUEUE_URL)
+        self.wait = ServerWait(settings().DELIVERY_RETRY_QUEUE_URL.rsplit("/", 1)[-1])
+        stack.callback(self.stop)
+
+    def phase(self, name: str, receivers: Receivers, tenants: dict[int, str], healthy: set[int], rate: float,
+              **length: Any) -> Phase:
+        """:func:`run_phase` with these samplers (``length``: its ``seconds`` or ``events``)."""
+        return run_phase(name, receivers, tenants, healthy, rate, depth=self.depth, slow_depth=self.slow,
+                         wait=self.wait, **length)
+
+    def stop(self) -> None:
+        for sampler in (self.depth, self.slow, self.wait):
+            sampler.stop()
+
+
+def measure(args: argparse.Namespace) -> Outcome:
+    """Start the receivers and the local stack, run every phase in turn, and return what they measured."""
+    last_delay = max(int(d) for d in args.delays.split(","))
+    settle = 2 * EXPECTED_HANGING_ATTEMPTS * (args.timeout + last_delay) * len(FANOUT) / 4 + 30
     receivers = start_receivers(BEHAVIOURS)
     with ExitStack() as stack:
         stack.callback(receivers.close)
@@ -581,20 +628,17 @@ def main() -> int:
         from chalicelib.kernel.config import settings
 
         lease = settings().DELIVERY_LEASE_SECONDS
-        depth = LaneDepth(settings().DELIVERY_QUEUE_URL)
-        stack.callback(depth.stop)
-        slow = LaneDepth(settings().DELIVERY_SLOW_QUEUE_URL)
-        stack.callback(slow.stop)
-        wait = ServerWait(settings().DELIVERY_RETRY_QUEUE_URL.rsplit("/", 1)[-1])
-        stack.callback(wait.stop)
+        run = _Samplers(stack)
         users = {i: _tenant(f"T{i}", port) for i, port in enumerate(receivers.ports) if i not in FANOUT}
-        baseline = run_phase("baseline", receivers, {HEALTHY: users[HEALTHY][0]}, {HEALTHY}, args.rate,
-                             seconds=args.baseline_seconds, depth=depth, slow_depth=slow, wait=wait)
-        both = run_phase("two-tenants", receivers, {i: users[i][0] for i in (HANGING, HEALTHY)}, {HEALTHY}, args.rate,
-                         seconds=args.seconds, depth=depth, slow_depth=slow, wait=wait)
-        crowd_tenants = [*CROWD_HANGING, *CROWD_FAILING, *CROWD_HEALTHY]
-        crowd = run_phase("crowd", receivers, {i: users[i][0] for i in crowd_tenants}, set(CROWD_HEALTHY), args.crowd_rate,
-                          events=args.crowd_events, depth=depth, slow_depth=slow, wait=wait)
+        healthy = {i: users[i][0] for i in CROWD_HEALTHY}
+        phases = [
+            run.phase("baseline", receivers, {HEALTHY: users[HEALTHY][0]}, {HEALTHY}, args.rate, seconds=args.baseline_seconds),
+            run.phase("two-tenants", receivers, {i: users[i][0] for i in (HANGING, HEALTHY)}, {HEALTHY}, args.rate,
+                      seconds=args.seconds),
+            run.phase("crowd", receivers, {i: users[i][0] for i in (*CROWD_HANGING, *CROWD_FAILING)} | healthy,
+                      set(CROWD_HEALTHY), args.crowd_rate, events=args.crowd_events),
+        ]
+        failing = [HANGING, *CROWD_HANGING, *CROWD_FAILING]
         switched_off = [_wait_inactive(users[i][1], timeout=EXPECTED_HANGING_ATTEMPTS * (args.timeout + last_delay + 5))
                         for i in failing]
         time.sleep(last_delay + 1.0)  # a retry that still came would show now
@@ -602,69 +646,88 @@ def main() -> int:
         # The fan-out owner's 40 webhooks: receivers 22..61, one user (the _tenant users of 22..101 are unused
         # for FANOUT; MANY uses its own 40).
         owner, owner_hooks = _fanout_owner([receivers.ports[i] for i in FANOUT])
-        hooks = dict(zip(FANOUT, owner_hooks, strict=True))
-        fanout_tenants = {FANOUT[0]: owner, **{i: users[i][0] for i in CROWD_HEALTHY}}
-        fanout = run_phase("fan-out", receivers, fanout_tenants, set(CROWD_HEALTHY), args.fanout_rate,
-                           events=args.fanout_rounds * len(fanout_tenants), depth=depth, slow_depth=slow, wait=wait)
-        settle = 2 * EXPECTED_HANGING_ATTEMPTS * (args.timeout + last_delay) * len(FANOUT) / 4 + 30
-        switched_off += [_wait_inactive(hooks[i], timeout=settle) for i in FANOUT]
-        many_tenants = {**{i: users[i][0] for i in MANY}, **{i: users[i][0] for i in CROWD_HEALTHY}}
-        many = run_phase("many-owners", receivers, many_tenants, set(CROWD_HEALTHY), args.many_rate,
-                         events=args.many_rounds * len(many_tenants), depth=depth, slow_depth=slow, wait=wait)
+        fanout_tenants = {FANOUT[0]: owner} | healthy
+        phases.append(run.phase("fan-out", receivers, fanout_tenants, set(CROWD_HEALTHY), args.fanout_rate,
+                                events=args.fanout_rounds * len(fanout_tenants)))
+        switched_off += [_wait_inactive(hook, timeout=settle) for hook in owner_hooks]
+        many_tenants = {i: users[i][0] for i in MANY} | healthy
+        phases.append(run.phase("many-owners", receivers, many_tenants, set(CROWD_HEALTHY), args.many_rate,
+                                events=args.many_rounds * len(many_tenants)))
         switched_off += [_wait_inactive(users[i][1], timeout=settle) for i in MANY]
         time.sleep(last_delay + 1.0)
         attempts.update({i: len(receivers.settled(time.time())[i]) for i in (*FANOUT, *MANY)})
         crash = run_crash(receivers, lane_worker, users[CRASH][0], users[CRASH][1], lease)
-        depth.stop()
-        slow.stop()
-        wait.stop()
-        deepest = max((baseline, both, crowd, fanout, many), key=lambda p: max(p.peak_queued, p.peak_slow))
-        deepest_depth = max(deepest.peak_queued, deepest.peak_slow)
-        cost_empty, cost_deep = send_cost(deepest_depth)
+        run.stop()
+        deepest = max(phases, key=lambda p: max(p.peak_queued, p.peak_slow))
+        cost_empty, cost_deep = send_cost(max(deepest.peak_queued, deepest.peak_slow))
+    return Outcome(phases, attempts, switched_off, crash, lease, cost_empty, cost_deep, deepest, receivers.latest)
 
-    if args.trace:
-        for index, arrivals in receivers.latest.items():
-            print(f"receiver {index} ({BEHAVIOURS[index]}): " + ", ".join(f"{c}@{at - started:.2f}" for at, c in arrivals))
-    crowd_attempts = sorted({attempts[i] for i in (*CROWD_HANGING, *CROWD_FAILING)})
-    fanout_attempts = sorted({attempts[i] for i in FANOUT})
-    many_attempts = sorted({attempts[i] for i in MANY})
+
+def _posts(attempts: dict[int, int], receivers: list[int]) -> str:
+    return "/".join(map(str, sorted({attempts[i] for i in receivers})))
+
+
+def report(outcome: Outcome, args: argparse.Namespace) -> None:
+    """Print the table of the phases and the lines about the crash, the ratios and the embedded SQS."""
+    attempts, crash = outcome.attempts, outcome.crash
     print(f"{'phase':<12} {'healthy events':>14} {'delivered':>9} {'p50 s':>7} {'p99 s':>7} {'max s':>7} {'queued':>6} "
           f"{'slow':>5} {'wait ms':>7}  POSTs per failing webhook")
-    for phase, posts in ((baseline, "-"), (both, f"{attempts[HANGING]} (A, hanging)"),
-                         (crowd, f"{'/'.join(map(str, crowd_attempts))} (8 hanging, 1 failing)"),
-                         (fanout, f"{'/'.join(map(str, fanout_attempts))} (40 hanging, one owner)"),
-                         (many, f"{'/'.join(map(str, many_attempts))} (40 owners, one hanging each)")):
+    posts = ["-", f"{attempts[HANGING]} (A, hanging)",
+             f"{_posts(attempts, [*CROWD_HANGING, *CROWD_FAILING])} (8 hanging, 1 failing)",
+             f"{_posts(attempts, FANOUT)} (40 hanging, one owner)", f"{_posts(attempts, MANY)} (40 owners, one hanging each)"]
+    for phase, failing_posts in zip(outcome.phases, posts, strict=True):
         top = max(phase.latencies, default=float("inf"))
         print(f"{phase.name:<12} {phase.sent:>14} {len(phase.latencies):>9} {phase.percentile(0.5):>7.3f} "
               f"{phase.percentile(0.99):>7.3f} {top:>7.3f} {phase.peak_queued:>6} {phase.peak_slow:>5} "
-              f"{phase.server_wait_ms:>7.0f}  {posts}")
+              f"{phase.server_wait_ms:>7.0f}  {failing_posts}")
     print(f"{'crash':<12} SIGKILL of the lane worker mid-attempt: new worker polling after {crash.restarted_seconds:.1f} s, "
-          f"delivery after {crash.recovery_seconds:.1f} s (lease {lease} s), {crash.requests} requests, log {crash.log}")
-    ratio = both.percentile(0.99) / max(baseline.percentile(0.99), 1e-9)
-    crowd_ratio = crowd.percentile(0.99) / max(baseline.percentile(0.99), 1e-9)
+          f"delivery after {crash.recovery_seconds:.1f} s (lease {outcome.lease} s), {crash.requests} requests, log {crash.log}")
+    baseline = max(outcome.phase("baseline").percentile(0.99), 1e-9)
+    ratio = outcome.phase("two-tenants").percentile(0.99) / baseline
+    crowd_ratio = outcome.phase("crowd").percentile(0.99) / baseline
     print(f"p99 / baseline: two-tenants {ratio:.2f}x, crowd {crowd_ratio:.2f}x; deadline {args.timeout:g} s, "
-          f"retry delays {args.delays} s, failing webhooks switched off: {sum(switched_off)}/{len(switched_off)}")
+          f"retry delays {args.delays} s, failing webhooks switched off: {sum(outcome.switched_off)}/{len(outcome.switched_off)}")
     print(f"queued / slow: most lane messages at once on DeliveryQueue / SlowDeliveryQueue (sampled every "
           f"{DEPTH_SAMPLE_SECONDS:g} s); wait ms: p99 of a GetQueueUrl's round trip to the embedded AWS (every "
           f"{WAIT_SAMPLE_SECONDS:g} s: the wait of any request for the one-request-at-a-time server); the embedded SQS "
-          f"took {cost_empty * 1000:.0f} ms per SendMessageBatch of 10 to a FIFO queue of 0-20 messages and "
-          f"{cost_deep * 1000:.0f} ms to one of {deepest_depth} ({deepest.name}'s peak; SQS: independent of the depth)")
-    failures, pending = [], []
-    for phase in (both, crowd, fanout, many):
+          f"took {outcome.cost_empty * 1000:.0f} ms per SendMessageBatch of 10 to a FIFO queue of 0-20 messages and "
+          f"{outcome.cost_deep * 1000:.0f} ms to one of {max(outcome.deepest.peak_queued, outcome.deepest.peak_slow)} "
+          f"({outcome.deepest.name}'s peak; SQS: independent of the depth)")
+
+
+def budget_failures(outcome: Outcome, args: argparse.Namespace) -> tuple[list[str], list[str]]:
+    """``(failures, pending)``: the budgets missed, and those of the :data:`PENDING` phases (failures
+    with ``--pending``)."""
+    failures: list[str] = []
+    pending: list[str] = []
+    for phase in outcome.phases[1:]:
         if phase.percentile(0.99) >= args.timeout:
             missed = f"{phase.name}: healthy p99 {phase.percentile(0.99):.3f} s >= the deadline {args.timeout:g} s"
             (pending if phase.name in PENDING and not args.pending else failures).append(missed)
-    for missed in pending:
-        print(f"PENDING (beyond the embedded AWS, enforced with --pending; docs/webhook-delivery.md): {missed}")
-    if any(len(p.latencies) != p.sent for p in (baseline, both, crowd, fanout, many)):
+    if any(len(p.latencies) != p.sent for p in outcome.phases):
         failures.append("not every healthy event was delivered")
-    for index, count in attempts.items():
+    for index, count in outcome.attempts.items():
         if count != EXPECTED_HANGING_ATTEMPTS:
             failures.append(f"receiver {index} ({BEHAVIOURS[index]}) got {count} requests, expected {EXPECTED_HANGING_ATTEMPTS}")
+    crash = outcome.crash
     if crash.recovery_seconds >= RECOVERY_BUDGET_SECONDS:
         failures.append(f"crash: delivery {crash.recovery_seconds:.1f} s after the kill >= {RECOVERY_BUDGET_SECONDS:g} s")
     if crash.requests != 2 or crash.log != [(2, True, None), (1, False, "interrupted")]:
         failures.append(f"crash: {crash.requests} requests and log {crash.log}, expected 2 and attempt 1 interrupted, 2 ok")
+    return failures, pending
+
+
+def main() -> int:
+    args = _arguments()
+    started = time.time()
+    outcome = measure(args)
+    if args.trace:
+        for index, arrivals in outcome.arrivals.items():
+            print(f"receiver {index} ({BEHAVIOURS[index]}): " + ", ".join(f"{c}@{at - started:.2f}" for at, c in arrivals))
+    report(outcome, args)
+    failures, pending = budget_failures(outcome, args)
+    for missed in pending:
+        print(f"PENDING (beyond the embedded AWS, enforced with --pending; docs/webhook-delivery.md): {missed}")
     for failure in failures:
         print(f"BUDGET MISSED: {failure}")
     print("webhooks: " + ("OVER BUDGET" if failures else "within budget") +
