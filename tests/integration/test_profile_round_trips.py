@@ -54,10 +54,7 @@ def _load(count: int, rng: random.Random) -> None:
         items.append({"userId": f"usr_{run}{n:04d}", "displayName": f"Person {n}", "country": ["de", "fr", "es"][n % 3],
                       "verifiedLevel": n % 4, "socialLinks": {}, "recruiting": recruiting, "requestPolicy": {},
                       "channels": {}, "searchShard": "S0", "version": 1, "createdAt": stamp, "updatedAt": stamp})
-    users = storage.client("dynamodb")
-    for start in range(0, len(items), 25):  # BatchWriteItem's most: 25 puts a call
-        batch = [{"PutRequest": {"Item": storage.to_item(item)}} for item in items[start:start + 25]]
-        assert not users.batch_write_item(RequestItems={settings().USERS_TABLE: batch}).get("UnprocessedItems")
+    storage.batch_write(settings().USERS_TABLE, [{"PutRequest": {"Item": storage.to_item(item)}} for item in items])
     for start in range(0, len(items), 100):
         handlers.apply_changes([(None, item) for item in items[start:start + 100]])
 
