@@ -110,6 +110,7 @@ WRITE_OPERATIONS = frozenset({"PutItem", "UpdateItem", "DeleteItem", "TransactWr
 #: ``(table, key, the item a Put sends or None)`` of one item a write call writes.
 Write = tuple[str, dict[str, Any], dict[str, Any] | None]
 
+
 @dataclass(frozen=True)
 class Index:
     """A table or a GSI: its name as keys are reported, its key attributes and projection."""

@@ -628,14 +628,14 @@ def measure(args: argparse.Namespace) -> Outcome:
         from chalicelib.kernel.config import settings
 
         lease = settings().DELIVERY_LEASE_SECONDS
-        run = _Samplers(stack)
+        samplers = _Samplers(stack)
         users = {i: _tenant(f"T{i}", port) for i, port in enumerate(receivers.ports) if i not in FANOUT}
         healthy = {i: users[i][0] for i in CROWD_HEALTHY}
         phases = [
-            run.phase("baseline", receivers, {HEALTHY: users[HEALTHY][0]}, {HEALTHY}, args.rate, seconds=args.baseline_seconds),
-            run.phase("two-tenants", receivers, {i: users[i][0] for i in (HANGING, HEALTHY)}, {HEALTHY}, args.rate,
+            samplers.phase("baseline", receivers, {HEALTHY: users[HEALTHY][0]}, {HEALTHY}, args.rate, seconds=args.baseline_seconds),
+            samplers.phase("two-tenants", receivers, {i: users[i][0] for i in (HANGING, HEALTHY)}, {HEALTHY}, args.rate,
                       seconds=args.seconds),
-            run.phase("crowd", receivers, {i: users[i][0] for i in (*CROWD_HANGING, *CROWD_FAILING)} | healthy,
+            samplers.phase("crowd", receivers, {i: users[i][0] for i in (*CROWD_HANGING, *CROWD_FAILING)} | healthy,
                       set(CROWD_HEALTHY), args.crowd_rate, events=args.crowd_events),
         ]
         failing = [HANGING, *CROWD_HANGING, *CROWD_FAILING]
@@ -647,17 +647,17 @@ def measure(args: argparse.Namespace) -> Outcome:
         # for FANOUT; MANY uses its own 40).
         owner, owner_hooks = _fanout_owner([receivers.ports[i] for i in FANOUT])
         fanout_tenants = {FANOUT[0]: owner} | healthy
-        phases.append(run.phase("fan-out", receivers, fanout_tenants, set(CROWD_HEALTHY), args.fanout_rate,
+        phases.append(samplers.phase("fan-out", receivers, fanout_tenants, set(CROWD_HEALTHY), args.fanout_rate,
                                 events=args.fanout_rounds * len(fanout_tenants)))
         switched_off += [_wait_inactive(hook, timeout=settle) for hook in owner_hooks]
         many_tenants = {i: users[i][0] for i in MANY} | healthy
-        phases.append(run.phase("many-owners", receivers, many_tenants, set(CROWD_HEALTHY), args.many_rate,
+        phases.append(samplers.phase("many-owners", receivers, many_tenants, set(CROWD_HEALTHY), args.many_rate,
                                 events=args.many_rounds * len(many_tenants)))
         switched_off += [_wait_inactive(users[i][1], timeout=settle) for i in MANY]
         time.sleep(last_delay + 1.0)
         attempts.update({i: len(receivers.settled(time.time())[i]) for i in (*FANOUT, *MANY)})
         crash = run_crash(receivers, lane_worker, users[CRASH][0], users[CRASH][1], lease)
-        run.stop()
+        samplers.stop()
         deepest = max(phases, key=lambda p: max(p.peak_queued, p.peak_slow))
         cost_empty, cost_deep = send_cost(max(deepest.peak_queued, deepest.peak_slow))
     return Outcome(phases, attempts, switched_off, crash, lease, cost_empty, cost_deep, deepest, receivers.latest)
