@@ -342,6 +342,11 @@ class Phase:
     peak_slow: int = 0
     server_wait_ms: float = 0.0
 
+    @property
+    def peak(self) -> int:
+        """The most lane messages this phase saw at once on either lane queue."""
+        return max(self.peak_queued, self.peak_slow)
+
     def percentile(self, q: float) -> float:
         """The ``q`` quantile (0..1) of the latencies, seconds (nearest rank)."""
         ordered = sorted(self.latencies)
@@ -569,6 +574,11 @@ def _arguments() -> argparse.Namespace:
     return parser.parse_args()
 
 
+def deepest_phase(phases: list[Phase]) -> Phase:
+    """The phase of ``phases`` whose lane queues held the most messages at once."""
+    return max(phases, key=lambda p: p.peak)
+
+
 @dataclass
 class Outcome:
     """What one run measured: the delivery phases in order (baseline, two-tenants, crowd, fan-out,
@@ -584,7 +594,6 @@ class Outcome:
     lease: float
     cost_empty: float
     cost_deep: float
-    deepest: Phase
     arrivals: dict[int, list[tuple[float, str]]]
 
     def phase(self, name: str) -> Phase:
@@ -657,10 +666,9 @@ def measure(args: argparse.Namespace) -> Outcome:
         time.sleep(last_delay + 1.0)
         attempts.update({i: len(receivers.settled(time.time())[i]) for i in (*FANOUT, *MANY)})
         crash = run_crash(receivers, lane_worker, users[CRASH][0], users[CRASH][1], lease)
-        samplers.stop()
-        deepest = max(phases, key=lambda p: max(p.peak_queued, p.peak_slow))
-        cost_empty, cost_deep = send_cost(max(deepest.peak_queued, deepest.peak_slow))
-    return Outcome(phases, attempts, switched_off, crash, lease, cost_empty, cost_deep, deepest, receivers.latest)
+        samplers.stop()  # before timing SendMessageBatch: the samplers' requests would wait in its way
+        cost_empty, cost_deep = send_cost(deepest_phase(phases).peak)
+    return Outcome(phases, attempts, switched_off, crash, lease, cost_empty, cost_deep, receivers.latest)
 
 
 def _posts(attempts: dict[int, int], receivers: list[int]) -> str:
@@ -669,7 +677,7 @@ def _posts(attempts: dict[int, int], receivers: list[int]) -> str:
 
 def report(outcome: Outcome, args: argparse.Namespace) -> None:
     """Print the table of the phases and the lines about the crash, the ratios and the embedded SQS."""
-    attempts, crash = outcome.attempts, outcome.crash
+    attempts, crash, deepest = outcome.attempts, outcome.crash, deepest_phase(outcome.phases)
     print(f"{'phase':<12} {'healthy events':>14} {'delivered':>9} {'p50 s':>7} {'p99 s':>7} {'max s':>7} {'queued':>6} "
           f"{'slow':>5} {'wait ms':>7}  POSTs per failing webhook")
     posts = ["-", f"{attempts[HANGING]} (A, hanging)",
@@ -691,8 +699,8 @@ def report(outcome: Outcome, args: argparse.Namespace) -> None:
           f"{DEPTH_SAMPLE_SECONDS:g} s); wait ms: p99 of a GetQueueUrl's round trip to the embedded AWS (every "
           f"{WAIT_SAMPLE_SECONDS:g} s: the wait of any request for the one-request-at-a-time server); the embedded SQS "
           f"took {outcome.cost_empty * 1000:.0f} ms per SendMessageBatch of 10 to a FIFO queue of 0-20 messages and "
-          f"{outcome.cost_deep * 1000:.0f} ms to one of {max(outcome.deepest.peak_queued, outcome.deepest.peak_slow)} "
-          f"({outcome.deepest.name}'s peak; SQS: independent of the depth)")
+          f"{outcome.cost_deep * 1000:.0f} ms to one of {deepest.peak} "
+          f"({deepest.name}'s peak; SQS: independent of the depth)")
 
 
 def budget_failures(outcome: Outcome, args: argparse.Namespace) -> tuple[list[str], list[str]]:
