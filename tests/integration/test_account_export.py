@@ -82,3 +82,16 @@ def test_reads_grow_with_the_callers_data_not_with_other_users(api: Api, alice: 
         _export(api, alice)
     assert after.calls == before.calls
     assert after.items == before.items
+
+
+def test_a_conversation_the_caller_left_is_exported_with_its_messages(api: Api, alice: User, bob: User) -> None:
+    _, conversation = accepted_conversation(api, alice, bob)
+    api.call("POST", f"/v1/conversations/{conversation}/messages", bob.key, {"content": "before leaving"})
+    api.call_json("DELETE", f"/v1/conversations/{conversation}", bob.key)
+    assert api.call_json("GET", "/v1/conversations", bob.key)["conversations"] == []  # the list leaves it out
+    (left,) = _export(api, bob)["conversations"]
+    assert left["conversation"]["conversationId"] == conversation
+    assert [p["left"] for p in left["conversation"]["participants"] if p["userId"] == bob.user_id] == [True]
+    assert [m["content"] for m in left["messages"]] == ["before leaving"]
+    (kept,) = _export(api, alice)["conversations"]  # the other participant's export holds it too
+    assert kept["conversation"]["otherLeft"] is True
