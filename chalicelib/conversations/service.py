@@ -46,10 +46,12 @@ from chalicelib.edge.conditional import Versioned
 from chalicelib.kernel import clock, errors
 from chalicelib.kernel.pagination import PageQuery
 from chalicelib.kernel.subject_types import SubjectType
+from chalicelib.persistence import outbox
 from chalicelib.persistence.transact_items import TransactItem
 from chalicelib.persistence.transactions import Transaction, TransactionConflict
 from chalicelib.rate_limits import service as rate_limits
 from chalicelib.rate_limits.service import Quota
+from chalicelib.webhooks.events_api import service as webhook_events
 
 #: Attempts to take the next message number when other messages keep arriving at once: each
 #: lost attempt means another message got in, so N simultaneous senders all succeed while N <= this.
@@ -409,8 +411,10 @@ _ERASE_PAGE = 100
 
 def erase_participant(user_id: str, conversation_id: str) -> int:
     """The account erasure's part of one conversation: ``user_id`` leaves it (as :func:`leave`), and
-    their name becomes "Deleted user" on the conversation and on every message they sent. The
-    other participant keeps every message (and the conversation reads as left: ``otherLeft``).
+    their name becomes "Deleted user" on the conversation, on every message they sent and in the
+    ``message.new`` events that announced those messages to the other participant (their events
+    API lists them for 30 days). The other participant keeps every message (and the conversation
+    reads as left: ``otherLeft``).
 
     Idempotent: a conversation already erased for ``user_id`` is left as it is.
 
@@ -443,11 +447,15 @@ def erase_participant(user_id: str, conversation_id: str) -> int:
     ):
         Transaction().add("conversation", repository.erase_name_op(item, user_id)).commit()
     renamed = 0
+    other = next((p for p in item["participantIds"] if p != user_id), user_id)
     count = int(item.get("messageCount", 0))
     for first in range(1, count + 1, _ERASE_PAGE):
         theirs = [m for m in repository.message_range(conversation_id, first, min(count, first + _ERASE_PAGE - 1))
                   if m["senderId"] == user_id and m["senderName"] != repository.ERASED_NAME]
         if theirs:
+            for message in theirs:  # first: a retry finds the messages renamed and passes them over
+                webhook_events.rewrite_data(other, outbox.MESSAGE_NEW, message["createdAt"], ("messageId", message["messageId"]),
+                                            {"senderName": repository.ERASED_NAME})
             tx = Transaction()
             for message in theirs:
                 tx.add(message["messageId"], repository.erase_sender_op(conversation_id, message))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chalicelib.match_requests import repository
+from chalicelib.match_requests import events, repository
 from chalicelib.match_requests.list_indexes import RequestList
 from chalicelib.match_requests.records import RequestRecord
 from chalicelib.match_requests.repository import (
@@ -21,6 +21,7 @@ from chalicelib.match_requests.repository import (
     read_bundle,
 )
 from chalicelib.persistence.transact_items import TransactItem
+from chalicelib.webhooks.events_api import service as webhook_events
 
 
 def every_sent(user_id: str) -> list[RequestRecord]:
@@ -40,6 +41,18 @@ def withdraw_ops(requests: Sequence[RequestRecord]) -> list[TransactItem]:
     return [*(repository.withdraw_op(r) for r in requests), *repository.removal_counter_ops(requests)]
 
 
+def forget_requester_in_event(request: RequestRecord) -> int:
+    """Replace the requester's snapshot (``profile``) in the ``*.received`` event that announced
+    ``request`` to its recipient, whose events API lists it for 30 days, by
+    :data:`~chalicelib.match_requests.repository.ERASED_REQUESTER`, as
+    :func:`~chalicelib.match_requests.repository.anonymize_requester_op` does on the request (the
+    account erasure). Returns the events rewritten (0 once the event expired)."""
+    return webhook_events.rewrite_data(
+        request["recipientId"], events.event_type({**request, "status": "PENDING"}), request["createdAt"],
+        ("requestId", request["requestId"]), {"profile": repository.ERASED_REQUESTER},
+    )
+
+
 __all__ = [
     "anonymize_requester_op",
     "counter_ops",
@@ -47,6 +60,7 @@ __all__ = [
     "every_received",
     "every_sent",
     "forget_counter_ops",
+    "forget_requester_in_event",
     "list_for_subject",
     "pending_sent",
     "read_bundle",

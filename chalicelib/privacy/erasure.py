@@ -208,6 +208,9 @@ def _chunks[T](items: list[T], size: int) -> list[list[T]]:
 
 
 def _erase_requests(user_id: str, _position: str | None) -> tuple[bool, str | None]:
+    # First the events announcing the requests the user sent: a withdrawn request is gone after.
+    for request in match_requests.every_sent(user_id):
+        match_requests.forget_requester_in_event(request)
     # Withdrawn: a PENDING request the user sent is deleted (it leaves the recipient's list and
     # counters); one decided meanwhile fails its condition and the round is run again.
     for chunk in _chunks(match_requests.pending_sent(user_id), WITHDRAWALS_PER_TRANSACTION):

@@ -3,15 +3,18 @@ resumption, and what is left of the user afterwards (found through the public AP
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
+from chalicelib.auth.service import Caller
 from chalicelib.kernel import clock
 from chalicelib.kernel.config import settings
 from chalicelib.privacy import erasure
 from chalicelib.privacy.erasure_records import ErasureStep
 from chalicelib.search import index
+from chalicelib.webhooks import service as webhooks
 from tests.integration.conftest import Api, User, make_user
 from tests.integration.helpers import assert_error, create_listing, table_items
 from tests.integration.request_helpers import (
@@ -22,6 +25,7 @@ from tests.integration.request_helpers import (
     profile_request,
     run_concurrently,
 )
+from tests.integration.webhook_helpers import create_webhook, envelope, run_lanes
 
 #: A word only the erased user's listing holds, and a misspelling of it the typo search corrects.
 UNIQUE_WORD = "xylophonist"
@@ -188,11 +192,50 @@ def test_erasure_leaves_nothing_of_the_user_findable_and_the_other_party_keeps_t
     assert _table_values_naming(alice.user_id, personal=True) == {}
 
 
+def test_other_users_events_say_deleted_user_where_the_records_do(api: Api, admin: User, alice: User, bob: User,
+                                                                    runner: Any) -> None:
+    seeded = _seed(api, admin, alice, bob, runner)
+    carol = seeded["carol"]
+    _erase(api, alice)
+    runner.drain()
+    assert _erasure(api, admin, alice)["status"] == "completed"
+    received = api.call_json("GET", "/v1/events?type=match_request.received,profile_request.received", carol.key)["events"]
+    hers = {e["data"]["requestId"]: e["data"] for e in received if e["data"]["requesterId"] == alice.user_id}
+    assert hers.keys() == {seeded["sent_to_carol"]["requestId"], seeded["profile_to_carol"]["requestId"]}
+    assert all(data["profile"] == {"displayName": "Deleted user"} for data in hers.values())
+    announced = api.call_json("GET", "/v1/events?type=message.new", bob.key)["events"]
+    assert [(e["data"]["senderName"], e["data"]["content"]) for e in announced if e["data"]["senderId"] == alice.user_id] == [
+        ("Deleted user", "bye from alice"), ("Deleted user", "hello from alice"),  # newest first; the content stays
+    ]
+    # No event another user can read names her (her own events are unreadable: her keys are gone).
+    others = [i for i in table_items(settings().EVENTS_TABLE) if i.get("recipientId") not in (None, alice.user_id)]
+    assert others
+    assert not [i for i in others if "Alice" in json.dumps(i.get("data"), default=str)]
+
+
+@pytest.mark.usefixtures("fast_delivery")
+def test_a_redelivery_after_the_erasure_says_deleted_user(api: Api, alice: User, bob: User, runner: Any,
+                                                          receivers: Any) -> None:
+    receiver = receivers("ok")
+    hook = create_webhook(api, bob, receiver.url, events=["message.new"])
+    _, conversation = accepted_conversation(api, alice, bob)
+    assert api.call("POST", f"/v1/conversations/{conversation}/messages", alice.key, {"content": "hi bob"}).status_code == 201
+    runner.drain()
+    run_lanes()
+    (event,) = api.call_json("GET", "/v1/events?type=message.new", bob.key)["events"]
+    _erase(api, alice)
+    runner.drain()
+    webhooks.redeliver(Caller(bob.user_id), hook["id"], event["id"])
+    run_lanes()
+    sent = [envelope(r.body)["data"] for r in receiver.requests]
+    assert [(d["senderName"], d["content"]) for d in sent] == [("Alice", "hi bob"), ("Deleted user", "hi bob")]
+
+
 #: Tables that may keep the erased user's id, and why (docs/trust-and-safety.md, "What erasure keeps").
 KEPT_BY_POLICY = {
     "ErasuresTable": "the erasure record itself",
     "AuditLogTable": "the user.erase entry (the actor and target are the user id)",
-    "EventsTable": "outbox events, removed by their TTL (7 or 30 days)",
+    "EventsTable": "outbox events, removed by their TTL (7 or 30 days); other users' name her Deleted user",
     "ConversationsTable": "the participant id in the other party's conversation (named Deleted user)",
     "MessagesTable": "the sender id of messages the other party keeps",
     "RequestsTable": "decided requests of the other party (the snapshot replaced by Deleted user)",
@@ -211,8 +254,6 @@ SEARCH_TABLE = "SearchIndexTable"
 def _table_values_naming(user_id: str, personal: bool) -> dict[str, list[dict[str, Any]]]:
     """Items of every table that hold ``user_id`` anywhere, by table, leaving out the tables the
     policy keeps it in (:data:`KEPT_BY_POLICY`) when ``personal``; a test-only Scan."""
-    import json
-
     found: dict[str, list[dict[str, Any]]] = {}
     for name, table in settings().model_dump().items():
         if not name.endswith("_TABLE") or not isinstance(table, str):

@@ -33,7 +33,8 @@ and expired items not yet deleted still appear in reads.)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import contextlib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
 from itertools import islice
@@ -248,6 +249,32 @@ def last_claim(webhook_id: str, event_id: str) -> Delivery | None:
     stored = records.claim(item)
     first = lanes.from_message(stored["event"])
     return Delivery(first.event, webhook_id, stored["attempt"])
+
+
+def rewrite_claimed_data(event_id: str, fields: Mapping[str, Any]) -> int:
+    """Set ``fields`` in the ``data`` of the event the claims of ``event_id`` keep for redelivery
+    (one claim per webhook an attempt of it was logged for: the ``byEvent`` list), so that an
+    event rewritten by the account erasure is redelivered as rewritten.
+
+    Returns
+    -------
+    int
+        The claims rewritten (one Query, then a GetItem and an UpdateItem per webhook).
+    """
+    rewritten = 0
+    for webhook_id in sorted({str(i["webhookId"]) for i in storage.query_index(_table(), BY_EVENT.name, BY_EVENT.partition, event_id)}):
+        key = {"webhookId": webhook_id, "deliveryKey": sent_key(event_id)}
+        item = storage.get(_table(), key, consistent=True)
+        if item is None or "event" not in item:
+            continue
+        first = lanes.from_message(records.claim(item)["event"])
+        kept = replace(first, event=replace(first.event, data={**first.event.data, **fields}))
+        with contextlib.suppress(storage.ConditionFailed):  # expired meanwhile
+            storage.update(_table(), key, "SET #event = :event", condition="attribute_exists(deliveryKey)",
+                           ExpressionAttributeNames={"#event": "event"},
+                           ExpressionAttributeValues=storage.values(event=lanes.to_message(kept)))
+            rewritten += 1
+    return rewritten
 
 
 def _day_of(attempted_at: str) -> date:

@@ -12,6 +12,7 @@ the user's history.
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import itertools
 import re
@@ -125,3 +126,28 @@ def page(
 
 def _sort_key(item: Mapping[str, Any]) -> str:
     return str(item["recipientSort"])
+
+
+def written_between(recipient_id: str, event_type: str, lower: str, upper: str) -> list[outbox.OutboxEvent]:
+    """``recipient_id``'s events of ``event_type`` whose ``createdAt`` lies in ``[lower, upper]``
+    (ISO 8601 UTC, both inclusive): one Query of the ``byRecipientType`` partition (more only past
+    DynamoDB's 1 MB page)."""
+    items = storage.query(
+        _table(), IndexName=outbox.BY_RECIPIENT_TYPE_INDEX,
+        KeyConditionExpression="recipientType = :p AND recipientSort BETWEEN :lo AND :hi",
+        ExpressionAttributeValues=storage.values(p=f"{recipient_id}#{event_type}", lo=lower, hi=f"{upper}#~"),
+    )
+    return [outbox.record(i) for i in items]
+
+
+def set_data(event_id: str, fields: Mapping[str, Any]) -> None:
+    """Set ``data.<name>`` to each value of ``fields`` on event ``event_id`` (one UpdateItem; an
+    event removed meanwhile by its TTL is left removed)."""
+    names = {f"#f{i}": name for i, name in enumerate(fields)}
+    with contextlib.suppress(storage.ConditionFailed):
+        storage.update(
+            _table(), {"eventId": event_id}, "SET " + ", ".join(f"#data.{n} = :{n[1:]}" for n in names),
+            condition="attribute_exists(eventId)",
+            ExpressionAttributeNames={"#data": "data", **names},
+            ExpressionAttributeValues=storage.values(**{n[1:]: v for n, v in zip(names, fields.values(), strict=True)}),
+        )

@@ -9,11 +9,15 @@
 * ``listingId`` selects the ``match_request.*`` events about that listing (whose recipient is
   its owner); other names in ``type`` match nothing then (no other event is about a listing).
 * An empty time interval (``createdBefore`` not after ``createdAfter``) matches nothing.
+* The account erasure rewrites what other users' events say of the erased user
+  (:func:`rewrite_data`), as it rewrites the requests and messages those events announced.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from typing import Any
 
 from chalicelib.auth.service import Caller
 from chalicelib.kernel import clock, errors
@@ -27,6 +31,10 @@ from chalicelib.webhooks.service import attempt_model
 
 #: The event types ``listingId`` selects among (the events about a listing).
 LISTING_EVENTS: tuple[str, ...] = tuple(t for t in SUPPORTED_EVENTS if t.startswith("match_request."))
+#: Most seconds between a record's ``createdAt`` and the ``createdAt`` of the event announcing it:
+#: the event is written in the transaction that commits the record, within one invocation of the
+#: API function, whose timeout (``lambda_timeout`` in ``.chalice/config.json``) this is.
+WRITTEN_WITHIN_SECONDS = 30
 
 
 def to_model(item: outbox.OutboxEvent) -> Event:
@@ -129,3 +137,44 @@ def list_deliveries(caller: Caller, event_id: str, query: PageQuery) -> EventDel
         total=total, totalRelation=relation, page=position.page, pageSize=position.page_size,
         nextCursor=position.next_cursor(page.more and last is not None, last),
     )
+
+
+def rewrite_data(recipient_id: str, event_type: str, written_at: str, match: tuple[str, str], fields: Mapping[str, Any]) -> int:
+    """Set ``fields`` in the ``data`` of the event of ``event_type`` to ``recipient_id`` that
+    announced a record: the account erasure's part of the events API, so that another user's
+    events say of an erased user what the record now says (e.g. "Deleted user").
+
+    Reads one Query of the recipient's events of that type written within
+    :data:`WRITTEN_WITHIN_SECONDS` of ``written_at``; nothing when that lies before the retention
+    window (the event expired). The claims that keep the event for a redelivery are rewritten too
+    (:func:`~chalicelib.webhooks.delivery.attempt_log.rewrite_claimed_data`). Idempotent.
+
+    Parameters
+    ----------
+    recipient_id:
+        The event's recipient (``routing.recipientId``).
+    event_type:
+        E.g. ``"message.new"``.
+    written_at:
+        The record's ``createdAt`` (ISO 8601 UTC); its event was written at most
+        :data:`WRITTEN_WITHIN_SECONDS` later.
+    match:
+        ``(name, value)``: the ``data`` field naming the record (e.g. ``("messageId", "msg_...")``).
+    fields:
+        ``data`` field -> its new value (JSON-ready).
+
+    Returns
+    -------
+    int
+        The events rewritten (0 or 1).
+    """
+    upper = clock.iso(datetime.fromisoformat(written_at) + timedelta(seconds=WRITTEN_WITHIN_SECONDS))
+    lower = max(written_at, _window_start())
+    if upper < lower:
+        return 0
+    name, value = match
+    found = [e for e in repository.written_between(recipient_id, event_type, lower, upper) if e["data"].get(name) == value]
+    for event in found:
+        repository.set_data(event["eventId"], fields)
+        attempt_log.rewrite_claimed_data(event["eventId"], fields)
+    return len(found)
