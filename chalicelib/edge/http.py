@@ -399,8 +399,24 @@ def check_path_ids(path_params: dict[str, Any]) -> None:
 
 
 def query_params(request: Request) -> dict[str, str]:
-    """The query string as a flat dict (the last value wins for repeated keys)."""
-    return dict(request.query_params or {})
+    """The query string as a flat dict: parameter name -> its value.
+
+    Raises
+    ------
+    RuleViolation
+        A name given more than once (``details`` names it). A list is one comma-separated value
+        (the OpenAPI document declares array parameters ``style: form, explode: false``); keeping
+        one of several values would silently widen or change the query.
+    """
+    params = request.query_params
+    if not params:
+        return {}
+    for name in params:
+        if len(params.getlist(name)) > 1:
+            raise errors.RuleViolation.for_field(
+                name, "is given more than once: send it once (a list as one comma-separated value)", f"Repeated query parameter {name}"
+            )
+    return dict(params)
 
 
 def route(

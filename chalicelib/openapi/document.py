@@ -214,6 +214,8 @@ def _query_parameters(model_schema: dict[str, Any]) -> list[dict[str, Any]]:
     for name, prop in model_schema.get("properties", {}).items():
         schema = _without_null({k: v for k, v in prop.items() if k not in ("title", "description")})
         param: dict[str, Any] = {"name": name, "in": "query", "required": name in required, "schema": schema}
+        if schema.get("type") == "array":  # one comma-separated value, as the server reads it (a repeated name is a 400)
+            param.update(style="form", explode=False)
         if prop.get("description"):
             param["description"] = prop["description"]
         params.append(param)

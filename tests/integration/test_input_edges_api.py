@@ -50,6 +50,21 @@ def test_control_characters_in_ids_names_and_queries_are_rejected(api: Api, alic
     assert_error(api.call("GET", "/v1/listings/search?q=a%00b", alice.key), 400, "VALIDATION_ERROR", "q")
 
 
+@pytest.mark.parametrize(("path", "name"), [
+    ("/v1/profiles/search?skills=python&skills=aws", "skills"),
+    ("/v1/listings/search?category=housing&category=jobs", "category"),
+    ("/v1/events?type=message.new&type=match_request.received", "type"),
+])
+def test_a_query_parameter_given_twice_is_a_validation_error_naming_it(api: Api, alice: User, path: str, name: str) -> None:
+    assert_error(api.call("GET", path, alice.key), 400, "VALIDATION_ERROR", name)
+
+
+def test_an_array_query_parameter_is_documented_as_one_comma_separated_value(api: Api) -> None:
+    document = api.call("GET", "/v1/openapi.json").json
+    (skills,) = [p for p in document["paths"]["/v1/profiles/search"]["get"]["parameters"] if p["name"] == "skills"]
+    assert (skills["schema"]["type"], skills["style"], skills["explode"]) == ("array", "form", False)
+
+
 def test_newlines_stay_allowed_in_multi_line_text(api: Api, alice: User) -> None:
     listing = create_listing(api, alice, meta={"description": "<p>one</p>\n<p>two</p>\t"})
     assert "\n" in listing["meta"]["description"]
