@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field, StringConstraints
+from pydantic import ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
 
 from chalicelib.kernel.json_types import SINGLE_LINE, Timestamp
 from chalicelib.kernel.model_base import Model
@@ -53,11 +53,22 @@ class ApprovalList(Model):
 
 
 class ApprovalDecision(Model):
-    """Body of ``POST /v1/admin/approvals/{approvalId}``; ``reason`` becomes the listing's ``statusReason``."""
+    """Body of ``POST /v1/admin/approvals/{approvalId}``; a rejection's ``reason`` becomes the
+    listing's ``statusReason`` (an approval takes none: a reason with ``approve`` is a 400 naming
+    ``reason``, as with an accepted match request)."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"decision": "approve"}]})
     decision: Literal["approve", "reject"]
-    reason: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500), SINGLE_LINE] | None = None
+    reason: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500), SINGLE_LINE] | None = Field(
+        default=None, description="Why the listing is rejected (its statusReason); only with decision reject."
+    )
+
+    @field_validator("reason")
+    @classmethod
+    def _only_when_rejecting(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None and info.data.get("decision") == "approve":
+            raise ValueError("goes only with decision reject")
+        return value
 
 
 class ApprovalResult(Model):

@@ -183,7 +183,7 @@ def test_invalid_decisions_change_nothing_and_keep_the_claim(api: Api, alice: Us
     listing = _queued(api, alice, runner)
     [approval] = claim(api, admin)
     invalid = [({"decision": "maybe"}, "decision"), ({}, "decision"), ({"decision": "reject", "reason": ""}, "reason"),
-               ({"decision": "approve", "note": "x"}, "note")]
+               ({"decision": "approve", "note": "x"}, "note"), ({"decision": "approve", "reason": "fine"}, "reason")]
     for body, field in invalid:
         response = api.call("POST", f"/v1/admin/approvals/{approval['approvalId']}", admin.key, body)
         assert_error(response, 400, "VALIDATION_ERROR")
