@@ -42,7 +42,6 @@ correction subtracts :data:`TYPO_PENALTY` per edit so that fewer corrections alw
 from __future__ import annotations
 
 import bisect
-import contextlib
 import functools
 import heapq
 import math
@@ -1130,7 +1129,7 @@ def _adjacent(cells: set[str], directions: tuple[Direction, Direction]) -> set[s
     found = set(cells)
     for cell in cells:
         for direction in directions:
-            with contextlib.suppress(ValueError):  # no cell beyond a pole
+            if not geo.touches_pole(cell, direction):  # none beyond a pole (pygeohash would log an error, then raise)
                 found.add(pygeohash.get_adjacent(cell, direction))
     return found
 

@@ -106,6 +106,13 @@ def cell_area_km2(geohash: str) -> float:
     return height * width
 
 
+def touches_pole(geohash: str, direction: str) -> bool:
+    """Whether ``geohash``'s neighbour in ``direction`` (``"top"``, ``"bottom"``, ``"left"`` or
+    ``"right"``) would lie beyond a pole: its box reaches latitude 90 (top) or -90 (bottom)."""
+    box = _bounding_box(geohash)
+    return (direction == "top" and box.max_lat >= 90.0) or (direction == "bottom" and box.min_lat <= -90.0)
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def _bounding_box(geohash: str) -> pygeohash.BoundingBox:
     """The cell's box (pygeohash), decoded once per cell: a covering asks each cell's box for both

@@ -291,6 +291,30 @@ def test_nearest_first_reads_no_cell_of_a_scope_empty_around_the_centre() -> Non
     assert not [pk for pk in homes if pk.split("|")[2].startswith("g")]
 
 
+def test_nearest_first_at_a_pole_asks_for_no_cell_beyond_it(caplog: pytest.LogCaptureFixture) -> None:
+    """Points going south from the north pole: the page is the brute-force nearest, and the walk
+    never asks pygeohash for a neighbour beyond the pole (which logs an error before it raises)."""
+    records: dict[str, Mapping[str, Any]] = {
+        f"p{n:03d}": {"id": f"p{n:03d}", "v": 1, "scope": "jobs", "t": n + 1, "title": "desk", "body": "", "role": "a",
+                      "price": "1", "lat": 90.0 - 0.05 * n, "lng": 8.5}
+        for n in range(30)
+    }
+    spec, store = _spec(records), Recording()
+    index.apply(spec, store, [Change(d.id, d.version, d) for r in records.values() if (d := spec.document(r)) is not None])
+    with caplog.at_level("DEBUG", logger="pygeohash"):
+        result = _search(store, spec, Query(("jobs",), near=Near(90.0, 8.5), order="nearest"))
+    assert [h.id for h in result.hits] == [f"p{n:03d}" for n in range(10)]
+    assert [r.getMessage() for r in caplog.records if r.levelname == "ERROR"] == []
+
+
+def test_a_cell_touches_the_pole_its_box_reaches() -> None:
+    north, south, berlin = geo.cell_of(90.0, 0.0, 6), geo.cell_of(-90.0, 0.0, 6), geo.cell_of(52.52, 13.4, 6)
+    assert geo.touches_pole(north, "top")
+    assert not geo.touches_pole(north, "bottom")
+    assert geo.touches_pole(south, "bottom")
+    assert not any(geo.touches_pole(berlin, d) for d in ("top", "bottom", "left", "right"))
+
+
 def test_corrections_of_a_word_score_with_the_idf_of_its_most_frequent_one() -> None:
     """A made-up word one edit from the query word ("pyhon") is rare, the real word ("python") common:
     both corrections of "pyhton" score with the common one's idf, so with equal impacts the newer
