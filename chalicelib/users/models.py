@@ -58,6 +58,35 @@ class RequestPolicy(Model):
     minVerifiedLevel: VerifiedLevel = 0
 
 
+class RecruitingPatch(Model):
+    """``recruiting`` of ``PATCH /v1/me/profile``: the keys to change; ``null`` resets a key to
+    its default (``openToWork`` false, ``skills`` and ``roles`` empty, the others unset)."""
+
+    model_config = ConfigDict(extra="forbid", title="RecruitingPatch")
+    openToWork: bool | None = None
+    headline: Annotated[str, StringConstraints(strip_whitespace=True, max_length=200), SINGLE_LINE] | None = None
+    skills: list[Skill] | None = Field(default=None, max_length=50)
+    seniority: Seniority | None = None
+    roles: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80), SINGLE_LINE]] | None = Field(
+        default=None, max_length=20
+    )
+    remote: bool | None = None
+
+    @field_validator("skills")
+    @classmethod
+    def _unique_skills(cls, value: list[str] | None) -> list[str] | None:
+        return None if value is None else list(dict.fromkeys(value))
+
+
+class RequestPolicyPatch(Model):
+    """``requestPolicy`` of ``PATCH /v1/me/profile``: the keys to change; ``null`` resets a key
+    to its default (``acceptingRequests`` true, ``minVerifiedLevel`` 0)."""
+
+    model_config = ConfigDict(extra="forbid", title="RequestPolicyPatch")
+    acceptingRequests: bool | None = None
+    minVerifiedLevel: VerifiedLevel | None = None
+
+
 class Profile(ProfileSummary):
     """A user's own profile as ``GET /v1/me`` returns it."""
 
@@ -83,8 +112,8 @@ class ProfilePatch(Model):
     displayName: DisplayName | None = Field(default=None, json_schema_extra=not_nullable)
     country: Country | None = None
     socialLinks: SocialLinks | None = None
-    recruiting: Recruiting | None = Field(default=None, json_schema_extra=not_nullable)
-    requestPolicy: RequestPolicy | None = Field(default=None, json_schema_extra=not_nullable)
+    recruiting: RecruitingPatch | None = Field(default=None, json_schema_extra=not_nullable)
+    requestPolicy: RequestPolicyPatch | None = Field(default=None, json_schema_extra=not_nullable)
 
     @field_validator("displayName", "recruiting", "requestPolicy", mode="before")
     @classmethod

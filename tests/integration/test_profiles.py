@@ -66,6 +66,18 @@ def test_profile_patch_merges_objects_key_by_key(api: Api, alice: User) -> None:
     assert cleared["country"] is None
 
 
+def test_a_null_inside_recruiting_or_request_policy_resets_that_key_to_its_default(api: Api, alice: User) -> None:
+    patch(api, alice, {"recruiting": {"openToWork": True, "skills": ["go"], "roles": ["cto"], "remote": True},
+                       "requestPolicy": {"acceptingRequests": False, "minVerifiedLevel": 2}})
+    response = patch(api, alice, {"recruiting": {"openToWork": None, "skills": None, "roles": None},
+                                  "requestPolicy": {"acceptingRequests": None, "minVerifiedLevel": None}})
+    assert response.status_code == 200, response.json
+    assert response.json["recruiting"] == {"openToWork": False, "headline": None, "skills": [], "seniority": None,
+                                           "roles": [], "remote": True}
+    assert response.json["requestPolicy"] == {"acceptingRequests": True, "minVerifiedLevel": 0}
+    assert api.call("GET", "/v1/me", alice.key).json["recruiting"]["skills"] == []
+
+
 # --- GET /v1/profiles/{userId} ----------------------------------------------------------------
 
 
@@ -243,7 +255,8 @@ class TestOnFourProfiles:
             ({"recruiting": {"seniority": "wizard"}}, "recruiting.seniority"),
             ({"recruiting": {"hobby": "chess"}}, "recruiting.hobby"),
             ({"requestPolicy": {"minVerifiedLevel": 4}}, "requestPolicy.minVerifiedLevel"),
-            ({"requestPolicy": {"acceptingRequests": None}}, "requestPolicy.acceptingRequests"),
+            ({"requestPolicy": {"acceptingRequests": "no"}}, "requestPolicy.acceptingRequests"),
+            ({"recruiting": {"skills": "go"}}, "recruiting.skills"),
         ],
     )
     def test_invalid_profile_patches(self, people: People, body: dict[str, Any], field: str) -> None:
