@@ -4,7 +4,9 @@
   PENDING: the update is conditional on ``status = PENDING``, so of two simultaneous
   decisions exactly one wins and the other gets 409 CONFLICT.
 * ACCEPTED opens the conversation in the same transaction; the request then carries its
-  ``conversationId``.
+  ``conversationId``. It holds the block ``ConditionCheck`` a new request or message holds: a
+  block between the two (either way) refuses it with 403 BLOCKED, since no message could cross
+  it; rejecting stays possible.
 * One BatchGetItem reads the request, its listing (id recovered from the request id) and the
   deciding user; one TransactWriteItems writes the decision, the list counters it moves
   (PENDING -> the new status, conditional with the decision on PENDING), the conversation (with
@@ -14,6 +16,7 @@
 from __future__ import annotations
 
 from chalicelib.auth.service import Caller
+from chalicelib.blocks import api as blocks
 from chalicelib.conversations.service import open_conversation_ops
 from chalicelib.kernel import clock, errors
 from chalicelib.kernel.subject_types import SubjectType
@@ -53,6 +56,8 @@ def decide(caller: Caller, request_id: str, change: StatusChange) -> MatchReques
         No such request, or the caller is neither its requester nor its recipient.
     Forbidden
         The caller is the requester.
+    Blocked
+        Accepting while a block stands between the caller and the requester (either way).
     Conflict
         The request is no longer PENDING (a concurrent decision included), or its listing
         has been deleted.
@@ -96,9 +101,13 @@ def decide(caller: Caller, request_id: str, change: StatusChange) -> MatchReques
     guard = Guard("listing", listings.exists_op(listing["listingId"])) if listing is not None else None
     tx = request_write(decided, updated, RequestStatus.PENDING, guard, listing)
     tx.add_all("conversation", conversation_ops)
+    if conversation_ops:
+        tx.add("block", blocks.not_blocked_op(request["recipientId"], request["requesterId"]))
     try:
         tx.commit()
     except TransactionConflict as exc:
+        if exc.failed("block"):
+            raise errors.Blocked("You cannot accept a request from this user") from exc
         if exc.failed("request"):
             raise errors.Conflict("The request was decided meanwhile; only PENDING requests can be decided") from exc
         raise errors.Conflict("The listing was deleted; its pending requests were rejected") from exc

@@ -179,6 +179,16 @@ def test_a_decision_does_not_reopen_a_rejected_request_after_a_block(api: Api, a
     assert_error(decide(api, alice, pending["requestId"], "ACCEPTED"), 409, "CONFLICT")
 
 
+def test_the_blocked_user_cannot_accept_the_blockers_pending_request_but_can_reject_it(api: Api, alice: User, bob: User) -> None:
+    bobs = active_listing(api, bob)
+    first, second = match_request(api, alice, bobs["id"]).json, profile_request(api, alice, bob.user_id).json
+    _block(api, alice, bob)  # Alice's own requests to Bob stay PENDING
+    assert_error(decide(api, bob, first["requestId"], "ACCEPTED"), 403, "BLOCKED")
+    assert api.call("GET", f"/v1/match-requests/{first['requestId']}", alice.key).json["status"] == "PENDING"
+    assert api.call("GET", "/v1/conversations", bob.key).json["conversations"] == []
+    assert decide(api, bob, second["requestId"], "REJECTED").status_code == 200
+
+
 def test_the_dashboard_blocks_beside_a_conversation_and_a_request_and_lists_the_blocks(
     api: Api, alice: User, bob: User
 ) -> None:
