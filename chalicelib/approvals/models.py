@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
+from pydantic import ConfigDict, Field, RootModel, StringConstraints
 
 from chalicelib.kernel.json_types import SINGLE_LINE, Timestamp
 from chalicelib.kernel.model_base import Model
@@ -52,23 +52,41 @@ class ApprovalList(Model):
     approvals: list[Approval]
 
 
-class ApprovalDecision(Model):
-    """Body of ``POST /v1/admin/approvals/{approvalId}``; a rejection's ``reason`` becomes the
-    listing's ``statusReason`` (an approval takes none: a reason with ``approve`` is a 400 naming
-    ``reason``, as with an accepted match request)."""
+class ApproveListing(Model):
+    """``{"decision": "approve"}``: the listing becomes ACTIVE (no ``reason``)."""
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"decision": "approve"}]})
-    decision: Literal["approve", "reject"]
-    reason: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500), SINGLE_LINE] | None = Field(
-        default=None, description="Why the listing is rejected (its statusReason); only with decision reject."
-    )
+    model_config = ConfigDict(extra="forbid")
+    decision: Literal["approve"]
 
-    @field_validator("reason")
-    @classmethod
-    def _only_when_rejecting(cls, value: str | None, info: ValidationInfo) -> str | None:
-        if value is not None and info.data.get("decision") == "approve":
-            raise ValueError("goes only with decision reject")
-        return value
+
+class RejectListing(Model):
+    """``{"decision": "reject", "reason"?}``: the listing becomes REJECTED; ``reason`` (default
+    :data:`~chalicelib.approvals.service.DEFAULT_REJECTION_REASON`) becomes its ``statusReason``."""
+
+    model_config = ConfigDict(extra="forbid")
+    decision: Literal["reject"]
+    reason: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500), SINGLE_LINE] | None = None
+
+
+class ApprovalDecision(RootModel[Annotated[ApproveListing | RejectListing, Field(discriminator="decision")]]):
+    """Body of ``POST /v1/admin/approvals/{approvalId}``: one of :class:`ApproveListing` or :class:`RejectListing`.
+
+    A union discriminated by ``decision``, so that the schema itself says that ``reason`` goes
+    only with ``reject`` (``additionalProperties: false`` on ``approve``), as a match request's
+    decision does.
+    """
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"decision": "approve"}]})
+
+    @property
+    def decision(self) -> Literal["approve", "reject"]:
+        """``"approve"`` or ``"reject"``."""
+        return self.root.decision
+
+    @property
+    def reason(self) -> str | None:
+        """The rejection reason (``None`` when approving or when none was given)."""
+        return self.root.reason if isinstance(self.root, RejectListing) else None
 
 
 class ApprovalResult(Model):

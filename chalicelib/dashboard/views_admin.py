@@ -105,7 +105,8 @@ def approvals(current: Page) -> Response:
 
 
 def _decide(current: Page, listing_id: str, decision: str) -> None:
-    body = parse_model(approval_models.ApprovalDecision, {"decision": decision, "reason": current.field("reason").strip() or None})
+    reason = current.field("reason").strip() if decision == "reject" else ""
+    body = parse_model(approval_models.ApprovalDecision, {"decision": decision, **({"reason": reason} if reason else {})})
     version = parse_model(ReviewedVersion, {"version": current.field("version")}).version
     approval_service.decide_listing(listing_id, body, current.caller.user_id, version)
 

@@ -25,8 +25,17 @@ VerifiedLevel = Annotated[int, Field(ge=0, le=MAX_VERIFIED_LEVEL)]
 #: A skill: lower-cased, 1..50 characters, not blank.
 Skill = Annotated[str, StringConstraints(strip_whitespace=True, to_lower=True, min_length=1, max_length=50), SINGLE_LINE]
 
+#: ``recruiting.headline``: one line of up to 200 characters.
+Headline = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200), SINGLE_LINE]
+#: One of ``recruiting.roles``: 1..80 characters.
+RoleName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80), SINGLE_LINE]
 #: Values of ``recruiting.seniority``.
 Seniority = Literal["intern", "junior", "mid", "senior", "lead", "principal", "executive"]
+
+
+def _unique(skills: list[str]) -> list[str]:
+    """``skills`` without repeats, in their first order."""
+    return list(dict.fromkeys(skills))
 
 
 class Recruiting(Model):
@@ -34,20 +43,18 @@ class Recruiting(Model):
 
     model_config = ConfigDict(extra="forbid")
     openToWork: bool = False
-    headline: Annotated[str, StringConstraints(strip_whitespace=True, max_length=200), SINGLE_LINE] | None = None
+    headline: Headline | None = None
     skills: list[Skill] = Field(
         default_factory=list, max_length=50
     )
     seniority: Seniority | None = None
-    roles: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80), SINGLE_LINE]] = Field(
-        default_factory=list, max_length=20
-    )
+    roles: list[RoleName] = Field(default_factory=list, max_length=20)
     remote: bool | None = None
 
     @field_validator("skills")
     @classmethod
     def _unique_skills(cls, value: list[str]) -> list[str]:
-        return list(dict.fromkeys(value))
+        return _unique(value)
 
 
 class RequestPolicy(Model):
@@ -62,27 +69,25 @@ class RecruitingPatch(Model):
     """``recruiting`` of ``PATCH /v1/me/profile``: the keys to change; ``null`` resets a key to
     its default (``openToWork`` false, ``skills`` and ``roles`` empty, the others unset)."""
 
-    model_config = ConfigDict(extra="forbid", title="RecruitingPatch")
+    model_config = ConfigDict(extra="forbid")
     openToWork: bool | None = None
-    headline: Annotated[str, StringConstraints(strip_whitespace=True, max_length=200), SINGLE_LINE] | None = None
+    headline: Headline | None = None
     skills: list[Skill] | None = Field(default=None, max_length=50)
     seniority: Seniority | None = None
-    roles: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80), SINGLE_LINE]] | None = Field(
-        default=None, max_length=20
-    )
+    roles: list[RoleName] | None = Field(default=None, max_length=20)
     remote: bool | None = None
 
     @field_validator("skills")
     @classmethod
     def _unique_skills(cls, value: list[str] | None) -> list[str] | None:
-        return None if value is None else list(dict.fromkeys(value))
+        return None if value is None else _unique(value)
 
 
 class RequestPolicyPatch(Model):
     """``requestPolicy`` of ``PATCH /v1/me/profile``: the keys to change; ``null`` resets a key
     to its default (``acceptingRequests`` true, ``minVerifiedLevel`` 0)."""
 
-    model_config = ConfigDict(extra="forbid", title="RequestPolicyPatch")
+    model_config = ConfigDict(extra="forbid")
     acceptingRequests: bool | None = None
     minVerifiedLevel: VerifiedLevel | None = None
 
