@@ -120,7 +120,7 @@ def test_listing_seeker_flow_with_a_generated_client(stack: Stack, generated: st
         return next((t for t in tasks if t.listing_id == listing.id), None)
 
     task = wait_until(claimed, timeout_seconds=20)
-    decision = models.ApprovalDecision.from_dict({"decision": "approve"})
+    decision = models.ApproveListing.from_dict({"decision": "approve"})
     approved = _ok(api("admin.approvals_decide").sync_detailed(task.approval_id, client=admin, body=decision))
     assert approved.listing.status == models.ListingStatus.ACTIVE
 
