@@ -25,7 +25,7 @@ from chalice.app import Blueprint, Chalice, Request, Response
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
-from chalicelib.edge import json_input, path_ids
+from chalicelib.edge import json_input, path_ids, query_text
 from chalicelib.edge.request_context import current_request_id
 from chalicelib.kernel import errors
 from chalicelib.kernel.lazy_imports import lazy_imports
@@ -526,7 +526,9 @@ def route(
                 elif request.raw_body and len(request.raw_body) > MAX_BODY_BYTES:
                     raise errors.TooLarge(f"Request body exceeds {MAX_BODY_BYTES} bytes")
                 if query is not None:
-                    kwargs["query"] = parse_model(resolve_model(query), query_params(request))
+                    model, params = resolve_model(query), query_params(request)
+                    query_text.check(model, params)
+                    kwargs["query"] = parse_model(model, params)
                 key = key_from(request.headers) if method in IDEMPOTENT_METHODS else None
                 if key is None:
                     return run(request, args, kwargs)

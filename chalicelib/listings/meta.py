@@ -9,6 +9,7 @@ nh3). Location fields carry the address in ``meta.<key>`` and decimal-degree coo
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from datetime import date
 from decimal import Decimal, InvalidOperation
@@ -154,6 +155,10 @@ def parse_value(field: CategoryField, value: str) -> str:
     return result
 
 
+#: A coordinate's text: a number as JSON writes it (RFC 8259 §6), e.g. ``52.52`` or ``-0.1278``.
+DEGREES_TEXT = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+
+
 def parse_coordinate(value: str, limit: float) -> float:
     """Parse a decimal-degree string within ``[-limit, limit]`` (90 for latitude, 180 for longitude).
 
@@ -162,10 +167,11 @@ def parse_coordinate(value: str, limit: float) -> float:
     InvalidValue
         Not a number, not finite, or out of range.
     """
-    try:
-        number = float(value.strip())
-    except ValueError as exc:
-        raise InvalidValue("must be a decimal number of degrees") from exc
+    text = value.strip()
+    # JSON's number form only: float() alone also reads "+52", "5_2.5", "nan" and "inf"
+    if not DEGREES_TEXT.fullmatch(text):
+        raise InvalidValue("must be a decimal number of degrees")
+    number = float(text)
     if not math.isfinite(number) or abs(number) > limit:
         raise InvalidValue(f"must be between -{limit:g} and {limit:g}")
     return number

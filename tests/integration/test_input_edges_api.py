@@ -59,6 +59,24 @@ def test_a_query_parameter_given_twice_is_a_validation_error_naming_it(api: Api,
     assert_error(api.call("GET", path, alice.key), 400, "VALIDATION_ERROR", name)
 
 
+@pytest.mark.parametrize(("bad", "good", "name"), [
+    ("/v1/profiles/search?pageSize=5.0", "/v1/profiles/search?pageSize=5", "pageSize"),
+    ("/v1/profiles/search?openToWork=yes", "/v1/profiles/search?openToWork=TRUE", "openToWork"),
+    ("/v1/profiles/search?remote=1", "/v1/profiles/search?remote=false", "remote"),
+    ("/v1/profiles/search?minVerifiedLevel=%2B1", "/v1/profiles/search?minVerifiedLevel=1", "minVerifiedLevel"),
+    ("/v1/listings/search?meta.location_lat=52.5&meta.location_lng=13.4&radiusKm=nan",
+     "/v1/listings/search?meta.location_lat=52.5&meta.location_lng=13.4&radiusKm=1e2", "radiusKm"),
+    ("/v1/conversations?page=%201", "/v1/conversations?page=1", "page"),
+    ("/v1/admin/audit-log?pageSize=2_0", "/v1/admin/audit-log?pageSize=20", "pageSize"),
+])
+def test_a_number_or_boolean_query_parameter_takes_only_its_json_text(
+    api: Api, alice: User, admin: User, bad: str, good: str, name: str
+) -> None:
+    key = admin.key if bad.startswith("/v1/admin/") else alice.key
+    assert_error(api.call("GET", bad, key), 400, "VALIDATION_ERROR", name)
+    assert api.call("GET", good, key).status_code == 200
+
+
 def test_an_array_query_parameter_is_documented_as_one_comma_separated_value(api: Api) -> None:
     document = api.call("GET", "/v1/openapi.json").json
     (skills,) = [p for p in document["paths"]["/v1/profiles/search"]["get"]["parameters"] if p["name"] == "skills"]
