@@ -15,10 +15,13 @@ For a ``listing.activated`` event:
    document against a query (:func:`chalicelib.listings.search.spec.matches`, the check search
    applies to every candidate);
 4. record each match with one transaction: the match item, conditional on being the first
-   for (saved search, listing); a check that the saved search still exists; and, when its
+   for (saved search, listing); a check that the saved search still exists; a check that no
+   block stands between the listing's owner and the search's (docs/trust-and-safety.md: a
+   block hides each one's listings from the other's searches, saved ones too); and, when its
    alerts are on, the ``listing.matched`` outbox event. A replayed stream record or a
    re-approval of an unchanged match fails the first condition and notifies nothing new; a
-   search deleted meanwhile fails the second.
+   search deleted meanwhile fails the second; a block, the third (whichever commits first wins,
+   as for requests and messages).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from dataclasses import dataclass, field
 
 from aws_lambda_powertools import Logger
 
+from chalicelib.blocks import api as blocks
 from chalicelib.kernel import clock, errors
 from chalicelib.listings import api as listings
 from chalicelib.listings.records import ListingRecord
@@ -81,7 +85,8 @@ def candidates(listing: Candidate, report: Report) -> list[tuple[str, str]]:
 
 
 def _record(listing: ListingRecord, search: SavedSearchRecord, distance_km: float | None) -> bool:
-    """Write one match (and its alert); False when it was recorded before or the search is gone."""
+    """Write one match (and its alert); False when it was recorded before, the search is gone or a
+    block stands between the two owners."""
     now = clock.iso()
     distance = None if distance_km is None else round(distance_km, 2)
     match: MatchRecord = {
@@ -91,6 +96,7 @@ def _record(listing: ListingRecord, search: SavedSearchRecord, distance_km: floa
     }
     tx = Transaction().add("match", repository.match_op(match))
     tx.add("search", repository.exists_op(search["ownerId"], search["savedSearchId"]))
+    tx.add("block", blocks.not_blocked_op(search["ownerId"], listing["ownerId"]))
     if search["alerts"]:
         data = ListingMatched(
             savedSearchId=search["savedSearchId"], savedSearchName=search["name"], listingId=listing["listingId"],
@@ -101,7 +107,7 @@ def _record(listing: ListingRecord, search: SavedSearchRecord, distance_km: floa
     try:
         tx.commit()
     except TransactionConflict as exc:
-        if exc.failed("match") or exc.failed("search"):  # matched before, or deleted meanwhile: nothing new to say
+        if exc.failed("match") or exc.failed("search") or exc.failed("block"):  # nothing new to say, or not to them
             return False
         raise
     return True

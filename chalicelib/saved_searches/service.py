@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from chalicelib.auth.service import Caller
+from chalicelib.blocks import api as blocks
 from chalicelib.kernel import clock, errors
 from chalicelib.kernel.config import settings
 from chalicelib.kernel.pagination import Deleted, PageQuery
@@ -191,8 +192,11 @@ class MatchWalk:
     ended: bool = False
 
 
-def walk_matches(saved_search_id: str, size: int, skip: int = 0, after: str | None = None) -> MatchWalk:
-    """Walk a saved search's matches newest first from ``after``, keeping those whose listing is still ACTIVE.
+def walk_matches(
+    saved_search_id: str, size: int, skip: int = 0, after: str | None = None, hidden: frozenset[str] = frozenset()
+) -> MatchWalk:
+    """Walk a saved search's matches newest first from ``after``, keeping those whose listing is still
+    ACTIVE and not owned by a user in ``hidden``.
 
     The matches index holds every match ever recorded; whether its listing is still ACTIVE is only
     known by reading the listing (it changes without the match). The walk reads match items in
@@ -213,6 +217,9 @@ def walk_matches(saved_search_id: str, size: int, skip: int = 0, after: str | No
         Still-ACTIVE matches to pass over first (``(page - 1) x pageSize`` without a cursor; 0 with ``after``).
     after:
         ``matchedNewest`` of the previous page's last match (from a cursor).
+    hidden:
+        Owners whose listings are passed over like those no longer ACTIVE (the searcher's
+        blocks, :func:`chalicelib.blocks.api.hidden_from`).
 
     Returns
     -------
@@ -234,7 +241,7 @@ def walk_matches(saved_search_id: str, size: int, skip: int = 0, after: str | No
             page_full = walk.skipped == skip and len(walk.shown) == size
             examined_past += page_full
             listing = found.get(match["listingId"])
-            if listing is None or not _is_public(listing):
+            if listing is None or not _is_public(listing) or listing["ownerId"] in hidden:
                 continue
             if walk.skipped < skip:
                 walk.skipped += 1
@@ -248,7 +255,8 @@ def walk_matches(saved_search_id: str, size: int, skip: int = 0, after: str | No
 
 
 def list_matches(caller: Caller, saved_search_id: str, page: PageQuery) -> SavedSearchMatchPage:
-    """The listings that matched the saved search since it was saved and are still ACTIVE, newest first.
+    """The listings that matched the saved search since it was saved and are still ACTIVE, newest first,
+    but those of users the caller blocked or was blocked by (a block set after the match hides it).
 
     Reads about its page, whatever the number of matches (:func:`walk_matches`): the search, the
     page's match items and listings plus one page more to count on, and the page's owners.
@@ -265,7 +273,8 @@ def list_matches(caller: Caller, saved_search_id: str, page: PageQuery) -> Saved
     _owned(caller, saved_search_id)
     position = page.position_in("saved_search.matches", saved_search_id)
     skip = 0 if position.key is not None else position.offset
-    walk = walk_matches(saved_search_id, position.page_size, skip=skip, after=position.key)
+    hidden = blocks.hidden_from(caller.user_id)
+    walk = walk_matches(saved_search_id, position.page_size, skip=skip, after=position.key, hidden=hidden)
     before = walk.skipped if position.key is None else position.offset
     shown = walk.shown
     owners = users.get_users(list({item["ownerId"] for _, item in shown})) if shown else {}

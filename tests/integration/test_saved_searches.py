@@ -230,6 +230,30 @@ def test_the_owner_is_never_matched_with_their_own_listing(api: Api, alice: User
     assert [e["routing"]["recipientId"] for e in matched_events()] == [bob.user_id]
 
 
+def test_a_block_either_way_keeps_the_listings_out_of_matches_and_alerts(
+    api: Api, alice: User, bob: User, admin: User, runner: Any
+) -> None:
+    carol = make_user("Carol")
+    alices = saved(api, alice, {"category": "mentoring"})
+    carols = saved(api, carol, {"category": "mentoring"})
+    assert api.call("PUT", f"/v1/me/blocks/{alice.user_id}", bob.key).status_code == 200  # bob blocks the searcher
+    blocked_then = mentor(api, bob, LISBON)
+    activate(api, admin, runner, blocked_then["id"])
+    assert matches(api, alice, alices["savedSearchId"])["total"] == 0
+    assert [e["routing"]["recipientId"] for e in matched_events()] == [carol.user_id]
+
+    assert api.call("DELETE", f"/v1/me/blocks/{alice.user_id}", bob.key).status_code == 200
+    open_now = mentor(api, bob, PORTO)
+    activate(api, admin, runner, open_now["id"])
+    assert [m["listing"]["id"] for m in matches(api, alice, alices["savedSearchId"])["matches"]] == [open_now["id"]]
+
+    assert api.call("PUT", f"/v1/me/blocks/{bob.user_id}", alice.key).status_code == 200  # the searcher blocks, after the match
+    assert matches(api, alice, alices["savedSearchId"]) | {"nextCursor": None} == {
+        "matches": [], "total": 0, "totalRelation": "eq", "page": 1, "pageSize": 20, "nextCursor": None,
+    }
+    assert matches(api, carol, carols["savedSearchId"])["total"] == 2
+
+
 def test_replayed_stream_records_notify_nothing_new(api: Api, alice: User, bob: User, admin: User, runner: Any) -> None:
     search = saved(api, alice, MENTORS_NEAR_LISBON)
     listing = mentor(api, bob, LISBON)
