@@ -162,7 +162,9 @@ def decide(approval_id: str, body: ApprovalDecision, actor_id: str) -> ApprovalR
         Unknown approval id, a claim SQS no longer honours (forged or expired), or the listing
         no longer exists (task dropped).
     Conflict
-        The listing changed since the task was queued or was already decided (task dropped).
+        The listing changed since the task was queued or was already decided (task dropped);
+        or the decision approves and the listing's owner is suspended (the task stays queued:
+        it can still be rejected).
     """
     task = decode_approval_id(approval_id)
     listing = listings.get(task.listing_id)
@@ -172,6 +174,7 @@ def decide(approval_id: str, body: ApprovalDecision, actor_id: str) -> ApprovalR
     if not _is_current(listing, task):
         queue.delete(task.receipt)
         raise _stale_task()
+    _refuse_if_suspended(listing, body)
     try:
         queue.hold(task.receipt)
     except queue.ClaimLostError as exc:
@@ -180,6 +183,7 @@ def decide(approval_id: str, body: ApprovalDecision, actor_id: str) -> ApprovalR
     try:
         updated = _decide_if_pending(listing, body, task.version, actor_id)
     except ConditionFailed as exc:
+        _refuse_if_suspended(listing, body)  # suspended since the check above: the task stays queued
         queue.delete(task.receipt)
         raise _stale_task() from exc
     queue.delete(task.receipt)
@@ -190,18 +194,37 @@ def _stale_task() -> errors.Conflict:
     return errors.Conflict("The listing changed or was decided since this task was queued; the task was dropped")
 
 
+def _refuse_if_suspended(listing: ListingRecord, body: ApprovalDecision) -> None:
+    """Refuse to approve a listing whose owner is suspended (a suspended account publishes nothing:
+    docs/trust-and-safety.md, "Suspension and reinstatement"); rejecting it stays possible.
+
+    Raises
+    ------
+    Conflict
+        ``body`` approves and the owner is suspended.
+    """
+    if body.decision != "approve":
+        return
+    owner = users.get_user(listing["ownerId"])
+    if owner is not None and owner.get("suspendedAt") is not None:
+        raise errors.Conflict("The listing's owner is suspended: reject the listing, or reinstate the owner first")
+
+
 def _decide_if_pending(listing: ListingRecord, body: ApprovalDecision, version: int, actor_id: str) -> ListingRecord:
     """Approve or reject ``listing`` if it is still PENDING at ``version`` (one conditional
-    transaction holding the decision's audit entry by ``actor_id``).
+    transaction holding the decision's audit entry by ``actor_id``; an approval also holds the
+    check that the owner is not suspended).
 
     Raises
     ------
     ConditionFailed
-        The listing is gone, no longer PENDING, or at another version.
+        The listing is gone, no longer PENDING, or at another version; or, approving, the
+        owner is suspended.
     """
     if body.decision == "approve":
         entry = audit.entry_op(actor_id, AuditAction.LISTING_APPROVE, listing["listingId"], {"version": version})
-        return listings.transition(listing, Transition.APPROVE, clock.iso(), version=version, extra=[entry])
+        owner = users.not_suspended_op(listing["ownerId"])
+        return listings.transition(listing, Transition.APPROVE, clock.iso(), version=version, extra=[entry, owner])
     reason = body.reason or DEFAULT_REJECTION_REASON
     entry = audit.entry_op(actor_id, AuditAction.LISTING_REJECT, listing["listingId"], {"version": version, "reason": reason})
     return listings.transition(listing, Transition.REJECT, clock.iso(), reason=reason, version=version, extra=[entry])
@@ -236,7 +259,8 @@ def decide_listing(listing_id: str, body: ApprovalDecision, actor_id: str, versi
     NotFound
         No such listing.
     Conflict
-        The listing is not PENDING (already decided) or is at another version than ``version``.
+        The listing is not PENDING (already decided) or is at another version than ``version``;
+        or the decision approves and the listing's owner is suspended.
     """
     listing = listings.get(listing_id)
     if listing is None:
@@ -244,11 +268,13 @@ def decide_listing(listing_id: str, body: ApprovalDecision, actor_id: str, versi
     expected = int(listing["version"]) if version is None else version
     if not status.awaiting_review(listing["status"]):
         raise errors.Conflict("The listing changed or was already decided; read it again")
+    _refuse_if_suspended(listing, body)
     try:
         updated = _decide_if_pending(listing, body, expected, actor_id)
     except ConditionFailed as exc:
         if listings.get(listing_id) is None:
             raise errors.NotFound(f"Listing '{listing_id}' not found") from exc
+        _refuse_if_suspended(listing, body)
         raise errors.Conflict("The listing changed or was already decided; read it again") from exc
     return to_model(updated, users.get_user(updated["ownerId"]))
 

@@ -250,6 +250,12 @@ def suspend_op(user_id: str, suspended_at: str, admin_id: str, webhook_ids: Sequ
     )
 
 
+def not_suspended_op(user_id: str) -> TransactItem:
+    """Transaction ``ConditionCheck`` that holds while the user exists and is not suspended (an
+    approval of their listing: a suspended account publishes nothing)."""
+    return storage.tx_check(_table(), {"userId": user_id}, "attribute_exists(userId) AND attribute_not_exists(suspendedAt)")
+
+
 def reinstate_op(user_id: str) -> TransactItem:
     """Transaction ``Update`` lifting a suspension; fails when the user is not suspended."""
     return storage.tx_update(

@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 
 from chalicelib.approvals import service
-from chalicelib.approvals.models import ApprovalDecision
+from chalicelib.approvals.models import ApprovalDecision, ApproveListing
 from chalicelib.kernel import clock, errors
 from chalicelib.kernel.config import settings
+from chalicelib.listings import api as listings
 from chalicelib.listings.repository import PENDING_PARTITIONS, pending_partition
 from chalicelib.persistence import storage
 from tests.integration.aws_session import Resources
@@ -190,6 +191,53 @@ def test_invalid_decisions_change_nothing_and_keep_the_claim(api: Api, alice: Us
         assert error_fields(response) == [field], body
         assert get_listing(api, alice, listing["id"]).json["status"] == "PENDING"
     assert decide(api, admin, approval["approvalId"], "approve").status_code == 200  # the claim still works
+
+
+def stored_status(listing_id: str) -> str:
+    listing = listings.get(listing_id)
+    assert listing is not None
+    return str(listing["status"])
+
+
+def _suspend(api: Api, admin: User, user: User, reporter: User) -> None:
+    report = api.call("POST", "/v1/reports", reporter.key, {"subjectType": "profile", "subjectId": user.user_id, "reason": "scam"})
+    decided = api.call("POST", f"/v1/admin/reports/{report.json['reportId']}/decision", admin.key, {"decision": "suspend_user"})
+    assert decided.status_code == 200
+
+
+def test_a_suspended_owners_listing_cannot_be_approved_but_can_be_rejected(
+    api: Api, alice: User, bob: User, admin: User, runner: Any
+) -> None:
+    by_claim, on_page = _queued(api, alice, runner), _queued(api, alice, runner)
+    _suspend(api, admin, alice, bob)
+    approvals = {a["listing"]["id"]: a["approvalId"] for a in claim(api, admin)}
+    assert_error(decide(api, admin, approvals[by_claim["id"]], "approve"), 409, "CONFLICT")
+    with pytest.raises(errors.Conflict, match="owner is suspended"):
+        service.decide_listing(on_page["id"], ApproveListing(decision="approve"), admin.user_id)
+    assert [stored_status(i) for i in (by_claim["id"], on_page["id"])] == ["PENDING", "PENDING"]
+    assert decide(api, admin, approvals[by_claim["id"]], "reject", "spam").status_code == 200  # the claim still holds
+
+    reinstated = api.call("POST", f"/v1/admin/users/{alice.user_id}/reinstate", admin.key)
+    assert reinstated.status_code == 200
+    assert service.decide_listing(on_page["id"], ApproveListing(decision="approve"), admin.user_id).status == "ACTIVE"
+
+
+def test_a_suspension_committed_after_the_check_still_stops_the_approval(
+    api: Api, alice: User, bob: User, admin: User, runner: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    listing = _queued(api, alice, runner)
+    _suspend(api, admin, alice, bob)
+    real, calls = service._refuse_if_suspended, []
+
+    def first_passes(*args: Any) -> None:  # as if the suspension committed right after the first check
+        calls.append(args)
+        if len(calls) > 1:
+            real(*args)
+
+    monkeypatch.setattr(service, "_refuse_if_suspended", first_passes)
+    with pytest.raises(errors.Conflict, match="owner is suspended"):
+        service.decide_listing(listing["id"], ApproveListing(decision="approve"), admin.user_id)
+    assert stored_status(listing["id"]) == "PENDING"
 
 
 def test_a_task_cannot_be_decided_twice(api: Api, alice: User, admin: User, runner: Any) -> None:
