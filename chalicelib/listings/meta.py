@@ -12,7 +12,7 @@ import math
 import re
 from collections.abc import Callable
 from datetime import date
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 import nh3
 
@@ -51,15 +51,17 @@ def _richtext(field: CategoryField, value: str) -> str:
     return nh3.clean(value).strip()
 
 
+#: A number field's value: ASCII decimal digits, an optional minus sign and fraction (what
+#: ``Decimal()`` alone would widen with ``+``, ``_``, exponents, other scripts' digits, ``nan``).
+DECIMAL_TEXT = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+
+
 def _number(field: CategoryField, value: str) -> str:
-    try:
-        number = Decimal(value.strip())
-    except InvalidOperation as exc:
-        raise InvalidValue('must be a decimal string, e.g. "85000" or "12.5"') from exc
-    if not number.is_finite():
-        raise InvalidValue("must be a finite number")
-    # Bound the magnitude before formatting: "1e999999999" would otherwise expand to a huge string
-    # (or overflow the decimal context); no accepted value is longer than DEFAULT_MAX_LENGTH anyway.
+    text = value.strip()
+    if not DECIMAL_TEXT.fullmatch(text):
+        raise InvalidValue('must be a decimal string, e.g. "85000" or "12.5"')
+    number = Decimal(text) + 0  # + 0: "-0" is 0
+    # Bound the magnitude before the range check: no accepted value is longer than DEFAULT_MAX_LENGTH.
     if not number.is_zero() and abs(number.adjusted()) >= DEFAULT_MAX_LENGTH:
         raise InvalidValue("is out of range")
     _check_range(field, number)

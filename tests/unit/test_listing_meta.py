@@ -45,14 +45,17 @@ def fields_of(issues: list[errors.FieldIssue]) -> list[str]:
 
 @pytest.mark.parametrize(
     ("value", "stored"),
-    [("85000", "85000"), ("85000.50", "85000.5"), (" 12.50 ", "12.5"), ("1e3", "1000"), ("-3.25", "-3.25"),
-     ("0.00000001", "0.00000001"), ("007", "7")],
+    [("85000", "85000"), ("85000.50", "85000.5"), (" 12.50 ", "12.5"), ("-3.25", "-3.25"),
+     ("0.00000001", "0.00000001"), ("007", "7"), ("-0", "0"), ("0.0", "0")],
 )
 def test_number_is_stored_as_a_canonical_decimal_string(value: str, stored: str) -> None:
     assert valid("jobs", "hiring", salary=value)["salary"] == stored
 
 
-@pytest.mark.parametrize("value", ["abc", "85,000", "1/2", "NaN", "Infinity", "-inf", "12 000", "1e10000000", "0x10"])
+@pytest.mark.parametrize("value", [
+    "abc", "85,000", "1/2", "NaN", "Infinity", "-inf", "12 000", "1e10000000", "0x10",
+    "1e3", "+650", "6_50", "\uff11\uff12", "\u0666\u0665\u0660", "650.", ".5", "1" * 101,
+])
 def test_number_rejects_non_decimal_strings(value: str) -> None:
     assert fields_of(invalid("jobs", "hiring", salary=value)) == ["meta.salary"]
 
