@@ -351,7 +351,7 @@ def parse_model[M: BaseModel](model: type[M], data: Any, prefix: str = "") -> M:
     try:
         return model.model_validate(data)
     except PydanticValidationError as exc:
-        raise errors.from_pydantic(exc, prefix) from exc
+        raise errors.from_pydantic(exc, prefix, data=data) from exc
 
 
 def _json_number(text: str) -> int | float:
@@ -380,7 +380,7 @@ def parse_body[M: BaseModel](model: type[M], request: Request) -> M:
     except PydanticValidationError as exc:
         from pydantic import RootModel  # loaded with the first root-model body (match_requests.StatusChange), not at cold start
 
-        raise errors.from_pydantic(exc, tagged_union=issubclass(model, RootModel)) from exc
+        raise errors.from_pydantic(exc, tagged_union=issubclass(model, RootModel), data=data) from exc
 
 
 def check_path_ids(path_params: dict[str, Any]) -> None:
@@ -406,7 +406,9 @@ def query_params(request: Request) -> dict[str, str]:
     RuleViolation
         A name given more than once (``details`` names it). A list is one comma-separated value
         (the OpenAPI document declares array parameters ``style: form, explode: false``); keeping
-        one of several values would silently widen or change the query.
+        one of several values would silently widen or change the query. Or a value holding
+        U+FFFD: percent-encoded bytes that are not UTF-8 decode to it, and searching for it would
+        match everything instead of refusing the value.
     """
     params = request.query_params
     if not params:
@@ -416,6 +418,8 @@ def query_params(request: Request) -> dict[str, str]:
             raise errors.RuleViolation.for_field(
                 name, "is given more than once: send it once (a list as one comma-separated value)", f"Repeated query parameter {name}"
             )
+        if "\ufffd" in params[name]:
+            raise errors.RuleViolation.for_field(name, "is not UTF-8 text (percent-encode the value's UTF-8 bytes)")
     return dict(params)
 
 

@@ -6,6 +6,8 @@
   except tab, line feed and carriage return in string values; single-line fields normalize
   those to spaces or strip them (their models say so), multi-line text keeps them. NUL and the
   other C0 characters have no business in text, and some stores and terminals mishandle them.
+* **Unpaired surrogates.** No U+D800..U+DFFF in any string or key (a JSON escape of one half of a
+  surrogate pair decodes to one): they are not Unicode scalar values, so no UTF-8 text holds them.
 * **Numbers.** Integers within +-(2**53 - 1), the range every JSON implementation represents
   exactly (RFC 8259 §6; I-JSON, RFC 7493 §2.2); numbers finite and within the same magnitude.
   Fields with tighter bounds (coordinates, page sizes, category fields) check those themselves.
@@ -34,6 +36,16 @@ _MAX_INTEGER_DIGITS = len(str(MAX_SAFE_INTEGER))
 
 _CONTROL = re.compile(r"[\x00-\x1f]")
 _CONTROL_BUT_WHITESPACE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def character_issue(text: str, allow_whitespace: bool = True) -> str | None:
+    """What is wrong with the characters of ``text`` (:func:`control_character`, or an unpaired
+    surrogate, ``U+D800``..``U+DFFF``), as a ``details`` issue; ``None`` when nothing is."""
+    if bad := control_character(text, allow_whitespace):
+        return f"contains the control character {bad}"
+    found = _SURROGATE.search(text)
+    return None if found is None else f"contains the unpaired surrogate U+{ord(found.group()):04X}"
 
 
 def control_character(text: str, allow_whitespace: bool = True) -> str | None:
@@ -96,12 +108,12 @@ def check_document(data: Any, root: str = "") -> None:
                 )
             items = value.items() if isinstance(value, dict) else enumerate(value)
             for key, item in items:
-                if isinstance(key, str) and (bad := control_character(key, allow_whitespace=False)):
-                    raise errors.RuleViolation.for_field(_child(path, key), f"key contains the control character {bad}")
+                if isinstance(key, str) and (issue := character_issue(key, allow_whitespace=False)):
+                    raise errors.RuleViolation.for_field(_child(path, key), f"key {issue}")
                 stack.append((item, _child(path, key), depth + 1))
         elif isinstance(value, str):
-            if bad := control_character(value):
-                raise errors.RuleViolation.for_field(path or "body", f"contains the control character {bad}")
+            if issue := character_issue(value):
+                raise errors.RuleViolation.for_field(path or "body", issue)
         elif isinstance(value, bool) or value is None:
             continue
         elif isinstance(value, int):

@@ -189,22 +189,58 @@ class Internal(DomainError):
 _UNION_TAG_ERRORS = frozenset({"union_tag_invalid", "union_tag_not_found"})
 
 
-def _location(err: dict[str, Any], tagged_union: bool) -> str:
+_ABSENT = object()
+
+
+def _in_input(data: Any, loc: tuple[Any, ...], missing: bool) -> list[Any]:
+    """The parts of ``loc`` that name something in the validated ``data``: pydantic also puts the
+    member of a union it tried (``constrained-str``, ``int``) and ``[key]`` (a dict key's own
+    error) in ``loc``, names no client sent. The last part of a ``missing`` error stays."""
+    parts: list[Any] = []
+    node = data
+    for index, part in enumerate(loc):
+        in_dict = isinstance(node, dict) and part in node
+        if in_dict or (isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)):
+            node = node[part]
+        elif not (missing and index == len(loc) - 1):
+            continue
+        parts.append(part)
+    return parts
+
+
+def _location(err: dict[str, Any], tagged_union: bool, data: Any = _ABSENT) -> str:
     """The dotted field path of one pydantic error.
 
     In a discriminated union (a root model such as ``StatusChange``) pydantic puts the tag
     value first in ``loc`` (``ACCEPTED.reason``); clients know the field as ``reason``. A
-    missing or unknown tag is reported on the discriminator field itself (``status``).
+    missing or unknown tag is reported on the discriminator field itself (``status``). With the
+    validated ``data``, parts naming nothing in it are left out (:func:`_in_input`).
     """
     if tagged_union and err.get("type") in _UNION_TAG_ERRORS:
         return str((err.get("ctx") or {}).get("discriminator", "")).strip("'")
-    parts = [str(part) for part in err.get("loc", ()) if part != "__root__"]
-    if tagged_union and len(parts) > 1:
-        parts = parts[1:]
-    return ".".join(parts)
+    loc = tuple(part for part in err.get("loc", ()) if part != "__root__")
+    if tagged_union and len(loc) > 1:
+        loc = loc[1:]
+    if data is not _ABSENT:
+        loc = tuple(_in_input(data, loc, err.get("type") == "missing"))
+    return ".".join(str(part) for part in loc)
 
 
-def from_pydantic(exc: Any, prefix: str = "", tagged_union: bool = False) -> RuleViolation:
+def _issues(errs: list[dict[str, Any]], tagged_union: bool, data: Any) -> dict[str, list[str]]:
+    """Issues per field path. The members of a union each report an error at the same path: a
+    member whose type matched reports the one that counts (``string_too_long``), so the others'
+    type mismatches (``*_type``, ``*_parsing``) are dropped when it exists, else all are kept."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    for err in errs:
+        found.setdefault(_location(err, tagged_union, data), []).append(err)
+    issues: dict[str, list[str]] = {}
+    for loc, group in found.items():
+        typed = [e for e in group if not str(e.get("type", "")).endswith(("_type", "_parsing"))]
+        issues[loc] = list(dict.fromkeys(e["msg"] for e in (typed if len(group) > 1 and typed else group)))
+    return issues
+
+
+def from_pydantic(exc: Any, prefix: str = "", tagged_union: bool = False, data: Any = _ABSENT) -> RuleViolation:
     """Convert a ``pydantic.ValidationError`` into a :class:`RuleViolation`.
 
     Parameters
@@ -215,15 +251,18 @@ def from_pydantic(exc: Any, prefix: str = "", tagged_union: bool = False) -> Rul
         Prepended to every field path (e.g. ``"query."``); empty for bodies.
     tagged_union:
         The validated model is a discriminated union (see :func:`_location`).
+    data:
+        The validated input, when known: locations keep only the parts that name something in
+        it, and the errors of one path become one item (:func:`_issues`).
 
     Returns
     -------
     RuleViolation
-        One ``details`` item per pydantic error, its ``field`` the dotted location.
+        One ``details`` item per field path in error, its ``field`` the dotted location.
     """
-    details = []
-    for err in exc.errors():
-        loc = _location(err, tagged_union)
-        details.append(FieldIssue(field=prefix + loc if loc else prefix.rstrip(".") or "body", issue=err["msg"]))
+    details = [
+        FieldIssue(field=prefix + loc if loc else prefix.rstrip(".") or "body", issue="; ".join(messages))
+        for loc, messages in _issues(exc.errors(), tagged_union, data).items()
+    ]
     fields = ", ".join(d.field for d in details)
     return RuleViolation(f"Request validation failed: {fields}", details)

@@ -77,6 +77,38 @@ def test_a_number_or_boolean_query_parameter_takes_only_its_json_text(
     assert api.call("GET", good, key).status_code == 200
 
 
+@pytest.mark.parametrize("path", ["/v1/listings/search?q=%FF", "/v1/profiles/search?q=%ED%A0%80", "/v1/geocode?q=%C0%AF"])
+def test_a_query_value_that_is_not_utf8_is_a_validation_error_naming_it(api: Api, alice: User, path: str) -> None:
+    assert_error(api.call("GET", path, alice.key), 400, "VALIDATION_ERROR", "q")
+
+
+@pytest.mark.parametrize(("body", "field"), [
+    ('{"displayName": "a\\ud800b"}', "displayName"),
+    ('{"displayName": "ok", "socialLinks": {"website": "https://x.example/\\udfff"}}', "socialLinks.website"),
+])
+def test_an_unpaired_surrogate_is_a_validation_error_naming_its_field(api: Api, alice: User, body: str, field: str) -> None:
+    before = api.call("GET", "/v1/me", alice.key).json
+    response = api.call("PATCH", "/v1/me/profile", alice.key, raw=body.encode())
+    assert_error(response, 400, "VALIDATION_ERROR", field)
+    assert "U+D" in response.json["details"][0]["issue"]
+    assert api.call("GET", "/v1/me", alice.key).json == before
+
+
+@pytest.mark.parametrize(("path", "body", "field", "issue"), [
+    ("/v1/saved-searches", {"query": {"q": ["x"]}}, "query.q", "valid string"),
+    ("/v1/saved-searches", {"query": {"q": "x" * 600}}, "query.q", "at most 512 characters"),
+    ("/v1/admin/users", {"displayName": "Zoe", "channels": {"icq": "x"}}, "channels.icq", "'telegram'"),
+])
+def test_an_error_inside_a_union_or_a_dict_key_names_the_field_as_sent(
+    api: Api, alice: User, admin: User, path: str, body: dict[str, Any], field: str, issue: str
+) -> None:
+    response = api.call("POST", path, admin.key if path.startswith("/v1/admin/") else alice.key, body)
+    assert_error(response, 400, "VALIDATION_ERROR")
+    [detail] = response.json["details"]
+    assert detail["field"] == field
+    assert issue in detail["issue"]
+
+
 def test_an_array_query_parameter_is_documented_as_one_comma_separated_value(api: Api) -> None:
     document = api.call("GET", "/v1/openapi.json").json
     (skills,) = [p for p in document["paths"]["/v1/profiles/search"]["get"]["parameters"] if p["name"] == "skills"]
