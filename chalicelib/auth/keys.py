@@ -2,7 +2,9 @@
 
 Keys are ``msk_`` + 43 URL-safe base64 characters (32 random bytes from :mod:`secrets`).
 Only their SHA-256 hex digest is stored (DESIGN §2); a high-entropy key needs no slow
-password hash (OWASP "API key" guidance).
+password hash (OWASP "API key" guidance). A key's public id (:func:`new_key_id`) is drawn
+independently of the key, as Stripe's and GitHub's key ids are: no part of the key or its hash
+is ever shown or exported, so nothing shown lets anyone check a guessed key offline.
 """
 
 from __future__ import annotations
@@ -31,3 +33,17 @@ def key_prefix(api_key: str) -> str:
     """The first characters of ``api_key`` (``msk_`` and four more): what a key list shows, and what
     the sign-in limiter counts guesses by. Not usable to authenticate."""
     return api_key[: len(KEY_PREFIX) + SHOWN_CHARACTERS]
+
+
+#: Hex characters of a key's public id (:func:`new_key_id`).
+KEY_ID_LENGTH = 16
+
+
+def new_key_id() -> str:
+    """Return a new public id for a key: :data:`KEY_ID_LENGTH` random lower-case hex characters.
+
+    The id names the key to its owner (Dashboard URLs, the account export, audit entries); it is
+    drawn from :mod:`secrets` when the key's record is made, independent of the key, so knowing
+    it tells nothing about the key or its hash.
+    """
+    return secrets.token_hex(KEY_ID_LENGTH // 2)

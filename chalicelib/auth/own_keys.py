@@ -2,8 +2,10 @@
 
 * Keys are stored as their SHA-256 only (:mod:`chalicelib.auth.keys`); a new key's secret is
   returned once, to be shown once.
-* A key is named to its owner by :func:`key_id`: the first 16 hex characters of its hash, which
-  identify it among the owner's keys without being usable to authenticate.
+* A key is named to its owner by its ``keyId``: 16 random hex characters drawn when the key is
+  made (:func:`chalicelib.auth.keys.new_key_id`), independent of the key and its hash, so a
+  listed, exported or audited id lets nobody check a guessed key offline. A key made before
+  keys had ids gets one, once, the first time its owner's keys are listed (:func:`list_keys`).
 * Revoke deletes the key's item and evicts it from this process's key cache: the next request
   with it is refused (401) here; another warm process may accept it until its cache entry ends
   (``AUTH_CACHE_TTL_SECONDS``, docs/decisions.md "Keys and users").
@@ -33,15 +35,13 @@ ROLL_EXPIRIES: dict[str, int] = {"now": 0, "1h": 3600, "24h": 24 * 3600, "7d": 7
 MAX_KEYS = 20
 #: Longest key name, in characters.
 MAX_NAME = 100
-#: Hex characters of the hash that make a key's public id.
-KEY_ID_LENGTH = 16
 
 
 @dataclass(frozen=True)
 class OwnKey:
     """One of the user's keys as listed (never its secret)."""
 
-    #: :func:`key_id` of the key.
+    #: The key's public id (``keyId`` of its record: random, never derived from the key).
     key_id: str
     #: ``name``, ``prefix``: The owner's label and the key's first characters (empty for keys made by an administrator).
     name: str
@@ -64,15 +64,10 @@ class NewKey:
     replaced_hash: str = ""
 
 
-def key_id(key_hash: str) -> str:
-    """The public id of the key with SHA-256 ``key_hash``: its first :data:`KEY_ID_LENGTH` hex characters."""
-    return key_hash[:KEY_ID_LENGTH]
-
-
 def _own(record: ApiKeyRecord) -> OwnKey:
     expires = record.get("expiresAt")
     return OwnKey(
-        key_id=key_id(record["keyHash"]), name=record.get("name") or "", prefix=record.get("prefix") or "",
+        key_id=record["keyId"], name=record.get("name") or "", prefix=record.get("prefix") or "",
         created_at=record["createdAt"], last_used_at=record.get("lastUsedAt"),
         expires_at=None if expires is None else clock.iso(datetime.fromtimestamp(int(expires), UTC)),
     )
@@ -83,14 +78,49 @@ def _unexpired(records: list[ApiKeyRecord]) -> list[ApiKeyRecord]:
     return [r for r in records if r.get("expiresAt") is None or int(r["expiresAt"]) > moment]
 
 
+def _with_id(record: ApiKeyRecord) -> ApiKeyRecord | None:
+    """``record`` with its ``keyId``: a key made before keys had ids is given one now (``None``: it is gone)."""
+    if "keyId" in record:
+        return record
+    return repository.assign_key_id(record["keyHash"], record["userId"], keys.new_key_id())
+
+
+def _live(user_id: str) -> list[ApiKeyRecord]:
+    records = (_with_id(r) for r in _unexpired(repository.list_keys(user_id)))
+    return [r for r in records if r is not None]
+
+
 def list_keys(caller: Caller) -> list[OwnKey]:
     """The caller's keys that still authenticate, oldest first."""
-    return [_own(r) for r in _unexpired(repository.list_keys(caller.user_id))]
+    return [_own(r) for r in _live(caller.user_id)]
+
+
+def key_id_of(caller: Caller, key_hash: str) -> str:
+    """The public id of the caller's key with SHA-256 ``key_hash`` (one GetItem; a key made before
+    keys had ids is given one, as :func:`list_keys` does).
+
+    Parameters
+    ----------
+    caller:
+        The signed-in user.
+    key_hash:
+        The SHA-256 of the key a Dashboard session was opened with (``""`` for none).
+
+    Returns
+    -------
+    str
+        The key's ``keyId``, or ``""`` when ``key_hash`` is empty or names no key of the caller.
+    """
+    found = repository.get_key(key_hash) if key_hash else None
+    if found is None or found["userId"] != caller.user_id:
+        return ""
+    with_id = _with_id(found)
+    return "" if with_id is None else with_id["keyId"]
 
 
 def _own_key(caller: Caller, wanted: str) -> ApiKeyRecord:
-    for record in _unexpired(repository.list_keys(caller.user_id)):
-        if key_id(record["keyHash"]) == wanted:
+    for record in _live(caller.user_id):
+        if record["keyId"] == wanted:
             return record
     raise errors.NotFound(f"API key '{wanted}' not found")
 
@@ -104,8 +134,8 @@ def _clean_name(name: str) -> str:
 
 def _new_record(user_id: str, scopes: list[str], name: str) -> tuple[ApiKeyRecord, str]:
     secret = keys.new_api_key()
-    record: ApiKeyRecord = {"keyHash": keys.hash_key(secret), "userId": user_id, "scopes": scopes,
-                            "createdAt": clock.iso(), "name": name, "prefix": keys.key_prefix(secret)}
+    record: ApiKeyRecord = {"keyHash": keys.hash_key(secret), "keyId": keys.new_key_id(), "userId": user_id,
+                            "scopes": scopes, "createdAt": clock.iso(), "name": name, "prefix": keys.key_prefix(secret)}
     return record, secret
 
 
@@ -143,11 +173,11 @@ def _audit_admin_key(tx: Transaction, record: ApiKeyRecord, via: str) -> None:
     (an administrator's own new key is an administrator action too)."""
     if service.ADMIN_SCOPE in record["scopes"]:
         tx.add("audit", audit.entry_op(record["userId"], AuditAction.ADMIN_KEY_CREATE, record["userId"],
-                                       {"keyId": key_id(record["keyHash"]), "via": via}))
+                                       {"keyId": record["keyId"], "via": via}))
 
 
 def revoke_key(caller: Caller, wanted: str) -> OwnKey:
-    """Delete the caller's key ``wanted`` (:func:`key_id`); it is refused from the next request on.
+    """Delete the caller's key ``wanted`` (its ``keyId``); it is refused from the next request on.
 
     Raises
     ------

@@ -16,6 +16,10 @@ class ApiKeyRecord(TypedDict):
 
     #: Lower-case hex SHA-256 of the key (the table's hash key).
     keyHash: str
+    #: The key's public id (:func:`chalicelib.auth.keys.new_key_id`: random, independent of the key and
+    #: its hash), set when the record is made. Keys made before keys had ids lack it until their
+    #: owner's keys are first listed (:func:`chalicelib.auth.repository.assign_key_id`).
+    keyId: NotRequired[str]
     #: The user the key authenticates as.
     userId: str
     #: The key's scopes (``"admin"`` grants the admin routes; :data:`chalicelib.auth.service.ADMIN_SCOPE`).

@@ -34,6 +34,40 @@ def list_keys(user_id: str) -> list[ApiKeyRecord]:
     return [record(i) for i in items]
 
 
+def assign_key_id(key_hash: str, user_id: str, key_id: str) -> ApiKeyRecord | None:
+    """Give ``user_id``'s key ``key_hash``, made before keys had a ``keyId``, the public id ``key_id``, once.
+
+    One conditional UpdateItem (``attribute_not_exists(keyId)``): of concurrent assignments the
+    first wins and the others read the id it wrote (``ReturnValuesOnConditionCheckFailure``).
+
+    Parameters
+    ----------
+    key_hash:
+        The key's SHA-256 (the item's key).
+    user_id:
+        The key's owner (the condition also checks it).
+    key_id:
+        A new id (:func:`chalicelib.auth.keys.new_key_id`).
+
+    Returns
+    -------
+    ApiKeyRecord | None
+        The key as stored afterwards, with ``key_id`` or the id another request gave it first;
+        ``None`` when the key is gone (revoked meanwhile) or is not ``user_id``'s.
+    """
+    try:
+        item: dict[str, object] | None = storage.update(
+            settings().API_KEYS_TABLE, {"keyHash": key_hash}, "SET keyId = :k",
+            condition="userId = :u AND attribute_not_exists(keyId)",
+            ExpressionAttributeValues=storage.values(u=user_id, k=key_id), ReturnValuesOnConditionCheckFailure="ALL_OLD",
+        )
+    except storage.ConditionFailed as exc:
+        item = exc.item
+    if item is None or item.get("userId") != user_id or "keyId" not in item:
+        return None
+    return record(item)
+
+
 def delete_key_op(key_hash: str, user_id: str) -> TransactItem:
     """A transaction ``Delete`` of the key ``key_hash``; its condition fails unless it exists and is ``user_id``'s."""
     return storage.tx_delete(settings().API_KEYS_TABLE, {"keyHash": key_hash}, condition="userId = :u",

@@ -55,9 +55,9 @@ class ExportedWebhook(Model):
 
 
 class ExportedApiKey(Model):
-    """An API key's metadata: never key material (neither the key nor its hash)."""
+    """An API key's metadata: never key material (neither the key, its prefix nor its hash)."""
 
-    keyId: str = Field(description="The key's public id (the first 16 hex characters of its SHA-256).")
+    keyId: str = Field(description="The key's public id: 16 random hex characters, independent of the key and its hash.")
     name: str
     createdAt: Timestamp
     lastUsedAt: Timestamp | None

@@ -8,7 +8,7 @@ from typing import Any, cast
 from chalicelib.audit import api as audit
 from chalicelib.audit.records import AuditAction
 from chalicelib.auth import api as auth
-from chalicelib.auth import keys, own_keys
+from chalicelib.auth import keys
 from chalicelib.auth.records import ApiKeyRecord
 from chalicelib.auth.service import ADMIN_SCOPE, Caller
 from chalicelib.edge.conditional import ANY_VERSION, Versioned, check_version
@@ -160,7 +160,8 @@ def create_user(body: AdminUserCreate, api_key: str | None = None, actor_id: str
     listed = repository.admin_list_attributes(user_id, body.displayName, body.country, body.verifiedLevel)
     scopes = [ADMIN_SCOPE] if body.admin else []
     tx = Transaction().add("user", repository.put_user_op(cast(UserRecord, {**user, **listed})))
-    key: ApiKeyRecord = {"keyHash": keys.hash_key(api_key), "userId": user_id, "scopes": scopes, "createdAt": now}
+    key: ApiKeyRecord = {"keyHash": keys.hash_key(api_key), "keyId": keys.new_key_id(), "userId": user_id, "scopes": scopes,
+                         "createdAt": now}
     tx.add("key", auth.put_key_op(key))
     tx.add("key count", auth.count_key_op(user_id))
     if actor_id is not None:
@@ -168,7 +169,7 @@ def create_user(body: AdminUserCreate, api_key: str | None = None, actor_id: str
                                        {"admin": body.admin, "verifiedLevel": body.verifiedLevel}))
         if body.admin:
             tx.add("audit_key", audit.entry_op(actor_id, AuditAction.ADMIN_KEY_CREATE, user_id,
-                                               {"keyId": own_keys.key_id(key["keyHash"]), "via": "user.create"}))
+                                               {"keyId": key["keyId"], "via": "user.create"}))
     try:
         tx.commit()
     except TransactionConflict as exc:

@@ -3,6 +3,7 @@ material in it, and reads that grow with the caller's own data, not with other u
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -51,8 +52,12 @@ def test_the_export_holds_every_part_of_the_callers_data(api: Api, alice: User, 
     assert len(exported["savedSearches"]) == (1 if seeded["search"].status_code == 201 else 0)
     assert [b["userId"] for b in exported["blocks"]] == [seeded["carol"].user_id]
     assert [r["reportId"] for r in exported["reports"]] == [seeded["report"]["reportId"]]
-    assert len(exported["apiKeys"]) == 1
+    (key,) = exported["apiKeys"]
+    key_hash = hashlib.sha256(alice.key.encode()).hexdigest()
+    assert len(key["keyId"]) == 16
+    assert not key_hash.startswith(key["keyId"])  # a random id, no part of the key's hash
     text = json.dumps(exported)
+    assert key_hash[:16] not in text
     assert alice.key not in text  # never key material
     assert seeded["hook"]["secret"] not in text  # never a webhook secret
     assert "keyHash" not in text

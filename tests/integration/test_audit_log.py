@@ -5,13 +5,14 @@ of ``pageSize + 1`` items, and no route changes an entry."""
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import pytest
 
 from chalicelib.approvals import service as approvals
 from chalicelib.approvals.models import ApprovalDecision
-from chalicelib.auth import own_keys
+from chalicelib.auth import keys, own_keys
 from chalicelib.auth.service import ADMIN_SCOPE, Caller
 from chalicelib.kernel.config import settings
 from tests.integration.conftest import Api, User, make_user
@@ -56,8 +57,12 @@ def test_creating_an_administrator_also_records_the_admin_key(api: Api, admin: U
     key_entry = actions["admin_key.create"]
     assert key_entry["targetId"] == created.json["userId"]
     assert key_entry["details"]["via"] == "user.create"
-    assert len(key_entry["details"]["keyId"]) == own_keys.KEY_ID_LENGTH
+    key_id = key_entry["details"]["keyId"]
+    assert len(key_id) == keys.KEY_ID_LENGTH
     assert created.json["apiKey"] not in str(key_entry)  # never key material
+    assert not hashlib.sha256(created.json["apiKey"].encode()).hexdigest().startswith(key_id)  # nor its hash
+    (stored,) = [i for i in table_items(settings().API_KEYS_TABLE) if i.get("userId") == created.json["userId"]]
+    assert stored["keyId"] == key_id  # the key's own stored id
 
 
 def test_verification_level_change_is_recorded_and_a_refused_change_is_not(api: Api, admin: User, alice: User) -> None:
@@ -102,13 +107,16 @@ def test_a_decision_that_fails_its_condition_records_nothing(api: Api, admin: Us
 def test_an_administrators_own_new_and_rolled_keys_are_recorded_a_users_are_not(admin: User, alice: User, api: Api) -> None:
     admin_caller = Caller(admin.user_id, frozenset({ADMIN_SCOPE}))
     made = own_keys.create_key(admin_caller, "ops laptop")
-    own_keys.roll_key(admin_caller, made.key.key_id, "now")
+    rolled = own_keys.roll_key(admin_caller, made.key.key_id, "now")
     own_keys.create_key(Caller(alice.user_id), "alice laptop")
     entries = _log(api, admin)["entries"]
     assert [(e["action"], e["actorId"], e["details"]["via"]) for e in entries] == [
         ("admin_key.create", admin.user_id, "key.roll"), ("admin_key.create", admin.user_id, "key.create")
     ]
     assert entries[1]["details"]["keyId"] == made.key.key_id
+    assert not keys.hash_key(made.secret).startswith(made.key.key_id)
+    assert entries[0]["details"]["keyId"] == rolled.key.key_id != made.key.key_id  # the new key's own id
+    assert not keys.hash_key(rolled.secret).startswith(rolled.key.key_id)
 
 
 def _seed(api: Api, admin: User, other_admin: User, alice: User, bob: User) -> None:

@@ -8,7 +8,9 @@ import re
 from datetime import UTC, datetime
 
 from chalicelib.auth import keys, own_keys
+from chalicelib.auth.service import Caller
 from chalicelib.kernel.config import settings
+from chalicelib.persistence import storage
 from tests.clocks import frozen_clock
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import table_items
@@ -28,7 +30,9 @@ def _create(b: Browser, name: str) -> str:
 
 
 def _key_id(secret: str) -> str:
-    return own_keys.key_id(keys.hash_key(secret))
+    """The stored public id of the key ``secret`` (random: nothing computes it from the key)."""
+    (stored,) = [i for i in table_items(settings().API_KEYS_TABLE) if i.get("keyHash") == keys.hash_key(secret)]
+    return str(stored["keyId"])
 
 
 def _works(api: Api, key: str) -> int:
@@ -147,3 +151,54 @@ def test_rolling_the_sessions_own_key_now_keeps_the_session_on_the_new_key(api: 
     assert new
     assert (_works(api, carol.key), _works(api, new.group(1))) == (401, 200)
     assert b.get("/dashboard/webhooks").status_code == 200
+
+
+def test_key_ids_are_random_distinct_and_no_prefix_of_the_hash(api: Api, alice: User) -> None:
+    b = signed_in(api, alice)
+    first, second = _create(b, "One"), _create(b, "Two")
+    ids = {_key_id(first), _key_id(second), _key_id(alice.key)}
+    assert len(ids) == 3
+    assert all(re.fullmatch(r"[0-9a-f]{16}", i) for i in ids)
+    for secret in (first, second, alice.key):
+        assert not keys.hash_key(secret).startswith(_key_id(secret))  # unrelated to the hash
+    listed = b.get("/dashboard/api-keys").text
+    assert all(f"/dashboard/api-keys/{i}/roll" in listed for i in ids)
+    assert keys.hash_key(first)[:16] not in listed
+
+
+def _strip_key_id(secret: str) -> None:
+    """Make the key ``secret`` look like one made before keys had ids."""
+    storage.update(settings().API_KEYS_TABLE, {"keyHash": keys.hash_key(secret)}, "REMOVE keyId")
+
+
+def test_a_key_made_before_key_ids_gets_one_once_when_listed_and_can_be_revoked(api: Api, alice: User) -> None:
+    b = signed_in(api, alice)
+    old = _create(b, "Old")
+    _strip_key_id(old)
+    _strip_key_id(alice.key)
+    assert _works(api, old) == 200  # a record without an id still authenticates
+    listed = b.get("/dashboard/api-keys").text
+    assigned = _key_id(old)
+    assert re.fullmatch(r"[0-9a-f]{16}", assigned)
+    assert not keys.hash_key(old).startswith(assigned)
+    assert f"/dashboard/api-keys/{assigned}/revoke" in listed
+    assert "this session" in listed  # the session's own key got its id too
+    b.get("/dashboard/api-keys")
+    assert _key_id(old) == assigned  # assigned once: a second listing keeps it
+    b.post(f"/dashboard/api-keys/{assigned}/revoke", {"csrf_token": b.csrf("/dashboard/api-keys")})
+    assert _works(api, old) == 401
+
+
+def test_concurrent_assignments_of_an_old_keys_id_agree_on_one(api: Api, alice: User) -> None:
+    from chalicelib.auth import repository
+
+    _strip_key_id(alice.key)
+    hashed = keys.hash_key(alice.key)
+    first = repository.assign_key_id(hashed, alice.user_id, "1" * 16)
+    late = repository.assign_key_id(hashed, alice.user_id, "2" * 16)  # lost the race: reads the winner's id
+    assert first is not None
+    assert late is not None
+    assert first["keyId"] == late["keyId"] == _key_id(alice.key) == "1" * 16
+    assert repository.assign_key_id(hashed, "usr_other", "3" * 16) is None  # another user's key: nothing
+    assert repository.assign_key_id("0" * 64, alice.user_id, "4" * 16) is None  # a gone key stays gone
+    assert [k.key_id for k in own_keys.list_keys(Caller(alice.user_id))] == ["1" * 16]
