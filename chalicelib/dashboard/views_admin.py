@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from chalice.app import Response
 from pydantic import Field
 
-from chalicelib.dashboard.web import Page, page
+from chalicelib.dashboard.web import Page, field_errors, page, page_status
+from chalicelib.edge import path_ids
 from chalicelib.edge.http import parse_model
+from chalicelib.kernel import errors
 from chalicelib.kernel.channels import ChannelKey
 from chalicelib.kernel.lazy_imports import lazy_imports
 from chalicelib.kernel.model_base import Model
@@ -28,6 +32,10 @@ NOTICES = {
 #: Users per page of the Users page's list (by display name; "Next page" carries the service's cursor).
 USERS_PAGE_SIZE = 50
 
+#: The "Set a verification level" form's fields as its errors name them (the API's names), in the
+#: form's order: the first invalid one is focused.
+LEVEL_FIELDS = ["userId", "verifiedLevel"]
+
 #: Listings per page of the review page; its "Next page" link carries the service's signed cursor,
 #: bound to this size, to the administrator and to the review queue.
 REVIEW_PAGE_SIZE = 20
@@ -40,15 +48,18 @@ class ReviewedVersion(Model):
 
 
 def _users_page(
-    current: Page, status: int = 200, created: user_models.CreatedUser | None = None, updated: user_models.Profile | None = None
+    current: Page, status: int = 200, created: user_models.CreatedUser | None = None, updated: user_models.Profile | None = None,
+    **level_form: Any,
 ) -> Response:
+    """The Users page; ``level_form`` is a refused "Set a verification level" form: ``errors``,
+    ``first_invalid``, ``error_message`` and the ``values`` typed (shown again with a 400)."""
     levels = list(range(user_models.MAX_VERIFIED_LEVEL + 1))
     given = {name: current.query(name).strip() for name in ("q", "id", "country", "verifiedLevel", "cursor")}
     query = parse_model(user_models.AdminUserQuery, {"pageSize": USERS_PAGE_SIZE, **{k: v for k, v in given.items() if v}})
     listed = users.list_users(current.caller.user_id, query)
     return current.render("users.html", status, nav="users", levels=levels, channel_keys=[c.value for c in ChannelKey],
                           created=created, updated=updated, listed=listed.users, list_cursor=listed.nextCursor,
-                          list_filters={k: v for k, v in given.items() if k != "cursor" and v})
+                          list_filters={k: v for k, v in given.items() if k != "cursor" and v}, **level_form)
 
 
 @page("/dashboard/admin/users", access="admin")
@@ -80,9 +91,24 @@ def create_user(current: Page) -> Response:
 
 @page("/dashboard/admin/users/verification", "POST", access="admin")
 def set_verification(current: Page) -> Response:
-    """Set a user's verification level (the API's ``PATCH /v1/admin/users/{userId}`` rule)."""
-    body = parse_model(user_models.AdminUserPatch, {"verifiedLevel": current.field("verified_level")})
-    updated = users.set_verified_level(current.field("user_id").strip(), body.verifiedLevel, actor_id=current.caller.user_id)
+    """Set a user's verification level (the API's ``PATCH /v1/admin/users/{userId}`` rule).
+
+    An empty (or blank) User id or a level out of range shows the page again (400) with the error
+    under its field, changing nothing; an id no user can have (too long, characters no id has) is
+    the same 404 page as an unknown one, answered before any read (the API's path-id rule).
+    """
+    user_id = current.field("user_id").strip()
+    try:
+        if not user_id:
+            raise errors.RuleViolation.for_field("userId", "enter the id of the user (usr_…)", "Enter a user id")
+        body = parse_model(user_models.AdminUserPatch, {"verifiedLevel": current.field("verified_level")})
+    except errors.RuleViolation as exc:
+        found, first = field_errors(exc, LEVEL_FIELDS)
+        return _users_page(current, page_status(exc), errors=found, first_invalid=first, error_message=exc.message,
+                           values={"user_id": user_id, "verified_level": current.field("verified_level")})
+    if not path_ids.is_valid("userId", user_id):
+        raise errors.NotFound(path_ids.not_found_message("userId", user_id))
+    updated = users.set_verified_level(user_id, body.verifiedLevel, actor_id=current.caller.user_id)
     current.put_flash("user-level", updated.model_dump(mode="json"))
     return current.redirect("/admin/users?done=level")
 

@@ -232,8 +232,14 @@ def send_test_event(current: Page, webhookId: str) -> Response:
 
 @page("/dashboard/webhooks/{webhookId}/redeliver", "POST")
 def redeliver(current: Page, webhookId: str) -> Response:
-    """Queue one more attempt of a logged delivery (same event, same webhook-id)."""
-    service.redeliver(current.caller, webhookId, current.field("event_id"))
+    """Queue one more attempt of a logged delivery (same event, same webhook-id).
+
+    An ``event_id`` that is not an event id (empty, blank, too long for a key) is a 400 page, before any read.
+    """
+    event_id = current.field("event_id").strip()
+    if not _EVENT_ID.fullmatch(event_id):
+        raise errors.RuleViolation.for_field("event_id", "must be an event id such as evt_01J9ZK7Q2Y4V8W3X5N6M7P8R9S")
+    service.redeliver(current.caller, webhookId, event_id)
     return current.redirect(f"/webhooks/{webhookId}?done=redelivered")
 
 

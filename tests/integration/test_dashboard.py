@@ -371,6 +371,54 @@ def test_admin_creates_a_user_and_sets_the_verification_level(api: Api, admin: U
     assert api.call("GET", "/v1/me", key.group(1)).json["verifiedLevel"] == 3
 
 
+def _level_changes(api: Api, admin: User) -> list[Any]:
+    return list(api.call("GET", "/v1/admin/audit-log?action=user.verification_level", admin.key).json["entries"])
+
+
+@pytest.mark.parametrize("typed", ["", " ", "\t"])
+def test_set_verification_level_without_a_user_id_is_a_field_error_and_changes_nothing(
+    api: Api, admin: User, alice: User, typed: str
+) -> None:
+    b = signed_in(api, admin)
+    refused = b.post("/dashboard/admin/users/verification", {"csrf_token": b.csrf("/dashboard/admin/users"),
+                                                             "user_id": typed, "verified_level": "3"})
+    assert refused.status_code == 400, refused.text[:500]
+    field = re.search(r'<input id="user_id"[^>]*>', refused.text)
+    assert field
+    assert 'aria-invalid="true"' in field.group(0)
+    assert 'aria-describedby="user_id-error"' in field.group(0)
+    assert "autofocus" in field.group(0)
+    assert re.search(r'<p id="user_id-error" class="field-error">userId: ', refused.text)
+    assert 'role="alert"' in refused.text
+    assert '<option value="3" selected>' in refused.text  # the chosen level is kept
+    assert "now has verification level" not in refused.text
+    assert api.call("GET", "/v1/me", alice.key).json["verifiedLevel"] == 0
+    assert api.call("GET", "/v1/me", admin.key).json["verifiedLevel"] == 0
+    assert _level_changes(api, admin) == []
+
+
+def test_set_verification_level_refuses_a_bad_level_or_an_id_no_user_has_and_changes_nothing(
+    api: Api, admin: User, alice: User
+) -> None:
+    b = signed_in(api, admin)
+    token = b.csrf("/dashboard/admin/users")
+    bad_level = b.post("/dashboard/admin/users/verification", {"csrf_token": token, "user_id": alice.user_id, "verified_level": "99"})
+    assert bad_level.status_code == 400
+    assert re.search(r'<p id="set_level-error" class="field-error">verifiedLevel: ', bad_level.text)
+    assert f'value="{alice.user_id}"' in bad_level.text  # the typed id is kept
+    # An id too long for a key (DynamoDB refuses a key over 2048 bytes) or with characters no id has is
+    # the page of an unknown id, answered before any read of the users table.
+    for malformed in ("u" * 3000, "usr_ with space", "usr_nobody"):
+        with counting_reads() as reads:
+            answer = b.post("/dashboard/admin/users/verification", {"csrf_token": token, "user_id": malformed, "verified_level": "2"})
+        assert answer.status_code == 404, answer.text[:300]
+        assert "not found" in answer.text
+        if malformed != "usr_nobody":
+            assert reads.calls.count("GetItem") <= 1  # the session's read only, never the user's
+    assert api.call("GET", "/v1/me", alice.key).json["verifiedLevel"] == 0
+    assert _level_changes(api, admin) == []
+
+
 # --- listings, requests, conversations ---------------------------------------------------------
 
 
@@ -822,6 +870,11 @@ def test_send_test_event_reaches_only_that_webhook_with_test_true_and_redeliver_
     bad = b.post(f"/dashboard/webhooks/{hook['id']}/test", {"csrf_token": b.csrf(), "event_type": "listing.nope"})
     assert bad.status_code == 400
     assert b.post(f"/dashboard/webhooks/{hook['id']}/redeliver", {"csrf_token": b.csrf(), "event_id": "evt_unknown"}).status_code == 404
+    for malformed in ("", " ", "evt_" + "x" * 2000, "not-an-event"):  # not an event id: a 400 page, never DynamoDB's 500
+        refused = b.post(f"/dashboard/webhooks/{hook['id']}/redeliver", {"csrf_token": b.csrf(), "event_id": malformed})
+        assert refused.status_code == 400, (malformed[:20], refused.text[:300])
+        assert "event_id" in refused.text
+    assert len(target.requests) == 2
 
 
 def _disabled_webhook(api: Api, owner: User) -> tuple[dict[str, Any], Browser]:

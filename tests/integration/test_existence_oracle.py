@@ -46,7 +46,7 @@ API_BODIES: dict[tuple[str, str], Any] = {
 DASHBOARD_FORMS: dict[str, dict[str, str]] = {
     "/dashboard/webhooks/{webhookId}": {"url": "http://127.0.0.1:9/other", "name": "Renamed"},
     "/dashboard/conversations/{conversationId}/messages": {"content": "Hello"},
-    "/dashboard/webhooks/{webhookId}/redeliver": {"eventId": "evt_1"},
+    "/dashboard/webhooks/{webhookId}/redeliver": {"event_id": "evt_1"},
 }
 
 
