@@ -38,9 +38,9 @@ def reports_page(current: Page) -> Response:
 @page("/dashboard/admin/reports/{reportId}/decision", "POST", access="admin")
 def decide(current: Page, reportId: str) -> Response:
     """Decide a report (the API's rules: once; ``hide_listing`` for listing reports only)."""
-    body = parse_model(report_models.ReportDecisionBody, {
-        "decision": current.field("decision"), "reason": current.field("reason").strip() or None,
-    })
+    decision, reason = current.field("decision"), current.field("reason").strip()
+    given = {"decision": decision, **({"reason": reason} if reason and decision == "hide_listing" else {})}
+    body = parse_model(report_models.ReportDecisionBody, given)  # the form's reason goes with hide_listing only
     reports.decide(current.caller.user_id, reportId, body)
     return current.redirect(f"/admin/reports?done={body.decision.value}")
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, StringConstraints
+from pydantic import ConfigDict, Field, RootModel, StringConstraints
 
 from chalicelib.kernel.json_types import SINGLE_LINE, Timestamp
 from chalicelib.kernel.model_base import Model
@@ -85,14 +85,52 @@ class ReportPage(Model):
     nextCursor: str | None
 
 
-class ReportDecisionBody(Model):
-    """Body of ``POST /v1/admin/reports/{reportId}/decision``: ``dismiss``, ``hide_listing`` (a
-    listing report only; ``reason`` becomes the listing's ``statusReason``) or ``suspend_user``
-    (the subject's owner: keys refused, listings paused, webhooks disabled, until reinstated)."""
+_REASON = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500), SINGLE_LINE]
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"decision": "hide_listing", "reason": "Scam"}]})
-    decision: ReportDecision
-    reason: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500), SINGLE_LINE] | None = None
+
+class DismissReport(Model):
+    """``{"decision": "dismiss"}``: the report is closed, nothing else changes."""
+
+    model_config = ConfigDict(extra="forbid")
+    decision: Literal["dismiss"]
+
+
+class HideListing(Model):
+    """``{"decision": "hide_listing", "reason"?}`` (a listing report only): the listing becomes
+    REJECTED; ``reason`` (default "Hidden by a moderator") becomes its ``statusReason``."""
+
+    model_config = ConfigDict(extra="forbid")
+    decision: Literal["hide_listing"]
+    reason: _REASON | None = None
+
+
+class SuspendUser(Model):
+    """``{"decision": "suspend_user"}``: the subject's owner is suspended (keys refused, listings
+    paused, webhooks disabled, until reinstated)."""
+
+    model_config = ConfigDict(extra="forbid")
+    decision: Literal["suspend_user"]
+
+
+class ReportDecisionBody(RootModel[Annotated[DismissReport | HideListing | SuspendUser, Field(discriminator="decision")]]):
+    """Body of ``POST /v1/admin/reports/{reportId}/decision``: one of :class:`DismissReport`,
+    :class:`HideListing` or :class:`SuspendUser`.
+
+    A union discriminated by ``decision``, so that the schema itself says that ``reason`` goes
+    only with ``hide_listing`` (as an approval's ``reason`` goes only with ``reject``).
+    """
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"decision": "hide_listing", "reason": "Scam"}]})
+
+    @property
+    def decision(self) -> ReportDecision:
+        """The decision."""
+        return ReportDecision(self.root.decision)
+
+    @property
+    def reason(self) -> str | None:
+        """The reason given to hide a listing (``None`` for the other decisions or when none was given)."""
+        return self.root.reason if isinstance(self.root, HideListing) else None
 
 
 class Reinstated(Model):

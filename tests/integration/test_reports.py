@@ -118,6 +118,9 @@ def test_hiding_takes_the_listing_out_of_search_at_once_and_is_audited(
 def test_dismissal_is_audited_and_hide_applies_to_listings_only(api: Api, admin: User, alice: User, bob: User) -> None:
     report_id = _report(api, bob, "profile", alice.user_id).json["reportId"]
     assert_error(_decide(api, admin, report_id, "hide_listing"), 400, "VALIDATION_ERROR", "decision")
+    for decision in ("dismiss", "suspend_user"):  # a reason goes with hide_listing only: never dropped silently
+        assert_error(_decide(api, admin, report_id, decision, "fine"), 400, "VALIDATION_ERROR", "reason")
+    assert api.call("GET", "/v1/me", alice.key).status_code == 200  # not suspended
     assert _decide(api, admin, report_id, "dismiss").json["status"] == "decided"
     (entry,) = api.call("GET", f"/v1/admin/audit-log?target={report_id}", admin.key).json["entries"]
     assert entry["action"] == "report.dismiss"
