@@ -383,13 +383,7 @@ def test_set_verification_level_without_a_user_id_is_a_field_error_and_changes_n
     refused = b.post("/dashboard/admin/users/verification", {"csrf_token": b.csrf("/dashboard/admin/users"),
                                                              "user_id": typed, "verified_level": "3"})
     assert refused.status_code == 400, refused.text[:500]
-    field = re.search(r'<input id="user_id"[^>]*>', refused.text)
-    assert field
-    assert 'aria-invalid="true"' in field.group(0)
-    assert 'aria-describedby="user_id-error"' in field.group(0)
-    assert "autofocus" in field.group(0)
-    assert re.search(r'<p id="user_id-error" class="field-error">userId: ', refused.text)
-    assert 'role="alert"' in refused.text
+    assert_field_error(refused.text, "user_id", "userId")
     assert '<option value="3" selected>' in refused.text  # the chosen level is kept
     assert "now has verification level" not in refused.text
     assert api.call("GET", "/v1/me", alice.key).json["verifiedLevel"] == 0
@@ -907,18 +901,24 @@ def test_confirmation_pages_are_404_for_another_users_items(api: Api, alice: Use
     assert b.get(f"/dashboard/listings/{listing['id']}/delete").status_code in (403, 404)  # the API's rule for a public listing
 
 
+def assert_field_error(html: str, input_id: str, name: str) -> None:
+    """The refused form's input ``input_id`` is marked invalid, tied to its error (which names
+    ``name``) and focused, and the page announces the errors."""
+    field = re.search(rf'<input id="{input_id}"[^>]*>', html)
+    assert field
+    assert 'aria-invalid="true"' in field.group(0)
+    assert f'aria-describedby="{input_id}-error"' in field.group(0)
+    assert "autofocus" in field.group(0)
+    assert re.search(rf'<p id="{input_id}-error" class="field-error">{name}: ', html)
+    assert 'role="alert"' in html
+
+
 def test_refused_form_ties_each_error_to_its_field_and_focuses_the_first(api: Api, alice: User) -> None:
     b = signed_in(api, alice)
     refused = b.post("/dashboard/webhooks", {"csrf_token": b.csrf(), "name": "Typed", "url": "ftp://example.com/x"})
     assert refused.status_code == 400
-    field = re.search(r'<input id="new-url"[^>]*>', refused.text)
-    assert field
-    assert 'aria-invalid="true"' in field.group(0)
-    assert 'aria-describedby="new-url-error"' in field.group(0)
-    assert "autofocus" in field.group(0)
-    assert re.search(r'<p id="new-url-error" class="field-error">url: ', refused.text)
+    assert_field_error(refused.text, "new-url", "url")
     assert 'value="Typed"' in refused.text  # the typed values are kept
-    assert 'role="alert"' in refused.text
     assert webhooks_repo.list_by_owner(alice.user_id) == []
 
 
