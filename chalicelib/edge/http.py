@@ -383,6 +383,30 @@ def parse_body[M: BaseModel](model: type[M], request: Request) -> M:
         raise errors.from_pydantic(exc, tagged_union=issubclass(model, RootModel), data=data) from exc
 
 
+def refuse_body(request: Request) -> None:
+    """Refuse a body sent to a write operation that takes none: its fields would be dropped unread.
+
+    No body, a blank one and ``{}`` pass (clients that always send a JSON object work).
+
+    Raises
+    ------
+    TooLarge, RuleViolation
+        As :func:`parse_json_body`; a non-empty document is a :class:`RuleViolation` with one
+        ``details`` item per member of an object, or one naming ``body`` for any other value.
+    """
+    raw = request.raw_body or b""
+    if len(raw) <= MAX_BODY_BYTES and not raw.strip():
+        return
+    data = parse_json_body(request)
+    if data == {}:
+        return
+    fields = list(data) if isinstance(data, dict) else ["body"]
+    raise errors.RuleViolation(
+        "This operation takes no request body",
+        [errors.FieldIssue(field=name, issue="not a field of this operation: it takes no body") for name in fields],
+    )
+
+
 def check_path_ids(path_params: dict[str, Any]) -> None:
     """Refuse path ids that cannot name anything (:func:`chalicelib.edge.path_ids.is_valid`), before any read.
 
@@ -527,6 +551,8 @@ def route(
                 json_input.check_document(query_params(request))  # every route, also those reading params themselves
                 if body is not None:
                     kwargs["body"] = parse_body(resolve_model(body), request)
+                elif method != "GET":
+                    refuse_body(request)
                 elif request.raw_body and len(request.raw_body) > MAX_BODY_BYTES:
                     raise errors.TooLarge(f"Request body exceeds {MAX_BODY_BYTES} bytes")
                 if query is not None:

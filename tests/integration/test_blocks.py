@@ -43,6 +43,17 @@ def test_block_is_listed_newest_first_and_repeating_it_answers_the_standing_bloc
     assert api.call("GET", "/v1/me/blocks", bob.key).json["blocks"] == []  # being blocked is not listed
 
 
+def test_a_body_on_block_is_refused_by_field_and_blocks_nobody(api: Api, alice: User, bob: User) -> None:
+    """The operation takes no body, so a field sent with it is a 400 naming it, not dropped unread."""
+    refused = api.call("PUT", f"/v1/me/blocks/{bob.user_id}", alice.key, body={"reason": "spam"})
+    body = assert_error(refused, 400, "VALIDATION_ERROR", field="reason")
+    assert body["details"] == [{"field": "reason", "issue": "not a field of this operation: it takes no body"}]
+    not_an_object = api.call("PUT", f"/v1/me/blocks/{bob.user_id}", alice.key, body=["spam"])
+    assert_error(not_an_object, 400, "VALIDATION_ERROR", field="body")
+    assert api.call("GET", "/v1/me/blocks", alice.key).json["blocks"] == []
+    assert api.call("PUT", f"/v1/me/blocks/{bob.user_id}", alice.key, body={}).status_code == 200
+
+
 def test_blocks_page_with_a_cursor(api: Api, alice: User) -> None:
     others = [make_user(f"Other {i}") for i in range(5)]
     for other in others:
