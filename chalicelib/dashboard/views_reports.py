@@ -37,10 +37,11 @@ def reports_page(current: Page) -> Response:
 
 @page("/dashboard/admin/reports/{reportId}/decision", "POST", access="admin")
 def decide(current: Page, reportId: str) -> Response:
-    """Decide a report (the API's rules: once; ``hide_listing`` for listing reports only)."""
-    decision, reason = current.field("decision"), current.field("reason").strip()
-    given = {"decision": decision, **({"reason": reason} if reason and decision == "hide_listing" else {})}
-    body = parse_model(report_models.ReportDecisionBody, given)  # the form's reason goes with hide_listing only
+    """Decide a report (the API's rules: once; ``hide_listing`` for listing reports only; a reason
+    with ``hide_listing`` only, so one posted with another decision is a 400 naming ``reason``)."""
+    reason = current.field("reason").strip()
+    given = {"decision": current.field("decision"), **({"reason": reason} if reason else {})}
+    body = parse_model(report_models.ReportDecisionBody, given)
     reports.decide(current.caller.user_id, reportId, body)
     return current.redirect(f"/admin/reports?done={body.decision.value}")
 

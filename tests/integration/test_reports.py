@@ -151,6 +151,11 @@ def test_the_dashboards_reports_page_decides_reports(api: Api, admin: User, alic
     assert api.call("GET", f"/v1/listings/{listing['id']}", alice.key).json["statusReason"] == "Scam"
     assert b.post(f"/dashboard/admin/reports/{profile_report}/decision",
                   {"csrf_token": token, "decision": "hide_listing"}).status_code == 400
+    with_reason = b.post(f"/dashboard/admin/reports/{profile_report}/decision",
+                         {"csrf_token": token, "decision": "dismiss", "reason": "Typed"})
+    assert with_reason.status_code == 400  # the API's rule: a reason goes with hide_listing only
+    assert "reason" in with_reason.text
+    assert f'id="rp-{profile_report}"' in b.get("/dashboard/admin/reports?status=open").text
     assert f'id="rp-{listing_report}"' not in b.get("/dashboard/admin/reports?status=open").text
     assert signed_in(api, bob).get("/dashboard/admin/reports").status_code == 403
 
