@@ -7,9 +7,11 @@ Other packages import this module, never the repository (docs/architecture.md, "
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from chalicelib.blocks import repository
 from chalicelib.blocks.repository import not_blocked_op, read_part
+from chalicelib.kernel.threads import ContextPool
 
 #: Seconds a process keeps a user's block set for their searches. A block or unblock evicts both
 #: users' sets in the process that wrote it; another warm process shows the change within this
@@ -17,6 +19,9 @@ from chalicelib.blocks.repository import not_blocked_op, read_part
 HIDDEN_CACHE_SECONDS = 10
 
 _hidden: dict[str, tuple[float, frozenset[str]]] = {}
+
+#: Reads a viewer's block set while the request does its own reads (:func:`hidden_from_later`).
+_READERS = ContextPool(workers=4, name="blocks")
 
 
 def hidden_from(user_id: str) -> frozenset[str]:
@@ -34,6 +39,20 @@ def hidden_from(user_id: str) -> frozenset[str]:
     return found
 
 
+def hidden_from_later(user_id: str | None) -> Callable[[], frozenset[str]]:
+    """Start :func:`hidden_from` on a pool thread, so its Query overlaps the caller's next reads.
+
+    Returns
+    -------
+    Callable[[], frozenset[str]]
+        Waits for the set and returns it (raising the read's error); the empty set without
+        ``user_id`` (an anonymous viewer hides nobody).
+    """
+    if user_id is None:
+        return frozenset
+    return _READERS.submit(hidden_from, user_id).result
+
+
 def forget_hidden(*user_ids: str) -> None:
     """Drop the cached block sets of ``user_ids`` (a block or unblock between them was written);
     without ids, every cached set (the tests' fresh start)."""
@@ -46,6 +65,7 @@ def forget_hidden(*user_ids: str) -> None:
 __all__ = [
     "forget_hidden",
     "hidden_from",
+    "hidden_from_later",
     "not_blocked_op",
     "read_part",
 ]

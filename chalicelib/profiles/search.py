@@ -15,9 +15,7 @@ a profile that changed since it was filed is left out until it is filed again.
 
 from __future__ import annotations
 
-import contextvars
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 from chalicelib.blocks import api as blocks
 from chalicelib.kernel import errors
@@ -77,17 +75,16 @@ def search_profiles(query: ProfileSearchQuery, viewer_id: str | None = None) -> 
         ``page`` contradicts it (field ``page``).
     """
     position = query.position_in("profiles.search", "")
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        hidden = pool.submit(contextvars.copy_context().run, blocks.hidden_from, viewer_id) if viewer_id else None
-        try:
-            result = engine.search(
-                spec.spec(), spec.store(), spec.engine_query(query, words(query.q or "")), position.page_size,
-                offset=0 if position.key else position.offset, after=position.key,
-                skipped=position.offset if position.key else 0,
-            )
-        except engine.InvalidPosition as exc:
-            raise errors.RuleViolation.for_field("cursor", "is not a cursor of this search", "Invalid cursor") from exc
-        excluded = hidden.result() if hidden is not None else frozenset()
+    hidden = blocks.hidden_from_later(viewer_id)
+    try:
+        result = engine.search(
+            spec.spec(), spec.store(), spec.engine_query(query, words(query.q or "")), position.page_size,
+            offset=0 if position.key else position.offset, after=position.key,
+            skipped=position.offset if position.key else 0,
+        )
+    except engine.InvalidPosition as exc:
+        raise errors.RuleViolation.for_field("cursor", "is not a cursor of this search", "Invalid cursor") from exc
+    excluded = hidden()
     shown = [hit.record for hit in result.hits if hit.id not in excluded]
     last = result.hits[-1].key if result.hits else None
     return ProfilePage.model_validate({  # one validation for the page, not one per profile

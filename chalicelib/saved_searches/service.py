@@ -270,11 +270,11 @@ def list_matches(caller: Caller, saved_search_id: str, page: PageQuery) -> Saved
     RuleViolation
         ``cursor`` edited or of another query (another saved search, page size), field ``cursor``.
     """
+    hidden = blocks.hidden_from_later(caller.user_id)  # read while the saved search is read
     _owned(caller, saved_search_id)
     position = page.position_in("saved_search.matches", saved_search_id)
     skip = 0 if position.key is not None else position.offset
-    hidden = blocks.hidden_from(caller.user_id)
-    walk = walk_matches(saved_search_id, position.page_size, skip=skip, after=position.key, hidden=hidden)
+    walk = walk_matches(saved_search_id, position.page_size, skip=skip, after=position.key, hidden=hidden())
     before = walk.skipped if position.key is None else position.offset
     shown = walk.shown
     owners = users.get_users(list({item["ownerId"] for _, item in shown})) if shown else {}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from chalicelib.blocks import api as blocks
 from chalicelib.kernel import clock
 from chalicelib.kernel.config import settings
 from chalicelib.listings import repository as listings
@@ -20,6 +21,7 @@ from scripts import lists_backfill
 from tests.integration.conftest import Api, User
 from tests.integration.helpers import assert_error, counting_reads, edited_cursor, table_items, writes_one_at_a_time
 from tests.integration.test_list_pages import active_listing
+from tests.integration.test_search_round_trips import timed_calls
 
 
 def saved(api: Api, user: User) -> str:
@@ -166,6 +168,20 @@ def test_a_page_reads_about_its_size_not_every_match(api: Api, alice: User, bob:
     assert reads.calls == ["GetItem", "Query", "BatchGetItem", "BatchGetItem"]  # search, matches, listings, owners
     assert reads.by_operation["Query"] == 20
     assert reads.items <= 1 + 20 + 20 + 10
+
+
+def test_the_block_set_is_read_alongside_the_saved_search_not_after_it(api: Api, alice: User, bob: User) -> None:
+    """A page whose viewer's block set is not cached makes one call more, in no more round trips."""
+    search = saved(api, alice)
+    build(alice, bob, search, 3)
+    matches(api, alice, search)  # caches the block set
+    with timed_calls() as warm:
+        matches(api, alice, search)
+    blocks.forget_hidden()
+    with timed_calls() as cold:
+        matches(api, alice, search)
+    assert len(cold.spans) == len(warm.spans) + 1
+    assert cold.round_trips() == warm.round_trips()
 
 
 def test_edited_or_foreign_cursors_are_rejected_naming_cursor(api: Api, alice: User, bob: User) -> None:

@@ -9,9 +9,6 @@ next page continues after it whatever the order.
 
 from __future__ import annotations
 
-import contextvars
-from concurrent.futures import ThreadPoolExecutor
-
 from chalicelib.blocks import api as blocks
 from chalicelib.kernel import errors
 from chalicelib.listings.models import ListingPage
@@ -36,17 +33,16 @@ def search_listings(query: SearchQuery, viewer_id: str | None = None) -> Listing
     """
     position = query.page.position(query.scope)
     owners = spec.Owners()
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        hidden = pool.submit(contextvars.copy_context().run, blocks.hidden_from, viewer_id) if viewer_id else None
-        try:
-            result = engine.search(
-                spec.spec(owners), spec.store(), spec.engine_query(query), position.page_size,
-                offset=0 if position.key else position.offset, after=position.key,
-                skipped=position.offset if position.key else 0,
-            )
-        except engine.InvalidPosition as exc:
-            raise errors.RuleViolation.for_field("cursor", "is not a cursor of this search", "Invalid cursor") from exc
-        excluded = hidden.result() if hidden is not None else frozenset()
+    hidden = blocks.hidden_from_later(viewer_id)
+    try:
+        result = engine.search(
+            spec.spec(owners), spec.store(), spec.engine_query(query), position.page_size,
+            offset=0 if position.key else position.offset, after=position.key,
+            skipped=position.offset if position.key else 0,
+        )
+    except engine.InvalidPosition as exc:
+        raise errors.RuleViolation.for_field("cursor", "is not a cursor of this search", "Invalid cursor") from exc
+    excluded = hidden()
     hits = [hit for hit in result.hits if hit.record["ownerId"] not in excluded]
     missing = [hit.record["ownerId"] for hit in hits if hit.record["ownerId"] not in owners.asked]
     people = {**owners.found, **(users.get_users(list(dict.fromkeys(missing))) if missing else {})}
