@@ -52,6 +52,8 @@ class OwnKey:
     last_used_at: str | None
     #: ISO 8601 UTC when a roll gave the key an end, else ``None``.
     expires_at: str | None
+    #: Whether this is the key the listing was asked with (a Dashboard session's key).
+    current: bool = False
 
 
 @dataclass(frozen=True)
@@ -64,12 +66,13 @@ class NewKey:
     replaced_hash: str = ""
 
 
-def _own(record: ApiKeyRecord) -> OwnKey:
+def _own(record: ApiKeyRecord, current_hash: str = "") -> OwnKey:
     expires = record.get("expiresAt")
     return OwnKey(
         key_id=record["keyId"], name=record.get("name") or "", prefix=record.get("prefix") or "",
         created_at=record["createdAt"], last_used_at=record.get("lastUsedAt"),
         expires_at=None if expires is None else clock.iso(datetime.fromtimestamp(int(expires), UTC)),
+        current=bool(current_hash) and record["keyHash"] == current_hash,
     )
 
 
@@ -90,32 +93,18 @@ def _live(user_id: str) -> list[ApiKeyRecord]:
     return [r for r in records if r is not None]
 
 
-def list_keys(caller: Caller) -> list[OwnKey]:
-    """The caller's keys that still authenticate, oldest first."""
-    return [_own(r) for r in _live(caller.user_id)]
-
-
-def key_id_of(caller: Caller, key_hash: str) -> str:
-    """The public id of the caller's key with SHA-256 ``key_hash`` (one GetItem; a key made before
-    keys had ids is given one, as :func:`list_keys` does).
+def list_keys(caller: Caller, current_hash: str = "") -> list[OwnKey]:
+    """The caller's keys that still authenticate, oldest first (one Query).
 
     Parameters
     ----------
     caller:
-        The signed-in user.
-    key_hash:
-        The SHA-256 of the key a Dashboard session was opened with (``""`` for none).
-
-    Returns
-    -------
-    str
-        The key's ``keyId``, or ``""`` when ``key_hash`` is empty or names no key of the caller.
+        The user whose keys are listed.
+    current_hash:
+        The SHA-256 of the key the caller is using (a Dashboard session's key): that key is
+        marked ``current``; ``""`` marks none.
     """
-    found = repository.get_key(key_hash) if key_hash else None
-    if found is None or found["userId"] != caller.user_id:
-        return ""
-    with_id = _with_id(found)
-    return "" if with_id is None else with_id["keyId"]
+    return [_own(r, current_hash) for r in _live(caller.user_id)]
 
 
 def _own_key(caller: Caller, wanted: str) -> ApiKeyRecord:

@@ -30,10 +30,8 @@ def keys_page(current: Page) -> Response:
     """The user's keys (name, prefix, created, last used, expiry), "Create API key", and a new key's
     secret when the previous POST made one (shown this once)."""
     created = current.take_flash(FLASH_KIND)
-    listed = own_keys.list_keys(current.caller)
-    current_id = own_keys.key_id_of(current.caller, _session(current).key_hash)
+    listed = own_keys.list_keys(current.caller, _session(current).key_hash)
     return current.render("api_keys.html", nav="api-keys", keys=listed, created=created,
-                          current_id=current_id,
                           notice=NOTICES.get(current.query("done")))
 
 
@@ -46,7 +44,7 @@ def create(current: Page) -> Response:
 
 
 def _key(current: Page, key_id: str) -> own_keys.OwnKey:
-    for key in own_keys.list_keys(current.caller):
+    for key in own_keys.list_keys(current.caller, _session(current).key_hash):
         if key.key_id == key_id:
             return key
     raise errors.NotFound(f"API key '{key_id}' not found")
@@ -56,9 +54,7 @@ def _key(current: Page, key_id: str) -> own_keys.OwnKey:
 def confirm_revoke(current: Page, keyId: str) -> Response:
     """The confirmation page of a revoke: what stops working, and the "Revoke" button (it says so when
     the key is the one this session was opened with: revoking it signs this browser out)."""
-    key = _key(current, keyId)
-    own = own_keys.key_id_of(current.caller, _session(current).key_hash) == key.key_id
-    return current.render("api_key_revoke.html", nav="api-keys", key=key, own=own)
+    return current.render("api_key_revoke.html", nav="api-keys", key=_key(current, keyId))
 
 
 @page("/dashboard/api-keys/{keyId}/revoke", "POST")

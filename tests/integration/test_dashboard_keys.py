@@ -13,7 +13,7 @@ from chalicelib.kernel.config import settings
 from chalicelib.persistence import storage
 from tests.clocks import frozen_clock
 from tests.integration.conftest import Api, User
-from tests.integration.helpers import table_items
+from tests.integration.helpers import counting_reads, table_items
 from tests.integration.test_dashboard import Browser, signed_in
 
 SECRET = re.compile(r'aria-label="New API key" data-copy data-copy-label="API key">(msk_[A-Za-z0-9_-]{43})<')
@@ -202,3 +202,14 @@ def test_concurrent_assignments_of_an_old_keys_id_agree_on_one(api: Api, alice: 
     assert repository.assign_key_id(hashed, "usr_other", "3" * 16) is None  # another user's key: nothing
     assert repository.assign_key_id("0" * 64, alice.user_id, "4" * 16) is None  # a gone key stays gone
     assert [k.key_id for k in own_keys.list_keys(Caller(alice.user_id))] == ["1" * 16]
+
+
+def test_the_keys_page_marks_the_sessions_key_from_the_listing_alone(api: Api, alice: User) -> None:
+    """One Query of the user's keys lists them and finds the session's own key: no GetItem of the key."""
+    b = signed_in(api, alice)
+    _create(b, "Second")
+    b.get("/dashboard/api-keys")  # the session and its key are cached
+    with counting_reads() as reads:
+        listed = b.get("/dashboard/api-keys").text
+    assert listed.count("this session") == 1
+    assert reads.calls == ["GetItem", "Query"], reads.calls  # the session, the keys
