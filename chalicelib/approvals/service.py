@@ -174,7 +174,7 @@ def decide(approval_id: str, body: ApprovalDecision, actor_id: str) -> ApprovalR
     if not _is_current(listing, task):
         queue.delete(task.receipt)
         raise _stale_task()
-    _refuse_if_suspended(listing, body)
+    owner = _refuse_if_suspended(listing, body)
     try:
         queue.hold(task.receipt)
     except queue.ClaimLostError as exc:
@@ -187,16 +187,22 @@ def decide(approval_id: str, body: ApprovalDecision, actor_id: str) -> ApprovalR
         queue.delete(task.receipt)
         raise _stale_task() from exc
     queue.delete(task.receipt)
-    return ApprovalResult(approvalId=approval_id, decision=body.decision, listing=to_model(updated, users.get_user(updated["ownerId"])))
+    return ApprovalResult(approvalId=approval_id, decision=body.decision, listing=_with_owner(updated, owner))
 
 
 def _stale_task() -> errors.Conflict:
     return errors.Conflict("The listing changed or was decided since this task was queued; the task was dropped")
 
 
-def _refuse_if_suspended(listing: ListingRecord, body: ApprovalDecision) -> None:
+def _refuse_if_suspended(listing: ListingRecord, body: ApprovalDecision) -> UserRecord | None:
     """Refuse to approve a listing whose owner is suspended (a suspended account publishes nothing:
     docs/trust-and-safety.md, "Suspension and reinstatement"); rejecting it stays possible.
+
+    Returns
+    -------
+    UserRecord | None
+        The owner as read for an approval (the answer's ``owner`` reuses it); ``None`` when
+        ``body`` rejects (nothing read) or the owner is gone.
 
     Raises
     ------
@@ -204,10 +210,16 @@ def _refuse_if_suspended(listing: ListingRecord, body: ApprovalDecision) -> None
         ``body`` approves and the owner is suspended.
     """
     if body.decision != "approve":
-        return
+        return None
     owner = users.get_user(listing["ownerId"])
     if owner is not None and owner.get("suspendedAt") is not None:
         raise errors.Conflict("The listing's owner is suspended: reject the listing, or reinstate the owner first")
+    return owner
+
+
+def _with_owner(updated: ListingRecord, owner: UserRecord | None) -> Listing:
+    """``updated`` as the API shows it, with ``owner`` when the decision already read it."""
+    return to_model(updated, owner if owner is not None else users.get_user(updated["ownerId"]))
 
 
 def _decide_if_pending(listing: ListingRecord, body: ApprovalDecision, version: int, actor_id: str) -> ListingRecord:
@@ -268,7 +280,7 @@ def decide_listing(listing_id: str, body: ApprovalDecision, actor_id: str, versi
     expected = int(listing["version"]) if version is None else version
     if not status.awaiting_review(listing["status"]):
         raise errors.Conflict("The listing changed or was already decided; read it again")
-    _refuse_if_suspended(listing, body)
+    owner = _refuse_if_suspended(listing, body)
     try:
         updated = _decide_if_pending(listing, body, expected, actor_id)
     except ConditionFailed as exc:
@@ -276,7 +288,7 @@ def decide_listing(listing_id: str, body: ApprovalDecision, actor_id: str, versi
             raise errors.NotFound(f"Listing '{listing_id}' not found") from exc
         _refuse_if_suspended(listing, body)
         raise errors.Conflict("The listing changed or was already decided; read it again") from exc
-    return to_model(updated, users.get_user(updated["ownerId"]))
+    return _with_owner(updated, owner)
 
 
 def enqueue_submitted(data: dict[str, Any], created_at: str) -> None:

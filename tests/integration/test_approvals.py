@@ -25,6 +25,7 @@ from tests.integration.helpers import (
     approval_queue_depth,
     assert_error,
     claim,
+    counting_reads,
     create_listing,
     decide,
     error_fields,
@@ -508,6 +509,14 @@ def test_decide_listing_without_claim_approves_and_the_queued_task_is_dropped(
     assert _pending(api, admin)["listings"] == []
     assert claim(api, admin) == []  # the task was stale: dropped at claim, never applied
     assert approval_queue_depth() == (0, 0)
+
+
+def test_an_approval_reads_the_listing_and_its_owner_once_each(api: Api, alice: User) -> None:
+    listing = create_listing(api, alice)
+    with counting_reads() as reads:
+        decided = service.decide_listing(listing["id"], ApprovalDecision(decision="approve"), "usr_admin")
+    assert decided.profile.displayName == "Alice"
+    assert reads.calls == ["GetItem", "GetItem"], reads.calls  # the listing, its owner (not suspended)
 
 
 def test_decide_listing_rejects_with_reason(api: Api, alice: User) -> None:
