@@ -60,10 +60,12 @@ def _not_a_position() -> errors.RuleViolation:
 
 @dataclass(frozen=True)
 class Page:
-    """One page of a list: its ``items`` (at most the page size) and whether ``more`` follow."""
+    """One page of a list: its ``items`` (at most the page size), whether ``more`` follow, and how
+    many items were passed over before it (``skipped``: fewer than asked when the list ended first)."""
 
     items: list[dict[str, Any]]
     more: bool
+    skipped: int = 0
 
 
 def read_page(
@@ -122,7 +124,7 @@ def read_page(
         if last is None:
             break
         params["ExclusiveStartKey"] = storage.to_item(last)
-    return Page(items=items[skip : skip + size], more=len(items) > skip + size)
+    return Page(items=items[skip : skip + size], more=len(items) > skip + size, skipped=min(skip, len(items)))
 
 
 def read_all(table: str, index: ListIndex, partition_value: str, descending: bool = True) -> list[dict[str, Any]]:

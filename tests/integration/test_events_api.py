@@ -104,6 +104,8 @@ def test_every_event_kind_is_listed_once_with_the_body_of_its_delivery(
     assert [d["attempt"] for d in to_doomed] == [5, 4, 3, 2, 1]
     assert {(d["success"], d["statusCode"]) for d in to_doomed} == {(False, 500)}
     assert [d["webhookId"] for d in attempts["deliveries"]].count(hook["id"]) == 1
+    past = api.call("GET", f"/v1/events/{message['id']}/deliveries?pageSize=2&page=40", alice.key).json
+    assert (past["deliveries"], past["total"], past["totalRelation"]) == ([], len(attempts["deliveries"]), "eq")
     disabled = next(e for e in listed if e["event"] == "webhook.disabled")["data"]
     assert disabled == {"webhookId": doomed["id"], "name": "API Webhook", "url": failing.url,
                         "disabledReason": "Disabled after 5 consecutive failures", "failCount": 5, "lastFailure": "HTTP 500",
@@ -153,6 +155,8 @@ def test_cursor_pages_walk_the_list_newest_first(api: Api, alice: User, history:
     assert ids(list_events(api, alice, pageSize=3, page=2)["events"]) == newest_first(history)[3:6]
     last = list_events(api, alice, pageSize=100)
     assert (last["total"], last["totalRelation"], last["nextCursor"]) == (8, "eq", None)
+    past = list_events(api, alice, pageSize=3, page=5)  # past the end: the events passed over, exactly
+    assert (past["events"], past["total"], past["totalRelation"]) == ([], 8, "eq")
 
 
 def test_type_filters_one_or_several(api: Api, alice: User, history: list[dict[str, Any]]) -> None:

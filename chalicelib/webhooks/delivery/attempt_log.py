@@ -390,10 +390,12 @@ def count_attempts(webhook_id: str, moment: datetime) -> int:
 
 @dataclass(frozen=True)
 class AttemptPage:
-    """One page of a webhook's log: the ``attempts`` (newest first) and whether ``more`` follow."""
+    """One page of a log: the ``attempts`` (newest first), whether ``more`` follow, and how many
+    attempts were passed over before it (``skipped``: fewer than asked when the log ended first)."""
 
     attempts: list[AttemptRecord]
     more: bool
+    skipped: int = 0
 
 
 def attempts_page(webhook_id: str, moment: datetime, size: int, after: str | None = None, skip: int = 0) -> AttemptPage:
@@ -430,7 +432,9 @@ def attempts_page(webhook_id: str, moment: datetime, size: int, after: str | Non
     if after is not None:
         params["ExclusiveStartKey"] = storage.to_item({"webhookId": webhook_id, "deliveryKey": after})
     found, _ = queries.query_up_to(_table(), wanted, **params)
-    return AttemptPage(attempts=[records.attempt(i) for i in found[skip : skip + size]], more=len(found) > skip + size)
+    return AttemptPage(
+        attempts=[records.attempt(i) for i in found[skip : skip + size]], more=len(found) > skip + size, skipped=min(skip, len(found))
+    )
 
 
 def _event_log_table_key(event_id: str, event_log_key: str) -> dict[str, str]:
@@ -470,7 +474,7 @@ def event_attempts_page(event_id: str, size: int, after: str | None = None, skip
         ``after`` is not an ``eventLogKey`` (field ``cursor``).
     """
     page = keyset.read_page(_table(), BY_EVENT, event_id, size, after=after, skip=skip)
-    return AttemptPage(attempts=[records.attempt(i) for i in page.items], more=page.more)
+    return AttemptPage(attempts=[records.attempt(i) for i in page.items], more=page.more, skipped=page.skipped)
 
 
 def _window_query(webhook_id: str, lower: str, upper: str = _LOG_END, **params: Any) -> dict[str, Any]:

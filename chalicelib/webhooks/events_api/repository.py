@@ -79,10 +79,12 @@ def _partition_page(where: Partitions, value: str, lower: str, upper: str, wante
 
 @dataclass(frozen=True)
 class EventsPage:
-    """One page of events, newest first, and whether ``more`` follow."""
+    """One page of events, newest first, whether ``more`` follow, and how many events were passed
+    over before it (``skipped``: fewer than asked when the list ended first)."""
 
     items: list[outbox.OutboxEvent]
     more: bool
+    skipped: int = 0
 
 
 def page(
@@ -121,7 +123,9 @@ def page(
     wanted = skip + size + 1
     pages = [_partition_page(where, value, low, high, wanted, after) for value in where.values]
     found = list(itertools.islice(heapq.merge(*pages, key=_sort_key, reverse=True), wanted))
-    return EventsPage(items=[outbox.record(i) for i in found[skip : skip + size]], more=len(found) > skip + size)
+    return EventsPage(
+        items=[outbox.record(i) for i in found[skip : skip + size]], more=len(found) > skip + size, skipped=min(skip, len(found))
+    )
 
 
 def _sort_key(item: Mapping[str, Any]) -> str:

@@ -50,8 +50,11 @@ def _window_start() -> str:
     return clock.iso(clock.now() - timedelta(days=outbox.RECORDED_EVENT_TTL_DAYS))
 
 
-def _total(position: Position, listed: int, more: bool) -> tuple[int, str]:
-    return position.offset + listed + (1 if more else 0), ("gte" if more else "eq")
+def _total(position: Position, skipped: int, listed: int, more: bool) -> tuple[int, str]:
+    """``total`` and ``totalRelation`` of a page counted as far as it read: the items before it (a
+    cursor's full pages, or those an offset page passed over), its own, and one more when more follow."""
+    before = position.offset if position.key is not None else skipped
+    return before + listed + (1 if more else 0), ("gte" if more else "eq")
 
 
 def list_events(caller: Caller, query: EventListQuery) -> EventPage:
@@ -79,7 +82,7 @@ def list_events(caller: Caller, query: EventListQuery) -> EventPage:
     where = repository.partitions(caller.user_id, types, query.listingId)
     skip = 0 if position.key is not None else position.offset
     page = repository.page(where, position.page_size, lower=lower, upper=before, after=position.key, skip=skip)
-    total, relation = _total(position, len(page.items), page.more)
+    total, relation = _total(position, page.skipped, len(page.items), page.more)
     last = page.items[-1].get("recipientSort") if page.items else None
     return EventPage(
         events=[to_model(item) for item in page.items], total=total, totalRelation=relation, page=position.page,
@@ -130,7 +133,7 @@ def list_deliveries(caller: Caller, event_id: str, query: PageQuery) -> EventDel
     position = query.position_in("event.deliveries", f"{caller.user_id}|{event_id}")
     skip = 0 if position.key is not None else position.offset
     page = attempt_log.event_attempts_page(event_id, position.page_size, after=position.key, skip=skip)
-    total, relation = _total(position, len(page.attempts), page.more)
+    total, relation = _total(position, page.skipped, len(page.attempts), page.more)
     last = page.attempts[-1].get("eventLogKey") if page.attempts else None
     return EventDeliveryPage(
         deliveries=[EventDelivery(**attempt_model(a).model_dump(), webhookId=a["webhookId"]) for a in page.attempts],
