@@ -188,6 +188,10 @@ def test_created_after_and_before_bound_the_time(api: Api, alice: User, history:
     assert ids(walk(api, alice, createdAfter=after, createdBefore=before, type="message.new")) == newest_first(messages)
     assert list_events(api, alice, createdAfter=before, createdBefore=after)["events"] == []  # an empty interval
     assert list_events(api, alice, createdAfter=after, createdBefore=after)["events"] == []
+    assert after.endswith(".000Z")
+    assert before.endswith(".000Z")
+    between = list_events(api, alice, createdAfter=after.replace(".000Z", ".000999Z"), createdBefore=before.replace(".000Z", ".0005Z"))
+    assert ids(between["events"]) == newest_first(history[3:6])  # bounds between milliseconds: the next one
     assert_error(api.call("GET", "/v1/events?createdAfter=2026-11-20T12:00:00", alice.key), 400, "VALIDATION_ERROR",
                  "createdAfter")
     assert_error(api.call("GET", "/v1/events?type=listing.submitted", alice.key), 400, "VALIDATION_ERROR", "type")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pydantic import AwareDatetime, Field, field_validator
@@ -32,7 +32,9 @@ class EventListQuery(PageQuery):
     """Query of ``GET /v1/events``: every filter optional, all of them applied together.
 
     ``createdAfter`` / ``createdBefore`` bound ``createdAt`` to the half-open interval
-    ``[createdAfter, createdBefore)`` (ISO 8601 with an offset, read at millisecond precision).
+    ``[createdAfter, createdBefore)`` (ISO 8601 with an offset). ``createdAt`` has milliseconds, so
+    a bound between two milliseconds is read as the next one: ``createdAfter=...13.694999Z``
+    leaves out an event of ``...13.694Z`` and ``createdBefore=...13.6945Z`` keeps it.
     """
 
     type: str | None = Field(
@@ -70,12 +72,22 @@ class EventListQuery(PageQuery):
         return self.type.split(",") if self.type else []
 
     def after_iso(self) -> str | None:
-        """``createdAfter`` as the service writes times (ISO 8601 UTC, milliseconds), or ``None``."""
-        return None if self.createdAfter is None else clock.iso(_utc(self.createdAfter))
+        """``createdAfter`` as the service writes times (ISO 8601 UTC, milliseconds, rounded up), or ``None``."""
+        return None if self.createdAfter is None else clock.iso(_next_millisecond(_utc(self.createdAfter)))
 
     def before_iso(self) -> str | None:
-        """``createdBefore`` as the service writes times, or ``None``."""
-        return None if self.createdBefore is None else clock.iso(_utc(self.createdBefore))
+        """``createdBefore`` as the service writes times (rounded up likewise), or ``None``."""
+        return None if self.createdBefore is None else clock.iso(_next_millisecond(_utc(self.createdBefore)))
+
+
+def _next_millisecond(moment: datetime) -> datetime:
+    """``moment`` rounded up to a whole millisecond (the precision of ``createdAt``); the last
+    representable moment stays as it is."""
+    rest = moment.microsecond % 1000
+    try:
+        return moment + timedelta(microseconds=(1000 - rest) % 1000)
+    except OverflowError:
+        return moment
 
 
 def _utc(moment: datetime) -> datetime:
