@@ -44,9 +44,11 @@ def test_query_types_and_times() -> None:
         "createdBefore": "2026-11-22T10:30:00.1234Z",
     })
     assert query.types() == ["message.new", "listing.matched"]
-    assert (query.after_iso(), query.before_iso()) == (AT, "2026-11-22T10:30:00.123Z")
+    assert (query.after_iso(), query.before_iso()) == (AT, "2026-11-22T10:30:00.124Z")  # up to the next millisecond
     extreme = EventListQuery.model_validate({"createdAfter": "0001-01-01T00:00:00+05:00"})
     assert extreme.after_iso() is not None  # out of range in UTC: clamped, no overflow
+    last = EventListQuery.model_validate({"createdBefore": "9999-12-31T23:59:59.9999Z"})
+    assert last.before_iso() == "9999-12-31T23:59:59.999Z"  # no next millisecond to round up to
 
 
 @pytest.mark.parametrize("bad", [{"type": "listing.submitted"}, {"type": "message.new,"}, {"createdAfter": "2026-11-22T10:00:00"},
