@@ -197,7 +197,7 @@ def delete_user_keys(user_id: str) -> int:
             continue  # another call deleted some of them first: read what is left
         Transaction().add("count", repository.forget_key_count_op(user_id)).commit()
         return deleted
-    raise errors.Conflict("The keys kept changing while they were deleted; retry")
+    raise errors.Contended("The keys kept changing while they were deleted; retry")
 
 
 #: Attempts of :func:`delete_user_keys` when another call deletes the same keys at once.

@@ -57,7 +57,7 @@ def block(caller_id: str, other_id: str) -> tuple[Block, bool]:
     except TransactionConflict:
         standing = repository.get(caller_id, other_id)
         if standing is None or not standing.get("blocking"):
-            raise errors.Conflict("The block changed meanwhile; retry") from None
+            raise errors.Contended("The block changed meanwhile; retry") from None
         return _block_model(standing, name), False
     return Block(userId=other_id, displayName=name, blockedAt=now), True
 
@@ -79,7 +79,7 @@ def unblock(caller_id: str, other_id: str) -> None:
     try:
         Transaction().add_all("unblock", repository.unblock_ops(mine, theirs)).commit()
     except TransactionConflict as exc:
-        raise errors.Conflict("The block changed meanwhile; retry") from exc
+        raise errors.Contended("The block changed meanwhile; retry") from exc
     blocks.forget_hidden(caller_id, other_id)
 
 

@@ -289,7 +289,7 @@ def send_message(caller: Caller, conversation_id: str, content: str, via_api: bo
                 raise rate_limits.quota_exceeded(Quota.MESSAGES) from exc
             continue  # someone left, or another message took the number: read again and decide again
         return _message_model(message, conversation_id)
-    raise errors.Conflict("The conversation is receiving many messages at once; retry")
+    raise errors.Contended("The conversation is receiving many messages at once; retry")
 
 
 def visible_message(caller_id: str, message_id: str) -> Message | None:
@@ -349,7 +349,7 @@ def leave(caller: Caller, conversation_id: str) -> LeaveResult:
         except TransactionConflict:
             continue  # left concurrently, or a message changed the unread count: read again
         return LeaveResult()
-    raise errors.Conflict("The conversation is receiving many messages at once; retry")
+    raise errors.Contended("The conversation is receiving many messages at once; retry")
 
 
 def mark_read(caller: Caller, conversation_id: str, message_id: str | None) -> ReadState:
@@ -392,7 +392,7 @@ def mark_read(caller: Caller, conversation_id: str, message_id: str | None) -> R
         except TransactionConflict:
             continue  # a message arrived, or another marker move: read again and count again
         return ReadState(conversationId=conversation_id, lastReadMessageId=marked, unreadCount=unread)
-    raise errors.Conflict("The conversation is receiving many messages at once; retry")
+    raise errors.Contended("The conversation is receiving many messages at once; retry")
 
 
 def unread_summary(caller: Caller) -> Versioned:

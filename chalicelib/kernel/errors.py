@@ -118,6 +118,13 @@ class Conflict(DomainError):
     """A duplicate, a state change not allowed from the current state, or a write that lost a race."""
 
 
+class Contended(Conflict):
+    """A write lost its race with concurrent writes to the same items, attempt after attempt: the
+    same request may succeed when sent again a second later (``Retry-After: 1``)."""
+
+    retry_after_seconds = 1
+
+
 class IdempotencyKeyInUse(DomainError):
     """A request with this ``Idempotency-Key`` is still running; retry after a second."""
 

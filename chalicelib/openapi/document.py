@@ -42,7 +42,8 @@ ERROR_RESPONSES: dict[int, tuple[str, str]] = {
     403: ("Forbidden", "FORBIDDEN: the key lacks the admin scope, or the caller may not act on this resource; "
           "BLOCKED: a block stands between the caller and the other user (a request or message is refused)."),
     404: ("NotFound", "NOT_FOUND: the resource does not exist or is not visible to the caller."),
-    409: ("Conflict", "CONFLICT: duplicate resource, or a state change not allowed from the current state; "
+    409: ("Conflict", "CONFLICT: duplicate resource, or a state change not allowed from the current state, or "
+          "(with `Retry-After`) a write that kept losing its race with concurrent writes: send it again; "
           "IDEMPOTENCY_KEY_IN_USE: a request with the same `Idempotency-Key` is still running (retry after `Retry-After`)."),
     412: ("PreconditionFailed", "PRECONDITION_FAILED: `If-Match` names another version than the current one; nothing changed."),
     413: ("PayloadTooLarge", "PAYLOAD_TOO_LARGE: the body exceeds 256 KiB."),
@@ -65,6 +66,8 @@ _ERROR_HEADERS: dict[int, dict[str, Any]] = {
         "RateLimit-Policy": {"$ref": "#/components/headers/RateLimit-Policy"},
         "RateLimit": {"$ref": "#/components/headers/RateLimit"},
     },
+    409: {"Retry-After": {"description": "Seconds to wait before sending the same request again (only when that may succeed).",
+                          "required": False, "schema": {"type": "string", "pattern": "^[0-9]+$"}}},
     503: {"Retry-After": {"description": "Seconds to wait.", "required": True, "schema": {"type": "string", "pattern": "^[0-9]+$"}}},
 }
 

@@ -128,7 +128,7 @@ def request_erasure(caller: Caller) -> Erasure:
         for key_hash in key_hashes:
             auth.evict(key_hash)
         return to_model(record)
-    raise errors.Conflict("Your API keys kept changing meanwhile; retry")
+    raise errors.Contended("Your API keys kept changing meanwhile; retry")
 
 
 def get_erasure(user_id: str) -> Erasure:

@@ -97,7 +97,7 @@ def create_saved_search(caller: Caller, body: SavedSearchCreate) -> SavedSearch:
                 shards[key] += 1
             continue
         return to_model(item)
-    raise errors.Conflict("Other saved searches kept filling the same postings; retry")
+    raise errors.Contended("Other saved searches kept filling the same postings; retry")
 
 
 def _owned(caller: Caller, saved_search_id: str) -> SavedSearchRecord:

@@ -213,7 +213,7 @@ def set_verified_level(user_id: str, level: int | None, expected_version: int | 
             continue  # changed or deleted since the read: read again (the If-Match check is then a 412)
         written = cast(UserRecord, {**current, **listed, "verifiedLevel": level, "updatedAt": now, "version": version + 1})
         return profile_from_item(written)
-    raise errors.Conflict("The profile kept changing meanwhile; try again")
+    raise errors.Contended("The profile kept changing meanwhile; try again")
 
 
 def _patch(user_id: str, sets: dict[str, Any], removes: list[str], expected_version: int | None) -> UserRecord | None:
@@ -315,7 +315,7 @@ def _patch_listed(user_id: str, sets: dict[str, Any], removes: list[str], expect
         if user is None:
             raise errors.NotFound("Your user record no longer exists")
         return user
-    raise errors.Conflict("The profile kept changing meanwhile; try again")
+    raise errors.Contended("The profile kept changing meanwhile; try again")
 
 
 def list_channels(caller: Caller) -> ChannelList:

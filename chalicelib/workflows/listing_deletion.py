@@ -81,7 +81,7 @@ def delete_listing(caller: Caller, listing_id: str, expected_version: int | None
             time.sleep(0.05 * 2**attempt)  # a request arrived or the index lags: read again
             continue
         return Deleted(id=listing_id)
-    raise errors.Conflict("Requests for this listing kept arriving; retry the deletion")
+    raise errors.Contended("Requests for this listing kept arriving; retry the deletion")
 
 
 def _rejected(request: RequestRecord, responded_at: str) -> RequestRecord:

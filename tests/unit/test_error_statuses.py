@@ -47,6 +47,9 @@ def test_a_rule_violation_answers_400_with_the_field_in_details() -> None:
 def test_headers_come_from_the_edge() -> None:
     assert http.error_headers(errors.Unauthorized("no key")) == {"WWW-Authenticate": 'Bearer realm="matching-service"'}
     assert http.error_headers(errors.IdempotencyKeyInUse("running")) == {"Retry-After": "1"}
+    assert http.error_headers(errors.Contended("lost the race")) == {"Retry-After": "1"}
+    assert http.error_status(errors.Contended("lost the race")) == (409, "CONFLICT")
+    assert http.error_headers(errors.Conflict("already decided")) == {}  # sending it again cannot help
     assert http.error_headers(errors.RateLimited("slow down", 7, {"RateLimit": '"per-key";r=0;t=7'})) == {
         "RateLimit": '"per-key";r=0;t=7', "Retry-After": "7",
     }
