@@ -383,6 +383,21 @@ def parse_body[M: BaseModel](model: type[M], request: Request) -> M:
         raise errors.from_pydantic(exc, tagged_union=issubclass(model, RootModel), data=data) from exc
 
 
+def refuse_query(params: dict[str, str]) -> None:
+    """Refuse query parameters sent to an operation that takes none: they would be ignored unread.
+
+    Raises
+    ------
+    RuleViolation
+        One ``details`` item per parameter.
+    """
+    if params:
+        raise errors.RuleViolation(
+            "This operation takes no query parameters",
+            [errors.FieldIssue(field=name, issue="not a parameter of this operation: it takes none") for name in params],
+        )
+
+
 def refuse_body(request: Request) -> None:
     """Refuse a body sent to a write operation that takes none: its fields would be dropped unread.
 
@@ -548,7 +563,10 @@ def route(
                     scope = caller.user_id
                     gate.admit(caller.user_id, caller.is_admin)  # 429 RATE_LIMITED once the user's bucket is empty
                 check_path_ids(path_params)
-                json_input.check_document(query_params(request))  # every route, also those reading params themselves
+                params = query_params(request)
+                json_input.check_document(params)  # every route, also those reading params themselves
+                if query is None and extra_parameters is None:
+                    refuse_query(params)
                 if body is not None:
                     kwargs["body"] = parse_body(resolve_model(body), request)
                 elif method != "GET":

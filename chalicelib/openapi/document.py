@@ -158,16 +158,15 @@ def path_params(path: str) -> list[str]:
 def error_statuses(spec: RouteSpec) -> list[int]:
     """The error statuses ``spec``'s route can return, inferred from what it takes.
 
-    400 with any input (a write without a body refuses one); 401 with a key; 403 for admin routes and for user routes acting on a
-    resource (ownership, policies); 404 with path parameters or a body naming other
-    resources; 409 for writes; 413 and 415 with a body; 429 (rate limits, API Gateway throttling) and
-    500 and 503 (a dependency timing out) always. A route adds more through its ``error_statuses`` (e.g. 404 of ``GET /v1/geocode``).
+    400 always (a query parameter or body an operation does not take is refused); 401 with a
+    key; 403 for admin routes and for user routes acting on a resource (ownership, policies);
+    404 with path parameters or a body naming other resources; 409 for writes; 413 and 415 with
+    a body; 429 (rate limits, API Gateway throttling) and 500 and 503 (a dependency timing out)
+    always. A route adds more through its ``error_statuses`` (e.g. 404 of ``GET /v1/geocode``).
     """
     has_params = bool(path_params(spec.path))
     acts_on_resource = has_params or spec.body is not None
-    statuses = {429, 500, 503, *spec.error_statuses}
-    if acts_on_resource or spec.query is not None or spec.extra_parameters is not None or spec.method in _WRITE_METHODS:
-        statuses.add(400)
+    statuses = {400, 429, 500, 503, *spec.error_statuses}
     if spec.auth != "none":
         statuses.add(401)
     if spec.auth == "admin" or (spec.auth == "user" and acts_on_resource):

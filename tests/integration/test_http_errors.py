@@ -104,6 +104,13 @@ class TestValidationErrors:
         assert_error(response, 400, "VALIDATION_ERROR")
         assert error_fields(response) == ["pageSize"]
 
+    @pytest.mark.parametrize("path", ["/v1/webhooks?foo=1", "/v1/me/unread?since=x", "/v1/me?fields=displayName"])
+    def test_a_query_parameter_of_a_route_that_takes_none_is_named(self, stack: Stack, path: str) -> None:
+        response = stack.api.call("GET", path, stack.alice.key)
+        body = assert_error(response, 400, "VALIDATION_ERROR")
+        assert error_fields(response) == [path.split("?")[1].split("=")[0]]
+        assert body["details"][0]["issue"] == "not a parameter of this operation: it takes none"
+
 
 class TestAuthErrors:
     """401 UNAUTHORIZED (with a Bearer challenge) and 403 FORBIDDEN."""
