@@ -327,7 +327,7 @@ def parse_json_body(request: Request) -> Any:
     if not raw.strip():
         raise errors.RuleViolation.for_field("body", "a JSON object is required", "Request body is empty")
     try:
-        data = json.loads(raw, parse_int=json_input.parse_int)
+        data = json.loads(raw, parse_int=json_input.parse_int, object_pairs_hook=json_input.unique_members)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise errors.RuleViolation.for_field("body", f"malformed JSON: {exc}", "Request body is not valid JSON") from exc
     except RecursionError as exc:  # nested far beyond json_input.MAX_DEPTH

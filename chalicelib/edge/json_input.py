@@ -8,6 +8,8 @@
   other C0 characters have no business in text, and some stores and terminals mishandle them.
 * **Unpaired surrogates.** No U+D800..U+DFFF in any string or key (a JSON escape of one half of a
   surrogate pair decodes to one): they are not Unicode scalar values, so no UTF-8 text holds them.
+* **Member names.** No name twice in one object (I-JSON, RFC 7493 §2.3): a decoder keeps one of
+  the values, and which one differs between decoders, so a client's intent is unclear.
 * **Numbers.** Integers within +-(2**53 - 1), the range every JSON implementation represents
   exactly (RFC 8259 §6; I-JSON, RFC 7493 §2.2); numbers finite and within the same magnitude.
   Fields with tighter bounds (coordinates, page sizes, category fields) check those themselves.
@@ -75,6 +77,23 @@ def parse_int(text: str) -> int:
     if digits > _MAX_INTEGER_DIGITS:
         return -(MAX_SAFE_INTEGER + 1) if text[0] == "-" else MAX_SAFE_INTEGER + 1
     return int(text)
+
+
+def unique_members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``' ``object_pairs_hook``: the object of ``pairs``, refusing a name given twice.
+
+    Raises
+    ------
+    RuleViolation
+        A member name occurs twice in one object (``details`` names it; the hook does not know
+        the object's place in the document).
+    """
+    found = dict(pairs)
+    if len(found) < len(pairs):
+        names = [name for name, _ in pairs]
+        twice = next(name for i, name in enumerate(names) if name in names[:i])
+        raise errors.RuleViolation.for_field(twice, "is given more than once in one object: send each member once")
+    return found
 
 
 def _child(path: str, key: str | int) -> str:

@@ -69,6 +69,14 @@ class TestValidationErrors:
         assert_error(response, 400, "VALIDATION_ERROR")
         assert error_fields(response) == ["body"]
 
+    @pytest.mark.parametrize(("raw", "field"), [(b'{"title": "a", "title": "b"}', "title"),
+                                                (b'{"meta": {"salary": 1, "salary": 2}}', "salary")], ids=["top", "nested"])
+    def test_a_member_name_given_twice_is_named_not_resolved(self, stack: Stack, raw: bytes, field: str) -> None:
+        response = stack.api.call("POST", "/v1/listings", stack.alice.key, raw=raw)
+        body = assert_error(response, 400, "VALIDATION_ERROR")
+        assert body["details"] == [{"field": field, "issue": "is given more than once in one object: send each member once"}]
+        _assert_nothing_created(stack)
+
     def test_wrong_types_name_each_offending_field(self, stack: Stack) -> None:
         body = listing_body()
         body["meta"]["title"] = 5
