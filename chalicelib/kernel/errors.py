@@ -243,8 +243,15 @@ def _issues(errs: list[dict[str, Any]], tagged_union: bool, data: Any) -> dict[s
     issues: dict[str, list[str]] = {}
     for loc, group in found.items():
         typed = [e for e in group if not str(e.get("type", "")).endswith(("_type", "_parsing"))]
-        issues[loc] = list(dict.fromkeys(e["msg"] for e in (typed if len(group) > 1 and typed else group)))
+        issues[loc] = list(dict.fromkeys(_message(e) for e in (typed if len(group) > 1 and typed else group)))
     return issues
+
+
+def _message(err: dict[str, Any]) -> str:
+    """The issue of one pydantic error: a validator's own ``ValueError`` text as it wrote it
+    (pydantic prefixes it with ``"Value error, "``), else pydantic's message."""
+    raised = (err.get("ctx") or {}).get("error")
+    return str(raised) if err.get("type") == "value_error" and raised is not None else str(err["msg"])
 
 
 def from_pydantic(exc: Any, prefix: str = "", tagged_union: bool = False, data: Any = _ABSENT) -> RuleViolation:
