@@ -176,9 +176,10 @@ def single_line_pattern() -> str:
 @functools.cache
 def multi_line_pattern() -> str:
     """JSON Schema ``pattern`` of multi-line text: nothing of :func:`refused_class` (line breaks
-    allowed), and at least one character that is not white space. Computed on first use."""
+    allowed), and at least one character that is neither white space nor in
+    :data:`INVISIBLE_CLASS`; or empty, as :func:`single_line_pattern`. Computed on first use."""
     refused = refused_class(multi_line=True)
-    return rf"^[^{refused}]*[^\s{refused}][^{refused}]*$"
+    return rf"^(?:[^{refused}]*[^\s{refused}{INVISIBLE_CLASS}][^{refused}]*)?$"
 
 
 def is_visible(char: str) -> bool:
@@ -195,7 +196,7 @@ def text_issue(text: str, multi_line: bool = False) -> str | None:
     :data:`REFUSED_CATEGORIES` (controls but tab, format characters, surrogates, private use,
     unassigned code points and noncharacters, line and paragraph separators), except the joiners
     that emoji and some scripts need (:func:`_joins`). A multi-line field (a message, a
-    description) also allows line feed and carriage return. A single-line field must show a
+    description) also allows line feed and carriage return. Text that is not empty must show a
     visible character (:func:`is_visible`; e.g. not only U+3164 HANGUL FILLER). Refusing, not
     stripping: what is stored is what the client sent, and the client learns why.
 
@@ -216,7 +217,7 @@ def text_issue(text: str, multi_line: bool = False) -> str | None:
     """
     if issue := _refused_char(text, multi_line):
         return issue
-    if not multi_line and text and not any(is_visible(char) for char in text):  # empty: minLength decides
+    if text and not any(is_visible(char) for char in text):  # empty: minLength decides
         return "has no visible character"
     return None
 

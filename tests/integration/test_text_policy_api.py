@@ -114,3 +114,17 @@ def test_emoji_sequences_pass_everywhere(api: Api, admin: User, alice: User, bob
 def test_line_breaks_pass_in_multi_line_fields(api: Api, admin: User, alice: User, bob: User, field: str) -> None:
     response, _ = MULTI_LINE_FIELDS[field](api, admin, alice, bob, "first line\r\nsecond line\n\nthird")
     assert response.status_code == 201, response.json
+
+
+@pytest.mark.parametrize("field", [*SINGLE_LINE_FIELDS, *MULTI_LINE_FIELDS])
+def test_text_that_shows_nothing_is_refused_everywhere(api: Api, admin: User, alice: User, bob: User, field: str) -> None:
+    """Hangul fillers and a blank Braille pattern are letters and symbols that display as nothing:
+    a message of them would arrive looking empty."""
+    write = {**SINGLE_LINE_FIELDS, **MULTI_LINE_FIELDS}[field]
+    _, stored = write(api, admin, alice, bob, "Ada Lovelace")
+    before = stored()
+    for blank in ("\u3164", "\u3164 \u2800", "\uffa0\u115f"):
+        response, stored = write(api, admin, alice, bob, blank)
+        body = assert_error(response, 400, "VALIDATION_ERROR", FIELD_NAMES.get(field, field))
+        assert body["details"][0]["issue"] == "has no visible character", ascii(blank)
+        assert stored() == before, ascii(blank)
