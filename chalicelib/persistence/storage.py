@@ -386,7 +386,7 @@ class ConditionFailed(Exception):
         self.item = item
 
 
-class Contention(errors.Conflict):
+class Contention(errors.Contended):
     """A transaction kept being cancelled by concurrent transactions on the same items.
 
     It is the API's 409 CONFLICT (retry the request), mapped here so that no layer above has
