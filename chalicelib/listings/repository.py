@@ -389,8 +389,8 @@ def transition(
 ) -> ListingRecord:
     """Apply the status ``change`` to ``listing`` in one transaction and return the item as written.
 
-    The listing update is conditional on the status the machine lets ``change`` start from
-    (:func:`chalicelib.listings.status.source`) and appends the change to the listing's
+    The listing update is conditional on the status ``listing`` was read in, which must be one the
+    machine lets ``change`` start from (:func:`chalicelib.listings.status.sources`), and appends the change to the listing's
     ``statusHistory`` (:mod:`chalicelib.listings.status_history`). Leading to ACTIVE puts the listing into the
     search indexes and its counters (+1, :mod:`chalicelib.listings.counters`) and writes
     its ``listing.activated`` outbox event (the saved-search percolator reads it); leaving
@@ -402,7 +402,7 @@ def transition(
     listing:
         The listing item as read (its meta and category for the index attributes and counters).
     change:
-        APPROVE, REJECT, PAUSE or RESUME (a content update is :func:`replace_content_op`).
+        APPROVE, REJECT, PAUSE, RESUME or HIDE (a content update is :func:`replace_content_op`).
     updated_at:
         ISO 8601 UTC time of the change.
     reason:
@@ -423,14 +423,16 @@ def transition(
     Raises
     ------
     storage.ConditionFailed
-        The listing is gone, not in the source status, at another version, or its status history
-        changed since ``listing`` was read.
+        ``listing`` was read in a status ``change`` does not start from, or the listing is gone,
+        no longer in that status, at another version, or its status history changed since.
     ValueError
         ``change`` is SUBMIT (it starts from any status; see :func:`replace_content_op`).
     """
-    from_status, to_status = status.source(change), status.target(change)
-    if from_status is None:
+    if status.sources(change) is None:
         raise ValueError(f"{change} is written by replace_content_op")
+    from_status, to_status = ListingStatus(listing["status"]), status.target(change)
+    if not status.may_start(change, from_status):
+        raise storage.ConditionFailed(f"{change} does not start from {from_status}")
     vals: dict[str, Any] = {"from": from_status.value, "to": to_status.value, "u": updated_at, "one": 1}
     history_set, history_condition, history = _history_update(
         listing, status_history.entry(to_status, updated_at, reason), vals

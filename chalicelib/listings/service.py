@@ -367,7 +367,7 @@ def change_status(
             raise errors.not_found("Listing", listing_id) from exc
         if at_version is not None and int(current["version"]) != at_version:
             raise errors.PreconditionFailed("The listing changed meanwhile; read it again") from exc
-        if item["status"] == current["status"] == status.source(change):  # still applicable: another change raced it
+        if item["status"] == current["status"] and status.may_start(change, item["status"]):  # another change raced it
             raise errors.Conflict("The listing changed while you were changing its status; retry") from exc
         raise errors.Conflict(
             f"Cannot change status from {item['status']} to {body.status}; "

@@ -7,14 +7,16 @@
     PENDING  --reject (administrator)----> REJECTED
     ACTIVE   --pause (owner)-------------> PAUSED
     PAUSED   --resume (owner)------------> ACTIVE
-    ACTIVE   --hide (administrator)------> REJECTED  (a report decided "hide_listing")
+    ACTIVE, PAUSED or PENDING --hide (administrator)--> REJECTED  (a report decided "hide_listing")
     any      --content update (owner)----> PENDING   (re-review)
     any      --delete (owner)------------> gone
 
 Only an ACTIVE listing is visible to users other than its owner and accepts match requests; an
-owner sees their own listings in every status. Pure rules: the repository writes each
-transition as one conditional update on the source status (:func:`source`), so a transition
-that no longer applies fails atomically instead of being checked by a read first.
+owner sees their own listings in every status. Hiding reaches a paused or pending listing too,
+so neither its owner's resume nor an approval brings back what a moderator took down. Pure
+rules: the repository writes each transition as one conditional update on the status it starts
+from (one of :func:`sources`), so a transition that no longer applies fails atomically instead
+of being checked by a read first.
 """
 
 from __future__ import annotations
@@ -42,14 +44,14 @@ class Transition(StrEnum):
     HIDE = "hide"
 
 
-#: Transition -> (the status it starts from, the status it leads to); ``None``: from any status.
-_MACHINE: dict[Transition, tuple[ListingStatus | None, ListingStatus]] = {
-    Transition.APPROVE: (ListingStatus.PENDING, ListingStatus.ACTIVE),
-    Transition.REJECT: (ListingStatus.PENDING, ListingStatus.REJECTED),
-    Transition.PAUSE: (ListingStatus.ACTIVE, ListingStatus.PAUSED),
-    Transition.RESUME: (ListingStatus.PAUSED, ListingStatus.ACTIVE),
+#: Transition -> (the statuses it starts from, the status it leads to); ``None``: from any status.
+_MACHINE: dict[Transition, tuple[frozenset[ListingStatus] | None, ListingStatus]] = {
+    Transition.APPROVE: (frozenset({ListingStatus.PENDING}), ListingStatus.ACTIVE),
+    Transition.REJECT: (frozenset({ListingStatus.PENDING}), ListingStatus.REJECTED),
+    Transition.PAUSE: (frozenset({ListingStatus.ACTIVE}), ListingStatus.PAUSED),
+    Transition.RESUME: (frozenset({ListingStatus.PAUSED}), ListingStatus.ACTIVE),
     Transition.SUBMIT: (None, ListingStatus.PENDING),
-    Transition.HIDE: (ListingStatus.ACTIVE, ListingStatus.REJECTED),
+    Transition.HIDE: (frozenset({ListingStatus.ACTIVE, ListingStatus.PAUSED, ListingStatus.PENDING}), ListingStatus.REJECTED),
 }
 
 #: The owner's status changes (``PATCH /status`` bodies): requested status -> transition.
@@ -59,9 +61,15 @@ _OWNER_CHANGES = {ListingStatus.PAUSED: Transition.PAUSE, ListingStatus.ACTIVE: 
 INITIAL = ListingStatus.PENDING
 
 
-def source(transition: Transition) -> ListingStatus | None:
-    """The one status ``transition`` may start from (``None``: any, for a content update)."""
+def sources(transition: Transition) -> frozenset[ListingStatus] | None:
+    """The statuses ``transition`` may start from (``None``: any, for a content update)."""
     return _MACHINE[transition][0]
+
+
+def may_start(transition: Transition, current: ListingStatus | str) -> bool:
+    """Whether ``transition`` applies to a listing in status ``current`` (a content update: always)."""
+    starts = sources(transition)
+    return starts is None or current in starts
 
 
 def target(transition: Transition) -> ListingStatus:
@@ -97,4 +105,4 @@ def accepts_requests(status: ListingStatus | str) -> bool:
 
 def awaiting_review(status: ListingStatus | str) -> bool:
     """Whether a listing in ``status`` waits for an administrator's decision (PENDING)."""
-    return source(Transition.APPROVE) == status
+    return status == ListingStatus.PENDING

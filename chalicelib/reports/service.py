@@ -102,12 +102,13 @@ def list_reports(admin_id: str, query: ReportQuery) -> ReportPage:
 
 
 def decide(admin_id: str, report_id: str, body: ReportDecisionBody) -> AdminReport:
-    """Decide an open report; the decision, its effect and its audit entry are one transaction.
+    """Decide an open report; the decision, its effect (for ``suspend_user``, the suspension's first
+    step: :func:`chalicelib.reports.suspension.suspend`) and its audit entry are one transaction.
 
     Raises
     ------
     NotFound
-        No such report.
+        No such report, or (``suspend_user``) the subject's owner is gone: nothing is written.
     RuleViolation
         ``hide_listing`` of a report that is not about a listing (``details`` names ``decision``).
     Conflict
@@ -129,26 +130,24 @@ def decide(admin_id: str, report_id: str, body: ReportDecisionBody) -> AdminRepo
             Transaction().add("report", decided).add("audit", entry).commit()
         elif body.decision == ReportDecision.SUSPEND_USER:
             entry = audit.entry_op(admin_id, AuditAction.REPORT_SUSPEND_USER, report_id, {"userId": report["subjectOwnerId"]})
-            Transaction().add("report", decided).add("audit", entry).commit()
+            suspension.suspend(admin_id, report["subjectOwnerId"], report_id, decision=[decided, entry])
         else:
             _take_listing_out_of_search(admin_id, report, decided, body.reason or DEFAULT_HIDE_REASON, now)
     except (TransactionConflict, ConditionFailed) as exc:
         raise errors.Conflict("The report or its listing changed meanwhile; read it again") from exc
-    if body.decision == ReportDecision.SUSPEND_USER:
-        suspension.suspend(admin_id, report["subjectOwnerId"], report_id)
     written: ReportRecord = {**report, "status": ReportStatus.DECIDED, "decision": body.decision, "decidedBy": admin_id,
                              "decidedAt": now}
     return _admin_view(written)
 
 
 def _take_listing_out_of_search(admin_id: str, report: ReportRecord, decided: TransactItem, reason: str, now: str) -> None:
-    """Take the reported listing out of search (ACTIVE -> REJECTED) with the decision and its audit
-    entry in the same transaction; a listing that is no longer ACTIVE (or gone) is out of search
-    already, and the decision is recorded alone."""
+    """Take the reported listing down (ACTIVE, PAUSED or PENDING -> REJECTED, so neither its owner's
+    resume, a reinstatement nor an approval brings it back) with the decision and its audit entry
+    in the same transaction; a listing REJECTED already (or gone) is recorded alone."""
     listing = listings.get(report["subjectId"])
     entry = audit.entry_op(admin_id, AuditAction.REPORT_HIDE_LISTING, report["reportId"],
                            {"listingId": report["subjectId"], "reason": reason})
-    if listing is not None and status.is_public(listing["status"]):
+    if listing is not None and status.may_start(Transition.HIDE, listing["status"]):
         listings.transition(listing, Transition.HIDE, now, reason=reason, extra=[decided, entry])
     else:
         Transaction().add("report", decided).add("audit", entry).commit()

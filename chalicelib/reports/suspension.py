@@ -1,7 +1,7 @@
 """Suspending a user (a report decided ``suspend_user``) and reinstating them.
 
 Suspension, in order: the user item is marked suspended (with the webhooks it disables) in one
-transaction with the ``user.suspend`` audit entry; then every API key of the user is flagged
+transaction with the ``user.suspend`` audit entry (and the report decision that asked for it); then every API key of the user is flagged
 suspended (401 as an unknown key; a Dashboard session opened with one ends), every ACTIVE
 listing is paused with ``statusReason`` :data:`SUSPENDED_REASON`, and every active webhook is
 disabled. Reinstatement undoes exactly that: keys unflagged, the listings paused by the
@@ -10,6 +10,8 @@ repeated after a crash completes the work of the first.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from chalicelib.audit import api as audit
 from chalicelib.audit.records import AuditAction
@@ -20,6 +22,7 @@ from chalicelib.kernel.pagination import MAX_PAGE_SIZE, PageQuery
 from chalicelib.listings import api as listings
 from chalicelib.listings import service as listing_service
 from chalicelib.listings.status import ListingStatus, Transition
+from chalicelib.persistence.transact_items import TransactItem
 from chalicelib.persistence.transactions import ConditionFailed, Transaction, TransactionConflict
 from chalicelib.users import api as users
 from chalicelib.webhooks import service as webhooks
@@ -41,26 +44,45 @@ def _listing_ids(user_id: str, wanted: ListingStatus) -> list[str]:
             return found
 
 
-def suspend(admin_id: str, user_id: str, report_id: str | None = None) -> None:
+def suspend(admin_id: str, user_id: str, report_id: str | None = None, decision: Sequence[TransactItem] = ()) -> None:
     """Suspend ``user_id`` (idempotent: a suspended user's steps are completed again).
+
+    Parameters
+    ----------
+    admin_id:
+        The deciding administrator (the audit entries' actor).
+    user_id:
+        The user to suspend.
+    report_id:
+        The report decided ``suspend_user``, if any (named in the ``user.suspend`` entry).
+    decision:
+        That report's decision and its audit entry: written in the first transaction (with the
+        user's suspension, or alone when the user is suspended already), so nothing of it is
+        written when the suspension is refused.
 
     Raises
     ------
     NotFound
         No such user.
+    Conflict
+        An item of ``decision`` failed its condition (the report was decided meanwhile).
     """
     user = users.get_user(user_id)
     if user is None:
         raise errors.NotFound(f"User '{user_id}' not found")
     hooks = list(user.get("suspendedWebhooks") or [])
+    tx = Transaction().add_all("decision", decision)
     if user.get("suspendedAt") is None:
         hooks = [h.id for h in webhooks.list_webhooks(Caller(user_id)).webhooks if h.active]
-        tx = Transaction().add("user", users.suspend_op(user_id, clock.iso(), admin_id, hooks))
+        tx.add("user", users.suspend_op(user_id, clock.iso(), admin_id, hooks))
         tx.add("audit", audit.entry_op(admin_id, AuditAction.USER_SUSPEND, user_id, {"reportId": report_id}))
+    if len(tx):
         try:
             tx.commit()
-        except TransactionConflict:
-            return suspend(admin_id, user_id, report_id)  # suspended meanwhile: complete its steps
+        except TransactionConflict as exc:
+            if any(exc.failed(f"decision.{index}") for index in range(len(decision))):
+                raise errors.Conflict("The report was decided meanwhile") from exc
+            return suspend(admin_id, user_id, report_id, decision)  # suspended or erased meanwhile: read again
     auth.suspend_user_keys(user_id, True)
     for listing_id in _listing_ids(user_id, ListingStatus.ACTIVE):
         listing = listings.get(listing_id)

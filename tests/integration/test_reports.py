@@ -178,7 +178,7 @@ def test_suspension_refuses_keys_pauses_listings_disables_webhooks_and_reinstati
     assert_error(api.call("GET", "/v1/me", alice.key), 401, "UNAUTHORIZED")
     assert_error(api.call("GET", f"/v1/listings/{active['id']}", bob.key), 404, "NOT_FOUND")  # paused: out of search
     actions = [e["action"] for e in api.call("GET", f"/v1/admin/audit-log?actor={admin.user_id}", admin.key).json["entries"]]
-    assert actions[:2] == ["user.suspend", "report.suspend_user"]
+    assert sorted(actions[:2]) == ["report.suspend_user", "user.suspend"]  # one transaction
 
     reinstated = api.call("POST", f"/v1/admin/users/{alice.user_id}/reinstate", admin.key)
     assert reinstated.status_code == 200
@@ -190,6 +190,41 @@ def test_suspension_refuses_keys_pauses_listings_disables_webhooks_and_reinstati
     assert states == {hook["id"]: True, off["id"]: False}
     assert_error(api.call("POST", f"/v1/admin/users/{alice.user_id}/reinstate", admin.key), 409, "CONFLICT")
     assert api.call("GET", f"/v1/admin/audit-log?action=user.reinstate&target={alice.user_id}", admin.key).json["entries"]
+
+
+def test_a_hidden_listing_stays_down_whether_paused_by_its_owner_or_by_a_suspension(
+    api: Api, admin: User, alice: User, bob: User
+) -> None:
+    paused = active_listing(api, alice)
+    report_id = _report(api, bob, "listing", paused["id"], "scam").json["reportId"]
+    assert api.call("PATCH", f"/v1/listings/{paused['id']}/status", alice.key, {"status": "PAUSED"}).status_code == 200
+    hidden = _decide(api, admin, report_id, "hide_listing", "Scam")
+    assert hidden.status_code == 200
+    assert_error(api.call("PATCH", f"/v1/listings/{paused['id']}/status", alice.key, {"status": "ACTIVE"}), 409, "CONFLICT")
+    mine = api.call("GET", f"/v1/listings/{paused['id']}", alice.key).json
+    assert (mine["status"], mine["statusReason"]) == ("REJECTED", "Scam")
+
+    suspended_listing = active_listing(api, alice)
+    listing_report = _report(api, bob, "listing", suspended_listing["id"], "scam").json["reportId"]
+    assert _decide(api, admin, _report(api, bob, "profile", alice.user_id).json["reportId"], "suspend_user").status_code == 200
+    assert _decide(api, admin, listing_report, "hide_listing").status_code == 200  # PAUSED by the suspension
+    assert api.call("POST", f"/v1/admin/users/{alice.user_id}/reinstate", admin.key).status_code == 200
+    after = api.call("GET", f"/v1/listings/{suspended_listing['id']}", alice.key).json
+    assert (after["status"], after["statusReason"]) == ("REJECTED", "Hidden by a moderator")
+    assert_error(api.call("GET", f"/v1/listings/{suspended_listing['id']}", bob.key), 404, "NOT_FOUND")
+
+
+def test_a_suspension_refused_because_the_owner_is_gone_leaves_the_report_open_and_unaudited(
+    api: Api, admin: User, alice: User, bob: User, runner: Any
+) -> None:
+    report_id = _report(api, bob, "profile", alice.user_id).json["reportId"]
+    api.call_json("DELETE", "/v1/me", alice.key, status=202)
+    runner.drain()  # the erasure completes: the user is gone
+    assert_error(_decide(api, admin, report_id, "suspend_user"), 404, "NOT_FOUND")
+    (report,) = [r for r in _queue(api, admin)["reports"] if r["reportId"] == report_id]
+    assert (report["status"], report["decision"]) == ("open", None)
+    assert api.call("GET", f"/v1/admin/audit-log?target={report_id}", admin.key).json["entries"] == []
+    assert _decide(api, admin, report_id, "dismiss").status_code == 200  # still decidable
 
 
 def test_webhooks_are_disabled_while_suspended(api: Api, admin: User, alice: User, bob: User) -> None:

@@ -69,9 +69,11 @@ class FakeListings:
         self, listing: ListingRecord, change: Transition, updated_at: str, reason: str | None = None,
         version: int | None = None, extra: Sequence[TransactItem] = (),
     ) -> ListingRecord:
-        """Apply ``change`` if the stored status is its source (and the version ``version``), else ``ConditionFailed``."""
+        """Apply ``change`` if the status ``listing`` was read in is still stored and ``change`` starts from it
+        (and the version is ``version``), else ``ConditionFailed``."""
         stored = self.items.get(listing["listingId"])
-        if stored is None or stored["status"] != status.source(change) or (version is not None and stored["version"] != version):
+        if (stored is None or stored["status"] != listing["status"] or not status.may_start(change, stored["status"])
+                or (version is not None and stored["version"] != version)):
             raise ConditionFailed("The conditional request failed")
         written: ListingRecord = {**stored, "status": status.target(change), "updatedAt": updated_at, "version": stored["version"] + 1,
                                   "statusHistory": status_history.appended(list(stored.get("statusHistory") or []),
