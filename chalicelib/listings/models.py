@@ -85,7 +85,10 @@ class Listing(Model):
     categoryKey: str
     roleKey: str
     meta: dict[str, str]
-    channels: list[str]
+    channels: list[str] = Field(
+        description="The channels the listing offers that its owner has connected now; a channel the owner "
+        "disconnects is left out (and shows again once reconnected)",
+    )
     webhookIds: list[str] | None = Field(
         default=None,
         exclude_if=lambda ids: ids is None,

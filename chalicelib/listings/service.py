@@ -41,7 +41,7 @@ from chalicelib.persistence.transact_items import TransactItem
 from chalicelib.persistence.transactions import ConditionFailed, TransactionConflict
 from chalicelib.users import api as users
 from chalicelib.users.records import UserRecord
-from chalicelib.users.service import require_connected, summary_fields
+from chalicelib.users.service import active_channels, require_connected, summary_fields
 from chalicelib.webhooks import api as webhooks
 
 #: Field types whose words ``q`` searches (DESIGN §2 "Search": title and text fields).
@@ -79,17 +79,43 @@ def to_model[ViewT: Listing](
     return model.model_validate({**extra, **view_fields(item, owner, owner_view)})
 
 
+def offered_channels(item: ListingRecord, owner: UserRecord | None) -> list[str]:
+    """The listing's ``channels`` that its owner has connected now, in the listing's order.
+
+    A listing keeps the channels it was given; a channel its owner has disconnected since is left
+    out of every view (and shows again once reconnected), read from the owner item the view
+    reads for the profile summary anyway, so no read is added (docs/decisions.md "Listings").
+
+    Parameters
+    ----------
+    item:
+        The listing item (``channels``).
+    owner:
+        The owner's user item (``channels``); ``None`` when the owner is gone, which offers none.
+
+    Returns
+    -------
+    list[str]
+        The stored channel keys the owner has connected.
+    """
+    connected = set(active_channels(owner)) if owner is not None else set()
+    return [c for c in item.get("channels") or [] if c in connected]
+
+
 def view_fields(item: ListingRecord, owner: UserRecord | None, owner_view: bool = False) -> dict[str, Any]:
     """The fields of :class:`Listing` for a listing item, as plain data for a model that holds
     many listings to validate in one pass (a search page: 20 to 100 listings validated by one
-    ``ListingPage.model_validate``, not one model each; docs/search.md, "Cheap pages")."""
+    ``ListingPage.model_validate``, not one model each; docs/search.md, "Cheap pages").
+
+    ``channels`` are :func:`offered_channels`: only those ``owner`` has connected.
+    """
     return {
         "id": item["listingId"],
         "title": item["title"],
         "categoryKey": item["categoryKey"],
         "roleKey": item["roleKey"],
         "meta": item.get("meta") or {},
-        "channels": item.get("channels") or [],
+        "channels": offered_channels(item, owner),
         "webhookIds": (item.get("webhookIds") or []) if owner_view else None,
         "status": item["status"],
         "statusReason": item.get("statusReason"),
@@ -262,6 +288,11 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate, expecte
     """Apply a PATCH: merge meta, replace channels/webhookIds; a changed ``meta`` sends the listing back
     to PENDING and re-queues it for approval (spec §3 state table: "meta updated -> PENDING").
 
+    Only what the body gives is checked: ``channels`` and ``webhookIds`` when given (each channel
+    connected by the caller, each webhook the caller's); when not given, the stored lists are kept
+    unchecked, so a channel disconnected or a webhook deleted since never fails a PATCH of
+    something else.
+
     A PATCH that leaves ``meta`` as stored (only ``channels`` and/or ``webhookIds``, or meta values
     equal to the stored ones) keeps the listing's status: it is a binding change, not new
     content to review (docs/decisions.md "Listings").
@@ -274,7 +305,7 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate, expecte
     NotFound, Forbidden
         No such listing; not the caller's.
     RuleViolation
-        As for create.
+        As for create, for the fields the body gives.
     Conflict
         The listing changed concurrently (retry with the new state).
     """
@@ -294,8 +325,10 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate, expecte
                     merged.pop(f"{key}_{axis}", None)
     meta = validate_meta(category, item["roleKey"], merged)
     owner = _require_owner(caller.user_id)
-    channels = require_connected(owner, body.channels if body.channels is not None else item.get("channels") or [], "channels")
-    webhook_ids = _check_webhooks(caller.user_id, body.webhookIds if body.webhookIds is not None else item.get("webhookIds") or [])
+    # Only the lists the body gives are checked: stored ones stay as they are, a channel disconnected
+    # or a webhook deleted since included (views leave such a channel out; such an id matches nothing).
+    channels = list(item.get("channels") or []) if body.channels is None else require_connected(owner, body.channels, "channels")
+    webhook_ids = list(item.get("webhookIds") or []) if body.webhookIds is None else _check_webhooks(caller.user_id, body.webhookIds)
     version = int(item["version"])
     if meta == (item.get("meta") or {}):
         return _rebind(item, owner, channels, webhook_ids, expected_version)

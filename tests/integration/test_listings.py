@@ -21,12 +21,15 @@ from tests.integration.helpers import (
     decide,
     error_fields,
     get_listing,
+    index_listings,
     listing_body,
     my_listings,
     put_webhook,
+    search_listings,
     shared_stack,
     table_items,
 )
+from tests.integration.test_dashboard import signed_in
 
 LISTING_KEYS = {"id", "title", "categoryKey", "roleKey", "meta", "channels", "webhookIds", "status", "statusReason",
                 "statusHistory", "profile", "createdAt", "updatedAt"}
@@ -462,3 +465,61 @@ def test_deleted_listing_cannot_be_updated_or_paused(api: Api, alice: User) -> N
     api.call("DELETE", f"/v1/listings/{listing['id']}", alice.key)
     assert_error(api.call("PATCH", f"/v1/listings/{listing['id']}", alice.key, {"meta": {"title": "x"}}), 404, "NOT_FOUND")
     assert_error(_set_status(api, alice, listing["id"], "PAUSED"), 404, "NOT_FOUND")
+
+
+# --- stale references: a deleted webhook, a disconnected channel ------------------------------
+
+
+def test_a_patch_checks_only_the_lists_it_gives_so_a_deleted_webhook_fails_nothing_else(api: Api, alice: User) -> None:
+    webhook_id = api.call_json("POST", "/v1/webhooks", alice.key, {"url": "http://127.0.0.1:9/h"}, status=201)["id"]
+    listing = create_listing(api, alice, "mentoring", "mentee", webhookIds=[webhook_id])
+    api.call_json("DELETE", f"/v1/webhooks/{webhook_id}", alice.key)
+    path = f"/v1/listings/{listing['id']}"
+    edited = api.call("PATCH", path, alice.key, {"meta": {"title": "Repro 2"}})
+    assert edited.status_code == 200, edited.json
+    assert (edited.json["meta"]["title"], edited.json["webhookIds"]) == ("Repro 2", [webhook_id])  # kept, matching nothing
+    assert api.call("PATCH", path, alice.key, {}).status_code == 200
+    assert api.call("PATCH", path, alice.key, {"channels": ["email"]}).json["webhookIds"] == [webhook_id]
+    # Given, the list is checked: the deleted id is named; an empty list drops it.
+    resent = assert_error(api.call("PATCH", path, alice.key, {"webhookIds": [webhook_id]}), 400, "VALIDATION_ERROR", "webhookIds")
+    assert webhook_id in str(resent["details"])
+    assert api.call_json("PATCH", path, alice.key, {"webhookIds": []})["webhookIds"] == []
+
+
+def test_a_patch_of_meta_is_not_failed_by_a_channel_disconnected_since(api: Api, alice: User) -> None:
+    listing = create_listing(api, alice, "mentoring", "mentee", channels=["telegram", "email"])
+    api.call_json("DELETE", "/v1/me/channels/email", alice.key)
+    path = f"/v1/listings/{listing['id']}"
+    edited = api.call("PATCH", path, alice.key, {"meta": {"title": "Repro 2"}})
+    assert edited.status_code == 200, edited.json
+    assert (edited.json["meta"]["title"], edited.json["channels"]) == ("Repro 2", ["telegram"])
+    assert api.call("PATCH", path, alice.key, {}).status_code == 200
+    # Given, the list is checked: the disconnected channel is named.
+    assert_error(api.call("PATCH", path, alice.key, {"channels": ["telegram", "email"]}), 400, "VALIDATION_ERROR", "channels")
+
+
+def test_a_channel_its_owner_disconnects_leaves_every_view_of_the_listing(
+    api: Api, alice: User, bob: User, admin: User, runner: Any
+) -> None:
+    api.call_json("PUT", "/v1/me/channels/discord", alice.key, {"handle": "alice#1"})
+    listing = create_listing(api, alice, "mentoring", "mentee", channels=["telegram", "discord"])
+    activate(api, admin, runner, listing["id"])
+    index_listings()
+    before = get_listing(api, bob, listing["id"])
+    assert before.json["channels"] == ["telegram", "discord"]
+
+    assert api.call("DELETE", "/v1/me/channels/discord", alice.key).status_code == 200
+    index_listings()
+    for viewer in (bob, alice):
+        assert get_listing(api, viewer, listing["id"]).json["channels"] == ["telegram"]
+    found = search_listings(api, bob, "category=mentoring")["listings"]
+    assert [(f["id"], f["channels"]) for f in found] == [(listing["id"], ["telegram"])]
+    assert [m["channels"] for m in my_listings(api, alice)["listings"]] == [["telegram"]]
+    # The representation changed, so its ETag did: no 304 for the old one.
+    again = api.call("GET", f"/v1/listings/{listing['id']}", bob.key, headers={"If-None-Match": before.headers["ETag"]})
+    assert (again.status_code, again.json["channels"]) == (200, ["telegram"])
+    page = signed_in(api, alice).get(f"/dashboard/listings/{listing['id']}").text
+    assert "<dt>Contact channels</dt><dd>Telegram</dd>" in page
+
+    api.call_json("PUT", "/v1/me/channels/discord", alice.key, {"handle": "alice#2"})
+    assert get_listing(api, bob, listing["id"]).json["channels"] == ["telegram", "discord"]  # offered again

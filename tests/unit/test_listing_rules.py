@@ -132,6 +132,19 @@ def test_rebinding_a_pending_listing_requeues_it_for_its_new_version(world: Worl
     assert event_types(world.listings.committed_ops) == ["listing.submitted", "listing.submitted"]
 
 
+def test_an_update_checks_only_the_lists_it_gives(world: World) -> None:
+    listing_id = _create(channels=["telegram", "email"], webhookIds=["whk_alice"])
+    stored = world.listings.items[listing_id]
+    stored["channels"], stored["webhookIds"] = ["telegram", "discord"], ["whk_deleted"]  # disconnected, deleted since
+    updated = service.update_listing(ALICE, listing_id, ListingUpdate.model_validate({"meta": {"title": "Senior engineer"}}))
+    assert (updated.channels, updated.webhookIds) == (["telegram"], ["whk_deleted"])  # the view offers connected ones only
+    assert world.listings.items[listing_id]["channels"] == ["telegram", "discord"]  # stored as they were
+    for given, field in (({"channels": ["discord"]}, "channels"), ({"webhookIds": ["whk_deleted"]}, "webhookIds")):
+        with pytest.raises(errors.RuleViolation) as raised:
+            service.update_listing(ALICE, listing_id, ListingUpdate.model_validate(given))
+        assert [d.field for d in raised.value.details or []] == [field]
+
+
 def test_an_update_at_a_stale_if_match_version_is_412_and_changes_nothing(world: World) -> None:
     listing_id = _create()
     with pytest.raises(errors.PreconditionFailed):
