@@ -8,6 +8,7 @@ nh3). Location fields carry the address in ``meta.<key>`` and decimal-degree coo
 
 from __future__ import annotations
 
+import html
 import math
 import re
 from collections.abc import Callable
@@ -19,7 +20,7 @@ import nh3
 from chalicelib.categories.models import Category, CategoryField, FieldType
 from chalicelib.geocoding.api import get_geocoder
 from chalicelib.kernel import errors
-from chalicelib.kernel.text import multi_line_issue, single_line_issue
+from chalicelib.kernel.text import is_visible, multi_line_issue, single_line_issue
 from chalicelib.kernel.urls import InvalidUrl, absolute_http_url
 
 #: Longest accepted value per type, in characters (after sanitizing, for rich text).
@@ -44,11 +45,14 @@ def _text(field: CategoryField, value: str) -> str:
 
 def _richtext(field: CategoryField, value: str) -> str:
     """Multi-line text (descriptions): the text policy of :func:`chalicelib.kernel.text.multi_line_issue`
-    on what the client sent, then sanitized HTML."""
+    on what the client sent, then sanitized HTML; ``""`` (missing) when the HTML shows neither
+    visible text nor an image (``<p></p>``, ``<br>``, ``<p>&nbsp;</p>``)."""
     if issue := multi_line_issue(value):
         raise InvalidValue(issue)
     # Ammonia's default allow-list (via nh3) strips scripts, event handlers and javascript: URLs.
-    return nh3.clean(value).strip()
+    cleaned = nh3.clean(value).strip()
+    shown = html.unescape(nh3.clean(cleaned, tags=set()))  # the text a reader sees, without markup
+    return cleaned if "<img" in cleaned or any(is_visible(char) for char in shown) else ""
 
 
 #: A number field's value: ASCII decimal digits, an optional minus sign and fraction (what

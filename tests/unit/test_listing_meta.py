@@ -159,8 +159,9 @@ def test_rich_text_is_sanitized(html: str, forbidden: list[str]) -> None:
         assert fragment not in stored
 
 
-def test_required_rich_text_that_sanitizes_to_nothing_counts_as_missing() -> None:
-    issues = invalid("jobs", "hiring", description="<script>alert(1)</script>")
+@pytest.mark.parametrize("markup", ["<script>alert(1)</script>", "<p></p>", "<br>", "<p>&nbsp;</p>", "<b> &#x3164; </b>"])
+def test_required_rich_text_that_shows_no_text_counts_as_missing(markup: str) -> None:
+    issues = invalid("jobs", "hiring", description=markup)
     assert fields_of(issues) == ["meta.description"]
     assert "required" in issues[0].issue
 
