@@ -59,14 +59,11 @@ def absolute_http_url(value: str) -> str:
     Raises
     ------
     InvalidUrl
-        ``"must be an absolute http(s) URL"`` for any failure of :func:`split_http_url` or a
-        host without a dot.
+        As :func:`split_http_url` (too long, spaces, another scheme, no host), or ``"must be an
+        absolute http(s) URL"`` for a host without a dot.
     """
     text = value.strip()
-    try:
-        parts = split_http_url(text)
-    except InvalidUrl as exc:
-        raise InvalidUrl("must be an absolute http(s) URL") from exc
+    parts = split_http_url(text)
     if "." not in (parts.hostname or ""):
         raise InvalidUrl("must be an absolute http(s) URL")
     return text

@@ -122,6 +122,16 @@ def test_url_rejects_other_schemes_relative_and_malformed(value: str) -> None:
     assert fields_of(invalid("jobs", "seeking", portfolio=value)) == ["meta.portfolio"]
 
 
+@pytest.mark.parametrize(("value", "issue"), [
+    ("https://" + "a" * 2048 + ".org", "must be at most 2048 characters"),
+    ("https://exa mple.org", "must not contain spaces or control characters"),
+    ("ftp://example.org/cv", "must be an absolute http(s) URL"),
+    ("https://localhost", "must be an absolute http(s) URL"),
+])
+def test_a_refused_url_says_why(value: str, issue: str) -> None:
+    assert [i.issue for i in invalid("jobs", "seeking", portfolio=value)] == [issue]
+
+
 def test_text_whitespace_is_collapsed() -> None:
     assert valid("jobs", "hiring", title="  Senior \n  Python\tdeveloper ")["title"] == "Senior Python developer"
 
