@@ -264,7 +264,11 @@ def main(argv: list[str] | None = None) -> int:
                     steps.step(step)
                     steps.advance()
 
-                demo_users = seed_demo(base_url, admin_key, runner, listings=listings, advance=tick)["users"]
+                seeded = seed_demo(base_url, admin_key, runner, listings=listings, advance=tick)
+                demo_users = seeded["users"]
+                if seeded["listings"] < listings:
+                    print(f"Warning: only {seeded['listings']} of {listings} demo listings were approved; "
+                          "the rest wait in the approval queue (GET /v1/admin/approvals)", flush=True)
             steps.advance()
         print_summary(summary_box(base_url, admin_key + ("" if created else "  (already registered)"), demo_users,
                                   request_log, os.environ["AWS_ENDPOINT_URL"], metrics_log))

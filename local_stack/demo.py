@@ -127,8 +127,9 @@ def approve_pending(
     http: httpx.Client, admin: dict[str, str], expected: int, on_each: Callable[[], None] | None = None, seconds: float = 120
 ) -> int:
     """Claim and approve listings through the admin API until ``expected`` are approved or
-    ``seconds`` pass (submissions reach the approval queue through the Events stream, a moment
-    after their POST); returns how many were approved.
+    ``seconds`` pass without one (submissions reach the approval queue through the Events stream,
+    a moment after their POST; a busy machine approves slowly but steadily); returns how many
+    were approved.
 
     Raises
     ------
@@ -144,6 +145,7 @@ def approve_pending(
         for task in claimed:
             http.post(f"/v1/admin/approvals/{task['approvalId']}", headers=admin, json={"decision": "approve"}).raise_for_status()
             approved += 1
+            deadline = time.monotonic() + seconds
             if on_each is not None:
                 on_each()
     return approved
