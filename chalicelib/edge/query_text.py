@@ -5,8 +5,9 @@ A query string is text, and pydantic's lax mode reads many texts as a number or 
 ``inf`` as numbers). A client that sends ``openToWork=yes`` then gets an answer instead of an error,
 and another server reading the same OpenAPI document would refuse it. Before a query model
 validates, each value of an ``integer``, ``number`` or ``boolean`` parameter must therefore be
-written as JSON writes that type (RFC 8259 §6 for numbers, leading zeros allowed); ``true`` and
-``false`` in any case, as the ``meta.*`` boolean filters take them
+written as JSON writes that type: an integer or number in the grammar of
+:mod:`chalicelib.kernel.json_numbers` (no leading zeros, no ``+``, no white space around it);
+``true`` and ``false`` in any case, as the ``meta.*`` boolean filters take them
 (:data:`chalicelib.listings.search.parameters.BOOLEAN_PATTERN`).
 """
 
@@ -19,18 +20,15 @@ from collections.abc import Mapping
 from pydantic import BaseModel
 
 from chalicelib.kernel import errors
+from chalicelib.kernel.json_numbers import INTEGER_TEXT, NUMBER_TEXT
 
-#: An ``integer`` parameter: decimal digits, an optional minus sign.
-INTEGER_TEXT = re.compile(r"-?[0-9]+")
-#: A ``number`` parameter: JSON's number (an optional fraction and exponent), no ``nan`` or ``inf``.
-NUMBER_TEXT = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 #: A ``boolean`` parameter, in any case.
 BOOLEAN_TEXT = re.compile(r"(?i:true|false)")
 
 #: Per JSON Schema type: its text form and what the error says of a value not in it.
 _FORMS: dict[str, tuple[re.Pattern[str], str]] = {
-    "integer": (INTEGER_TEXT, "must be an integer written in decimal digits, e.g. 20"),
-    "number": (NUMBER_TEXT, "must be a number written as in JSON, e.g. 52.52"),
+    "integer": (INTEGER_TEXT, "must be an integer as JSON writes it (no leading zero, + or spaces), e.g. 20"),
+    "number": (NUMBER_TEXT, "must be a number as JSON writes it (no leading zero, + or spaces), e.g. 52.52"),
     "boolean": (BOOLEAN_TEXT, "must be true or false"),
 }
 

@@ -20,6 +20,7 @@ import nh3
 from chalicelib.categories.models import Category, CategoryField, FieldType
 from chalicelib.geocoding.api import get_geocoder
 from chalicelib.kernel import errors
+from chalicelib.kernel.json_numbers import NUMBER_TEXT
 from chalicelib.kernel.text import is_visible, multi_line_issue, single_line_issue
 from chalicelib.kernel.urls import InvalidUrl, absolute_http_url
 
@@ -55,8 +56,10 @@ def _richtext(field: CategoryField, value: str) -> str:
     return cleaned if "<img" in cleaned or any(is_visible(char) for char in shown) else ""
 
 
-#: A number field's value: ASCII decimal digits, an optional minus sign and fraction (what
-#: ``Decimal()`` alone would widen with ``+``, ``_``, exponents, other scripts' digits, ``nan``).
+#: A number field's value as a listing's ``meta`` may send it: ASCII decimal digits, an optional minus
+#: sign and fraction, leading zeros allowed (what ``Decimal()`` alone would widen with ``+``, ``_``,
+#: exponents, other scripts' digits, ``nan``). It is stored without them, in the form of
+#: :data:`chalicelib.kernel.json_numbers.DECIMAL_TEXT`, the form a search's number filter takes.
 DECIMAL_TEXT = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 
 
@@ -161,23 +164,22 @@ def parse_value(field: CategoryField, value: str) -> str:
     return result
 
 
-#: A coordinate's text: a number as JSON writes it (RFC 8259 §6), e.g. ``52.52`` or ``-0.1278``.
-DEGREES_TEXT = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?")
-
-
 def parse_coordinate(value: str, limit: float) -> float:
-    """Parse a decimal-degree string within ``[-limit, limit]`` (90 for latitude, 180 for longitude).
+    """Parse decimal degrees within ``[-limit, limit]`` (90 for latitude, 180 for longitude).
+
+    ``value`` is a number as JSON writes it (:data:`chalicelib.kernel.json_numbers.NUMBER_TEXT`:
+    ``52.52``, ``-0.1278``, ``5.252e1``), as a search's ``meta.<loc>_lat``/``_lng`` parameter is
+    written; ``float()`` alone would also read ``+52``, ``052``, `` 52``, ``5_2.5``, ``nan`` and
+    ``inf``. A caller that trims white space (a listing's ``meta``) does so before.
 
     Raises
     ------
     InvalidValue
-        Not a number, not finite, or out of range.
+        Not a number in that form, not finite, or out of range.
     """
-    text = value.strip()
-    # JSON's number form only: float() alone also reads "+52", "5_2.5", "nan" and "inf"
-    if not DEGREES_TEXT.fullmatch(text):
-        raise InvalidValue("must be a decimal number of degrees")
-    number = float(text)
+    if not NUMBER_TEXT.fullmatch(value):
+        raise InvalidValue("must be a number of degrees as JSON writes it (no leading zero, + or spaces), e.g. 52.52")
+    number = float(value)
     if not math.isfinite(number) or abs(number) > limit:
         raise InvalidValue(f"must be between -{limit:g} and {limit:g}")
     return number

@@ -45,6 +45,9 @@ def create_listing(caller: Caller, body: models.ListingCreate) -> models.Listing
         "A `meta.*` filter must name a filterable field of `category` (without `category`: of some category, "
         "with the same type in every category that has it), and its value must be an option of that field.",
         "`meta.<key>_lat` and `meta.<key>_lng` go together, on one location field per search; `radiusKm` needs them.",
+        "A number or integer filter's value must be one the field may hold: within the field's `minimum` and `maximum` "
+        "(`GET /v1/categories/{key}`) and, as a listing stores it (28 significant digits, no leading or trailing zeros), "
+        "at most 100 characters long.",
     ),
 )
 def search(caller: Caller, query: parameters.ListingSearchQuery) -> models.ListingPage:

@@ -6,7 +6,9 @@ import json
 from functools import lru_cache
 from urllib.parse import urlencode
 
+from chalicelib.edge import query_text
 from chalicelib.kernel import errors
+from chalicelib.listings.search.parameters import ListingSearchQuery
 from chalicelib.listings.search.query import PAGING_PARAMETERS, SearchQuery, parse_search
 
 
@@ -25,14 +27,16 @@ def validate(query: dict[str, str], alerts: bool) -> SearchQuery:
     Raises
     ------
     RuleViolation
-        ``details`` naming ``query.<param>``: any error search reports for that parameter,
-        ``page``/``pageSize``/``cursor`` (not part of a saved search), and, with ``alerts``, a geo filter
-        without ``radiusKm``.
+        ``details`` naming ``query.<param>``: any error search reports for that parameter (a
+        number written otherwise than as JSON writes it, :mod:`chalicelib.edge.query_text`, among
+        them), ``page``/``pageSize``/``cursor`` (not part of a saved search), and, with ``alerts``,
+        a geo filter without ``radiusKm``.
     """
     for name in PAGING_PARAMETERS:  # paging belongs to a run of a search, not to the search
         if name in query:
             raise errors.RuleViolation.for_field(f"query.{name}", "paging is not part of a saved search")
     try:
+        query_text.check(ListingSearchQuery, query)
         parsed = parse_search(query)
     except errors.RuleViolation as exc:
         for issue in exc.details or []:

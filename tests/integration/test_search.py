@@ -292,6 +292,23 @@ class TestSearchOnSeededData:
             ("sort=oldest", "sort"),
             ("meta.=x", "meta."),
             ("Category=jobs", "Category"),
+            # numbers as JSON writes them: no leading zero, no white space around them
+            ("pageSize=05", "pageSize"),
+            ("pageSize=007", "pageSize"),
+            ("page=01", "page"),
+            ("pageSize=%2020", "pageSize"),
+            ("page=1%20", "page"),
+            (f"{BERLIN}&radiusKm=05", "radiusKm"),
+            (f"{BERLIN}&radiusKm=%205", "radiusKm"),
+            ("meta.location_lat=052.5&meta.location_lng=13", "meta.location_lat"),
+            ("meta.location_lat=%2052.5&meta.location_lng=13", "meta.location_lat"),
+            ("meta.location_lat=52.5%20&meta.location_lng=13", "meta.location_lat"),
+            ("meta.location_lat=52.5&meta.location_lng=13%0A", "meta.location_lng"),
+            ("meta.salary=085000", "meta.salary"),
+            ("meta.salary_min=%2085000", "meta.salary_min"),
+            ("meta.salary_max=85000%0A", "meta.salary_max"),
+            ("meta.experienceYears=05", "meta.experienceYears"),
+            ("meta.salary=8.5e4", "meta.salary"),
         ],
     )
     def test_invalid_parameter_is_a_validation_error_naming_it(self, world: World, query: str, field: str) -> None:
@@ -394,6 +411,28 @@ def test_deleted_listing_leaves_search(api: Api, alice: User, bob: User, admin: 
     api.call("DELETE", f"/v1/listings/{listing['id']}", alice.key)
     assert _found(api, bob, "") == []
     assert _found(api, bob, f"{BERLIN}&radiusKm=10") == []
+
+
+def test_extreme_stored_numbers_are_found_by_filters_on_their_stored_text(api: Api, alice: User, bob: User, admin: User,
+                                                                           runner: Any) -> None:
+    tiny = "0." + "0" * 70 + "1234567890123456789012345678"  # 100 characters, the longest stored value
+    big = create_listing(api, alice, meta={"salary": "9007199254740991", "experienceYears": "-9007199254740991"})
+    small = create_listing(api, alice, meta={"salary": tiny})
+    activate(api, admin, runner, big["id"], small["id"])
+    assert big["meta"]["salary"] == "9007199254740991"
+    assert small["meta"]["salary"] == tiny
+    assert _found(api, bob, "category=jobs&meta.salary=9007199254740991") == [big["id"]]
+    assert _found(api, bob, "category=jobs&meta.experienceYears=-9007199254740991") == [big["id"]]
+    assert _found(api, bob, "category=jobs&meta.salary_min=9007199254740991") == [big["id"]]
+    assert _found(api, bob, f"category=jobs&meta.salary={tiny}") == [small["id"]]
+    assert _found(api, bob, f"category=jobs&meta.salary_max={tiny}&meta.salary_min={tiny}") == [small["id"]]
+
+
+def test_coordinates_with_an_exponent_are_numbers_as_json_writes_them(api: Api, alice: User, bob: User, admin: User,
+                                                                     runner: Any) -> None:
+    listing = create_listing(api, alice)
+    activate(api, admin, runner, listing["id"])
+    assert _found(api, bob, "meta.location_lat=5.252e1&meta.location_lng=1340.5E-2&radiusKm=1e1") == [listing["id"]]
 
 
 def test_search_needs_a_key(api: Api, aws: dict[str, str]) -> None:

@@ -245,7 +245,7 @@ def test_coordinates_are_stored_with_at_most_six_decimals() -> None:
     ("lat", "lng", "field"),
     [("91", "13.4", "meta.location_lat"), ("-90.5", "13.4", "meta.location_lat"), ("52.5", "180.01", "meta.location_lng"),
      ("52.5", "-181", "meta.location_lng"), ("north", "13.4", "meta.location_lat"), ("52.5", "nan", "meta.location_lng"),
-     ("inf", "13.4", "meta.location_lat")],
+     ("inf", "13.4", "meta.location_lat"), ("052.5", "13.4", "meta.location_lat"), ("52.5", "+13.4", "meta.location_lng")],
 )
 def test_coordinates_out_of_range_or_not_numbers_are_rejected(lat: str, lng: str, field: str) -> None:
     assert fields_of(invalid("jobs", "hiring", location_lat=lat, location_lng=lng)) == [field]

@@ -5,8 +5,9 @@ Generated clients (``openapi-python-client`` and others) handle neither free-for
 nor ``deepObject`` well, so every filter a category offers is declared as its own parameter
 (``meta.salary_min``, ``meta.location_lat``, ...) with the schema of its value: an ``enum`` for
 select fields, a pattern of option keys for multiselect fields, a decimal or integer pattern for
-numbers, degrees for coordinates. The patterns below are enforced by :mod:`chalicelib.listings.search.query`
-too, so the document and the server accept the same values.
+numbers (:mod:`chalicelib.kernel.json_numbers`), degrees for coordinates. The patterns below are
+enforced by :mod:`chalicelib.listings.search.query` too, so the document and the server accept the
+same values.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pydantic import ConfigDict, Field, StringConstraints
 
 from chalicelib.categories.models import Category, CategoryField, FieldType
 from chalicelib.categories.registry import all_categories, category_key_schema, role_key_schema
+from chalicelib.kernel.json_numbers import DECIMAL_TEXT, INTEGER_TEXT
 from chalicelib.kernel.pagination import PageQuery
 
 #: Longest ``q``, in characters (a saved search's query values are bounded alike).
@@ -25,12 +27,16 @@ MAX_Q_LENGTH = 512
 #: Largest accepted ``radiusKm``: half the Earth's circumference (km, WGS 84 equator / 2).
 MAX_RADIUS_KM = 20_038.0
 
-#: The value of a number filter: a plain decimal (up to 15 integer and 6 fraction digits).
-NUMBER_PATTERN = r"^-?[0-9]{1,15}([.][0-9]{1,6})?$"
+#: The value of a number filter: a decimal as JSON writes it, without an exponent
+#: (:data:`~chalicelib.kernel.json_numbers.DECIMAL_TEXT`), the form a listing's number is stored in.
+#: The field's range and a listing value's length (:func:`chalicelib.listings.meta.parse_value`)
+#: bound it, so that every value a listing may store is a value a filter takes.
+NUMBER_PATTERN = f"^{DECIMAL_TEXT.pattern}$"
 #: The value of a boolean filter: true or false, in any case.
 BOOLEAN_PATTERN = "^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$"
-#: The value of an integer filter: up to 18 digits.
-INTEGER_PATTERN = r"^-?[0-9]{1,18}$"
+#: The value of an integer filter: an integer as JSON writes it
+#: (:data:`~chalicelib.kernel.json_numbers.INTEGER_TEXT`), bounded like a number filter's.
+INTEGER_PATTERN = f"^{INTEGER_TEXT.pattern}$"
 
 
 class ListingSearchQuery(PageQuery):

@@ -216,11 +216,12 @@ def _meta_filter(parameter: str, raw: str, category: Category | None) -> MetaFil
 
 def _check_documented(parameter: str, field_: CategoryField, raw: str) -> None:
     """The value must fit the parameter's documented schema (:func:`value_schema`), so that the
-    OpenAPI document and the server accept exactly the same filter values."""
+    OpenAPI document and the server accept exactly the same filter values (``fullmatch``: Python's
+    ``$`` would also match before a final line feed, ECMA-262's does not)."""
     schema = value_schema(field_)
     if "enum" in schema and raw not in schema["enum"]:
         raise _invalid_parameter(parameter, f"must be one of: {', '.join(schema['enum'])}")
-    if "pattern" in schema and not re.search(schema["pattern"], raw):
+    if "pattern" in schema and not re.fullmatch(schema["pattern"], raw):
         raise _invalid_parameter(parameter, f"must match {schema['pattern']}")
 
 
