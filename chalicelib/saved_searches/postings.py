@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from chalicelib.categories.registry import all_categories
+from chalicelib.kernel import errors
 from chalicelib.listings.search.filters import location
 from chalicelib.listings.search.query import SearchQuery
 from chalicelib.listings.search.spec import LOCATION, Candidate, matches
@@ -113,11 +114,17 @@ def prefilter(entry: Entry, listing: Candidate) -> bool:
     """True when the posting entry may match ``listing``: not the listing owner's, and the embedded
     query passes the engine's check (:func:`chalicelib.listings.search.spec.matches`); without one,
     the rarest term matches a term of the listing as a last query word would (its widest match) and
-    the listing lies within the circle. No store is read."""
+    the listing lies within the circle. An embedded query that no longer parses (a category field
+    removed, a rule tightened since it was saved) passes: the percolator reads the saved search,
+    finds it unparseable too and logs it. No store is read."""
     if entry.owner_id == listing.listing["ownerId"]:
         return False
     if entry.query:
-        return matches(parsed(json.loads(entry.query)), listing) is not None
+        try:
+            query = parsed(json.loads(entry.query))
+        except errors.RuleViolation:
+            return True
+        return matches(query, listing) is not None
     doc = listing.document
     return percolator.term_and_circle_pass(
         entry,

@@ -89,3 +89,14 @@ def test_entries_round_trip() -> None:
     entry = postings.Entry("usr_1", "pyth", ("location", 38.7223, -9.1393, 25.0), '{"q":"a|b"}')
     assert postings.Entry.decode(entry.encode()) == entry
     assert postings.Entry.decode(postings.Entry("usr_1", "", None).encode()) == postings.Entry("usr_1", "", None)
+
+
+@given(listing=listings())
+def test_an_embedded_query_that_no_longer_parses_passes_to_the_percolators_own_check(listing: dict[str, Any]) -> None:
+    """A query saved before a rule changed (here a coordinate with a leading zero, refused since):
+    the prefilter lets the percolator read the saved search, which logs it, instead of raising."""
+    listing = {**listing, **ACTIVE, "listingId": "lst_1", "ownerId": "usr_owner"}
+    stale = '{"category":"mentoring","meta.location_lat":"038.7","meta.location_lng":"-9.1"}'
+    ready = candidate(listing)
+    assert ready is not None
+    assert postings.prefilter(postings.Entry("usr_saver", "", None, stale), ready)
