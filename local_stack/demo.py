@@ -124,28 +124,29 @@ def seed_demo(base_url: str, admin_key: str, runner: Any | None = None, listings
 
 
 def approve_pending(
-    http: httpx.Client, admin: dict[str, str], expected: int, on_each: Callable[[], None] | None = None, seconds: float = 120
+    http: httpx.Client, admin: dict[str, str], expected: int, on_each: Callable[[], None] | None = None, seconds: float = 120,
+    *, clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
 ) -> int:
     """Claim and approve listings through the admin API until ``expected`` are approved or
     ``seconds`` pass without one (submissions reach the approval queue through the Events stream,
     a moment after their POST; a busy machine approves slowly but steadily); returns how many
-    were approved.
+    were approved. ``clock`` (seconds) and ``sleep`` are the process's unless a test gives its own.
 
     Raises
     ------
     httpx.HTTPStatusError
         A decision was refused.
     """
-    approved, deadline = 0, time.monotonic() + seconds
-    while approved < expected and time.monotonic() < deadline:
+    approved, deadline = 0, clock() + seconds
+    while approved < expected and clock() < deadline:
         claimed = http.post("/v1/admin/approvals/claims", headers=admin, json={"max": 10}).json()["approvals"]
         if not claimed:
-            time.sleep(0.2)
+            sleep(0.2)
             continue
         for task in claimed:
             http.post(f"/v1/admin/approvals/{task['approvalId']}", headers=admin, json={"decision": "approve"}).raise_for_status()
             approved += 1
-            deadline = time.monotonic() + seconds
+            deadline = clock() + seconds
             if on_each is not None:
                 on_each()
     return approved

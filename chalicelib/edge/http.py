@@ -25,9 +25,9 @@ from chalice.app import Blueprint, Chalice, Request, Response
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
-from chalicelib.edge import json_input, path_ids, query_text
+from chalicelib.edge import json_input, path_ids
 from chalicelib.edge.request_context import current_request_id
-from chalicelib.kernel import errors
+from chalicelib.kernel import errors, query_text
 from chalicelib.kernel.lazy_imports import lazy_imports
 from chalicelib.kernel.model_base import Model
 

@@ -60,12 +60,12 @@ def _richtext(field: CategoryField, value: str) -> str:
 #: sign and fraction, leading zeros allowed (what ``Decimal()`` alone would widen with ``+``, ``_``,
 #: exponents, other scripts' digits, ``nan``). It is stored without them, in the form of
 #: :data:`chalicelib.kernel.json_numbers.DECIMAL_TEXT`, the form a search's number filter takes.
-DECIMAL_TEXT = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+SENT_DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 
 
 def _number(field: CategoryField, value: str) -> str:
     text = value.strip()
-    if not DECIMAL_TEXT.fullmatch(text):
+    if not SENT_DECIMAL.fullmatch(text):
         raise InvalidValue('must be a decimal string, e.g. "85000" or "12.5"')
     number = Decimal(text) + 0  # + 0: "-0" is 0
     # Bound the magnitude before the range check: no accepted value is longer than DEFAULT_MAX_LENGTH.

@@ -6,8 +6,7 @@ import json
 from functools import lru_cache
 from urllib.parse import urlencode
 
-from chalicelib.edge import query_text
-from chalicelib.kernel import errors
+from chalicelib.kernel import errors, query_text
 from chalicelib.listings.search.parameters import ListingSearchQuery
 from chalicelib.listings.search.query import PAGING_PARAMETERS, SearchQuery, parse_search
 
@@ -28,7 +27,7 @@ def validate(query: dict[str, str], alerts: bool) -> SearchQuery:
     ------
     RuleViolation
         ``details`` naming ``query.<param>``: any error search reports for that parameter (a
-        number written otherwise than as JSON writes it, :mod:`chalicelib.edge.query_text`, among
+        number written otherwise than as JSON writes it, :mod:`chalicelib.kernel.query_text`, among
         them), ``page``/``pageSize``/``cursor`` (not part of a saved search), and, with ``alerts``,
         a geo filter without ``radiusKm``.
     """

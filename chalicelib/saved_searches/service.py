@@ -270,7 +270,7 @@ def list_matches(caller: Caller, saved_search_id: str, page: PageQuery) -> Saved
     RuleViolation
         ``cursor`` edited or of another query (another saved search, page size), field ``cursor``.
     """
-    hidden = blocks.hidden_from_later(caller.user_id)  # read while the saved search is read
+    hidden = blocks.hidden_from_later(caller.user_id)  # read alongside the saved search: one round trip, not two (a 404 wastes it)
     _owned(caller, saved_search_id)
     position = page.position_in("saved_search.matches", saved_search_id)
     skip = 0 if position.key is not None else position.offset

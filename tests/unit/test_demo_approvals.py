@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import httpx
-import pytest
 
 from local_stack import demo
 
@@ -37,18 +36,18 @@ def _client(clock: Clock, batches: list[int], seconds_per_claim: float) -> httpx
     return httpx.Client(base_url="http://demo.test", transport=httpx.MockTransport(answer))
 
 
-def test_approving_goes_on_past_the_timeout_while_approvals_keep_coming(monkeypatch: pytest.MonkeyPatch) -> None:
+def _no_sleep(seconds: float) -> None:
+    """A pause of the patched clock: none (only claims move it)."""
+
+
+def test_approving_goes_on_past_the_timeout_while_approvals_keep_coming() -> None:
     clock = Clock()
-    monkeypatch.setattr(demo.time, "monotonic", clock.monotonic)
-    monkeypatch.setattr(demo.time, "sleep", lambda seconds: None)
     with _client(clock, [1] * 30, seconds_per_claim=10) as http:  # 300 s in all, 10 s between approvals
-        assert demo.approve_pending(http, {}, expected=30, seconds=60) == 30
+        assert demo.approve_pending(http, {}, expected=30, seconds=60, clock=clock.monotonic, sleep=_no_sleep) == 30
 
 
-def test_approving_stops_after_the_timeout_without_an_approval(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_approving_stops_after_the_timeout_without_an_approval() -> None:
     clock = Clock()
-    monkeypatch.setattr(demo.time, "monotonic", clock.monotonic)
-    monkeypatch.setattr(demo.time, "sleep", lambda seconds: None)
     with _client(clock, [3], seconds_per_claim=10) as http:  # then the queue stays empty
-        assert demo.approve_pending(http, {}, expected=10, seconds=60) == 3
+        assert demo.approve_pending(http, {}, expected=10, seconds=60, clock=clock.monotonic, sleep=_no_sleep) == 3
     assert clock.now <= 3 * 10 + 60 + 10  # gave up a timeout after the last approval

@@ -1,12 +1,11 @@
-"""Query parameter texts of integer, number and boolean parameters (chalicelib.edge.query_text)."""
+"""Query parameter texts of integer, number and boolean parameters (chalicelib.kernel.query_text)."""
 
 from __future__ import annotations
 
 import pytest
 from pydantic import BaseModel
 
-from chalicelib.edge import query_text
-from chalicelib.kernel import errors
+from chalicelib.kernel import errors, query_text
 
 
 class Params(BaseModel):

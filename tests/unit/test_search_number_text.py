@@ -41,7 +41,7 @@ def stored(field: Any, text: str) -> str | None:
         return None
 
 
-@given(st.from_regex(listing_meta.DECIMAL_TEXT, fullmatch=True))
+@given(st.from_regex(listing_meta.SENT_DECIMAL, fullmatch=True))
 @example("9007199254740991")
 @example("-9007199254740991")
 @example("0.00000001")
