@@ -212,7 +212,7 @@ def _refuse_if_suspended(listing: ListingRecord, body: ApprovalDecision) -> User
     if body.decision != "approve":
         return None
     owner = users.get_user(listing["ownerId"])
-    if owner is not None and owner.get("suspendedAt") is not None:
+    if owner is not None and users.is_suspended(owner):
         raise errors.Conflict("The listing's owner is suspended: reject the listing, or reinstate the owner first")
     return owner
 

@@ -210,7 +210,7 @@ def create_profile_request(caller: Caller, body: ProfileRequestCreate) -> MatchR
     Raises
     ------
     NotFound
-        No such user, or the user's account is being erased.
+        No such user, or the user's account is being erased or is suspended.
     Forbidden
         ``profileRequestPolicy`` does not admit the caller (the message is its ``reason``).
     RuleViolation
@@ -224,8 +224,8 @@ def create_profile_request(caller: Caller, body: ProfileRequestCreate) -> MatchR
     """
     bundle = _seam.ports.repository.read_bundle(user_ids=[body.userId, caller.user_id])
     target = bundle.users.get(body.userId)
-    if target is None or target.get("erasure") is not None:  # an account being erased takes no new request
-        raise errors.NotFound(f"User '{body.userId}' not found")
+    if target is None or target.get("erasure") is not None or users.is_suspended(target):
+        raise errors.NotFound(f"User '{body.userId}' not found")  # an account being erased or suspended takes none
     requester = _requester(bundle, caller)
     level = int(requester.get("verifiedLevel", 0))
     policy = evaluate(target, caller.user_id, level)

@@ -19,11 +19,12 @@ from chalicelib.users.records import record
 
 
 def change_of(old_image: Mapping[str, Any] | None, new_image: Mapping[str, Any] | None) -> index.Change | None:
-    """The index change of one stream record: the new image's document at its version, or no
+    """The index change of one stream record: the new image's document at its version (no
+    document while the profile is not :func:`~chalicelib.profiles.spec.searchable`), or no
     document at the version after the old image's for a removal (``None`` without images)."""
     if new_image is not None:
         user = record(dict(new_image))
-        return index.Change(user["userId"], version_of(user), spec.document(user))
+        return index.Change(user["userId"], version_of(user), spec.document(user) if spec.searchable(user) else None)
     if old_image is not None:  # removed: leave every list, as the version after the last one
         user = record(dict(old_image))
         return index.Change(user["userId"], version_of(user) + 1, None)

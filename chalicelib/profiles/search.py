@@ -29,7 +29,8 @@ from chalicelib.users.records import UserRecord
 
 
 def matches(user: UserRecord, query: ProfileSearchQuery, terms: Sequence[str]) -> bool:
-    """True when ``user`` passes every filter of ``query`` (``terms``: the folded words of ``q``).
+    """True when ``user`` is searchable (:func:`chalicelib.profiles.spec.searchable`) and passes
+    every filter of ``query`` (``terms``: the folded words of ``q``).
 
     The engine's rule on one profile: each ``q`` word matches a term of the display name,
     headline or skills (:func:`chalicelib.search.analysis.kind`: its stem, for the last word a
@@ -39,6 +40,7 @@ def matches(user: UserRecord, query: ProfileSearchQuery, terms: Sequence[str]) -
     """
     profile = facets(user)
     checks = (
+        spec.searchable(user),
         query.country is None or profile.country == query.country,
         query.minVerifiedLevel is None or profile.level >= query.minVerifiedLevel,
         not query.skills or set(query.skills) <= profile.skills,

@@ -48,8 +48,15 @@ def rank_of(level: int, updated_at: str) -> int:
     return level * LEVEL_RANK + int(moment.timestamp()) * 1_000_000 + moment.microsecond
 
 
+def searchable(user: Mapping[str, Any]) -> bool:
+    """Whether the user's profile is in profile search: every user's is, but a suspended user's
+    while the suspension stands (``suspendedAt``; the suspension and the reinstatement each move
+    the user's ``version``, so the Users stream files the profile out and in again)."""
+    return not users.is_suspended(user)
+
+
 def document(user: Mapping[str, Any]) -> Document:
-    """The profile document of a Users item (every user is searchable)."""
+    """The profile document of a Users item (filed while :func:`searchable`)."""
     profile = facets(user)  # type: ignore[arg-type]
     recruiting = user.get("recruiting") or {}
     keywords: dict[str, tuple[str, ...]] = {"open": (str(profile.open_to_work).lower(),)}
@@ -74,11 +81,13 @@ def document(user: Mapping[str, Any]) -> Document:
 
 def load(entries: Mapping[str, Mapping[str, Any]]) -> dict[str, UserRecord]:
     """The users of ``entries`` (id -> entry projection), one BatchGetItem, each kept only while
-    its current profile is the one its entry was filed from (a page never shows a profile at a
+    its current profile is searchable and the one its entry was filed from (a page never shows a profile at a
     place or with values it has left; the stream files it anew about a second later)."""
     found = users.get_users(list(entries))
     current: dict[str, UserRecord] = {}
     for user_id, user in found.items():
+        if not searchable(user):  # suspended after its entries were filed
+            continue
         filed = projection(document(user))
         entry = entries[user_id]
         if all(entry.get(name) == value for name, value in filed.items()):

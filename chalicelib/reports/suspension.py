@@ -72,7 +72,7 @@ def suspend(admin_id: str, user_id: str, report_id: str | None = None, decision:
         raise errors.NotFound(f"User '{user_id}' not found")
     hooks = list(user.get("suspendedWebhooks") or [])
     tx = Transaction().add_all("decision", decision)
-    if user.get("suspendedAt") is None:
+    if not users.is_suspended(user):
         hooks = [h.id for h in webhooks.list_webhooks(Caller(user_id)).webhooks if h.active]
         tx.add("user", users.suspend_op(user_id, clock.iso(), admin_id, hooks))
         tx.add("audit", audit.entry_op(admin_id, AuditAction.USER_SUSPEND, user_id, {"reportId": report_id}))
@@ -112,7 +112,7 @@ def reinstate(admin_id: str, user_id: str) -> None:
     user = users.get_user(user_id)
     if user is None:
         raise errors.NotFound(f"User '{user_id}' not found")
-    if user.get("suspendedAt") is None:
+    if not users.is_suspended(user):
         raise errors.Conflict("The user is not suspended")
     tx = Transaction().add("user", users.reinstate_op(user_id))
     tx.add("audit", audit.entry_op(admin_id, AuditAction.USER_REINSTATE, user_id))

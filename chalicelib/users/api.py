@@ -6,6 +6,7 @@ Other packages import this module, never the repository (docs/architecture.md, "
 
 from __future__ import annotations
 
+from chalicelib.users.records import is_suspended
 from chalicelib.users.repository import (
     admits_profile_request_op,
     delete_user_op,
@@ -25,6 +26,7 @@ __all__ = [
     "erasure_op",
     "get_user",
     "get_users",
+    "is_suspended",
     "not_suspended_op",
     "read_part",
     "reinstate_op",

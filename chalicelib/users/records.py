@@ -59,3 +59,9 @@ def record(item: Mapping[str, Any]) -> UserRecord:
         The item lacks a field of the record or holds a value of another type (the field is named).
     """
     return checked(UserRecord, item, "userId")
+
+
+def is_suspended(user: Mapping[str, Any]) -> bool:
+    """Whether an administrator's suspension of ``user`` (a Users item or record) stands: its keys
+    answer 401, its listings are paused and its profile is out of search and takes no request."""
+    return user.get("suspendedAt") is not None

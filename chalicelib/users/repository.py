@@ -132,14 +132,14 @@ def _user_id(item: Mapping[str, Any]) -> str:
 def admits_profile_request_op(user_id: str, requester_level: int, channel: str) -> TransactItem:
     """Transaction ``ConditionCheck`` on the requested user of a profile request.
 
-    Holds when the user exists, is not being erased, accepts requests, requires at most
+    Holds when the user exists, is neither being erased nor suspended, accepts requests, requires at most
     ``requester_level`` and still has ``channel`` connected (missing policy attributes mean the
     defaults: accepting, level 0): what the request service checked on its read, re-checked at commit.
     """
     return storage.tx_check(
         _table(),
         {"userId": user_id},
-        "attribute_exists(userId) AND attribute_not_exists(erasure)"
+        "attribute_exists(userId) AND attribute_not_exists(erasure) AND attribute_not_exists(suspendedAt)"
         " AND (attribute_not_exists(#rp.acceptingRequests) OR #rp.acceptingRequests = :yes)"
         " AND (attribute_not_exists(#rp.minVerifiedLevel) OR #rp.minVerifiedLevel <= :level)"
         " AND attribute_exists(#chs.#ch)",
@@ -241,12 +241,12 @@ def set_level_op(
 
 def suspend_op(user_id: str, suspended_at: str, admin_id: str, webhook_ids: Sequence[str]) -> TransactItem:
     """Transaction ``Update`` marking the user suspended (``suspendedAt``, ``suspendedBy`` and the
-    webhooks the suspension disables, ``suspendedWebhooks``); fails when the user is missing or
-    suspended already."""
+    webhooks the suspension disables, ``suspendedWebhooks``; ``version`` + 1, so the profile index
+    files the profile out); fails when the user is missing or suspended already."""
     return storage.tx_update(
-        _table(), {"userId": user_id}, "SET suspendedAt = :at, suspendedBy = :by, suspendedWebhooks = :hooks",
+        _table(), {"userId": user_id}, f"SET suspendedAt = :at, suspendedBy = :by, suspendedWebhooks = :hooks, {_BUMP}",
         condition="attribute_exists(userId) AND attribute_not_exists(suspendedAt)",
-        ExpressionAttributeValues=storage.values(at=suspended_at, by=admin_id, hooks=list(webhook_ids)),
+        ExpressionAttributeValues={**storage.values(at=suspended_at, by=admin_id, hooks=list(webhook_ids)), **_BUMP_VALUES},
     )
 
 
@@ -257,10 +257,11 @@ def not_suspended_op(user_id: str) -> TransactItem:
 
 
 def reinstate_op(user_id: str) -> TransactItem:
-    """Transaction ``Update`` lifting a suspension; fails when the user is not suspended."""
+    """Transaction ``Update`` lifting a suspension (``version`` + 1, so the profile index files the
+    profile again); fails when the user is not suspended."""
     return storage.tx_update(
-        _table(), {"userId": user_id}, "REMOVE suspendedAt, suspendedBy, suspendedWebhooks",
-        condition="attribute_exists(suspendedAt)",
+        _table(), {"userId": user_id}, f"SET {_BUMP} REMOVE suspendedAt, suspendedBy, suspendedWebhooks",
+        condition="attribute_exists(suspendedAt)", ExpressionAttributeValues=_BUMP_VALUES,
     )
 
 

@@ -33,7 +33,8 @@ def read_profile(caller: Caller, user_id: str) -> Versioned:
     Raises
     ------
     NotFound
-        No such user, or a block stands between the caller and the user (answered as missing).
+        No such user, or, for another user, a block stands between the caller and the user or the
+        user is suspended (answered as missing).
     """
     if not within_limit(user_id):
         raise errors.NotFound("User not found")
@@ -42,7 +43,7 @@ def read_profile(caller: Caller, user_id: str) -> Versioned:
     bundle = match_requests.read_bundle(request_ids=[request_id] if request_id else [], user_ids=[user_id, caller.user_id],
                                         block_pairs=pairs)
     target = bundle.users.get(user_id)
-    if target is None or (pairs and bundle.blocks(caller.user_id, user_id)):
+    if target is None or (pairs and (bundle.blocks(caller.user_id, user_id) or users.is_suspended(target))):
         raise errors.NotFound(f"User '{user_id}' not found")
     me = bundle.users.get(caller.user_id)
     level = int(me.get("verifiedLevel", 0)) if me is not None else 0

@@ -65,7 +65,7 @@ def _assert_index_is_exact() -> None:
     profile_spec = spec.spec()
     expected: dict[tuple[str, str], dict[str, Any]] = {}
     sizes: Counter[tuple[str, str]] = Counter()
-    for user in users:
+    for user in filter(spec.searchable, users):
         doc = spec.document(user)
         weights = index.impacts(index.term_frequencies(profile_spec, doc))
         expected.update(index.entries(profile_spec, doc, weights))
@@ -133,6 +133,30 @@ def test_a_removed_user_leaves_every_list(api: Api, runner: Any, alice: User, bo
     runner.drain()
     _assert_index_is_exact()
     assert all(alice.user_id not in ids for ids in _lists().values())
+
+
+def test_a_suspended_profile_is_out_of_search_and_takes_no_request_until_reinstated(
+    api: Api, runner: Any, admin: User, alice: User, bob: User
+) -> None:
+    _patch(api, alice, {"recruiting": {"headline": "Rust engineer", "skills": ["rust"]}})
+    runner.drain()
+    assert _names(_search(api, bob, "q=rust")) == ["Alice"]
+    report = api.call_json("POST", "/v1/reports", bob.key, {"subjectType": "profile", "subjectId": alice.user_id,
+                                                             "reason": "scam"}, status=201)
+    api.call_json("POST", f"/v1/admin/reports/{report['reportId']}/decision", admin.key, {"decision": "suspend_user"})
+    assert _names(_search(api, bob, "q=rust")) == []  # at once: the page drops a profile suspended since it was filed
+    runner.drain()
+    _assert_index_is_exact()
+    assert all(alice.user_id not in ids for ids in _lists().values())
+    assert_error(api.call("GET", f"/v1/profiles/{alice.user_id}", bob.key), 404, "NOT_FOUND")
+    request = {"userId": alice.user_id, "channel": "telegram", "message": "Hello"}
+    assert_error(api.call("POST", "/v1/profile-requests", bob.key, request), 404, "NOT_FOUND")
+
+    assert api.call("POST", f"/v1/admin/users/{alice.user_id}/reinstate", admin.key).status_code == 200
+    runner.drain()
+    _assert_index_is_exact()
+    assert _names(_search(api, bob, "q=rust")) == ["Alice"]
+    assert api.call("GET", f"/v1/profiles/{alice.user_id}", bob.key).status_code == 200
 
 
 def test_replayed_and_out_of_order_records_change_nothing(api: Api, runner: Any, alice: User) -> None:
