@@ -1,7 +1,7 @@
 """Search read cost per page at 5,000 and 20,000 realistic listings: the engine over an in-memory store.
 
 ``bench/search.py`` measures a page through the API, the live indexer and the embedded AWS, which
-index about 1.5 listings a second on a 2-core machine: its sizes in ``make bench`` are 100 and 300,
+index about 1.5 listings a second on a 2-core machine: its sizes in ``make bench`` are 80 and 240,
 and 20,000 would take hours. This benchmark asks the same engine the same listing shapes at the
 issue's sizes in seconds: the realistic corpus (:func:`bench.corpus.listings`, the seed of
 ``bench/search.py``) is turned into listing records, filed by the index writer
