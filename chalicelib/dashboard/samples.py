@@ -20,7 +20,7 @@ DATA_MODELS: dict[str, type[BaseModel]] = {name: entry.data for name, entry in E
 _PROFILE = {
     "displayName": "Sample Requester",
     "verifiedLevel": 1,
-    "country": "DE",
+    "country": "de",
     "socialLinks": {"x": None, "linkedin": "https://www.linkedin.com/in/sample", "github": None, "instagram": None,
                     "tiktok": None, "youtube": None, "website": None},
 }

@@ -1044,6 +1044,8 @@ def test_recover_resends_exactly_the_failed_deliveries_since_the_chosen_time(
         page = b.get(answer.headers["Location"])
         assert "Recovery queued: 2 failed deliveries" in page.text
         assert b.get(answer.headers["Location"]).status_code == 200  # a reload re-sends nothing
+        for crafted in ("Call+0800", "-5", "007", "101", ""):  # a notice shows only a count the recover can queue
+            assert "Recovery queued" not in b.get(f"/dashboard/webhooks/{hook['id']}?done=recovered&queued={crafted}").text
         runner.drain()
         assert len(receiver.requests) == sent_before + 2
         # Recovered deliveries succeeded: a second recover over 24 hours finds only the old one's period

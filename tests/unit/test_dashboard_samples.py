@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from chalicelib.dashboard import samples
+from chalicelib.kernel.countries import COUNTRY_CODES
 from chalicelib.webhooks.catalogue import SUPPORTED_EVENTS
 
 
@@ -22,3 +25,16 @@ def test_two_samples_have_fresh_ids() -> None:
     first = samples.sample_data("message.new", "usr_1")
     second = samples.sample_data("message.new", "usr_1")
     assert first["messageId"] != second["messageId"]
+
+
+def _countries(value: Any) -> list[Any]:
+    """Every ``country`` member's value in ``value``, at any depth."""
+    if isinstance(value, dict):
+        return [v for k, v in value.items() if k == "country"] + [c for v in value.values() for c in _countries(v)]
+    return [c for v in value for c in _countries(v)] if isinstance(value, list) else []
+
+
+@pytest.mark.parametrize("event_type", SUPPORTED_EVENTS)
+def test_a_sample_country_is_a_code_as_the_api_writes_it(event_type: str) -> None:
+    countries = _countries(samples.sample_data(event_type, "usr_recipient"))
+    assert all(c is None or c in COUNTRY_CODES for c in countries), countries  # lower case, e.g. "de"
