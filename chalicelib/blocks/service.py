@@ -26,12 +26,12 @@ def _target(caller_id: str, other_id: str) -> str:
     Raises
     ------
     RuleViolation
-        ``other_id`` is the caller or no user (``details`` names ``userId``).
+        ``other_id`` is the caller, no user or a suspended one (``details`` names ``userId``).
     """
     if other_id == caller_id:
         raise errors.RuleViolation.for_field("userId", "you cannot block yourself", "You cannot block yourself")
     user = users.get_user(other_id)
-    if user is None:
+    if user is None or users.is_suspended(user):  # a suspension is not shown: answered as for no user
         raise errors.RuleViolation.for_field("userId", "no such user", f"No user '{other_id}' to block")
     return user["displayName"]
 
@@ -47,7 +47,7 @@ def block(caller_id: str, other_id: str) -> tuple[Block, bool]:
     Raises
     ------
     RuleViolation
-        ``other_id`` is the caller or no user (``details`` names ``userId``).
+        ``other_id`` is the caller, no user or a suspended one (``details`` names ``userId``).
     """
     name = _target(caller_id, other_id)
     now = clock.iso()

@@ -18,6 +18,7 @@ from chalicelib.listings.repository import (
     pending_page,
     read_part,
     transition,
+    uncount_request_op,
 )
 
 __all__ = [
@@ -32,4 +33,5 @@ __all__ = [
     "pending_page",
     "read_part",
     "transition",
+    "uncount_request_op",
 ]

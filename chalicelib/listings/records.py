@@ -39,8 +39,8 @@ class ListingRecord(TypedDict):
     updatedAt: str
     #: The administrator's reason of a REJECTED listing.
     statusReason: NotRequired[str]
-    #: Match requests ever sent to the listing (kept by :func:`chalicelib.listings.repository.count_request_op`;
-    #: deletion reads it to know whether to look for requests).
+    #: The listing's match requests (kept by :func:`chalicelib.listings.repository.count_request_op` and
+    #: ``uncount_request_op``; deletion reads it to know whether to look for requests).
     requestCount: NotRequired[int]
     #: ``meta`` as last approved (written by the approval's own update), the review page's diff base.
     approvedMeta: NotRequired[dict[str, str]]

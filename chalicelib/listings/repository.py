@@ -188,7 +188,8 @@ def count_request_op(listing_id: str) -> TransactItem:
 
     The condition is :func:`chalicelib.listings.status.accepts_requests` written as a condition
     expression (status ACTIVE), so the request service's check on its read is re-checked at
-    commit. ``requestCount`` is written only here and checked by :func:`delete_counted_op`.
+    commit. ``requestCount`` is written only here and by :func:`uncount_request_op`, and checked by
+    :func:`delete_counted_op`.
     """
     return storage.tx_update(
         _table(),
@@ -197,6 +198,18 @@ def count_request_op(listing_id: str) -> TransactItem:
         condition="#st = :active",
         ExpressionAttributeNames={"#st": "status"},
         ExpressionAttributeValues=storage.values(zero=0, one=1, active=ListingStatus.ACTIVE.value),
+    )
+
+
+def uncount_request_op(listing_id: str) -> TransactItem:
+    """Transaction ``Update``: ``requestCount - 1``, beside the delete of a PENDING request withdrawn
+    by its requester's account erasure, so that the count :func:`delete_counted_op` compares with
+    the listing's requests stays theirs. Conditional on the listing existing (its deletion rejects
+    its PENDING requests in the same transaction, so the withdrawal's condition fails first)."""
+    return storage.tx_update(
+        _table(), _key(listing_id), "SET requestCount = requestCount - :one",
+        condition="attribute_exists(listingId) AND requestCount > :zero",
+        ExpressionAttributeValues=storage.values(zero=0, one=1),
     )
 
 

@@ -57,9 +57,10 @@ logger = Logger(service="matching-service", child=True)
 LISTINGS_PER_ROUND = 10
 #: Conversations erased per round (each: a leave, a rename and the user's messages renamed).
 CONVERSATIONS_PER_ROUND = 10
-#: Requests withdrawn per transaction: each is a delete plus up to two counter items of its own
-#: (recipient, subject) beside the requester's shared one, within TransactWriteItems' 100 items.
-WITHDRAWALS_PER_TRANSACTION = 30
+#: Requests withdrawn per transaction: each is a delete, up to two counter items of its own
+#: (recipient, subject) and its listing's ``requestCount``, beside the requester's shared counter,
+#: within TransactWriteItems' 100 items.
+WITHDRAWALS_PER_TRANSACTION = 24
 #: Requester snapshots replaced per transaction.
 SNAPSHOTS_PER_TRANSACTION = 100
 
@@ -212,10 +213,12 @@ def _erase_requests(user_id: str, _position: str | None) -> tuple[bool, str | No
     for request in match_requests.every_sent(user_id):
         match_requests.forget_requester_in_event(request)
     # Withdrawn: a PENDING request the user sent is deleted (it leaves the recipient's list and
-    # counters); one decided meanwhile fails its condition and the round is run again.
+    # counters, and its listing's requestCount); one decided meanwhile fails its condition and the
+    # round is run again.
     for chunk in _chunks(match_requests.pending_sent(user_id), WITHDRAWALS_PER_TRANSACTION):
+        counts = [listings.uncount_request_op(r["subjectId"]) for r in chunk if r["subjectType"] == SubjectType.LISTING]
         try:
-            Transaction().add_all("withdraw", match_requests.withdraw_ops(chunk)).commit()
+            Transaction().add_all("withdraw", match_requests.withdraw_ops(chunk)).add_all("listings", counts).commit()
         except TransactionConflict:
             return False, None
     rejection = StatusChange.model_validate({"status": "REJECTED", "reason": "account deleted"})

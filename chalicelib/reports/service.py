@@ -48,7 +48,8 @@ def _owner_of(reporter_id: str, subject_type: ReportSubject, subject_id: str) ->
         if listing is not None and (status.is_public(listing["status"]) or listing["ownerId"] == reporter_id):
             owner = listing["ownerId"]
     elif subject_type == ReportSubject.PROFILE:
-        owner = subject_id if users.get_user(subject_id) is not None else None
+        user = users.get_user(subject_id)
+        owner = subject_id if user is not None and not users.is_suspended(user) else None  # the profile others see
     else:
         message = conversations.visible_message(reporter_id, subject_id)
         owner = message.senderId if message is not None else None

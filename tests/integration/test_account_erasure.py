@@ -184,6 +184,8 @@ def test_erasure_leaves_nothing_of_the_user_findable_and_the_other_party_keeps_t
     assert (on_hers["status"], on_hers["reason"]) == ("REJECTED", "listing deleted")
     sent_by_bob = api.call("GET", "/v1/match-requests/mine", bob.key).json["requests"]
     assert [r["status"] for r in sent_by_bob] == ["ACCEPTED"]  # Bob's own request, kept
+    # The withdrawn request left the count Carol's listing deletion checks: she deletes it.
+    assert api.call("DELETE", f"/v1/listings/{seeded['carols']['id']}", carol.key).status_code == 200
 
     # Erin is blocked by nobody any more; Dave's block of Alice stays his (he may lift it).
     assert api.call("GET", "/v1/me/blocks", seeded["erin"].key).json["blocks"] == []

@@ -151,12 +151,17 @@ def test_a_suspended_profile_is_out_of_search_and_takes_no_request_until_reinsta
     assert_error(api.call("GET", f"/v1/profiles/{alice.user_id}", bob.key), 404, "NOT_FOUND")
     request = {"userId": alice.user_id, "channel": "telegram", "message": "Hello"}
     assert_error(api.call("POST", "/v1/profile-requests", bob.key, request), 404, "NOT_FOUND")
+    carol = make_user("Carol")  # blocking or reporting the profile answers as for an unknown user
+    assert_error(api.call("PUT", f"/v1/me/blocks/{alice.user_id}", carol.key), 400, "VALIDATION_ERROR")
+    assert_error(api.call("POST", "/v1/reports", carol.key, {"subjectType": "profile", "subjectId": alice.user_id,
+                                                             "reason": "spam"}), 404, "NOT_FOUND")
 
     assert api.call("POST", f"/v1/admin/users/{alice.user_id}/reinstate", admin.key).status_code == 200
     runner.drain()
     _assert_index_is_exact()
     assert _names(_search(api, bob, "q=rust")) == ["Alice"]
     assert api.call("GET", f"/v1/profiles/{alice.user_id}", bob.key).status_code == 200
+    assert api.call("PUT", f"/v1/me/blocks/{alice.user_id}", carol.key).status_code in (200, 201)
 
 
 def test_replayed_and_out_of_order_records_change_nothing(api: Api, runner: Any, alice: User) -> None:
