@@ -582,7 +582,8 @@ def route(
                     return run(request, args, kwargs)
                 fingerprint = {
                     "method": method, "route": path, "params": path_params,
-                    "body": parse_json_body(request) if body is not None else None,
+                    # The body as validated (1.0 read as 1): the same request whatever its JSON spelling.
+                    "body": kwargs["body"].model_dump(mode="json") if body is not None else None,
                     "ifMatch": request.headers.get("if-match"), "ifNoneMatch": request.headers.get("if-none-match"),
                 }
                 lambda_context = getattr(router, "lambda_context", None)

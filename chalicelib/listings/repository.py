@@ -204,8 +204,8 @@ def count_request_op(listing_id: str) -> TransactItem:
 def uncount_request_op(listing_id: str) -> TransactItem:
     """Transaction ``Update``: ``requestCount - 1``, beside the delete of a PENDING request withdrawn
     by its requester's account erasure, so that the count :func:`delete_counted_op` compares with
-    the listing's requests stays theirs. Conditional on the listing existing (its deletion rejects
-    its PENDING requests in the same transaction, so the withdrawal's condition fails first)."""
+    the listing's requests stays theirs. Conditional on the listing existing (the caller leaves it
+    out for a listing it did not find)."""
     return storage.tx_update(
         _table(), _key(listing_id), "SET requestCount = requestCount - :one",
         condition="attribute_exists(listingId) AND requestCount > :zero",

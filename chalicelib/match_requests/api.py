@@ -12,6 +12,7 @@ from chalicelib.match_requests import events, repository
 from chalicelib.match_requests.list_indexes import RequestList
 from chalicelib.match_requests.records import RequestRecord
 from chalicelib.match_requests.repository import (
+    ERASED_REQUESTER,
     anonymize_requester_op,
     counter_ops,
     decide_op,
@@ -54,6 +55,7 @@ def forget_requester_in_event(request: RequestRecord) -> int:
 
 
 __all__ = [
+    "ERASED_REQUESTER",
     "anonymize_requester_op",
     "counter_ops",
     "decide_op",

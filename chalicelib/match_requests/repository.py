@@ -22,6 +22,7 @@ from typing import Any
 
 from chalicelib.blocks import api as blocks
 from chalicelib.kernel.config import settings
+from chalicelib.kernel.profile_summary import ProfileSummary, SocialLinks
 from chalicelib.listings import api as listings
 from chalicelib.listings.records import ListingRecord
 from chalicelib.match_requests import list_indexes
@@ -232,7 +233,10 @@ def removal_counter_ops(requests: Sequence[RequestRecord]) -> list[TransactItem]
 
 
 #: The requester snapshot of a request whose requester's account was erased.
-ERASED_REQUESTER = {"displayName": "Deleted user"}
+#: Every field of the summary stays (spec §6: the payload schemas require them): no level, country or link.
+ERASED_REQUESTER: dict[str, Any] = ProfileSummary(
+    displayName="Deleted user", verifiedLevel=0, country=None, socialLinks=SocialLinks()
+).model_dump(mode="json")
 
 
 def anonymize_requester_op(request: RequestRecord) -> TransactItem:

@@ -216,7 +216,9 @@ def _erase_requests(user_id: str, _position: str | None) -> tuple[bool, str | No
     # counters, and its listing's requestCount); one decided meanwhile fails its condition and the
     # round is run again.
     for chunk in _chunks(match_requests.pending_sent(user_id), WITHDRAWALS_PER_TRANSACTION):
-        counts = [listings.uncount_request_op(r["subjectId"]) for r in chunk if r["subjectType"] == SubjectType.LISTING]
+        # A listing deleted with requests still PENDING (its later rejections failed) has no count to move.
+        present = listings.get_many([r["subjectId"] for r in chunk if r["subjectType"] == SubjectType.LISTING])
+        counts = [listings.uncount_request_op(listing_id) for listing_id in present]
         try:
             Transaction().add_all("withdraw", match_requests.withdraw_ops(chunk)).add_all("listings", counts).commit()
         except TransactionConflict:
@@ -237,7 +239,7 @@ def _erase_requests(user_id: str, _position: str | None) -> tuple[bool, str | No
 
 def _still_names_requester(request: RequestRecord) -> bool:
     """Whether the request still carries its requester's snapshot (not yet "Deleted user")."""
-    return request["profile"].get("displayName") != "Deleted user" or len(request["profile"]) > 1
+    return request["profile"] != match_requests.ERASED_REQUESTER
 
 
 def _erase_conversations(user_id: str, position: str | None) -> tuple[bool, str | None]:

@@ -204,7 +204,9 @@ def test_other_users_events_say_deleted_user_where_the_records_do(api: Api, admi
     received = api.call_json("GET", "/v1/events?type=match_request.received,profile_request.received", carol.key)["events"]
     hers = {e["data"]["requestId"]: e["data"] for e in received if e["data"]["requesterId"] == alice.user_id}
     assert hers.keys() == {seeded["sent_to_carol"]["requestId"], seeded["profile_to_carol"]["requestId"]}
-    assert all(data["profile"] == {"displayName": "Deleted user"} for data in hers.values())
+    erased = {"displayName": "Deleted user", "verifiedLevel": 0, "country": None,  # every field the schema requires
+              "socialLinks": dict.fromkeys(("x", "linkedin", "github", "instagram", "tiktok", "youtube", "website"))}
+    assert [data["profile"] for data in hers.values()] == [erased, erased]
     announced = api.call_json("GET", "/v1/events?type=message.new", bob.key)["events"]
     assert [(e["data"]["senderName"], e["data"]["content"]) for e in announced if e["data"]["senderId"] == alice.user_id] == [
         ("Deleted user", "bye from alice"), ("Deleted user", "hello from alice"),  # newest first; the content stays

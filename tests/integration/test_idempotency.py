@@ -48,6 +48,16 @@ def test_same_body_with_other_whitespace_and_key_order_is_the_same_request(api: 
     assert _listing_count() == 1
 
 
+def test_an_integer_written_with_a_zero_fraction_is_the_same_request(api: Api, alice: User) -> None:
+    first = api.call("PATCH", "/v1/me/profile", alice.key, {"requestPolicy": {"minVerifiedLevel": 0}},
+                     headers={"idempotency-key": "key-int"})
+    again = api.call("PATCH", "/v1/me/profile", alice.key, raw=b'{"requestPolicy": {"minVerifiedLevel": 0.0}}',
+                     headers={"idempotency-key": "key-int"})
+    assert (first.status_code, again.status_code) == (200, 200)
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert again.body == first.body
+
+
 def test_same_key_with_another_body_is_422_and_changes_nothing(api: Api, alice: User) -> None:
     _post_listing(api, alice, "key-2")
     other = listing_body(meta={"title": "Another title"})

@@ -153,5 +153,7 @@ def set_data(event_id: str, fields: Mapping[str, Any]) -> None:
             _table(), {"eventId": event_id}, "SET " + ", ".join(f"#data.{n} = :{n[1:]}" for n in names),
             condition="attribute_exists(eventId)",
             ExpressionAttributeNames={"#data": "data", **names},
-            ExpressionAttributeValues=storage.values(**{n[1:]: v for n, v in zip(names, fields.values(), strict=True)}),
+            # null members kept, as the outbox writes an event's data: a payload keeps every field its schema requires
+            ExpressionAttributeValues={f":{n[1:]}": storage.to_value(v, keep_none=True)
+                                       for n, v in zip(names, fields.values(), strict=True)},
         )
