@@ -14,9 +14,6 @@ or already decided is dropped: deleted from the queue and never applied.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 from typing import Any
 
 from chalicelib.approvals import queue
@@ -33,7 +30,7 @@ from chalicelib.approvals.models import (
 from chalicelib.audit import api as audit
 from chalicelib.audit.records import AuditAction
 from chalicelib.auth.service import Caller
-from chalicelib.kernel import clock, errors
+from chalicelib.kernel import clock, cursors, errors
 from chalicelib.listings import api as listings
 from chalicelib.listings import status
 from chalicelib.listings.models import Listing
@@ -48,9 +45,9 @@ DEFAULT_REJECTION_REASON = "Rejected by an administrator"
 
 
 def encode_approval_id(task: queue.Task) -> str:
-    """The opaque, URL-safe ``approvalId`` of a claimed task."""
-    raw = json.dumps([task.receipt, task.listing_id, task.version, task.enqueued_at], separators=(",", ":"))
-    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+    """The opaque, URL-safe ``approvalId`` of a claimed task, signed (:func:`chalicelib.kernel.cursors.sign_token`):
+    a decision acts on the listing and the claim the id names, so neither may be edited."""
+    return cursors.sign_token(["approval", task.receipt, task.listing_id, task.version, task.enqueued_at])
 
 
 def decode_approval_id(approval_id: str) -> queue.Task:
@@ -59,13 +56,14 @@ def decode_approval_id(approval_id: str) -> queue.Task:
     Raises
     ------
     NotFound
-        Not an approval id this service issued.
+        Not an approval id this service issued, or edited.
     """
     try:
-        raw = base64.urlsafe_b64decode(approval_id + "=" * (-len(approval_id) % 4))
-        receipt, listing_id, version, enqueued_at = json.loads(raw)
-        return queue.Task(str(receipt), str(listing_id), int(version), str(enqueued_at))
-    except (binascii.Error, ValueError, TypeError, UnicodeDecodeError) as exc:
+        kind, receipt, listing_id, version, enqueued_at = cursors.open_token(approval_id)
+        if kind != "approval" or type(version) is not int:
+            raise TypeError("not an approval")
+        return queue.Task(str(receipt), str(listing_id), version, str(enqueued_at))
+    except (ValueError, TypeError) as exc:  # InvalidCursor is a ValueError
         raise errors.NotFound("Unknown approval id") from exc
 
 

@@ -26,12 +26,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any
 
 from chalicelib.kernel.config import settings
 
 #: Cursor format version; bumped when the payload changes so old cursors fail cleanly.
 VERSION = 1
 _SIGNATURE_BYTES = 16
+#: The base64url characters of a signature (unpadded).
+_SIGNATURE_CHARS = len(base64.urlsafe_b64encode(bytes(_SIGNATURE_BYTES)).rstrip(b"="))
 
 
 class InvalidCursor(ValueError):
@@ -96,6 +99,35 @@ def seal(body: object) -> str:
     test seals unexpected ones, which :func:`decode` and the lists must refuse with a 400)."""
     payload = json.dumps(body, separators=(",", ":"), sort_keys=True).encode()
     return f"{_b64(payload)}.{_b64(_sign(payload))}"
+
+
+def sign_token(body: object) -> str:
+    """A signed, path-safe token of any JSON-ready ``body`` (an id this service issues and must get
+    back unchanged, e.g. an ``approvalId``): the signature's base64url characters, then the body's
+    (no ``.``, which a path id may not hold)."""
+    payload = json.dumps(body, separators=(",", ":"), sort_keys=True).encode()
+    return _b64(_sign(payload)) + _b64(payload)
+
+
+def open_token(token: str) -> Any:
+    """The body of a token :func:`sign_token` wrote.
+
+    Raises
+    ------
+    InvalidCursor
+        Not a token this service signed, or edited.
+    """
+    signature, head = token[:_SIGNATURE_CHARS], token[_SIGNATURE_CHARS:]
+    try:
+        payload = _unb64(head)
+    except (binascii.Error, ValueError) as exc:
+        raise InvalidCursor("is not a token issued by this API") from exc
+    if head != _b64(payload) or not hmac.compare_digest(signature.encode(), _b64(_sign(payload)).encode()):
+        raise InvalidCursor("is not a token issued by this API (malformed or edited)")
+    try:
+        return json.loads(payload)
+    except ValueError as exc:
+        raise InvalidCursor("is not a token issued by this API") from exc
 
 
 def decode(scope: str, cursor: str) -> CursorState:

@@ -13,6 +13,7 @@ import pytest
 
 from chalicelib.approvals import service
 from chalicelib.approvals.models import ApprovalDecision, ApproveListing
+from chalicelib.approvals.service import decode_approval_id
 from chalicelib.kernel import clock, errors
 from chalicelib.kernel.config import settings
 from chalicelib.listings import api as listings
@@ -331,10 +332,23 @@ def test_forged_approval_id_for_a_pending_listing_is_404_and_not_applied(
     assert decide(api, admin, approval["approvalId"], "approve").status_code == 200
 
 
-def test_forged_approval_id_for_a_decided_listing_is_409_not_500(api: Api, alice: User, admin: User, runner: Any) -> None:
+def test_an_approval_id_edited_to_name_another_listing_is_404_and_keeps_both_tasks(
+    api: Api, alice: User, admin: User, runner: Any
+) -> None:
+    claimed = _queued(api, alice, runner)
+    [approval] = claim(api, admin)
+    other = _queued(api, alice, runner)  # queued after the claim: not claimed
+    held = decode_approval_id(approval["approvalId"]).receipt  # a receipt the claim really holds
+    assert_error(decide(api, admin, _forged_approval_id(other["id"], receipt=held), "approve"), 404, "NOT_FOUND")
+    assert [get_listing(api, alice, x["id"]).json["status"] for x in (claimed, other)] == ["PENDING", "PENDING"]
+    assert decide(api, admin, approval["approvalId"], "approve").status_code == 200  # the claim is still held
+    assert get_listing(api, alice, claimed["id"]).json["status"] == "ACTIVE"
+
+
+def test_forged_approval_id_for_a_decided_listing_is_404_not_500(api: Api, alice: User, admin: User, runner: Any) -> None:
     listing = _queued(api, alice, runner)
     decide(api, admin, claim(api, admin)[0]["approvalId"], "approve")
-    assert_error(decide(api, admin, _forged_approval_id(listing["id"]), "reject"), 409, "CONFLICT")
+    assert_error(decide(api, admin, _forged_approval_id(listing["id"]), "reject"), 404, "NOT_FOUND")
     assert get_listing(api, alice, listing["id"]).json["status"] == "ACTIVE"
 
 
