@@ -4,6 +4,7 @@ words split), and the one policy of what single-line and multi-line fields may c
 from __future__ import annotations
 
 import functools
+import html
 import re
 import unicodedata
 
@@ -20,8 +21,9 @@ def fold(text: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    """The folded words of ``text`` (HTML tags removed first), in order, duplicates kept."""
-    return _WORD.findall(fold(_TAG.sub(" ", text)))
+    """The folded words of ``text`` (HTML tags removed first, then character references decoded:
+    rich text's ``&amp;`` is "&", not the word "amp"), in order, duplicates kept."""
+    return _WORD.findall(fold(html.unescape(_TAG.sub(" ", text))))
 
 
 # --- The text policy: what a single-line field (title, name, handle) and a multi-line field ------------

@@ -60,7 +60,7 @@ def search(caller: Caller, query: parameters.ListingSearchQuery) -> models.Listi
 
     With `q` (and no geo filter) results are ranked by relevance over every match unless `sort=newest`:
     fewer typo corrections first, then BM25F (field boosts: title 3, other text 1.5, description 1,
-    place name 0.5), ties newest first; each result carries `score`. `total` is exact, or a lower bound
+    place name 3), ties newest first; each result carries `score`. `total` is exact, or a lower bound
     with `totalRelation: "gte"`.
     """
     with metrics.search_page("listings"):

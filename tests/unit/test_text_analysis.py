@@ -14,6 +14,12 @@ def test_words_are_folded_and_tags_removed() -> None:
     assert analyzer.words("<p>Café owner in ZÜRICH</p>") == ["cafe", "owner", "in", "zurich"]
 
 
+def test_character_references_of_rich_text_are_decoded_not_indexed_as_words() -> None:
+    assert analyzer.words("<p>Sales &amp; Marketing, R&amp;D, 5 &lt; 6, text&nbsp;here, caf&eacute;</p>") == [
+        "sales", "marketing", "r", "d", "5", "6", "text", "here", "cafe",
+    ]
+
+
 @pytest.mark.parametrize(("word", "expected"), [
     ("engineers", "engin"), ("engineering", "engin"), ("engineer", "engin"), ("mentoring", "mentor"),
     ("mentors", "mentor"), ("developers", "develop"), ("development", "develop"), ("apartments", "apart"),

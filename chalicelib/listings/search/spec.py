@@ -32,7 +32,7 @@ from chalicelib.users import api as users
 from chalicelib.users.records import UserRecord
 
 #: The namespace of the listing lists (a new one is filed by ``scripts/search_backfill.py``).
-NAMESPACE = "listings.v10"
+NAMESPACE = "listings.v11"
 #: BM25F boost of the title and of each searched field type. A location field names where the
 #: listing is, as its title names what it is: a place in the query weighs as a title word there.
 TITLE_BOOST = 3.0
