@@ -178,11 +178,22 @@ def revoke_key(caller: Caller, wanted: str) -> OwnKey:
         tx = Transaction().add("key", repository.delete_key_op(record["keyHash"], caller.user_id))
         if record.get("expiresAt") is None:  # a rolled-out key (it has an end) was never counted beside its successor
             tx.add("count", repository.uncount_key_op(caller.user_id))
+        predecessor = _running_out(record)
+        if predecessor is not None:  # the key it replaced ends with it: it holds no count of its own
+            tx.add("predecessor", repository.end_key_op(predecessor, caller.user_id))
         tx.commit()
     except TransactionConflict as exc:
         raise errors.NotFound(f"API key '{wanted}' not found") from exc
-    service.evict(record["keyHash"])
+    for ended in (record["keyHash"], predecessor):
+        if ended is not None:
+            service.evict(ended)
     return _own(record)
+
+
+def _running_out(record: ApiKeyRecord) -> str | None:
+    """The hash of the key ``record`` replaced by a roll, while that key still authenticates."""
+    replaced = record.get("replaces")
+    return replaced if replaced is not None and int(record.get("replacesUntil", 0)) > clock.epoch_seconds() else None
 
 
 def roll_key(caller: Caller, wanted: str, old_expires: str) -> NewKey:
@@ -204,18 +215,27 @@ def roll_key(caller: Caller, wanted: str, old_expires: str) -> NewKey:
     if old_expires not in ROLL_EXPIRIES:
         raise errors.RuleViolation.for_field("expires", f"Choose one of {', '.join(ROLL_EXPIRIES)}")
     old = _own_key(caller, wanted)
+    if old.get("expiresAt") is not None:  # uncounted: a key of its own would pass MAX_KEYS
+        raise errors.Conflict("This key is running out after a roll; roll the key that replaced it, or revoke this one")
     record, secret = _new_record(caller.user_id, list(old["scopes"]), old.get("name") or "Rolled key")
     seconds = ROLL_EXPIRIES[old_expires]
-    tx = Transaction().add("key", repository.put_key_op(record))  # the count stays: the new key replaces the old
-    _audit_admin_key(tx, record, "key.roll")
+    tx = Transaction()
     if seconds == 0:
         tx.add("old", repository.delete_key_op(old["keyHash"], caller.user_id))
     else:
         ends = clock.epoch_seconds(clock.now() + timedelta(seconds=seconds))
         tx.add("old", repository.expire_key_op(old["keyHash"], caller.user_id, ends))
+        record = {**record, "replaces": old["keyHash"], "replacesUntil": ends}
+    tx.add("key", repository.put_key_op(record))  # the count stays: the new key replaces the old
+    _audit_admin_key(tx, record, "key.roll")
+    predecessor = _running_out(old)
+    if predecessor is not None:  # one key runs out beside a counted one: the one before ends now
+        tx.add("predecessor", repository.end_key_op(predecessor, caller.user_id))
     try:
         tx.commit()
     except TransactionConflict as exc:
         raise errors.Conflict("The key changed meanwhile; reload the page") from exc
-    service.evict(old["keyHash"])
+    for ended in (old["keyHash"], predecessor):
+        if ended is not None:
+            service.evict(ended)
     return NewKey(_own(record), secret, old["keyHash"])

@@ -33,6 +33,11 @@ class ApiKeyRecord(TypedDict):
     #: Unix seconds after which the key no longer authenticates (an old key after a roll); also
     #: the table's TTL attribute, so DynamoDB deletes it eventually.
     expiresAt: NotRequired[int]
+    #: The hash of the key this one replaced by a roll while that key runs out, and when it ends
+    #: (Unix seconds): a roll or revocation of this key ends that one too, so no more than one
+    #: uncounted key stands beside a counted one.
+    replaces: NotRequired[str]
+    replacesUntil: NotRequired[int]
     #: ISO 8601 UTC of the last authentication, to :data:`chalicelib.auth.service.LAST_USED_SECONDS`.
     lastUsedAt: NotRequired[str]
     #: True while the key's user is suspended: the key does not authenticate (a reinstatement removes it).

@@ -74,6 +74,14 @@ def delete_key_op(key_hash: str, user_id: str) -> TransactItem:
                              ExpressionAttributeValues=storage.values(u=user_id))
 
 
+def end_key_op(key_hash: str, user_id: str) -> TransactItem:
+    """A transaction ``Delete`` of ``user_id``'s key ``key_hash`` that may be gone already (a rolled-out
+    key ended with its successor: its TTL may have removed it first)."""
+    return storage.tx_delete(settings().API_KEYS_TABLE, {"keyHash": key_hash},
+                             condition="attribute_not_exists(keyHash) OR userId = :u",
+                             ExpressionAttributeValues=storage.values(u=user_id))
+
+
 def expire_key_op(key_hash: str, user_id: str, expires_at: int) -> TransactItem:
     """A transaction ``Update`` setting ``expiresAt`` (Unix seconds) of ``user_id``'s key ``key_hash``.
 

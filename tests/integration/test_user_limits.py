@@ -87,6 +87,24 @@ def test_the_cap_counts_revokes_and_rolls(api: Api, alice: User) -> None:
         own_keys.create_key(caller, "full again")
 
 
+def test_at_most_one_key_runs_out_beside_each_counted_key(api: Api, alice: User) -> None:
+    caller = authenticate(f"Bearer {alice.key}")
+    first = own_keys.create_key(caller, "first")
+    second = own_keys.roll_key(caller, first.key.key_id, "7d")  # first runs out, uncounted
+    with pytest.raises(errors.Conflict):
+        own_keys.roll_key(caller, first.key.key_id, "7d")  # a running-out key is not rolled again
+    third = own_keys.roll_key(caller, second.key.key_id, "7d")  # second runs out; first ends now
+    live = {k.key_id for k in own_keys.list_keys(caller)}
+    assert first.key.key_id not in live
+    assert {second.key.key_id, third.key.key_id} <= live
+    own_keys.revoke_key(caller, third.key.key_id)  # its slot is free again, and second ends with it
+    live = {k.key_id for k in own_keys.list_keys(caller)}
+    assert not {first.key.key_id, second.key.key_id, third.key.key_id} & live
+    for ended in (first, second, third):
+        with pytest.raises(errors.Unauthorized):
+            authenticate(f"Bearer {ended.secret}")
+
+
 def test_the_dashboard_is_admitted_by_the_users_bucket_and_answers_429_with_retry_after(
     api: Api, alice: User, limits: Callable[..., None], frozen: FrozenClock
 ) -> None:
