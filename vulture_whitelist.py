@@ -48,7 +48,8 @@ _.subject_title  # conversation.html
 
 # Enum members and model or TypedDict fields read by value through validation, JSON and DynamoDB
 # items, never as attributes: chalicelib/kernel/channels.py, chalicelib/reports/records.py,
-# chalicelib/kernel/profile_summary.py (spec §6 social keys), chalicelib/persistence/transact_items.py.
+# chalicelib/kernel/profile_summary.py (spec §6 social keys), chalicelib/persistence/transact_items.py,
+# chalicelib/auth/records.py.
 _.TELEGRAM
 _.DISCORD
 _.WHATSAPP
@@ -67,6 +68,7 @@ _.instagram
 _.tiktok
 _.youtube
 _.website
+_.replaces  # chalicelib/auth/records.py: read as record.get("replaces")
 _.Put
 _.Update
 _.Delete
