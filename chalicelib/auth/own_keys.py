@@ -184,10 +184,15 @@ def revoke_key(caller: Caller, wanted: str) -> OwnKey:
         tx.commit()
     except TransactionConflict as exc:
         raise errors.NotFound(f"API key '{wanted}' not found") from exc
-    for ended in (record["keyHash"], predecessor):
-        if ended is not None:
-            service.evict(ended)
+    _evict(record["keyHash"], predecessor)
     return _own(record)
+
+
+def _evict(*key_hashes: str | None) -> None:
+    """Drop the changed keys (``None``: no such key) from this process's key cache."""
+    for key_hash in key_hashes:
+        if key_hash is not None:
+            service.evict(key_hash)
 
 
 def _running_out(record: ApiKeyRecord) -> str | None:
@@ -235,7 +240,5 @@ def roll_key(caller: Caller, wanted: str, old_expires: str) -> NewKey:
         tx.commit()
     except TransactionConflict as exc:
         raise errors.Conflict("The key changed meanwhile; reload the page") from exc
-    for ended in (old["keyHash"], predecessor):
-        if ended is not None:
-            service.evict(ended)
+    _evict(old["keyHash"], predecessor)
     return NewKey(_own(record), secret, old["keyHash"])

@@ -146,7 +146,7 @@ def _notice(current: Page) -> str | None:
     if current.query("done") == "recovered":
         queued = current.query("queued", "")
         # Only a count the recover could have queued: a crafted link shows no notice, not its text.
-        if not (re.fullmatch(r"0|[1-9][0-9]{0,5}", queued) and int(queued) <= service.RECOVER_LIMIT):
+        if not (re.fullmatch(r"0|[1-9][0-9]{0,2}", queued) and int(queued) <= service.RECOVER_LIMIT):
             return None
         more = "" if current.query("complete") == "1" else " The recover stopped at its bound; run it again for older failures."
         return f"Recovery queued: {queued} failed deliveries will be sent again, each as a new attempt with the same webhook-id.{more}"

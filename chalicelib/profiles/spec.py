@@ -28,7 +28,7 @@ from chalicelib.users.models import MAX_VERIFIED_LEVEL
 from chalicelib.users.records import UserRecord
 
 #: The namespace of the profile lists (a new one is filed by ``scripts/search_backfill.py``).
-NAMESPACE = "profiles.v7"
+NAMESPACE = "profiles.v8"
 #: The one scope of profiles (they have no category).
 SCOPE = "all"
 #: The analysis language of every profile: the analyzer's default (English, Snowball's Porter 2).

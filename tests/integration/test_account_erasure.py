@@ -353,7 +353,7 @@ def test_the_search_index_and_the_counters_keep_no_trace_of_an_erased_user(api: 
     table = next(t for n, t in settings().model_dump().items() if n == "SEARCH_INDEX_TABLE")
     traces = [i for i in table_items(table) if alice.user_id in json.dumps(i, default=str) or UNIQUE_WORD in json.dumps(i)]
     assert [sorted(i) for i in traces] == [["expiresAt", "gone", "pk", "sk", "v"]]
-    assert traces[0]["pk"] == f"profiles.v7|s|{alice.user_id}"
+    assert traces[0]["pk"] == f"profiles.v8|s|{alice.user_id}"
     assert 0 < int(traces[0]["expiresAt"]) - clock.epoch_seconds() <= index.TOMBSTONE_SECONDS
     assert not [i for i in table_items(settings().COUNTERS_TABLE) if alice.user_id in json.dumps(i, default=str)]
 
