@@ -102,6 +102,14 @@ def erase_accounts(event: DynamoDBEvent) -> dict[str, Any]:
     return erasure_handlers.handle_outbox_batch(event.to_dict())
 
 
+@app.on_dynamodb_record(stream_arn=settings().EVENTS_STREAM_ARN, batch_size=10, starting_position="TRIM_HORIZON")
+def finish_listing_deletions(event: DynamoDBEvent) -> dict[str, Any]:
+    """Outbox stream -> listing deletions: ``listing.deleted`` -> the requests its transaction left PENDING rejected."""
+    from chalicelib.workflows import handlers as workflow_handlers
+
+    return workflow_handlers.handle_outbox_batch(event.to_dict())
+
+
 # Batch size and window (seconds) are the deployed ones (infra/cfn_functions.py, POSTINGS_SCALING); the local runner honours them.
 @app.on_dynamodb_record(stream_arn=settings().LISTINGS_STREAM_ARN, batch_size=500, starting_position="TRIM_HORIZON",
                         maximum_batching_window_in_seconds=1)

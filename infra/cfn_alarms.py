@@ -63,6 +63,7 @@ ITERATOR_AGE_MS = {
     "maintain_profile_postings": 60_000,
     "percolate_saved_searches": 60_000,
     "erase_accounts": 300_000,
+    "finish_listing_deletions": 300_000,
     "enqueue_webhook_deliveries": 300_000,
     "enqueue_approvals": 300_000,
 }

@@ -81,6 +81,17 @@ FUNCTION_SETTINGS: dict[str, dict[str, Any]] = {
             separators=(",", ":"),
         )}]},
     },
+    # Requests of a deleted listing not rejected stay PENDING for their requesters: retry as long
+    # as approvals do (rejections are conditional on PENDING, replays change nothing). Only its
+    # own outbox inserts invoke it (event filtering, as above).
+    "finish_listing_deletions": {
+        "MaximumRetryAttempts": 10,
+        "MaximumRecordAgeInSeconds": 86400,
+        "FilterCriteria": {"Filters": [{"Pattern": json.dumps(
+            {"eventName": ["INSERT"], "dynamodb": {"NewImage": {"type": {"S": ["listing.deleted"]}}}},
+            separators=(",", ":"),
+        )}]},
+    },
     # Postings lag the listings while a batch fails: retry as long as a day (records are applied
     # idempotently by version, so retries and replays change nothing twice).
     "maintain_listing_postings": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 86400, **POSTINGS_SCALING},

@@ -60,6 +60,12 @@ SAVED_SEARCH_DELETED = "saved_search.deleted"
 #: the erasure stream consumer runs it (:mod:`chalicelib.privacy.erasure`).
 ACCOUNT_ERASURE_STEP = "account.erasure_step"
 
+#: Internal event: a listing was deleted with more PENDING requests than its deleting transaction
+#: rejected (``data``: the listing's ``listingId``, ``ownerId``, ``title``, ``webhookIds`` and the
+#: rejections' ``respondedAt``); the listing-deletion stream consumer rejects the rest
+#: (:mod:`chalicelib.workflows.listing_deletion`).
+LISTING_DELETED = "listing.deleted"
+
 #: Webhook events of match requests (spec §6); recipient: the listing owner.
 MATCH_REQUEST_RECEIVED = "match_request.received"
 MATCH_REQUEST_ACCEPTED = "match_request.accepted"

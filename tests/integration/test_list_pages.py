@@ -32,13 +32,14 @@ from chalicelib.match_requests.models import (
     StatusChange,
 )
 from chalicelib.persistence import storage
-from chalicelib.workflows import listing_deletion
+from chalicelib.workflows import handlers, listing_deletion
 from chalicelib.workflows import request_decisions as decisions
 from scripts import lists_backfill
 from tests.integration.aws_session import Resources, reset
 from tests.integration.conftest import Api, User, make_user
 from tests.integration.helpers import assert_error, counting_reads, error_fields, moto_examples, table_items
-from tests.integration.request_helpers import run_concurrently
+from tests.integration.request_helpers import events, run_concurrently
+from tests.integration.webhook_helpers import stream_event
 
 SUBJECT_TYPES = (None, "LISTING", "PROFILE")
 STATUSES = (None, "PENDING", "ACCEPTED", "REJECTED")
@@ -489,6 +490,8 @@ def test_a_chunked_listing_deletion_moves_the_counts_of_every_chunk(
     send_match(requesters[0], kept)
     decide(owner, ids[2], "ACCEPTED")
     listing_deletion.delete_listing(Caller(user_id=owner), listing_id)
+    assert_lists_exact([*requesters, owner], owner, [kept], page_size=3)  # one rejected, three PENDING
+    assert handlers.handle_outbox_batch(stream_event(*events("listing.deleted"))) == {"batchItemFailures": []}
     assert {i["status"] for i in stored_requests() if i["subjectId"] == listing_id} == {"ACCEPTED", "REJECTED"}
     assert_lists_exact([*requesters, owner], owner, [kept], page_size=3)
     rejected = requests.list_received(Caller(user_id=owner), RequestListQuery(status="REJECTED"))  # type: ignore[arg-type]

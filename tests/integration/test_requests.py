@@ -7,6 +7,7 @@ import os
 from typing import Any
 
 import pytest
+from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 
 from chalicelib.auth.service import Caller
 from chalicelib.kernel import errors
@@ -15,7 +16,7 @@ from chalicelib.listings import repository as listings
 from chalicelib.match_requests import service
 from chalicelib.match_requests.models import MatchRequestCreate, StatusChange
 from chalicelib.persistence import outbox, storage
-from chalicelib.workflows import listing_deletion
+from chalicelib.workflows import handlers, listing_deletion
 from chalicelib.workflows import request_decisions as decisions
 from tests.integration.conftest import Api, User, make_user
 from tests.integration.helpers import (
@@ -34,6 +35,8 @@ from tests.integration.request_helpers import (
     profile_request,
     run_concurrently,
 )
+from tests.integration.webhook_helpers import stream_event
+from tests.script_modules import load_script
 
 REQUEST_FIELDS = {
     "requestId", "subjectType", "subjectId", "status", "listingId", "listingTitle", "userId", "requesterId",
@@ -470,7 +473,12 @@ def test_deleting_a_listing_rejects_pending_requests_and_keeps_conversations(api
     assert_error(match_request(api, make_user("Dan"), listing_id), 404, "NOT_FOUND")
 
 
-def test_deleting_a_listing_with_many_requests_is_chunked(
+def _statuses(api: Api, created: list[dict[str, Any]], requesters: list[User]) -> list[str]:
+    return [api.call("GET", f"/v1/match-requests/{r['requestId']}", u.key).json["status"]
+            for r, u in zip(created, requesters, strict=True)]
+
+
+def test_deleting_a_listing_with_many_requests_leaves_the_rest_to_its_event(
     api: Api, alice: User, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(listing_deletion, "FIRST_CHUNK", 2)
@@ -489,26 +497,94 @@ def test_deleting_a_listing_with_many_requests_is_chunked(
     monkeypatch.setattr(storage, "transact", counting)
     assert api.call("DELETE", f"/v1/listings/{listing['id']}", alice.key).status_code == 200
     # The deleting transaction: the delete, the ACTIVE listing's search counter (its two copies), the
-    # owner's listing counter, the owner's and the listing's request-list counters, two rejections
-    # (request, event, requester's list counter); then chunks.
-    assert listing_deletion.FIXED_ITEMS == 4
-    assert transactions_run == [4 + 2 + 2 * 3, 2 + 3 * 3, 2 + 1 * 3]
+    # owner's listing counter, the listing.deleted event, the owner's and the listing's request-list
+    # counters, two rejections (request, event, requester's list counter).
+    assert listing_deletion.FIXED_ITEMS == 5
+    assert transactions_run == [5 + 2 + 2 * 3]
+    assert _statuses(api, created, requesters) == ["REJECTED"] + ["PENDING"] * 4 + ["REJECTED"] * 2  # newest first
+    [deleted] = events("listing.deleted")
+    assert deleted["data"] == {"listingId": listing["id"], "ownerId": alice.user_id, "title": listing["title"],
+                               "webhookIds": [], "respondedAt": deleted["data"]["respondedAt"]}
+    assert handlers.handle_outbox_batch(stream_event(deleted)) == {"batchItemFailures": []}
+    assert transactions_run[1:] == [2 + 3 * 3, 2 + 1 * 3]  # chunks of three
     statuses = [api.call("GET", f"/v1/match-requests/{r['requestId']}", u.key).json for r, u in zip(created, requesters, strict=True)]
-    assert all(s["status"] == "REJECTED" for s in statuses)
+    assert {s["status"] for s in statuses} == {"REJECTED"}
     assert [s["reason"] for s in statuses[1:]] == ["listing deleted"] * 6
+    assert {s["respondedAt"] for s in statuses[1:]} == {deleted["data"]["respondedAt"]}  # the deletion's time
+    assert len(events("match_request.rejected")) == 7
+    assert handlers.handle_outbox_batch(stream_event(deleted, first_sequence=200)) == {"batchItemFailures": []}
+    assert len(transactions_run) == 3  # a replay finds nothing pending
+    assert len(events("match_request.rejected")) == 7
 
 
-def test_a_later_chunk_skips_a_request_decided_just_before_the_delete(api: Api, alice: User) -> None:
+def test_a_deletion_within_the_first_chunk_writes_no_listing_deleted_event(api: Api, alice: User, bob: User) -> None:
+    listing = active_listing(api, alice)
+    match_request(api, bob, listing["id"])
+    assert api.call("DELETE", f"/v1/listings/{listing['id']}", alice.key).status_code == 200
+    assert events("listing.deleted") == []
+    assert api.call("GET", "/v1/match-requests/mine", bob.key).json["requests"][0]["status"] == "REJECTED"
+
+
+def test_a_later_chunk_skips_a_request_decided_just_before_it(
+    api: Api, alice: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(listing_deletion, "FIRST_CHUNK", 0)
     listing = active_listing(api, alice)
     requesters = [make_user(f"Late{i}") for i in range(3)]
     created = [match_request(api, u, listing["id"]).json for u in requesters]
-    stored = listings.get(listing["id"]) or {}
-    items = [storage.get(settings().REQUESTS_TABLE, {"requestId": r["requestId"]}) or {} for r in created]
-    decide(api, alice, created[1]["requestId"], "ACCEPTED")  # decided after the chunk was read
-    storage.delete(settings().LISTINGS_TABLE, {"listingId": listing["id"]})
-    listing_deletion._reject_remaining(items, stored, "2026-11-22T00:00:00.000Z")
-    statuses = [(storage.get(settings().REQUESTS_TABLE, {"requestId": r["requestId"]}) or {})["status"] for r in created]
-    assert statuses == ["REJECTED", "ACCEPTED", "REJECTED"]
+    original = listing_deletion.match_requests.list_for_subject
+
+    def read_then_decided(subject_id: str) -> list[Any]:
+        found = original(subject_id)
+        if not events("listing.deleted"):  # the consumer's read: the owner decides one right after it
+            return found
+        stored = storage.get(settings().REQUESTS_TABLE, {"requestId": created[1]["requestId"]}) or {}
+        storage.put(settings().REQUESTS_TABLE, {**stored, "status": "ACCEPTED"})
+        return found
+
+    monkeypatch.setattr(listing_deletion.match_requests, "list_for_subject", read_then_decided)
+    assert api.call("DELETE", f"/v1/listings/{listing['id']}", alice.key).status_code == 200
+    [deleted] = events("listing.deleted")
+    assert handlers.handle_outbox_batch(stream_event(deleted)) == {"batchItemFailures": []}
+    assert _statuses(api, created, requesters) == ["REJECTED", "ACCEPTED", "REJECTED"]
+
+
+def test_a_chunk_cancelled_for_another_reason_is_retried_by_the_stream(
+    api: Api, alice: User, bob: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(listing_deletion, "FIRST_CHUNK", 0)
+    listing = active_listing(api, alice)
+    created = match_request(api, bob, listing["id"]).json
+    assert api.call("DELETE", f"/v1/listings/{listing['id']}", alice.key).status_code == 200
+    [deleted] = events("listing.deleted")
+    original = storage.transact
+
+    def throttled(items: Any) -> None:
+        raise storage.TransactionConflict(["None"] * len(items))
+
+    monkeypatch.setattr(storage, "transact", throttled)
+    with pytest.raises(BatchProcessingError):  # every record of the batch failed: the stream retries it
+        handlers.handle_outbox_batch(stream_event(deleted))
+    assert api.call("GET", f"/v1/match-requests/{created['requestId']}", bob.key).json["status"] == "PENDING"
+    monkeypatch.setattr(storage, "transact", original)
+    assert handlers.handle_outbox_batch(stream_event(deleted)) == {"batchItemFailures": []}
+    assert api.call("GET", f"/v1/match-requests/{created['requestId']}", bob.key).json["status"] == "REJECTED"
+
+
+def test_the_operator_command_finishes_deletions_the_stream_gave_up_on(
+    api: Api, alice: User, bob: User, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(listing_deletion, "FIRST_CHUNK", 0)
+    listing, other = active_listing(api, alice), active_listing(api, alice)
+    created = match_request(api, bob, listing["id"]).json
+    kept = match_request(api, bob, other["id"]).json
+    assert api.call("DELETE", f"/v1/listings/{listing['id']}", alice.key).status_code == 200
+    script = load_script("scripts/finish_listing_deletions.py", "finish_listing_deletions")
+    for run in range(2):  # idempotent: the second run rejects nothing
+        assert script.main([]) == 0
+        assert capsys.readouterr().out.split() == [listing["id"], "1" if run == 0 else "0"]
+    assert api.call("GET", f"/v1/match-requests/{created['requestId']}", bob.key).json["status"] == "REJECTED"
+    assert api.call("GET", f"/v1/match-requests/{kept['requestId']}", bob.key).json["status"] == "PENDING"
 
 
 def test_deletion_is_cancelled_when_a_request_it_did_not_see_exists(api: Api, alice: User, bob: User) -> None:

@@ -87,10 +87,12 @@ def test_deployed_functions_get_the_generated_cursor_secret(packaged: Path) -> N
 
 # -- operations: tracing, alarms, their topic, the dashboard ------------------------
 
-FUNCTIONS = ["APIHandler", "DeliverSlowWebhooks", "DeliverWebhooks", "EnqueueApprovals", "EnqueueWebhookDeliveries", "EraseAccounts",
-             "MaintainListingPostings", "MaintainProfilePostings", "PercolateSavedSearches", "RetryWebhookDeliveries"]
+FUNCTIONS = ["APIHandler", "DeliverSlowWebhooks", "DeliverWebhooks", "EnqueueApprovals", "EnqueueWebhookDeliveries",
+             "EraseAccounts", "FinishListingDeletions", "MaintainListingPostings", "MaintainProfilePostings",
+             "PercolateSavedSearches", "RetryWebhookDeliveries"]
 STREAM_CONSUMERS = {"MaintainListingPostings": 60_000, "MaintainProfilePostings": 60_000, "PercolateSavedSearches": 60_000,
-                    "EnqueueWebhookDeliveries": 300_000, "EnqueueApprovals": 300_000, "EraseAccounts": 300_000}
+                    "EnqueueWebhookDeliveries": 300_000, "EnqueueApprovals": 300_000, "EraseAccounts": 300_000,
+                    "FinishListingDeletions": 300_000}
 DEAD_LETTER_QUEUES = ["ApprovalDeadLetterQueue", "DeliveryDeadLetterQueue", "DeliveryRetryDeadLetterQueue",
                       "EventsStreamFailureQueue"]
 
