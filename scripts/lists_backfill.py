@@ -13,7 +13,9 @@ command, run once after deploying the new indexes:
    on the ``updatedAt`` it read;
 3. Scans Listings and writes the ``ownerNewest`` sort key
    (:func:`chalicelib.listings.owner_list.sort_key`) where missing, conditional on the listing
-   still existing with the ``createdAt`` it read;
+   still existing with the ``createdAt`` it read, and sets each listing's ``requestCount`` to the
+   requests about it in the scan where it differs, conditional on the count it read (a deletion
+   compares that count with the requests it finds, so a drifted count refused it with 409);
 4. Rewrites every request, conversation and owner's-listings counter item of the Counters table
    (``COUNTERS_TABLE``) with the exact counts of what it scanned (the same rule as the transactions:
    :func:`list_indexes.deltas`, :func:`chalicelib.conversations.repository.member_delta`,
@@ -93,6 +95,26 @@ def _set_missing(table: str, key: dict[str, Any], item: dict[str, Any], wanted: 
     return True
 
 
+def recount_requests(listing: dict[str, Any], counted: int) -> bool:
+    """Set ``listing``'s ``requestCount`` to ``counted`` when it holds another count (absent reads
+    as 0), conditional on the count read and on the listing existing; True when written."""
+    from chalicelib.kernel.config import settings
+    from chalicelib.persistence import storage
+
+    if int(listing.get("requestCount", 0)) == counted:
+        return False
+    held = "requestCount = :held" if "requestCount" in listing else "attribute_not_exists(requestCount)"
+    try:
+        storage.update(
+            settings().LISTINGS_TABLE, {"listingId": listing["listingId"]}, "SET requestCount = :n",
+            condition=f"attribute_exists(listingId) AND {held}",
+            ExpressionAttributeValues=storage.values(n=counted, **({"held": listing["requestCount"]} if "requestCount" in listing else {})),
+        )
+    except storage.ConditionFailed:
+        return False  # a request or the deletion moved it meanwhile: run again to settle
+    return True
+
+
 def _counter_keys(table: str) -> Iterator[tuple[Any, Any]]:
     """The keys ``(pk, sk)`` of the items of ``table`` whose ``pk`` starts with one of :data:`COUNTER_PREFIXES`."""
     counted = {"ProjectionExpression": "pk, sk", "FilterExpression": "begins_with(pk, :c)",
@@ -128,10 +150,12 @@ def backfill() -> dict[str, int]:
     """Re-index every request, member and listing item and rewrite the list counters.
 
     Returns ``{"requests", "reindexedRequests", "members", "reindexedMembers", "listings",
-    "reindexedListings", "counters", "deletedCounters", "movedCounters", "matches",
+    "reindexedListings", "recountedListings", "counters", "deletedCounters", "movedCounters", "matches",
     "reindexedMatches"}`` (``movedCounters``: counter items deleted from the SearchIndex table,
     their counts rewritten in the Counters table) and the counts of :func:`backfill_delivery_log`.
     """
+    from collections import Counter
+
     from chalicelib.conversations.repository import member_index_attributes
     from chalicelib.kernel.config import settings
     from chalicelib.listings import owner_list
@@ -156,6 +180,8 @@ def backfill() -> dict[str, int]:
                      {owner_list.SORT: owner_list.sort_key(item)}, "createdAt", item["createdAt"])
         for item in listings
     )
+    about = Counter(str(r["subjectId"]) for r in requests if r.get("subjectType") == "LISTING")
+    recounted = sum(recount_requests(item, about[str(item["listingId"])]) for item in listings)
     counters = tally(requests, members, listings)
     deleted, moved = _write_counters(counters)
     matches = list(scan(config.SAVED_SEARCH_MATCHES_TABLE))
@@ -166,8 +192,8 @@ def backfill() -> dict[str, int]:
     )
     return {"requests": len(requests), "reindexedRequests": reindexed_requests, "members": len(members),
             "reindexedMembers": reindexed_members, "listings": len(listings), "reindexedListings": reindexed_listings,
-            "counters": len(counters), "deletedCounters": deleted, "movedCounters": moved, "matches": len(matches),
-            "reindexedMatches": reindexed_matches, **backfill_delivery_log()}
+            "recountedListings": recounted, "counters": len(counters), "deletedCounters": deleted, "movedCounters": moved,
+            "matches": len(matches), "reindexedMatches": reindexed_matches, **backfill_delivery_log()}
 
 
 def backfill_delivery_log() -> dict[str, int]:

@@ -18,6 +18,7 @@ from chalicelib.match_requests.models import MatchRequestCreate, StatusChange
 from chalicelib.persistence import outbox, storage
 from chalicelib.workflows import handlers, listing_deletion
 from chalicelib.workflows import request_decisions as decisions
+from scripts import lists_backfill
 from tests.integration.conftest import Api, User, make_user
 from tests.integration.helpers import (
     Stack,
@@ -585,6 +586,23 @@ def test_the_operator_command_finishes_deletions_the_stream_gave_up_on(
         assert capsys.readouterr().out.split() == [listing["id"], "1" if run == 0 else "0"]
     assert api.call("GET", f"/v1/match-requests/{created['requestId']}", bob.key).json["status"] == "REJECTED"
     assert api.call("GET", f"/v1/match-requests/{kept['requestId']}", bob.key).json["status"] == "PENDING"
+
+
+def test_a_listing_whose_request_count_drifted_is_deletable_after_the_lists_backfill(
+    api: Api, alice: User, bob: User
+) -> None:
+    listing = active_listing(api, alice)
+    created = match_request(api, bob, listing["id"]).json
+    storage.update(settings().LISTINGS_TABLE, {"listingId": listing["id"]}, "SET requestCount = :n",
+                   ExpressionAttributeValues=storage.values(n=3))  # counts two requests that no longer exist
+    refused = api.call("DELETE", f"/v1/listings/{listing['id']}", alice.key)
+    assert_error(refused, 409, "CONFLICT")
+    assert refused.headers["Retry-After"] == "1"
+    assert lists_backfill.backfill()["recountedListings"] >= 1
+    assert (listings.get(listing["id"]) or {})["requestCount"] == 1
+    assert lists_backfill.backfill()["recountedListings"] == 0  # settled
+    assert api.call("DELETE", f"/v1/listings/{listing['id']}", alice.key).status_code == 200
+    assert api.call("GET", f"/v1/match-requests/{created['requestId']}", bob.key).json["status"] == "REJECTED"
 
 
 def test_deletion_is_cancelled_when_a_request_it_did_not_see_exists(api: Api, alice: User, bob: User) -> None:
