@@ -49,6 +49,20 @@ STREAM_DEFAULTS: dict[str, Any] = {
 #: in order, which is the only order the indexers need (docs/search.md, "Freshness").
 POSTINGS_SCALING: dict[str, Any] = {"BatchSize": 500, "MaximumBatchingWindowInSeconds": 1, "ParallelizationFactor": 10}
 
+
+def outbox_consumer(*event_types: str) -> dict[str, Any]:
+    """Settings of an outbox-stream consumer whose work must not be lost: retried as long as
+    approvals are (10 times over up to a day), and invoked only for the outbox inserts of
+    ``event_types`` (AWS Lambda Developer Guide, "Lambda event filtering", DynamoDB: no invocation
+    for the many other events)."""
+    pattern = {"eventName": ["INSERT"], "dynamodb": {"NewImage": {"type": {"S": list(event_types)}}}}
+    return {
+        "MaximumRetryAttempts": 10,
+        "MaximumRecordAgeInSeconds": 86400,
+        "FilterCriteria": {"Filters": [{"Pattern": json.dumps(pattern, separators=(",", ":"))}]},
+    }
+
+
 #: Per-function settings over :data:`STREAM_DEFAULTS` / :data:`QUEUE_DEFAULTS`, by handler name.
 FUNCTION_SETTINGS: dict[str, dict[str, Any]] = {
     # An approval task must not be lost: retry longer (each attempt re-sends only failed records).
@@ -59,39 +73,14 @@ FUNCTION_SETTINGS: dict[str, dict[str, Any]] = {
     # retry as long as approvals do (applying is idempotent and version-checked).
     "maintain_profile_postings": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 86400, **POSTINGS_SCALING},
     # A match not recorded is an alert never sent, matches of a deleted search not removed stay
-    # stored: retry as long as approvals do (replays are idempotent).
-    # Lambda event filtering hands it only the outbox inserts it handles (AWS docs, "Lambda event
-    # filtering", DynamoDB): no invocation for the many other events.
-    "percolate_saved_searches": {
-        "MaximumRetryAttempts": 10,
-        "MaximumRecordAgeInSeconds": 86400,
-        "FilterCriteria": {"Filters": [{"Pattern": json.dumps(
-            {"eventName": ["INSERT"], "dynamodb": {"NewImage": {"type": {"S": ["listing.activated", "saved_search.deleted"]}}}},
-            separators=(",", ":"),
-        )}]},
-    },
-    # An erasure round not run stops the erasure until an administrator resumes it: retry as
-    # long as approvals do (rounds are idempotent and conditional on their round number). Only
-    # its own outbox inserts invoke it (event filtering, as above).
-    "erase_accounts": {
-        "MaximumRetryAttempts": 10,
-        "MaximumRecordAgeInSeconds": 86400,
-        "FilterCriteria": {"Filters": [{"Pattern": json.dumps(
-            {"eventName": ["INSERT"], "dynamodb": {"NewImage": {"type": {"S": ["account.erasure_step"]}}}},
-            separators=(",", ":"),
-        )}]},
-    },
-    # Requests of a deleted listing not rejected stay PENDING for their requesters: retry as long
-    # as approvals do (rejections are conditional on PENDING, replays change nothing). Only its
-    # own outbox inserts invoke it (event filtering, as above).
-    "finish_listing_deletions": {
-        "MaximumRetryAttempts": 10,
-        "MaximumRecordAgeInSeconds": 86400,
-        "FilterCriteria": {"Filters": [{"Pattern": json.dumps(
-            {"eventName": ["INSERT"], "dynamodb": {"NewImage": {"type": {"S": ["listing.deleted"]}}}},
-            separators=(",", ":"),
-        )}]},
-    },
+    # stored (replays are idempotent).
+    "percolate_saved_searches": outbox_consumer("listing.activated", "saved_search.deleted"),
+    # An erasure round not run stops the erasure until an administrator resumes it (rounds are
+    # idempotent and conditional on their round number).
+    "erase_accounts": outbox_consumer("account.erasure_step"),
+    # Requests of a deleted listing not rejected stay PENDING for their requesters (rejections
+    # are conditional on PENDING: replays change nothing).
+    "finish_listing_deletions": outbox_consumer("listing.deleted"),
     # Postings lag the listings while a batch fails: retry as long as a day (records are applied
     # idempotently by version, so retries and replays change nothing twice).
     "maintain_listing_postings": {"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 86400, **POSTINGS_SCALING},
