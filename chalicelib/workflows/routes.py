@@ -38,7 +38,10 @@ def listing(caller: Caller, listingId: str) -> conditional.Versioned:
     conditional=True,
 )
 def delete_listing(caller: Caller, listingId: str, expected_version: int | None) -> pagination.Deleted:
-    """Delete the caller's listing."""
+    """Delete the caller's listing and reject its pending match requests.
+
+    Each PENDING request becomes REJECTED with reason "listing deleted": the first 31 with the
+    delete, any more within seconds after the answer. Conversations stay."""
     return listing_deletion.delete_listing(caller, listingId, expected_version)
 
 
