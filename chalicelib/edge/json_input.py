@@ -9,7 +9,9 @@
 * **Unpaired surrogates.** No U+D800..U+DFFF in any string or key (a JSON escape of one half of a
   surrogate pair decodes to one): they are not Unicode scalar values, so no UTF-8 text holds them.
 * **Member names.** No name twice in one object (I-JSON, RFC 7493 §2.3): a decoder keeps one of
-  the values, and which one differs between decoders, so a client's intent is unclear.
+  the values, and which one differs between decoders, so a client's intent is unclear. The
+  decoder's hook (:func:`unique_members`) marks such an object and :func:`check_document`
+  refuses it by its path.
 * **Numbers.** Integers within +-(2**53 - 1), the range every JSON implementation represents
   exactly (RFC 8259 §6; I-JSON, RFC 7493 §2.2); numbers finite and within the same magnitude.
   Fields with tighter bounds (coordinates, page sizes, category fields) check those themselves.
@@ -79,20 +81,23 @@ def parse_int(text: str) -> int:
     return int(text)
 
 
-def unique_members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``json.loads``' ``object_pairs_hook``: the object of ``pairs``, refusing a name given twice.
+class DuplicatedMembers(dict[str, Any]):
+    """A decoded object in which the member ``name`` was given more than once (its last value
+    kept); :func:`check_document` refuses it, naming the member by its path."""
 
-    Raises
-    ------
-    RuleViolation
-        A member name occurs twice in one object (``details`` names it; the hook does not know
-        the object's place in the document).
-    """
+    def __init__(self, pairs: list[tuple[str, Any]], name: str) -> None:
+        super().__init__(pairs)
+        self.name = name
+
+
+def unique_members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``' ``object_pairs_hook``: the object of ``pairs``; a :class:`DuplicatedMembers`
+    when a name occurs twice (the hook does not know the object's place in the document, so
+    :func:`check_document` refuses it, where the path is known)."""
     found = dict(pairs)
     if len(found) < len(pairs):
         names = [name for name, _ in pairs]
-        twice = next(name for i, name in enumerate(names) if name in names[:i])
-        raise errors.RuleViolation.for_field(twice, "is given more than once in one object: send each member once")
+        return DuplicatedMembers(pairs, next(name for i, name in enumerate(names) if name in names[:i]))
     return found
 
 
@@ -120,6 +125,10 @@ def check_document(data: Any, root: str = "") -> None:
     stack: list[tuple[Any, str, int]] = [(data, root.rstrip("."), 0)]
     while stack:
         value, path, depth = stack.pop()
+        if isinstance(value, DuplicatedMembers):
+            raise errors.RuleViolation.for_field(
+                _child(path, value.name), "is given more than once in one object: send each member once"
+            )
         if isinstance(value, (dict, list)):
             if depth >= MAX_DEPTH:
                 raise errors.RuleViolation.for_field(

@@ -70,7 +70,10 @@ class TestValidationErrors:
         assert error_fields(response) == ["body"]
 
     @pytest.mark.parametrize(("raw", "field"), [(b'{"title": "a", "title": "b"}', "title"),
-                                                (b'{"meta": {"salary": 1, "salary": 2}}', "salary")], ids=["top", "nested"])
+                                                (b'{"meta": {"salary": 1, "salary": 2}}', "meta.salary"),
+                                                (b'{"title": "a", "meta": {"title": 1, "title": 2}}', "meta.title"),
+                                                (b'{"meta": {"x": [{"a": 1}, {"a": 1, "a": 1}]}}', "meta.x.1.a")],
+                             ids=["top", "nested", "nested-name-of-a-top-field", "in-a-list"])
     def test_a_member_name_given_twice_is_named_not_resolved(self, stack: Stack, raw: bytes, field: str) -> None:
         response = stack.api.call("POST", "/v1/listings", stack.alice.key, raw=raw)
         body = assert_error(response, 400, "VALIDATION_ERROR")
