@@ -3,7 +3,9 @@
 Rules (DESIGN §2 "Webhooks"; OWASP "Server-Side Request Forgery Prevention
 Cheat Sheet"):
 
-* the URL is ``https`` with a host, no user info, an ASCII path (percent-encoded);
+* the URL is ``https`` with a host, no user info, an ASCII path (percent-encoded), no fragment
+  and a port in 1..65535 when one is written (:func:`url_pattern`: the same rules, as the
+  JSON Schema pattern of the ``url`` field);
 * every address the host resolves to (``socket.getaddrinfo``) must be globally routable:
   no private (RFC 1918), loopback, link-local (169.254.0.0/16 with the cloud metadata
   endpoint 169.254.169.254, fe80::/10), carrier-grade NAT (100.64.0.0/10, RFC 6598),
@@ -22,6 +24,7 @@ that changes between check and connect (DNS rebinding) cannot redirect a deliver
 from __future__ import annotations
 
 import ipaddress
+import re
 import socket
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -37,6 +40,34 @@ _CGNAT = ipaddress.IPv4Network("100.64.0.0/10")
 _UNIQUE_LOCAL = ipaddress.IPv6Network("fc00::/7")
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 _DEFAULT_PORTS = {"https": 443, "http": 80}
+
+#: A port number 1..65535 (RFC 6335 §6: port 0 is reserved), without leading zeros.
+_PORT = r"(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])"
+_H16 = "[0-9A-Fa-f]{1,4}"
+#: An IPv6 address in hexadecimal groups (RFC 4291 §2.2 forms 1 and 2; one ``::`` at most). The
+#: dotted-quad tail (form 3) is left out: every address written so embeds IPv4 in a range the
+#: address rules refuse (IPv4-mapped, NAT64) or is better written in hex.
+_IPV6 = "|".join((
+    f"(?:{_H16}:){{7}}{_H16}",
+    *(f"(?:{_H16}:){{1,{k}}}(?::{_H16}){{1,{7 - k}}}" for k in range(1, 7)),
+    f"(?:{_H16}:){{1,7}}:",
+    f":(?:(?::{_H16}){{1,7}}|:)",
+))
+#: A host (RFC 3986 §3.2.2): a registered name of unreserved, sub-delimiter and percent-encoded
+#: characters, or a bracketed IPv6 address. No ``@``: user info is refused.
+_HOST = rf"(?:(?:[A-Za-z0-9._~!$&'()*+,;=-]|%[0-9A-Fa-f]{{2}})+|\[(?:{_IPV6})\])"
+#: Path and query: printable ASCII but ``#`` (no fragment).
+_TARGET = r"(?:[/?][!-\"$-~]*)?"
+
+
+def url_pattern(allow_insecure: bool) -> str:
+    """The syntax a webhook URL must have, as a regular expression valid in Python and in JSON
+    Schema (ECMA-262): ``https`` (``http`` too when ``allow_insecure``) in any case, a host, an
+    optional port 1..65535, then optionally a path or query of printable ASCII without ``#``.
+    :func:`parse_url` holds every URL to it; the ``url`` schema of ``POST /v1/webhooks`` states it."""
+    scheme = "[Hh][Tt][Tt][Pp][Ss]?" if allow_insecure else "[Hh][Tt][Tt][Pp][Ss]"
+    return f"^{scheme}://{_HOST}(?::{_PORT})?{_TARGET}$"
+
 
 #: getaddrinfo has no timeout of its own: it runs here so callers can stop waiting for it.
 _resolver = ThreadPoolExecutor(max_workers=32, thread_name_prefix="webhook-dns")
@@ -92,7 +123,8 @@ def parse_url(url: str, allow_insecure: bool) -> WebhookUrl:
     ------
     UrlRejected
         Not https (or http where allowed), no host, user info present, a bad port, a path
-        that is not printable ASCII, a fragment, or longer than :data:`MAX_URL_LENGTH`.
+        that is not printable ASCII, a fragment, longer than :data:`MAX_URL_LENGTH`, or
+        otherwise not of :func:`url_pattern`'s syntax (``https://[::1]]/``, ``https://host:/``).
     """
     try:
         parts = split_http_url(url, HTTP_SCHEMES if allow_insecure else ("https",))
@@ -124,6 +156,9 @@ def parse_url(url: str, allow_insecure: bool) -> WebhookUrl:
         target += "?" + parts.query
     if not target.isascii():
         raise UrlRejected("path and query must be ASCII (percent-encode other characters)")
+    if not re.fullmatch(url_pattern(allow_insecure), url):
+        raise UrlRejected("is not a valid URL: printable ASCII only (a host name in its xn-- form), a host, "
+                          "an optional port, then a path or query")
     return WebhookUrl(scheme, ascii_host, port, target)
 
 

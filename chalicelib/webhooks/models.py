@@ -10,7 +10,7 @@ from chalicelib.kernel.config import settings
 from chalicelib.kernel.json_types import SINGLE_LINE, Timestamp
 from chalicelib.kernel.model_base import Model
 from chalicelib.kernel.pagination import Envelope
-from chalicelib.webhooks.addresses import MAX_URL_LENGTH
+from chalicelib.webhooks.addresses import MAX_URL_LENGTH, url_pattern
 from chalicelib.webhooks.catalogue import DEFAULT_EVENTS, SUPPORTED_EVENTS
 
 DEFAULT_NAME = "API Webhook"
@@ -20,13 +20,14 @@ EventName = Annotated[str, Field(json_schema_extra={"enum": list(SUPPORTED_EVENT
 
 
 def _url_schema(schema: dict[str, Any]) -> None:
-    """The URL rules the schema can state: https (http too on stages that allow it), printable ASCII.
+    """The URL rules the schema can state (:func:`~chalicelib.webhooks.addresses.url_pattern`):
+    https (http too on stages that allow it), a host, no user info, a port in 1..65535, printable
+    ASCII, no fragment.
 
     Whether the host resolves to public addresses only is checked by the service and cannot be
     stated here; ``POST /v1/webhooks`` lists it in its description.
     """
-    scheme = "[Hh][Tt][Tt][Pp][Ss]?" if settings().ALLOW_INSECURE_WEBHOOKS else "[Hh][Tt][Tt][Pp][Ss]"
-    schema.update({"format": "uri", "pattern": f"^{scheme}://[!-~]+$"})
+    schema.update({"format": "uri", "pattern": url_pattern(settings().ALLOW_INSECURE_WEBHOOKS)})
 
 
 class WebhookCreate(Model):

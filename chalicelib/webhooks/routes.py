@@ -21,7 +21,8 @@ route = routes(bp, tags=("webhooks",))
     "/v1/webhooks", "POST", body=lambda: models.WebhookCreate, response=lambda: models.WebhookCreated, status=201,
     rules=(
         "The host of `url` must resolve, and only to public addresses (no private, loopback, link-local, "
-        "carrier-grade NAT, unique-local, multicast or reserved ranges); checked again at every delivery.",
+        "carrier-grade NAT, unique-local, multicast or reserved ranges); checked again at every delivery. "
+        "So a host name must be a DNS name (labels of 1 to 63 characters) and a bracketed host a valid IPv6 address.",
     ),
 )
 def create_webhook(caller: Caller, body: models.WebhookCreate) -> models.WebhookCreated:

@@ -4,11 +4,14 @@ tests/integration/test_webhooks_addresses_api.py)."""
 from __future__ import annotations
 
 import ipaddress
+import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from chalicelib.webhooks import addresses
-from chalicelib.webhooks.addresses import UrlRejected, blocked_reason, parse_url
+from chalicelib.webhooks.addresses import UrlRejected, blocked_reason, parse_url, url_pattern
 
 
 @pytest.mark.parametrize(
@@ -79,6 +82,10 @@ def test_insecure_stage_allows_loopback_only() -> None:
         ("https://hooks.example.com/x#frag", "fragment"),
         ("https://hooks.example.com/" + "a" * 2100, "2048"),
         ("https://hooks.example.com/päth", "ASCII"),
+        ("https://bücher.example/", "xn-- form"),
+        ("https://hooks.example.com:/", "not a valid URL"),
+        ("https://[::1]]:9131/x", "not a valid URL"),
+        ("https://[::1/x", "not a valid URL"),
     ],
 )
 def test_url_syntax_rules(url: str, issue: str) -> None:
@@ -92,7 +99,7 @@ def test_url_parts_and_host_header() -> None:
     assert parsed.host_header == "hooks.example.com"
     assert parse_url("http://127.0.0.1:8080", allow_insecure=True).host_header == "127.0.0.1:8080"
     assert parse_url("https://[2606:4700::1]:8443/", allow_insecure=False).host_header == "[2606:4700::1]:8443"
-    assert parse_url("https://bücher.example/", allow_insecure=False).host == "xn--bcher-kva.example"
+    assert parse_url("https://XN--bcher-kva.example/", allow_insecure=False).host == "xn--bcher-kva.example"
 
 
 def test_every_resolved_address_must_be_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -111,3 +118,30 @@ def test_literal_addresses_need_no_dns() -> None:
     parsed, pinned = addresses.allowed_target("https://93.184.215.14/hook", allow_insecure=False, timeout=1)
     assert pinned == [ipaddress.ip_address("93.184.215.14")]
     assert parsed.host == "93.184.215.14"
+
+
+#: Refusals of URLs the schema's pattern allows: the rules it cannot state, which POST /v1/webhooks
+#: lists (a host that is no DNS name cannot resolve).
+LISTED_RULES = re.compile(r"must name a host|has an invalid host name")
+
+
+@given(st.from_regex(url_pattern(allow_insecure=True), fullmatch=True).filter(lambda url: len(url) <= addresses.MAX_URL_LENGTH))
+def test_the_server_accepts_every_url_the_schema_allows_but_for_the_listed_rules(url: str) -> None:
+    refusal = ""
+    try:
+        parse_url(url, allow_insecure=True)
+    except UrlRejected as exc:
+        refusal = str(exc)
+    assert not refusal or LISTED_RULES.search(refusal), (url, refusal)
+
+
+@pytest.mark.parametrize("url", [
+    "https://user:pw@8.8.8.8/hook", "https://8.8.8.8/hook#frag", "https://8.8.8.8:0/hook", "https://8.8.8.8:70000/hook",
+    "http://[::1]]:9131/x", "https://hooks.example.com:/", "https://bücher.example/", "https://a.example/x y",
+    "https://hooks.example.com:08/", "mailto:x@example.com", "https://[1:2:3:4:5:6:7:8:9]/", "https://[1::2::3]/",
+    "https://[12345::1]/", "https://[::ffff:8.8.8.8]/", "https://[fe80::1%25eth0]/",
+])
+def test_the_schema_refuses_what_the_server_refuses(url: str) -> None:
+    assert re.search(url_pattern(allow_insecure=True), url) is None
+    with pytest.raises(UrlRejected):
+        parse_url(url, allow_insecure=True)
