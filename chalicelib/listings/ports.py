@@ -87,6 +87,14 @@ class WebhookDirectory(Protocol):
         ...
 
 
+class BlockDirectory(Protocol):
+    """Blocks as the listing rules read them (:mod:`chalicelib.blocks.api`)."""
+
+    def hidden_from(self, user_id: str) -> frozenset[str]:
+        """The users ``user_id`` blocked or was blocked by."""
+        ...
+
+
 @dataclass(frozen=True)
 class Ports:
     """Everything outside its own rules that :mod:`chalicelib.listings.service` calls."""
@@ -94,3 +102,4 @@ class Ports:
     repository: ListingsRepository
     users: UserDirectory
     webhooks: WebhookDirectory
+    blocks: BlockDirectory

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.auth.service import Caller
+from chalicelib.blocks import api as blocks
 from chalicelib.categories.models import Category, FieldType
 from chalicelib.categories.registry import all_categories
 from chalicelib.edge.conditional import check_version
@@ -48,7 +49,7 @@ from chalicelib.webhooks import api as webhooks
 SEARCHED_TYPES = {FieldType.TEXT, FieldType.RICHTEXT, FieldType.LOCATION}
 
 #: The real repository and domains; mypy checks here that each module satisfies its port.
-DEFAULT_PORTS = Ports(repository=repository, users=users, webhooks=webhooks)
+DEFAULT_PORTS = Ports(repository=repository, users=users, webhooks=webhooks, blocks=blocks)
 _seam = Seam(DEFAULT_PORTS)
 #: ``use_ports(replacement)``: the service reads and writes through ``replacement``; returns the
 #: ports it replaced (:meth:`chalicelib.kernel.ports.Seam.use`).
@@ -206,16 +207,24 @@ def owned(caller: Caller, listing_id: str) -> ListingRecord:
     Raises
     ------
     NotFound
-        No such listing, or another user's listing that is not public (:func:`chalicelib.kernel.errors.not_owner`).
+        No such listing, or another user's listing that is not public to the caller
+        (:func:`public_to`, :func:`chalicelib.kernel.errors.not_owner`).
     Forbidden
-        Another user's public (ACTIVE) listing.
+        Another user's listing that is public to the caller.
     """
     item = _seam.ports.repository.get(listing_id)
     if item is None:
         raise errors.not_found("Listing", listing_id)
     if item["ownerId"] != caller.user_id:
-        raise errors.not_owner("Listing", listing_id, status.is_public(item["status"]), "Only the listing's owner may change it")
+        raise errors.not_owner("Listing", listing_id, public_to(caller.user_id, item), "Only the listing's owner may change it")
     return item
+
+
+def public_to(user_id: str, item: ListingRecord) -> bool:
+    """Whether another user's listing ``item`` is visible to ``user_id`` as to anyone: ACTIVE, and
+    no block stands between ``user_id`` and its owner (a block hides each side's listings from
+    the other, as a missing listing). Reads the user's block set (cached per process)."""
+    return status.is_public(item["status"]) and item["ownerId"] not in _seam.ports.blocks.hidden_from(user_id)
 
 
 def get_visible(caller: Caller, listing_id: str) -> ListingRecord:

@@ -304,6 +304,9 @@ def list_for_listing(caller: Caller, listing_id: str, query: ListingRequestQuery
     if listing is None:
         raise errors.not_found("Listing", listing_id)
     if listing["ownerId"] != caller.user_id:
-        public = listing_status.is_public(listing["status"])
+        owner_id = listing["ownerId"]
+        public = listing_status.is_public(listing["status"]) and not _seam.ports.repository.read_bundle(
+            block_pairs=[(caller.user_id, owner_id)]
+        ).blocks(caller.user_id, owner_id)  # a block hides the listing as a missing one
         raise errors.not_owner("Listing", listing_id, public, "Only the listing's owner may see its requests")
     return _page(query, "listing.requests", f"{caller.user_id}|{listing_id}", wanted, total)

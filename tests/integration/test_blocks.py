@@ -129,6 +129,26 @@ def test_neither_sees_the_others_listings_and_profile_while_the_block_stands(
     assert {alices["id"], bobs["id"]} <= {item["id"] for item in found}  # others still see both
 
 
+def test_the_owners_routes_of_a_listing_answer_as_for_a_missing_one_across_a_block(
+    api: Api, alice: User, bob: User
+) -> None:
+    listing = active_listing(api, alice)
+    carol = make_user("Carol")
+    owners_routes = (("GET", f"/v1/match-requests/listing/{listing['id']}", None),
+                     ("PATCH", f"/v1/listings/{listing['id']}", {"meta": {"title": "Taken over"}}),
+                     ("PATCH", f"/v1/listings/{listing['id']}/status", {"status": "PAUSED"}),
+                     ("DELETE", f"/v1/listings/{listing['id']}", None))
+    for method, path, body in owners_routes:  # a public listing: its existence is no secret
+        assert_error(api.call(method, path, carol.key, body), 403, "FORBIDDEN")
+    _block(api, bob, alice)
+    for method, path, body in owners_routes:
+        missing = api.call(method, path.replace(listing["id"], "lst_01M8TJNX812KDJS021GBVVE5Q2"), alice.key, body)
+        refused = api.call(method, path, bob.key, body)
+        assert_error(refused, 404, "NOT_FOUND")
+        assert refused.json["error"] == missing.json["error"].replace("lst_01M8TJNX812KDJS021GBVVE5Q2", listing["id"])
+    assert api.call("GET", f"/v1/listings/{listing['id']}", alice.key).json["status"] == "ACTIVE"  # nothing changed
+
+
 def test_unblocking_restores_visibility_but_not_what_was_rejected(api: Api, alice: User, bob: User, runner: Any) -> None:
     listing = active_listing(api, alice)
     runner.drain()

@@ -15,14 +15,14 @@ from chalicelib.kernel import errors
 from chalicelib.kernel.pagination import PageQuery
 from chalicelib.listings import service
 from chalicelib.listings.models import ListingCreate, ListingStatusChange, ListingUpdate
-from chalicelib.listings.ports import ListingsRepository, Ports, UserDirectory, WebhookDirectory
+from chalicelib.listings.ports import BlockDirectory, ListingsRepository, Ports, UserDirectory, WebhookDirectory
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.status import ListingStatus
 from tests.clocks import distinct_milliseconds
 from tests.listing_bodies import listing_body
 from tests.unit.fakes.events import event_types
 from tests.unit.fakes.listings import FakeListings, FakeWebhooks
-from tests.unit.fakes.people import FakeUsers, caller, user_record
+from tests.unit.fakes.people import FakeBlocks, FakeUsers, caller, user_record
 
 ALICE, BOB = caller("usr_alice"), caller("usr_bob")
 
@@ -33,6 +33,7 @@ class World:
 
     listings: FakeListings
     users: FakeUsers
+    blocks: FakeBlocks
 
 
 @pytest.fixture
@@ -40,8 +41,8 @@ def world() -> Iterator[World]:
     users = FakeUsers(user_record("usr_alice", ["telegram", "email"]), user_record("usr_bob"))
     hooks = FakeWebhooks({"webhookId": "whk_alice", "ownerId": "usr_alice", "name": None, "url": "https://example.com/h",
                           "secret": "whsec_x", "active": True, "failCount": 0, "createdAt": "", "updatedAt": ""})
-    fakes = World(FakeListings(users), users)
-    previous = service.use_ports(Ports(repository=fakes.listings, users=users, webhooks=hooks))
+    fakes = World(FakeListings(users), users, FakeBlocks())
+    previous = service.use_ports(Ports(repository=fakes.listings, users=users, webhooks=hooks, blocks=fakes.blocks))
     yield fakes
     service.use_ports(previous)
 
@@ -56,10 +57,12 @@ def _set_status(world: World, listing_id: str, status: ListingStatus) -> None:
 
 
 def test_the_real_modules_satisfy_the_ports() -> None:
+    from chalicelib.blocks import api as blocks
     from chalicelib.listings import repository
     from chalicelib.users import api as users
     from chalicelib.webhooks import api as webhooks
 
+    _b: BlockDirectory = blocks
     _r: ListingsRepository = repository
     _u: UserDirectory = users
     _w: WebhookDirectory = webhooks
@@ -108,6 +111,16 @@ def test_changing_another_users_listing_is_404_unless_it_is_public(world: World)
     _set_status(world, listing_id, ListingStatus.ACTIVE)
     with pytest.raises(errors.Forbidden):
         service.owned(BOB, listing_id)
+
+
+@pytest.mark.parametrize("blocker", ["usr_alice", "usr_bob"])
+def test_a_public_listing_is_404_to_a_user_a_block_separates_from_its_owner(world: World, blocker: str) -> None:
+    listing_id = _create()
+    _set_status(world, listing_id, ListingStatus.ACTIVE)
+    world.blocks.pairs.add((blocker, "usr_bob" if blocker == "usr_alice" else "usr_alice"))
+    with pytest.raises(errors.NotFound):
+        service.owned(BOB, listing_id)
+    assert service.owned(ALICE, listing_id)["listingId"] == listing_id  # the owner is not hidden from herself
 
 
 def test_new_meta_sends_an_active_listing_back_to_review(world: World) -> None:
@@ -169,7 +182,7 @@ def test_an_update_raced_by_another_write_is_a_conflict_or_412_with_if_match(
     listing_id = _create()
     raced = _RacedListings(world.users)
     raced.items = dict(world.listings.items)
-    service.use_ports(Ports(repository=raced, users=world.users, webhooks=FakeWebhooks()))
+    service.use_ports(Ports(repository=raced, users=world.users, webhooks=FakeWebhooks(), blocks=world.blocks))
     with pytest.raises(error):
         service.update_listing(ALICE, listing_id, ListingUpdate.model_validate({"meta": {"title": "New"}}), expected_version)
 

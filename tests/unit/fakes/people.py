@@ -36,6 +36,17 @@ class FakeUsers:
         return {i: self.users[i] for i in user_ids if i in self.users}
 
 
+class FakeBlocks:
+    """The block directory port (``hidden_from``) over a set of ``(blocker, blocked)`` pairs."""
+
+    def __init__(self, *pairs: tuple[str, str]) -> None:
+        self.pairs = set(pairs)
+
+    def hidden_from(self, user_id: str) -> frozenset[str]:
+        """The users ``user_id`` blocked or was blocked by."""
+        return frozenset(b if a == user_id else a for a, b in self.pairs if user_id in (a, b))
+
+
 def caller(user_id: str) -> Caller:
     """An authenticated caller without scopes."""
     return Caller(user_id=user_id)
