@@ -60,9 +60,11 @@ def _full(cursor: str | None) -> PageQuery:
 
 def _conversations(caller: Caller, requests: Sequence[MatchRequest]) -> list[ExportedConversation]:
     """Every conversation the accepted ``requests`` opened, with all its messages, most recently
-    active first (ties by id), as the conversations list orders them."""
+    active first (its last message, or its opening when it has none; ties by id), as the
+    conversations list orders them (a leave or a participant's erasure moves ``updatedAt``, not
+    the activity)."""
     found = [conversations.get_conversation(caller, cid) for cid in sorted({r.conversationId for r in requests if r.conversationId})]
-    found.sort(key=lambda c: (c.updatedAt, c.conversationId), reverse=True)
+    found.sort(key=lambda c: (c.lastMessage.createdAt if c.lastMessage else c.createdAt, c.conversationId), reverse=True)
     return [ExportedConversation(conversation=c, messages=_messages(caller, c)) for c in found]
 
 

@@ -100,3 +100,15 @@ def test_a_conversation_the_caller_left_is_exported_with_its_messages(api: Api, 
     assert [m["content"] for m in left["messages"]] == ["before leaving"]
     (kept,) = _export(api, alice)["conversations"]  # the other participant's export holds it too
     assert kept["conversation"]["otherLeft"] is True
+
+
+def test_conversations_are_exported_in_the_order_of_the_conversations_list(api: Api, alice: User, bob: User) -> None:
+    carol = make_user("Carol")
+    _, with_bob = accepted_conversation(api, alice, bob)
+    _, with_carol = accepted_conversation(api, alice, carol)
+    api.call("POST", f"/v1/conversations/{with_bob}/messages", bob.key, {"content": "earlier"})
+    api.call("POST", f"/v1/conversations/{with_carol}/messages", carol.key, {"content": "later"})
+    api.call_json("DELETE", f"/v1/conversations/{with_bob}", bob.key)  # moves updatedAt, not the activity
+    listed = [c["conversationId"] for c in api.call_json("GET", "/v1/conversations", alice.key)["conversations"]]
+    assert listed == [with_carol, with_bob]
+    assert [c["conversation"]["conversationId"] for c in _export(api, alice)["conversations"]] == listed
