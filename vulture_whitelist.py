@@ -14,6 +14,7 @@ _.do_POST
 _.do_PUT
 _.do_DELETE
 _.do_HEAD
+_.do_PATCH
 _.do_OPTIONS
 _.log_message
 _.protocol_version

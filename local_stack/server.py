@@ -14,9 +14,11 @@ JSON line per request (:mod:`chalicelib.edge.request_context`), not ``http.serve
 
 from __future__ import annotations
 
+import io
 import json
+import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, BinaryIO
 
 from chalice import Chalice
 from chalice.config import Config
@@ -39,6 +41,57 @@ from chalicelib.edge.request_context import REQUEST_ID_HEADER, choose_request_id
 GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024
 
 
+#: A chunk-size line (RFC 9112 §7.1): hex digits, then optional chunk extensions (ignored).
+_CHUNK_SIZE = re.compile(rb"([0-9A-Fa-f]{1,8})[ \t]*(?:;[^\r\n]*)?\r?\n")
+#: Trailer field lines read (and ignored) after the last chunk, at most.
+_MAX_TRAILER_LINES = 100
+
+
+class MalformedChunks(ValueError):
+    """A chunked request body that breaks RFC 9112 §7.1 (or ends early)."""
+
+
+def read_chunked(stream: BinaryIO, limit: int) -> bytes | None:
+    """The body of a request sent with ``Transfer-Encoding: chunked`` (RFC 9112 §7.1), read from
+    ``stream`` up to the end of its trailer section.
+
+    Parameters
+    ----------
+    stream:
+        The connection's input, positioned at the first chunk-size line.
+    limit:
+        Largest body accepted, in bytes.
+
+    Returns
+    -------
+    bytes or None
+        The body; ``None`` when it exceeds ``limit`` (the rest is left unread).
+
+    Raises
+    ------
+    MalformedChunks
+        A chunk-size line or a chunk's end is malformed, or the stream ended early.
+    """
+    body = bytearray()
+    while True:
+        size_line = _CHUNK_SIZE.fullmatch(stream.readline(1024))
+        if size_line is None:
+            raise MalformedChunks("malformed chunk-size line")
+        size = int(size_line.group(1), 16)
+        if size == 0:
+            break
+        if len(body) + size > limit:
+            return None
+        chunk = stream.read(size)
+        if len(chunk) < size or stream.readline(3) not in (b"\r\n", b"\n"):
+            raise MalformedChunks("a chunk ends early or without its line break")
+        body += chunk
+    for _ in range(_MAX_TRAILER_LINES):
+        if stream.readline(8192) in (b"\r\n", b"\n", b""):
+            return bytes(body)
+    raise MalformedChunks("too many trailer lines")
+
+
 class ApiRequestHandler(ChaliceRequestHandler):
     """``ChaliceRequestHandler`` whose gateway-level answers use the spec's error body, carry a
     request id and CORS headers, and which answers CORS preflights."""
@@ -59,11 +112,14 @@ class ApiRequestHandler(ChaliceRequestHandler):
             return {REQUEST_ID_HEADER: request_id}
         return {REQUEST_ID_HEADER: request_id, **cors.response_headers(self.headers.get("Origin"))}
 
-    def _send_error(self, status: int, code: str, message: str) -> None:
+    def _send_error(self, status: int, code: str, message: str, details: list[dict[str, str]] | None = None) -> None:
         headers = self._gateway_headers()
         if self.path.startswith(DASHBOARD_PREFIX):  # as the template's gateway responses: security headers
             headers.update(SECURITY_HEADERS)
-        body = json.dumps({"code": code, "error": message, "requestId": headers[REQUEST_ID_HEADER]}).encode()
+        error: dict[str, Any] = {"code": code, "error": message, "requestId": headers[REQUEST_ID_HEADER]}
+        if details is not None:
+            error["details"] = details
+        body = json.dumps(error).encode()
         self._send_http_response(status, {"Content-Type": "application/json", **headers}, body)
 
     #: Called after each request of the app that may have written (set by :func:`make_server`):
@@ -84,6 +140,34 @@ class ApiRequestHandler(ChaliceRequestHandler):
         return self.status is None or not 400 <= self.status < 500
 
     def _generic_handle(self) -> None:
+        if "chunked" not in (self.headers.get("Transfer-Encoding") or "").lower():
+            self._handle_with_length()
+            return
+        # Chalice's local server reads Content-Length bytes only: a chunked body (RFC 9112 §7.1,
+        # which API Gateway takes) is read here and handed on with its length.
+        try:
+            body = read_chunked(self.rfile, GATEWAY_MAX_BODY_BYTES)
+        except MalformedChunks as exc:
+            self.close_connection = True
+            self._send_error(400, "VALIDATION_ERROR", "Request body is not valid chunked transfer coding",
+                             [{"field": "body", "issue": str(exc)}])
+            return
+        if body is None:
+            self.close_connection = True
+            self._send_error(413, "PAYLOAD_TOO_LARGE", f"Request body exceeds {MAX_BODY_BYTES} bytes")
+            return
+        del self.headers["Transfer-Encoding"]
+        self.headers["Content-Length"] = str(len(body))
+        connection, self.rfile = self.rfile, io.BytesIO(body)
+        try:
+            self._handle_with_length()
+        finally:
+            self.rfile = connection
+
+    # Chalice binds its own ``_generic_handle`` to these names; they must reach the one above.
+    do_GET = do_PUT = do_POST = do_HEAD = do_DELETE = do_PATCH = _generic_handle
+
+    def _handle_with_length(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         if length > GATEWAY_MAX_BODY_BYTES:
             self.close_connection = True

@@ -251,11 +251,19 @@ def fast_delivery(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def local_server(api: Api) -> Iterator[str]:
     """The base URL of the app behind ``local_stack.server`` (the local stack's HTTP edge) on a free port."""
+    with serve_locally() as base:
+        yield base
+
+
+@contextmanager
+def serve_locally(after_request: Callable[[], None] | None = None) -> Iterator[str]:
+    """Serve the app behind ``local_stack.server`` on a free port (``after_request`` as the local
+    stack's runner wake-up); yields the base URL."""
     from app import app
     from local_stack.server import make_server
 
     app_class = app.__class__
-    server = make_server(app, "127.0.0.1", 0)  # turns the app into a LocalChalice (thread-local requests)
+    server = make_server(app, "127.0.0.1", 0, after_request)  # turns the app into a LocalChalice (thread-local requests)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

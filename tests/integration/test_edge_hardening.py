@@ -4,13 +4,16 @@ no CORS on the Dashboard, Retry-After on every 503."""
 
 from __future__ import annotations
 
+import http.client
 import json
+from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
 from chalicelib.kernel import errors
-from tests.integration.conftest import Api, User
+from tests.integration.conftest import Api, User, serve_locally
 from tests.integration.helpers import assert_error, create_listing, http_request, index_listings
 from tests.integration.request_helpers import active_listing
 from tests.integration.test_dashboard import signed_in
@@ -145,3 +148,62 @@ def test_a_title_that_shows_nothing_or_lies_about_its_direction_is_refused(
     assert issue in body["details"][0]["issue"]
     response = api.call("PATCH", "/v1/me/profile", alice.key, {"displayName": title})
     assert_error(response, 400, "VALIDATION_ERROR", "displayName")
+
+
+def _chunked_post(base: str, path: str, key: str, chunks: Iterator[bytes]) -> tuple[int, dict[str, Any]]:
+    address = urlsplit(base)
+    connection = http.client.HTTPConnection(address.hostname or "", address.port, timeout=10)
+    try:
+        connection.request("POST", path, body=chunks, encode_chunked=True,
+                           headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"})
+        response = connection.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        connection.close()
+
+
+def test_the_local_edge_reads_a_chunked_body_as_api_gateway_does(local_server: str, alice: User) -> None:
+    chunks = iter([b'{"url": "http://127.0.0.1:9/', b'chunked", "name": "Sent in ', b'chunks"}'])
+    status, created = _chunked_post(local_server, "/v1/webhooks", alice.key, chunks)
+    assert status == 201, created
+    assert (created["url"], created["name"]) == ("http://127.0.0.1:9/chunked", "Sent in chunks")
+
+
+def test_a_malformed_chunked_body_is_refused_naming_the_body(local_server: str, alice: User) -> None:
+    address = urlsplit(local_server)
+    connection = http.client.HTTPConnection(address.hostname or "", address.port, timeout=10)
+    try:
+        connection.putrequest("POST", "/v1/webhooks")
+        for name, value in (("Authorization", f"Bearer {alice.key}"), ("Content-Type", "application/json"),
+                            ("Transfer-Encoding", "chunked")):
+            connection.putheader(name, value)
+        connection.endheaders(b"zz\r\n{}\r\n0\r\n\r\n")  # "zz" is no chunk size
+        response = connection.getresponse()
+        body = json.loads(response.read())
+    finally:
+        connection.close()
+    assert response.status == 400
+    assert (body["code"], body["details"][0]["field"]) == ("VALIDATION_ERROR", "body")
+
+
+def test_the_local_edge_wakes_the_event_runner_after_a_write_and_not_after_a_read(api: Api, alice: User) -> None:
+    woken: list[str] = []
+    with serve_locally(lambda: woken.append("woken")) as base:
+        status, _, _ = http_request(f"{base}/v1/me", "GET", {"Authorization": f"Bearer {alice.key}"})
+        assert (status, woken) == (200, [])
+        status, _ = _chunked_post(base, "/v1/webhooks", alice.key, iter([b'{"url": "http://127.0.0.1:9/w"}']))
+        assert (status, woken) == (201, ["woken"])
+
+
+def test_the_local_edge_refuses_a_body_over_the_gateway_limit_before_reading_it(local_server: str, alice: User) -> None:
+    address = urlsplit(local_server)
+    connection = http.client.HTTPConnection(address.hostname or "", address.port, timeout=10)
+    try:
+        connection.putrequest("POST", "/v1/webhooks")
+        connection.putheader("Authorization", f"Bearer {alice.key}")
+        connection.putheader("Content-Length", str(11 * 1024 * 1024))
+        connection.endheaders()  # no body sent: the answer comes without it
+        response = connection.getresponse()
+        assert (response.status, json.loads(response.read())["code"]) == (413, "PAYLOAD_TOO_LARGE")
+    finally:
+        connection.close()
