@@ -24,6 +24,7 @@ from chalicelib.auth import keys, repository, service
 from chalicelib.auth.records import ApiKeyRecord
 from chalicelib.auth.service import Caller
 from chalicelib.kernel import clock, errors
+from chalicelib.kernel.text import text_issue
 from chalicelib.persistence.transactions import Transaction, TransactionConflict
 
 #: The old key's remaining life a roll may choose, label -> seconds (Stripe offers now .. 7 days).
@@ -115,9 +116,14 @@ def _own_key(caller: Caller, wanted: str) -> ApiKeyRecord:
 
 
 def _clean_name(name: str) -> str:
+    """``name`` with its white space folded to single spaces, held to the text policy of a
+    single-line field (:func:`chalicelib.kernel.text.text_issue`: no controls, no bidi or other
+    format characters) and to 1..:data:`MAX_NAME` characters."""
     cleaned = " ".join(name.split())
     if not cleaned or len(cleaned) > MAX_NAME:
         raise errors.RuleViolation.for_field("name", f"Enter a name of 1 to {MAX_NAME} characters")
+    if issue := text_issue(cleaned):
+        raise errors.RuleViolation.for_field("name", issue, f"The name {issue}")
     return cleaned
 
 

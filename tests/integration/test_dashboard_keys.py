@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
+import pytest
+
 from chalicelib.auth import keys, own_keys
 from chalicelib.auth.service import Caller
 from chalicelib.kernel.config import settings
@@ -60,6 +62,16 @@ def test_blank_name_is_refused_and_changes_nothing(api: Api, alice: User) -> Non
     response = b.post("/dashboard/api-keys", {"csrf_token": b.csrf("/dashboard/api-keys"), "name": "   "})
     assert response.status_code == 400
     assert "name" in response.text
+    assert len(table_items(settings().API_KEYS_TABLE)) == before
+
+
+@pytest.mark.parametrize("name", ["a\u202eb", "a\x01b", "\u3164"], ids=["bidi-override", "control", "nothing-visible"])
+def test_a_name_the_text_policy_refuses_is_refused_and_changes_nothing(api: Api, alice: User, name: str) -> None:
+    b = signed_in(api, alice)
+    before = len(table_items(settings().API_KEYS_TABLE))
+    response = b.post("/dashboard/api-keys", {"csrf_token": b.csrf("/dashboard/api-keys"), "name": name})
+    assert response.status_code == 400
+    assert "The name " in response.text
     assert len(table_items(settings().API_KEYS_TABLE)) == before
 
 
