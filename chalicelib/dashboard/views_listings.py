@@ -19,6 +19,7 @@ with lazy_imports(__name__):
     from chalicelib.listings import service as listings
     from chalicelib.match_requests import models as request_models
     from chalicelib.match_requests import service as match_requests
+    from chalicelib.users import api as users
     from chalicelib.webhooks import service as webhooks
     from chalicelib.workflows import conversation_context, listing_deletion, listing_detail, request_decisions
 
@@ -174,12 +175,14 @@ def conversation(current: Page, conversationId: str) -> Response:
     etag = None
     newest_shown = found is not None and pages.page_to_read is None  # the first view: its newest page
     if newest_shown:
-        shown_from_others = any(m.senderId != current.caller.user_id for m in messages.messages)
-        if found is not None and found.unreadCount and shown_from_others:  # read as shown: up to the newest shown
+        if found is not None and found.unreadCount and messages.messages:  # read as shown: up to the newest shown
             conversations.mark_read(current.caller, conversationId, messages.messages[-1].messageId)
         etag = views_unread.unread_tag(current.caller)[0]
+    # Block is offered against a user who can be blocked: not erased, not suspended (as unknown).
+    blockable = [p for p in found.participants if p.userId != current.caller.user_id
+                 and (other := users.get_user(p.userId)) is not None and not users.is_suspended(other)] if found else []
     return pages.render(current, f"/conversations/{conversationId}", ("conversation.html", "messages_items.html"), number,
-                        len(messages.messages), messages.total, nav="conversations", conversation=found,
+                        len(messages.messages), messages.total, nav="conversations", conversation=found, blockable=blockable,
                         messages=messages.messages, me=current.caller.user_id, context=context,
                         notice=NOTICES.get(current.query("done")), etag=etag, poll_seconds=views_unread.POLL_SECONDS,
                         newest=(number - 1) * pages.size + len(messages.messages))

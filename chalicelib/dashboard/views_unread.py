@@ -85,9 +85,11 @@ def conversation(current: Page, conversationId: str) -> Response:
     unchanged = _unchanged(current, tag)
     if unchanged is not None:
         return unchanged
-    messages, _ = conversations.messages_after(current.caller, conversationId, after)
+    messages, total = conversations.messages_after(current.caller, conversationId, after)
     me = current.caller.user_id
-    if any(m.senderId != me for m in messages):
+    # Marked read only when they reach the newest message: a poll from far behind (``after`` more
+    # than a page back) never moves the marker back over messages already read.
+    if after + len(messages) == total and any(m.senderId != me for m in messages):
         conversations.mark_read(current.caller, conversationId, messages[-1].messageId)
         tag, _ = unread_tag(current.caller)
     newest = after + len(messages)

@@ -4,6 +4,7 @@ read on opening, and the pollers' ETag / If-None-Match (an idle poll is a 304 wi
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from tests.integration.conftest import Api, User
 from tests.integration.request_helpers import accepted_conversation
@@ -97,3 +98,48 @@ def test_pollers_need_a_session_and_a_valid_after(api: Api, alice: User, bob: Us
     assert b.get("/dashboard/live/conversations/cnv_nobody?after=0", HTMX).status_code == 404
     anonymous = api.client.http.get("/dashboard/live/unread", headers=HTMX)
     assert anonymous.status_code == 401
+
+
+def test_opening_a_conversation_reads_it_when_its_newest_page_shows_only_the_readers_messages(
+    api: Api, alice: User, bob: User
+) -> None:
+    _, conversation_id = accepted_conversation(api, alice, bob)
+    for text in ("one", "two"):
+        send(api, bob, conversation_id, text)
+    send(api, alice, conversation_id, "mine")
+    b = signed_in(api, alice)
+    assert unread(api, alice) == 2
+    page = b.get(f"/dashboard/conversations/{conversation_id}?pageSize=1")  # its newest page: "mine" only
+    assert page.status_code == 200
+    assert "mine" in page.text
+    assert "two" not in page.text
+    assert unread(api, alice) == 0
+
+
+def test_a_poll_from_far_behind_moves_no_read_marker_back(api: Api, alice: User, bob: User, monkeypatch: Any) -> None:
+    from chalicelib.conversations import service as conversations
+
+    monkeypatch.setattr(conversations, "MAX_MESSAGES_AFTER", 2)  # a page of the poll: two messages
+    _, conversation_id = accepted_conversation(api, alice, bob)
+    for n in range(4):
+        send(api, bob, conversation_id, f"m{n}")
+    b = signed_in(api, alice)
+    b.get(f"/dashboard/conversations/{conversation_id}")
+    assert unread(api, alice) == 0
+    behind = b.get(f"/dashboard/live/conversations/{conversation_id}?after=0", HTMX)  # messages 1-2 of 4
+    assert behind.status_code == 200
+    assert unread(api, alice) == 0
+    caught_up = b.get(f"/dashboard/live/conversations/{conversation_id}?after=2", HTMX)  # 3-4: the newest
+    assert caught_up.status_code == 200
+    assert unread(api, alice) == 0
+
+
+def test_an_erased_participant_is_offered_no_block(api: Api, alice: User, bob: User, runner: Any) -> None:
+    _, conversation_id = accepted_conversation(api, alice, bob)
+    b = signed_in(api, alice)
+    assert f"/dashboard/blocks/{bob.user_id}" in b.get(f"/dashboard/conversations/{conversation_id}").text
+    assert api.call("DELETE", "/v1/me", bob.key).status_code == 202
+    runner.drain()
+    page = b.get(f"/dashboard/conversations/{conversation_id}").text
+    assert "Deleted user" in page
+    assert f"/dashboard/blocks/{bob.user_id}" not in page
