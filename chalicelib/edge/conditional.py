@@ -11,8 +11,9 @@ parts, e.g. ``myRequest``, which the record's version does not cover).
   the record is still at the tag's ``version``, atomically (a DynamoDB condition expression on
   ``version`` in the write itself, never a read-then-write); otherwise 412
   ``PRECONDITION_FAILED`` and nothing changes. ``If-Match: *`` only requires the record to exist.
-  A tag this API did not issue, or a weak tag (``W/``, never equal under the strong comparison
-  RFC 9110 §13.1.1 requires), cannot match: 412.
+  A tag not of this API's form, or a weak tag (``W/``, never equal under the strong comparison
+  RFC 9110 §13.1.1 requires), cannot match: 412. Only the tag's version is compared: the digest
+  covers reader-specific parts of the representation, not the record the write changes.
 """
 
 from __future__ import annotations
