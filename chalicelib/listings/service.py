@@ -304,7 +304,8 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate, expecte
 
     A PATCH that leaves ``meta`` as stored (only ``channels`` and/or ``webhookIds``, or meta values
     equal to the stored ones) keeps the listing's status: it is a binding change, not new
-    content to review (docs/decisions.md "Listings").
+    content to review (docs/decisions.md "Listings"). A PATCH that changes nothing at all writes
+    nothing: the listing, its ``version`` (ETag) and ``updatedAt`` stay, and no review is queued.
 
     ``expected_version`` (``If-Match``, :mod:`chalicelib.edge.conditional`) applies the change only to
     that version; the write is conditional on the version read either way (412 otherwise).
@@ -340,6 +341,8 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate, expecte
     webhook_ids = list(item.get("webhookIds") or []) if body.webhookIds is None else _check_webhooks(caller.user_id, body.webhookIds)
     version = int(item["version"])
     if meta == (item.get("meta") or {}):
+        if channels == list(item.get("channels") or []) and webhook_ids == list(item.get("webhookIds") or []):
+            return to_model(item, owner, owner_view=True)  # nothing changes: nothing is written, the ETag stays
         return _rebind(item, owner, channels, webhook_ids, expected_version)
     updated: ListingRecord = {
         **item, "title": meta["title"], "meta": meta, "channels": channels, "webhookIds": webhook_ids,

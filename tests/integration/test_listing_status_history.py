@@ -105,7 +105,8 @@ def test_at_the_limit_a_change_made_on_a_stale_read_fails_instead_of_dropping_an
     assert stale is not None
     assert len(stale["statusHistory"]) == status_history.LIMIT
     # Another change of the item (webhooks rebound: status kept, version + 1) after the read.
-    assert api.call("PATCH", f"/v1/listings/{created['id']}", alice.key, {"webhookIds": []}).status_code == 200
+    hook = api.call("POST", "/v1/webhooks", alice.key, {"url": "http://127.0.0.1:9/hook"}).json
+    assert api.call("PATCH", f"/v1/listings/{created['id']}", alice.key, {"webhookIds": [hook["id"]]}).status_code == 200
     with pytest.raises(storage.ConditionFailed):
         repository.transition(stale, Transition.PAUSE, "2030-01-01T00:00:00.000Z")
     assert [(e["status"], e["at"]) for e in _history(api, alice, created["id"])] == [
