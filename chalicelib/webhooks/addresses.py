@@ -57,7 +57,7 @@ _IPV6 = "|".join((
 #: characters, or a bracketed IPv6 address. No ``@``: user info is refused.
 _HOST = rf"(?:(?:[A-Za-z0-9._~!$&'()*+,;=-]|%[0-9A-Fa-f]{{2}})+|\[(?:{_IPV6})\])"
 #: Path and query: printable ASCII but ``#`` (no fragment).
-_TARGET = r"(?:[/?][!-\"$-~]*)?"
+_TARGET = r'(?:[/?][!"$-~]*)?'
 
 
 def url_pattern(allow_insecure: bool) -> str:
