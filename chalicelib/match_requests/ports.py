@@ -50,9 +50,8 @@ class RequestsRepository(Protocol):
 
     def read_bundle(
         self, request_ids: Sequence[str] = (), user_ids: Sequence[str] = (), listing_ids: Sequence[str] = (),
-        block_pairs: Sequence[tuple[str, str]] = (),
     ) -> Bundle:
-        """Requests, users, listings and blocks by id in one read."""
+        """Requests, users and listings by id in one read."""
         ...
 
 

@@ -37,6 +37,7 @@ from chalicelib.kernel.pagination import PageQuery
 from chalicelib.kernel.ports import Seam
 from chalicelib.kernel.subject_types import SubjectType
 from chalicelib.listings import api as listings
+from chalicelib.listings import service as listing_service
 from chalicelib.listings import status as listing_status
 from chalicelib.listings.records import ListingRecord
 from chalicelib.match_requests import ids, repository, request_transaction
@@ -292,9 +293,10 @@ def list_for_listing(caller: Caller, listing_id: str, query: ListingRequestQuery
     Raises
     ------
     NotFound
-        No such listing, or another user's listing that is not ACTIVE.
+        No such listing, or another user's listing not public to the caller (not ACTIVE, or a
+        block between them: :func:`chalicelib.listings.service.public_to`).
     Forbidden
-        Another user's (visible) listing.
+        Another user's listing public to the caller.
     """
     if not within_limit(listing_id):
         raise errors.not_found("Listing", listing_id)
@@ -304,9 +306,6 @@ def list_for_listing(caller: Caller, listing_id: str, query: ListingRequestQuery
     if listing is None:
         raise errors.not_found("Listing", listing_id)
     if listing["ownerId"] != caller.user_id:
-        owner_id = listing["ownerId"]
-        public = listing_status.is_public(listing["status"]) and not _seam.ports.repository.read_bundle(
-            block_pairs=[(caller.user_id, owner_id)]
-        ).blocks(caller.user_id, owner_id)  # a block hides the listing as a missing one
+        public = listing_service.public_to(caller.user_id, listing)
         raise errors.not_owner("Listing", listing_id, public, "Only the listing's owner may see its requests")
     return _page(query, "listing.requests", f"{caller.user_id}|{listing_id}", wanted, total)

@@ -8,11 +8,13 @@ quota): the conditions themselves are covered by tests/integration/test_requests
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 
 from chalicelib.auth.service import Caller
 from chalicelib.kernel import errors
+from chalicelib.listings import service as listing_service
 from chalicelib.listings.records import ListingRecord
 from chalicelib.listings.status import ListingStatus
 from chalicelib.match_requests import repository, service
@@ -47,8 +49,10 @@ def store() -> Iterator[FakeRequests]:
                       user_record("usr_erin", requestPolicy={"acceptingRequests": False}))
     fake = FakeRequests(users, _listing("lst_bob", "usr_bob"), _listing("lst_new", "usr_bob", ListingStatus.PENDING))
     previous = service.use_ports(Ports(repository=fake, commit=fake.commit))
+    listings_before = listing_service.use_ports(replace(listing_service.DEFAULT_PORTS, blocks=fake.blocks))
     yield fake
     service.use_ports(previous)
+    listing_service.use_ports(listings_before)
 
 
 def _match(who: Caller = ALICE, listing_id: str = "lst_bob", channels: tuple[str, ...] = ("telegram",)) -> MatchRequest:
@@ -170,3 +174,6 @@ def test_a_listings_requests_are_its_owners_to_read(store: FakeRequests) -> None
         service.list_for_listing(ALICE, "lst_bob", ListingRequestQuery())
     with pytest.raises(errors.NotFound):  # another user's listing that is not public
         service.list_for_listing(ALICE, "lst_new", ListingRequestQuery())
+    store.blocks.pairs.add(("usr_bob", "usr_alice"))
+    with pytest.raises(errors.NotFound):  # a block hides the listing as a missing one
+        service.list_for_listing(ALICE, "lst_bob", ListingRequestQuery())

@@ -12,7 +12,7 @@ from chalicelib.match_requests.repository import Bundle
 from chalicelib.persistence import storage
 from chalicelib.persistence.storage import TransactionConflict
 from chalicelib.persistence.transactions import Transaction, TransactItem
-from tests.unit.fakes.people import FakeUsers
+from tests.unit.fakes.people import FakeBlocks, FakeUsers
 
 #: The table name of the fake's own request items (``put_new_op``), so :meth:`FakeRequests.commit` finds them.
 TABLE = "fake-requests"
@@ -29,6 +29,8 @@ class FakeRequests:
         self.listings: dict[str, ListingRecord] = {x["listingId"]: x for x in listings}
         self.requests: dict[str, RequestRecord] = {}
         self.refuse: set[str] = set()
+        #: The block directory the listing rules read (``hidden_from``), for owner-only reads.
+        self.blocks = FakeBlocks()
         self.committed: list[list[str]] = []
         self._staged: dict[str, RequestRecord] = {}
 
@@ -80,7 +82,6 @@ class FakeRequests:
 
     def read_bundle(
         self, request_ids: Sequence[str] = (), user_ids: Sequence[str] = (), listing_ids: Sequence[str] = (),
-        block_pairs: Sequence[tuple[str, str]] = (),
     ) -> Bundle:
         """The known ones among the ids asked for (no blocks: :attr:`refuse` stands in for them)."""
         return Bundle(requests={i: self.requests[i] for i in request_ids if i in self.requests},
