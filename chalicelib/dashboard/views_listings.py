@@ -179,8 +179,9 @@ def conversation(current: Page, conversationId: str) -> Response:
             conversations.mark_read(current.caller, conversationId, messages.messages[-1].messageId)
         etag = views_unread.unread_tag(current.caller)[0]
     # Block is offered against a user who can be blocked: not erased, not suspended (as unknown).
-    blockable = [p for p in found.participants if p.userId != current.caller.user_id
-                 and (other := users.get_user(p.userId)) is not None and not users.is_suspended(other)] if found else []
+    others = [p for p in found.participants if p.userId != current.caller.user_id] if found else []
+    known = users.get_users([p.userId for p in others]) if others else {}
+    blockable = [p for p in others if p.userId in known and not users.is_suspended(known[p.userId])]
     return pages.render(current, f"/conversations/{conversationId}", ("conversation.html", "messages_items.html"), number,
                         len(messages.messages), messages.total, nav="conversations", conversation=found, blockable=blockable,
                         messages=messages.messages, me=current.caller.user_id, context=context,

@@ -143,3 +143,14 @@ def test_an_erased_participant_is_offered_no_block(api: Api, alice: User, bob: U
     page = b.get(f"/dashboard/conversations/{conversation_id}").text
     assert "Deleted user" in page
     assert f"/dashboard/blocks/{bob.user_id}" not in page
+
+
+def test_a_suspended_participant_is_offered_no_block(api: Api, admin: User, alice: User, bob: User) -> None:
+    _, conversation_id = accepted_conversation(api, alice, bob)
+    b = signed_in(api, alice)
+    report = api.call_json("POST", "/v1/reports", alice.key, {"subjectType": "profile", "subjectId": bob.user_id,
+                                                               "reason": "scam"}, status=201)
+    api.call_json("POST", f"/v1/admin/reports/{report['reportId']}/decision", admin.key, {"decision": "suspend_user"})
+    page = b.get(f"/dashboard/conversations/{conversation_id}")
+    assert page.status_code == 200
+    assert f"/dashboard/blocks/{bob.user_id}" not in page.text
