@@ -441,27 +441,38 @@ def erase_participant(user_id: str, conversation_id: str) -> int:
     if user_id not in (item.get("leftBy") or []):
         leave(Caller(user_id), conversation_id)
         item = repository.get(conversation_id, consistent=True) or item
-    if any(p["userId"] == user_id and p["displayName"] != repository.ERASED_NAME for p in item["participants"]) or (
-        (last := item.get("lastMessage")) is not None and last["senderId"] == user_id
-        and last["senderName"] != repository.ERASED_NAME
-    ):
+    if _still_named(item, user_id):
         Transaction().add("conversation", repository.erase_name_op(item, user_id)).commit()
-    renamed = 0
     other = next((p for p in item["participantIds"] if p != user_id), user_id)
     count = int(item.get("messageCount", 0))
-    for first in range(1, count + 1, _ERASE_PAGE):
-        theirs = [m for m in repository.message_range(conversation_id, first, min(count, first + _ERASE_PAGE - 1))
-                  if m["senderId"] == user_id and m["senderName"] != repository.ERASED_NAME]
-        if theirs:
-            for message in theirs:  # first: a retry finds the messages renamed and passes them over
-                webhook_events.rewrite_data(other, outbox.MESSAGE_NEW, message["createdAt"], ("messageId", message["messageId"]),
-                                            {"senderName": repository.ERASED_NAME})
-            tx = Transaction()
-            for message in theirs:
-                tx.add(message["messageId"], repository.erase_sender_op(conversation_id, message))
-            tx.commit()
-            renamed += len(theirs)
-    return renamed
+    return sum(_erase_sender(conversation_id, user_id, other, first, min(count, first + _ERASE_PAGE - 1))
+               for first in range(1, count + 1, _ERASE_PAGE))
+
+
+def _still_named(item: ConversationRecord, user_id: str) -> bool:
+    """Whether the conversation item still shows ``user_id``'s name: as a participant, or as the
+    sender of its last message."""
+    last = item.get("lastMessage")
+    return any(p["userId"] == user_id and p["displayName"] != repository.ERASED_NAME for p in item["participants"]) or (
+        last is not None and last["senderId"] == user_id and last["senderName"] != repository.ERASED_NAME
+    )
+
+
+def _erase_sender(conversation_id: str, user_id: str, other: str, first: int, last: int) -> int:
+    """Rename ``user_id``'s messages numbered ``first..last`` (at most :data:`_ERASE_PAGE`) to
+    "Deleted user", and the ``message.new`` events that announced them to ``other``, in one
+    transaction; returns how many were renamed now."""
+    theirs = [m for m in repository.message_range(conversation_id, first, last)
+              if m["senderId"] == user_id and m["senderName"] != repository.ERASED_NAME]
+    for message in theirs:  # first: a retry finds the messages renamed and passes them over
+        webhook_events.rewrite_data(other, outbox.MESSAGE_NEW, message["createdAt"], ("messageId", message["messageId"]),
+                                    {"senderName": repository.ERASED_NAME})
+    if theirs:
+        tx = Transaction()
+        for message in theirs:
+            tx.add(message["messageId"], repository.erase_sender_op(conversation_id, message))
+        tx.commit()
+    return len(theirs)
 
 
 def forget_counter_ops(user_id: str) -> list[TransactItem]:

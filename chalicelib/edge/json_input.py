@@ -102,9 +102,7 @@ def unique_members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _child(path: str, key: str | int) -> str:
-    if isinstance(key, int):
-        return f"{path}.{key}" if path else str(key)
-    return f"{path}.{key}" if path else key
+    return f"{path}.{key}" if path else str(key)
 
 
 def check_document(data: Any, root: str = "") -> None:
@@ -129,25 +127,30 @@ def check_document(data: Any, root: str = "") -> None:
             raise errors.RuleViolation.for_field(
                 _child(path, value.name), "is given more than once in one object: send each member once"
             )
-        if isinstance(value, (dict, list)):
-            if depth >= MAX_DEPTH:
-                raise errors.RuleViolation.for_field(
-                    "body", f"nesting deeper than {MAX_DEPTH} levels", f"Request body nests deeper than {MAX_DEPTH} levels"
-                )
-            items = value.items() if isinstance(value, dict) else enumerate(value)
-            for key, item in items:
-                if isinstance(key, str) and (issue := character_issue(key, allow_whitespace=False)):
-                    raise errors.RuleViolation.for_field(_child(path, key), f"key {issue}")
-                stack.append((item, _child(path, key), depth + 1))
-        elif isinstance(value, str):
-            if issue := character_issue(value):
-                raise errors.RuleViolation.for_field(path or "body", issue)
-        elif isinstance(value, bool) or value is None:
+        if not isinstance(value, (dict, list)):
+            _check_scalar(value, path or "body")
             continue
-        elif isinstance(value, int):
-            if abs(value) > MAX_SAFE_INTEGER:
-                raise errors.RuleViolation.for_field(
-                    path or "body", f"must be between {-MAX_SAFE_INTEGER} and {MAX_SAFE_INTEGER}"
-                )
-        elif isinstance(value, float) and (not math.isfinite(value) or abs(value) > MAX_NUMBER):
-            raise errors.RuleViolation.for_field(path or "body", f"must be a finite number within +-{MAX_SAFE_INTEGER}")
+        if depth >= MAX_DEPTH:
+            raise errors.RuleViolation.for_field(
+                "body", f"nesting deeper than {MAX_DEPTH} levels", f"Request body nests deeper than {MAX_DEPTH} levels"
+            )
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, item in items:
+            if isinstance(key, str) and (issue := character_issue(key, allow_whitespace=False)):
+                raise errors.RuleViolation.for_field(_child(path, key), f"key {issue}")
+            stack.append((item, _child(path, key), depth + 1))
+
+
+def _check_scalar(value: Any, field: str) -> None:
+    """Refuse a string with a control character, an integer beyond the safe range or a float
+    that is not finite or too large, naming ``field``."""
+    if isinstance(value, str):
+        if issue := character_issue(value):
+            raise errors.RuleViolation.for_field(field, issue)
+    elif isinstance(value, bool) or value is None:
+        return
+    elif isinstance(value, int):
+        if abs(value) > MAX_SAFE_INTEGER:
+            raise errors.RuleViolation.for_field(field, f"must be between {-MAX_SAFE_INTEGER} and {MAX_SAFE_INTEGER}")
+    elif isinstance(value, float) and (not math.isfinite(value) or abs(value) > MAX_NUMBER):
+        raise errors.RuleViolation.for_field(field, f"must be a finite number within +-{MAX_SAFE_INTEGER}")

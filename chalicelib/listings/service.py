@@ -13,6 +13,7 @@ The rules reach storage and the other domains through :data:`DEFAULT_PORTS`
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from chalicelib.auth.service import Caller
@@ -322,18 +323,7 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate, expecte
     item = owned(caller, listing_id)
     check_version(int(item["version"]), expected_version)
     category = _category_and_role(item["categoryKey"], item["roleKey"])
-    merged = dict(item.get("meta") or {})
-    for key, value in (body.meta or {}).items():
-        if value is None:
-            merged.pop(key, None)
-        else:
-            merged[key] = value
-        if key in {f.key for f in category.location_fields()} and value != (item.get("meta") or {}).get(key):
-            # A new address invalidates the stored coordinates unless the PATCH gives new ones.
-            for axis in ("lat", "lng"):
-                if f"{key}_{axis}" not in (body.meta or {}):
-                    merged.pop(f"{key}_{axis}", None)
-    meta = validate_meta(category, item["roleKey"], merged)
+    meta = validate_meta(category, item["roleKey"], _merged_meta(category, item.get("meta") or {}, body.meta or {}))
     owner = _require_owner(caller.user_id)
     # Only the lists the body gives are checked: stored ones stay as they are, a channel disconnected
     # or a webhook deleted since included (views leave such a channel out; such an id matches nothing).
@@ -353,10 +343,34 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate, expecte
     try:
         updated["statusHistory"] = _seam.ports.repository.resubmit(item, updated, [_submitted_event(listing_id, version + 1)])
     except TransactionConflict as exc:
-        if expected_version is not None:  # the version read matched If-Match; the write saw another one
-            raise errors.PreconditionFailed("The listing changed while you were updating it; read it again") from exc
-        raise errors.Conflict("The listing changed while you were updating it; read it again and retry") from exc
+        raise _changed_meanwhile(expected_version) from exc
     return to_model(updated, owner, owner_view=True)
+
+
+def _merged_meta(category: Category, stored: Mapping[str, Any], patch: Mapping[str, Any]) -> dict[str, Any]:
+    """``stored`` meta with a PATCH's ``patch`` merged in (a ``None`` value removes the key).
+
+    A changed address field drops its stored ``<key>_lat``/``<key>_lng`` unless the PATCH gives
+    new ones: the old coordinates belong to the old address (geocoded again on save).
+    """
+    merged = {**stored, **{k: v for k, v in patch.items() if v is not None}}
+    addresses = {f.key for f in category.location_fields()}
+    for key, value in patch.items():
+        if value is None:
+            merged.pop(key, None)
+        if key in addresses and value != stored.get(key):
+            for axis in ("lat", "lng"):
+                if f"{key}_{axis}" not in patch:
+                    merged.pop(f"{key}_{axis}", None)
+    return merged
+
+
+def _changed_meanwhile(expected_version: int | None) -> errors.DomainError:
+    """The error of a listing write whose version condition failed: 412 when the caller sent
+    ``If-Match`` (the version read matched it; the write saw another one), else 409 to retry."""
+    if expected_version is not None:
+        return errors.PreconditionFailed("The listing changed while you were updating it; read it again")
+    return errors.Conflict("The listing changed while you were updating it; read it again and retry")
 
 
 def _rebind(item: ListingRecord, owner: UserRecord, channels: list[str], webhook_ids: list[str],
@@ -379,9 +393,7 @@ def _rebind(item: ListingRecord, owner: UserRecord, channels: list[str], webhook
     try:
         _seam.ports.repository.rebind(updated, version, event)
     except TransactionConflict as exc:
-        if expected_version is not None:
-            raise errors.PreconditionFailed("The listing changed while you were updating it; read it again") from exc
-        raise errors.Conflict("The listing changed while you were updating it; read it again and retry") from exc
+        raise _changed_meanwhile(expected_version) from exc
     return to_model(updated, owner, owner_view=True)
 
 
