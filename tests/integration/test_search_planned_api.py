@@ -58,6 +58,9 @@ def test_a_tampered_cursor_of_a_planned_search_is_a_400(api: Api, alice: User, b
                  400, "VALIDATION_ERROR", "cursor")
     assert_error(api.call("GET", f"/v1/listings/search?category=jobs&q=python&pageSize=1&cursor={cursor}", bob.key),
                  400, "VALIDATION_ERROR", "cursor")
+    with_role = search_listings(api, bob, "category=jobs&q=rust&role=hiring&pageSize=1")["nextCursor"]
+    assert_error(api.call("GET", f"/v1/listings/search?category=jobs&q=rust%26role%3Dhiring&pageSize=1&cursor={with_role}", bob.key),
+                 400, "VALIDATION_ERROR", "cursor")  # one q holding "&role=hiring" is another query
 
 
 def test_stale_postings_never_show_a_paused_or_edited_listing(api: Api, alice: User, bob: User, admin: User, runner: Any) -> None:

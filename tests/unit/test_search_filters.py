@@ -62,6 +62,13 @@ def test_geo_filter_needs_the_location() -> None:
     assert evaluate(query, listing(meta={"title": "x"})) is None
 
 
+def test_a_cursor_scope_names_each_parameter_apart_from_the_characters_of_its_value() -> None:
+    apart = parse_search({"category": "jobs", "q": "engineer", "role": "hiring"})
+    within = parse_search({"category": "jobs", "q": "engineer&role=hiring"})
+    assert apart.scope != within.scope
+    assert apart.scope == parse_search({"role": "hiring", "q": "engineer", "category": "jobs", "pageSize": "5"}).scope
+
+
 def test_importable_without_stores() -> None:
     code = (
         "import sys, chalicelib.listings.search.filters; "

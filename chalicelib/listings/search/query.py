@@ -10,6 +10,7 @@ so a typo never silently widens a search.
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -144,8 +145,10 @@ def parse_search(params: dict[str, str], validated: ListingSearchQuery | None = 
         raise errors.from_pydantic(exc) from exc
     # The paging part as given (fields not set keep PageQuery's defaults), without validating again.
     page = PageQuery.model_construct(**{k: getattr(fixed, k) for k in _PAGING if k in fixed.model_fields_set})
-    scope = "&".join(f"{k}={v}" for k, v in sorted(params.items()) if k not in _PAGING)
-    query = SearchQuery(page=page, scope=f"listings.search?{scope}")
+    # JSON, not "k=v&...": a value holding "&" or "=" must not read as two parameters (the cursor
+    # of `q=a&role=b` would continue `q="a&role=b"`).
+    scope = json.dumps({k: v for k, v in params.items() if k not in _PAGING}, sort_keys=True, separators=(",", ":"))
+    query = SearchQuery(page=page, scope=f"listings.search|{scope}")
     _scope(query, fixed)
     query.terms = list(dict.fromkeys(words(params.get("q", ""))))
     query.sort = fixed.sort or ("relevance" if query.terms else "newest")
