@@ -174,11 +174,23 @@ class ApiRequestHandler(ChaliceRequestHandler):
             self._send_error(413, "PAYLOAD_TOO_LARGE", f"Request body exceeds {MAX_BODY_BYTES} bytes")
             return
         self.status = None
+        self._join_repeated_fields()
         try:
             super()._generic_handle()
         finally:
             if self.after_request is not None and self._may_have_written():
                 self.after_request()
+
+    def _join_repeated_fields(self) -> None:
+        """Join the lines of a repeated header field into one (RFC 9110 §5.3: their values in order,
+        comma-separated; ``Cookie`` by ``"; "``, RFC 6265 §5.4): Chalice's local server would keep
+        the first line only, where API Gateway hands the app every line (``multiValueHeaders``),
+        which the app joins the same way (:func:`chalicelib.edge.fields.header_value`)."""
+        for name in {key.lower() for key in self.headers}:
+            lines = self.headers.get_all(name) or []
+            if len(lines) > 1:
+                del self.headers[name]
+                self.headers[name] = ("; " if name == "cookie" else ", ").join(lines)
 
     def do_OPTIONS(self) -> None:
         """CORS preflight (the base class would hand ``OPTIONS`` to Chalice's own CORS emulation)."""

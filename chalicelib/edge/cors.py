@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 
 from chalice.app import Request, Response
 
+from chalicelib.edge.fields import header_value
 from chalicelib.kernel.config import settings
 
 #: Request headers a browser client may send (Fetch's ``Access-Control-Allow-Headers``).
@@ -91,6 +92,6 @@ def cors_middleware(event: Request, get_response: Callable[[Request], Response])
     response = get_response(event)
     if not str((event.context or {}).get("resourcePath") or "").startswith(API_PREFIX):
         return response
-    for name, value in response_headers(event.headers.get("origin")).items():
+    for name, value in response_headers(header_value(event, "origin")).items():
         response.headers.setdefault(name, value)
     return response

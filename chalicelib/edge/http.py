@@ -26,6 +26,7 @@ from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
 from chalicelib.edge import json_input, path_ids
+from chalicelib.edge.fields import JSON_MEDIA_TYPE, check_content_fields, header_value
 from chalicelib.edge.request_context import current_request_id
 from chalicelib.kernel import errors, query_text
 from chalicelib.kernel.lazy_imports import lazy_imports
@@ -115,8 +116,8 @@ IDEMPOTENCY_HEADER = "Idempotency-Key"
 MAX_IDEMPOTENCY_KEY_LENGTH = 255
 
 
-def key_from(headers: Any) -> str | None:
-    """The request's ``Idempotency-Key``, or ``None`` when absent.
+def key_from(value: str | None) -> str | None:
+    """The request's ``Idempotency-Key`` from the header's ``value``, or ``None`` when absent.
 
     Raises
     ------
@@ -124,7 +125,6 @@ def key_from(headers: Any) -> str | None:
         Empty, longer than :data:`MAX_IDEMPOTENCY_KEY_LENGTH`, or not printable ASCII without
         spaces (``details`` names ``Idempotency-Key``).
     """
-    value: str | None = headers.get(IDEMPOTENCY_HEADER.lower())
     if value is None:
         return None
     if not 1 <= len(value) <= MAX_IDEMPOTENCY_KEY_LENGTH or not all("!" <= c <= "~" for c in value):
@@ -305,7 +305,7 @@ def render(request: Request, result: Any, status: int) -> Response:
     headers: dict[str, str | list[str]] = {"Content-Type": "application/json"}
     if versioned is not None:
         tag = conditional_requests.etag(versioned.version, text.encode())
-        if request.method == "GET" and conditional_requests.not_modified(request.headers.get("if-none-match"), tag):
+        if request.method == "GET" and conditional_requests.not_modified(header_value(request, "if-none-match"), tag):
             return Response(body="", status_code=304, headers={"ETag": tag})
         headers["ETag"] = tag
     return Response(body=text, status_code=status, headers=headers)
@@ -399,7 +399,7 @@ def refuse_query(params: dict[str, str]) -> None:
 
 
 def refuse_body(request: Request) -> None:
-    """Refuse a body sent to a write operation that takes none: its fields would be dropped unread.
+    """Refuse a body sent to an operation that takes none (a GET included): its fields would be dropped unread.
 
     No body, a blank one and ``{}`` pass (clients that always send a JSON object work).
 
@@ -542,7 +542,7 @@ def route(
             """Call the view and render its result or error (never raises); cursors are the caller's own."""
             try:
                 if conditional:  # read within the idempotent part: the same key with another If-Match is 422, not 412
-                    kwargs["expected_version"] = conditional_requests.expected_version(request.headers.get("if-match"))
+                    kwargs["expected_version"] = conditional_requests.expected_version(header_value(request, "if-match"))
                 with cursors.held_by(args[0].user_id if args else ""):
                     return render(request, view(*args, **kwargs), status)
             except Exception as exc:  # noqa: BLE001 -- every error becomes a response; faults are logged
@@ -557,8 +557,9 @@ def route(
                 args: list[Any] = []
                 scope = "public"
                 gate = current_gate()
+                check_content_fields(request)
                 if auth != "none":
-                    caller = gate.authenticate(request.headers.get("authorization"), auth == "admin")
+                    caller = gate.authenticate(header_value(request, "authorization"), auth == "admin")
                     args.append(caller)
                     scope = caller.user_id
                     gate.admit(caller.user_id, caller.is_admin)  # 429 RATE_LIMITED once the user's bucket is empty
@@ -569,26 +570,24 @@ def route(
                     refuse_query(params)
                 if body is not None:
                     kwargs["body"] = parse_body(resolve_model(body), request)
-                elif method != "GET":
+                else:
                     refuse_body(request)
-                elif request.raw_body and len(request.raw_body) > MAX_BODY_BYTES:
-                    raise errors.TooLarge(f"Request body exceeds {MAX_BODY_BYTES} bytes")
                 if query is not None:
                     model, params = resolve_model(query), query_params(request)
                     query_text.check(model, params)
                     kwargs["query"] = parse_model(model, params)
-                key = key_from(request.headers) if method in IDEMPOTENT_METHODS else None
+                key = key_from(header_value(request, IDEMPOTENCY_HEADER)) if method in IDEMPOTENT_METHODS else None
                 if key is None:
                     return run(request, args, kwargs)
                 fingerprint = {
                     "method": method, "route": path, "params": path_params,
                     # The body as validated (1.0 read as 1): the same request whatever its JSON spelling.
                     "body": kwargs["body"].model_dump(mode="json") if body is not None else None,
-                    "ifMatch": request.headers.get("if-match"), "ifNoneMatch": request.headers.get("if-none-match"),
+                    "ifMatch": header_value(request, "if-match"), "ifNoneMatch": header_value(request, "if-none-match"),
                 }
                 lambda_context = getattr(router, "lambda_context", None)
                 return gate.run_once(
-                    scope, key, fingerprint, lambda: run(request, args, kwargs), lambda_context, request.headers.get("authorization")
+                    scope, key, fingerprint, lambda: run(request, args, kwargs), lambda_context, header_value(request, "authorization")
                 )
             except Exception as exc:  # noqa: BLE001 -- e.g. the API-key lookup of authenticate(), outside run()
                 return failed(exc)
@@ -648,7 +647,10 @@ def chalice_errors_middleware(event: Request, get_response: Callable[[Request], 
     if response.status_code >= 400 and isinstance(body, dict) and "Code" in body:
         error_type = _CHALICE_ERRORS.get(str(body["Code"]), errors.Internal)
         message = str(body.get("Message") or "Request failed")
-        rendered = error_response(error_type(message))
+        error = error_type(message)
+        if isinstance(error, errors.UnsupportedMediaType):  # Chalice's check of the Content-Type it read
+            error.details = [errors.FieldIssue(field="Content-Type", issue=f"must be {JSON_MEDIA_TYPE}")]
+        rendered = error_response(error)
         allowed = allowed_methods(str((event.context or {}).get("resourcePath") or ""))
         if error_type is errors.MethodNotAllowed and allowed:
             rendered.headers["Allow"] = ", ".join(allowed)  # RFC 9110 §15.5.6: a 405 lists the methods

@@ -24,6 +24,7 @@ from aws_lambda_powertools import Logger
 from chalice.app import Request, Response
 
 from chalicelib.edge import path_ids
+from chalicelib.edge.fields import header_value
 from chalicelib.telemetry import correlation, metrics, tracing
 
 #: The one structured logger of the API (powertools; service name from ``POWERTOOLS_SERVICE_NAME``).
@@ -59,7 +60,7 @@ def current_request_id() -> str | None:
 def request_context_middleware(event: Request, get_response: Callable[[Request], Response]) -> Response:
     """HTTP middleware (outermost): request id, log correlation, ``X-Request-Id`` header, access log line."""
     context = event.context or {}
-    request_id = choose_request_id(event.headers.get(REQUEST_ID_HEADER.lower()), context.get("requestId"))
+    request_id = choose_request_id(header_value(event, REQUEST_ID_HEADER), context.get("requestId"))
     route = context.get("resourcePath") or "unmatched"
     logger.thread_safe_append_keys(correlation_id=request_id)
     started = time.perf_counter()

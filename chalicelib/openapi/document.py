@@ -47,7 +47,7 @@ ERROR_RESPONSES: dict[int, tuple[str, str]] = {
           "IDEMPOTENCY_KEY_IN_USE: a request with the same `Idempotency-Key` is still running (retry after `Retry-After`)."),
     412: ("PreconditionFailed", "PRECONDITION_FAILED: `If-Match` names another version than the current one; nothing changed."),
     413: ("PayloadTooLarge", "PAYLOAD_TOO_LARGE: the body exceeds 256 KiB."),
-    415: ("UnsupportedMediaType", "UNSUPPORTED_MEDIA_TYPE: the body is not `application/json`."),
+    415: ("UnsupportedMediaType", "UNSUPPORTED_MEDIA_TYPE: the body is not `application/json`, or is sent with a `Content-Encoding`."),
     422: ("IdempotencyKeyReused", "IDEMPOTENCY_KEY_REUSED: the `Idempotency-Key` was used with another request in the last 24 hours."),
     429: ("RateLimited", "RATE_LIMITED: too many requests with this API key (its token bucket), a daily quota of the "
           "user reached (match requests, profile requests, messages), or the stage's own throttling; retry after "
@@ -160,13 +160,15 @@ def error_statuses(spec: RouteSpec) -> list[int]:
 
     400 always (a query parameter or body an operation does not take is refused); 401 with a
     key; 403 for admin routes and for user routes acting on a resource (ownership, policies);
-    404 with path parameters or a body naming other resources; 409 for writes; 413 and 415 with
-    a body; 429 (rate limits, API Gateway throttling) and 500 and 503 (a dependency timing out)
-    always. A route adds more through its ``error_statuses`` (e.g. 404 of ``GET /v1/geocode``).
+    404 with path parameters or a body naming other resources; 409 for writes; 413 and 415
+    always (any request may carry a body: one over 256 KiB, or not plain JSON, is refused before
+    the operation reads it, :mod:`chalicelib.edge.fields`); 429 (rate limits, API Gateway
+    throttling) and 500 and 503 (a dependency timing out) always. A route adds more through its
+    ``error_statuses`` (e.g. 404 of ``GET /v1/geocode``).
     """
     has_params = bool(path_params(spec.path))
     acts_on_resource = has_params or spec.body is not None
-    statuses = {400, 429, 500, 503, *spec.error_statuses}
+    statuses = {400, 413, 415, 429, 500, 503, *spec.error_statuses}
     if spec.auth != "none":
         statuses.add(401)
     if spec.auth == "admin" or (spec.auth == "user" and acts_on_resource):
@@ -175,8 +177,6 @@ def error_statuses(spec: RouteSpec) -> list[int]:
         statuses.add(404)
     if spec.method in _WRITE_METHODS:
         statuses.add(409)
-    if spec.body is not None:
-        statuses.update((413, 415))
     if spec.conditional:
         statuses.add(412)
     if spec.idempotent:

@@ -207,3 +207,57 @@ def test_the_local_edge_refuses_a_body_over_the_gateway_limit_before_reading_it(
         assert (response.status, json.loads(response.read())["code"]) == (413, "PAYLOAD_TOO_LARGE")
     finally:
         connection.close()
+
+
+def _send_lines(base: str, method: str, path: str, lines: list[tuple[str, str]], body: bytes = b"") -> tuple[int, dict[str, Any]]:
+    """``method path`` with the header field lines ``lines`` as given (a name may repeat) and ``body``."""
+    address = urlsplit(base)
+    connection = http.client.HTTPConnection(address.hostname or "", address.port, timeout=10)
+    try:
+        connection.putrequest(method, path)
+        for name, value in [*lines, ("Content-Length", str(len(body)))]:
+            connection.putheader(name, value)
+        connection.endheaders(body or None)
+        response = connection.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        connection.close()
+
+
+def test_repeated_header_lines_read_as_their_joined_field_not_as_one_of_them(
+    api: Api, local_server: str, alice: User, bob: User
+) -> None:
+    def webhooks() -> int:
+        return len(api.call("GET", "/v1/webhooks", alice.key).json["webhooks"])
+
+    two_keys = [("Authorization", f"Bearer {alice.key}"), ("Authorization", f"Bearer {bob.key}")]
+    status, body = _send_lines(local_server, "GET", "/v1/me", two_keys)
+    assert (status, body["code"]) == (401, "UNAUTHORIZED")  # "Bearer A, Bearer B" is no key
+    sent = b'{"url": "http://127.0.0.1:9/twice"}'
+    before = webhooks()
+    lines = [("Authorization", f"Bearer {alice.key}"), ("Content-Type", "application/json"),
+             ("Idempotency-Key", "first"), ("Idempotency-Key", "second")]
+    status, body = _send_lines(local_server, "POST", "/v1/webhooks", lines, sent)
+    assert (status, body["code"], body["details"][0]["field"]) == (400, "VALIDATION_ERROR", "Idempotency-Key")
+    for types in (("application/json", "text/plain"), ("text/plain", "application/json")):
+        lines = [("Authorization", f"Bearer {alice.key}"), *(("Content-Type", t) for t in types)]
+        status, body = _send_lines(local_server, "POST", "/v1/webhooks", lines, sent)
+        assert (status, body["code"], body["details"][0]["field"]) == (415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type")
+    assert webhooks() == before
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "br", "identity, gzip"])
+def test_a_body_sent_with_a_content_coding_is_refused_and_changes_nothing(api: Api, alice: User, encoding: str) -> None:
+    response = api.call("POST", "/v1/webhooks", alice.key, {"url": "http://127.0.0.1:9/coded"}, headers={"Content-Encoding": encoding})
+    assert_error(response, 415, "UNSUPPORTED_MEDIA_TYPE", "Content-Encoding")
+    assert api.call("GET", "/v1/webhooks", alice.key).json["webhooks"] == []
+    plain = api.call("POST", "/v1/webhooks", alice.key, {"url": "http://127.0.0.1:9/plain"}, headers={"Content-Encoding": "identity"})
+    assert plain.status_code == 201, plain.json
+
+
+def test_a_get_refuses_a_body_as_any_operation_that_takes_none(api: Api, alice: User) -> None:
+    assert_error(api.call("GET", "/v1/me", alice.key, {"displayName": "x"}), 400, "VALIDATION_ERROR", "displayName")
+    assert_error(api.call("GET", "/v1/me", alice.key, raw=b"{"), 400, "VALIDATION_ERROR", "body")
+    assert_error(api.call("GET", "/v1/me", alice.key, raw=b"x", headers={"content-type": "text/plain"}),
+                 415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type")
+    assert api.call("GET", "/v1/me", alice.key, {}).status_code == 200  # clients that always send an object work
