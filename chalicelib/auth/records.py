@@ -42,6 +42,9 @@ class ApiKeyRecord(TypedDict):
     lastUsedAt: NotRequired[str]
     #: True while the key's user is suspended: the key does not authenticate (a reinstatement removes it).
     suspended: NotRequired[bool]
+    #: ISO 8601 UTC of the user's last suspension: a Dashboard session opened with the key before it
+    #: stays ended after a reinstatement (:func:`chalicelib.auth.service.key_alive`).
+    sessionsFrom: NotRequired[str]
 
 
 def record(item: Mapping[str, Any]) -> ApiKeyRecord:

@@ -118,10 +118,14 @@ def uncount_key_op(user_id: str) -> TransactItem:
     )
 
 
-def suspend_key_op(key_hash: str, user_id: str, suspended: bool) -> TransactItem:
-    """Transaction ``Update`` setting (or removing) the key's ``suspended`` flag; conditional on its owner."""
-    expression = "SET suspended = :yes" if suspended else "REMOVE suspended"
-    values = storage.values(u=user_id, yes=True) if suspended else storage.values(u=user_id)
+def suspend_key_op(key_hash: str, user_id: str, suspended: bool, at: str) -> TransactItem:
+    """Transaction ``Update`` setting (or removing) the key's ``suspended`` flag; conditional on its owner.
+
+    A suspension also sets ``sessionsFrom`` to ``at`` (ISO 8601 UTC), which a reinstatement keeps:
+    the Dashboard sessions opened with the key before the suspension stay ended.
+    """
+    expression = "SET suspended = :yes, sessionsFrom = :at" if suspended else "REMOVE suspended"
+    values = storage.values(u=user_id, yes=True, at=at) if suspended else storage.values(u=user_id)
     return storage.tx_update(settings().API_KEYS_TABLE, {"keyHash": key_hash}, expression, condition="userId = :u",
                              ExpressionAttributeValues=values)
 

@@ -42,6 +42,9 @@ class Caller:
     key_id: str = ""
     #: Unix seconds after which the key stops authenticating (a rolled key); ``None``: no expiry.
     expires_at: int | None = None
+    #: ISO 8601 UTC before which Dashboard sessions opened with the key are ended (its user's last
+    #: suspension); ``None``: never suspended.
+    sessions_from: str | None = None
 
     @property
     def is_admin(self) -> bool:
@@ -112,15 +115,20 @@ def bearer_token(authorization: str | None) -> str:
     return token.strip() if scheme.lower() == "bearer" else ""
 
 
-def key_alive(key_hash: str) -> bool:
-    """Whether the key with SHA-256 ``key_hash`` still authenticates (exists, not expired), through
-    the same per-process cache as :func:`authenticate` (a revoke evicts it in its process).
+def key_alive(key_hash: str, opened_at: str) -> bool:
+    """Whether a Dashboard session opened at ``opened_at`` (ISO 8601 UTC) with the key of SHA-256
+    ``key_hash`` lives on: the key still authenticates (exists, not expired, not suspended),
+    through the same per-process cache as :func:`authenticate` (a revoke evicts it in its
+    process), and the session was opened after its user's last suspension (strictly).
 
     A Dashboard session asks this on every request, so revoking or rolling ("now") the key a
-    session was opened with ends the session too.
+    session was opened with ends the session too, and a suspension ends it for good: a
+    reinstatement gives the key back to the API, not to the browsers signed in before.
     """
     caller = _cached_caller(key_hash, note_use=False)
-    return caller is not None and (caller.expires_at is None or caller.expires_at > clock.epoch_seconds())
+    if caller is None or (caller.sessions_from is not None and opened_at <= caller.sessions_from):
+        return False
+    return caller.expires_at is None or caller.expires_at > clock.epoch_seconds()
 
 
 def _cached_caller(key_hash: str, note_use: bool) -> Caller | None:
@@ -137,7 +145,7 @@ def _cached_caller(key_hash: str, note_use: bool) -> Caller | None:
         return None  # a suspended user's key answers as an unknown one
     expires_at = record.get("expiresAt")
     caller = Caller(user_id=record["userId"], scopes=frozenset(record["scopes"]), key_id=key_hash,
-                    expires_at=None if expires_at is None else int(expires_at))
+                    expires_at=None if expires_at is None else int(expires_at), sessions_from=record.get("sessionsFrom"))
     if note_use:
         _note_use(key_hash, record.get("lastUsedAt"))
     with _cache_lock:
@@ -159,9 +167,9 @@ def suspend_user_keys(user_id: str, suspended: bool) -> int:
     with it ends (:func:`key_alive`). Returns the number of keys changed."""
     records = repository.list_keys(user_id)
     if records:
-        tx = Transaction()
+        tx, now = Transaction(), clock.iso()
         for record in records:
-            tx.add(record["keyHash"], repository.suspend_key_op(record["keyHash"], user_id, suspended))
+            tx.add(record["keyHash"], repository.suspend_key_op(record["keyHash"], user_id, suspended, now))
         tx.commit()
     for record in records:
         evict(record["keyHash"])

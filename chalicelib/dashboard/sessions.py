@@ -127,8 +127,8 @@ def resolve(session_id: str | None) -> Session | None:
     stored = session_store.get(session_hash(session_id))
     if stored is None or stored["expiresAt"] <= clock.epoch_seconds():
         return None
-    if "keyHash" in stored and not key_alive(stored["keyHash"]):
-        return None  # the key signed in with was revoked or rolled past its expiry
+    if "keyHash" in stored and not key_alive(stored["keyHash"], stored["createdAt"]):
+        return None  # the key signed in with was revoked, rolled past its expiry, or suspended since
     caller = Caller(user_id=stored["userId"], scopes=frozenset(stored["scopes"]))
     return Session(session_id, caller, stored["expiresAt"], flash=stored.get("flash"), key_hash=stored.get("keyHash", ""))
 

@@ -192,6 +192,21 @@ def test_suspension_refuses_keys_pauses_listings_disables_webhooks_and_reinstati
     assert api.call("GET", f"/v1/admin/audit-log?action=user.reinstate&target={alice.user_id}", admin.key).json["entries"]
 
 
+def test_a_dashboard_session_ended_by_a_suspension_stays_ended_after_the_reinstatement(
+    api: Api, admin: User, alice: User, bob: User
+) -> None:
+    from tests.integration.test_dashboard import signed_in
+
+    before = signed_in(api, alice)
+    assert before.get("/dashboard/api-keys").status_code == 200
+    assert _decide(api, admin, _report(api, bob, "profile", alice.user_id, "scam").json["reportId"], "suspend_user").status_code == 200
+    assert before.get("/dashboard/api-keys").status_code == 303  # to the sign-in page
+    assert api.call("POST", f"/v1/admin/users/{alice.user_id}/reinstate", admin.key).status_code == 200
+    assert api.call("GET", "/v1/me", alice.key).status_code == 200  # the key works again for the API
+    assert before.get("/dashboard/api-keys").status_code == 303  # not for the browser signed in before
+    assert signed_in(api, alice).get("/dashboard/api-keys").status_code == 200  # a new sign-in does
+
+
 def test_a_hidden_listing_stays_down_whether_paused_by_its_owner_or_by_a_suspension(
     api: Api, admin: User, alice: User, bob: User
 ) -> None:
