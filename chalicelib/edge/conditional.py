@@ -57,16 +57,18 @@ def not_modified(if_none_match: str | None, current: str) -> bool:
 
 #: ``If-Match: *``: the record must exist, at any version.
 ANY_VERSION = -1
+#: An ``If-Match`` naming no strong tag this API issued (weak, malformed): no version matches it.
+NO_VERSION = -2
 
 
 def expected_version(if_match: str | None) -> int | None:
     """The record version an ``If-Match`` header requires: ``None`` without the header (or an empty one),
-    :data:`ANY_VERSION` for ``*``, else the version of the (first) tag this API issued.
+    :data:`ANY_VERSION` for ``*``, the version of the (first) tag this API issued, else
+    :data:`NO_VERSION`.
 
-    Raises
-    ------
-    PreconditionFailed
-        No tag of the list is a strong tag this API issued, so none can match (412).
+    A tag that can never match is not refused here: the operation still answers 404 or 403 first
+    when the resource is missing or not the caller's, and 412 only where it would have acted
+    (RFC 9110 §13.2.1: preconditions are evaluated once the request would otherwise succeed).
     """
     if if_match is None or not if_match.strip():  # an empty header names nothing: as if absent
         return None
@@ -77,7 +79,7 @@ def expected_version(if_match: str | None) -> int | None:
         found = _OUR_TAG.match(tag)
         if found:
             return int(found.group(1))
-    raise errors.PreconditionFailed("If-Match names no current entity tag of this resource; read it again")
+    return NO_VERSION
 
 
 def check_version(current: int, expected: int | None) -> None:
@@ -88,6 +90,8 @@ def check_version(current: int, expected: int | None) -> None:
     PreconditionFailed
         ``expected`` is a version other than ``current``.
     """
+    if expected == NO_VERSION:
+        raise errors.PreconditionFailed("If-Match names no current entity tag of this resource; read it again")
     if expected is not None and expected != ANY_VERSION and expected != current:
         raise errors.PreconditionFailed(
             f"The resource changed (version {current}, If-Match names version {expected}); read it again"

@@ -109,6 +109,20 @@ def test_a_malformed_if_match_is_412_and_changes_nothing(api: Api, alice: User) 
     assert get_listing(api, alice, listing["id"]).json["title"] == listing["title"]
 
 
+@pytest.mark.parametrize("tag", ["nope", 'W/"1-0000000000000000"'])
+def test_a_tag_that_cannot_match_still_answers_404_and_403_before_412(api: Api, alice: User, bob: User, admin: User,
+                                                                     runner: Any, tag: str) -> None:
+    listing, path = _listing_and_path(api, alice)
+    activate(api, admin, runner, listing["id"])  # public: another user's write is 403, not 404
+    missing = path.replace(listing["id"], "lst_01M8TJNX812KDJS021GBVVE5Q2")
+    writes = (("PATCH", "", {"meta": {"title": "x"}}), ("PATCH", "/status", {"status": "PAUSED"}), ("DELETE", "", None))
+    for method, suffix, body in writes:
+        assert_error(api.call(method, missing + suffix, alice.key, body, headers={"if-match": tag}), 404, "NOT_FOUND")
+        assert_error(api.call(method, path + suffix, bob.key, body, headers={"if-match": tag}), 403, "FORBIDDEN")
+        assert_error(api.call(method, path + suffix, alice.key, body, headers={"if-match": tag}), 412, "PRECONDITION_FAILED")
+    assert get_listing(api, alice, listing["id"]).json["status"] == "ACTIVE"
+
+
 # --- profiles ----------------------------------------------------------------------------------
 
 

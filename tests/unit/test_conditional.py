@@ -30,8 +30,11 @@ def test_if_match_names_a_version(header: str | None, expected: int | None) -> N
 
 @pytest.mark.parametrize("header", ['W/"3-0123456789abcdef"', '"3"', "garbage", '""'])
 def test_if_match_without_a_strong_tag_of_ours_cannot_match(header: str) -> None:
-    with pytest.raises(errors.PreconditionFailed):
-        conditional.expected_version(header)
+    expected = conditional.expected_version(header)  # not refused here: a missing resource is still a 404
+    assert expected == conditional.NO_VERSION
+    for current in (0, 1, 3):
+        with pytest.raises(errors.PreconditionFailed):
+            conditional.check_version(current, expected)
 
 
 def test_if_none_match_uses_weak_comparison_and_star() -> None:
