@@ -681,6 +681,18 @@ def _contents(text: str, contents: list[str]) -> list[str]:
     return [content for _, content in sorted(found) if content in contents]
 
 
+def _earlier_fragments(b: Browser, url: str | None) -> list[str]:
+    """The htmx fragments of "Load earlier messages" from ``url`` on, newest page first."""
+    fragments = []
+    while url is not None:
+        fragment, reads = _htmx_fragment(b, url)
+        assert reads.items <= 3 + 2  # the page's messages, the conversation and the session: not the whole conversation
+        assert re.search(r'<li class="message (mine|theirs)" tabindex="-1" autofocus>', fragment.text)
+        fragments.append(fragment.text)
+        url = _load_more(fragment.text, "Load earlier messages")
+    return fragments
+
+
 def test_conversation_shows_the_newest_messages_and_loads_earlier_pages_above(api: Api, alice: User, bob: User) -> None:
     from tests.integration.conftest import make_user
     from tests.integration.request_helpers import accepted_conversation
@@ -703,28 +715,18 @@ def test_conversation_shows_the_newest_messages_and_loads_earlier_pages_above(ap
     assert '<li id="earlier-messages" class="more">' in first.text  # an item of the list it extends
     # A message arriving meanwhile shifts nothing: the earlier pages hold the same messages.
     assert api.call("POST", f"/v1/conversations/{conversation_id}/messages", bob.key, {"content": "Note 08"}).status_code == 201
-    seen = _contents(first.text, notes)
-    url: str | None = more
-    fragments = []
-    while url is not None:
-        fragment, reads = _htmx_fragment(b, url)
-        assert reads.items <= 3 + 2  # the page's messages, the conversation and the session: not the whole conversation
-        assert re.search(r'<li class="message (mine|theirs)" tabindex="-1" autofocus>', fragment.text)
-        seen = _contents(fragment.text, notes) + seen  # each page lands above the ones shown
-        fragments.append(fragment.text)
-        url = _load_more(fragment.text, "Load earlier messages")
-    assert seen == notes  # oldest first, no duplicates, no gaps
+    fragments = _earlier_fragments(b, more)
+    seen = [c for f in reversed(fragments) for c in _contents(f, notes)] + _contents(first.text, notes)
+    assert seen == notes  # each page lands above the ones shown: oldest first, no duplicates, no gaps
     assert [_contents(f, notes) for f in fragments] == [notes[3:6], notes[:3]]
     assert 'hx-swap-oob="innerHTML">Showing 4–7 of 8 messages.</p>' in fragments[0]
     assert 'hx-swap-oob="innerHTML">Showing 1–7 of 8 messages.</p>' in fragments[1]
     # Without JavaScript the same link is the whole page of earlier messages (with the reply box).
     plain = b.get(more)
     assert plain.status_code == 200
-    assert "<html" in plain.text
     assert _contents(plain.text, notes) == notes[3:6]
-    assert "Showing 4–6 of 8 messages." in plain.text
-    assert "Back to the newest messages" in plain.text
-    assert 'name="content"' in plain.text
+    for part in ("<html", "Showing 4–6 of 8 messages.", "Back to the newest messages", 'name="content"'):
+        assert part in plain.text
     # The newest page now ends at the new message; the default page (100) holds them all.
     assert _contents(b.get(f"{path}?pageSize=3").text, [*notes, "Note 08"]) == ["Note 07", "Note 08"]
     whole = b.get(path).text

@@ -49,23 +49,14 @@ def _body_of(item: dict[str, Any]) -> dict[str, Any]:
     return {k: item[k] for k in ("event", "timestamp", "test", "data")}
 
 
-def test_every_event_kind_is_listed_once_with_the_body_of_its_delivery(
-    api: Api, alice: User, bob: User, runner: Any, receivers: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # 5 attempts per delivery (1 + 4 retries, no delay): one event's failures reach the policy's limit
-    use_settings(monkeypatch, WEBHOOK_TIMEOUT_SECONDS="1", WEBHOOK_RETRY_DELAYS_SECONDS="0,0,0,0")
-    carol = make_user("Carol", country="it")
-    ok: Receiver = receivers("ok")
-    failing: Receiver = receivers("ok", status=500)
-    hook = create_webhook(api, alice, ok.url, events=list(SUPPORTED_EVENTS))
-    doomed = create_webhook(api, alice, failing.url, events=["message.new"])
-
-    listing = active_listing(api, alice, webhookIds=[hook["id"]])
-    received = match_request(api, bob, listing["id"])
+def _every_event_kind(api: Api, alice: User, bob: User, carol: User, listing_id: str) -> str:
+    """Requests decided both ways on alice's listing and profile, a message to her and a saved-search
+    match for her; returns the conversation's id."""
+    received = match_request(api, bob, listing_id)
     assert received.status_code == 201, received.json
     accepted = decide(api, alice, received.json["requestId"], "ACCEPTED")
     assert accepted.status_code == 200, accepted.json
-    other = match_request(api, carol, listing["id"])
+    other = match_request(api, carol, listing_id)
     assert decide(api, alice, other.json["requestId"], "REJECTED", reason="Filled").status_code == 200
     first = profile_request(api, bob, alice.user_id)
     assert first.status_code == 201, first.json
@@ -74,21 +65,52 @@ def test_every_event_kind_is_listed_once_with_the_body_of_its_delivery(
     assert decide(api, alice, second.json["requestId"], "REJECTED").status_code == 200
     sent = api.call("POST", f"/v1/conversations/{accepted.json['conversationId']}/messages", bob.key, {"content": "Hi Alice"})
     assert sent.status_code == 201, sent.json
-    matched = ListingMatched(savedSearchId="ss_1", savedSearchName="Jobs", listingId=listing["id"], listingTitle="T",
+    matched = ListingMatched(savedSearchId="ss_1", savedSearchName="Jobs", listingId=listing_id, listingTitle="T",
                              categoryKey="jobs", roleKey="offering", matchedAt=clock.iso())
     storage.transact([matched_event_op(matched, alice.user_id)])
+    return str(accepted.json["conversationId"])
+
+
+def _delivered_by_event(receiver: Receiver, webhook_id: str) -> dict[str, Any]:
+    """The bodies ``receiver`` got, by the event id their ``webhook-id`` starts with (the documented
+    rule: ``<eventId>_<webhookId>``)."""
+    delivered: dict[str, Any] = {}
+    for request in receiver.requests:
+        header = {k.lower(): v for k, v in request.headers.items()}["webhook-id"]
+        event_id, _, suffix = header.partition("_whk_")
+        assert f"whk_{suffix}" == webhook_id
+        delivered[event_id] = json.loads(request.body)
+    return delivered
+
+
+def _assert_attempts(api: Api, owner: User, event_id: str, healthy_id: str, failing_id: str) -> None:
+    """The event's delivery attempts: one to the healthy webhook, five failed ones to the failing one."""
+    attempts = api.call("GET", f"/v1/events/{event_id}/deliveries?pageSize=100", owner.key).json
+    to_failing = [d for d in attempts["deliveries"] if d["webhookId"] == failing_id]
+    assert [d["attempt"] for d in to_failing] == [5, 4, 3, 2, 1]
+    assert {(d["success"], d["statusCode"]) for d in to_failing} == {(False, 500)}
+    assert [d["webhookId"] for d in attempts["deliveries"]].count(healthy_id) == 1
+    past = api.call("GET", f"/v1/events/{event_id}/deliveries?pageSize=2&page=40", owner.key).json
+    assert (past["deliveries"], past["total"], past["totalRelation"]) == ([], len(attempts["deliveries"]), "eq")
+
+
+def test_every_event_kind_is_listed_once_with_the_body_of_its_delivery(
+    api: Api, alice: User, bob: User, runner: Any, receivers: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 5 attempts per delivery (1 + 4 retries, no delay): one event's failures reach the policy's limit
+    use_settings(monkeypatch, WEBHOOK_TIMEOUT_SECONDS="1", WEBHOOK_RETRY_DELAYS_SECONDS="0,0,0,0")
+    ok: Receiver = receivers("ok")
+    failing: Receiver = receivers("ok", status=500)
+    hook = create_webhook(api, alice, ok.url, events=list(SUPPORTED_EVENTS))
+    doomed = create_webhook(api, alice, failing.url, events=["message.new"])
+    listing = active_listing(api, alice, webhookIds=[hook["id"]])
+    _every_event_kind(api, alice, bob, make_user("Carol", country="it"), listing["id"])
     runner.drain()
     assert api.call("GET", "/v1/webhooks", alice.key).json["webhooks"][0]["active"] is False  # the doomed one, newest
     service.set_active(Caller(alice.user_id), doomed["id"], True)  # webhook.enabled
     runner.drain()
 
-    # every event delivered to the healthy webhook, by the event id its webhook-id starts with
-    delivered: dict[str, Any] = {}
-    for request in ok.requests:
-        webhook_id = {k.lower(): v for k, v in request.headers.items()}["webhook-id"]
-        event_id, _, suffix = webhook_id.partition("_whk_")
-        assert f"whk_{suffix}" == hook["id"]  # the documented rule: <eventId>_<webhookId>
-        delivered[event_id] = json.loads(request.body)
+    delivered = _delivered_by_event(ok, hook["id"])  # every event, to the healthy webhook
     assert {body["event"] for body in delivered.values()} == set(SUPPORTED_EVENTS)
     listed = walk(api, alice, pageSize=3)
     assert sorted(ids(listed)) == sorted(delivered)  # each event once, none missing
@@ -97,15 +119,8 @@ def test_every_event_kind_is_listed_once_with_the_body_of_its_delivery(
         assert _body_of(item) == delivered[item["id"]]  # exactly the delivered body
         assert item["createdAt"] == item["timestamp"]
         assert api.call("GET", f"/v1/events/{item['id']}", alice.key).json == item
-    # the failing webhook's five attempts, found from the event
     [message] = [e for e in listed if e["event"] == "message.new"]
-    attempts = api.call("GET", f"/v1/events/{message['id']}/deliveries?pageSize=100", alice.key).json
-    to_doomed = [d for d in attempts["deliveries"] if d["webhookId"] == doomed["id"]]
-    assert [d["attempt"] for d in to_doomed] == [5, 4, 3, 2, 1]
-    assert {(d["success"], d["statusCode"]) for d in to_doomed} == {(False, 500)}
-    assert [d["webhookId"] for d in attempts["deliveries"]].count(hook["id"]) == 1
-    past = api.call("GET", f"/v1/events/{message['id']}/deliveries?pageSize=2&page=40", alice.key).json
-    assert (past["deliveries"], past["total"], past["totalRelation"]) == ([], len(attempts["deliveries"]), "eq")
+    _assert_attempts(api, alice, message["id"], hook["id"], doomed["id"])
     disabled = next(e for e in listed if e["event"] == "webhook.disabled")["data"]
     assert disabled == {"webhookId": doomed["id"], "name": "API Webhook", "url": failing.url,
                         "disabledReason": "Disabled after 5 consecutive failures", "failCount": 5, "lastFailure": "HTTP 500",
