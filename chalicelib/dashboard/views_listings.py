@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from chalice.app import Response
 
 from chalicelib.dashboard import views_unread
-from chalicelib.dashboard.web import Page, is_htmx, page
+from chalicelib.dashboard.web import Page, field_errors, is_htmx, page, page_status
 from chalicelib.edge.http import parse_model
+from chalicelib.kernel import errors
 from chalicelib.kernel.lazy_imports import lazy_imports
 
 # The domains' modules load with the first page that uses them, not at the API's cold start.
@@ -165,6 +168,12 @@ def conversation(current: Page, conversationId: str) -> Response:
     htmx's "Load earlier messages" answer reads only its page (the service checks that the
     user takes part).
     """
+    return _conversation_page(current, conversationId)
+
+
+def _conversation_page(current: Page, conversationId: str, status: int = 200, **form: Any) -> Response:
+    """:func:`conversation`'s page answered with ``status``; ``form`` is a refused reply's
+    ``content``, ``errors``, ``first_invalid`` and ``error_message`` (:func:`send`)."""
     pages = paging.EarlierPages.of(paging.page_query(current, pagination.PageQuery), "dashboard.messages",
                                    f"{current.caller.user_id}|{conversationId}")
     fragment = is_htmx(current.request)
@@ -186,12 +195,19 @@ def conversation(current: Page, conversationId: str) -> Response:
                         len(messages.messages), messages.total, nav="conversations", conversation=found, blockable=blockable,
                         messages=messages.messages, me=current.caller.user_id, context=context,
                         notice=NOTICES.get(current.query("done")), etag=etag, poll_seconds=views_unread.POLL_SECONDS,
-                        newest=(number - 1) * pages.size + len(messages.messages))
+                        newest=(number - 1) * pages.size + len(messages.messages), status=status, **form)
 
 
 @page("/dashboard/conversations/{conversationId}/messages", "POST")
 def send(current: Page, conversationId: str) -> Response:
-    """Send a message (1..4000 characters, the API's rules)."""
-    body = parse_model(conversation_models.MessageCreate, {"content": current.field("content")})
-    conversations.send_message(current.caller, conversationId, body.content, via_api=False)
+    """Send a message (1..4000 characters, the API's rules). A refused message is shown again in the
+    reply box of the conversation page (400), its error tied to it; nothing was sent."""
+    content = current.field("content")
+    try:
+        body = parse_model(conversation_models.MessageCreate, {"content": content})
+        conversations.send_message(current.caller, conversationId, body.content, via_api=False)
+    except errors.RuleViolation as exc:
+        found, first = field_errors(exc, ["content"])
+        return _conversation_page(current, conversationId, page_status(exc), content=content, errors=found,
+                                  first_invalid=first, error_message=exc.message)
     return current.redirect(f"/conversations/{conversationId}?done=sent")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from chalicelib.kernel.json_types import PATTERN_RULES
 from chalicelib.kernel.model_base import Model
 
 
@@ -249,9 +250,15 @@ def _issues(errs: list[dict[str, Any]], tagged_union: bool, data: Any) -> dict[s
 
 def _message(err: dict[str, Any]) -> str:
     """The issue of one pydantic error: a validator's own ``ValueError`` text as it wrote it
-    (pydantic prefixes it with ``"Value error, "``), else pydantic's message."""
-    raised = (err.get("ctx") or {}).get("error")
-    return str(raised) if err.get("type") == "value_error" and raised is not None else str(err["msg"])
+    (pydantic prefixes it with ``"Value error, "``), the rule in words of a shared pattern
+    (:data:`chalicelib.kernel.json_types.PATTERN_RULES`), else pydantic's message."""
+    context = err.get("ctx") or {}
+    raised = context.get("error")
+    if err.get("type") == "value_error" and raised is not None:
+        return str(raised)
+    if err.get("type") == "string_pattern_mismatch" and context.get("pattern") in PATTERN_RULES:
+        return PATTERN_RULES[context["pattern"]]
+    return str(err["msg"])
 
 
 def from_pydantic(exc: Any, prefix: str = "", tagged_union: bool = False, data: Any = _ABSENT) -> RuleViolation:

@@ -31,6 +31,13 @@ CONTROL_FREE_KEY = r"^[^\x00-\x1f]*$"
 #: ``pattern`` of text with at least one non-whitespace character and no forbidden control
 #: character (JSON Schema patterns use ECMA-262 ``search`` semantics, as pydantic-core does).
 NON_BLANK = r"^[^\x00-\x08\x0b\x0c\x0e-\x1f]*[^\s\x00-\x1f][^\x00-\x08\x0b\x0c\x0e-\x1f]*$"
+#: Each of these patterns' rule in words: the ``issue`` of a value that does not match it
+#: (:func:`chalicelib.kernel.errors.from_pydantic`), rather than the expression itself.
+PATTERN_RULES = {
+    CONTROL_FREE: "must not contain a control character (tab and line breaks aside)",
+    CONTROL_FREE_KEY: "must not contain a control character",
+    NON_BLANK: "must contain a character other than white space, and no control character (tab and line breaks aside)",
+}
 
 #: A time the API returns: ISO 8601 UTC with milliseconds and ``Z`` (``2026-11-21T23:55:55.123Z``).
 Timestamp = Annotated[

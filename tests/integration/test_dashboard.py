@@ -470,7 +470,16 @@ def test_accept_and_reject_requests_then_send_a_message(api: Api, alice: User, b
     assert messages[-1]["isApiSent"] is False  # sent through the Dashboard, not the API
     page = b.get(f"/dashboard/conversations/{conversation_id}")
     assert "Welcome &lt;b&gt;Bob&lt;/b&gt;" in page.text  # autoescaped
-    assert b.post(f"/dashboard/conversations/{conversation_id}/messages", {"csrf_token": token, "content": "  "}).status_code == 400
+    for refused in ("  ", "x" * 4001, "hello \u202eworld"):  # blank, too long, a bidi override
+        again = b.post(f"/dashboard/conversations/{conversation_id}/messages", {"csrf_token": token, "content": refused})
+        assert again.status_code == 400
+        # the conversation shown again, the message kept in its reply box with its error
+        assert re.search(r'<textarea id="content" name="content"[^>]* aria-invalid="true"[^>]* autofocus>', again.text)
+        assert html.escape(refused, quote=False) in again.text
+        assert 'id="content-error" class="field-error">content: ' in again.text
+        assert "Welcome &lt;b&gt;Bob&lt;/b&gt;" in again.text
+        assert "String should match" not in again.text  # the rule in words, not its expression
+    assert len(api.call("GET", f"/v1/conversations/{conversation_id}/messages", bob.key).json["messages"]) == len(messages)
     # Bob cannot act on Alice's listing page or her requests.
     other = signed_in(api, bob)
     assert other.get(f"/dashboard/listings/{listing['id']}").status_code in (403, 404)

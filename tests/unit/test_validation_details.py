@@ -9,6 +9,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
 
 from chalicelib.kernel import errors
+from chalicelib.kernel.json_types import NON_BLANK, PATTERN_RULES
 
 
 class Body(BaseModel):
@@ -43,3 +44,18 @@ def test_a_dict_keys_error_names_the_key_without_the_key_marker() -> None:
 
 def test_list_items_missing_and_extra_fields_keep_their_paths() -> None:
     assert [field for field, _ in details({"items": [1, "a"], "extra": 1})] == ["items.1", "name", "extra"]
+
+
+class Texts(BaseModel):
+    note: Annotated[str, StringConstraints(pattern=NON_BLANK)] = "x"
+    code: Annotated[str, StringConstraints(pattern=r"^[a-z]+$")] = "x"
+
+
+@pytest.mark.parametrize(("data", "issue"), [
+    ({"note": " \t "}, PATTERN_RULES[NON_BLANK]),  # a shared pattern: its rule in words
+    ({"code": "A1"}, "String should match pattern '^[a-z]+$'"),  # a field's own pattern: the expression
+])
+def test_a_pattern_mismatch_names_the_rule(data: dict[str, Any], issue: str) -> None:
+    with pytest.raises(ValidationError) as caught:
+        Texts.model_validate(data)
+    assert [(d.field, d.issue) for d in errors.from_pydantic(caught.value, data=data).details or []] == [(next(iter(data)), issue)]
