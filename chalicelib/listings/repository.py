@@ -299,18 +299,22 @@ def replace_content_op(item: ListingRecord, expected_version: int, was_status: L
     Conditional on the stored ``version`` still being ``expected_version`` (optimistic lock)
     and the status still being ``was_status`` (an ACTIVE listing's update also carries
     :func:`leave_active_ops`). ``item`` is the listing as read with its new content and
-    ``updatedAt``: the update appends a PENDING entry to its ``statusHistory``, and
-    :func:`resubmitted_history` is that history as written.
+    ``updatedAt``: the update appends a PENDING entry to its ``statusHistory`` unless it was
+    PENDING already (an edit under review changes no status), and :func:`resubmitted_history`
+    is that history as written.
     """
     vals: dict[str, Any] = {}
-    history_set, history_condition, _ = _history_update(item, _resubmitted_entry(item), vals)
+    history_set, history_condition = "", ""
+    if _enters_pending(was_status):
+        clause, condition, _ = _history_update(item, _resubmitted_entry(item), vals)
+        history_set, history_condition = f", {clause}", f" AND {condition}"
     return storage.tx_update(
         _table(),
         _key(item["listingId"]),
         "SET title = :t, meta = :m, channels = :c, webhookIds = :w, searchText = :s, #st = :pending, "
-        f"version = :next, updatedAt = :u, pendingQueue = :pq, pendingSort = :ps, {history_set} "
+        f"version = :next, updatedAt = :u, pendingQueue = :pq, pendingSort = :ps{history_set} "
         f"REMOVE statusReason, {_remove_index()}",
-        condition=f"version = :v AND #st = :was AND {history_condition}",
+        condition=f"version = :v AND #st = :was{history_condition}",
         ExpressionAttributeNames={"#st": "status"},
         ExpressionAttributeValues=storage.values(
             t=item["title"], m=item["meta"], c=item["channels"], w=item["webhookIds"], s=item["searchText"],
@@ -322,13 +326,20 @@ def replace_content_op(item: ListingRecord, expected_version: int, was_status: L
     )
 
 
+def _enters_pending(was_status: ListingStatus | str) -> bool:
+    """Whether a content update of a listing in ``was_status`` changes its status (to PENDING)."""
+    return ListingStatus(was_status) != status.target(Transition.SUBMIT)
+
+
 def _resubmitted_entry(item: ListingRecord) -> status_history.StatusEntry:
     return status_history.entry(status.target(Transition.SUBMIT), item["updatedAt"])
 
 
-def resubmitted_history(item: ListingRecord) -> list[status_history.StatusEntry]:
-    """The ``statusHistory`` :func:`replace_content_op` writes for ``item`` (its history as read plus PENDING)."""
-    return status_history.appended(list(item.get("statusHistory") or []), _resubmitted_entry(item))
+def resubmitted_history(item: ListingRecord, was_status: ListingStatus | str) -> list[status_history.StatusEntry]:
+    """The ``statusHistory`` :func:`replace_content_op` writes for ``item`` (its history as read, plus
+    PENDING unless it was PENDING already)."""
+    history = list(item.get("statusHistory") or [])
+    return status_history.appended(history, _resubmitted_entry(item)) if _enters_pending(was_status) else history
 
 
 def rebind_op(item: ListingRecord, expected_version: int) -> TransactItem:
@@ -369,7 +380,7 @@ def resubmit(read: ListingRecord, updated: ListingRecord, extra_ops: Sequence[Tr
     """
     version, was_status = int(read["version"]), read["status"]
     storage.transact([replace_content_op(updated, version, was_status), *leave_active_ops(read, was_status), *extra_ops])
-    return resubmitted_history(updated)
+    return resubmitted_history(updated, was_status)
 
 
 def rebind(updated: ListingRecord, expected_version: int, extra_ops: Sequence[TransactItem]) -> None:

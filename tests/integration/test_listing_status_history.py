@@ -71,6 +71,17 @@ def test_a_rejection_carries_its_reason_and_an_edit_returns_to_pending(api: Api,
     assert "REJECTED: Title is unclear</li>" in page
 
 
+def test_an_edit_under_review_changes_no_status_and_adds_no_entry(api: Api, alice: User, admin: User, runner: Any) -> None:
+    created = create_listing(api, alice)
+    for title in ("Backend engineer, Go", "Backend engineer, Rust"):
+        edited = api.call("PATCH", f"/v1/listings/{created['id']}", alice.key, {"meta": {"title": title}})
+        assert (edited.status_code, edited.json["status"]) == (200, "PENDING"), edited.json
+        assert edited.json["statusHistory"] == [{"status": "PENDING", "at": created["createdAt"], "reason": None}]
+    [approved] = activate(api, admin, runner, created["id"])  # the newest version is reviewed
+    assert approved["meta"]["title"] == "Backend engineer, Rust"
+    assert [e["status"] for e in _history(api, alice, created["id"])] == ["PENDING", "ACTIVE"]
+
+
 def test_only_the_owner_reads_the_history(api: Api, alice: User, bob: User, admin: User, runner: Any) -> None:
     created = create_listing(api, alice)
     activate(api, admin, runner, created["id"])
