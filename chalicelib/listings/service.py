@@ -18,7 +18,7 @@ from typing import Any
 
 from chalicelib.auth.service import Caller
 from chalicelib.blocks import api as blocks
-from chalicelib.categories.models import Category, FieldType
+from chalicelib.categories.models import Category, CategoryField, FieldType
 from chalicelib.categories.registry import all_categories
 from chalicelib.edge.conditional import check_version
 from chalicelib.kernel import clock, errors
@@ -26,7 +26,7 @@ from chalicelib.kernel.pagination import PageQuery
 from chalicelib.kernel.ports import Seam
 from chalicelib.kernel.text import words
 from chalicelib.listings import repository, status, status_history
-from chalicelib.listings.meta import validate_meta
+from chalicelib.listings.meta import InvalidValue, parse_value, validate_meta
 from chalicelib.listings.models import (
     Listing,
     ListingCreate,
@@ -351,18 +351,31 @@ def _merged_meta(category: Category, stored: Mapping[str, Any], patch: Mapping[s
     """``stored`` meta with a PATCH's ``patch`` merged in (a ``None`` value removes the key).
 
     A changed address field drops its stored ``<key>_lat``/``<key>_lng`` unless the PATCH gives
-    new ones: the old coordinates belong to the old address (geocoded again on save).
+    new ones: the old coordinates belong to the old address (geocoded again on save). The address
+    is compared as it would be stored (:func:`chalicelib.listings.meta.parse_value`: "Berlin " is
+    "Berlin", no change).
     """
     merged = {**stored, **{k: v for k, v in patch.items() if v is not None}}
-    addresses = {f.key for f in category.location_fields()}
+    addresses = {f.key: f for f in category.location_fields()}
     for key, value in patch.items():
         if value is None:
             merged.pop(key, None)
-        if key in addresses and value != stored.get(key):
+        if key in addresses and _stored_form(addresses[key], value) != stored.get(key):
             for axis in ("lat", "lng"):
                 if f"{key}_{axis}" not in patch:
                     merged.pop(f"{key}_{axis}", None)
     return merged
+
+
+def _stored_form(field: CategoryField, value: str | None) -> str | None:
+    """``value`` of ``field`` as it would be stored (``None`` when removed, or when it does not
+    parse: :func:`validate_meta` reports it)."""
+    if value is None:
+        return None
+    try:
+        return parse_value(field, value)
+    except InvalidValue:
+        return None
 
 
 def _changed_meanwhile(expected_version: int | None) -> errors.DomainError:
