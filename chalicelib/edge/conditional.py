@@ -69,17 +69,24 @@ def expected_version(if_match: str | None) -> int | None:
     A tag that can never match is not refused here: the operation still answers 404 or 403 first
     when the resource is missing or not the caller's, and 412 only where it would have acted
     (RFC 9110 §13.2.1: preconditions are evaluated once the request would otherwise succeed).
+
+    Raises
+    ------
+    RuleViolation
+        The list names tags of this API of more than one version (field ``If-Match``): a write
+        applies to the one version the client read, so which one is meant is unclear.
     """
     if if_match is None or not if_match.strip():  # an empty header names nothing: as if absent
         return None
     tags = _tags(if_match)
     if "*" in tags:
         return ANY_VERSION
-    for tag in tags:
-        found = _OUR_TAG.match(tag)
-        if found:
-            return int(found.group(1))
-    return NO_VERSION
+    versions = {int(found.group(1)) for tag in tags if (found := _OUR_TAG.match(tag))}
+    if len(versions) > 1:
+        raise errors.RuleViolation.for_field(
+            "If-Match", "names entity tags of several versions: send the one tag of the version you read"
+        )
+    return versions.pop() if versions else NO_VERSION
 
 
 def check_version(current: int, expected: int | None) -> None:

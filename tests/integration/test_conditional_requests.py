@@ -123,6 +123,16 @@ def test_a_tag_that_cannot_match_still_answers_404_and_403_before_412(api: Api, 
     assert get_listing(api, alice, listing["id"]).json["status"] == "ACTIVE"
 
 
+def test_if_match_naming_two_versions_is_a_400_in_either_order(api: Api, alice: User) -> None:
+    listing, path = _listing_and_path(api, alice)
+    current = api.call("GET", path, alice.key).headers["ETag"]
+    stale = '"99-0000000000000000"'
+    for tags in (f"{stale}, {current}", f"{current}, {stale}"):
+        refused = api.call("PATCH", path, alice.key, {"meta": {"title": "x"}}, headers={"if-match": tags})
+        assert_error(refused, 400, "VALIDATION_ERROR", "If-Match")
+    assert get_listing(api, alice, listing["id"]).headers["ETag"] == current
+
+
 # --- profiles ----------------------------------------------------------------------------------
 
 

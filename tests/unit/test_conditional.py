@@ -22,7 +22,7 @@ def test_etag_is_quoted_version_and_body_digest() -> None:
 @pytest.mark.parametrize(
     ("header", "expected"),
     [(None, None), ("", None), (" ", None), ("*", conditional.ANY_VERSION), ('"3-0123456789abcdef"', 3),
-     ('"x", "12-0123456789abcdef"', 12)],
+     ('"x", "12-0123456789abcdef"', 12), ('"12-0123456789abcdef", W/"3-0123456789abcdef", "12-fedcba9876543210"', 12)],
 )
 def test_if_match_names_a_version(header: str | None, expected: int | None) -> None:
     assert conditional.expected_version(header) == expected
@@ -35,6 +35,13 @@ def test_if_match_without_a_strong_tag_of_ours_cannot_match(header: str) -> None
     for current in (0, 1, 3):
         with pytest.raises(errors.PreconditionFailed):
             conditional.check_version(current, expected)
+
+
+@pytest.mark.parametrize("header", ['"1-0123456789abcdef", "5-0123456789abcdef"', '"5-0123456789abcdef", "1-0123456789abcdef"'])
+def test_if_match_naming_several_versions_is_refused_whatever_their_order(header: str) -> None:
+    with pytest.raises(errors.RuleViolation) as refused:
+        conditional.expected_version(header)
+    assert [d.field for d in refused.value.details or []] == ["If-Match"]
 
 
 def test_if_none_match_uses_weak_comparison_and_star() -> None:
