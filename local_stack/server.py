@@ -157,6 +157,7 @@ class ApiRequestHandler(ChaliceRequestHandler):
             self._send_error(413, "PAYLOAD_TOO_LARGE", f"Request body exceeds {MAX_BODY_BYTES} bytes")
             return
         del self.headers["Transfer-Encoding"]
+        del self.headers["Content-Length"]  # RFC 9112 §6.3: chunked framing overrides a length
         self.headers["Content-Length"] = str(len(body))
         connection, self.rfile = self.rfile, io.BytesIO(body)
         try:
@@ -167,8 +168,27 @@ class ApiRequestHandler(ChaliceRequestHandler):
     # Chalice binds its own ``_generic_handle`` to these names; they must reach the one above.
     do_GET = do_PUT = do_POST = do_HEAD = do_DELETE = do_PATCH = _generic_handle
 
+    def _declared_length(self) -> int | None:
+        """The body's length from ``Content-Length`` (0 without one), its repeated identical
+        values folded into one line; ``None`` when it is not one decimal number (RFC 9112 §6.3:
+        a request with an invalid length is answered 400)."""
+        values = {v.strip() for line in self.headers.get_all("Content-Length") or [] for v in line.split(",")}
+        if not values:
+            return 0
+        value = values.pop()
+        if values or not value or not all(c in "0123456789" for c in value):
+            return None
+        del self.headers["Content-Length"]
+        self.headers["Content-Length"] = value
+        return int(value)
+
     def _handle_with_length(self) -> None:
-        length = int(self.headers.get("content-length") or 0)
+        length = self._declared_length()
+        if length is None:
+            self.close_connection = True
+            self._send_error(400, "VALIDATION_ERROR", "Invalid Content-Length",
+                             [{"field": "Content-Length", "issue": "must be one decimal number of bytes"}])
+            return
         if length > GATEWAY_MAX_BODY_BYTES:
             self.close_connection = True
             self._send_error(413, "PAYLOAD_TOO_LARGE", f"Request body exceeds {MAX_BODY_BYTES} bytes")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
@@ -264,3 +265,40 @@ def test_a_get_refuses_a_body_as_any_operation_that_takes_none(api: Api, alice: 
     assert_error(api.call("GET", "/v1/me", alice.key, raw=b"x", headers={"content-type": "text/plain"}),
                  415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type")
     assert api.call("GET", "/v1/me", alice.key, {}).status_code == 200  # clients that always send an object work
+
+
+def _raw_exchange(base: str, request: bytes) -> tuple[int, dict[str, Any]]:
+    """Send ``request`` bytes as they are and read the one answer (the server closes after it)."""
+    address = urlsplit(base)
+    with socket.create_connection((address.hostname or "", address.port or 80), timeout=10) as connection:
+        connection.sendall(request)
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return int(head.split(b" ", 2)[1]), json.loads(body)
+
+
+@pytest.mark.parametrize(("lengths", "status"), [
+    (["2", "2"], 200), (["2, 2"], 200),  # the same length repeated (RFC 9112 §6.3 lets a recipient fold it)
+    (["2", "3"], 400), (["abc"], 400), (["1.5"], 400), (["-2"], 400), ([""], 400),
+])
+def test_the_local_edge_answers_an_invalid_content_length_with_a_400_naming_it(
+    local_server: str, alice: User, lengths: list[str], status: int
+) -> None:
+    lines = "".join(f"Content-Length: {value}\r\n" for value in lengths)
+    request = (f"GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {alice.key}\r\n"
+               f"Content-Type: application/json\r\n{lines}Connection: close\r\n\r\n{{}}").encode()
+    answered, body = _raw_exchange(local_server, request)
+    assert answered == status, body
+    if status == 400:
+        assert (body["code"], body["details"][0]["field"]) == ("VALIDATION_ERROR", "Content-Length")
+
+
+def test_the_local_edge_reads_a_chunked_body_whatever_content_length_says(local_server: str, alice: User) -> None:
+    body = b'{"url": "http://127.0.0.1:9/framed"}'
+    request = (f"POST /v1/webhooks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {alice.key}\r\n"
+               "Content-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n"
+               "Connection: close\r\n\r\n").encode() + f"{len(body):x}\r\n".encode() + body + b"\r\n0\r\n\r\n"
+    status, created = _raw_exchange(local_server, request)
+    assert (status, created["url"]) == (201, "http://127.0.0.1:9/framed")  # RFC 9112 §6.3: the chunked framing wins
