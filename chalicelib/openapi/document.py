@@ -366,7 +366,7 @@ def _operation(spec: RouteSpec, refs: Refs, schemas: dict[str, Any], taken: set[
         operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": refs[(spec.body, "validation")]}}}
     success_schema = refs[(spec.response, "serialization")] if spec.response is not None else {"type": "object"}
     success_headers = {"X-Request-Id": _header_ref("X-Request-Id")}
-    if spec.auth != "none":  # the key's bucket admitted the request (chalicelib.rate_limits.edge)
+    if spec.auth != "none":  # the user's bucket admitted the request (chalicelib.rate_limits.edge)
         success_headers |= {"RateLimit-Policy": _header_ref("RateLimit-Policy"), "RateLimit": _header_ref("RateLimit")}
     if spec.etag:
         success_headers["ETag"] = _header_ref("ETag")

@@ -49,7 +49,7 @@ SIGN_IN_KEY_POLICY = "sign-in-key"
 TRANSACTION_ITEM = "quota"
 #: Seconds a quota's window lasts (one UTC day) and a counter item outlives its day (TTL).
 DAY_SECONDS = 86_400
-#: Seconds an idle key's bucket item stays after it is full again (then DynamoDB's TTL may delete it).
+#: Seconds an idle user's bucket item stays after it is full again (then DynamoDB's TTL may delete it).
 BUCKET_IDLE_SECONDS = 86_400
 #: Conditional writes one admission may try. Each failure returns the stored TAT, so the second
 #: try takes the right branch; a third is needed only if another request changed the bucket between.
