@@ -18,6 +18,8 @@ import io
 import json
 import re
 from collections.abc import Callable
+from http.server import HTTPServer
+from socketserver import ThreadingMixIn
 from typing import Any, BinaryIO
 
 from chalice import Chalice
@@ -45,6 +47,15 @@ GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024
 _CHUNK_SIZE = re.compile(rb"([0-9A-Fa-f]{1,8})[ \t]*(?:;[^\r\n]*)?\r?\n")
 #: Trailer field lines read (and ignored) after the last chunk, at most.
 _MAX_TRAILER_LINES = 100
+
+
+class ThreadedServer(ThreadingMixIn, HTTPServer):
+    """The API's HTTP server: a thread per connection (keep-alive clients hold theirs), and a
+    listen backlog of :attr:`request_queue_size` connections (socketserver's default, 5, reset
+    connections beyond it when a client opens two dozen at once)."""
+
+    daemon_threads = True
+    request_queue_size = 128
 
 
 class MalformedChunks(ValueError):
@@ -266,4 +277,4 @@ def make_server(app: Chalice, host: str, port: int, after_request: Callable[[], 
     members = {"route_matcher": RouteMatcher(list(app.routes)),
                "after_request": staticmethod(after_request) if after_request is not None else None}
     handler = type("AppRequestHandler", (ApiRequestHandler,), members)
-    return LocalDevServer(app, config, host, port, handler_cls=handler)
+    return LocalDevServer(app, config, host, port, handler_cls=handler, server_cls=ThreadedServer)
