@@ -244,16 +244,20 @@ RULES_HEADING = "Checked beyond the schema (400 VALIDATION_ERROR, `details` nami
 #: The rule of every operation with a ``cursor`` query parameter (:mod:`chalicelib.kernel.cursors`).
 CURSOR_RULE = (
     "`cursor` must be a `nextCursor` this operation returned for the same other parameters and `pageSize` "
-    "(an opaque, signed token), and `page`, when given with it, must be the page it continues at."
+    "(an opaque, signed token)"
 )
+#: What :data:`CURSOR_RULE` adds on an operation that also takes ``page``.
+CURSOR_PAGE_RULE = ", and `page`, when given with it, must be the page it continues at"
 
 
 def validation_rules(spec: RouteSpec) -> list[str]:
     """The input rules of ``spec``'s operation that its schema cannot express: the route's own,
-    plus :data:`CURSOR_RULE` when its query takes a ``cursor``."""
+    plus :data:`CURSOR_RULE` when its query takes a ``cursor`` (and :data:`CURSOR_PAGE_RULE`
+    when it takes ``page`` too)."""
     rules = list(spec.rules)
-    if spec.query is not None and "cursor" in spec.query.model_fields:
-        rules.append(CURSOR_RULE)
+    fields = spec.query.model_fields if spec.query is not None else {}
+    if "cursor" in fields:
+        rules.append(CURSOR_RULE + (CURSOR_PAGE_RULE if "page" in fields else "") + ".")
     return rules
 
 
@@ -408,13 +412,16 @@ and administrator approval.
 says otherwise. **Errors**: every non-2xx response has the body `{code, error, details?, requestId}`;
 `details` lists `{field, issue}` for validation errors. **Headers**: every response carries `X-Request-Id`;
 POST and PATCH accept `Idempotency-Key` for safe retries; listing and profile reads return an `ETag` for
-`If-None-Match` (304) and `If-Match` (412 on a stale version) on their changes. **Rate limits**: each API key
-has a token bucket (by default 100 requests at once, refilled at 20 per second; more for administrators' keys),
+`If-None-Match` (304) and `If-Match` (412 on a stale version) on their changes. **Rate limits**: each user has
+one token bucket for all its keys and Dashboard sessions (by default 100 requests at once, refilled at 20 per
+second; more for administrators),
 and each user a daily quota of match requests, profile requests and messages (UTC days); beyond them the answer
 is 429 `RATE_LIMITED` with `Retry-After`, and responses carry the IETF `RateLimit-Policy` and `RateLimit` fields
 (draft-ietf-httpapi-ratelimit-headers). Browsers may call the API
-from the origins the deployment allows (CORS). **Pagination**: list routes take `page` (from 1) and `pageSize`
-(1..100, default 20) and answer `{<items>, total, page, pageSize}`. **Webhooks**: the events this service
+from the origins the deployment allows (CORS). **Pagination**: list routes take `pageSize` (1..100, default 20);
+most also take `page` (from 1) and answer `{<items>, total, page, pageSize}`, those whose schema has `nextCursor`
+continue with `cursor`, and the administrators' queues, the audit log and the block list page by `cursor` only
+(`{<items>, pageSize, nextCursor}`); each operation's parameters say which. **Webhooks**: the events this service
 sends, their bodies and signature headers are in the `webhooks` section.
 
 Each operation's schema states every input rule JSON Schema can express; rules it cannot (they depend on
