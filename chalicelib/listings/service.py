@@ -330,7 +330,7 @@ def update_listing(caller: Caller, listing_id: str, body: ListingUpdate, expecte
     channels = list(item.get("channels") or []) if body.channels is None else require_connected(owner, body.channels, "channels")
     webhook_ids = list(item.get("webhookIds") or []) if body.webhookIds is None else _check_webhooks(caller.user_id, body.webhookIds)
     version = int(item["version"])
-    if meta == (item.get("meta") or {}):
+    if _same_content(category, meta, item.get("meta") or {}):
         if channels == list(item.get("channels") or []) and webhook_ids == list(item.get("webhookIds") or []):
             return to_model(item, owner, owner_view=True)  # nothing changes: nothing is written, the ETag stays
         return _rebind(item, owner, channels, webhook_ids, expected_version)
@@ -365,6 +365,18 @@ def _merged_meta(category: Category, stored: Mapping[str, Any], patch: Mapping[s
                 if f"{key}_{axis}" not in patch:
                     merged.pop(f"{key}_{axis}", None)
     return merged
+
+
+def _same_content(category: Category, meta: Mapping[str, str], stored: Mapping[str, str]) -> bool:
+    """Whether validated ``meta`` says what ``stored`` says: the same keys and values, a
+    multiselect's options compared as a set ("b,a" chooses what "a,b" does)."""
+    if meta.keys() != stored.keys():
+        return False
+    kinds = {f.key: f.type for f in category.fields}
+    return all(
+        set(value.split(",")) == set(stored[key].split(",")) if kinds.get(key) == FieldType.MULTISELECT else value == stored[key]
+        for key, value in meta.items()
+    )
 
 
 def _stored_form(field: CategoryField, value: str | None) -> str | None:

@@ -139,13 +139,14 @@ def test_rebinding_channels_keeps_an_active_listing_active_without_a_new_review(
     assert event_types(world.listings.committed_ops) == ["listing.submitted"]
 
 
-@pytest.mark.parametrize("given", ["{}", "same meta", "same channels", "same address spelt with spaces"])
+@pytest.mark.parametrize("given", ["{}", "same meta", "same channels", "same address spelt with spaces", "same options reordered"])
 def test_a_patch_that_changes_nothing_writes_nothing(world: World, given: str) -> None:
-    listing_id = _create()
+    listing_id = _create(meta={**listing_body()["meta"], "skills": "python,aws"})
     stored = world.listings.items[listing_id]
     before, title = dict(stored), stored["meta"]["title"]
     body = {"{}": {}, "same meta": {"meta": {"title": title}}, "same channels": {"channels": stored["channels"]},
-            "same address spelt with spaces": {"meta": {"location": f" {stored['meta']['location']}  "}}}
+            "same address spelt with spaces": {"meta": {"location": f" {stored['meta']['location']}  "}},
+            "same options reordered": {"meta": {"skills": "aws,python"}}}
     updated = service.update_listing(ALICE, listing_id, ListingUpdate.model_validate(body[given]))
     assert (updated.status, updated.title) == (ListingStatus.PENDING, title)
     assert world.listings.items[listing_id] == before  # version, updatedAt and status as they were
