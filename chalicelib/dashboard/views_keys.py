@@ -4,9 +4,11 @@ the next page through the session's sealed one-time flash (:func:`chalicelib.das
 
 from __future__ import annotations
 
+from typing import Any
+
 from chalice.app import Response
 
-from chalicelib.dashboard.web import Page, page
+from chalicelib.dashboard.web import Page, field_errors, page, page_status
 from chalicelib.kernel import errors
 from chalicelib.kernel.lazy_imports import lazy_imports
 
@@ -29,16 +31,28 @@ def _session(current: Page) -> sessions.Session:
 def keys_page(current: Page) -> Response:
     """The user's keys (name, prefix, created, last used, expiry), "Create API key", and a new key's
     secret when the previous POST made one (shown this once)."""
-    created = current.take_flash(FLASH_KIND)
+    return _keys_page(current, current.take_flash(FLASH_KIND))
+
+
+def _keys_page(current: Page, created: Any, status: int = 200, **form: Any) -> Response:
+    """The keys page answered with ``status``; ``form`` is a refused creation's ``name``, ``errors``,
+    ``first_invalid`` and ``error_message`` (:func:`create`)."""
     listed = own_keys.list_keys(current.caller, _session(current).key_hash)
-    return current.render("api_keys.html", nav="api-keys", keys=listed, created=created,
-                          notice=NOTICES.get(current.query("done")))
+    return current.render("api_keys.html", status, nav="api-keys", keys=listed, created=created,
+                          notice=NOTICES.get(current.query("done")), **form)
 
 
 @page("/dashboard/api-keys", "POST")
 def create(current: Page) -> Response:
-    """Create a key named by the "Name" field, then show its secret once on the keys page."""
-    made = own_keys.create_key(current.caller, current.field("name"))
+    """Create a key named by the "Name" field, then show its secret once on the keys page. A refused
+    name, or a creation past the cap, shows the keys page again (400) with the name kept and its error."""
+    name = current.field("name")
+    try:
+        made = own_keys.create_key(current.caller, name)
+    except errors.RuleViolation as exc:
+        found, first = field_errors(exc, ["name"])
+        return _keys_page(current, None, page_status(exc), name=name, errors=found, first_invalid=first,
+                          error_message=exc.message)
     current.put_flash(FLASH_KIND, {"secret": made.secret, "name": made.key.name, "action": "created"})
     return current.redirect("/api-keys")
 

@@ -4,6 +4,7 @@ call), roll with the old key's expiry (works until then: the clock is patched, n
 
 from __future__ import annotations
 
+import html
 import re
 from datetime import UTC, datetime
 
@@ -73,6 +74,12 @@ def test_a_name_the_text_policy_refuses_is_refused_and_changes_nothing(api: Api,
     assert response.status_code == 400
     assert "The name " in response.text
     assert len(table_items(settings().API_KEYS_TABLE)) == before
+    # the keys page again, the name kept in its field with the error tied to it
+    field = r'<input id="key_name" name="name"[^>]* aria-invalid="true" aria-describedby="key_name-error" autofocus>'
+    assert re.search(field, response.text)
+    assert 'id="key_name-error" class="field-error">name: ' in response.text
+    assert f'value="{html.escape(name)}"' in response.text
+    assert "Create API key</button>" in response.text
 
 
 def test_revoke_needs_the_confirmation_and_the_key_gets_401_on_its_next_call(api: Api, alice: User) -> None:
