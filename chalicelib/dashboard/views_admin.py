@@ -35,6 +35,8 @@ USERS_PAGE_SIZE = 50
 #: The "Set a verification level" form's fields as its errors name them (the API's names), in the
 #: form's order: the first invalid one is focused.
 LEVEL_FIELDS = ["userId", "verifiedLevel"]
+#: The "Create a user" form's fields as its errors name them, in the form's order.
+CREATE_FIELDS = ["displayName", "country", "verifiedLevel", "channels", "admin"]
 
 #: Listings per page of the review page; its "Next page" link carries the service's signed cursor,
 #: bound to this size, to the administrator and to the review queue.
@@ -52,7 +54,8 @@ def _users_page(
     **level_form: Any,
 ) -> Response:
     """The Users page; ``level_form`` is a refused "Set a verification level" form: ``errors``,
-    ``first_invalid``, ``error_message`` and the ``values`` typed (shown again with a 400)."""
+    ``first_invalid``, ``error_message`` and the ``values`` typed (shown again with a 400), or a
+    refused "Create a user" form as ``create_form`` (the same four keys)."""
     levels = list(range(user_models.MAX_VERIFIED_LEVEL + 1))
     given = {name: current.query(name).strip() for name in ("q", "id", "country", "verifiedLevel", "cursor")}
     query = parse_model(user_models.AdminUserQuery, {"pageSize": USERS_PAGE_SIZE, **{k: v for k, v in given.items() if v}})
@@ -75,15 +78,22 @@ def users_page(current: Page) -> Response:
 
 @page("/dashboard/admin/users", "POST", access="admin")
 def create_user(current: Page) -> Response:
-    """Create a user and show its first API key once."""
+    """Create a user and show its first API key once. A refused form shows the page again (400)
+    with the values typed and each error under its field; nothing is created."""
     channels = {key.value: current.field(f"channel_{key.value}").strip() for key in ChannelKey}
-    body = parse_model(user_models.AdminUserCreate, {
-        "displayName": current.field("display_name"),
-        "country": current.field("country").strip() or None,
-        "verifiedLevel": current.field("verified_level") or "0",
-        "channels": {k: v for k, v in channels.items() if v},
-        "admin": current.field("admin") == "on",
-    })
+    typed = {name: current.field(name) for name in ("display_name", "country", "verified_level", "admin")}
+    try:
+        body = parse_model(user_models.AdminUserCreate, {
+            "displayName": typed["display_name"],
+            "country": typed["country"].strip() or None,
+            "verifiedLevel": typed["verified_level"] or "0",
+            "channels": {k: v for k, v in channels.items() if v},
+            "admin": typed["admin"] == "on",
+        })
+    except errors.RuleViolation as exc:
+        found, first = field_errors(exc, CREATE_FIELDS)
+        return _users_page(current, page_status(exc), create_form={
+            "errors": found, "first_invalid": first, "error_message": exc.message, "values": {**typed, "channels": channels}})
     created = users.create_user(body, actor_id=current.caller.user_id)
     current.put_flash("user-created", created.model_dump(mode="json"))
     return current.redirect("/admin/users?done=created")

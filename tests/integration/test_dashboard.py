@@ -371,6 +371,27 @@ def test_admin_creates_a_user_and_sets_the_verification_level(api: Api, admin: U
     assert api.call("GET", "/v1/me", key.group(1)).json["verifiedLevel"] == 3
 
 
+@pytest.mark.parametrize(("typed", "field", "id_"), [
+    ({"display_name": "x" * 81}, "displayName", "display_name"),
+    ({"display_name": "Carol", "country": "zz"}, "country", "country"),
+    ({"display_name": "Carol", "channel_telegram": "t" * 201}, "channels", "channels"),
+])
+def test_a_refused_create_user_form_is_shown_again_with_its_values_and_creates_nobody(
+    api: Api, admin: User, typed: dict[str, str], field: str, id_: str
+) -> None:
+    b = signed_in(api, admin)
+    before = len(api.call("GET", "/v1/admin/users?pageSize=100", admin.key).json["users"])
+    sent = {"verified_level": "2", "channel_email": "carol@example.org", "admin": "on", **typed}
+    refused = b.post("/dashboard/admin/users", {"csrf_token": b.csrf("/dashboard/admin/users"), **sent})
+    assert refused.status_code == 400
+    assert f'id="{id_}-error" class="field-error">{field}: ' in refused.text
+    assert 'value="carol@example.org"' in refused.text  # every value typed is kept
+    assert '<option value="2" selected>' in refused.text
+    assert 'name="admin" checked' in refused.text
+    assert f'value="{html.escape(typed["display_name"])}"' in refused.text
+    assert len(api.call("GET", "/v1/admin/users?pageSize=100", admin.key).json["users"]) == before
+
+
 def _level_changes(api: Api, admin: User) -> list[Any]:
     return list(api.call("GET", "/v1/admin/audit-log?action=user.verification_level", admin.key).json["entries"])
 
