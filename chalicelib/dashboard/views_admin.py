@@ -130,14 +130,20 @@ def approvals(current: Page) -> Response:
     ``cursor`` (query string) is the previous page's ``nextCursor``; an edited or foreign one is a
     400 page (the service's ``RuleViolation`` naming ``cursor``).
     """
+    return _approvals_page(current)
+
+
+def _approvals_page(current: Page, status: int = 200, refused: dict[str, Any] | None = None) -> Response:
+    """The review page answered with ``status``; ``refused`` is a refused rejection: the
+    ``listing_id``, the ``reason`` typed, its ``error`` and the ``error_message`` (:func:`reject`)."""
     cursor = {"cursor": current.query("cursor")} if current.query("cursor") else {}
     query = parse_model(approval_models.PendingListingQuery, {"pageSize": REVIEW_PAGE_SIZE, **cursor})
     queue = approval_service.review_queue(current.caller, query)
     fields = {r.listing.id: content.content_fields(r.listing.categoryKey, r.listing.roleKey, r.listing.meta) for r in queue.reviews}
     changes = {r.listing.id: content.changed_fields(r.listing.categoryKey, r.listing.roleKey, r.listing.meta, r.approvedMeta)
                for r in queue.reviews if r.approvedMeta is not None}
-    return current.render("approvals.html", nav="approvals", reviews=queue.reviews, next_cursor=queue.nextCursor,
-                          fields=fields, changes=changes, notice=NOTICES.get(current.query("done")))
+    return current.render("approvals.html", status, nav="approvals", reviews=queue.reviews, next_cursor=queue.nextCursor,
+                          fields=fields, changes=changes, notice=NOTICES.get(current.query("done")), refused=refused)
 
 
 def _decide(current: Page, listing_id: str, decision: str) -> None:
@@ -156,6 +162,14 @@ def approve(current: Page, listingId: str) -> Response:
 
 @page("/dashboard/admin/approvals/{listingId}/reject", "POST", access="admin")
 def reject(current: Page, listingId: str) -> Response:
-    """Reject with the "Reason" (it becomes the listing's statusReason)."""
-    _decide(current, listingId, "reject")
+    """Reject with the "Reason" (it becomes the listing's statusReason). A refused reason shows the
+    review page again (400) with the reason kept and its error under it; nothing is decided."""
+    try:
+        _decide(current, listingId, "reject")
+    except errors.RuleViolation as exc:
+        found, _ = field_errors(exc, ["reason"])
+        if "reason" not in found:
+            raise
+        return _approvals_page(current, page_status(exc), {"listing_id": listingId, "reason": current.field("reason"),
+                                                           "error": found["reason"], "error_message": exc.message})
     return current.redirect("/admin/approvals?done=rejected")
