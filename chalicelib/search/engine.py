@@ -94,6 +94,16 @@ DEFER_ABOVE = READ_PARALLEL
 #: The threads that load a step's records beside its reads.
 _LOADERS = ContextPool(8, "search-load")
 _INFINITY = float("inf")
+#: Longest position (:attr:`Hit.key`) a page hands its cursor, in characters: the signed cursor that
+#: holds it (JSON, base64url) stays within the API's 1,024 characters
+#: (:data:`chalicelib.kernel.pagination.MAX_CURSOR_LENGTH`). A longer relevance position drops its
+#: ceilings, then its statistics (:func:`_carrying`).
+MAX_POSITION = 600
+
+#: One statistic a relevance score reads (:meth:`_Context.slots`).
+Slot = tuple[str, str | int]
+#: The documents of the query's scopes (BM25's N).
+_DOCUMENTS: Slot = ("n", "")
 
 
 @dataclass(frozen=True)
@@ -177,6 +187,8 @@ class _Context:
     wanted: list[Key] = field(default_factory=list)
     completions: dict[tuple[int, bool], tuple[tuple[int, int], float]] = field(default_factory=dict)
     steps: int = 0
+    #: The statistics a cursor's earlier pages scored with (:meth:`held`); ``None``: the index's own.
+    frozen: dict[Slot, int] | None = None
 
     def defers(self) -> bool:
         """Whether the reads of the typo keys wait for the walk's first step: in relevance order,
@@ -213,20 +225,49 @@ class _Context:
         key = (index, bool(kind.edits))
         cached = self.completions.get(key)
         if cached is None or cached[0] != version:
-            scopes = self.query.scopes
-            held = max((sum(self.df.get((scope, t), 0) for scope in scopes)
-                        for (_, i), matched in self.expansions.items() if i == index
-                        for t, how in matched.items() if bool(how.edits) == key[1]), default=0)
-            cached = self.completions[key] = (version, idf(max(1, held), sum(self.count(scope, "a") for scope in scopes)))
+            held = self.held(("e" if kind.edits else "c", index))
+            cached = self.completions[key] = (version, idf(max(1, held), self.held(_DOCUMENTS)))
         return cached[1]
 
     def idf(self, term: str) -> float:
         """The idf of ``term`` over the query's scopes: the documents holding it and the documents,
         each summed over the scopes, so that scores of documents of different scopes compare (a
         word common in one category and rare in another weighs the same in both)."""
+        return idf(max(1, self.held(("t", term))), self.held(_DOCUMENTS))
+
+    def slots(self) -> list[Slot]:
+        """The statistics relevance scores read, in an order the query alone fixes: the documents
+        (``("n", "")``), each word's stem's document count (``("t", stem)``) and, for a word that
+        completes or corrects, the count its completions or corrections score with (``("c", index)``,
+        ``("e", index)``)."""
+        slots: dict[Slot, None] = {_DOCUMENTS: None}
+        for words in self.words.values():
+            for index, word in enumerate(words):
+                slots[("t", word.stem)] = None
+                if word.completes:
+                    slots[("c", index)] = None
+                if word.corrects:
+                    slots[("e", index)] = None
+        return list(slots)
+
+    def held(self, slot: Slot) -> int:
+        """One statistic (:meth:`slots`), summed over the query's scopes: the cursor's
+        (:attr:`frozen`) when it carries it, so that every page of a query scores with the counts
+        of its first (the documents' scores, and so the order the cursor continues, stay those of
+        the first page while documents join or leave: Elasticsearch's point in time keeps its
+        statistics the same way); else the counts read. A completion's or correction's count is
+        the largest of the word's terms of that kind (:meth:`word_idf`)."""
+        if self.frozen is not None and slot in self.frozen:
+            return self.frozen[slot]
+        kind, which = slot
         scopes = self.query.scopes
-        held = sum(self.df.get((scope, term), 0) for scope in scopes)
-        return idf(max(1, held), sum(self.count(scope, "a") for scope in scopes))
+        if kind == "n":
+            return sum(self.count(scope, "a") for scope in scopes)
+        if kind == "t":
+            return sum(self.df.get((scope, str(which)), 0) for scope in scopes)
+        return max((sum(self.df.get((scope, t), 0) for scope in scopes)
+                    for (_, i), matched in self.expansions.items() if i == which
+                    for t, how in matched.items() if bool(how.edits) == (kind == "e")), default=0)
 
 
 def contribution(kind: Kind, term_idf: float, impact: int) -> float:
@@ -642,36 +683,69 @@ def _key(order: Order, value: float, distance: float, age: str) -> tuple[Any, ..
     return (age,)
 
 
-def _position(key: tuple[Any, ...], ceilings: Sequence[int] | None = None) -> str:
-    """The key as text; in relevance order the stem lists' ceilings (:func:`_stem_ceilings`)
-    follow the score after ``~``, so the next page's first step reads them from there."""
+def _position(key: tuple[Any, ...], ceilings: Sequence[int] | None = None, statistics: Sequence[int] | None = None) -> str:
+    """The key as text. In relevance order marks may follow the score, each after ``~``: ``n`` and
+    the statistics the page scored with (:meth:`_Context.slots`, decimal, ``.`` between), so the next
+    page scores with them; ``c`` and the stem lists' ceilings (:func:`_stem_ceilings`, two hex
+    digits each: :data:`~chalicelib.search.index.LEVELS` is 255), so its first step reads them from there."""
     text = "|".join(repr(part) if isinstance(part, float) else str(part) for part in key)
-    if ceilings is None:
+    if ceilings is None and statistics is None:
         return text
     score, rest = text.split("|", 1)
-    return f"{score}~{'.'.join(map(str, ceilings))}|{rest}"
+    marks = ([f"n{'.'.join(map(str, statistics))}"] if statistics is not None else []) + (
+        [f"c{bytes(ceilings).hex()}"] if ceilings is not None else [])
+    return "~".join([score, *marks]) + f"|{rest}"
 
 
-def parse_position(order: Order, text: str) -> tuple[tuple[Any, ...], tuple[int, ...] | None]:
-    """A cursor position (:attr:`Hit.key`) back as the collector's key, with the stem lists'
-    ceilings it carries (relevance order; ``None`` when it carries none).
+def _carrying(key: tuple[Any, ...], ceilings: Sequence[int], statistics: Sequence[int]) -> str:
+    """A relevance position with its ceilings and statistics, within :data:`MAX_POSITION`: a query
+    of very many words drops the ceilings (its next page reads every list from the top: more reads,
+    the same hits), then the statistics (its next page scores with the index's own counts)."""
+    for carried in ((ceilings, statistics), (None, statistics)):
+        text = _position(key, *carried)
+        if len(text) <= MAX_POSITION:
+            return text
+    return _position(key)
+
+
+@dataclass(frozen=True)
+class CursorPosition:
+    """A cursor's position parsed (:func:`parse_position`): the collector's ``key`` and, in
+    relevance order, the stem lists' ``ceilings`` and the ``statistics`` it carries (``None``: none)."""
+
+    key: tuple[Any, ...]
+    ceilings: tuple[int, ...] | None = None
+    statistics: tuple[int, ...] | None = None
+
+
+def parse_position(order: Order, text: str) -> CursorPosition:
+    """A cursor position (:attr:`Hit.key`) back as the collector's key with what it carries
+    (:func:`_position`; a position of decimal ceilings without a mark is read too).
 
     Raises
     ------
     InvalidPosition
         ``text`` is not a position of ``order``.
     """
-    parts = text.split("|", 1) if order != "newest" else [text]
     try:
         if order == "newest":
             if "|" not in text:
                 raise ValueError(text)
-            return (text,), None
-        score, marked, carried = parts[0].partition("~")
-        ceilings = tuple(int(c) for c in carried.split(".") if c) if marked else None
-        if ceilings is not None and not all(0 <= c <= LEVELS for c in ceilings):
+            return CursorPosition((text,))
+        head, rest = text.split("|", 1)
+        score, *marks = head.split("~")
+        carried: dict[str, tuple[int, ...]] = {}
+        for mark in marks:
+            if mark[:1] == "n":
+                carried["n"] = tuple(int(n) for n in mark[1:].split("."))
+            elif mark[:1] == "c":
+                carried["c"] = tuple(bytes.fromhex(mark[1:]))
+            else:  # decimal ceilings, ``.`` between
+                carried["c"] = tuple(int(c) for c in mark.split(".") if c)
+        if len(carried) != len(marks) or not all(0 <= c <= LEVELS for c in carried.get("c", ())) or any(
+                n < 0 for n in carried.get("n", ())):
             raise ValueError(text)
-        return (float(score), parts[1]), ceilings
+        return CursorPosition((float(score), rest), carried.get("c"), carried.get("n"))
     except (ValueError, IndexError) as exc:
         raise InvalidPosition(text) from exc
 
@@ -1281,9 +1355,12 @@ def search(spec: IndexSpec, store: Store, query: Query, size: int, offset: int =
     InvalidPosition
         ``after`` is not a position of the query's order.
     """
-    position, ceilings = parse_position(query.order, after) if after is not None else (None, None)
+    cursor = parse_position(query.order, after) if after is not None else None
+    position, ceilings = (cursor.key, cursor.ceilings) if cursor is not None else (None, None)
     words = {s: analysis.query_words(query.words, spec.language(s)) for s in query.scopes} if query.words else {}
     ctx = _Context(spec, store, query, words)
+    if cursor is not None and cursor.statistics is not None and len(cursor.statistics) == len(ctx.slots()):
+        ctx.frozen = dict(zip(ctx.slots(), cursor.statistics, strict=True))  # else (another analysis): the counts read
     collector = _Collector(ctx, offset + size + 1, position)
     early = _stem_lists(ctx, collector.need, ceilings if position else None) if query.order == "relevance" and words else []
     unknown, read = _prepare(ctx, _counters(ctx), early)
@@ -1296,7 +1373,8 @@ def search(spec: IndexSpec, store: Store, query: Query, size: int, offset: int =
     found = [hit for _, hit in collector.matches]
     page, more = found[offset:offset + size], len(found) > offset + size
     if query.order == "relevance" and words:  # the ceilings from every count the walk read
-        page = [replace(hit, key=_position(key, _stem_ceilings(ctx, -key[0])))
+        statistics = [ctx.held(slot) for slot in ctx.slots()]
+        page = [replace(hit, key=_carrying(key, _stem_ceilings(ctx, -key[0]), statistics))
                 for key, hit in collector.matches[offset:offset + size]]
     counted = _counted_total(ctx)
     if counted is not None:

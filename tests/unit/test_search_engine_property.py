@@ -13,6 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from chalicelib.kernel import cursors
+from chalicelib.kernel.cursors import CursorState
+from chalicelib.kernel.pagination import MAX_CURSOR_LENGTH
 from chalicelib.search import analysis, engine, index
 from chalicelib.search.engine import Near, NumberRange, Query
 from chalicelib.search.index import Change, Document, IndexSpec
@@ -73,13 +76,17 @@ def _held(word: analysis.Word, term: str, how: analysis.Kind, docs: Sequence[Doc
     if how == analysis.Kind.EXACT:
         return max(1, sum(term in weights[d.id] for d in docs))
     terms = {t for d in docs for t, k in analysis.best(word, weights[d.id]) if bool(k.edits) == bool(how.edits)}
-    return max(1, *(sum(t in weights[d.id] for d in docs) for t in terms))
+    return max([1, *(sum(t in weights[d.id] for d in docs) for t in terms)])
 
 
-def _expected(records: Mapping[str, Mapping[str, Any]], spec: IndexSpec, query: Query) -> list[tuple[Any, ...]]:
-    """Every match's key in result order, by brute force over the documents."""
+def _expected(records: Mapping[str, Mapping[str, Any]], spec: IndexSpec, query: Query,
+              counted: Mapping[str, Mapping[str, Any]] | None = None) -> list[tuple[Any, ...]]:
+    """Every match's key in result order, by brute force over the documents; the idf counts the
+    documents of ``counted`` (default: ``records``)."""
     docs = [d for r in records.values() if (d := spec.document(r)) is not None]
-    weights = {d.id: index.impacts(index.term_frequencies(spec, d)) for d in docs}
+    statistics = [d for r in (counted or records).values() if (d := spec.document(r)) is not None]
+    weights = {d.id: index.impacts(index.term_frequencies(spec, d)) for d in docs + statistics}
+    in_scope = [d for d in statistics if d.scope in query.scopes]  # idf over the query's scopes
     keys = []
     for doc in docs:
         if doc.scope not in query.scopes:
@@ -87,7 +94,6 @@ def _expected(records: Mapping[str, Mapping[str, Any]], spec: IndexSpec, query: 
         distance = engine._passes(query, index.projection(doc))
         if distance is None:
             continue
-        in_scope = [d for d in docs if d.scope in query.scopes]  # idf over the query's scopes
         total = 0.0
         for word in analysis.query_words(query.words, "english"):
             values = [
@@ -159,6 +165,72 @@ def _check_pages(raw: list[dict[str, Any]], query: Query, size: int) -> None:
     if size < len(expected):  # an offset page is the same slice
         page = engine.search(spec, store, query, size, offset=size)
         assert [h.id for h in page.hits] == expected[size : 2 * size]
+
+
+relevance_queries = st.builds(Query, scopes=st.sampled_from([("jobs",), ("homes",), SCOPES]), words=_query_words(),
+                              order=st.just("relevance"))
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(records_strategy, st.lists(records_strategy.map(lambda rs: rs[0]), min_size=1, max_size=6), st.sets(st.integers(0, 29)),
+       relevance_queries, st.integers(1, 3))
+def test_a_cursor_keeps_the_first_pages_statistics_while_documents_join_and_leave(
+    raw: list[dict[str, Any]], joining: list[dict[str, Any]], leaving: set[int], query: Query, size: int,
+) -> None:
+    """Between pages documents join and leave, changing the counts the idf reads: the pages after
+    the cursor are every document found then, in the order the first page's statistics give, after
+    its last hit: none repeated, none of those ranking after it missed."""
+    records, spec, store = _indexed(raw)
+    first = engine.search(spec, store, query, size)
+    if not first.more:
+        return
+    before = dict(records)
+    gone = {f"d{i:02d}" for i in leaving if i < len(raw)} - {hit.id for hit in first.hits}
+    joined = {f"e{i}": {**r, "id": f"e{i}", "v": 1, "t": 50 + i} for i, r in enumerate(joining)}
+    for doc_id in gone:
+        del records[doc_id]  # the spec's loader reads this mapping: a left document's record is gone too
+    records.update(joined)
+    index.apply(spec, store, [Change(doc_id, 2, None) for doc_id in gone]
+                + [Change(r["id"], 1, spec.document(r)) for r in joined.values()])
+    after, got = first.hits[-1].key, []
+    for _ in range(40):
+        page = engine.search(spec, store, query, size, after=after)
+        got += [hit.id for hit in page.hits]
+        if not page.more:
+            break
+        after = page.hits[-1].key
+    last = engine.parse_position("relevance", first.hits[-1].key).key
+    assert got == [key[-1] for key in _expected(records, spec, query, counted=before) if key[:2] > last]
+
+
+def test_a_cursor_of_a_long_query_stays_within_the_cursor_length() -> None:
+    """A query of many words in many scopes carries fewer marks rather than a cursor the API refuses:
+    its next page is the same (:data:`chalicelib.search.engine.MAX_POSITION`)."""
+    words = [f"{a}{b}{c}" for a in "bdfgk" for b in "aeiou" for c in "lmnrs"][:90]
+    scopes = tuple(f"s{i}" for i in range(4))
+    raw = [{"scope": scope, "title": " ".join(words[i::3]), "body": " ".join(words), "role": "a", "price": "0", "t": i,
+            "lat": 47.0, "lng": 8.0} for i in range(3) for scope in scopes]
+    records, spec, store = _indexed(raw)
+    position = CursorState(page=10_000, page_size=100, key="9" * engine.MAX_POSITION)
+    assert len(cursors.encode("|".join(["route", "user", "filters" * 100]), position)) <= MAX_CURSOR_LENGTH
+    for count in (5, 40, 90):
+        query = Query(scopes, tuple(words[:count]), order="relevance")
+        first = engine.search(spec, store, query, 2)
+        assert len(first.hits[-1].key) <= engine.MAX_POSITION
+        rest = engine.search(spec, store, query, 20, after=first.hits[-1].key)
+        assert [h.id for h in first.hits + rest.hits] == [key[-1] for key in _expected(records, spec, query)]
+    assert "~n" in first.hits[-1].key  # 90 words: the statistics fit, the ceilings not
+    assert "~c" not in first.hits[-1].key
+
+
+def test_a_position_reads_its_marks_and_refuses_others() -> None:
+    position = engine._position((-1.5, "age|d01"), [255, 3], [12, 4])
+    assert position == "-1.5~n12.4~cff03|age|d01"
+    assert engine.parse_position("relevance", position) == engine.CursorPosition((-1.5, "age|d01"), (255, 3), (12, 4))
+    assert engine.parse_position("relevance", "-1.5~255.3|age|d01").ceilings == (255, 3)  # decimal ceilings
+    for bad in ("-1.5~x1|a|d", "-1.5~n1.-2|a|d", "-1.5~cff0|a|d", "-1.5~256|a|d", "abc|a|d", "-1.5"):
+        with pytest.raises(engine.InvalidPosition):
+            engine.parse_position("relevance", bad)
 
 
 def test_two_words_corrected_to_one_term_find_its_documents() -> None:
