@@ -35,6 +35,9 @@ USERS_PAGE_SIZE = 50
 #: The "Set a verification level" form's fields as its errors name them (the API's names), in the
 #: form's order: the first invalid one is focused.
 LEVEL_FIELDS = ["userId", "verifiedLevel"]
+#: The users list's filters (a GET form) as its errors name them, in the form's order; ``cursor`` is
+#: the "Next page" link's (its error is shown in the form's summary).
+LIST_FIELDS = ["q", "id", "country", "verifiedLevel", "cursor"]
 #: The "Create a user" form's fields as its errors name them, in the form's order.
 CREATE_FIELDS = ["displayName", "country", "verifiedLevel", "channels", "admin"]
 
@@ -57,12 +60,20 @@ def _users_page(
     ``first_invalid``, ``error_message`` and the ``values`` typed (shown again with a 400), or a
     refused "Create a user" form as ``create_form`` (the same four keys)."""
     levels = list(range(user_models.MAX_VERIFIED_LEVEL + 1))
-    given = {name: current.query(name).strip() for name in ("q", "id", "country", "verifiedLevel", "cursor")}
-    query = parse_model(user_models.AdminUserQuery, {"pageSize": USERS_PAGE_SIZE, **{k: v for k, v in given.items() if v}})
-    listed = users.list_users(current.caller.user_id, query)
+    given = {name: current.query(name).strip() for name in LIST_FIELDS}
+    listed: list[user_models.AdminUser] = []
+    list_form: dict[str, Any] = {"list_cursor": None}
+    try:
+        query = parse_model(user_models.AdminUserQuery, {"pageSize": USERS_PAGE_SIZE, **{k: v for k, v in given.items() if v}})
+        found = users.list_users(current.caller.user_id, query)
+        listed, list_form["list_cursor"] = found.users, found.nextCursor
+    except errors.RuleViolation as exc:  # the filters shown again, each error under its field, and no list
+        list_errors, first = field_errors(exc, LIST_FIELDS)
+        list_form |= {"list_errors": list_errors, "list_first_invalid": first, "list_error_message": exc.message}
+        status = page_status(exc) if status == 200 else status
     return current.render("users.html", status, nav="users", levels=levels, channel_keys=[c.value for c in ChannelKey],
-                          created=created, updated=updated, listed=listed.users, list_cursor=listed.nextCursor,
-                          list_filters={k: v for k, v in given.items() if k != "cursor" and v}, **level_form)
+                          created=created, updated=updated, listed=listed,
+                          list_filters={k: v for k, v in given.items() if k != "cursor" and v}, **list_form, **level_form)
 
 
 @page("/dashboard/admin/users", access="admin")

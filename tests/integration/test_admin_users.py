@@ -118,4 +118,12 @@ def test_the_dashboards_users_page_lists_filters_and_sets_levels_per_row(api: Ap
                   {"csrf_token": token, "user_id": bernd.user_id, "verified_level": "3"}).status_code == 303
     assert api.call("GET", "/v1/me", bernd.key).json["verifiedLevel"] == 3
     assert '<option value="3" selected>3</option>' in b.get("/dashboard/admin/users?q=bernd").text  # the row shows the new level
-    assert b.get("/dashboard/admin/users?country=xx").status_code == 400
+    refused = b.get("/dashboard/admin/users?q=be&country=xx")
+    assert refused.status_code == 400  # the filters shown again, the error under the country, no list
+    assert 'id="f-country-error"' in refused.text
+    assert 'value="xx" maxlength="2" aria-invalid="true" aria-describedby="f-country-error" autofocus' in refused.text
+    assert 'id="f-q" name="q" value="be"' in refused.text
+    assert ">Bernd</th>" not in refused.text
+    edited = b.get("/dashboard/admin/users?cursor=garbage")
+    assert edited.status_code == 400
+    assert 'class="error" role="alert"' in edited.text

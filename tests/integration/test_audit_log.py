@@ -201,5 +201,10 @@ def test_the_dashboards_actions_are_recorded_and_its_audit_page_filters_them(api
     filtered = b.get(f"/dashboard/admin/audit-log?target={alice.user_id}")
     assert "user.verification_level</td>" in filtered.text
     assert "user.create</td>" not in filtered.text
-    assert b.get("/dashboard/admin/audit-log?action=user.delete").status_code == 400
+    refused = b.get(f"/dashboard/admin/audit-log?action=user.delete&target={alice.user_id}")
+    assert refused.status_code == 400  # the filters shown again, the error under the action, no entries
+    assert 'id="f-action-error"' in refused.text
+    assert '<select id="f-action" name="action" aria-invalid="true" aria-describedby="f-action-error" autofocus>' in refused.text
+    assert f'value="{alice.user_id}"' in refused.text
+    assert "user.verification_level</td>" not in refused.text
     assert signed_in(api, alice).get("/dashboard/admin/audit-log").status_code == 403
