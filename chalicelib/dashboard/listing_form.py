@@ -35,6 +35,43 @@ HINTS: dict[FieldType, str] = {
 }
 
 
+#: The form's words for the issues :mod:`chalicelib.listings.meta` words for API clients (encodings,
+#: parameter names a person filling the form never sees), by the issue's beginning; any other issue
+#: (a length or a range) is shown as the API words it, capitalized.
+PLAIN_ISSUES: tuple[tuple[str, str], ...] = (
+    ("required for role", "Fill this in: it is required for this kind of listing."),
+    ("must be a decimal string", "Enter a number, such as 85000 or 12.5."),
+    ("is out of range", "Enter a smaller number."),
+    ("must be a base-10 integer string", "Enter a whole number, such as 3."),
+    ('must be "true" or "false"', "Choose Yes or No."),
+    ("must be one of:", "Choose one of the options."),
+    ("unknown option(s)", "Choose among the options shown."),
+    ("must name at least one option", "Pick at least one option."),
+    ("must be an ISO 8601 date", "Enter a date."),
+    ("must be an absolute http(s) URL", "Enter a web address starting with https:// or http://."),
+    ("address could not be geocoded", "This place could not be found: enter a city, or a street address with its city."),
+)
+
+
+def plain_issue(issue: str) -> str:
+    """The form's words for an issue the listings service found in a ``meta`` value (:data:`PLAIN_ISSUES`).
+
+    Parameters
+    ----------
+    issue:
+        A ``details[].issue`` of the API's error body, e.g. ``must be a decimal string, e.g. "85000" or "12.5"``.
+
+    Returns
+    -------
+    str
+        A sentence for the person filling the form, e.g. ``Enter a number, such as 85000 or 12.5.``
+    """
+    plain = next((words for start, words in PLAIN_ISSUES if issue.startswith(start)), None)
+    if plain is not None:
+        return plain
+    return f"{issue[:1].upper()}{issue[1:]}{'' if issue.endswith('.') else '.'}"
+
+
 @dataclass(frozen=True)
 class FormField:
     """One control of the listing form.

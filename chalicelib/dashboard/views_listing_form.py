@@ -34,21 +34,33 @@ def _kinds() -> list[tuple[str, str]]:
 
 
 def _errors_by_field(exc: errors.DomainError) -> dict[str, str]:
+    """Each refused field's first issue, in the form's words (:func:`listing_form.plain_issue`)."""
     found: dict[str, str] = {}
     for detail in exc.details or []:
-        found.setdefault(detail.field, detail.issue or "Check this value")
+        head, dot, rest = detail.field.partition(".")
+        name = f"meta.{rest.split('[')[0]}" if head == "meta" and dot else head.split("[")[0]  # a field's control
+        found.setdefault(name, listing_form.plain_issue(detail.issue) if detail.issue else "Check this value.")
     return found
+
+
+def _refused(exc: errors.DomainError) -> str:
+    """The summary of a refused form: the fields are marked, or (no field named) the service's message."""
+    message = "The listing was not saved: check the fields marked below" if exc.details else exc.message
+    return message if message.endswith(".") else f"{message}."
 
 
 def _form_page(current: Page, *, category: Any, role_key: str, meta: dict[str, str], channels: list[str],
                webhook_ids: list[str], listing: Any = None, status: int = 200, problems: dict[str, str] | None = None,
                message: str = "") -> Response:
+    fields = listing_form.form_fields(category, role_key, meta)
+    placed = {f"meta.{f.key}" for f in fields} | {"channels", "webhookIds"}  # the issues shown under a control
     return current.render(
         "listing_form.html", status, nav="listings", category=category, role_key=role_key,
         role_name=next((r.name for r in category.roles if r.key == role_key), role_key),
-        fields=listing_form.form_fields(category, role_key, meta), connected=users.list_channels(current.caller).channels,
+        fields=fields, connected=users.list_channels(current.caller).channels,
         hooks=webhooks.list_webhooks(current.caller).webhooks, chosen_channels=set(channels), chosen_hooks=set(webhook_ids),
         listing=listing, problems=problems or {}, message=message,
+        unplaced={k: v for k, v in (problems or {}).items() if k not in placed},
     )
 
 
@@ -80,7 +92,7 @@ def create(current: Page) -> Response:
         made = listings.create_listing(current.caller, body)
     except errors.RuleViolation as exc:
         return _form_page(current, category=category, role_key=role_key, meta=meta, channels=channels, webhook_ids=hooks,
-                          status=400, problems=_errors_by_field(exc), message=exc.message)
+                          status=400, problems=_errors_by_field(exc), message=_refused(exc))
     return current.redirect(f"/listings/{made.id}?done=created")
 
 
@@ -108,7 +120,7 @@ def save(current: Page, listingId: str) -> Response:
         listings.update_listing(current.caller, listingId, body)
     except errors.RuleViolation as exc:
         return _form_page(current, category=category, role_key=found.roleKey, meta=posted, channels=channels,
-                          webhook_ids=hooks, listing=found, status=400, problems=_errors_by_field(exc), message=exc.message)
+                          webhook_ids=hooks, listing=found, status=400, problems=_errors_by_field(exc), message=_refused(exc))
     return current.redirect(f"/listings/{listingId}?done={'resubmitted' if patch else 'saved'}")
 
 

@@ -81,6 +81,26 @@ def test_a_refused_form_is_shown_again_with_the_error_at_its_field(api: Api, ali
     assert api.call("GET", "/v1/listings/mine", alice.key).json["total"] == 0
 
 
+def test_a_refused_form_speaks_the_forms_words_not_the_apis(api: Api, alice: User) -> None:
+    """An unknown place and a number typed with a comma, then a webhook deleted meanwhile: each error
+    under its control in words a person can act on (no ``meta.<key>_lat`` to give, no encoding)."""
+    hook = make_webhook(api, alice)
+    api.call("DELETE", f"/v1/webhooks/{hook['id']}", alice.key)
+    b = signed_in(api, alice)
+    response = _new_listing(b, [hook["id"]], **{"meta.location": "Qwxzvbn Plmkj", "meta.salary": "85,000"})
+    assert response.status_code == 400
+    page = response.text
+    assert '<p id="meta-location-error" class="error">This place could not be found: enter a city, or a street address' in page
+    assert '<p id="meta-salary-error" class="error">Enter a number, such as 85000 or 12.5.</p>' in page
+    assert "<p>The listing was not saved: check the fields marked below.</p>" in page
+    assert "_lat" not in page
+    assert "decimal string" not in page
+    unbound = _new_listing(b, [hook["id"]])  # the content is right now: the deleted webhook is refused under its fieldset
+    assert unbound.status_code == 400
+    assert '<p id="webhooks-error" class="error">' in unbound.text
+    assert api.call("GET", "/v1/listings/mine", alice.key).json["total"] == 0
+
+
 def test_binding_a_webhook_keeps_the_listing_active_and_the_next_request_reaches_it(
     api: Api, alice: User, bob: User, admin: User, runner: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

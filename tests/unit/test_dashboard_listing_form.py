@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
+from chalicelib.categories.models import FieldType
 from chalicelib.categories.registry import get_category
 from chalicelib.dashboard.content import changed_fields, content_fields
-from chalicelib.dashboard.listing_form import form_fields, meta_from_form, meta_patch
+from chalicelib.dashboard.listing_form import form_fields, meta_from_form, meta_patch, plain_issue
+from chalicelib.listings import meta
 
 JOBS = get_category("jobs")
 
@@ -51,3 +55,30 @@ def test_options_show_the_category_labels_and_hints_speak_plain_words() -> None:
     assert shown == {"skills": "JavaScript, AWS, unknown", "remote": "Hybrid"}
     housing = {f.key: f.value for f in content_fields("housing", "offering", {"furnished": "true"})}
     assert housing == {"furnished": "Yes"}
+
+
+#: A value each control can send that its field refuses (a person typing into the form's control).
+_REFUSED = {FieldType.NUMBER: "85,000", FieldType.INTEGER: "3.5", FieldType.BOOLEAN: "maybe", FieldType.SELECT: "other",
+            FieldType.MULTISELECT: "nothing", FieldType.DATE: "31/12/2026", FieldType.URL: "example"}
+
+
+def test_every_issue_a_control_can_meet_is_worded_for_the_form() -> None:
+    """Each field type's refusal of a value its control can send, a required field left out and an
+    unknown place read in the form's words: no API encoding (``decimal string``, ``ISO 8601``, option
+    keys, ``meta.<key>_lat``); a length or a range is the API's sentence, capitalized."""
+    issues = {"required for role 'hiring'", "address could not be geocoded; give meta.<key>_lat and _lng"}
+    for category in (get_category(key) for key in ("jobs", "housing", "mentoring", "cofounders")):
+        for field in category.fields:
+            if field.type in _REFUSED:
+                with pytest.raises(meta.InvalidValue) as refused:
+                    meta.parse_value(field, _REFUSED[field.type])
+                issues.add(str(refused.value))
+    worded = {plain_issue(issue) for issue in issues}
+    assert worded == {
+        "Fill this in: it is required for this kind of listing.",
+        "This place could not be found: enter a city, or a street address with its city.",
+        "Enter a number, such as 85000 or 12.5.", "Enter a whole number, such as 3.", "Choose Yes or No.",
+        "Choose one of the options.", "Choose among the options shown.", "Enter a date.",
+        "Enter a web address starting with https:// or http://.",
+    }
+    assert plain_issue("must be between 0 and 100") == "Must be between 0 and 100."
