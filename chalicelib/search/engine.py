@@ -1380,8 +1380,10 @@ def search(spec: IndexSpec, store: Store, query: Query, size: int, offset: int =
     if counted is not None:
         return Result(page, counted, "eq", more)
     # Candidates never loaded (a full page came before them) are not verified (the index may lag the
-    # records): the matches found are then a lower bound.
-    return Result(page, skipped + len(found), "eq" if complete and not collector.holds_more() else "gte", more)
+    # records): the matches found are then a lower bound. A walk that ends with fewer matches than it
+    # needed ended because no unread entry could match (its bound was none): it found them all.
+    exact = (complete or len(found) < collector.need) and not collector.holds_more()
+    return Result(page, skipped + len(found), "eq" if exact else "gte", more)
 
 
 def _counted_total(ctx: _Context) -> int | None:
