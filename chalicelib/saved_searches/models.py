@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import ConfigDict, Field, StringConstraints
+from pydantic import ConfigDict, Field, StrictFloat, StrictInt, StringConstraints
 
 from chalicelib.kernel.json_types import SINGLE_LINE
 from chalicelib.kernel.model_base import Model
 from chalicelib.kernel.pagination import Envelope, SearchEnvelope
 from chalicelib.listings.models import Listing
 
-#: A search parameter's value: text as in a query string; numbers are accepted and kept as text.
-QueryValue = Annotated[str, StringConstraints(max_length=512)] | int | float
+#: A search parameter's value: text as in a query string; numbers are accepted and kept as text (a boolean is refused).
+QueryValue = Annotated[str, StringConstraints(max_length=512)] | StrictInt | StrictFloat  # strict: true is not 1
 
 
 class SavedSearchCreate(Model):

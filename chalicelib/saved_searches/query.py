@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from functools import lru_cache
 from urllib.parse import urlencode
 
@@ -12,11 +13,18 @@ from chalicelib.listings.search.query import PAGING_PARAMETERS, SearchQuery, par
 
 
 def _text(value: str | int | float) -> str:
-    return value if isinstance(value, str) else repr(value)
+    """A parameter's value as a query string would write it: a number in positional notation
+    (``0.00001``, never ``1e-05``; ``1000`` for ``1E3``), as the search's parser reads numbers."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return str(value)
+    return format(Decimal(repr(value)).normalize(), "f")  # repr: the shortest text that reads back as the float
 
 
 def normalize(query: dict[str, str | int | float]) -> dict[str, str]:
-    """The query as search parameters: every value as text, keys sorted (numbers via ``repr``)."""
+    """The query as search parameters: every value as text (numbers in positional notation,
+    without trailing zeros), keys sorted."""
     return {key: _text(query[key]).strip() for key in sorted(query)}
 
 

@@ -96,6 +96,15 @@ def test_default_name_is_the_query(api: Api, alice: User) -> None:
     assert saved(api, alice, {"category": "jobs", "q": "rust"}, name=None)["name"] == "category=jobs&q=rust"
 
 
+def test_json_numbers_are_kept_as_a_query_string_writes_them_and_booleans_are_refused(api: Api, alice: User) -> None:
+    """A float JSON writes with an exponent is stored in positional notation, which the search's
+    parser reads (``1e-05`` was stored as ``1e-05`` and refused by it)."""
+    made = saved(api, alice, {"category": "jobs", "meta.salary_min": 0.00001, "meta.salary_max": 1e3})
+    assert made["query"] == {"category": "jobs", "meta.salary_min": "0.00001", "meta.salary_max": "1000"}
+    refused = api.call("POST", "/v1/saved-searches", alice.key, {"query": {"category": "jobs", "meta.salary_min": True}})
+    assert_error(refused, 400, "VALIDATION_ERROR", "query.meta.salary_min")
+
+
 def test_others_get_404(api: Api, alice: User, bob: User) -> None:
     created = saved(api, alice, MENTORS_NEAR_LISBON)
     path = f"/v1/saved-searches/{created['savedSearchId']}"
