@@ -327,7 +327,7 @@ def parse_json_body(request: Request) -> Any:
     if not raw.strip():
         raise errors.RuleViolation.for_field("body", "a JSON object is required", "Request body is empty")
     try:
-        data = json.loads(raw, parse_int=json_input.parse_int, object_pairs_hook=json_input.unique_members)
+        data = json.loads(_utf8(raw), parse_int=json_input.parse_int, object_pairs_hook=json_input.unique_members)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise errors.RuleViolation.for_field("body", f"malformed JSON: {exc}", "Request body is not valid JSON") from exc
     except RecursionError as exc:  # nested far beyond json_input.MAX_DEPTH
@@ -338,6 +338,19 @@ def parse_json_body(request: Request) -> Any:
         raise errors.RuleViolation.for_field("body", f"not decodable: {exc}", "Request body is not valid JSON") from exc
     json_input.check_document(data)
     return data
+
+
+def _utf8(raw: str | bytes) -> str:
+    """The body as text: UTF-8, as JSON exchanged between systems must be (RFC 8259, section 8.1;
+    ``json.loads`` given bytes would also read UTF-16 and UTF-32). A leading UTF-8 byte order mark
+    is ignored, as that section allows a parser to.
+
+    Raises
+    ------
+    UnicodeDecodeError
+        ``raw`` is not UTF-8.
+    """
+    return raw if isinstance(raw, str) else raw.decode("utf-8-sig")
 
 
 def parse_model[M: BaseModel](model: type[M], data: Any, prefix: str = "") -> M:
@@ -374,7 +387,7 @@ def parse_body[M: BaseModel](model: type[M], request: Request) -> M:
     parse_json_body(request)  # size, emptiness and well-formedness, with their own messages
     # JSON Schema counts 1.0 as an integer (2020-12 validation §6.1.1 "a number with a zero
     # fractional part"); strict pydantic does not, so integral numbers are read as integers.
-    data = json.loads(request.raw_body or b"", parse_float=_json_number, parse_int=json_input.parse_int)
+    data = json.loads(_utf8(request.raw_body or b""), parse_float=_json_number, parse_int=json_input.parse_int)
     try:
         return model.model_validate_json(json.dumps(data, ensure_ascii=False), strict=True)
     except PydanticValidationError as exc:

@@ -259,6 +259,15 @@ def test_a_body_sent_with_a_content_coding_is_refused_and_changes_nothing(api: A
     assert plain.status_code == 201, plain.json
 
 
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-32"])
+def test_a_body_not_in_utf8_is_refused_and_changes_nothing(api: Api, alice: User, codec: str) -> None:
+    body = json.dumps({"url": "http://127.0.0.1:9/wide"}).encode(codec)
+    assert_error(api.call("POST", "/v1/webhooks", alice.key, raw=body), 400, "VALIDATION_ERROR", "body")
+    assert api.call("GET", "/v1/webhooks", alice.key).json["webhooks"] == []
+    marked = api.call("POST", "/v1/webhooks", alice.key, raw=b"\xef\xbb\xbf" + json.dumps({"url": "http://127.0.0.1:9/bom"}).encode())
+    assert marked.status_code == 201, marked.json  # a UTF-8 byte order mark is ignored (RFC 8259, section 8.1)
+
+
 def test_a_get_refuses_a_body_as_any_operation_that_takes_none(api: Api, alice: User) -> None:
     assert_error(api.call("GET", "/v1/me", alice.key, {"displayName": "x"}), 400, "VALIDATION_ERROR", "displayName")
     assert_error(api.call("GET", "/v1/me", alice.key, raw=b"{"), 400, "VALIDATION_ERROR", "body")
