@@ -46,12 +46,16 @@ def _text(field: CategoryField, value: str) -> str:
 
 def _richtext(field: CategoryField, value: str) -> str:
     """Multi-line text (descriptions): the text policy of :func:`chalicelib.kernel.text.multi_line_issue`
-    on what the client sent, then sanitized HTML; ``""`` (missing) when the HTML shows neither
-    visible text nor an image (``<p></p>``, ``<br>``, ``<p>&nbsp;</p>``)."""
+    on what the client sent and on the sanitized HTML with its character references decoded (a
+    reference such as ``&#x202E;`` is the character it names, which the sanitizer writes out), then
+    sanitized HTML; ``""`` (missing) when the HTML shows neither visible text nor an image
+    (``<p></p>``, ``<br>``, ``<p>&nbsp;</p>``)."""
     if issue := multi_line_issue(value):
         raise InvalidValue(issue)
     # Ammonia's default allow-list (via nh3) strips scripts, event handlers and javascript: URLs.
     cleaned = nh3.clean(value).strip()
+    if issue := multi_line_issue(html.unescape(cleaned)):
+        raise InvalidValue(issue)
     shown = html.unescape(nh3.clean(cleaned, tags=set()))  # the text a reader sees, without markup
     return cleaned if "<img" in cleaned or any(is_visible(char) for char in shown) else ""
 

@@ -82,6 +82,19 @@ MULTI_LINE_FIELDS = {"content": _message, "meta.description": _description}
 FIELD_NAMES = {"saved-search name": "name"}
 
 
+def test_a_description_refuses_each_class_written_as_a_character_reference(api: Api, admin: User, alice: User, bob: User) -> None:
+    """The sanitizer writes a reference out as the character it names (``&#x202E;`` stored as
+    U+202E), in text and in a link alike: the policy sees the decoded text. (HTML reads a reference
+    to a C1 control as the Windows-1252 character of that byte: ``&#x85;`` is "…", a visible one.)"""
+    classes = {name: char for name, char in REFUSED_CLASSES.items() if not 0x80 <= ord(char) <= 0x9F}
+    for name, char in {**classes, "control-c0-esc": "\x1b", "soft-hyphen": "\xad"}.items():
+        for value in (f"<p>Ada&#x{ord(char):X};Lovelace</p>", f'<p><a href="https://example.com/&#{ord(char)};">Ada</a></p>'):
+            response, stored = _description(api, admin, alice, bob, value)
+            assert f"U+{ord(char):04X}" in assert_error(response, 400, "VALIDATION_ERROR", "meta.description")["details"][0]["issue"], name
+            assert stored() == 0, name
+    assert _description(api, admin, alice, bob, "<p>Ada &amp; Lovelace&nbsp;&#x41;</p>")[0].status_code == 201
+
+
 @pytest.mark.parametrize("field", [*SINGLE_LINE_FIELDS, *MULTI_LINE_FIELDS])
 def test_each_refused_class_is_a_validation_error_naming_the_field_and_stores_nothing(
     api: Api, admin: User, alice: User, bob: User, field: str
