@@ -25,11 +25,13 @@ Country = Annotated[
 
 #: What :func:`chalicelib.kernel.urls.absolute_http_url` accepts, as a JSON Schema pattern: an http(s)
 #: scheme, then a host of printable ASCII with a dot next to another character (no user info, no IPv6 literal,
-#: optional port), then any printable-ASCII path, query or fragment.
+#: optional port up to 65535), then any printable-ASCII path, query or fragment
+#: (``tests/unit/test_http_url_pattern.py`` checks the two agree).
 _HOST = r"[!\"$-.0-9;->A-Z^-~]"  # printable ASCII but # / : ? @ [ \ ]
 _HOST_NO_DOT = r"[!\"$-\-0-9;->A-Z^-~]"
+_PORT = r"(:(0*([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?)?"
 HTTP_URL_PATTERN = (
-    rf"^[Hh][Tt][Tt][Pp][Ss]?://{_HOST}*({_HOST_NO_DOT}[.]|[.]{_HOST_NO_DOT}){_HOST}*(:[0-9]*)?([/?#][!-~]*)?$"
+    rf"^[Hh][Tt][Tt][Pp][Ss]?://{_HOST}*({_HOST_NO_DOT}[.]|[.]{_HOST_NO_DOT}){_HOST}*{_PORT}([/?#][!-~]*)?$"
 )
 
 

@@ -37,6 +37,18 @@ def test_create_sanitizes_rich_text_before_storing(api: Api, alice: User) -> Non
         assert fragment not in stored
 
 
+@pytest.mark.parametrize("url", ["https://[x", "https://example.com/\u202egpj.exe", "https://bank.example@evil.example/",
+                                 "https://例え.jp/", "https://example.com:70000/"])
+def test_a_link_that_cannot_be_read_or_hides_its_host_is_refused_naming_it(api: Api, alice: User, url: str) -> None:
+    """A listing's url field and a profile link: a 400 naming the field (an unclosed IPv6 literal was a 500)."""
+    assert_error(api.call("POST", "/v1/listings", alice.key, listing_body("jobs", "seeking", meta={"portfolio": url})),
+                 400, "VALIDATION_ERROR", "meta.portfolio")
+    assert_error(api.call("PATCH", "/v1/me/profile", alice.key, {"socialLinks": {"website": url}}),
+                 400, "VALIDATION_ERROR", "socialLinks.website")
+    assert my_listings(api, alice)["total"] == 0
+    assert api.call("GET", "/v1/me", alice.key).json["socialLinks"]["website"] is None
+
+
 def test_create_geocodes_a_location_without_coordinates(api: Api, alice: User) -> None:
     body = listing_body(meta={"location": "Hamburg", "location_lat": None, "location_lng": None})
     meta = api.call("POST", "/v1/listings", alice.key, body).json["meta"]
