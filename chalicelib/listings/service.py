@@ -451,8 +451,8 @@ def change_status(
             raise errors.PreconditionFailed("The listing changed meanwhile; read it again") from exc
         if item["status"] == current["status"] and status.may_start(change, item["status"]):  # another change raced it
             raise errors.Conflict("The listing changed while you were changing its status; retry") from exc
-        raise errors.Conflict(
-            f"Cannot change status from {item['status']} to {body.status}; "
+        raise errors.Conflict(  # the status now, which another change may have set since the read
+            f"Cannot change status from {current['status']} to {body.status}; "
             "only ACTIVE -> PAUSED and PAUSED -> ACTIVE are allowed"
         ) from exc
     return to_model(updated, _seam.ports.users.get_user(caller.user_id), owner_view=True)

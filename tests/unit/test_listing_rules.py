@@ -219,6 +219,28 @@ def test_a_pending_listing_can_be_neither_paused_nor_resumed(world: World, targe
     assert world.listings.items[listing_id]["status"] == ListingStatus.PENDING
 
 
+class _ResumedMeanwhile(FakeListings):
+    """A listing store where another request resumes the listing between the rule's read and its write."""
+
+    def get(self, listing_id: str, consistent: bool = False) -> ListingRecord | None:
+        item = super().get(listing_id, consistent)
+        if item is not None and item["status"] == ListingStatus.PAUSED:
+            self.items[listing_id] = {**item, "status": ListingStatus.ACTIVE, "version": item["version"] + 1}
+        return item
+
+
+def test_a_resume_that_loses_a_race_to_another_names_the_status_now(world: World) -> None:
+    """The 409 of a resume another request made first names the status now (ACTIVE to ACTIVE), not an
+    allowed move (PAUSED to ACTIVE) as if it were forbidden."""
+    listing_id = _create()
+    _set_status(world, listing_id, ListingStatus.PAUSED)
+    raced = _ResumedMeanwhile(world.users)
+    raced.items = dict(world.listings.items)
+    service.use_ports(Ports(repository=raced, users=world.users, webhooks=FakeWebhooks(), blocks=world.blocks))
+    with pytest.raises(errors.Conflict, match="Cannot change status from ACTIVE to ACTIVE"):
+        service.change_status(ALICE, listing_id, ListingStatusChange(status=ListingStatus.ACTIVE))
+
+
 def test_a_status_change_at_another_version_is_412(world: World) -> None:
     listing_id = _create()
     _set_status(world, listing_id, ListingStatus.ACTIVE)
