@@ -141,14 +141,19 @@ def meta_from_form(category: Category, role_key: str, form: Mapping[str, list[st
     return meta
 
 
+def _comparable(field_type: FieldType, value: str | None) -> object:
+    return frozenset((value or "").split(",")) if field_type == FieldType.MULTISELECT and value is not None else value
+
+
 def meta_patch(category: Category, role_key: str, stored: Mapping[str, str], posted: Mapping[str, str]) -> dict[str, str | None]:
     """The ``meta`` of a PATCH that makes the form's fields equal to ``posted``: changed values, and
-    ``None`` for a field emptied in the form (internal keys such as coordinates are the service's)."""
+    ``None`` for a field emptied in the form (internal keys such as coordinates are the service's).
+    A multiselect is a set: the checkboxes post in option order, whatever order it was stored in."""
     patch: dict[str, str | None] = {}
     for f in category.fields:
         if f.roles and role_key not in f.roles:
             continue
-        if f.key in posted and posted[f.key] != stored.get(f.key):
+        if f.key in posted and _comparable(f.type, posted[f.key]) != _comparable(f.type, stored.get(f.key)):
             patch[f.key] = posted[f.key]
         elif f.key not in posted and f.key in stored:
             patch[f.key] = None

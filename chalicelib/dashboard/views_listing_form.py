@@ -117,11 +117,14 @@ def save(current: Page, listingId: str) -> Response:
     patch = listing_form.meta_patch(category, found.roleKey, found.meta, posted)
     try:
         body = parse_model(listing_models.ListingUpdate, {"meta": patch or None, "channels": channels, "webhookIds": hooks})
-        listings.update_listing(current.caller, listingId, body)
+        updated = listings.update_listing(current.caller, listingId, body)
     except errors.RuleViolation as exc:
         return _form_page(current, category=category, role_key=found.roleKey, meta=posted, channels=channels,
                           webhook_ids=hooks, listing=found, status=400, problems=_errors_by_field(exc), message=_refused(exc))
-    return current.redirect(f"/listings/{listingId}?done={'resubmitted' if patch else 'saved'}")
+    # The service decides whether the content changed (it compares values as stored): its answer's status says.
+    pending = listing_models.ListingStatus.PENDING
+    resubmitted = updated.status == pending and found.status != pending
+    return current.redirect(f"/listings/{listingId}?done={'resubmitted' if resubmitted else 'saved'}")
 
 
 @page("/dashboard/listings/{listingId}/webhooks", "POST")

@@ -163,6 +163,22 @@ def test_edit_of_the_content_returns_to_review_and_the_review_shows_the_diff(
     assert "Alice" in card  # the owner
 
 
+def test_saving_an_unchanged_form_keeps_the_listing_active_and_says_saved(api: Api, alice: User, admin: User, runner: Any) -> None:
+    """Skills stored as ``aws,python`` come back checked and post in option order (``python``, ``aws``):
+    the same set, so no change of content, and the notice does not say the listing went back to review."""
+    listing = create_listing(api, alice, meta={"skills": "aws,python"})
+    activate(api, admin, runner, listing["id"])
+    before = get_listing(api, alice, listing["id"]).json
+    b = signed_in(api, alice)
+    assert 'name="meta.skills" value="aws" checked' in b.get(f"/dashboard/listings/{listing['id']}/edit").text
+    saved = b.post(f"/dashboard/listings/{listing['id']}/edit", {
+        "csrf_token": b.csrf(), "meta.title": "Backend engineer", "meta.description": "<p>Build APIs</p>",
+        "meta.location": "Berlin", "meta.employmentType": "full_time", "meta.skills": ["python", "aws"], "channels": ["telegram"]})
+    assert saved.headers["Location"].endswith("?done=saved")
+    after = get_listing(api, alice, listing["id"]).json
+    assert (after["status"], after["statusHistory"], after["meta"]) == ("ACTIVE", before["statusHistory"], before["meta"])
+
+
 def test_a_conversation_shows_its_subject_the_request_message_and_the_handles(
     api: Api, alice: User, bob: User, admin: User, runner: Any
 ) -> None:

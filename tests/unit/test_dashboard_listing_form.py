@@ -33,6 +33,9 @@ def test_meta_patch_sends_changes_and_null_for_emptied_fields_only() -> None:
     stored = {"title": "A", "remote": "onsite", "location": "Berlin", "location_lat": "52.5", "location_lng": "13.4"}
     posted = {"title": "B", "location": "Berlin"}
     assert meta_patch(JOBS, "hiring", stored, posted) == {"title": "B", "remote": None}  # coordinates are the service's
+    reordered = {"title": "A", "skills": "aws,python"}
+    assert meta_patch(JOBS, "hiring", reordered, {"title": "A", "skills": "python,aws"}) == {}  # a multiselect is a set
+    assert meta_patch(JOBS, "hiring", reordered, {"title": "A", "skills": "python"}) == {"skills": "python"}
 
 
 def test_review_diff_lists_changed_added_and_removed_fields_and_hides_coordinates() -> None:
