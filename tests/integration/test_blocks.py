@@ -237,7 +237,9 @@ def test_the_dashboard_blocks_beside_a_conversation_and_a_request_and_lists_the_
     assert f'action="/dashboard/blocks/{carol.user_id}"' in requests_page.text
     token = b.csrf("/dashboard/blocks")
     assert b.post(f"/dashboard/blocks/{bob.user_id}", {"csrf_token": token}).status_code == 303
-    assert b.post(f"/dashboard/blocks/{carol.user_id}", {"csrf_token": token}).status_code == 303
+    blocked = b.post(f"/dashboard/blocks/{carol.user_id}", {"csrf_token": token})
+    assert blocked.status_code == 303
+    assert b.get(blocked.headers["Location"]).text.count('role="status"') == 1  # the notice, announced once
     listed = b.get("/dashboard/blocks")
     assert listed.text.index("<strong>Carol</strong>") < listed.text.index("<strong>Bob</strong>")  # newest first
     sent = api.call("POST", f"/v1/conversations/{conversation}/messages", bob.key, {"content": "hi"})

@@ -148,6 +148,7 @@ def test_the_dashboards_reports_page_decides_reports(api: Api, admin: User, alic
     hidden = b.post(f"/dashboard/admin/reports/{listing_report}/decision",
                     {"csrf_token": token, "decision": "hide_listing", "reason": "Scam"})
     assert hidden.status_code == 303
+    assert b.get(hidden.headers["Location"]).text.count('role="status"') == 1  # the notice, announced once
     assert api.call("GET", f"/v1/listings/{listing['id']}", alice.key).json["statusReason"] == "Scam"
     assert b.post(f"/dashboard/admin/reports/{profile_report}/decision",
                   {"csrf_token": token, "decision": "hide_listing"}).status_code == 400
