@@ -27,6 +27,12 @@ NOTICES = {
     "approved": "Listing approved: it is ACTIVE and searchable.",
     "rejected": "Listing rejected with your reason.",
 }
+#: The Users page's notices, by the ``done`` of the action that redirected to it (its other actions
+#: show what they made from their flash).
+USER_NOTICES = {
+    "reinstated": "User reinstated: their API keys work again, and the listings and webhooks the suspension "
+                  "paused or disabled are back.",
+}
 
 
 #: Users per page of the Users page's list (by display name; "Next page" carries the service's cursor).
@@ -72,7 +78,7 @@ def _users_page(
         list_form |= {"list_errors": list_errors, "list_first_invalid": first, "list_error_message": exc.message}
         status = page_status(exc) if status == 200 else status
     return current.render("users.html", status, nav="users", levels=levels, channel_keys=[c.value for c in ChannelKey],
-                          created=created, updated=updated, listed=listed,
+                          created=created, updated=updated, listed=listed, notice=USER_NOTICES.get(current.query("done")),
                           list_filters={k: v for k, v in given.items() if k != "cursor" and v}, **list_form, **level_form)
 
 

@@ -270,7 +270,9 @@ def test_the_dashboard_suspends_from_a_report_and_reinstates_from_the_users_list
     assert api.call("GET", "/v1/me", alice.key).status_code == 401
     row = b.get("/dashboard/admin/users?q=alice").text
     assert "Suspended since" in row
-    assert b.post(f"/dashboard/admin/users/{alice.user_id}/reinstate", {"csrf_token": token}).status_code == 303
+    reinstated = b.post(f"/dashboard/admin/users/{alice.user_id}/reinstate", {"csrf_token": token})
+    assert reinstated.status_code == 303
+    assert '<p class="notice" role="status">User reinstated: ' in b.get(reinstated.headers["Location"]).text
     assert api.call("GET", "/v1/me", alice.key).status_code == 200
     assert "Suspended since" not in b.get("/dashboard/admin/users?q=alice").text
     listed = api.call("GET", f"/v1/admin/users?id={alice.user_id}", admin.key).json["users"]
