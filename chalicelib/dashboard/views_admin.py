@@ -179,9 +179,12 @@ def approve(current: Page, listingId: str) -> Response:
 
 @page("/dashboard/admin/approvals/{listingId}/reject", "POST", access="admin")
 def reject(current: Page, listingId: str) -> Response:
-    """Reject with the "Reason" (it becomes the listing's statusReason). A refused reason shows the
-    review page again (400) with the reason kept and its error under it; nothing is decided."""
+    """Reject with the "Reason" (it becomes the listing's statusReason). The form requires one (the
+    API's default reason tells the owner nothing), so a blank one is refused like one the API refuses:
+    the review page again (400) with the reason kept and its error under it; nothing is decided."""
     try:
+        if not current.field("reason").strip():
+            raise errors.RuleViolation.for_field("reason", "enter the reason the owner will read", "Enter a reason")
         _decide(current, listingId, "reject")
     except errors.RuleViolation as exc:
         found, _ = field_errors(exc, ["reason"])

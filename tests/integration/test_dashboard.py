@@ -801,7 +801,7 @@ def test_review_queue_lists_without_claiming_and_decides_by_version(api: Api, ad
     version = re.search(rf'approvals/{second["id"]}/reject".*?name="version" value="(\d+)"', fresh.text, re.S)
     assert version
     assert version.group(1) == "2"
-    for reason in ("x" * 501, "Spam \u202e"):  # too long, a bidi override: the page again, the reason kept
+    for reason in ("x" * 501, "Spam \u202e", "   "):  # too long, a bidi override, blank: the page again, the reason kept
         refused = b.post(f"/dashboard/admin/approvals/{second['id']}/reject", {"csrf_token": token, "version": "2", "reason": reason})
         assert refused.status_code == 400
         assert f'id="reason-{second["id"]}-error" class="field-error">reason: ' in refused.text
