@@ -62,7 +62,11 @@ PAGE = """<!doctype html>
 
 @bp.route("/docs", methods=["GET"])
 def docs() -> Response:
-    """The API reference page (HTML)."""
+    """The API reference page (HTML); ``/docs/`` (which API Gateway and Chalice route here too) is a
+    308 to ``/docs``, since the page's relative asset URLs resolve from the URL without the slash."""
+    path = str((bp.current_request.context or {}).get("path") or "")
+    if path.endswith("/"):
+        return Response(body="", status_code=308, headers={"Location": path.rstrip("/") or "/docs", **SECURITY_HEADERS})
     headers: dict[str, str | list[str]] = {"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache", **SECURITY_HEADERS}
     return Response(body=PAGE, status_code=200, headers=headers)
 

@@ -59,3 +59,13 @@ def test_body_values_must_have_the_documented_json_type(api: Api, body: dict[str
     response = api.call("POST", "/v1/admin/users", key=admin.key, body=body)
     assert response.status_code == 400
     assert [d["field"] for d in response.json["details"]] == [field]
+
+
+def test_the_reference_page_with_a_trailing_slash_redirects_to_the_url_its_assets_resolve_from(local_server: str) -> None:
+    """``/docs/`` reaches the page's route (Chalice and API Gateway ignore the slash), but its relative
+    asset URLs would resolve under ``/docs/docs/``: a 308 to ``/docs``."""
+    import httpx
+
+    slashed = httpx.get(f"{local_server}/docs/", follow_redirects=False, timeout=10)
+    assert (slashed.status_code, slashed.headers["location"]) == (308, "/docs")
+    assert httpx.get(f"{local_server}/docs/", follow_redirects=True, timeout=10).text.startswith("<!doctype html>")
