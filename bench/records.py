@@ -53,7 +53,7 @@ SCANNED = 500
 NOW = "2026-01-01T00:00:00Z"
 
 USER = {
-    "userId": "usr_1", "displayName": "Ada", "country": "DE", "verifiedLevel": 2, "socialLinks": {"github": "https://github.com/ada"},
+    "userId": "usr_1", "displayName": "Ada", "country": "de", "verifiedLevel": 2, "socialLinks": {"github": "https://github.com/ada"},
     "recruiting": {"open": True}, "requestPolicy": {"acceptingRequests": True},
     "channels": {"email": {"handle": "a@example.com", "connectedAt": NOW}}, "searchShard": "S3", "version": 4,
     "createdAt": NOW, "updatedAt": NOW,
@@ -67,7 +67,7 @@ LISTING = {
 REQUEST = {
     "requestId": "req_1", "subjectType": "LISTING", "subjectId": "lst_1", "requesterId": "usr_2", "recipientId": "usr_1",
     "status": "PENDING", "listingId": "lst_1", "listingTitle": "Line cook",
-    "profile": {"displayName": "Bo", "verifiedLevel": 1, "country": "FR", "socialLinks": {}}, "channels": ["email"],
+    "profile": {"displayName": "Bo", "verifiedLevel": 1, "country": "fr", "socialLinks": {}}, "channels": ["email"],
     "message": "Hello", "createdAt": NOW,
 }
 CONVERSATION = {

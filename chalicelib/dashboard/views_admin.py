@@ -67,6 +67,7 @@ def _users_page(
     refused "Create a user" form as ``create_form`` (the same four keys)."""
     levels = list(range(user_models.MAX_VERIFIED_LEVEL + 1))
     given = {name: current.query(name).strip() for name in LIST_FIELDS}
+    given["country"] = given["country"].lower()  # a person may type "DE"
     listed: list[user_models.AdminUser] = []
     list_form: dict[str, Any] = {"list_cursor": None}
     try:
@@ -102,7 +103,7 @@ def create_user(current: Page) -> Response:
     try:
         body = parse_model(user_models.AdminUserCreate, {
             "displayName": typed["display_name"],
-            "country": typed["country"].strip() or None,
+            "country": typed["country"].strip().lower() or None,  # a person may type "DE"
             "verifiedLevel": typed["verified_level"] or "0",
             "channels": {k: v for k, v in channels.items() if v},
             "admin": typed["admin"] == "on",

@@ -29,14 +29,15 @@ COUNTRY_CODES: frozenset[str] = frozenset(
 
 
 def normalize_country(value: str) -> str:
-    """Return ``value`` lower-cased when it is an ISO 3166-1 alpha-2 code.
+    """Return ``value`` when it is an ISO 3166-1 alpha-2 code as the API writes it, lower case
+    (the spec's form and the OpenAPI ``enum``: ``"DE"`` or ``" de"`` is refused, as a validator
+    reading the document refuses it; a form that takes any case lower-cases before it calls).
 
     Raises
     ------
     ValueError
-        Not a known two-letter code (pydantic reports it as a field error).
+        Not a known two-letter code in lower case (pydantic reports it as a field error).
     """
-    code = value.strip().lower()
-    if code not in COUNTRY_CODES:
-        raise ValueError("must be an ISO 3166-1 alpha-2 country code, e.g. 'de'")
-    return code
+    if value not in COUNTRY_CODES:
+        raise ValueError("must be an ISO 3166-1 alpha-2 country code in lower case, e.g. 'de'")
+    return value

@@ -140,8 +140,11 @@ def test_roll_now_ends_the_old_key_at_once_and_a_bad_expiry_is_refused(api: Api,
 def test_admin_users_page_keeps_creating_users(api: Api, admin: User) -> None:
     b = signed_in(api, admin)
     response = b.post("/dashboard/admin/users", {"csrf_token": b.csrf("/dashboard/admin/users"), "display_name": "Dora",
-                                                 "verified_level": "0"})
+                                                 "verified_level": "0", "country": " DE"})
     assert response.status_code in (201, 303)
+    dora = api.call("GET", "/v1/admin/users?q=dora", admin.key).json["users"]
+    assert [u["country"] for u in dora] == ["de"]  # the form takes any case; the API, the code as it writes it
+    assert ">Dora</th>" in b.get("/dashboard/admin/users?country=DE").text
 
 
 def test_revoking_the_key_a_session_was_opened_with_ends_that_session(api: Api, alice: User) -> None:

@@ -26,7 +26,7 @@ WORDS = ["python", "rust", "engineer", "senior", "backend", "cloud", "data", "pl
 SKILLS = ["python", "rust", "go", "sql", "react", "k8s", "aws", "java"]
 SHAPES = {
     "no filter": ({}, 6),
-    "country": ({"country": "DE"}, 6),
+    "country": ({"country": "de"}, 6),
     "skills": ({"skills": "python"}, 6),
     "skills and openToWork": ({"skills": "python,sql", "openToWork": "true"}, 6),
     "minVerifiedLevel": ({"minVerifiedLevel": "2"}, 6),
@@ -34,7 +34,7 @@ SHAPES = {
     "q two words": ({"q": "python engineer"}, 4),
     "q prefix": ({"q": "engin"}, 4),
     "q typo": ({"q": "pyhton"}, 4),
-    "q and country": ({"q": "python", "country": "DE"}, 4),
+    "q and country": ({"q": "python", "country": "de"}, 4),
 }
 
 #: Shapes measured over their budget at 300 and 900 profiles (docs/search.md, "Profile search"): none.

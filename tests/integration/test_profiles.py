@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from chalice.test import Client
@@ -26,10 +27,19 @@ def patch(api: Api, user: User, body: dict[str, Any]) -> Any:
 # --- PATCH /v1/me/profile ---------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("country", ["DE", " de", "De", "zz"])
+def test_a_country_not_written_as_the_documents_enum_is_refused(api: Api, alice: User, country: str) -> None:
+    """``country`` is an enum of lower-case ISO 3166-1 codes: what a validator reading the document
+    refuses, the server refuses too, in a profile and in a search alike."""
+    assert_error(api.call("PATCH", "/v1/me/profile", alice.key, {"country": country}), 400, "VALIDATION_ERROR", "country")
+    assert api.call("GET", "/v1/me", alice.key).json["country"] == "de"
+    assert_error(api.call("GET", f"/v1/profiles/search?country={quote(country)}", alice.key), 400, "VALIDATION_ERROR", "country")
+
+
 def test_profile_patch_sets_every_field(api: Api, alice: User) -> None:
     body: dict[str, Any] = {
         "displayName": "Alice Liddell",
-        "country": "GB",
+        "country": "gb",
         "socialLinks": {"x": "https://x.com/alice", "github": "https://github.com/alice", "website": "http://alice.example"},
         "recruiting": {
             "openToWork": True, "headline": "Staff engineer, Python", "skills": ["Python", "AWS", "python"],
@@ -190,7 +200,7 @@ class TestOnFourProfiles:
             ("q=managing+pythons", ["Cho Min"]),
             ("q=engineers+in+python", ["Cho Min", "Ana Lopez"]),  # "in" is a dropped function word
             ("q=pyhton", ["Cho Min", "Ana Lopez"]),  # one typo from "python": corrected, as in listing search
-            ("country=DE", ["Cho Min", "Ben Okafor"]),
+            ("country=de", ["Cho Min", "Ben Okafor"]),
             ("country=de&q=python", ["Cho Min"]),
             ("minVerifiedLevel=2", ["Cho Min", "Ana Lopez"]),
             ("skills=python,pytorch", ["Ana Lopez"]),

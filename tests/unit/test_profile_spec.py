@@ -107,7 +107,7 @@ def test_recency_orders_by_level_then_most_recently_updated_then_user_id() -> No
 
 def test_the_engine_query_of_every_filter() -> None:
     query = ProfileSearchQuery.model_validate({
-        "q": "rust", "country": "DE", "minVerifiedLevel": 2, "skills": "Rust,go,rust", "openToWork": "false",
+        "q": "rust", "country": "de", "minVerifiedLevel": 2, "skills": "Rust,go,rust", "openToWork": "false",
         "seniority": "senior", "remote": "true", "channel": "discord",
     })
     built = spec.engine_query(query, words(query.q or ""))
