@@ -25,8 +25,8 @@ VerifiedLevel = Annotated[int, Field(ge=0, le=MAX_VERIFIED_LEVEL)]
 #: A skill: lower-cased, 1..50 characters, not blank.
 Skill = Annotated[str, StringConstraints(strip_whitespace=True, to_lower=True, min_length=1, max_length=50), SINGLE_LINE]
 
-#: ``recruiting.headline``: one line of up to 200 characters.
-Headline = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200), SINGLE_LINE]
+#: ``recruiting.headline``: one line of 1..200 characters, not blank (``null`` clears it).
+Headline = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200), SINGLE_LINE]
 #: One of ``recruiting.roles``: 1..80 characters.
 RoleName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80), SINGLE_LINE]
 #: Values of ``recruiting.seniority``.

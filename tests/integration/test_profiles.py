@@ -36,6 +36,15 @@ def test_a_country_not_written_as_the_documents_enum_is_refused(api: Api, alice:
     assert_error(api.call("GET", f"/v1/profiles/search?country={quote(country)}", alice.key), 400, "VALIDATION_ERROR", "country")
 
 
+@pytest.mark.parametrize("headline", ["", "   ", " \t "])
+def test_a_blank_headline_is_refused_like_every_single_line_field(api: Api, alice: User, headline: str) -> None:
+    """A headline needs a visible character (``null`` clears it); a blank one was stored as ``""``."""
+    patch(api, alice, {"recruiting": {"headline": "Staff engineer"}})
+    refused = api.call("PATCH", "/v1/me/profile", alice.key, {"recruiting": {"headline": headline}})
+    assert_error(refused, 400, "VALIDATION_ERROR", "recruiting.headline")
+    assert api.call("GET", "/v1/me", alice.key).json["recruiting"]["headline"] == "Staff engineer"
+
+
 def test_profile_patch_sets_every_field(api: Api, alice: User) -> None:
     body: dict[str, Any] = {
         "displayName": "Alice Liddell",
