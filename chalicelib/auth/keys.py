@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import secrets
 
+from chalicelib.auth.records import ApiKeyRecord
+
 KEY_PREFIX = "msk_"
 
 
@@ -47,3 +49,14 @@ def new_key_id() -> str:
     it tells nothing about the key or its hash.
     """
     return secrets.token_hex(KEY_ID_LENGTH // 2)
+
+
+def key_record(user_id: str, secret: str, scopes: list[str], created_at: str, name: str = "") -> ApiKeyRecord:
+    """The stored record of the new key ``secret`` of ``user_id``: its hash, a new public id, its
+    ``scopes``, ``created_at`` (ISO 8601 UTC), the owner's ``name`` (none for a user's first key)
+    and its shown prefix (:func:`key_prefix`), so every key list tells it apart from the others."""
+    record: ApiKeyRecord = {"keyHash": hash_key(secret), "keyId": new_key_id(), "userId": user_id, "scopes": scopes,
+                            "createdAt": created_at, "prefix": key_prefix(secret)}
+    if name:
+        record["name"] = name
+    return record

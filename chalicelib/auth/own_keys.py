@@ -129,9 +129,7 @@ def _clean_name(name: str) -> str:
 
 def _new_record(user_id: str, scopes: list[str], name: str) -> tuple[ApiKeyRecord, str]:
     secret = keys.new_api_key()
-    record: ApiKeyRecord = {"keyHash": keys.hash_key(secret), "keyId": keys.new_key_id(), "userId": user_id,
-                            "scopes": scopes, "createdAt": clock.iso(), "name": name, "prefix": keys.key_prefix(secret)}
-    return record, secret
+    return keys.key_record(user_id, secret, scopes, clock.iso(), name), secret
 
 
 def create_key(caller: Caller, name: str) -> NewKey:

@@ -9,7 +9,6 @@ from chalicelib.audit import api as audit
 from chalicelib.audit.records import AuditAction
 from chalicelib.auth import api as auth
 from chalicelib.auth import keys
-from chalicelib.auth.records import ApiKeyRecord
 from chalicelib.auth.service import ADMIN_SCOPE, Caller
 from chalicelib.edge.conditional import ANY_VERSION, Versioned, check_version
 from chalicelib.kernel import clock, errors
@@ -160,8 +159,7 @@ def create_user(body: AdminUserCreate, api_key: str | None = None, actor_id: str
     listed = repository.admin_list_attributes(user_id, body.displayName, body.country, body.verifiedLevel)
     scopes = [ADMIN_SCOPE] if body.admin else []
     tx = Transaction().add("user", repository.put_user_op(cast(UserRecord, {**user, **listed})))
-    key: ApiKeyRecord = {"keyHash": keys.hash_key(api_key), "keyId": keys.new_key_id(), "userId": user_id, "scopes": scopes,
-                         "createdAt": now}
+    key = keys.key_record(user_id, api_key, scopes, now)
     tx.add("key", auth.put_key_op(key))
     tx.add("key count", auth.count_key_op(user_id))
     if actor_id is not None:

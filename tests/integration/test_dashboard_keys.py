@@ -175,6 +175,14 @@ def test_rolling_the_sessions_own_key_now_keeps_the_session_on_the_new_key(api: 
     assert b.get("/dashboard/webhooks").status_code == 200
 
 
+def test_a_users_first_key_shows_its_prefix_like_every_other(api: Api, admin: User) -> None:
+    """The key ``POST /v1/admin/users`` makes is listed with ``msk_`` and four characters, as the keys
+    a user makes later are (it was listed as ``msk_…``)."""
+    created = api.call("POST", "/v1/admin/users", admin.key, {"displayName": "Prefixed"}).json
+    listed = signed_in(api, User(created["userId"], created["apiKey"])).get("/dashboard/api-keys").text
+    assert f'<td class="mono">{created["apiKey"][:8]}</td>' in listed
+
+
 def test_key_ids_are_random_distinct_and_no_prefix_of_the_hash(api: Api, alice: User) -> None:
     b = signed_in(api, alice)
     first, second = _create(b, "One"), _create(b, "Two")
