@@ -208,7 +208,7 @@ def test_user_created_without_admin_flag_is_not_admin(api: Api, admin: User) -> 
 
 def test_create_user_returns_201_with_id_key_and_profile(api: Api, admin: User) -> None:
     response = _create_user(
-        api, admin, displayName="  Carol  ", country="DE", verifiedLevel=2, channels={"telegram": "@carol", "email": "c@x.org"}
+        api, admin, displayName="  Carol  ", country="de", verifiedLevel=2, channels={"telegram": "@carol", "email": "c@x.org"}
     )
     assert response.status_code == 201, response.json
     body = response.json
