@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import ConfigDict, Field, StringConstraints
 
 from chalicelib.categories.registry import category_key_schema, role_key_schema
-from chalicelib.kernel.channels import CHANNEL_KEYS
+from chalicelib.kernel.channels import ChannelKey
 from chalicelib.kernel.json_types import Timestamp
 from chalicelib.kernel.model_base import Model
 from chalicelib.kernel.pagination import Envelope, PageQuery, SearchEnvelope
@@ -17,9 +17,9 @@ from chalicelib.users.models import SocialLinks
 Key = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 #: ``null`` for a key in a PATCH removes that meta field.
 MetaValues = dict[Annotated[str, StringConstraints(min_length=1, max_length=64)], str]
-#: A channel key; the schema lists the supported keys, the service names unconnected (or unknown)
-#: ones in one ``channels`` error.
-ChannelName = Annotated[str, Field(json_schema_extra={"enum": sorted(CHANNEL_KEYS)})]
+#: A channel key: one the schema lists (another is a 400 naming its item, ``channels.0``, as the
+#: ``enum`` says); the service names the ones the owner has not connected in one ``channels`` error.
+ChannelName = ChannelKey
 #: A webhook id (``whk_`` + ULID); whether it is one of the caller's webhooks the service checks.
 WebhookId = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 
