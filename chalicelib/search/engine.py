@@ -1356,23 +1356,30 @@ def search(spec: IndexSpec, store: Store, query: Query, size: int, offset: int =
         ``after`` is not a position of the query's order.
     """
     cursor = parse_position(query.order, after) if after is not None else None
-    position, ceilings = (cursor.key, cursor.ceilings) if cursor is not None else (None, None)
     words = {s: analysis.query_words(query.words, spec.language(s)) for s in query.scopes} if query.words else {}
     ctx = _Context(spec, store, query, words)
+    ranked = query.order == "relevance" and bool(words)
     if cursor is not None and cursor.statistics is not None and len(cursor.statistics) == len(ctx.slots()):
         ctx.frozen = dict(zip(ctx.slots(), cursor.statistics, strict=True))  # else (another analysis): the counts read
+    position = cursor.key if cursor is not None else None
     collector = _Collector(ctx, offset + size + 1, position)
-    early = _stem_lists(ctx, collector.need, ceilings if position else None) if query.order == "relevance" and words else []
+    early = _stem_lists(ctx, collector.need, cursor.ceilings if cursor is not None else None) if ranked else []
     unknown, read = _prepare(ctx, _counters(ctx), early)
-    if query.order == "relevance" and words:
+    if ranked:
         complete = _relevance(ctx, collector, unknown, early, read)
     elif query.order == "nearest" and query.near is not None:
         complete = _nearest(ctx, collector, skipped if position else 0)
     else:
         complete = _newest(ctx, collector, position[0] if position else None)
+    return _result(ctx, collector, complete, offset, size, skipped)
+
+
+def _result(ctx: _Context, collector: _Collector, complete: bool, offset: int, size: int, skipped: int) -> Result:
+    """The page of the collector's matches after ``offset``, with ``total`` and its relation; in
+    relevance order each hit's position carries the ceilings and statistics (:func:`_carrying`)."""
     found = [hit for _, hit in collector.matches]
     page, more = found[offset:offset + size], len(found) > offset + size
-    if query.order == "relevance" and words:  # the ceilings from every count the walk read
+    if ctx.query.order == "relevance" and ctx.words:  # the ceilings from every count the walk read
         statistics = [ctx.held(slot) for slot in ctx.slots()]
         page = [replace(hit, key=_carrying(key, _stem_ceilings(ctx, -key[0]), statistics))
                 for key, hit in collector.matches[offset:offset + size]]
