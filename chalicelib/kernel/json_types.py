@@ -68,7 +68,8 @@ class SingleLine:
     or with ``multi_line=True`` (``MULTI_LINE``) of multi-line text (messages).
 
     Validation (after the string constraints, so on the stripped value) refuses what
-    :func:`chalicelib.kernel.text.text_issue` names, as a VALIDATION_ERROR on the field; the JSON
+    :func:`chalicelib.kernel.text.text_issue` names, as a VALIDATION_ERROR on the field, and turns
+    each tab of a single line into a space (the one control it allows, pasted from a table); the JSON
     Schema gets :func:`chalicelib.kernel.text.single_line_pattern` or :func:`~chalicelib.kernel.text.multi_line_pattern`
     (which state the same rule for the assigned code points of the Basic Multilingual Plane; the
     context of the joiners, astral format characters, surrogates and unassigned code points are the
@@ -96,7 +97,7 @@ def _single_line(value: str) -> str:
     issue = text.single_line_issue(value)
     if issue is not None:
         raise ValueError(issue)
-    return value
+    return value.replace("\t", " ")  # a single line normalizes the one control it allows (docs/decisions.md, "Input edges")
 
 
 def _multi_line(value: str) -> str:

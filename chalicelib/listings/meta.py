@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import math
 import re
+import unicodedata
 from collections.abc import Callable
 from datetime import date
 from decimal import Decimal
@@ -35,13 +36,39 @@ class InvalidValue(ValueError):
 
 
 def _text(field: CategoryField, value: str) -> str:
-    """Single-line text (text and location fields): white space runs folded to one space, and the
-    text policy of :func:`chalicelib.kernel.text.single_line_issue` (no controls, format, private-use,
-    unassigned or separator code points; something visible)."""
-    text = " ".join(value.split()) if field.type == FieldType.TEXT else value.strip()
+    """Single-line text (text and location fields): white space runs folded to one space (a
+    location's tabs only: an address keeps its spacing), and the text policy of
+    :func:`chalicelib.kernel.text.single_line_issue` (no controls, format, private-use, unassigned
+    or separator code points; something visible)."""
+    text = " ".join(value.split()) if field.type == FieldType.TEXT else value.strip().replace("\t", " ")
     if issue := single_line_issue(text):
         raise InvalidValue(issue)
     return text
+
+
+#: An image the sanitized HTML shows: an ``img`` whose ``src`` names something (the sanitizer drops a
+#: ``javascript:`` one, and an ``img`` without a source shows nothing).
+_IMAGE = re.compile(r"<img\b[^>]*\bsrc=\"[^\"]+\"")
+#: A numeric character reference (HTML): ``&#65;``, ``&#x41;`` (the ``;`` is optional in HTML).
+_REFERENCE = re.compile(r"&#(?:[xX]([0-9a-fA-F]+)|([0-9]+));?")
+
+
+def _reference_issue(value: str) -> str | None:
+    """Why a numeric character reference of ``value`` names a refused code point, or ``None``.
+
+    HTML decodes a reference to U+0000, a surrogate or a code point beyond U+10FFFF as U+FFFD, one
+    to a C1 control as the Windows-1252 character of that byte, and drops one to a noncharacter
+    (the HTML standard, "numeric character reference end state"): the text stored would not be the
+    one the reference names. So a reference counts as the code point it names, and the text policy
+    judges that one; a joiner's or format character's context is judged on the decoded text."""
+    for match in _REFERENCE.finditer(value):
+        digits = match.group(1) or match.group(2)
+        code = int(digits, 16 if match.group(1) else 10) if len(digits) <= 8 else 0x110000  # more digits: beyond any
+        if code > 0x10FFFF:
+            return f"contains a character reference to no character ({match.group(0)[:16]})"
+        if unicodedata.category(chr(code)) in ("Cc", "Cs", "Cn", "Co") and (issue := multi_line_issue(chr(code))):
+            return issue
+    return None
 
 
 def _richtext(field: CategoryField, value: str) -> str:
@@ -50,14 +77,14 @@ def _richtext(field: CategoryField, value: str) -> str:
     reference such as ``&#x202E;`` is the character it names, which the sanitizer writes out), then
     sanitized HTML; ``""`` (missing) when the HTML shows neither visible text nor an image
     (``<p></p>``, ``<br>``, ``<p>&nbsp;</p>``)."""
-    if issue := multi_line_issue(value):
+    if issue := multi_line_issue(value) or _reference_issue(value):
         raise InvalidValue(issue)
     # Ammonia's default allow-list (via nh3) strips scripts, event handlers and javascript: URLs.
     cleaned = nh3.clean(value).strip()
     if issue := multi_line_issue(html.unescape(cleaned)):
         raise InvalidValue(issue)
     shown = html.unescape(nh3.clean(cleaned, tags=set()))  # the text a reader sees, without markup
-    return cleaned if "<img" in cleaned or any(is_visible(char) for char in shown) else ""
+    return cleaned if _IMAGE.search(cleaned) or any(is_visible(char) for char in shown) else ""
 
 
 #: A number field's value as a listing's ``meta`` may send it: ASCII decimal digits, an optional minus
@@ -122,10 +149,14 @@ def _multiselect(field: CategoryField, value: str) -> str:
     return ",".join(chosen)
 
 
+#: An ISO 8601 calendar date as the field's encoding writes it: ``YYYY-MM-DD``, ASCII digits.
+_CALENDAR_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
 def _date(field: CategoryField, value: str) -> str:
     text = value.strip()
     try:
-        if len(text) != 10:
+        if not _CALENDAR_DATE.fullmatch(text):  # fromisoformat also reads week dates ("2024-W09-4")
             raise ValueError
         return date.fromisoformat(text).isoformat()
     except ValueError as exc:

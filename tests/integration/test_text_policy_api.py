@@ -84,15 +84,31 @@ FIELD_NAMES = {"saved-search name": "name"}
 
 def test_a_description_refuses_each_class_written_as_a_character_reference(api: Api, admin: User, alice: User, bob: User) -> None:
     """The sanitizer writes a reference out as the character it names (``&#x202E;`` stored as
-    U+202E), in text and in a link alike: the policy sees the decoded text. (HTML reads a reference
-    to a C1 control as the Windows-1252 character of that byte: ``&#x85;`` is "…", a visible one.)"""
-    classes = {name: char for name, char in REFUSED_CLASSES.items() if not 0x80 <= ord(char) <= 0x9F}
-    for name, char in {**classes, "control-c0-esc": "\x1b", "soft-hyphen": "\xad"}.items():
+    U+202E), in text and in a link alike: the policy sees the decoded text. A reference HTML would
+    decode to another character (U+0000 and a surrogate to U+FFFD, a C1 control to the Windows-1252
+    character of its byte: ``&#x85;`` to "…") or drop counts as the code point it names too."""
+    named = {"control-c0-esc": "\x1b", "soft-hyphen": "\xad", "null": "\x00", "surrogate": "\ud800", "c1-pad": "\x80"}
+    for name, char in {**REFUSED_CLASSES, **named}.items():
         for value in (f"<p>Ada&#x{ord(char):X};Lovelace</p>", f'<p><a href="https://example.com/&#{ord(char)};">Ada</a></p>'):
             response, stored = _description(api, admin, alice, bob, value)
             assert f"U+{ord(char):04X}" in assert_error(response, 400, "VALIDATION_ERROR", "meta.description")["details"][0]["issue"], name
             assert stored() == 0, name
+    beyond = _description(api, admin, alice, bob, "<p>&#x110000;</p>")[0]
+    assert "no character" in assert_error(beyond, 400, "VALIDATION_ERROR", "meta.description")["details"][0]["issue"]
     assert _description(api, admin, alice, bob, "<p>Ada &amp; Lovelace&nbsp;&#x41;</p>")[0].status_code == 201
+
+
+def test_a_tab_in_a_single_line_is_stored_as_a_space(api: Api, alice: User) -> None:
+    """The one control a single line allows is normalized (docs/decisions.md, "Input edges"); a
+    multi-line text keeps it."""
+    assert api.call("PATCH", "/v1/me/profile", alice.key, {"displayName": "Ada\tLovelace",
+                                                           "recruiting": {"headline": "Eng\tlead"}}).status_code == 200
+    me = api.call("GET", "/v1/me", alice.key).json
+    assert (me["displayName"], me["recruiting"]["headline"]) == ("Ada Lovelace", "Eng lead")
+    assert api.call("PUT", "/v1/me/channels/discord", alice.key, {"handle": "ada\t42"}).json["handle"] == "ada 42"
+    listing = api.call("POST", "/v1/listings", alice.key, listing_body(meta={"location": "Berlin\tMitte",
+                                                                           "description": "<p>a\tb</p>"})).json
+    assert (listing["meta"]["location"], listing["meta"]["description"]) == ("Berlin Mitte", "<p>a\tb</p>")
 
 
 @pytest.mark.parametrize("field", [*SINGLE_LINE_FIELDS, *MULTI_LINE_FIELDS])

@@ -104,7 +104,8 @@ def test_date_accepts_an_iso_calendar_date() -> None:
     assert valid("housing", "offering", availableFrom="2026-03-01")["availableFrom"] == "2026-03-01"
 
 
-@pytest.mark.parametrize("value", ["2026-02-30", "01/03/2026", "2026-3-1", "20260301", "2026-03-01T10:00", "tomorrow"])
+@pytest.mark.parametrize("value", ["2026-02-30", "01/03/2026", "2026-3-1", "20260301", "2026-03-01T10:00", "tomorrow",
+                                   "2024-W09-4", "2024-060", "２０２６-03-01"])  # a week date, an ordinal date, other digits
 def test_date_rejects_other_formats_and_impossible_dates(value: str) -> None:
     assert fields_of(invalid("housing", "offering", availableFrom=value)) == ["meta.availableFrom"]
 
@@ -169,11 +170,16 @@ def test_rich_text_is_sanitized(html: str, forbidden: list[str]) -> None:
         assert fragment not in stored
 
 
-@pytest.mark.parametrize("markup", ["<script>alert(1)</script>", "<p></p>", "<br>", "<p>&nbsp;</p>", "<b> &#x3164; </b>"])
+@pytest.mark.parametrize("markup", ["<script>alert(1)</script>", "<p></p>", "<br>", "<p>&nbsp;</p>", "<b> &#x3164; </b>",
+                                    "<img>", '<img src="javascript:alert(1)">', '<img alt="x" src="">'])
 def test_required_rich_text_that_shows_no_text_counts_as_missing(markup: str) -> None:
     issues = invalid("jobs", "hiring", description=markup)
     assert fields_of(issues) == ["meta.description"]
     assert "required" in issues[0].issue
+
+
+def test_rich_text_with_an_image_and_no_text_is_kept() -> None:
+    assert valid("jobs", "hiring", description='<img src="https://example.org/a.png">')["description"].startswith("<img")
 
 
 def test_optional_rich_text_that_sanitizes_to_nothing_is_dropped() -> None:
