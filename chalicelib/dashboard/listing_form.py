@@ -35,9 +35,9 @@ HINTS: dict[FieldType, str] = {
 }
 
 
-#: The form's words for the issues :mod:`chalicelib.listings.meta` words for API clients (encodings,
-#: parameter names a person filling the form never sees), by the issue's beginning; any other issue
-#: (a length or a range) is shown as the API words it, capitalized.
+#: The form's words for the issues :mod:`chalicelib.listings.meta` (and the channels' list rule)
+#: words for API clients (encodings, parameter names a person filling the form never sees), by the
+#: issue's beginning; any other issue (a length or a range) is shown as the API words it, capitalized.
 PLAIN_ISSUES: tuple[tuple[str, str], ...] = (
     ("required for role", "Fill this in: it is required for this kind of listing."),
     ("must be a decimal string", "Enter a number, such as 85000 or 12.5."),
@@ -50,11 +50,13 @@ PLAIN_ISSUES: tuple[tuple[str, str], ...] = (
     ("must be an ISO 8601 date", "Enter a date."),
     ("must be an absolute http(s) URL", "Enter a web address starting with https:// or http://."),
     ("address could not be geocoded", "This place could not be found: enter a city, or a street address with its city."),
+    ("List should have at least 1 item", "Choose at least one."),  # channels: none ticked
 )
 
 
 def plain_issue(issue: str) -> str:
-    """The form's words for an issue the listings service found in a ``meta`` value (:data:`PLAIN_ISSUES`).
+    """The form's words for an issue the listings service found in a ``meta`` value or the channels
+    (:data:`PLAIN_ISSUES`).
 
     Parameters
     ----------

@@ -108,15 +108,23 @@ def edit(current: Page, listingId: str) -> Response:
 
 @page("/dashboard/listings/{listingId}/edit", "POST")
 def save(current: Page, listingId: str) -> Response:
-    """Save the form: changed content returns the listing to review; channels/webhooks alone do not."""
+    """Save the form: changed content returns the listing to review; channels/webhooks alone do not.
+    Only what changed is sent (channels and webhooks as sets: the form lists them in its own order),
+    so saving an unchanged form changes nothing."""
     found = listing_detail.get_listing_detail(current.caller, listingId)
+    if found.webhookIds is None:  # only the owner's view carries them: not the caller's listing
+        raise errors.NotFound(f"Listing '{listingId}' not found")
     category = registry.get_category(found.categoryKey)
     form = current.form()
     posted = listing_form.meta_from_form(category, found.roleKey, form)
     channels, hooks = form.get("channels", []), form.get("webhooks", [])
     patch = listing_form.meta_patch(category, found.roleKey, found.meta, posted)
+    changes = {"meta": patch or None, "channels": None if set(channels) == set(found.channels) else channels,
+               "webhookIds": None if set(hooks) == set(found.webhookIds) else hooks}
+    if not any(value is not None for value in changes.values()):
+        return current.redirect(f"/listings/{listingId}?done=saved")
     try:
-        body = parse_model(listing_models.ListingUpdate, {"meta": patch or None, "channels": channels, "webhookIds": hooks})
+        body = parse_model(listing_models.ListingUpdate, changes)
         updated = listings.update_listing(current.caller, listingId, body)
     except errors.RuleViolation as exc:
         return _form_page(current, category=category, role_key=found.roleKey, meta=posted, channels=channels,

@@ -67,7 +67,13 @@ def my_listings(current: Page) -> Response:
 
 
 def _status(current: Page, listing_id: str, status: str) -> None:
-    listings.change_status(current.caller, listing_id, parse_model(listing_models.ListingStatusChange, {"status": status}))
+    """Change the listing's status; one already at ``status`` (a second tab, a double click) is left
+    as it is, as the person asked: only a move the state does not allow is a 409 page."""
+    try:
+        listings.change_status(current.caller, listing_id, parse_model(listing_models.ListingStatusChange, {"status": status}))
+    except errors.Conflict:
+        if listings.owned(current.caller, listing_id).get("status") != status:
+            raise
 
 
 @page("/dashboard/listings/{listingId}/pause", "POST")
@@ -201,13 +207,14 @@ def _conversation_page(current: Page, conversationId: str, status: int = 200, **
 @page("/dashboard/conversations/{conversationId}/messages", "POST")
 def send(current: Page, conversationId: str) -> Response:
     """Send a message (1..4000 characters, the API's rules). A refused message is shown again in the
-    reply box of the conversation page (400), its error tied to it; nothing was sent."""
+    reply box of the conversation page (400; 403 when a block stands or the other side left), its
+    error tied to it; nothing was sent."""
     content = current.field("content")
     try:
         body = parse_model(conversation_models.MessageCreate, {"content": content})
         conversations.send_message(current.caller, conversationId, body.content, via_api=False)
-    except errors.RuleViolation as exc:
-        found, first = field_errors(exc, ["content"])
+    except (errors.RuleViolation, errors.Forbidden) as exc:
+        found, first = field_errors(exc, ["content"]) if exc.details else ({"content": exc.message}, "content")
         return _conversation_page(current, conversationId, page_status(exc), content=content, errors=found,
                                   first_invalid=first, error_message=exc.message)
     return current.redirect(f"/conversations/{conversationId}?done=sent")

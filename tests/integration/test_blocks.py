@@ -98,6 +98,22 @@ def test_messages_across_a_block_are_refused_both_ways(api: Api, alice: User, bo
     assert api.call("GET", f"/v1/conversations/{conversation}/messages", alice.key).json["messages"] == []
 
 
+def test_a_dashboard_reply_refused_by_a_block_keeps_the_typed_message(api: Api, alice: User, bob: User) -> None:
+    """Bob had the conversation open when Alice blocked him: the page comes back (403) with his
+    message in its box and the reason under it, not a bare error page."""
+    from tests.integration.test_dashboard import signed_in
+
+    _, conversation = accepted_conversation(api, alice, bob)
+    b = signed_in(api, bob)
+    token = b.csrf(f"/dashboard/conversations/{conversation}")
+    api.call("PUT", f"/v1/me/blocks/{bob.user_id}", alice.key)
+    refused = b.post(f"/dashboard/conversations/{conversation}/messages", {"csrf_token": token, "content": "my long typed message"})
+    assert refused.status_code == 403
+    assert "my long typed message</textarea>" in refused.text
+    assert 'id="content-error"' in refused.text
+    assert api.call("GET", f"/v1/conversations/{conversation}/messages", alice.key).json["total"] == 0
+
+
 def test_pending_requests_of_the_blocked_user_are_rejected_without_a_reason(api: Api, alice: User, bob: User) -> None:
     carol = make_user("Carol")
     listing = active_listing(api, alice)

@@ -439,6 +439,7 @@ def test_set_verification_level_refuses_a_bad_level_or_an_id_no_user_has_and_cha
 
 def test_pause_resume_and_delete_a_listing(api: Api, alice: User) -> None:
     from tests.integration.request_helpers import active_listing
+    from tests.listing_bodies import listing_body
 
     listing = active_listing(api, alice)
     b = signed_in(api, alice)
@@ -448,8 +449,11 @@ def test_pause_resume_and_delete_a_listing(api: Api, alice: User) -> None:
     assert b.post(f"/dashboard/listings/{listing['id']}/pause", {"csrf_token": b.csrf()}).status_code == 303
     assert api.call("GET", f"/v1/listings/{listing['id']}", alice.key).json["status"] == "PAUSED"
     assert ">Resume<" in b.get("/dashboard/listings").text
-    # Pausing twice is the API's 409, shown as a page.
-    assert b.post(f"/dashboard/listings/{listing['id']}/pause", {"csrf_token": b.csrf()}).status_code == 409
+    # Pausing again (a second tab, a double click) leaves it paused, as asked; pausing a PENDING listing is a 409 page.
+    again = b.post(f"/dashboard/listings/{listing['id']}/pause", {"csrf_token": b.csrf()})
+    assert again.headers["Location"].endswith("/listings?done=paused")
+    pending = api.call_json("POST", "/v1/listings", alice.key, listing_body(), status=201)
+    assert b.post(f"/dashboard/listings/{pending['id']}/pause", {"csrf_token": b.csrf()}).status_code == 409
     assert b.post(f"/dashboard/listings/{listing['id']}/resume", {"csrf_token": b.csrf()}).status_code == 303
     assert api.call("GET", f"/v1/listings/{listing['id']}", alice.key).json["status"] == "ACTIVE"
     assert f'href="/dashboard/listings/{listing["id"]}/delete"' in b.get("/dashboard/listings").text  # a link to the confirmation

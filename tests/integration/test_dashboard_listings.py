@@ -164,19 +164,36 @@ def test_edit_of_the_content_returns_to_review_and_the_review_shows_the_diff(
 
 
 def test_saving_an_unchanged_form_keeps_the_listing_active_and_says_saved(api: Api, alice: User, admin: User, runner: Any) -> None:
-    """Skills stored as ``aws,python`` come back checked and post in option order (``python``, ``aws``):
-    the same set, so no change of content, and the notice does not say the listing went back to review."""
-    listing = create_listing(api, alice, meta={"skills": "aws,python"})
+    """Skills stored as ``aws,python`` come back checked and post in option order (``python``, ``aws``),
+    the channels in the form's: the same sets, so nothing is sent, and the notice does not say the
+    listing went back to review."""
+    listing = create_listing(api, alice, meta={"skills": "aws,python"}, channels=["telegram", "email"])
     activate(api, admin, runner, listing["id"])
     before = get_listing(api, alice, listing["id"]).json
     b = signed_in(api, alice)
     assert 'name="meta.skills" value="aws" checked' in b.get(f"/dashboard/listings/{listing['id']}/edit").text
     saved = b.post(f"/dashboard/listings/{listing['id']}/edit", {
         "csrf_token": b.csrf(), "meta.title": "Backend engineer", "meta.description": "<p>Build APIs</p>",
-        "meta.location": "Berlin", "meta.employmentType": "full_time", "meta.skills": ["python", "aws"], "channels": ["telegram"]})
+        "meta.location": "Berlin", "meta.employmentType": "full_time", "meta.skills": ["python", "aws"],
+        "channels": ["email", "telegram"]})  # the form's order
     assert saved.headers["Location"].endswith("?done=saved")
-    after = get_listing(api, alice, listing["id"]).json
-    assert (after["status"], after["statusHistory"], after["meta"]) == ("ACTIVE", before["statusHistory"], before["meta"])
+    assert get_listing(api, alice, listing["id"]).json == before  # nothing sent: not even the channels' order or updatedAt
+
+
+def test_a_form_with_no_channel_says_so_in_the_forms_words_and_another_users_listing_is_404(
+    api: Api, alice: User, bob: User, admin: User, runner: Any
+) -> None:
+    listing = create_listing(api, alice)
+    activate(api, admin, runner, listing["id"])
+    fields = {"meta.title": "Backend engineer", "meta.description": "<p>Build APIs</p>", "meta.location": "Berlin",
+              "meta.employmentType": "full_time"}
+    b = signed_in(api, alice)
+    refused = b.post(f"/dashboard/listings/{listing['id']}/edit", {"csrf_token": b.csrf(), **fields})
+    assert refused.status_code == 400
+    assert '<p id="channels-error" class="error">Choose at least one.</p>' in refused.text
+    assert 'name="channels" value="telegram" aria-invalid="true"' in refused.text
+    theirs = signed_in(api, bob)
+    assert theirs.post(f"/dashboard/listings/{listing['id']}/edit", {"csrf_token": theirs.csrf(), **fields}).status_code == 404
 
 
 def test_a_conversation_shows_its_subject_the_request_message_and_the_handles(
