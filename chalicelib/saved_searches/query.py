@@ -25,7 +25,7 @@ def _text(value: str | int | float) -> str:
 def normalize(query: dict[str, str | int | float]) -> dict[str, str]:
     """The query as search parameters: every value as text (numbers in positional notation,
     without trailing zeros), keys sorted."""
-    return {key: _text(query[key]).strip() for key in sorted(query)}
+    return {key: _text(query[key]) for key in sorted(query)}  # as sent: the search's parser judges white space too
 
 
 def validate(query: dict[str, str], alerts: bool) -> SearchQuery:

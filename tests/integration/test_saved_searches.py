@@ -105,6 +105,16 @@ def test_json_numbers_are_kept_as_a_query_string_writes_them_and_booleans_are_re
     assert_error(refused, 400, "VALIDATION_ERROR", "query.meta.salary_min")
 
 
+@pytest.mark.parametrize(("name", "value"), [("meta.salary_min", " 5"), ("category", "jobs "), ("role", " hiring")])
+def test_a_value_search_refuses_is_refused_as_sent_not_trimmed(api: Api, alice: User, name: str, value: str) -> None:
+    """White space around a value is refused by the search's parser (docs/guide.md): a saved search
+    holds the value as sent, so it is refused the same way (it was trimmed and saved)."""
+    query = {"category": "jobs", "role": "hiring", name: value}
+    assert_error(api.call("POST", "/v1/saved-searches", alice.key, {"query": query, "alerts": False}),
+                 400, "VALIDATION_ERROR", f"query.{name}")
+    assert api.call("GET", "/v1/saved-searches", alice.key).json["total"] == 0
+
+
 def test_others_get_404(api: Api, alice: User, bob: User) -> None:
     created = saved(api, alice, MENTORS_NEAR_LISBON)
     path = f"/v1/saved-searches/{created['savedSearchId']}"
