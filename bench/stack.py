@@ -35,7 +35,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Hashable, Iterator, Sequence, Set
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,16 +67,30 @@ INDEXER_TABLE = "SearchIndexTable"
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def bench_port() -> int:
-    """A port of :data:`PORTS` that was free a moment ago on :data:`HOST` (tried in a random order)."""
-    for port in random.sample(list(PORTS), len(PORTS)):
-        with socket.socket() as sock:
+def bench_ports(count: int, ports: range = PORTS) -> list[int]:
+    """``count`` distinct ports of ``ports`` (default :data:`PORTS`) that were free a moment ago on
+    :data:`HOST`, tried in a random order.
+
+    Each chosen port stays bound until all are chosen: choosing them one at a time could hand out
+    one not yet taken by the process it was chosen for (the API's port went to the proxy).
+
+    Raises
+    ------
+    RuntimeError
+        Fewer than ``count`` ports of ``ports`` are free.
+    """
+    chosen: list[int] = []
+    with ExitStack() as held:
+        for port in random.sample(list(ports), len(ports)):
+            sock = held.enter_context(socket.socket())
             try:
                 sock.bind((HOST, port))
             except OSError:
                 continue
-            return port
-    raise RuntimeError(f"no free port in {PORTS.start}-{PORTS.stop - 1} (BENCH_PORTS)")
+            chosen.append(port)
+            if len(chosen) == count:
+                return chosen
+    raise RuntimeError(f"fewer than {count} free ports in {ports.start}-{ports.stop - 1} (BENCH_PORTS)")
 
 
 @contextmanager
@@ -228,7 +242,7 @@ def running_stack(root: Path, label: str, images: bool = True, log_name: str = "
     """
     if threading.current_thread() is threading.main_thread():  # SIGTERM (timeout, CI) stops what was started here too
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    aws_port, api_port = bench_port(), bench_port()
+    aws_port, api_port, proxy_port = bench_ports(3)
     if (root / "local_stack" / "moto_server.py").exists():
         command = [sys.executable, "-m", "local_stack.moto_server", HOST, str(aws_port)]
     else:
@@ -243,7 +257,7 @@ def running_stack(root: Path, label: str, images: bool = True, log_name: str = "
         wait_answering(f"http://{HOST}:{aws_port}/moto-api/", moto, "the embedded AWS", None)
         template = json.loads((root / "infra" / "resources.json").read_text())
         recorder = Recorder(f"http://{HOST}:{aws_port}", schemas(template), images=images)
-        proxy = proxy_server(recorder, bench_port())
+        proxy = proxy_server(recorder, proxy_port)
         env = {**os.environ, "PORT": str(api_port), "MOTO_PORT": str(aws_port), "ADMIN_API_KEY": ADMIN_KEY,
                "AWS_ENDPOINT_URL": f"http://{HOST}:{proxy.server_address[1]}", "LOCAL_STACK_START_SECONDS": "180",
                "AWS_CONNECT_TIMEOUT_SECONDS": "10", "AWS_READ_TIMEOUT_SECONDS": "60", "RATE_LIMITS_ENABLED": "false",
