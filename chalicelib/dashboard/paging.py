@@ -112,9 +112,9 @@ class EarlierPages:
     The service's pages are numbered from the oldest item (page ``p`` holds items
     ``(p - 1) x size + 1 .. p x size``); items are numbered once and never renumbered (messages),
     so a page always holds the same items while newer ones arrive. The first view reads the
-    last page; each "Load earlier" cursor carries, as its position key, ``"<page>:<newest>"``:
-    the service page to read and the newest item number the first view showed (for the count
-    line of the fragment, which then shows every item from that page to the newest).
+    last page; each "Load earlier" cursor carries, as its position key, the service page to read
+    (``"2"``). The fragment it loads sets only the first item number of the count line: the page's
+    newest number and the total are the live poll's (``live_messages.html``).
 
     Attributes
     ----------
@@ -122,13 +122,10 @@ class EarlierPages:
         The view's own page position (page 1 = the newest page; signed cursor decoded).
     page_to_read:
         The service page the cursor names (``None`` on the first view: the last page).
-    newest:
-        The newest item number of the first view (``None`` on the first view).
     """
 
     position: pagination.Position
     page_to_read: int | None = None
-    newest: int | None = None
 
     @classmethod
     def of(cls, query: pagination.PageQuery, view: str, scope_id: str) -> EarlierPages:
@@ -142,10 +139,9 @@ class EarlierPages:
         position = query.position_in(view, scope_id)
         if position.key is None:
             return cls(position)
-        page_text, _, newest_text = position.key.partition(":")
-        if not (page_text.isdigit() and newest_text.isdigit() and int(page_text) >= 1):
+        if not (position.key.isdigit() and int(position.key) >= 1):
             raise errors.RuleViolation.for_field("cursor", "is not a cursor issued by this Dashboard")
-        return cls(position, int(page_text), int(newest_text))
+        return cls(position, int(position.key))
 
     @property
     def size(self) -> int:
@@ -161,8 +157,6 @@ class EarlierPages:
         """:func:`render` the service page ``page`` (``count`` items, ``total`` in the list), with a
         "Load earlier" cursor while ``page > 1``."""
         first = (page - 1) * self.size + 1
-        last = first + count - 1
-        newest = self.newest if self.newest is not None else last
-        earlier = self.position.next_cursor(page > 1, f"{page - 1}:{newest}")
-        shown = Shown(first=first, last=newest if is_htmx(current.request) else last, total=total)
+        earlier = self.position.next_cursor(page > 1, str(page - 1))
+        shown = Shown(first=first, last=first + count - 1, total=total)
         return render(current, path, templates, earlier, self.size, shown, **context)

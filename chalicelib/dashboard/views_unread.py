@@ -16,6 +16,7 @@ import urllib.parse
 from chalice.app import Response
 
 from chalicelib.auth.service import Caller
+from chalicelib.dashboard.paging import Shown
 from chalicelib.dashboard.web import SECURITY_HEADERS, Page, page
 from chalicelib.kernel.lazy_imports import lazy_imports
 
@@ -73,7 +74,8 @@ def conversation_list(current: Page) -> Response:
             {"pageSize": found.pageSize, "cursor": found.nextCursor})
     return current.render(
         "live_conversations.html", headers={"ETag": tag}, conversations=found.conversations, more=more, fragment=False,
-        total=found.total, count=len(found.conversations), me=current.caller.user_id, etag=tag, poll_seconds=POLL_SECONDS,
+        shown=Shown(first=1, last=len(found.conversations), total=found.total), me=current.caller.user_id, etag=tag,
+        poll_seconds=POLL_SECONDS,
     )
 
 
@@ -92,8 +94,8 @@ def conversation(current: Page, conversationId: str) -> Response:
     if after + len(messages) == total and any(m.senderId != me for m in messages):
         conversations.mark_read(current.caller, conversationId, messages[-1].messageId)
         tag, _ = unread_tag(current.caller)
-    newest = after + len(messages)
     return current.render(
         "live_messages.html", headers={"ETag": tag}, messages=messages, me=me, conversation_id=conversationId,
-        after=newest, etag=tag, poll_seconds=POLL_SECONDS, arrived=sum(1 for m in messages if m.senderId != me),
+        after=after, shown=Shown(first=1, last=after + len(messages), total=total), etag=tag, poll_seconds=POLL_SECONDS,
+        arrived=sum(1 for m in messages if m.senderId != me),
     )

@@ -61,10 +61,12 @@ def test_an_open_conversation_shows_new_messages_as_they_arrive(browser: Any, st
     page.goto(f"/dashboard/conversations/{conversation_id}")
     messages = page.get_by_role("list", name="Messages")
     expect(messages.get_by_role("listitem")).to_have_count(1)
+    expect(page.locator("#messages-shown")).to_have_text("Showing 1–1 of 1 message.")
     say(other, conversation_id, "Second message, live")
     expect(messages.get_by_role("listitem")).to_have_count(2, timeout=LIVE_WAIT_MS)
     expect(messages.get_by_role("listitem").nth(1)).to_contain_text("Second message, live")
     expect(page.locator("#live-status")).to_have_text("1 new message.")  # a polite live region
+    expect(page.locator("#messages-shown")).to_have_text("Showing 1–2 of 2 messages.")
     assert unread_of(owner) == 0  # shown as it arrived, so read
     page.context.close()
 

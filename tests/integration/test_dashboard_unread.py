@@ -52,6 +52,7 @@ def test_an_idle_poll_is_a_304_and_a_new_message_arrives_in_the_next(api: Api, a
     b = signed_in(api, alice)
     page = b.get(f"/dashboard/conversations/{conversation_id}").text
     tag = poller_tag(page, "messages-live")
+    assert 'of <span id="messages-shown-total">1 message</span>.' in page  # one, not "1 messages"
     path = f"/dashboard/live/conversations/{conversation_id}?after=1"
     assert f'hx-get="/dashboard/live/conversations/{conversation_id}?after=1"' in page
     idle = b.get(path, {**HTMX, "if-none-match": tag})
@@ -66,11 +67,32 @@ def test_an_idle_poll_is_a_304_and_a_new_message_arrives_in_the_next(api: Api, a
     assert "first" not in fresh.text
     assert f'hx-get="/dashboard/live/conversations/{conversation_id}?after=2"' in fresh.text
     assert "1 new message." in fresh.text
+    # The count line above the list takes the newest number and the total; its first number stays.
+    assert figures(fresh.text) == [("last", "2"), ("total", "2 messages")]
     assert unread(api, alice) == 0  # shown, so read
     new_tag = poller_tag(fresh.text, "messages-live")
     assert new_tag != tag
     assert fresh.headers["ETag"] == new_tag
     assert b.get(f"/dashboard/live/conversations/{conversation_id}?after=2", {**HTMX, "if-none-match": new_tag}).status_code == 304
+
+
+def figures(text: str) -> list[tuple[str, str]]:
+    """The count line's figures a fragment replaces out of band, in order."""
+    return re.findall(r'<span id="messages-shown-(\w+)" hx-swap-oob="innerHTML">([^<]+)</span>', text)
+
+
+def test_a_conversation_opened_empty_gets_its_count_line_with_the_first_messages(api: Api, alice: User, bob: User) -> None:
+    _, conversation_id = accepted_conversation(api, alice, bob)
+    b = signed_in(api, alice)
+    page = b.get(f"/dashboard/conversations/{conversation_id}").text
+    assert re.search(r'<p id="messages-shown"[^>]*></p>', page)  # nothing shown, no line yet
+    send(api, bob, conversation_id, "hello")
+    send(api, bob, conversation_id, "again")
+    fresh = b.get(f"/dashboard/live/conversations/{conversation_id}?after=0", HTMX).text
+    line = re.search(r'<p id="messages-shown"[^>]*hx-swap-oob="innerHTML">(.*?)</p>', fresh, re.S)
+    assert line is not None
+    assert re.sub(r"<[^>]+>", "", line[1]) == "Showing 1–2 of 2 messages."
+    assert figures(fresh) == []
 
 
 def test_the_list_and_badge_pollers_answer_304_until_a_message_arrives(api: Api, alice: User, bob: User) -> None:
