@@ -118,6 +118,13 @@ def listing(current: Page, listingId: str) -> Response:
     signed cursor's position). htmx's "Load more" answer reads only that page: the service
     checks ownership itself, so the listing's detail is read for the whole page only.
     """
+    return _listing_page(current, listingId)
+
+
+def _listing_page(current: Page, listingId: str, status: int = 200, refused: dict[str, Any] | None = None) -> Response:
+    """:func:`listing`'s page answered with ``status``; ``refused`` is a refused rejection of one of
+    its requests: the ``request_id``, the ``reason`` typed, its ``error`` and the ``error_message``
+    (:func:`reject`)."""
     query = paging.page_query(current, request_models.ListingRequestQuery)
     found = match_requests.list_for_listing(current.caller, listingId, query)
     detail = None if is_htmx(current.request) else listing_detail.get_listing_detail(current.caller, listingId)
@@ -128,7 +135,7 @@ def listing(current: Page, listingId: str) -> Response:
                           len(found.requests), nav="listings", listing=detail, requests=found.requests, hooks=hooks,
                           content=shown, kind=kind,
                           handles=conversation_context.requester_handles(found.requests),
-                          notice=NOTICES.get(current.query("done")))
+                          notice=NOTICES.get(current.query("done")), status=status, refused=refused)
 
 
 def _decide(current: Page, request_id: str, status: str) -> str:
@@ -146,8 +153,18 @@ def accept(current: Page, requestId: str) -> Response:
 
 @page("/dashboard/requests/{requestId}/reject", "POST")
 def reject(current: Page, requestId: str) -> Response:
-    """Reject a PENDING request, with the optional "Reason"."""
-    return current.redirect(_decide(current, requestId, "REJECTED") + "?done=rejected")
+    """Reject a PENDING request, with the optional "Reason". A reason the API refuses (over 500
+    characters, an invisible or bidirectional control character) shows the listing's page again
+    (400) with the reason kept and its error under it, in the request's card; nothing is decided."""
+    try:
+        return current.redirect(_decide(current, requestId, "REJECTED") + "?done=rejected")
+    except errors.RuleViolation as exc:
+        found, _ = field_errors(exc, ["reason"])
+        decided = match_requests.get_request(current.caller, requestId)  # 404 unless the caller takes part
+        if "reason" not in found or decided.listingId is None:
+            raise
+        return _listing_page(current, decided.listingId, page_status(exc), {
+            "request_id": requestId, "reason": current.field("reason"), "error": found["reason"], "error_message": exc.message})
 
 
 @page("/dashboard/conversations")

@@ -465,6 +465,27 @@ def test_pause_resume_and_delete_a_listing(api: Api, alice: User) -> None:
     assert api.call("GET", f"/v1/listings/{listing['id']}", alice.key).status_code == 404
 
 
+def test_a_refused_reject_reason_shows_the_listing_again_with_the_reason_kept(api: Api, alice: User, bob: User) -> None:
+    from tests.integration.conftest import make_user
+    from tests.integration.request_helpers import active_listing, match_request
+
+    listing = active_listing(api, alice)
+    request_id = match_request(api, bob, listing["id"]).json["requestId"]
+    b = signed_in(api, alice)
+    token = b.csrf()
+    for reason, issue in (("Sorry \u202e not a fit", "U+202E"), ("Filled\ufeff", "U+FEFF"), ("x" * 501, "at most 500 characters")):
+        refused = b.post(f"/dashboard/requests/{request_id}/reject", {"csrf_token": token, "reason": reason})
+        assert refused.status_code == 400
+        assert f"<h1>{listing['title']}</h1>" in refused.text  # the listing's page, not an error page
+        assert f'<p id="reason-{request_id}-error" class="field-error">reason: ' in refused.text
+        assert issue in refused.text
+        assert f'value="{reason}" aria-invalid="true" aria-describedby="reason-{request_id}-error" autofocus' in refused.text
+    assert api.call("GET", f"/v1/match-requests/{request_id}", bob.key).json["status"] == "PENDING"  # nothing decided
+    # Someone else's request is still 404, whatever the reason.
+    nosy = signed_in(api, make_user("Nosy"))
+    assert nosy.post(f"/dashboard/requests/{request_id}/reject", {"csrf_token": nosy.csrf(), "reason": "x" * 501}).status_code == 404
+
+
 def test_accept_and_reject_requests_then_send_a_message(api: Api, alice: User, bob: User) -> None:
     from tests.integration.conftest import make_user
     from tests.integration.request_helpers import active_listing, match_request

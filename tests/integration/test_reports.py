@@ -161,6 +161,25 @@ def test_the_dashboards_reports_page_decides_reports(api: Api, admin: User, alic
     assert signed_in(api, bob).get("/dashboard/admin/reports").status_code == 403
 
 
+def test_a_refused_hide_reason_shows_the_queue_again_with_the_reason_kept(api: Api, admin: User, alice: User, bob: User) -> None:
+    from tests.integration.test_dashboard import signed_in
+
+    listing = active_listing(api, alice)
+    report_id = _report(api, bob, "listing", listing["id"], "scam").json["reportId"]
+    b = signed_in(api, admin)
+    token = b.csrf("/dashboard/admin/reports")
+    for reason, issue in (("Fake \u200e offer", "U+200E"), ("x" * 501, "at most 500 characters")):
+        refused = b.post(f"/dashboard/admin/reports/{report_id}/decision",
+                         {"csrf_token": token, "decision": "hide_listing", "reason": reason})
+        assert refused.status_code == 400
+        assert f'id="rp-{report_id}"' in refused.text  # the queue, not an error page
+        assert f'<p id="hide-{report_id}-error" class="field-error">reason: ' in refused.text
+        assert issue in refused.text
+        assert f'value="{reason}" aria-invalid="true" aria-describedby="hide-{report_id}-error" autofocus' in refused.text
+    assert _queue(api, admin)["reports"][0]["status"] == "open"  # nothing decided
+    assert api.call("GET", f"/v1/listings/{listing['id']}", alice.key).json["status"] == "ACTIVE"
+
+
 def test_suspension_refuses_keys_pauses_listings_disables_webhooks_and_reinstating_undoes_it(
     api: Api, admin: User, alice: User, bob: User
 ) -> None:
