@@ -226,7 +226,7 @@ def roll_key(caller: Caller, wanted: str, old_expires: str) -> NewKey:
     old = _own_key(caller, wanted)
     if old.get("expiresAt") is not None:  # uncounted: a key of its own would pass MAX_KEYS
         raise errors.Conflict("This key is running out after a roll; roll the key that replaced it, or revoke this one")
-    record, secret = _new_record(caller.user_id, list(old["scopes"]), old.get("name") or "Rolled key")
+    record, secret = _new_record(caller.user_id, list(old["scopes"]), old.get("name", ""))  # an unnamed key stays unnamed
     seconds = ROLL_EXPIRIES[old_expires]
     tx = Transaction()
     if seconds == 0:

@@ -173,6 +173,10 @@ def test_rolling_the_sessions_own_key_now_keeps_the_session_on_the_new_key(api: 
     assert new
     assert (_works(api, carol.key), _works(api, new.group(1))) == (401, 200)
     assert b.get("/dashboard/webhooks").status_code == 200
+    # A user's first key has no name, and the key that replaces it has none either.
+    (stored,) = [i for i in table_items(settings().API_KEYS_TABLE) if i.get("keyHash") == keys.hash_key(new.group(1))]
+    assert "name" not in stored
+    assert "(unnamed)" in shown.text
 
 
 def test_a_users_first_key_shows_its_prefix_like_every_other(api: Api, admin: User) -> None:
