@@ -43,6 +43,12 @@ ENCODINGS: dict[FieldType, str] = {
     ),
 }
 
+#: Longest accepted value per type, in characters (rich text: after sanitizing); other types take
+#: :data:`DEFAULT_MAX_LENGTH`, a field keyed ``title`` :data:`TITLE_MAX_LENGTH`.
+MAX_LENGTH: dict[FieldType, int] = {FieldType.TEXT: 500, FieldType.RICHTEXT: 20_000, FieldType.URL: 2048, FieldType.LOCATION: 200}
+TITLE_MAX_LENGTH = 140
+DEFAULT_MAX_LENGTH = 100
+
 #: Types whose values ``meta.<key>=`` filters in search.
 FILTERABLE_TYPES = {FieldType.SELECT, FieldType.MULTISELECT, FieldType.NUMBER, FieldType.INTEGER, FieldType.BOOLEAN, FieldType.LOCATION}
 
@@ -70,7 +76,9 @@ class CategoryField(Model):
     ``roles`` lists the roles that may set the field, ``requiredFor`` those that must;
     ``encoding`` says how the string value is written; ``filterable`` whether search takes
     ``meta.<key>`` filters on it; ``minimum``/``maximum`` bound number and integer values
-    (inclusive; by default +-(2**53 - 1), the integers every JSON client represents exactly).
+    (inclusive; by default +-(2**53 - 1), the integers every JSON client represents exactly);
+    ``maxLength`` bounds the value's string, in characters (by default from the type:
+    :data:`MAX_LENGTH`, :data:`TITLE_MAX_LENGTH`, :data:`DEFAULT_MAX_LENGTH`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -85,6 +93,7 @@ class CategoryField(Model):
     description: str | None = None
     minimum: int | float | None = Field(default=None, description="Smallest accepted value (number and integer fields)")
     maximum: int | float | None = Field(default=None, description="Largest accepted value (number and integer fields)")
+    maxLength: int = Field(default=0, description="Longest accepted value, in characters (rich text: after sanitizing)")
 
     @model_validator(mode="after")
     def _derive(self) -> CategoryField:
@@ -92,6 +101,8 @@ class CategoryField(Model):
         self.encoding = self.encoding or ENCODINGS[self.type]
         if "filterable" not in self.model_fields_set:
             self.filterable = self.type in FILTERABLE_TYPES
+        if "maxLength" not in self.model_fields_set:
+            self.maxLength = TITLE_MAX_LENGTH if self.key == "title" else MAX_LENGTH.get(self.type, DEFAULT_MAX_LENGTH)
         if self.type in (FieldType.NUMBER, FieldType.INTEGER):
             self.minimum = -MAX_SAFE_INTEGER if self.minimum is None else self.minimum
             self.maximum = MAX_SAFE_INTEGER if self.maximum is None else self.maximum

@@ -18,17 +18,12 @@ from decimal import Decimal
 
 import nh3
 
-from chalicelib.categories.models import Category, CategoryField, FieldType
+from chalicelib.categories.models import DEFAULT_MAX_LENGTH, Category, CategoryField, FieldType
 from chalicelib.geocoding.api import get_geocoder
 from chalicelib.kernel import errors
 from chalicelib.kernel.json_numbers import NUMBER_TEXT
 from chalicelib.kernel.text import is_visible, multi_line_issue, single_line_issue
 from chalicelib.kernel.urls import InvalidUrl, absolute_http_url
-
-#: Longest accepted value per type, in characters (after sanitizing, for rich text).
-MAX_LENGTH: dict[FieldType, int] = {FieldType.TEXT: 500, FieldType.RICHTEXT: 20_000, FieldType.URL: 2048, FieldType.LOCATION: 200}
-TITLE_MAX_LENGTH = 140
-DEFAULT_MAX_LENGTH = 100
 
 
 class InvalidValue(ValueError):
@@ -193,9 +188,8 @@ def parse_value(field: CategoryField, value: str) -> str:
         The value does not fit the field's type, options or length.
     """
     result = _PARSERS[field.type](field, value)
-    limit = TITLE_MAX_LENGTH if field.key == "title" else MAX_LENGTH.get(field.type, DEFAULT_MAX_LENGTH)
-    if len(result) > limit:
-        raise InvalidValue(f"must be at most {limit} characters")
+    if len(result) > field.maxLength:
+        raise InvalidValue(f"must be at most {field.maxLength} characters")
     return result
 
 

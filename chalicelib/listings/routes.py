@@ -25,7 +25,8 @@ route = routes(bp, tags=("listings",))
 LISTING_RULES = (
     "`roleKey` must be a role of the category `categoryKey` (`GET /v1/categories/{key}`).",
     "`meta` holds the category's fields for the role: every field required for the role, no field the role may "
-    "not set, each value in its field's `encoding`; a location without `<key>_lat`/`<key>_lng` must be geocodable.",
+    "not set, each value in its field's `encoding`, at most its `maxLength` characters (rich text: after sanitizing) "
+    "and, for numbers, within its `minimum` and `maximum`; a location without `<key>_lat`/`<key>_lng` must be geocodable.",
     "Every key in `channels` must be connected by the caller (`PUT /v1/me/channels/{key}`).",
     "Every id in `webhookIds` must name one of the caller's webhooks.",
 )

@@ -14,7 +14,7 @@ from tests.integration.helpers import Stack, assert_error, shared_stack
 CATEGORY_KEYS = {"key", "name", "description", "roles", "fields", "language"}  # language: the search analyzer's
 ROLE_KEYS = {"key", "name", "description"}
 FIELD_KEYS = {"key", "label", "type", "roles", "requiredFor", "options", "encoding", "filterable", "description",
-              "minimum", "maximum"}
+              "minimum", "maximum", "maxLength"}
 FIELD_TYPES = {t.value for t in FieldType}
 FILTERABLE = {"select", "multiselect", "number", "integer", "boolean", "location"}
 
@@ -134,6 +134,17 @@ def test_detail_describes_value_encodings(stack: Stack) -> None:
     assert "HTML" in fields["description"]["encoding"]
     assert "sanitized" in fields["description"]["encoding"]
     assert "meta.<key>_lat" in fields["location"]["encoding"]
+
+
+def test_every_field_states_its_longest_value_and_a_listing_is_held_to_it(stack: Stack) -> None:
+    from tests.listing_bodies import listing_body
+
+    fields = {f["key"]: f for f in stack.api.call("GET", "/v1/categories/housing", stack.alice.key).json["fields"]}
+    assert {k: fields[k]["maxLength"] for k in ("title", "description", "location", "rentMonthly", "furnished")} == {
+        "title": 140, "description": 20_000, "location": 200, "rentMonthly": 100, "furnished": 100}
+    jobs = {f["key"]: f for f in stack.api.call("GET", "/v1/categories/jobs", stack.alice.key).json["fields"]}
+    too_long = listing_body(meta={"title": "x" * (jobs["title"]["maxLength"] + 1)})
+    assert_error(stack.api.call("POST", "/v1/listings", stack.alice.key, too_long), 400, "VALIDATION_ERROR", "meta.title")
 
 
 @pytest.mark.parametrize("key", ["unknown", "JOBS", "job"])
