@@ -49,6 +49,17 @@ _CHUNK_SIZE = re.compile(rb"([0-9A-Fa-f]{1,8})[ \t]*(?:;[^\r\n]*)?\r?\n")
 _MAX_TRAILER_LINES = 100
 
 
+def path_params_kept(path: str) -> str:
+    """``path`` (a request target) with each ``;`` of its path percent-encoded (``%3B``).
+
+    Chalice's route matcher reads the path through ``urlparse``, which cuts a last segment's
+    ``;params`` off (``/v1/listings/lst_1;x`` matched ``lst_1``). API Gateway keeps them in the
+    path, so the path id check answers 404; encoded, the ``;`` stays in the segment here too.
+    """
+    route, separator, query = path.partition("?")
+    return route.replace(";", "%3B") + separator + query
+
+
 class ThreadedServer(ThreadingMixIn, HTTPServer):
     """The API's HTTP server: a thread per connection (keep-alive clients hold theirs), and a
     listen backlog of :attr:`request_queue_size` connections (socketserver's default, 5, reset
@@ -151,6 +162,7 @@ class ApiRequestHandler(ChaliceRequestHandler):
         return self.status is None or not 400 <= self.status < 500
 
     def _generic_handle(self) -> None:
+        self.path = path_params_kept(self.path)
         if "chunked" not in (self.headers.get("Transfer-Encoding") or "").lower():
             self._handle_with_length()
             return
@@ -230,6 +242,7 @@ class ApiRequestHandler(ChaliceRequestHandler):
     def _preflight(self) -> None:
         """Answer ``OPTIONS`` as the production API's mock integration does: 204 with CORS headers."""
         self._parse_payload()  # read (and ignore) any body, so a kept-alive connection stays in step
+        self.path = path_params_kept(self.path)
         try:
             route = self.route_matcher.match_route(self.path).route
         except ValueError:

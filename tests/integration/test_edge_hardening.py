@@ -171,6 +171,16 @@ def test_the_local_edge_reads_a_chunked_body_as_api_gateway_does(local_server: s
     assert (created["url"], created["name"]) == ("http://127.0.0.1:9/chunked", "Sent in chunks")
 
 
+def test_the_local_edge_keeps_a_semicolon_in_the_path_as_api_gateway_does(local_server: str, api: Api, alice: User) -> None:
+    """``;x`` after an id is part of the id (404 before any read), not parameters to drop."""
+    listing = create_listing(api, alice)
+    for method, path in (("DELETE", f"/v1/listings/{listing['id']};x"), ("GET", f"/v1/listings/{listing['id']};x=%00"),
+                         ("GET", "/v1/categories/jobs;x"), ("GET", "/v1/health;x"), ("OPTIONS", "/v1/health;x")):
+        status, _, body = http_request(local_server + path, method, {"Authorization": f"Bearer {alice.key}"})
+        assert (status, json.loads(body)["code"]) == (404, "NOT_FOUND"), (method, path)
+    assert api.call("GET", f"/v1/listings/{listing['id']}", alice.key).status_code == 200  # nothing deleted
+
+
 def test_a_malformed_chunked_body_is_refused_naming_the_body(local_server: str, alice: User) -> None:
     address = urlsplit(local_server)
     connection = http.client.HTTPConnection(address.hostname or "", address.port, timeout=10)
