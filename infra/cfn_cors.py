@@ -43,7 +43,7 @@ _ORIGIN_TEMPLATE = """#set($origin = $input.params().header.get('Origin'))
 
 def preflight_operation(methods: list[str]) -> dict[str, Any]:
     """The ``options`` operation (Swagger 2.0 with API Gateway extensions) of a path serving ``methods``."""
-    allowed = ", ".join(sorted({*methods, "OPTIONS"}))
+    allowed = cors.allow_field(methods)
     static = {
         "Allow": allowed,
         "Access-Control-Allow-Methods": allowed,

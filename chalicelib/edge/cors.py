@@ -61,6 +61,12 @@ def response_headers(origin: str | None, allowed: frozenset[str] | None = None) 
     return headers
 
 
+def allow_field(methods: Iterable[str]) -> str:
+    """The ``Allow`` field (RFC 9110 §10.2.1) of an API path serving ``methods``: those and
+    ``OPTIONS``, which the gateway answers on every API path (its CORS preflight)."""
+    return ", ".join(sorted({*methods, "OPTIONS"}))
+
+
 def preflight_headers(origin: str | None, methods: Iterable[str], allowed: frozenset[str] | None = None) -> dict[str, str]:
     """Headers of the answer (204) to a preflight ``OPTIONS`` from ``origin`` for a path serving ``methods``.
 
@@ -69,7 +75,7 @@ def preflight_headers(origin: str | None, methods: Iterable[str], allowed: froze
     (as the production template's static mock-integration headers, ``infra/cfn_cors.py``).
     """
     allowed = allowed_origins() if allowed is None else allowed
-    listed = ", ".join(sorted({*methods, "OPTIONS"}))
+    listed = allow_field(methods)
     headers = {
         "Allow": listed,
         "Access-Control-Allow-Methods": listed,

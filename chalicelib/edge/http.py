@@ -25,7 +25,7 @@ from chalice.app import Blueprint, Chalice, Request, Response
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
-from chalicelib.edge import json_input, path_ids
+from chalicelib.edge import cors, json_input, path_ids
 from chalicelib.edge.fields import JSON_MEDIA_TYPE, check_content_fields, header_value
 from chalicelib.edge.request_context import current_request_id
 from chalicelib.kernel import errors, query_text
@@ -605,7 +605,9 @@ def route(
             except Exception as exc:  # noqa: BLE001 -- e.g. the API-key lookup of authenticate(), outside run()
                 return failed(exc)
 
-        router.route(path, methods=[method])(handler)
+        # No Chalice media-type check (content_types=[]): it refused a request without a body for its
+        # Content-Type alone; check_content_fields judges the label of a body that is there.
+        router.route(path, methods=[method], content_types=[])(handler)
         ROUTES.append(
             RouteSpec(
                 path, method, view, auth, body, query, response, status, tags, extra_parameters, error_statuses,
@@ -664,9 +666,10 @@ def chalice_errors_middleware(event: Request, get_response: Callable[[Request], 
         if isinstance(error, errors.UnsupportedMediaType):  # Chalice's check of the Content-Type it read
             error.details = [errors.FieldIssue(field="Content-Type", issue=f"must be {JSON_MEDIA_TYPE}")]
         rendered = error_response(error)
-        allowed = allowed_methods(str((event.context or {}).get("resourcePath") or ""))
-        if error_type is errors.MethodNotAllowed and allowed:
-            rendered.headers["Allow"] = ", ".join(allowed)  # RFC 9110 §15.5.6: a 405 lists the methods
+        resource = str((event.context or {}).get("resourcePath") or "")
+        allowed = allowed_methods(resource)
+        if error_type is errors.MethodNotAllowed and allowed:  # RFC 9110 §15.5.6: a 405 lists the methods
+            rendered.headers["Allow"] = cors.allow_field(allowed) if resource.startswith(cors.API_PREFIX) else ", ".join(allowed)
         return rendered
     return response
 

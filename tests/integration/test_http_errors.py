@@ -17,7 +17,7 @@ from botocore.exceptions import ClientError
 from chalicelib.edge.http import MAX_BODY_BYTES
 from tests.integration.aws_session import Resources
 from tests.integration.conftest import Api, User
-from tests.integration.helpers import Stack, assert_error, error_fields, listing_body, my_listings, shared_stack
+from tests.integration.helpers import Stack, assert_error, create_listing, error_fields, listing_body, my_listings, shared_stack
 
 SECRET = "s3cr3t-connection-string"
 
@@ -208,9 +208,17 @@ class TestOtherClientErrors:
     def test_non_json_content_type_is_415(self, stack: Stack) -> None:
         response = stack.api.call("POST", "/v1/listings", stack.alice.key, raw=json.dumps(listing_body()).encode(),
                                   headers={"content-type": "text/plain"})
-        body = assert_error(response, 415, "UNSUPPORTED_MEDIA_TYPE")
-        assert "text/plain" in body["error"]
+        body = assert_error(response, 415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type")
+        assert "text/plain" in body["details"][0]["issue"]
         _assert_nothing_created(stack)
+
+    def test_a_content_type_without_a_body_is_no_reason_to_refuse(self, stack: Stack) -> None:
+        """Only a body is held to ``application/json``; a request without one passes whatever it is labelled."""
+        listing = create_listing(stack.api, stack.alice)
+        for method, path in (("GET", "/v1/listings/mine"), ("DELETE", f"/v1/listings/{listing['id']}")):
+            response = stack.api.call(method, path, stack.alice.key, raw=b"", headers={"content-type": "text/plain"})
+            assert response.status_code == 200, (method, response.json)
+        assert stack.api.call("GET", f"/v1/listings/{listing['id']}", stack.alice.key).status_code == 404
 
 
 class TestInternalErrors:
