@@ -5,8 +5,9 @@ the list indexes. Every filter combination of ``GET /v1/admin/audit-log`` has it
 GSI whose partition is the filter values joined by ``|`` and whose sort key is ``newest``
 (``<createdAt>#<entryId>``), so a page is one Query of ``pageSize + 1`` items whatever the log's
 length (:mod:`chalicelib.search.keyset`). The unfiltered list is the ``newest`` index on the one
-partition ``logAll = "all"``: administrator actions are a few per second at most, far below a
-partition's write limit (1,000 writes per second; AWS docs, "Partitions and data distribution").
+partition ``logAll = "all"``: every administrator action writes it, 300 a second at the target
+approval rate (docs/capacity.md), under half of a partition's write limit (1,000 writes per
+second; AWS docs, "Partitions and data distribution").
 """
 
 from __future__ import annotations

@@ -8,13 +8,11 @@ change that moves a listing in or out of ACTIVE carries :func:`delta_ops` (one `
 its shard) in its own transaction, conditional on the status it moves from, so every copy is exact
 at every commit. A reader sums one copy of each shard, picked at random.
 
-Why both (``bench/hot_keys.py``, docs/capacity.md "Counters"; AWS, "Using write sharding to
-distribute workloads evenly"): the write shards spread a large category's concurrent status
-changes over several items (fewer transaction conflicts), as its index partitions are; the copies
-spread the reads, which every search of the category makes: at 5,000 searches/s one key per
-shard took about 1,600 read units/s, above half of a partition's 3,000, and a change writes
-only its own shard's copies (transactional writes: about 130 write units/s per copy of the
-largest category at 300 approvals/s). Counters written under an older layout are rewritten by
+Why both (``bench/hot_keys.py``, docs/capacity.md; AWS, "Using write sharding to distribute
+workloads evenly"): the write shards spread a large category's concurrent status changes over
+several items (fewer transaction conflicts); the copies spread reads. No request reads these
+counters now: search counts its matches in the SearchIndex table (docs/search.md,
+"Consistency"), so they cost writes only, every copy of the shard on every change. Counters written under an older layout are rewritten by
 ``scripts/search_backfill.py`` (the old items are left unread).
 """
 

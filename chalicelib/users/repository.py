@@ -20,7 +20,8 @@ from chalicelib.persistence.transact_items import TransactItem
 from chalicelib.search import keyset
 from chalicelib.users.records import UserRecord, record
 
-#: Profile search reads the ``bySearchShard`` index shard by shard; 8 shards spread the writes.
+#: Shards of the ``bySearchShard`` index, which operator commands walk shard by shard
+#: (:func:`iter_shard`; profile search reads the SearchIndex table); 8 shards spread the writes.
 SEARCH_SHARDS = 8
 
 
