@@ -78,6 +78,10 @@ class UserDirectory(Protocol):
         """The user record, or ``None``."""
         ...
 
+    def not_suspended_op(self, user_id: str) -> TransactItem:
+        """Transaction ``ConditionCheck`` that holds while the user exists and is not suspended."""
+        ...
+
 
 class WebhookDirectory(Protocol):
     """The webhooks a listing names (:mod:`chalicelib.webhooks`)."""

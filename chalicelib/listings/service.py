@@ -427,10 +427,14 @@ def change_status(
 ) -> Listing:
     """Pause an ACTIVE listing or resume a PAUSED one.
 
-    ``expected_version`` (``If-Match``) applies the change only to that version, atomically.
+    ``expected_version`` (``If-Match``) applies the change only to that version, atomically. A
+    resume holds a check that the owner is not suspended (as an approval does): a suspension
+    that commits while the request is in flight refuses it, so its listings stay paused.
 
     Raises
     ------
+    Forbidden
+        A resume, and the owner was suspended meanwhile.
     Conflict
         Any other transition (e.g. pausing a PENDING listing), or another change of the listing
         raced this one (its status history changed meanwhile: retry).
@@ -441,12 +445,16 @@ def change_status(
     check_version(int(item["version"]), expected_version)
     at_version = int(item["version"]) if expected_version is not None else None
     change = status.owner_transition(body.status)
+    owner_check = [_seam.ports.users.not_suspended_op(caller.user_id)] if change == Transition.RESUME else []
     try:
-        updated = _seam.ports.repository.transition(item, change, clock.iso(), version=at_version)
+        updated = _seam.ports.repository.transition(item, change, clock.iso(), version=at_version, extra=owner_check)
     except ConditionFailed as exc:
         current = _seam.ports.repository.get(listing_id)
         if current is None:  # deleted since it was read: not a state conflict
             raise errors.not_found("Listing", listing_id) from exc
+        owner = _seam.ports.users.get_user(caller.user_id) if owner_check else None
+        if owner is not None and users.is_suspended(owner):
+            raise errors.Forbidden("The account is suspended: its listings stay paused") from exc
         if at_version is not None and int(current["version"]) != at_version:
             raise errors.PreconditionFailed("The listing changed meanwhile; read it again") from exc
         if item["status"] == current["status"] and status.may_start(change, item["status"]):  # another change raced it

@@ -31,14 +31,16 @@ from chalicelib.webhooks import service as webhooks
 SUSPENDED_REASON = "Paused: the account is suspended"
 
 
-def _listing_ids(user_id: str, wanted: ListingStatus) -> list[str]:
-    """The ids of ``user_id``'s listings in status ``wanted`` (their own list, page after page)."""
+def _listing_ids(user_id: str, wanted: ListingStatus | None = None) -> list[str]:
+    """The ids of ``user_id``'s listings in status ``wanted`` (``None``: every status), from their
+    own list, page after page; that list follows the listings a moment late, so a caller that must
+    see a status as it is now reads each listing again."""
     owner = Caller(user_id)
     found: list[str] = []
     cursor: str | None = None
     while True:
         page = listing_service.list_my_listings(owner, PageQuery(pageSize=MAX_PAGE_SIZE, cursor=cursor))
-        found += [item.id for item in page.listings if item.status == wanted]
+        found += [item.id for item in page.listings if wanted is None or item.status == wanted]
         cursor = page.nextCursor
         if cursor is None:
             return found
@@ -84,9 +86,11 @@ def suspend(admin_id: str, user_id: str, report_id: str | None = None, decision:
                 raise errors.Conflict("The report was decided meanwhile") from exc
             return suspend(admin_id, user_id, report_id, decision)  # suspended or erased meanwhile: read again
     auth.suspend_user_keys(user_id, True)
-    for listing_id in _listing_ids(user_id, ListingStatus.ACTIVE):
-        listing = listings.get(listing_id)
-        if listing is not None:
+    # Every listing, read as it is now: a resume committed just before the suspension may not be in
+    # the owner's list yet, and one after it is refused (change_status checks the owner).
+    for listing_id in _listing_ids(user_id):
+        listing = listings.get(listing_id, consistent=True)
+        if listing is not None and listing["status"] == ListingStatus.ACTIVE:
             try:
                 listings.transition(listing, Transition.PAUSE, clock.iso(), reason=SUSPENDED_REASON)
             except ConditionFailed:

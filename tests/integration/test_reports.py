@@ -180,6 +180,48 @@ def test_a_refused_hide_reason_shows_the_queue_again_with_the_reason_kept(api: A
     assert api.call("GET", f"/v1/listings/{listing['id']}", alice.key).json["status"] == "ACTIVE"
 
 
+def test_a_resume_in_flight_when_the_owner_is_suspended_is_refused(api: Api, admin: User, alice: User, bob: User) -> None:
+    """The owner's request was authenticated before the suspension committed: its resume holds the
+    check that the owner is not suspended, so the listing stays paused."""
+    from chalicelib.auth.service import Caller
+    from chalicelib.kernel import errors
+    from chalicelib.listings import service as listings
+    from chalicelib.listings.models import ListingStatusChange
+
+    listing = active_listing(api, alice)
+    api.call_json("PATCH", f"/v1/listings/{listing['id']}/status", alice.key, {"status": "PAUSED"}, status=200)
+    report_id = _report(api, bob, "profile", alice.user_id, "scam").json["reportId"]
+    assert _decide(api, admin, report_id, "suspend_user").status_code == 200
+    with pytest.raises(errors.Forbidden):
+        listings.change_status(Caller(alice.user_id), listing["id"], ListingStatusChange(status="ACTIVE"))
+    assert api.call("GET", f"/v1/admin/users?id={alice.user_id}", admin.key).json["users"][0]["suspendedAt"]
+    assert_error(api.call("GET", f"/v1/listings/{listing['id']}", bob.key), 404, "NOT_FOUND")  # still paused
+
+
+def test_a_suspension_pauses_a_listing_its_owners_list_does_not_show_active_yet(
+    api: Api, admin: User, alice: User, bob: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A resume committed just before the suspension may not be in the owner's list (a GSI) yet:
+    the suspension reads each listing itself, so it pauses what is ACTIVE now."""
+    from chalicelib.listings import service as listings
+
+    listing = active_listing(api, alice)
+    listed = listings.list_my_listings
+
+    def lagging(*args: Any, **kwargs: Any) -> Any:  # the owner's list a moment behind: the listing still PAUSED
+        page = listed(*args, **kwargs)
+        return page.model_copy(update={"listings": [item.model_copy(update={"status": "PAUSED"}) for item in page.listings]})
+
+    monkeypatch.setattr(listings, "list_my_listings", lagging)
+    report_id = _report(api, bob, "profile", alice.user_id, "scam").json["reportId"]
+    assert _decide(api, admin, report_id, "suspend_user").status_code == 200
+    monkeypatch.undo()
+    assert_error(api.call("GET", f"/v1/listings/{listing['id']}", bob.key), 404, "NOT_FOUND")
+    reinstated = api.call("POST", f"/v1/admin/users/{alice.user_id}/reinstate", admin.key)
+    assert reinstated.status_code == 200
+    assert api.call("GET", f"/v1/listings/{listing['id']}", alice.key).json["status"] == "ACTIVE"  # paused by the suspension
+
+
 def test_suspension_refuses_keys_pauses_listings_disables_webhooks_and_reinstating_undoes_it(
     api: Api, admin: User, alice: User, bob: User
 ) -> None:

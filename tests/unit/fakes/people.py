@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from chalicelib.auth.service import Caller
+from chalicelib.persistence.transact_items import TransactItem
 from chalicelib.users.records import UserRecord
 
 CONNECTED_AT = "2026-01-01T00:00:00.000Z"
@@ -30,6 +31,11 @@ class FakeUsers:
     def get_user(self, user_id: str) -> UserRecord | None:
         """The record, or ``None``."""
         return self.users.get(user_id)
+
+    def not_suspended_op(self, user_id: str) -> TransactItem:
+        """The check's transaction item, as the fake listings repository keeps it (not evaluated)."""
+        check = {"ConditionCheck": {"Key": {"userId": user_id}, "ConditionExpression": "attribute_not_exists(suspendedAt)"}}
+        return cast(TransactItem, check)
 
     def get_users(self, user_ids: Sequence[str]) -> dict[str, UserRecord]:
         """The records of the known ids among ``user_ids``."""
