@@ -5,15 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from chalice.app import Response
-from pydantic import Field
 
-from chalicelib.dashboard.web import Page, field_errors, page, page_status
+from chalicelib.dashboard.web import Page, field_errors, form_version, page, page_status
 from chalicelib.edge import path_ids
 from chalicelib.edge.http import parse_model
 from chalicelib.kernel import errors
 from chalicelib.kernel.channels import ChannelKey
 from chalicelib.kernel.lazy_imports import lazy_imports
-from chalicelib.kernel.model_base import Model
 
 # The domains' modules load with the first page that uses them, not at the API's cold start.
 with lazy_imports(__name__):
@@ -50,12 +48,6 @@ CREATE_FIELDS = ["displayName", "country", "verifiedLevel", "channels", "admin"]
 #: Listings per page of the review page; its "Next page" link carries the service's signed cursor,
 #: bound to this size, to the administrator and to the review queue.
 REVIEW_PAGE_SIZE = 20
-
-
-class ReviewedVersion(Model):
-    """The hidden ``version`` field of an approval form: the listing version the administrator read."""
-
-    version: int = Field(ge=1)
 
 
 def _users_page(
@@ -167,7 +159,7 @@ def _approvals_page(current: Page, status: int = 200, refused: dict[str, Any] | 
 def _decide(current: Page, listing_id: str, decision: str) -> None:
     reason = current.field("reason").strip() if decision == "reject" else ""
     body = parse_model(approval_models.ApprovalDecision, {"decision": decision, **({"reason": reason} if reason else {})})
-    version = parse_model(ReviewedVersion, {"version": current.field("version")}).version
+    version = form_version(current)
     approval_service.decide_listing(listing_id, body, current.caller.user_id, version)
 
 

@@ -9,11 +9,12 @@ content sends the listing to review (PENDING); changing only the webhooks keeps 
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from chalice.app import Response
 
-from chalicelib.dashboard.web import Page, page
+from chalicelib.dashboard.web import Page, form_version, page
 from chalicelib.edge.http import parse_model
 from chalicelib.kernel import errors
 from chalicelib.kernel.lazy_imports import lazy_imports
@@ -49,9 +50,15 @@ def _refused(exc: errors.DomainError) -> str:
     return message if message.endswith(".") else f"{message}."
 
 
+#: The summary of an edit form whose listing changed after the form was filled.
+CHANGED_MEANWHILE = ("The listing changed after this form was opened (in another tab, by a pause or a review, or through the"
+                     " API), so nothing was saved. The form shows what you entered; saving it again replaces the listing's"
+                     " values with these.")
+
+
 def _form_page(current: Page, *, category: Any, role_key: str, meta: dict[str, str], channels: list[str],
-               webhook_ids: list[str], listing: Any = None, status: int = 200, problems: dict[str, str] | None = None,
-               message: str = "") -> Response:
+               webhook_ids: list[str], listing: Any = None, version: int | None = None, status: int = 200,
+               problems: dict[str, str] | None = None, message: str = "") -> Response:
     fields = listing_form.form_fields(category, role_key, meta)
     placed = {f"meta.{f.key}" for f in fields} | {"channels", "webhookIds"}  # the issues shown under a control
     return current.render(
@@ -59,7 +66,7 @@ def _form_page(current: Page, *, category: Any, role_key: str, meta: dict[str, s
         role_name=next((r.name for r in category.roles if r.key == role_key), role_key),
         fields=fields, connected=users.list_channels(current.caller).channels,
         hooks=webhooks.list_webhooks(current.caller).webhooks, chosen_channels=set(channels), chosen_hooks=set(webhook_ids),
-        listing=listing, problems=problems or {}, message=message,
+        listing=listing, version=version, problems=problems or {}, message=message,
         unplaced={k: v for k, v in (problems or {}).items() if k not in placed},
     )
 
@@ -98,26 +105,48 @@ def create(current: Page) -> Response:
 
 @page("/dashboard/listings/{listingId}/edit")
 def edit(current: Page, listingId: str) -> Response:
-    """The listing form filled with the listing's content, channels and webhooks."""
-    found = listing_detail.get_listing_detail(current.caller, listingId)
-    if found.webhookIds is None:  # only the owner's view carries them: not the caller's listing
-        raise errors.NotFound(f"Listing '{listingId}' not found")
+    """The listing form filled with the listing's content, channels and webhooks, and the
+    listing's version (hidden: the save applies to that version only)."""
+    found, version = _own_listing(current, listingId)
     return _form_page(current, category=registry.get_category(found.categoryKey), role_key=found.roleKey, meta=found.meta,
-                      channels=found.channels, webhook_ids=found.webhookIds, listing=found)
+                      channels=found.channels, webhook_ids=found.webhookIds, listing=found, version=version)
+
+
+def _own_listing(current: Page, listing_id: str) -> tuple[Any, int]:
+    """The caller's listing ``listing_id`` (its detail) and its version.
+
+    Raises
+    ------
+    NotFound
+        No such listing, or not the caller's.
+    """
+    read = listing_detail.read_listing_detail(current.caller, listing_id)
+    found = read.result
+    if found.webhookIds is None:  # only the owner's view carries them: not the caller's listing
+        raise errors.NotFound(f"Listing '{listing_id}' not found")
+    return found, read.version
 
 
 @page("/dashboard/listings/{listingId}/edit", "POST")
 def save(current: Page, listingId: str) -> Response:
     """Save the form: changed content returns the listing to review; channels/webhooks alone do not.
     Only what changed is sent (channels and webhooks as sets: the form lists them in its own order),
-    so saving an unchanged form changes nothing."""
-    found = listing_detail.get_listing_detail(current.caller, listingId)
-    if found.webhookIds is None:  # only the owner's view carries them: not the caller's listing
-        raise errors.NotFound(f"Listing '{listingId}' not found")
+    so saving an unchanged form changes nothing.
+
+    The save applies to the version the form was filled from (its hidden ``version``, sent as the
+    API's ``If-Match``): a listing changed since (another tab's save, a pause, a review) is not
+    overwritten with the form's older values; the form is shown again (409) with what was typed,
+    the current version, and :data:`CHANGED_MEANWHILE`.
+    """
+    found, version = _own_listing(current, listingId)
     category = registry.get_category(found.categoryKey)
     form = current.form()
     posted = listing_form.meta_from_form(category, found.roleKey, form)
     channels, hooks = form.get("channels", []), form.get("webhooks", [])
+    form_page = functools.partial(_form_page, current, category=category, role_key=found.roleKey, meta=posted, channels=channels,
+                                  webhook_ids=hooks, listing=found, version=version)
+    if form_version(current) != version:
+        return form_page(status=409, message=CHANGED_MEANWHILE)
     patch = listing_form.meta_patch(category, found.roleKey, found.meta, posted)
     changes = {"meta": patch or None, "channels": None if set(channels) == set(found.channels) else channels,
                "webhookIds": None if set(hooks) == set(found.webhookIds) else hooks}
@@ -125,10 +154,11 @@ def save(current: Page, listingId: str) -> Response:
         return current.redirect(f"/listings/{listingId}?done=saved")
     try:
         body = parse_model(listing_models.ListingUpdate, changes)
-        updated = listings.update_listing(current.caller, listingId, body)
+        updated = listings.update_listing(current.caller, listingId, body, expected_version=version)
     except errors.RuleViolation as exc:
-        return _form_page(current, category=category, role_key=found.roleKey, meta=posted, channels=channels,
-                          webhook_ids=hooks, listing=found, status=400, problems=_errors_by_field(exc), message=_refused(exc))
+        return form_page(status=400, problems=_errors_by_field(exc), message=_refused(exc))
+    except errors.PreconditionFailed:  # changed between the read above and the write
+        return form_page(version=_own_listing(current, listingId)[1], status=409, message=CHANGED_MEANWHILE)
     # The service decides whether the content changed (it compares values as stored): its answer's status says.
     pending = listing_models.ListingStatus.PENDING
     resubmitted = updated.status == pending and found.status != pending

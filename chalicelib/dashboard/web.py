@@ -24,11 +24,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from aws_lambda_powertools import Logger
 from chalice.app import Blueprint, Request, Response
+from pydantic import Field
 
 from chalicelib.auth.service import Caller
-from chalicelib.edge.http import check_path_ids, error_body, error_headers, error_status
+from chalicelib.edge.http import check_path_ids, error_body, error_headers, error_status, parse_model
 from chalicelib.kernel import errors
 from chalicelib.kernel.lazy_imports import lazy_imports
+from chalicelib.kernel.model_base import Model
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -341,6 +343,23 @@ def page_status(exc: errors.DomainError) -> int:
     """The status of the Dashboard page answering ``exc``: the API's for the same error
     (:data:`chalicelib.edge.http.ERROR_STATUSES`, the one table), so a page and the API never disagree."""
     return error_status(exc)[0]
+
+
+class FormVersion(Model):
+    """A form's hidden ``version`` field: the version of the record the form was filled from."""
+
+    version: int = Field(ge=1)
+
+
+def form_version(current: Page) -> int:
+    """The posted ``version`` field (:class:`FormVersion`), so a change applies to the version read.
+
+    Raises
+    ------
+    RuleViolation
+        Missing or not a whole number of 1 or more (``details`` name ``version``).
+    """
+    return parse_model(FormVersion, {"version": current.field("version")}).version
 
 
 def field_errors(exc: errors.DomainError, order: list[str]) -> tuple[dict[str, str], str | None]:

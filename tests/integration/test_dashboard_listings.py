@@ -129,6 +129,13 @@ def test_binding_a_webhook_keeps_the_listing_active_and_the_next_request_reaches
             pass
 
 
+def _form_version(b: Browser, listing_id: str) -> str:
+    """The hidden ``version`` of the listing's edit form, as a browser has it when it saves."""
+    found = re.search(r'name="version" value="(\d+)"', b.get(f"/dashboard/listings/{listing_id}/edit").text)
+    assert found is not None
+    return found[1]
+
+
 def test_edit_of_the_content_returns_to_review_and_the_review_shows_the_diff(
     api: Api, alice: User, admin: User, runner: Any
 ) -> None:
@@ -139,12 +146,14 @@ def test_edit_of_the_content_returns_to_review_and_the_review_shows_the_diff(
     assert 'value="Backend engineer"' in form
     # channels only: status kept
     kept = b.post(f"/dashboard/listings/{listing['id']}/edit", {
-        "csrf_token": b.csrf(), "meta.title": "Backend engineer", "meta.description": "<p>Build APIs</p>",
+        "csrf_token": b.csrf(), "version": _form_version(b, listing["id"]),
+        "meta.title": "Backend engineer", "meta.description": "<p>Build APIs</p>",
         "meta.location": "Berlin", "meta.employmentType": "full_time", "channels": ["telegram", "email"]})
     assert kept.headers["Location"].endswith("?done=saved")
     assert get_listing(api, alice, listing["id"]).json["status"] == "ACTIVE"
     changed = b.post(f"/dashboard/listings/{listing['id']}/edit", {
-        "csrf_token": b.csrf(), "meta.title": "Staff engineer", "meta.description": "<p>Build APIs</p>",
+        "csrf_token": b.csrf(), "version": _form_version(b, listing["id"]),
+        "meta.title": "Staff engineer", "meta.description": "<p>Build APIs</p>",
         "meta.location": "Munich", "meta.employmentType": "full_time", "meta.remote": "remote", "channels": ["telegram"]})
     assert changed.headers["Location"].endswith("?done=resubmitted")
     assert get_listing(api, alice, listing["id"]).json["status"] == "PENDING"
@@ -163,6 +172,45 @@ def test_edit_of_the_content_returns_to_review_and_the_review_shows_the_diff(
     assert "Alice" in card  # the owner
 
 
+def test_a_form_opened_before_another_save_does_not_undo_it(api: Api, alice: User) -> None:
+    """Two tabs open the edit form; the first saves a new title; the second, filled from the older
+    version, changes only the salary: it is shown again (409) with what was typed and the current
+    version, and nothing is saved, so the first tab's title stays. Saving it again applies it."""
+    listing = create_listing(api, alice, meta={"salary": "80000"})
+    b = signed_in(api, alice)
+    fields = {"meta.title": "Backend engineer", "meta.description": "<p>Build APIs</p>", "meta.location": "Berlin",
+              "meta.employmentType": "full_time", "meta.salary": "80000", "channels": ["telegram"]}
+    first, second = _form_version(b, listing["id"]), _form_version(b, listing["id"])
+    saved = b.post(f"/dashboard/listings/{listing['id']}/edit",
+                   {"csrf_token": b.csrf(), "version": first, **fields, "meta.title": "Title from tab A"})
+    assert saved.status_code == 303
+    stale = b.post(f"/dashboard/listings/{listing['id']}/edit",
+                   {"csrf_token": b.csrf(), "version": second, **fields, "meta.salary": "90000"})
+    assert stale.status_code == 409
+    assert "The listing changed after this form was opened" in stale.text
+    assert 'value="90000"' in stale.text  # what was typed is kept
+    current = re.search(r'name="version" value="(\d+)"', stale.text)
+    assert current is not None
+    assert current[1] == _form_version(b, listing["id"]) != second
+    stored = get_listing(api, alice, listing["id"]).json
+    assert (stored["title"], stored["meta"]["salary"]) == ("Title from tab A", "80000")  # nothing undone, nothing saved
+    again = b.post(f"/dashboard/listings/{listing['id']}/edit",
+                   {"csrf_token": b.csrf(), "version": current[1], **fields, "meta.title": "Title from tab A", "meta.salary": "90000"})
+    assert again.status_code == 303
+    assert get_listing(api, alice, listing["id"]).json["meta"]["salary"] == "90000"
+
+
+def test_a_refused_checkbox_group_marks_its_boxes_invalid(api: Api, alice: User) -> None:
+    """A required multiselect left empty: its boxes carry aria-invalid, so focus lands on the first
+    (dashboard.js focuses the first invalid field) and a screen reader reads the error with them."""
+    b = signed_in(api, alice)
+    refused = b.post("/dashboard/listings/new", {"csrf_token": b.csrf("/dashboard/listings"), "category": "jobs", "role": "seeking",
+                                                 "channels": ["telegram"], "meta.title": "Looking for work"})
+    assert refused.status_code == 400
+    assert re.search(r'<input type="checkbox" name="meta\.skills" value="\w+" aria-invalid="true">', refused.text)
+    assert 'id="meta-skills-error"' in refused.text
+
+
 def test_saving_an_unchanged_form_keeps_the_listing_active_and_says_saved(api: Api, alice: User, admin: User, runner: Any) -> None:
     """Skills stored as ``aws,python`` come back checked and post in option order (``python``, ``aws``),
     the channels in the form's: the same sets, so nothing is sent, and the notice does not say the
@@ -173,7 +221,8 @@ def test_saving_an_unchanged_form_keeps_the_listing_active_and_says_saved(api: A
     b = signed_in(api, alice)
     assert 'name="meta.skills" value="aws" checked' in b.get(f"/dashboard/listings/{listing['id']}/edit").text
     saved = b.post(f"/dashboard/listings/{listing['id']}/edit", {
-        "csrf_token": b.csrf(), "meta.title": "Backend engineer", "meta.description": "<p>Build APIs</p>",
+        "csrf_token": b.csrf(), "version": _form_version(b, listing["id"]),
+        "meta.title": "Backend engineer", "meta.description": "<p>Build APIs</p>",
         "meta.location": "Berlin", "meta.employmentType": "full_time", "meta.skills": ["python", "aws"],
         "channels": ["email", "telegram"]})  # the form's order
     assert saved.headers["Location"].endswith("?done=saved")
@@ -188,7 +237,8 @@ def test_a_form_with_no_channel_says_so_in_the_forms_words_and_another_users_lis
     fields = {"meta.title": "Backend engineer", "meta.description": "<p>Build APIs</p>", "meta.location": "Berlin",
               "meta.employmentType": "full_time"}
     b = signed_in(api, alice)
-    refused = b.post(f"/dashboard/listings/{listing['id']}/edit", {"csrf_token": b.csrf(), **fields})
+    refused = b.post(f"/dashboard/listings/{listing['id']}/edit", {"csrf_token": b.csrf(), "version": _form_version(b, listing["id"]),
+                                                                   **fields})
     assert refused.status_code == 400
     assert '<p id="channels-error" class="error">Choose at least one.</p>' in refused.text
     assert 'name="channels" value="telegram" aria-invalid="true"' in refused.text
