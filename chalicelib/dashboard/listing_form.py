@@ -10,10 +10,12 @@ values; :func:`meta_from_form` turns them back into the API's ``meta`` strings.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 
-from chalicelib.categories.models import Category, FieldType
+from chalicelib.categories.models import DEFAULT_MAX_LENGTH, Category, FieldType
 
 #: Form control per field type (``input`` types, or ``textarea``/``select``/``checkboxes``).
 CONTROLS: dict[FieldType, str] = {
@@ -125,9 +127,30 @@ def form_fields(category: Category, role_key: str, meta: Mapping[str, str]) -> l
     return shown
 
 
+#: A number control's value as browsers write it (HTML's "valid floating-point number", with the
+#: leading ``.`` Chromium also accepts): ``.5``, ``1e5``, ``2.0``.
+_BROWSER_NUMBER = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+
+
+def api_number(field_type: FieldType, text: str) -> str:
+    """A number control's value ``text`` as the API writes it: ``.5`` -> ``0.5``, ``1e5`` ->
+    ``100000``, and for an integer field ``2.0`` -> ``2``. Anything else (not a browser's number,
+    a fraction for an integer field, an exponent past what any accepted value holds) goes on as
+    typed, for the service to refuse in its words."""
+    if not _BROWSER_NUMBER.fullmatch(text):
+        return text
+    number = Decimal(text)
+    if not number.is_zero() and abs(number.adjusted()) >= DEFAULT_MAX_LENGTH:
+        return text
+    if field_type == FieldType.INTEGER:
+        return str(int(number)) if number == number.to_integral_value() else text
+    return format(number.normalize(), "f")
+
+
 def meta_from_form(category: Category, role_key: str, form: Mapping[str, list[str]]) -> dict[str, str]:
     """The non-empty ``meta`` values posted for ``role_key``'s fields (a multiselect's boxes joined
-    by commas, in the category's option order); blank fields are left out."""
+    by commas, in the category's option order; a number as :func:`api_number` writes it); blank
+    fields are left out."""
     meta = {}
     for f in category.fields:
         if f.roles and role_key not in f.roles:
@@ -138,6 +161,8 @@ def meta_from_form(category: Category, role_key: str, form: Mapping[str, list[st
             value = value or ",".join(posted)  # unknown keys go on, for the service to name
         else:
             value = posted[0] if posted else ""
+            if value and f.type in (FieldType.NUMBER, FieldType.INTEGER):
+                value = api_number(f.type, value)
         if value:
             meta[f.key] = value
     return meta

@@ -7,7 +7,7 @@ import pytest
 from chalicelib.categories.models import FieldType
 from chalicelib.categories.registry import get_category
 from chalicelib.dashboard.content import changed_fields, content_fields
-from chalicelib.dashboard.listing_form import form_fields, meta_from_form, meta_patch, plain_issue
+from chalicelib.dashboard.listing_form import api_number, form_fields, meta_from_form, meta_patch, plain_issue
 from chalicelib.listings import meta
 
 JOBS = get_category("jobs")
@@ -27,6 +27,25 @@ def test_controls_follow_the_field_types_and_required_flags_of_the_role() -> Non
 def test_meta_from_form_joins_checkboxes_in_option_order_and_drops_blanks() -> None:
     form = {"meta.title": ["  Dev  "], "meta.skills": ["python", "aws", ""], "meta.remote": [""], "meta.unknown": ["x"]}
     assert meta_from_form(JOBS, "hiring", form) == {"title": "Dev", "skills": "python,aws"}
+
+
+@pytest.mark.parametrize(("field_type", "typed", "sent"), [
+    (FieldType.NUMBER, ".5", "0.5"), (FieldType.NUMBER, "1e5", "100000"), (FieldType.NUMBER, "12.50", "12.5"),
+    (FieldType.NUMBER, "1E-3", "0.001"), (FieldType.INTEGER, "2.0", "2"), (FieldType.INTEGER, "1e1", "10"),
+    # not a browser's number, a fraction for an integer, an exponent no accepted value has: as typed
+    (FieldType.INTEGER, "2.5", "2.5"), (FieldType.NUMBER, "1e999999999", "1e999999999"), (FieldType.NUMBER, "1_000", "1_000"),
+    (FieldType.NUMBER, "\u0661\u0662", "\u0661\u0662"),
+])
+def test_a_number_control_posts_the_apis_decimal_for_what_the_browser_accepted(field_type: FieldType, typed: str, sent: str) -> None:
+    assert api_number(field_type, typed) == sent
+
+
+def test_meta_from_form_writes_numbers_as_the_api_does() -> None:
+    form = {"meta.title": ["Dev"], "meta.salary": [" 1e5 "], "meta.experienceYears": ["3.0"]}
+    assert meta_from_form(JOBS, "seeking", form) == {"title": "Dev", "salary": "100000", "experienceYears": "3"}
+    for typed, sent in (("1e5", "100000"), (".5", "0.5")):
+        assert meta.parse_value(next(f for f in JOBS.fields if f.key == "salary"), sent) == sent  # the API takes it as is
+        assert api_number(FieldType.NUMBER, typed) == sent
 
 
 def test_meta_patch_sends_changes_and_null_for_emptied_fields_only() -> None:
