@@ -4,6 +4,7 @@ shows labels too."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -89,3 +90,32 @@ def test_the_rich_text_editor_writes_only_kept_tags_and_the_listing_shows_them(b
     expect(plain.get_by_role("textbox", name="Description (required)")).to_be_visible()
     expect(plain.get_by_role("toolbar")).to_have_count(0)
     plain.context.close()
+
+
+#: A paste of ``html`` into the focused rich editor, as the clipboard hands it to the page.
+PASTE = """html => {
+    const data = new DataTransfer();
+    data.setData("text/html", html);
+    document.activeElement.dispatchEvent(new ClipboardEvent("paste", {clipboardData: data, bubbles: true, cancelable: true}));
+}"""
+
+
+def test_a_pasted_document_keeps_its_visible_bold_and_its_blocks_apart(browser: Any, stack: Stack) -> None:
+    """Google Docs wraps a paste in ``<b style="font-weight:normal">`` and marks bold with a styled
+    span; Word's headings and a table's cells are blocks: the editor keeps what the reader saw."""
+    _, owner = stack.new_user("Pia Paste")
+    page = signed_in_page(browser, stack, key_of(owner))
+    page.goto("/dashboard/listings/new?kind=jobs:hiring")
+    page.get_by_role("textbox", name="Description (required)").click()
+    pasted = ('<b style="font-weight:normal;" id="docs-internal-guid-1"><p dir="ltr"><span style="font-weight:400;">We hire a </span>'
+              '<span style="font-weight:700;">senior</span><span style="font-weight:400;"> engineer.</span></p>'
+              '<p dir="ltr"><span style="font-style:italic;">Remote</span></p></b>'
+              '<h2>Benefits</h2><h2>Perks</h2><table><tr><td>Salary</td><td>85000</td></tr></table>')
+    page.evaluate(PASTE, pasted)
+    written = page.locator("textarea[name='meta.description']").input_value()
+    assert "<strong>senior</strong>" in written
+    assert written.count("<strong>") == 1  # the wrapper's "bold" is not bold
+    assert "<em>Remote</em>" in written
+    text_of_blocks = re.findall(r"<p>(.*?)</p>", written)
+    assert {"Benefits", "Perks", "Salary 85000"} <= set(text_of_blocks), written
+    page.context.close()

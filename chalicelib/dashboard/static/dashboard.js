@@ -59,7 +59,32 @@
   }
 
   // Tags the editor keeps (a subset of what nh3 keeps on write); anything else is unwrapped to its text.
-  var RICH_TAGS = { P: "p", BR: "br", B: "strong", STRONG: "strong", I: "em", EM: "em", UL: "ul", OL: "ol", LI: "li", A: "a", DIV: "p" };
+  var RICH_TAGS = { P: "p", BR: "br", STRONG: "strong", B: "strong", EM: "em", I: "em", UL: "ul", OL: "ol", LI: "li", A: "a", DIV: "p" };
+  // Blocks of pasted documents (Word, Google Docs, web pages) become paragraphs, so their words stay
+  // apart; a table's row is a paragraph and its cells are separated by a space.
+  var BLOCKS = /^(H[1-6]|BLOCKQUOTE|PRE|TR|SECTION|ARTICLE|HEADER|FOOTER|ASIDE|FIGCAPTION|ADDRESS|DT|DD)$/;
+  var CELLS = /^(TD|TH)$/;
+
+  // The kept tags of an element, outermost first. Pasted HTML says bold and italic with styles as
+  // often as with tags: Google Docs wraps a whole paste in <b style="font-weight:normal"> and marks
+  // real bold as <span style="font-weight:700">.
+  // A declaration of an element's style attribute, read from its text: an inert document (DOMParser)
+  // under the page's CSP parses no inline style into node.style.
+  function declared(node, property) {
+    var found = new RegExp("(?:^|;)\\s*" + property + "\\s*:\\s*([^;!]+)", "i").exec(node.getAttribute("style") || "");
+    return found ? found[1].trim().toLowerCase() : "";
+  }
+
+  function richTags(node) {
+    var name = node.tagName, weight = declared(node, "font-weight"), slant = declared(node, "font-style");
+    var bold = /^(bold|bolder|[6-9]00)$/.test(weight), plain = /^(normal|lighter|[1-5]00)$/.test(weight);
+    if (name === "B" || name === "STRONG") { bold = !plain; }
+    var italic = slant === "italic" || slant === "oblique" || ((name === "I" || name === "EM") && slant !== "normal");
+    var kept = BLOCKS.test(name) ? "p" : RICH_TAGS[name];
+    var outer = kept && kept !== "strong" && kept !== "em" ? [kept] : [];
+    if (/^(ul|ol|br)$/.test(outer[0])) { return outer; }  // marks go on the items and text inside, not on a list
+    return outer.concat(bold ? ["strong"] : [], italic ? ["em"] : []);
+  }
 
   function cleaned(source) {
     var out = document.createDocumentFragment();
@@ -67,16 +92,20 @@
       // contenteditable writes a no-break space where a typed space would collapse; stored HTML keeps a plain one
       if (node.nodeType === Node.TEXT_NODE) { out.appendChild(document.createTextNode(node.textContent.replace(/\u00a0/g, " "))); return; }
       if (node.nodeType !== Node.ELEMENT_NODE) { return; }
-      var tag = RICH_TAGS[node.tagName];
-      if (!tag) { out.appendChild(cleaned(node)); return; }
-      var copy = document.createElement(tag);
-      if (tag === "a") {
-        var href = node.getAttribute("href") || "";
-        if (!/^(https?:|mailto:)/i.test(href)) { out.appendChild(cleaned(node)); return; }
-        copy.setAttribute("href", href);
+      var tags = richTags(node);
+      if (tags[0] === "a" && !/^(https?:|mailto:)/i.test(node.getAttribute("href") || "")) { tags = []; }
+      if (!tags.length) {
+        out.appendChild(cleaned(node));
+        if (CELLS.test(node.tagName) && node.nextElementSibling) { out.appendChild(document.createTextNode(" ")); }
+        return;
       }
-      copy.appendChild(cleaned(node));
-      out.appendChild(copy);
+      var outer = document.createElement(tags[0]), inner = outer;
+      if (tags[0] === "a") { outer.setAttribute("href", node.getAttribute("href")); }
+      tags.slice(1).forEach(function (tag) { inner = inner.appendChild(document.createElement(tag)); });
+      inner.appendChild(cleaned(node));
+      // A paragraph with nothing in it (pasted documents leave them between blocks) adds nothing.
+      if (tags[0] === "p" && !outer.textContent.trim() && !outer.querySelector("br")) { return; }
+      out.appendChild(outer);
     });
     return out;
   }
@@ -136,6 +165,17 @@
       });
       function sync() { area.value = htmlOf(cleaned(editor)); }
       editor.addEventListener("input", sync);
+      // A pasted document is cleaned from the clipboard's HTML, where its styles still say what is
+      // bold: the browser's own paste drops style attributes the page's CSP does not allow, and a
+      // Google Docs paste (wrapped in <b style="font-weight:normal">) then read as bold throughout.
+      editor.addEventListener("paste", function (event) {
+        var pasted = event.clipboardData ? event.clipboardData.getData("text/html") : "";
+        if (!pasted) { return; }  // plain text: the browser inserts it as text
+        event.preventDefault();
+        var body = new DOMParser().parseFromString(pasted, "text/html").body;
+        document.execCommand("insertHTML", false, htmlOf(cleaned(body)));
+        sync();
+      });
       if (area.form) { area.form.addEventListener("submit", sync); }
       area.hidden = true;
       area.parentNode.insertBefore(toolbar, area);
