@@ -297,8 +297,11 @@ def patch_user(
     """Set and remove attributes by dotted path (``"recruiting.headline"``) in one UpdateItem.
 
     Nested paths merge into the existing maps (``socialLinks``, ``recruiting``,
-    ``requestPolicy``) instead of replacing them; ``version`` is incremented. Returns the new
-    item, or ``None`` when the user does not exist.
+    ``requestPolicy``) instead of replacing them; ``version`` is incremented. The write is
+    conditional on a change: when every attribute of ``sets`` (but ``updatedAt``) already holds
+    its value and every one of ``removes`` is absent, nothing is written, so the version and
+    ``updatedAt`` stay and another client's ``If-Match`` still holds. Returns the item as stored
+    after the call, or ``None`` when the user does not exist.
 
     Raises
     ------
@@ -320,7 +323,13 @@ def patch_user(
     expression = "SET " + ", ".join([*(f"{path(p)} = :v{i}" for i, p in enumerate(sets)), _BUMP])
     if removes:
         expression += " REMOVE " + ", ".join(path(p) for p in removes)
-    condition = "attribute_exists(userId)"
+    changes = [term for i, p in enumerate(sets) if p != "updatedAt"
+               for term in (f"attribute_not_exists({path(p)})", f"{path(p)} <> :v{i}")]
+    changes += [f"attribute_exists({path(p)})" for p in removes]
+    if not changes:  # nothing asked but the time: nothing to write
+        return _unchanged(user_id, expected_version)
+    # One pair of parentheses, only around several terms (DynamoDB refuses redundant ones).
+    condition = "attribute_exists(userId) AND " + (f"({' OR '.join(changes)})" if len(changes) > 1 else changes[0])
     if expected_version is not None:
         # Records from before versions existed are version 0 and have no attribute.
         condition += " AND (version = :expected" + (" OR attribute_not_exists(version))" if expected_version == 0 else ")")
@@ -331,6 +340,18 @@ def patch_user(
             ExpressionAttributeNames=names, ExpressionAttributeValues=vals,
         ))
     except storage.ConditionFailed:
-        if expected_version is not None and get_user(user_id) is not None:
-            raise VersionMismatch(user_id) from None
-        return None
+        return _unchanged(user_id, expected_version)
+
+
+def _unchanged(user_id: str, expected_version: int | None) -> UserRecord | None:
+    """The user as stored when :func:`patch_user` wrote nothing: ``None`` when gone.
+
+    Raises
+    ------
+    VersionMismatch
+        ``expected_version`` is given and the stored version differs.
+    """
+    current = get_user(user_id, consistent=True)
+    if current is not None and expected_version is not None and version_of(current) != expected_version:
+        raise VersionMismatch(user_id)
+    return current

@@ -176,7 +176,8 @@ def create_user(body: AdminUserCreate, api_key: str | None = None, actor_id: str
 
 
 def set_verified_level(user_id: str, level: int | None, expected_version: int | None = None, *, actor_id: str) -> Profile:
-    """Set a user's verification level (admin); ``None`` leaves the user unchanged.
+    """Set a user's verification level (admin); ``None``, or the level the user has, leaves the
+    user unchanged (nothing is written or audited).
 
     ``expected_version`` (``If-Match``) applies the change only to that profile version, atomically.
     The change and its audit entry (``user.verification_level`` by ``actor_id``) are one
@@ -201,6 +202,8 @@ def set_verified_level(user_id: str, level: int | None, expected_version: int | 
         current = require_user(user_id, consistent=True)
         version = repository.version_of(current)
         check_version(version, required)
+        if int(current["verifiedLevel"]) == level:  # nothing to change: no write, no audit entry, the version stays
+            return profile_from_item(current)
         listed = repository.admin_list_attributes(user_id, current["displayName"], current.get("country"), level)
         now = clock.iso()
         tx = Transaction().add("user", repository.set_level_op(user_id, level, now, version, listed))

@@ -73,6 +73,10 @@ def test_verification_level_change_is_recorded_and_a_refused_change_is_not(api: 
                      headers={"If-Match": '"1"'})
     assert_error(stale, 412, "PRECONDITION_FAILED")
     assert_error(api.call("PATCH", "/v1/admin/users/usr_ghost", admin.key, {"verifiedLevel": 1}), 404, "NOT_FOUND")
+    tag = api.call("GET", "/v1/me", alice.key).headers["ETag"]
+    again = api.call("PATCH", f"/v1/admin/users/{alice.user_id}", admin.key, {"verifiedLevel": 2})  # the level she has
+    assert (again.status_code, again.json["verifiedLevel"]) == (200, 2)
+    assert api.call("GET", "/v1/me", alice.key).headers["ETag"] == tag  # nothing written: another client's If-Match holds
     entries = _log(api, admin)["entries"]
     assert [(e["action"], e["targetId"], e["details"]) for e in entries] == [
         ("user.verification_level", alice.user_id, {"verifiedLevel": 2})

@@ -85,6 +85,24 @@ def test_profile_patch_merges_objects_key_by_key(api: Api, alice: User) -> None:
     assert cleared["country"] is None
 
 
+def test_a_patch_that_changes_nothing_writes_nothing(api: Api, alice: User) -> None:
+    """As a listing's: ``{}`` or the stored values again keep the version (ETag) and ``updatedAt``,
+    so another client's ``If-Match`` still holds; a real change moves them."""
+    patch(api, alice, {"country": "it", "socialLinks": {"github": "https://github.com/a"},
+                       "recruiting": {"skills": ["go", "sql"]}, "requestPolicy": {"minVerifiedLevel": 1}})
+    before = api.call("GET", "/v1/me", alice.key)
+    same = ({}, {"country": "it"}, {"displayName": before.json["displayName"]}, {"socialLinks": {"github": "https://github.com/a"}},
+            {"recruiting": {"skills": ["go", "sql"]}}, {"requestPolicy": {"minVerifiedLevel": 1}}, {"socialLinks": {"x": None}})
+    for body in same:
+        answered = api.call("PATCH", "/v1/me/profile", alice.key, body, headers={"If-Match": before.headers["ETag"]})
+        assert answered.status_code == 200, (body, answered.json)
+        after = api.call("GET", "/v1/me", alice.key)
+        assert (after.headers["ETag"], after.json["updatedAt"]) == (before.headers["ETag"], before.json["updatedAt"]), body
+    changed = patch(api, alice, {"recruiting": {"skills": ["go"]}})
+    assert changed.json["recruiting"]["skills"] == ["go"]
+    assert api.call("GET", "/v1/me", alice.key).headers["ETag"] != before.headers["ETag"]
+
+
 def test_a_null_inside_recruiting_or_request_policy_resets_that_key_to_its_default(api: Api, alice: User) -> None:
     patch(api, alice, {"recruiting": {"openToWork": True, "skills": ["go"], "roles": ["cto"], "remote": True},
                        "requestPolicy": {"acceptingRequests": False, "minVerifiedLevel": 2}})
