@@ -249,8 +249,10 @@ def validate_meta(category: Category, role_key: str, meta: dict[str, str]) -> di
         if role_key in field.requiredFor and field.key not in result and not any(i.field == f"meta.{field.key}" for i in issues):
             issues.append(errors.FieldIssue(field=f"meta.{field.key}", issue=f"required for role '{role_key}'"))
 
+    refused = {i.field for i in issues}
     for field in (f for f in allowed.values() if f.type == FieldType.LOCATION):
-        issues.extend(_locate(field, meta, result))
+        if f"meta.{field.key}" not in refused:  # a refused address: its own issue says it, not its coordinates'
+            issues.extend(_locate(field, meta, result))
 
     if issues:
         raise errors.RuleViolation("Listing meta is invalid: " + ", ".join(i.field for i in issues), issues)

@@ -273,6 +273,11 @@ def test_coordinates_without_an_address_are_rejected() -> None:
     assert sorted(fields_of(issues)) == ["meta.location_lat", "meta.location_lng"]
 
 
+@pytest.mark.parametrize("address", ["B" * 201, "Berlin\u202e"])
+def test_a_refused_address_is_the_one_issue_not_its_valid_coordinates(address: str) -> None:
+    assert fields_of(invalid("jobs", "hiring", location=address, location_lat="52.52", location_lng="13.405")) == ["meta.location"]
+
+
 def test_ungeocodable_address_is_rejected_naming_the_location_field() -> None:
     issues = invalid("jobs", "hiring", location="Xyzzyqwv Nowhere", location_lat=None, location_lng=None)
     assert fields_of(issues) == ["meta.location"]
