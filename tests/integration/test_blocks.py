@@ -114,6 +114,24 @@ def test_a_dashboard_reply_refused_by_a_block_keeps_the_typed_message(api: Api, 
     assert api.call("GET", f"/v1/conversations/{conversation}/messages", alice.key).json["total"] == 0
 
 
+def test_a_dashboard_reply_refused_because_the_other_side_left_keeps_the_typed_message(api: Api, alice: User, bob: User) -> None:
+    """Bob had the conversation open when Alice left it: the page comes back (403) with his message
+    in its box and the reason under it, and no Send (nothing more can be sent)."""
+    from tests.integration.test_dashboard import signed_in
+
+    _, conversation = accepted_conversation(api, alice, bob)
+    b = signed_in(api, bob)
+    token = b.csrf(f"/dashboard/conversations/{conversation}")
+    assert api.call("DELETE", f"/v1/conversations/{conversation}", alice.key).status_code == 200
+    refused = b.post(f"/dashboard/conversations/{conversation}/messages", {"csrf_token": token, "content": "typed before she left"})
+    assert refused.status_code == 403
+    assert "typed before she left</textarea>" in refused.text
+    assert 'id="content-error"' in refused.text
+    assert 'role="alert"' in refused.text
+    assert ">Send</button>" not in refused.text
+    assert ">Send</button>" not in b.get(f"/dashboard/conversations/{conversation}").text  # a fresh view: no box at all
+
+
 def test_pending_requests_of_the_blocked_user_are_rejected_without_a_reason(api: Api, alice: User, bob: User) -> None:
     carol = make_user("Carol")
     listing = active_listing(api, alice)
